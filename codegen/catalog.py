@@ -1,0 +1,415 @@
+"""Load the catalog, validate it strictly, and return one immutable picture of it.
+
+Every problem found is collected (not just the first) and reported with its
+file and line; a catalog with any problem yields ``CatalogError`` and nothing else.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+import string
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from codegen.errors import CatalogError, CatalogProblem, relative
+from codegen.handlers_scan import HandlerDef, scan
+from codegen.yaml_source import SourceFile, YamlProblem, escape, load
+from netglean.envelope import DONE, envelope_schema
+
+SCHEMA_PATH = Path(__file__).with_name("catalog.schema.json")
+_REF = re.compile(r"^#/\$defs/([A-Za-z0-9]+)$")
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    origin: str
+    handler: str
+    entry_point: bool
+    annotations: dict[str, bool]
+    execution: str
+    input_schema: dict[str, Any]
+    payload_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    next_step: tuple[str, ...]
+    examples: tuple[dict[str, Any], ...]
+    source: SourceFile = field(repr=False, compare=False)
+
+    @property
+    def class_stem(self) -> str:
+        return "".join(part.capitalize() for part in re.split(r"[_.-]", self.name))
+
+
+@dataclass(frozen=True)
+class Resource:
+    name: str
+    title: str
+    description: str
+    uri: str | None
+    uri_template: str | None
+    mime_type: str
+    handler: str
+    source: SourceFile = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    title: str
+    description: str
+    arguments: tuple[dict[str, Any], ...]
+    messages: tuple[dict[str, str], ...]
+    source: SourceFile = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    root: Path
+    server: dict[str, Any]
+    tools: tuple[Tool, ...]
+    resources: tuple[Resource, ...]
+    prompts: tuple[Prompt, ...]
+    shared: dict[str, dict[str, Any]]
+    sources: tuple[SourceFile, ...]
+    digest: str
+
+    def tool(self, name: str) -> Tool:
+        return next(t for t in self.tools if t.name == name)
+
+
+@cache
+def _meta_validator(kind: str) -> Draft202012Validator:
+    document = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return Draft202012Validator({**document, "$ref": f"#/$defs/{kind}"})
+
+
+def _kind(path: Path, root: Path) -> str | None:
+    parts = path.relative_to(root).parts
+    if parts == ("server.yaml",):
+        return "server"
+    folders = {"tools": "tool", "resources": "resource", "prompts": "prompt", "schemas": "shared_schema"}
+    if len(parts) >= 2 and parts[0] in folders and (parts[0] == "tools" or len(parts) == 2):
+        return folders[parts[0]]
+    return None
+
+
+class _Collector:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.problems: list[CatalogProblem] = []
+
+    def add(self, source: SourceFile | Path, pointer_or_line: str | int, message: str) -> None:
+        if isinstance(source, SourceFile):
+            line = source.line(pointer_or_line) if isinstance(pointer_or_line, str) else pointer_or_line
+            self.problems.append(CatalogProblem(source.label, line, message))
+        else:
+            assert isinstance(pointer_or_line, int)
+            self.problems.append(CatalogProblem(relative(source, self.root), pointer_or_line, message))
+
+
+def _pointer(parts: Any) -> str:
+    return "".join("/" + escape(p) for p in parts)
+
+
+def _walk_refs(schema: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "$ref" and isinstance(value, str):
+                yield pointer + "/$ref", value
+            else:
+                yield from _walk_refs(value, f"{pointer}/{escape(key)}")
+    elif isinstance(schema, list):
+        for index, item in enumerate(schema):
+            yield from _walk_refs(item, f"{pointer}/{index}")
+
+
+def bundle(schema: dict[str, Any], shared: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``schema`` with the shared schemas it references (transitively) under ``$defs``."""
+    needed: set[str] = set()
+    pending = [schema]
+    while pending:
+        for _, ref in _walk_refs(pending.pop(), ""):
+            match = _REF.match(ref)
+            if match and match.group(1) in shared and match.group(1) not in needed:
+                needed.add(match.group(1))
+                pending.append(shared[match.group(1)])
+    result = copy.deepcopy(schema)
+    if needed:
+        result["$defs"] = {name: copy.deepcopy(shared[name]) for name in sorted(needed)}
+    return result
+
+
+def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
+    """Read and check every file under ``root``; raise ``CatalogError`` listing all problems."""
+    out = _Collector(root)
+    sources: list[SourceFile] = []
+    by_kind: dict[str, list[SourceFile]] = {"server": [], "tool": [], "resource": [], "prompt": [], "shared_schema": []}
+    if not root.is_dir():
+        raise CatalogError([CatalogProblem(str(root), 1, "catalog folder not found")])
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        label = relative(path, root)
+        kind = _kind(path, root)
+        if path.suffix not in {".yaml", ".yml"} or kind is None:
+            out.add(
+                path,
+                1,
+                "unexpected file: the catalog holds server.yaml, tools/**/*.yaml, resources/, prompts/, schemas/",
+            )
+            continue
+        try:
+            source = load(path, label)
+        except YamlProblem as exc:
+            out.add(path, exc.line, exc.message)
+            continue
+        errors = sorted(_meta_validator(kind).iter_errors(source.data), key=lambda e: list(e.absolute_path))
+        for error in errors:
+            where = _pointer(error.absolute_path)
+            out.add(source, where, f"{where or '(top level)'}: {_meta_message(error)}")
+        if not errors:
+            sources.append(source)
+            by_kind[kind].append(source)
+    if not by_kind["server"]:
+        out.add(root / "server.yaml", 1, "missing server.yaml (server identity and instructions)")
+
+    shared = _load_shared(by_kind["shared_schema"], out)
+    tools = [_make_tool(s, shared, out) for s in by_kind["tool"]]
+    resources = [_make_resource(s) for s in by_kind["resource"]]
+    prompts = [_make_prompt(s, out) for s in by_kind["prompt"]]
+    handlers, broken = scan(handlers_dir)
+    for path, line, message in broken:
+        out.add(path, line, message)
+    _check_names(tools, resources, prompts, out)
+    _check_graph(tools, out)
+    _check_handlers(tools, resources, handlers, out)
+    for tool in tools:
+        _check_examples(tool, out)
+    if out.problems:
+        raise CatalogError(out.problems)
+
+    digest = hashlib.sha256()
+    for source in sorted(sources, key=lambda s: s.label):
+        digest.update(source.label.encode() + b"\0" + json.dumps(source.data, sort_keys=True).encode() + b"\0")
+    return Catalog(
+        root=root,
+        server=by_kind["server"][0].data,
+        tools=tuple(sorted(tools, key=lambda t: t.name)),
+        resources=tuple(sorted(resources, key=lambda r: r.name)),
+        prompts=tuple(sorted(prompts, key=lambda p: p.name)),
+        shared=shared,
+        sources=tuple(sources),
+        digest=digest.hexdigest(),
+    )
+
+
+def _meta_message(error: Any) -> str:
+    if error.validator == "additionalProperties":
+        return f"{error.message.replace('Additional properties', 'unknown keys')}"
+    if error.validator == "required":
+        return f"missing {error.message.replace(' is a required property', '')}"
+    return str(error.message)
+
+
+def _check_schema(source: SourceFile, pointer: str, schema: Any, shared: dict[str, Any], out: _Collector) -> None:
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        where = pointer + _pointer(exc.absolute_path)
+        out.add(source, where, f"{where}: not a valid JSON Schema 2020-12: {exc.message}")
+        return
+    if isinstance(schema, dict) and "$defs" in schema and pointer:
+        out.add(source, pointer + "/$defs", f"{pointer}/$defs: put shared definitions in catalog/schemas/ instead")
+    for ref_pointer, ref in _walk_refs(schema, pointer):
+        match = _REF.match(ref)
+        if not match or match.group(1) not in shared:
+            known = ", ".join(sorted(shared)) or "none defined"
+            out.add(source, ref_pointer, f"{ref_pointer}: $ref '{ref}' does not resolve (shared schemas: {known})")
+
+
+def _load_shared(sources: list[SourceFile], out: _Collector) -> dict[str, dict[str, Any]]:
+    shared = {s.data["title"]: s.data for s in sources}
+    for source in sources:
+        if source.path.stem != source.data["title"]:
+            out.add(source, "/title", f"title '{source.data['title']}' must equal the file name '{source.path.stem}'")
+        _check_schema(source, "", source.data, shared, out)
+    return shared
+
+
+def _make_tool(source: SourceFile, shared: dict[str, Any], out: _Collector) -> Tool:
+    data = source.data
+    for key in ("input", "output"):
+        _check_schema(source, f"/{key}", data[key], shared, out)
+    input_schema = dict(data["input"])
+    open_args = data.get("additional_arguments", False)
+    declared = input_schema.get("additionalProperties")
+    if declared is not None and bool(declared) != open_args:
+        out.add(source, "/input/additionalProperties", "additionalProperties contradicts additional_arguments")
+    input_schema.setdefault("additionalProperties", open_args)
+    if source.path.stem != data["name"]:
+        out.add(source, "/name", f"tool name '{data['name']}' must equal the file name '{source.path.stem}'")
+    payload = bundle(data["output"], shared)
+    output = envelope_schema(data["name"], {k: v for k, v in payload.items() if k != "$defs"}, data["next_step"])
+    if "$defs" in payload:
+        output["$defs"] = payload["$defs"]
+    return Tool(
+        name=data["name"],
+        title=data["title"],
+        description=data["description"].strip(),
+        origin=data["origin"],
+        handler=data["handler"],
+        entry_point=data.get("entry_point", False),
+        annotations=data["annotations"],
+        execution=data["execution"],
+        input_schema=bundle(input_schema, shared),
+        payload_schema=payload,
+        output_schema=output,
+        next_step=tuple(data["next_step"]),
+        examples=tuple(data["examples"]),
+        source=source,
+    )
+
+
+def _make_resource(source: SourceFile) -> Resource:
+    d = source.data
+    return Resource(
+        d["name"],
+        d["title"],
+        d["description"].strip(),
+        d.get("uri"),
+        d.get("uri_template"),
+        d["mime_type"],
+        d["handler"],
+        source,
+    )
+
+
+def _make_prompt(source: SourceFile, out: _Collector) -> Prompt:
+    d = source.data
+    declared = {a["name"] for a in d.get("arguments", [])}
+    for index, message in enumerate(d["messages"]):
+        template = string.Template(message["text"])
+        if not template.is_valid():
+            out.add(
+                source, f"/messages/{index}/text", "bad placeholder: write ${name} for an argument and $$ for a '$'"
+            )
+            continue
+        for name in sorted(set(template.get_identifiers()) - declared):
+            out.add(source, f"/messages/{index}/text", f"placeholder '${{{name}}}' is not a declared argument")
+    return Prompt(
+        d["name"], d["title"], d["description"].strip(), tuple(d.get("arguments", [])), tuple(d["messages"]), source
+    )
+
+
+def _check_names(tools: list[Tool], resources: list[Resource], prompts: list[Prompt], out: _Collector) -> None:
+    for kind, items in (("tool", tools), ("resource", resources), ("prompt", prompts)):
+        seen: dict[str, str] = {}
+        for item in items:
+            if item.name in seen:
+                out.add(item.source, "/name", f"duplicate {kind} name '{item.name}' (also in {seen[item.name]})")
+            seen.setdefault(item.name, item.source.label)
+    uris: dict[str, str] = {}
+    for resource in resources:
+        uri = resource.uri or resource.uri_template or ""
+        if uri in uris:
+            out.add(resource.source, "/uri", f"duplicate resource URI '{uri}' (also in {uris[uri]})")
+        uris.setdefault(uri, resource.source.label)
+    for tool in tools:
+        if tool.name == DONE:
+            out.add(tool.source, "/name", f"'{DONE}' is reserved: it ends a workflow")
+
+
+def _check_graph(tools: list[Tool], out: _Collector) -> None:
+    names = {t.name for t in tools}
+    for tool in tools:
+        for index, target in enumerate(tool.next_step):
+            if target != DONE and target not in names:
+                out.add(tool.source, f"/next_step/{index}", f"next_step '{target}' is neither a tool nor '{DONE}'")
+    entries = [t.name for t in tools if t.entry_point]
+    if tools and not entries:
+        out.add(tools[0].source, "/entry_point", "no tool is an entry point (entry_point: true)")
+    edges = {t.name: [s for s in t.next_step if s in names] for t in tools}
+    reached = set(entries)
+    frontier = list(entries)
+    while frontier:
+        for target in edges[frontier.pop()]:
+            if target not in reached:
+                reached.add(target)
+                frontier.append(target)
+    for tool in tools:
+        if entries and tool.name not in reached:
+            out.add(
+                tool.source,
+                "/name",
+                f"tool '{tool.name}' is unreachable from any entry point ({', '.join(sorted(entries))})",
+            )
+
+
+def _check_handlers(
+    tools: list[Tool], resources: list[Resource], handlers: dict[str, HandlerDef], out: _Collector
+) -> None:
+    used: set[str] = set()
+    items: list[Tool | Resource] = [*tools, *resources]
+    for item in items:
+        used.add(item.handler)
+        found = handlers.get(item.handler)
+        if found is None:
+            out.add(item.source, "/handler", f"handler '{item.handler}' not found: no public async def in handlers/")
+            continue
+        if isinstance(item, Resource) and item.uri_template:
+            variables = tuple(re.findall(r"\{([a-z_]+)\}", item.uri_template))
+            if set(found.params[1:]) != set(variables):
+                out.add(
+                    item.source,
+                    "/uri_template",
+                    f"template variables {sorted(variables)} must match the parameters after ctx of "
+                    f"{item.handler} {sorted(found.params[1:])}",
+                )
+    for ref, handler in sorted(handlers.items()):
+        if ref not in used:
+            out.add(handler.path, handler.line, f"handler '{ref}' has no tool or resource in the catalog")
+
+
+def _check_examples(tool: Tool, out: _Collector) -> None:
+    arguments = Draft202012Validator(tool.input_schema)
+    payload = Draft202012Validator(tool.payload_schema)
+    allowed = {*tool.next_step, tool.name}
+    for index, example in enumerate(tool.examples):
+        at = f"/examples/{index}"
+        expect = example["expect"]
+        invalid_on_purpose = expect.get("error") == "invalid_arguments"
+        problems = list(arguments.iter_errors(example["arguments"]))
+        if problems and not invalid_on_purpose:
+            out.add(tool.source, f"{at}/arguments", f"example arguments break the input schema: {problems[0].message}")
+        if invalid_on_purpose and not problems:
+            out.add(tool.source, f"{at}/arguments", "example expects invalid_arguments but its arguments are valid")
+        if expect["next_step"] not in allowed:
+            out.add(tool.source, f"{at}/expect/next_step", f"next_step '{expect['next_step']}' is not a declared edge")
+        if expect["ok"] == ("error" in expect):
+            out.add(
+                tool.source, f"{at}/expect", "an example expects either ok: true or an error code, not both or neither"
+            )
+        if "payload" in expect:
+            for error in payload.iter_errors(expect["payload"]):
+                out.add(
+                    tool.source, f"{at}/expect/payload", f"expected payload breaks the output schema: {error.message}"
+                )
+        properties = tool.payload_schema.get("properties", {})
+        for key, value in expect.get("payload_includes", {}).items():
+            if key not in properties:
+                out.add(
+                    tool.source, f"{at}/expect/payload_includes/{escape(key)}", f"'{key}' is not an output property"
+                )
+                continue
+            sub = Draft202012Validator({**properties[key], "$defs": tool.payload_schema.get("$defs", {})})
+            for error in sub.iter_errors(value):
+                out.add(tool.source, f"{at}/expect/payload_includes/{escape(key)}", f"'{key}': {error.message}")

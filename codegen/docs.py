@@ -1,0 +1,101 @@
+"""The documentation site: plain HTML files rendered from the catalog with jinja2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from codegen.catalog import Catalog
+from codegen.graph import graph_svg
+from netglean.settings import SETTINGS
+
+TEMPLATES = Path(__file__).with_name("templates") / "docs"
+
+
+def _type_of(schema: dict[str, Any]) -> str:
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[-1]
+    if "enum" in schema:
+        return "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
+    if "const" in schema:
+        return f"exactly {json.dumps(schema['const'])}"
+    kind = schema.get("type", "any")
+    if kind == "array":
+        return f"array of {_type_of(schema.get('items', {}))}"
+    return " or ".join(kind) if isinstance(kind, list) else str(kind)
+
+
+_CONSTRAINTS = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "pattern",
+    "format",
+    "default",
+)
+
+
+def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, str]]:
+    """Flatten an object schema's properties (nested objects and shared schemas included) into table rows."""
+    rows: list[dict[str, str]] = []
+    defs = schema.get("$defs", {})
+
+    def walk(node: dict[str, Any], path: str, seen: tuple[str, ...]) -> None:
+        required = set(node.get("required", []))
+        for name, prop in node.get("properties", {}).items():
+            full = f"{path}{name}"
+            constraints = ", ".join(f"{key}: {json.dumps(prop[key])}" for key in _CONSTRAINTS if key in prop)
+            rows.append(
+                {
+                    "name": full,
+                    "type": _type_of(prop),
+                    "required": "yes" if name in required else "no",
+                    "description": prop.get("description", ""),
+                    "constraints": constraints,
+                }
+            )
+            target = prop.get("items", prop) if prop.get("type") == "array" else prop
+            ref = str(target.get("$ref", "")).rsplit("/", 1)[-1]
+            if ref and ref in defs and ref not in seen:
+                walk(defs[ref], f"{full}{'[]' if target is not prop else ''}.", (*seen, ref))
+            elif target.get("type") == "object":
+                walk(target, f"{full}{'[]' if target is not prop else ''}.", seen)
+
+    walk(schema, prefix, ())
+    return rows
+
+
+def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True
+    )
+    env.filters["pretty"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+    common = {"catalog": catalog, "server": catalog.server, "version": version, "comment": comment}
+    pages = {
+        "index.html": env.get_template("index.html.j2").render(
+            **common, root="", graph=graph_svg(catalog, "tools/"), settings=SETTINGS
+        ),
+        "resources.html": env.get_template("resources.html.j2").render(**common, root=""),
+        "prompts.html": env.get_template("prompts.html.j2").render(**common, root=""),
+        "settings.html": env.get_template("settings.html.j2").render(**common, root="", settings=SETTINGS),
+        "graph.svg": graph_svg(catalog, "tools/"),
+        "style.css": (TEMPLATES / "style.css").read_text(encoding="utf-8"),
+    }
+    for tool in catalog.tools:
+        pages[f"tools/{tool.name}.html"] = env.get_template("tool.html.j2").render(
+            **common,
+            root="../",
+            tool=tool,
+            inputs=schema_rows(tool.input_schema),
+            outputs=schema_rows(tool.payload_schema),
+            previous=sorted(t.name for t in catalog.tools if tool.name in t.next_step and t.name != tool.name),
+        )
+    return pages

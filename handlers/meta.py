@@ -1,0 +1,58 @@
+"""About the server itself: its version, policy, tool graph and tool specifications."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+import netglean
+from generated.models import GetVersionInput, GetVersionOutput
+from netglean.context import Context
+from netglean.envelope import Outcome
+
+
+async def get_version(args: GetVersionInput, ctx: Context) -> Outcome:
+    registry = ctx.registry
+    return Outcome(
+        GetVersionOutput(
+            name=registry.server.name,
+            version=netglean.__version__,
+            protocol_versions=[*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS],
+            catalog_hash=registry.catalog_hash,
+            tool_count=len(registry.tools),
+        )
+    )
+
+
+async def read_policy(ctx: Context) -> dict[str, Any]:
+    """Only booleans and numbers: a client may see limits, never secrets."""
+    return {
+        **ctx.settings.policy(),
+        "arguments_validated": True,
+        "results_validated": True,
+        "telemetry": False,
+        "third_party_text_framed": True,
+    }
+
+
+async def read_tool_graph(ctx: Context) -> dict[str, Any]:
+    return dict(ctx.registry.graph)
+
+
+async def read_tool_spec(ctx: Context, name: str) -> dict[str, Any]:
+    spec = ctx.registry.tools.get(name)
+    if spec is None:
+        return {"error": f"no tool named {name!r}", "tools": sorted(ctx.registry.tools)}
+    return {
+        "name": spec.name,
+        "title": spec.title,
+        "description": spec.description,
+        "origin": spec.origin,
+        "annotations": dict(spec.annotations),
+        "execution": spec.execution,
+        "input_schema": spec.input_schema,
+        "output_schema": spec.output_schema,
+        "next_step": list(spec.next_step),
+        "examples": list(spec.examples),
+    }

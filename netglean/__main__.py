@@ -1,0 +1,3 @@
+from netglean.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,169 @@
+"""The one path every tool call takes, whatever door it came through (MCP, CLI, REST).
+
+validate arguments -> build the input model -> run the handler under the
+operator's deadline and concurrency cap -> check the outcome against the
+declared edges and output schema -> envelope. Any failure on the way becomes an
+error envelope; nothing a handler does can produce an invalid result or kill
+the server.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, ValidationError
+
+from netglean import untrusted
+from netglean.context import Context
+from netglean.envelope import DONE, Envelope, Outcome, failure
+from netglean.errors import (
+    ArgumentsTooLarge,
+    CallTimeout,
+    HandlerContractError,
+    HandlerCrashed,
+    InvalidArguments,
+    ToolError,
+)
+from netglean.registry import Registry, ToolSpec, resolve
+from netglean.settings import Settings
+from netglean.validation import Problem, SchemaValidator
+
+log = logging.getLogger("netglean.calls")
+
+Handler = Callable[[BaseModel, Context], Awaitable[Outcome]]
+
+_GUIDANCE = {
+    "invalid_arguments": "Fix the arguments listed in payload.error.detail.errors and call {tool} again.",
+    "too_large": "Send smaller arguments to {tool}; the operator's limit is in payload.error.detail.",
+    "timeout": "{tool} ran past the operator's deadline; try again, perhaps with a smaller request.",
+    "internal_error": "{tool} failed inside the server, not because of your arguments; try again later.",
+}
+
+
+class UnknownTool(LookupError):
+    """A tool name the registry does not hold: a protocol error, not a tool result."""
+
+
+class _Compiled:
+    """Per-tool validators, input model and handler, built on the tool's first call."""
+
+    __slots__ = ("handler", "input_model", "inputs", "outputs")
+
+    def __init__(self, spec: ToolSpec) -> None:
+        self.inputs = SchemaValidator(spec.input_schema)
+        self.outputs = SchemaValidator(spec.output_schema)
+        self.input_model: type[BaseModel] = resolve(spec.input_model)
+        self.handler: Handler = resolve(spec.handler)
+
+
+class ToolRunner:
+    def __init__(self, registry: Registry, settings: Settings) -> None:
+        self.registry = registry
+        self.settings = settings
+        self.context = Context(settings=settings, registry=registry)
+        self._compiled: dict[str, _Compiled] = {}
+        self._limit: anyio.Semaphore | None = None
+
+    def spec(self, name: str) -> ToolSpec:
+        try:
+            return self.registry.tools[name]
+        except KeyError:
+            raise UnknownTool(name) from None
+
+    def _compile(self, spec: ToolSpec) -> _Compiled:
+        compiled = self._compiled.get(spec.name)
+        if compiled is None:
+            compiled = self._compiled[spec.name] = _Compiled(spec)
+        return compiled
+
+    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> tuple[Envelope, str | None]:
+        """Run tool ``name``; return its envelope and the source of any third-party content."""
+        spec = self.spec(name)
+        compiled = self._compile(spec)
+        if self._limit is None:
+            self._limit = anyio.Semaphore(self.settings.max_concurrent_calls)
+        try:
+            model = self._validated(spec, compiled, {} if arguments is None else arguments)
+            async with self._limit:
+                with anyio.fail_after(self.settings.call_timeout):
+                    outcome = await compiled.handler(model, self.context)
+            return self._finish(spec, compiled, outcome), outcome.source
+        except ToolError as error:
+            return self._fail(spec, error), None
+        except TimeoutError:
+            return self._fail(spec, CallTimeout(f"{name} did not finish within {self.settings.call_timeout:g} s")), None
+        except Exception as exc:
+            log.exception("tool %s raised", name)
+            return self._fail(spec, HandlerCrashed(f"{name} failed: {type(exc).__name__}")), None
+
+    def _validated(self, spec: ToolSpec, compiled: _Compiled, arguments: Mapping[str, Any]) -> BaseModel:
+        if not isinstance(arguments, Mapping):
+            raise InvalidArguments("arguments must be an object", detail={"errors": []})
+        size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode())
+        if size > self.settings.max_argument_bytes:
+            raise ArgumentsTooLarge(
+                f"arguments are {size} bytes; the limit is {self.settings.max_argument_bytes}",
+                detail={"bytes": size, "limit": self.settings.max_argument_bytes},
+            )
+        problems = compiled.inputs.problems(arguments)
+        if not problems:
+            try:
+                return compiled.input_model.model_validate(arguments)
+            except ValidationError as exc:
+                problems = [_pydantic_problem(error) for error in exc.errors()]
+        raise InvalidArguments(
+            f"invalid arguments for {spec.name}: " + "; ".join(p.message for p in problems),
+            detail={"errors": [p.as_dict() for p in problems]},
+        )
+
+    def _finish(self, spec: ToolSpec, compiled: _Compiled, outcome: Outcome) -> Envelope:
+        if not isinstance(outcome, Outcome):
+            raise HandlerContractError(f"{spec.name} returned {type(outcome).__name__}, not an Outcome")
+        payload = outcome.payload
+        data = (
+            payload.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if isinstance(payload, BaseModel)
+            else dict(payload)
+        )
+        if spec.origin == "target":
+            data = untrusted.sanitize_tree(data)
+        next_step = outcome.next_step or spec.next_step[0]
+        if next_step not in spec.next_step:
+            raise HandlerContractError(
+                f"{spec.name} chose next step {next_step!r}, which its catalog entry does not declare"
+            )
+        envelope = Envelope(True, next_step, outcome.guidance or _default_guidance(next_step), data)
+        problems = compiled.outputs.problems(envelope.as_dict())
+        if problems:
+            log.error("tool %s broke its output schema: %s", spec.name, "; ".join(p.message for p in problems))
+            raise HandlerContractError(f"{spec.name} produced a result that breaks its declared output schema")
+        return envelope
+
+    def _fail(self, spec: ToolSpec, error: ToolError) -> Envelope:
+        if isinstance(error, HandlerContractError):
+            log.error("%s", error.message)
+        guidance = _GUIDANCE.get(error.code, "Read payload.error and decide whether to call {tool} again.")
+        return failure(error, next_step=spec.name, guidance=guidance.format(tool=spec.name))
+
+    def render_text(self, name: str, envelope: Envelope, source: str | None) -> str:
+        """The text block: the envelope as JSON, with third-party payloads quarantined."""
+        spec = self.spec(name)
+        if spec.origin != "target":
+            return json.dumps(envelope.as_dict(), ensure_ascii=False)
+        control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
+        content = json.dumps(envelope.payload, ensure_ascii=False, indent=1)
+        return json.dumps(control, ensure_ascii=False) + "\n" + untrusted.frame(source or spec.name, content)
+
+
+def _default_guidance(next_step: str) -> str:
+    return "Done: no further call is needed." if next_step == DONE else f"Next, call {next_step}."
+
+
+def _pydantic_problem(error: Mapping[str, Any]) -> Problem:
+    parts = [str(p) for p in error.get("loc", ())]
+    where = ".".join(parts)
+    return Problem("/" + "/".join(parts), where, f"argument '{where}': {error.get('msg', 'invalid')}")

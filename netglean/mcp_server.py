@@ -1,0 +1,160 @@
+"""The generated registry served through the official SDK's low-level ``Server``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+import netglean
+from netglean.calls import ToolRunner, UnknownTool
+from netglean.registry import Registry, ToolSpec
+from netglean.resources import PromptError, ResourceNotFound, read_resource, render_prompt
+from netglean.settings import Settings
+
+RESOURCE_NOT_FOUND = -32002
+"""The MCP specification's error code for an unknown resource URI."""
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    hints = spec.annotations
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=dict(spec.input_schema),
+        output_schema=dict(spec.output_schema),
+        annotations=types.ToolAnnotations(
+            title=spec.title,
+            read_only_hint=hints["read_only"],
+            destructive_hint=hints["destructive"],
+            idempotent_hint=hints["idempotent"],
+            open_world_hint=hints["open_world"],
+        ),
+    )
+
+
+def build_server(registry: Registry, settings: Settings, runner: ToolRunner | None = None) -> Server[Any]:
+    """A low-level SDK server whose every list is built once and whose calls go through ``ToolRunner``."""
+    runner = runner or ToolRunner(registry, settings)
+    tools = types.ListToolsResult(tools=[_tool(spec) for spec in registry.tools.values()])
+    resources = types.ListResourcesResult(
+        resources=[
+            types.Resource(name=r.name, title=r.title, uri=r.uri, description=r.description, mime_type=r.mime_type)
+            for r in registry.resources
+            if r.uri is not None
+        ]
+    )
+    templates = types.ListResourceTemplatesResult(
+        resource_templates=[
+            types.ResourceTemplate(
+                name=r.name,
+                title=r.title,
+                uri_template=r.uri_template,
+                description=r.description,
+                mime_type=r.mime_type,
+            )
+            for r in registry.resources
+            if r.uri_template is not None
+        ]
+    )
+    prompts = types.ListPromptsResult(
+        prompts=[
+            types.Prompt(
+                name=p.name,
+                title=p.title,
+                description=p.description,
+                arguments=[
+                    types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                    for a in p.arguments
+                ],
+            )
+            for p in registry.prompts.values()
+        ]
+    )
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return tools
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            envelope, source = await runner.call(params.name, params.arguments)
+        except UnknownTool:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}") from None
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=runner.render_text(params.name, envelope, source))],
+            structured_content=envelope.as_dict(),
+            is_error=not envelope.ok,
+        )
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return resources
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return templates
+
+    async def read(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        try:
+            body = await read_resource(registry.resources, runner.context, str(params.uri))
+        except ResourceNotFound:
+            raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {params.uri}") from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=body.uri, mime_type=body.mime_type, text=body.text)]
+        )
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return prompts
+
+    async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        spec = registry.prompts.get(params.name)
+        if spec is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name!r}")
+        try:
+            messages = render_prompt(spec, params.arguments)
+        except PromptError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        return types.GetPromptResult(
+            description=spec.description,
+            messages=[
+                types.PromptMessage(role=role, content=types.TextContent(type="text", text=text))  # type: ignore[arg-type]
+                for role, text in messages
+            ],
+        )
+
+    server: Server[Any] = Server(
+        registry.server.name,
+        version=netglean.__version__,
+        title=registry.server.title,
+        description=registry.server.description,
+        instructions=registry.server.instructions,
+        website_url=registry.server.website_url,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+    )
+    # The SDK installs an OpenTelemetry span middleware by default; netglean sends no telemetry.
+    server.middleware = []
+    return server
+
+
+async def serve_stdio(registry: Registry, settings: Settings) -> None:
+    from netglean.stdio import stdio_streams
+
+    server = build_server(registry, settings)
+    async with stdio_streams() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -1,0 +1,122 @@
+"""MCP over stdin/stdout, answering malformed input the way JSON-RPC 2.0 says.
+
+The SDK's stdio transport drops a line it cannot parse, and a batch, without a
+word; the client then waits forever. Here an unparsable line gets a -32700
+parse error, a batch or a non-request object gets -32600 invalid request, and
+the server keeps serving. While serving, fd 1 is pointed at stderr and fd 0 at
+the null device, so a stray print or a child process can never corrupt the
+protocol stream.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, BinaryIO
+
+import anyio
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+
+def _error(request_id: Any, code: int, message: str) -> SessionMessage:
+    return SessionMessage(
+        types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+    )
+
+
+def classify(line: bytes) -> SessionMessage | None:
+    """A valid message, an error answer for invalid input, or None for a blank line."""
+    if not line.strip():
+        return None
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValidationError:
+        pass
+    try:
+        raw = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return _error(None, types.PARSE_ERROR, f"Parse error: the line is not valid JSON ({exc})")
+    if isinstance(raw, list):
+        return _error(None, types.INVALID_REQUEST, "Invalid request: JSON-RPC batches are not supported by MCP")
+    request_id = raw.get("id") if isinstance(raw, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        request_id = None
+    return _error(
+        request_id, types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request, notification or response"
+    )
+
+
+def _claim_standard_streams() -> tuple[BinaryIO, BinaryIO, Any]:
+    """Private duplicates of fd 0/1 for the wire; fd 0 -> /dev/null, fd 1 -> stderr until released."""
+    wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    saved = (os.dup(0), os.dup(1))
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdout.flush()
+    os.dup2(2, 1)
+
+    def release() -> None:
+        os.dup2(saved[0], 0)
+        os.dup2(saved[1], 1)
+        for fd in saved:
+            os.close(fd)
+
+    return wire_in, wire_out, release
+
+
+@asynccontextmanager
+async def stdio_streams(
+    stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+) -> AsyncIterator[
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+]:
+    release = None
+    if stdin is None or stdout is None:
+        stdin, stdout, release = _claim_standard_streams()
+    reader = anyio.wrap_file(stdin)
+    writer = anyio.wrap_file(stdout)
+    incoming_send, incoming = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    outgoing, outgoing_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    answers = outgoing.clone()
+
+    async def read_lines() -> None:
+        async with incoming_send, answers:
+            async for line in reader:
+                message = classify(line)
+                if message is None:
+                    continue
+                if isinstance(message.message, types.JSONRPCError):
+                    await answers.send(message)
+                else:
+                    await incoming_send.send(message)
+
+    written = anyio.Event()
+
+    async def write_lines() -> None:
+        async with outgoing_receive:
+            async for message in outgoing_receive:
+                data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await writer.write(data.encode() + b"\n")
+        written.set()
+
+    try:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(read_lines)
+            tasks.start_soon(write_lines)
+            yield incoming, outgoing
+            # Let the last answers reach the wire before stopping the (thread-blocked) reader.
+            await outgoing.aclose()
+            with anyio.move_on_after(2):
+                await written.wait()
+            tasks.cancel_scope.cancel()
+    finally:
+        if release is not None:
+            release()
