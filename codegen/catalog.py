@@ -155,6 +155,8 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     out = _Collector(root)
     sources: list[SourceFile] = []
     by_kind: dict[str, list[SourceFile]] = {"server": [], "tool": [], "resource": [], "prompt": [], "shared_schema": []}
+    invalid_names: set[str] = set()
+    invalid_handlers: set[str] = set()
     if not root.is_dir():
         raise CatalogError([CatalogProblem(str(root), 1, "catalog folder not found")])
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -174,26 +176,32 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
             continue
         errors = sorted(_meta_validator(kind).iter_errors(source.data), key=lambda e: list(e.absolute_path))
         for error in errors:
-            where = _pointer(error.absolute_path)
-            out.add(source, where, f"{where or '(top level)'}: {_meta_message(error)}")
+            for where, message in _meta_problems(error):
+                out.add(source, where, f"{where or '(top level)'}: {message}")
         if not errors:
             sources.append(source)
             by_kind[kind].append(source)
+        elif isinstance(source.data, dict):
+            # Keep what an invalid file names, so its one mistake does not echo as orphan errors elsewhere.
+            invalid_names.add(str(source.data.get("name")))
+            invalid_handlers.add(str(source.data.get("handler")))
     if not by_kind["server"]:
         out.add(root / "server.yaml", 1, "missing server.yaml (server identity and instructions)")
 
     shared = _load_shared(by_kind["shared_schema"], out)
-    tools = [_make_tool(s, shared, out) for s in by_kind["tool"]]
+    built = [_make_tool(s, shared, out) for s in by_kind["tool"]]
+    tools = [tool for tool, _ in built]
     resources = [_make_resource(s) for s in by_kind["resource"]]
     prompts = [_make_prompt(s, out) for s in by_kind["prompt"]]
     handlers, broken = scan(handlers_dir)
     for path, line, message in broken:
         out.add(path, line, message)
     _check_names(tools, resources, prompts, out)
-    _check_graph(tools, out)
-    _check_handlers(tools, resources, handlers, out)
-    for tool in tools:
-        _check_examples(tool, out)
+    _check_graph(tools, invalid_names, out)
+    _check_handlers(tools, resources, handlers, invalid_handlers, out)
+    for tool, schemas_valid in built:
+        if schemas_valid:
+            _check_examples(tool, out)
     if out.problems:
         raise CatalogError(out.problems)
 
@@ -212,28 +220,40 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     )
 
 
-def _meta_message(error: Any) -> str:
-    if error.validator == "additionalProperties":
-        return f"{error.message.replace('Additional properties', 'unknown keys')}"
+def _meta_problems(error: Any) -> list[tuple[str, str]]:
+    """(pointer, message) pairs for one catalog-format error; unknown keys point at the key itself."""
+    where = _pointer(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = set(error.schema.get("properties", {}))
+        allowed = ", ".join(sorted(known))
+        return [
+            (f"{where}/{escape(key)}", f"unknown key '{key}' (allowed here: {allowed})")
+            for key in sorted(set(error.instance) - known)
+        ]
     if error.validator == "required":
-        return f"missing {error.message.replace(' is a required property', '')}"
-    return str(error.message)
+        return [(where, f"missing {error.message.replace(' is a required property', '')}")]
+    return [(where, str(error.message))]
 
 
-def _check_schema(source: SourceFile, pointer: str, schema: Any, shared: dict[str, Any], out: _Collector) -> None:
+def _check_schema(source: SourceFile, pointer: str, schema: Any, shared: dict[str, Any], out: _Collector) -> bool:
+    """Report what is wrong with one embedded schema; True when it is usable."""
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         where = pointer + _pointer(exc.absolute_path)
         out.add(source, where, f"{where}: not a valid JSON Schema 2020-12: {exc.message}")
-        return
+        return False
+    usable = True
     if isinstance(schema, dict) and "$defs" in schema and pointer:
         out.add(source, pointer + "/$defs", f"{pointer}/$defs: put shared definitions in catalog/schemas/ instead")
+        usable = False
     for ref_pointer, ref in _walk_refs(schema, pointer):
         match = _REF.match(ref)
         if not match or match.group(1) not in shared:
             known = ", ".join(sorted(shared)) or "none defined"
             out.add(source, ref_pointer, f"{ref_pointer}: $ref '{ref}' does not resolve (shared schemas: {known})")
+            usable = False
+    return usable
 
 
 def _load_shared(sources: list[SourceFile], out: _Collector) -> dict[str, dict[str, Any]]:
@@ -245,10 +265,10 @@ def _load_shared(sources: list[SourceFile], out: _Collector) -> dict[str, dict[s
     return shared
 
 
-def _make_tool(source: SourceFile, shared: dict[str, Any], out: _Collector) -> Tool:
+def _make_tool(source: SourceFile, shared: dict[str, Any], out: _Collector) -> tuple[Tool, bool]:
+    """The tool, and whether its schemas are usable enough to check its examples against."""
     data = source.data
-    for key in ("input", "output"):
-        _check_schema(source, f"/{key}", data[key], shared, out)
+    usable = all([_check_schema(source, f"/{key}", data[key], shared, out) for key in ("input", "output")])
     input_schema = dict(data["input"])
     open_args = data.get("additional_arguments", False)
     declared = input_schema.get("additionalProperties")
@@ -261,7 +281,7 @@ def _make_tool(source: SourceFile, shared: dict[str, Any], out: _Collector) -> T
     output = envelope_schema(data["name"], {k: v for k, v in payload.items() if k != "$defs"}, data["next_step"])
     if "$defs" in payload:
         output["$defs"] = payload["$defs"]
-    return Tool(
+    tool = Tool(
         name=data["name"],
         title=data["title"],
         description=data["description"].strip(),
@@ -277,6 +297,7 @@ def _make_tool(source: SourceFile, shared: dict[str, Any], out: _Collector) -> T
         examples=tuple(data["examples"]),
         source=source,
     )
+    return tool, usable
 
 
 def _make_resource(source: SourceFile) -> Resource:
@@ -328,8 +349,8 @@ def _check_names(tools: list[Tool], resources: list[Resource], prompts: list[Pro
             out.add(tool.source, "/name", f"'{DONE}' is reserved: it ends a workflow")
 
 
-def _check_graph(tools: list[Tool], out: _Collector) -> None:
-    names = {t.name for t in tools}
+def _check_graph(tools: list[Tool], invalid_names: set[str], out: _Collector) -> None:
+    names = {t.name for t in tools} | invalid_names
     for tool in tools:
         for index, target in enumerate(tool.next_step):
             if target != DONE and target not in names:
@@ -337,7 +358,7 @@ def _check_graph(tools: list[Tool], out: _Collector) -> None:
     entries = [t.name for t in tools if t.entry_point]
     if tools and not entries:
         out.add(tools[0].source, "/entry_point", "no tool is an entry point (entry_point: true)")
-    edges = {t.name: [s for s in t.next_step if s in names] for t in tools}
+    edges = {t.name: [s for s in t.next_step if s in names and s not in invalid_names] for t in tools}
     reached = set(entries)
     frontier = list(entries)
     while frontier:
@@ -346,7 +367,7 @@ def _check_graph(tools: list[Tool], out: _Collector) -> None:
                 reached.add(target)
                 frontier.append(target)
     for tool in tools:
-        if entries and tool.name not in reached:
+        if entries and not invalid_names and tool.name not in reached:
             out.add(
                 tool.source,
                 "/name",
@@ -355,9 +376,9 @@ def _check_graph(tools: list[Tool], out: _Collector) -> None:
 
 
 def _check_handlers(
-    tools: list[Tool], resources: list[Resource], handlers: dict[str, HandlerDef], out: _Collector
+    tools: list[Tool], resources: list[Resource], handlers: dict[str, HandlerDef], invalid: set[str], out: _Collector
 ) -> None:
-    used: set[str] = set()
+    used: set[str] = set(invalid)
     items: list[Tool | Resource] = [*tools, *resources]
     for item in items:
         used.add(item.handler)
@@ -400,9 +421,8 @@ def _check_examples(tool: Tool, out: _Collector) -> None:
             )
         if "payload" in expect:
             for error in payload.iter_errors(expect["payload"]):
-                out.add(
-                    tool.source, f"{at}/expect/payload", f"expected payload breaks the output schema: {error.message}"
-                )
+                where = f"{at}/expect/payload{_pointer(error.absolute_path)}"
+                out.add(tool.source, where, f"expected payload breaks the output schema: {error.message}")
         properties = tool.payload_schema.get("properties", {})
         for key, value in expect.get("payload_includes", {}).items():
             if key not in properties:

@@ -25,7 +25,15 @@ COMMANDS: Any = {'generate_citations': {'description': 'Rewrite markdown so that
                                      'item_type': None,
                                      'name': 'heading',
                                      'required': False,
-                                     'type': 'string'}]},
+                                     'type': 'string'},
+                                    {'choices': None,
+                                     'flag': '--first-number',
+                                     'help': 'Number of the first reference; use it when appending to a '
+                                             'document that already cites [1]..[n].',
+                                     'item_type': None,
+                                     'name': 'first_number',
+                                     'required': False,
+                                     'type': 'integer'}]},
  'get_version': {'description': "Report this netglean server's package version, the MCP protocol versions it "
                                 'speaks, and a hash of the tool catalog it serves. Use it to check which '
                                 "build you are talking to before relying on a tool's behaviour; it takes no "

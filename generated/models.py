@@ -21,6 +21,10 @@ class GenerateCitationsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    first_number: Annotated[StrictInt | None, Field(ge=1, le=1000000)] = 1
+    """
+    Number of the first reference; use it when appending to a document that already cites [1]..[n].
+    """
     heading: Annotated[StrictStr | None, Field(max_length=200)] = "References"
     """
     Heading placed above the reference list; an empty string omits the heading.

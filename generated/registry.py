@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '0bbd478a32b7d81076ff6842dadab211780eb271a1104f7ce521f1a91b4c78ee'
+CATALOG_HASH: Any = '1cc1eceb3f330ade302a4cfa3c7435a74453f155a838b3c8c000f9f2502e6f75'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -55,6 +55,17 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                        'text': 'this',
                                                        'url': 'https://example.org'}]}},
                 'title': 'Code is left alone'},
+               {'arguments': {'first_number': 4,
+                              'heading': '',
+                              'markdown': 'More in [the FAQ](https://example.org/faq).'},
+                'expect': {'next_step': 'done',
+                           'ok': True,
+                           'payload': {'citation_count': 1,
+                                       'markdown': 'More in the FAQ [4].\n\n[4]: https://example.org/faq\n',
+                                       'references': [{'number': 4,
+                                                       'text': 'the FAQ',
+                                                       'url': 'https://example.org/faq'}]}},
+                'title': 'Continue an existing numbering'},
                {'arguments': {'markdown': 50},
                 'expect': {'error': 'invalid_arguments', 'next_step': 'generate_citations', 'ok': False},
                 'title': 'A number is not text'}),
@@ -62,7 +73,14 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
   'handler': 'handlers.citations:generate_citations',
   'input_model': 'generated.models:GenerateCitationsInput',
   'input_schema': {'additionalProperties': False,
-                   'properties': {'heading': {'default': 'References',
+                   'properties': {'first_number': {'default': 1,
+                                                   'description': 'Number of the first reference; use it '
+                                                                  'when appending to a document that already '
+                                                                  'cites [1]..[n].',
+                                                   'maximum': 1000000,
+                                                   'minimum': 1,
+                                                   'type': 'integer'},
+                                  'heading': {'default': 'References',
                                               'description': 'Heading placed above the reference list; an '
                                                              'empty string omits the heading.',
                                               'maxLength': 200,

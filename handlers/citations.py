@@ -9,7 +9,11 @@ from netglean.envelope import Outcome
 
 
 async def generate_citations(args: GenerateCitationsInput, ctx: Context) -> Outcome:
-    result = cite(args.markdown, heading=args.heading if args.heading is not None else "References")
+    result = cite(
+        args.markdown,
+        heading=args.heading if args.heading is not None else "References",
+        first_number=args.first_number or 1,
+    )
     guidance = (
         f"Cited {len(result.references)} source(s); the reference list is at the end of payload.markdown."
         if result.references

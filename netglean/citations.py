@@ -46,6 +46,7 @@ def normalize_label(label: str) -> str:
 
 @dataclass
 class _Numbering:
+    first: int = 1
     by_url: dict[str, int] = field(default_factory=dict)
     references: list[Reference] = field(default_factory=list)
     count: int = 0
@@ -54,12 +55,12 @@ class _Numbering:
         self.count += 1
         number = self.by_url.get(url)
         if number is None:
-            number = len(self.references) + 1
+            number = self.first + len(self.references)
             self.by_url[url] = number
             self.references.append(Reference(number, url, title, text))
-        elif title and self.references[number - 1].title is None:
-            old = self.references[number - 1]
-            self.references[number - 1] = Reference(old.number, old.url, title, old.text)
+        elif title and self.references[number - self.first].title is None:
+            old = self.references[number - self.first]
+            self.references[number - self.first] = Reference(old.number, old.url, title, old.text)
         return number
 
 
@@ -307,11 +308,11 @@ def _definition_line(reference: Reference) -> str:
     return line
 
 
-def cite(markdown: str, heading: str = "References") -> Citations:
+def cite(markdown: str, heading: str = "References", first_number: int = 1) -> Citations:
     """Rewrite every link in ``markdown`` as ``text [n]`` and append the numbered reference list."""
     blocks = _blocks(markdown)
     definitions = _definitions(blocks)
-    numbering = _Numbering()
+    numbering = _Numbering(first=first_number)
     used: set[str] = set()
     # Pieces are verbatim text, rewritten prose, or a definition line kept only if unused.
     pieces: list[tuple[str, str | None]] = []

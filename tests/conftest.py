@@ -1,0 +1,74 @@
+"""Shared fixtures: the real registry, and real MCP clients (in-memory and spawned stdio)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import Client, StdioServerParameters
+from mcp.client._memory import InMemoryTransport
+
+from netglean.mcp_server import build_server
+from netglean.registry import Registry, load_registry
+from netglean.settings import Settings
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def registry() -> Registry:
+    return load_registry()
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return Settings.load(environ={})
+
+
+@dataclass
+class SyncClient:
+    """An MCP client session living in a background event loop, callable from plain (hypothesis) tests."""
+
+    portal: BlockingPortal
+    client: Client
+
+    def call(self, name: str, arguments: Any) -> Any:
+        return self.portal.call(self.client.call_tool, name, arguments)
+
+    def run(self, method: str, *args: Any) -> Any:
+        return self.portal.call(getattr(self.client, method), *args)
+
+
+def open_client(server: Any) -> AbstractContextManager[SyncClient]:
+    from contextlib import contextmanager
+
+    @contextmanager
+    def session() -> Iterator[SyncClient]:
+        with start_blocking_portal() as portal:
+            client = Client(server)
+            cm = portal.wrap_async_context_manager(client)
+            with cm:
+                yield SyncClient(portal, client)
+
+    return session()
+
+
+@pytest.fixture(scope="session")
+def memory_client(registry: Registry, settings: Settings) -> Iterator[SyncClient]:
+    """The official client over the SDK's in-memory JSON-RPC transport."""
+    with open_client(InMemoryTransport(build_server(registry, settings))) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def stdio_client() -> Iterator[SyncClient]:
+    """The official client talking to a spawned `netglean mcp` process."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "netglean", "mcp"], cwd=str(PROJECT))
+    with open_client(params) as client:
+        yield client

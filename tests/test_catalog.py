@@ -1,0 +1,198 @@
+"""The catalog is strict: every kind of mistake is an error naming its file and line, and writes nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from codegen.catalog import load_catalog
+from codegen.emit import render
+from codegen.errors import CatalogError
+from codegen.main import main as gen_main
+from tests.conftest import PROJECT
+
+TOOL = "catalog/tools/text/generate_citations.yaml"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    shutil.copytree(PROJECT / "catalog", tmp_path / "catalog")
+    shutil.copytree(PROJECT / "handlers", tmp_path / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def _edit(project: Path, relative: str, old: str, new: str) -> None:
+    path = project / relative
+    text = path.read_text()
+    assert old in text, f"fixture text not found in {relative}: {old!r}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _line_of(project: Path, relative: str, needle: str) -> int:
+    for number, line in enumerate((project / relative).read_text().splitlines(), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {relative}")
+
+
+def _problems(project: Path) -> list[str]:
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(project / "catalog", project / "handlers")
+    return [str(p) for p in caught.value.problems]
+
+
+def _assert_problem(project: Path, relative: str, line: int, fragment: str) -> None:
+    problems = _problems(project)
+    expected = f"{relative}:{line}: "
+    assert any(p.startswith(expected) and fragment in p for p in problems), problems
+
+
+def test_the_real_catalog_is_valid() -> None:
+    catalog = load_catalog(PROJECT / "catalog", PROJECT / "handlers")
+    assert {t.name for t in catalog.tools} >= {"get_version", "generate_citations"}
+
+
+def test_unknown_key(project: Path) -> None:
+    _edit(project, TOOL, "execution: sync", "execution: sync\nexecuton: async")
+    _assert_problem(project, TOOL, _line_of(project, TOOL, "executon:"), "unknown key 'executon'")
+    assert len(_problems(project)) == 1, "one typo must give one error, not a cascade"
+
+
+def test_missing_field(project: Path) -> None:
+    _edit(project, TOOL, "origin: local\n", "")
+    _assert_problem(project, TOOL, 1, "missing 'origin'")
+
+
+def test_invalid_json_schema(project: Path) -> None:
+    _edit(project, TOOL, "      maxLength: 200\n", "      maxLength: lots\n")
+    _assert_problem(project, TOOL, _line_of(project, TOOL, "maxLength: lots"), "not a valid JSON Schema 2020-12")
+
+
+def test_dangling_ref(project: Path) -> None:
+    _edit(project, TOOL, '$ref: "#/$defs/Reference"', '$ref: "#/$defs/Refrence"')
+    _assert_problem(project, TOOL, _line_of(project, TOOL, "Refrence"), "does not resolve")
+
+
+def test_duplicate_tool_name(project: Path) -> None:
+    copy = project / "catalog/tools/text/copy.yaml"
+    copy.write_text((project / TOOL).read_text())
+    problems = _problems(project)
+    assert any("duplicate tool name 'generate_citations'" in p for p in problems), problems
+    assert any(p.startswith("catalog/tools/text/copy.yaml:1:") and "must equal the file name" in p for p in problems)
+
+
+def test_next_step_pointing_nowhere(project: Path) -> None:
+    _edit(project, TOOL, "next_step: [done]", "next_step: [done, scrape_everything]")
+    _assert_problem(project, TOOL, _line_of(project, TOOL, "next_step:"), "'scrape_everything' is neither a tool")
+
+
+def test_unreachable_tool(project: Path) -> None:
+    _edit(project, TOOL, "entry_point: true\n", "")
+    _assert_problem(project, TOOL, _line_of(project, TOOL, "name: generate_citations"), "unreachable")
+
+
+def test_example_that_fails_its_schema(project: Path) -> None:
+    _edit(project, TOOL, "first_number: 4}", "first_number: 0}")
+    _assert_problem(project, TOOL, _line_of(project, TOOL, "first_number: 0}"), "break the input schema")
+
+
+def test_example_payload_that_fails_the_output_schema(project: Path) -> None:
+    _edit(project, TOOL, "        citation_count: 3", "        citation_count: -3")
+    _assert_problem(project, TOOL, _line_of(project, TOOL, "citation_count: -3"), "breaks the output schema")
+
+
+def test_tool_without_handler(project: Path) -> None:
+    _edit(project, TOOL, "handler: citations.generate_citations", "handler: citations.make_citations")
+    problems = _problems(project)
+    line = _line_of(project, TOOL, "handler:")
+    assert any(p.startswith(f"{TOOL}:{line}:") and "'citations.make_citations' not found" in p for p in problems)
+    # ...and the function it no longer names is now a handler without a tool.
+    assert any(p.startswith("handlers/citations.py:") and "has no tool" in p for p in problems), problems
+
+
+def test_handler_without_tool(project: Path) -> None:
+    (project / "handlers/extra.py").write_text("async def orphan(args, ctx):\n    return None\n")
+    _assert_problem(project, "handlers/extra.py", 1, "'extra.orphan' has no tool or resource")
+
+
+def test_yaml_syntax_error_and_duplicate_key(project: Path) -> None:
+    _edit(project, TOOL, "execution: sync", "execution: sync\nexecution: async")
+    _assert_problem(project, TOOL, _line_of(project, TOOL, "execution: async"), "duplicate key 'execution'")
+    (project / TOOL).write_text("name: [unclosed\n")
+    _assert_problem(project, TOOL, 2, "invalid YAML")
+
+
+def test_bad_tool_name(project: Path) -> None:
+    _edit(project, TOOL, "name: generate_citations", "name: generate citations!")
+    _assert_problem(project, TOOL, 1, "does not match")
+
+
+def test_prompt_placeholder_must_be_an_argument(project: Path) -> None:
+    relative = "catalog/prompts/cite_sources.yaml"
+    _edit(project, relative, "Audience: ${audience}", "Audience: ${reader}")
+    _assert_problem(project, relative, _line_of(project, relative, "text: |"), "'${reader}' is not a declared argument")
+
+
+def test_resource_template_variables_match_handler(project: Path) -> None:
+    relative = "catalog/resources/tool_spec.yaml"
+    _edit(project, relative, "netglean://tools/{name}", "netglean://tools/{tool}")
+    _assert_problem(project, relative, _line_of(project, relative, "uri_template"), "must match the parameters")
+
+
+def test_stray_file(project: Path) -> None:
+    (project / "catalog/notes.txt").write_text("todo")
+    _assert_problem(project, "catalog/notes.txt", 1, "unexpected file")
+
+
+def test_problems_are_all_reported_at_once(project: Path) -> None:
+    _edit(project, TOOL, "execution: sync", "execution: sometimes")
+    (project / "handlers/extra.py").write_text("async def orphan(args, ctx):\n    return None\n")
+    assert len(_problems(project)) >= 2
+
+
+def test_a_bad_catalog_writes_nothing(project: Path) -> None:
+    out = project / "generated"
+    assert gen_main(["--catalog", str(project / "catalog"), "--handlers", str(project / "handlers"), "--out", str(out)]) == 0
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    _edit(project, TOOL, "next_step: [done]", "next_step: [nowhere]")
+    _edit(project, TOOL, "title: Turn inline links", "title: Changed title, turn inline links")
+    assert gen_main(["--catalog", str(project / "catalog"), "--handlers", str(project / "handlers"), "--out", str(out)]) == 1
+    after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+
+
+def test_generation_is_deterministic() -> None:
+    first = render(load_catalog(PROJECT / "catalog", PROJECT / "handlers"))
+    second = render(load_catalog(PROJECT / "catalog", PROJECT / "handlers"))
+    assert first == second
+
+
+def test_committed_generated_tree_is_current() -> None:
+    assert gen_main(["--check"]) == 0
+
+
+def test_check_names_stale_files(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = project / "generated"
+    args = ["--catalog", str(project / "catalog"), "--handlers", str(project / "handlers"), "--out", str(out)]
+    assert gen_main(args) == 0
+    (out / "openapi.json").write_text("{}")
+    (out / "leftover.txt").write_text("x")
+    (out / "registry.py").unlink()
+    assert gen_main([*args, "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "openapi.json (changed)" in err and "leftover.txt (not generated" in err and "registry.py (missing)" in err
+
+
+def test_every_generated_file_says_it_is_generated() -> None:
+    for path in (PROJECT / "generated").rglob("*"):
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        if path.suffix == ".json":
+            document = json.loads(path.read_text())
+            head = document.get("$comment") or document.get("x-generated")
+        else:
+            head = path.read_text()[:400]
+        assert "Generated by netglean codegen" in head and "Do not edit" in head, path
