@@ -21,18 +21,18 @@ from netglean.settings import SETTINGS, Settings
 __version__ = "0.1.0"
 
 __all__ = [
-    "DONE",
-    "SETTINGS",
     "ArgumentsTooLarge",
     "CallTimeout",
     "ConfigurationError",
     "Context",
+    "DONE",
     "Envelope",
     "HandlerContractError",
     "HandlerCrashed",
     "InvalidArguments",
     "NetgleanError",
     "Outcome",
+    "SETTINGS",
     "Settings",
     "ToolError",
     "__version__",

@@ -36,7 +36,9 @@ def assert_envelope(result: Any, spec: ToolSpec, published_output: Mapping[str, 
     assert len(result.content) == 1 and result.content[0].type == "text"
     text = result.content[0].text
     if spec.origin == "target":
-        assert "BEGIN UNTRUSTED CONTENT" in text and text.rstrip().split("\n")[-1].startswith("<<<END UNTRUSTED CONTENT")
+        assert "BEGIN UNTRUSTED CONTENT" in text and text.rstrip().split("\n")[-1].startswith(
+            "<<<END UNTRUSTED CONTENT"
+        )
     else:
         assert json.loads(text) == envelope
     return envelope

@@ -155,11 +155,17 @@ def test_problems_are_all_reported_at_once(project: Path) -> None:
 
 def test_a_bad_catalog_writes_nothing(project: Path) -> None:
     out = project / "generated"
-    assert gen_main(["--catalog", str(project / "catalog"), "--handlers", str(project / "handlers"), "--out", str(out)]) == 0
+    assert (
+        gen_main(["--catalog", str(project / "catalog"), "--handlers", str(project / "handlers"), "--out", str(out)])
+        == 0
+    )
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     _edit(project, TOOL, "next_step: [done]", "next_step: [nowhere]")
     _edit(project, TOOL, "title: Turn inline links", "title: Changed title, turn inline links")
-    assert gen_main(["--catalog", str(project / "catalog"), "--handlers", str(project / "handlers"), "--out", str(out)]) == 1
+    assert (
+        gen_main(["--catalog", str(project / "catalog"), "--handlers", str(project / "handlers"), "--out", str(out)])
+        == 1
+    )
     after = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before
 

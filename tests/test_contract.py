@@ -112,7 +112,9 @@ def test_contract_holds_over_a_spawned_stdio_server(name: str, stdio_client: Syn
 
     check()
     for example in spec.examples:
-        assert_matches_example(assert_envelope(stdio_client.call(name, example["arguments"]), spec, published), example["expect"])
+        assert_matches_example(
+            assert_envelope(stdio_client.call(name, example["arguments"]), spec, published), example["expect"]
+        )
 
 
 def test_unknown_tool_is_a_protocol_error(memory_client: SyncClient) -> None:

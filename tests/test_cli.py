@@ -1,0 +1,64 @@
+"""`netglean call`: options derived from each tool's schema, same validation path as the server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from netglean.cli import main
+from tests.conftest import PROJECT
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def test_call_with_flags_prints_the_envelope(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(capsys, "call", "generate_citations", "--markdown", "[a](https://a.test)", "--first-number", "2")
+    envelope = json.loads(out)
+    assert code == 0 and envelope["ok"] is True
+    assert envelope["payload"]["references"] == [{"number": 2, "url": "https://a.test", "text": "a"}]
+
+
+def test_call_with_json_and_text_rendering(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(capsys, "call", "get_version", "--json", "{}", "--text")
+    assert code == 0 and json.loads(out)["payload"]["name"] == "netglean"
+
+
+def test_invalid_arguments_exit_1_with_an_error_envelope(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(capsys, "call", "generate_citations", "--json", '{"markdown": "x", "first_number": "50"}')
+    error = json.loads(out)["payload"]["error"]
+    assert (
+        code == 1
+        and error["code"] == "invalid_arguments"
+        and error["detail"]["errors"][0]["argument"] == "first_number"
+    )
+
+
+def test_cli_type_errors_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["call", "generate_citations", "--markdown", "x", "--first-number", "many"])
+    assert exit_info.value.code == 2
+    assert "first-number" in capsys.readouterr().err
+
+
+def test_unknown_tool_lists_the_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["call", "frobnicate"])
+    assert "generate_citations" in capsys.readouterr().err
+
+
+def test_bad_operator_setting_is_reported_not_raised(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["call", "get_version", "--max-concurrent-calls", "0"]) == 2
+    assert "below the minimum" in capsys.readouterr().err
+
+
+def test_demo_runs_end_to_end() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "netglean", "demo"], cwd=PROJECT, capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "tools/call generate_citations" in done.stdout and "isError=True" in done.stdout
