@@ -115,10 +115,10 @@ class ToolRunner:
                 return compiled.input_model.model_validate(arguments)
             except ValidationError as exc:
                 problems = [_pydantic_problem(error) for error in exc.errors()]
-        raise InvalidArguments(
-            f"invalid arguments for {spec.name}: " + "; ".join(p.message for p in problems),
-            detail={"errors": [p.as_dict() for p in problems]},
-        )
+        message = f"invalid arguments for {spec.name}: " + "; ".join(p.message for p in problems)
+        if any(p.message.startswith("unknown argument") for p in problems) and compiled.inputs.hint():
+            message += f" ({compiled.inputs.hint()})"
+        raise InvalidArguments(message, detail={"errors": [p.as_dict() for p in problems]})
 
     def _finish(self, spec: ToolSpec, compiled: _Compiled, outcome: Outcome) -> Envelope:
         if not isinstance(outcome, Outcome):
@@ -137,8 +137,8 @@ class ToolRunner:
                 f"{spec.name} chose next step {next_step!r}, which its catalog entry does not declare"
             )
         envelope = Envelope(True, next_step, outcome.guidance or _default_guidance(next_step), data)
-        problems = compiled.outputs.problems(envelope.as_dict())
-        if problems:
+        if not compiled.outputs.is_valid(envelope.as_dict()):
+            problems = compiled.outputs.problems(envelope.as_dict())
             log.error("tool %s broke its output schema: %s", spec.name, "; ".join(p.message for p in problems))
             raise HandlerContractError(f"{spec.name} produced a result that breaks its declared output schema")
         return envelope

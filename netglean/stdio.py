@@ -54,7 +54,7 @@ def classify(line: bytes) -> SessionMessage | None:
 
 def _claim_standard_streams() -> tuple[BinaryIO, BinaryIO, Any]:
     """Private duplicates of fd 0/1 for the wire; fd 0 -> /dev/null, fd 1 -> stderr until released."""
-    wire_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    wire_in = os.fdopen(os.dup(0), "rb")
     wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
     saved = (os.dup(0), os.dup(1))
     null = os.open(os.devnull, os.O_RDONLY)

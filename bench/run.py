@@ -1,0 +1,46 @@
+"""Run every benchmark: `uv run python -m bench.run` (or `just bench`). Prints a table, writes JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+from pathlib import Path
+
+from bench import generator, stdio
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run, not for figures)")
+    args = parser.parse_args()
+    scale = (3, 1, 200) if args.quick else (15, 5, 1000)
+    figures = {
+        "machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count()},
+        "stdio": stdio.run(*scale),
+        "generator": generator.run(repeats=1 if args.quick else 3),
+    }
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "latest.json").write_text(json.dumps(figures, indent=2) + "\n")
+
+    s = figures["stdio"]
+    print(f"stdio servers (medians; {s['startup_repeats']} spawns, {s['call_repeats']} x {s['calls']} calls)")
+    print(f"{'server':<15}{'initialize':>12}{'ratio':>8}{'tools/list':>12}{'ratio':>8}{'calls':>10}{'ratio':>8}")
+    for name, row in s["servers"].items():
+        print(
+            f"{name:<15}{row['initialize_ms']:>10.0f}ms{row['initialize_ratio']:>8.2f}"
+            f"{row['tools_list_ms']:>10.0f}ms{row['tools_list_ratio']:>8.2f}"
+            f"{row['calls_s']:>9.2f}s{row['calls_ratio']:>8.2f}"
+        )
+    g = figures["generator"]
+    print(
+        f"\ngenerator: real catalog {g['real_catalog_s']:.2f} s; "
+        f"{g['synthetic_tools']}-tool synthetic catalog {g['synthetic_catalog_s']:.2f} s (median of {g['repeats']})"
+    )
+    print(f"\nwritten to {RESULTS / 'latest.json'}")
+
+
+if __name__ == "__main__":
+    main()

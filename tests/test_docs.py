@@ -1,0 +1,110 @@
+"""The generated docs site: complete (every tool, resource, prompt, setting) and, in Chromium, link-clean."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from urllib.parse import urldefrag, urlparse
+
+import pytest
+
+from netglean.registry import Registry
+from netglean.settings import SETTINGS
+from tests.conftest import PROJECT
+
+DOCS = PROJECT / "generated" / "docs"
+
+
+def test_docs_cover_every_tool_resource_prompt_and_setting(registry: Registry) -> None:
+    index = (DOCS / "index.html").read_text()
+    for name, spec in registry.tools.items():
+        assert f'href="tools/{name}.html"' in index
+        page = (DOCS / "tools" / f"{name}.html").read_text()
+        assert spec.title in page
+        for argument in spec.input_schema.get("properties", {}):
+            assert f"<code>{argument}</code>" in page
+        assert page.count('class="example"') == len(spec.examples)
+    resources = (DOCS / "resources.html").read_text()
+    for resource in registry.resources:
+        assert (resource.uri or resource.uri_template or "") in resources
+    prompts = (DOCS / "prompts.html").read_text()
+    for prompt in registry.prompts:
+        assert f'id="{prompt}"' in prompts
+    settings = (DOCS / "settings.html").read_text()
+    for setting in SETTINGS:
+        assert setting.env in settings and setting.flag in settings
+    graph = (DOCS / "graph.svg").read_text()
+    for name in registry.tools:
+        assert f'href="tools/{name}.html"' in graph
+
+
+def _chromium() -> str:
+    found = os.environ.get("NETGLEAN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found:
+        pytest.fail("Chromium is required for the docs browser test: apt-get install chromium (see .ci/run)")
+    return found
+
+
+@pytest.mark.browser
+def test_every_page_renders_and_every_link_resolves_in_chromium(tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    pages = sorted(DOCS.rglob("*.html"))
+    visited: set[Path] = set()
+    broken: list[str] = []
+    console_errors: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=_chromium(),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        page = browser.new_page()
+        page.on("console", lambda message: console_errors.append(message.text) if message.type == "error" else None)
+        page.on("requestfailed", lambda request: broken.append(f"failed to load {request.url}"))
+        queue = [p.resolve() for p in pages]
+        while queue:
+            path = queue.pop()
+            if path in visited:
+                continue
+            visited.add(path)
+            page.goto(path.as_uri())
+            assert page.title(), f"{path} has no title"
+            assert page.locator("main h1").count() == 1, f"{path} has no heading"
+            assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui"), (
+                "CSS not applied"
+            )
+            hrefs = page.eval_on_selector_all(
+                "a[href]", "els => els.map(e => new URL(e.getAttribute('href'), document.baseURI).href)"
+            )
+            for href in hrefs:
+                target, fragment = urldefrag(href)
+                parsed = urlparse(target)
+                if parsed.scheme in {"http", "https"}:
+                    continue  # external links (the project's website) are not followed in tests
+                local = Path(parsed.path)
+                if not local.is_file():
+                    broken.append(f"{path.relative_to(DOCS)} -> {href}")
+                    continue
+                if fragment and local.suffix == ".html":
+                    page_text = local.read_text()
+                    if f'id="{fragment}"' not in page_text:
+                        broken.append(f"{path.relative_to(DOCS)} -> #{fragment} missing in {local.name}")
+                if local.suffix == ".html":
+                    queue.append(local.resolve())
+        graph = page.goto((DOCS / "index.html").as_uri())
+        assert graph is not None
+        box = page.locator("figure.graph svg").bounding_box()
+        assert box is not None and box["width"] > 200 and box["height"] > 40, "graph picture did not render"
+        page.screenshot(path=str(tmp_path / "index.png"), full_page=True)
+        browser.close()
+    assert {p.resolve() for p in pages} <= visited, "some pages are not reachable by links from the others"
+    assert not broken, broken
+    assert not console_errors, console_errors
