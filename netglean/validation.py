@@ -53,17 +53,18 @@ def _describe(error: jsonschema_rs.ValidationError) -> list[Problem]:
     """Turn one validation error into sentences a model can act on."""
     parts: list[str | int] = list(error.instance_path)
     kind = error.kind
-    if kind.name == "required":
+    kinds = jsonschema_rs.ValidationErrorKind
+    if isinstance(kind, kinds.Required):
         full = [*parts, kind.property]
         return [Problem(_pointer(full), _dotted(full), f"missing required argument '{_dotted(full)}'")]
-    if kind.name == "additionalProperties":
+    if isinstance(kind, kinds.AdditionalProperties):
         return [
             Problem(_pointer([*parts, key]), _dotted([*parts, key]), f"unknown argument '{_dotted([*parts, key])}'")
             for key in kind.unexpected
         ]
     where = _dotted(parts)
     subject = f"argument '{where}'" if where else "the arguments"
-    if kind.name == "type":
+    if isinstance(kind, kinds.Type):
         wanted = " or ".join(kind.types)
         return [
             Problem(
