@@ -80,6 +80,7 @@ def _add_tool_commands(subparsers: Any) -> None:
                 if option["choices"]:
                     kwargs["choices"] = option["choices"]
             parser.add_argument(option["flag"], **kwargs)
+        _add_settings(parser)
 
 
 def _call(args: argparse.Namespace) -> int:

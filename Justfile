@@ -1,0 +1,32 @@
+# netglean tasks. Every recipe runs inside the project's uv environment.
+
+# validate catalog/ and regenerate generated/
+gen:
+    uv run netglean gen
+
+# what CI checks besides the tests: generated/ current, lint, format, types
+check:
+    uv run netglean gen --check
+    uv run ruff check .
+    uv run ruff format --check .
+    uv run mypy
+
+# the whole test suite (the browser test needs Chromium)
+test:
+    uv run --frozen pytest
+
+# benchmarks, side by side with minimal SDK servers; figures in bench/results/latest.json
+bench:
+    uv run python -m bench.run
+
+# regenerate and serve the docs site on http://127.0.0.1:8000/
+docs: gen
+    uv run python -m http.server --bind 127.0.0.1 --directory generated/docs 8000
+
+# the MCP server over stdio (what MCP clients launch)
+serve:
+    uv run netglean mcp
+
+# the main job: spawn the server, connect the official client, call tools
+demo:
+    uv run netglean demo

@@ -1,0 +1,68 @@
+"""Resources, resource templates, prompts and server identity, through the official MCP client."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from netglean.registry import Registry
+from tests.conftest import SyncClient
+
+
+def test_server_identity_and_instructions(memory_client: SyncClient, registry: Registry) -> None:
+    info = memory_client.client.server_info
+    assert info is not None and info.name == "netglean" and info.version
+    assert memory_client.client.instructions == registry.server.instructions
+
+
+def test_resources_and_templates_are_listed(memory_client: SyncClient) -> None:
+    uris = {str(r.uri) for r in memory_client.run("list_resources").resources}
+    assert {"netglean://policy", "netglean://tool-graph"} <= uris
+    templates = {t.uri_template for t in memory_client.run("list_resource_templates").resource_templates}
+    assert "netglean://tools/{name}" in templates
+
+
+def test_policy_holds_only_booleans_and_numbers(memory_client: SyncClient) -> None:
+    contents = memory_client.run("read_resource", "netglean://policy").contents[0]
+    assert contents.mime_type == "application/json"
+    policy = json.loads(contents.text)
+    assert policy["telemetry"] is False and policy["call_timeout"] > 0
+    assert all(isinstance(value, bool | int | float) for value in policy.values())
+
+
+def test_tool_graph_matches_the_registry(memory_client: SyncClient, registry: Registry) -> None:
+    graph = json.loads(memory_client.run("read_resource", "netglean://tool-graph").contents[0].text)
+    assert graph["edges"] == {name: list(spec.next_step) for name, spec in registry.tools.items()}
+    assert set(graph["entry_points"]) == {name for name, spec in registry.tools.items() if spec.entry_point}
+
+
+def test_tool_spec_template(memory_client: SyncClient, registry: Registry) -> None:
+    spec = json.loads(memory_client.run("read_resource", "netglean://tools/generate_citations").contents[0].text)
+    assert spec["input_schema"] == registry.tools["generate_citations"].input_schema
+    missing = json.loads(memory_client.run("read_resource", "netglean://tools/nope").contents[0].text)
+    assert "no tool named" in missing["error"] and "get_version" in missing["tools"]
+
+
+def test_unknown_resource_is_a_protocol_error(memory_client: SyncClient) -> None:
+    with pytest.raises(MCPError, match="Resource not found"):
+        memory_client.run("read_resource", "netglean://nothing-here")
+
+
+def test_prompt_listing_and_rendering(memory_client: SyncClient) -> None:
+    prompts = {p.name: p for p in memory_client.run("list_prompts").prompts}
+    assert [a.name for a in prompts["cite_sources"].arguments or []] == ["topic", "audience"]
+    rendered = memory_client.run("get_prompt", "cite_sources", {"topic": "$HOME and ${x}"})
+    text = rendered.messages[0].content.text
+    assert "about: $HOME and ${x}" in text  # argument values are inserted as data, never expanded
+    assert "Audience: a general reader" in text  # the declared default
+
+
+def test_prompt_errors_name_the_problem(memory_client: SyncClient) -> None:
+    with pytest.raises(MCPError, match="needs the argument 'topic'"):
+        memory_client.run("get_prompt", "cite_sources", {})
+    with pytest.raises(MCPError, match="has no argument"):
+        memory_client.run("get_prompt", "cite_sources", {"topic": "x", "tone": "y"})
+    with pytest.raises(MCPError, match="Unknown prompt"):
+        memory_client.run("get_prompt", "nope", {})
