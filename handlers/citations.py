@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from functools import partial
+
+import anyio
+
 from generated.models import GenerateCitationsInput, GenerateCitationsOutput, Reference
 from netglean.citations import cite
 from netglean.context import Context
@@ -9,11 +13,15 @@ from netglean.envelope import Outcome
 
 
 async def generate_citations(args: GenerateCitationsInput, ctx: Context) -> Outcome:
-    result = cite(
+    # Up to 2 MB of markdown is CPU work: a worker thread keeps the server answering, and the
+    # call's deadline can end the wait (the scan is linear, so the abandoned thread finishes soon).
+    work = partial(
+        cite,
         args.markdown,
         heading=args.heading if args.heading is not None else "References",
         first_number=args.first_number or 1,
     )
+    result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
     guidance = (
         f"Cited {len(result.references)} source(s); the reference list is at the end of payload.markdown."
         if result.references

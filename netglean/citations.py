@@ -10,6 +10,7 @@ links and their definitions, autolinks and images.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -18,6 +19,7 @@ _DEFINITION = re.compile(
     r"^ {0,3}\[(?P<label>(?:\\.|[^\\\[\]])+)\]:[ \t]*(?:<(?P<angle>[^<>\n]*)>|(?P<bare>\S+))"
     r"(?:[ \t]+(?:\"(?P<dq>(?:\\.|[^\"\\])*)\"|'(?P<sq>(?:\\.|[^'\\])*)'|\((?P<pq>(?:\\.|[^()\\])*)\)))?[ \t]*$"
 )
+_BACKTICKS = re.compile(r"`+")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*)>")
 _EMAIL = re.compile(
@@ -147,54 +149,76 @@ def _definition_matches(text: str) -> list[re.Match[str]]:
     return matches
 
 
-def _skip_code_span(text: str, start: int) -> int:
-    """Index just past the code span opening at ``start``, or past the backtick run if unclosed."""
-    run = len(text[start:]) - len(text[start:].lstrip("`"))
-    fence = "`" * run
-    position = start + run
-    while True:
-        found = text.find(fence, position)
-        if found < 0:
-            return start + run
-        after = found + run
-        if after < len(text) and text[after] == "`":
-            position = after + len(text[after:]) - len(text[after:].lstrip("`"))
+def _code_spans(text: str) -> dict[int, int]:
+    """Start -> end of every code span: a backtick run closed by the next run of the same length.
+
+    One pass over the runs (with a bisect per run), so hostile text full of
+    backticks costs linear time, not a search to the end per run.
+    """
+    runs = [(m.start(), m.end() - m.start()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for index, (_, length) in enumerate(runs):
+        by_length.setdefault(length, []).append(index)
+    spans: dict[int, int] = {}
+    consumed = 0
+    for index, (start, length) in enumerate(runs):
+        if start < consumed or _escaped(text, start):
             continue
-        return after
+        candidates = by_length[length]
+        position = bisect.bisect_right(candidates, index)
+        if position < len(candidates):
+            closer_start, closer_length = runs[candidates[position]]
+            spans[start] = consumed = closer_start + closer_length
+    return spans
 
 
-def _bracket_end(text: str, start: int) -> int | None:
-    """Index of the ``]`` closing the ``[`` at ``start`` (nesting, escapes, code spans), or None."""
-    depth = 0
-    index = start
+def _escaped(text: str, index: int) -> bool:
+    backslashes = 0
+    while index - backslashes - 1 >= 0 and text[index - backslashes - 1] == "\\":
+        backslashes += 1
+    return backslashes % 2 == 1
+
+
+def _bracket_pairs(text: str, spans: dict[int, int]) -> dict[int, int]:
+    """Index of each ``[`` -> index of its matching ``]`` (escapes and code spans skipped), in one pass."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    index = 0
     while index < len(text):
         char = text[index]
         if char == "\\":
             index += 2
             continue
         if char == "`":
-            index = _skip_code_span(text, index)
+            index = spans.get(index, index + 1)
             continue
         if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-            if depth == 0:
-                return index
+            stack.append(index)
+        elif char == "]" and stack:
+            pairs[stack.pop()] = index
         index += 1
-    return None
+    return pairs
 
 
-_TITLE = re.compile(r"[ \t\n]+(?:\"((?:\\.|[^\"\\])*)\"|'((?:\\.|[^'\\])*)'|\(((?:\\.|[^()\\])*)\))")
+_MAX_DESTINATION = 8192
+_MAX_PAREN_DEPTH = 32
+_TITLE = re.compile(
+    r"[ \t\n]+(?:\"((?:\\.|[^\"\\]){0,2048})\"|'((?:\\.|[^'\\]){0,2048})'|\(((?:\\.|[^()\\]){0,2048})\))"
+)
 
 
 def _inline_destination(text: str, start: int) -> tuple[str, str | None, int] | None:
-    """Parse ``(dest "title")`` opening at ``start``; return url, title and the index after ``)``."""
+    """Parse ``(dest "title")`` opening at ``start``; return url, title and the index after ``)``.
+
+    Destinations and titles are bounded (8 KiB, 32 nested parentheses, 2 KiB titles) so
+    that a page of unclosed ``[x](`` cannot make every attempt scan to the end of the text.
+    """
     index = start + 1
     while index < len(text) and text[index] in " \t\n":
         index += 1
+    limit = min(len(text), index + _MAX_DESTINATION)
     if index < len(text) and text[index] == "<":
-        close = text.find(">", index)
+        close = text.find(">", index, limit)
         if close < 0 or "\n" in text[index:close]:
             return None
         url = text[index + 1 : close]
@@ -202,7 +226,7 @@ def _inline_destination(text: str, start: int) -> tuple[str, str | None, int] | 
     else:
         depth = 0
         begin = index
-        while index < len(text):
+        while index < limit:
             char = text[index]
             if char == "\\" and index + 1 < len(text):
                 index += 2
@@ -211,6 +235,8 @@ def _inline_destination(text: str, start: int) -> tuple[str, str | None, int] | 
                 break
             if char == "(":
                 depth += 1
+                if depth > _MAX_PAREN_DEPTH:
+                    return None
             elif char == ")":
                 if depth == 0:
                     break
@@ -238,8 +264,10 @@ class _Link:
     label: str | None
 
 
-def _parse_link(text: str, start: int, definitions: dict[str, tuple[str, str | None]]) -> _Link | None:
-    close = _bracket_end(text, start)
+def _parse_link(
+    text: str, start: int, definitions: dict[str, tuple[str, str | None]], pairs: dict[int, int]
+) -> _Link | None:
+    close = pairs.get(start)
     if close is None:
         return None
     inner = text[start + 1 : close]
@@ -250,7 +278,7 @@ def _parse_link(text: str, start: int, definitions: dict[str, tuple[str, str | N
             url, title, end = parsed
             return _Link(end, inner, url, title, None)
     if after < len(text) and text[after] == "[":
-        label_end = _bracket_end(text, after)
+        label_end = pairs.get(after)
         if label_end is not None:
             label = text[after + 1 : label_end] or inner
             found = definitions.get(normalize_label(label))
@@ -263,6 +291,8 @@ def _parse_link(text: str, start: int, definitions: dict[str, tuple[str, str | N
 
 
 def _rewrite(text: str, definitions: dict[str, tuple[str, str | None]], numbering: _Numbering, used: set[str]) -> str:
+    spans = _code_spans(text)
+    pairs = _bracket_pairs(text, spans)
     out: list[str] = []
     index = 0
     while index < len(text):
@@ -271,7 +301,7 @@ def _rewrite(text: str, definitions: dict[str, tuple[str, str | None]], numberin
             out.append(text[index : index + 2])
             index += 2
         elif char == "`":
-            end = _skip_code_span(text, index)
+            end = spans.get(index) or _BACKTICKS.match(text, index).end()  # type: ignore[union-attr]
             out.append(text[index:end])
             index = end
         elif char == "<" and (match := _AUTOLINK.match(text, index) or _EMAIL.match(text, index)):
@@ -280,11 +310,11 @@ def _rewrite(text: str, definitions: dict[str, tuple[str, str | None]], numberin
             out.append(f"{target} [{numbering.cite(url, None, target)}]")
             index = match.end()
         elif char == "!" and text.startswith("![", index):
-            image = _parse_link(text, index + 1, definitions)
+            image = _parse_link(text, index + 1, definitions, pairs)
             end = image.end if image else index + 2
             out.append(text[index:end])
             index = end
-        elif char == "[" and (link := _parse_link(text, index, definitions)):
+        elif char == "[" and (link := _parse_link(text, index, definitions, pairs)):
             if link.label:
                 used.add(link.label)
             number = numbering.cite(link.url, link.title, link.text.strip())

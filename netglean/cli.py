@@ -67,7 +67,6 @@ def _add_tool_commands(subparsers: Any) -> None:
             action="store_true",
             help="print the text block a model would read instead of the JSON envelope",
         )
-        _add_settings(parser)
         for option in command["options"]:
             kwargs: dict[str, Any] = {"dest": option["name"], "help": option["help"] or None, "default": None}
             if option["type"] == "boolean":

@@ -71,3 +71,16 @@ def test_classify_passes_valid_messages_and_skips_blank_lines() -> None:
     assert classify(b"  \n") is None
     message = classify(b'{"jsonrpc": "2.0", "id": "a", "method": "ping"}')
     assert message is not None and message.message.method == "ping"  # type: ignore[union-attr]
+
+
+def test_a_pathological_document_cannot_hold_the_server_past_its_deadline() -> None:
+    raw = RawServer(PROJECT, args=("--call-timeout", "0.05"))
+    try:
+        raw.initialize()
+        hostile = "[a](" * 220_000  # unclosed links: seconds of scanning, far past the deadline
+        error = raw.call_tool(1, "generate_citations", {"markdown": hostile})["result"]["structuredContent"]
+        assert error["payload"]["error"]["code"] == "timeout"
+        raw.send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        assert raw.receive() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    finally:
+        raw.process.kill()
