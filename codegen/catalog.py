@@ -75,13 +75,11 @@ class Prompt:
 
 @dataclass(frozen=True)
 class Catalog:
-    root: Path
     server: dict[str, Any]
     tools: tuple[Tool, ...]
     resources: tuple[Resource, ...]
     prompts: tuple[Prompt, ...]
     shared: dict[str, dict[str, Any]]
-    sources: tuple[SourceFile, ...]
     digest: str
 
     def tool(self, name: str) -> Tool:
@@ -209,13 +207,11 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     for source in sorted(sources, key=lambda s: s.label):
         digest.update(source.label.encode() + b"\0" + json.dumps(source.data, sort_keys=True).encode() + b"\0")
     return Catalog(
-        root=root,
         server=by_kind["server"][0].data,
         tools=tuple(sorted(tools, key=lambda t: t.name)),
         resources=tuple(sorted(resources, key=lambda r: r.name)),
         prompts=tuple(sorted(prompts, key=lambda p: p.name)),
         shared=shared,
-        sources=tuple(sources),
         digest=digest.hexdigest(),
     )
 

@@ -83,10 +83,10 @@ class ToolRunner:
     async def call(self, name: str, arguments: Mapping[str, Any] | None) -> tuple[Envelope, str | None]:
         """Run tool ``name``; return its envelope and the source of any third-party content."""
         spec = self.spec(name)
-        compiled = self._compile(spec)
         if self._limit is None:
             self._limit = anyio.Semaphore(self.settings.max_concurrent_calls)
         try:
+            compiled = self._compile(spec)  # a handler that fails to import is this call's internal_error
             model = self._validated(spec, compiled, {} if arguments is None else arguments)
             async with self._limit:
                 with anyio.fail_after(self.settings.call_timeout):

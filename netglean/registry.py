@@ -34,11 +34,6 @@ class ToolSpec:
     next_step: tuple[str, ...]
     examples: tuple[Mapping[str, Any], ...]
 
-    @property
-    def allowed_next(self) -> frozenset[str]:
-        """Declared edges plus the tool itself (the retry edge of a failed call)."""
-        return frozenset((*self.next_step, self.name))
-
 
 @dataclass(frozen=True, slots=True)
 class ResourceSpec:

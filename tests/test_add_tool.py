@@ -143,6 +143,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "catalog/tools/lab/page_echo.yaml").write_text(PAGE_ECHO)
     (root / "catalog/tools/lab/misbehave.yaml").write_text(MISBEHAVE)
     (root / "handlers/lab.py").write_text(HANDLER)
+    (root / "catalog/tools/lab/broken_import.yaml").write_text(
+        MISBEHAVE.replace("name: misbehave", "name: broken_import").replace("lab.misbehave", "broken.broken_import")
+    )
+    (root / "handlers/broken.py").write_text(
+        "import no_such_module\n\n\nasync def broken_import(args, ctx):\n    pass\n"
+    )
     args = ["--catalog", str(root / "catalog"), "--handlers", str(root / "handlers"), "--out", str(root / "generated")]
     assert gen_main(args) == 0
     return root
@@ -206,6 +212,14 @@ def test_a_misbehaving_handler_yields_internal_error_and_the_server_lives(server
     assert _result(server.call_tool(2, "misbehave", {"mode": "fine"}))["structuredContent"]["ok"] is True
     _, stderr = server.close()
     assert "misbehave" in stderr  # one log line on stderr says what went wrong
+
+
+def test_a_handler_that_cannot_be_imported_is_an_internal_error(server: RawServer) -> None:
+    error = _result(server.call_tool(1, "broken_import", {"mode": "fine"}))["structuredContent"]["payload"]["error"]
+    assert error["code"] == "internal_error"
+    assert _result(server.call_tool(2, "shout", {"text": "still here"}))["structuredContent"]["ok"] is True
+    _, stderr = server.close()
+    assert "no_such_module" in stderr
 
 
 def test_a_handler_past_the_deadline_times_out(server: RawServer) -> None:
