@@ -9,6 +9,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from codegen.catalog import Catalog
+from codegen.cli_table import cli_options
 from codegen.graph import graph_svg
 from netglean.settings import SETTINGS
 
@@ -95,6 +96,7 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
             root="../",
             tool=tool,
             inputs=schema_rows(tool.input_schema),
+            required_flags=[o["flag"] for o in cli_options(tool) if o["required"]],
             outputs=schema_rows(tool.payload_schema),
             previous=sorted(t.name for t in catalog.tools if tool.name in t.next_step and t.name != tool.name),
         )

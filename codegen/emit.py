@@ -16,6 +16,7 @@ from typing import Any
 
 import netglean
 from codegen.catalog import Catalog, Tool
+from codegen.cli_table import cli_options
 from codegen.docs import render_docs
 from codegen.graph import graph_data
 from codegen.models import render_models
@@ -106,32 +107,6 @@ def _registry(catalog: Catalog) -> str:
         },
         _header("catalog/ (every file)"),
     )
-
-
-def cli_options(tool: Tool) -> list[dict[str, Any]]:
-    """Command-line options derived from a tool's input schema, one per top-level property."""
-    schema = tool.input_schema
-    required = set(schema.get("required", []))
-    options = []
-    for name, prop in schema.get("properties", {}).items():
-        kind = prop.get("type", "json")
-        item_kind = prop.get("items", {}).get("type", "json") if kind == "array" else None
-        options.append(
-            {
-                "name": name,
-                "flag": "--" + name.replace("_", "-"),
-                "type": kind
-                if isinstance(kind, str) and kind in {"string", "integer", "number", "boolean", "array"}
-                else "json",
-                "item_type": item_kind
-                if item_kind in {"string", "integer", "number"}
-                else ("json" if item_kind else None),
-                "required": name in required,
-                "choices": prop.get("enum"),
-                "help": prop.get("description", ""),
-            }
-        )
-    return options
 
 
 def _cli(catalog: Catalog) -> str:

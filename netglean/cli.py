@@ -12,6 +12,14 @@ from typing import Any
 from netglean.errors import ConfigurationError
 from netglean.settings import SETTINGS, Settings
 
+JSON_FLAG = "--json"
+TEXT_FLAG = "--text"
+
+
+def reserved_flags() -> frozenset[str]:
+    """Flags `netglean call TOOL` owns; the generator spells a clashing tool argument --arg-NAME."""
+    return frozenset({"--help", JSON_FLAG, TEXT_FLAG, *(s.flag for s in SETTINGS)})
+
 
 def _add_settings(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("operator settings (also NETGLEAN_* environment variables)")
@@ -56,13 +64,13 @@ def _add_tool_commands(subparsers: Any) -> None:
     for name, command in COMMANDS.items():
         parser = subparsers.add_parser(name, help=command["help"], description=command["description"])
         parser.add_argument(
-            "--json",
+            JSON_FLAG,
             dest="_json",
             metavar="ARGS",
             help="all arguments as one JSON object ('-' reads it from stdin); flags override it",
         )
         parser.add_argument(
-            "--text",
+            TEXT_FLAG,
             dest="_text",
             action="store_true",
             help="print the text block a model would read instead of the JSON envelope",

@@ -1,0 +1,39 @@
+"""Command-line options for `netglean call TOOL`, derived from a tool's input schema.
+
+One place decides each flag's spelling, so the generated CLI and the docs agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codegen.catalog import Tool
+from netglean.cli import reserved_flags
+
+
+def cli_options(tool: Tool) -> list[dict[str, Any]]:
+    """Command-line options derived from a tool's input schema, one per top-level property."""
+    schema = tool.input_schema
+    required = set(schema.get("required", []))
+    reserved = reserved_flags()
+    options = []
+    for name, prop in schema.get("properties", {}).items():
+        flag = "--" + name.replace("_", "-")
+        kind = prop.get("type", "json")
+        item_kind = prop.get("items", {}).get("type", "json") if kind == "array" else None
+        options.append(
+            {
+                "name": name,
+                "flag": flag if flag not in reserved else "--arg-" + flag.removeprefix("--"),
+                "type": kind
+                if isinstance(kind, str) and kind in {"string", "integer", "number", "boolean", "array"}
+                else "json",
+                "item_type": item_kind
+                if item_kind in {"string", "integer", "number"}
+                else ("json" if item_kind else None),
+                "required": name in required,
+                "choices": prop.get("enum"),
+                "help": prop.get("description", ""),
+            }
+        )
+    return options
