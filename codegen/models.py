@@ -41,7 +41,10 @@ def render_models(catalog: Catalog, header: str) -> str:
         target_python_version=PythonVersion.PY_311,
         disable_timestamp=True,
         extra_fields="forbid",
-        strict_types=[StrictTypes.str, StrictTypes.int, StrictTypes.float, StrictTypes.bool],
+        # Strings and booleans are strict. Numbers follow JSON Schema, the published contract, where 4.0
+        # is an integer: StrictInt would refuse what the schema accepts. The runtime validates every
+        # call against the schema first, so "50", true and 1.5 never reach a model as an integer.
+        strict_types=[StrictTypes.str, StrictTypes.bool],
         enum_field_as_literal=LiteralType.All,
         use_annotated=True,
         field_constraints=True,

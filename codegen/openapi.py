@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 from codegen.catalog import Catalog, Tool
+from netglean.rest_status import REFUSAL_SCHEMA, REFUSALS, STATUS_BY_ERROR
 
 _COMPONENTS = "#/components/schemas/"
 
@@ -27,6 +28,29 @@ def _rehome(schema: Any) -> Any:
     return schema
 
 
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _responses(tool: Tool) -> dict[str, Any]:
+    """Every status POST /v1/tools/{name} can answer, each with its body (see netglean.rest_status)."""
+    result = {"$ref": f"{_COMPONENTS}{tool.class_stem}Result"}
+    refusal = {"$ref": f"{_COMPONENTS}Refusal"}
+    responses: dict[str, Any] = {
+        "200": _json(result, "The result envelope: ok true, or ok false for a failure that is a fact about the world."),
+    }
+    for status, (code, message) in REFUSALS.items():
+        if status != 404:  # an unknown tool has no path in this document
+            responses[str(status)] = _json(refusal, f"Refused before any tool ran ({code}): {message}")
+    for code, status in STATUS_BY_ERROR.items():
+        envelope = _json(result, f"An error envelope with payload.error.code {code!r}.")
+        if str(status) in responses:
+            envelope["content"]["application/json"]["schema"] = {"anyOf": [refusal, result]}
+            envelope["description"] = f"{responses[str(status)]['description']} Or: {envelope['description']}"
+        responses[str(status)] = envelope
+    return dict(sorted(responses.items()))
+
+
 def _operation(tool: Tool) -> dict[str, Any]:
     stem = tool.class_stem
     return {
@@ -36,24 +60,49 @@ def _operation(tool: Tool) -> dict[str, Any]:
             "description": tool.description,
             "tags": [tool.source.path.parent.name],
             "requestBody": {
-                "required": True,
+                # An empty body means no arguments ({}), which is only valid when none is required.
+                "required": bool(tool.input_schema.get("required")),
+                "description": "The tool's arguments as a JSON object; an empty body means no arguments ({}).",
                 "content": {"application/json": {"schema": {"$ref": f"{_COMPONENTS}{stem}Input"}}},
             },
-            "responses": {
-                "200": {
-                    "description": "The result envelope. A failed call is still an envelope, with ok false.",
-                    "content": {"application/json": {"schema": {"$ref": f"{_COMPONENTS}{stem}Result"}}},
-                }
-            },
+            "responses": _responses(tool),
+            "security": [{}, {"bearer": []}],
             "x-netglean-origin": tool.origin,
             "x-netglean-next-step": list(tool.next_step),
         }
     }
 
 
+_HEALTH = {
+    "get": {
+        "operationId": "healthz",
+        "summary": "Liveness check",
+        "description": "Answers while the server is up; never needs a token.",
+        "responses": {
+            "200": _json(
+                {
+                    "type": "object",
+                    "properties": {
+                        "status": {"const": "ok"},
+                        "version": {"type": "string"},
+                        "tools": {"type": "integer", "minimum": 0},
+                    },
+                    "required": ["status", "version", "tools"],
+                    "additionalProperties": False,
+                },
+                "The server is up.",
+            ),
+            "403": _json({"$ref": f"{_COMPONENTS}Refusal"}, "Requests from this Origin are not allowed."),
+            "421": _json({"$ref": f"{_COMPONENTS}Refusal"}, "This server does not answer to that Host."),
+        },
+    }
+}
+
+
 def openapi_document(catalog: Catalog, version: str, comment: str) -> dict[str, Any]:
     schemas: dict[str, Any] = {name: _rehome(copy.deepcopy(s)) for name, s in catalog.shared.items()}
-    paths: dict[str, Any] = {}
+    schemas["Refusal"] = REFUSAL_SCHEMA
+    paths: dict[str, Any] = {"/healthz": _HEALTH}
     for tool in catalog.tools:
         schemas[f"{tool.class_stem}Input"] = _rehome(tool.input_schema)
         schemas[f"{tool.class_stem}Result"] = _rehome(tool.output_schema)
@@ -69,5 +118,14 @@ def openapi_document(catalog: Catalog, version: str, comment: str) -> dict[str, 
         },
         "x-generated": comment,
         "paths": paths,
-        "components": {"schemas": dict(sorted(schemas.items()))},
+        "components": {
+            "schemas": dict(sorted(schemas.items())),
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "Required on /v1 and /mcp when the operator set a token (always, beyond loopback).",
+                }
+            },
+        },
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 
 class CatalogModels(BaseModel):
@@ -21,7 +21,7 @@ class GenerateCitationsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    first_number: Annotated[StrictInt | None, Field(ge=1, le=1000000)] = 1
+    first_number: Annotated[int | None, Field(ge=1, le=1000000)] = 1
     """
     Number of the first reference; use it when appending to a document that already cites [1]..[n].
     """
@@ -39,7 +39,7 @@ class GenerateCitationsOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    citation_count: Annotated[StrictInt, Field(ge=0)]
+    citation_count: Annotated[int, Field(ge=0)]
     """
     How many links were turned into citations (a URL cited twice counts twice).
     """
@@ -75,7 +75,7 @@ class GetVersionOutput(BaseModel):
     """
     MCP protocol revisions this server negotiates, oldest first.
     """
-    tool_count: Annotated[StrictInt, Field(ge=0)]
+    tool_count: Annotated[int, Field(ge=0)]
     """
     How many tools the server offers.
     """
@@ -93,7 +93,7 @@ class Reference(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    number: Annotated[StrictInt, Field(ge=1)]
+    number: Annotated[int, Field(ge=1)]
     """
     The number cited in the text as [n].
     """

@@ -30,7 +30,7 @@ from netglean.errors import (
 )
 from netglean.registry import Registry, ToolSpec, resolve
 from netglean.settings import Settings
-from netglean.validation import Problem, SchemaValidator
+from netglean.validation import Problem, SchemaValidator, json_type
 
 log = logging.getLogger("netglean.calls")
 
@@ -80,14 +80,15 @@ class ToolRunner:
             compiled = self._compiled[spec.name] = _Compiled(spec)
         return compiled
 
-    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> tuple[Envelope, str | None]:
-        """Run tool ``name``; return its envelope and the source of any third-party content."""
+    async def call(self, name: str, arguments: Any) -> tuple[Envelope, str | None]:
+        """Run tool ``name`` on ``arguments`` (anything but an object is invalid); return the envelope
+        and the source of any third-party content."""
         spec = self.spec(name)
         if self._limit is None:
             self._limit = anyio.Semaphore(self.settings.max_concurrent_calls)
         try:
             compiled = self._compile(spec)  # a handler that fails to import is this call's internal_error
-            model = self._validated(spec, compiled, {} if arguments is None else arguments)
+            model = self._validated(spec, compiled, arguments)
             async with self._limit:
                 with anyio.fail_after(self.settings.call_timeout):
                     outcome = await compiled.handler(model, self.context)
@@ -100,9 +101,10 @@ class ToolRunner:
             log.exception("tool %s raised", name)
             return self._fail(spec, HandlerCrashed(f"{name} failed: {type(exc).__name__}")), None
 
-    def _validated(self, spec: ToolSpec, compiled: _Compiled, arguments: Mapping[str, Any]) -> BaseModel:
+    def _validated(self, spec: ToolSpec, compiled: _Compiled, arguments: Any) -> BaseModel:
         if not isinstance(arguments, Mapping):
-            raise InvalidArguments("arguments must be an object", detail={"errors": []})
+            problem = Problem("", "", f"the arguments must be a JSON object, not {json_type(arguments)}")
+            raise InvalidArguments(problem.message, detail={"errors": [problem.as_dict()]})
         size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode())
         if size > self.settings.max_argument_bytes:
             raise ArgumentsTooLarge(

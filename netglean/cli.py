@@ -21,21 +21,24 @@ def reserved_flags() -> frozenset[str]:
     return frozenset({"--help", JSON_FLAG, TEXT_FLAG, *(s.flag for s in SETTINGS)})
 
 
-def _add_settings(parser: argparse.ArgumentParser) -> None:
+def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
     group = parser.add_argument_group("operator settings (also NETGLEAN_* environment variables)")
     for setting in SETTINGS:
+        if setting.http and not http:
+            continue
         extra: dict[str, Any] = {"choices": setting.choices} if setting.choices else {}
         if setting.kind is bool:
             group.add_argument(
                 setting.flag, dest=setting.name, action=argparse.BooleanOptionalAction, default=None, help=setting.help
             )
         else:
+            default = "unset" if setting.secret else setting.default
             group.add_argument(
                 setting.flag,
                 dest=setting.name,
                 type=setting.kind,
                 default=None,
-                help=f"{setting.help} (default {setting.default}; env {setting.env})",
+                help=f"{setting.help} (default {default}; env {setting.env})",
                 **extra,
             )
 
@@ -129,6 +132,17 @@ def _mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import anyio
+
+    from netglean.http_app import serve_http
+    from netglean.registry import load_registry
+
+    settings = _settings(args)
+    anyio.run(serve_http, load_registry(), settings)
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     import anyio
 
@@ -144,6 +158,12 @@ def build_parser(with_tools: bool = True) -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", help="serve MCP over stdin/stdout (what MCP clients launch)")
     _add_settings(mcp)
     mcp.set_defaults(handler=_mcp)
+
+    serve = commands.add_parser(
+        "serve", help="serve MCP over streamable HTTP at /mcp and the REST API at /v1/tools/NAME (loopback by default)"
+    )
+    _add_settings(serve, http=True)
+    serve.set_defaults(handler=_serve)
 
     call = commands.add_parser("call", help="call one catalog tool and print its result envelope")
     tools = call.add_subparsers(dest="tool", required=True, metavar="TOOL")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
-from mcp.shared.exceptions import MCPError
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 import netglean
 from netglean.calls import ToolRunner, UnknownTool
@@ -17,6 +20,10 @@ from netglean.settings import Settings
 
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's error code for an unknown resource URI."""
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_FAILURE_LEVEL = {"internal_error": "error", "timeout": "warning"}
+"""The log level a failed call is reported at to clients that asked for logs; other codes are "info"."""
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
@@ -76,6 +83,25 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
         ]
     )
 
+    log_levels: WeakKeyDictionary[ServerSession, str] = WeakKeyDictionary()
+
+    async def set_logging_level(
+        ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        log_levels[ctx.session] = params.level
+        return types.EmptyResult()
+
+    async def report_failure(ctx: ServerRequestContext[Any], tool: str, error: dict[str, Any]) -> None:
+        """Tell a client that asked for logs (logging/setLevel) that a call failed, at the failure's level."""
+        wanted = log_levels.get(ctx.session)
+        level = _FAILURE_LEVEL.get(error.get("code", ""), "info")
+        if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+            return
+        data = {"tool": tool, "code": error.get("code"), "message": error.get("message")}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await ctx.session.send_log_message(level, data, logger="netglean", related_request_id=ctx.request_id)  # type: ignore[arg-type]
+
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
@@ -83,9 +109,12 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
-            envelope, source = await runner.call(params.name, params.arguments)
+            # An omitted `arguments` in MCP means "no arguments".
+            envelope, source = await runner.call(params.name, {} if params.arguments is None else params.arguments)
         except UnknownTool:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}") from None
+        if not envelope.ok:
+            await report_failure(ctx, params.name, envelope.payload.get("error", {}))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=runner.render_text(params.name, envelope, source))],
             structured_content=envelope.as_dict(),
@@ -132,21 +161,25 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
             ],
         )
 
-    server: Server[Any] = Server(
-        registry.server.name,
-        version=netglean.__version__,
-        title=registry.server.title,
-        description=registry.server.description,
-        instructions=registry.server.instructions,
-        website_url=registry.server.website_url,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_resources=list_resources,
-        on_list_resource_templates=list_templates,
-        on_read_resource=read,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
-    )
+    # Logging is deprecated from protocol 2026-07-28 on but still what 2025 clients use; the SDK warns on use.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        server: Server[Any] = Server(
+            registry.server.name,
+            version=netglean.__version__,
+            title=registry.server.title,
+            description=registry.server.description,
+            instructions=registry.server.instructions,
+            website_url=registry.server.website_url,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_list_resources=list_resources,
+            on_list_resource_templates=list_templates,
+            on_read_resource=read,
+            on_list_prompts=list_prompts,
+            on_get_prompt=get_prompt,
+            on_set_logging_level=set_logging_level,
+        )
     # The SDK installs an OpenTelemetry span middleware by default; netglean sends no telemetry.
     server.middleware = []
     return server

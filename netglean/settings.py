@@ -24,6 +24,10 @@ class Setting:
     help: str
     minimum: float | None = None
     choices: tuple[str, ...] = ()
+    http: bool = False
+    """Applies only to `netglean serve` (the HTTP surfaces)."""
+    secret: bool = False
+    """Never shown: not in the policy resource, the docs' defaults or any log line."""
 
     @property
     def env(self) -> str:
@@ -56,10 +60,53 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "allowed_hosts",
+        str,
+        "",
+        "Extra Host header values to accept, comma-separated (e.g. mcp.example.com).",
+        http=True,
+    ),
+    Setting(
+        "allowed_origins",
+        str,
+        "",
+        "Extra browser Origins to accept, comma-separated (e.g. https://app.example).",
+        http=True,
+    ),
     Setting("call_timeout", float, 60.0, "Seconds a tool call may run before it ends with a timeout error.", 0.001),
+    Setting("host", str, "127.0.0.1", "Address to bind; anything beyond loopback requires a token.", http=True),
     Setting("log_level", str, "warning", "Lowest level of log lines written to stderr.", choices=LOG_LEVELS),
     Setting("max_argument_bytes", int, 1_048_576, "Largest tool-call arguments accepted, as JSON bytes.", 1),
+    Setting("max_body_bytes", int, 4_194_304, "Largest HTTP request body accepted; larger ones get 413.", 1, http=True),
+    Setting(
+        "max_client_calls",
+        int,
+        16,
+        "Requests one client (MCP session, else address) may have in flight; then 429.",
+        1,
+        http=True,
+    ),
     Setting("max_concurrent_calls", int, 8, "Tool calls that may run at once; later ones wait their turn.", 1),
+    Setting("port", int, 8080, "TCP port to listen on (0 picks a free one and logs it).", 0, http=True),
+    Setting(
+        "request_timeout",
+        float,
+        30.0,
+        "Seconds a client may take to send its request body; then 408.",
+        0.001,
+        http=True,
+    ),
+    Setting("shutdown_grace", float, 10.0, "Seconds in-flight requests get to finish on shutdown.", 0, http=True),
+    Setting("stateless", bool, False, "Serve /mcp without sessions: every request stands alone.", http=True),
+    Setting(
+        "token",
+        str,
+        "",
+        "Bearer token every /mcp and /v1 request must carry (prefer the environment variable).",
+        http=True,
+        secret=True,
+    ),
 )
 
 
@@ -67,10 +114,20 @@ SETTINGS: tuple[Setting, ...] = (
 class Settings:
     """One field per entry of ``SETTINGS`` (a test pins that); defaults live only there."""
 
+    allowed_hosts: str
+    allowed_origins: str
     call_timeout: float
+    host: str
     log_level: str
     max_argument_bytes: int
+    max_body_bytes: int
+    max_client_calls: int
     max_concurrent_calls: int
+    port: int
+    request_timeout: float
+    shutdown_grace: float
+    stateless: bool
+    token: str
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
@@ -88,5 +145,17 @@ class Settings:
         return cls(**values)
 
     def policy(self) -> dict[str, bool | int | float]:
-        """The settings as booleans and numbers only: safe to show to any client."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if not isinstance(getattr(self, f.name), str)}
+        """The settings as booleans and numbers only (no strings, no secrets): safe to show to any client."""
+        secret = {s.name for s in SETTINGS if s.secret}
+        shown = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in secret}
+        policy: dict[str, bool | int | float] = {k: v for k, v in shown.items() if isinstance(v, bool | int | float)}
+        policy["token_required"] = bool(self.token)
+        return policy
+
+    def __repr__(self) -> str:
+        """Secrets never reach a log line or a traceback through repr."""
+        secret = {s.name for s in SETTINGS if s.secret}
+        shown = ", ".join(
+            f"{f.name}={'***' if f.name in secret else repr(getattr(self, f.name))}" for f in fields(self)
+        )
+        return f"Settings({shown})"

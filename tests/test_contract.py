@@ -122,3 +122,8 @@ def test_unknown_tool_is_a_protocol_error(memory_client: SyncClient) -> None:
 
     with pytest.raises(MCPError, match="Unknown tool"):
         memory_client.call("no_such_tool", {})
+
+
+def test_integral_numbers_are_integers_as_json_schema_says(memory_client: SyncClient) -> None:
+    result = memory_client.call("generate_citations", {"markdown": "[a](u)", "heading": "", "first_number": 4.0})
+    assert result.structured_content["payload"]["references"][0]["number"] == 4

@@ -1,0 +1,137 @@
+"""`netglean serve`: one ASGI app with MCP over streamable HTTP, the REST API, the docs and a health check.
+
+Both doors share one ToolRunner, so validation, deadlines, the concurrency cap
+and the envelope are the same as over stdio. The Guard in front of everything
+does the Host/Origin/token/size checks (see netglean.http_guard).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
+
+import netglean
+from netglean.calls import ToolRunner
+from netglean.errors import ConfigurationError
+from netglean.http_guard import Guard, is_loopback
+from netglean.mcp_server import build_server
+from netglean.registry import Registry
+from netglean.rest_status import refusal_body, status_for
+from netglean.settings import Settings
+
+log = logging.getLogger("netglean.http")
+
+
+def _generated_dir() -> Path:
+    import generated
+
+    return Path(generated.__file__).resolve().parent
+
+
+def _refusal(status: int) -> JSONResponse:
+    return JSONResponse(refusal_body(status), status_code=status)
+
+
+def build_app(registry: Registry, settings: Settings) -> ASGIApp:
+    runner = ToolRunner(registry, settings)
+    manager = StreamableHTTPSessionManager(
+        app=build_server(registry, settings, runner),
+        stateless=settings.stateless,
+        # Host/Origin are checked once, for every route, by the Guard.
+        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        max_request_body_size=settings.max_body_bytes,
+    )
+    generated = _generated_dir()
+
+    async def call_tool(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in registry.tools:
+            return _refusal(404)
+        media_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+        if media_type != "application/json":
+            return _refusal(415)
+        body = await request.body()
+        try:
+            arguments: Any = json.loads(body) if body.strip() else {}
+        except (ValueError, UnicodeDecodeError):
+            return _refusal(400)
+        envelope, _ = await runner.call(name, arguments)
+        error = envelope.payload.get("error", {}).get("code") if not envelope.ok else None
+        return JSONResponse(envelope.as_dict(), status_code=status_for(envelope.ok, error))
+
+    async def openapi(request: Request) -> Response:
+        return FileResponse(generated / "openapi.json", media_type="application/json")
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "version": netglean.__version__, "tools": len(registry.tools)})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with manager.run():
+            yield
+
+    app = Starlette(
+        routes=[
+            Route("/mcp", StreamableHTTPASGIApp(manager)),
+            Route("/v1/tools/{name}", call_tool, methods=["POST"]),
+            Route("/openapi.json", openapi, methods=["GET"]),
+            Route("/healthz", health, methods=["GET"]),
+            Mount("/docs", StaticFiles(directory=generated / "docs", html=True), name="docs"),
+        ],
+        lifespan=lifespan,
+    )
+    return Guard(app, settings)
+
+
+def check_binding(settings: Settings) -> None:
+    """Refuse to listen beyond loopback without a token: anyone who can reach the port could use the tools."""
+    if not is_loopback(settings.host) and not settings.token:
+        raise ConfigurationError(
+            f"refusing to listen on {settings.host} without a bearer token: set NETGLEAN_TOKEN (or --token), "
+            "or bind 127.0.0.1"
+        )
+
+
+async def serve_http(registry: Registry, settings: Settings) -> None:
+    import uvicorn
+
+    check_binding(settings)
+    config = uvicorn.Config(
+        build_app(registry, settings),
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        timeout_graceful_shutdown=int(settings.shutdown_grace) or None,
+        server_header=False,
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(server.serve)
+        while not server.started:
+            if server.should_exit:
+                return
+            await anyio.sleep(0.01)
+        host, port = server.servers[0].sockets[0].getsockname()[:2]
+        shown = f"[{host}]" if ":" in host else host
+        # Always printed (whatever the log level): scripts and tests read the port from it.
+        print(
+            f"netglean serving on http://{shown}:{port} (MCP at /mcp, REST at /v1/tools/NAME)",
+            file=sys.stderr,
+            flush=True,
+        )
