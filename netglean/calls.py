@@ -84,6 +84,7 @@ class ToolRunner:
         """Run tool ``name`` on ``arguments`` (anything but an object is invalid); return the envelope
         and the source of any third-party content."""
         spec = self.spec(name)
+        log.debug("call %s", name)  # the tool's name only: arguments may hold anything
         if self._limit is None:
             self._limit = anyio.Semaphore(self.settings.max_concurrent_calls)
         try:

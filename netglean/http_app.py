@@ -28,6 +28,7 @@ from starlette.types import ASGIApp
 import netglean
 from netglean.calls import ToolRunner
 from netglean.errors import ConfigurationError
+from netglean.event_store import BoundedEventStore
 from netglean.http_guard import Guard, is_loopback
 from netglean.mcp_server import build_server
 from netglean.registry import Registry
@@ -52,6 +53,9 @@ def build_app(registry: Registry, settings: Settings) -> ASGIApp:
     manager = StreamableHTTPSessionManager(
         app=build_server(registry, settings, runner),
         stateless=settings.stateless,
+        # Resumable streams: a client that loses its connection reconnects with Last-Event-ID.
+        event_store=None if settings.stateless else BoundedEventStore(),
+        retry_interval=1000,
         # Host/Origin are checked once, for every route, by the Guard.
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=settings.max_body_bytes,

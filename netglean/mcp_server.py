@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
-from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 import netglean
 from netglean.calls import ToolRunner, UnknownTool
@@ -83,20 +83,33 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
         ]
     )
 
-    log_levels: WeakKeyDictionary[ServerSession, str] = WeakKeyDictionary()
+    # logging/setLevel holds for the connection. The SDK builds a session object per request, so the
+    # connection is known by its initialize parameters (one unhashable object per connection): by id,
+    # with the entry dropped when that object is collected.
+    log_levels: dict[int, str] = {}
 
     async def set_logging_level(
         ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
     ) -> types.EmptyResult:
-        log_levels[ctx.session] = params.level
+        connection = ctx.session.client_params
+        if connection is not None:
+            if id(connection) not in log_levels:
+                weakref.finalize(connection, log_levels.pop, id(connection), None)
+            log_levels[id(connection)] = params.level
         return types.EmptyResult()
 
     async def report_failure(ctx: ServerRequestContext[Any], tool: str, error: dict[str, Any]) -> None:
-        """Tell a client that asked for logs (logging/setLevel) that a call failed, at the failure's level."""
-        wanted = log_levels.get(ctx.session)
+        """Tell a client that asked for logs that a call failed, at the failure's level.
+
+        2025-era clients ask with logging/setLevel; from 2026-07-28 a request opts in through its
+        _meta, which the SDK checks itself when the message is sent.
+        """
         level = _FAILURE_LEVEL.get(error.get("code", ""), "info")
-        if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
-            return
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            connection = ctx.session.client_params
+            wanted = log_levels.get(id(connection)) if connection is not None else None
+            if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+                return
         data = {"tool": tool, "code": error.get("code"), "message": error.get("message")}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)

@@ -51,7 +51,7 @@ def open_client(server: Any) -> AbstractContextManager[SyncClient]:
     @contextmanager
     def session() -> Iterator[SyncClient]:
         with start_blocking_portal() as portal:
-            client = Client(server)
+            client = server if isinstance(server, Client) else Client(server)
             cm = portal.wrap_async_context_manager(client)
             with cm:
                 yield SyncClient(portal, client)

@@ -8,150 +8,19 @@ spawned server running the temporary project.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from codegen.main import main as gen_main
-from tests.conftest import PROJECT
+from tests.lab import make_lab
 from tests.rawserver import RawServer
-
-SHOUT = """\
-name: shout
-title: Shout
-description: Repeat a text in capitals a few times. A test tool added by the tool-author test.
-origin: local
-handler: lab.shout
-entry_point: true
-annotations: {read_only: true, destructive: false, idempotent: true, open_world: false}
-execution: sync
-input:
-  type: object
-  properties:
-    text: {type: string, description: What to shout.}
-    times: {type: integer, minimum: 1, maximum: 5, default: 1}
-  required: [text]
-output:
-  type: object
-  properties:
-    text: {type: string}
-  required: [text]
-  additionalProperties: false
-next_step: [page_echo, done]
-examples:
-  - title: Twice
-    arguments: {text: hi, times: 2}
-    expect: {ok: true, next_step: page_echo, payload: {text: HI HI}}
-"""
-
-PAGE_ECHO = """\
-name: page_echo
-title: Page echo
-description: Pretend to fetch a page and return its text, as a target-origin tool would.
-origin: target
-handler: lab.page_echo
-annotations: {read_only: true, destructive: false, idempotent: true, open_world: true}
-execution: sync
-input:
-  type: object
-  properties:
-    text: {type: string}
-  required: [text]
-output:
-  type: object
-  properties:
-    content: {type: string}
-  required: [content]
-  additionalProperties: false
-next_step: [done]
-examples:
-  - title: Echo
-    arguments: {text: hello}
-    expect: {ok: true, next_step: done, payload: {content: hello}}
-"""
-
-MISBEHAVE = """\
-name: misbehave
-title: Misbehave
-description: Break the handler contract in the way asked for.
-origin: local
-handler: lab.misbehave
-entry_point: true
-annotations: {read_only: true, destructive: false, idempotent: true, open_world: false}
-execution: sync
-input:
-  type: object
-  properties:
-    mode: {enum: [raise, bad_payload, bad_next_step, not_outcome, sleep, fine]}
-  required: [mode]
-output:
-  type: object
-  properties:
-    fine: {type: boolean}
-  required: [fine]
-  additionalProperties: false
-next_step: [done]
-examples:
-  - title: Fine
-    arguments: {mode: fine}
-    expect: {ok: true, next_step: done, payload: {fine: true}}
-"""
-
-HANDLER = '''\
-"""Test tools."""
-
-import anyio
-
-from generated.models import MisbehaveInput, PageEchoInput, ShoutInput
-from netglean.context import Context
-from netglean.envelope import Outcome
-
-
-async def shout(args: ShoutInput, ctx: Context) -> Outcome:
-    return Outcome({"text": " ".join([args.text.upper()] * (args.times or 1))}, next_step="page_echo")
-
-
-async def page_echo(args: PageEchoInput, ctx: Context) -> Outcome:
-    return Outcome({"content": args.text}, source="https://pages.example/article")
-
-
-async def misbehave(args: MisbehaveInput, ctx: Context) -> Outcome:
-    if args.mode == "raise":
-        raise RuntimeError("boom")
-    if args.mode == "bad_payload":
-        return Outcome({"fine": "yes"})
-    if args.mode == "bad_next_step":
-        return Outcome({"fine": True}, next_step="shout")
-    if args.mode == "not_outcome":
-        return {"fine": True}
-    if args.mode == "sleep":
-        await anyio.sleep(30)
-    return Outcome({"fine": True})
-'''
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("lab")
-    shutil.copytree(PROJECT / "catalog", root / "catalog")
-    shutil.copytree(PROJECT / "handlers", root / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "catalog/tools/lab").mkdir()
-    (root / "catalog/tools/lab/shout.yaml").write_text(SHOUT)
-    (root / "catalog/tools/lab/page_echo.yaml").write_text(PAGE_ECHO)
-    (root / "catalog/tools/lab/misbehave.yaml").write_text(MISBEHAVE)
-    (root / "handlers/lab.py").write_text(HANDLER)
-    (root / "catalog/tools/lab/broken_import.yaml").write_text(
-        MISBEHAVE.replace("name: misbehave", "name: broken_import").replace("lab.misbehave", "broken.broken_import")
-    )
-    (root / "handlers/broken.py").write_text(
-        "import no_such_module\n\n\nasync def broken_import(args, ctx):\n    pass\n"
-    )
-    args = ["--catalog", str(root / "catalog"), "--handlers", str(root / "handlers"), "--out", str(root / "generated")]
-    assert gen_main(args) == 0
-    return root
+    return make_lab(tmp_path_factory.mktemp("lab"))
 
 
 @pytest.fixture

@@ -1,0 +1,59 @@
+"""A `netglean serve` child process on a free loopback port, for the HTTP tests."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from tests.conftest import PROJECT
+
+_LISTENING = re.compile(r"netglean serving on (http://\S+?) ")
+
+
+class HttpServer:
+    def __init__(self, *args: str, env: Mapping[str, str] | None = None, cwd: Path = PROJECT) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "netglean", "serve", "--port", "0", *args],
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self._stderr: list[str] = []
+        self._ready = threading.Event()
+        self.base = ""
+        self._pump_thread = threading.Thread(target=self._pump, daemon=True)
+        self._pump_thread.start()
+        if not self._ready.wait(20) or not self.base:
+            self.process.kill()
+            raise AssertionError("netglean serve did not start:\n" + "".join(self._stderr))
+
+    def _pump(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self._stderr.append(line)
+            match = _LISTENING.search(line)
+            if match:
+                self.base = match.group(1)
+                self._ready.set()
+        self._ready.set()
+
+    @property
+    def stderr(self) -> str:
+        return "".join(self._stderr)
+
+    def stop(self, timeout: float = 20) -> int:
+        """SIGTERM (a graceful shutdown), then wait; returns the exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout=timeout)
+        self._pump_thread.join(5)  # everything the server wrote to stderr has been read
+        return code

@@ -1,0 +1,257 @@
+"""`netglean serve`: MCP over streamable HTTP and the REST API, with the guard in front of both."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import PROJECT
+from tests.httpserver import HttpServer
+from tests.lab import make_lab
+
+TOKEN = "tok-5f0c9d1e-never-logged"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[HttpServer]:
+    running = HttpServer("--log-level", "debug")
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def guarded() -> Iterator[HttpServer]:
+    running = HttpServer(
+        "--log-level",
+        "debug",
+        "--max-body-bytes",
+        "2000",
+        "--max-client-calls",
+        "1",
+        "--request-timeout",
+        "1",
+        env={"NETGLEAN_TOKEN": TOKEN},
+    )
+    yield running
+    running.stop()
+
+
+def _post(base: str, tool: str, body: Any = None, **kwargs: Any) -> httpx.Response:
+    return httpx.post(f"{base}/v1/tools/{tool}", json=body, timeout=30, **kwargs)
+
+
+# REST: status mapping -------------------------------------------------------------------------
+
+
+def test_rest_call_returns_the_envelope(server: HttpServer) -> None:
+    response = _post(server.base, "generate_citations", {"markdown": "[a](https://a.test)", "heading": ""})
+    assert response.status_code == 200 and response.headers["content-type"] == "application/json"
+    assert response.json()["payload"]["markdown"] == "a [1]\n\n[1]: https://a.test\n"
+    assert httpx.post(f"{server.base}/v1/tools/get_version").json()["ok"] is True  # empty body: no arguments
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "status", "code"),
+    [
+        (b'{"markdown": 5}', "application/json", 422, "invalid_arguments"),
+        (b'{"markdown": "x", "first_number": "50"}', "application/json", 422, "invalid_arguments"),
+        (b"null", "application/json", 422, "invalid_arguments"),
+        (b"{not json", "application/json", 400, "bad_request"),
+        (b'{"markdown": "x"}', "text/plain", 415, "unsupported_media_type"),
+    ],
+)
+def test_rest_status_mapping(server: HttpServer, body: bytes, content_type: str, status: int, code: str) -> None:
+    response = httpx.post(
+        f"{server.base}/v1/tools/generate_citations", content=body, headers={"content-type": content_type}
+    )
+    assert response.status_code == status
+    data = response.json()
+    found = data["payload"]["error"]["code"] if "payload" in data else data["error"]["code"]
+    assert found == code
+
+
+def test_unknown_tool_is_404_and_wrong_method_405(server: HttpServer) -> None:
+    assert _post(server.base, "nope", {}).json() == {
+        "error": {"code": "unknown_tool", "message": "There is no tool by that name."}
+    }
+    assert httpx.get(f"{server.base}/v1/tools/get_version").status_code == 405
+
+
+def test_openapi_docs_and_health(server: HttpServer) -> None:
+    document = httpx.get(f"{server.base}/openapi.json").json()
+    assert document == json.loads((PROJECT / "generated/openapi.json").read_text())
+    assert "netglean" in httpx.get(f"{server.base}/docs/").text
+    assert httpx.get(f"{server.base}/docs/tools/get_version.html").status_code == 200
+    assert httpx.get(f"{server.base}/healthz").json()["status"] == "ok"
+
+
+# The guard -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/mcp", "/v1/tools/get_version", "/healthz"])
+def test_foreign_host_and_origin_are_refused(server: HttpServer, path: str) -> None:
+    method = "GET" if path == "/healthz" else "POST"
+    host = httpx.request(method, server.base + path, headers={"host": "evil.example:80"}, json={})
+    assert host.status_code == 421
+    origin = httpx.request(method, server.base + path, headers={"origin": "http://evil.example"}, json={})
+    assert origin.status_code == 403 and origin.json()["error"]["code"] == "forbidden_origin"
+    assert httpx.request(method, server.base + path, headers={"origin": "null"}, json={}).status_code == 403
+
+
+def test_local_origins_are_accepted(server: HttpServer) -> None:
+    port = server.base.rsplit(":", 1)[1]
+    for origin in (f"http://localhost:{port}", f"http://127.0.0.1:{port}"):
+        assert _post(server.base, "get_version", {}, headers={"origin": origin}).status_code == 200
+
+
+def test_token_is_required_and_compared_whole(guarded: HttpServer) -> None:
+    for headers in (
+        {},
+        {"authorization": f"Bearer {TOKEN[:-1]}"},
+        {"authorization": f"Basic {TOKEN}"},
+        {"authorization": f"Bearer {TOKEN}x"},
+    ):
+        response = _post(guarded.base, "get_version", {}, headers=headers)
+        assert response.status_code == 401 and response.headers["www-authenticate"].startswith("Bearer")
+        assert TOKEN not in response.text
+    assert httpx.post(f"{guarded.base}/mcp", json={}, headers={"accept": "application/json"}).status_code == 401
+    ok = _post(guarded.base, "get_version", {}, headers={"authorization": f"Bearer {TOKEN}"})
+    assert ok.status_code == 200 and ok.json()["ok"] is True
+    assert httpx.get(f"{guarded.base}/healthz").status_code == 200  # liveness never needs the token
+
+
+def test_body_size_cap(guarded: HttpServer) -> None:
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    big = {"markdown": "x" * 3000}
+    assert _post(guarded.base, "generate_citations", big, headers=auth).status_code == 413
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the cap is counted while streaming
+        yield b'{"markdown": "'
+        for _ in range(30):
+            yield b"y" * 100
+        yield b'"}'
+
+    response = httpx.post(
+        f"{guarded.base}/v1/tools/generate_citations",
+        content=chunks(),
+        headers={**auth, "content-type": "application/json"},
+    )
+    assert response.status_code == 413 and response.json()["error"]["code"] == "too_large"
+
+
+def _stalled_request(base: str, path: str) -> socket.socket:
+    """A POST whose body never finishes arriving: it stays in flight until the request timeout."""
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)))
+    sock.sendall(
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
+        f'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{"mark'.encode()
+    )
+    return sock
+
+
+def test_slow_body_gets_408_and_a_busy_client_gets_429(guarded: HttpServer) -> None:
+    sock = _stalled_request(guarded.base, "/v1/tools/generate_citations")
+    try:
+        # The stalled request occupies this client's only slot (max-client-calls 1).
+        busy = _post(guarded.base, "get_version", {}, headers={"authorization": f"Bearer {TOKEN}"})
+        assert busy.status_code == 429 and busy.headers["retry-after"] == "1"
+        sock.settimeout(10)
+        answer = sock.recv(4096).decode()
+        assert answer.startswith("HTTP/1.1 408") and "request_timeout" in answer
+    finally:
+        sock.close()
+    assert _post(guarded.base, "get_version", {}, headers={"authorization": f"Bearer {TOKEN}"}).status_code == 200
+
+
+def test_tokens_and_bodies_never_reach_the_log(guarded: HttpServer) -> None:
+    marker = "body-marker-3c7e"
+    _post(guarded.base, "generate_citations", {"markdown": marker}, headers={"authorization": f"Bearer {TOKEN}"})
+    _post(guarded.base, "generate_citations", {"markdown": marker}, headers={"authorization": "Bearer wrong"})
+    assert "DEBUG" in guarded.stderr or "INFO" in guarded.stderr  # logging was on
+    assert TOKEN not in guarded.stderr and marker not in guarded.stderr and "wrong" not in guarded.stderr
+
+
+def test_binding_beyond_loopback_needs_a_token() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "netglean", "serve", "--host", "0.0.0.0", "--port", "0"],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+        env={"PATH": ""},
+    )
+    assert done.returncode == 2
+    assert "refusing to listen on 0.0.0.0 without a bearer token" in done.stderr
+
+
+def test_graceful_shutdown_finishes_in_flight_calls(tmp_path: Path) -> None:
+    lab = make_lab(tmp_path)
+    running = HttpServer("--log-level", "debug", cwd=lab, env={"PYTHONPATH": str(lab)})
+    results: list[httpx.Response] = []
+    call = threading.Thread(target=lambda: results.append(_post(running.base, "misbehave", {"mode": "nap"})))
+    call.start()
+    while "call misbehave" not in running.stderr and call.is_alive():
+        threading.Event().wait(0.02)  # until the tool is running (it naps 1.5 s)
+    assert call.is_alive(), "the call finished before shutdown began; the test proves nothing"
+    # uvicorn finishes in-flight requests, then re-raises SIGTERM so the parent sees a signal exit.
+    assert running.stop() == -signal.SIGTERM
+    call.join(10)
+    assert results and results[0].status_code == 200 and results[0].json()["payload"] == {"fine": True}
+
+
+def test_streams_are_resumable_with_last_event_id(server: HttpServer) -> None:
+    url = f"{server.base}/mcp"
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    session = httpx.post(url, headers=headers, json=initialize).headers["mcp-session-id"]
+    headers |= {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    httpx.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_version", "arguments": {}}}
+    stream = httpx.post(url, headers=headers, json=call).text.replace("\r\n", "\n")
+    priming, result = stream.split("\n\n")[:2]
+    assert priming.startswith("id: ") and "\ndata: \n" in priming + "\n" and "retry: 1000" in priming
+    # A client that lost the stream after the priming event gets the result replayed.
+    primed = priming.split("\n")[0].removeprefix("id: ")
+    with httpx.stream("GET", url, headers={**headers, "last-event-id": primed}, timeout=10) as replay:
+        for line in replay.iter_lines():
+            if line.startswith("data: {"):
+                assert json.loads(line.removeprefix("data: "))["id"] == 2
+                break
+        else:
+            raise AssertionError("nothing was replayed")
+    assert '"id":2' in result
+
+
+def test_event_store_is_bounded() -> None:
+    import anyio
+
+    from netglean.event_store import BoundedEventStore
+
+    async def run() -> list[str]:
+        store = BoundedEventStore(capacity=3)
+        first = await store.store_event("a", None)
+        for _ in range(5):
+            await store.store_event("a", None)
+        replayed: list[str] = []
+        assert await store.replay_events_after(first, lambda e: replayed.append(e.event_id)) is None  # evicted
+        assert await store.replay_events_after("not-a-number", lambda e: replayed.append(e.event_id)) is None
+        return replayed
+
+    assert anyio.run(run) == []
