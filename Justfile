@@ -23,9 +23,9 @@ bench:
 docs: gen
     uv run python -m http.server --bind 127.0.0.1 --directory generated/docs 8000
 
-# the MCP server over stdio (what MCP clients launch)
+# MCP over streamable HTTP at /mcp and the REST API at /v1/tools/NAME on http://127.0.0.1:8080
 serve:
-    uv run netglean mcp
+    uv run netglean serve
 
 # the main job: spawn the server, connect the official client, call tools
 demo:

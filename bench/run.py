@@ -7,7 +7,7 @@ import json
 import platform
 from pathlib import Path
 
-from bench import generator, stdio
+from bench import generator, http, stdio
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -21,6 +21,7 @@ def main() -> None:
         "machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count()},
         "stdio": stdio.run(*scale),
         "generator": generator.run(repeats=1 if args.quick else 3),
+        "http": http.run(seconds=1.0 if args.quick else 3.0, repeats=1 if args.quick else 3),
     }
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -39,6 +40,15 @@ def main() -> None:
         f"\ngenerator: real catalog {g['real_catalog_s']:.2f} s; "
         f"{g['synthetic_tools']}-tool synthetic catalog {g['synthetic_catalog_s']:.2f} s (median of {g['repeats']})"
     )
+    h = figures["http"]
+    print(f"\nhttp get_version (medians of {h['repeats']} x {h['seconds']:g} s; ratio = throughput / sdk-minimal /mcp)")
+    print(f"{'target':<17}{'clients':>8}{'req/s':>9}{'ratio':>7}{'p50':>9}{'p99':>9}{'errors':>8}")
+    for target, rows in h["targets"].items():
+        for clients, row in rows.items():
+            print(
+                f"{target:<17}{clients:>8}{row['throughput']:>9.0f}{row['throughput_ratio']:>7.2f}"
+                f"{row['p50_ms']:>7.1f}ms{row['p99_ms']:>7.1f}ms{row['errors']:>8}"
+            )
     print(f"\nwritten to {RESULTS / 'latest.json'}")
 
 
