@@ -1,7 +1,7 @@
 """HTTP benchmark: get_version over /mcp and /v1 at 1, 10 and 50 concurrent clients.
 
-netglean serve (operator caps lifted so 50 clients from one address are not throttled)
-against a minimal one-tool server on the same SDK's streamable HTTP app. Each client
+netglean serve (operator caps lifted so 50 clients from one address are not throttled; also
+with --resumable) against a minimal one-tool server on the same SDK's streamable HTTP app. Each client
 keeps one connection (and, for /mcp, one session) and calls in a loop for a fixed time.
 """
 
@@ -89,23 +89,16 @@ async def _load(base: str, door: str, clients: int, seconds: float) -> dict[str,
 
 
 def run(concurrency: tuple[int, ...] = (1, 10, 50), seconds: float = 3.0, repeats: int = 3) -> dict[str, Any]:
-    ports = {"netglean": _free_port(), "sdk-minimal": _free_port()}
+    names = ("netglean", "netglean-resumable", "sdk-minimal")
+    ports = {name: _free_port() for name in names}
+    lifted = ["--max-client-calls", "1000", "--max-concurrent-calls", "64"]
+    serve = [sys.executable, "-m", "netglean", "serve", *lifted, "--port"]
     commands = {
-        "netglean": [
-            sys.executable,
-            "-m",
-            "netglean",
-            "serve",
-            "--port",
-            str(ports["netglean"]),
-            "--max-client-calls",
-            "1000",
-            "--max-concurrent-calls",
-            "64",
-        ],
+        "netglean": [*serve, str(ports["netglean"])],
+        "netglean-resumable": [*serve, str(ports["netglean-resumable"]), "--resumable"],
         "sdk-minimal": [sys.executable, str(ROOT / "bench/peers/lowlevel_http.py"), str(ports["sdk-minimal"])],
     }
-    targets = [("netglean", "/mcp"), ("netglean", "/v1"), ("sdk-minimal", "/mcp")]
+    targets = [("netglean", "/mcp"), ("netglean-resumable", "/mcp"), ("netglean", "/v1"), ("sdk-minimal", "/mcp")]
     processes = [_start(commands[name], ports[name]) for name in commands]
     rows: dict[str, dict[int, list[dict[str, Any]]]] = {f"{n} {d}": {c: [] for c in concurrency} for n, d in targets}
     try:

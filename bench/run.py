@@ -42,7 +42,7 @@ def main() -> None:
     )
     h = figures["http"]
     print(f"\nhttp get_version (medians of {h['repeats']} x {h['seconds']:g} s; ratio = throughput / sdk-minimal /mcp)")
-    print(f"{'target':<17}{'clients':>8}{'req/s':>9}{'ratio':>7}{'p50':>9}{'p99':>9}{'errors':>8}")
+    print(f"{'target':<24}{'clients':>8}{'req/s':>9}{'ratio':>7}{'p50':>9}{'p99':>9}{'errors':>8}")
     for target, rows in h["targets"].items():
         for clients, row in rows.items():
             print(

@@ -54,7 +54,7 @@ def build_app(registry: Registry, settings: Settings) -> ASGIApp:
         app=build_server(registry, settings, runner),
         stateless=settings.stateless,
         # Resumable streams: a client that loses its connection reconnects with Last-Event-ID.
-        event_store=None if settings.stateless else BoundedEventStore(),
+        event_store=BoundedEventStore() if settings.resumable and not settings.stateless else None,
         retry_interval=1000,
         # Host/Origin are checked once, for every route, by the Guard.
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),

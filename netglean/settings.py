@@ -97,6 +97,13 @@ SETTINGS: tuple[Setting, ...] = (
         0.001,
         http=True,
     ),
+    Setting(
+        "resumable",
+        bool,
+        False,
+        "Keep recent /mcp stream events so a client that drops can resume (Last-Event-ID); for remote clients.",
+        http=True,
+    ),
     Setting("shutdown_grace", float, 10.0, "Seconds in-flight requests get to finish on shutdown.", 0, http=True),
     Setting("stateless", bool, False, "Serve /mcp without sessions: every request stands alone.", http=True),
     Setting(
@@ -125,6 +132,7 @@ class Settings:
     max_concurrent_calls: int
     port: int
     request_timeout: float
+    resumable: bool
     shutdown_grace: float
     stateless: bool
     token: str

@@ -24,7 +24,7 @@ TOKEN = "tok-5f0c9d1e-never-logged"
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[HttpServer]:
-    running = HttpServer("--log-level", "debug")
+    running = HttpServer("--log-level", "debug", "--resumable")
     yield running
     running.stop()
 
