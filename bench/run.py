@@ -46,7 +46,7 @@ def main() -> None:
     for target, rows in h["targets"].items():
         for clients, row in rows.items():
             print(
-                f"{target:<17}{clients:>8}{row['throughput']:>9.0f}{row['throughput_ratio']:>7.2f}"
+                f"{target:<24}{clients:>8}{row['throughput']:>9.0f}{row['throughput_ratio']:>7.2f}"
                 f"{row['p50_ms']:>7.1f}ms{row['p99_ms']:>7.1f}ms{row['errors']:>8}"
             )
     print(f"\nwritten to {RESULTS / 'latest.json'}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -120,7 +121,7 @@ async def serve_http(registry: Registry, settings: Settings) -> None:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
-        timeout_graceful_shutdown=int(settings.shutdown_grace) or None,
+        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace),  # uvicorn takes whole seconds
         server_header=False,
         lifespan="on",
     )
