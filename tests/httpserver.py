@@ -46,6 +46,12 @@ class HttpServer:
                 self._ready.set()
         self._ready.set()
 
+    def __enter__(self) -> HttpServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     @property
     def stderr(self) -> str:
         return "".join(self._stderr)

@@ -35,8 +35,7 @@ def test_every_applicable_scenario_passes(tmp_path: Path) -> None:
         pytest.fail("the conformance suite is not installed: run `npm ci --prefix tests/conformance`")
     version = subprocess.run([str(NODE), "--version"], capture_output=True, text=True, check=True).stdout
     assert version.startswith("v22."), f"the conformance suite needs Node.js 22, found {version}"
-    server = HttpServer()
-    try:
+    with HttpServer() as server:
         done = subprocess.run(
             [
                 str(NODE),
@@ -56,8 +55,6 @@ def test_every_applicable_scenario_passes(tmp_path: Path) -> None:
             timeout=600,
             check=False,
         )
-    finally:
-        server.stop()
     report = done.stdout + done.stderr
     assert done.returncode == 0, report[-4000:]
     for scenario in APPLIES:

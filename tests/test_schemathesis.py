@@ -13,8 +13,7 @@ TOKEN = "tok-schemathesis-81b2"
 
 
 def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(tmp_path: Path) -> None:
-    server = HttpServer(env={"NETGLEAN_TOKEN": TOKEN})
-    try:
+    with HttpServer(env={"NETGLEAN_TOKEN": TOKEN}) as server:
         done = subprocess.run(
             [
                 str(Path(sys.executable).with_name("st")),
@@ -36,8 +35,6 @@ def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(tmp_path: P
             timeout=600,
             check=False,
         )
-    finally:
-        server.stop()
     assert done.returncode == 0, done.stdout[-6000:]
     assert "No issues found" in done.stdout
     operations = len(json.loads((Path(__file__).parent.parent / "generated/openapi.json").read_text())["paths"])
