@@ -10,7 +10,20 @@ parses a message to decide what to do::
     │   ├── ArgumentsTooLarge          too_large          - arguments exceed the operator's cap
     │   ├── CallTimeout                timeout            - the call ran past the operator's deadline
     │   ├── HandlerContractError       internal_error     - a handler broke its declared contract
-    │   └── HandlerCrashed             internal_error     - a handler raised something unexpected
+    │   ├── HandlerCrashed             internal_error     - a handler raised something unexpected
+    │   ├── PolicyRefusal              the operator's network policy says no (never retried as-is)
+    │   │   ├── BadUrl                 bad_url            - not an http(s) URL with a host
+    │   │   ├── BlockedAddress         blocked_address    - the host is (or resolves to) a non-global address
+    │   │   ├── RobotsDisallowed       robots_disallowed  - robots.txt forbids it, or could not be read
+    │   │   ├── BudgetExhausted        budget_exhausted   - this session's request budget is spent
+    │   │   └── SchemeDowngrade        scheme_downgrade   - a redirect from https to http
+    │   └── FetchError                 the target could not be read
+    │       ├── Unreachable            unreachable        - DNS or connection failure (retryable)
+    │       ├── FetchTimeout           timeout            - connect/read/total deadline passed (retryable)
+    │       ├── TooManyRedirects       too_many_redirects
+    │       ├── ResponseTooLarge       too_large          - the body (or its decompressed form) passed the cap
+    │       ├── HttpStatus             http_status        - 4xx/5xx; 5xx and 429 are retryable
+    │       └── UnsupportedContent     unsupported_content - a content type or encoding the tool cannot use
     └── ConfigurationError             a setting or the generated registry is unusable (start-up)
 
 Catalog errors live in ``codegen.errors``: they belong to generation time, not run time.
@@ -63,11 +76,75 @@ class HandlerCrashed(ToolError):
     code = "internal_error"
 
 
+class PolicyRefusal(ToolError):
+    """The operator's network policy refuses the request; retrying the same request cannot help."""
+
+
+class BadUrl(PolicyRefusal):
+    code = "bad_url"
+
+
+class BlockedAddress(PolicyRefusal):
+    code = "blocked_address"
+
+
+class RobotsDisallowed(PolicyRefusal):
+    code = "robots_disallowed"
+
+
+class BudgetExhausted(PolicyRefusal):
+    code = "budget_exhausted"
+
+
+class SchemeDowngrade(PolicyRefusal):
+    code = "scheme_downgrade"
+
+
+class FetchError(ToolError):
+    """The target could not be read."""
+
+
+class Unreachable(FetchError):
+    code = "unreachable"
+    retryable = True
+
+
+class FetchTimeout(FetchError):
+    code = "timeout"
+    retryable = True
+
+
+class TooManyRedirects(FetchError):
+    code = "too_many_redirects"
+
+
+class ResponseTooLarge(FetchError):
+    code = "too_large"
+
+
+class HttpStatus(FetchError):
+    code = "http_status"
+
+    def __init__(self, message: str, *, status: int, detail: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message, detail={"status": status, **(detail or {})})
+        self.status = status
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        return self.status >= 500 or self.status == 429
+
+
+class UnsupportedContent(FetchError):
+    code = "unsupported_content"
+
+
 class ConfigurationError(NetgleanError):
     """Bad operator settings or an unusable generated registry; raised at start-up."""
 
 
-ERROR_CODES: tuple[str, ...] = tuple(
-    sorted({cls.code for cls in (ToolError, InvalidArguments, ArgumentsTooLarge, CallTimeout, HandlerCrashed)})
-)
+def _codes(cls: type[ToolError]) -> set[str]:
+    return {cls.code}.union(*(_codes(sub) for sub in cls.__subclasses__()))
+
+
+ERROR_CODES: tuple[str, ...] = tuple(sorted(_codes(ToolError)))
 """Every code an error envelope may carry; published in each tool's output schema."""

@@ -61,6 +61,18 @@ class Setting:
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
+        "allow_https_downgrade",
+        bool,
+        False,
+        "Follow redirects from https to http.",
+    ),
+    Setting(
+        "allow_private_hosts",
+        bool,
+        False,
+        "Let fetches reach loopback and private addresses (a staging site, test fixtures). No tool argument can.",
+    ),
+    Setting(
         "allowed_hosts",
         str,
         "",
@@ -75,7 +87,18 @@ SETTINGS: tuple[Setting, ...] = (
         http=True,
     ),
     Setting("call_timeout", float, 60.0, "Seconds a tool call may run before it ends with a timeout error.", 0.001),
+    Setting("fetch_connect_timeout", float, 10.0, "Seconds to open a connection to a target.", 0.001),
+    Setting("fetch_max_bytes", int, 5_242_880, "Largest response body read from a target, as sent (compressed).", 1),
+    Setting("fetch_max_decoded_bytes", int, 20_971_520, "Largest response body after decompression.", 1),
+    Setting("fetch_read_timeout", float, 20.0, "Seconds a target may go silent while sending.", 0.001),
+    Setting("fetch_total_timeout", float, 30.0, "Seconds one fetch may take in all, redirects included.", 0.001),
+    Setting("global_concurrency", int, 16, "Fetches in flight at once, across all hosts.", 1),
     Setting("host", str, "127.0.0.1", "Address to bind; anything beyond loopback requires a token.", http=True),
+    Setting("host_concurrency", int, 2, "Fetches in flight at once to one host.", 1),
+    Setting(
+        "host_interval", float, 1.0, "Least seconds between two fetches from one host (Crawl-delay may ask more).", 0
+    ),
+    Setting("ignore_robots", bool, False, "Do not read robots.txt (for your own sites and benchmarks only)."),
     Setting("log_level", str, "warning", "Lowest level of log lines written to stderr.", choices=LOG_LEVELS),
     Setting("max_argument_bytes", int, 1_048_576, "Largest tool-call arguments accepted, as JSON bytes.", 1),
     Setting("max_body_bytes", int, 4_194_304, "Largest HTTP request body accepted; larger ones get 413.", 1, http=True),
@@ -88,6 +111,7 @@ SETTINGS: tuple[Setting, ...] = (
         http=True,
     ),
     Setting("max_concurrent_calls", int, 8, "Tool calls that may run at once; later ones wait their turn.", 1),
+    Setting("max_redirects", int, 5, "Redirects one fetch may follow; each hop is checked like the first.", 0),
     Setting("port", int, 8080, "TCP port to listen on (0 picks a free one and logs it).", 0, http=True),
     Setting(
         "request_timeout",
@@ -104,6 +128,13 @@ SETTINGS: tuple[Setting, ...] = (
         "Keep recent /mcp stream events so a client that drops can resume (Last-Event-ID); for remote clients.",
         http=True,
     ),
+    Setting(
+        "robots_unreadable_allows",
+        bool,
+        False,
+        "Fetch even when robots.txt answers 5xx or cannot be read (by default that means: do not fetch).",
+    ),
+    Setting("session_budget", int, 1000, "Fetches one server process may make in all; then budget_exhausted.", 1),
     Setting("shutdown_grace", float, 10.0, "Seconds in-flight requests get to finish on shutdown.", 0, http=True),
     Setting("stateless", bool, False, "Serve /mcp without sessions: every request stands alone.", http=True),
     Setting(
@@ -121,18 +152,32 @@ SETTINGS: tuple[Setting, ...] = (
 class Settings:
     """One field per entry of ``SETTINGS`` (a test pins that); defaults live only there."""
 
+    allow_https_downgrade: bool
+    allow_private_hosts: bool
     allowed_hosts: str
     allowed_origins: str
     call_timeout: float
+    fetch_connect_timeout: float
+    fetch_max_bytes: int
+    fetch_max_decoded_bytes: int
+    fetch_read_timeout: float
+    fetch_total_timeout: float
+    global_concurrency: int
     host: str
+    host_concurrency: int
+    host_interval: float
+    ignore_robots: bool
     log_level: str
     max_argument_bytes: int
     max_body_bytes: int
     max_client_calls: int
     max_concurrent_calls: int
+    max_redirects: int
     port: int
     request_timeout: float
     resumable: bool
+    robots_unreadable_allows: bool
+    session_budget: int
     shutdown_grace: float
     stateless: bool
     token: str

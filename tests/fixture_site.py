@@ -1,0 +1,130 @@
+"""A small website on 127.0.0.1 for the fetch tests: pages, redirects, robots.txt variants, hostile bodies.
+
+Which robots.txt a request gets depends on the Host it asked for, so one server plays many sites.
+"""
+
+from __future__ import annotations
+
+import gzip
+import threading
+import zlib
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+
+import anyio
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+PAGE = b"<!doctype html><html><head><title>Fixture</title></head><body><p>Hello fixture.</p></body></html>"
+ROBOTS = {
+    "robots-block.test": "User-agent: *\nDisallow: /\n\nUser-agent: netglean\nDisallow: /private\nAllow: /\n",
+    "robots-all.test": "User-agent: *\nDisallow: /\n",
+}
+
+
+async def robots(request: Request) -> Response:
+    host = request.headers.get("host", "").split(":")[0]
+    if host == "robots-500.test":
+        return PlainTextResponse("down", status_code=503)
+    if host in ROBOTS:
+        return PlainTextResponse(ROBOTS[host])
+    return PlainTextResponse("not found", status_code=404)
+
+
+async def page(request: Request) -> Response:
+    return Response(PAGE, media_type="text/html")
+
+
+async def echo_host(request: Request) -> Response:
+    return PlainTextResponse(request.headers.get("host", ""))
+
+
+async def redirect(request: Request) -> Response:
+    return RedirectResponse(request.query_params["to"], status_code=int(request.query_params.get("code", "302")))
+
+
+async def chain(request: Request) -> Response:
+    left = int(request.path_params["left"])
+    return RedirectResponse(f"/chain/{left - 1}", status_code=301) if left else Response(PAGE, media_type="text/html")
+
+
+async def status(request: Request) -> Response:
+    return PlainTextResponse("status", status_code=int(request.path_params["code"]))
+
+
+async def huge(request: Request) -> Response:
+    return Response(b"a" * 6_000_000, media_type="text/plain")
+
+
+async def huge_unannounced(request: Request) -> Response:
+    async def body() -> AsyncIterator[bytes]:
+        for _ in range(60):
+            yield b"b" * 100_000
+
+    return StreamingResponse(body(), media_type="text/plain")
+
+
+async def bomb(request: Request) -> Response:
+    return Response(gzip.compress(b"\0" * 60_000_000), headers={"content-encoding": "gzip"}, media_type="text/html")
+
+
+async def deflated(request: Request) -> Response:
+    raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    return Response(raw.compress(PAGE) + raw.flush(), headers={"content-encoding": "deflate"}, media_type="text/html")
+
+
+async def drip(request: Request) -> Response:
+    async def body() -> AsyncIterator[bytes]:
+        for _ in range(100):
+            yield b"."
+            await anyio.sleep(0.2)
+
+    return StreamingResponse(body(), media_type="text/plain")
+
+
+async def latin1(request: Request) -> Response:
+    return Response("<p>café</p>".encode("latin-1"), headers={"content-type": "text/html; charset=ISO-8859-1"})
+
+
+async def meta_charset(request: Request) -> Response:
+    body = '<html><head><meta charset="windows-1252"></head><body>naïve “quotes”</body></html>'
+    return Response(body.encode("windows-1252"), headers={"content-type": "text/html"})
+
+
+APP = Starlette(
+    routes=[
+        Route("/robots.txt", robots),
+        Route("/page", page),
+        Route("/private", page),
+        Route("/echo-host", echo_host),
+        Route("/redirect", redirect),
+        Route("/chain/{left}", chain),
+        Route("/status/{code}", status),
+        Route("/huge", huge),
+        Route("/huge-unannounced", huge_unannounced),
+        Route("/bomb", bomb),
+        Route("/deflate", deflated),
+        Route("/drip", drip),
+        Route("/latin1", latin1),
+        Route("/meta-charset", meta_charset),
+    ]
+)
+
+
+@contextmanager
+def serve() -> Iterator[int]:
+    """Run the site on a free 127.0.0.1 port in a background thread; yield the port."""
+    server = uvicorn.Server(uvicorn.Config(APP, host="127.0.0.1", port=0, log_level="error", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        threading.Event().wait(0.01)
+    port = int(server.servers[0].sockets[0].getsockname()[1])
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)

@@ -1,0 +1,217 @@
+"""The fetch layer: the network policy (SSRF matrix), redirects, caps, deadlines, robots.txt, budget, charsets."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+from netglean.errors import ToolError
+from netglean.fetch import Fetcher, FetchPolicy, Page
+from netglean.settings import Settings
+from tests.fixture_site import serve
+from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
+
+NAMES = {
+    "site.test": [PUBLIC],
+    "robots-block.test": [PUBLIC],
+    "robots-all.test": [PUBLIC],
+    "robots-500.test": [PUBLIC],
+    "rebind.test": ["127.0.0.1"],
+    "meta.test": ["169.254.169.254"],
+    "mixed.test": [PUBLIC, "10.0.0.5"],
+    "mixed-v6.test": [PUBLIC, "::ffff:192.168.1.1"],
+}
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    with serve() as fixture_port:
+        yield fixture_port
+
+
+def _policy(**changes: Any) -> FetchPolicy:
+    base = FetchPolicy.from_settings(Settings.load(environ={}))
+    return dataclasses.replace(base, host_interval=0.0, **changes)
+
+
+def _fetch(port: int, url: str, policy: FetchPolicy | None = None, **kwargs: Any) -> tuple[Page | ToolError, Any]:
+    backend = LoopbackBackend(port)
+
+    async def run() -> Page | ToolError:
+        fetcher = Fetcher(policy or _policy(), resolver=FakeDNS(dict(NAMES)), network_backend=backend)
+        try:
+            return await fetcher.fetch(url, **kwargs)
+        except ToolError as error:
+            return error
+        finally:
+            await fetcher.aclose()
+
+    return anyio.run(run), backend
+
+
+def _error(result: Page | ToolError, code: str) -> ToolError:
+    assert isinstance(result, ToolError), f"expected {code}, got a page from {getattr(result, 'url', '?')}"
+    assert result.code == code, f"expected {code}, got {result.code}: {result.message}"
+    return result
+
+
+BLOCKED = [
+    "http://127.0.0.1/",
+    "http://2130706433/",
+    "http://0x7f.1/",
+    "http://017700000001/",
+    "http://127.1/",
+    "http://[::1]/",
+    "http://[::ffff:127.0.0.1]/",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://[64:ff9b::a9fe:a9fe]/",
+    "http://[2002:7f00:1::]/",
+    "http://10.0.0.1/",
+    "http://172.16.5.4/",
+    "http://192.168.0.1/",
+    "http://100.64.0.1/",
+    "http://224.0.0.1/",
+    "http://0.0.0.0/",
+    "http://[fe80::1]/",
+    "http://[fc00::1]/",
+    "http://240.0.0.1/",
+    "http://rebind.test/page",
+    "http://meta.test/",
+    "http://mixed.test/page",
+    "http://mixed-v6.test/page",
+]
+
+
+@pytest.mark.parametrize("url", BLOCKED)
+def test_non_global_addresses_are_refused_and_never_contacted(port: int, url: str) -> None:
+    result, backend = _fetch(port, url, _policy(obey_robots=False))
+    _error(result, "blocked_address")
+    assert backend.connects == []
+
+
+@pytest.mark.parametrize(
+    "target", ["http://127.0.0.1/", "http://169.254.169.254/", "http://rebind.test/", "http://[::ffff:10.0.0.1]/"]
+)
+def test_every_redirect_hop_is_checked_again(port: int, target: str) -> None:
+    result, backend = _fetch(port, f"http://site.test/redirect?to={target}", _policy(obey_robots=False))
+    _error(result, "blocked_address")
+    assert backend.connects == [(PUBLIC, 80)]  # only the first, public hop was ever connected
+
+
+def test_the_operator_switch_allows_private_hosts(port: int) -> None:
+    result, backend = _fetch(port, "http://rebind.test/page", _policy(allow_private_hosts=True))
+    assert isinstance(result, Page) and b"Hello fixture" in result.body
+    assert backend.connects and all(host == "127.0.0.1" for host, _ in backend.connects)
+
+
+def test_connections_are_pinned_to_the_checked_address_and_keep_the_host(port: int) -> None:
+    flipping = {**NAMES, "flip.test": [[PUBLIC], ["127.0.0.1"]]}
+    backend = LoopbackBackend(port)
+
+    async def run() -> Page:
+        fetcher = Fetcher(_policy(obey_robots=False), resolver=FakeDNS(flipping), network_backend=backend)
+        try:
+            return await fetcher.fetch("http://flip.test/echo-host")
+        finally:
+            await fetcher.aclose()
+
+    page = anyio.run(run)
+    assert page.body == b"flip.test"  # Host header kept while the socket went to the pinned address
+    assert backend.connects == [(PUBLIC, 80)]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "ftp://site.test/",
+        "file:///etc/passwd",
+        "not a url",
+        "http:///nohost",
+        "http://user:secret@site.test/page",
+        "javascript:alert(1)",
+    ],
+)
+def test_bad_urls(port: int, url: str) -> None:
+    result, backend = _fetch(port, url)
+    _error(result, "bad_url")
+    assert backend.connects == []
+
+
+def test_redirects_are_followed_and_recorded_up_to_the_cap(port: int) -> None:
+    result, _ = _fetch(port, "http://site.test/chain/3", _policy(obey_robots=False))
+    assert isinstance(result, Page) and result.url == "http://site.test/chain/0"
+    assert [hop.status for hop in result.redirects] == [301, 301, 301]
+    error = _error(_fetch(port, "http://site.test/chain/9", _policy(obey_robots=False))[0], "too_many_redirects")
+    assert len(error.detail["redirects"]) == 6
+
+
+def test_size_caps_compressed_decompressed_and_tool_tightened(port: int) -> None:
+    policy = _policy(obey_robots=False)
+    _error(_fetch(port, "http://site.test/huge", policy)[0], "too_large")
+    _error(_fetch(port, "http://site.test/huge-unannounced", policy)[0], "too_large")
+    _error(_fetch(port, "http://site.test/bomb", policy)[0], "too_large")
+    _error(_fetch(port, "http://site.test/page", policy, max_bytes=20)[0], "too_large")
+    big_ask = _fetch(port, "http://site.test/huge", policy, max_bytes=10**9)[0]
+    _error(big_ask, "too_large")  # a tool can never raise the operator's cap
+    result = _fetch(port, "http://site.test/deflate", policy)[0]
+    assert isinstance(result, Page) and b"Hello fixture" in result.body
+
+
+def test_a_slow_drip_cannot_outlast_the_total_deadline(port: int) -> None:
+    error = _error(_fetch(port, "http://site.test/drip", _policy(obey_robots=False, total_timeout=1.0))[0], "timeout")
+    assert error.retryable
+
+
+def test_http_errors(port: int) -> None:
+    policy = _policy(obey_robots=False)
+    not_found = _error(_fetch(port, "http://site.test/status/404", policy)[0], "http_status")
+    assert not_found.detail["status"] == 404 and not not_found.retryable
+    assert _error(_fetch(port, "http://site.test/status/503", policy)[0], "http_status").retryable
+
+
+def test_robots_txt_is_obeyed(port: int) -> None:
+    assert isinstance(_fetch(port, "http://robots-block.test/page")[0], Page)  # allowed for netglean
+    _error(_fetch(port, "http://robots-block.test/private")[0], "robots_disallowed")
+    _error(_fetch(port, "http://robots-all.test/page")[0], "robots_disallowed")
+    assert isinstance(_fetch(port, "http://site.test/page")[0], Page)  # 404 robots.txt: allowed
+
+
+def test_unreadable_robots_means_do_not_fetch_unless_the_operator_says(port: int) -> None:
+    error = _error(_fetch(port, "http://robots-500.test/page")[0], "robots_disallowed")
+    assert "503" in error.message
+    assert isinstance(_fetch(port, "http://robots-500.test/page", _policy(robots_unreadable_allows=True))[0], Page)
+    assert isinstance(_fetch(port, "http://robots-all.test/page", _policy(obey_robots=False))[0], Page)
+
+
+def test_the_session_budget(port: int) -> None:
+    backend = LoopbackBackend(port)
+
+    async def run() -> list[str]:
+        fetcher = Fetcher(
+            _policy(obey_robots=False, session_budget=2), resolver=FakeDNS(dict(NAMES)), network_backend=backend
+        )
+        outcomes = []
+        for _ in range(3):
+            try:
+                await fetcher.fetch("http://site.test/page")
+                outcomes.append("ok")
+            except ToolError as error:
+                outcomes.append(error.code)
+        await fetcher.aclose()
+        return outcomes
+
+    assert anyio.run(run) == ["ok", "ok", "budget_exhausted"]
+
+
+def test_charsets_and_sniffing(port: int) -> None:
+    policy = _policy(obey_robots=False)
+    latin = _fetch(port, "http://site.test/latin1", policy)[0]
+    assert isinstance(latin, Page) and latin.text() == "<p>café</p>" and latin.media_type == "text/html"
+    meta = _fetch(port, "http://site.test/meta-charset", policy)[0]
+    assert isinstance(meta, Page) and "naïve “quotes”" in meta.text()
+    assert Page("u", "u", 200, {}, b"<!DOCTYPE html><p>x").media_type == "text/html"
+    assert Page("u", "u", 200, {}, b"\xef\xbb\xbfbom").text() == "bom"
