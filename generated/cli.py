@@ -3,7 +3,31 @@
 
 from typing import Any
 
-COMMANDS: Any = {'generate_citations': {'description': 'Rewrite markdown so that every link becomes a numbered citation: '
+COMMANDS: Any = {'download': {'description': 'Fetch a document URL (PDF, image, archive, data file, or a web page) under the '
+                             "server's network policy and report what it is without returning its bytes: "
+                             'final URL after redirects, HTTP status, media type, size, the filename the '
+                             'server suggests (Content-Disposition) and the SHA-256 of the content. For an '
+                             "HTML page the page's own metadata (title, description, language, canonical "
+                             'URL) is returned instead of a filename guess. Use it to check a link or '
+                             'identify a file before reading it. Private and loopback addresses, and '
+                             'anything robots.txt forbids, are refused.',
+              'help': "Download a document's facts",
+              'options': [{'choices': None,
+                           'flag': '--url',
+                           'help': 'The http(s) URL of the document.',
+                           'item_type': None,
+                           'name': 'url',
+                           'required': True,
+                           'type': 'string'},
+                          {'choices': None,
+                           'flag': '--max-size',
+                           'help': "Refuse documents larger than this many bytes (the server's own cap "
+                                   'applies when lower).',
+                           'item_type': None,
+                           'name': 'max_size',
+                           'required': False,
+                           'type': 'integer'}]},
+ 'generate_citations': {'description': 'Rewrite markdown so that every link becomes a numbered citation: '
                                        '"[text](url)" turns into "text [1]" and a reference list is '
                                        'appended, one number per distinct URL. Reference-style links and '
                                        'their definitions, autolinks and link titles are understood; images '

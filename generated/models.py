@@ -17,6 +17,59 @@ class CatalogModels(BaseModel):
     )
 
 
+class DownloadInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    max_size: Annotated[int | None, Field(ge=1, le=104857600)] = None
+    """
+    Refuse documents larger than this many bytes (the server's own cap applies when lower).
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The http(s) URL of the document.
+    """
+
+
+class DownloadOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    filename: StrictStr
+    """
+    The filename from Content-Disposition
+    """
+    final_url: StrictStr
+    """
+    Where the document was found
+    """
+    mime_type: StrictStr
+    """
+    The media type declared by the server (sniffed when it declared none).
+    """
+    page: PageMetadata | None = None
+    redirects: list[StrictStr]
+    """
+    The URLs that redirected, in order.
+    """
+    sha256: Annotated[StrictStr, Field(pattern="^[0-9a-f]{64}$")]
+    """
+    SHA-256 of the content.
+    """
+    size: Annotated[int, Field(ge=0)]
+    """
+    Size of the content in bytes (after any content-encoding is undone).
+    """
+    status: int
+    """
+    The final HTTP status.
+    """
+    url: StrictStr
+    """
+    The URL asked for.
+    """
+
+
 class GenerateCitationsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -82,6 +135,40 @@ class GetVersionOutput(BaseModel):
     version: StrictStr
     """
     The netglean package version.
+    """
+
+
+class PageMetadata(BaseModel):
+    """
+    What an HTML page says about itself in its head. Third-party text, sanitised.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    author: StrictStr | None = None
+    """
+    The meta author.
+    """
+    canonical: StrictStr | None = None
+    """
+    The canonical URL
+    """
+    description: StrictStr | None = None
+    """
+    The meta or og description.
+    """
+    language: StrictStr | None = None
+    """
+    The html lang attribute.
+    """
+    site_name: StrictStr | None = None
+    """
+    og:site_name.
+    """
+    title: StrictStr | None = None
+    """
+    The page title (og:title or <title>).
     """
 
 

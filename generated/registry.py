@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '1cc1eceb3f330ade302a4cfa3c7435a74453f155a838b3c8c000f9f2502e6f75'
+CATALOG_HASH: Any = '7020dddf5f1e1204f9a86aefbd900d40de59c040ac062b1c19f44c62cc0042bc'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -16,7 +16,185 @@ SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agent
  'title': 'netglean',
  'website_url': 'https://github.com/netglean/netglean'}
 
-TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_world': False, 'read_only': True},
+TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
+  'description': "Fetch a document URL (PDF, image, archive, data file, or a web page) under the server's "
+                 'network policy and report what it is without returning its bytes: final URL after '
+                 'redirects, HTTP status, media type, size, the filename the server suggests '
+                 "(Content-Disposition) and the SHA-256 of the content. For an HTML page the page's own "
+                 'metadata (title, description, language, canonical URL) is returned instead of a filename '
+                 'guess. Use it to check a link or identify a file before reading it. Private and loopback '
+                 'addresses, and anything robots.txt forbids, are refused.',
+  'entry_point': True,
+  'examples': ({'arguments': {'url': 'ftp://example.org/report.pdf'},
+                'expect': {'error': 'bad_url', 'next_step': 'download', 'ok': False},
+                'title': 'Only http and https are fetched'},
+               {'arguments': {'url': 'http://169.254.169.254/latest/meta-data/'},
+                'expect': {'error': 'blocked_address', 'next_step': 'download', 'ok': False},
+                'title': 'Cloud metadata endpoints are refused'},
+               {'arguments': {'url': 42},
+                'expect': {'error': 'invalid_arguments', 'next_step': 'download', 'ok': False},
+                'title': 'The URL must be text'}),
+  'execution': 'sync',
+  'handler': 'handlers.web:download',
+  'input_model': 'generated.models:DownloadInput',
+  'input_schema': {'additionalProperties': False,
+                   'properties': {'max_size': {'description': 'Refuse documents larger than this many bytes '
+                                                              "(the server's own cap applies when lower).",
+                                               'maximum': 104857600,
+                                               'minimum': 1,
+                                               'type': 'integer'},
+                                  'url': {'description': 'The http(s) URL of the document.',
+                                          'maxLength': 4096,
+                                          'minLength': 1,
+                                          'type': 'string'}},
+                   'required': ['url'],
+                   'type': 'object'},
+  'name': 'download',
+  'next_step': ('done',),
+  'origin': 'target',
+  'output_schema': {'$defs': {'PageMetadata': {'additionalProperties': False,
+                                               'description': 'What an HTML page says about itself in its '
+                                                              'head. Third-party text, sanitised.',
+                                               'properties': {'author': {'description': 'The meta author.',
+                                                                         'type': 'string'},
+                                                              'canonical': {'description': 'The canonical '
+                                                                                           'URL',
+                                                                            'made absolute.': None,
+                                                                            'type': 'string'},
+                                                              'description': {'description': 'The meta or og '
+                                                                                             'description.',
+                                                                              'type': 'string'},
+                                                              'language': {'description': 'The html lang '
+                                                                                          'attribute.',
+                                                                           'type': 'string'},
+                                                              'site_name': {'description': 'og:site_name.',
+                                                                            'type': 'string'},
+                                                              'title': {'description': 'The page title '
+                                                                                       '(og:title or '
+                                                                                       '<title>).',
+                                                                        'type': 'string'}},
+                                               'title': 'PageMetadata',
+                                               'type': 'object'}},
+                    'additionalProperties': False,
+                    'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
+                                   'the error).',
+                    'oneOf': [{'properties': {'ok': {'const': True},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'filename': {'description': 'The '
+                                                                                                     'filename '
+                                                                                                     'from '
+                                                                                                     'Content-Disposition',
+                                                                                      'else the last part of the URL path.': None,
+                                                                                      'type': 'string'},
+                                                                         'final_url': {'after redirects.': None,
+                                                                                       'description': 'Where '
+                                                                                                      'the '
+                                                                                                      'document '
+                                                                                                      'was '
+                                                                                                      'found',
+                                                                                       'type': 'string'},
+                                                                         'mime_type': {'description': 'The '
+                                                                                                      'media '
+                                                                                                      'type '
+                                                                                                      'declared '
+                                                                                                      'by '
+                                                                                                      'the '
+                                                                                                      'server '
+                                                                                                      '(sniffed '
+                                                                                                      'when '
+                                                                                                      'it '
+                                                                                                      'declared '
+                                                                                                      'none).',
+                                                                                       'type': 'string'},
+                                                                         'page': {'$ref': '#/$defs/PageMetadata'},
+                                                                         'redirects': {'description': 'The '
+                                                                                                      'URLs '
+                                                                                                      'that '
+                                                                                                      'redirected, '
+                                                                                                      'in '
+                                                                                                      'order.',
+                                                                                       'items': {'type': 'string'},
+                                                                                       'type': 'array'},
+                                                                         'sha256': {'description': 'SHA-256 '
+                                                                                                   'of the '
+                                                                                                   'content.',
+                                                                                    'pattern': '^[0-9a-f]{64}$',
+                                                                                    'type': 'string'},
+                                                                         'size': {'description': 'Size of '
+                                                                                                 'the '
+                                                                                                 'content in '
+                                                                                                 'bytes '
+                                                                                                 '(after any '
+                                                                                                 'content-encoding '
+                                                                                                 'is '
+                                                                                                 'undone).',
+                                                                                  'minimum': 0,
+                                                                                  'type': 'integer'},
+                                                                         'status': {'description': 'The '
+                                                                                                   'final '
+                                                                                                   'HTTP '
+                                                                                                   'status.',
+                                                                                    'type': 'integer'},
+                                                                         'url': {'description': 'The URL '
+                                                                                                'asked for.',
+                                                                                 'type': 'string'}},
+                                                          'required': ['url',
+                                                                       'final_url',
+                                                                       'status',
+                                                                       'redirects',
+                                                                       'mime_type',
+                                                                       'size',
+                                                                       'sha256',
+                                                                       'filename'],
+                                                          'type': 'object'}}},
+                              {'properties': {'ok': {'const': False},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'error': {'additionalProperties': False,
+                                                                                   'description': 'Why the '
+                                                                                                  'call '
+                                                                                                  'failed, '
+                                                                                                  'and '
+                                                                                                  'whether '
+                                                                                                  'the same '
+                                                                                                  'call '
+                                                                                                  'could '
+                                                                                                  'succeed '
+                                                                                                  'later.',
+                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                                                    'blocked_address',
+                                                                                                                    'budget_exhausted',
+                                                                                                                    'http_status',
+                                                                                                                    'internal_error',
+                                                                                                                    'invalid_arguments',
+                                                                                                                    'robots_disallowed',
+                                                                                                                    'scheme_downgrade',
+                                                                                                                    'timeout',
+                                                                                                                    'too_large',
+                                                                                                                    'too_many_redirects',
+                                                                                                                    'tool_error',
+                                                                                                                    'unreachable',
+                                                                                                                    'unsupported_content'],
+                                                                                                           'type': 'string'},
+                                                                                                  'detail': {'type': 'object'},
+                                                                                                  'message': {'type': 'string'},
+                                                                                                  'retryable': {'type': 'boolean'}},
+                                                                                   'required': ['code',
+                                                                                                'message',
+                                                                                                'retryable',
+                                                                                                'detail'],
+                                                                                   'title': 'ToolFailure',
+                                                                                   'type': 'object'}},
+                                                          'required': ['error'],
+                                                          'type': 'object'}}}],
+                    'properties': {'guidance': {'type': 'string'},
+                                   'next_step': {'enum': ['done', 'download'], 'type': 'string'},
+                                   'ok': {'type': 'boolean'},
+                                   'payload': {'type': 'object'}},
+                    'required': ['ok', 'next_step', 'guidance', 'payload'],
+                    'title': 'download result',
+                    'type': 'object'},
+  'title': "Download a document's facts"},
+ {'annotations': {'destructive': False, 'idempotent': True, 'open_world': False, 'read_only': True},
   'description': 'Rewrite markdown so that every link becomes a numbered citation: "[text](url)" turns into '
                  '"text [1]" and a reference list is appended, one number per distinct URL. Reference-style '
                  'links and their definitions, autolinks and link titles are understood; images stay images; '
@@ -369,7 +547,7 @@ PROMPTS: Any = ({'arguments': [{'default': None,
   'name': 'cite_sources',
   'title': 'Write an answer that cites its sources'},)
 
-GRAPH: Any = {'edges': {'generate_citations': ['done'], 'get_version': ['done']},
- 'entry_points': ['generate_citations', 'get_version'],
+GRAPH: Any = {'edges': {'download': ['done'], 'generate_citations': ['done'], 'get_version': ['done']},
+ 'entry_points': ['download', 'generate_citations', 'get_version'],
  'retry_rule': "A failed call's next_step is the tool itself: correct the arguments and call it again.",
  'terminal': 'done'}

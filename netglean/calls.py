@@ -61,10 +61,10 @@ class _Compiled:
 
 
 class ToolRunner:
-    def __init__(self, registry: Registry, settings: Settings) -> None:
+    def __init__(self, registry: Registry, settings: Settings, context: Context | None = None) -> None:
         self.registry = registry
         self.settings = settings
-        self.context = Context(settings=settings, registry=registry)
+        self.context = context or Context(settings, registry)
         self._compiled: dict[str, _Compiled] = {}
         self._limit: anyio.Semaphore | None = None
 

@@ -78,6 +78,7 @@ class FetchPolicy:
     host_interval: float
     global_concurrency: int
     session_budget: int
+    only_hosts: frozenset[str] = frozenset()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FetchPolicy:
@@ -96,6 +97,9 @@ class FetchPolicy:
             host_interval=settings.host_interval,
             global_concurrency=settings.global_concurrency,
             session_budget=settings.session_budget,
+            only_hosts=frozenset(
+                h.strip().lower().strip("[]") for h in settings.fetch_only_hosts.split(",") if h.strip()
+            ),
         )
 
 
@@ -313,6 +317,7 @@ class Fetcher:
         hops: list[Hop] = []
         downgraded = False
         for _ in range(self.policy.max_redirects + 1):
+            await self._pin(current)  # the address policy first: a refused host is never asked for robots.txt
             if self.policy.obey_robots:
                 await self._check_robots(current)
             response_status, headers, body = await self._get(current, accept, cap)
@@ -364,9 +369,10 @@ class Fetcher:
                 status, headers, body = await self._get(robots_url, "text/plain", 512 * 1024)
                 if status in REDIRECTS and headers.get("location"):
                     robots_url = _parse(str(robots_url.join(headers["location"])))
+                    await self._pin(robots_url)
                     continue
                 break
-        except (Unreachable, FetchTimeout, ResponseTooLarge, UnsupportedContent):
+        except (Unreachable, FetchTimeout, ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl):
             return unreadable
         if 400 <= status < 500:
             return _Robots(None, True)  # no robots.txt: everything is allowed
@@ -375,12 +381,11 @@ class Fetcher:
         return _Robots(protego.Protego.parse(decode(body, None)), None)
 
     async def _get(self, url: httpx.URL, accept: str, cap: int) -> tuple[int, dict[str, str], bytes]:
-        """One request, no redirects: budget, address check and pin, politeness, bounded body."""
+        """One request to an already pinned host, no redirects: budget, politeness, bounded body."""
         if self.spent >= self.policy.session_budget:
             raise BudgetExhausted(f"this session has made its {self.policy.session_budget} requests")
         self.spent += 1
         host = url.host
-        await self._pin(host, url.port or (443 if url.scheme == "https" else 80))
         async with self._polite(host, url):
             try:
                 async with self._client.stream("GET", url, headers={"accept": accept}) as response:
@@ -396,7 +401,14 @@ class Fetcher:
             except (httpx.TransportError, httpcore.NetworkError, httpcore.ProtocolError) as exc:
                 raise Unreachable(f"could not read {url}: {type(exc).__name__}", detail={"url": str(url)}) from exc
 
-    async def _pin(self, host: str, port: int) -> None:
+    async def _pin(self, url: httpx.URL) -> None:
+        """Resolve the URL's host, check every address, and pin connections to the first one."""
+        host = url.host
+        port = url.port or (443 if url.scheme == "https" else 80)
+        if self.policy.only_hosts and host.lower().strip("[]") not in self.policy.only_hosts:
+            raise BlockedAddress(
+                f"{host} is not among the hosts the operator allows", detail={"host": host, "reason": "not allowed"}
+            )
         literal = literal_ip(host)
         addresses = [str(literal)] if literal else await self._resolve(host, port)
         if not addresses:

@@ -87,8 +87,11 @@ def build_app(registry: Registry, settings: Settings) -> ASGIApp:
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with manager.run():
-            yield
+        try:
+            async with manager.run():
+                yield
+        finally:
+            await runner.context.aclose()
 
     app = Starlette(
         routes=[

@@ -201,6 +201,10 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
 async def serve_stdio(registry: Registry, settings: Settings) -> None:
     from netglean.stdio import stdio_streams
 
-    server = build_server(registry, settings)
-    async with stdio_streams() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    runner = ToolRunner(registry, settings)
+    server = build_server(registry, settings, runner)
+    try:
+        async with stdio_streams() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        await runner.context.aclose()

@@ -90,6 +90,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("fetch_connect_timeout", float, 10.0, "Seconds to open a connection to a target.", 0.001),
     Setting("fetch_max_bytes", int, 5_242_880, "Largest response body read from a target, as sent (compressed).", 1),
     Setting("fetch_max_decoded_bytes", int, 20_971_520, "Largest response body after decompression.", 1),
+    Setting(
+        "fetch_only_hosts",
+        str,
+        "",
+        "If set, the only hosts fetches may reach, comma-separated; anything else is refused before any DNS lookup.",
+    ),
     Setting("fetch_read_timeout", float, 20.0, "Seconds a target may go silent while sending.", 0.001),
     Setting("fetch_total_timeout", float, 30.0, "Seconds one fetch may take in all, redirects included.", 0.001),
     Setting("global_concurrency", int, 16, "Fetches in flight at once, across all hosts.", 1),
@@ -160,6 +166,7 @@ class Settings:
     fetch_connect_timeout: float
     fetch_max_bytes: int
     fetch_max_decoded_bytes: int
+    fetch_only_hosts: str
     fetch_read_timeout: float
     fetch_total_timeout: float
     global_concurrency: int

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -20,6 +21,11 @@ from netglean.settings import Settings
 
 PROJECT = Path(__file__).resolve().parent.parent
 
+# Tests touch only 127.0.0.1: every fetch, in this process and in every server it spawns, is refused
+# before any DNS lookup unless it is for 127.0.0.1, whatever URL a test or a fuzzer makes up.
+TEST_ENVIRONMENT = {"NETGLEAN_FETCH_ONLY_HOSTS": "127.0.0.1"}
+os.environ.update(TEST_ENVIRONMENT)
+
 
 @pytest.fixture(scope="session")
 def registry() -> Registry:
@@ -28,7 +34,7 @@ def registry() -> Registry:
 
 @pytest.fixture(scope="session")
 def settings() -> Settings:
-    return Settings.load(environ={})
+    return Settings.load(environ=TEST_ENVIRONMENT)
 
 
 @dataclass
@@ -69,6 +75,8 @@ def memory_client(registry: Registry, settings: Settings) -> Iterator[SyncClient
 @pytest.fixture(scope="session")
 def stdio_client() -> Iterator[SyncClient]:
     """The official client talking to a spawned `netglean mcp` process."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "netglean", "mcp"], cwd=str(PROJECT))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "netglean", "mcp"], cwd=str(PROJECT), env=dict(os.environ)
+    )
     with open_client(params) as client:
         yield client

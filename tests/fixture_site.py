@@ -94,8 +94,31 @@ async def meta_charset(request: Request) -> Response:
     return Response(body.encode("windows-1252"), headers={"content-type": "text/html"})
 
 
+async def report(request: Request) -> Response:
+    return Response(
+        b"%PDF-1.4 fixture report",
+        headers={
+            "content-type": "application/pdf",
+            "content-disposition": "attachment; filename=\"fallback.pdf\"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf",
+        },
+    )
+
+
+async def evil_name(request: Request) -> Response:
+    return Response(
+        b"data",
+        headers={
+            "content-type": "application/octet-stream",
+            # A bidi override sent as raw UTF-8 bytes, plus a terminal escape: both must be stripped.
+            "content-disposition": 'attachment; filename="../../etc/pass\u202ewd\x1b[31m"'.encode().decode("latin-1"),
+        },
+    )
+
+
 APP = Starlette(
     routes=[
+        Route("/report", report),
+        Route("/evil-name", evil_name),
         Route("/robots.txt", robots),
         Route("/page", page),
         Route("/private", page),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 import shutil
 from pathlib import Path
@@ -20,7 +21,7 @@ def test_docs_cover_every_tool_resource_prompt_and_setting(registry: Registry) -
     index = (DOCS / "index.html").read_text()
     for name, spec in registry.tools.items():
         assert f'href="tools/{name}.html"' in index
-        page = (DOCS / "tools" / f"{name}.html").read_text()
+        page = html.unescape((DOCS / "tools" / f"{name}.html").read_text())
         assert spec.title in page
         for argument in spec.input_schema.get("properties", {}):
             assert f"<code>{argument}</code>" in page

@@ -215,3 +215,21 @@ def test_charsets_and_sniffing(port: int) -> None:
     assert isinstance(meta, Page) and "naïve “quotes”" in meta.text()
     assert Page("u", "u", 200, {}, b"<!DOCTYPE html><p>x").media_type == "text/html"
     assert Page("u", "u", 200, {}, b"\xef\xbb\xbfbom").text() == "bom"
+
+
+def test_only_hosts_refuses_everything_else_before_any_lookup(port: int) -> None:
+    backend = LoopbackBackend(port)
+    dns = FakeDNS(dict(NAMES))
+
+    async def run() -> ToolError:
+        fetcher = Fetcher(_policy(only_hosts=frozenset({"other.test"})), resolver=dns, network_backend=backend)
+        try:
+            await fetcher.fetch("http://site.test/page")
+        except ToolError as error:
+            return error
+        finally:
+            await fetcher.aclose()
+        raise AssertionError("fetched a host outside the list")
+
+    assert anyio.run(run).code == "blocked_address"
+    assert dns.asked == [] and backend.connects == []

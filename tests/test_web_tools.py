@@ -1,0 +1,87 @@
+"""The web tools end to end: through MCP, on the fetch layer, against the 127.0.0.1 fixture site."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import sys
+from collections.abc import Iterator
+
+import pytest
+from mcp import StdioServerParameters
+from mcp.client._memory import InMemoryTransport
+
+from netglean.calls import ToolRunner
+from netglean.context import Context
+from netglean.fetch import Fetcher, FetchPolicy
+from netglean.mcp_server import build_server
+from netglean.registry import Registry
+from netglean.settings import Settings
+from tests.conftest import PROJECT, SyncClient, open_client
+from tests.fixture_site import PAGE, serve
+from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    with serve() as fixture_port:
+        yield fixture_port
+
+
+@pytest.fixture(scope="module")
+def client(port: int, registry: Registry, settings: Settings) -> Iterator[SyncClient]:
+    """An MCP client whose server fetches public-looking names that the double routes to the fixture site."""
+    policy = dataclasses.replace(FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset())
+    fetcher = Fetcher(
+        policy,
+        resolver=FakeDNS({"site.test": [PUBLIC], "evil.test": ["10.1.2.3"]}),
+        network_backend=LoopbackBackend(port),
+    )
+    runner = ToolRunner(registry, settings, Context(settings, registry, fetcher))
+    with open_client(InMemoryTransport(build_server(registry, settings, runner))) as session:
+        yield session
+
+
+def test_download_reports_an_html_page_with_its_metadata(client: SyncClient) -> None:
+    result = client.call("download", {"url": "http://site.test/page"})
+    envelope = result.structured_content
+    assert result.is_error is False and envelope["next_step"] == "done"
+    payload = envelope["payload"]
+    assert payload["mime_type"] == "text/html" and payload["size"] == len(PAGE)
+    assert payload["sha256"] == hashlib.sha256(PAGE).hexdigest()
+    assert payload["page"] == {"title": "Fixture"} and payload["filename"] == "page"
+    text = result.content[0].text
+    assert "BEGIN UNTRUSTED CONTENT" in text and "http://site.test/page" in text  # third-party: framed
+
+
+def test_download_names_files_from_content_disposition(client: SyncClient) -> None:
+    report = client.call("download", {"url": "http://site.test/report"}).structured_content["payload"]
+    assert report["filename"] == "résumé.pdf" and report["mime_type"] == "application/pdf" and "page" not in report
+    hostile = client.call("download", {"url": "http://site.test/evil-name"}).structured_content["payload"]
+    assert hostile["filename"] == "passwd"
+
+
+def test_download_follows_redirects_and_refuses_private_hops(client: SyncClient) -> None:
+    moved = client.call("download", {"url": "http://site.test/redirect?to=/chain/1"}).structured_content["payload"]
+    assert moved["final_url"] == "http://site.test/chain/0"
+    assert moved["redirects"] == ["http://site.test/redirect?to=/chain/1", "http://site.test/chain/1"]
+    refused = client.call("download", {"url": "http://site.test/redirect?to=http://evil.test/"})
+    error = refused.structured_content["payload"]["error"]
+    assert refused.is_error and error["code"] == "blocked_address" and error["retryable"] is False
+    too_big = client.call("download", {"url": "http://site.test/page", "max_size": 10})
+    assert too_big.structured_content["payload"]["error"]["code"] == "too_large"
+
+
+def test_download_over_stdio_with_the_operator_switch(port: int) -> None:
+    server = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "netglean", "mcp", "--allow-private-hosts", "--host-interval", "0"],
+        cwd=str(PROJECT),
+        env=dict(os.environ),  # the SDK passes a minimal environment otherwise: keep the 127.0.0.1-only rule
+    )
+    with open_client(server) as session:
+        ok = session.call("download", {"url": f"http://127.0.0.1:{port}/page"})
+        assert ok.is_error is False and ok.structured_content["payload"]["page"]["title"] == "Fixture"
+        outside = session.call("download", {"url": "http://192.0.2.1/"})  # not 127.0.0.1: refused before DNS
+        assert outside.structured_content["payload"]["error"]["code"] == "blocked_address"
