@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
 
 
 class CatalogModels(BaseModel):
@@ -15,6 +15,28 @@ class CatalogModels(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+
+
+class Cost(BaseModel):
+    """
+    What the page cost to read.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    approx_tokens: Annotated[int, Field(ge=0)]
+    """
+    About chars / 4: what this slice costs a model.
+    """
+    bytes: Annotated[int, Field(ge=0)]
+    """
+    Bytes of the page as received and decoded.
+    """
+    chars: Annotated[int, Field(ge=0)]
+    """
+    Characters returned in this slice.
+    """
 
 
 class DownloadInput(BaseModel):
@@ -138,6 +160,14 @@ class GetVersionOutput(BaseModel):
     """
 
 
+class Link(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    text: StrictStr
+    url: StrictStr
+
+
 class PageMetadata(BaseModel):
     """
     What an HTML page says about itself in its head. Third-party text, sanitised.
@@ -158,9 +188,21 @@ class PageMetadata(BaseModel):
     """
     The meta or og description.
     """
+    json_ld: Annotated[list[dict[str, Any]] | None, Field(max_length=10)] = None
+    """
+    The page's JSON-LD objects (schema.org), as published.
+    """
     language: StrictStr | None = None
     """
     The html lang attribute.
+    """
+    opengraph: dict[str, StrictStr] | None = None
+    """
+    The og:* properties, without the og: prefix.
+    """
+    published: StrictStr | None = None
+    """
+    When it was published, as the page says it (article:published_time, JSON-LD datePublished, <time>).
     """
     site_name: StrictStr | None = None
     """
@@ -195,4 +237,73 @@ class Reference(BaseModel):
     url: StrictStr
     """
     The link destination, exactly as written in the source text.
+    """
+
+
+class ScrapeInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    format: Literal["markdown", "text", "html", "json"] | None = "markdown"
+    """
+    markdown keeps headings, lists, links and tables; text is plain; html is cleaned; json gives typed blocks.
+    """
+    include_links: StrictBool | None = False
+    """
+    Also list the links found in the content (absolute URLs with their text).
+    """
+    main_content: StrictBool | None = True
+    """
+    Keep only the main content (true) or every block of the page (false).
+    """
+    max_chars: Annotated[int | None, Field(ge=100, le=200000)] = 20000
+    """
+    The most characters of content to return in this call.
+    """
+    start_index: Annotated[int | None, Field(ge=0)] = 0
+    """
+    Where this slice starts, in characters of the formatted content (from next_start_index).
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The http(s) URL of the page.
+    """
+
+
+class ScrapeOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    content: StrictStr
+    """
+    This slice of the content: at most max_chars characters.
+    """
+    cost: Cost
+    """
+    What the page cost to read.
+    """
+    final_url: StrictStr
+    """
+    Where the page was found
+    """
+    format: Literal["markdown", "text", "html", "json"]
+    links: list[Link] | None = None
+    metadata: PageMetadata
+    next_start_index: Annotated[int | None, Field(ge=1)] = None
+    """
+    Present when more content follows this slice.
+    """
+    start_index: Annotated[int, Field(ge=0)]
+    status: int
+    title: StrictStr | None = None
+    """
+    The page's <title>.
+    """
+    total_chars: Annotated[int, Field(ge=0)]
+    """
+    Length of the whole formatted content.
+    """
+    url: StrictStr
+    """
+    The URL asked for.
     """

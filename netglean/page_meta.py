@@ -1,7 +1,10 @@
-"""What a web page says about itself in its <head>: title, description, language, canonical URL, site, author."""
+"""What a web page says about itself: title, description, language, canonical URL, site, author, dates,
+OpenGraph properties and JSON-LD objects. All of it is third-party text: sanitised and bounded."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
 from urllib.parse import urljoin
 
 from netglean.untrusted import sanitize
@@ -14,7 +17,7 @@ def _clean(value: str | None, limit: int = 500) -> str | None:
     return text[:limit] or None
 
 
-def page_metadata(html: str, base_url: str) -> dict[str, str]:
+def page_metadata(html: str, base_url: str) -> dict[str, Any]:
     """The page's own description of itself; keys are present only when the page gives a value."""
     from selectolax.lexbor import LexborHTMLParser
 
@@ -28,6 +31,7 @@ def page_metadata(html: str, base_url: str) -> dict[str, str]:
                     return node.attributes["content"]
         return None
 
+    time_node = tree.css_first("time[datetime]")
     title_node = tree.css_first("title")
     canonical = tree.css_first('link[rel="canonical"]')
     html_node = tree.css_first("html")
@@ -38,5 +42,46 @@ def page_metadata(html: str, base_url: str) -> dict[str, str]:
         "canonical": _clean(urljoin(base_url, canonical.attributes.get("href") or "") if canonical else None, 2048),
         "site_name": _clean(meta("og:site_name")),
         "author": _clean(meta("author", "article:author")),
+        "published": _clean(
+            meta("article:published_time", "datePublished", "date", "pubdate")
+            or _json_ld_value(tree, "datePublished")
+            or (time_node.attributes.get("datetime") if time_node else None),
+            64,
+        ),
+        "opengraph": _opengraph(tree),
+        "json_ld": _json_ld(tree),
     }
     return {key: value for key, value in found.items() if value}
+
+
+def _opengraph(tree: Any) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for node in tree.css('meta[property^="og:"]'):
+        key = (node.attributes.get("property") or "")[3:]
+        value = _clean(node.attributes.get("content"), 1000)
+        if key and value and key not in found and len(found) < 40:
+            found[_clean(key, 64) or key] = value
+    return found
+
+
+def _json_ld(tree: Any, limit: int = 10) -> list[dict[str, Any]]:
+    """The page's JSON-LD objects (top level and @graph members), at most ``limit``; broken blocks are skipped."""
+    found: list[dict[str, Any]] = []
+    for node in tree.css('script[type="application/ld+json"]'):
+        try:
+            data = json.loads(node.text(deep=True)[:200_000])
+        except ValueError:
+            continue
+        for item in data if isinstance(data, list) else [data]:
+            if isinstance(item, dict):
+                graph = item.get("@graph")
+                found.extend(g for g in (graph if isinstance(graph, list) else [item]) if isinstance(g, dict))
+    return found[:limit]
+
+
+def _json_ld_value(tree: Any, key: str) -> str | None:
+    for item in _json_ld(tree):
+        value = item.get(key)
+        if isinstance(value, str):
+            return value
+    return None

@@ -10,6 +10,7 @@ import threading
 import zlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import anyio
 import uvicorn
@@ -18,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+ARTICLE = (Path(__file__).parent / "fixtures" / "article.html").read_bytes()
 PAGE = b"<!doctype html><html><head><title>Fixture</title></head><body><p>Hello fixture.</p></body></html>"
 ROBOTS = {
     "robots-block.test": "User-agent: *\nDisallow: /\n\nUser-agent: netglean\nDisallow: /private\nAllow: /\n",
@@ -115,8 +117,18 @@ async def evil_name(request: Request) -> Response:
     )
 
 
+async def article(request: Request) -> Response:
+    return Response(ARTICLE, media_type="text/html")
+
+
+async def notes(request: Request) -> Response:
+    return PlainTextResponse("plain notes\nsecond line")
+
+
 APP = Starlette(
     routes=[
+        Route("/article", article),
+        Route("/notes.txt", notes),
         Route("/report", report),
         Route("/evil-name", evil_name),
         Route("/robots.txt", robots),

@@ -90,8 +90,9 @@ def test_next_step_pointing_nowhere(project: Path) -> None:
 
 
 def test_unreachable_tool(project: Path) -> None:
-    _edit(project, TOOL, "entry_point: true\n", "")
-    _assert_problem(project, TOOL, _line_of(project, TOOL, "name: generate_citations"), "unreachable")
+    version = "catalog/tools/meta/get_version.yaml"  # no tool leads to it: without entry_point it is unreachable
+    _edit(project, version, "entry_point: true\n", "")
+    _assert_problem(project, version, _line_of(project, version, "name: get_version"), "unreachable")
 
 
 def test_example_that_fails_its_schema(project: Path) -> None:

@@ -85,3 +85,76 @@ def test_download_over_stdio_with_the_operator_switch(port: int) -> None:
         assert ok.is_error is False and ok.structured_content["payload"]["page"]["title"] == "Fixture"
         outside = session.call("download", {"url": "http://192.0.2.1/"})  # not 127.0.0.1: refused before DNS
         assert outside.structured_content["payload"]["error"]["code"] == "blocked_address"
+
+
+def _scrape(client: SyncClient, **arguments: object) -> dict[str, object]:
+    result = client.call("scrape", {"url": "http://site.test/article", **arguments})
+    assert result.is_error is False, result.structured_content
+    envelope: dict[str, object] = result.structured_content
+    return envelope
+
+
+def test_scrape_keeps_the_article_and_drops_the_boilerplate(client: SyncClient) -> None:
+    envelope = _scrape(client)
+    payload = envelope["payload"]
+    assert isinstance(payload, dict) and envelope["next_step"] == "done"
+    content = payload["content"]
+    for kept in (
+        "# How Tides Work",
+        "**two high tides**",
+        "## Spring and neap tides",
+        "- Neap tides",
+        "| Bay of Fundy | 16 |",
+        "[Moon's gravity](http://site.test/moon)",
+        "range = high - low",
+    ):
+        assert kept in content, kept
+    for dropped in ("Share on X", "Great article", "cookies", "Popular", "Story A", "All rights reserved", "News"):
+        assert dropped not in content, dropped
+    metadata = payload["metadata"]
+    assert metadata["author"] == "Ada Marin" and metadata["published"] == "2026-03-01T10:00:00Z"
+    assert metadata["json_ld"][0]["@type"] == "NewsArticle" and metadata["language"] == "en"
+    assert payload["title"] == "How Tides Work | Ocean Weekly"
+    assert payload["cost"]["chars"] == len(content) and payload["cost"]["approx_tokens"] > 0
+
+
+def test_scrape_formats_and_the_whole_page(client: SyncClient) -> None:
+    import json
+
+    text = _scrape(client, format="text")["payload"]["content"]
+    assert "two high tides" in text and "**" not in text and "](" not in text
+    html = _scrape(client, format="html")["payload"]["content"]
+    assert "<h1>How Tides Work</h1>" in html and "<script" not in html
+    blocks = json.loads(_scrape(client, format="json")["payload"]["content"])["blocks"]
+    assert blocks[0] == {"type": "heading", "text": "How Tides Work", "level": 1}
+    assert {"table", "list", "code", "paragraph"} <= {block["type"] for block in blocks}
+    whole = _scrape(client, main_content=False)["payload"]["content"]
+    assert "Story A" in whole and "Great article" in whole  # nothing removed but scripts and forms
+
+
+def test_scrape_pages_long_content_and_never_returns_more_than_asked(client: SyncClient) -> None:
+    full = _scrape(client)["payload"]["content"]
+    pieces, start = [], 0
+    while True:
+        envelope = _scrape(client, max_chars=150, start_index=start)
+        payload = envelope["payload"]
+        assert len(payload["content"]) <= 150 and payload["total_chars"] == len(full)
+        pieces.append(payload["content"])
+        if "next_start_index" not in payload:
+            assert envelope["next_step"] == "done"
+            break
+        assert (
+            envelope["next_step"] == "scrape" and f"start_index={payload['next_start_index']}" in envelope["guidance"]
+        )
+        start = payload["next_start_index"]
+    assert "".join(pieces) == full and len(pieces) > 3
+
+
+def test_scrape_links_text_files_and_documents(client: SyncClient) -> None:
+    links = _scrape(client, include_links=True)["payload"]["links"]
+    assert {"url": "http://site.test/moon", "text": "Moon's gravity"} in links
+    notes = client.call("scrape", {"url": "http://site.test/notes.txt"}).structured_content["payload"]
+    assert notes["content"] == "plain notes\nsecond line" and notes["metadata"] == {}
+    pdf = client.call("scrape", {"url": "http://site.test/report"})
+    error = pdf.structured_content["payload"]["error"]
+    assert pdf.is_error and error["code"] == "unsupported_content" and "download" in error["message"]

@@ -1,0 +1,302 @@
+"""From an HTML page to the content a model wants: main-content selection, then blocks, then a format.
+
+Pipeline: drop what is never content (scripts, styles, forms, navigation, ads, comment
+threads, cookie banners - by element, ARIA role and class/id words); pick the main
+container (the largest <article>, else <main>, else the element whose paragraphs carry
+the most text with the fewest links); walk it into blocks (headings, paragraphs, lists,
+quotes, code, tables, images); render the blocks as markdown, text, html or json.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin
+
+from netglean.untrusted import sanitize
+
+_NEVER = "script, style, noscript, template, svg, canvas, iframe, object, embed, form, button, select, input, textarea"
+_CHROME = "nav, aside, footer, header, [role=navigation], [role=banner], [role=contentinfo], [role=complementary]"
+_BOILERPLATE = re.compile(
+    r"(^|[\s_-])(ad|ads|advert\w*|banner|breadcrumbs?|comments?|cookie\w*|disqus|footer|menu|modal|navbar|"
+    r"newsletter|outbrain|paywall|popup|promo\w*|related|share|sharing|sidebar|social|sponsor\w*|subscribe|"
+    r"taboola|toolbar|widget)($|[\s_-])",
+    re.IGNORECASE,
+)
+_BLOCK_TAGS = {
+    "p",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "ul",
+    "ol",
+    "blockquote",
+    "pre",
+    "table",
+    "figure",
+    "img",
+    "hr",
+    "dl",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    kind: str  # heading | paragraph | list | quote | code | table | image | rule
+    text: str
+    level: int = 0
+    items: tuple[str, ...] = ()
+    rows: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass
+class Extraction:
+    title: str | None
+    blocks: list[Block] = field(default_factory=list)
+    links: list[dict[str, str]] = field(default_factory=list)
+
+
+def _clean(text: str) -> str:
+    return " ".join(sanitize(text).split())
+
+
+def _inline(node: Any, base_url: str, links: list[dict[str, str]]) -> str:
+    """Markdown for a node's inline content: text, links, emphasis, code, line breaks."""
+    parts: list[str] = []
+    child = node.child
+    while child is not None:
+        tag = child.tag
+        if tag == "-text":
+            parts.append(child.text_content or "")
+        elif tag == "a":
+            text = _inline(child, base_url, links).strip()
+            href = (child.attributes.get("href") or "").strip()
+            if href and not href.lower().startswith(("javascript:", "data:", "#")):
+                url = urljoin(base_url, href)
+                links.append({"url": url, "text": _clean(text)})
+                parts.append(f"[{text}]({url})" if text else "")
+            else:
+                parts.append(text)
+        elif tag in {"strong", "b"}:
+            inner = _inline(child, base_url, links).strip()
+            parts.append(f"**{inner}**" if inner else "")
+        elif tag in {"em", "i"}:
+            inner = _inline(child, base_url, links).strip()
+            parts.append(f"*{inner}*" if inner else "")
+        elif tag == "code":
+            parts.append(f"`{_clean(child.text(deep=True))}`")
+        elif tag == "br":
+            parts.append("  \n")
+        elif tag == "img":
+            alt = _clean(child.attributes.get("alt") or "")
+            parts.append(f"![{alt}]({urljoin(base_url, child.attributes.get('src') or '')})" if alt else "")
+        elif tag not in {"-comment", "script", "style"}:
+            parts.append(_inline(child, base_url, links))
+        child = child.next
+    return re.sub(r"[ \t\r\f\v]+", " ", sanitize("".join(parts)))
+
+
+def _remove(tree: Any, selector: str) -> None:
+    for node in tree.css(selector):
+        node.decompose()
+
+
+def _is_boilerplate(node: Any) -> bool:
+    names = f"{node.attributes.get('class') or ''} {node.attributes.get('id') or ''}"
+    return bool(names.strip()) and bool(_BOILERPLATE.search(names))
+
+
+def _text_length(node: Any) -> int:
+    return len(_clean(node.text(deep=True)))
+
+
+def _link_density(node: Any) -> float:
+    total = _text_length(node)
+    if not total:
+        return 1.0
+    return sum(_text_length(a) for a in node.css("a")) / total
+
+
+def _main(tree: Any) -> Any:
+    articles = [a for a in tree.css("article") if _text_length(a) > 200]
+    if articles:
+        return max(articles, key=_text_length)
+    main = tree.css_first("main, [role=main]")
+    if main is not None and _text_length(main) > 200:
+        return main
+    scores: dict[int, tuple[float, Any]] = {}
+    for paragraph in tree.css("p, pre, blockquote"):
+        length = _text_length(paragraph)
+        if length < 25:
+            continue
+        score = 1 + length / 100
+        parent = paragraph.parent
+        for share in (1.0, 0.5):  # the paragraph's parent, then its grandparent
+            if parent is None or parent.tag in {"html", "body"}:
+                break
+            key = parent.mem_id
+            previous = scores.get(key, (0.0, parent))[0]
+            scores[key] = (previous + score * share, parent)
+            parent = parent.parent
+    if not scores:
+        return tree.body or tree.root
+    best = max(scores.values(), key=lambda item: item[0] * (1 - _link_density(item[1])))
+    return best[1]
+
+
+def _walk(node: Any, base_url: str, out: Extraction, prune: bool) -> None:
+    """Append ``node``'s blocks to ``out``; with ``prune``, skip elements whose class or id says boilerplate."""
+    child = node.child
+    while child is not None:
+        tag = child.tag
+        if tag in {"-text", "-comment"} or (prune and _is_boilerplate(child)):
+            child = child.next
+            continue
+        if tag in {"h1", "h2", "h3", "h4", "h5", "h6"}:
+            text = _clean(_inline(child, base_url, out.links))
+            if text:
+                out.blocks.append(Block("heading", text, level=int(tag[1])))
+        elif tag == "p":
+            text = _inline(child, base_url, out.links).strip()
+            if _clean(text):
+                out.blocks.append(Block("paragraph", text))
+        elif tag in {"ul", "ol"}:
+            items = tuple(_inline(li, base_url, out.links).strip() for li in child.css("li") if li.parent == child)
+            items = tuple(item for item in items if _clean(item))
+            if items:
+                out.blocks.append(Block("list", "", level=1 if tag == "ol" else 0, items=items))
+        elif tag == "blockquote":
+            text = _clean(_inline(child, base_url, out.links))
+            if text:
+                out.blocks.append(Block("quote", text))
+        elif tag == "pre":
+            out.blocks.append(Block("code", sanitize(child.text(deep=True)).strip("\n")))
+        elif tag == "table":
+            rows = tuple(tuple(_clean(cell.text(deep=True)) for cell in row.css("th, td")) for row in child.css("tr"))
+            rows = tuple(row for row in rows if any(row))
+            if rows:
+                out.blocks.append(Block("table", "", rows=rows))
+        elif tag == "img":
+            alt = _clean(child.attributes.get("alt") or "")
+            if alt:
+                out.blocks.append(Block("image", alt, items=(urljoin(base_url, child.attributes.get("src") or ""),)))
+        elif tag == "hr":
+            out.blocks.append(Block("rule", ""))
+        elif child.css_first(", ".join(sorted(_BLOCK_TAGS))) is not None:
+            _walk(child, base_url, out, prune)  # a container: its blocks are inside
+        else:
+            text = _inline(child, base_url, out.links).strip()
+            if len(_clean(text)) >= 2:
+                out.blocks.append(Block("paragraph", text))
+        child = child.next
+
+
+def extract(html: str, base_url: str, main_content: bool = True) -> Extraction:
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    title_node = tree.css_first("title")
+    title = _clean(title_node.text()) if title_node is not None else None
+    _remove(tree, _NEVER)
+    root = tree.body or tree.root
+    if main_content:
+        _remove(tree, _CHROME)
+        root = _main(tree)
+    out = Extraction(title or None)
+    if root is not None:
+        _walk(root, base_url, out, prune=main_content)
+    return out
+
+
+def render(extraction: Extraction, fmt: str) -> str:
+    """The blocks as markdown, text, html or json."""
+    if fmt == "json":
+        return json.dumps(
+            {"title": extraction.title, "blocks": [_block_json(b) for b in extraction.blocks]}, ensure_ascii=False
+        )
+    if fmt == "html":
+        return "\n".join(_block_html(b) for b in extraction.blocks)
+    parts = [_block_markdown(b) if fmt == "markdown" else _block_text(b) for b in extraction.blocks]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _block_json(block: Block) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": block.kind}
+    if block.text:
+        data["text"] = block.text
+    if block.kind == "heading":
+        data["level"] = block.level
+    if block.items:
+        data["items"] = list(block.items)
+    if block.rows:
+        data["rows"] = [list(row) for row in block.rows]
+    return data
+
+
+def _block_markdown(block: Block) -> str:
+    if block.kind == "heading":
+        return f"{'#' * block.level} {block.text}"
+    if block.kind == "list":
+        return "\n".join(
+            f"{index}. {item}" if block.level else f"- {item}" for index, item in enumerate(block.items, 1)
+        )
+    if block.kind == "quote":
+        return f"> {block.text}"
+    if block.kind == "code":
+        return f"```\n{block.text}\n```"
+    if block.kind == "table":
+        header, *body = block.rows
+        width = max(len(row) for row in block.rows)
+        lines = ["| " + " | ".join((*header, *[""] * (width - len(header)))) + " |", "|" + " --- |" * width]
+        lines += ["| " + " | ".join((*row, *[""] * (width - len(row)))) + " |" for row in body]
+        return "\n".join(lines)
+    if block.kind == "image":
+        return f"![{block.text}]({block.items[0]})"
+    if block.kind == "rule":
+        return "---"
+    return block.text
+
+
+def _plain(markdown: str) -> str:
+    text = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    return re.sub(r"(\*\*|\*|`)", "", text)
+
+
+def _block_text(block: Block) -> str:
+    if block.kind == "list":
+        return "\n".join(f"- {_plain(item)}" for item in block.items)
+    if block.kind == "table":
+        return "\n".join("\t".join(row) for row in block.rows)
+    if block.kind == "code":
+        return block.text
+    if block.kind == "rule":
+        return ""
+    return _plain(block.text)
+
+
+def _block_html(block: Block) -> str:
+    escape = html_lib.escape
+    if block.kind == "heading":
+        return f"<h{block.level}>{escape(block.text)}</h{block.level}>"
+    if block.kind == "list":
+        tag = "ol" if block.level else "ul"
+        return f"<{tag}>" + "".join(f"<li>{escape(_plain(i))}</li>" for i in block.items) + f"</{tag}>"
+    if block.kind == "quote":
+        return f"<blockquote>{escape(block.text)}</blockquote>"
+    if block.kind == "code":
+        return f"<pre>{escape(block.text)}</pre>"
+    if block.kind == "table":
+        rows = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in block.rows)
+        return f"<table>{rows}</table>"
+    if block.kind == "image":
+        return f'<img alt="{escape(block.text)}" src="{escape(block.items[0])}">'
+    if block.kind == "rule":
+        return "<hr>"
+    return f"<p>{escape(_plain(block.text))}</p>"
