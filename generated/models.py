@@ -4,7 +4,45 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
+
+
+class BatchScrapeInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    format: Literal["markdown", "text", "html", "json"] | None = "markdown"
+    """
+    As in scrape.
+    """
+    include_links: StrictBool | None = False
+    """
+    Also list each page's links.
+    """
+    main_content: StrictBool | None = True
+    """
+    As in scrape.
+    """
+    max_chars: Annotated[int | None, Field(ge=100, le=50000)] = 5000
+    """
+    The most characters of content returned for each page.
+    """
+    urls: Annotated[list[Url], Field(max_length=100, min_length=1)]
+    """
+    The http(s) URLs to read.
+    """
+
+
+class BatchScrapeOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    failed: Annotated[int, Field(ge=0)]
+    results: list[Result]
+    """
+    One entry per URL, in the order given.
+    """
+    succeeded: Annotated[int, Field(ge=0)]
 
 
 class CatalogModels(BaseModel):
@@ -90,6 +128,15 @@ class DownloadOutput(BaseModel):
     """
     The URL asked for.
     """
+
+
+class Error(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: StrictStr
+    message: StrictStr
+    retryable: StrictBool
 
 
 class GenerateCitationsInput(BaseModel):
@@ -240,6 +287,19 @@ class Reference(BaseModel):
     """
 
 
+class Result(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    error: Error | None = None
+    ok: StrictBool
+    page: dict[str, Any] | None = None
+    """
+    The page as scrape returns it (content
+    """
+    url: StrictStr
+
+
 class ScrapeInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -307,3 +367,7 @@ class ScrapeOutput(BaseModel):
     """
     The URL asked for.
     """
+
+
+class Url(RootModel[StrictStr]):
+    root: Annotated[StrictStr, Field(max_length=4096, min_length=1)]

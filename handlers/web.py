@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 import anyio
 
-from generated.models import DownloadInput, ScrapeInput
+from generated.models import BatchScrapeInput, DownloadInput, ScrapeInput
 from netglean.context import Context
 from netglean.envelope import DONE, Outcome
-from netglean.errors import UnsupportedContent
+from netglean.errors import ToolError, UnsupportedContent
 from netglean.fetch import Page
 from netglean.page_meta import page_metadata
 from netglean.untrusted import sanitize
+
+log = logging.getLogger("netglean.web")
 
 _HTML = {"text/html", "application/xhtml+xml"}
 _TEXT = {"text/plain", "text/markdown", "application/json", "text/csv"}
@@ -60,11 +64,22 @@ def _filename(page: Page) -> str:
     return name[:255] or "download"
 
 
-async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """How a page is read: shared by scrape and batch_scrape."""
+
+    fmt: str
+    main_content: bool
+    limit: int
+    include_links: bool
+
+
+async def _read(ctx: Context, url: str, start: int, how: _Reading) -> dict[str, object]:
+    """Fetch one page and return its scrape payload: one slice of the formatted content, with metadata."""
+    fmt, main_content, limit, include_links = how.fmt, how.main_content, how.limit, how.include_links
     from netglean.extract import extract, render
 
-    fmt = args.format or "markdown"
-    page = await ctx.fetcher.fetch(args.url)
+    page = await ctx.fetcher.fetch(url)
     media_type = page.media_type
     metadata: dict[str, object] = {}
     links: list[dict[str, str]] = []
@@ -73,7 +88,7 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
         html = page.text()
         metadata = page_metadata(html, page.url)
         extraction = await anyio.to_thread.run_sync(
-            lambda: extract(html, page.url, main_content=args.main_content is not False), abandon_on_cancel=True
+            lambda: extract(html, page.url, main_content=main_content), abandon_on_cancel=True
         )
         content, title, links = render(extraction, fmt), extraction.title, extraction.links
     elif media_type in _TEXT or media_type.startswith("text/"):
@@ -83,11 +98,9 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
             f"{page.url} is {media_type}, not a page to read; use download to identify it",
             detail={"media_type": media_type, "url": page.url},
         )
-    start = args.start_index or 0
-    limit = args.max_chars or 20000
     piece = content[start : start + limit]
     payload: dict[str, object] = {
-        "url": args.url,
+        "url": url,
         "final_url": page.url,
         "status": page.status,
         "format": fmt,
@@ -99,16 +112,70 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
     }
     if title:
         payload["title"] = title
-    if args.include_links:
+    if include_links:
         payload["links"] = list({link["url"]: link for link in links}.values())
     if start + limit < len(content):
         payload["next_start_index"] = start + limit
-        guidance = (
-            f"{len(content) - start - limit} more characters: call scrape again with start_index={start + limit}."
-        )
-        return Outcome(payload, next_step="scrape", guidance=guidance, source=page.url)
-    if start >= len(content) and content:
-        guidance = f"start_index {start} is past the end ({len(content)} characters); nothing more to read."
+    return payload
+
+
+async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
+    start, limit = args.start_index or 0, args.max_chars or 20000
+    how = _Reading(args.format or "markdown", args.main_content is not False, limit, bool(args.include_links))
+    payload = await _read(ctx, args.url, start, how)
+    total = int(payload["total_chars"])  # type: ignore[call-overload]
+    source = str(payload["final_url"])
+    if "next_start_index" in payload:
+        guidance = f"{total - start - limit} more characters: call scrape again with start_index={start + limit}."
+        return Outcome(payload, next_step="scrape", guidance=guidance, source=source)
+    if start >= total and total:
+        guidance = f"start_index {start} is past the end ({total} characters); nothing more to read."
     else:
         guidance = "The whole content has been returned."
-    return Outcome(payload, next_step=DONE, guidance=guidance, source=page.url)
+    return Outcome(payload, next_step=DONE, guidance=guidance, source=source)
+
+
+async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
+    """Every URL read concurrently (the fetcher's per-host and global limits apply); failures stay per entry."""
+    urls = [url.root for url in args.urls]  # constrained strings arrive as RootModel values
+    results: list[dict[str, object]] = [{} for _ in urls]
+    how = _Reading(
+        args.format or "markdown", args.main_content is not False, args.max_chars or 5000, bool(args.include_links)
+    )
+
+    async def one(index: int, url: str) -> None:
+        try:
+            page = await _read(ctx, url, 0, how)
+            results[index] = {"url": url, "ok": True, "page": page}
+        except ToolError as error:
+            results[index] = {
+                "url": url,
+                "ok": False,
+                "error": {"code": error.code, "message": error.message, "retryable": error.retryable},
+            }
+        except Exception:  # one broken page must not sink the batch; the runner logs nothing for it otherwise
+            log.exception("batch_scrape: %s failed", url)
+            results[index] = {
+                "url": url,
+                "ok": False,
+                "error": {
+                    "code": "internal_error",
+                    "message": "reading this URL failed inside the server",
+                    "retryable": False,
+                },
+            }
+
+    async with anyio.create_task_group() as tasks:
+        for index, url in enumerate(urls):
+            tasks.start_soon(one, index, url)
+    failed = sum(1 for result in results if not result["ok"])
+    truncated = [r["url"] for r in results if r["ok"] and "next_start_index" in r["page"]]  # type: ignore[operator]
+    guidance = f"{len(results) - failed} of {len(results)} pages read."
+    if truncated:
+        guidance += f" {len(truncated)} were longer than max_chars: scrape them one by one with start_index to read on."
+    return Outcome(
+        {"results": results, "succeeded": len(results) - failed, "failed": failed},
+        next_step="scrape" if truncated else DONE,
+        guidance=guidance,
+        source=", ".join(urls[:3]) + (" …" if len(urls) > 3 else ""),
+    )

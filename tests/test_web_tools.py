@@ -158,3 +158,30 @@ def test_scrape_links_text_files_and_documents(client: SyncClient) -> None:
     pdf = client.call("scrape", {"url": "http://site.test/report"})
     error = pdf.structured_content["payload"]["error"]
     assert pdf.is_error and error["code"] == "unsupported_content" and "download" in error["message"]
+
+
+def test_batch_scrape_keeps_order_and_isolates_failures(client: SyncClient) -> None:
+    urls = [
+        "http://site.test/article",
+        "ftp://site.test/x",
+        "http://site.test/status/404",
+        "http://site.test/redirect?to=http://evil.test/",
+        "http://site.test/notes.txt",
+        "http://site.test/report",
+    ]
+    result = client.call("batch_scrape", {"urls": urls})
+    envelope = result.structured_content
+    assert result.is_error is False and envelope["next_step"] == "done"
+    payload = envelope["payload"]
+    assert [entry["url"] for entry in payload["results"]] == urls
+    outcomes = [entry["page"]["status"] if entry["ok"] else entry["error"]["code"] for entry in payload["results"]]
+    assert outcomes == [200, "bad_url", "http_status", "blocked_address", 200, "unsupported_content"]
+    assert (payload["succeeded"], payload["failed"]) == (2, 4)
+    assert "# How Tides Work" in payload["results"][0]["page"]["content"]
+
+
+def test_batch_scrape_caps_each_page_and_points_at_scrape_for_the_rest(client: SyncClient) -> None:
+    envelope = client.call("batch_scrape", {"urls": ["http://site.test/article"], "max_chars": 100}).structured_content
+    page = envelope["payload"]["results"][0]["page"]
+    assert len(page["content"]) == 100 and page["next_start_index"] == 100
+    assert envelope["next_step"] == "scrape" and "start_index" in envelope["guidance"]
