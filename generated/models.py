@@ -215,6 +215,53 @@ class Link(BaseModel):
     url: StrictStr
 
 
+class MapInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    include_sitemaps: StrictBool | None = True
+    """
+    Read the site's sitemaps as well as the page's links.
+    """
+    limit: Annotated[int | None, Field(ge=1, le=5000)] = 200
+    """
+    The most URLs to return.
+    """
+    same_domain: StrictBool | None = True
+    """
+    Keep only URLs on the same host or its subdomains.
+    """
+    search: Annotated[StrictStr | None, Field(max_length=200)] = None
+    """
+    Keep only URLs containing this text (case-insensitive).
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    A page of the site (often its home page).
+    """
+
+
+class MapOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    count: Annotated[int, Field(ge=0)]
+    sitemaps: list[StrictStr]
+    """
+    The sitemaps that were read.
+    """
+    sources: Sources
+    truncated: StrictBool
+    """
+    More URLs were found than limit allowed.
+    """
+    url: StrictStr
+    urls: list[StrictStr]
+    """
+    The URLs found, page links first, then sitemap entries, each once.
+    """
+
+
 class PageMetadata(BaseModel):
     """
     What an HTML page says about itself in its head. Third-party text, sanitised.
@@ -367,6 +414,14 @@ class ScrapeOutput(BaseModel):
     """
     The URL asked for.
     """
+
+
+class Sources(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    links: Annotated[int, Field(ge=0)]
+    sitemaps: Annotated[int, Field(ge=0)]
 
 
 class Url(RootModel[StrictStr]):

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'a486f2844bc4b9db459b2b809e54c1e4345d7319bc988ac5dfb2f75e4d8d4501'
+CATALOG_HASH: Any = '3b52c3571eae93244252a0d2c6a0813d3400be180c7586d174cced02b30ba445'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -665,6 +665,145 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                     'type': 'object'},
   'title': 'Server version'},
  {'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
+  'description': 'Discover the URLs of a website without reading every page: the links on the given page '
+                 "plus the site's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, sitemap indexes and "
+                 'gzip sitemaps included). Same-site URLs only by default; filter by a case-insensitive '
+                 'search text; at most limit URLs. Use it to find the pages worth reading, then scrape or '
+                 'batch_scrape them.',
+  'entry_point': True,
+  'examples': ({'arguments': {'url': 'gopher://example.org/'},
+                'expect': {'error': 'bad_url', 'next_step': 'map', 'ok': False},
+                'title': 'Only http and https are mapped'},
+               {'arguments': {'limit': 0, 'url': 'https://example.org/'},
+                'expect': {'error': 'invalid_arguments', 'next_step': 'map', 'ok': False},
+                'title': 'A limit is a positive number'}),
+  'execution': 'sync',
+  'handler': 'handlers.web:map_site',
+  'input_model': 'generated.models:MapInput',
+  'input_schema': {'additionalProperties': False,
+                   'properties': {'include_sitemaps': {'default': True,
+                                                       'description': "Read the site's sitemaps as well as "
+                                                                      "the page's links.",
+                                                       'type': 'boolean'},
+                                  'limit': {'default': 200,
+                                            'description': 'The most URLs to return.',
+                                            'maximum': 5000,
+                                            'minimum': 1,
+                                            'type': 'integer'},
+                                  'same_domain': {'default': True,
+                                                  'description': 'Keep only URLs on the same host or its '
+                                                                 'subdomains.',
+                                                  'type': 'boolean'},
+                                  'search': {'description': 'Keep only URLs containing this text '
+                                                            '(case-insensitive).',
+                                             'maxLength': 200,
+                                             'type': 'string'},
+                                  'url': {'description': 'A page of the site (often its home page).',
+                                          'maxLength': 4096,
+                                          'minLength': 1,
+                                          'type': 'string'}},
+                   'required': ['url'],
+                   'type': 'object'},
+  'name': 'map',
+  'next_step': ('batch_scrape', 'scrape', 'done'),
+  'origin': 'target',
+  'output_schema': {'additionalProperties': False,
+                    'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
+                                   'the error).',
+                    'oneOf': [{'properties': {'ok': {'const': True},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'count': {'minimum': 0,
+                                                                                   'type': 'integer'},
+                                                                         'sitemaps': {'description': 'The '
+                                                                                                     'sitemaps '
+                                                                                                     'that '
+                                                                                                     'were '
+                                                                                                     'read.',
+                                                                                      'items': {'type': 'string'},
+                                                                                      'type': 'array'},
+                                                                         'sources': {'additionalProperties': False,
+                                                                                     'properties': {'links': {'minimum': 0,
+                                                                                                              'type': 'integer'},
+                                                                                                    'sitemaps': {'minimum': 0,
+                                                                                                                 'type': 'integer'}},
+                                                                                     'required': ['links',
+                                                                                                  'sitemaps'],
+                                                                                     'type': 'object'},
+                                                                         'truncated': {'description': 'More '
+                                                                                                      'URLs '
+                                                                                                      'were '
+                                                                                                      'found '
+                                                                                                      'than '
+                                                                                                      'limit '
+                                                                                                      'allowed.',
+                                                                                       'type': 'boolean'},
+                                                                         'url': {'type': 'string'},
+                                                                         'urls': {'description': 'The URLs '
+                                                                                                 'found, '
+                                                                                                 'page links '
+                                                                                                 'first, '
+                                                                                                 'then '
+                                                                                                 'sitemap '
+                                                                                                 'entries, '
+                                                                                                 'each once.',
+                                                                                  'items': {'type': 'string'},
+                                                                                  'type': 'array'}},
+                                                          'required': ['url',
+                                                                       'urls',
+                                                                       'count',
+                                                                       'truncated',
+                                                                       'sitemaps',
+                                                                       'sources'],
+                                                          'type': 'object'}}},
+                              {'properties': {'ok': {'const': False},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'error': {'additionalProperties': False,
+                                                                                   'description': 'Why the '
+                                                                                                  'call '
+                                                                                                  'failed, '
+                                                                                                  'and '
+                                                                                                  'whether '
+                                                                                                  'the same '
+                                                                                                  'call '
+                                                                                                  'could '
+                                                                                                  'succeed '
+                                                                                                  'later.',
+                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                                                    'blocked_address',
+                                                                                                                    'budget_exhausted',
+                                                                                                                    'http_status',
+                                                                                                                    'internal_error',
+                                                                                                                    'invalid_arguments',
+                                                                                                                    'robots_disallowed',
+                                                                                                                    'scheme_downgrade',
+                                                                                                                    'timeout',
+                                                                                                                    'too_large',
+                                                                                                                    'too_many_redirects',
+                                                                                                                    'tool_error',
+                                                                                                                    'unreachable',
+                                                                                                                    'unsupported_content'],
+                                                                                                           'type': 'string'},
+                                                                                                  'detail': {'type': 'object'},
+                                                                                                  'message': {'type': 'string'},
+                                                                                                  'retryable': {'type': 'boolean'}},
+                                                                                   'required': ['code',
+                                                                                                'message',
+                                                                                                'retryable',
+                                                                                                'detail'],
+                                                                                   'title': 'ToolFailure',
+                                                                                   'type': 'object'}},
+                                                          'required': ['error'],
+                                                          'type': 'object'}}}],
+                    'properties': {'guidance': {'type': 'string'},
+                                   'next_step': {'enum': ['batch_scrape', 'done', 'map', 'scrape'],
+                                                 'type': 'string'},
+                                   'ok': {'type': 'boolean'},
+                                   'payload': {'type': 'object'}},
+                    'required': ['ok', 'next_step', 'guidance', 'payload'],
+                    'title': 'map result',
+                    'type': 'object'},
+  'title': "Map a site's URLs"},
+ {'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
   'description': 'Fetch one URL and return its readable content: by default only the main content '
                  '(navigation, ads, comment threads, cookie banners and footers removed) as markdown; or as '
                  'plain text, clean html, or json blocks; or the whole page with main_content false. Also '
@@ -967,7 +1106,8 @@ GRAPH: Any = {'edges': {'batch_scrape': ['done', 'scrape', 'generate_citations']
            'download': ['done'],
            'generate_citations': ['done'],
            'get_version': ['done'],
+           'map': ['batch_scrape', 'scrape', 'done'],
            'scrape': ['done', 'scrape', 'generate_citations']},
- 'entry_points': ['batch_scrape', 'download', 'generate_citations', 'get_version', 'scrape'],
+ 'entry_points': ['batch_scrape', 'download', 'generate_citations', 'get_version', 'map', 'scrape'],
  'retry_rule': "A failed call's next_step is the tool itself: correct the arguments and call it again.",
  'terminal': 'done'}

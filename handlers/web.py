@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 import anyio
 
-from generated.models import BatchScrapeInput, DownloadInput, ScrapeInput
+from generated.models import BatchScrapeInput, DownloadInput, MapInput, ScrapeInput
 from netglean.context import Context
 from netglean.envelope import DONE, Outcome
 from netglean.errors import ToolError, UnsupportedContent
@@ -179,3 +179,55 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
         guidance=guidance,
         source=", ".join(urls[:3]) + (" …" if len(urls) > 3 else ""),
     )
+
+
+_MAX_SITEMAPS = 25
+
+
+async def map_site(args: MapInput, ctx: Context) -> Outcome:
+    """Links of the page, then sitemap entries (indexes followed, at most 25 sitemaps), filtered and capped."""
+    from urllib.parse import urlsplit
+
+    from netglean.sitemaps import page_links, read_sitemap, same_site
+
+    limit = args.limit or 200
+    page = await ctx.fetcher.fetch(args.url)
+    home = urlsplit(page.url).hostname or ""
+    linked = page_links(page.text(), page.url) if page.media_type in _HTML else []
+    listed: list[str] = []
+    read: list[str] = []
+    if args.include_sitemaps is not False:
+        origin = f"{urlsplit(page.url).scheme}://{urlsplit(page.url).netloc}"
+        pending = list(dict.fromkeys([*await ctx.fetcher.sitemaps(page.url), f"{origin}/sitemap.xml"]))
+        while pending and len(read) < _MAX_SITEMAPS and len(listed) < limit * 4:
+            sitemap_url = pending.pop(0)
+            if sitemap_url in read:
+                continue
+            read.append(sitemap_url)
+            try:
+                fetched = await ctx.fetcher.fetch(sitemap_url, accept="application/xml,text/xml;q=0.9,*/*;q=0.5")
+                sitemap = read_sitemap(fetched.body, ctx.fetcher.policy.max_decoded_bytes)
+            except ToolError:
+                read.pop()  # a missing or broken sitemap is not a failure of the map
+                continue
+            (pending if sitemap.is_index else listed).extend(sitemap.locations)
+    needle = (args.search or "").lower()
+    same_domain = args.same_domain is not False
+    keep = [
+        url
+        for url in dict.fromkeys([*linked, *listed])
+        if (same_site(url, home) or not same_domain) and needle in url.lower()
+    ]
+    urls = keep[:limit]
+    payload = {
+        "url": args.url,
+        "urls": urls,
+        "count": len(urls),
+        "truncated": len(keep) > limit,
+        "sitemaps": read,
+        "sources": {"links": len(linked), "sitemaps": len(listed)},
+    }
+    guidance = f"{len(urls)} URL(s) found" + (
+        f" (more than {limit}; raise limit or search)" if len(keep) > limit else ""
+    )
+    return Outcome(payload, next_step="batch_scrape" if urls else DONE, guidance=guidance + ".", source=page.url)

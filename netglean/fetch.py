@@ -264,6 +264,9 @@ class _Robots:
             return bool(self.everything)
         return bool(self.parser.can_fetch(url, ROBOTS_AGENT))
 
+    def sitemaps(self) -> list[str]:
+        return list(self.parser.sitemaps) if self.parser is not None else []
+
     def crawl_delay(self) -> float:
         delay = self.parser.crawl_delay(ROBOTS_AGENT) if self.parser is not None else None
         return float(delay or 0.0)
@@ -343,6 +346,16 @@ class Fetcher:
             f"more than {self.policy.max_redirects} redirects from {url}",
             detail={"redirects": [hop.url for hop in hops]},
         )
+
+    async def sitemaps(self, url: str) -> list[str]:
+        """The Sitemap: lines of the robots.txt of ``url``'s origin (read under the whole policy, then cached)."""
+        parsed = _parse(url)
+        origin = f"{parsed.scheme}://{parsed.netloc.decode('ascii')}"
+        robots = self._robots.get(origin)
+        if robots is None:
+            await self._pin(parsed)
+            robots = self._robots[origin] = await self._read_robots(origin)
+        return robots.sitemaps()
 
     async def _check_robots(self, url: httpx.URL) -> None:
         origin = f"{url.scheme}://{url.netloc.decode('ascii')}"

@@ -24,6 +24,7 @@ PAGE = b"<!doctype html><html><head><title>Fixture</title></head><body><p>Hello 
 ROBOTS = {
     "robots-block.test": "User-agent: *\nDisallow: /\n\nUser-agent: netglean\nDisallow: /private\nAllow: /\n",
     "robots-all.test": "User-agent: *\nDisallow: /\n",
+    "maps.test": "User-agent: *\nAllow: /\nSitemap: http://maps.test/sitemap_index.xml\n",
 }
 
 
@@ -125,8 +126,44 @@ async def notes(request: Request) -> Response:
     return PlainTextResponse("plain notes\nsecond line")
 
 
+def _urlset(*paths: str) -> bytes:
+    entries = "".join(f"<url><loc>{path}</loc></url>" for path in paths)
+    return (
+        f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{entries}</urlset>'.encode()
+    )
+
+
+async def home(request: Request) -> Response:
+    links = '<a href="/about">About</a> <a href="/news/1#top">News</a> <a href="https://elsewhere.example/x">Out</a>'
+    links += ' <a href="javascript:void(0)">JS</a> <a href="mailto:a@b.test">Mail</a> <a href="/about">Again</a>'
+    return Response(f"<html><body>{links}</body></html>".encode(), media_type="text/html")
+
+
+async def sitemap_index(request: Request) -> Response:
+    body = (
+        '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<sitemap><loc>http://maps.test/sitemap-a.xml.gz</loc></sitemap>"
+        "<sitemap><loc>http://maps.test/sitemap-b.xml</loc></sitemap>"
+        "<sitemap><loc>http://maps.test/missing.xml</loc></sitemap></sitemapindex>"
+    )
+    return Response(body.encode(), media_type="application/xml")
+
+
+async def sitemap_a(request: Request) -> Response:
+    body = gzip.compress(_urlset("http://maps.test/news/1", "http://maps.test/news/2", "http://maps.test/a&amp;b"))
+    return Response(body, media_type="application/gzip")
+
+
+async def sitemap_b(request: Request) -> Response:
+    return Response(_urlset("http://maps.test/guides/tides", "https://cdn.other.example/file"), media_type="text/xml")
+
+
 APP = Starlette(
     routes=[
+        Route("/home", home),
+        Route("/sitemap_index.xml", sitemap_index),
+        Route("/sitemap-a.xml.gz", sitemap_a),
+        Route("/sitemap-b.xml", sitemap_b),
         Route("/article", article),
         Route("/notes.txt", notes),
         Route("/report", report),

@@ -35,7 +35,7 @@ def client(port: int, registry: Registry, settings: Settings) -> Iterator[SyncCl
     policy = dataclasses.replace(FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset())
     fetcher = Fetcher(
         policy,
-        resolver=FakeDNS({"site.test": [PUBLIC], "evil.test": ["10.1.2.3"]}),
+        resolver=FakeDNS({"site.test": [PUBLIC], "maps.test": [PUBLIC], "evil.test": ["10.1.2.3"]}),
         network_backend=LoopbackBackend(port),
     )
     runner = ToolRunner(registry, settings, Context(settings, registry, fetcher))
@@ -185,3 +185,30 @@ def test_batch_scrape_caps_each_page_and_points_at_scrape_for_the_rest(client: S
     page = envelope["payload"]["results"][0]["page"]
     assert len(page["content"]) == 100 and page["next_start_index"] == 100
     assert envelope["next_step"] == "scrape" and "start_index" in envelope["guidance"]
+
+
+def test_map_finds_links_and_sitemap_entries(client: SyncClient) -> None:
+    envelope = client.call("map", {"url": "http://maps.test/home"}).structured_content
+    payload = envelope["payload"]
+    assert payload["urls"] == [
+        "http://maps.test/about",
+        "http://maps.test/news/1",
+        "http://maps.test/news/2",
+        "http://maps.test/a&b",
+        "http://maps.test/guides/tides",
+    ]
+    assert payload["sitemaps"] == [
+        "http://maps.test/sitemap_index.xml",
+        "http://maps.test/sitemap-a.xml.gz",
+        "http://maps.test/sitemap-b.xml",
+    ]  # the missing one is skipped, not fatal
+    assert payload["sources"] == {"links": 3, "sitemaps": 5} and envelope["next_step"] == "batch_scrape"
+
+
+def test_map_filters_and_limits(client: SyncClient) -> None:
+    news = client.call("map", {"url": "http://maps.test/home", "search": "NEWS"}).structured_content["payload"]
+    assert news["urls"] == ["http://maps.test/news/1", "http://maps.test/news/2"]
+    every = client.call("map", {"url": "http://maps.test/home", "same_domain": False, "include_sitemaps": False})
+    assert "https://elsewhere.example/x" in every.structured_content["payload"]["urls"]
+    capped = client.call("map", {"url": "http://maps.test/home", "limit": 2}).structured_content["payload"]
+    assert capped["count"] == 2 and capped["truncated"] is True

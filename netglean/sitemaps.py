@@ -1,0 +1,62 @@
+"""Reading sitemaps (XML, gzip-compressed or not) and a page's links, for discovering a site's URLs.
+
+Sitemaps are third-party input: <loc> values are read with a bounded scan, never through an XML
+parser that could expand entities, and gzip is inflated only up to a cap.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import zlib
+from dataclasses import dataclass
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+from netglean.errors import ResponseTooLarge, UnsupportedContent
+
+_LOC = re.compile(rb"<loc>\s*(.{1,4096}?)\s*</loc>", re.IGNORECASE | re.DOTALL)
+_INDEX = re.compile(rb"<sitemapindex[\s>]", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Sitemap:
+    is_index: bool
+    locations: tuple[str, ...]
+
+
+def read_sitemap(body: bytes, max_bytes: int) -> Sitemap:
+    """The URLs a sitemap (or sitemap index) lists; gzip bodies are inflated up to ``max_bytes``."""
+    if body[:2] == b"\x1f\x8b":
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            body = inflater.decompress(body, max_bytes)
+        except zlib.error as exc:
+            raise UnsupportedContent(f"a gzip sitemap is corrupt: {exc}") from exc
+        if inflater.unconsumed_tail:
+            raise ResponseTooLarge(f"a sitemap inflates past {max_bytes} bytes", detail={"limit": max_bytes})
+    if b"<loc" not in body.lower() and b"<urlset" not in body.lower() and not _INDEX.search(body):
+        raise UnsupportedContent("not a sitemap: no <urlset>, <sitemapindex> or <loc>")
+    locations = tuple(html.unescape(match.group(1).decode("utf-8", "replace")).strip() for match in _LOC.finditer(body))
+    return Sitemap(bool(_INDEX.search(body[:4096])), locations)
+
+
+def page_links(markup: str, base_url: str) -> list[str]:
+    """Every http(s) link of a page, absolute and without fragment, in document order, once each."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    found: dict[str, None] = {}
+    for anchor in LexborHTMLParser(markup).css("a[href]"):
+        href = (anchor.attributes.get("href") or "").strip()
+        if not href or href.lower().startswith(("javascript:", "mailto:", "tel:", "data:")):
+            continue
+        url = urldefrag(urljoin(base_url, href)).url
+        if urlsplit(url).scheme in {"http", "https"}:
+            found.setdefault(url, None)
+    return list(found)
+
+
+def same_site(url: str, origin_host: str) -> bool:
+    """The URL's host is the start host or one of its subdomains (a leading www. ignored)."""
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    home = origin_host.lower().removeprefix("www.")
+    return host == home or host.endswith("." + home)
