@@ -46,6 +46,28 @@ COMMANDS: Any = {'batch_scrape': {'description': "Read up to 100 URLs in one cal
                                'name': 'include_links',
                                'required': False,
                                'type': 'boolean'}]},
+ 'compare_agent_view': {'description': 'Fetch the same URL twice, identical but for the Accept header: once '
+                                       'as an agent (preferring text/markdown, then text/plain) and once as '
+                                       'a browser (preferring text/html). Return both side by side - status, '
+                                       'content type, bytes, approximate tokens and a bounded excerpt - and '
+                                       'say whether the site negotiated content and how the two answers '
+                                       'diverge. Use it to check whether a site serves agents a lighter, '
+                                       'cleaner representation.',
+                        'help': 'Compare what agents and browsers get',
+                        'options': [{'choices': None,
+                                     'flag': '--url',
+                                     'help': 'The http(s) URL to fetch both ways.',
+                                     'item_type': None,
+                                     'name': 'url',
+                                     'required': True,
+                                     'type': 'string'},
+                                    {'choices': None,
+                                     'flag': '--excerpt-chars',
+                                     'help': 'How many characters of each answer to show.',
+                                     'item_type': None,
+                                     'name': 'excerpt_chars',
+                                     'required': False,
+                                     'type': 'integer'}]},
  'download': {'description': 'Fetch a document URL (PDF, image, archive, data file, or a web page) under the '
                              "server's network policy and report what it is without returning its bytes: "
                              'final URL after redirects, HTTP status, media type, size, the filename the '

@@ -55,6 +55,45 @@ class CatalogModels(BaseModel):
     )
 
 
+class CompareAgentViewInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    excerpt_chars: Annotated[int | None, Field(ge=0, le=5000)] = 800
+    """
+    How many characters of each answer to show.
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The http(s) URL to fetch both ways.
+    """
+
+
+class CompareAgentViewOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    agent: FetchView
+    browser: FetchView
+    differences: list[StrictStr]
+    """
+    How the two answers differ, in words.
+    """
+    identical: StrictBool
+    """
+    Both answers have the same bytes.
+    """
+    negotiated: StrictBool
+    """
+    The two answers differ in content type
+    """
+    token_ratio: Annotated[float | None, Field(ge=0.0)] = None
+    """
+    Agent tokens divided by browser tokens (below 1 means the agent view is lighter).
+    """
+    url: StrictStr
+
+
 class Cost(BaseModel):
     """
     What the page cost to read.
@@ -137,6 +176,44 @@ class Error(BaseModel):
     code: StrictStr
     message: StrictStr
     retryable: StrictBool
+
+
+class Error1(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: StrictStr
+    message: StrictStr
+
+
+class FetchView(BaseModel):
+    """
+    One answer to one request, as compare_agent_view saw it.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    accept: StrictStr
+    """
+    The Accept header that was sent.
+    """
+    approx_tokens: Annotated[int | None, Field(ge=0)] = None
+    """
+    About characters / 4.
+    """
+    bytes: Annotated[int | None, Field(ge=0)] = None
+    content_type: StrictStr | None = None
+    """
+    The media type of the answer.
+    """
+    error: Error1 | None = None
+    excerpt: StrictStr | None = None
+    """
+    The start of the answer's text.
+    """
+    final_url: StrictStr | None = None
+    status: int | None = None
 
 
 class GenerateCitationsInput(BaseModel):

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '3b52c3571eae93244252a0d2c6a0813d3400be180c7586d174cced02b30ba445'
+CATALOG_HASH: Any = '70873b540ff022af52e7fa907f6d0422543d4b24851b80724882ca1cb4fe9cd8'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -157,6 +157,166 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                     'title': 'batch_scrape result',
                     'type': 'object'},
   'title': 'Read many web pages'},
+ {'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
+  'description': 'Fetch the same URL twice, identical but for the Accept header: once as an agent '
+                 '(preferring text/markdown, then text/plain) and once as a browser (preferring text/html). '
+                 'Return both side by side - status, content type, bytes, approximate tokens and a bounded '
+                 'excerpt - and say whether the site negotiated content and how the two answers diverge. Use '
+                 'it to check whether a site serves agents a lighter, cleaner representation.',
+  'entry_point': True,
+  'examples': ({'arguments': {'url': 'http://127.0.0.1:8080/'},
+                'expect': {'error': 'blocked_address', 'next_step': 'compare_agent_view', 'ok': False},
+                'title': 'Only public addresses'},),
+  'execution': 'sync',
+  'handler': 'handlers.web:compare_agent_view',
+  'input_model': 'generated.models:CompareAgentViewInput',
+  'input_schema': {'additionalProperties': False,
+                   'properties': {'excerpt_chars': {'default': 800,
+                                                    'description': 'How many characters of each answer to '
+                                                                   'show.',
+                                                    'maximum': 5000,
+                                                    'minimum': 0,
+                                                    'type': 'integer'},
+                                  'url': {'description': 'The http(s) URL to fetch both ways.',
+                                          'maxLength': 4096,
+                                          'minLength': 1,
+                                          'type': 'string'}},
+                   'required': ['url'],
+                   'type': 'object'},
+  'name': 'compare_agent_view',
+  'next_step': ('done', 'scrape'),
+  'origin': 'target',
+  'output_schema': {'$defs': {'FetchView': {'additionalProperties': False,
+                                            'description': 'One answer to one request, as compare_agent_view '
+                                                           'saw it.',
+                                            'properties': {'accept': {'description': 'The Accept header that '
+                                                                                     'was sent.',
+                                                                      'type': 'string'},
+                                                           'approx_tokens': {'description': 'About '
+                                                                                            'characters / 4.',
+                                                                             'minimum': 0,
+                                                                             'type': 'integer'},
+                                                           'bytes': {'minimum': 0, 'type': 'integer'},
+                                                           'content_type': {'description': 'The media type '
+                                                                                           'of the answer.',
+                                                                            'type': 'string'},
+                                                           'error': {'additionalProperties': False,
+                                                                     'properties': {'code': {'type': 'string'},
+                                                                                    'message': {'type': 'string'}},
+                                                                     'required': ['code', 'message'],
+                                                                     'type': 'object'},
+                                                           'excerpt': {'description': 'The start of the '
+                                                                                      "answer's text.",
+                                                                       'type': 'string'},
+                                                           'final_url': {'type': 'string'},
+                                                           'status': {'type': 'integer'}},
+                                            'required': ['accept'],
+                                            'title': 'FetchView',
+                                            'type': 'object'}},
+                    'additionalProperties': False,
+                    'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
+                                   'the error).',
+                    'oneOf': [{'properties': {'ok': {'const': True},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'agent': {'$ref': '#/$defs/FetchView'},
+                                                                         'browser': {'$ref': '#/$defs/FetchView'},
+                                                                         'differences': {'description': 'How '
+                                                                                                        'the '
+                                                                                                        'two '
+                                                                                                        'answers '
+                                                                                                        'differ, '
+                                                                                                        'in '
+                                                                                                        'words.',
+                                                                                         'items': {'type': 'string'},
+                                                                                         'type': 'array'},
+                                                                         'identical': {'description': 'Both '
+                                                                                                      'answers '
+                                                                                                      'have '
+                                                                                                      'the '
+                                                                                                      'same '
+                                                                                                      'bytes.',
+                                                                                       'type': 'boolean'},
+                                                                         'negotiated': {'description': 'The '
+                                                                                                       'two '
+                                                                                                       'answers '
+                                                                                                       'differ '
+                                                                                                       'in '
+                                                                                                       'content '
+                                                                                                       'type',
+                                                                                        'or the agent got markdown or plain text.': None,
+                                                                                        'type': 'boolean'},
+                                                                         'token_ratio': {'description': 'Agent '
+                                                                                                        'tokens '
+                                                                                                        'divided '
+                                                                                                        'by '
+                                                                                                        'browser '
+                                                                                                        'tokens '
+                                                                                                        '(below '
+                                                                                                        '1 '
+                                                                                                        'means '
+                                                                                                        'the '
+                                                                                                        'agent '
+                                                                                                        'view '
+                                                                                                        'is '
+                                                                                                        'lighter).',
+                                                                                         'minimum': 0,
+                                                                                         'type': 'number'},
+                                                                         'url': {'type': 'string'}},
+                                                          'required': ['url',
+                                                                       'agent',
+                                                                       'browser',
+                                                                       'negotiated',
+                                                                       'identical',
+                                                                       'differences'],
+                                                          'type': 'object'}}},
+                              {'properties': {'ok': {'const': False},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'error': {'additionalProperties': False,
+                                                                                   'description': 'Why the '
+                                                                                                  'call '
+                                                                                                  'failed, '
+                                                                                                  'and '
+                                                                                                  'whether '
+                                                                                                  'the same '
+                                                                                                  'call '
+                                                                                                  'could '
+                                                                                                  'succeed '
+                                                                                                  'later.',
+                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                                                    'blocked_address',
+                                                                                                                    'budget_exhausted',
+                                                                                                                    'http_status',
+                                                                                                                    'internal_error',
+                                                                                                                    'invalid_arguments',
+                                                                                                                    'robots_disallowed',
+                                                                                                                    'scheme_downgrade',
+                                                                                                                    'timeout',
+                                                                                                                    'too_large',
+                                                                                                                    'too_many_redirects',
+                                                                                                                    'tool_error',
+                                                                                                                    'unreachable',
+                                                                                                                    'unsupported_content'],
+                                                                                                           'type': 'string'},
+                                                                                                  'detail': {'type': 'object'},
+                                                                                                  'message': {'type': 'string'},
+                                                                                                  'retryable': {'type': 'boolean'}},
+                                                                                   'required': ['code',
+                                                                                                'message',
+                                                                                                'retryable',
+                                                                                                'detail'],
+                                                                                   'title': 'ToolFailure',
+                                                                                   'type': 'object'}},
+                                                          'required': ['error'],
+                                                          'type': 'object'}}}],
+                    'properties': {'guidance': {'type': 'string'},
+                                   'next_step': {'enum': ['compare_agent_view', 'done', 'scrape'],
+                                                 'type': 'string'},
+                                   'ok': {'type': 'boolean'},
+                                   'payload': {'type': 'object'}},
+                    'required': ['ok', 'next_step', 'guidance', 'payload'],
+                    'title': 'compare_agent_view result',
+                    'type': 'object'},
+  'title': 'Compare what agents and browsers get'},
  {'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
   'description': "Fetch a document URL (PDF, image, archive, data file, or a web page) under the server's "
                  'network policy and report what it is without returning its bytes: final URL after '
@@ -1103,11 +1263,18 @@ PROMPTS: Any = ({'arguments': [{'default': None,
   'title': 'Write an answer that cites its sources'},)
 
 GRAPH: Any = {'edges': {'batch_scrape': ['done', 'scrape', 'generate_citations'],
+           'compare_agent_view': ['done', 'scrape'],
            'download': ['done'],
            'generate_citations': ['done'],
            'get_version': ['done'],
            'map': ['batch_scrape', 'scrape', 'done'],
            'scrape': ['done', 'scrape', 'generate_citations']},
- 'entry_points': ['batch_scrape', 'download', 'generate_citations', 'get_version', 'map', 'scrape'],
+ 'entry_points': ['batch_scrape',
+                  'compare_agent_view',
+                  'download',
+                  'generate_citations',
+                  'get_version',
+                  'map',
+                  'scrape'],
  'retry_rule': "A failed call's next_step is the tool itself: correct the arguments and call it again.",
  'terminal': 'done'}

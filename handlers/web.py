@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 import anyio
 
-from generated.models import BatchScrapeInput, DownloadInput, MapInput, ScrapeInput
+from generated.models import BatchScrapeInput, CompareAgentViewInput, DownloadInput, MapInput, ScrapeInput
 from netglean.context import Context
 from netglean.envelope import DONE, Outcome
 from netglean.errors import ToolError, UnsupportedContent
@@ -231,3 +231,72 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
         f" (more than {limit}; raise limit or search)" if len(keep) > limit else ""
     )
     return Outcome(payload, next_step="batch_scrape" if urls else DONE, guidance=guidance + ".", source=page.url)
+
+
+AGENT_ACCEPT = "text/markdown, text/plain;q=0.9, text/html;q=0.5, */*;q=0.1"
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+async def _view(
+    ctx: Context, url: str, accept: str, excerpt_chars: int
+) -> tuple[dict[str, object], Page | None, ToolError | None]:
+    try:
+        page = await ctx.fetcher.fetch(url, accept=accept)
+    except ToolError as error:
+        return {"accept": accept, "error": {"code": error.code, "message": error.message}}, None, error
+    text = sanitize(page.text())
+    return (
+        {
+            "accept": accept,
+            "status": page.status,
+            "final_url": page.url,
+            "content_type": page.media_type,
+            "bytes": len(page.body),
+            "approx_tokens": (len(text) + 3) // 4,
+            "excerpt": text[:excerpt_chars],
+        },
+        page,
+        None,
+    )
+
+
+async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outcome:
+    limit = 800 if args.excerpt_chars is None else args.excerpt_chars
+    agent, agent_page, agent_error = await _view(ctx, args.url, AGENT_ACCEPT, limit)
+    browser, browser_page, _ = await _view(ctx, args.url, BROWSER_ACCEPT, limit)
+    if agent_error is not None and browser_page is None:
+        raise agent_error  # nothing to compare: the call fails as the fetch did
+    differences: list[str] = []
+    payload: dict[str, object] = {"url": args.url, "agent": agent, "browser": browser}
+    if agent_page is not None and browser_page is not None:
+        same = agent_page.body == browser_page.body
+        negotiated = agent_page.media_type != browser_page.media_type or agent_page.media_type in {
+            "text/markdown",
+            "text/plain",
+        }
+        if agent_page.media_type != browser_page.media_type:
+            differences.append(
+                f"content type: {agent_page.media_type} for agents, {browser_page.media_type} for browsers"
+            )
+        if agent_page.status != browser_page.status:
+            differences.append(f"status: {agent_page.status} for agents, {browser_page.status} for browsers")
+        if agent_page.url != browser_page.url:
+            differences.append(f"final URL: {agent_page.url} for agents, {browser_page.url} for browsers")
+        if not same:
+            differences.append(f"size: {len(agent_page.body)} bytes for agents, {len(browser_page.body)} for browsers")
+        tokens = (int(agent["approx_tokens"]), int(browser["approx_tokens"]))  # type: ignore[call-overload]
+        if tokens[1]:
+            payload["token_ratio"] = round(tokens[0] / tokens[1], 4)
+        payload |= {"negotiated": negotiated, "identical": same}
+        guidance = (
+            "The site negotiates: agents get " + agent_page.media_type
+            if negotiated
+            else "No content negotiation: agents and browsers get the same kind of answer; scrape extracts the text."
+        )
+    else:
+        failed = "agent" if agent_page is None else "browser"
+        differences.append(f"the {failed} request failed: {payload[failed]['error']['message']}")  # type: ignore[index]
+        payload |= {"negotiated": False, "identical": False}
+        guidance = f"Only the {'browser' if failed == 'agent' else 'agent'} request succeeded."
+    payload["differences"] = differences
+    return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)

@@ -158,8 +158,15 @@ async def sitemap_b(request: Request) -> Response:
     return Response(_urlset("http://maps.test/guides/tides", "https://cdn.other.example/file"), media_type="text/xml")
 
 
+async def negotiate(request: Request) -> Response:
+    if request.headers.get("accept", "").startswith("text/markdown"):
+        return Response(b"# Fixture\n\nHello fixture.", media_type="text/markdown")
+    return Response(ARTICLE, media_type="text/html")
+
+
 APP = Starlette(
     routes=[
+        Route("/negotiate", negotiate),
         Route("/home", home),
         Route("/sitemap_index.xml", sitemap_index),
         Route("/sitemap-a.xml.gz", sitemap_a),

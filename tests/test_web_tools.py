@@ -212,3 +212,22 @@ def test_map_filters_and_limits(client: SyncClient) -> None:
     assert "https://elsewhere.example/x" in every.structured_content["payload"]["urls"]
     capped = client.call("map", {"url": "http://maps.test/home", "limit": 2}).structured_content["payload"]
     assert capped["count"] == 2 and capped["truncated"] is True
+
+
+def test_compare_agent_view_sees_content_negotiation(client: SyncClient) -> None:
+    envelope = client.call("compare_agent_view", {"url": "http://site.test/negotiate"}).structured_content
+    payload = envelope["payload"]
+    assert payload["agent"]["content_type"] == "text/markdown" and payload["browser"]["content_type"] == "text/html"
+    assert payload["negotiated"] is True and payload["identical"] is False
+    assert payload["token_ratio"] < 0.2  # the markdown view is far lighter
+    assert payload["agent"]["excerpt"].startswith("# Fixture")
+    assert any("content type" in line for line in payload["differences"])
+
+
+def test_compare_agent_view_without_negotiation_and_with_a_refused_url(client: SyncClient) -> None:
+    same = client.call("compare_agent_view", {"url": "http://site.test/page", "excerpt_chars": 10})
+    payload = same.structured_content["payload"]
+    assert payload["negotiated"] is False and payload["identical"] is True and payload["differences"] == []
+    assert len(payload["agent"]["excerpt"]) == 10
+    refused = client.call("compare_agent_view", {"url": "http://evil.test/"})
+    assert refused.is_error and refused.structured_content["payload"]["error"]["code"] == "blocked_address"
