@@ -7,6 +7,58 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
 
 
+class BatchCrawlInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    exclude_patterns: Annotated[list[ExcludePattern] | None, Field(max_length=20)] = None
+    """
+    Glob patterns of URLs never to follow.
+    """
+    format: Literal["markdown", "text", "html", "json"] | None = "markdown"
+    """
+    As in scrape.
+    """
+    include_patterns: Annotated[list[IncludePattern] | None, Field(max_length=20)] = None
+    """
+    Glob patterns (* and ?) a URL must match to be followed, e.g. https://example.org/blog/*.
+    """
+    main_content: StrictBool | None = True
+    """
+    As in scrape.
+    """
+    max_chars: Annotated[int | None, Field(ge=100, le=20000)] = 3000
+    """
+    The most characters per page (a crawl returns at most 400,000 in all; pages share that).
+    """
+    max_depth: Annotated[int | None, Field(ge=0, le=5)] = 2
+    """
+    How many links away from the start page to go (0 reads only the start page).
+    """
+    max_pages: Annotated[int | None, Field(ge=1, le=200)] = 25
+    """
+    The most pages to read (per seed).
+    """
+    stay_on_domain: StrictBool | None = True
+    """
+    Follow only links to the same host or its subdomains.
+    """
+    urls: Annotated[list[Url], Field(max_length=10, min_length=1)]
+    """
+    The start URLs.
+    """
+
+
+class BatchCrawlOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    crawls: list[CrawlResult]
+    """
+    One crawl per start URL, in the order given.
+    """
+
+
 class BatchScrapeInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -116,6 +168,110 @@ class Cost(BaseModel):
     """
 
 
+class CrawlInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    exclude_patterns: Annotated[list[ExcludePattern] | None, Field(max_length=20)] = None
+    """
+    Glob patterns of URLs never to follow.
+    """
+    format: Literal["markdown", "text", "html", "json"] | None = "markdown"
+    """
+    As in scrape.
+    """
+    include_patterns: Annotated[list[IncludePattern] | None, Field(max_length=20)] = None
+    """
+    Glob patterns (* and ?) a URL must match to be followed, e.g. https://example.org/blog/*.
+    """
+    main_content: StrictBool | None = True
+    """
+    As in scrape.
+    """
+    max_chars: Annotated[int | None, Field(ge=100, le=20000)] = 3000
+    """
+    The most characters per page (a crawl returns at most 400,000 in all; pages share that).
+    """
+    max_depth: Annotated[int | None, Field(ge=0, le=5)] = 2
+    """
+    How many links away from the start page to go (0 reads only the start page).
+    """
+    max_pages: Annotated[int | None, Field(ge=1, le=200)] = 25
+    """
+    The most pages to read (per seed).
+    """
+    stay_on_domain: StrictBool | None = True
+    """
+    Follow only links to the same host or its subdomains.
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The start URL.
+    """
+
+
+class CrawlOutput(BaseModel):
+    """
+    What one crawl read, page by page.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    error: Error1 | None = None
+    """
+    Why this crawl could not start at all.
+    """
+    failed: Annotated[int, Field(ge=0)]
+    pages: list[Page]
+    """
+    Every URL visited, in the order read.
+    """
+    read: Annotated[int, Field(ge=0)]
+    """
+    Pages read (duplicates and failures not counted).
+    """
+    truncated: StrictBool
+    """
+    Links were left unvisited because max_pages was reached.
+    """
+    url: StrictStr
+    """
+    The start URL.
+    """
+
+
+class CrawlResult(BaseModel):
+    """
+    What one crawl read, page by page.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    error: Error3 | None = None
+    """
+    Why this crawl could not start at all.
+    """
+    failed: Annotated[int, Field(ge=0)]
+    pages: list[Page1]
+    """
+    Every URL visited, in the order read.
+    """
+    read: Annotated[int, Field(ge=0)]
+    """
+    Pages read (duplicates and failures not counted).
+    """
+    truncated: StrictBool
+    """
+    Links were left unvisited because max_pages was reached.
+    """
+    url: StrictStr
+    """
+    The start URL.
+    """
+
+
 class DownloadInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -179,11 +335,59 @@ class Error(BaseModel):
 
 
 class Error1(BaseModel):
+    """
+    Why this crawl could not start at all.
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
     code: StrictStr
     message: StrictStr
+    retryable: StrictBool
+
+
+class Error2(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: StrictStr
+    message: StrictStr
+    retryable: StrictBool
+
+
+class Error3(BaseModel):
+    """
+    Why this crawl could not start at all.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: StrictStr
+    message: StrictStr
+    retryable: StrictBool
+
+
+class Error4(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: StrictStr
+    message: StrictStr
+    retryable: StrictBool
+
+
+class Error5(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: StrictStr
+    message: StrictStr
+
+
+class ExcludePattern(RootModel[StrictStr]):
+    root: Annotated[StrictStr, Field(max_length=200, min_length=1)]
 
 
 class FetchView(BaseModel):
@@ -207,7 +411,7 @@ class FetchView(BaseModel):
     """
     The media type of the answer.
     """
-    error: Error1 | None = None
+    error: Error5 | None = None
     excerpt: StrictStr | None = None
     """
     The start of the answer's text.
@@ -284,6 +488,10 @@ class GetVersionOutput(BaseModel):
     """
 
 
+class IncludePattern(RootModel[StrictStr]):
+    root: Annotated[StrictStr, Field(max_length=200, min_length=1)]
+
+
 class Link(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -337,6 +545,48 @@ class MapOutput(BaseModel):
     """
     The URLs found, page links first, then sitemap entries, each once.
     """
+
+
+class Page(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    depth: Annotated[int, Field(ge=0)]
+    """
+    Links away from the start page.
+    """
+    duplicate_of: StrictStr | None = None
+    """
+    The URL already read that has the same canonical URL.
+    """
+    error: Error2 | None = None
+    ok: StrictBool
+    page: dict[str, Any] | None = None
+    """
+    The page as scrape returns it.
+    """
+    url: StrictStr
+
+
+class Page1(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    depth: Annotated[int, Field(ge=0)]
+    """
+    Links away from the start page.
+    """
+    duplicate_of: StrictStr | None = None
+    """
+    The URL already read that has the same canonical URL.
+    """
+    error: Error4 | None = None
+    ok: StrictBool
+    page: dict[str, Any] | None = None
+    """
+    The page as scrape returns it.
+    """
+    url: StrictStr
 
 
 class PageMetadata(BaseModel):

@@ -7,15 +7,24 @@ import logging
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import anyio
 
-from generated.models import BatchScrapeInput, CompareAgentViewInput, DownloadInput, MapInput, ScrapeInput
+from generated.models import (
+    BatchCrawlInput,
+    BatchScrapeInput,
+    CompareAgentViewInput,
+    CrawlInput,
+    DownloadInput,
+    MapInput,
+    ScrapeInput,
+)
 from netglean.context import Context
 from netglean.envelope import DONE, Outcome
 from netglean.errors import ToolError, UnsupportedContent
-from netglean.fetch import Page
+from netglean.fetch import Page, parse_url
 from netglean.page_meta import page_metadata
 from netglean.untrusted import sanitize
 
@@ -74,8 +83,8 @@ class _Reading:
     include_links: bool
 
 
-async def _read(ctx: Context, url: str, start: int, how: _Reading) -> dict[str, object]:
-    """Fetch one page and return its scrape payload: one slice of the formatted content, with metadata."""
+async def _read(ctx: Context, url: str, start: int, how: _Reading) -> tuple[dict[str, object], list[str]]:
+    """Fetch one page: its scrape payload (one slice of the formatted content, with metadata) and its links."""
     fmt, main_content, limit, include_links = how.fmt, how.main_content, how.limit, how.include_links
     from netglean.extract import extract, render
 
@@ -83,10 +92,14 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> dict[str, 
     media_type = page.media_type
     metadata: dict[str, object] = {}
     links: list[dict[str, str]] = []
+    frontier: list[str] = []  # every link of the page, navigation included: where a crawl may go next
     title = None
     if media_type in _HTML:
+        from netglean.sitemaps import page_links
+
         html = page.text()
         metadata = page_metadata(html, page.url)
+        frontier = page_links(html, page.url)
         extraction = await anyio.to_thread.run_sync(
             lambda: extract(html, page.url, main_content=main_content), abandon_on_cancel=True
         )
@@ -116,13 +129,13 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> dict[str, 
         payload["links"] = list({link["url"]: link for link in links}.values())
     if start + limit < len(content):
         payload["next_start_index"] = start + limit
-    return payload
+    return payload, frontier
 
 
 async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
     start, limit = args.start_index or 0, args.max_chars or 20000
     how = _Reading(args.format or "markdown", args.main_content is not False, limit, bool(args.include_links))
-    payload = await _read(ctx, args.url, start, how)
+    payload, _ = await _read(ctx, args.url, start, how)
     total = int(payload["total_chars"])  # type: ignore[call-overload]
     source = str(payload["final_url"])
     if "next_start_index" in payload:
@@ -145,7 +158,7 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
 
     async def one(index: int, url: str) -> None:
         try:
-            page = await _read(ctx, url, 0, how)
+            page, _ = await _read(ctx, url, 0, how)
             results[index] = {"url": url, "ok": True, "page": page}
         except ToolError as error:
             results[index] = {
@@ -300,3 +313,137 @@ async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outco
         guidance = f"Only the {'browser' if failed == 'agent' else 'agent'} request succeeded."
     payload["differences"] = differences
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)
+
+
+_CRAWL_CHARS = 400_000
+"""The most content characters one crawl returns in all; each page gets its share."""
+
+
+@dataclass(frozen=True, slots=True)
+class _CrawlPlan:
+    max_depth: int
+    max_pages: int
+    stay_on_domain: bool
+    include: tuple[re.Pattern[str], ...]
+    exclude: tuple[re.Pattern[str], ...]
+    reading: _Reading
+
+    def wants(self, url: str, home: str) -> bool:
+        from netglean.sitemaps import same_site
+
+        if self.stay_on_domain and not same_site(url, home):
+            return False
+        if self.include and not any(p.match(url) for p in self.include):
+            return False
+        return not any(p.match(url) for p in self.exclude)
+
+
+def _globs(patterns: list[Any] | None) -> tuple[re.Pattern[str], ...]:
+    """Glob patterns (* and ?) matched against the whole URL; never a model's own regular expression."""
+    import fnmatch
+
+    return tuple(re.compile(fnmatch.translate(p.root)) for p in patterns or [])
+
+
+def _plan(args: CrawlInput | BatchCrawlInput) -> _CrawlPlan:
+    pages = args.max_pages or 25
+    chars = min(args.max_chars or 3000, _CRAWL_CHARS // pages)
+    return _CrawlPlan(
+        max_depth=2 if args.max_depth is None else args.max_depth,
+        max_pages=pages,
+        stay_on_domain=args.stay_on_domain is not False,
+        include=_globs(args.include_patterns),
+        exclude=_globs(args.exclude_patterns),
+        reading=_Reading(args.format or "markdown", args.main_content is not False, chars, False),
+    )
+
+
+def _normal(url: str) -> str:
+    from urllib.parse import urldefrag, urlsplit, urlunsplit
+
+    parts = urlsplit(urldefrag(url).url)
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
+
+
+async def _crawl(ctx: Context, seed: str, plan: _CrawlPlan) -> dict[str, object]:
+    """Breadth-first from ``seed``: each page read once (canonical URLs de-duplicated), failures kept per page."""
+    from collections import deque
+    from urllib.parse import urlsplit
+
+    home = urlsplit(seed).hostname or ""
+    queue = deque([(_normal(seed), 0)])
+    seen = {queue[0][0]}
+    canonical_seen: dict[str, str] = {}
+    pages: list[dict[str, object]] = []
+    while queue and len(pages) < plan.max_pages:
+        url, depth = queue.popleft()
+        try:
+            payload, links = await _read(ctx, url, 0, plan.reading)
+        except ToolError as error:
+            pages.append(
+                {
+                    "url": url,
+                    "depth": depth,
+                    "ok": False,
+                    "error": {"code": error.code, "message": error.message, "retryable": error.retryable},
+                }
+            )
+            continue
+        metadata = payload.get("metadata")
+        named = metadata.get("canonical") if isinstance(metadata, dict) else None
+        canonical = _normal(str(named or payload["final_url"]))
+        if canonical in canonical_seen:
+            pages.append({"url": url, "depth": depth, "ok": True, "duplicate_of": canonical_seen[canonical]})
+            continue
+        canonical_seen[canonical] = url
+        pages.append({"url": url, "depth": depth, "ok": True, "page": payload})
+        await ctx.report(len(pages), plan.max_pages, f"read {url}")
+        if depth < plan.max_depth:
+            for link in links:
+                target = _normal(link)
+                if target not in seen and plan.wants(target, home):
+                    seen.add(target)
+                    queue.append((target, depth + 1))
+    return {
+        "url": seed,
+        "pages": pages,
+        "read": sum(1 for page in pages if "page" in page),
+        "failed": sum(1 for page in pages if not page["ok"]),
+        "truncated": bool(queue),
+    }
+
+
+async def crawl(args: CrawlInput, ctx: Context) -> Outcome:
+    result = await _crawl(ctx, args.url, _plan(args))
+    guidance = f"Read {result['read']} page(s)"
+    if result["truncated"]:
+        guidance += "; more links were left unvisited (raise max_pages or narrow include_patterns)"
+    return Outcome(result, next_step=DONE, guidance=guidance + ".", source=args.url)
+
+
+async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
+    plan = _plan(args)
+    seeds = [seed.root for seed in args.urls]
+    crawls: list[dict[str, object]] = []
+    for seed in seeds:  # one seed after another: politeness is per host, and the output stays in seed order
+        try:
+            parse_url(seed)  # a malformed seed is that seed's error, before any request
+            crawls.append(await _crawl(ctx, seed, plan))
+        except ToolError as error:
+            crawls.append(
+                {
+                    "url": seed,
+                    "pages": [],
+                    "read": 0,
+                    "failed": 1,
+                    "truncated": False,
+                    "error": {"code": error.code, "message": error.message, "retryable": error.retryable},
+                }
+            )
+    total = sum(int(c["read"]) for c in crawls)  # type: ignore[call-overload]
+    return Outcome(
+        {"crawls": crawls},
+        next_step=DONE,
+        guidance=f"Read {total} page(s) from {len(seeds)} seed(s).",
+        source=", ".join(seeds[:3]),
+    )

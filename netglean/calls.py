@@ -18,7 +18,7 @@ import anyio
 from pydantic import BaseModel, ValidationError
 
 from netglean import untrusted
-from netglean.context import Context
+from netglean.context import Context, Progress
 from netglean.envelope import DONE, Envelope, Outcome, failure
 from netglean.errors import (
     ArgumentsTooLarge,
@@ -80,7 +80,7 @@ class ToolRunner:
             compiled = self._compiled[spec.name] = _Compiled(spec)
         return compiled
 
-    async def call(self, name: str, arguments: Any) -> tuple[Envelope, str | None]:
+    async def call(self, name: str, arguments: Any, progress: Progress | None = None) -> tuple[Envelope, str | None]:
         """Run tool ``name`` on ``arguments`` (anything but an object is invalid); return the envelope
         and the source of any third-party content."""
         spec = self.spec(name)
@@ -92,7 +92,7 @@ class ToolRunner:
             model = self._validated(spec, compiled, arguments)
             async with self._limit:
                 with anyio.fail_after(self.settings.call_timeout):
-                    outcome = await compiled.handler(model, self.context)
+                    outcome = await compiled.handler(model, self.context.for_call(progress))
             return self._finish(spec, compiled, outcome), outcome.source
         except ToolError as error:
             return self._fail(spec, error), None

@@ -1,7 +1,9 @@
-"""What a handler may use besides its arguments: the operator's settings, the registry and the fetcher."""
+"""What a handler may use besides its arguments: settings, registry, the shared fetcher, and progress reporting."""
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from netglean.registry import Registry
@@ -10,23 +12,40 @@ from netglean.settings import Settings
 if TYPE_CHECKING:
     from netglean.fetch import Fetcher
 
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+
 
 class Context:
-    """Shared by every call of one server. The fetcher is built on first use: listing tools never pays for httpx."""
+    """One per server, shared by every call; ``for_call`` adds a call's own progress channel.
+
+    The fetcher is built on first use (listing tools never pays for httpx) and shared by
+    every per-call copy, so politeness limits and the session budget hold across calls.
+    """
 
     def __init__(self, settings: Settings, registry: Registry, fetcher: Fetcher | None = None) -> None:
         self.settings = settings
         self.registry = registry
-        self._fetcher = fetcher
+        self._fetcher_box: list[Fetcher] = [fetcher] if fetcher is not None else []
+        self._progress: Progress | None = None
 
     @property
     def fetcher(self) -> Fetcher:
-        if self._fetcher is None:
+        if not self._fetcher_box:
             from netglean.fetch import Fetcher, FetchPolicy
 
-            self._fetcher = Fetcher(FetchPolicy.from_settings(self.settings))
-        return self._fetcher
+            self._fetcher_box.append(Fetcher(FetchPolicy.from_settings(self.settings)))
+        return self._fetcher_box[0]
+
+    def for_call(self, progress: Progress | None) -> Context:
+        call = copy.copy(self)  # shares the fetcher box
+        call._progress = progress
+        return call
+
+    async def report(self, done: float, total: float | None = None, message: str | None = None) -> None:
+        """Tell the client how far a long call has got; nothing happens when it did not ask."""
+        if self._progress is not None:
+            await self._progress(done, total, message)
 
     async def aclose(self) -> None:
-        if self._fetcher is not None:
-            await self._fetcher.aclose()
+        if self._fetcher_box:
+            await self._fetcher_box[0].aclose()

@@ -71,35 +71,40 @@ def _inline(node: Any, base_url: str, links: list[dict[str, str]]) -> str:
     parts: list[str] = []
     child = node.child
     while child is not None:
-        tag = child.tag
-        if tag == "-text":
-            parts.append(child.text_content or "")
-        elif tag == "a":
-            text = _inline(child, base_url, links).strip()
-            href = (child.attributes.get("href") or "").strip()
-            if href and not href.lower().startswith(("javascript:", "data:", "#")):
-                url = urljoin(base_url, href)
-                links.append({"url": url, "text": _clean(text)})
-                parts.append(f"[{text}]({url})" if text else "")
-            else:
-                parts.append(text)
-        elif tag in {"strong", "b"}:
-            inner = _inline(child, base_url, links).strip()
-            parts.append(f"**{inner}**" if inner else "")
-        elif tag in {"em", "i"}:
-            inner = _inline(child, base_url, links).strip()
-            parts.append(f"*{inner}*" if inner else "")
-        elif tag == "code":
-            parts.append(f"`{_clean(child.text(deep=True))}`")
-        elif tag == "br":
-            parts.append("  \n")
-        elif tag == "img":
-            alt = _clean(child.attributes.get("alt") or "")
-            parts.append(f"![{alt}]({urljoin(base_url, child.attributes.get('src') or '')})" if alt else "")
-        elif tag not in {"-comment", "script", "style"}:
-            parts.append(_inline(child, base_url, links))
+        parts.append(_inline_one(child, base_url, links))
         child = child.next
     return re.sub(r"[ \t\r\f\v]+", " ", sanitize("".join(parts)))
+
+
+def _inline_one(node: Any, base_url: str, links: list[dict[str, str]]) -> str:
+    """Markdown for one inline node (and what it contains)."""
+    tag = node.tag
+    if tag == "-text":
+        return str(node.text_content or "")
+    if tag == "a":
+        text = _inline(node, base_url, links).strip()
+        href = (node.attributes.get("href") or "").strip()
+        if href and not href.lower().startswith(("javascript:", "data:", "#")):
+            url = urljoin(base_url, href)
+            links.append({"url": url, "text": _clean(text)})
+            return f"[{text}]({url})" if text else ""
+        return text
+    if tag in {"strong", "b"}:
+        inner = _inline(node, base_url, links).strip()
+        return f"**{inner}**" if inner else ""
+    if tag in {"em", "i"}:
+        inner = _inline(node, base_url, links).strip()
+        return f"*{inner}*" if inner else ""
+    if tag == "code":
+        return f"`{_clean(node.text(deep=True))}`"
+    if tag == "br":
+        return "  \n"
+    if tag == "img":
+        alt = _clean(node.attributes.get("alt") or "")
+        return f"![{alt}]({urljoin(base_url, node.attributes.get('src') or '')})" if alt else ""
+    if tag in {"-comment", "script", "style"}:
+        return ""
+    return _inline(node, base_url, links)
 
 
 def _remove(tree: Any, selector: str) -> None:
@@ -155,7 +160,8 @@ def _walk(node: Any, base_url: str, out: Extraction, prune: bool) -> None:
     child = node.child
     while child is not None:
         tag = child.tag
-        if tag in {"-text", "-comment"} or (prune and _is_boilerplate(child)):
+        blank_text = tag == "-text" and not (child.text_content or "").strip()
+        if tag == "-comment" or blank_text or (prune and tag != "-text" and _is_boilerplate(child)):
             child = child.next
             continue
         if tag in {"h1", "h2", "h3", "h4", "h5", "h6"}:
@@ -191,9 +197,19 @@ def _walk(node: Any, base_url: str, out: Extraction, prune: bool) -> None:
         elif child.css_first(", ".join(sorted(_BLOCK_TAGS))) is not None:
             _walk(child, base_url, out, prune)  # a container: its blocks are inside
         else:
-            text = _inline(child, base_url, out.links).strip()
+            # Inline content sitting directly in a container (a bare link, a span): gather the run of such
+            # siblings into one paragraph, so links are kept and the text is not split word by word.
+            run = [child]
+            while (
+                child.next is not None
+                and child.next.tag not in _BLOCK_TAGS
+                and (child.next.tag in {"-text", "a", "span", "strong", "b", "em", "i", "code", "br", "img", "small"})
+            ):
+                child = child.next
+                run.append(child)
+            text = re.sub(r"[ \t\r\f\v]+", " ", sanitize("".join(_inline_one(n, base_url, out.links) for n in run)))
             if len(_clean(text)) >= 2:
-                out.blocks.append(Block("paragraph", text))
+                out.blocks.append(Block("paragraph", text.strip()))
         child = child.next
 
 

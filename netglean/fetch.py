@@ -316,7 +316,7 @@ class Fetcher:
             ) from None
 
     async def _follow(self, url: str, accept: str, cap: int) -> Page:
-        current = _parse(url)
+        current = parse_url(url)
         hops: list[Hop] = []
         downgraded = False
         for _ in range(self.policy.max_redirects + 1):
@@ -326,7 +326,7 @@ class Fetcher:
             response_status, headers, body = await self._get(current, accept, cap)
             location = headers.get("location")
             if response_status in REDIRECTS and location:
-                target = _parse(str(current.join(location)))
+                target = parse_url(str(current.join(location)))
                 if current.scheme == "https" and target.scheme == "http":
                     if not self.policy.allow_https_downgrade:
                         raise SchemeDowngrade(
@@ -349,7 +349,7 @@ class Fetcher:
 
     async def sitemaps(self, url: str) -> list[str]:
         """The Sitemap: lines of the robots.txt of ``url``'s origin (read under the whole policy, then cached)."""
-        parsed = _parse(url)
+        parsed = parse_url(url)
         origin = f"{parsed.scheme}://{parsed.netloc.decode('ascii')}"
         robots = self._robots.get(origin)
         if robots is None:
@@ -375,13 +375,13 @@ class Fetcher:
     async def _read_robots(self, origin: str) -> _Robots:
         import protego
 
-        robots_url = _parse(f"{origin}/robots.txt")
+        robots_url = parse_url(f"{origin}/robots.txt")
         unreadable = _Robots(None, self.policy.robots_unreadable_allows, "could not be read")
         try:
             for _ in range(self.policy.max_redirects + 1):
                 status, headers, body = await self._get(robots_url, "text/plain", 512 * 1024)
                 if status in REDIRECTS and headers.get("location"):
-                    robots_url = _parse(str(robots_url.join(headers["location"])))
+                    robots_url = parse_url(str(robots_url.join(headers["location"])))
                     await self._pin(robots_url)
                     continue
                 break
@@ -453,7 +453,8 @@ class Fetcher:
             yield
 
 
-def _parse(url: str) -> httpx.URL:
+def parse_url(url: str) -> httpx.URL:
+    """``url`` as an httpx URL, or ``BadUrl`` saying why it will not be fetched."""
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, TypeError) as exc:

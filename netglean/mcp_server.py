@@ -123,7 +123,9 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             # An omitted `arguments` in MCP means "no arguments".
-            envelope, source = await runner.call(params.name, {} if params.arguments is None else params.arguments)
+            envelope, source = await runner.call(
+                params.name, {} if params.arguments is None else params.arguments, ctx.session.report_progress
+            )
         except UnknownTool:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}") from None
         if not envelope.ok:

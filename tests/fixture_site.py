@@ -164,8 +164,33 @@ async def negotiate(request: Request) -> Response:
     return Response(ARTICLE, media_type="text/html")
 
 
+_CRAWL = {
+    "": ("Start", ["a", "b", "dup", "https://elsewhere.example/x", "/crawl/skip-me"]),
+    "a": ("Page A", ["c"]),
+    "b": ("Page B", ["a", ""]),
+    "dup": ("Page A again", []),
+    "c": ("Page C", ["d"]),
+    "d": ("Page D", []),
+    "skip-me": ("Skipped", []),
+}
+
+
+async def crawl_page(request: Request) -> Response:
+    name = request.path_params.get("name", "")
+    title, links = _CRAWL[name]
+    anchors = "".join(
+        f'<a href="{link if ":" in link or link.startswith("/") else "/crawl/" + link}">{link}</a> ' for link in links
+    )
+    canonical = '<link rel="canonical" href="/crawl/a">' if name == "dup" else ""
+    body = f"<html><head><title>{title}</title>{canonical}</head><body><article><h1>{title}</h1>"
+    body += f"<p>{title} has enough words in it to count as the main content of this page.</p>{anchors}</article>"
+    return Response((body + "</body></html>").encode(), media_type="text/html")
+
+
 APP = Starlette(
     routes=[
+        Route("/crawl/", crawl_page),
+        Route("/crawl/{name}", crawl_page),
         Route("/negotiate", negotiate),
         Route("/home", home),
         Route("/sitemap_index.xml", sitemap_index),

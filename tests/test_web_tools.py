@@ -231,3 +231,33 @@ def test_compare_agent_view_without_negotiation_and_with_a_refused_url(client: S
     assert len(payload["agent"]["excerpt"]) == 10
     refused = client.call("compare_agent_view", {"url": "http://evil.test/"})
     assert refused.is_error and refused.structured_content["payload"]["error"]["code"] == "blocked_address"
+
+
+def test_crawl_is_breadth_first_bounded_deduplicated_and_reports_progress(client: SyncClient) -> None:
+    progress: list[tuple[float, float | None]] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total))
+
+    arguments = {"url": "http://site.test/crawl/", "max_depth": 2, "exclude_patterns": ["*/skip-*"]}
+    result = client.portal.call(client.client.call_tool, "crawl", arguments, None, on_progress)
+    payload = result.structured_content["payload"]
+    visited = [(page["url"].removeprefix("http://site.test/crawl/"), page["depth"]) for page in payload["pages"]]
+    assert visited == [("", 0), ("a", 1), ("b", 1), ("dup", 1), ("c", 2)]  # d is 3 away; skip-me excluded
+    duplicate = payload["pages"][3]
+    assert duplicate["duplicate_of"] == "http://site.test/crawl/a" and "page" not in duplicate
+    assert payload["read"] == 4 and payload["failed"] == 0 and payload["truncated"] is False
+    assert "elsewhere.example" not in str(visited)  # same site only
+    assert progress and progress[-1] == (5, 25)  # visits against max_pages, the duplicate included
+
+
+def test_crawl_limits_pages_and_batch_crawl_isolates_seeds(client: SyncClient) -> None:
+    limited = client.call("crawl", {"url": "http://site.test/crawl/", "max_pages": 2}).structured_content["payload"]
+    assert len(limited["pages"]) == 2 and limited["truncated"] is True
+    only = client.call("crawl", {"url": "http://site.test/crawl/", "include_patterns": ["*/crawl/b"]})
+    assert [p["url"] for p in only.structured_content["payload"]["pages"]][1:] == ["http://site.test/crawl/b"]
+    batch = client.call(
+        "batch_crawl", {"urls": ["http://site.test/crawl/c", "ftp://x/", "http://evil.test/"], "max_depth": 1}
+    ).structured_content["payload"]["crawls"]
+    assert [c["read"] for c in batch] == [2, 0, 0]
+    assert batch[1]["error"]["code"] == "bad_url" and batch[2]["pages"][0]["error"]["code"] == "blocked_address"
