@@ -195,6 +195,7 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     for path, line, message in broken:
         out.add(path, line, message)
     _check_names(tools, resources, prompts, out)
+    _check_generated_names(tools, by_kind["shared_schema"], out)
     _check_graph(tools, invalid_names, out)
     _check_handlers(tools, resources, handlers, invalid_handlers, out)
     for tool, schemas_valid in built:
@@ -343,6 +344,22 @@ def _check_names(tools: list[Tool], resources: list[Resource], prompts: list[Pro
     for tool in tools:
         if tool.name == DONE:
             out.add(tool.source, "/name", f"'{DONE}' is reserved: it ends a workflow")
+
+
+GENERATED_SUFFIXES = ("Input", "Output", "Result")
+"""Names the generator derives from each tool (models and OpenAPI components): NameInput, NameOutput, NameResult."""
+GENERATED_NAMES = frozenset({"CatalogModels", "Refusal"})
+
+
+def _check_generated_names(tools: list[Tool], shared: list[SourceFile], out: _Collector) -> None:
+    """Shared schemas and generated names live in one namespace (models, OpenAPI components): no collisions."""
+    derived = {f"{tool.class_stem}{suffix}": tool.name for tool in tools for suffix in GENERATED_SUFFIXES}
+    for source in shared:
+        title = source.data["title"]
+        if title in derived:
+            out.add(source, "/title", f"title '{title}' collides with the name generated for tool '{derived[title]}'")
+        elif title in GENERATED_NAMES:
+            out.add(source, "/title", f"title '{title}' is a name the generator uses itself")
 
 
 def _check_graph(tools: list[Tool], invalid_names: set[str], out: _Collector) -> None:

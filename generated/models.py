@@ -53,7 +53,7 @@ class BatchCrawlOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    crawls: list[CrawlResult]
+    crawls: list[SiteCrawl]
     """
     One crawl per start URL, in the order given.
     """
@@ -241,37 +241,6 @@ class CrawlOutput(BaseModel):
     """
 
 
-class CrawlResult(BaseModel):
-    """
-    What one crawl read, page by page.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    error: Error3 | None = None
-    """
-    Why this crawl could not start at all.
-    """
-    failed: Annotated[int, Field(ge=0)]
-    pages: list[Page1]
-    """
-    Every URL visited, in the order read.
-    """
-    read: Annotated[int, Field(ge=0)]
-    """
-    Pages read (duplicates and failures not counted).
-    """
-    truncated: StrictBool
-    """
-    Links were left unvisited because max_pages was reached.
-    """
-    url: StrictStr
-    """
-    The start URL.
-    """
-
-
 class DownloadInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -357,19 +326,18 @@ class Error2(BaseModel):
 
 
 class Error3(BaseModel):
-    """
-    Why this crawl could not start at all.
-    """
-
     model_config = ConfigDict(
         extra="forbid",
     )
     code: StrictStr
     message: StrictStr
-    retryable: StrictBool
 
 
 class Error4(BaseModel):
+    """
+    Why this crawl could not start at all.
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -384,6 +352,7 @@ class Error5(BaseModel):
     )
     code: StrictStr
     message: StrictStr
+    retryable: StrictBool
 
 
 class ExcludePattern(RootModel[StrictStr]):
@@ -411,7 +380,7 @@ class FetchView(BaseModel):
     """
     The media type of the answer.
     """
-    error: Error5 | None = None
+    error: Error3 | None = None
     excerpt: StrictStr | None = None
     """
     The start of the answer's text.
@@ -580,7 +549,7 @@ class Page1(BaseModel):
     """
     The URL already read that has the same canonical URL.
     """
-    error: Error4 | None = None
+    error: Error5 | None = None
     ok: StrictBool
     page: dict[str, Any] | None = None
     """
@@ -740,6 +709,37 @@ class ScrapeOutput(BaseModel):
     url: StrictStr
     """
     The URL asked for.
+    """
+
+
+class SiteCrawl(BaseModel):
+    """
+    What one crawl read, page by page.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    error: Error4 | None = None
+    """
+    Why this crawl could not start at all.
+    """
+    failed: Annotated[int, Field(ge=0)]
+    pages: list[Page1]
+    """
+    Every URL visited, in the order read.
+    """
+    read: Annotated[int, Field(ge=0)]
+    """
+    Pages read (duplicates and failures not counted).
+    """
+    truncated: StrictBool
+    """
+    Links were left unvisited because max_pages was reached.
+    """
+    url: StrictStr
+    """
+    The start URL.
     """
 
 

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '8e4144dcb32f21c0d31a1d452b8e3547f94b0ab60c3483c6df78d6c6c9ad69f5'
+CATALOG_HASH: Any = '4266140db00175d205373529a686a8d65ae676facd5f1405e01d22cbb57d0e4e'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -93,78 +93,78 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
   'name': 'batch_crawl',
   'next_step': ('done', 'scrape', 'generate_citations'),
   'origin': 'target',
-  'output_schema': {'$defs': {'CrawlResult': {'additionalProperties': False,
-                                              'description': 'What one crawl read, page by page.',
-                                              'properties': {'error': {'additionalProperties': False,
-                                                                       'description': 'Why this crawl could '
-                                                                                      'not start at all.',
-                                                                       'properties': {'code': {'type': 'string'},
-                                                                                      'message': {'type': 'string'},
-                                                                                      'retryable': {'type': 'boolean'}},
-                                                                       'required': ['code',
-                                                                                    'message',
-                                                                                    'retryable'],
-                                                                       'type': 'object'},
-                                                             'failed': {'minimum': 0, 'type': 'integer'},
-                                                             'pages': {'description': 'Every URL visited, in '
-                                                                                      'the order read.',
-                                                                       'items': {'additionalProperties': False,
-                                                                                 'properties': {'depth': {'description': 'Links '
-                                                                                                                         'away '
-                                                                                                                         'from '
-                                                                                                                         'the '
-                                                                                                                         'start '
-                                                                                                                         'page.',
-                                                                                                          'minimum': 0,
-                                                                                                          'type': 'integer'},
-                                                                                                'duplicate_of': {'description': 'The '
-                                                                                                                                'URL '
-                                                                                                                                'already '
-                                                                                                                                'read '
-                                                                                                                                'that '
-                                                                                                                                'has '
-                                                                                                                                'the '
-                                                                                                                                'same '
-                                                                                                                                'canonical '
-                                                                                                                                'URL.',
-                                                                                                                 'type': 'string'},
-                                                                                                'error': {'additionalProperties': False,
-                                                                                                          'properties': {'code': {'type': 'string'},
-                                                                                                                         'message': {'type': 'string'},
-                                                                                                                         'retryable': {'type': 'boolean'}},
-                                                                                                          'required': ['code',
-                                                                                                                       'message',
-                                                                                                                       'retryable'],
-                                                                                                          'type': 'object'},
-                                                                                                'ok': {'type': 'boolean'},
-                                                                                                'page': {'description': 'The '
-                                                                                                                        'page '
-                                                                                                                        'as '
-                                                                                                                        'scrape '
-                                                                                                                        'returns '
-                                                                                                                        'it.',
-                                                                                                         'type': 'object'},
-                                                                                                'url': {'type': 'string'}},
-                                                                                 'required': ['url',
-                                                                                              'depth',
-                                                                                              'ok'],
-                                                                                 'type': 'object'},
-                                                                       'type': 'array'},
-                                                             'read': {'description': 'Pages read (duplicates '
-                                                                                     'and failures not '
-                                                                                     'counted).',
-                                                                      'minimum': 0,
-                                                                      'type': 'integer'},
-                                                             'truncated': {'description': 'Links were left '
-                                                                                          'unvisited because '
-                                                                                          'max_pages was '
-                                                                                          'reached.',
-                                                                           'type': 'boolean'},
-                                                             'url': {'description': 'The start URL.',
-                                                                     'type': 'string'}},
-                                              'required': ['url', 'pages', 'read', 'failed', 'truncated'],
-                                              'title': 'CrawlResult',
-                                              'type': 'object'}},
+  'output_schema': {'$defs': {'SiteCrawl': {'additionalProperties': False,
+                                            'description': 'What one crawl read, page by page.',
+                                            'properties': {'error': {'additionalProperties': False,
+                                                                     'description': 'Why this crawl could '
+                                                                                    'not start at all.',
+                                                                     'properties': {'code': {'type': 'string'},
+                                                                                    'message': {'type': 'string'},
+                                                                                    'retryable': {'type': 'boolean'}},
+                                                                     'required': ['code',
+                                                                                  'message',
+                                                                                  'retryable'],
+                                                                     'type': 'object'},
+                                                           'failed': {'minimum': 0, 'type': 'integer'},
+                                                           'pages': {'description': 'Every URL visited, in '
+                                                                                    'the order read.',
+                                                                     'items': {'additionalProperties': False,
+                                                                               'properties': {'depth': {'description': 'Links '
+                                                                                                                       'away '
+                                                                                                                       'from '
+                                                                                                                       'the '
+                                                                                                                       'start '
+                                                                                                                       'page.',
+                                                                                                        'minimum': 0,
+                                                                                                        'type': 'integer'},
+                                                                                              'duplicate_of': {'description': 'The '
+                                                                                                                              'URL '
+                                                                                                                              'already '
+                                                                                                                              'read '
+                                                                                                                              'that '
+                                                                                                                              'has '
+                                                                                                                              'the '
+                                                                                                                              'same '
+                                                                                                                              'canonical '
+                                                                                                                              'URL.',
+                                                                                                               'type': 'string'},
+                                                                                              'error': {'additionalProperties': False,
+                                                                                                        'properties': {'code': {'type': 'string'},
+                                                                                                                       'message': {'type': 'string'},
+                                                                                                                       'retryable': {'type': 'boolean'}},
+                                                                                                        'required': ['code',
+                                                                                                                     'message',
+                                                                                                                     'retryable'],
+                                                                                                        'type': 'object'},
+                                                                                              'ok': {'type': 'boolean'},
+                                                                                              'page': {'description': 'The '
+                                                                                                                      'page '
+                                                                                                                      'as '
+                                                                                                                      'scrape '
+                                                                                                                      'returns '
+                                                                                                                      'it.',
+                                                                                                       'type': 'object'},
+                                                                                              'url': {'type': 'string'}},
+                                                                               'required': ['url',
+                                                                                            'depth',
+                                                                                            'ok'],
+                                                                               'type': 'object'},
+                                                                     'type': 'array'},
+                                                           'read': {'description': 'Pages read (duplicates '
+                                                                                   'and failures not '
+                                                                                   'counted).',
+                                                                    'minimum': 0,
+                                                                    'type': 'integer'},
+                                                           'truncated': {'description': 'Links were left '
+                                                                                        'unvisited because '
+                                                                                        'max_pages was '
+                                                                                        'reached.',
+                                                                         'type': 'boolean'},
+                                                           'url': {'description': 'The start URL.',
+                                                                   'type': 'string'}},
+                                            'required': ['url', 'pages', 'read', 'failed', 'truncated'],
+                                            'title': 'SiteCrawl',
+                                            'type': 'object'}},
                     'additionalProperties': False,
                     'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
                                    'the error).',
@@ -178,7 +178,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                    'the '
                                                                                                    'order '
                                                                                                    'given.',
-                                                                                    'items': {'$ref': '#/$defs/CrawlResult'},
+                                                                                    'items': {'$ref': '#/$defs/SiteCrawl'},
                                                                                     'type': 'array'}},
                                                           'required': ['crawls'],
                                                           'type': 'object'}}},
@@ -605,83 +605,83 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
   'name': 'crawl',
   'next_step': ('done', 'scrape', 'generate_citations'),
   'origin': 'target',
-  'output_schema': {'$defs': {'CrawlResult': {'additionalProperties': False,
-                                              'description': 'What one crawl read, page by page.',
-                                              'properties': {'error': {'additionalProperties': False,
-                                                                       'description': 'Why this crawl could '
-                                                                                      'not start at all.',
-                                                                       'properties': {'code': {'type': 'string'},
-                                                                                      'message': {'type': 'string'},
-                                                                                      'retryable': {'type': 'boolean'}},
-                                                                       'required': ['code',
-                                                                                    'message',
-                                                                                    'retryable'],
-                                                                       'type': 'object'},
-                                                             'failed': {'minimum': 0, 'type': 'integer'},
-                                                             'pages': {'description': 'Every URL visited, in '
-                                                                                      'the order read.',
-                                                                       'items': {'additionalProperties': False,
-                                                                                 'properties': {'depth': {'description': 'Links '
-                                                                                                                         'away '
-                                                                                                                         'from '
-                                                                                                                         'the '
-                                                                                                                         'start '
-                                                                                                                         'page.',
-                                                                                                          'minimum': 0,
-                                                                                                          'type': 'integer'},
-                                                                                                'duplicate_of': {'description': 'The '
-                                                                                                                                'URL '
-                                                                                                                                'already '
-                                                                                                                                'read '
-                                                                                                                                'that '
-                                                                                                                                'has '
-                                                                                                                                'the '
-                                                                                                                                'same '
-                                                                                                                                'canonical '
-                                                                                                                                'URL.',
-                                                                                                                 'type': 'string'},
-                                                                                                'error': {'additionalProperties': False,
-                                                                                                          'properties': {'code': {'type': 'string'},
-                                                                                                                         'message': {'type': 'string'},
-                                                                                                                         'retryable': {'type': 'boolean'}},
-                                                                                                          'required': ['code',
-                                                                                                                       'message',
-                                                                                                                       'retryable'],
-                                                                                                          'type': 'object'},
-                                                                                                'ok': {'type': 'boolean'},
-                                                                                                'page': {'description': 'The '
-                                                                                                                        'page '
-                                                                                                                        'as '
-                                                                                                                        'scrape '
-                                                                                                                        'returns '
-                                                                                                                        'it.',
-                                                                                                         'type': 'object'},
-                                                                                                'url': {'type': 'string'}},
-                                                                                 'required': ['url',
-                                                                                              'depth',
-                                                                                              'ok'],
-                                                                                 'type': 'object'},
-                                                                       'type': 'array'},
-                                                             'read': {'description': 'Pages read (duplicates '
-                                                                                     'and failures not '
-                                                                                     'counted).',
-                                                                      'minimum': 0,
-                                                                      'type': 'integer'},
-                                                             'truncated': {'description': 'Links were left '
-                                                                                          'unvisited because '
-                                                                                          'max_pages was '
-                                                                                          'reached.',
-                                                                           'type': 'boolean'},
-                                                             'url': {'description': 'The start URL.',
-                                                                     'type': 'string'}},
-                                              'required': ['url', 'pages', 'read', 'failed', 'truncated'],
-                                              'title': 'CrawlResult',
-                                              'type': 'object'}},
+  'output_schema': {'$defs': {'SiteCrawl': {'additionalProperties': False,
+                                            'description': 'What one crawl read, page by page.',
+                                            'properties': {'error': {'additionalProperties': False,
+                                                                     'description': 'Why this crawl could '
+                                                                                    'not start at all.',
+                                                                     'properties': {'code': {'type': 'string'},
+                                                                                    'message': {'type': 'string'},
+                                                                                    'retryable': {'type': 'boolean'}},
+                                                                     'required': ['code',
+                                                                                  'message',
+                                                                                  'retryable'],
+                                                                     'type': 'object'},
+                                                           'failed': {'minimum': 0, 'type': 'integer'},
+                                                           'pages': {'description': 'Every URL visited, in '
+                                                                                    'the order read.',
+                                                                     'items': {'additionalProperties': False,
+                                                                               'properties': {'depth': {'description': 'Links '
+                                                                                                                       'away '
+                                                                                                                       'from '
+                                                                                                                       'the '
+                                                                                                                       'start '
+                                                                                                                       'page.',
+                                                                                                        'minimum': 0,
+                                                                                                        'type': 'integer'},
+                                                                                              'duplicate_of': {'description': 'The '
+                                                                                                                              'URL '
+                                                                                                                              'already '
+                                                                                                                              'read '
+                                                                                                                              'that '
+                                                                                                                              'has '
+                                                                                                                              'the '
+                                                                                                                              'same '
+                                                                                                                              'canonical '
+                                                                                                                              'URL.',
+                                                                                                               'type': 'string'},
+                                                                                              'error': {'additionalProperties': False,
+                                                                                                        'properties': {'code': {'type': 'string'},
+                                                                                                                       'message': {'type': 'string'},
+                                                                                                                       'retryable': {'type': 'boolean'}},
+                                                                                                        'required': ['code',
+                                                                                                                     'message',
+                                                                                                                     'retryable'],
+                                                                                                        'type': 'object'},
+                                                                                              'ok': {'type': 'boolean'},
+                                                                                              'page': {'description': 'The '
+                                                                                                                      'page '
+                                                                                                                      'as '
+                                                                                                                      'scrape '
+                                                                                                                      'returns '
+                                                                                                                      'it.',
+                                                                                                       'type': 'object'},
+                                                                                              'url': {'type': 'string'}},
+                                                                               'required': ['url',
+                                                                                            'depth',
+                                                                                            'ok'],
+                                                                               'type': 'object'},
+                                                                     'type': 'array'},
+                                                           'read': {'description': 'Pages read (duplicates '
+                                                                                   'and failures not '
+                                                                                   'counted).',
+                                                                    'minimum': 0,
+                                                                    'type': 'integer'},
+                                                           'truncated': {'description': 'Links were left '
+                                                                                        'unvisited because '
+                                                                                        'max_pages was '
+                                                                                        'reached.',
+                                                                         'type': 'boolean'},
+                                                           'url': {'description': 'The start URL.',
+                                                                   'type': 'string'}},
+                                            'required': ['url', 'pages', 'read', 'failed', 'truncated'],
+                                            'title': 'SiteCrawl',
+                                            'type': 'object'}},
                     'additionalProperties': False,
                     'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
                                    'the error).',
                     'oneOf': [{'properties': {'ok': {'const': True},
-                                              'payload': {'$ref': '#/$defs/CrawlResult', 'type': 'object'}}},
+                                              'payload': {'$ref': '#/$defs/SiteCrawl', 'type': 'object'}}},
                               {'properties': {'ok': {'const': False},
                                               'payload': {'additionalProperties': False,
                                                           'properties': {'error': {'additionalProperties': False,

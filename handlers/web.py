@@ -414,6 +414,7 @@ async def _crawl(ctx: Context, seed: str, plan: _CrawlPlan) -> dict[str, object]
 
 
 async def crawl(args: CrawlInput, ctx: Context) -> Outcome:
+    parse_url(args.url)  # a start URL that can never be fetched is the call's error, not a failed page
     result = await _crawl(ctx, args.url, _plan(args))
     guidance = f"Read {result['read']} page(s)"
     if result["truncated"]:
