@@ -273,6 +273,21 @@ COMMANDS: Any = {'batch_crawl': {'description': 'Crawl from several start URLs (
                                 'arguments and touches no network.',
                  'help': 'Server version',
                  'options': []},
+ 'inspect_url': {'description': 'Diagnose one URL with a single fetch before reading it: the requested and '
+                                'final URL, every redirect, the status (error pages included), whether https '
+                                'was downgraded, the content type, what robots.txt says for netglean, the '
+                                'RSS/Atom/JSON feeds the page announces, how many articles or listed items '
+                                'it carries, and whether the answer is a bot wall or challenge page rather '
+                                'than content. The next step says what to do: done when the page has its own '
+                                'feed, otherwise scrape.',
+                 'help': 'Inspect a URL',
+                 'options': [{'choices': None,
+                              'flag': '--url',
+                              'help': 'The http(s) URL to inspect.',
+                              'item_type': None,
+                              'name': 'url',
+                              'required': True,
+                              'type': 'string'}]},
  'map': {'description': 'Discover the URLs of a website without reading every page: the links on the given '
                         "page plus the site's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, sitemap "
                         'indexes and gzip sitemaps included). Same-site URLs only by default; filter by a '

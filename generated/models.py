@@ -359,6 +359,15 @@ class ExcludePattern(RootModel[StrictStr]):
     root: Annotated[StrictStr, Field(max_length=200, min_length=1)]
 
 
+class Feed(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    title: StrictStr | None = None
+    type: Literal["rss", "atom", "json"]
+    url: StrictStr
+
+
 class FetchView(BaseModel):
     """
     One answer to one request, as compare_agent_view saw it.
@@ -459,6 +468,57 @@ class GetVersionOutput(BaseModel):
 
 class IncludePattern(RootModel[StrictStr]):
     root: Annotated[StrictStr, Field(max_length=200, min_length=1)]
+
+
+class InspectUrlInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The http(s) URL to inspect.
+    """
+
+
+class InspectUrlOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    articles: Annotated[int | None, Field(ge=0)] = None
+    """
+    <article> elements on the page.
+    """
+    bot_wall: StrictBool | None = None
+    bot_wall_signals: list[StrictStr] | None = None
+    """
+    Which challenge or block page signs were seen.
+    """
+    bytes: Annotated[int | None, Field(ge=0)] = None
+    content_type: StrictStr | None = None
+    downgraded: StrictBool | None = None
+    """
+    A redirect went from https to http (only when the operator allows it).
+    """
+    feeds: list[Feed] | None = None
+    fetched: StrictBool
+    """
+    Whether the page itself was fetched (robots.txt may forbid it).
+    """
+    final_url: StrictStr | None = None
+    redirects: list[StrictStr] | None = None
+    repeated_items: Annotated[int | None, Field(ge=0)] = None
+    """
+    The largest group of alike sibling elements that each hold a link (a listing)
+    """
+    robots: Literal["allowed", "disallowed", "unreadable", "ignored"]
+    """
+    What robots.txt says for netglean.
+    """
+    status: int | None = None
+    url: StrictStr
+    """
+    The URL asked for.
+    """
 
 
 class Link(BaseModel):

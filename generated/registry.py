@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '4266140db00175d205373529a686a8d65ae676facd5f1405e01d22cbb57d0e4e'
+CATALOG_HASH: Any = '484ac91552f26d8b5162b3e8514bc7545884adc294c9ba69d0f7736b73e39529'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -1238,6 +1238,171 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                     'type': 'object'},
   'title': 'Server version'},
  {'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
+  'description': 'Diagnose one URL with a single fetch before reading it: the requested and final URL, every '
+                 'redirect, the status (error pages included), whether https was downgraded, the content '
+                 'type, what robots.txt says for netglean, the RSS/Atom/JSON feeds the page announces, how '
+                 'many articles or listed items it carries, and whether the answer is a bot wall or '
+                 'challenge page rather than content. The next step says what to do: done when the page has '
+                 'its own feed, otherwise scrape.',
+  'entry_point': True,
+  'examples': ({'arguments': {'url': 'http://localhost:631/'},
+                'expect': {'error': 'blocked_address', 'next_step': 'inspect_url', 'ok': False},
+                'title': 'Loopback is refused'},),
+  'execution': 'sync',
+  'handler': 'handlers.web:inspect_url',
+  'input_model': 'generated.models:InspectUrlInput',
+  'input_schema': {'additionalProperties': False,
+                   'properties': {'url': {'description': 'The http(s) URL to inspect.',
+                                          'maxLength': 4096,
+                                          'minLength': 1,
+                                          'type': 'string'}},
+                   'required': ['url'],
+                   'type': 'object'},
+  'name': 'inspect_url',
+  'next_step': ('scrape', 'done'),
+  'origin': 'target',
+  'output_schema': {'additionalProperties': False,
+                    'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
+                                   'the error).',
+                    'oneOf': [{'properties': {'ok': {'const': True},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'articles': {'description': '<article> '
+                                                                                                     'elements '
+                                                                                                     'on the '
+                                                                                                     'page.',
+                                                                                      'minimum': 0,
+                                                                                      'type': 'integer'},
+                                                                         'bot_wall': {'type': 'boolean'},
+                                                                         'bot_wall_signals': {'description': 'Which '
+                                                                                                             'challenge '
+                                                                                                             'or '
+                                                                                                             'block '
+                                                                                                             'page '
+                                                                                                             'signs '
+                                                                                                             'were '
+                                                                                                             'seen.',
+                                                                                              'items': {'type': 'string'},
+                                                                                              'type': 'array'},
+                                                                         'bytes': {'minimum': 0,
+                                                                                   'type': 'integer'},
+                                                                         'content_type': {'type': 'string'},
+                                                                         'downgraded': {'description': 'A '
+                                                                                                       'redirect '
+                                                                                                       'went '
+                                                                                                       'from '
+                                                                                                       'https '
+                                                                                                       'to '
+                                                                                                       'http '
+                                                                                                       '(only '
+                                                                                                       'when '
+                                                                                                       'the '
+                                                                                                       'operator '
+                                                                                                       'allows '
+                                                                                                       'it).',
+                                                                                        'type': 'boolean'},
+                                                                         'feeds': {'items': {'additionalProperties': False,
+                                                                                             'properties': {'title': {'type': 'string'},
+                                                                                                            'type': {'enum': ['rss',
+                                                                                                                              'atom',
+                                                                                                                              'json']},
+                                                                                                            'url': {'type': 'string'}},
+                                                                                             'required': ['url',
+                                                                                                          'type'],
+                                                                                             'type': 'object'},
+                                                                                   'type': 'array'},
+                                                                         'fetched': {'description': 'Whether '
+                                                                                                    'the '
+                                                                                                    'page '
+                                                                                                    'itself '
+                                                                                                    'was '
+                                                                                                    'fetched '
+                                                                                                    '(robots.txt '
+                                                                                                    'may '
+                                                                                                    'forbid '
+                                                                                                    'it).',
+                                                                                     'type': 'boolean'},
+                                                                         'final_url': {'type': 'string'},
+                                                                         'redirects': {'items': {'type': 'string'},
+                                                                                       'type': 'array'},
+                                                                         'repeated_items': {'0 if under 3.': None,
+                                                                                            'description': 'The '
+                                                                                                           'largest '
+                                                                                                           'group '
+                                                                                                           'of '
+                                                                                                           'alike '
+                                                                                                           'sibling '
+                                                                                                           'elements '
+                                                                                                           'that '
+                                                                                                           'each '
+                                                                                                           'hold '
+                                                                                                           'a '
+                                                                                                           'link '
+                                                                                                           '(a '
+                                                                                                           'listing)',
+                                                                                            'minimum': 0,
+                                                                                            'type': 'integer'},
+                                                                         'robots': {'description': 'What '
+                                                                                                   'robots.txt '
+                                                                                                   'says for '
+                                                                                                   'netglean.',
+                                                                                    'enum': ['allowed',
+                                                                                             'disallowed',
+                                                                                             'unreadable',
+                                                                                             'ignored']},
+                                                                         'status': {'type': 'integer'},
+                                                                         'url': {'description': 'The URL '
+                                                                                                'asked for.',
+                                                                                 'type': 'string'}},
+                                                          'required': ['url', 'robots', 'fetched'],
+                                                          'type': 'object'}}},
+                              {'properties': {'ok': {'const': False},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'error': {'additionalProperties': False,
+                                                                                   'description': 'Why the '
+                                                                                                  'call '
+                                                                                                  'failed, '
+                                                                                                  'and '
+                                                                                                  'whether '
+                                                                                                  'the same '
+                                                                                                  'call '
+                                                                                                  'could '
+                                                                                                  'succeed '
+                                                                                                  'later.',
+                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                                                    'blocked_address',
+                                                                                                                    'budget_exhausted',
+                                                                                                                    'http_status',
+                                                                                                                    'internal_error',
+                                                                                                                    'invalid_arguments',
+                                                                                                                    'robots_disallowed',
+                                                                                                                    'scheme_downgrade',
+                                                                                                                    'timeout',
+                                                                                                                    'too_large',
+                                                                                                                    'too_many_redirects',
+                                                                                                                    'tool_error',
+                                                                                                                    'unreachable',
+                                                                                                                    'unsupported_content'],
+                                                                                                           'type': 'string'},
+                                                                                                  'detail': {'type': 'object'},
+                                                                                                  'message': {'type': 'string'},
+                                                                                                  'retryable': {'type': 'boolean'}},
+                                                                                   'required': ['code',
+                                                                                                'message',
+                                                                                                'retryable',
+                                                                                                'detail'],
+                                                                                   'title': 'ToolFailure',
+                                                                                   'type': 'object'}},
+                                                          'required': ['error'],
+                                                          'type': 'object'}}}],
+                    'properties': {'guidance': {'type': 'string'},
+                                   'next_step': {'enum': ['done', 'inspect_url', 'scrape'], 'type': 'string'},
+                                   'ok': {'type': 'boolean'},
+                                   'payload': {'type': 'object'}},
+                    'required': ['ok', 'next_step', 'guidance', 'payload'],
+                    'title': 'inspect_url result',
+                    'type': 'object'},
+  'title': 'Inspect a URL'},
+ {'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
   'description': 'Discover the URLs of a website without reading every page: the links on the given page '
                  "plus the site's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, sitemap indexes and "
                  'gzip sitemaps included). Same-site URLs only by default; filter by a case-insensitive '
@@ -1682,6 +1847,7 @@ GRAPH: Any = {'edges': {'batch_crawl': ['done', 'scrape', 'generate_citations'],
            'download': ['done'],
            'generate_citations': ['done'],
            'get_version': ['done'],
+           'inspect_url': ['scrape', 'done'],
            'map': ['batch_scrape', 'scrape', 'done'],
            'scrape': ['done', 'scrape', 'generate_citations']},
  'entry_points': ['batch_crawl',
@@ -1691,6 +1857,7 @@ GRAPH: Any = {'edges': {'batch_crawl': ['done', 'scrape', 'generate_citations'],
                   'download',
                   'generate_citations',
                   'get_version',
+                  'inspect_url',
                   'map',
                   'scrape'],
  'retry_rule': "A failed call's next_step is the tool itself: correct the arguments and call it again.",

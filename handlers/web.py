@@ -18,6 +18,7 @@ from generated.models import (
     CompareAgentViewInput,
     CrawlInput,
     DownloadInput,
+    InspectUrlInput,
     MapInput,
     ScrapeInput,
 )
@@ -448,3 +449,56 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
         guidance=f"Read {total} page(s) from {len(seeds)} seed(s).",
         source=", ".join(seeds[:3]),
     )
+
+
+async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
+    from selectolax.lexbor import LexborHTMLParser
+
+    from netglean.page_signals import bot_wall, candidate_items, feeds
+
+    verdict = await ctx.fetcher.robots_verdict(args.url)
+    payload: dict[str, object] = {"url": args.url, "robots": verdict, "fetched": False}
+    if verdict in {"disallowed", "unreadable"}:
+        return Outcome(
+            payload,
+            next_step=DONE,
+            source=args.url,
+            guidance=f"robots.txt is {verdict} for this URL: netglean will not read it.",
+        )
+    page = await ctx.fetcher.fetch(args.url, error_pages=True)
+    markup = page.text() if page.media_type in _HTML else ""
+    tree = LexborHTMLParser(markup) if markup else None
+    found_feeds = feeds(tree, page.url) if tree is not None else []
+    counts = candidate_items(tree) if tree is not None else {"articles": 0, "repeated_items": 0}
+    signals = bot_wall(page.status, page.headers, markup)
+    payload |= {
+        "fetched": True,
+        "final_url": page.url,
+        "redirects": [hop.url for hop in page.redirects],
+        "status": page.status,
+        "downgraded": page.downgraded,
+        "content_type": page.media_type,
+        "bytes": len(page.body),
+        "feeds": found_feeds,
+        **counts,
+        "bot_wall": bool(signals),
+        "bot_wall_signals": signals,
+    }
+    if signals:
+        return Outcome(
+            payload,
+            next_step=DONE,
+            source=page.url,
+            guidance="This is a challenge or block page, not the content; netglean does not bypass it.",
+        )
+    if found_feeds:
+        return Outcome(
+            payload,
+            next_step=DONE,
+            source=page.url,
+            guidance=f"The page has its own feed: {found_feeds[0]['url']} - read that instead.",
+        )
+    if page.status >= 400:
+        return Outcome(payload, next_step=DONE, source=page.url, guidance=f"The server answered HTTP {page.status}.")
+    items = f" It lists {counts['repeated_items']} items." if counts["repeated_items"] else ""
+    return Outcome(payload, next_step="scrape", source=page.url, guidance="Readable: scrape it." + items)

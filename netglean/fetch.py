@@ -303,19 +303,28 @@ class Fetcher:
         await self._client.aclose()
 
     async def fetch(
-        self, url: str, *, accept: str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8", max_bytes: int | None = None
+        self,
+        url: str,
+        *,
+        accept: str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8",
+        max_bytes: int | None = None,
+        error_pages: bool = False,
     ) -> Page:
-        """GET ``url`` under the whole policy; ``max_bytes`` may only lower the operator's cap."""
+        """GET ``url`` under the whole policy; ``max_bytes`` may only lower the operator's cap.
+
+        A 4xx/5xx answer raises ``HttpStatus`` unless ``error_pages``: then it is returned like any
+        page, for tools that diagnose what a server sends (a challenge page is often a 403).
+        """
         cap = min(max_bytes or self.policy.max_bytes, self.policy.max_bytes)
         try:
             with anyio.fail_after(self.policy.total_timeout):
-                return await self._follow(url, accept, cap)
+                return await self._follow(url, accept, cap, error_pages)
         except TimeoutError:
             raise FetchTimeout(
                 f"fetching {url} took longer than {self.policy.total_timeout:g} s", detail={"url": url}
             ) from None
 
-    async def _follow(self, url: str, accept: str, cap: int) -> Page:
+    async def _follow(self, url: str, accept: str, cap: int, error_pages: bool) -> Page:
         current = parse_url(url)
         hops: list[Hop] = []
         downgraded = False
@@ -337,7 +346,7 @@ class Fetcher:
                 hops.append(Hop(str(current), response_status))
                 current = target
                 continue
-            if response_status >= 400:
+            if response_status >= 400 and not error_pages:
                 raise HttpStatus(
                     f"{current} answered HTTP {response_status}", status=response_status, detail={"url": str(current)}
                 )
@@ -346,6 +355,18 @@ class Fetcher:
             f"more than {self.policy.max_redirects} redirects from {url}",
             detail={"redirects": [hop.url for hop in hops]},
         )
+
+    async def robots_verdict(self, url: str) -> str:
+        """What robots.txt says of ``url`` for netglean: allowed, disallowed, unreadable, or ignored (operator)."""
+        if not self.policy.obey_robots:
+            return "ignored"
+        parsed = parse_url(url)
+        await self._pin(parsed)
+        try:
+            await self._check_robots(parsed)
+        except RobotsDisallowed as refusal:
+            return str(refusal.detail["verdict"])
+        return "allowed"
 
     async def sitemaps(self, url: str) -> list[str]:
         """The Sitemap: lines of the robots.txt of ``url``'s origin (read under the whole policy, then cached)."""
@@ -365,11 +386,12 @@ class Fetcher:
         if robots.parser is None and robots.everything is False:
             raise RobotsDisallowed(
                 f"{origin}/robots.txt {robots.reason}, so nothing there is fetched",
-                detail={"robots": f"{origin}/robots.txt"},
+                detail={"robots": f"{origin}/robots.txt", "verdict": "unreadable"},
             )
         if not robots.allows(str(url)):
             raise RobotsDisallowed(
-                f"{origin}/robots.txt disallows {url} for {ROBOTS_AGENT}", detail={"robots": f"{origin}/robots.txt"}
+                f"{origin}/robots.txt disallows {url} for {ROBOTS_AGENT}",
+                detail={"robots": f"{origin}/robots.txt", "verdict": "disallowed"},
             )
 
     async def _read_robots(self, origin: str) -> _Robots:

@@ -187,8 +187,24 @@ async def crawl_page(request: Request) -> Response:
     return Response((body + "</body></html>").encode(), media_type="text/html")
 
 
+async def listing(request: Request) -> Response:
+    items = "".join(f'<li class="story"><a href="/story/{n}">Story {n}</a></li>' for n in range(12))
+    head = '<link rel="alternate" type="application/rss+xml" title="All stories" href="/feed.xml">'
+    head = head if request.query_params.get("feed") else ""
+    return Response(f"<html><head>{head}</head><body><ul>{items}</ul></body></html>".encode(), media_type="text/html")
+
+
+async def challenge(request: Request) -> Response:
+    body = b"<html><head><title>Just a moment...</title></head><body><div id='cf-chl-widget'></div></body></html>"
+    return Response(
+        body, status_code=403, headers={"server": "cloudflare", "cf-mitigated": "challenge"}, media_type="text/html"
+    )
+
+
 APP = Starlette(
     routes=[
+        Route("/listing", listing),
+        Route("/challenge", challenge),
         Route("/crawl/", crawl_page),
         Route("/crawl/{name}", crawl_page),
         Route("/negotiate", negotiate),
@@ -221,7 +237,9 @@ APP = Starlette(
 @contextmanager
 def serve() -> Iterator[int]:
     """Run the site on a free 127.0.0.1 port in a background thread; yield the port."""
-    server = uvicorn.Server(uvicorn.Config(APP, host="127.0.0.1", port=0, log_level="error", lifespan="off"))
+    server = uvicorn.Server(
+        uvicorn.Config(APP, host="127.0.0.1", port=0, log_level="error", lifespan="off", server_header=False)
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:

@@ -35,7 +35,9 @@ def client(port: int, registry: Registry, settings: Settings) -> Iterator[SyncCl
     policy = dataclasses.replace(FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset())
     fetcher = Fetcher(
         policy,
-        resolver=FakeDNS({"site.test": [PUBLIC], "maps.test": [PUBLIC], "evil.test": ["10.1.2.3"]}),
+        resolver=FakeDNS(
+            {"site.test": [PUBLIC], "maps.test": [PUBLIC], "robots-block.test": [PUBLIC], "evil.test": ["10.1.2.3"]}
+        ),
         network_backend=LoopbackBackend(port),
     )
     runner = ToolRunner(registry, settings, Context(settings, registry, fetcher))
@@ -261,3 +263,26 @@ def test_crawl_limits_pages_and_batch_crawl_isolates_seeds(client: SyncClient) -
     ).structured_content["payload"]["crawls"]
     assert [c["read"] for c in batch] == [2, 0, 0]
     assert batch[1]["error"]["code"] == "bad_url" and batch[2]["pages"][0]["error"]["code"] == "blocked_address"
+
+
+def test_inspect_url_reads_feeds_listings_and_bot_walls(client: SyncClient) -> None:
+    listing = client.call("inspect_url", {"url": "http://site.test/listing"}).structured_content
+    assert listing["next_step"] == "scrape" and listing["payload"]["repeated_items"] == 12
+    assert listing["payload"]["robots"] == "allowed" and listing["payload"]["feeds"] == []
+    with_feed = client.call("inspect_url", {"url": "http://site.test/listing?feed=1"}).structured_content
+    assert with_feed["next_step"] == "done"
+    assert with_feed["payload"]["feeds"] == [
+        {"url": "http://site.test/feed.xml", "type": "rss", "title": "All stories"}
+    ]
+    wall = client.call("inspect_url", {"url": "http://site.test/challenge"}).structured_content["payload"]
+    assert wall["status"] == 403 and wall["bot_wall"] is True
+    assert {"cloudflare-challenge", "cloudflare-challenge-header", "cloudflare-403"} <= set(wall["bot_wall_signals"])
+    article = client.call("inspect_url", {"url": "http://site.test/redirect?to=/article"}).structured_content
+    payload = article["payload"]
+    assert payload["redirects"] == ["http://site.test/redirect?to=/article"] and payload["articles"] == 0
+    assert payload["content_type"] == "text/html" and payload["bot_wall"] is False
+
+
+def test_inspect_url_reports_robots_without_fetching(client: SyncClient) -> None:
+    blocked = client.call("inspect_url", {"url": "http://robots-block.test/private"}).structured_content["payload"]
+    assert blocked == {"url": "http://robots-block.test/private", "robots": "disallowed", "fetched": False}

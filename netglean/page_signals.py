@@ -1,0 +1,76 @@
+"""What a page's markup says about how to read it: its feeds, whether it is a bot wall, how many items it lists."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urljoin
+
+from netglean.untrusted import sanitize
+
+_FEED_TYPES = {
+    "application/rss+xml": "rss",
+    "application/atom+xml": "atom",
+    "application/feed+json": "json",
+    "application/json": "json",
+}
+# (signal name, pattern over the first 20 kB of markup). Vendors' interstitials name themselves.
+_WALL_MARKUP = (
+    (
+        "cloudflare-challenge",
+        re.compile(r"cf-chl|challenge-platform|cf-browser-verification|Just a moment\.\.\.", re.I),
+    ),
+    ("cloudflare-block", re.compile(r"Attention Required! \| Cloudflare|cf-error-details", re.I)),
+    ("captcha", re.compile(r"g-recaptcha|h-captcha|hcaptcha\.com|recaptcha/api|turnstile", re.I)),
+    ("datadome", re.compile(r"datadome|dd_cookie_test|captcha-delivery\.com", re.I)),
+    ("perimeterx", re.compile(r"_pxCaptcha|px-captcha|perimeterx", re.I)),
+    ("incapsula", re.compile(r"_Incapsula_Resource|incapsula incident", re.I)),
+    ("akamai", re.compile(r"Access Denied.{0,200}Reference #|akamai bot manager", re.I | re.S)),
+    (
+        "browser-check",
+        re.compile(r"Checking (if the site connection is secure|your browser)|enable JavaScript and cookies", re.I),
+    ),
+)
+
+
+def feeds(tree: Any, base_url: str) -> list[dict[str, str]]:
+    """The RSS, Atom and JSON feeds a page announces with <link rel="alternate">."""
+    found: dict[str, dict[str, str]] = {}
+    for node in tree.css('link[rel~="alternate"][href]'):
+        kind = _FEED_TYPES.get((node.attributes.get("type") or "").split(";")[0].strip().lower())
+        if kind is None:
+            continue
+        url = urljoin(base_url, node.attributes.get("href") or "")
+        entry = {"url": url, "type": kind}
+        title = " ".join(sanitize(node.attributes.get("title") or "").split())
+        if title:
+            entry["title"] = title[:200]
+        found.setdefault(url, entry)
+    return list(found.values())
+
+
+def bot_wall(status: int, headers: Mapping[str, str], markup: str) -> list[str]:
+    """Signs that the answer is a challenge or block page rather than the content asked for."""
+    signals = [name for name, pattern in _WALL_MARKUP if pattern.search(markup[:20_000])]
+    if headers.get("cf-mitigated", "").lower() == "challenge":
+        signals.append("cloudflare-challenge-header")
+    if status in {403, 429, 503} and headers.get("server", "").lower() in {"cloudflare", "akamaighost", "ddos-guard"}:
+        signals.append(f"{headers['server'].lower()}-{status}")
+    return sorted(set(signals))
+
+
+def candidate_items(tree: Any) -> dict[str, int]:
+    """How many articles the page marks up, and the largest group of alike siblings that each hold a link."""
+    articles = len(tree.css("article"))
+    best = 0
+    for parent in tree.css("ul, ol, div, section, main, tbody"):
+        shapes: Counter[tuple[str, str]] = Counter()
+        child = parent.child
+        while child is not None:
+            if child.tag not in {"-text", "-comment"} and child.css_first("a[href]") is not None:
+                shapes[(child.tag, child.attributes.get("class") or "")] += 1
+            child = child.next
+        best = max([best, *shapes.values()])
+    return {"articles": articles, "repeated_items": best if best >= 3 else 0}
