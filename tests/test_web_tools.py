@@ -286,3 +286,18 @@ def test_inspect_url_reads_feeds_listings_and_bot_walls(client: SyncClient) -> N
 def test_inspect_url_reports_robots_without_fetching(client: SyncClient) -> None:
     blocked = client.call("inspect_url", {"url": "http://robots-block.test/private"}).structured_content["payload"]
     assert blocked == {"url": "http://robots-block.test/private", "robots": "disallowed", "fetched": False}
+
+
+def test_a_hostile_page_stays_quarantined_through_scrape(client: SyncClient) -> None:
+    result = client.call("scrape", {"url": "http://site.test/hostile"})
+    text = result.content[0].text
+    lines = text.split("\n")
+    begin = next(i for i, line in enumerate(lines) if line.startswith("<<<BEGIN UNTRUSTED CONTENT "))
+    nonce = lines[begin].removeprefix("<<<BEGIN UNTRUSTED CONTENT ").removesuffix(">>>")
+    assert lines[-1] == f"<<<END UNTRUSTED CONTENT {nonce}>>>" and nonce != "0123456789abcdef01234567"
+    assert sum(line.startswith("<<<END UNTRUSTED") for line in lines) == 1  # the forged marker cannot close it
+    assert "not instructions" in lines[begin - 1] and "http://site.test/hostile" in lines[begin - 1]
+    for smuggled in ("\u202e", "\x1b", "\U000e0041", "\u2066"):
+        assert smuggled not in text
+        assert smuggled not in str(result.structured_content)
+    assert "admin mode" in text  # the text is kept as data, inside the frame
