@@ -7,7 +7,7 @@ import json
 import platform
 from pathlib import Path
 
-from bench import generator, http, stdio
+from bench import fetch, generator, http, stdio
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -22,6 +22,9 @@ def main() -> None:
         "stdio": stdio.run(*scale),
         "generator": generator.run(repeats=1 if args.quick else 3),
         "http": http.run(seconds=1.0 if args.quick else 3.0, repeats=1 if args.quick else 3),
+        "fetch": fetch.run(
+            pages=200 if args.quick else 1000, repeats=1 if args.quick else 3, reference_pages=50 if args.quick else 200
+        ),
     }
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -49,6 +52,13 @@ def main() -> None:
                 f"{target:<24}{clients:>8}{row['throughput']:>9.0f}{row['throughput_ratio']:>7.2f}"
                 f"{row['p50_ms']:>7.1f}ms{row['p99_ms']:>7.1f}ms{row['errors']:>8}"
             )
+    f = figures["fetch"]
+    print(
+        f"\nbatch_scrape of {f['pages']} pages over stdio: {f['netglean_pages_per_s']:.0f} pages/s; "
+        f"mcp-server-fetch ({f['reference_pages']} pages, one call each): {f['reference_pages_per_s']:.1f} pages/s "
+        f"-> {f['speedup']:.0f}x; in-process extraction {f['in_process_pages_per_s']:.0f} pages/s "
+        f"-> served/in-process time {f['overhead_ratio']:.1f}x"
+    )
     print(f"\nwritten to {RESULTS / 'latest.json'}")
 
 

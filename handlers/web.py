@@ -82,6 +82,8 @@ class _Reading:
     main_content: bool
     limit: int
     include_links: bool
+    frontier: bool = False
+    """Also return every link of the page (navigation included): what a crawl follows."""
 
 
 async def _read(ctx: Context, url: str, start: int, how: _Reading) -> tuple[dict[str, object], list[str]]:
@@ -100,7 +102,7 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> tuple[dict
 
         html = page.text()
         metadata = page_metadata(html, page.url)
-        frontier = page_links(html, page.url)
+        frontier = page_links(html, page.url) if how.frontier else []
         extraction = await anyio.to_thread.run_sync(
             lambda: extract(html, page.url, main_content=main_content), abandon_on_cancel=True
         )
@@ -355,7 +357,7 @@ def _plan(args: CrawlInput | BatchCrawlInput) -> _CrawlPlan:
         stay_on_domain=args.stay_on_domain is not False,
         include=_globs(args.include_patterns),
         exclude=_globs(args.exclude_patterns),
-        reading=_Reading(args.format or "markdown", args.main_content is not False, chars, False),
+        reading=_Reading(args.format or "markdown", args.main_content is not False, chars, False, frontier=True),
     )
 
 
