@@ -7,7 +7,7 @@ import json
 import platform
 from pathlib import Path
 
-from bench import fetch, generator, http, stdio
+from bench import extraction, fetch, generator, http, stdio
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -22,6 +22,7 @@ def main() -> None:
         "stdio": stdio.run(*scale),
         "generator": generator.run(repeats=1 if args.quick else 3),
         "http": http.run(seconds=1.0 if args.quick else 3.0, repeats=1 if args.quick else 3),
+        "extraction": extraction.run(per_layout=2 if args.quick else 5, repeats=1 if args.quick else 3),
         "fetch": fetch.run(
             pages=200 if args.quick else 1000, repeats=1 if args.quick else 3, reference_pages=50 if args.quick else 200
         ),
@@ -52,6 +53,13 @@ def main() -> None:
                 f"{target:<24}{clients:>8}{row['throughput']:>9.0f}{row['throughput_ratio']:>7.2f}"
                 f"{row['p50_ms']:>7.1f}ms{row['p99_ms']:>7.1f}ms{row['errors']:>8}"
             )
+    e = figures["extraction"]
+    print(f"\nmain-content extraction on {e['pages']} pages (bag-of-words F1; median time per page)")
+    for name, row in e["extractors"].items():
+        print(
+            f"{name:<12} F1 {row['f1']:.3f}  precision {row['precision']:.3f}  recall {row['recall']:.3f}  "
+            f"{row['ms_per_page']:.2f} ms/page"
+        )
     f = figures["fetch"]
     print(
         f"\nbatch_scrape of {f['pages']} pages over stdio: {f['netglean_pages_per_s']:.0f} pages/s; "

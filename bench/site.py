@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-WORDS = (  # noqa: SIM905 (a sentence reads better than 31 quoted words)
+WORDS = (
     "tide moon ocean current harbour vessel coast storm wave reef salt depth chart signal beacon keel anchor "
     "island channel delta estuary lagoon pier jetty buoy compass latitude meridian voyage crew cargo"
 ).split()
