@@ -52,9 +52,9 @@ async def _netglean(urls: list[str]) -> float:
 
 async def _reference(urls: list[str]) -> float:
     # The machine's environment (proxy, certificates) is passed on: uvx installs the server from the registry.
-    server = StdioServerParameters(
-        command="uvx", args=["mcp-server-fetch", "--ignore-robots-txt", "--allow-private-ips"], env=dict(os.environ)
-    )
+    # Its per-request log lines go to /dev/null, not into the benchmark report.
+    command = "exec uvx mcp-server-fetch --ignore-robots-txt --allow-private-ips 2>/dev/null"
+    server = StdioServerParameters(command="sh", args=["-c", command], env=dict(os.environ))
     async with Client(server, mode="legacy", read_timeout_seconds=600) as client:
         started = time.perf_counter()
         for url in urls:
