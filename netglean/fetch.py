@@ -18,6 +18,7 @@ import re
 import socket
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -272,6 +273,43 @@ class _Robots:
         return float(delay or 0.0)
 
 
+class RobotsCache:
+    """robots.txt per origin, bounded and expiring.
+
+    RFC 9309 asks crawlers not to trust a cached robots.txt for more than a day; an
+    unreadable one (5xx, timeout) is asked again sooner, so a passing outage does not
+    keep a site closed for a day. Past ``size`` origins the least recently used goes.
+    """
+
+    def __init__(
+        self,
+        size: int = 4096,
+        ttl: float = 86_400.0,
+        unreadable_ttl: float = 300.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._items: OrderedDict[str, tuple[float, _Robots]] = OrderedDict()
+        self._size, self._ttl, self._unreadable_ttl, self._clock = size, ttl, unreadable_ttl, clock
+
+    def get(self, origin: str) -> _Robots | None:
+        item = self._items.get(origin)
+        if item is None:
+            return None
+        expires, robots = item
+        if self._clock() >= expires:
+            del self._items[origin]
+            return None
+        self._items.move_to_end(origin)
+        return robots
+
+    def put(self, origin: str, robots: _Robots) -> None:
+        unreadable = robots.parser is None and robots.reason
+        self._items[origin] = (self._clock() + (self._unreadable_ttl if unreadable else self._ttl), robots)
+        self._items.move_to_end(origin)
+        while len(self._items) > self._size:
+            self._items.popitem(last=False)
+
+
 class Fetcher:
     def __init__(
         self,
@@ -296,7 +334,7 @@ class Fetcher:
         )
         self._hosts: dict[str, _HostState] = {}
         self._global = anyio.Semaphore(policy.global_concurrency)
-        self._robots: dict[str, _Robots] = {}
+        self._robots = RobotsCache()
         self.spent = 0
 
     async def aclose(self) -> None:
@@ -371,18 +409,20 @@ class Fetcher:
     async def sitemaps(self, url: str) -> list[str]:
         """The Sitemap: lines of the robots.txt of ``url``'s origin (read under the whole policy, then cached)."""
         parsed = parse_url(url)
-        origin = f"{parsed.scheme}://{parsed.netloc.decode('ascii')}"
-        robots = self._robots.get(origin)
-        if robots is None:
-            await self._pin(parsed)
-            robots = self._robots[origin] = await self._read_robots(origin)
-        return robots.sitemaps()
+        await self._pin(parsed)
+        return (await self._robots_for(parsed)).sitemaps()
 
-    async def _check_robots(self, url: httpx.URL) -> None:
+    async def _robots_for(self, url: httpx.URL) -> _Robots:
         origin = f"{url.scheme}://{url.netloc.decode('ascii')}"
         robots = self._robots.get(origin)
         if robots is None:
-            robots = self._robots[origin] = await self._read_robots(origin)
+            robots = await self._read_robots(origin)
+            self._robots.put(origin, robots)
+        return robots
+
+    async def _check_robots(self, url: httpx.URL) -> None:
+        origin = f"{url.scheme}://{url.netloc.decode('ascii')}"
+        robots = await self._robots_for(url)
         if robots.parser is None and robots.everything is False:
             raise RobotsDisallowed(
                 f"{origin}/robots.txt {robots.reason}, so nothing there is fetched",

@@ -233,3 +233,20 @@ def test_only_hosts_refuses_everything_else_before_any_lookup(port: int) -> None
 
     assert anyio.run(run).code == "blocked_address"
     assert dns.asked == [] and backend.connects == []
+
+
+def test_the_robots_cache_expires_and_is_bounded() -> None:
+    from netglean.fetch import RobotsCache, _Robots
+
+    now = [0.0]
+    cache = RobotsCache(size=2, ttl=100.0, unreadable_ttl=10.0, clock=lambda: now[0])
+    readable, unreadable = _Robots(None, True), _Robots(None, False, "answered HTTP 503")
+    cache.put("http://a", readable)
+    cache.put("http://b", unreadable)
+    now[0] = 11.0
+    assert cache.get("http://a") is readable and cache.get("http://b") is None  # an outage is asked again soon
+    now[0] = 101.0
+    assert cache.get("http://a") is None  # a day-old robots.txt (here: 100 s) is read again
+    for origin in ("http://c", "http://d", "http://e"):
+        cache.put(origin, readable)
+    assert cache.get("http://c") is None and cache.get("http://e") is readable  # least recently used dropped
