@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import socket
+import ssl
 import time
 import zlib
 from collections import OrderedDict
@@ -317,13 +318,14 @@ class Fetcher:
         *,
         resolver: Resolver = system_resolve,
         network_backend: httpcore.AsyncNetworkBackend | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.policy = policy
         self._resolve = resolver
         self._pins: dict[str, str] = {}
         backend = _PinnedBackend(network_backend or httpcore.AnyIOBackend(), self._pins)
         pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(), network_backend=backend, max_connections=100
+            ssl_context=ssl_context or httpx.create_ssl_context(), network_backend=backend, max_connections=100
         )
         self._client = httpx.AsyncClient(
             transport=_Transport(pool),

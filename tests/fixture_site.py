@@ -247,10 +247,13 @@ APP = Starlette(
 
 
 @contextmanager
-def serve() -> Iterator[int]:
-    """Run the site on a free 127.0.0.1 port in a background thread; yield the port."""
+def serve(tls: tuple[Path, Path] | None = None) -> Iterator[int]:
+    """Run the site on a free 127.0.0.1 port in a background thread (over TLS when given a cert and key)."""
+    tls_options = {"ssl_certfile": str(tls[0]), "ssl_keyfile": str(tls[1])} if tls else {}
     server = uvicorn.Server(
-        uvicorn.Config(APP, host="127.0.0.1", port=0, log_level="error", lifespan="off", server_header=False)
+        uvicorn.Config(
+            APP, host="127.0.0.1", port=0, log_level="error", lifespan="off", server_header=False, **tls_options
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

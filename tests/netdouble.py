@@ -38,9 +38,10 @@ class FakeDNS:
 
 
 class LoopbackBackend(httpcore.AsyncNetworkBackend):
-    def __init__(self, fixture_port: int) -> None:
+    def __init__(self, fixture_port: int, tls_port: int | None = None) -> None:
         self._inner = httpcore.AnyIOBackend()
         self._port = fixture_port
+        self._tls_port = tls_port  # where connections to port 443 go, when a TLS fixture runs too
         self.connects: list[tuple[str, int]] = []
 
     async def connect_tcp(
@@ -54,7 +55,8 @@ class LoopbackBackend(httpcore.AsyncNetworkBackend):
         self.connects.append((host, port))
         if host not in {PUBLIC, "127.0.0.1"}:
             raise AssertionError(f"a test tried to connect to {host}:{port}; only 127.0.0.1 is allowed")
-        return await self._inner.connect_tcp("127.0.0.1", self._port, timeout, local_address, socket_options)
+        target = self._tls_port if port == 443 and self._tls_port else self._port
+        return await self._inner.connect_tcp("127.0.0.1", target, timeout, local_address, socket_options)
 
     async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
         raise AssertionError("no unix sockets in tests")

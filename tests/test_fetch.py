@@ -250,3 +250,49 @@ def test_the_robots_cache_expires_and_is_bounded() -> None:
     for origin in ("http://c", "http://d", "http://e"):
         cache.put(origin, readable)
     assert cache.get("http://c") is None and cache.get("http://e") is readable  # least recently used dropped
+
+
+@pytest.fixture(scope="module")
+def tls_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Any]]:
+    from tests.tls_fixture import make_tls
+
+    tls = make_tls(tmp_path_factory.mktemp("tls"))
+    with serve((tls.cert_file, tls.key_file)) as tls_port:
+        yield tls_port, tls
+
+
+def _fetch_tls(tls_site: tuple[int, Any], url: str, policy: FetchPolicy, plain_port: int = 0) -> Page | ToolError:
+    tls_port, tls = tls_site
+    backend = LoopbackBackend(plain_port or tls_port, tls_port=tls_port)
+
+    async def run() -> Page | ToolError:
+        fetcher = Fetcher(
+            policy, resolver=FakeDNS(dict(NAMES)), network_backend=backend, ssl_context=tls.client_context()
+        )
+        try:
+            return await fetcher.fetch(url)
+        except ToolError as error:
+            return error
+        finally:
+            await fetcher.aclose()
+
+    return anyio.run(run)
+
+
+def test_tls_to_a_pinned_address_keeps_sni_and_the_certificate_check(tls_site: tuple[int, Any]) -> None:
+    page = _fetch_tls(tls_site, "https://site.test/echo-host", _policy(obey_robots=False))
+    # The socket went to the pinned address (127.0.0.1 via the double) while TLS verified site.test's
+    # certificate against the hostname: SNI and certificate checking survive the pin.
+    assert isinstance(page, Page) and page.body == b"site.test"
+
+
+def test_an_https_to_http_redirect_is_refused_unless_the_operator_allows_it(
+    tls_site: tuple[int, Any], port: int
+) -> None:
+    url = "https://site.test/redirect?to=http://site.test/page"
+    refused = _fetch_tls(tls_site, url, _policy(obey_robots=False), plain_port=port)
+    error = _error(refused, "scheme_downgrade")
+    assert error.detail == {"from": url, "to": "http://site.test/page"}
+    allowed = _fetch_tls(tls_site, url, _policy(obey_robots=False, allow_https_downgrade=True), plain_port=port)
+    assert isinstance(allowed, Page) and allowed.downgraded and allowed.url == "http://site.test/page"
+    assert b"Hello fixture" in allowed.body
