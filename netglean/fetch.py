@@ -322,7 +322,9 @@ class Fetcher:
     ) -> None:
         self.policy = policy
         self._resolve = resolver
-        self._pins: dict[str, str] = {}
+        # Per host: the checked address connections are pinned to. Bounded: dropping an old pin can only
+        # make a later connect refuse ("not checked"), never skip the check.
+        self._pins: OrderedDict[str, str] = OrderedDict()
         backend = _PinnedBackend(network_backend or httpcore.AnyIOBackend(), self._pins)
         pool = httpcore.AsyncConnectionPool(
             ssl_context=ssl_context or httpx.create_ssl_context(), network_backend=backend, max_connections=100
@@ -334,7 +336,7 @@ class Fetcher:
             timeout=httpx.Timeout(policy.read_timeout, connect=policy.connect_timeout),
             headers={"user-agent": USER_AGENT, "accept-encoding": "gzip, deflate"},
         )
-        self._hosts: dict[str, _HostState] = {}
+        self._hosts: OrderedDict[str, _HostState] = OrderedDict()
         self._global = anyio.Semaphore(policy.global_concurrency)
         self._robots = RobotsCache()
         self.spent = 0
@@ -500,12 +502,17 @@ class Fetcher:
                         detail={"host": host, "address": address, "reason": reason},
                     )
         self._pins[host] = addresses[0]
+        self._pins.move_to_end(host)
+        while len(self._pins) > _TRACKED_HOSTS:
+            self._pins.popitem(last=False)
 
     @asynccontextmanager
     async def _polite(self, host: str, url: httpx.URL) -> AsyncIterator[None]:
         state = self._hosts.get(host)
         if state is None:
             state = self._hosts[host] = _HostState(anyio.Semaphore(self.policy.host_concurrency))
+            self._forget_idle_hosts()
+        self._hosts.move_to_end(host)
         robots = self._robots.get(f"{url.scheme}://{url.netloc.decode('ascii')}")
         interval = max(self.policy.host_interval, robots.crawl_delay() if robots else 0.0)
         async with self._global, state.limit:
@@ -515,6 +522,19 @@ class Fetcher:
             if wait > 0:
                 await anyio.sleep(wait)
             yield
+
+    def _forget_idle_hosts(self) -> None:
+        """Keep politeness state for at most _TRACKED_HOSTS hosts, dropping only idle ones (oldest first)."""
+        now = time.monotonic()
+        for host in list(self._hosts)[: max(0, len(self._hosts) - _TRACKED_HOSTS)]:
+            state = self._hosts[host]
+            idle = state.limit.value == self.policy.host_concurrency and not state.lock.locked()
+            if idle and state.next_start <= now:
+                del self._hosts[host]
+
+
+_TRACKED_HOSTS = 4096
+"""Hosts whose pins and politeness state a fetcher keeps; beyond that the least recently used go."""
 
 
 def parse_url(url: str) -> httpx.URL:

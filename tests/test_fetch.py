@@ -296,3 +296,22 @@ def test_an_https_to_http_redirect_is_refused_unless_the_operator_allows_it(
     allowed = _fetch_tls(tls_site, url, _policy(obey_robots=False, allow_https_downgrade=True), plain_port=port)
     assert isinstance(allowed, Page) and allowed.downgraded and allowed.url == "http://site.test/page"
     assert b"Hello fixture" in allowed.body
+
+
+def test_per_host_state_is_bounded(port: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import netglean.fetch as fetch_module
+
+    monkeypatch.setattr(fetch_module, "_TRACKED_HOSTS", 2)
+    names = {**NAMES, **{f"h{i}.test": [PUBLIC] for i in range(5)}}
+    backend = LoopbackBackend(port)
+
+    async def run() -> tuple[int, int]:
+        fetcher = Fetcher(_policy(obey_robots=False), resolver=FakeDNS(names), network_backend=backend)
+        try:
+            for i in range(5):
+                await fetcher.fetch(f"http://h{i}.test/page")
+            return len(fetcher._pins), len(fetcher._hosts)
+        finally:
+            await fetcher.aclose()
+
+    assert anyio.run(run) == (2, 2)
