@@ -86,7 +86,19 @@ class _Reading:
     """Also return every link of the page (navigation included): what a crawl follows."""
 
 
-async def _read(ctx: Context, url: str, start: int, how: _Reading) -> tuple[dict[str, object], list[str]]:
+@dataclass(frozen=True, slots=True)
+class _Page:
+    """One page read: the scrape payload, plus the facts callers act on, typed."""
+
+    payload: dict[str, object]
+    final_url: str
+    total_chars: int
+    truncated: bool
+    canonical: str | None
+    frontier: list[str]
+
+
+async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
     """Fetch one page: its scrape payload (one slice of the formatted content, with metadata) and its links."""
     fmt, main_content, limit, include_links = how.fmt, how.main_content, how.limit, how.include_links
     from netglean.extract import extract, render
@@ -132,16 +144,23 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> tuple[dict
         payload["links"] = list({link["url"]: link for link in links}.values())
     if start + limit < len(content):
         payload["next_start_index"] = start + limit
-    return payload, frontier
+    canonical = metadata.get("canonical")
+    return _Page(
+        payload,
+        page.url,
+        len(content),
+        start + limit < len(content),
+        canonical if isinstance(canonical, str) else None,
+        frontier,
+    )
 
 
 async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
     start, limit = args.start_index or 0, args.max_chars or 20000
     how = _Reading(args.format or "markdown", args.main_content is not False, limit, bool(args.include_links))
-    payload, _ = await _read(ctx, args.url, start, how)
-    total = int(payload["total_chars"])  # type: ignore[call-overload]
-    source = str(payload["final_url"])
-    if "next_start_index" in payload:
+    read = await _read(ctx, args.url, start, how)
+    payload, total, source = read.payload, read.total_chars, read.final_url
+    if read.truncated:
         guidance = f"{total - start - limit} more characters: call scrape again with start_index={start + limit}."
         return Outcome(payload, next_step="scrape", guidance=guidance, source=source)
     if start >= total and total:
@@ -159,10 +178,14 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
         args.format or "markdown", args.main_content is not False, args.max_chars or 5000, bool(args.include_links)
     )
 
+    truncated: list[str] = []
+
     async def one(index: int, url: str) -> None:
         try:
-            page, _ = await _read(ctx, url, 0, how)
-            results[index] = {"url": url, "ok": True, "page": page}
+            read = await _read(ctx, url, 0, how)
+            results[index] = {"url": url, "ok": True, "page": read.payload}
+            if read.truncated:
+                truncated.append(url)
         except ToolError as error:
             results[index] = {
                 "url": url,
@@ -185,7 +208,6 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
         for index, url in enumerate(urls):
             tasks.start_soon(one, index, url)
     failed = sum(1 for result in results if not result["ok"])
-    truncated = [r["url"] for r in results if r["ok"] and "next_start_index" in r["page"]]  # type: ignore[operator]
     guidance = f"{len(results) - failed} of {len(results)} pages read."
     if truncated:
         guidance += f" {len(truncated)} were longer than max_chars: scrape them one by one with start_index to read on."
@@ -253,37 +275,44 @@ AGENT_ACCEPT = "text/markdown, text/plain;q=0.9, text/html;q=0.5, */*;q=0.1"
 BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
 
-async def _view(
-    ctx: Context, url: str, accept: str, excerpt_chars: int
-) -> tuple[dict[str, object], Page | None, ToolError | None]:
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """One side of a comparison: what the tool reports, and the typed facts it compares."""
+
+    view: dict[str, object]
+    page: Page | None
+    error: ToolError | None
+    tokens: int = 0
+
+
+async def _view(ctx: Context, url: str, accept: str, excerpt_chars: int) -> _Seen:
     try:
         page = await ctx.fetcher.fetch(url, accept=accept)
     except ToolError as error:
-        return {"accept": accept, "error": {"code": error.code, "message": error.message}}, None, error
+        return _Seen({"accept": accept, "error": {"code": error.code, "message": error.message}}, None, error)
     text = sanitize(page.text())
-    return (
-        {
-            "accept": accept,
-            "status": page.status,
-            "final_url": page.url,
-            "content_type": page.media_type,
-            "bytes": len(page.body),
-            "approx_tokens": (len(text) + 3) // 4,
-            "excerpt": text[:excerpt_chars],
-        },
-        page,
-        None,
-    )
+    tokens = (len(text) + 3) // 4
+    view: dict[str, object] = {
+        "accept": accept,
+        "status": page.status,
+        "final_url": page.url,
+        "content_type": page.media_type,
+        "bytes": len(page.body),
+        "approx_tokens": tokens,
+        "excerpt": text[:excerpt_chars],
+    }
+    return _Seen(view, page, None, tokens)
 
 
 async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outcome:
     limit = 800 if args.excerpt_chars is None else args.excerpt_chars
-    agent, agent_page, agent_error = await _view(ctx, args.url, AGENT_ACCEPT, limit)
-    browser, browser_page, _ = await _view(ctx, args.url, BROWSER_ACCEPT, limit)
-    if agent_error is not None and browser_page is None:
-        raise agent_error  # nothing to compare: the call fails as the fetch did
+    agent = await _view(ctx, args.url, AGENT_ACCEPT, limit)
+    browser = await _view(ctx, args.url, BROWSER_ACCEPT, limit)
+    agent_page, browser_page = agent.page, browser.page
+    if agent.error is not None and browser_page is None:
+        raise agent.error  # nothing to compare: the call fails as the fetch did
     differences: list[str] = []
-    payload: dict[str, object] = {"url": args.url, "agent": agent, "browser": browser}
+    payload: dict[str, object] = {"url": args.url, "agent": agent.view, "browser": browser.view}
     if agent_page is not None and browser_page is not None:
         same = agent_page.body == browser_page.body
         negotiated = agent_page.media_type != browser_page.media_type or agent_page.media_type in {
@@ -300,9 +329,8 @@ async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outco
             differences.append(f"final URL: {agent_page.url} for agents, {browser_page.url} for browsers")
         if not same:
             differences.append(f"size: {len(agent_page.body)} bytes for agents, {len(browser_page.body)} for browsers")
-        tokens = (int(agent["approx_tokens"]), int(browser["approx_tokens"]))  # type: ignore[call-overload]
-        if tokens[1]:
-            payload["token_ratio"] = round(tokens[0] / tokens[1], 4)
+        if browser.tokens:
+            payload["token_ratio"] = round(agent.tokens / browser.tokens, 4)
         payload |= {"negotiated": negotiated, "identical": same}
         guidance = (
             "The site negotiates: agents get " + agent_page.media_type
@@ -311,7 +339,8 @@ async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outco
         )
     else:
         failed = "agent" if agent_page is None else "browser"
-        differences.append(f"the {failed} request failed: {payload[failed]['error']['message']}")  # type: ignore[index]
+        error = agent.error if agent_page is None else browser.error
+        differences.append(f"the {failed} request failed: {error.message if error else 'unknown'}")
         payload |= {"negotiated": False, "identical": False}
         guidance = f"Only the {'browser' if failed == 'agent' else 'agent'} request succeeded."
     payload["differences"] = differences
@@ -368,7 +397,7 @@ def _normal(url: str) -> str:
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
 
 
-async def _crawl(ctx: Context, seed: str, plan: _CrawlPlan) -> dict[str, object]:
+async def _crawl(ctx: Context, seed: str, plan: _CrawlPlan) -> tuple[dict[str, object], int]:
     """Breadth-first from ``seed``: each page read once (canonical URLs de-duplicated), failures kept per page."""
     from collections import deque
     from urllib.parse import urlsplit
@@ -381,7 +410,7 @@ async def _crawl(ctx: Context, seed: str, plan: _CrawlPlan) -> dict[str, object]
     while queue and len(pages) < plan.max_pages:
         url, depth = queue.popleft()
         try:
-            payload, links = await _read(ctx, url, 0, plan.reading)
+            read = await _read(ctx, url, 0, plan.reading)
         except ToolError as error:
             pages.append(
                 {
@@ -392,34 +421,34 @@ async def _crawl(ctx: Context, seed: str, plan: _CrawlPlan) -> dict[str, object]
                 }
             )
             continue
-        metadata = payload.get("metadata")
-        named = metadata.get("canonical") if isinstance(metadata, dict) else None
-        canonical = _normal(str(named or payload["final_url"]))
+        canonical = _normal(read.canonical or read.final_url)
         if canonical in canonical_seen:
             pages.append({"url": url, "depth": depth, "ok": True, "duplicate_of": canonical_seen[canonical]})
             continue
         canonical_seen[canonical] = url
-        pages.append({"url": url, "depth": depth, "ok": True, "page": payload})
+        pages.append({"url": url, "depth": depth, "ok": True, "page": read.payload})
         await ctx.report(len(pages), plan.max_pages, f"read {url}")
         if depth < plan.max_depth:
-            for link in links:
+            for link in read.frontier:
                 target = _normal(link)
                 if target not in seen and plan.wants(target, home):
                     seen.add(target)
                     queue.append((target, depth + 1))
-    return {
+    read_count = sum(1 for page in pages if "page" in page)
+    result = {
         "url": seed,
         "pages": pages,
-        "read": sum(1 for page in pages if "page" in page),
+        "read": read_count,
         "failed": sum(1 for page in pages if not page["ok"]),
         "truncated": bool(queue),
     }
+    return result, read_count
 
 
 async def crawl(args: CrawlInput, ctx: Context) -> Outcome:
     parse_url(args.url)  # a start URL that can never be fetched is the call's error, not a failed page
-    result = await _crawl(ctx, args.url, _plan(args))
-    guidance = f"Read {result['read']} page(s)"
+    result, read_count = await _crawl(ctx, args.url, _plan(args))
+    guidance = f"Read {read_count} page(s)"
     if result["truncated"]:
         guidance += "; more links were left unvisited (raise max_pages or narrow include_patterns)"
     return Outcome(result, next_step=DONE, guidance=guidance + ".", source=args.url)
@@ -429,10 +458,13 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     plan = _plan(args)
     seeds = [seed.root for seed in args.urls]
     crawls: list[dict[str, object]] = []
+    total = 0
     for seed in seeds:  # one seed after another: politeness is per host, and the output stays in seed order
         try:
             parse_url(seed)  # a malformed seed is that seed's error, before any request
-            crawls.append(await _crawl(ctx, seed, plan))
+            result, read_count = await _crawl(ctx, seed, plan)
+            crawls.append(result)
+            total += read_count
         except ToolError as error:
             crawls.append(
                 {
@@ -444,7 +476,6 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
                     "error": {"code": error.code, "message": error.message, "retryable": error.retryable},
                 }
             )
-    total = sum(int(c["read"]) for c in crawls)  # type: ignore[call-overload]
     return Outcome(
         {"crawls": crawls},
         next_step=DONE,
