@@ -29,8 +29,9 @@ def f1(extracted: str, gold: str) -> tuple[float, float, float]:
 
 def _netglean(html: str) -> str:
     from netglean.extract import extract, render
+    from netglean.html_tree import parse_html
 
-    return render(extract(html, "https://example.test/"), "text")
+    return render(extract(parse_html(html), "https://example.test/"), "text")
 
 
 def _trafilatura(html: str) -> str:

@@ -67,11 +67,12 @@ async def _reference(urls: list[str]) -> float:
 def _in_process(pages: int) -> float:
     from netglean.extract import extract, render
     from netglean.fetch import decode
+    from netglean.html_tree import parse_html
 
     bodies = [article(n) for n in range(pages)]
     started = time.perf_counter()
     for n, body in enumerate(bodies):
-        render(extract(decode(body, "utf-8"), f"http://127.0.0.1/p/{n}"), "markdown")
+        render(extract(parse_html(decode(body, "utf-8")), f"http://127.0.0.1/p/{n}"), "markdown")
     return time.perf_counter() - started
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+from collections import deque
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urldefrag, urlsplit, urlunsplit
 
 import anyio
 
@@ -25,8 +26,12 @@ from generated.models import (
 from netglean.context import Context
 from netglean.envelope import DONE, Outcome
 from netglean.errors import ToolError, UnsupportedContent
+from netglean.extract import Extraction, extract, render
 from netglean.fetch import Page, parse_url
+from netglean.html_tree import parse_html
 from netglean.page_meta import page_metadata
+from netglean.page_signals import bot_wall, candidate_items, feeds
+from netglean.sitemaps import page_links, read_sitemap, same_site
 from netglean.untrusted import sanitize
 
 log = logging.getLogger("netglean.web")
@@ -48,7 +53,7 @@ async def download(args: DownloadInput, ctx: Context) -> Outcome:
         "filename": _filename(page),
     }
     if page.media_type in _HTML:
-        metadata = page_metadata(page.text(), page.url)
+        metadata = page_metadata(parse_html(page.text()), page.url)
         if metadata:
             payload["page"] = metadata
     return Outcome(
@@ -101,8 +106,6 @@ class _Page:
 async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
     """Fetch one page: its scrape payload (one slice of the formatted content, with metadata) and its links."""
     fmt, main_content, limit, include_links = how.fmt, how.main_content, how.limit, how.include_links
-    from netglean.extract import extract, render
-
     page = await ctx.fetcher.fetch(url)
     media_type = page.media_type
     metadata: dict[str, object] = {}
@@ -110,14 +113,15 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
     frontier: list[str] = []  # every link of the page, navigation included: where a crawl may go next
     title = None
     if media_type in _HTML:
-        from netglean.sitemaps import page_links
-
         html = page.text()
-        metadata = page_metadata(html, page.url)
-        frontier = page_links(html, page.url) if how.frontier else []
-        extraction = await anyio.to_thread.run_sync(
-            lambda: extract(html, page.url, main_content=main_content), abandon_on_cancel=True
-        )
+
+        def read_tree() -> tuple[dict[str, object], list[str], Extraction]:
+            """One parse: metadata and links first, then extraction (which prunes the tree)."""
+            tree = parse_html(html)
+            links_out = page_links(tree, page.url) if how.frontier else []
+            return page_metadata(tree, page.url), links_out, extract(tree, page.url, main_content=main_content)
+
+        metadata, frontier, extraction = await anyio.to_thread.run_sync(read_tree, abandon_on_cancel=True)
         content, title, links = render(extraction, fmt), extraction.title, extraction.links
     elif media_type in _TEXT or media_type.startswith("text/"):
         content = sanitize(page.text())
@@ -224,14 +228,10 @@ _MAX_SITEMAPS = 25
 
 async def map_site(args: MapInput, ctx: Context) -> Outcome:
     """Links of the page, then sitemap entries (indexes followed, at most 25 sitemaps), filtered and capped."""
-    from urllib.parse import urlsplit
-
-    from netglean.sitemaps import page_links, read_sitemap, same_site
-
     limit = args.limit or 200
     page = await ctx.fetcher.fetch(args.url)
     home = urlsplit(page.url).hostname or ""
-    linked = page_links(page.text(), page.url) if page.media_type in _HTML else []
+    linked = page_links(parse_html(page.text()), page.url) if page.media_type in _HTML else []
     listed: list[str] = []
     read: list[str] = []
     if args.include_sitemaps is not False:
@@ -361,8 +361,6 @@ class _CrawlPlan:
     reading: _Reading
 
     def wants(self, url: str, home: str) -> bool:
-        from netglean.sitemaps import same_site
-
         if self.stay_on_domain and not same_site(url, home):
             return False
         if self.include and not any(p.match(url) for p in self.include):
@@ -391,17 +389,12 @@ def _plan(args: CrawlInput | BatchCrawlInput) -> _CrawlPlan:
 
 
 def _normal(url: str) -> str:
-    from urllib.parse import urldefrag, urlsplit, urlunsplit
-
     parts = urlsplit(urldefrag(url).url)
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
 
 
 async def _crawl(ctx: Context, seed: str, plan: _CrawlPlan) -> tuple[dict[str, object], int]:
     """Breadth-first from ``seed``: each page read once (canonical URLs de-duplicated), failures kept per page."""
-    from collections import deque
-    from urllib.parse import urlsplit
-
     home = urlsplit(seed).hostname or ""
     queue = deque([(_normal(seed), 0)])
     seen = {queue[0][0]}
@@ -485,10 +478,6 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
 
 
 async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
-    from selectolax.lexbor import LexborHTMLParser
-
-    from netglean.page_signals import bot_wall, candidate_items, feeds
-
     verdict = await ctx.fetcher.robots_verdict(args.url)
     payload: dict[str, object] = {"url": args.url, "robots": verdict, "fetched": False}
     if verdict in {"disallowed", "unreadable"}:
@@ -500,7 +489,7 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
         )
     page = await ctx.fetcher.fetch(args.url, error_pages=True)
     markup = page.text() if page.media_type in _HTML else ""
-    tree = LexborHTMLParser(markup) if markup else None
+    tree = parse_html(markup) if markup else None
     found_feeds = feeds(tree, page.url) if tree is not None else []
     counts = candidate_items(tree) if tree is not None else {"articles": 0, "repeated_items": 0}
     signals = bot_wall(page.status, page.headers, markup)

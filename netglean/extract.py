@@ -213,10 +213,8 @@ def _walk(node: Any, base_url: str, out: Extraction, prune: bool) -> None:
         child = child.next
 
 
-def extract(html: str, base_url: str, main_content: bool = True) -> Extraction:
-    from selectolax.lexbor import LexborHTMLParser
-
-    tree = LexborHTMLParser(html)
+def extract(tree: Any, base_url: str, main_content: bool = True) -> Extraction:
+    """The page's blocks. Prunes ``tree`` as it goes: read metadata and links from it first."""
     title_node = tree.css_first("title")
     title = _clean(title_node.text()) if title_node is not None else None
     _remove(tree, _NEVER)

@@ -17,18 +17,15 @@ def _clean(value: str | None, limit: int = 500) -> str | None:
     return text[:limit] or None
 
 
-def page_metadata(html: str, base_url: str) -> dict[str, Any]:
+def page_metadata(tree: Any, base_url: str) -> dict[str, Any]:
     """The page's own description of itself; keys are present only when the page gives a value."""
-    from selectolax.lexbor import LexborHTMLParser
-
-    tree = LexborHTMLParser(html)
 
     def meta(*names: str) -> str | None:
         for name in names:
             for attribute in ("name", "property"):
                 node = tree.css_first(f'meta[{attribute}="{name}"]')
                 if node is not None and node.attributes.get("content"):
-                    return node.attributes["content"]
+                    return str(node.attributes["content"])
         return None
 
     time_node = tree.css_first("time[datetime]")

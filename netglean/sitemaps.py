@@ -10,6 +10,7 @@ import html
 import re
 import zlib
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from netglean.errors import ResponseTooLarge, UnsupportedContent
@@ -40,12 +41,10 @@ def read_sitemap(body: bytes, max_bytes: int) -> Sitemap:
     return Sitemap(bool(_INDEX.search(body[:4096])), locations)
 
 
-def page_links(markup: str, base_url: str) -> list[str]:
+def page_links(tree: Any, base_url: str) -> list[str]:
     """Every http(s) link of a page, absolute and without fragment, in document order, once each."""
-    from selectolax.lexbor import LexborHTMLParser
-
     found: dict[str, None] = {}
-    for anchor in LexborHTMLParser(markup).css("a[href]"):
+    for anchor in tree.css("a[href]"):
         href = (anchor.attributes.get("href") or "").strip()
         if not href or href.lower().startswith(("javascript:", "mailto:", "tel:", "data:")):
             continue
