@@ -1,11 +1,12 @@
 """A generated website for the fetch benchmarks: N article pages with realistic boilerplate, on 127.0.0.1.
 
-Run as `python -m bench.site PORT [PAGES]`; page n is at /p/n.
+Run as `python -m bench.site PORT`; page n of a family is at /FAMILY/n (see PAGES).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import random
 import sys
 
@@ -22,8 +23,8 @@ WORDS = (
 
 
 @functools.cache
-def article(n: int) -> bytes:
-    """Page n, built once: the benchmark measures the reader, not this server's page generation."""
+def lean_page(n: int) -> bytes:
+    """A 5 KB article with little around it: the least extraction work a page can ask for."""
     rng = random.Random(n)
 
     def sentence() -> str:
@@ -44,15 +45,146 @@ def article(n: int) -> bytes:
     ).encode()
 
 
+@functools.cache
+def news_page(n: int) -> bytes:
+    """A news article page built the way publishers' pages are (about 100 KB, most of it not the article).
+
+    A head with social and preload tags, critical CSS, JSON-LD and an app-state script that
+    repeats the story; a mega-menu, cookie banner, breadcrumb; the article with byline,
+    figure, subheads, quote and an in-article promo; share and tag lists, most-read,
+    newsletter form, comments, a five-column footer and trailing ad scripts.
+    """
+    rng = random.Random(n)
+
+    def words(low: int, high: int) -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(low, high)))
+
+    def sentence() -> str:
+        return words(8, 22).capitalize() + "."
+
+    def link(text: str) -> str:
+        return f'<a href="/p/{rng.randint(0, 999)}" class="c-link c-link--{rng.randint(1, 9)}">{text}</a>'
+
+    title = f"Article {n}: {sentence()}"
+    meta = "".join(
+        f'<meta property="{name}" content="{words(4, 12)}">'
+        for name in ("og:title", "og:description", "og:site_name", "twitter:title", "twitter:description")
+    ) + "".join(f'<meta name="x-tag-{i}" content="{words(1, 3)}">' for i in range(15))
+    preload = "".join(f'<link rel="preload" href="/static/font-{i}.woff2" as="font" crossorigin>' for i in range(6))
+    css = "".join(
+        f".c-{i}{{margin:{rng.randint(0, 40)}px {rng.randint(0, 40)}px;color:#{rng.randint(0, 0xFFFFFF):06x};"
+        f"font-size:{rng.randint(10, 30)}px;line-height:1.{rng.randint(1, 9)}}}"
+        for i in range(220)
+    )
+    paragraphs = [
+        " ".join(
+            sentence() if rng.random() > 0.2 else f"{sentence()[:-1]} {link(words(2, 4))}."
+            for _ in range(rng.randint(3, 7))
+        )
+        for _ in range(rng.randint(12, 20))
+    ]
+    state = {
+        "page": {"id": n, "title": title, "body": [p for p in paragraphs], "section": "news"},
+        "related": [{"id": rng.randint(0, 999), "title": sentence(), "teaser": sentence()} for _ in range(30)],
+        "config": {f"flag_{i}": rng.random() > 0.5 for i in range(120)},
+    }
+    ld = {
+        "@context": "https://schema.org",
+        "@type": "NewsArticle",
+        "headline": title,
+        "datePublished": f"2026-0{1 + n % 9}-1{n % 10}T08:00:00Z",
+        "author": {"@type": "Person", "name": f"Reporter {n % 17}"},
+        "publisher": {"@type": "Organization", "name": "Tidewater Gazette"},
+    }
+    menu = "".join(
+        f'<li class="menu__section"><button aria-expanded="false">Section {s}</button><ul class="menu__list">'
+        + "".join(f"<li>{link(words(1, 3).title())}</li>" for _ in range(15))
+        + "</ul></li>"
+        for s in range(8)
+    )
+    body = "".join(f"<p>{p}</p>" for p in paragraphs[:6])
+    body += f"<h2>{words(3, 7).capitalize()}</h2>" + "".join(f"<p>{p}</p>" for p in paragraphs[6:11])
+    promo = "".join(f"<li>{link(sentence())}</li>" for _ in range(3))
+    body += f'<aside class="promo inline-promo"><h3>Read more</h3><ul>{promo}</ul></aside>'
+    body += f"<blockquote><p>{sentence()}</p></blockquote>"
+    body += f"<h2>{words(3, 7).capitalize()}</h2>" + "".join(f"<p>{p}</p>" for p in paragraphs[11:])
+    figure = (
+        f'<figure class="c-figure"><img src="/img/{n}.jpg" srcset="'
+        + ", ".join(f"/img/{n}-{w}.jpg {w}w" for w in (320, 480, 640, 960, 1280, 1920))
+        + f'" sizes="(max-width: 600px) 100vw, 60vw" alt="{words(4, 8)}" width="1280" height="720">'
+        f"<figcaption>{sentence()} Photograph: Agency</figcaption></figure>"
+    )
+    share = "".join(
+        f'<li><a href="https://share.example/{s}?u={n}" class="share share--{s}">Share on {s}</a></li>'
+        for s in ("x", "facebook", "linkedin", "email", "whatsapp")
+    )
+    tags = "".join(f"<li>{link(words(1, 2))}</li>" for _ in range(8))
+    popular = "".join(f"<li><span class='rank'>{i + 1}</span>{link(sentence())}</li>" for i in range(10))
+    comments = "".join(
+        f'<div class="comment"><div class="comment__author">reader{rng.randint(1, 9999)}</div>'
+        f'<div class="comment__body"><p>{sentence()} {sentence()}</p></div>'
+        f'<div class="comment__actions"><button>Reply</button><button>Report</button></div></div>'
+        for _ in range(12)
+    )
+    footer = "".join(
+        f'<div class="footer__col"><h4>{words(1, 2).title()}</h4><ul>'
+        + "".join(f"<li>{link(words(1, 3).title())}</li>" for _ in range(12))
+        + "</ul></div>"
+        for _ in range(5)
+    )
+    icon = (
+        '<svg class="icon" viewBox="0 0 24 24"><path d="'
+        + " ".join(
+            f"M{rng.randint(0, 24)} {rng.randint(0, 24)}L{rng.randint(0, 24)} {rng.randint(0, 24)}" for _ in range(60)
+        )
+        + '"/></svg>'
+    )
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{title}</title>"
+        f"<meta name='description' content='{sentence()}'>{meta}<link rel='canonical' href='/p/{n}'>{preload}"
+        f"<style>{css}</style><script type='application/ld+json'>{json.dumps(ld)}</script>"
+        f"<script>window.dataLayer=window.dataLayer||[];function gtag(){{dataLayer.push(arguments)}}"
+        f"gtag('js',new Date());gtag('config','G-{n:08d}');</script></head>"
+        f"<body class='c-{n % 220}'><a class='skip' href='#main'>Skip to content</a>"
+        f"<header class='site-header'>{icon}<nav class='menu' aria-label='Sections'><ul>{menu}</ul></nav>"
+        f"<form class='search' action='/search'><input name='q' placeholder='Search'><button>Go</button></form>"
+        f"</header>"
+        f"<div class='cookie-banner' role='dialog'><p>We use cookies to improve your experience. {sentence()}</p>"
+        f"<button>Accept all</button><button>Manage</button></div>"
+        f"<nav class='breadcrumb'><ol><li><a href='/'>Home</a></li><li><a href='/news'>News</a></li></ol></nav>"
+        f"<main id='main'><article class='story'><header><h1>{title}</h1><p class='standfirst'>{sentence()}</p>"
+        f"<p class='byline'>By <a rel='author' href='/by/{n % 17}'>Reporter {n % 17}</a> "
+        f"<time datetime='{ld['datePublished']}'>{ld['datePublished'][:10]}</time></p></header>{figure}"
+        f"<div class='story__body'>{body}</div><ul class='share'>{share}</ul><ul class='tags'>{tags}</ul></article>"
+        f"<aside class='most-read'><h2>Most read</h2><ol>{popular}</ol></aside>"
+        f"<aside class='newsletter'><h2>Newsletter</h2><form><input type='email'><button>Sign up</button></form>"
+        f"</aside>"
+        f"</main><section class='comments'><h2>Comments</h2>{comments}</section>"
+        f"<footer class='site-footer'>{footer}<p class='legal'>Copyright. All rights reserved. {sentence()}</p>"
+        f"</footer>"
+        f"<script id='__APP_STATE__' type='application/json'>{json.dumps(state)}</script>"
+        f"<script src='/static/app.js' defer></script><script>(function(){{var s=document.createElement('script');"
+        f"s.src='https://ads.example/loader.js?site={n}';document.head.appendChild(s)}})();</script></body></html>"
+    ).encode()
+
+
+PAGES = {"lean": lean_page, "news": news_page}
+"""The page families: /lean/n and /news/n."""
+
+
 async def page(request: Request) -> Response:
-    return Response(article(int(request.path_params["n"])), media_type="text/html")
+    build = PAGES.get(request.path_params["family"])
+    if build is None:
+        return PlainTextResponse("no such page family", status_code=404)
+    return Response(build(int(request.path_params["n"])), media_type="text/html")
 
 
 async def robots(request: Request) -> Response:
     return PlainTextResponse("User-agent: *\nAllow: /\n")
 
 
-APP = Starlette(routes=[Route("/p/{n:int}", page), Route("/robots.txt", robots)])
+APP = Starlette(routes=[Route("/{family}/{n:int}", page), Route("/robots.txt", robots)])
 
 if __name__ == "__main__":
     uvicorn.run(APP, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)

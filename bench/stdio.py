@@ -68,30 +68,43 @@ def startup(command: list[str]) -> tuple[float, float]:
     return initialized, listed
 
 
+class LineClient:
+    """A raw JSON-RPC line client for one spawned stdio server: the same client for every server measured."""
+
+    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
+        self._process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self._in, self._out = self._process.stdin, self._process.stdout
+        _send(self._in, _INIT)
+        _answer(self._out, 0)
+        _send(self._in, _INITIALIZED)
+        self._next_id = 1
+
+    def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The tools/call result; a result flagged isError raises."""
+        request_id, self._next_id = self._next_id, self._next_id + 1
+        params = {"name": name, "arguments": arguments}
+        _send(self._in, {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+        result: dict[str, Any] = _answer(self._out, request_id)["result"]
+        if result.get("isError"):
+            raise RuntimeError(f"{name} failed: {json.dumps(result)[:300]}")
+        return result
+
+    def close(self) -> None:
+        self._in.close()
+        self._process.wait(timeout=30)
+
+
 def sequential_calls(command: list[str], calls: int) -> float:
     """Seconds for ``calls`` sequential tools/call get_version round trips on one connection."""
-    process = _spawn(command)
-    assert process.stdin is not None and process.stdout is not None
-    _send(process.stdin, _INIT)
-    _answer(process.stdout, 0)
-    _send(process.stdin, _INITIALIZED)
+    client = LineClient(command)
     started = time.perf_counter()
-    for request_id in range(1, calls + 1):
-        _send(
-            process.stdin,
-            {
-                "jsonrpc": "2.0",
-                "id": request_id,
-                "method": "tools/call",
-                "params": {"name": "get_version", "arguments": {}},
-            },
-        )
-        result = _answer(process.stdout, request_id)["result"]
-        if result.get("isError"):
-            raise RuntimeError(f"get_version failed: {result}")
+    for _ in range(calls):
+        client.call("get_version", {})
     elapsed = time.perf_counter() - started
-    process.stdin.close()
-    process.wait(timeout=10)
+    client.close()
     return elapsed
 
 

@@ -26,7 +26,6 @@ from generated.models import (
 from netglean.context import Context
 from netglean.envelope import DONE, Outcome
 from netglean.errors import ToolError, UnsupportedContent
-from netglean.extract import Extraction, extract, render
 from netglean.fetch import Page, parse_url
 from netglean.html_tree import parse_html
 from netglean.page_meta import page_metadata
@@ -113,16 +112,16 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
     frontier: list[str] = []  # every link of the page, navigation included: where a crawl may go next
     title = None
     if media_type in _HTML:
-        html = page.text()
-
-        def read_tree() -> tuple[dict[str, object], list[str], Extraction]:
-            """One parse: metadata and links first, then extraction (which prunes the tree)."""
-            tree = parse_html(html)
-            links_out = page_links(tree, page.url) if how.frontier else []
-            return page_metadata(tree, page.url), links_out, extract(tree, page.url, main_content=main_content)
-
-        metadata, frontier, extraction = await anyio.to_thread.run_sync(read_tree, abandon_on_cancel=True)
-        content, title, links = render(extraction, fmt), extraction.title, extraction.links
+        reading = await ctx.readers.read(
+            page.text(), page.url, fmt=fmt, main_content=main_content, frontier=how.frontier
+        )
+        metadata, frontier, content, title, links = (
+            reading.metadata,
+            reading.frontier,
+            reading.content,
+            reading.title,
+            reading.links,
+        )
     elif media_type in _TEXT or media_type.startswith("text/"):
         content = sanitize(page.text())
     else:

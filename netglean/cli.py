@@ -98,6 +98,7 @@ def _call(args: argparse.Namespace) -> int:
 
     from generated.cli import COMMANDS
     from netglean.calls import ToolRunner
+    from netglean.envelope import Envelope
     from netglean.registry import load_registry
 
     arguments: dict[str, Any] = {}
@@ -113,7 +114,14 @@ def _call(args: argparse.Namespace) -> int:
         if value is not None:
             arguments[option["name"]] = value
     runner = ToolRunner(load_registry(), _settings(args))
-    envelope, source = anyio.run(runner.call, args.tool, arguments)
+
+    async def call_once() -> tuple[Envelope, str | None]:
+        try:
+            return await runner.call(args.tool, arguments)
+        finally:
+            await runner.context.aclose()
+
+    envelope, source = anyio.run(call_once)
     if args._text:
         print(runner.render_text(args.tool, envelope, source))
     else:

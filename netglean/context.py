@@ -11,6 +11,7 @@ from netglean.settings import Settings
 
 if TYPE_CHECKING:
     from netglean.fetch import Fetcher
+    from netglean.readers import Readers
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
@@ -18,14 +19,15 @@ Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 class Context:
     """One per server, shared by every call; ``for_call`` adds a call's own progress channel.
 
-    The fetcher is built on first use (listing tools never pays for httpx) and shared by
-    every per-call copy, so politeness limits and the session budget hold across calls.
+    The fetcher and the readers are built on first use (listing tools never pays for them) and
+    shared by every per-call copy, so politeness limits and the session budget hold across calls.
     """
 
     def __init__(self, settings: Settings, registry: Registry, fetcher: Fetcher | None = None) -> None:
         self.settings = settings
         self.registry = registry
         self._fetcher_box: list[Fetcher] = [fetcher] if fetcher is not None else []
+        self._readers_box: list[Readers] = []
         self._progress: Progress | None = None
 
     @property
@@ -36,8 +38,17 @@ class Context:
             self._fetcher_box.append(Fetcher(FetchPolicy.from_settings(self.settings)))
         return self._fetcher_box[0]
 
+    @property
+    def readers(self) -> Readers:
+        """Where pages are parsed and extracted (worker processes or threads), shared like the fetcher."""
+        if not self._readers_box:
+            from netglean.readers import Readers, worker_count
+
+            self._readers_box.append(Readers(worker_count(self.settings.read_workers)))
+        return self._readers_box[0]
+
     def for_call(self, progress: Progress | None) -> Context:
-        call = copy.copy(self)  # shares the fetcher box
+        call = copy.copy(self)  # shares the fetcher and readers boxes
         call._progress = progress
         return call
 
@@ -47,5 +58,7 @@ class Context:
             await self._progress(done, total, message)
 
     async def aclose(self) -> None:
+        if self._readers_box:
+            self._readers_box[0].close()
         if self._fetcher_box:
             await self._fetcher_box[0].aclose()

@@ -19,19 +19,28 @@ def _clean(value: str | None, limit: int = 500) -> str | None:
 
 def page_metadata(tree: Any, base_url: str) -> dict[str, Any]:
     """The page's own description of itself; keys are present only when the page gives a value."""
+    metas: dict[str, str] = {}  # name or property -> the first non-empty content: one pass over the tree
+    for node in tree.css("meta"):
+        content = node.attributes.get("content")
+        if content:
+            for attribute in ("name", "property"):
+                key = node.attributes.get(attribute)
+                if key:
+                    metas.setdefault(f"{attribute}={key}", content)
 
     def meta(*names: str) -> str | None:
         for name in names:
             for attribute in ("name", "property"):
-                node = tree.css_first(f'meta[{attribute}="{name}"]')
-                if node is not None and node.attributes.get("content"):
-                    return str(node.attributes["content"])
+                value = metas.get(f"{attribute}={name}")
+                if value:
+                    return value
         return None
 
     time_node = tree.css_first("time[datetime]")
     title_node = tree.css_first("title")
     canonical = tree.css_first('link[rel="canonical"]')
     html_node = tree.css_first("html")
+    json_ld = _json_ld(tree)
     found = {
         "title": _clean(meta("og:title") or (title_node.text() if title_node else None)),
         "description": _clean(meta("description", "og:description"), 1000),
@@ -41,12 +50,12 @@ def page_metadata(tree: Any, base_url: str) -> dict[str, Any]:
         "author": _clean(meta("author", "article:author")),
         "published": _clean(
             meta("article:published_time", "datePublished", "date", "pubdate")
-            or _json_ld_value(tree, "datePublished")
+            or next((item["datePublished"] for item in json_ld if isinstance(item.get("datePublished"), str)), None)
             or (time_node.attributes.get("datetime") if time_node else None),
             64,
         ),
         "opengraph": _opengraph(tree),
-        "json_ld": _json_ld(tree),
+        "json_ld": json_ld,
     }
     return {key: value for key, value in found.items() if value}
 
@@ -74,11 +83,3 @@ def _json_ld(tree: Any, limit: int = 10) -> list[dict[str, Any]]:
                 graph = item.get("@graph")
                 found.extend(g for g in (graph if isinstance(graph, list) else [item]) if isinstance(g, dict))
     return found[:limit]
-
-
-def _json_ld_value(tree: Any, key: str) -> str | None:
-    for item in _json_ld(tree):
-        value = item.get(key)
-        if isinstance(value, str):
-            return value
-    return None

@@ -120,6 +120,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_redirects", int, 5, "Redirects one fetch may follow; each hop is checked like the first.", 0),
     Setting("port", int, 8080, "TCP port to listen on (0 picks a free one and logs it).", 0, http=True),
     Setting(
+        "read_workers",
+        int,
+        -1,
+        "Worker processes that parse and extract pages, so reading uses more than one CPU "
+        "(0: threads in the server process only; -1: one per CPU, none on a single CPU).",
+        -1,
+    ),
+    Setting(
         "request_timeout",
         float,
         30.0,
@@ -181,6 +189,7 @@ class Settings:
     max_concurrent_calls: int
     max_redirects: int
     port: int
+    read_workers: int
     request_timeout: float
     resumable: bool
     robots_unreadable_allows: bool

@@ -27,8 +27,15 @@ NOTICE = (
 )
 
 
+_ASCII_CONTROLS = bytes(range(0x09)) + b"\x0b\x0c" + bytes(range(0x0E, 0x20)) + b"\x7f"  # ESC included
+
+
 def sanitize(text: str) -> str:
     """Remove terminal escapes and invisible or direction-changing characters."""
+    if text.isascii():  # the common case, checked at memory speed: only C0 controls and DEL could need removing
+        raw = text.encode("ascii")
+        if len(raw.translate(None, _ASCII_CONTROLS)) == len(raw):
+            return text
     return _INVISIBLE.sub("", _ANSI.sub("", text))
 
 

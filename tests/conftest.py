@@ -15,6 +15,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 from mcp.client._memory import InMemoryTransport
 
+from netglean.calls import ToolRunner
 from netglean.mcp_server import build_server
 from netglean.registry import Registry, load_registry
 from netglean.settings import Settings
@@ -51,7 +52,8 @@ class SyncClient:
         return self.portal.call(getattr(self.client, method), *args)
 
 
-def open_client(server: Any) -> AbstractContextManager[SyncClient]:
+def open_client(server: Any, runner: ToolRunner | None = None) -> AbstractContextManager[SyncClient]:
+    """A client session; an in-process server's ``runner`` is closed in the session's own loop at the end."""
     from contextlib import contextmanager
 
     @contextmanager
@@ -59,8 +61,12 @@ def open_client(server: Any) -> AbstractContextManager[SyncClient]:
         with start_blocking_portal() as portal:
             client = server if isinstance(server, Client) else Client(server)
             cm = portal.wrap_async_context_manager(client)
-            with cm:
-                yield SyncClient(portal, client)
+            try:
+                with cm:
+                    yield SyncClient(portal, client)
+            finally:
+                if runner is not None:
+                    portal.call(runner.context.aclose)
 
     return session()
 
@@ -68,7 +74,8 @@ def open_client(server: Any) -> AbstractContextManager[SyncClient]:
 @pytest.fixture(scope="session")
 def memory_client(registry: Registry, settings: Settings) -> Iterator[SyncClient]:
     """The official client over the SDK's in-memory JSON-RPC transport."""
-    with open_client(InMemoryTransport(build_server(registry, settings))) as client:
+    runner = ToolRunner(registry, settings)
+    with open_client(InMemoryTransport(build_server(registry, settings, runner)), runner) as client:
         yield client
 
 

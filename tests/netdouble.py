@@ -3,16 +3,15 @@
 ``FakeDNS`` answers names with any addresses a test wants (a public name that resolves
 to 127.0.0.1, answers that mix public and private). ``LoopbackBackend`` sits under the
 fetcher's pinned connections: a connection to a fake *public* address goes to the fixture
-site on 127.0.0.1, anything else fails the test. Every connect attempt is recorded, so a
-test can prove a refused host was never contacted.
+site on 127.0.0.1, anything else fails the test. Every connect attempt through a resolved
+name is recorded, so a test can prove a refused host was never contacted (IP-literal URLs
+are their own pin and connect directly).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-import httpcore
 
 PUBLIC = "93.184.216.34"  # looks public to the policy; the backend routes it to the fixture site
 
@@ -37,29 +36,16 @@ class FakeDNS:
         return list(answer)  # type: ignore[arg-type]
 
 
-class LoopbackBackend(httpcore.AsyncNetworkBackend):
+class LoopbackBackend:
+    """The fetcher's ``dial``: a connection to a checked address goes to the fixture site instead."""
+
     def __init__(self, fixture_port: int, tls_port: int | None = None) -> None:
-        self._inner = httpcore.AnyIOBackend()
         self._port = fixture_port
         self._tls_port = tls_port  # where connections to port 443 go, when a TLS fixture runs too
         self.connects: list[tuple[str, int]] = []
 
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        self.connects.append((host, port))
-        if host not in {PUBLIC, "127.0.0.1"}:
-            raise AssertionError(f"a test tried to connect to {host}:{port}; only 127.0.0.1 is allowed")
-        target = self._tls_port if port == 443 and self._tls_port else self._port
-        return await self._inner.connect_tcp("127.0.0.1", target, timeout, local_address, socket_options)
-
-    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
-        raise AssertionError("no unix sockets in tests")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
+    def __call__(self, address: str, port: int) -> tuple[str, int]:
+        self.connects.append((address, port))
+        if address not in {PUBLIC, "127.0.0.1"}:
+            raise AssertionError(f"a test tried to connect to {address}:{port}; only 127.0.0.1 is allowed")
+        return "127.0.0.1", self._tls_port if port == 443 and self._tls_port else self._port

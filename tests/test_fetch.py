@@ -42,7 +42,7 @@ def _fetch(port: int, url: str, policy: FetchPolicy | None = None, **kwargs: Any
     backend = LoopbackBackend(port)
 
     async def run() -> Page | ToolError:
-        fetcher = Fetcher(policy or _policy(), resolver=FakeDNS(dict(NAMES)), network_backend=backend)
+        fetcher = Fetcher(policy or _policy(), resolver=FakeDNS(dict(NAMES)), dial=backend)
         try:
             return await fetcher.fetch(url, **kwargs)
         except ToolError as error:
@@ -113,7 +113,7 @@ def test_connections_are_pinned_to_the_checked_address_and_keep_the_host(port: i
     backend = LoopbackBackend(port)
 
     async def run() -> Page:
-        fetcher = Fetcher(_policy(obey_robots=False), resolver=FakeDNS(flipping), network_backend=backend)
+        fetcher = Fetcher(_policy(obey_robots=False), resolver=FakeDNS(flipping), dial=backend)
         try:
             return await fetcher.fetch("http://flip.test/echo-host")
         finally:
@@ -191,9 +191,7 @@ def test_the_session_budget(port: int) -> None:
     backend = LoopbackBackend(port)
 
     async def run() -> list[str]:
-        fetcher = Fetcher(
-            _policy(obey_robots=False, session_budget=2), resolver=FakeDNS(dict(NAMES)), network_backend=backend
-        )
+        fetcher = Fetcher(_policy(obey_robots=False, session_budget=2), resolver=FakeDNS(dict(NAMES)), dial=backend)
         outcomes = []
         for _ in range(3):
             try:
@@ -222,7 +220,7 @@ def test_only_hosts_refuses_everything_else_before_any_lookup(port: int) -> None
     dns = FakeDNS(dict(NAMES))
 
     async def run() -> ToolError:
-        fetcher = Fetcher(_policy(only_hosts=frozenset({"other.test"})), resolver=dns, network_backend=backend)
+        fetcher = Fetcher(_policy(only_hosts=frozenset({"other.test"})), resolver=dns, dial=backend)
         try:
             await fetcher.fetch("http://site.test/page")
         except ToolError as error:
@@ -266,9 +264,7 @@ def _fetch_tls(tls_site: tuple[int, Any], url: str, policy: FetchPolicy, plain_p
     backend = LoopbackBackend(plain_port or tls_port, tls_port=tls_port)
 
     async def run() -> Page | ToolError:
-        fetcher = Fetcher(
-            policy, resolver=FakeDNS(dict(NAMES)), network_backend=backend, ssl_context=tls.client_context()
-        )
+        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=backend, ssl_context=tls.client_context())
         try:
             return await fetcher.fetch(url)
         except ToolError as error:
@@ -306,7 +302,7 @@ def test_per_host_state_is_bounded(port: int, monkeypatch: pytest.MonkeyPatch) -
     backend = LoopbackBackend(port)
 
     async def run() -> tuple[int, int]:
-        fetcher = Fetcher(_policy(obey_robots=False), resolver=FakeDNS(names), network_backend=backend)
+        fetcher = Fetcher(_policy(obey_robots=False), resolver=FakeDNS(names), dial=backend)
         try:
             for i in range(5):
                 await fetcher.fetch(f"http://h{i}.test/page")

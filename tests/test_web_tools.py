@@ -38,10 +38,10 @@ def client(port: int, registry: Registry, settings: Settings) -> Iterator[SyncCl
         resolver=FakeDNS(
             {"site.test": [PUBLIC], "maps.test": [PUBLIC], "robots-block.test": [PUBLIC], "evil.test": ["10.1.2.3"]}
         ),
-        network_backend=LoopbackBackend(port),
+        dial=LoopbackBackend(port),
     )
     runner = ToolRunner(registry, settings, Context(settings, registry, fetcher))
-    with open_client(InMemoryTransport(build_server(registry, settings, runner))) as session:
+    with open_client(InMemoryTransport(build_server(registry, settings, runner)), runner) as session:
         yield session
 
 
