@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from netglean.errors import ToolError
-from netglean.fetch import Fetcher, FetchPolicy, Page
+from netglean.fetch import Fetcher, FetchPolicy, Page, parse_url
 from netglean.settings import Settings
 from tests.fixture_site import serve
 from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
@@ -139,6 +139,28 @@ def test_bad_urls(port: int, url: str) -> None:
     result, backend = _fetch(port, url)
     _error(result, "bad_url")
     assert backend.connects == []
+
+
+def test_international_names_are_resolved_checked_and_pinned_in_their_ascii_form(port: int) -> None:
+    names = {**NAMES, "xn--bcher-kva.test": [PUBLIC]}
+    backend = LoopbackBackend(port)
+    dns = FakeDNS(names)
+
+    async def run() -> Page:
+        fetcher = Fetcher(_policy(obey_robots=False), resolver=dns, dial=backend)
+        try:
+            return await fetcher.fetch("http://bücher.test/echo-host")
+        finally:
+            await fetcher.aclose()
+
+    page = anyio.run(run)
+    assert dns.asked == ["xn--bcher-kva.test"] and backend.connects == [(PUBLIC, 80)]
+    assert page.body == b"xn--bcher-kva.test"
+
+
+@pytest.mark.parametrize("spelling", ["2130706433", "0x7f.1", "017700000001", "127.1", "0x7f000001"])
+def test_ipv4_literals_are_spelled_canonically(spelling: str) -> None:
+    assert str(parse_url(f"http://{spelling}:8080/x?q=1")) == "http://127.0.0.1:8080/x?q=1"
 
 
 def test_redirects_are_followed_and_recorded_up_to_the_cap(port: int) -> None:
