@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import netglean
-from codegen.catalog import Catalog, Tool
+from codegen.catalog import Catalog, Tool, bundle
 from codegen.cli_table import cli_options
 from codegen.docs import render_docs
 from codegen.graph import graph_data
@@ -136,6 +136,10 @@ def render(catalog: Catalog) -> dict[str, str]:
         label = tool.source.label
         files[f"schemas/{tool.name}.input.json"] = _json({"$comment": _header(label), **tool.input_schema})
         files[f"schemas/{tool.name}.output.json"] = _json({"$comment": _header(label), **tool.output_schema})
+    for name, schema in sorted(catalog.shared.items()):  # whole, with what they reference: for runtime use
+        files[f"schemas/shared/{name}.json"] = _json(
+            {"$comment": _header("catalog/schemas/"), **bundle(schema, catalog.shared)}
+        )
     for page, text in render_docs(catalog, version, _header("catalog/")).items():
         files[f"docs/{page}"] = text
     return files

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from codegen.catalog import Catalog, Tool
 from netglean.rest_status import REFUSAL_SCHEMA, REFUSALS, STATUS_BY_ERROR
 
@@ -60,8 +62,8 @@ def _operation(tool: Tool) -> dict[str, Any]:
             "description": tool.description,
             "tags": [tool.source.path.parent.name],
             "requestBody": {
-                # An empty body means no arguments ({}), which is only valid when none is required.
-                "required": bool(tool.input_schema.get("required")),
+                # An empty body means no arguments ({}): the body is optional exactly when {} is valid.
+                "required": not Draft202012Validator(tool.input_schema).is_valid({}),
                 "description": "The tool's arguments as a JSON object; an empty body means no arguments ({}).",
                 "content": {"application/json": {"schema": {"$ref": f"{_COMPONENTS}{stem}Input"}}},
             },

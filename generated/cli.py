@@ -3,7 +3,48 @@
 
 from typing import Any
 
-COMMANDS: Any = {'batch_crawl': {'description': 'Crawl from several start URLs (up to 10) with the same options as crawl, '
+COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2rss format against its page and return the '
+                                 'feed: RSS 2.0 XML (default) or JSON Feed 1.1, with item_count counted from '
+                                 'the rendered items. Give exactly one of config or yaml; parameters '
+                                 "override the config's defaults. Pagination is followed when the config "
+                                 'asks. No items is an error whose next step is inspect_url.',
+                  'help': 'Run a feed config',
+                  'options': [{'choices': None,
+                               'flag': '--config',
+                               'help': 'The config as an object (channel, selectors, ...).',
+                               'item_type': None,
+                               'name': 'config',
+                               'required': False,
+                               'type': 'json'},
+                              {'choices': None,
+                               'flag': '--yaml',
+                               'help': 'The config as YAML text.',
+                               'item_type': None,
+                               'name': 'yaml',
+                               'required': False,
+                               'type': 'string'},
+                              {'choices': None,
+                               'flag': '--parameters',
+                               'help': "Values for the config's parameters, overriding their defaults.",
+                               'item_type': None,
+                               'name': 'parameters',
+                               'required': False,
+                               'type': 'json'},
+                              {'choices': ['rss', 'json_feed'],
+                               'flag': '--format',
+                               'help': 'RSS 2.0 XML, or a JSON Feed 1.1 object.',
+                               'item_type': None,
+                               'name': 'format',
+                               'required': False,
+                               'type': 'json'},
+                              {'choices': None,
+                               'flag': '--limit',
+                               'help': 'Most items in the feed.',
+                               'item_type': None,
+                               'name': 'limit',
+                               'required': False,
+                               'type': 'integer'}]},
+ 'batch_crawl': {'description': 'Crawl from several start URLs (up to 10) with the same options as crawl, '
                                 "one after another; each seed's crawl is reported on its own, and a seed "
                                 'that fails never fails the others.',
                  'help': 'Crawl several sites',
@@ -116,6 +157,20 @@ COMMANDS: Any = {'batch_crawl': {'description': 'Crawl from several start URLs (
                                'name': 'include_links',
                                'required': False,
                                'type': 'boolean'}]},
+ 'capture_config': {'description': 'Analyse a listing page and write a draft feed config in the html2rss '
+                                   "format: the items selector chosen from the page's repeated structures, "
+                                   'field selectors for title, url, date, image and description, and enhance '
+                                   'on to fill what the draft misses. Returns the YAML, the same config as '
+                                   'an object, how many items it finds and the selectors chosen. Check it '
+                                   'with validate_config, then run it with apply_config.',
+                    'help': 'Draft a feed config from a listing page',
+                    'options': [{'choices': None,
+                                 'flag': '--url',
+                                 'help': 'The http(s) URL of the listing page.',
+                                 'item_type': None,
+                                 'name': 'url',
+                                 'required': True,
+                                 'type': 'string'}]},
  'compare_agent_view': {'description': 'Fetch the same URL twice, identical but for the Accept header: once '
                                        'as an agent (preferring text/markdown, then text/plain) and once as '
                                        'a browser (preferring text/html). Return both side by side - status, '
@@ -279,7 +334,8 @@ COMMANDS: Any = {'batch_crawl': {'description': 'Crawl from several start URLs (
                                 'RSS/Atom/JSON feeds the page announces, how many articles or listed items '
                                 'it carries, and whether the answer is a bot wall or challenge page rather '
                                 'than content. The next step says what to do: done when the page has its own '
-                                'feed, otherwise scrape.',
+                                'feed, capture_config when it lists items (a feed can be made from them), '
+                                'otherwise scrape.',
                  'help': 'Inspect a URL',
                  'options': [{'choices': None,
                               'flag': '--url',
@@ -381,4 +437,62 @@ COMMANDS: Any = {'batch_crawl': {'description': 'Crawl from several start URLs (
                          'item_type': None,
                          'name': 'include_links',
                          'required': False,
-                         'type': 'boolean'}]}}
+                         'type': 'boolean'}]},
+ 'scrape_url': {'description': 'One call, articles now: read a listing page (news, blog, releases, jobs) and '
+                               'return its items as JSON Feed style entries (title, url, description, '
+                               'published_at, author, image, categories). Items are found by an '
+                               'items_selector hint when given, otherwise detected (schema.org JSON-LD, '
+                               "Next.js/Nuxt state, <article> elements, the page's most repeated linked "
+                               'structure, sitemaps). For a durable, re-runnable feed use capture_config '
+                               'instead.',
+                'help': "Read a listing page's articles now",
+                'options': [{'choices': None,
+                             'flag': '--url',
+                             'help': 'The http(s) URL of the listing page.',
+                             'item_type': None,
+                             'name': 'url',
+                             'required': True,
+                             'type': 'string'},
+                            {'choices': None,
+                             'flag': '--limit',
+                             'help': 'Most items to return.',
+                             'item_type': None,
+                             'name': 'limit',
+                             'required': False,
+                             'type': 'integer'},
+                            {'choices': None,
+                             'flag': '--items-selector',
+                             'help': 'A CSS selector for each item, when you know it; fields are then read '
+                                     "from each item's markup.",
+                             'item_type': None,
+                             'name': 'items_selector',
+                             'required': False,
+                             'type': 'string'}]},
+ 'validate_config': {'description': 'Check a feed config in the html2rss format without fetching anything: '
+                                    'give exactly one of config (an object) or yaml (its text). Returns '
+                                    'valid, every problem with the JSON pointer of the offending value and a '
+                                    'sentence saying what is wrong, whether applying it needs a browser, and '
+                                    'the config with its parameters filled in. Valid configs go to '
+                                    'apply_config.',
+                     'help': 'Check a feed config',
+                     'options': [{'choices': None,
+                                  'flag': '--config',
+                                  'help': 'The config as an object (channel, selectors, ...).',
+                                  'item_type': None,
+                                  'name': 'config',
+                                  'required': False,
+                                  'type': 'json'},
+                                 {'choices': None,
+                                  'flag': '--yaml',
+                                  'help': 'The config as YAML text.',
+                                  'item_type': None,
+                                  'name': 'yaml',
+                                  'required': False,
+                                  'type': 'string'},
+                                 {'choices': None,
+                                  'flag': '--parameters',
+                                  'help': "Values for the config's parameters, overriding their defaults.",
+                                  'item_type': None,
+                                  'name': 'parameters',
+                                  'required': False,
+                                  'type': 'json'}]}}

@@ -2,9 +2,116 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Dict, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
+
+
+class ApplyConfigInput1(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    config: dict[str, Any]
+    """
+    The config as an object (channel, selectors, ...).
+    """
+    format: Literal["rss", "json_feed"] | None = "rss"
+    """
+    RSS 2.0 XML, or a JSON Feed 1.1 object.
+    """
+    limit: Annotated[int | None, Field(ge=1, le=1000)] = 100
+    """
+    Most items in the feed.
+    """
+    parameters: dict[str, StrictStr | int | float | StrictBool] | None = None
+    """
+    Values for the config's parameters, overriding their defaults.
+    """
+    yaml: Annotated[StrictStr | None, Field(max_length=131072, min_length=1)] = None
+    """
+    The config as YAML text.
+    """
+
+
+class ApplyConfigInput2(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    config: dict[str, Any] | None = None
+    """
+    The config as an object (channel, selectors, ...).
+    """
+    format: Literal["rss", "json_feed"] | None = "rss"
+    """
+    RSS 2.0 XML, or a JSON Feed 1.1 object.
+    """
+    limit: Annotated[int | None, Field(ge=1, le=1000)] = 100
+    """
+    Most items in the feed.
+    """
+    parameters: dict[str, StrictStr | int | float | StrictBool] | None = None
+    """
+    Values for the config's parameters, overriding their defaults.
+    """
+    yaml: Annotated[StrictStr, Field(max_length=131072, min_length=1)]
+    """
+    The config as YAML text.
+    """
+
+
+class ApplyConfigInput(RootModel[ApplyConfigInput1 | ApplyConfigInput2]):
+    root: Annotated[ApplyConfigInput1 | ApplyConfigInput2, Field(title="ApplyConfigInput")]
+
+
+class ApplyConfigOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    feed: dict[str, Any] | None = None
+    """
+    The JSON Feed 1.1 document (format json_feed).
+    """
+    format: Literal["rss", "json_feed"]
+    item_count: Annotated[int, Field(ge=1)]
+    """
+    Items in the rendered feed.
+    """
+    pages: Annotated[int, Field(ge=1)]
+    """
+    Pages read (pagination).
+    """
+    rss: StrictStr | None = None
+    """
+    The RSS 2.0 document (format rss).
+    """
+    url: StrictStr
+    """
+    The channel page read (after redirects).
+    """
+
+
+class AutoSource(BaseModel):
+    """
+    Detect items without selectors.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    cleanup: Cleanup | None = None
+    scraper: Scraper | None = None
+
+
+class AutoSource1(BaseModel):
+    """
+    Detect items without selectors.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    cleanup: Cleanup | None = None
+    scraper: Scraper1 | None = None
 
 
 class BatchCrawlInput(BaseModel):
@@ -97,6 +204,42 @@ class BatchScrapeOutput(BaseModel):
     succeeded: Annotated[int, Field(ge=0)]
 
 
+class CaptureConfigInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The http(s) URL of the listing page.
+    """
+
+
+class CaptureConfigOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    articles_count: Annotated[int, Field(ge=0)]
+    """
+    Items the draft's items selector finds on the page.
+    """
+    config: dict[str, Any]
+    """
+    The same draft as an object.
+    """
+    selectors: dict[str, StrictStr]
+    """
+    The CSS selector chosen for items and for each field.
+    """
+    url: StrictStr
+    """
+    The page analysed (after redirects).
+    """
+    yaml: StrictStr
+    """
+    The draft config as YAML.
+    """
+
+
 class CatalogModels(BaseModel):
     """
     Every model the catalog declares.
@@ -105,6 +248,48 @@ class CatalogModels(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+
+
+class Channel(BaseModel):
+    """
+    The feed's own facts; %<name>s placeholders are filled from parameters.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    author: StrictStr | None = None
+    description: StrictStr | None = None
+    image: StrictStr | None = None
+    """
+    URL of the feed's image.
+    """
+    json_: Annotated[StrictBool | None, Field(alias="json")] = None
+    """
+    The page is JSON (older configs say so; the content type is read anyway).
+    """
+    language: StrictStr | None = None
+    time_zone: StrictStr | None = None
+    """
+    IANA time zone for dates without one (default UTC).
+    """
+    title: StrictStr | None = None
+    ttl: Annotated[int | None, Field(ge=0)] = None
+    """
+    Minutes a reader may cache the feed.
+    """
+    url: Annotated[StrictStr, Field(min_length=1)]
+    """
+    The page to read (http or https).
+    """
+
+
+class Cleanup(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    keep_different_domain: StrictBool | None = None
+    min_words_title: Annotated[int | None, Field(ge=0)] = None
 
 
 class CompareAgentViewInput(BaseModel):
@@ -144,6 +329,24 @@ class CompareAgentViewOutput(BaseModel):
     Agent tokens divided by browser tokens (below 1 means the agent view is lighter).
     """
     url: StrictStr
+
+
+class ConfigProblem(BaseModel):
+    """
+    One thing wrong with a feed config.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    message: StrictStr
+    """
+    What is wrong
+    """
+    path: StrictStr
+    """
+    JSON pointer to the offending value (/ for the whole config).
+    """
 
 
 class Cost(BaseModel):
@@ -241,6 +444,20 @@ class CrawlOutput(BaseModel):
     """
 
 
+class Directory(BaseModel):
+    """
+    Where a shared config is listed (html2rss-configs directory metadata).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    category: StrictStr | None = None
+    description: StrictStr | None = None
+    name: StrictStr | None = None
+    tags: list[StrictStr] | None = None
+
+
 class DownloadInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -292,6 +509,15 @@ class DownloadOutput(BaseModel):
     """
     The URL asked for.
     """
+
+
+class Enclosure(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    length: Annotated[int | None, Field(ge=0)] = None
+    type: StrictStr
+    url: StrictStr
 
 
 class Error(BaseModel):
@@ -366,6 +592,221 @@ class Feed(BaseModel):
     title: StrictStr | None = None
     type: Literal["rss", "atom", "json"]
     url: StrictStr
+
+
+class FeedConfig1(BaseModel):
+    """
+    A feed config in the html2rss format: which page to read (channel), how to find its items and read their fields (selectors), or how to detect them (auto_source). Configs written for html2rss work unchanged.
+
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    auto_source: AutoSource | None = None
+    """
+    Detect items without selectors.
+    """
+    channel: Channel
+    """
+    The feed's own facts; %<name>s placeholders are filled from parameters.
+    """
+    directory: Directory | None = None
+    """
+    Where a shared config is listed (html2rss-configs directory metadata).
+    """
+    enhance: StrictBool | None = None
+    """
+    Older configs' top-level switch; selectors.items.enhance is read instead.
+    """
+    headers: dict[str, StrictStr] | None = None
+    """
+    Extra request headers (a User-Agent here is ignored; netglean names itself honestly).
+    """
+    parameters: dict[str, Parameters] | None = None
+    """
+    Values for %<name>s placeholders; each has a default, which a caller may override.
+    """
+    request: Request | None = None
+    selectors: Selectors
+    """
+    items (required) finds each item; every other key names a field read from it.
+    """
+    strategy: Literal["faraday", "browserless", "botasaurus"] | None = None
+    """
+    faraday: plain HTTP. browserless and botasaurus: a rendering browser (not in this build).
+    """
+    stylesheets: list[Stylesheet] | None = None
+
+
+class FeedConfig2(BaseModel):
+    """
+    A feed config in the html2rss format: which page to read (channel), how to find its items and read their fields (selectors), or how to detect them (auto_source). Configs written for html2rss work unchanged.
+
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    auto_source: AutoSource1
+    """
+    Detect items without selectors.
+    """
+    channel: Channel
+    """
+    The feed's own facts; %<name>s placeholders are filled from parameters.
+    """
+    directory: Directory | None = None
+    """
+    Where a shared config is listed (html2rss-configs directory metadata).
+    """
+    enhance: StrictBool | None = None
+    """
+    Older configs' top-level switch; selectors.items.enhance is read instead.
+    """
+    headers: dict[str, StrictStr] | None = None
+    """
+    Extra request headers (a User-Agent here is ignored; netglean names itself honestly).
+    """
+    parameters: dict[str, Parameters] | None = None
+    """
+    Values for %<name>s placeholders; each has a default, which a caller may override.
+    """
+    request: Request | None = None
+    selectors: Selectors1 | None = None
+    """
+    items (required) finds each item; every other key names a field read from it.
+    """
+    strategy: Literal["faraday", "browserless", "botasaurus"] | None = None
+    """
+    faraday: plain HTTP. browserless and botasaurus: a rendering browser (not in this build).
+    """
+    stylesheets: list[Stylesheet] | None = None
+
+
+class FeedConfig(RootModel[FeedConfig1 | FeedConfig2]):
+    root: Annotated[FeedConfig1 | FeedConfig2, Field(title="FeedConfig")]
+    """
+    A feed config in the html2rss format: which page to read (channel), how to find its items and read their fields (selectors), or how to detect them (auto_source). Configs written for html2rss work unchanged.
+
+    """
+
+
+class FeedField(BaseModel):
+    """
+    How one item field is read: the element (a CSS selector inside the item; none means the item itself), what to take from it (the extractor), then post-processing steps. A field may also be built from other fields by post-processing alone.
+
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attribute: Annotated[StrictStr | None, Field(min_length=1)] = None
+    """
+    attribute: which attribute to read.
+    """
+    content_type: StrictStr | None = None
+    """
+    enclosure: the media type, when the page does not give one.
+    """
+    extractor: Literal["text", "html", "href", "attribute", "static"] | None = None
+    """
+    text (default), html (inner markup), href (an absolute URL), attribute, or static.
+    """
+    post_process: list[FeedPostProcess] | FeedPostProcess | None = None
+    """
+    Steps applied in order to the extracted value.
+    """
+    selector: StrictStr | None = None
+    """
+    A CSS selector relative to the item element.
+    """
+    static: StrictStr | None = None
+    """
+    static: the fixed value.
+    """
+
+
+class FeedItem(BaseModel):
+    """
+    One feed item, JSON Feed 1.1 style. Third-party text, sanitised; URLs absolute.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    author: StrictStr | None = None
+    categories: list[StrictStr] | None = None
+    description: StrictStr | None = None
+    """
+    Text or sanitised HTML.
+    """
+    enclosure: Enclosure | None = None
+    id: StrictStr
+    """
+    A stable identifier (a hash of the config's guid fields
+    """
+    image: StrictStr | None = None
+    published_at: StrictStr | None = None
+    """
+    ISO 8601 with its offset.
+    """
+    title: StrictStr | None = None
+    updated: StrictStr | None = None
+    """
+    ISO 8601 with its offset.
+    """
+    url: StrictStr | None = None
+
+
+class FeedPostProcess(BaseModel):
+    """
+    One post-processing step applied to a field's value, in order. Arguments by step: gsub (pattern, replacement; a /ruby/ regex literal or plain text), template (string, with %<name>s or %{name} naming other fields and self this one), substring (start, end), parse_time (the channel's time_zone), sanitize_html, html_to_markdown, markdown_to_html, parse_uri.
+
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    end: int | None = None
+    """
+    substring: last character, inclusive; negative counts from the end.
+    """
+    name: Literal["gsub", "template", "substring", "parse_time", "sanitize_html", "html_to_markdown", "markdown_to_html", "parse_uri"]
+    """
+    The step.
+    """
+    pattern: StrictStr | None = None
+    """
+    gsub: what to replace (a regular expression when written /like this/).
+    """
+    replacement: StrictStr | None = None
+    """
+    gsub: what to put instead; \\1 or %1 refer to groups.
+    """
+    start: int | None = None
+    """
+    substring: first character (0-based).
+    """
+    string: StrictStr | None = None
+    """
+    template: the text, with %<name>s or %{name} for other fields.
+    """
+    time_zone: StrictStr | None = None
+    """
+    parse_time: overrides the channel's time zone.
+    """
+
+
+class FeedScraperSwitch(BaseModel):
+    """
+    Turns one auto_source detector on or off.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    enabled: StrictBool | None = None
 
 
 class FetchView(BaseModel):
@@ -466,6 +907,15 @@ class GetVersionOutput(BaseModel):
     """
 
 
+class Html(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    enabled: StrictBool | None = None
+    minimum_selector_frequency: Annotated[int | None, Field(ge=2)] = None
+    use_top_selectors: Annotated[int | None, Field(ge=1)] = None
+
+
 class IncludePattern(RootModel[StrictStr]):
     root: Annotated[StrictStr, Field(max_length=200, min_length=1)]
 
@@ -518,6 +968,44 @@ class InspectUrlOutput(BaseModel):
     url: StrictStr
     """
     The URL asked for.
+    """
+
+
+class Items(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    enhance: StrictBool | None = None
+    """
+    Fill missing title
+    """
+    order: Literal["reverse"] | None = None
+    """
+    reverse lists the items bottom-up.
+    """
+    pagination: Pagination | None = None
+    selector: Annotated[StrictStr, Field(min_length=1)]
+    """
+    CSS selector of each item element.
+    """
+
+
+class Items1(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    enhance: StrictBool | None = None
+    """
+    Fill missing title
+    """
+    order: Literal["reverse"] | None = None
+    """
+    reverse lists the items bottom-up.
+    """
+    pagination: Pagination | None = None
+    selector: Annotated[StrictStr, Field(min_length=1)]
+    """
+    CSS selector of each item element.
     """
 
 
@@ -664,6 +1152,26 @@ class PageMetadata(BaseModel):
     """
 
 
+class Pagination(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    max_pages: Annotated[int | None, Field(ge=1, le=20)] = None
+    selector: StrictStr | None = None
+    """
+    The link to the next page.
+    """
+
+
+class Parameters(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    default: StrictStr | int | float | StrictBool | None = None
+    description: StrictStr | None = None
+    type: Literal["string", "integer", "number", "boolean"] | None = None
+
+
 class Reference(BaseModel):
     """
     One numbered source in a reference list.
@@ -688,6 +1196,17 @@ class Reference(BaseModel):
     """
     The link destination, exactly as written in the source text.
     """
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    botasaurus: dict[str, Any] | None = None
+    browserless: dict[str, Any] | None = None
+    max_redirects: Annotated[int | None, Field(ge=0)] = None
+    max_requests: Annotated[int | None, Field(ge=1)] = None
+    timeout_seconds: Annotated[float | None, Field(gt=0.0)] = None
 
 
 class Result(BaseModel):
@@ -772,6 +1291,113 @@ class ScrapeOutput(BaseModel):
     """
 
 
+class ScrapeUrlInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    items_selector: Annotated[StrictStr | None, Field(max_length=500, min_length=1)] = None
+    """
+    A CSS selector for each item, when you know it; fields are then read from each item's markup.
+    """
+    limit: Annotated[int | None, Field(ge=1, le=200)] = 25
+    """
+    Most items to return.
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The http(s) URL of the listing page.
+    """
+
+
+class ScrapeUrlOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    items: list[FeedItem]
+    source: Literal["selector", "auto"]
+    """
+    Whether the hint or detection found them.
+    """
+    title: StrictStr | None = None
+    """
+    The channel title (the page's own).
+    """
+    total: Annotated[int, Field(ge=0)]
+    """
+    Items found before the limit.
+    """
+    url: StrictStr
+    """
+    The page read (after redirects).
+    """
+
+
+class Scraper(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    html: Html | None = None
+    json_state: FeedScraperSwitch | None = None
+    schema_: Annotated[FeedScraperSwitch | None, Field(alias="schema")] = None
+    semantic_html: FeedScraperSwitch | None = None
+    sitemap: FeedScraperSwitch | None = None
+
+
+class Scraper1(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    html: Html | None = None
+    json_state: FeedScraperSwitch | None = None
+    schema_: Annotated[FeedScraperSwitch | None, Field(alias="schema")] = None
+    semantic_html: FeedScraperSwitch | None = None
+    sitemap: FeedScraperSwitch | None = None
+
+
+class Selectors(BaseModel):
+    """
+    items (required) finds each item; every other key names a field read from it.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    __annotations__ = {
+        "__pydantic_extra__": Dict[str, FeedField],
+    }
+    categories: list[StrictStr] | None = None
+    """
+    Names of fields whose values become the item's categories.
+    """
+    guid: list[StrictStr] | None = None
+    """
+    Names of fields whose values make the item's stable GUID.
+    """
+    items: Items
+
+
+class Selectors1(BaseModel):
+    """
+    items (required) finds each item; every other key names a field read from it.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    __annotations__ = {
+        "__pydantic_extra__": Dict[str, FeedField],
+    }
+    categories: list[StrictStr] | None = None
+    """
+    Names of fields whose values become the item's categories.
+    """
+    guid: list[StrictStr] | None = None
+    """
+    Names of fields whose values make the item's stable GUID.
+    """
+    items: Items1
+
+
 class SiteCrawl(BaseModel):
     """
     What one crawl read, page by page.
@@ -811,5 +1437,70 @@ class Sources(BaseModel):
     sitemaps: Annotated[int, Field(ge=0)]
 
 
+class Stylesheet(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    href: StrictStr
+    media: StrictStr | None = None
+    type: StrictStr
+
+
 class Url(RootModel[StrictStr]):
     root: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+
+
+class ValidateConfigInput1(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    config: dict[str, Any]
+    """
+    The config as an object (channel, selectors, ...).
+    """
+    parameters: dict[str, StrictStr | int | float | StrictBool] | None = None
+    """
+    Values for the config's parameters, overriding their defaults.
+    """
+    yaml: Annotated[StrictStr | None, Field(max_length=131072, min_length=1)] = None
+    """
+    The config as YAML text.
+    """
+
+
+class ValidateConfigInput2(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    config: dict[str, Any] | None = None
+    """
+    The config as an object (channel, selectors, ...).
+    """
+    parameters: dict[str, StrictStr | int | float | StrictBool] | None = None
+    """
+    Values for the config's parameters, overriding their defaults.
+    """
+    yaml: Annotated[StrictStr, Field(max_length=131072, min_length=1)]
+    """
+    The config as YAML text.
+    """
+
+
+class ValidateConfigInput(RootModel[ValidateConfigInput1 | ValidateConfigInput2]):
+    root: Annotated[ValidateConfigInput1 | ValidateConfigInput2, Field(title="ValidateConfigInput")]
+
+
+class ValidateConfigOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    browser_required: StrictBool | None = None
+    """
+    The config's strategy needs a rendering browser (not in this build).
+    """
+    config: dict[str, Any] | None = None
+    """
+    The config with its parameters filled in (when valid).
+    """
+    errors: list[ConfigProblem]
+    valid: StrictBool

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '484ac91552f26d8b5162b3e8514bc7545884adc294c9ba69d0f7736b73e39529'
+CATALOG_HASH: Any = '5798f335f17bac5a2afd9990a62b7fafc7a74f9c76bb419f6d6a94e4d6801da5'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -17,6 +17,138 @@ SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agent
  'website_url': 'https://github.com/netglean/netglean'}
 
 TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
+  'description': 'Run a feed config in the html2rss format against its page and return the feed: RSS 2.0 XML '
+                 '(default) or JSON Feed 1.1, with item_count counted from the rendered items. Give exactly '
+                 "one of config or yaml; parameters override the config's defaults. Pagination is followed "
+                 'when the config asks. No items is an error whose next step is inspect_url.',
+  'entry_point': False,
+  'examples': ({'arguments': {'config': {'channel': {'url': 'https://example.com/'},
+                                         'selectors': {'title': {'selector': 'h2'}}}},
+                'expect': {'error': 'invalid_config', 'next_step': 'apply_config', 'ok': False},
+                'title': 'A config that fails validation is refused with every problem'},),
+  'execution': 'sync',
+  'handler': 'handlers.feeds:apply_config',
+  'input_model': 'generated.models:ApplyConfigInput',
+  'input_schema': {'additionalProperties': False,
+                   'oneOf': [{'required': ['config']}, {'required': ['yaml']}],
+                   'properties': {'config': {'description': 'The config as an object (channel, selectors, '
+                                                            '...).',
+                                             'type': 'object'},
+                                  'format': {'default': 'rss',
+                                             'description': 'RSS 2.0 XML, or a JSON Feed 1.1 object.',
+                                             'enum': ['rss', 'json_feed']},
+                                  'limit': {'default': 100,
+                                            'description': 'Most items in the feed.',
+                                            'maximum': 1000,
+                                            'minimum': 1,
+                                            'type': 'integer'},
+                                  'parameters': {'additionalProperties': {'type': ['string',
+                                                                                   'integer',
+                                                                                   'number',
+                                                                                   'boolean']},
+                                                 'description': "Values for the config's parameters, "
+                                                                'overriding their defaults.',
+                                                 'type': 'object'},
+                                  'yaml': {'description': 'The config as YAML text.',
+                                           'maxLength': 131072,
+                                           'minLength': 1,
+                                           'type': 'string'}},
+                   'type': 'object'},
+  'name': 'apply_config',
+  'next_step': ('done', 'inspect_url'),
+  'origin': 'target',
+  'output_schema': {'additionalProperties': False,
+                    'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
+                                   'the error).',
+                    'oneOf': [{'properties': {'ok': {'const': True},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'feed': {'description': 'The JSON '
+                                                                                                 'Feed 1.1 '
+                                                                                                 'document '
+                                                                                                 '(format '
+                                                                                                 'json_feed).',
+                                                                                  'type': 'object'},
+                                                                         'format': {'enum': ['rss',
+                                                                                             'json_feed']},
+                                                                         'item_count': {'description': 'Items '
+                                                                                                       'in '
+                                                                                                       'the '
+                                                                                                       'rendered '
+                                                                                                       'feed.',
+                                                                                        'minimum': 1,
+                                                                                        'type': 'integer'},
+                                                                         'pages': {'description': 'Pages '
+                                                                                                  'read '
+                                                                                                  '(pagination).',
+                                                                                   'minimum': 1,
+                                                                                   'type': 'integer'},
+                                                                         'rss': {'description': 'The RSS 2.0 '
+                                                                                                'document '
+                                                                                                '(format '
+                                                                                                'rss).',
+                                                                                 'type': 'string'},
+                                                                         'url': {'description': 'The channel '
+                                                                                                'page read '
+                                                                                                '(after '
+                                                                                                'redirects).',
+                                                                                 'type': 'string'}},
+                                                          'required': ['url',
+                                                                       'format',
+                                                                       'item_count',
+                                                                       'pages'],
+                                                          'type': 'object'}}},
+                              {'properties': {'ok': {'const': False},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'error': {'additionalProperties': False,
+                                                                                   'description': 'Why the '
+                                                                                                  'call '
+                                                                                                  'failed, '
+                                                                                                  'and '
+                                                                                                  'whether '
+                                                                                                  'the same '
+                                                                                                  'call '
+                                                                                                  'could '
+                                                                                                  'succeed '
+                                                                                                  'later.',
+                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                                                    'blocked_address',
+                                                                                                                    'budget_exhausted',
+                                                                                                                    'http_status',
+                                                                                                                    'internal_error',
+                                                                                                                    'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
+                                                                                                                    'robots_disallowed',
+                                                                                                                    'scheme_downgrade',
+                                                                                                                    'timeout',
+                                                                                                                    'too_large',
+                                                                                                                    'too_many_redirects',
+                                                                                                                    'tool_error',
+                                                                                                                    'unreachable',
+                                                                                                                    'unsupported_content'],
+                                                                                                           'type': 'string'},
+                                                                                                  'detail': {'type': 'object'},
+                                                                                                  'message': {'type': 'string'},
+                                                                                                  'retryable': {'type': 'boolean'}},
+                                                                                   'required': ['code',
+                                                                                                'message',
+                                                                                                'retryable',
+                                                                                                'detail'],
+                                                                                   'title': 'ToolFailure',
+                                                                                   'type': 'object'}},
+                                                          'required': ['error'],
+                                                          'type': 'object'}}}],
+                    'properties': {'guidance': {'type': 'string'},
+                                   'next_step': {'enum': ['apply_config', 'done', 'inspect_url'],
+                                                 'type': 'string'},
+                                   'ok': {'type': 'boolean'},
+                                   'payload': {'type': 'object'}},
+                    'required': ['ok', 'next_step', 'guidance', 'payload'],
+                    'title': 'apply_config result',
+                    'type': 'object'},
+  'title': 'Run a feed config'},
+ {'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
   'description': 'Crawl from several start URLs (up to 10) with the same options as crawl, one after '
                  "another; each seed's crawl is reported on its own, and a seed that fails never fails the "
                  'others.',
@@ -201,6 +333,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                     'http_status',
                                                                                                                     'internal_error',
                                                                                                                     'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
                                                                                                                     'robots_disallowed',
                                                                                                                     'scheme_downgrade',
                                                                                                                     'timeout',
@@ -342,6 +477,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                     'http_status',
                                                                                                                     'internal_error',
                                                                                                                     'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
                                                                                                                     'robots_disallowed',
                                                                                                                     'scheme_downgrade',
                                                                                                                     'timeout',
@@ -374,6 +512,128 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                     'title': 'batch_scrape result',
                     'type': 'object'},
   'title': 'Read many web pages'},
+ {'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
+  'description': 'Analyse a listing page and write a draft feed config in the html2rss format: the items '
+                 "selector chosen from the page's repeated structures, field selectors for title, url, date, "
+                 'image and description, and enhance on to fill what the draft misses. Returns the YAML, the '
+                 'same config as an object, how many items it finds and the selectors chosen. Check it with '
+                 'validate_config, then run it with apply_config.',
+  'entry_point': True,
+  'examples': ({'arguments': {'url': 'file:///etc/passwd'},
+                'expect': {'error': 'bad_url', 'next_step': 'capture_config', 'ok': False},
+                'title': 'Only http(s) pages'},),
+  'execution': 'sync',
+  'handler': 'handlers.feeds:capture_config',
+  'input_model': 'generated.models:CaptureConfigInput',
+  'input_schema': {'additionalProperties': False,
+                   'properties': {'url': {'description': 'The http(s) URL of the listing page.',
+                                          'maxLength': 4096,
+                                          'minLength': 1,
+                                          'type': 'string'}},
+                   'required': ['url'],
+                   'type': 'object'},
+  'name': 'capture_config',
+  'next_step': ('validate_config', 'inspect_url'),
+  'origin': 'target',
+  'output_schema': {'additionalProperties': False,
+                    'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
+                                   'the error).',
+                    'oneOf': [{'properties': {'ok': {'const': True},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'articles_count': {'description': 'Items '
+                                                                                                           'the '
+                                                                                                           "draft's "
+                                                                                                           'items '
+                                                                                                           'selector '
+                                                                                                           'finds '
+                                                                                                           'on '
+                                                                                                           'the '
+                                                                                                           'page.',
+                                                                                            'minimum': 0,
+                                                                                            'type': 'integer'},
+                                                                         'config': {'description': 'The same '
+                                                                                                   'draft as '
+                                                                                                   'an '
+                                                                                                   'object.',
+                                                                                    'type': 'object'},
+                                                                         'selectors': {'additionalProperties': {'type': 'string'},
+                                                                                       'description': 'The '
+                                                                                                      'CSS '
+                                                                                                      'selector '
+                                                                                                      'chosen '
+                                                                                                      'for '
+                                                                                                      'items '
+                                                                                                      'and '
+                                                                                                      'for '
+                                                                                                      'each '
+                                                                                                      'field.',
+                                                                                       'type': 'object'},
+                                                                         'url': {'description': 'The page '
+                                                                                                'analysed '
+                                                                                                '(after '
+                                                                                                'redirects).',
+                                                                                 'type': 'string'},
+                                                                         'yaml': {'description': 'The draft '
+                                                                                                 'config as '
+                                                                                                 'YAML.',
+                                                                                  'type': 'string'}},
+                                                          'required': ['url',
+                                                                       'yaml',
+                                                                       'config',
+                                                                       'articles_count',
+                                                                       'selectors'],
+                                                          'type': 'object'}}},
+                              {'properties': {'ok': {'const': False},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'error': {'additionalProperties': False,
+                                                                                   'description': 'Why the '
+                                                                                                  'call '
+                                                                                                  'failed, '
+                                                                                                  'and '
+                                                                                                  'whether '
+                                                                                                  'the same '
+                                                                                                  'call '
+                                                                                                  'could '
+                                                                                                  'succeed '
+                                                                                                  'later.',
+                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                                                    'blocked_address',
+                                                                                                                    'budget_exhausted',
+                                                                                                                    'http_status',
+                                                                                                                    'internal_error',
+                                                                                                                    'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
+                                                                                                                    'robots_disallowed',
+                                                                                                                    'scheme_downgrade',
+                                                                                                                    'timeout',
+                                                                                                                    'too_large',
+                                                                                                                    'too_many_redirects',
+                                                                                                                    'tool_error',
+                                                                                                                    'unreachable',
+                                                                                                                    'unsupported_content'],
+                                                                                                           'type': 'string'},
+                                                                                                  'detail': {'type': 'object'},
+                                                                                                  'message': {'type': 'string'},
+                                                                                                  'retryable': {'type': 'boolean'}},
+                                                                                   'required': ['code',
+                                                                                                'message',
+                                                                                                'retryable',
+                                                                                                'detail'],
+                                                                                   'title': 'ToolFailure',
+                                                                                   'type': 'object'}},
+                                                          'required': ['error'],
+                                                          'type': 'object'}}}],
+                    'properties': {'guidance': {'type': 'string'},
+                                   'next_step': {'enum': ['capture_config', 'inspect_url', 'validate_config'],
+                                                 'type': 'string'},
+                                   'ok': {'type': 'boolean'},
+                                   'payload': {'type': 'object'}},
+                    'required': ['ok', 'next_step', 'guidance', 'payload'],
+                    'title': 'capture_config result',
+                    'type': 'object'},
+  'title': 'Draft a feed config from a listing page'},
  {'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
   'description': 'Fetch the same URL twice, identical but for the Accept header: once as an agent '
                  '(preferring text/markdown, then text/plain) and once as a browser (preferring text/html). '
@@ -505,6 +765,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                     'http_status',
                                                                                                                     'internal_error',
                                                                                                                     'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
                                                                                                                     'robots_disallowed',
                                                                                                                     'scheme_downgrade',
                                                                                                                     'timeout',
@@ -701,6 +964,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                     'http_status',
                                                                                                                     'internal_error',
                                                                                                                     'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
                                                                                                                     'robots_disallowed',
                                                                                                                     'scheme_downgrade',
                                                                                                                     'timeout',
@@ -901,6 +1167,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                     'http_status',
                                                                                                                     'internal_error',
                                                                                                                     'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
                                                                                                                     'robots_disallowed',
                                                                                                                     'scheme_downgrade',
                                                                                                                     'timeout',
@@ -1095,6 +1364,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                     'http_status',
                                                                                                                     'internal_error',
                                                                                                                     'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
                                                                                                                     'robots_disallowed',
                                                                                                                     'scheme_downgrade',
                                                                                                                     'timeout',
@@ -1209,6 +1481,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                     'http_status',
                                                                                                                     'internal_error',
                                                                                                                     'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
                                                                                                                     'robots_disallowed',
                                                                                                                     'scheme_downgrade',
                                                                                                                     'timeout',
@@ -1243,7 +1518,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                  'type, what robots.txt says for netglean, the RSS/Atom/JSON feeds the page announces, how '
                  'many articles or listed items it carries, and whether the answer is a bot wall or '
                  'challenge page rather than content. The next step says what to do: done when the page has '
-                 'its own feed, otherwise scrape.',
+                 'its own feed, capture_config when it lists items (a feed can be made from them), otherwise '
+                 'scrape.',
   'entry_point': True,
   'examples': ({'arguments': {'url': 'http://localhost:631/'},
                 'expect': {'error': 'blocked_address', 'next_step': 'inspect_url', 'ok': False},
@@ -1259,7 +1535,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                    'required': ['url'],
                    'type': 'object'},
   'name': 'inspect_url',
-  'next_step': ('scrape', 'done'),
+  'next_step': ('scrape', 'capture_config', 'done'),
   'origin': 'target',
   'output_schema': {'additionalProperties': False,
                     'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
@@ -1374,6 +1650,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                     'http_status',
                                                                                                                     'internal_error',
                                                                                                                     'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
                                                                                                                     'robots_disallowed',
                                                                                                                     'scheme_downgrade',
                                                                                                                     'timeout',
@@ -1395,7 +1674,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                           'required': ['error'],
                                                           'type': 'object'}}}],
                     'properties': {'guidance': {'type': 'string'},
-                                   'next_step': {'enum': ['done', 'inspect_url', 'scrape'], 'type': 'string'},
+                                   'next_step': {'enum': ['capture_config', 'done', 'inspect_url', 'scrape'],
+                                                 'type': 'string'},
                                    'ok': {'type': 'boolean'},
                                    'payload': {'type': 'object'}},
                     'required': ['ok', 'next_step', 'guidance', 'payload'],
@@ -1512,6 +1792,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                     'http_status',
                                                                                                                     'internal_error',
                                                                                                                     'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
                                                                                                                     'robots_disallowed',
                                                                                                                     'scheme_downgrade',
                                                                                                                     'timeout',
@@ -1766,6 +2049,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                     'http_status',
                                                                                                                     'internal_error',
                                                                                                                     'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
                                                                                                                     'robots_disallowed',
                                                                                                                     'scheme_downgrade',
                                                                                                                     'timeout',
@@ -1794,9 +2080,340 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                     'required': ['ok', 'next_step', 'guidance', 'payload'],
                     'title': 'scrape result',
                     'type': 'object'},
-  'title': 'Read a web page'})
+  'title': 'Read a web page'},
+ {'annotations': {'destructive': False, 'idempotent': True, 'open_world': True, 'read_only': True},
+  'description': 'One call, articles now: read a listing page (news, blog, releases, jobs) and return its '
+                 'items as JSON Feed style entries (title, url, description, published_at, author, image, '
+                 'categories). Items are found by an items_selector hint when given, otherwise detected '
+                 "(schema.org JSON-LD, Next.js/Nuxt state, <article> elements, the page's most repeated "
+                 'linked structure, sitemaps). For a durable, re-runnable feed use capture_config instead.',
+  'entry_point': True,
+  'examples': ({'arguments': {'url': 'http://10.0.0.1/news'},
+                'expect': {'error': 'blocked_address', 'next_step': 'scrape_url', 'ok': False},
+                'title': 'A private address is refused'},),
+  'execution': 'sync',
+  'handler': 'handlers.feeds:scrape_url',
+  'input_model': 'generated.models:ScrapeUrlInput',
+  'input_schema': {'additionalProperties': False,
+                   'properties': {'items_selector': {'description': 'A CSS selector for each item, when you '
+                                                                    'know it; fields are then read from each '
+                                                                    "item's markup.",
+                                                     'maxLength': 500,
+                                                     'minLength': 1,
+                                                     'type': 'string'},
+                                  'limit': {'default': 25,
+                                            'description': 'Most items to return.',
+                                            'maximum': 200,
+                                            'minimum': 1,
+                                            'type': 'integer'},
+                                  'url': {'description': 'The http(s) URL of the listing page.',
+                                          'maxLength': 4096,
+                                          'minLength': 1,
+                                          'type': 'string'}},
+                   'required': ['url'],
+                   'type': 'object'},
+  'name': 'scrape_url',
+  'next_step': ('done', 'capture_config', 'inspect_url'),
+  'origin': 'target',
+  'output_schema': {'$defs': {'FeedItem': {'additionalProperties': False,
+                                           'description': 'One feed item, JSON Feed 1.1 style. Third-party '
+                                                          'text, sanitised; URLs absolute.',
+                                           'properties': {'author': {'type': 'string'},
+                                                          'categories': {'items': {'type': 'string'},
+                                                                         'type': 'array'},
+                                                          'description': {'description': 'Text or sanitised '
+                                                                                         'HTML.',
+                                                                          'type': 'string'},
+                                                          'enclosure': {'additionalProperties': False,
+                                                                        'properties': {'length': {'minimum': 0,
+                                                                                                  'type': 'integer'},
+                                                                                       'type': {'type': 'string'},
+                                                                                       'url': {'type': 'string'}},
+                                                                        'required': ['url', 'type'],
+                                                                        'type': 'object'},
+                                                          'id': {'description': 'A stable identifier (a hash '
+                                                                                "of the config's guid fields",
+                                                                 'else of the URL).': None,
+                                                                 'type': 'string'},
+                                                          'image': {'type': 'string'},
+                                                          'published_at': {'description': 'ISO 8601 with its '
+                                                                                          'offset.',
+                                                                           'type': 'string'},
+                                                          'title': {'type': 'string'},
+                                                          'updated': {'description': 'ISO 8601 with its '
+                                                                                     'offset.',
+                                                                      'type': 'string'},
+                                                          'url': {'type': 'string'}},
+                                           'required': ['id'],
+                                           'title': 'FeedItem',
+                                           'type': 'object'}},
+                    'additionalProperties': False,
+                    'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
+                                   'the error).',
+                    'oneOf': [{'properties': {'ok': {'const': True},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'items': {'items': {'$ref': '#/$defs/FeedItem'},
+                                                                                   'type': 'array'},
+                                                                         'source': {'description': 'Whether '
+                                                                                                   'the hint '
+                                                                                                   'or '
+                                                                                                   'detection '
+                                                                                                   'found '
+                                                                                                   'them.',
+                                                                                    'enum': ['selector',
+                                                                                             'auto']},
+                                                                         'title': {'description': 'The '
+                                                                                                  'channel '
+                                                                                                  'title '
+                                                                                                  '(the '
+                                                                                                  "page's "
+                                                                                                  'own).',
+                                                                                   'type': 'string'},
+                                                                         'total': {'description': 'Items '
+                                                                                                  'found '
+                                                                                                  'before '
+                                                                                                  'the '
+                                                                                                  'limit.',
+                                                                                   'minimum': 0,
+                                                                                   'type': 'integer'},
+                                                                         'url': {'description': 'The page '
+                                                                                                'read (after '
+                                                                                                'redirects).',
+                                                                                 'type': 'string'}},
+                                                          'required': ['url', 'items', 'total', 'source'],
+                                                          'type': 'object'}}},
+                              {'properties': {'ok': {'const': False},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'error': {'additionalProperties': False,
+                                                                                   'description': 'Why the '
+                                                                                                  'call '
+                                                                                                  'failed, '
+                                                                                                  'and '
+                                                                                                  'whether '
+                                                                                                  'the same '
+                                                                                                  'call '
+                                                                                                  'could '
+                                                                                                  'succeed '
+                                                                                                  'later.',
+                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                                                    'blocked_address',
+                                                                                                                    'budget_exhausted',
+                                                                                                                    'http_status',
+                                                                                                                    'internal_error',
+                                                                                                                    'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
+                                                                                                                    'robots_disallowed',
+                                                                                                                    'scheme_downgrade',
+                                                                                                                    'timeout',
+                                                                                                                    'too_large',
+                                                                                                                    'too_many_redirects',
+                                                                                                                    'tool_error',
+                                                                                                                    'unreachable',
+                                                                                                                    'unsupported_content'],
+                                                                                                           'type': 'string'},
+                                                                                                  'detail': {'type': 'object'},
+                                                                                                  'message': {'type': 'string'},
+                                                                                                  'retryable': {'type': 'boolean'}},
+                                                                                   'required': ['code',
+                                                                                                'message',
+                                                                                                'retryable',
+                                                                                                'detail'],
+                                                                                   'title': 'ToolFailure',
+                                                                                   'type': 'object'}},
+                                                          'required': ['error'],
+                                                          'type': 'object'}}}],
+                    'properties': {'guidance': {'type': 'string'},
+                                   'next_step': {'enum': ['capture_config',
+                                                          'done',
+                                                          'inspect_url',
+                                                          'scrape_url'],
+                                                 'type': 'string'},
+                                   'ok': {'type': 'boolean'},
+                                   'payload': {'type': 'object'}},
+                    'required': ['ok', 'next_step', 'guidance', 'payload'],
+                    'title': 'scrape_url result',
+                    'type': 'object'},
+  'title': "Read a listing page's articles now"},
+ {'annotations': {'destructive': False, 'idempotent': True, 'open_world': False, 'read_only': True},
+  'description': 'Check a feed config in the html2rss format without fetching anything: give exactly one of '
+                 'config (an object) or yaml (its text). Returns valid, every problem with the JSON pointer '
+                 'of the offending value and a sentence saying what is wrong, whether applying it needs a '
+                 'browser, and the config with its parameters filled in. Valid configs go to apply_config.',
+  'entry_point': True,
+  'examples': ({'arguments': {'config': {'channel': {'time_zone': 'UTC',
+                                                     'ttl': 60,
+                                                     'url': 'https://example.com/news'},
+                                         'selectors': {'items': {'selector': 'article'},
+                                                       'title': {'selector': 'h2'},
+                                                       'url': {'extractor': 'href', 'selector': 'a'}}}},
+                'expect': {'next_step': 'apply_config',
+                           'ok': True,
+                           'payload_includes': {'browser_required': False, 'errors': [], 'valid': True}},
+                'title': 'A minimal valid config'},
+               {'arguments': {'yaml': 'channel: {url: "https://example.com/"}\n'
+                                      'selectors:\n'
+                                      '  items: {selector: li}\n'
+                                      '  title: {selector: a, extractor: txt}\n'},
+                'expect': {'next_step': 'validate_config',
+                           'ok': True,
+                           'payload_includes': {'errors': [{'message': "'txt' is not allowed for extractor; "
+                                                                       'use one of: text, html, href, '
+                                                                       'attribute, static',
+                                                            'path': '/selectors/title/extractor'}],
+                                                'valid': False}},
+                'title': 'An unknown extractor is named with its path'}),
+  'execution': 'sync',
+  'handler': 'handlers.feeds:validate_config',
+  'input_model': 'generated.models:ValidateConfigInput',
+  'input_schema': {'additionalProperties': False,
+                   'oneOf': [{'required': ['config']}, {'required': ['yaml']}],
+                   'properties': {'config': {'description': 'The config as an object (channel, selectors, '
+                                                            '...).',
+                                             'type': 'object'},
+                                  'parameters': {'additionalProperties': {'type': ['string',
+                                                                                   'integer',
+                                                                                   'number',
+                                                                                   'boolean']},
+                                                 'description': "Values for the config's parameters, "
+                                                                'overriding their defaults.',
+                                                 'type': 'object'},
+                                  'yaml': {'description': 'The config as YAML text.',
+                                           'maxLength': 131072,
+                                           'minLength': 1,
+                                           'type': 'string'}},
+                   'type': 'object'},
+  'name': 'validate_config',
+  'next_step': ('apply_config', 'validate_config'),
+  'origin': 'local',
+  'output_schema': {'$defs': {'ConfigProblem': {'additionalProperties': False,
+                                                'description': 'One thing wrong with a feed config.',
+                                                'properties': {'message': {'description': 'What is wrong',
+                                                                           'in a sentence.': None,
+                                                                           'type': 'string'},
+                                                               'path': {'description': 'JSON pointer to the '
+                                                                                       'offending value (/ '
+                                                                                       'for the whole '
+                                                                                       'config).',
+                                                                        'type': 'string'}},
+                                                'required': ['path', 'message'],
+                                                'title': 'ConfigProblem',
+                                                'type': 'object'}},
+                    'additionalProperties': False,
+                    'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
+                                   'the error).',
+                    'oneOf': [{'properties': {'ok': {'const': True},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'browser_required': {'description': 'The '
+                                                                                                             "config's "
+                                                                                                             'strategy '
+                                                                                                             'needs '
+                                                                                                             'a '
+                                                                                                             'rendering '
+                                                                                                             'browser '
+                                                                                                             '(not '
+                                                                                                             'in '
+                                                                                                             'this '
+                                                                                                             'build).',
+                                                                                              'type': 'boolean'},
+                                                                         'config': {'description': 'The '
+                                                                                                   'config '
+                                                                                                   'with its '
+                                                                                                   'parameters '
+                                                                                                   'filled '
+                                                                                                   'in (when '
+                                                                                                   'valid).',
+                                                                                    'type': 'object'},
+                                                                         'errors': {'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                    'type': 'array'},
+                                                                         'valid': {'type': 'boolean'}},
+                                                          'required': ['valid', 'errors'],
+                                                          'type': 'object'}}},
+                              {'properties': {'ok': {'const': False},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'error': {'additionalProperties': False,
+                                                                                   'description': 'Why the '
+                                                                                                  'call '
+                                                                                                  'failed, '
+                                                                                                  'and '
+                                                                                                  'whether '
+                                                                                                  'the same '
+                                                                                                  'call '
+                                                                                                  'could '
+                                                                                                  'succeed '
+                                                                                                  'later.',
+                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                                                    'blocked_address',
+                                                                                                                    'budget_exhausted',
+                                                                                                                    'http_status',
+                                                                                                                    'internal_error',
+                                                                                                                    'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
+                                                                                                                    'robots_disallowed',
+                                                                                                                    'scheme_downgrade',
+                                                                                                                    'timeout',
+                                                                                                                    'too_large',
+                                                                                                                    'too_many_redirects',
+                                                                                                                    'tool_error',
+                                                                                                                    'unreachable',
+                                                                                                                    'unsupported_content'],
+                                                                                                           'type': 'string'},
+                                                                                                  'detail': {'type': 'object'},
+                                                                                                  'message': {'type': 'string'},
+                                                                                                  'retryable': {'type': 'boolean'}},
+                                                                                   'required': ['code',
+                                                                                                'message',
+                                                                                                'retryable',
+                                                                                                'detail'],
+                                                                                   'title': 'ToolFailure',
+                                                                                   'type': 'object'}},
+                                                          'required': ['error'],
+                                                          'type': 'object'}}}],
+                    'properties': {'guidance': {'type': 'string'},
+                                   'next_step': {'enum': ['apply_config', 'validate_config'],
+                                                 'type': 'string'},
+                                   'ok': {'type': 'boolean'},
+                                   'payload': {'type': 'object'}},
+                    'required': ['ok', 'next_step', 'guidance', 'payload'],
+                    'title': 'validate_config result',
+                    'type': 'object'},
+  'title': 'Check a feed config'})
 
-RESOURCES: Any = ({'description': "The running server's operator policy as booleans and numbers only (limits, timeouts, "
+RESOURCES: Any = ({'description': "What this build's feed runtime can do, as booleans only: plain HTTP, browser rendering, "
+                 'JSON pages, auto-detection, pagination, RSS and JSON Feed output, local files.',
+  'handler': 'handlers.feeds:read_capabilities',
+  'mime_type': 'application/json',
+  'name': 'feed_capabilities',
+  'title': 'Feed runtime capabilities',
+  'uri': 'netglean://feeds/capabilities',
+  'uri_template': None},
+ {'description': 'The JSON Schema (2020-12) of feed configs in the html2rss format, as validate_config and '
+                 'apply_config check them: channel, selectors, auto_source, parameters, headers, strategy.',
+  'handler': 'handlers.feeds:read_config_schema',
+  'mime_type': 'application/schema+json',
+  'name': 'feed_config_schema',
+  'title': 'Feed config schema',
+  'uri': 'netglean://feeds/config-schema',
+  'uri_template': None},
+ {'description': 'What a feed config field can take from its element (extractors) and the post-processing '
+                 'steps it can apply, each with what it does and its arguments.',
+  'handler': 'handlers.feeds:read_extractors',
+  'mime_type': 'application/json',
+  'name': 'feed_extractors',
+  'title': 'Feed extractors and post-processors',
+  'uri': 'netglean://feeds/extractors',
+  'uri_template': None},
+ {'description': 'The strategy names a feed config may give, and which of them this build can run.',
+  'handler': 'handlers.feeds:read_strategies',
+  'mime_type': 'application/json',
+  'name': 'feed_strategies',
+  'title': 'Feed request strategies',
+  'uri': 'netglean://feeds/strategies',
+  'uri_template': None},
+ {'description': "The running server's operator policy as booleans and numbers only (limits, timeouts, "
                  'switches); never secrets. Tool arguments cannot change any of it.',
   'handler': 'handlers.meta:read_policy',
   'mime_type': 'application/json',
@@ -1838,20 +2455,62 @@ PROMPTS: Any = ({'arguments': [{'default': None,
                         'Then call the generate_citations tool with your draft as `markdown` and\n'
                         'return its `markdown` result, which ends with the numbered reference list.\n'}],
   'name': 'cite_sources',
-  'title': 'Write an answer that cites its sources'},)
+  'title': 'Write an answer that cites its sources'},
+ {'arguments': [{'default': None,
+                 'description': 'The listing page to make a feed of.',
+                 'name': 'url',
+                 'required': True}],
+  'description': 'Make a durable feed config for a listing page: capture_config drafts it, validate_config '
+                 'checks it, apply_config runs it and returns RSS.',
+  'messages': [{'role': 'user',
+                'text': 'Build a feed for ${url}:\n'
+                        '1. Call capture_config with the url. Look at articles_count and the selectors it '
+                        'chose.\n'
+                        '2. Call validate_config with its yaml. If it reports problems, fix each one at the '
+                        'path\n'
+                        '   it names and validate again.\n'
+                        '3. Call apply_config with the valid config. If it finds no items, call inspect_url '
+                        'on the\n'
+                        '   page and adjust the items selector.\n'
+                        'Finish with the final YAML config and how many items the feed has.\n'}],
+  'name': 'feed_config_workflow',
+  'title': 'Build a re-runnable feed for a listing page'},
+ {'arguments': [{'default': None,
+                 'description': 'The listing page (news, blog, releases, jobs).',
+                 'name': 'url',
+                 'required': True},
+                {'default': '10',
+                 'description': 'How many items to list.',
+                 'name': 'limit',
+                 'required': False}],
+  'description': 'Read the latest items of a listing page in one call with scrape_url, falling back to '
+                 'inspect_url when nothing is found.',
+  'messages': [{'role': 'user',
+                'text': 'Call the scrape_url tool with url ${url} and limit ${limit}.\n'
+                        'List the items it returns as "title - url (date)", newest first.\n'
+                        'If it returns no items, call inspect_url on the same URL and explain what the page '
+                        'is\n'
+                        '(its own feed, a bot wall, a single article) and what to try next.\n'}],
+  'name': 'feed_now',
+  'title': "Get a listing page's latest articles"})
 
-GRAPH: Any = {'edges': {'batch_crawl': ['done', 'scrape', 'generate_citations'],
+GRAPH: Any = {'edges': {'apply_config': ['done', 'inspect_url'],
+           'batch_crawl': ['done', 'scrape', 'generate_citations'],
            'batch_scrape': ['done', 'scrape', 'generate_citations'],
+           'capture_config': ['validate_config', 'inspect_url'],
            'compare_agent_view': ['done', 'scrape'],
            'crawl': ['done', 'scrape', 'generate_citations'],
            'download': ['done'],
            'generate_citations': ['done'],
            'get_version': ['done'],
-           'inspect_url': ['scrape', 'done'],
+           'inspect_url': ['scrape', 'capture_config', 'done'],
            'map': ['batch_scrape', 'scrape', 'done'],
-           'scrape': ['done', 'scrape', 'generate_citations']},
+           'scrape': ['done', 'scrape', 'generate_citations'],
+           'scrape_url': ['done', 'capture_config', 'inspect_url'],
+           'validate_config': ['apply_config', 'validate_config']},
  'entry_points': ['batch_crawl',
                   'batch_scrape',
+                  'capture_config',
                   'compare_agent_view',
                   'crawl',
                   'download',
@@ -1859,6 +2518,8 @@ GRAPH: Any = {'edges': {'batch_crawl': ['done', 'scrape', 'generate_citations'],
                   'get_version',
                   'inspect_url',
                   'map',
-                  'scrape'],
+                  'scrape',
+                  'scrape_url',
+                  'validate_config'],
  'retry_rule': "A failed call's next_step is the tool itself: correct the arguments and call it again.",
  'terminal': 'done'}

@@ -521,5 +521,8 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
         )
     if page.status >= 400:
         return Outcome(payload, next_step=DONE, source=page.url, guidance=f"The server answered HTTP {page.status}.")
-    items = f" It lists {counts['repeated_items']} items." if counts["repeated_items"] else ""
-    return Outcome(payload, next_step="scrape", source=page.url, guidance="Readable: scrape it." + items)
+    listed = counts["repeated_items"] or (counts["articles"] if counts["articles"] >= 3 else 0)
+    if listed:
+        guidance = f"It lists {listed} items: capture_config drafts a feed config for them (or scrape it as a page)."
+        return Outcome(payload, next_step="capture_config", source=page.url, guidance=guidance)
+    return Outcome(payload, next_step="scrape", source=page.url, guidance="Readable: scrape it.")

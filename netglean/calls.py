@@ -41,6 +41,9 @@ _GUIDANCE = {
     "too_large": "Send smaller arguments to {tool}; the operator's limit is in payload.error.detail.",
     "timeout": "{tool} ran past the operator's deadline; try again, perhaps with a smaller request.",
     "internal_error": "{tool} failed inside the server, not because of your arguments; try again later.",
+    "invalid_config": "Fix every problem in payload.error.detail.errors (each names its path) and call {tool} again.",
+    "no_items": "The config found no items: inspect the page with inspect_url, then fix the items selector.",
+    "not_available": "This build cannot do that; use a config without it.",
 }
 
 
@@ -150,7 +153,8 @@ class ToolRunner:
         if isinstance(error, HandlerContractError):
             log.error("%s", error.message)
         guidance = _GUIDANCE.get(error.code, "Read payload.error and decide whether to call {tool} again.")
-        return failure(error, next_step=spec.name, guidance=guidance.format(tool=spec.name))
+        next_step = error.next_step if error.next_step in spec.next_step else spec.name
+        return failure(error, next_step=next_step, guidance=guidance.format(tool=spec.name))
 
     def render_text(self, name: str, envelope: Envelope, source: str | None) -> str:
         """The text block: the envelope as JSON, with third-party payloads quarantined."""

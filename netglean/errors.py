@@ -24,6 +24,9 @@ parses a message to decide what to do::
     │       ├── ResponseTooLarge       too_large          - the body (or its decompressed form) passed the cap
     │       ├── HttpStatus             http_status        - 4xx/5xx; 5xx and 429 are retryable
     │       └── UnsupportedContent     unsupported_content - a content type or encoding the tool cannot use
+    │   ├── InvalidFeedConfig          invalid_config     - a feed config breaks the html2rss format
+    │   ├── NoItems                    no_items           - a feed config found nothing on its page
+    │   └── NotAvailable               not_available      - not in this build (browser rendering)
     └── ConfigurationError             a setting or the generated registry is unusable (start-up)
 
 Catalog errors live in ``codegen.errors``: they belong to generation time, not run time.
@@ -45,10 +48,12 @@ class ToolError(NetgleanError):
     code: ClassVar[str] = "tool_error"
     retryable: ClassVar[bool] = False
 
-    def __init__(self, message: str, *, detail: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, message: str, *, detail: Mapping[str, Any] | None = None, next_step: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.detail: dict[str, Any] = dict(detail or {})
+        self.next_step = next_step
+        """A better next tool than retrying this one (used when the tool's catalog entry declares it)."""
 
 
 class InvalidArguments(ToolError):
@@ -136,6 +141,24 @@ class HttpStatus(FetchError):
 
 class UnsupportedContent(FetchError):
     code = "unsupported_content"
+
+
+class InvalidFeedConfig(ToolError):
+    """A feed config that breaks the html2rss format; ``detail.errors`` lists each problem with its path."""
+
+    code = "invalid_config"
+
+
+class NoItems(ToolError):
+    """A feed config that found no items on its page."""
+
+    code = "no_items"
+
+
+class NotAvailable(ToolError):
+    """Something this build of netglean cannot do (browser rendering)."""
+
+    code = "not_available"
 
 
 class ConfigurationError(NetgleanError):

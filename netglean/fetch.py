@@ -340,22 +340,25 @@ class Fetcher:
         accept: str = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8",
         max_bytes: int | None = None,
         error_pages: bool = False,
+        headers: Mapping[str, str] | None = None,
     ) -> Page:
         """GET ``url`` under the whole policy; ``max_bytes`` may only lower the operator's cap.
 
         A 4xx/5xx answer raises ``HttpStatus`` unless ``error_pages``: then it is returned like any
         page, for tools that diagnose what a server sends (a challenge page is often a 403).
+        ``headers`` (a feed config's) are sent too, except those netglean itself decides: the
+        Host, its honest User-Agent, encodings, framing and connection headers.
         """
         cap = min(max_bytes or self.policy.max_bytes, self.policy.max_bytes)
         try:
             with anyio.fail_after(self.policy.total_timeout):
-                return await self._follow(url, accept, cap, error_pages)
+                return await self._follow(url, accept, cap, error_pages, _allowed_headers(headers or {}))
         except TimeoutError:
             raise FetchTimeout(
                 f"fetching {url} took longer than {self.policy.total_timeout:g} s", detail={"url": url}
             ) from None
 
-    async def _follow(self, url: str, accept: str, cap: int, error_pages: bool) -> Page:
+    async def _follow(self, url: str, accept: str, cap: int, error_pages: bool, extra: dict[str, str]) -> Page:
         current = parse_url(url)
         hops: list[Hop] = []
         downgraded = False
@@ -363,7 +366,7 @@ class Fetcher:
             await self._pin(current)  # the address policy first: a refused host is never asked for robots.txt
             if self.policy.obey_robots:
                 await self._check_robots(current)
-            response_status, headers, body = await self._get(current, accept, cap)
+            response_status, headers, body = await self._get(current, accept, cap, extra)
             location = headers.get("location")
             if response_status in REDIRECTS and location:
                 target = parse_url(str(current.join(location)))
@@ -448,7 +451,9 @@ class Fetcher:
             return _Robots(None, self.policy.robots_unreadable_allows, f"answered HTTP {status}")
         return _Robots(protego.Protego.parse(decode(body, None)), None)
 
-    async def _get(self, url: httpx.URL, accept: str, cap: int) -> tuple[int, dict[str, str], bytes]:
+    async def _get(
+        self, url: httpx.URL, accept: str, cap: int, extra: Mapping[str, str] | None = None
+    ) -> tuple[int, dict[str, str], bytes]:
         """One request to an already pinned host, no redirects: budget, politeness, bounded body."""
         if self.spent >= self.policy.session_budget:
             raise BudgetExhausted(f"this session has made its {self.policy.session_budget} requests")
@@ -456,7 +461,7 @@ class Fetcher:
         host = url.host
         async with self._polite(host, url):
             request = self._client().get(
-                yarl.URL(str(url), encoded=True), headers={"accept": accept}, allow_redirects=False
+                yarl.URL(str(url), encoded=True), headers={"accept": accept, **(extra or {})}, allow_redirects=False
             )
             try:
                 async with request as response:
@@ -527,6 +532,22 @@ class Fetcher:
 
 _TRACKED_HOSTS = 4096
 """Hosts whose pins and politeness state a fetcher keeps; beyond that the least recently used go."""
+
+
+_OWN_HEADERS = frozenset(
+    {
+        "host", "user-agent", "accept-encoding", "content-length", "transfer-encoding", "connection",
+        "keep-alive", "te", "trailer", "upgrade", "proxy-authorization", "proxy-connection",
+    }
+)  # fmt: skip
+
+
+def _allowed_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    return {
+        name.lower(): value
+        for name, value in headers.items()
+        if name.lower() not in _OWN_HEADERS and "\r" not in value and "\n" not in value
+    }
 
 
 def parse_url(url: str) -> httpx.URL:

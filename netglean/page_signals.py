@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
@@ -61,16 +61,49 @@ def bot_wall(status: int, headers: Mapping[str, str], markup: str) -> list[str]:
     return sorted(set(signals))
 
 
-def candidate_items(tree: Any) -> dict[str, int]:
-    """How many articles the page marks up, and the largest group of alike siblings that each hold a link."""
-    articles = len(tree.css("article"))
-    best = 0
-    for parent in tree.css("ul, ol, div, section, main, tbody"):
-        shapes: Counter[tuple[str, str]] = Counter()
+@dataclass(frozen=True, slots=True)
+class ItemGroup:
+    """Alike siblings that each hold a link: a listing's items."""
+
+    parent: Any
+    tag: str
+    classes: tuple[str, ...]
+    nodes: tuple[Any, ...]
+
+
+def item_groups(tree: Any, minimum: int = 3) -> list[ItemGroup]:
+    """Groups of at least ``minimum`` alike siblings (same tag and classes) holding links, largest first.
+
+    Groups inside navigation, headers, footers and asides are left out: they are the site's
+    menus and related-link lists, not what the page lists."""
+    groups: list[ItemGroup] = []
+    for parent in tree.css("ul, ol, div, section, main, tbody, body"):
+        if _in_page_chrome(parent):
+            continue
+        shapes: dict[tuple[str, tuple[str, ...]], list[Any]] = {}
         child = parent.child
         while child is not None:
             if child.tag not in {"-text", "-comment"} and child.css_first("a[href]") is not None:
-                shapes[(child.tag, child.attributes.get("class") or "")] += 1
+                classes = tuple(sorted((child.attributes.get("class") or "").split()))
+                shapes.setdefault((child.tag, classes), []).append(child)
             child = child.next
-        best = max([best, *shapes.values()])
-    return {"articles": articles, "repeated_items": best if best >= 3 else 0}
+        for (tag, classes), nodes in shapes.items():
+            if len(nodes) >= minimum:
+                groups.append(ItemGroup(parent, tag, classes, tuple(nodes)))
+    # Largest first; among equals, the one carrying more text (articles beat menus).
+    return sorted(groups, key=lambda g: (-len(g.nodes), -sum(len(n.text(deep=True)) for n in g.nodes)))
+
+
+def _in_page_chrome(node: Any) -> bool:
+    """Inside navigation, a header, a footer or an aside: menus and link lists, not the page's items."""
+    while node is not None:
+        if node.tag in {"nav", "header", "footer", "aside"}:
+            return True
+        node = node.parent
+    return False
+
+
+def candidate_items(tree: Any) -> dict[str, int]:
+    """How many articles the page marks up, and the largest group of alike siblings that each hold a link."""
+    groups = item_groups(tree)
+    return {"articles": len(tree.css("article")), "repeated_items": len(groups[0].nodes) if groups else 0}

@@ -11,6 +11,7 @@ import zlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import uvicorn
@@ -247,12 +248,12 @@ APP = Starlette(
 
 
 @contextmanager
-def serve(tls: tuple[Path, Path] | None = None) -> Iterator[int]:
-    """Run the site on a free 127.0.0.1 port in a background thread (over TLS when given a cert and key)."""
+def serve(tls: tuple[Path, Path] | None = None, app: Any = None) -> Iterator[int]:
+    """Run the site (or ``app``) on a free 127.0.0.1 port in a background thread (over TLS given a cert and key)."""
     tls_options = {"ssl_certfile": str(tls[0]), "ssl_keyfile": str(tls[1])} if tls else {}
     server = uvicorn.Server(
         uvicorn.Config(
-            APP, host="127.0.0.1", port=0, log_level="error", lifespan="off", server_header=False, **tls_options
+            app or APP, host="127.0.0.1", port=0, log_level="error", lifespan="off", server_header=False, **tls_options
         )
     )
     thread = threading.Thread(target=server.run, daemon=True)

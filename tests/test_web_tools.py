@@ -267,7 +267,7 @@ def test_crawl_limits_pages_and_batch_crawl_isolates_seeds(client: SyncClient) -
 
 def test_inspect_url_reads_feeds_listings_and_bot_walls(client: SyncClient) -> None:
     listing = client.call("inspect_url", {"url": "http://site.test/listing"}).structured_content
-    assert listing["next_step"] == "scrape" and listing["payload"]["repeated_items"] == 12
+    assert listing["next_step"] == "capture_config" and listing["payload"]["repeated_items"] == 12
     assert listing["payload"]["robots"] == "allowed" and listing["payload"]["feeds"] == []
     with_feed = client.call("inspect_url", {"url": "http://site.test/listing?feed=1"}).structured_content
     assert with_feed["next_step"] == "done"
@@ -281,6 +281,7 @@ def test_inspect_url_reads_feeds_listings_and_bot_walls(client: SyncClient) -> N
     payload = article["payload"]
     assert payload["redirects"] == ["http://site.test/redirect?to=/article"] and payload["articles"] == 0
     assert payload["content_type"] == "text/html" and payload["bot_wall"] is False
+    assert article["next_step"] == "scrape"  # one article, no listing: read it as a page
 
 
 def test_inspect_url_reports_robots_without_fetching(client: SyncClient) -> None:

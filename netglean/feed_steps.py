@@ -1,0 +1,158 @@
+"""The html2rss post-processing steps, applied in order to one field's value.
+
+Values are strings until parse_time, which leaves an aware datetime (shown as ISO 8601 to
+later steps). Steps that cannot work on a value leave None, which ends the chain: one odd
+item never fails a feed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+from urllib.parse import urljoin
+from zoneinfo import ZoneInfo
+
+Value = str | datetime | None
+Lookup = Callable[[str], Value]
+
+_RUBY_GROUP = re.compile(r"\\(\d)|%(\d)")
+_TEMPLATE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
+_SAFE_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details", "dfn", "div", "dl",
+    "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li",
+    "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub", "summary", "sup", "table",
+    "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "video", "audio", "source", "picture",
+}  # fmt: skip
+_SAFE_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title", "width", "height", "srcset"},
+    "source": {"src", "srcset", "type", "media"},
+    "video": {"src", "poster", "controls"},
+    "audio": {"src", "controls"},
+    "time": {"datetime"},
+    "td": {"colspan", "rowspan"},
+    "th": {"colspan", "rowspan", "scope"},
+    "*": {"lang", "dir"},
+}
+_URL_ATTRIBUTES = {"href", "src", "poster"}
+
+
+def ruby_regex(pattern: str) -> re.Pattern[str]:
+    """A gsub pattern: ``/regex/flags`` as html2rss configs write Ruby regexes, else the literal text."""
+    match = re.fullmatch(r"/(.*)/([imx]*)", pattern, re.DOTALL)
+    if not match:
+        return re.compile(re.escape(pattern))
+    flags = 0
+    for flag in match.group(2):
+        flags |= {"i": re.IGNORECASE, "m": re.DOTALL, "x": re.VERBOSE}[flag]  # Ruby's m is Python's DOTALL
+    return re.compile(match.group(1).replace(r"\A", "^").replace(r"\z", r"\Z"), flags | re.MULTILINE)
+
+
+def apply(steps: list[Mapping[str, Any]], value: Value, *, base_url: str, time_zone: str, lookup: Lookup) -> Value:
+    for step in steps:
+        if value is None and step["name"] != "template":  # a template builds a value from other fields
+            return None
+        value = _STEPS[step["name"]](step, value, base_url=base_url, time_zone=time_zone, lookup=lookup)
+    return value
+
+
+def parse_time(raw: Value, time_zone: str) -> datetime | None:
+    """A date as pages write it, made aware in ``time_zone`` when it names none; None when unreadable."""
+    value = _parse_time({}, raw, time_zone=time_zone) if raw else None
+    return value if isinstance(value, datetime) else None
+
+
+def text_of(value: Value) -> str:
+    return value.isoformat() if isinstance(value, datetime) else (value or "")
+
+
+def _gsub(step: Mapping[str, Any], value: Value, **_: Any) -> Value:
+    replacement = _RUBY_GROUP.sub(lambda m: f"\\g<{m.group(1) or m.group(2)}>", step["replacement"])
+    return ruby_regex(step["pattern"]).sub(replacement, text_of(value))
+
+
+def _template(step: Mapping[str, Any], value: Value, *, lookup: Lookup, **_: Any) -> Value:
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        return text_of(value if name == "self" else lookup(name))
+
+    return _TEMPLATE.sub(fill, step["string"])
+
+
+def _substring(step: Mapping[str, Any], value: Value, **_: Any) -> Value:
+    """Ruby's ``value[start..end]``: both ends inclusive, negative ends count from the end."""
+    text = text_of(value)
+    start, end = step["start"], step.get("end", -1)
+    stop = len(text) + end + 1 if end < 0 else end + 1
+    return text[start:stop]
+
+
+def _parse_time(step: Mapping[str, Any], value: Value, *, time_zone: str, **_: Any) -> Value:
+    from dateutil import parser
+
+    if isinstance(value, datetime):
+        return value
+    zone = ZoneInfo(step.get("time_zone") or time_zone)
+    try:
+        today = datetime.now(zone).replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None)
+        parsed = parser.parse(text_of(value), fuzzy=True, default=today)  # missing parts: today, as Ruby's Time.parse
+    except (ValueError, OverflowError):
+        return None
+    return parsed.replace(tzinfo=zone) if parsed.tzinfo is None else parsed
+
+
+def _sanitize_html(step: Mapping[str, Any], value: Value, *, base_url: str, **_: Any) -> Value:
+    return sanitize_html(text_of(value), base_url)
+
+
+def sanitize_html(markup: str, base_url: str) -> str:
+    """Markup a feed reader can show safely: no scripts, styles, handlers or frames; URLs absolute."""
+    import nh3
+
+    def absolute(tag: str, attribute: str, value: str) -> str | None:
+        if attribute in _URL_ATTRIBUTES:
+            url = urljoin(base_url, value.strip())
+            return url if url.startswith(("http://", "https://")) else None
+        return value
+
+    return nh3.clean(
+        markup,
+        tags=_SAFE_TAGS,
+        attributes=_SAFE_ATTRIBUTES,
+        attribute_filter=absolute,
+        link_rel="nofollow noopener noreferrer",
+        url_schemes={"http", "https"},
+    )
+
+
+def _html_to_markdown(step: Mapping[str, Any], value: Value, *, base_url: str, **_: Any) -> Value:
+    from netglean.extract import extract, render
+    from netglean.html_tree import parse_html
+
+    tree = parse_html(f"<html><body>{text_of(value)}</body></html>")
+    return render(extract(tree, base_url, main_content=False), "markdown")
+
+
+def _markdown_to_html(step: Mapping[str, Any], value: Value, *, base_url: str, **_: Any) -> Value:
+    from markdown_it import MarkdownIt
+
+    return sanitize_html(MarkdownIt("commonmark").render(text_of(value)), base_url)
+
+
+def _parse_uri(step: Mapping[str, Any], value: Value, *, base_url: str, **_: Any) -> Value:
+    url = urljoin(base_url, text_of(value).strip())
+    return url if url.startswith(("http://", "https://")) else None
+
+
+_STEPS: dict[str, Callable[..., Value]] = {
+    "gsub": _gsub,
+    "template": _template,
+    "substring": _substring,
+    "parse_time": _parse_time,
+    "sanitize_html": _sanitize_html,
+    "html_to_markdown": _html_to_markdown,
+    "markdown_to_html": _markdown_to_html,
+    "parse_uri": _parse_uri,
+}

@@ -1,0 +1,51 @@
+"""Listing pages for the feed tools, served on 127.0.0.1: news, blog, releases, jobs, a JSON API, and pages
+whose items only detection finds (Next.js state, JSON-LD), plus a two-page listing and a bot-wall page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+FIXTURES = Path(__file__).parent / "fixtures" / "feeds"
+PAGES = {"news": "news.html", "blog": "blog.html", "releases": "releases.html", "jobs": "jobs.html",
+         "state": "state.html", "jsonld": "jsonld.html"}  # fmt: skip
+
+
+async def listing(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in PAGES:
+        return HTMLResponse("<h1>Not found</h1>", status_code=404)
+    return HTMLResponse((FIXTURES / PAGES[name]).read_text(encoding="utf-8"))
+
+
+async def api(request: Request) -> Response:
+    return Response((FIXTURES / "api.json").read_bytes(), media_type="application/json")
+
+
+async def paged(request: Request) -> Response:
+    number = int(request.query_params.get("page", "1"))
+    items = "".join(
+        f'<li class="entry"><a href="/feeds/post/{number}-{i}">Post {i} of page {number}</a></li>' for i in range(3)
+    )
+    more = f'<a rel="next" href="/feeds/paged?page={number + 1}">Older</a>' if number < 3 else ""
+    return HTMLResponse(f"<html><body><ul class='entries'>{items}</ul>{more}</body></html>")
+
+
+async def empty(request: Request) -> Response:
+    return HTMLResponse(
+        "<html><head><title>Just a moment...</title></head><body><p>Checking your browser</p></body></html>"
+    )
+
+
+FEED_APP = Starlette(
+    routes=[
+        Route("/feeds/api.json", api),
+        Route("/feeds/paged", paged),
+        Route("/feeds/empty", empty),
+        Route("/feeds/{name}", listing),
+    ]
+)

@@ -1,0 +1,350 @@
+"""Feeds: html2rss configs (the 56-config corpus, mistakes), post-processing, RSS/JSON Feed output, and the tools
+over MCP against listing pages served on 127.0.0.1 (capture -> validate -> apply, scrape_url)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import feedparser
+import pytest
+import yaml
+from mcp.client._memory import InMemoryTransport
+
+from netglean import feed_config, feed_steps
+from netglean.calls import ToolRunner
+from netglean.errors import InvalidFeedConfig
+from netglean.feed_items import document, json_selector, read_items
+from netglean.feed_output import count_items, rss
+from netglean.mcp_server import build_server
+from netglean.registry import Registry
+from netglean.settings import Settings
+from tests.conftest import SyncClient, open_client
+from tests.feed_site import FEED_APP, FIXTURES
+from tests.fixture_site import serve
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "html2rss-configs"
+CORPUS_FILES = sorted(CORPUS.glob("*/*.yml"))
+
+
+def test_the_corpus_is_there() -> None:
+    assert len(CORPUS_FILES) == 56, f"expected the 56 corpus configs in {CORPUS}"
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_corpus_config_validates_and_loads(path: Path) -> None:
+    raw = feed_config.parse_yaml(path.read_text(encoding="utf-8"))
+    assert feed_config.problems(raw) == []
+    loaded = feed_config.load(raw)
+    assert "%<" not in loaded["channel"]["url"] and loaded["channel"]["url"].startswith("https://")
+    assert loaded["selectors"] == raw["selectors"]  # selectors and templates are kept as written
+
+
+MINIMAL: dict[str, Any] = {
+    "channel": {"url": "https://example.com/news", "time_zone": "UTC"},
+    "selectors": {"items": {"selector": "article"}, "title": {"selector": "h2"}},
+}
+
+
+def _with(**changes: Any) -> dict[str, Any]:
+    config = yaml.safe_load(yaml.safe_dump(MINIMAL))
+    for pointer, value in changes.items():
+        *parents, last = pointer.split("__")
+        node = config
+        for part in parents:
+            node = node.setdefault(part, {})
+        if value is None:
+            node.pop(last, None)
+        else:
+            node[last] = value
+    return config
+
+
+@pytest.mark.parametrize(
+    ("config", "path", "words"),
+    [
+        (_with(channel__colour="red"), "/channel", "unknown key 'colour'"),
+        (_with(channel__ttl="60"), "/channel/ttl", "must be an integer, not a string '60'"),
+        (_with(selectors__items__selector=None), "/selectors/items", "items needs 'selector'"),
+        (_with(selectors__title={"selector": "h2", "extractor": "txt"}), "/selectors/title/extractor", "'txt'"),
+        (_with(selectors__title={"extractor": "attribute"}), "/selectors/title", "needs 'attribute'"),
+        (
+            _with(selectors__title={"selector": "h2", "post_process": [{"name": "gsub", "pattern": "x"}]}),
+            "/selectors/title/post_process/0",
+            "gsub needs 'replacement'",
+        ),
+        (
+            _with(selectors__title={"selector": "h2", "post_process": [{"name": "substring", "begin": 1}]}),
+            "/selectors/title/post_process/0",
+            "unknown key 'begin'",
+        ),
+        (
+            _with(
+                selectors__title={
+                    "selector": "h2",
+                    "post_process": [{"name": "gsub", "pattern": "/(/", "replacement": ""}],
+                }
+            ),
+            "/selectors/title/post_process/0/pattern",
+            "does not compile",
+        ),
+        (
+            _with(selectors__title={"post_process": [{"name": "template", "string": "%{nothing}"}]}),
+            "/selectors/title/post_process/0/string",
+            "'nothing', which is no field",
+        ),
+        (_with(channel__time_zone="Mars/Olympus"), "/channel/time_zone", "not a known IANA time zone"),
+        (_with(selectors=None), "", "selectors (with items) or auto_source"),
+        (_with(strategy="selenium"), "/strategy", "use one of: faraday, browserless, botasaurus"),
+    ],
+)
+def test_typical_mistakes_are_named_with_their_path_and_a_sentence(config: Any, path: str, words: str) -> None:
+    found = feed_config.problems(config)
+    assert any(p.path == path and words in p.message for p in found), [p.as_dict() for p in found]
+
+
+def test_yaml_errors_name_the_line_and_local_files_are_refused() -> None:
+    with pytest.raises(InvalidFeedConfig) as broken:
+        feed_config.parse_yaml("channel:\n  url: [unclosed\n")
+    assert "line 3" in broken.value.message or "line 2" in broken.value.message
+    with pytest.raises(InvalidFeedConfig) as local:
+        feed_config.load(_with(channel__url="file:///etc/passwd"))
+    assert local.value.detail["errors"] == [
+        {"path": "/channel/url", "message": "'file:///etc/passwd' is not an http(s) URL; tools never read local files"}
+    ]
+
+
+def test_parameters_fill_the_channel_and_unknown_ones_are_refused() -> None:
+    config = _with(parameters={"section": {"type": "string", "default": "news"}})
+    config["channel"]["url"] = "https://example.com/%<section>s"
+    assert feed_config.load(config)["channel"]["url"] == "https://example.com/news"
+    assert feed_config.load(config, {"section": "sport"})["channel"]["url"] == "https://example.com/sport"
+    with pytest.raises(InvalidFeedConfig, match="no parameter 'region'"):
+        feed_config.load(config, {"region": "x"})
+
+
+def _step(step: dict[str, Any], value: feed_steps.Value, **fields: str) -> feed_steps.Value:
+    return feed_steps.apply(
+        [step], value, base_url="https://example.com/a/", time_zone="Europe/Berlin", lookup=fields.get
+    )
+
+
+def test_post_processors() -> None:
+    assert _step({"name": "gsub", "pattern": "/^(\\d+.)\\s/", "replacement": ""}, "12. Title") == "Title"
+    assert _step({"name": "gsub", "pattern": "/(\\w+) (\\w+)/", "replacement": "\\2 \\1"}, "tide high") == "high tide"
+    assert _step({"name": "gsub", "pattern": "a.b", "replacement": "-"}, "a.b axb") == "- axb"  # plain text is literal
+    assert _step({"name": "template", "string": "%{self} by %<author>s"}, "Tides", author="Ana") == "Tides by Ana"
+    assert _step({"name": "substring", "start": 0, "end": -5}, "Heute, 12:00 Uhr") == "Heute, 12:00"
+    assert _step({"name": "substring", "start": 2, "end": 4}, "abcdef") == "cde"
+    stamp = _step({"name": "parse_time"}, "2026-11-29 08:00")
+    assert isinstance(stamp, datetime) and stamp.isoformat() == "2026-11-29T08:00:00+01:00"
+    assert _step({"name": "parse_time"}, "not a date at all") is None
+    clean = _step({"name": "sanitize_html"}, '<p onclick="x()">Hi <a href="/b">b</a><script>evil()</script></p>')
+    assert clean == '<p>Hi <a href="https://example.com/b" rel="nofollow noopener noreferrer">b</a></p>'
+    assert _step({"name": "markdown_to_html"}, "**bold** [x](/y)") == (
+        '<p><strong>bold</strong> <a href="https://example.com/y" rel="nofollow noopener noreferrer">x</a></p>\n'
+    )
+    assert _step({"name": "html_to_markdown"}, "<p>A <b>bold</b> <a href='/z'>link</a></p>") == (
+        "A **bold** [link](https://example.com/z)"
+    )
+    assert _step({"name": "parse_uri"}, "../c?d=1") == "https://example.com/c?d=1"
+
+
+def test_json_selectors_match_html2rss_markup_even_for_html_element_names() -> None:
+    tree = document('{"items": [{"image": {"url": "/i.png"}, "link": "/p", "title": "T", "p": 1}]}', is_json=True)
+    assert json_selector("items > array > object") == '[data-k="items"] > array > object'
+    config = {
+        "channel": {"url": "https://example.com/"},
+        "selectors": {
+            "items": {"selector": "items > array > object:has(link)"},
+            "title": {"selector": "title"},
+            "url": {"selector": "link"},
+            "image": {"selector": "image url"},
+            "description": {"selector": "p"},
+        },
+    }
+    [item] = read_items(tree, config, "https://example.com/", is_json=True)
+    assert item["title"] == "T" and item["url"] == "https://example.com/p"
+    assert item["image"] == "https://example.com/i.png" and item["description"] == "1"
+
+
+def test_rss_output_is_escaped_dated_in_the_channel_zone_and_accepted_by_feedparser() -> None:
+    items = [
+        {
+            "id": "abc",
+            "title": "Tides & <currents>",
+            "url": "https://example.com/t?a=1&b=2",
+            "description": "<p>Hello</p>",
+            "published_at": "2026-11-29T07:30:00+00:00",
+            "author": "Ana",
+            "categories": ["sea", "sea2"],
+            "enclosure": {"url": "https://example.com/t.mp3", "type": "audio/mpeg"},
+        }
+    ]
+    channel = {"url": "https://example.com/", "title": "Harbour", "time_zone": "Europe/Berlin", "ttl": 60}
+    xml = rss(channel, items)
+    assert count_items(xml) == 1 and "<pubDate>Sun, 29 Nov 2026 08:30:00 +0100</pubDate>" in xml
+    parsed = feedparser.parse(xml)
+    assert not parsed.bozo, parsed.get("bozo_exception")
+    entry = parsed.entries[0]
+    assert entry.title == "Tides & <currents>" and entry.link == "https://example.com/t?a=1&b=2"
+    assert entry.id == "abc" and entry.enclosures[0]["type"] == "audio/mpeg" and entry.author == "Ana"
+    assert [t.term for t in entry.tags] == ["sea", "sea2"]
+
+
+@pytest.fixture(scope="module")
+def feeds(registry: Registry) -> Iterator[tuple[SyncClient, int]]:
+    """An MCP client whose server may read 127.0.0.1 (the operator switch), and the listing site's port."""
+    settings = dataclasses.replace(
+        Settings.load(environ=dict(os.environ)), allow_private_hosts=True, host_interval=0.0, read_workers=0
+    )
+    runner = ToolRunner(registry, settings)
+    with (
+        serve(app=FEED_APP) as port,
+        open_client(InMemoryTransport(build_server(registry, settings, runner)), runner) as client,
+    ):
+        yield client, port
+
+
+def _call(client: SyncClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    envelope: dict[str, Any] = client.call(tool, arguments).structured_content
+    return envelope
+
+
+EXPECTED = {
+    "news": (5, "Storm closes the port for two days", "Sun, 29 Nov 2026 07:30:00 +0100"),
+    "blog": (4, "Sharpening without a jig", "Mon, 12 Oct 2026 00:00:00 +0200"),
+    "releases": (3, "v2.1.0 released", "Fri, 20 Nov 2026 10:00:00 +0000"),
+    "jobs": (4, "Deckhand (seasonal) at North Ferries", "Wed, 25 Nov 2026 00:00:00 -0500"),
+    "api": (3, "Tide gauge upgraded", "Sun, 29 Nov 2026 08:00:00 +1300"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_configs_apply_to_rss_that_feedparser_reads(feeds: tuple[SyncClient, int], name: str) -> None:
+    client, port = feeds
+    text = (FIXTURES / f"{name}.yml").read_text(encoding="utf-8")
+    envelope = _call(client, "apply_config", {"yaml": text, "parameters": {"port": str(port)}})
+    assert envelope["ok"] and envelope["next_step"] == "done", envelope
+    count, first_title, first_date = EXPECTED[name]
+    payload = envelope["payload"]
+    assert payload["item_count"] == count and payload["pages"] == 1
+    parsed = feedparser.parse(payload["rss"])
+    assert not parsed.bozo and len(parsed.entries) == count
+    first = parsed.entries[0]
+    assert first.title == first_title and first.published == first_date
+    assert all(entry.link.startswith(("http://127.0.0.1:", "https://notices.example/")) for entry in parsed.entries)
+    again = _call(client, "apply_config", {"yaml": text, "parameters": {"port": str(port)}})
+    assert [e.id for e in feedparser.parse(again["payload"]["rss"]).entries] == [e.id for e in parsed.entries]
+
+
+def test_blog_config_details_survive_into_the_feed(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    text = (FIXTURES / "blog.yml").read_text(encoding="utf-8")
+    payload = _call(client, "apply_config", {"yaml": text, "parameters": {"port": str(port)}, "format": "json_feed"})[
+        "payload"
+    ]
+    items = payload["feed"]["items"]
+    assert [i["title"] for i in items][-1] == "Restoring a 1950s lathe"  # order: reverse
+    dovetails = next(i for i in items if "dovetails" in i["url"])
+    assert dovetails["title"] == "Hand-cut dovetails (attempt third)"  # gsub with a group
+    assert dovetails["content_html"] == "<p>Better, but not there yet. </p>"  # the script is gone
+    assert dovetails["tags"] == ["wood"] and payload["feed"]["version"] == "https://jsonfeed.org/version/1.1"
+
+
+@pytest.mark.parametrize("name", ["news", "blog", "jobs", "releases"])
+def test_capture_validate_apply_over_mcp(feeds: tuple[SyncClient, int], name: str) -> None:
+    client, port = feeds
+    captured = _call(client, "capture_config", {"url": f"http://127.0.0.1:{port}/feeds/{name}"})
+    assert captured["ok"] and captured["next_step"] == "validate_config", captured
+    draft = captured["payload"]
+    assert draft["articles_count"] == EXPECTED[name][0] and draft["config"]["selectors"]["items"]["enhance"] is True
+    checked = _call(client, "validate_config", {"yaml": draft["yaml"]})
+    assert checked["payload"]["valid"] is True and checked["next_step"] == "apply_config", checked
+    applied = _call(client, "apply_config", {"config": checked["payload"]["config"]})
+    assert applied["ok"] and applied["payload"]["item_count"] == EXPECTED[name][0]
+    parsed = feedparser.parse(applied["payload"]["rss"])
+    assert not parsed.bozo and all(entry.title and entry.link for entry in parsed.entries)
+
+
+@pytest.mark.parametrize(
+    ("page", "count", "first"),
+    [("state", 3, "Episode 12: Night pilots"), ("jsonld", 3, "Reading tide tables"), ("news", 5, "Storm closes")],
+)
+def test_scrape_url_detects_items(feeds: tuple[SyncClient, int], page: str, count: int, first: str) -> None:
+    client, port = feeds
+    envelope = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/{page}", "limit": 2})
+    payload = envelope["payload"]
+    assert envelope["next_step"] == "done" and payload["total"] == count and len(payload["items"]) == 2
+    assert payload["items"][0]["title"].startswith(first) and payload["source"] == "auto"
+
+
+def test_scrape_url_with_a_selector_hint_and_an_empty_page(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    hinted = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/jobs", "items_selector": "tr.job"})
+    assert hinted["payload"]["source"] == "selector" and hinted["payload"]["total"] == 4
+    assert hinted["payload"]["items"][0] == {
+        "title": "Deckhand (seasonal)",
+        "url": f"http://127.0.0.1:{port}/jobs/101",
+        "id": hinted["payload"]["items"][0]["id"],
+    }
+    empty = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/empty"})
+    assert empty["ok"] is True and empty["payload"]["items"] == [] and empty["next_step"] == "inspect_url"
+
+
+def test_pagination_is_followed_up_to_max_pages(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    config = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/paged"},
+        "selectors": {
+            "items": {"selector": "li.entry", "pagination": {"max_pages": 2}},
+            "title": {"selector": "a"},
+            "url": {"selector": "a", "extractor": "href"},
+        },
+    }
+    payload = _call(client, "apply_config", {"config": config, "format": "json_feed"})["payload"]
+    assert payload["pages"] == 2 and payload["item_count"] == 6
+    assert payload["feed"]["items"][-1]["title"] == "Post 2 of page 2"
+
+
+def test_failures_point_somewhere_useful(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    nothing = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/news"},
+        "selectors": {"items": {"selector": "div.nothing-here"}, "title": {"selector": "h2"}},
+    }
+    empty = _call(client, "apply_config", {"config": nothing})
+    assert empty["ok"] is False and empty["payload"]["error"]["code"] == "no_items"
+    assert empty["next_step"] == "inspect_url"
+    browser = {**nothing, "strategy": "browserless"}
+    checked = _call(client, "validate_config", {"config": browser})["payload"]
+    assert checked["valid"] is True and checked["browser_required"] is True
+    refused = _call(client, "apply_config", {"config": browser})
+    assert refused["payload"]["error"]["code"] == "not_available"
+    assert "browser rendering is not available" in refused["payload"]["error"]["message"]
+    invalid = _call(
+        client, "validate_config", {"yaml": "channel: {url: 'file:///etc/passwd'}\nselectors: {items: {selector: a}}"}
+    )
+    assert invalid["payload"]["valid"] is False and invalid["next_step"] == "validate_config"
+    assert invalid["payload"]["errors"][0]["path"] == "/channel/url"
+    both = client.call("validate_config", {"yaml": "a: 1", "config": {}}).structured_content
+    assert both["payload"]["error"]["code"] == "invalid_arguments"
+
+
+def test_feed_resources(feeds: tuple[SyncClient, int]) -> None:
+    import json
+
+    client, _ = feeds
+    schema = json.loads(client.run("read_resource", "netglean://feeds/config-schema").contents[0].text)
+    assert schema["title"] == "FeedConfig" and "FeedField" in schema["$defs"]
+    extractors = json.loads(client.run("read_resource", "netglean://feeds/extractors").contents[0].text)
+    assert set(extractors["extractors"]) == {"text", "html", "href", "attribute", "static"}
+    assert "parse_time" in extractors["post_processors"]
+    capabilities = json.loads(client.run("read_resource", "netglean://feeds/capabilities").contents[0].text)
+    assert capabilities["browser_rendering"] is False and all(isinstance(v, bool) for v in capabilities.values())
+    strategies = json.loads(client.run("read_resource", "netglean://feeds/strategies").contents[0].text)
+    assert strategies["available"] == ["faraday"]
