@@ -7,7 +7,7 @@ import json
 import platform
 from pathlib import Path
 
-from bench import extraction, fetch, generator, http, stdio
+from bench import extraction, feeds, fetch, generator, http, stdio
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -23,6 +23,7 @@ def main() -> None:
         "generator": generator.run(repeats=1 if args.quick else 3),
         "http": http.run(seconds=1.0 if args.quick else 3.0, repeats=1 if args.quick else 3),
         "extraction": extraction.run(per_layout=2 if args.quick else 5, repeats=1 if args.quick else 3),
+        "feeds": feeds.run(repeats=5 if args.quick else 15),
         "fetch": fetch.run(
             pages=200 if args.quick else 1000, repeats=1 if args.quick else 3, reference_pages=50 if args.quick else 200
         ),
@@ -59,6 +60,15 @@ def main() -> None:
         print(
             f"{name:<12} F1 {row['f1']:.3f}  precision {row['precision']:.3f}  recall {row['recall']:.3f}  "
             f"{row['ms_per_page']:.2f} ms/page"
+        )
+    d = figures["feeds"]
+    print(f"\nfeed configs, network excluded (medians of {d['repeats']}; floor = one selectolax parse of the page)")
+    for name in ("apply_config", "capture_config"):
+        row = d[name]
+        print(
+            f"  {name:<15} {row['page_bytes'] / 1024:>5.0f} KB {row['items']:>4} items "
+            f"{row['ms_per_call']:>6.1f} ms/call "
+            f"{row['items_per_s']:>8.0f} items/s  floor {row['parse_floor_ms']:.1f} ms -> {row['ratio_to_floor']:.1f}x"
         )
     f = figures["fetch"]
     print(

@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from netglean.errors import ConfigurationError
@@ -58,7 +59,24 @@ def _json_value(text: str) -> Any:
         raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
 
 
-_PARSERS: dict[str, Callable[[str], Any]] = {"string": str, "integer": int, "number": float, "json": _json_value}
+def _string_value(raw: str) -> str:
+    """A string flag; ``@PATH`` reads the file (a feed config, a long markdown draft), as curl does.
+
+    Only the command line reads local files: tool arguments over MCP and REST never do."""
+    if not raw.startswith("@") or len(raw) == 1:
+        return raw
+    try:
+        return Path(raw[1:]).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise argparse.ArgumentTypeError(f"cannot read {raw[1:]}: {exc}") from None
+
+
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "string": _string_value,
+    "integer": int,
+    "number": float,
+    "json": _json_value,
+}
 
 
 def _add_tool_commands(subparsers: Any) -> None:

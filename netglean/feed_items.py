@@ -238,7 +238,7 @@ def _entry(
     URLs (link, image, enclosure) are made absolute against the page, whatever extractor read them."""
     for key in ("url", "image", "enclosure"):
         if isinstance(values.get(key), str):
-            values[key] = urljoin(base_url, str(values[key]).strip())
+            values[key] = feed_steps.absolute_url(base_url, str(values[key]))
     title, url, description = (text_of(values.get(k)) or None for k in ("title", "url", "description"))
     if not (title or url or description):
         return None

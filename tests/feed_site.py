@@ -1,5 +1,5 @@
 """Listing pages for the feed tools, served on 127.0.0.1: news, blog, releases, jobs, a JSON API, and pages
-whose items only detection finds (Next.js state, JSON-LD), plus a two-page listing and a bot-wall page."""
+whose items only detection finds (Next.js state, JSON-LD, a sitemap), a paged listing and a bot-wall page."""
 
 from __future__ import annotations
 
@@ -35,6 +35,15 @@ async def paged(request: Request) -> Response:
     return HTMLResponse(f"<html><body><ul class='entries'>{items}</ul>{more}</body></html>")
 
 
+async def sitemap(request: Request) -> Response:
+    urls = "".join(
+        f"<url><loc>http://127.0.0.1:{request.url.port}/guides/{slug}</loc><lastmod>2026-11-{day}</lastmod></url>"
+        for slug, day in (("reading-tide-tables", 20), ("spring-and-neap", 21), ("tidal-streams", 22))
+    )
+    body = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
+    return Response(body, media_type="application/xml")
+
+
 async def empty(request: Request) -> Response:
     return HTMLResponse(
         "<html><head><title>Just a moment...</title></head><body><p>Checking your browser</p></body></html>"
@@ -45,6 +54,7 @@ FEED_APP = Starlette(
     routes=[
         Route("/feeds/api.json", api),
         Route("/feeds/paged", paged),
+        Route("/feeds/sitemap.xml", sitemap),
         Route("/feeds/empty", empty),
         Route("/feeds/{name}", listing),
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -62,3 +63,16 @@ def test_demo_runs_end_to_end() -> None:
         [sys.executable, "-m", "netglean", "demo"], cwd=PROJECT, capture_output=True, text=True, timeout=60, check=True
     )
     assert "tools/call generate_citations" in done.stdout and "isError=True" in done.stdout
+
+
+def test_string_flags_read_a_file_with_an_at_sign(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = tmp_path / "feed.yml"
+    config.write_text(
+        "channel: {url: 'https://example.com/'}\nselectors: {items: {selector: li}, title: {selector: a}}\n"
+    )
+    code, out = _run(capsys, "call", "validate_config", "--yaml", f"@{config}")
+    envelope = json.loads(out)
+    assert code == 0 and envelope["payload"]["valid"] is True and envelope["next_step"] == "apply_config"
+    with pytest.raises(SystemExit):
+        main(["call", "validate_config", "--yaml", f"@{tmp_path / 'missing.yml'}"])
+    assert "cannot read" in capsys.readouterr().err

@@ -273,7 +273,12 @@ def test_capture_validate_apply_over_mcp(feeds: tuple[SyncClient, int], name: st
 
 @pytest.mark.parametrize(
     ("page", "count", "first"),
-    [("state", 3, "Episode 12: Night pilots"), ("jsonld", 3, "Reading tide tables"), ("news", 5, "Storm closes")],
+    [
+        ("state", 3, "Episode 12: Night pilots"),
+        ("jsonld", 3, "Reading tide tables"),
+        ("news", 5, "Storm closes"),
+        ("sitemap.xml", 3, "reading tide tables"),
+    ],
 )
 def test_scrape_url_detects_items(feeds: tuple[SyncClient, int], page: str, count: int, first: str) -> None:
     client, port = feeds
