@@ -116,12 +116,16 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
     headers = config.get("headers") or {}
     selectors = config.get("selectors")
     pagination = (selectors or {}).get("items", {}).get("pagination") if selectors else None
+    request = config.get("request") or {}  # the config's own limits: they may only lower the operator's
     pages_allowed = (pagination.get("max_pages", _DEFAULT_PAGES) if pagination is not None else 1) or 1
+    pages_allowed = min(pages_allowed, request.get("max_requests", pages_allowed))
     url, first_url, pages, found = channel["url"], "", 0, []
     seen: set[str] = set()
     while url and pages < pages_allowed and url not in seen:
         seen.add(url)
-        page = await ctx.fetcher.fetch(url, headers=headers)
+        page = await ctx.fetcher.fetch(
+            url, headers=headers, max_redirects=request.get("max_redirects"), timeout=request.get("timeout_seconds")
+        )
         pages += 1
         first_url = first_url or page.url
         tree, is_json = _document(page)
@@ -137,7 +141,7 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
     fmt = given.format or "rss"
     payload: dict[str, Any] = {"url": first_url, "format": fmt, "pages": pages}
     if fmt == "rss":
-        payload["rss"] = rss(channel, items)
+        payload["rss"] = rss(channel, items, config.get("stylesheets") or ())
         payload["item_count"] = count_items(payload["rss"])
     else:
         payload["feed"] = json_feed(channel, items)

@@ -19,7 +19,9 @@ import netglean
 _DC = "http://purl.org/dc/elements/1.1/"
 
 
-def rss(channel: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> str:
+def rss(
+    channel: Mapping[str, Any], items: Sequence[Mapping[str, Any]], stylesheets: Sequence[Mapping[str, str]] = ()
+) -> str:
     ElementTree.register_namespace("dc", _DC)
     zone = ZoneInfo(channel.get("time_zone") or "UTC")
     root = ElementTree.Element("rss", {"version": "2.0"})
@@ -59,7 +61,20 @@ def rss(channel: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> str:
                 node, "enclosure", {"url": enclosure["url"], "type": enclosure["type"], "length": length}
             )
     ElementTree.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+    styles = "".join(
+        f"<?xml-stylesheet {_pseudo_attributes(sheet)}?>\n" for sheet in stylesheets if sheet.get("href")
+    )  # how a browser shows the feed (the config's stylesheets)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{styles}' + ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+def _pseudo_attributes(sheet: Mapping[str, str]) -> str:
+    from xml.sax.saxutils import quoteattr
+
+    return " ".join(
+        f"{key}={quoteattr(_xml_safe(sheet[key]).replace('?>', '?&gt;'))}"
+        for key in ("href", "type", "media")
+        if sheet.get(key)
+    )
 
 
 def count_items(xml: str) -> int:

@@ -217,6 +217,17 @@ class _PinnedResolver(AbstractResolver):
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    """What one fetch asks for, within the policy: how every hop is requested and read."""
+
+    accept: str
+    cap: int
+    error_pages: bool
+    headers: dict[str, str]
+    max_redirects: int
+
+
 @dataclass
 class _HostState:
     limit: anyio.Semaphore
@@ -341,32 +352,36 @@ class Fetcher:
         max_bytes: int | None = None,
         error_pages: bool = False,
         headers: Mapping[str, str] | None = None,
+        max_redirects: int | None = None,
+        timeout: float | None = None,
     ) -> Page:
         """GET ``url`` under the whole policy; ``max_bytes`` may only lower the operator's cap.
 
         A 4xx/5xx answer raises ``HttpStatus`` unless ``error_pages``: then it is returned like any
         page, for tools that diagnose what a server sends (a challenge page is often a 403).
         ``headers`` (a feed config's) are sent too, except those netglean itself decides: the
-        Host, its honest User-Agent, encodings, framing and connection headers.
+        Host, its honest User-Agent, encodings, framing and connection headers. ``max_redirects`` and
+        ``timeout`` (seconds in all) may only lower the operator's limits.
         """
         cap = min(max_bytes or self.policy.max_bytes, self.policy.max_bytes)
+        hops = min(self.policy.max_redirects, self.policy.max_redirects if max_redirects is None else max_redirects)
+        deadline = min(self.policy.total_timeout, timeout or self.policy.total_timeout)
         try:
-            with anyio.fail_after(self.policy.total_timeout):
-                return await self._follow(url, accept, cap, error_pages, _allowed_headers(headers or {}))
+            with anyio.fail_after(deadline):
+                ask = _Ask(accept, cap, error_pages, _allowed_headers(headers or {}), hops)
+                return await self._follow(url, ask)
         except TimeoutError:
-            raise FetchTimeout(
-                f"fetching {url} took longer than {self.policy.total_timeout:g} s", detail={"url": url}
-            ) from None
+            raise FetchTimeout(f"fetching {url} took longer than {deadline:g} s", detail={"url": url}) from None
 
-    async def _follow(self, url: str, accept: str, cap: int, error_pages: bool, extra: dict[str, str]) -> Page:
+    async def _follow(self, url: str, ask: _Ask) -> Page:
         current = parse_url(url)
         hops: list[Hop] = []
         downgraded = False
-        for _ in range(self.policy.max_redirects + 1):
+        for _ in range(ask.max_redirects + 1):
             await self._pin(current)  # the address policy first: a refused host is never asked for robots.txt
             if self.policy.obey_robots:
                 await self._check_robots(current)
-            response_status, headers, body = await self._get(current, accept, cap, extra)
+            response_status, headers, body = await self._get(current, ask.accept, ask.cap, ask.headers)
             location = headers.get("location")
             if response_status in REDIRECTS and location:
                 target = parse_url(str(current.join(location)))
@@ -380,13 +395,13 @@ class Fetcher:
                 hops.append(Hop(str(current), response_status))
                 current = target
                 continue
-            if response_status >= 400 and not error_pages:
+            if response_status >= 400 and not ask.error_pages:
                 raise HttpStatus(
                     f"{current} answered HTTP {response_status}", status=response_status, detail={"url": str(current)}
                 )
             return Page(url, str(current), response_status, headers, body, tuple(hops), downgraded)
         raise TooManyRedirects(
-            f"more than {self.policy.max_redirects} redirects from {url}",
+            f"more than {ask.max_redirects} redirects from {url}",
             detail={"redirects": [hop.url for hop in hops]},
         )
 

@@ -44,6 +44,16 @@ async def sitemap(request: Request) -> Response:
     return Response(body, media_type="application/xml")
 
 
+async def headers(request: Request) -> Response:
+    """Items naming the request headers the server saw: what a config's headers really send."""
+    seen = "".join(
+        f'<li class="header"><a href="/h/{name}">{name} says {value}</a></li>'
+        for name, value in sorted(request.headers.items())
+        if name in {"x-greeting", "user-agent", "accept-language"}
+    )
+    return HTMLResponse(f"<html><body><ul>{seen}</ul></body></html>")
+
+
 async def empty(request: Request) -> Response:
     return HTMLResponse(
         "<html><head><title>Just a moment...</title></head><body><p>Checking your browser</p></body></html>"
@@ -55,6 +65,7 @@ FEED_APP = Starlette(
         Route("/feeds/api.json", api),
         Route("/feeds/paged", paged),
         Route("/feeds/sitemap.xml", sitemap),
+        Route("/feeds/headers", headers),
         Route("/feeds/empty", empty),
         Route("/feeds/{name}", listing),
     ]

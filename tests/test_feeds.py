@@ -316,6 +316,27 @@ def test_pagination_is_followed_up_to_max_pages(feeds: tuple[SyncClient, int]) -
     assert payload["feed"]["items"][-1]["title"] == "Post 2 of page 2"
 
 
+def test_config_headers_stylesheets_and_request_limits_apply(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    config = {
+        "headers": {"X-Greeting": "ahoy", "Accept-Language": "de", "User-Agent": "pretend-browser"},
+        "stylesheets": [{"href": "/feed.xsl", "type": "text/xsl"}],
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/headers"},
+        "selectors": {"items": {"selector": "li.header"}, "title": {"selector": "a"}},
+    }
+    payload = _call(client, "apply_config", {"config": config})["payload"]
+    titles = [entry.title for entry in feedparser.parse(payload["rss"]).entries]
+    assert "x-greeting says ahoy" in titles and "accept-language says de" in titles
+    assert any(t.startswith("user-agent says netglean/") for t in titles)  # netglean names itself, always
+    assert '<?xml-stylesheet href="/feed.xsl" type="text/xsl"?>' in payload["rss"]
+    paged = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/paged"},
+        "request": {"max_requests": 1},
+        "selectors": {"items": {"selector": "li.entry", "pagination": {"max_pages": 3}}, "title": {"selector": "a"}},
+    }
+    assert _call(client, "apply_config", {"config": paged})["payload"]["pages"] == 1
+
+
 def test_failures_point_somewhere_useful(feeds: tuple[SyncClient, int]) -> None:
     client, port = feeds
     nothing = {

@@ -169,6 +169,10 @@ def test_redirects_are_followed_and_recorded_up_to_the_cap(port: int) -> None:
     assert [hop.status for hop in result.redirects] == [301, 301, 301]
     error = _error(_fetch(port, "http://site.test/chain/9", _policy(obey_robots=False))[0], "too_many_redirects")
     assert len(error.detail["redirects"]) == 6
+    fewer = _fetch(port, "http://site.test/chain/3", _policy(obey_robots=False), max_redirects=1)[0]
+    assert len(_error(fewer, "too_many_redirects").detail["redirects"]) == 2  # a caller may ask for fewer
+    more = _fetch(port, "http://site.test/chain/9", _policy(obey_robots=False), max_redirects=50)[0]
+    assert len(_error(more, "too_many_redirects").detail["redirects"]) == 6  # never for more
 
 
 def test_size_caps_compressed_decompressed_and_tool_tightened(port: int) -> None:
