@@ -1,17 +1,19 @@
 """Feeds out: RSS 2.0 that feed readers accept, and JSON Feed 1.1.
 
 RSS dates are RFC 822 in the channel's time zone; GUIDs are stable (isPermaLink=false);
-every URL is absolute; text is escaped by the XML writer, never by hand. Output is
+every URL is absolute; every text and attribute is escaped by xml.sax.saxutils and stripped
+of the characters XML 1.0 cannot hold. Output is
 deterministic: no build time, so the same page gives the same bytes.
 """
 
 from __future__ import annotations
 
 import email.utils
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
-from xml.etree import ElementTree
+from xml.sax.saxutils import escape, quoteattr
 from zoneinfo import ZoneInfo
 
 import netglean
@@ -22,54 +24,46 @@ _DC = "http://purl.org/dc/elements/1.1/"
 def rss(
     channel: Mapping[str, Any], items: Sequence[Mapping[str, Any]], stylesheets: Sequence[Mapping[str, str]] = ()
 ) -> str:
-    ElementTree.register_namespace("dc", _DC)
+    """The RSS document, written element by element; every text and attribute goes through saxutils."""
     zone = ZoneInfo(channel.get("time_zone") or "UTC")
-    root = ElementTree.Element("rss", {"version": "2.0"})
-    head = ElementTree.SubElement(root, "channel")
-    _text(head, "title", channel.get("title") or channel["url"])
-    _text(head, "link", channel["url"])
-    _text(head, "description", channel.get("description") or f"Items from {channel['url']}")
+    out = ['<?xml version="1.0" encoding="UTF-8"?>\n']
+    out += [f"<?xml-stylesheet {_pseudo_attributes(sheet)}?>\n" for sheet in stylesheets if sheet.get("href")]
+    out.append(f'<rss version="2.0" xmlns:dc="{_DC}">\n  <channel>\n')
+    title = channel.get("title") or channel["url"]
+    out.append(_element("title", title, 4) + _element("link", channel["url"], 4))
+    out.append(_element("description", channel.get("description") or f"Items from {channel['url']}", 4))
     for key in ("language", "ttl"):
         if channel.get(key) not in (None, ""):
-            _text(head, key, str(channel[key]))
-    _text(head, "generator", f"netglean {netglean.__version__}")
+            out.append(_element(key, str(channel[key]), 4))
+    out.append(_element("generator", f"netglean {netglean.__version__}", 4))
     if channel.get("image"):
-        image = ElementTree.SubElement(head, "image")
-        for key, value in (("url", channel["image"]), ("title", channel.get("title") or channel["url"])):
-            _text(image, key, value)
-        _text(image, "link", channel["url"])
+        parts = _element("url", channel["image"], 6) + _element("title", title, 6) + _element("link", channel["url"], 6)
+        out.append(f"    <image>\n{parts}    </image>\n")
     for item in items:
-        node = ElementTree.SubElement(head, "item")
-        if item.get("title"):
-            _text(node, "title", item["title"])
-        if item.get("url"):
-            _text(node, "link", item["url"])
-        if item.get("description"):
-            _text(node, "description", item["description"])
-        if item.get("author"):
-            _text(node, f"{{{_DC}}}creator", item["author"])
-        for category in item.get("categories", []):
-            _text(node, "category", category)
+        out.append("    <item>\n")
+        for key, tag in (("title", "title"), ("url", "link"), ("description", "description"), ("author", "dc:creator")):
+            if item.get(key):
+                out.append(_element(tag, item[key], 6))
+        out += [_element("category", category, 6) for category in item.get("categories", [])]
         if item.get("published_at"):
             stamp = datetime.fromisoformat(item["published_at"]).astimezone(zone)
-            _text(node, "pubDate", email.utils.format_datetime(stamp))
-        _text(node, "guid", item["id"]).set("isPermaLink", "false")
+            out.append(_element("pubDate", email.utils.format_datetime(stamp), 6))
+        out.append(f'      <guid isPermaLink="false">{escape(_xml_safe(item["id"]))}</guid>\n')
         if item.get("enclosure"):
             enclosure = item["enclosure"]
-            length = str(enclosure.get("length", 0))
-            ElementTree.SubElement(
-                node, "enclosure", {"url": enclosure["url"], "type": enclosure["type"], "length": length}
-            )
-    ElementTree.indent(root)
-    styles = "".join(
-        f"<?xml-stylesheet {_pseudo_attributes(sheet)}?>\n" for sheet in stylesheets if sheet.get("href")
-    )  # how a browser shows the feed (the config's stylesheets)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n{styles}' + ElementTree.tostring(root, encoding="unicode") + "\n"
+            attributes = {"url": enclosure["url"], "type": enclosure["type"], "length": str(enclosure.get("length", 0))}
+            pairs = " ".join(f"{name}={quoteattr(_xml_safe(value))}" for name, value in attributes.items())
+            out.append(f"      <enclosure {pairs}/>\n")
+        out.append("    </item>\n")
+    out.append("  </channel>\n</rss>\n")
+    return "".join(out)
+
+
+def _element(tag: str, text: str, indent: int) -> str:
+    return f"{' ' * indent}<{tag}>{escape(_xml_safe(text))}</{tag}>\n"
 
 
 def _pseudo_attributes(sheet: Mapping[str, str]) -> str:
-    from xml.sax.saxutils import quoteattr
-
     return " ".join(
         f"{key}={quoteattr(_xml_safe(sheet[key]).replace('?>', '?&gt;'))}"
         for key in ("href", "type", "media")
@@ -115,12 +109,9 @@ def _json_item(item: Mapping[str, Any]) -> dict[str, Any]:
     return entry
 
 
-def _text(parent: ElementTree.Element, tag: str, text: str) -> ElementTree.Element:
-    node = ElementTree.SubElement(parent, tag)
-    node.text = _xml_safe(text)
-    return node
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _xml_safe(text: str) -> str:
-    """XML 1.0 cannot hold most control characters even escaped: drop them."""
-    return "".join(ch for ch in text if ch in "\t\n\r" or ch >= " ") if not text.isprintable() else text
+    """XML 1.0 cannot hold control characters, lone surrogates or U+FFFE/FFFF even escaped: drop them."""
+    return _NOT_XML.sub("", text)
