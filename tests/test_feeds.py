@@ -27,7 +27,7 @@ from tests.conftest import SyncClient, open_client
 from tests.feed_site import FEED_APP, FIXTURES
 from tests.fixture_site import serve
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "html2rss-configs"
+CORPUS = Path(__file__).resolve().parent / "corpora" / "html2rss-configs"  # a copy of ../shared/corpora's, MIT
 CORPUS_FILES = sorted(CORPUS.glob("*/*.yml"))
 
 
