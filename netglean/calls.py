@@ -162,7 +162,8 @@ class ToolRunner:
         if spec.origin != "target":
             return json.dumps(envelope.as_dict(), ensure_ascii=False)
         control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
-        content = json.dumps(envelope.payload, ensure_ascii=False, indent=1)
+        # No indent: CPython's C encoder only runs without one (indenting a 1 MB batch result costs ~10 ms).
+        content = json.dumps(envelope.payload, ensure_ascii=False)
         return json.dumps(control, ensure_ascii=False) + "\n" + untrusted.frame(source or spec.name, content)
 
 

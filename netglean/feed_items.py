@@ -13,6 +13,7 @@ import html
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import urljoin
@@ -105,12 +106,42 @@ def document(body: str, *, is_json: bool) -> Any:
     return parse_html(body)
 
 
+@dataclass(frozen=True, slots=True)
+class _Field:
+    """One field's reading, worked out once per config rather than once per item."""
+
+    selector: str | None
+    extractor: str
+    attribute: str
+    static: str
+    steps: tuple[Mapping[str, Any], ...]
+
+
+def _plan(selectors: Mapping[str, Any]) -> dict[str, _Field]:
+    fields: dict[str, _Field] = {}
+    for name, spec in selectors.items():
+        if name in {"items", "categories", "guid"} or not isinstance(spec, Mapping):
+            continue
+        steps = spec.get("post_process") or []
+        steps = steps if isinstance(steps, list) else [steps]
+        if spec.get("extractor") == "html" and steps and steps[0]["name"] == "sanitize_html":
+            steps = steps[1:]  # the html extractor has just sanitised it: the same step again changes nothing
+        fields[name] = _Field(
+            spec.get("selector") or None,
+            spec.get("extractor", "text"),
+            spec.get("attribute", ""),
+            str(spec.get("static", "")),
+            tuple(steps),
+        )
+    return fields
+
+
 class _Item:
     """One item element and its fields, evaluated on first use."""
 
-    def __init__(self, node: Any, selectors: Mapping[str, Any], base_url: str, time_zone: str) -> None:
+    def __init__(self, node: Any, fields: Mapping[str, _Field], base_url: str, time_zone: str) -> None:
         self._node = node
-        self._selectors = selectors
+        self._fields = fields
         self._base = base_url
         self._zone = time_zone
         self._values: dict[str, Value] = {}
@@ -119,42 +150,41 @@ class _Item:
     def get(self, name: str) -> Value:
         if name in self._values:
             return self._values[name]
-        spec = self._selectors.get(name)
-        if not isinstance(spec, Mapping) or name in self._busy:
+        field = self._fields.get(name)
+        if field is None or name in self._busy:
             return None
         self._busy.add(name)
         try:
-            value = self._extract(spec)
-            steps = spec.get("post_process") or []
-            steps = steps if isinstance(steps, list) else [steps]
-            value = feed_steps.apply(steps, value, base_url=self._base, time_zone=self._zone, lookup=self.get)
+            value = self._extract(field)
+            if field.steps:
+                value = feed_steps.apply(
+                    list(field.steps), value, base_url=self._base, time_zone=self._zone, lookup=self.get
+                )
         finally:
             self._busy.discard(name)
         self._values[name] = value
         return value
 
-    def _extract(self, spec: Mapping[str, Any]) -> Value:
-        extractor = spec.get("extractor", "text")
+    def _extract(self, field: _Field) -> Value:
+        extractor = field.extractor
         if extractor == "static":
-            return str(spec.get("static", ""))
-        selector = spec.get("selector")
-        if not selector and extractor == "text" and spec.get("post_process"):
+            return field.static
+        if field.selector is None and extractor == "text" and field.steps:
             return None  # a field built by its steps alone (a template)
-        node = self._node.css_first(selector) if selector else self._node
+        node = self._node.css_first(field.selector) if field.selector else self._node
         if node is None:
             return None
-        if extractor == "html":
-            return sanitize(node.inner_html or "")
+        if extractor == "html":  # markup from a page is made safe before anything else sees it, as html2rss does
+            return feed_steps.sanitize_html(node.inner_html or "", self._base)
         if extractor == "href":
-            href = node.attributes.get("href") or node.attributes.get("src")
+            attributes = node.attrs
+            href = attributes.get("href") or attributes.get("src")
             if href is None and node.tag not in {"a", "link", "area"}:
                 link = node.css_first("a[href]")
-                href = link.attributes.get("href") if link is not None else None
-            return feed_steps.apply(
-                [{"name": "parse_uri"}], href, base_url=self._base, time_zone=self._zone, lookup=self.get
-            )
+                href = link.attrs.get("href") if link is not None else None
+            return feed_steps.absolute_url(self._base, href) if href else None
         if extractor == "attribute":
-            found = node.attributes.get(spec["attribute"])
+            found = node.attrs.get(field.attribute)
             return sanitize(found) if found is not None else None
         return " ".join(sanitize(node.text(deep=True, separator=" ")).split())
 
@@ -207,12 +237,13 @@ def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: boo
     items_spec = selectors["items"]
     zone = config["channel"].get("time_zone") or "UTC"
     enhance = bool(items_spec.get("enhance", False))
+    fields = _plan(selectors)
     nodes = tree.css(items_spec["selector"])
     if items_spec.get("order") == "reverse":
         nodes = list(reversed(nodes))
     found: list[dict[str, Any]] = []
     for node in nodes:
-        item = _Item(node, selectors, base_url, zone)
+        item = _Item(node, fields, base_url, zone)
         values: dict[str, Value] = {}
         for name in ITEM_FIELDS:
             value = item.get(name) if name in selectors else None

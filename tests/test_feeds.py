@@ -172,6 +172,26 @@ def test_json_selectors_match_html2rss_markup_even_for_html_element_names() -> N
     assert item["image"] == "https://example.com/i.png" and item["description"] == "1"
 
 
+def test_html_extracted_from_a_page_is_always_made_safe() -> None:
+    tree = document(
+        '<ul><li><a href="/a">A</a><div class="d" onclick="x()"><script>evil()</script><img src="/i.png">'
+        '<iframe src="https://evil.example/"></iframe>Body <a href="javascript:alert(1)">j</a></div></li></ul>',
+        is_json=False,
+    )
+    config = {
+        "channel": {"url": "https://example.com/"},
+        "selectors": {
+            "items": {"selector": "li"},
+            "title": {"selector": "a"},
+            "description": {"selector": ".d", "extractor": "html"},
+        },
+    }
+    [item] = read_items(tree, config, "https://example.com/list/")
+    assert (
+        item["description"] == '<img src="https://example.com/i.png">Body <a rel="nofollow noopener noreferrer">j</a>'
+    )
+
+
 def test_rss_output_is_escaped_dated_in_the_channel_zone_and_accepted_by_feedparser() -> None:
     items = [
         {
