@@ -2,7 +2,7 @@
 
 Spawns `netglean mcp` as a child process, talks to it with the official MCP
 client over stdio, and prints what a model would see: the tools, a resource,
-a prompt, a good call, and a call with a wrong argument.
+a prompt, a good call, a call with a wrong argument, and a feed config checked.
 """
 
 from __future__ import annotations
@@ -19,6 +19,21 @@ _SAMPLE = (
     '[JSON Schema](https://json-schema.org "JSON Schema"). The [MCP spec](https://modelcontextprotocol.io) '
     "is cited once; `[code](spans)` stay as they are."
 )
+
+_FEED = """\
+channel:
+  url: https://example.com/news
+  time_zone: Europe/Berlin
+selectors:
+  items: {selector: "article.teaser"}
+  title: {selector: h3}
+  url: {selector: "h3 a", extractor: href}
+  published_at:
+    selector: time
+    extractor: {extractor}
+    attribute: datetime
+    post_process: [{name: parse_time}]
+"""
 
 
 def _show(title: str, value: Any) -> None:
@@ -54,5 +69,12 @@ async def run_demo() -> int:
             f"tools/call with an unknown argument (isError={wrong.is_error})",
             (wrong.structured_content or {})["payload"],
         )
+        for extractor in ("atribute", "attribute"):  # a feed config (html2rss format) checked: no network needed
+            checked = await client.call_tool("validate_config", {"yaml": _FEED.replace("{extractor}", extractor)})
+            payload = (checked.structured_content or {})["payload"]
+            _show(
+                f"tools/call validate_config, extractor {extractor!r} -> valid={payload['valid']}",
+                payload["errors"] or f"next step: {(checked.structured_content or {})['next_step']}",
+            )
     print("\nAll of the above went through the stdio server with the official MCP client.")
     return 0
