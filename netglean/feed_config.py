@@ -203,13 +203,15 @@ def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
 
 
 def _step_problems(step: dict[str, Any], path: str, fields: set[str]) -> list[Problem]:
+    import regex
+
     from netglean.feed_steps import ruby_regex
 
     found: list[Problem] = []
     if step["name"] == "gsub":
         try:
             ruby_regex(step["pattern"])
-        except re.error as exc:
+        except regex.error as exc:
             found.append(Problem(f"{path}/pattern", f"the pattern does not compile: {exc}"))
     if step["name"] == "template":
         for match in _FIELD_REFERENCE.finditer(step["string"]):

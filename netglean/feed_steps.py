@@ -40,15 +40,25 @@ _SAFE_ATTRIBUTES = {
 _URL_ATTRIBUTE = re.compile(r'\b(href|src|poster)="(?!https?://)([^"]*)"')
 
 
-def ruby_regex(pattern: str) -> re.Pattern[str]:
-    """A gsub pattern: ``/regex/flags`` as html2rss configs write Ruby regexes, else the literal text."""
-    match = re.fullmatch(r"/(.*)/([imx]*)", pattern, re.DOTALL)
+def ruby_regex(pattern: str) -> Any:
+    """A gsub pattern: ``/regex/flags`` as html2rss configs write Ruby regexes, else the literal text.
+
+    Compiled with the ``regex`` module, whose matching can be given a deadline: a config's pattern
+    runs against third-party text, and a backtracking bomb must not hold a worker thread.
+    """
+    import regex
+
+    match = regex.fullmatch(r"/(.*)/([imx]*)", pattern, regex.DOTALL)
     if not match:
-        return re.compile(re.escape(pattern))
-    flags = 0
+        return regex.compile(regex.escape(pattern))
+    flags = regex.MULTILINE  # Ruby's ^ and $ always match at line ends
     for flag in match.group(2):
-        flags |= {"i": re.IGNORECASE, "m": re.DOTALL, "x": re.VERBOSE}[flag]  # Ruby's m is Python's DOTALL
-    return re.compile(match.group(1).replace(r"\A", "^").replace(r"\z", r"\Z"), flags | re.MULTILINE)
+        flags |= {"i": regex.IGNORECASE, "m": regex.DOTALL, "x": regex.VERBOSE}[flag]  # Ruby's m is DOTALL
+    return regex.compile(match.group(1).replace(r"\z", r"\Z"), flags)
+
+
+REGEX_SECONDS = 0.25
+"""Longest one gsub may run on one value; past it the value is dropped (the item keeps its other fields)."""
 
 
 def apply(steps: list[Mapping[str, Any]], value: Value, *, base_url: str, time_zone: str, lookup: Lookup) -> Value:
@@ -71,7 +81,10 @@ def text_of(value: Value) -> str:
 
 def _gsub(step: Mapping[str, Any], value: Value, **_: Any) -> Value:
     replacement = _RUBY_GROUP.sub(lambda m: f"\\g<{m.group(1) or m.group(2)}>", step["replacement"])
-    return ruby_regex(step["pattern"]).sub(replacement, text_of(value))
+    try:
+        return str(ruby_regex(step["pattern"]).sub(replacement, text_of(value), timeout=REGEX_SECONDS))
+    except TimeoutError:
+        return None
 
 
 def _template(step: Mapping[str, Any], value: Value, *, lookup: Lookup, **_: Any) -> Value:
@@ -96,7 +109,7 @@ def _parse_time(step: Mapping[str, Any], value: Value, *, time_zone: str, **_: A
     if isinstance(value, datetime):
         return value
     zone = ZoneInfo(step.get("time_zone") or time_zone)
-    text = text_of(value).strip()
+    text = text_of(value).strip()[:256]  # a date is short; a whole page handed to the fuzzy parser is not one
     try:  # ISO 8601, the common case (datetime attributes, APIs), at C speed
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
         return parsed.replace(tzinfo=zone) if parsed.tzinfo is None else parsed

@@ -557,11 +557,15 @@ _OWN_HEADERS = frozenset(
 )  # fmt: skip
 
 
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 field names
+_BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # no line breaks or controls smuggled into a request
+
+
 def _allowed_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return {
         name.lower(): value
         for name, value in headers.items()
-        if name.lower() not in _OWN_HEADERS and "\r" not in value and "\n" not in value
+        if name.lower() not in _OWN_HEADERS and _TOKEN.fullmatch(name) and not _BAD_VALUE.search(value)
     }
 
 

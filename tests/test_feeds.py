@@ -154,6 +154,12 @@ def test_post_processors() -> None:
     assert _step({"name": "parse_uri"}, "../c?d=1") == "https://example.com/c?d=1"
 
 
+def test_a_backtracking_pattern_costs_one_value_not_the_server() -> None:
+    bomb = {"name": "gsub", "pattern": "/(a|aa)+$/", "replacement": ""}
+    assert _step(bomb, "a" * 40 + "b") is None  # stopped at feed_steps.REGEX_SECONDS
+    assert _step({"name": "gsub", "pattern": "/\\Aab/", "replacement": "x"}, "ab\nab") == "x\nab"  # \A: start only
+
+
 def test_json_selectors_match_html2rss_markup_even_for_html_element_names() -> None:
     tree = document('{"items": [{"image": {"url": "/i.png"}, "link": "/p", "title": "T", "p": 1}]}', is_json=True)
     assert json_selector("items > array > object") == '[data-k="items"] > array > object'
@@ -339,14 +345,20 @@ def test_pagination_is_followed_up_to_max_pages(feeds: tuple[SyncClient, int]) -
 def test_config_headers_stylesheets_and_request_limits_apply(feeds: tuple[SyncClient, int]) -> None:
     client, port = feeds
     config = {
-        "headers": {"X-Greeting": "ahoy", "Accept-Language": "de", "User-Agent": "pretend-browser"},
+        "headers": {
+            "X-Greeting": "ahoy",
+            "Accept-Language": "de",
+            "User-Agent": "pretend-browser",
+            "Bad Name": "dropped",
+            "X-Smuggle": "a\r\nHost: evil.test",
+        },
         "stylesheets": [{"href": "/feed.xsl", "type": "text/xsl"}],
         "channel": {"url": f"http://127.0.0.1:{port}/feeds/headers"},
         "selectors": {"items": {"selector": "li.header"}, "title": {"selector": "a"}},
     }
     payload = _call(client, "apply_config", {"config": config})["payload"]
     titles = [entry.title for entry in feedparser.parse(payload["rss"]).entries]
-    assert "x-greeting says ahoy" in titles and "accept-language says de" in titles
+    assert "x-greeting says ahoy" in titles and "accept-language says de" in titles and len(titles) == 3
     assert any(t.startswith("user-agent says netglean/") for t in titles)  # netglean names itself, always
     assert '<?xml-stylesheet href="/feed.xsl" type="text/xsl"?>' in payload["rss"]
     paged = {
