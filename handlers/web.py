@@ -115,13 +115,8 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
         reading = await ctx.readers.read(
             page.text(), page.url, fmt=fmt, main_content=main_content, frontier=how.frontier
         )
-        metadata, frontier, content, title, links = (
-            reading.metadata,
-            reading.frontier,
-            reading.content,
-            reading.title,
-            reading.links,
-        )
+        metadata, frontier, content = reading.metadata, reading.frontier, reading.content
+        title, links = reading.title, reading.links
     elif media_type in _TEXT or media_type.startswith("text/"):
         content = sanitize(page.text())
     else:

@@ -8,14 +8,14 @@ are merged and de-duplicated by URL.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from netglean import feed_steps
-from netglean.feed_items import strip_code
+from netglean.feed_items import item_id, strip_code
+from netglean.html_tree import script_json
+from netglean.page_meta import JSON_LD
 from netglean.page_signals import ItemGroup, item_groups
 from netglean.untrusted import sanitize
 
@@ -97,18 +97,14 @@ def _item(title: Any, url: Any, page_url: str, time_zone: str, **extra: Any) -> 
     author = extra.get("author")
     if isinstance(author, str) and author:
         item["author"] = " ".join(sanitize(author).split())
-    item["id"] = hashlib.sha256(link.encode()).hexdigest()[:20]
+    item["id"] = item_id(link)
     return item
 
 
 def _schema(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
-    for node in tree.css('script[type="application/ld+json"]'):
-        try:
-            data = json.loads(node.text(deep=True)[:2_000_000])
-        except ValueError:
-            continue
-        for obj in _walk_objects(data):
+    for data in script_json(tree, JSON_LD, 2_000_000):
+        for obj in (node for node in _walk(data) if isinstance(node, dict)):
             kinds = obj.get("@type")
             kinds = set(kinds) if isinstance(kinds, list) else {kinds}
             if "ListItem" in kinds:
@@ -141,12 +137,10 @@ def _schema(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
 def _json_state(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
     """Lists of objects that look like articles inside __NEXT_DATA__ / Nuxt state scripts."""
     found: list[dict[str, Any]] = []
-    for node in tree.css("script#__NEXT_DATA__, script#__NUXT_DATA__, script[type='application/json']"):
-        try:
-            data = json.loads(node.text(deep=True)[:5_000_000])
-        except ValueError:
-            continue
-        for array in _walk_arrays(data):
+    for data in script_json(
+        tree, "script#__NEXT_DATA__, script#__NUXT_DATA__, script[type='application/json']", 5_000_000
+    ):
+        for array in (node for node in _walk(data) if isinstance(node, list)):
             rows = [row for row in array if isinstance(row, dict)]
             if len(rows) < 3:
                 continue
@@ -213,28 +207,13 @@ def _sitemap(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
     return found
 
 
-def _walk_objects(data: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
-    if depth > 12:
+def _walk(data: Any, depth: int = 0) -> Iterator[Any]:
+    """Every object and array inside a JSON value, outermost first, at most 12 levels down."""
+    if depth > 12 or not isinstance(data, dict | list):
         return
-    if isinstance(data, dict):
-        yield data
-        for value in data.values():
-            yield from _walk_objects(value, depth + 1)
-    elif isinstance(data, list):
-        for value in data:
-            yield from _walk_objects(value, depth + 1)
-
-
-def _walk_arrays(data: Any, depth: int = 0) -> Iterator[list[Any]]:
-    if depth > 12:
-        return
-    if isinstance(data, list):
-        yield data
-        for value in data:
-            yield from _walk_arrays(value, depth + 1)
-    elif isinstance(data, dict):
-        for value in data.values():
-            yield from _walk_arrays(value, depth + 1)
+    yield data
+    for value in data.values() if isinstance(data, dict) else data:
+        yield from _walk(value, depth + 1)
 
 
 def _first_url(value: Any) -> str | None:

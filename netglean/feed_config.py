@@ -56,6 +56,13 @@ def config_schema() -> dict[str, Any]:
     return schema
 
 
+@functools.cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(config_schema())
+
+
 def parse_yaml(text: str) -> Any:
     """The YAML document, or InvalidFeedConfig naming the line where it breaks."""
     if len(text) > MAX_YAML_CHARS:
@@ -71,12 +78,9 @@ def parse_yaml(text: str) -> Any:
 
 def problems(config: Any) -> list[Problem]:
     """Everything wrong with ``config``, schema first, then what only running it would reveal."""
-    from jsonschema import Draft202012Validator
-
     if not isinstance(config, dict):
         return [Problem("", f"a config is a mapping (channel, selectors, ...), not {type(config).__name__}")]
-    validator = Draft202012Validator(config_schema())
-    found = [_explain(error) for error in validator.iter_errors(config)]
+    found = [_explain(error) for error in _validator().iter_errors(config)]
     found = sorted(set(found), key=lambda p: (p.path, p.message))
     return found or _semantic_problems(config)
 

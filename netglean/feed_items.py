@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from netglean import feed_steps
+from netglean.feed_config import RESERVED_SELECTORS
 from netglean.feed_steps import Value, text_of
 from netglean.html_tree import parse_html
 from netglean.untrusted import sanitize
@@ -120,7 +121,7 @@ class _Field:
 def _plan(selectors: Mapping[str, Any]) -> dict[str, _Field]:
     fields: dict[str, _Field] = {}
     for name, spec in selectors.items():
-        if name in {"items", "categories", "guid"} or not isinstance(spec, Mapping):
+        if name in RESERVED_SELECTORS or not isinstance(spec, Mapping):
             continue
         steps = spec.get("post_process") or []
         steps = steps if isinstance(steps, list) else [steps]
@@ -291,7 +292,7 @@ def _entry(
     if categories:
         entry["categories"] = list(dict.fromkeys(categories))
     identity = "\x00".join(guid_parts) if any(guid_parts) else (url or title or description or "")
-    entry["id"] = hashlib.sha256(identity.encode()).hexdigest()[:20]
+    entry["id"] = item_id(identity)
     if values.get("enclosure"):
         content_type = (enclosure_spec or {}).get("content_type") if isinstance(enclosure_spec, Mapping) else None
         entry["enclosure"] = {
@@ -299,6 +300,11 @@ def _entry(
             "type": content_type or _guess_type(text_of(values["enclosure"])),
         }
     return entry
+
+
+def item_id(identity: str) -> str:
+    """A feed item's stable id: the same identity (guid fields, else the URL) always gives the same id."""
+    return hashlib.sha256(identity.encode()).hexdigest()[:20]
 
 
 def _guess_type(url: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -10,3 +12,13 @@ def parse_html(markup: str) -> Any:
     from selectolax.lexbor import LexborHTMLParser
 
     return LexborHTMLParser(markup)
+
+
+def script_json(tree: Any, selector: str, max_chars: int) -> Iterator[Any]:
+    """The parsed JSON of each script ``selector`` finds (JSON-LD, app state), at most ``max_chars`` of it read;
+    broken blocks are skipped."""
+    for node in tree.css(selector):
+        try:
+            yield json.loads(node.text(deep=True)[:max_chars])
+        except ValueError:
+            continue

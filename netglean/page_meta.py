@@ -3,11 +3,14 @@ OpenGraph properties and JSON-LD objects. All of it is third-party text: sanitis
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urljoin
 
+from netglean.html_tree import script_json
 from netglean.untrusted import sanitize
+
+JSON_LD = 'script[type="application/ld+json"]'
+"""Where a page keeps its JSON-LD."""
 
 
 def _clean(value: str | None, limit: int = 500) -> str | None:
@@ -73,11 +76,7 @@ def _opengraph(tree: Any) -> dict[str, str]:
 def _json_ld(tree: Any, limit: int = 10) -> list[dict[str, Any]]:
     """The page's JSON-LD objects (top level and @graph members), at most ``limit``; broken blocks are skipped."""
     found: list[dict[str, Any]] = []
-    for node in tree.css('script[type="application/ld+json"]'):
-        try:
-            data = json.loads(node.text(deep=True)[:200_000])
-        except ValueError:
-            continue
+    for data in script_json(tree, JSON_LD, 200_000):
         for item in data if isinstance(data, list) else [data]:
             if isinstance(item, dict):
                 graph = item.get("@graph")
