@@ -86,9 +86,7 @@ def _item(title: Any, url: Any, page_url: str, time_zone: str, **extra: Any) -> 
         item["description"] = " ".join(sanitize(description).split())[:2000]
     published = extra.get("published")
     if isinstance(published, str) and published:
-        stamp = feed_steps.apply(
-            [{"name": "parse_time"}], published, base_url=page_url, time_zone=time_zone, lookup=lambda _: None
-        )
+        stamp = feed_steps.parse_time(published, time_zone)
         if stamp is not None:
             item["published_at"] = feed_steps.text_of(stamp)
     image = extra.get("image")

@@ -25,6 +25,8 @@ from netglean.html_tree import parse_html
 from netglean.untrusted import sanitize
 
 ITEM_FIELDS = ("title", "url", "description", "published_at", "updated", "author", "image", "enclosure")
+ENHANCED_FIELDS = ("title", "url", "description", "published_at", "image")
+"""What ``items.enhance`` reads from an item's own markup when the config has no value for it."""
 
 
 def json_markup(data: Any) -> str:
@@ -137,18 +139,28 @@ def _plan(selectors: Mapping[str, Any]) -> dict[str, _Field]:
     return fields
 
 
-class _Item:
-    """One item element and its fields, evaluated on first use."""
+class _Columns:
+    """Every field's values for every item, a field at a time, each field evaluated on first use.
 
-    def __init__(self, node: Any, fields: Mapping[str, _Field], base_url: str, time_zone: str) -> None:
-        self._node = node
+    A field's selector runs once over the whole page and each match goes to the item holding it:
+    a scoped ``css_first`` per item parses the selector again for every item and field. Taking
+    a column at a time keeps the lazy semantics: templates may name any field in any order, and a
+    field that names itself through others is an empty value, not a loop.
+    """
+
+    def __init__(self, tree: Any, nodes: list[Any], fields: Mapping[str, _Field], base_url: str, zone: str) -> None:
+        self._tree = tree
+        self._nodes = nodes
         self._fields = fields
         self._base = base_url
-        self._zone = time_zone
-        self._values: dict[str, Value] = {}
+        self._zone = zone
+        self._values: dict[str, list[Value]] = {}
         self._busy: set[str] = set()
+        self._positions: dict[int, int] | None = None
+        self._nested = False
 
-    def get(self, name: str) -> Value:
+    def column(self, name: str) -> list[Value] | None:
+        """``name``'s value for every item; None for a field the config does not have (or one being worked out)."""
         if name in self._values:
             return self._values[name]
         field = self._fields.get(name)
@@ -156,66 +168,109 @@ class _Item:
             return None
         self._busy.add(name)
         try:
-            value = self._extract(field)
+            values = self._extract(field)
             if field.steps:
-                value = feed_steps.apply(
-                    list(field.steps), value, base_url=self._base, time_zone=self._zone, lookup=self.get
+                values = feed_steps.apply_column(
+                    list(field.steps), values, base_url=self._base, time_zone=self._zone, columns=self.column
                 )
         finally:
             self._busy.discard(name)
-        self._values[name] = value
-        return value
+        self._values[name] = values
+        return values
 
-    def _extract(self, field: _Field) -> Value:
-        extractor = field.extractor
+    def _extract(self, field: _Field) -> list[Value]:
+        extractor, count = field.extractor, len(self._nodes)
         if extractor == "static":
-            return field.static
+            return [field.static] * count
         if field.selector is None and extractor == "text" and field.steps:
-            return None  # a field built by its steps alone (a template)
-        node = self._node.css_first(field.selector) if field.selector else self._node
-        if node is None:
-            return None
+            return [None] * count  # a field built by its steps alone (a template)
+        nodes = self._select(field.selector) if field.selector else self._nodes
         if extractor == "html":  # markup from a page is made safe before anything else sees it, as html2rss does
-            return feed_steps.sanitize_html(node.inner_html or "", self._base)
+            return [None if n is None else feed_steps.sanitize_html(n.inner_html or "", self._base) for n in nodes]
         if extractor == "href":
-            attributes = node.attrs
-            href = attributes.get("href") or attributes.get("src")
-            if href is None and node.tag not in {"a", "link", "area"}:
-                link = node.css_first("a[href]")
-                href = link.attrs.get("href") if link is not None else None
-            return feed_steps.absolute_url(self._base, href) if href else None
+            return [None if n is None else _href(n, self._base) for n in nodes]
         if extractor == "attribute":
-            found = node.attrs.get(field.attribute)
-            return sanitize(found) if found is not None else None
-        return " ".join(sanitize(node.text(deep=True, separator=" ")).split())
+            return _sanitized([None if n is None else n.attrs.get(field.attribute) for n in nodes])
+        return _sanitized([None if n is None else " ".join(n.text(deep=True, separator=" ").split()) for n in nodes])
 
-    def enhanced(self, name: str) -> Value:
-        """What the item's own markup says when the config has no selector for ``name`` (items.enhance)."""
-        node = self._node
-        if name == "url":
-            link = node if node.tag == "a" else node.css_first("a[href]")
-            href = link.attributes.get("href") if link is not None else None
-            return urljoin(self._base, href) if href else None
-        if name == "title":
-            heading = node.css_first("h1, h2, h3, h4, h5, h6, [itemprop=headline]") or (
-                node if node.tag == "a" else node.css_first("a[href]")
-            )
-            text = " ".join(sanitize(heading.text(deep=True, separator=" ")).split()) if heading is not None else ""
-            return text or None
-        if name == "image":
-            image = node.css_first("img[src]")
-            return urljoin(self._base, image.attributes["src"] or "") if image is not None else None
-        if name == "published_at":
-            stamp = node.css_first("time[datetime]")
-            raw = stamp.attributes.get("datetime") if stamp is not None else None
-            return feed_steps.apply(
-                [{"name": "parse_time"}], raw, base_url=self._base, time_zone=self._zone, lookup=self.get
-            )
-        if name == "description":
-            paragraph = node.css_first("p")
-            text = " ".join(sanitize(paragraph.text(deep=True, separator=" ")).split()) if paragraph is not None else ""
-            return text or None
-        return None
+    def _select(self, selector: str) -> list[Any]:
+        """For each item, the first node ``selector`` finds in it (the item itself included), as ``css_first``."""
+        nodes = self._nodes
+        positions = self._item_positions()
+        matches = self._tree.css(selector)
+        if positions is None or len(matches) > 4 * len(nodes) + 64:  # nested items, or matches mostly elsewhere
+            return [node.css_first(selector) for node in nodes]
+        column: list[Any] = [None] * len(nodes)
+        for match in matches:  # in document order, so an item's first match is the first one it is given
+            node = match
+            while node is not None:
+                position = positions.get(node.mem_id)
+                if position is not None:
+                    if column[position] is None:
+                        column[position] = match
+                    break
+                node = node.parent
+        return column
+
+    def _item_positions(self) -> dict[int, int] | None:
+        """Each item's position by node identity; None when an item holds another, whose matches belong to both."""
+        if self._positions is None:
+            self._positions = {node.mem_id: n for n, node in enumerate(self._nodes)}
+            self._nested = any(_inside(node.parent, self._positions) for node in self._nodes)
+        return None if self._nested else self._positions
+
+
+def _inside(node: Any, positions: Mapping[int, int]) -> bool:
+    while node is not None:
+        if node.mem_id in positions:
+            return True
+        node = node.parent
+    return False
+
+
+def _sanitized(values: list[str | None]) -> list[Value]:
+    """``sanitize`` on every value in one pass over their text joined by newlines, which it keeps and they lack."""
+    present = [value for value in values if value is not None]
+    if any("\n" in value for value in present):
+        return [None if value is None else sanitize(value) for value in values]
+    clean = iter(sanitize("\n".join(present)).split("\n"))
+    return [None if value is None else next(clean) for value in values]
+
+
+def _text(node: Any) -> str:
+    return " ".join(sanitize(node.text(deep=True, separator=" ")).split())
+
+
+def _href(node: Any, base_url: str) -> str | None:
+    attributes = node.attrs
+    href = attributes.get("href") or attributes.get("src")
+    if href is None and node.tag not in {"a", "link", "area"}:
+        link = node.css_first("a[href]")
+        href = link.attrs.get("href") if link is not None else None
+    return feed_steps.absolute_url(base_url, href) if href else None
+
+
+def _enhanced(node: Any, name: str, base_url: str, zone: str) -> Value:
+    """What the item's own markup says when the config has no selector for ``name`` (items.enhance)."""
+    if name == "url":
+        link = node if node.tag == "a" else node.css_first("a[href]")
+        href = link.attributes.get("href") if link is not None else None
+        return urljoin(base_url, href) if href else None
+    if name == "title":
+        heading = node.css_first("h1, h2, h3, h4, h5, h6, [itemprop=headline]") or (
+            node if node.tag == "a" else node.css_first("a[href]")
+        )
+        return (_text(heading) if heading is not None else "") or None
+    if name == "image":
+        image = node.css_first("img[src]")
+        return urljoin(base_url, image.attributes["src"] or "") if image is not None else None
+    if name == "published_at":
+        stamp = node.css_first("time[datetime]")
+        return feed_steps.parse_time(stamp.attributes.get("datetime") if stamp is not None else None, zone)
+    if name == "description":
+        paragraph = node.css_first("p")
+        return (_text(paragraph) if paragraph is not None else "") or None
+    return None
 
 
 def strip_code(tree: Any) -> None:
@@ -242,21 +297,26 @@ def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: boo
     nodes = tree.css(items_spec["selector"])
     if items_spec.get("order") == "reverse":
         nodes = list(reversed(nodes))
+    columns = _Columns(tree, nodes, fields, base_url, zone)
+    named = {name: columns.column(name) for name in ITEM_FIELDS if name in selectors}
+    if "link" in selectors:
+        named["link"] = columns.column("link")
+    categories = [columns.column(name) for name in selectors.get("categories") or []]
+    guid = [columns.column(name) for name in selectors.get("guid") or []]
+    present = [(name, column) for name, column in named.items() if column is not None and name != "link"]
+    link = named.get("link")
+    missing = ENHANCED_FIELDS if enhance else ()
     found: list[dict[str, Any]] = []
-    for node in nodes:
-        item = _Item(node, fields, base_url, zone)
-        values: dict[str, Value] = {}
-        for name in ITEM_FIELDS:
-            value = item.get(name) if name in selectors else None
-            if value in (None, "") and enhance:
-                value = item.enhanced(name)
-            if value not in (None, ""):
+    for n, node in enumerate(nodes):
+        values = {name: column[n] for name, column in present if column[n] not in (None, "")}
+        for name in missing:
+            if name not in values and (value := _enhanced(node, name, base_url, zone)) not in (None, ""):
                 values[name] = value
-        if "url" not in values and "link" in selectors:
-            values["url"] = item.get("link")
-        categories = [text_of(item.get(name)) for name in selectors.get("categories") or []]
-        guid_parts = [text_of(item.get(name)) for name in selectors.get("guid") or []]
-        entry = _entry(values, [c for c in categories if c], guid_parts, selectors.get("enclosure"), base_url)
+        if "url" not in values and link is not None and link[n] not in (None, ""):
+            values["url"] = link[n]
+        item_categories = [text for column in categories if column is not None and (text := text_of(column[n]))]
+        guid_parts = [text_of(None if column is None else column[n]) for column in guid]
+        entry = _entry(values, item_categories, guid_parts, selectors.get("enclosure"), base_url)
         if entry is not None:
             found.append(entry)
     return found
@@ -269,29 +329,24 @@ def _entry(
 
     URLs (link, image, enclosure) are made absolute against the page, whatever extractor read them."""
     for key in ("url", "image", "enclosure"):
-        if isinstance(values.get(key), str):
-            values[key] = feed_steps.absolute_url(base_url, str(values[key]))
-    title, url, description = (text_of(values.get(k)) or None for k in ("title", "url", "description"))
-    if not (title or url or description):
+        value = values.get(key)
+        if isinstance(value, str):
+            values[key] = feed_steps.absolute_url(base_url, value)
+    entry: dict[str, Any] = {key: text_of(values[key]) for key in ("title", "url", "description") if key in values}
+    if not entry:
         return None
-    entry: dict[str, Any] = {}
-    if title:
-        entry["title"] = title
-    if url:
-        entry["url"] = url
-    if description:
-        entry["description"] = description
     for key in ("published_at", "updated"):
         stamp = values.get(key)
         if isinstance(stamp, datetime):
             entry[key] = stamp.isoformat()
-    if values.get("author"):
-        entry["author"] = text_of(values["author"])
-    if values.get("image"):
-        entry["image"] = text_of(values["image"])
+    for key in ("author", "image"):
+        if key in values:
+            entry[key] = text_of(values[key])
     if categories:
         entry["categories"] = list(dict.fromkeys(categories))
-    identity = "\x00".join(guid_parts) if any(guid_parts) else (url or title or description or "")
+    identity = (
+        "\x00".join(guid_parts) if any(guid_parts) else (entry.get("url") or entry.get("title") or entry["description"])
+    )
     entry["id"] = item_id(identity)
     if values.get("enclosure"):
         content_type = (enclosure_spec or {}).get("content_type") if isinstance(enclosure_spec, Mapping) else None

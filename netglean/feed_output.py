@@ -1,30 +1,30 @@
 """Feeds out: RSS 2.0 that feed readers accept, and JSON Feed 1.1.
 
 RSS dates are RFC 822 in the channel's time zone; GUIDs are stable (isPermaLink=false);
-every URL is absolute; every text and attribute is escaped by xml.sax.saxutils and stripped
-of the characters XML 1.0 cannot hold. Output is
-deterministic: no build time, so the same page gives the same bytes.
+every URL is absolute; every text and attribute is escaped (&, <, > in text; attributes by
+saxutils.quoteattr) and the document stripped of the characters XML 1.0 cannot hold. Output
+is deterministic: no build time, so the same page gives the same bytes.
 """
 
 from __future__ import annotations
 
-import email.utils
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import quoteattr
 from zoneinfo import ZoneInfo
 
 import netglean
 
 _DC = "http://purl.org/dc/elements/1.1/"
+_ITEM_TEXT = (("title", "title"), ("url", "link"), ("description", "description"), ("author", "dc:creator"))
 
 
 def rss(
     channel: Mapping[str, Any], items: Sequence[Mapping[str, Any]], stylesheets: Sequence[Mapping[str, str]] = ()
 ) -> str:
-    """The RSS document, written element by element; every text and attribute goes through saxutils."""
+    """The RSS document, written element by element; every text and attribute is escaped."""
     zone = ZoneInfo(channel.get("time_zone") or "UTC")
     out = ['<?xml version="1.0" encoding="UTF-8"?>\n']
     out += [f"<?xml-stylesheet {_pseudo_attributes(sheet)}?>\n" for sheet in stylesheets if sheet.get("href")]
@@ -41,34 +41,52 @@ def rss(
         out.append(f"    <image>\n{parts}    </image>\n")
     for item in items:
         out.append("    <item>\n")
-        for key, tag in (("title", "title"), ("url", "link"), ("description", "description"), ("author", "dc:creator")):
-            if item.get(key):
-                out.append(_element(tag, item[key], 6))
-        out += [_element("category", category, 6) for category in item.get("categories", [])]
+        for key, tag in _ITEM_TEXT:
+            if text := item.get(key):
+                out.append(f"      <{tag}>{_escape(text)}</{tag}>\n")
+        out += [f"      <category>{_escape(category)}</category>\n" for category in item.get("categories", ())]
         if item.get("published_at"):
             stamp = datetime.fromisoformat(item["published_at"]).astimezone(zone)
-            out.append(_element("pubDate", email.utils.format_datetime(stamp), 6))
-        out.append(f'      <guid isPermaLink="false">{escape(_xml_safe(item["id"]))}</guid>\n')
+            out.append(f"      <pubDate>{_rfc822(stamp)}</pubDate>\n")
+        out.append(f'      <guid isPermaLink="false">{_escape(item["id"])}</guid>\n')
         if item.get("enclosure"):
             enclosure = item["enclosure"]
             attributes = {"url": enclosure["url"], "type": enclosure["type"], "length": str(enclosure.get("length", 0))}
-            pairs = " ".join(f"{name}={quoteattr(_xml_safe(value))}" for name, value in attributes.items())
+            pairs = " ".join(f"{name}={quoteattr(value)}" for name, value in attributes.items())
             out.append(f"      <enclosure {pairs}/>\n")
         out.append("    </item>\n")
     out.append("  </channel>\n</rss>\n")
-    return "".join(out)
+    return _xml_safe("".join(out))  # the writer's own markup holds no such character: one pass covers every value
+
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def _rfc822(stamp: datetime) -> str:
+    """RFC 822 date-time with a numeric zone (English names whatever the locale), as email.utils writes it."""
+    offset = stamp.utcoffset()
+    minutes = int(offset.total_seconds()) // 60 if offset is not None else 0
+    sign = "-" if minutes < 0 else "+"
+    hours, minutes = divmod(abs(minutes), 60)
+    return (
+        f"{_DAYS[stamp.weekday()]}, {stamp.day:02d} {_MONTHS[stamp.month - 1]} {stamp.year:04d} "
+        f"{stamp.hour:02d}:{stamp.minute:02d}:{stamp.second:02d} {sign}{hours:02d}{minutes:02d}"
+    )
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _element(tag: str, text: str, indent: int) -> str:
-    return f"{' ' * indent}<{tag}>{escape(_xml_safe(text))}</{tag}>\n"
+    return f"{' ' * indent}<{tag}>{_escape(text)}</{tag}>\n"
 
 
 def _pseudo_attributes(sheet: Mapping[str, str]) -> str:
-    return " ".join(
-        f"{key}={quoteattr(_xml_safe(sheet[key]).replace('?>', '?&gt;'))}"
-        for key in ("href", "type", "media")
-        if sheet.get(key)
-    )
+    """quoteattr writes > as &gt;, so no value can end the processing instruction (once what XML cannot hold,
+    which the whole document later loses, is gone: a value's "?\x01>" must not become "?>")."""
+    return " ".join(f"{key}={quoteattr(_xml_safe(sheet[key]))}" for key in ("href", "type", "media") if sheet.get(key))
 
 
 def count_items(xml: str) -> int:

@@ -23,6 +23,7 @@ from netglean.feed_output import count_items, rss
 from netglean.mcp_server import build_server
 from netglean.registry import Registry
 from netglean.settings import Settings
+from netglean.untrusted import sanitize
 from tests.conftest import SyncClient, open_client
 from tests.feed_site import FEED_APP, FIXTURES
 from tests.fixture_site import serve
@@ -154,6 +155,20 @@ def test_post_processors() -> None:
     assert _step({"name": "parse_uri"}, "../c?d=1") == "https://example.com/c?d=1"
 
 
+def test_steps_run_a_column_at_a_time_with_each_items_own_fields() -> None:
+    gsub = {"name": "gsub", "pattern": "/x/", "replacement": "y"}
+    template = {"name": "template", "string": "%{self}/%<n>s/%<missing>s"}
+    values = feed_steps.apply_column(
+        [gsub, template],
+        ["ax", None, "bx"],
+        base_url="https://example.com/",
+        time_zone="UTC",
+        columns={"n": ["1", "2", "3"]}.get,
+    )
+    assert values == ["ay/1/", None, "by/3/"]  # a value gone before a step ends its chain; templates fill per item
+    assert _step(template, None, n="7") == "/7/"  # a template is where a value can begin
+
+
 def test_a_backtracking_pattern_costs_one_value_not_the_server() -> None:
     bomb = {"name": "gsub", "pattern": "/(a|aa)+$/", "replacement": ""}
     assert _step(bomb, "a" * 40 + "b") is None  # stopped at feed_steps.REGEX_SECONDS
@@ -176,6 +191,54 @@ def test_json_selectors_match_html2rss_markup_even_for_html_element_names() -> N
     [item] = read_items(tree, config, "https://example.com/", is_json=True)
     assert item["title"] == "T" and item["url"] == "https://example.com/p"
     assert item["image"] == "https://example.com/i.png" and item["description"] == "1"
+
+
+LISTING = """<nav><a href="/n1" class="t">Nav one</a></nav>
+<ul id="l">
+  <li class="i"><h3><a class="t" href="/a">Alpha</a></h3><a class="t" href="/a2">Alpha again</a>
+      <span data-x="tab\there">\u202eone</span></li>
+  <li class="i t" data-x="on the item"><p>Bravo, the item itself matches .t</p></li>
+  <li class="i"><h3>No link</h3><span data-x="line\nbreak">two\x01</span></li>
+</ul>
+<ol><li class="i"><div class="t">Outer<ul><li class="i"><a class="t" href="/in">Inner</a></li></ul></div></li></ol>
+<footer><a class="t" href="/f">Footer</a></footer>"""
+
+
+@pytest.mark.parametrize(
+    ("items", "field"),
+    [("ul#l > li.i", ".t"), ("ul#l > li.i", "a"), ("ul#l > li.i", "h3 a, p"), ("li.i", ".t"), ("li.i", "a[href]")],
+)
+def test_fields_are_what_a_query_scoped_to_each_item_finds(items: str, field: str) -> None:
+    """Each field selector runs once over the page; every item still gets the first match inside it (itself
+    included), with nested items and matches outside any item."""
+    config = {
+        "channel": {"url": "https://example.com/"},
+        "selectors": {"items": {"selector": items}, "title": {"selector": field}, "guid": ["title"]},
+    }
+    for order in ("normal", "reverse"):
+        config["selectors"]["items"]["order"] = order  # type: ignore[index]
+        nodes = document(LISTING, is_json=False).css(items)
+        firsts = [node.css_first(field) for node in (nodes[::-1] if order == "reverse" else nodes)]
+        texts = [" ".join(sanitize(first.text(deep=True, separator=" ")).split()) for first in firsts if first]
+        found = read_items(document(LISTING, is_json=False), config, "https://example.com/")
+        assert [item["title"] for item in found] == [text for text in texts if text]
+
+
+def test_extracted_text_and_attributes_lose_controls_and_keep_their_place() -> None:
+    config = {
+        "channel": {"url": "https://example.com/"},
+        "selectors": {
+            "items": {"selector": "ul#l > li.i"},
+            "title": {"selector": "span"},
+            "author": {"selector": "span", "extractor": "attribute", "attribute": "data-x"},
+            "url": {"selector": "a", "extractor": "href"},
+        },
+    }
+    found = read_items(document(LISTING, is_json=False), config, "https://example.com/")
+    assert [(i.get("title"), i.get("author"), i.get("url")) for i in found] == [
+        ("one", "tab\there", "https://example.com/a"),  # the bidi override is gone
+        ("two", "line\nbreak", None),  # the control character too; the item without a span has no fields at all
+    ]
 
 
 def test_html_extracted_from_a_page_is_always_made_safe() -> None:
@@ -220,6 +283,22 @@ def test_rss_output_is_escaped_dated_in_the_channel_zone_and_accepted_by_feedpar
     assert entry.title == "Tides & <currents>" and entry.link == "https://example.com/t?a=1&b=2"
     assert entry.id == "abc" and entry.enclosures[0]["type"] == "audio/mpeg" and entry.author == "Ana"
     assert [t.term for t in entry.tags] == ["sea", "sea2"]
+
+
+@pytest.mark.parametrize(
+    ("zone", "date"),
+    [
+        ("America/St_Johns", "Sun, 29 Nov 2026 04:00:00 -0330"),
+        ("Asia/Kathmandu", "Sun, 29 Nov 2026 13:15:00 +0545"),
+        ("UTC", "Sun, 29 Nov 2026 07:30:00 +0000"),
+    ],
+)
+def test_rss_dates_in_any_zone_and_text_xml_cannot_hold(zone: str, date: str) -> None:
+    item = {"id": "a\x01b", "title": "Bell\x07 \ud800\ufffe tolls", "published_at": "2026-11-29T07:30:00+00:00"}
+    xml = rss({"url": "https://example.com/", "time_zone": zone}, [item], [{"href": "/s.xsl?\x01>x"}])
+    assert f"<pubDate>{date}</pubDate>" in xml and "<title>Bell  tolls</title>" in xml and ">ab</guid>" in xml
+    assert '<?xml-stylesheet href="/s.xsl?&gt;x"?>' in xml  # a stripped control cannot close the instruction
+    assert not feedparser.parse(xml).bozo
 
 
 @pytest.fixture(scope="module")
