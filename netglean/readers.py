@@ -4,31 +4,44 @@ Reading a page is CPU work that mostly holds the GIL, so in one process a batch 
 faster than one CPU allows, and the fetching, framing and reading take turns. Worker
 processes let a batch use the machine's other CPUs while the server process fetches.
 
-The pool is started on the first read and warmed in the background (a worker needs a
-moment to import the reader); until it is ready, pages are read in threads, so no call
-ever waits for it. A worker that dies (a page that crashes the parser) breaks only the
-pool: it is replaced and the page is reported as unreadable, the server lives on.
+The event loop drives the workers itself: each is a child process (netglean.read_worker)
+spoken to over its stdin and stdout, and the loop writes jobs and reads answers with no
+helper threads. Each worker holds two jobs, the page it reads and the next one already in its
+pipe, so it never waits for the server process to hand it work. (A thread-based executor's
+hand-offs, each waiting for the GIL in a busy server, left its workers idle a third of a batch.)
+
+The workers start on the first read; until one is ready, pages are read in threads, so no
+call waits for them. A worker that dies (a page that crashes the parser) costs the page it was
+reading; the page queued behind it goes to another worker, and a new worker is started.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import os
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+import pickle
+import subprocess
+import sys
+from collections import deque
+from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
+from typing import Any
 
 import anyio
 from anyio.lowlevel import RunVar
 
+from netglean import read_worker
 from netglean.errors import UnsupportedContent
 from netglean.reading import HtmlReading, read_html
 
 log = logging.getLogger("netglean.readers")
 
 _THREADS: RunVar[anyio.CapacityLimiter] = RunVar("netglean_reader_threads")
+
+DEPTH = 2
+"""Jobs a worker holds at once: the page it is reading and the next one, waiting in its pipe."""
 
 
 def worker_count(setting: int) -> int:
@@ -41,53 +54,205 @@ def worker_count(setting: int) -> int:
     return (cpus if cpus > 1 else 0) if setting < 0 else setting
 
 
-def _ready() -> bool:
-    """Run once in each worker when the pool starts: by then the reader is imported."""
-    return True
+@dataclass(slots=True)
+class _Job:
+    arguments: dict[str, Any]
+    future: asyncio.Future[HtmlReading]
+
+
+@dataclass(eq=False)
+class _Worker(asyncio.Protocol):
+    """One reader process and the jobs it has been sent, oldest (the one being read) first."""
+
+    pool: Readers
+    process: subprocess.Popen[bytes]
+    jobs: deque[_Job] = field(default_factory=deque)
+    ready: bool = False
+    writer: asyncio.WriteTransport | None = None
+    reader: asyncio.ReadTransport | None = None
+    buffer: bytearray = field(default_factory=bytearray)
+
+    def send(self, job: _Job, data: bytes) -> None:
+        assert self.writer is not None
+        self.jobs.append(job)
+        self.writer.write(data)
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        header = read_worker.HEADER
+        while len(self.buffer) >= header.size:
+            (size,) = header.unpack_from(self.buffer)
+            end = header.size + size
+            if len(self.buffer) < end:
+                return
+            message = pickle.loads(self.buffer[header.size : end])
+            del self.buffer[:end]
+            self.pool._answered(self, message)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.pool._lost(self)
+
+    def stop(self) -> None:
+        """End the process; each pipe is closed by its transport, or here when it never got one."""
+        for transport, pipe in ((self.writer, self.process.stdin), (self.reader, self.process.stdout)):
+            try:
+                if transport is not None:
+                    transport.close()
+                elif pipe is not None:
+                    pipe.close()
+            except RuntimeError:  # the transport's event loop has ended: close the pipe itself
+                if pipe is not None:
+                    pipe.close()
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
 
 
 class Readers:
     def __init__(self, processes: int) -> None:
         self._processes = processes
-        self._pool: ProcessPoolExecutor | None = None
-        self._warm: list[Future[bool]] = []
+        self._workers: list[_Worker] = []
+        self._waiting: deque[_Job] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._broken = False
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def warm(self) -> bool:
+        """Whether pages now go to worker processes."""
+        return any(worker.ready for worker in self._workers)
 
     async def read(self, html: str, url: str, *, fmt: str, main_content: bool, frontier: bool) -> HtmlReading:
-        job = partial(read_html, html, url, fmt=fmt, main_content=main_content, frontier=frontier)
-        pool = self._ready_pool()
-        if pool is None:
-            return await anyio.to_thread.run_sync(job, abandon_on_cancel=True, limiter=_thread_limiter())
-        try:
-            return await asyncio.wrap_future(pool.submit(job))
-        except BrokenProcessPool:
-            self._replace(pool)
-            raise UnsupportedContent(
-                f"reading {url} stopped a reader process; the page cannot be read", detail={"url": url}
-            ) from None
+        arguments = {"html": html, "url": url, "fmt": fmt, "main_content": main_content, "frontier": frontier}
+        if not self._started():
+            return await _in_thread(arguments)
+        assert self._loop is not None
+        job = _Job(arguments, self._loop.create_future())
+        self._waiting.append(job)
+        self._dispatch()
+        return await job.future
 
-    def _ready_pool(self) -> ProcessPoolExecutor | None:
-        """The pool once every worker has started; the first call starts it."""
-        if self._processes < 1:
-            return None
-        if self._pool is None:
-            # spawn, never fork: the server process has threads and an event loop a fork would copy mid-flight.
-            self._pool = ProcessPoolExecutor(self._processes, mp_context=multiprocessing.get_context("spawn"))
-            self._warm = [self._pool.submit(_ready) for _ in range(self._processes)]
-            return None
-        if all(future.done() for future in self._warm):
-            return self._pool
-        return None
+    def _started(self) -> bool:
+        """True when a worker is ready; the first call (on each event loop) starts the workers."""
+        if self._processes < 1 or self._broken:
+            return False
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self.close()
+            self._loop = loop
+            for _ in range(self._processes):
+                self._start()
+            return False
+        return self.warm
 
-    def _replace(self, broken: ProcessPoolExecutor) -> None:
-        if self._pool is broken:
-            log.error("a reader process died; starting a new pool")
-            broken.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+    def _start(self) -> None:
+        assert self._loop is not None
+        process = subprocess.Popen(
+            [sys.executable, "-m", "netglean.read_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=_worker_environment(),
+        )
+        worker = _Worker(self, process)
+        self._workers.append(worker)
+        task = self._loop.create_task(self._connect(worker))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _connect(self, worker: _Worker) -> None:
+        assert self._loop is not None and worker.process.stdin is not None and worker.process.stdout is not None
+        worker.writer, _ = await self._loop.connect_write_pipe(asyncio.BaseProtocol, worker.process.stdin)
+        worker.reader, _ = await self._loop.connect_read_pipe(lambda: worker, worker.process.stdout)
+
+    def _dispatch(self) -> None:
+        ready = [worker for worker in self._workers if worker.ready]
+        while self._waiting and ready:
+            worker = min(ready, key=lambda candidate: len(candidate.jobs))
+            if len(worker.jobs) >= DEPTH:
+                return
+            job = self._waiting.popleft()
+            if job.future.done():  # a caller that stopped waiting (a timeout) costs no reading
+                continue
+            try:
+                data = read_worker.frame(job.arguments)
+            except Exception as exc:  # arguments that do not pickle fail their own call, no other
+                job.future.set_exception(exc)
+                continue
+            worker.send(job, data)
+
+    def _answered(self, worker: _Worker, message: Any) -> None:
+        if message == read_worker.READY:
+            worker.ready = True
+        else:
+            ok, value = message
+            future = worker.jobs.popleft().future
+            if not future.done():
+                future.set_result(value) if ok else future.set_exception(value)
+        self._dispatch()
+
+    def _lost(self, worker: _Worker) -> None:
+        """A worker's output ended: it died. Its page fails, the page queued behind it goes elsewhere."""
+        if worker not in self._workers:
+            return  # stopped on purpose
+        self._workers.remove(worker)
+        worker.stop()
+        if worker.jobs:
+            reading = worker.jobs.popleft()
+            if not reading.future.done():
+                url = reading.arguments["url"]
+                reading.future.set_exception(
+                    UnsupportedContent(
+                        f"reading {url} stopped a reader process; the page cannot be read", detail={"url": url}
+                    )
+                )
+            self._waiting.extendleft(reversed(worker.jobs))
+        if worker.ready:
+            log.error("a reader process died; starting another")
+            self._start()
+        elif not self._workers:  # none ever started: this machine cannot run them, so threads read from now on
+            log.error("reader processes cannot start (exit status %s); reading in threads", worker.process.returncode)
+            self._broken = True
+            while self._waiting:
+                self._read_in_thread(self._waiting.popleft())
+        self._dispatch()
+
+    def _read_in_thread(self, job: _Job) -> None:
+        async def run() -> None:
+            try:
+                job.future.set_result(await _in_thread(job.arguments))
+            except Exception as exc:
+                if not job.future.done():
+                    job.future.set_exception(exc)
+
+        assert self._loop is not None
+        task = self._loop.create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.stop()
+            for job in worker.jobs:
+                job.future.cancel()
+        for job in self._waiting:
+            job.future.cancel()
+        self._waiting.clear()
+        self._loop = None
+
+
+async def _in_thread(arguments: dict[str, Any]) -> HtmlReading:
+    return await anyio.to_thread.run_sync(
+        partial(read_html, **arguments), abandon_on_cancel=True, limiter=_thread_limiter()
+    )
+
+
+def _worker_environment() -> dict[str, str]:
+    """The server's environment, with netglean importable however the server itself was started."""
+    environment = dict(os.environ)
+    root = str(Path(__file__).resolve().parent.parent)
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [root, environment.get("PYTHONPATH")]))
+    return environment
 
 
 def _thread_limiter() -> anyio.CapacityLimiter:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import signal
 
 import anyio
 import pytest
 
 from netglean.errors import ToolError
 from netglean.readers import Readers, worker_count
-from netglean.reading import read_html
+from netglean.reading import HtmlReading, read_html
 
 PAGE = (
     "<html lang='en'><head><title>Tides</title><meta name='description' content='About tides'></head><body>"
@@ -18,50 +19,98 @@ PAGE = (
 )
 
 
-async def _read_when_warm(readers: Readers) -> object:
-    """Read once to start the pool, wait until it is warm, then read through it."""
-    await readers.read(PAGE, "http://site.test/t", fmt="markdown", main_content=True, frontier=True)
+async def _read(readers: Readers, url: str = "http://site.test/t") -> HtmlReading:
+    return await readers.read(PAGE, url, fmt="markdown", main_content=True, frontier=True)
+
+
+async def _warm(readers: Readers) -> None:
+    """Read once (in a thread) to start the workers, then wait until they take pages."""
+    await _read(readers)
     with anyio.fail_after(60):
-        while readers._ready_pool() is None:
-            await anyio.sleep(0.05)
-    return await readers.read(PAGE, "http://site.test/t", fmt="markdown", main_content=True, frontier=True)
+        while not readers.warm:
+            await anyio.sleep(0.02)
 
 
 def test_worker_processes_read_what_the_server_process_reads() -> None:
-    readers = Readers(1)
-    try:
-        pooled = anyio.run(_read_when_warm, readers)
-    finally:
-        readers.close()
-    assert pooled == read_html(PAGE, "http://site.test/t", fmt="markdown", main_content=True, frontier=True)
-    assert "The moon pulls the [sea](http://site.test/sea)." in pooled.content  # type: ignore[attr-defined]
+    readers = Readers(2)
 
-
-def test_a_dying_worker_costs_one_page_and_the_pool_is_replaced() -> None:
-    readers = Readers(1)
-
-    async def run() -> tuple[ToolError, object]:
-        await _read_when_warm(readers)
-        pool = readers._ready_pool()
-        assert pool is not None
-        pool.submit(os._exit, 1)  # a worker dies the way a parser crash would kill it
-        with pytest.raises(ToolError) as caught:
-            with anyio.fail_after(60):
-                while True:  # the pool notices the death when it next looks; reads before that may succeed
-                    await readers.read(PAGE, "http://site.test/t", fmt="text", main_content=True, frontier=False)
-                    await anyio.sleep(0.05)
-        again = await _read_when_warm(readers)
-        return caught.value, again
+    async def run() -> list[HtmlReading]:
+        await _warm(readers)
+        results: list[HtmlReading] = []
+        async with anyio.create_task_group() as tasks:  # more pages than workers hold: some wait their turn
+            for n in range(9):
+                tasks.start_soon(lambda n=n: _collect(readers, n, results))
+        return sorted(results, key=lambda reading: str(reading.metadata.get("url")))
 
     try:
-        error, again = anyio.run(run)
+        pooled = anyio.run(run)
     finally:
         readers.close()
-    assert error.code == "unsupported_content" and "stopped a reader process" in error.message
-    assert "The moon pulls the" in again.content  # type: ignore[attr-defined]
+    expected = [
+        read_html(PAGE, f"http://site.test/{n}", fmt="markdown", main_content=True, frontier=True) for n in range(9)
+    ]
+    assert pooled == sorted(expected, key=lambda reading: str(reading.metadata.get("url")))
+    assert "The moon pulls the [sea](http://site.test/sea)." in pooled[0].content
+
+
+async def _collect(readers: Readers, n: int, results: list[HtmlReading]) -> None:
+    results.append(await _read(readers, f"http://site.test/{n}"))
+
+
+def test_a_dying_worker_costs_the_page_it_was_reading_and_is_replaced() -> None:
+    readers = Readers(1)
+
+    async def run() -> tuple[BaseException | HtmlReading, BaseException | HtmlReading, HtmlReading]:
+        await _warm(readers)
+        [worker] = readers._workers
+        os.kill(worker.process.pid, signal.SIGSTOP)  # it cannot take a page: both wait in its pipe
+        outcomes: list[BaseException | HtmlReading] = [PAGE_MISSING, PAGE_MISSING]
+
+        async def one(n: int) -> None:
+            try:
+                outcomes[n] = await _read(readers, f"http://site.test/{n}")
+            except ToolError as error:
+                outcomes[n] = error
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(one, 0)
+            await anyio.sleep(0.05)
+            tasks.start_soon(one, 1)
+            await anyio.sleep(0.05)
+            assert len(worker.jobs) == 2
+            os.kill(worker.process.pid, signal.SIGKILL)  # dies the way a parser crash would kill it
+        await _warm(readers)
+        return outcomes[0], outcomes[1], await _read(readers)
+
+    try:
+        first, second, later = anyio.run(run)
+    finally:
+        readers.close()
+    assert isinstance(first, ToolError) and first.code == "unsupported_content"
+    assert "http://site.test/0 stopped a reader process" in first.message
+    assert isinstance(second, HtmlReading) and "The moon pulls the" in second.content  # read by the new worker
+    assert "The moon pulls the" in later.content and readers._workers == []
+
+
+PAGE_MISSING = RuntimeError("not read")
 
 
 def test_worker_count_follows_the_setting() -> None:
     assert worker_count(0) == 0 and worker_count(3) == 3
     cpus = os.cpu_count() or 1
     assert worker_count(-1) == (cpus if cpus > 1 else 0)
+
+
+def test_reading_errors_come_back_from_the_worker() -> None:
+    readers = Readers(1)
+
+    async def run() -> None:
+        await _warm(readers)
+        with pytest.raises(TypeError):  # raised in the worker, raised here
+            await readers.read(None, "http://site.test/t", fmt="markdown", main_content=True, frontier=False)  # type: ignore[arg-type]
+        assert "The moon pulls the" in (await _read(readers)).content  # the worker reads on
+
+    try:
+        anyio.run(run)
+    finally:
+        readers.close()
