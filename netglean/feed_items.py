@@ -191,7 +191,8 @@ class _Columns:
             return [None if n is None else _href(n, self._base) for n in nodes]
         if extractor == "attribute":
             return _sanitized([None if n is None else n.attrs.get(field.attribute) for n in nodes])
-        return _sanitized([None if n is None else " ".join(n.text(deep=True, separator=" ").split()) for n in nodes])
+        texts = [None if n is None else " ".join(n.text(deep=True, separator=" ").split()) for n in nodes]
+        return _sanitized(texts, squeeze=True)
 
     def _select(self, selector: str) -> list[Any]:
         """For each item, the first node ``selector`` finds in it (the item itself included), as ``css_first``."""
@@ -228,13 +229,21 @@ def _inside(node: Any, positions: Mapping[int, int]) -> bool:
     return False
 
 
-def _sanitized(values: list[str | None]) -> list[Value]:
-    """``sanitize`` on every value in one pass over their text joined by newlines, which it keeps and they lack."""
+def _sanitized(values: list[str | None], *, squeeze: bool = False) -> list[Value]:
+    """``sanitize`` on every value: one pass over them joined by newlines when that is safe (no value holds a
+    newline, and no ESC could start a terminal escape running from one value into the next), else one by one.
+    ``squeeze`` makes whitespace single again where something between two spaces was removed."""
     present = [value for value in values if value is not None]
-    if any("\n" in value for value in present):
-        return [None if value is None else sanitize(value) for value in values]
-    clean = iter(sanitize("\n".join(present)).split("\n"))
-    return [None if value is None else next(clean) for value in values]
+    joined = "\n".join(present)
+    if "\x1b" in joined or joined.count("\n") != max(len(present) - 1, 0):
+        cleaned = [sanitize(value) for value in present]
+    else:
+        clean = sanitize(joined)
+        cleaned = present if clean == joined else clean.split("\n")
+    if squeeze and cleaned is not present:
+        cleaned = [" ".join(value.split()) for value in cleaned]
+    remaining = iter(cleaned)
+    return [None if value is None else next(remaining) for value in values]
 
 
 def _text(node: Any) -> str:

@@ -199,6 +199,8 @@ LISTING = """<nav><a href="/n1" class="t">Nav one</a></nav>
       <span data-x="tab\there">\u202eone</span></li>
   <li class="i t" data-x="on the item"><p>Bravo, the item itself matches .t</p></li>
   <li class="i"><h3>No link</h3><span data-x="line\nbreak">two\x01</span></li>
+  <li class="i"><span data-x="&#27;]0;x">three &#8203; &#27;]0;title</span></li>
+  <li class="i"><span data-x="y&#7;">four</span></li>
 </ul>
 <ol><li class="i"><div class="t">Outer<ul><li class="i"><a class="t" href="/in">Inner</a></li></ul></div></li></ol>
 <footer><a class="t" href="/f">Footer</a></footer>"""
@@ -238,6 +240,8 @@ def test_extracted_text_and_attributes_lose_controls_and_keep_their_place() -> N
     assert [(i.get("title"), i.get("author"), i.get("url")) for i in found] == [
         ("one", "tab\there", "https://example.com/a"),  # the bidi override is gone
         ("two", "line\nbreak", None),  # the control character too; the item without a span has no fields at all
+        ("three 0;title", "0;x", None),  # a zero-width space leaves one space; an escape never spans two items
+        ("four", "y", None),
     ]
 
 
