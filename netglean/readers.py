@@ -161,8 +161,16 @@ class Readers:
 
     async def _connect(self, worker: _Worker) -> None:
         assert self._loop is not None and worker.process.stdin is not None and worker.process.stdout is not None
-        worker.writer, _ = await self._loop.connect_write_pipe(asyncio.BaseProtocol, worker.process.stdin)
-        worker.reader, _ = await self._loop.connect_read_pipe(lambda: worker, worker.process.stdout)
+        try:
+            worker.writer, _ = await self._loop.connect_write_pipe(asyncio.BaseProtocol, worker.process.stdin)
+            worker.reader, _ = await self._loop.connect_read_pipe(lambda: worker, worker.process.stdout)
+        except (
+            OSError,
+            NotImplementedError,
+        ) as exc:  # an event loop that cannot watch pipes: threads read, as on one CPU
+            log.error("reader processes cannot be reached (%s); reading in threads", exc)
+            self._broken = True
+            self.close()
 
     def _dispatch(self) -> None:
         ready = [worker for worker in self._workers if worker.ready]

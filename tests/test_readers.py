@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 
@@ -114,3 +115,26 @@ def test_reading_errors_come_back_from_the_worker() -> None:
         anyio.run(run)
     finally:
         readers.close()
+
+
+def test_reader_processes_that_cannot_be_reached_leave_reading_to_threads() -> None:
+    readers = Readers(1)
+
+    async def run() -> HtmlReading:
+        loop = asyncio.get_running_loop()
+
+        async def refuse(*_: object) -> None:
+            raise OSError("pipes cannot be watched here")
+
+        loop.connect_write_pipe = refuse  # type: ignore[method-assign,assignment]
+        await _read(readers)  # starts the worker, whose pipes cannot be watched
+        with anyio.fail_after(10):
+            while readers._workers:
+                await anyio.sleep(0.02)
+        return await _read(readers)
+
+    try:
+        reading = anyio.run(run)
+    finally:
+        readers.close()
+    assert "The moon pulls the" in reading.content and not readers.warm
