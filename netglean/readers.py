@@ -85,7 +85,10 @@ class _Worker(asyncio.Protocol):
             end = header.size + size
             if len(self.buffer) < end:
                 return
-            message = pickle.loads(self.buffer[header.size : end])
+            try:
+                message = pickle.loads(self.buffer[header.size : end])
+            except Exception as exc:  # an exception class that cannot be rebuilt here: its message still is
+                message = (False, RuntimeError(f"the reader's answer could not be read: {exc}"))
             del self.buffer[:end]
             self.pool._answered(self, message)
 
@@ -155,22 +158,28 @@ class Readers:
         )
         worker = _Worker(self, process)
         self._workers.append(worker)
-        task = self._loop.create_task(self._connect(worker))
+        task = self._loop.create_task(self._connect(worker, self._loop))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _connect(self, worker: _Worker) -> None:
-        assert self._loop is not None and worker.process.stdin is not None and worker.process.stdout is not None
+    async def _connect(self, worker: _Worker, loop: asyncio.AbstractEventLoop) -> None:
+        stdin, stdout = worker.process.stdin, worker.process.stdout
+        assert stdin is not None and stdout is not None
+        if worker not in self._workers:
+            return  # stopped before its pipes were watched
         try:
-            worker.writer, _ = await self._loop.connect_write_pipe(asyncio.BaseProtocol, worker.process.stdin)
-            worker.reader, _ = await self._loop.connect_read_pipe(lambda: worker, worker.process.stdout)
-        except (
-            OSError,
-            NotImplementedError,
-        ) as exc:  # an event loop that cannot watch pipes: threads read, as on one CPU
+            worker.writer, _ = await loop.connect_write_pipe(asyncio.BaseProtocol, stdin)
+            worker.reader, _ = await loop.connect_read_pipe(lambda: worker, stdout)
+        except (OSError, ValueError, NotImplementedError) as exc:
+            if worker not in self._workers:
+                return  # stopped while its pipes were being connected: they are closed already
+            # An event loop that cannot watch pipes: threads read, as on one CPU.
             log.error("reader processes cannot be reached (%s); reading in threads", exc)
             self._broken = True
             self.close()
+            return
+        if worker not in self._workers:  # stopped while its pipes were being connected
+            worker.stop()
 
     def _dispatch(self) -> None:
         ready = [worker for worker in self._workers if worker.ready]

@@ -138,3 +138,20 @@ def test_reader_processes_that_cannot_be_reached_leave_reading_to_threads() -> N
     finally:
         readers.close()
     assert "The moon pulls the" in reading.content and not readers.warm
+
+
+def test_closing_while_workers_start_leaves_no_process_and_no_error(caplog: pytest.LogCaptureFixture) -> None:
+    readers = Readers(2)
+
+    async def run() -> list[object]:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(_read, readers)
+            await anyio.lowlevel.checkpoint()  # the read has started the workers; their pipes are not watched yet
+            workers = list(readers._workers)
+            readers.close()
+        await anyio.sleep(0.1)
+        return workers
+
+    workers = anyio.run(run)
+    assert len(workers) == 2 and all(worker.process.poll() is not None for worker in workers)  # type: ignore[attr-defined]
+    assert not [record for record in caplog.records if record.levelname == "ERROR"]
