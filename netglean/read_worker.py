@@ -9,6 +9,7 @@ when its stdin closes. Pickles only ever cross this private pipe to the server t
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import struct
@@ -38,6 +39,7 @@ def _answer(job: dict[str, Any]) -> bytes:
 def serve(wire_in: BinaryIO, wire_out: BinaryIO) -> None:
     import netglean.reading  # noqa: F401  (imported before saying ready: the first page must not wait for it)
 
+    gc.freeze()  # the imported modules live as long as the process: no collection needs to walk them again
     wire_out.write(frame(READY))
     wire_out.flush()
     while len(header := wire_in.read(HEADER.size)) == HEADER.size:
