@@ -245,6 +245,26 @@ def test_extracted_text_and_attributes_lose_controls_and_keep_their_place() -> N
     ]
 
 
+def test_link_stands_in_for_url_and_enhance_fills_what_the_config_leaves_out() -> None:
+    page = (
+        '<div class="c"><h2 itemprop="headline">Tide tables</h2><a class="go" href="/t">more</a>'
+        '<time datetime="2026-11-29T08:00:00">today</time><img src="/t.png"><p>Twice a day.</p></div>'
+        '<div class="c"><a href="/u">Undertow</a></div>'
+    )
+    config = {
+        "channel": {"url": "https://example.com/", "time_zone": "Europe/Berlin"},
+        "selectors": {
+            "items": {"selector": "div.c", "enhance": True},
+            "link": {"selector": "a.go", "extractor": "href"},
+        },
+    }
+    first, second = read_items(document(page, is_json=False), config, "https://example.com/news/")
+    assert first["url"] == "https://example.com/t" and first["title"] == "Tide tables"  # link, then enhance
+    assert first["published_at"] == "2026-11-29T08:00:00+01:00" and first["image"] == "https://example.com/t.png"
+    assert first["description"] == "Twice a day."
+    assert second["url"] == "https://example.com/u" and second["title"] == "Undertow"  # no link: enhance finds one
+
+
 def test_html_extracted_from_a_page_is_always_made_safe() -> None:
     tree = document(
         '<ul><li><a href="/a">A</a><div class="d" onclick="x()"><script>evil()</script><img src="/i.png">'
