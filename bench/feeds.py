@@ -4,25 +4,14 @@ The floor is parsing the same page once with selectolax (netglean.html_tree.pars
 Both tools are timed on the work they do once the page is fetched (network excluded):
 apply = parse, read every item by the config's selectors and post-processors, render RSS,
 count its items; capture = parse, read the page's metadata, draft a config, dump it as YAML.
-
-Each is measured in a fresh process twice, because the floor depends on the C allocator more
-than on the parser: with glibc's defaults a process hands the memory of a freed tree back to
-the system and faults it in again on the next parse (about 60% of a 250 KB parse); a process
-whose heap keeps that memory (MALLOC_TRIM_THRESHOLD_ raised here, as a long-running process's
-heap often does by itself) parses the same page in well under half the time. The per-item work
-of apply does not shrink with it, so its ratio to the floor is reported for both.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import random
 import statistics
-import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -95,6 +84,15 @@ def _capture(html: str) -> int:
     return drafted[1]
 
 
+def _parse(html: str) -> None:
+    """The floor. The tree must not outlive the call: one tree held while the others are timed changes where
+    the C heap grows, and glibc then hands every later tree's memory back and faults it in again (2.4 ms
+    against 0.9 ms a parse here), which timed a page fault storm, not the parser."""
+    from netglean.html_tree import parse_html
+
+    parse_html(html)
+
+
 def _time(work: Any, html: str, repeats: int) -> tuple[float, Any]:
     result = work(html)
     times = []
@@ -105,34 +103,13 @@ def _time(work: Any, html: str, repeats: int) -> tuple[float, Any]:
     return statistics.median(times), result
 
 
-ALLOCATORS = {"glibc_defaults": {}, "memory_kept": {"MALLOC_TRIM_THRESHOLD_": str(256 << 20)}}
-
-
 def run(repeats: int = 15) -> dict[str, Any]:
-    """The measurement under each allocator setting, each in a fresh process."""
     figures: dict[str, Any] = {"repeats": repeats}
-    for name, environment in ALLOCATORS.items():
-        measured = subprocess.run(
-            [sys.executable, "-m", "bench.feeds", "--measure", str(repeats)],
-            env={**os.environ, **environment},
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=Path(__file__).resolve().parent.parent,
-        )
-        figures[name] = json.loads(measured.stdout)
-    return figures
-
-
-def measure(repeats: int) -> dict[str, Any]:
-    from netglean.html_tree import parse_html
-
-    figures: dict[str, Any] = {}
     for name, work, html in (("apply_config", _apply, listing(500)), ("capture_config", _capture, listing(610))):
         # The work first: it warms the allocator, which a cold parse would otherwise be charged for (page
         # faults made a fresh process's parse look 2x slower than the same parse later on).
         seconds, items = _time(work, html, repeats)
-        floor, _ = _time(parse_html, html, repeats)
+        floor, _ = _time(_parse, html, repeats)
         figures[name] = {
             "page_bytes": len(html.encode()),
             "items": items,
@@ -145,7 +122,4 @@ def measure(repeats: int) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--measure"]:
-        print(json.dumps(measure(int(sys.argv[2]))))
-    else:
-        print(json.dumps(run(int(sys.argv[1]) if len(sys.argv) > 1 else 15), indent=2))
+    print(run(int(sys.argv[1]) if len(sys.argv) > 1 else 15))

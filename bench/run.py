@@ -63,15 +63,13 @@ def main() -> None:
         )
     d = figures["feeds"]
     print(f"\nfeed configs, network excluded (medians of {d['repeats']}; floor = one selectolax parse of the page)")
-    for allocator in feeds.ALLOCATORS:
-        print(f"  {allocator} (fresh process)")
-        for name in ("apply_config", "capture_config"):
-            row = d[allocator][name]
-            print(
-                f"    {name:<15} {row['page_bytes'] / 1024:>5.0f} KB {row['items']:>4} items "
-                f"{row['ms_per_call']:>6.1f} ms/call {row['items_per_s']:>8.0f} items/s  "
-                f"floor {row['parse_floor_ms']:.2f} ms -> {row['ratio_to_floor']:.1f}x"
-            )
+    for name in ("apply_config", "capture_config"):
+        row = d[name]
+        print(
+            f"  {name:<15} {row['page_bytes'] / 1024:>5.0f} KB {row['items']:>4} items "
+            f"{row['ms_per_call']:>6.1f} ms/call {row['items_per_s']:>8.0f} items/s  "
+            f"floor {row['parse_floor_ms']:.2f} ms -> {row['ratio_to_floor']:.1f}x"
+        )
     f = figures["fetch"]
     print(
         f"\nbatch_scrape of {f['pages']} pages over stdio; mcp-server-fetch ({f['reference_pages']} news pages, "
