@@ -1,22 +1,30 @@
 """netglean: safe, fast, well-described web tools for AI agents.
 
 The runtime the handlers stand on. What other packages may use is re-exported
-here; everything else is private to its module.
+here; everything else is private to its module. The re-exports are imported on
+first use, so a process that needs none of them (a reader process, which only
+parses pages) starts without pydantic and the rest of the runtime.
 """
 
-from netglean.context import Context
-from netglean.envelope import DONE, Envelope, Outcome
-from netglean.errors import (
-    ArgumentsTooLarge,
-    CallTimeout,
-    ConfigurationError,
-    HandlerContractError,
-    HandlerCrashed,
-    InvalidArguments,
-    NetgleanError,
-    ToolError,
-)
-from netglean.settings import SETTINGS, Settings
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from netglean.context import Context
+    from netglean.envelope import DONE, Envelope, Outcome
+    from netglean.errors import (
+        ArgumentsTooLarge,
+        CallTimeout,
+        ConfigurationError,
+        HandlerContractError,
+        HandlerCrashed,
+        InvalidArguments,
+        NetgleanError,
+        ToolError,
+    )
+    from netglean.settings import SETTINGS, Settings
 
 __version__ = "0.1.0"
 
@@ -37,3 +45,31 @@ __all__ = [
     "ToolError",
     "__version__",
 ]
+
+_HOMES = {
+    "Context": "netglean.context",
+    **dict.fromkeys(["DONE", "Envelope", "Outcome"], "netglean.envelope"),
+    **dict.fromkeys(
+        [
+            "ArgumentsTooLarge",
+            "CallTimeout",
+            "ConfigurationError",
+            "HandlerContractError",
+            "HandlerCrashed",
+            "InvalidArguments",
+            "NetgleanError",
+            "ToolError",
+        ],
+        "netglean.errors",
+    ),
+    **dict.fromkeys(["SETTINGS", "Settings"], "netglean.settings"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'netglean' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
