@@ -12,7 +12,8 @@ hand-offs, each waiting for the GIL in a busy server, left its workers idle a th
 
 The workers start on the first read; until one is ready, pages are read in threads, so no
 call waits for them. A worker that dies (a page that crashes the parser) costs the page it was
-reading; the page queued behind it goes to another worker, and a new worker is started.
+reading; the page queued behind it goes to another worker, and a new worker is started. A worker
+still on a page STUCK_SECONDS after its caller gave up is replaced the same way.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ _THREADS: RunVar[anyio.CapacityLimiter] = RunVar("netglean_reader_threads")
 
 DEPTH = 2
 """Jobs a worker holds at once: the page it is reading and the next one, waiting in its pipe."""
+STUCK_SECONDS = 5.0
+"""How long a worker may go on reading a page after its caller gave up (timed out) before it is replaced:
+a page that holds the parser that long would hold it for every later page too."""
 
 
 def worker_count(setting: int) -> int:
@@ -68,6 +72,8 @@ class _Worker(asyncio.Protocol):
     process: subprocess.Popen[bytes]
     jobs: deque[_Job] = field(default_factory=deque)
     ready: bool = False
+    watched: bool = False
+    """A timer is running on the page it reads, whose caller has stopped waiting."""
     writer: asyncio.WriteTransport | None = None
     reader: asyncio.ReadTransport | None = None
     buffer: bytearray = field(default_factory=bytearray)
@@ -133,7 +139,11 @@ class Readers:
         job = _Job(arguments, self._loop.create_future())
         self._waiting.append(job)
         self._dispatch()
-        return await job.future
+        try:
+            return await job.future
+        finally:
+            if job.future.cancelled():  # the caller gave up (a timeout): is a worker still on this page?
+                self._watch_head_jobs()
 
     def _started(self) -> bool:
         """True when a worker is ready; the first call (on each event loop) starts the workers."""
@@ -205,7 +215,29 @@ class Readers:
             future = worker.jobs.popleft().future
             if not future.done():
                 future.set_result(value) if ok else future.set_exception(value)
+            self._watch_head_jobs()
         self._dispatch()
+
+    def _watch_head_jobs(self) -> None:
+        """Give each worker reading a page nobody waits for any more STUCK_SECONDS to finish it."""
+        if self._loop is None:  # closed: no worker is left to watch
+            return
+        for worker in self._workers:
+            if worker.jobs and worker.jobs[0].future.cancelled() and not worker.watched:
+                worker.watched = True
+                self._loop.call_later(STUCK_SECONDS, self._unstick, worker, worker.jobs[0])
+
+    def _unstick(self, worker: _Worker, job: _Job) -> None:
+        worker.watched = False
+        if worker in self._workers and worker.jobs and worker.jobs[0] is job:
+            log.error(
+                "a reader process is still on %s, %g s after its caller gave up; replacing it",
+                job.arguments["url"],
+                STUCK_SECONDS,
+            )
+            worker.process.kill()  # its pipe closes: _lost retries the pages queued behind, a new worker starts
+        else:
+            self._watch_head_jobs()
 
     def _lost(self, worker: _Worker) -> None:
         """A worker's output ended: it died. Its page fails, the page queued behind it goes elsewhere."""

@@ -9,6 +9,7 @@ import signal
 import anyio
 import pytest
 
+from netglean import readers as readers_module
 from netglean.errors import ToolError
 from netglean.readers import Readers, worker_count
 from netglean.reading import HtmlReading, read_html
@@ -155,3 +156,27 @@ def test_closing_while_workers_start_leaves_no_process_and_no_error(caplog: pyte
     workers = anyio.run(run)
     assert len(workers) == 2 and all(worker.process.poll() is not None for worker in workers)  # type: ignore[attr-defined]
     assert not [record for record in caplog.records if record.levelname == "ERROR"]
+
+
+def test_a_worker_still_on_a_page_its_caller_gave_up_on_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(readers_module, "STUCK_SECONDS", 0.2)
+    readers = Readers(1)
+
+    async def run() -> HtmlReading:
+        await _warm(readers)
+        [stuck] = readers._workers
+        os.kill(stuck.process.pid, signal.SIGSTOP)  # it never answers again: a page that holds the parser
+        with pytest.raises(TimeoutError), anyio.fail_after(0.2):  # the call's timeout
+            await _read(readers)
+        with anyio.fail_after(30):
+            while stuck.process.poll() is None:
+                await anyio.sleep(0.02)
+        await _warm(readers)
+        assert readers._workers and readers._workers[0] is not stuck
+        return await _read(readers)
+
+    try:
+        reading = anyio.run(run)
+    finally:
+        readers.close()
+    assert "The moon pulls the" in reading.content
