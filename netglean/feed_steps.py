@@ -16,7 +16,6 @@ from urllib.parse import urljoin, urlsplit
 from zoneinfo import ZoneInfo
 
 Value = str | datetime | None
-Lookup = Callable[[str], Value]
 
 _RUBY_GROUP = re.compile(r"\\(\d)|%(\d)")
 _TEMPLATE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
@@ -80,11 +79,6 @@ def apply_column(
         ended.update(n for n, value in enumerate(values) if value is None)
         values = [None if value is None else work(value) for value in values]
     return values
-
-
-def apply(steps: list[Mapping[str, Any]], value: Value, *, base_url: str, time_zone: str, lookup: Lookup) -> Value:
-    """``apply_column`` for one value, its template fields given by ``lookup``."""
-    return apply_column(steps, [value], base_url=base_url, time_zone=time_zone, columns=lambda name: [lookup(name)])[0]
 
 
 def parse_time(raw: Value, time_zone: str) -> datetime | None:

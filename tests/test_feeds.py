@@ -129,9 +129,14 @@ def test_parameters_fill_the_channel_and_unknown_ones_are_refused() -> None:
 
 
 def _step(step: dict[str, Any], value: feed_steps.Value, **fields: str) -> feed_steps.Value:
-    return feed_steps.apply(
-        [step], value, base_url="https://example.com/a/", time_zone="Europe/Berlin", lookup=fields.get
+    [result] = feed_steps.apply_column(
+        [step],
+        [value],
+        base_url="https://example.com/a/",
+        time_zone="Europe/Berlin",
+        columns=lambda name: [fields[name]] if name in fields else None,
     )
+    return result
 
 
 def test_post_processors() -> None:
