@@ -16,7 +16,6 @@ from netglean.errors import InvalidArguments, InvalidFeedConfig, NoItems, NotAva
 from netglean.fetch import Page
 from netglean.page_meta import page_metadata
 
-_BROWSER_STRATEGIES = {"browserless", "botasaurus"}
 _JSON_TYPES = {"application/json", "application/feed+json", "text/json"}
 _DEFAULT_PAGES = 3
 
@@ -26,18 +25,20 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
     from netglean.feed_items import read_items
 
     page = await ctx.fetcher.fetch(args.url)
-    tree, is_json = _document(page)
-    title = _title(tree, page.url) if not is_json else None
-    if args.items_selector:
+
+    def read() -> tuple[str | None, list[dict[str, Any]]]:
+        tree, is_json = _document(page)
+        title = _title(tree, page.url) if not is_json else None
+        if not args.items_selector:
+            return title, auto_items(tree, page.url)
         config = {
             "channel": {"url": page.url, "time_zone": "UTC"},
             "selectors": {"items": {"selector": args.items_selector, "enhance": True}},
         }
-        found = await anyio.to_thread.run_sync(read_items, tree, config, page.url, is_json)
-        source = "selector"
-    else:
-        found = await anyio.to_thread.run_sync(auto_items, tree, page.url)
-        source = "auto"
+        return title, read_items(tree, config, page.url, is_json)
+
+    title, found = await anyio.to_thread.run_sync(read)
+    source = "selector" if args.items_selector else "auto"
     limit = args.limit or 25
     payload: dict[str, Any] = {"url": page.url, "items": found[:limit], "total": len(found), "source": source}
     if title:
@@ -54,17 +55,19 @@ async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
     from netglean.feed_auto import draft_config
 
     page = await ctx.fetcher.fetch(args.url)
-    tree, is_json = _document(page)
-    if is_json:
-        raise UnsupportedContent(
-            f"{page.url} is JSON: write its config by hand (items selector like 'array > object')",
-            detail={"url": page.url},
-        )
-    metadata = page_metadata(tree, page.url)
-    language = metadata.get("language")
-    drafted = await anyio.to_thread.run_sync(
-        draft_config, tree, page.url, metadata.get("title"), language if isinstance(language, str) else None
-    )
+
+    def draft() -> tuple[dict[str, Any], int] | None:
+        tree, is_json = _document(page)
+        if is_json:
+            raise UnsupportedContent(
+                f"{page.url} is JSON: write its config by hand (items selector like 'array > object')",
+                detail={"url": page.url},
+            )
+        metadata = page_metadata(tree, page.url)
+        language = metadata.get("language")
+        return draft_config(tree, page.url, metadata.get("title"), language if isinstance(language, str) else None)
+
+    drafted = await anyio.to_thread.run_sync(draft)
     if drafted is None:
         raise NoItems(
             f"{page.url} has no repeated structure of linked items to make a feed from",
@@ -92,7 +95,7 @@ async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
         errors = invalid.detail["errors"]
         guidance = f"{len(errors)} problem(s), each with its path: fix them and call validate_config again."
         return Outcome({"valid": False, "errors": errors}, next_step="validate_config", guidance=guidance)
-    browser = config.get("strategy") in _BROWSER_STRATEGIES
+    browser = config.get("strategy") in feed_config.BROWSER_STRATEGIES
     payload = {"valid": True, "errors": [], "browser_required": browser, "config": config}
     guidance = "Valid. Run it with apply_config."
     if browser:
@@ -107,7 +110,7 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
 
     given = args.root  # exactly one of config and yaml: the schema's oneOf makes the model a union
     config = feed_config.load(_one_config(given.config, given.yaml), given.parameters)
-    if config.get("strategy") in _BROWSER_STRATEGIES:
+    if config.get("strategy") in feed_config.BROWSER_STRATEGIES:
         raise NotAvailable(
             f"browser rendering is not available in this build, and strategy {config['strategy']} needs it",
             detail={"strategy": config["strategy"]},
@@ -119,6 +122,18 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
     request = config.get("request") or {}  # the config's own limits: they may only lower the operator's
     pages_allowed = (pagination.get("max_pages", _DEFAULT_PAGES) if pagination is not None else 1) or 1
     pages_allowed = min(pages_allowed, request.get("max_requests", pages_allowed))
+    zone = channel.get("time_zone") or "UTC"
+
+    def read(page: Page, want_title: bool) -> tuple[list[dict[str, Any]], str | None, str]:
+        """One page's items, its title when wanted, and the next page's URL (or "")."""
+        tree, is_json = _document(page)
+        title = (_title(tree, page.url) or page.url) if want_title and not is_json else None
+        if selectors:
+            items = read_items(tree, config, page.url, is_json)
+        else:
+            items = auto_items(tree, page.url, config.get("auto_source"), zone)
+        return items, title, _next_page(tree, page.url, pagination) if pagination is not None else ""
+
     url, first_url, pages, found = channel["url"], "", 0, []
     seen: set[str] = set()
     while url and pages < pages_allowed and url not in seen:
@@ -128,15 +143,10 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
         )
         pages += 1
         first_url = first_url or page.url
-        tree, is_json = _document(page)
-        if pages == 1 and not channel.get("title") and not is_json:
-            channel["title"] = _title(tree, page.url) or page.url
-        if selectors:
-            found += await anyio.to_thread.run_sync(read_items, tree, config, page.url, is_json)
-        else:
-            zone = channel.get("time_zone") or "UTC"
-            found += await anyio.to_thread.run_sync(auto_items, tree, page.url, config.get("auto_source"), zone)
-        url = _next_page(tree, page.url, pagination) if pagination is not None else ""
+        items, title, url = await anyio.to_thread.run_sync(read, page, pages == 1 and not channel.get("title"))
+        found += items
+        if title:
+            channel["title"] = title
     items = _unique(found)[: given.limit or 100]
     fmt = given.format or "rss"
     payload: dict[str, Any] = {"url": first_url, "format": fmt, "pages": pages}
@@ -163,6 +173,7 @@ def _one_config(config: Any, text: str | None) -> Any:
 
 
 def _document(page: Page) -> tuple[Any, bool]:
+    """The page parsed (HTML, or JSON as html2rss's markup): CPU work, so callers run it off the event loop."""
     from netglean.feed_items import document
 
     is_json = page.media_type in _JSON_TYPES or page.media_type.endswith("+json")
@@ -211,7 +222,8 @@ async def read_extractors(ctx: Context) -> dict[str, Any]:
 
 
 async def read_strategies(ctx: Context) -> dict[str, Any]:
-    return {"strategies": feed_config.STRATEGIES, "available": ["faraday"], "default": "faraday"}
+    available = [name for name in feed_config.STRATEGIES if name not in feed_config.BROWSER_STRATEGIES]
+    return {"strategies": feed_config.STRATEGIES, "available": available, "default": "faraday"}
 
 
 async def read_capabilities(ctx: Context) -> dict[str, bool]:

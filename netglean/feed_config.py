@@ -37,6 +37,8 @@ STRATEGIES: dict[str, str] = {
     "browserless": "A rendering browser; not available in this build, so such configs validate but do not apply.",
     "botasaurus": "A rendering browser; not available in this build, so such configs validate but do not apply.",
 }
+BROWSER_STRATEGIES = frozenset({"browserless", "botasaurus"})
+"""The strategies that need a rendering browser, which this build does not have."""
 _PARAMETER = re.compile(r"%<(\w+)>s")
 _FIELD_REFERENCE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
 
