@@ -107,18 +107,19 @@ def _gsub(step: Mapping[str, Any], **_: Any) -> Work:
 def _template(string: str, values: list[Value], columns: Columns, ended: set[int]) -> list[Value]:
     """``%<name>s`` and ``%{name}`` filled from each item's fields (``self`` is the value so far)."""
     pieces = _TEMPLATE.split(string)  # literal, then the two name groups and a literal, repeated
-    parts: list[str | list[Value] | None] = []
+    count = len(values)
+    parts: list[list[str]] = []
     for k in range(0, len(pieces), 3):
-        parts.append(pieces[k])
+        if pieces[k]:
+            parts.append([pieces[k]] * count)
         if k + 1 < len(pieces):
             name = pieces[k + 1] or pieces[k + 2]
-            parts.append(values if name == "self" else columns(name))
-    return [
-        None
-        if n in ended
-        else "".join(part if isinstance(part, str) else "" if part is None else text_of(part[n]) for part in parts)
-        for n in range(len(values))
-    ]
+            column = values if name == "self" else columns(name)
+            parts.append([""] * count if column is None else [text_of(value) for value in column])
+    filled: list[Value] = ["".join(texts) for texts in zip(*parts)] if parts else [""] * count
+    for n in ended:
+        filled[n] = None
+    return filled
 
 
 def _substring(step: Mapping[str, Any], **_: Any) -> Work:
