@@ -18,7 +18,8 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                'type': 'json'},
                               {'choices': None,
                                'flag': '--yaml',
-                               'help': 'The config as YAML text.',
+                               'help': 'The config as YAML text (at most 32 levels deep; aliases may stand '
+                                       'for at most 50,000 values).',
                                'item_type': None,
                                'name': 'yaml',
                                'required': False,
@@ -484,7 +485,8 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                   'type': 'json'},
                                  {'choices': None,
                                   'flag': '--yaml',
-                                  'help': 'The config as YAML text.',
+                                  'help': 'The config as YAML text (at most 32 levels deep; aliases may '
+                                          'stand for at most 50,000 values).',
                                   'item_type': None,
                                   'name': 'yaml',
                                   'required': False,

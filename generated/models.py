@@ -29,7 +29,7 @@ class ApplyConfigInput1(BaseModel):
     """
     yaml: Annotated[StrictStr | None, Field(max_length=131072, min_length=1)] = None
     """
-    The config as YAML text.
+    The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values).
     """
 
 
@@ -55,7 +55,7 @@ class ApplyConfigInput2(BaseModel):
     """
     yaml: Annotated[StrictStr, Field(max_length=131072, min_length=1)]
     """
-    The config as YAML text.
+    The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values).
     """
 
 
@@ -1464,7 +1464,7 @@ class ValidateConfigInput1(BaseModel):
     """
     yaml: Annotated[StrictStr | None, Field(max_length=131072, min_length=1)] = None
     """
-    The config as YAML text.
+    The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values).
     """
 
 
@@ -1482,7 +1482,7 @@ class ValidateConfigInput2(BaseModel):
     """
     yaml: Annotated[StrictStr, Field(max_length=131072, min_length=1)]
     """
-    The config as YAML text.
+    The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values).
     """
 
 

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '5798f335f17bac5a2afd9990a62b7fafc7a74f9c76bb419f6d6a94e4d6801da5'
+CATALOG_HASH: Any = '2854eb3a755abb3de1cda033e0468bdd61bd404bd109453dbb867ee2ea16e13f'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -49,7 +49,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                  'description': "Values for the config's parameters, "
                                                                 'overriding their defaults.',
                                                  'type': 'object'},
-                                  'yaml': {'description': 'The config as YAML text.',
+                                  'yaml': {'description': 'The config as YAML text (at most 32 levels deep; '
+                                                          'aliases may stand for at most 50,000 values).',
                                            'maxLength': 131072,
                                            'minLength': 1,
                                            'type': 'string'}},
@@ -2279,7 +2280,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                  'description': "Values for the config's parameters, "
                                                                 'overriding their defaults.',
                                                  'type': 'object'},
-                                  'yaml': {'description': 'The config as YAML text.',
+                                  'yaml': {'description': 'The config as YAML text (at most 32 levels deep; '
+                                                          'aliases may stand for at most 50,000 values).',
                                            'maxLength': 131072,
                                            'minLength': 1,
                                            'type': 'string'}},

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import anyio
@@ -181,8 +180,9 @@ def _document(page: Page) -> tuple[Any, bool]:
         raise UnsupportedContent(f"{page.url} is {page.media_type}, not a page with items", detail={"url": page.url})
     try:
         return document(page.text(), is_json=is_json), is_json
-    except json.JSONDecodeError as exc:
-        raise UnsupportedContent(f"{page.url} says it is JSON but is not: {exc}", detail={"url": page.url}) from None
+    except ValueError as exc:
+        unreadable = f"{page.url} says it is JSON but cannot be read: {exc}"
+        raise UnsupportedContent(unreadable, detail={"url": page.url}) from None
 
 
 def _title(tree: Any, url: str) -> str | None:

@@ -24,6 +24,11 @@ from netglean.errors import InvalidFeedConfig
 
 SCHEMA_FILE = Path(__file__).resolve().parent.parent / "generated" / "schemas" / "shared" / "FeedConfig.json"
 MAX_YAML_CHARS = 131_072  # the tools' yaml maxLength: even 4-byte characters fit the default argument cap
+MAX_YAML_DEPTH = 32
+"""Deepest nesting a YAML config may have (the corpus's deepest is 6); deeper would exhaust the reader's stack."""
+MAX_YAML_VALUES = 50_000
+"""Most values a YAML config may stand for once its aliases are expanded: 500 bytes of aliases to aliases
+can stand for a billion strings, which every later step (checking, copying, echoing) would walk."""
 RESERVED_SELECTORS = frozenset({"items", "categories", "guid"})
 EXTRACTORS: dict[str, str] = {
     "text": "The element's text, whitespace collapsed (the default).",
@@ -70,12 +75,53 @@ def parse_yaml(text: str) -> Any:
     if len(text) > MAX_YAML_CHARS:
         raise _invalid([Problem("", f"the YAML is {len(text)} characters; the limit is {MAX_YAML_CHARS}")])
     try:
+        _check_shape(text)
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         reason = getattr(exc, "problem", None) or str(exc)
         raise _invalid([Problem("", f"not valid YAML{where}: {reason}")]) from None
+
+
+def _check_shape(text: str) -> None:
+    """Refuse, from the event stream and before anything is built, YAML nested past MAX_YAML_DEPTH, aliases
+    that refer to the value holding them, or aliases standing for more than MAX_YAML_VALUES values."""
+    anchored: dict[str, int | None] = {}  # anchor -> values its node stands for; None while the node is open
+    open_nodes: list[tuple[str | None, int]] = [(None, 0)]  # (anchor, values so far) for each open collection
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(open_nodes) > MAX_YAML_DEPTH:
+                raise _invalid([Problem("", f"the YAML nests deeper than {MAX_YAML_DEPTH} levels {_at(event)}")])
+            if event.anchor is not None:
+                anchored[event.anchor] = None
+            open_nodes.append((event.anchor, 1))
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            anchor, size = open_nodes.pop()
+            if anchor is not None:
+                anchored[anchor] = size
+        elif isinstance(event, yaml.AliasEvent):
+            known = anchored.get(event.anchor or "", 1)  # an unknown anchor is the composer's error to report
+            if known is None:
+                raise _invalid([Problem("", f"the alias *{event.anchor} {_at(event)} refers to a value that holds it")])
+            size = known
+        elif isinstance(event, yaml.ScalarEvent):
+            size = 1
+            if event.anchor is not None:
+                anchored[event.anchor] = size
+        else:
+            continue
+        anchor, total = open_nodes[-1]
+        open_nodes[-1] = (anchor, total + size)
+        if sum(count for _, count in open_nodes) > MAX_YAML_VALUES:
+            expanded = f"the YAML stands for more than {MAX_YAML_VALUES} values once its aliases are expanded"
+            raise _invalid([Problem("", f"{expanded} ({_at(event)})")])
+
+
+def _at(event: yaml.Event) -> str:
+    mark = event.start_mark
+    return f"at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "in the YAML"
 
 
 def problems(config: Any) -> list[Problem]:

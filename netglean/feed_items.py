@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from urllib.parse import urljoin
 from netglean import feed_steps
 from netglean.feed_config import RESERVED_SELECTORS
 from netglean.feed_steps import Value, text_of
-from netglean.html_tree import parse_html
+from netglean.html_tree import page_json, parse_html
 from netglean.untrusted import sanitize
 
 ITEM_FIELDS = ("title", "url", "description", "published_at", "updated", "author", "image", "enclosure")
@@ -103,9 +102,9 @@ def json_selector(selector: str) -> str:
 
 
 def document(body: str, *, is_json: bool) -> Any:
-    """The parsed page: HTML as is, JSON through ``json_markup``."""
+    """The parsed page: HTML as is, JSON through ``json_markup`` (ValueError when the JSON cannot be read)."""
     if is_json:
-        return parse_html(f"<html><body>{json_markup(json.loads(body))}</body></html>")
+        return parse_html(f"<html><body>{json_markup(page_json(body))}</body></html>")
     return parse_html(body)
 
 

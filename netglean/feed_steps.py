@@ -116,7 +116,7 @@ def _template(string: str, values: list[Value], columns: Columns, ended: set[int
             name = pieces[k + 1] or pieces[k + 2]
             column = values if name == "self" else columns(name)
             parts.append([""] * count if column is None else [text_of(value) for value in column])
-    filled: list[Value] = ["".join(texts) for texts in zip(*parts)] if parts else [""] * count
+    filled: list[Value] = ["".join(texts) for texts in zip(*parts, strict=True)] if parts else [""] * count
     for n in ended:
         filled[n] = None
     return filled

@@ -14,11 +14,36 @@ def parse_html(markup: str) -> Any:
     return LexborHTMLParser(markup)
 
 
+MAX_JSON_DEPTH = 100
+"""Deepest nesting read from JSON a page carries. Everything after the parser (metadata, feed items, the
+envelope's sanitising and serialising) walks it recursively: a few kilobytes of brackets must not exhaust
+the stack of whatever reads the page."""
+
+
+def page_json(text: str) -> Any:
+    """JSON from a page (a script block, a JSON document); ValueError when it is broken or nested too deep."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"the JSON nests deeper than {MAX_JSON_DEPTH} levels") from None
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:  # else it cannot be that deep: no walk needed
+        stack = [(value, 1)] if isinstance(value, dict | list) else []
+        while stack:
+            node, depth = stack.pop()
+            children = node.values() if isinstance(node, dict) else node
+            for child in children:
+                if isinstance(child, dict | list):
+                    if depth >= MAX_JSON_DEPTH:
+                        raise ValueError(f"the JSON nests deeper than {MAX_JSON_DEPTH} levels")
+                    stack.append((child, depth + 1))
+    return value
+
+
 def script_json(tree: Any, selector: str, max_chars: int) -> Iterator[Any]:
     """The parsed JSON of each script ``selector`` finds (JSON-LD, app state), at most ``max_chars`` of it read;
-    broken blocks are skipped."""
+    broken blocks, and blocks nested past MAX_JSON_DEPTH, are skipped."""
     for node in tree.css(selector):
         try:
-            yield json.loads(node.text(deep=True)[:max_chars])
+            yield page_json(node.text(deep=True)[:max_chars])
         except ValueError:
             continue

@@ -7,7 +7,6 @@ does the Host/Origin/token/size checks (see netglean.http_guard).
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import sys
@@ -19,6 +18,7 @@ from typing import Any
 import anyio
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic_core import from_json
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -45,8 +45,8 @@ def _generated_dir() -> Path:
     return Path(generated.__file__).resolve().parent
 
 
-def _refusal(status: int) -> JSONResponse:
-    return JSONResponse(refusal_body(status), status_code=status)
+def _refusal(status: int, reason: str = "") -> JSONResponse:
+    return JSONResponse(refusal_body(status, reason), status_code=status)
 
 
 def build_app(registry: Registry, settings: Settings) -> ASGIApp:
@@ -71,10 +71,10 @@ def build_app(registry: Registry, settings: Settings) -> ASGIApp:
         if media_type != "application/json":
             return _refusal(415)
         body = await request.body()
-        try:
-            arguments: Any = json.loads(body) if body.strip() else {}
-        except (ValueError, UnicodeDecodeError):
-            return _refusal(400)
+        try:  # pydantic's reader, as the MCP transports use: it also bounds nesting, which json.loads does not
+            arguments: Any = from_json(body) if body.strip() else {}
+        except ValueError as exc:
+            return _refusal(400, f"Where it breaks: {exc}.")
         envelope, _ = await runner.call(name, arguments)
         error = envelope.payload.get("error", {}).get("code") if not envelope.ok else None
         return JSONResponse(envelope.as_dict(), status_code=status_for(envelope.ok, error))

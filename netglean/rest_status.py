@@ -57,6 +57,7 @@ def status_for(ok: bool, error_code: str | None) -> int:
     return STATUS_BY_ERROR.get(error_code, 200)
 
 
-def refusal_body(status: int) -> dict[str, Any]:
+def refusal_body(status: int, reason: str = "") -> dict[str, Any]:
+    """The refusal for ``status``; ``reason`` says what exactly was wrong, after the status's own sentence."""
     code, message = REFUSALS[status]
-    return {"error": {"code": code, "message": message}}
+    return {"error": {"code": code, "message": f"{message} {reason}".strip()}}

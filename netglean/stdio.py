@@ -36,12 +36,11 @@ def classify(line: bytes) -> SessionMessage | None:
         return None
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValidationError:
-        pass
-    try:
-        raw = json.loads(line)
-    except (ValueError, UnicodeDecodeError) as exc:
-        return _error(None, types.PARSE_ERROR, f"Parse error: the line is not valid JSON ({exc})")
+    except ValidationError as invalid:
+        unreadable = next((error["msg"] for error in invalid.errors() if error["type"] == "json_invalid"), None)
+    if unreadable is not None:  # pydantic's reader also bounds nesting, which json.loads would take to the stack's end
+        return _error(None, types.PARSE_ERROR, f"Parse error: the line is not valid JSON ({unreadable})")
+    raw = json.loads(line)  # JSON that pydantic has just read
     if isinstance(raw, list):
         return _error(None, types.INVALID_REQUEST, "Invalid request: JSON-RPC batches are not supported by MCP")
     request_id = raw.get("id") if isinstance(raw, dict) else None

@@ -26,6 +26,12 @@ async def api(request: Request) -> Response:
     return Response((FIXTURES / "api.json").read_bytes(), media_type="application/json")
 
 
+async def deep_api(request: Request) -> Response:
+    """A JSON API answer nested past what netglean reads (and, at 20,000 levels, past what the stack holds)."""
+    depth = int(request.query_params.get("depth", "20000"))
+    return Response("[" * depth + "]" * depth, media_type="application/json")
+
+
 async def paged(request: Request) -> Response:
     number = int(request.query_params.get("page", "1"))
     items = "".join(
@@ -63,6 +69,7 @@ async def empty(request: Request) -> Response:
 FEED_APP = Starlette(
     routes=[
         Route("/feeds/api.json", api),
+        Route("/feeds/deep.json", deep_api),
         Route("/feeds/paged", paged),
         Route("/feeds/sitemap.xml", sitemap),
         Route("/feeds/headers", headers),

@@ -119,6 +119,27 @@ def test_yaml_errors_name_the_line_and_local_files_are_refused() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("tail", "words"),
+    [
+        (  # nine levels of nine aliases: 550 bytes standing for 387 million strings
+            "directory:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+            + "".join(f"  a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]\n" for n in range(1, 9)),
+            "stands for more than 50000 values once its aliases are expanded (at line",
+        ),
+        ("directory: &a {x: [1, *a]}\n", "the alias *a at line 3, column 23 refers to a value that holds it"),
+        ("directory: " + "[" * 5000 + "]" * 5000 + "\n", "nests deeper than 32 levels at line 3, column 43"),
+    ],
+)
+def test_yaml_that_would_expand_or_nest_without_end_is_refused_before_it_is_built(tail: str, words: str) -> None:
+    head = "channel: {url: 'https://example.com/'}\nselectors: {items: {selector: li}}\n"
+    with pytest.raises(InvalidFeedConfig) as refused:
+        feed_config.parse_yaml(head + tail)
+    assert words in refused.value.message
+    shared = feed_config.parse_yaml(head + "directory: {a: &x [1, 2], b: *x, c: {<<: {d: 1}}}\n")
+    assert shared["directory"] == {"a": [1, 2], "b": [1, 2], "c": {"d": 1}}  # aliases within bounds still work
+
+
 def test_parameters_fill_the_channel_and_unknown_ones_are_refused() -> None:
     config = _with(parameters={"section": {"type": "string", "default": "news"}})
     config["channel"]["url"] = "https://example.com/%<section>s"
@@ -433,6 +454,18 @@ def test_scrape_url_with_a_selector_hint_and_an_empty_page(feeds: tuple[SyncClie
     }
     empty = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/empty"})
     assert empty["ok"] is True and empty["payload"]["items"] == [] and empty["next_step"] == "inspect_url"
+
+
+@pytest.mark.parametrize("depth", [150, 20_000])
+def test_a_json_page_nested_too_deep_is_unsupported_content(feeds: tuple[SyncClient, int], depth: int) -> None:
+    client, port = feeds
+    config = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/deep.json?depth={depth}"},
+        "selectors": {"items": {"selector": "array > object"}, "title": {"selector": "title"}},
+    }
+    error = _call(client, "apply_config", {"config": config})["payload"]["error"]
+    assert error["code"] == "unsupported_content"
+    assert error["message"].endswith("says it is JSON but cannot be read: the JSON nests deeper than 100 levels")
 
 
 def test_pagination_is_followed_up_to_max_pages(feeds: tuple[SyncClient, int]) -> None:

@@ -67,6 +67,7 @@ def test_rest_call_returns_the_envelope(server: HttpServer) -> None:
         (b'{"markdown": "x", "first_number": "50"}', "application/json", 422, "invalid_arguments"),
         (b"null", "application/json", 422, "invalid_arguments"),
         (b"{not json", "application/json", 400, "bad_request"),
+        (b"[" * 50_000 + b"]" * 50_000, "application/json", 400, "bad_request"),
         (b'{"markdown": "x"}', "text/plain", 415, "unsupported_media_type"),
     ],
 )

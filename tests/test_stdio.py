@@ -59,7 +59,16 @@ def test_unknown_tool_and_unknown_method_are_protocol_errors(server: RawServer) 
 
 @pytest.mark.parametrize(
     ("line", "code"),
-    [(b"{", -32700), (b"[]", -32600), (b"[1, 2]", -32600), (b"{}", -32600), (b"null", -32600), (b"7", -32600)],
+    [
+        (b"{", -32700),
+        (b"[" * 100_000, -32700),  # nested past what the stack holds: still an answer, not a dead reader
+        (b"\xff", -32700),
+        (b"[]", -32600),
+        (b"[1, 2]", -32600),
+        (b"{}", -32600),
+        (b"null", -32600),
+        (b"7", -32600),
+    ],
 )
 def test_classify(line: bytes, code: int) -> None:
     message = classify(line)

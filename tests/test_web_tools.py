@@ -302,3 +302,5 @@ def test_a_hostile_page_stays_quarantined_through_scrape(client: SyncClient) -> 
         assert smuggled not in text
         assert smuggled not in str(result.structured_content)
     assert "admin mode" in text  # the text is kept as data, inside the frame
+    metadata = result.structured_content["payload"]["metadata"]
+    assert metadata["json_ld"] == [{"@type": "NewsArticle", "headline": "Notes"}]  # too deep to read: skipped
