@@ -44,6 +44,11 @@ _BLOCK_TAGS = {
     "hr",
     "dl",
 }
+_HOLDS_BLOCKS = ", ".join(sorted(_BLOCK_TAGS))
+MAX_BLOCK_DEPTH = 100
+MAX_INLINE_DEPTH = 40
+"""Nesting past which elements are read as their plain text. Real pages nest a few dozen levels; a hostile
+one can nest thousands in a few kilobytes, and every level here is a Python frame."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,23 +71,25 @@ def _clean(text: str) -> str:
     return " ".join(sanitize(text).split())
 
 
-def _inline(node: Any, base_url: str, links: list[dict[str, str]]) -> str:
+def _inline(node: Any, base_url: str, links: list[dict[str, str]], depth: int = 0) -> str:
     """Markdown for a node's inline content: text, links, emphasis, code, line breaks."""
+    if depth > MAX_INLINE_DEPTH:
+        return sanitize(node.text(deep=True) or "")
     parts: list[str] = []
     child = node.child
     while child is not None:
-        parts.append(_inline_one(child, base_url, links))
+        parts.append(_inline_one(child, base_url, links, depth))
         child = child.next
     return re.sub(r"[ \t\r\f\v]+", " ", sanitize("".join(parts)))
 
 
-def _inline_one(node: Any, base_url: str, links: list[dict[str, str]]) -> str:
-    """Markdown for one inline node (and what it contains)."""
+def _inline_one(node: Any, base_url: str, links: list[dict[str, str]], depth: int = 0) -> str:
+    """Markdown for one inline node (and what it contains), ``depth`` levels inside the block."""
     tag = node.tag
     if tag == "-text":
         return str(node.text_content or "")
     if tag == "a":
-        text = _inline(node, base_url, links).strip()
+        text = _inline(node, base_url, links, depth + 1).strip()
         href = (node.attributes.get("href") or "").strip()
         if href and not href.lower().startswith(("javascript:", "data:", "#")):
             url = urljoin(base_url, href)
@@ -90,10 +97,10 @@ def _inline_one(node: Any, base_url: str, links: list[dict[str, str]]) -> str:
             return f"[{text}]({url})" if text else ""
         return text
     if tag in {"strong", "b"}:
-        inner = _inline(node, base_url, links).strip()
+        inner = _inline(node, base_url, links, depth + 1).strip()
         return f"**{inner}**" if inner else ""
     if tag in {"em", "i"}:
-        inner = _inline(node, base_url, links).strip()
+        inner = _inline(node, base_url, links, depth + 1).strip()
         return f"*{inner}*" if inner else ""
     if tag == "code":
         return f"`{_clean(node.text(deep=True))}`"
@@ -104,7 +111,7 @@ def _inline_one(node: Any, base_url: str, links: list[dict[str, str]]) -> str:
         return f"![{alt}]({urljoin(base_url, node.attributes.get('src') or '')})" if alt else ""
     if tag in {"-comment", "script", "style"}:
         return ""
-    return _inline(node, base_url, links)
+    return _inline(node, base_url, links, depth + 1)
 
 
 def _remove(tree: Any, selector: str) -> None:
@@ -155,8 +162,9 @@ def _main(tree: Any) -> Any:
     return best[1]
 
 
-def _walk(node: Any, base_url: str, out: Extraction, prune: bool) -> None:
-    """Append ``node``'s blocks to ``out``; with ``prune``, skip elements whose class or id says boilerplate."""
+def _walk(node: Any, base_url: str, out: Extraction, prune: bool, depth: int = 0) -> None:
+    """Append ``node``'s blocks to ``out``; with ``prune``, skip elements whose class or id says boilerplate.
+    Containers past MAX_BLOCK_DEPTH are one paragraph of their text."""
     child = node.child
     while child is not None:
         tag = child.tag
@@ -173,7 +181,7 @@ def _walk(node: Any, base_url: str, out: Extraction, prune: bool) -> None:
             if _clean(text):
                 out.blocks.append(Block("paragraph", text))
         elif tag in {"ul", "ol"}:
-            items = tuple(_inline(li, base_url, out.links).strip() for li in child.css("li") if li.parent == child)
+            items = tuple(_inline(li, base_url, out.links).strip() for li in child.iter() if li.tag == "li")
             items = tuple(item for item in items if _clean(item))
             if items:
                 out.blocks.append(Block("list", "", level=1 if tag == "ol" else 0, items=items))
@@ -194,8 +202,12 @@ def _walk(node: Any, base_url: str, out: Extraction, prune: bool) -> None:
                 out.blocks.append(Block("image", alt, items=(urljoin(base_url, child.attributes.get("src") or ""),)))
         elif tag == "hr":
             out.blocks.append(Block("rule", ""))
-        elif child.css_first(", ".join(sorted(_BLOCK_TAGS))) is not None:
-            _walk(child, base_url, out, prune)  # a container: its blocks are inside
+        elif depth >= MAX_BLOCK_DEPTH:
+            text = _clean(child.text(deep=True))
+            if text:
+                out.blocks.append(Block("paragraph", text))
+        elif child.css_first(_HOLDS_BLOCKS) is not None:
+            _walk(child, base_url, out, prune, depth + 1)  # a container: its blocks are inside
         else:
             # Inline content sitting directly in a container (a bare link, a span): gather the run of such
             # siblings into one paragraph, so links are kept and the text is not split word by word.

@@ -155,7 +155,7 @@ class _Columns:
         self._zone = zone
         self._values: dict[str, list[Value]] = {}
         self._busy: set[str] = set()
-        self._positions: dict[int, int] | None = None
+        self._positions: dict[int, int | None] | None = None
         self._nested = False
 
     def column(self, name: str) -> list[Value] | None:
@@ -196,36 +196,40 @@ class _Columns:
     def _select(self, selector: str) -> list[Any]:
         """For each item, the first node ``selector`` finds in it (the item itself included), as ``css_first``."""
         nodes = self._nodes
-        positions = self._item_positions()
+        owners = self._owners()
         matches = self._tree.css(selector)
-        if positions is None or len(matches) > 4 * len(nodes) + 64:  # nested items, or matches mostly elsewhere
+        if owners is None or len(matches) > 4 * len(nodes) + 64:  # nested items, or matches mostly elsewhere
             return [node.css_first(selector) for node in nodes]
         column: list[Any] = [None] * len(nodes)
         for match in matches:  # in document order, so an item's first match is the first one it is given
-            node = match
-            while node is not None:
-                position = positions.get(node.mem_id)
-                if position is not None:
-                    if column[position] is None:
-                        column[position] = match
-                    break
-                node = node.parent
+            position = _owner(match, owners)
+            if position is not None and column[position] is None:
+                column[position] = match
         return column
 
-    def _item_positions(self) -> dict[int, int] | None:
-        """Each item's position by node identity; None when an item holds another, whose matches belong to both."""
+    def _owners(self) -> dict[int, int | None] | None:
+        """The items' positions by node identity, to be extended by ``_owner``; None when an item holds
+        another, whose matches belong to both."""
         if self._positions is None:
             self._positions = {node.mem_id: n for n, node in enumerate(self._nodes)}
-            self._nested = any(_inside(node.parent, self._positions) for node in self._nodes)
+            self._nested = any(_owner(node.parent, self._positions) is not None for node in self._nodes)
         return None if self._nested else self._positions
 
 
-def _inside(node: Any, positions: Mapping[int, int]) -> bool:
-    while node is not None:
-        if node.mem_id in positions:
-            return True
-        node = node.parent
-    return False
+def _owner(node: Any, owners: dict[int, int | None]) -> int | None:
+    """The position of the item holding ``node`` (itself included), None for no item. ``owners`` starts as the
+    items' positions; a long walk up (a page nested thousands deep) leaves its way in it for later walks to
+    stop on, so walks never each climb to the root. Short walks, the usual ones, record nothing: cheaper."""
+    climber, steps, key = node, 0, 0
+    while climber is not None and (key := climber.mem_id) not in owners:
+        climber = climber.parent
+        steps += 1
+    owner = owners[key] if climber is not None else None
+    if steps > 8:
+        for _ in range(steps):
+            owners[node.mem_id] = owner
+            node = node.parent
+    return owner
 
 
 def _sanitized(values: list[str | None], *, squeeze: bool = False) -> list[Value]:

@@ -77,13 +77,15 @@ def item_groups(tree: Any, minimum: int = 3) -> list[ItemGroup]:
     Groups inside navigation, headers, footers and asides are left out: they are the site's
     menus and related-link lists, not what the page lists."""
     groups: list[ItemGroup] = []
+    linked = _with_ancestors(tree.css("a[href]"))
+    in_chrome: dict[int, bool] = {}
     for parent in tree.css("ul, ol, div, section, main, tbody, body"):
-        if _in_page_chrome(parent):
+        if _in_page_chrome(parent, in_chrome):
             continue
         shapes: dict[tuple[str, tuple[str, ...]], list[Any]] = {}
         child = parent.child
         while child is not None:
-            if child.tag not in {"-text", "-comment"} and child.css_first("a[href]") is not None:
+            if child.mem_id in linked:
                 classes = tuple(sorted((child.attributes.get("class") or "").split()))
                 shapes.setdefault((child.tag, classes), []).append(child)
             child = child.next
@@ -94,13 +96,34 @@ def item_groups(tree: Any, minimum: int = 3) -> list[ItemGroup]:
     return sorted(groups, key=lambda g: (-len(g.nodes), -sum(len(n.text(deep=True)) for n in g.nodes)))
 
 
-def _in_page_chrome(node: Any) -> bool:
-    """Inside navigation, a header, a footer or an aside: menus and link lists, not the page's items."""
+def _with_ancestors(nodes: list[Any]) -> set[int]:
+    """The identities of ``nodes`` and of every element above them: each walk stops where another has been."""
+    seen: set[int] = set()
+    for start in nodes:
+        node = start
+        while node is not None and node.mem_id not in seen:
+            seen.add(node.mem_id)
+            node = node.parent
+    return seen
+
+
+def _in_page_chrome(node: Any, known: dict[int, bool]) -> bool:
+    """Inside navigation, a header, a footer or an aside: menus and link lists, not the page's items.
+    ``known`` keeps every answer found on the way up, so a page nested thousands deep is climbed once."""
+    path: list[int] = []
+    inside = False
     while node is not None:
+        if node.mem_id in known:
+            inside = known[node.mem_id]
+            break
         if node.tag in {"nav", "header", "footer", "aside"}:
-            return True
+            inside = True
+            break
+        path.append(node.mem_id)
         node = node.parent
-    return False
+    for key in path:
+        known[key] = inside
+    return inside
 
 
 def candidate_items(tree: Any) -> dict[str, int]:

@@ -218,9 +218,22 @@ async def hostile(request: Request) -> Response:
     return Response(body.encode(), media_type="text/html")
 
 
+async def deep(request: Request) -> Response:
+    """A page nested 3,000 levels deep in three ways (each level costs the reader a stack frame if it recurses)."""
+    nests = (("<div><span><b>", "</b></span></div>"), ("<ul><li>", "</li></ul>"), ("<em><a href='/x'>", "</a></em>"))
+    body = "".join(
+        f"{opening * 3000}Words at the bottom of nest {n}, long enough for a paragraph.{closing * 3000}"
+        for n, (opening, closing) in enumerate(nests)
+    )
+    after = "After the nests. " * 5
+    page = f"<html><head><title>Deep</title></head><body><main>{body}<p>{after}</p></main></body></html>"
+    return Response(page.encode(), media_type="text/html")
+
+
 APP = Starlette(
     routes=[
         Route("/hostile", hostile),
+        Route("/deep", deep),
         Route("/listing", listing),
         Route("/challenge", challenge),
         Route("/crawl/", crawl_page),

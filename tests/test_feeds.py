@@ -229,27 +229,51 @@ LISTING = """<nav><a href="/n1" class="t">Nav one</a></nav>
   <li class="i"><span data-x="y&#7;">four</span></li>
 </ul>
 <ol><li class="i"><div class="t">Outer<ul><li class="i"><a class="t" href="/in">Inner</a></li></ul></div></li></ol>
-<footer><a class="t" href="/f">Footer</a></footer>"""
+<footer><a class="t" href="/f">Footer</a></footer>
+<ol id="deep"><li>{down}<span class="t">Twelve levels down</span><a href="/d">Deep link</a>{up}</li></ol>
+<section>{down}<a class="t" href="/o1">Outside, deep</a><a href="/o2">Outside again</a>{up}</section>""".format(
+    down="<div>" * 12, up="</div>" * 12
+)  # walks longer than the ones the reader keeps no record of, inside an item and outside every item
 
 
 @pytest.mark.parametrize(
     ("items", "field"),
-    [("ul#l > li.i", ".t"), ("ul#l > li.i", "a"), ("ul#l > li.i", "h3 a, p"), ("li.i", ".t"), ("li.i", "a[href]")],
+    [
+        ("ul#l > li.i", ".t"),
+        ("ul#l > li.i", "a"),
+        ("ul#l > li.i", "h3 a, p"),
+        ("li.i", ".t"),
+        ("li.i", "a[href]"),
+        ("ul#l > li.i, ol#deep > li", ".t"),
+    ],
 )
 def test_fields_are_what_a_query_scoped_to_each_item_finds(items: str, field: str) -> None:
     """Each field selector runs once over the page; every item still gets the first match inside it (itself
     included), with nested items and matches outside any item."""
     config = {
         "channel": {"url": "https://example.com/"},
-        "selectors": {"items": {"selector": items}, "title": {"selector": field}, "guid": ["title"]},
+        "selectors": {
+            "items": {"selector": items},
+            "title": {"selector": field},
+            "description": {"selector": "a"},  # read after title, over the ways up title's reading kept
+            "guid": ["title", "description"],
+        },
     }
     for order in ("normal", "reverse"):
         config["selectors"]["items"]["order"] = order  # type: ignore[index]
         nodes = document(LISTING, is_json=False).css(items)
-        firsts = [node.css_first(field) for node in (nodes[::-1] if order == "reverse" else nodes)]
-        texts = [" ".join(sanitize(first.text(deep=True, separator=" ")).split()) for first in firsts if first]
+        expected = []
+        for node in nodes[::-1] if order == "reverse" else nodes:
+            texts = {}
+            for name, selector in (("title", field), ("description", "a")):
+                first = node.css_first(selector)
+                text = " ".join(sanitize(first.text(deep=True, separator=" ")).split()) if first else ""
+                if text:
+                    texts[name] = text
+            if texts:
+                expected.append(texts)
         found = read_items(document(LISTING, is_json=False), config, "https://example.com/")
-        assert [item["title"] for item in found] == [text for text in texts if text]
+        assert [{k: item[k] for k in ("title", "description") if k in item} for item in found] == expected
 
 
 def test_extracted_text_and_attributes_lose_controls_and_keep_their_place() -> None:

@@ -304,3 +304,12 @@ def test_a_hostile_page_stays_quarantined_through_scrape(client: SyncClient) -> 
     assert "admin mode" in text  # the text is kept as data, inside the frame
     metadata = result.structured_content["payload"]["metadata"]
     assert metadata["json_ld"] == [{"@type": "NewsArticle", "headline": "Notes"}]  # too deep to read: skipped
+
+
+def test_a_page_nested_thousands_deep_is_read_to_the_bottom(client: SyncClient) -> None:
+    scraped = client.call("scrape", {"url": "http://site.test/deep"}).structured_content
+    assert scraped["ok"], scraped
+    content = scraped["payload"]["content"]
+    assert all(f"Words at the bottom of nest {n}" in content for n in range(3)) and "After the nests." in content
+    for tool in ("inspect_url", "map", "scrape_url", "compare_agent_view"):
+        assert client.call(tool, {"url": "http://site.test/deep"}).structured_content["ok"], tool
