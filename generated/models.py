@@ -694,7 +694,7 @@ class FeedConfig(RootModel[FeedConfig1 | FeedConfig2]):
 
 class FeedField(BaseModel):
     """
-    How one item field is read: the element (a CSS selector inside the item; none means the item itself), what to take from it (the extractor), then post-processing steps. A field may also be built from other fields by post-processing alone.
+    How one item field is read: the elements (a CSS selector inside the item; none means the item itself), what to take from them (the extractor), then post-processing steps. A field may also be built from other fields by post-processing alone.
 
     """
 
@@ -711,7 +711,7 @@ class FeedField(BaseModel):
     """
     extractor: Literal["text", "html", "href", "attribute", "static"] | None = None
     """
-    text (default), html (inner markup), href (an absolute URL), attribute, or static.
+    text (default: the text of every element the selector finds, joined), html (their outer HTML, sanitised), href (the first one's, as an absolute URL), attribute (the first one's), or static.
     """
     post_process: list[FeedPostProcess] | FeedPostProcess | None = None
     """
@@ -719,7 +719,7 @@ class FeedField(BaseModel):
     """
     selector: StrictStr | None = None
     """
-    A CSS selector relative to the item element.
+    A CSS selector read inside the item element, in html2rss's (Nokogiri's) dialect: :first, :last, :eq(n), :gt(n), :contains(text) and a leading combinator (> div) work as there.
     """
     static: StrictStr | None = None
     """

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '2854eb3a755abb3de1cda033e0468bdd61bd404bd109453dbb867ee2ea16e13f'
+CATALOG_HASH: Any = '7df4ed3bb86cc5f79938a450653debe887129eabe07a7dff682b2b4a2de74f37'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"

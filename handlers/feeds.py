@@ -12,6 +12,7 @@ from netglean import feed_config
 from netglean.context import Context
 from netglean.envelope import DONE, Outcome
 from netglean.errors import InvalidArguments, InvalidFeedConfig, NoItems, NotAvailable, UnsupportedContent
+from netglean.feed_selectors import lexbor_selector, selector_problem
 from netglean.fetch import Page
 from netglean.page_meta import page_metadata
 
@@ -23,6 +24,11 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
     from netglean.feed_auto import auto_items
     from netglean.feed_items import read_items
 
+    if args.items_selector and (problem := selector_problem(args.items_selector)) is not None:
+        # the hint is the items selector of the config scrape_url builds: a config's problem, not a schema's
+        raise InvalidFeedConfig(
+            f"items_selector: {problem}", detail={"errors": [{"path": "/items_selector", "message": problem}]}
+        )
     page = await ctx.fetcher.fetch(args.url)
 
     def read() -> tuple[str | None, list[dict[str, Any]]]:
@@ -193,7 +199,8 @@ def _title(tree: Any, url: str) -> str | None:
 def _next_page(tree: Any, url: str, pagination: dict[str, Any]) -> str:
     from urllib.parse import urljoin
 
-    link = tree.css_first(pagination.get("selector") or "a[rel~=next], link[rel~=next]")
+    selector = pagination.get("selector")
+    link = tree.css_first(lexbor_selector(selector) if selector else "a[rel~=next], link[rel~=next]")
     href = link.attributes.get("href") if link is not None else None
     return urljoin(url, href) if href else ""
 

@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 
 from netglean.errors import InvalidFeedConfig
+from netglean.feed_selectors import lexbor_selector, selector_problem
 
 SCHEMA_FILE = Path(__file__).resolve().parent.parent / "generated" / "schemas" / "shared" / "FeedConfig.json"
 MAX_YAML_CHARS = 131_072  # the tools' yaml maxLength: even 4-byte characters fit the default argument cap
@@ -241,6 +242,7 @@ def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
     if zone and not _known_zone(zone):
         found.append(Problem("/channel/time_zone", f"{zone!r} is not a known IANA time zone (like Europe/Berlin)"))
     selectors: dict[str, Any] = config.get("selectors") or {}
+    found.extend(_selector_problems(selectors))
     fields = {name for name in selectors if name not in RESERVED_SELECTORS}
     for listing in ("categories", "guid"):
         for index, name in enumerate(selectors.get(listing) or []):
@@ -251,6 +253,26 @@ def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
         for index, step in enumerate(steps if isinstance(steps, list) else [steps]):
             path = f"/selectors/{name}/post_process" + (f"/{index}" if isinstance(steps, list) else "")
             found.extend(_step_problems(step, path, fields))
+    return found
+
+
+def _selector_problems(selectors: dict[str, Any]) -> list[Problem]:
+    """Selectors lexbor cannot read, even after the rewrite of Nokogiri's additions (:first, :eq(n)...)."""
+    items = (selectors.get("items") or {}).get("selector")
+    if not isinstance(items, str):
+        return []
+    found: list[Problem] = []
+    if (problem := selector_problem(items)) is not None:
+        return [Problem("/selectors/items/selector", problem)]
+    pagination = (selectors["items"].get("pagination") or {}).get("selector")
+    if pagination and (problem := selector_problem(pagination)) is not None:
+        found.append(Problem("/selectors/items/pagination/selector", problem))
+    scope = lexbor_selector(items)
+    for name, spec in sorted(selectors.items()):
+        if name in RESERVED_SELECTORS or not isinstance(spec, dict) or not spec.get("selector"):
+            continue
+        if (problem := selector_problem(spec["selector"], scope=scope)) is not None:
+            found.append(Problem(f"/selectors/{name}/selector", problem))
     return found
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import html
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,6 +18,7 @@ from urllib.parse import urljoin
 
 from netglean import feed_steps
 from netglean.feed_config import RESERVED_SELECTORS
+from netglean.feed_selectors import lexbor_selector
 from netglean.feed_steps import Value, text_of
 from netglean.html_tree import page_json, parse_html
 from netglean.untrusted import sanitize
@@ -32,7 +32,7 @@ def json_markup(data: Any) -> str:
     """JSON as markup in html2rss's shape: objects as <object>, arrays as <array>, each key an element.
 
     Keys become ``<k data-k="key">`` rather than ``<key>``: an HTML parser would otherwise
-    rebuild keys that are HTML elements (image, link, source, table, p...). ``json_selector``
+    rebuild keys that are HTML elements (image, link, source, table, p...). feed_selectors
     rewrites a config's selectors to match, so ``items > array > object`` works unchanged.
     """
     if isinstance(data, dict):
@@ -43,62 +43,6 @@ def json_markup(data: Any) -> str:
     if data is None:
         return ""
     return html.escape(str(data).lower() if isinstance(data, bool) else str(data))
-
-
-_KEEP_TYPES = frozenset({"object", "array"})
-_SELECTOR_PSEUDOS = frozenset({"has", "not", "is", "where"})
-
-
-def json_selector(selector: str) -> str:
-    """A selector written against html2rss's JSON markup, for ``json_markup``'s: type selectors become keys."""
-    out: list[str] = []
-    i, n = 0, len(selector)
-    compound_start = True
-    while i < n:
-        ch = selector[i]
-        if ch in "\"'":
-            end = selector.find(ch, i + 1)
-            end = n - 1 if end < 0 else end
-            out.append(selector[i : end + 1])
-            i = end + 1
-            compound_start = False
-        elif ch == "[":
-            end = selector.find("]", i)
-            end = n - 1 if end < 0 else end
-            out.append(selector[i : end + 1])
-            i = end + 1
-            compound_start = False
-        elif ch == ":":
-            match = re.match(r"::?([\w-]+)(\()?", selector[i:])
-            if match is None:
-                out.append(ch)
-                i += 1
-                continue
-            out.append(match.group(0))
-            i += len(match.group(0))
-            if match.group(2):  # find the matching parenthesis
-                depth, start = 1, i
-                while i < n and depth:
-                    depth += {"(": 1, ")": -1}.get(selector[i], 0)
-                    i += 1
-                inner = selector[start : i - 1]
-                out.append((json_selector(inner) if match.group(1) in _SELECTOR_PSEUDOS else inner) + ")")
-            compound_start = False
-        elif ch in " >+~,\t\n":
-            out.append(ch)
-            i += 1
-            compound_start = True
-        elif compound_start and (ch.isalpha() or ch in "_-"):
-            match = re.match(r"[\w-]+", selector[i:])
-            name = match.group(0) if match else ch
-            out.append(name if name.lower() in _KEEP_TYPES else f'[data-k="{name}"]')
-            i += len(name)
-            compound_start = False
-        else:
-            out.append(ch)
-            i += 1
-            compound_start = False
-    return "".join(out)
 
 
 def document(body: str, *, is_json: bool) -> Any:
@@ -119,7 +63,8 @@ class _Field:
     steps: tuple[Mapping[str, Any], ...]
 
 
-def _plan(selectors: Mapping[str, Any]) -> dict[str, _Field]:
+def _plan(selectors: Mapping[str, Any], items: str, is_json: bool) -> dict[str, _Field]:
+    """Each field's reading; selectors in lexbor's CSS, read from the items (``items``, already rewritten)."""
     fields: dict[str, _Field] = {}
     for name, spec in selectors.items():
         if name in RESERVED_SELECTORS or not isinstance(spec, Mapping):
@@ -128,8 +73,9 @@ def _plan(selectors: Mapping[str, Any]) -> dict[str, _Field]:
         steps = steps if isinstance(steps, list) else [steps]
         if spec.get("extractor") == "html" and steps and steps[0]["name"] == "sanitize_html":
             steps = steps[1:]  # the html extractor has just sanitised it: the same step again changes nothing
+        selector = spec.get("selector") or None
         fields[name] = _Field(
-            spec.get("selector") or None,
+            lexbor_selector(selector, scope=items, json_keys=is_json) if selector else None,
             spec.get("extractor", "text"),
             spec.get("attribute", ""),
             str(spec.get("static", "")),
@@ -156,6 +102,7 @@ class _Columns:
         self._values: dict[str, list[Value]] = {}
         self._busy: set[str] = set()
         self._positions: dict[int, int | None] | None = None
+        self._item_ids: frozenset[int] = frozenset()
         self._nested = False
 
     def column(self, name: str) -> list[Value] | None:
@@ -178,46 +125,62 @@ class _Columns:
         return values
 
     def _extract(self, field: _Field) -> list[Value]:
+        """The field's raw values, read as html2rss reads them: text and html from every node the selector
+        finds in the item (texts joined by a space, outer HTML), attributes and hrefs from the first."""
         extractor, count = field.extractor, len(self._nodes)
         if extractor == "static":
             return [field.static] * count
         if field.selector is None and extractor == "text" and field.steps:
             return [None] * count  # a field built by its steps alone (a template)
-        nodes = self._select(field.selector) if field.selector else self._nodes
+        if extractor in {"href", "attribute"}:
+            found = self._select_every(field.selector) if field.selector else [[node] for node in self._nodes]
+            firsts = [nodes[0] if nodes else None for nodes in found]
+            if extractor == "href":
+                return [None if n is None else _href(n, self._base) for n in firsts]
+            return _sanitized([None if n is None else n.attrs.get(field.attribute) for n in firsts])
+        found = self._select_every(field.selector) if field.selector else [[node] for node in self._nodes]
         if extractor == "html":  # markup from a page is made safe before anything else sees it, as html2rss does
-            return [None if n is None else feed_steps.sanitize_html(n.inner_html or "", self._base) for n in nodes]
-        if extractor == "href":
-            return [None if n is None else _href(n, self._base) for n in nodes]
-        if extractor == "attribute":
-            return _sanitized([None if n is None else n.attrs.get(field.attribute) for n in nodes])
-        texts = [None if n is None else " ".join(n.text(deep=True, separator=" ").split()) for n in nodes]
-        return _sanitized(texts, squeeze=True)
+            markup = [nodes[0].html if len(nodes) == 1 else "".join(n.html or "" for n in nodes) for nodes in found]
+            return [feed_steps.sanitize_html(html, self._base) if html else None for html in markup]
+        texts = [  # one node, the usual case, without a generator
+            None
+            if not nodes
+            else nodes[0].text(deep=True, separator=" ")
+            if len(nodes) == 1
+            else " ".join(n.text(deep=True, separator=" ") for n in nodes)
+            for nodes in found
+        ]
+        return _sanitized([None if text is None else " ".join(text.split()) for text in texts], squeeze=True)
 
-    def _select(self, selector: str) -> list[Any]:
-        """For each item, the first node ``selector`` finds in it (the item itself included), as ``css_first``."""
+    def _select_every(self, selector: str) -> list[list[Any]]:
+        """For each item, every node ``selector`` finds inside it, in document order: Nokogiri's ``item.css``,
+        which html2rss reads fields with (the item itself is not inside itself)."""
         nodes = self._nodes
         owners = self._owners()
         matches = self._tree.css(selector)
         if owners is None or len(matches) > 4 * len(nodes) + 64:  # nested items, or matches mostly elsewhere
-            return [node.css_first(selector) for node in nodes]
-        column: list[Any] = [None] * len(nodes)
-        for match in matches:  # in document order, so an item's first match is the first one it is given
+            return [[m for m in node.css(selector) if m.mem_id != node.mem_id] for node in nodes]
+        found: list[list[Any]] = [[] for _ in nodes]
+        for match in matches:  # in document order
+            if match.mem_id in self._item_ids:
+                continue
             position = _owner(match, owners)
-            if position is not None and column[position] is None:
-                column[position] = match
-        return column
+            if position is not None:
+                found[position].append(match)
+        return found
 
     def _owners(self) -> dict[int, int | None] | None:
         """The items' positions by node identity, to be extended by ``_owner``; None when an item holds
         another, whose matches belong to both."""
         if self._positions is None:
             self._positions = {node.mem_id: n for n, node in enumerate(self._nodes)}
+            self._item_ids = frozenset(self._positions)
             self._nested = any(_owner(node.parent, self._positions) is not None for node in self._nodes)
         return None if self._nested else self._positions
 
 
 def _owner(node: Any, owners: dict[int, int | None]) -> int | None:
-    """The position of the item holding ``node`` (itself included), None for no item. ``owners`` starts as the
+    """The position of the item holding ``node`` (or that ``node`` is), None for no item. ``owners`` starts as the
     items' positions; a long walk up (a page nested thousands deep) leaves its way in it for later walks to
     stop on, so walks never each climb to the root. Short walks, the usual ones, record nothing: cheaper."""
     climber, steps, key = node, 0, 0
@@ -294,19 +257,13 @@ def strip_code(tree: Any) -> None:
 def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: bool = False) -> list[dict[str, Any]]:
     """Every item the config's selectors find in ``tree``, as JSON Feed style dicts (values as strings)."""
     selectors: Mapping[str, Any] = config["selectors"]
-    if is_json:
-        selectors = {
-            name: {**spec, "selector": json_selector(spec["selector"])}
-            if isinstance(spec, Mapping) and spec.get("selector")
-            else spec
-            for name, spec in selectors.items()
-        }
     strip_code(tree)
     items_spec = selectors["items"]
     zone = config["channel"].get("time_zone") or "UTC"
     enhance = bool(items_spec.get("enhance", False))
-    fields = _plan(selectors)
-    nodes = tree.css(items_spec["selector"])
+    items = lexbor_selector(items_spec["selector"], json_keys=is_json)
+    fields = _plan(selectors, items, is_json)
+    nodes = tree.css(items)
     if items_spec.get("order") == "reverse":
         nodes = list(reversed(nodes))
     columns = _Columns(tree, nodes, fields, base_url, zone)

@@ -18,8 +18,9 @@ from mcp.client._memory import InMemoryTransport
 from netglean import feed_config, feed_steps
 from netglean.calls import ToolRunner
 from netglean.errors import InvalidFeedConfig
-from netglean.feed_items import document, json_selector, read_items
+from netglean.feed_items import document, read_items
 from netglean.feed_output import count_items, rss
+from netglean.feed_selectors import lexbor_selector
 from netglean.mcp_server import build_server
 from netglean.registry import Registry
 from netglean.settings import Settings
@@ -101,6 +102,14 @@ def _with(**changes: Any) -> dict[str, Any]:
         (_with(channel__time_zone="Mars/Olympus"), "/channel/time_zone", "not a known IANA time zone"),
         (_with(selectors=None), "", "selectors (with items) or auto_source"),
         (_with(strategy="selenium"), "/strategy", "use one of: faraday, browserless, botasaurus"),
+        (_with(selectors__items__selector="li[["), "/selectors/items/selector", "'li[[' is not a CSS selector"),
+        (_with(selectors__title={"selector": "h2::"}), "/selectors/title/selector", "not a CSS selector netglean"),
+        (_with(selectors__title={"selector": "+ div"}), "/selectors/title/selector", "a field is read from inside"),
+        (
+            _with(selectors__items__pagination={"selector": "a[[rel"}),
+            "/selectors/items/pagination/selector",
+            "is not a CSS selector",
+        ),
     ],
 )
 def test_typical_mistakes_are_named_with_their_path_and_a_sentence(config: Any, path: str, words: str) -> None:
@@ -201,9 +210,39 @@ def test_a_backtracking_pattern_costs_one_value_not_the_server() -> None:
     assert _step({"name": "gsub", "pattern": "/\\Aab/", "replacement": "x"}, "ab\nab") == "x\nab"  # \A: start only
 
 
+STORY = """<ul><li class="story"><a href="/1">one</a><div><a href="/2">two</a></div><a href="/3">three</a>
+<span>s1</span><span>s2</span><p>Read more here</p><p>Other words</p></li></ul>"""
+
+
+@pytest.mark.parametrize(
+    ("selector", "extractor", "value"),
+    [
+        ("a:first", "text", "one two"),  # Nokogiri: the first a of its parent, in every parent
+        ("a:first", "href", "https://example.com/1"),
+        ("span:last", "text", "s2"),
+        ("> a", "text", "one three"),  # read from the item: its own children
+        ("p:contains('Read')", "text", "Read more here"),
+        ("p:contains(Other words)", "text", "Other words"),
+        ("a:eq(2)", "text", "three"),
+        ("span:gt(1)", "text", "s2"),
+        (":first", "text", "one two"),  # no type: the first child of its parent (the item is not in itself)
+        ("a", "text", "one two three"),  # every match, as html2rss's text extractor reads a node set
+        ("span", "html", "<span>s1</span><span>s2</span>"),  # outer HTML of every match
+    ],
+)
+def test_selectors_are_read_in_html2rss_dialect(selector: str, extractor: str, value: str) -> None:
+    config = {
+        "channel": {"url": "https://example.com/"},
+        "selectors": {"items": {"selector": "li.story"}, "title": {"selector": selector, "extractor": extractor}},
+    }
+    assert feed_config.problems(config) == []
+    [item] = read_items(document(STORY, is_json=False), config, "https://example.com/")
+    assert item.get("title", item.get("url")) == value
+
+
 def test_json_selectors_match_html2rss_markup_even_for_html_element_names() -> None:
     tree = document('{"items": [{"image": {"url": "/i.png"}, "link": "/p", "title": "T", "p": 1}]}', is_json=True)
-    assert json_selector("items > array > object") == '[data-k="items"] > array > object'
+    assert lexbor_selector("items > array > object", json_keys=True) == '[data-k="items"] > array > object'
     config = {
         "channel": {"url": "https://example.com/"},
         "selectors": {
@@ -248,8 +287,8 @@ LISTING = """<nav><a href="/n1" class="t">Nav one</a></nav>
     ],
 )
 def test_fields_are_what_a_query_scoped_to_each_item_finds(items: str, field: str) -> None:
-    """Each field selector runs once over the page; every item still gets the first match inside it (itself
-    included), with nested items and matches outside any item."""
+    """Each field selector runs once over the page; every item still gets the matches inside it (not itself,
+    as Nokogiri's item.css), with nested items, an item matching the field and matches outside any item."""
     config = {
         "channel": {"url": "https://example.com/"},
         "selectors": {
@@ -266,8 +305,9 @@ def test_fields_are_what_a_query_scoped_to_each_item_finds(items: str, field: st
         for node in nodes[::-1] if order == "reverse" else nodes:
             texts = {}
             for name, selector in (("title", field), ("description", "a")):
-                first = node.css_first(selector)
-                text = " ".join(sanitize(first.text(deep=True, separator=" ")).split()) if first else ""
+                inside = [found for found in node.css(selector) if found.mem_id != node.mem_id]  # lexbor: self too
+                raw = " ".join(found.text(deep=True, separator=" ") for found in inside)
+                text = " ".join(sanitize(raw).split())
                 if text:
                     texts[name] = text
             if texts:
@@ -330,9 +370,10 @@ def test_html_extracted_from_a_page_is_always_made_safe() -> None:
         },
     }
     [item] = read_items(tree, config, "https://example.com/list/")
-    assert (
-        item["description"] == '<img src="https://example.com/i.png">Body <a rel="nofollow noopener noreferrer">j</a>'
+    assert item["description"] == (  # the element itself too, as html2rss's html extractor gives it
+        '<div><img src="https://example.com/i.png">Body <a rel="nofollow noopener noreferrer">j</a></div>'
     )
+    assert item["title"] == "A j"  # every link the title's selector finds, as html2rss's text extractor reads
 
 
 def test_rss_output_is_escaped_dated_in_the_channel_zone_and_accepted_by_feedparser() -> None:
@@ -431,7 +472,7 @@ def test_blog_config_details_survive_into_the_feed(feeds: tuple[SyncClient, int]
     assert [i["title"] for i in items][-1] == "Restoring a 1950s lathe"  # order: reverse
     dovetails = next(i for i in items if "dovetails" in i["url"])
     assert dovetails["title"] == "Hand-cut dovetails (attempt third)"  # gsub with a group
-    assert dovetails["content_html"] == "<p>Better, but not there yet. </p>"  # the script is gone
+    assert dovetails["content_html"] == "<div><p>Better, but not there yet. </p></div>"  # the script is gone
     assert dovetails["tags"] == ["wood"] and payload["feed"]["version"] == "https://jsonfeed.org/version/1.1"
 
 
@@ -476,6 +517,9 @@ def test_scrape_url_with_a_selector_hint_and_an_empty_page(feeds: tuple[SyncClie
         "url": f"http://127.0.0.1:{port}/jobs/101",
         "id": hinted["payload"]["items"][0]["id"],
     }
+    unreadable = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/jobs", "items_selector": "tr[["})
+    assert unreadable["payload"]["error"]["code"] == "invalid_config"
+    assert unreadable["payload"]["error"]["message"] == "items_selector: 'tr[[' is not a CSS selector netglean can read"
     empty = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/empty"})
     assert empty["ok"] is True and empty["payload"]["items"] == [] and empty["next_step"] == "inspect_url"
 
