@@ -977,7 +977,7 @@ class Items(BaseModel):
     )
     enhance: StrictBool | None = None
     """
-    Fill missing title
+    Fill missing title, url, image, date and description from the item's markup (default true, as in html2rss).
     """
     order: Literal["reverse"] | None = None
     """
@@ -996,7 +996,7 @@ class Items1(BaseModel):
     )
     enhance: StrictBool | None = None
     """
-    Fill missing title
+    Fill missing title, url, image, date and description from the item's markup (default true, as in html2rss).
     """
     order: Literal["reverse"] | None = None
     """

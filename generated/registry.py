@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '7df4ed3bb86cc5f79938a450653debe887129eabe07a7dff682b2b4a2de74f37'
+CATALOG_HASH: Any = '8cf5e1b37c16b4763dcd6f867f7fba3d7a8176c06b88b0585ec1aec1a424ad9b'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"

@@ -243,6 +243,8 @@ def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
         found.append(Problem("/channel/time_zone", f"{zone!r} is not a known IANA time zone (like Europe/Berlin)"))
     selectors: dict[str, Any] = config.get("selectors") or {}
     found.extend(_selector_problems(selectors))
+    if "url" in selectors and "link" in selectors:
+        found.append(Problem("/selectors/link", "give url or link, not both: link is html2rss's older name for url"))
     fields = {name for name in selectors if name not in RESERVED_SELECTORS}
     for listing in ("categories", "guid"):
         for index, name in enumerate(selectors.get(listing) or []):

@@ -124,21 +124,49 @@ class _Columns:
         self._values[name] = values
         return values
 
+    def each(self, name: str) -> list[list[str]]:
+        """``name``'s values as categories, a list for every item: a field whose selector finds several elements
+        in an item gives one category for each (html2rss's multi-node categories), read and post-processed
+        element by element; other fields give their item value."""
+        column = self.column(name)
+        if column is None:
+            return [[] for _ in self._nodes]
+        singles = [[text] if (text := text_of(value)) else [] for value in column]
+        field = self._fields[name]
+        if field.selector is None or field.extractor == "static" or any(s["name"] == "template" for s in field.steps):
+            return singles  # a template reads the other fields item by item: one value an item
+        found = self._select_every(field.selector)
+        several = [n for n, nodes in enumerate(found) if len(nodes) > 1]
+        if not several:
+            return singles
+        values = self._read(field, [[node] for n in several for node in found[n]])
+        if field.steps:
+            values = feed_steps.apply_column(
+                list(field.steps), values, base_url=self._base, time_zone=self._zone, columns=lambda _: None
+            )
+        texts = iter(text_of(value) for value in values)
+        for n in several:
+            singles[n] = [text for text in (next(texts) for _ in found[n]) if text]
+        return singles
+
     def _extract(self, field: _Field) -> list[Value]:
-        """The field's raw values, read as html2rss reads them: text and html from every node the selector
-        finds in the item (texts joined by a space, outer HTML), attributes and hrefs from the first."""
-        extractor, count = field.extractor, len(self._nodes)
-        if extractor == "static":
+        count = len(self._nodes)
+        if field.extractor == "static":
             return [field.static] * count
-        if field.selector is None and extractor == "text" and field.steps:
+        if field.selector is None and field.extractor == "text" and field.steps:
             return [None] * count  # a field built by its steps alone (a template)
+        found = self._select_every(field.selector) if field.selector else [[node] for node in self._nodes]
+        return self._read(field, found)
+
+    def _read(self, field: _Field, found: list[list[Any]]) -> list[Value]:
+        """What ``field``'s extractor takes from each list of elements, as html2rss reads a node set: text and
+        html from every element (texts joined by a space, outer HTML), attributes and hrefs from the first."""
+        extractor = field.extractor
         if extractor in {"href", "attribute"}:
-            found = self._select_every(field.selector) if field.selector else [[node] for node in self._nodes]
             firsts = [nodes[0] if nodes else None for nodes in found]
             if extractor == "href":
                 return [None if n is None else _href(n, self._base) for n in firsts]
             return _sanitized([None if n is None else n.attrs.get(field.attribute) for n in firsts])
-        found = self._select_every(field.selector) if field.selector else [[node] for node in self._nodes]
         if extractor == "html":  # markup from a page is made safe before anything else sees it, as html2rss does
             markup = [nodes[0].html if len(nodes) == 1 else "".join(n.html or "" for n in nodes) for nodes in found]
             return [feed_steps.sanitize_html(html, self._base) if html else None for html in markup]
@@ -260,7 +288,7 @@ def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: boo
     strip_code(tree)
     items_spec = selectors["items"]
     zone = config["channel"].get("time_zone") or "UTC"
-    enhance = bool(items_spec.get("enhance", False))
+    enhance = bool(items_spec.get("enhance", True))  # html2rss merges enhance: true into every selectors config
     items = lexbor_selector(items_spec["selector"], json_keys=is_json)
     fields = _plan(selectors, items, is_json)
     nodes = tree.css(items)
@@ -268,9 +296,12 @@ def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: boo
         nodes = list(reversed(nodes))
     columns = _Columns(tree, nodes, fields, base_url, zone)
     named = {name: columns.column(name) for name in ITEM_FIELDS if name in selectors}
+    if "published_at" not in named:  # html2rss's older names for it
+        dated = next((name for name in ("updated", "pubDate") if name in selectors), None)
+        named["published_at"] = columns.column(dated) if dated else None
     if "link" in selectors:
         named["link"] = columns.column("link")
-    categories = [columns.column(name) for name in selectors.get("categories") or []]
+    categories = [columns.each(name) for name in selectors.get("categories") or []]
     guid = [columns.column(name) for name in selectors.get("guid") or []]
     present = [(name, column) for name, column in named.items() if column is not None and name != "link"]
     link = named.get("link")
@@ -283,16 +314,22 @@ def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: boo
                 values[name] = value
         if "url" not in values and link is not None and link[n] not in (None, ""):
             values["url"] = link[n]
-        item_categories = [text for column in categories if column is not None and (text := text_of(column[n]))]
+        item_categories = [text for column in categories for text in column[n]]
         guid_parts = [text_of(None if column is None else column[n]) for column in guid]
-        entry = _entry(values, item_categories, guid_parts, selectors.get("enclosure"), base_url)
+        entry = _entry(values, item_categories, guid_parts, selectors.get("enclosure"), base_url=base_url, zone=zone)
         if entry is not None:
             found.append(entry)
     return found
 
 
 def _entry(
-    values: dict[str, Value], categories: list[str], guid_parts: list[str], enclosure_spec: Any, base_url: str
+    values: dict[str, Value],
+    categories: list[str],
+    guid_parts: list[str],
+    enclosure_spec: Any,
+    *,
+    base_url: str,
+    zone: str,
 ) -> dict[str, Any] | None:
     """The JSON Feed 1.1 shaped item, or None when it has neither a title, a URL nor a description.
 
@@ -306,6 +343,8 @@ def _entry(
         return None
     for key in ("published_at", "updated"):
         stamp = values.get(key)
+        if isinstance(stamp, str):  # read without parse_time: as html2rss's DateTime.parse would
+            stamp = feed_steps.parse_time(stamp, zone)
         if isinstance(stamp, datetime):
             entry[key] = stamp.isoformat()
     for key in ("author", "image"):

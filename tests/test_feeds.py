@@ -105,6 +105,7 @@ def _with(**changes: Any) -> dict[str, Any]:
         (_with(selectors__items__selector="li[["), "/selectors/items/selector", "'li[[' is not a CSS selector"),
         (_with(selectors__title={"selector": "h2::"}), "/selectors/title/selector", "not a CSS selector netglean"),
         (_with(selectors__title={"selector": "+ div"}), "/selectors/title/selector", "a field is read from inside"),
+        (_with(selectors__url={"selector": "a"}, selectors__link={"selector": "a"}), "/selectors/link", "url or link"),
         (
             _with(selectors__items__pagination={"selector": "a[[rel"}),
             "/selectors/items/pagination/selector",
@@ -240,6 +241,39 @@ def test_selectors_are_read_in_html2rss_dialect(selector: str, extractor: str, v
     assert item.get("title", item.get("url")) == value
 
 
+TAGGED = """<ul><li class="post"><h2><a href="/p/1">First post</a></h2><p>The opening words.</p>
+<time datetime="2026-11-02T08:00:00Z">2 Nov</time><span class="tag">Sea </span><span class="tag">salt</span>
+<span class="tag">sea</span></li>
+<li class="post"><h2><a href="/p/2">Second</a></h2><span class="tag">Tides</span></li></ul>"""
+
+
+def test_categories_take_each_element_and_older_date_names_and_enhancement_apply() -> None:
+    config: dict[str, Any] = {
+        "channel": {"url": "https://example.com/"},
+        "selectors": {
+            "items": {"selector": "li.post"},
+            "title": {"selector": "h2"},
+            "tags": {"selector": ".tag", "post_process": [{"name": "template", "string": "#%{self}"}]},
+            "kind": {
+                "selector": ".tag",
+                "post_process": [{"name": "gsub", "pattern": "/^(.)/", "replacement": "~\\1"}],
+            },
+            "updated": {"selector": "time", "extractor": "attribute", "attribute": "datetime"},
+            "categories": ["kind", "tags"],
+        },
+    }
+    first, second = read_items(document(TAGGED, is_json=False), config, "https://example.com/")
+    # one category per element the field finds, post-processed one by one; a template reads the item whole
+    assert first["categories"] == ["~Sea", "~salt", "~sea", "#Sea salt sea"]
+    assert second["categories"] == ["~Tides", "#Tides"]
+    assert first["published_at"] == "2026-11-02T08:00:00+00:00"  # updated (or pubDate) stands in for published_at
+    # enhance is on unless a config turns it off, as in html2rss: the url and description come from the markup
+    assert first["url"] == "https://example.com/p/1" and first["description"] == "The opening words."
+    config["selectors"]["items"]["enhance"] = False
+    plain, _ = read_items(document(TAGGED, is_json=False), config, "https://example.com/")
+    assert "url" not in plain and "description" not in plain
+
+
 def test_json_selectors_match_html2rss_markup_even_for_html_element_names() -> None:
     tree = document('{"items": [{"image": {"url": "/i.png"}, "link": "/p", "title": "T", "p": 1}]}', is_json=True)
     assert lexbor_selector("items > array > object", json_keys=True) == '[data-k="items"] > array > object'
@@ -292,7 +326,7 @@ def test_fields_are_what_a_query_scoped_to_each_item_finds(items: str, field: st
     config = {
         "channel": {"url": "https://example.com/"},
         "selectors": {
-            "items": {"selector": items},
+            "items": {"selector": items, "enhance": False},  # what the selectors find, nothing added
             "title": {"selector": field},
             "description": {"selector": "a"},  # read after title, over the ways up title's reading kept
             "guid": ["title", "description"],
@@ -320,7 +354,7 @@ def test_extracted_text_and_attributes_lose_controls_and_keep_their_place() -> N
     config = {
         "channel": {"url": "https://example.com/"},
         "selectors": {
-            "items": {"selector": "ul#l > li.i"},
+            "items": {"selector": "ul#l > li.i", "enhance": False},
             "title": {"selector": "span"},
             "author": {"selector": "span", "extractor": "attribute", "attribute": "data-x"},
             "url": {"selector": "a", "extractor": "href"},
