@@ -88,7 +88,7 @@ def _item(title: Any, url: Any, page_url: str, time_zone: str, **extra: Any) -> 
     if isinstance(published, str) and published:
         stamp = feed_steps.parse_time(published, time_zone)
         if stamp is not None:
-            item["published_at"] = feed_steps.text_of(stamp)
+            item["published_at"] = stamp.isoformat()
     image = extra.get("image")
     if isinstance(image, str) and image:
         item["image"] = urljoin(page_url, image)

@@ -16,6 +16,7 @@ from xml.sax.saxutils import quoteattr
 from zoneinfo import ZoneInfo
 
 import netglean
+from netglean.feed_steps import rfc822
 
 _DC = "http://purl.org/dc/elements/1.1/"
 _ITEM_TEXT = (("title", "title"), ("url", "link"), ("description", "description"), ("author", "dc:creator"))
@@ -47,7 +48,7 @@ def rss(
         out += [f"      <category>{_escape(category)}</category>\n" for category in item.get("categories", ())]
         if item.get("published_at"):
             stamp = datetime.fromisoformat(item["published_at"]).astimezone(zone)
-            out.append(f"      <pubDate>{_rfc822(stamp)}</pubDate>\n")
+            out.append(f"      <pubDate>{rfc822(stamp)}</pubDate>\n")
         out.append(f'      <guid isPermaLink="false">{_escape(item["id"])}</guid>\n')
         if item.get("enclosure"):
             enclosure = item["enclosure"]
@@ -57,22 +58,6 @@ def rss(
         out.append("    </item>\n")
     out.append("  </channel>\n</rss>\n")
     return _xml_safe("".join(out))  # the writer's own markup holds no such character: one pass covers every value
-
-
-_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def _rfc822(stamp: datetime) -> str:
-    """RFC 822 date-time with a numeric zone (English names whatever the locale), as email.utils writes it."""
-    offset = stamp.utcoffset()
-    minutes = int(offset.total_seconds()) // 60 if offset is not None else 0
-    sign = "-" if minutes < 0 else "+"
-    hours, minutes = divmod(abs(minutes), 60)
-    return (
-        f"{_DAYS[stamp.weekday()]}, {stamp.day:02d} {_MONTHS[stamp.month - 1]} {stamp.year:04d} "
-        f"{stamp.hour:02d}:{stamp.minute:02d}:{stamp.second:02d} {sign}{hours:02d}{minutes:02d}"
-    )
 
 
 def _escape(text: str) -> str:

@@ -1,8 +1,8 @@
 """The html2rss post-processing steps, applied in order to one field's value.
 
-Values are strings until parse_time, which leaves an aware datetime (shown as ISO 8601 to
-later steps). Steps that cannot work on a value leave None, which ends the chain: one odd
-item never fails a feed.
+Values are strings until parse_time, which leaves an aware datetime (shown to later steps as
+RFC 822, the text html2rss's parse_time leaves). Steps that cannot work on a value leave None,
+which ends the chain: one odd item never fails a feed.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ _SAFE_ATTRIBUTES = {
     "th": {"colspan", "rowspan", "scope"},
     "*": {"lang", "dir"},
 }
+_WHITESPACE = re.compile(r"[ \t\r\n\f\v]+")  # Ruby's \s: ASCII only, so a no-break space stays one
 _URL_ATTRIBUTE = re.compile(r'\b(href|src|poster)="(?!https?://)([^"]*)"')
 
 
@@ -88,7 +89,23 @@ def parse_time(raw: Value, time_zone: str) -> datetime | None:
 
 
 def text_of(value: Value) -> str:
-    return value.isoformat() if isinstance(value, datetime) else (value or "")
+    return rfc822(value) if isinstance(value, datetime) else (value or "")
+
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def rfc822(stamp: datetime) -> str:
+    """RFC 822 date-time with a numeric zone (English names whatever the locale), as email.utils writes it."""
+    offset = stamp.utcoffset()
+    minutes = int(offset.total_seconds()) // 60 if offset is not None else 0
+    sign = "-" if minutes < 0 else "+"
+    hours, minutes = divmod(abs(minutes), 60)
+    return (
+        f"{_DAYS[stamp.weekday()]}, {stamp.day:02d} {_MONTHS[stamp.month - 1]} {stamp.year:04d} "
+        f"{stamp.hour:02d}:{stamp.minute:02d}:{stamp.second:02d} {sign}{hours:02d}{minutes:02d}"
+    )
 
 
 def _gsub(step: Mapping[str, Any], **_: Any) -> Work:
@@ -176,7 +193,7 @@ def _cleaner() -> Any:
 
 def sanitize_html(markup: str, base_url: str) -> str:
     """Markup a feed reader can show safely: no scripts, styles, handlers or frames; URLs absolute."""
-    clean: str = _cleaner().clean(markup)
+    clean = _WHITESPACE.sub(" ", _cleaner().clean(markup)).strip(" ")  # as html2rss's sanitize_html leaves it
     if "href=" not in clean and "src=" not in clean and "poster=" not in clean:  # three scans beat one regex
         return clean
     # nh3 keeps relative URLs (and writes every attribute double-quoted): make them absolute afterwards,

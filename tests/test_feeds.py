@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -183,8 +183,12 @@ def test_post_processors() -> None:
     clean = _step({"name": "sanitize_html"}, '<p onclick="x()">Hi <a href="/b">b</a><script>evil()</script></p>')
     assert clean == '<p>Hi <a href="https://example.com/b" rel="nofollow noopener noreferrer">b</a></p>'
     assert _step({"name": "markdown_to_html"}, "**bold** [x](/y)") == (
-        '<p><strong>bold</strong> <a href="https://example.com/y" rel="nofollow noopener noreferrer">x</a></p>\n'
+        '<p><strong>bold</strong> <a href="https://example.com/y" rel="nofollow noopener noreferrer">x</a></p>'
     )
+    spaced = _step({"name": "sanitize_html"}, "<p>\n  Tides\t and\u00a0 <b>moon</b>\n</p>\n")
+    assert spaced == "<p> Tides and&nbsp; <b>moon</b> </p>"  # ASCII whitespace collapsed, as html2rss's
+    template = _step({"name": "template", "string": "%{self}!"}, datetime(2026, 11, 29, 8, tzinfo=UTC))
+    assert template == "Sun, 29 Nov 2026 08:00:00 +0000!"  # a date reads as html2rss's parse_time leaves it
     assert _step({"name": "html_to_markdown"}, "<p>A <b>bold</b> <a href='/z'>link</a></p>") == (
         "A **bold** [link](https://example.com/z)"
     )
