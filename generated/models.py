@@ -761,7 +761,7 @@ class FeedItem(BaseModel):
 
 class FeedPostProcess(BaseModel):
     """
-    One post-processing step applied to a field's value, in order. Arguments by step: gsub (pattern, replacement; a /ruby/ regex literal or plain text), template (string, with %<name>s or %{name} naming other fields and self this one), substring (start, end), parse_time (the channel's time_zone), sanitize_html, html_to_markdown, markdown_to_html, parse_uri.
+    One post-processing step applied to a field's value, in order. Arguments by step: gsub (pattern, a Ruby regular expression, and replacement), template (string, with %<name>s or %{name} naming other fields and self this one), substring (start, end), parse_time (the channel's time_zone), sanitize_html, html_to_markdown, markdown_to_html, parse_uri.
 
     """
 
@@ -778,11 +778,11 @@ class FeedPostProcess(BaseModel):
     """
     pattern: StrictStr | None = None
     """
-    gsub: what to replace (a regular expression when written /like this/).
+    gsub: a Ruby regular expression, with or without surrounding slashes (/^\\d+\\. / or ^\\d+\\. ), as html2rss reads it; flags may follow the slashes (/tide/i).
     """
-    replacement: StrictStr | None = None
+    replacement: StrictStr | dict[str, Any] | None = None
     """
-    gsub: what to put instead; \\1 or %1 refer to groups.
+    gsub: what to put instead (\\1, \\k<name> or %1 for groups, \\0 for the match), or a mapping from each match's text to its replacement, as Ruby's String#gsub takes.
     """
     start: int | None = None
     """

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '8cf5e1b37c16b4763dcd6f867f7fba3d7a8176c06b88b0585ec1aec1a424ad9b'
+CATALOG_HASH: Any = '237cf2a4a70f5e78a54d1523681c950cbe3e5a712e40edd9debd944178716169'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"

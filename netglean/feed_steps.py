@@ -7,6 +7,7 @@ which ends the chain: one odd item never fails a feed.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from collections.abc import Callable, Mapping
@@ -17,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 Value = str | datetime | None
 
-_RUBY_GROUP = re.compile(r"\\(\d)|%(\d)")
+_RUBY_REFERENCE = re.compile(r"\\(\d|&|\\)|\\k<(\w+)>|%(\d)")
 _TEMPLATE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
 _SAFE_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details", "dfn", "div", "dl",
@@ -41,20 +42,50 @@ _URL_ATTRIBUTE = re.compile(r'\b(href|src|poster)="(?!https?://)([^"]*)"')
 
 
 def ruby_regex(pattern: str) -> Any:
-    """A gsub pattern: ``/regex/flags`` as html2rss configs write Ruby regexes, else the literal text.
+    """A gsub pattern as html2rss reads it: a Ruby regular expression, one pair of surrounding slashes taken
+    off (``/^\\d+/`` and ``^\\d+`` are the same); netglean also reads flags after the slashes (``/x/i``).
 
     Compiled with the ``regex`` module, whose matching can be given a deadline: a config's pattern
     runs against third-party text, and a backtracking bomb must not hold a worker thread.
     """
     import regex
 
-    match = regex.fullmatch(r"/(.*)/([imx]*)", pattern, regex.DOTALL)
-    if not match:
-        return regex.compile(regex.escape(pattern))
+    match = regex.fullmatch(r"/(.+)/([imx]*)", pattern, regex.DOTALL)
+    source, letters = (match.group(1), match.group(2)) if match else (pattern, "")
     flags = regex.MULTILINE  # Ruby's ^ and $ always match at line ends
-    for flag in match.group(2):
+    for flag in letters:
         flags |= {"i": regex.IGNORECASE, "m": regex.DOTALL, "x": regex.VERBOSE}[flag]  # Ruby's m is DOTALL
-    return regex.compile(match.group(1).replace(r"\z", r"\Z"), flags)
+    return regex.compile(source.replace(r"\z", r"\Z"), flags)
+
+
+def ruby_replacement(replacement: str | Mapping[str, Any]) -> Callable[[Any], str]:
+    """What gsub puts for each match, read as Ruby's String#gsub reads a replacement: ``\\1`` to ``\\9``,
+    ``\\0`` and ``\\&`` (the whole match), ``\\k<name>`` and ``\\\\`` (a backslash); any other text as written
+    (``%1`` names a group too). A mapping puts the value the match's text keys, nothing when none does."""
+    if isinstance(replacement, Mapping):
+        return lambda match: str(replacement.get(match.group(0), ""))
+    literals: list[str] = []  # the text before each reference, then the text after the last
+    groups: list[int | str | None] = []  # what each reference names; None for an escaped backslash
+    position = 0
+    for reference in _RUBY_REFERENCE.finditer(replacement):
+        literals.append(replacement[position : reference.start()])
+        named = reference.group(1) or reference.group(2) or reference.group(3)
+        groups.append(None if named == "\\" else 0 if named == "&" else int(named) if named.isdigit() else named)
+        position = reference.end()
+    literals.append(replacement[position:])
+
+    def fill(match: Any) -> str:
+        out = [literals[0]]
+        for group, literal in zip(groups, literals[1:], strict=True):
+            if group is None:
+                out.append("\\")
+            else:
+                with contextlib.suppress(IndexError):  # a group the pattern does not have: nothing, as in Ruby
+                    out.append(match.group(group) or "")
+            out.append(literal)
+        return "".join(out)
+
+    return fill
 
 
 REGEX_SECONDS = 0.25
@@ -110,7 +141,7 @@ def rfc822(stamp: datetime) -> str:
 
 def _gsub(step: Mapping[str, Any], **_: Any) -> Work:
     pattern = ruby_regex(step["pattern"])
-    replacement = _RUBY_GROUP.sub(lambda m: f"\\g<{m.group(1) or m.group(2)}>", step["replacement"])
+    replacement = ruby_replacement(step["replacement"])
 
     def work(value: Value) -> Value:
         try:

@@ -173,7 +173,10 @@ def _step(step: dict[str, Any], value: feed_steps.Value, **fields: str) -> feed_
 def test_post_processors() -> None:
     assert _step({"name": "gsub", "pattern": "/^(\\d+.)\\s/", "replacement": ""}, "12. Title") == "Title"
     assert _step({"name": "gsub", "pattern": "/(\\w+) (\\w+)/", "replacement": "\\2 \\1"}, "tide high") == "high tide"
-    assert _step({"name": "gsub", "pattern": "a.b", "replacement": "-"}, "a.b axb") == "- axb"  # plain text is literal
+    assert _step({"name": "gsub", "pattern": "a.b", "replacement": "-"}, "a.b axb") == "- -"  # a regex, slashes or not
+    assert _step({"name": "gsub", "pattern": "//", "replacement": "/"}, "a//b") == "a/b"  # too short to lose slashes
+    assert _step({"name": "gsub", "pattern": "(?<n>\\d+)", "replacement": "#\\k<n>\\0\\\\\\9"}, "v12") == "v#1212\\"
+    assert _step({"name": "gsub", "pattern": "/tide|moon/i", "replacement": {"Tide": "T"}}, "Tide moon") == "T "
     assert _step({"name": "template", "string": "%{self} by %<author>s"}, "Tides", author="Ana") == "Tides by Ana"
     assert _step({"name": "substring", "start": 0, "end": -5}, "Heute, 12:00 Uhr") == "Heute, 12:00"
     assert _step({"name": "substring", "start": 2, "end": 4}, "abcdef") == "cde"
