@@ -242,7 +242,7 @@ def draft_config(
         selector = _group_selector(group, tree)
         if selector is None:
             continue
-        fields = _field_selectors(group.nodes[0])
+        fields = _field_selectors(group.nodes)
         config: dict[str, Any] = {
             "channel": {"url": page_url, "time_zone": "UTC", "ttl": 360},
             "selectors": {"items": {"selector": selector, "enhance": True}, **fields},
@@ -282,12 +282,21 @@ def _css_ident(value: str) -> str:
     return "".join(ch for ch in value if ch.isalnum() or ch in "-_") if value and not value[0].isdigit() else ""
 
 
-def _field_selectors(item: Any) -> dict[str, Any]:
-    """Field selectors for one sample item: heading or link text for the title, the link, date, image, summary."""
+def _field_selectors(items: tuple[Any, ...]) -> dict[str, Any]:
+    """Field selectors read off the first item: heading or link text for the title, the link, date, image,
+    summary. A title's text is every element its selector finds (as html2rss reads it), so the title takes
+    the first candidate that finds one element in each of the first items: a heading, the first link's
+    classes, any link."""
+    item = items[0]
     fields: dict[str, Any] = {}
-    heading = next((h for h in ("h1", "h2", "h3", "h4", "h5", "h6") if item.css_first(h) is not None), None)
     link = "a[href]" if item.tag != "a" else None
-    title = heading or link
+    candidates = [h for h in ("h1", "h2", "h3", "h4", "h5", "h6") if item.css_first(h) is not None]
+    if link is not None and (first := item.css_first(link)) is not None:
+        classes = "".join(f".{c}" for c in (first.attributes.get("class") or "").split() if _css_ident(c) == c)
+        candidates += [f"a{classes}[href]", link] if classes else [link]
+    sample = items[:10]
+    title = next((c for c in candidates if all(len(node.css(c)) == 1 for node in sample)), None)
+    title = title or (candidates[0] if candidates else None)
     fields["title"] = {"selector": title, "extractor": "text"} if title else {"extractor": "text"}
     fields["url"] = {"selector": link, "extractor": "href"} if link else {"extractor": "href"}
     if item.css_first("time[datetime]") is not None:

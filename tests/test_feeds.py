@@ -18,6 +18,7 @@ from mcp.client._memory import InMemoryTransport
 from netglean import feed_config, feed_steps
 from netglean.calls import ToolRunner
 from netglean.errors import InvalidFeedConfig
+from netglean.feed_auto import draft_config
 from netglean.feed_items import document, read_items
 from netglean.feed_output import count_items, rss
 from netglean.feed_selectors import lexbor_selector
@@ -279,6 +280,20 @@ def test_categories_take_each_element_and_older_date_names_and_enhancement_apply
     config["selectors"]["items"]["enhance"] = False
     plain, _ = read_items(document(TAGGED, is_json=False), config, "https://example.com/")
     assert "url" not in plain and "description" not in plain
+
+
+def test_a_drafted_title_finds_one_element_in_each_item() -> None:
+    rows = "".join(
+        f'<li class="row"><a class="story" href="/s/{n}">Story {n}</a> <a href="/s/{n}#c">{n} comments</a></li>'
+        for n in range(4)
+    )
+    tree = document(f"<html><body><ul class='rows'>{rows}</ul></body></html>", is_json=False)
+    drafted = draft_config(tree, "https://example.com/", None, None)
+    assert drafted is not None
+    config, count = drafted
+    assert count == 4 and config["selectors"]["title"]["selector"] == "a.story[href]"
+    items = read_items(document(tree.html, is_json=False), config, "https://example.com/")
+    assert [item["title"] for item in items] == [f"Story {n}" for n in range(4)]
 
 
 def test_json_selectors_match_html2rss_markup_even_for_html_element_names() -> None:
