@@ -139,7 +139,7 @@ class _Columns:
         several = [n for n, nodes in enumerate(found) if len(nodes) > 1]
         if not several:
             return singles
-        values = self._read(field, [[node] for n in several for node in found[n]])
+        values = feed_steps.capped(self._read(field, [[node] for n in several for node in found[n]]))
         if field.steps:
             values = feed_steps.apply_column(
                 list(field.steps), values, base_url=self._base, time_zone=self._zone, columns=lambda _: None
@@ -156,7 +156,7 @@ class _Columns:
         if field.selector is None and field.extractor == "text" and field.steps:
             return [None] * count  # a field built by its steps alone (a template)
         found = self._select_every(field.selector) if field.selector else [[node] for node in self._nodes]
-        return self._read(field, found)
+        return feed_steps.capped(self._read(field, found))
 
     def _read(self, field: _Field, found: list[list[Any]]) -> list[Value]:
         """What ``field``'s extractor takes from each list of elements, as html2rss reads a node set: text and

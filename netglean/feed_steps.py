@@ -92,8 +92,24 @@ REGEX_SECONDS = 0.25
 """Longest one gsub may run on one value; past it the value is dropped (the item keeps its other fields)."""
 
 
+MAX_VALUE_CHARS = 100_000
+"""Longest a field's value may grow; longer values are cut. A config's template or gsub repeats text: a few
+kilobytes of ``%{self}`` could otherwise make every item of a page hundreds of megabytes."""
+
+
 Work = Callable[[Value], Value]
 Columns = Callable[[str], "list[Value] | None"]
+
+
+class _TooLong(Exception):
+    """A gsub whose replacements passed MAX_VALUE_CHARS: the value is dropped, as for one that runs too long."""
+
+
+def capped(values: list[Value]) -> list[Value]:
+    """``values`` with every string cut to MAX_VALUE_CHARS."""
+    if all(not isinstance(value, str) or len(value) <= MAX_VALUE_CHARS for value in values):
+        return values
+    return [value[:MAX_VALUE_CHARS] if isinstance(value, str) else value for value in values]
 
 
 def apply_column(
@@ -109,7 +125,7 @@ def apply_column(
             continue
         work = _STEPS[step["name"]](step, base_url=base_url, time_zone=time_zone)
         ended.update(n for n, value in enumerate(values) if value is None)
-        values = [None if value is None else work(value) for value in values]
+        values = capped([None if value is None else work(value) for value in values])
     return values
 
 
@@ -144,9 +160,19 @@ def _gsub(step: Mapping[str, Any], **_: Any) -> Work:
     replacement = ruby_replacement(step["replacement"])
 
     def work(value: Value) -> Value:
+        produced = 0
+
+        def counted(match: Any) -> str:
+            nonlocal produced
+            text = replacement(match)
+            produced += len(text)
+            if produced > MAX_VALUE_CHARS:
+                raise _TooLong
+            return text
+
         try:
-            return str(pattern.sub(replacement, text_of(value), timeout=REGEX_SECONDS))
-        except TimeoutError:
+            return str(pattern.sub(counted, text_of(value), timeout=REGEX_SECONDS))
+        except (TimeoutError, _TooLong):
             return None
 
     return work
@@ -164,10 +190,25 @@ def _template(string: str, values: list[Value], columns: Columns, ended: set[int
             name = pieces[k + 1] or pieces[k + 2]
             column = values if name == "self" else columns(name)
             parts.append([""] * count if column is None else [text_of(value) for value in column])
-    filled: list[Value] = ["".join(texts) for texts in zip(*parts, strict=True)] if parts else [""] * count
+    filled: list[Value] = [  # a value past the cap is never built whole: its parts are cut first
+        "".join(texts) if sum(map(len, texts)) <= MAX_VALUE_CHARS else _joined_within(texts)
+        for texts in zip(*parts, strict=True)
+    ]
+    filled = filled or [""] * count
     for n in ended:
         filled[n] = None
     return filled
+
+
+def _joined_within(texts: tuple[str, ...]) -> str:
+    """The texts joined, up to MAX_VALUE_CHARS characters."""
+    out, room = [], MAX_VALUE_CHARS
+    for text in texts:
+        out.append(text[:room])
+        room -= len(out[-1])
+        if not room:
+            break
+    return "".join(out)
 
 
 def _substring(step: Mapping[str, Any], **_: Any) -> Work:

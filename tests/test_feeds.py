@@ -213,6 +213,18 @@ def test_steps_run_a_column_at_a_time_with_each_items_own_fields() -> None:
     assert _step(template, None, n="7") == "/7/"  # a template is where a value can begin
 
 
+def test_a_config_cannot_grow_a_value_past_the_cap() -> None:
+    cap = feed_steps.MAX_VALUE_CHARS
+    long = "x" * (cap // 2)
+    assert _step({"name": "template", "string": "%{self}" * 5_000}, long) == "x" * cap  # not 250 MB, cut as built
+    assert _step({"name": "gsub", "pattern": ".", "replacement": "\\0" * 10_000}, long) is None  # dropped
+    assert _step({"name": "gsub", "pattern": "/x{10}/", "replacement": "yy"}, long) == "yy" * (cap // 20)  # in reach
+    page = f"<ul><li><p>{'word ' * cap}</p></li></ul>"
+    config = {"channel": {"url": "https://example.com/"}, "selectors": {"items": {"selector": "li"}, "title": {}}}
+    [item] = read_items(document(page, is_json=False), config, "https://example.com/")
+    assert len(item["title"]) == cap  # read from the page, then cut
+
+
 def test_a_backtracking_pattern_costs_one_value_not_the_server() -> None:
     bomb = {"name": "gsub", "pattern": "/(a|aa)+$/", "replacement": ""}
     assert _step(bomb, "a" * 40 + "b") is None  # stopped at feed_steps.REGEX_SECONDS
