@@ -77,12 +77,33 @@ def parse_yaml(text: str) -> Any:
         raise _invalid([Problem("", f"the YAML is {len(text)} characters; the limit is {MAX_YAML_CHARS}")])
     try:
         _check_shape(text)
-        return yaml.safe_load(text)
+        document = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         reason = getattr(exc, "problem", None) or str(exc)
         raise _invalid([Problem("", f"not valid YAML{where}: {reason}")]) from None
+    found = _keys_not_text(document)
+    if found:
+        raise _invalid(found)
+    return document
+
+
+def _keys_not_text(document: Any) -> list[Problem]:
+    """Mapping keys YAML read as something other than text (null, yes, 1...): a config's keys are names."""
+    found: list[Problem] = []
+    stack: list[tuple[Any, str]] = [(document, "")]
+    while stack:  # nesting is bounded by _check_shape
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if not isinstance(key, str):
+                    hint = "quote it: YAML reads null, ~, yes, no, on, off and numbers as other types"
+                    found.append(Problem(path or "/", f"the key {key!r} is not text; {hint}"))
+                stack.append((inner, f"{path}/{_pointer([key])[1:]}"))
+        elif isinstance(value, list):
+            stack.extend((inner, f"{path}/{n}") for n, inner in enumerate(value))
+    return sorted(found, key=lambda p: (p.path, p.message))
 
 
 def _check_shape(text: str) -> None:

@@ -140,6 +140,7 @@ def test_yaml_errors_name_the_line_and_local_files_are_refused() -> None:
         ),
         ("directory: &a {x: [1, *a]}\n", "the alias *a at line 3, column 23 refers to a value that holds it"),
         ("directory: " + "[" * 5000 + "]" * 5000 + "\n", "nests deeper than 32 levels at line 3, column 43"),
+        ("directory: {yes: 1, ~: 2}\n", "the key None is not text; quote it"),  # YAML's null and yes are not names
     ],
 )
 def test_yaml_that_would_expand_or_nest_without_end_is_refused_before_it_is_built(tail: str, words: str) -> None:
