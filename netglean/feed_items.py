@@ -93,17 +93,27 @@ class _Columns:
     field that names itself through others is an empty value, not a loop.
     """
 
-    def __init__(self, tree: Any, nodes: list[Any], fields: Mapping[str, _Field], base_url: str, zone: str) -> None:
+    def __init__(
+        self,
+        tree: Any,
+        nodes: list[Any],
+        fields: Mapping[str, _Field],
+        *,
+        items: str,
+        nested: bool,
+        base_url: str,
+        zone: str,
+    ) -> None:
         self._tree = tree
+        self._items = items
         self._nodes = nodes
+        self._nested = nested
         self._fields = fields
         self._base = base_url
         self._zone = zone
         self._values: dict[str, list[Value]] = {}
         self._busy: set[str] = set()
-        self._positions: dict[int, int | None] | None = None
-        self._item_ids: frozenset[int] = frozenset()
-        self._nested = False
+        self._positions = {node.mem_id: n for n, node in enumerate(nodes)}
 
     def column(self, name: str) -> list[Value] | None:
         """``name``'s value for every item; None for a field the config does not have (or one being worked out)."""
@@ -181,46 +191,22 @@ class _Columns:
         return _sanitized([None if text is None else " ".join(text.split()) for text in texts], squeeze=True)
 
     def _select_every(self, selector: str) -> list[list[Any]]:
-        """For each item, every node ``selector`` finds inside it, in document order: Nokogiri's ``item.css``,
-        which html2rss reads fields with (the item itself is not inside itself)."""
-        nodes = self._nodes
-        owners = self._owners()
-        matches = self._tree.css(selector)
-        if owners is None or len(matches) > 4 * len(nodes) + 64:  # nested items, or matches mostly elsewhere
-            return [[m for m in node.css(selector) if m.mem_id != node.mem_id] for node in nodes]
-        found: list[list[Any]] = [[] for _ in nodes]
-        for match in matches:  # in document order
-            if match.mem_id in self._item_ids:
-                continue
-            position = _owner(match, owners)
-            if position is not None:
-                found[position].append(match)
+        """For each item, every node ``selector`` (read inside the items) finds in it, in document order.
+
+        One query finds the items and the matches together, in document order; as items do not hold one
+        another, each match belongs to the item last seen before it. When items do, each is asked alone."""
+        if self._nested:
+            return [[m for m in node.css(selector) if m.mem_id != node.mem_id] for node in self._nodes]
+        positions = self._positions
+        found: list[list[Any]] = [[] for _ in self._nodes]
+        current: list[Any] = []
+        for node in self._tree.css(f"{self._items}, {selector}"):
+            position = positions.get(node.mem_id)
+            if position is None:
+                current.append(node)
+            else:
+                current = found[position]
         return found
-
-    def _owners(self) -> dict[int, int | None] | None:
-        """The items' positions by node identity, to be extended by ``_owner``; None when an item holds
-        another, whose matches belong to both."""
-        if self._positions is None:
-            self._positions = {node.mem_id: n for n, node in enumerate(self._nodes)}
-            self._item_ids = frozenset(self._positions)
-            self._nested = any(_owner(node.parent, self._positions) is not None for node in self._nodes)
-        return None if self._nested else self._positions
-
-
-def _owner(node: Any, owners: dict[int, int | None]) -> int | None:
-    """The position of the item holding ``node`` (or that ``node`` is), None for no item. ``owners`` starts as the
-    items' positions; a long walk up (a page nested thousands deep) leaves its way in it for later walks to
-    stop on, so walks never each climb to the root. Short walks, the usual ones, record nothing: cheaper."""
-    climber, steps, key = node, 0, 0
-    while climber is not None and (key := climber.mem_id) not in owners:
-        climber = climber.parent
-        steps += 1
-    owner = owners[key] if climber is not None else None
-    if steps > 8:
-        for _ in range(steps):
-            owners[node.mem_id] = owner
-            node = node.parent
-    return owner
 
 
 def _sanitized(values: list[str | None], *, squeeze: bool = False) -> list[Value]:
@@ -292,9 +278,10 @@ def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: boo
     items = lexbor_selector(items_spec["selector"], json_keys=is_json)
     fields = _plan(selectors, items, is_json)
     nodes = tree.css(items)
+    nested = tree.css_first(lexbor_selector(items_spec["selector"], scope=items, json_keys=is_json)) is not None
     if items_spec.get("order") == "reverse":
         nodes = list(reversed(nodes))
-    columns = _Columns(tree, nodes, fields, base_url, zone)
+    columns = _Columns(tree, nodes, fields, items=items, nested=nested, base_url=base_url, zone=zone)
     named = {name: columns.column(name) for name in ITEM_FIELDS if name in selectors}
     if "published_at" not in named:  # html2rss's older names for it
         dated = next((name for name in ("updated", "pubDate") if name in selectors), None)

@@ -2,9 +2,9 @@
 
 html2rss runs selectors through Nokogiri, whose CSS dialect has jQuery-style additions that
 configs use (``a:first``, ``span:last``, ``li:eq(2)``, ``p:contains("Read")``) and reads a field's
-selector from its item, so a field may start with a combinator (``> div``). JSON pages are read
-as html2rss's markup (see feed_items.json_markup), where a type selector names a key.
-``lexbor_selector`` does both rewrites in one walk over the selector, quotes and brackets kept whole.
+selector from inside its item, so a field may start with a combinator (``> div``). JSON pages are
+read as html2rss's markup (see feed_items.json_markup), where a type selector names a key.
+``lexbor_selector`` does these rewrites in one walk over the selector, quotes and brackets kept whole.
 """
 
 from __future__ import annotations
@@ -18,16 +18,19 @@ _WORD = re.compile(r"[\w-]+|\*")
 
 
 def lexbor_selector(selector: str, *, scope: str = "", json_keys: bool = False) -> str:
-    """``selector`` in lexbor's CSS. ``scope`` is the item selector a field's leading combinator starts from
-    (``> div`` in an item of ``li.story`` is ``:is(li.story) > div``); ``json_keys`` makes type selectors
-    keys of a JSON page's markup (``items > array`` is ``[data-k="items"] > array``)."""
+    """``selector`` in lexbor's CSS. With ``scope``, the items' selector, it is read inside the items as
+    Nokogiri's ``item.css`` reads it: every alternative finds descendants of an item (``h3 a, > p`` in items
+    of ``li.story`` is ``*:is(li.story) h3 a, *:is(li.story) > p``). ``json_keys`` makes type selectors keys of
+    a JSON page's markup (``items > array`` is ``[data-k="items"] > array``)."""
     out: list[str] = []
     i, n = 0, len(selector)
     compound_start, typed, selector_start = True, False, True
     while i < n:
         ch = selector[i]
-        if selector_start and ch in ">+~" and scope:
-            out.append(f":is({scope}) ")
+        if selector_start and scope and not ch.isspace():
+            # lexbor reads a complex selector inside :is() only on the left, and a bare leading :is() followed
+            # by a descendant combinator as if it were a child combinator: hence "*:is(...) "
+            out.append(f"*:is({scope}) ")
         if not ch.isspace():
             selector_start = False
         if ch in "\"'[":

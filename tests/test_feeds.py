@@ -341,7 +341,7 @@ LISTING = """<nav><a href="/n1" class="t">Nav one</a></nav>
 <ol id="deep"><li>{down}<span class="t">Twelve levels down</span><a href="/d">Deep link</a>{up}</li></ol>
 <section>{down}<a class="t" href="/o1">Outside, deep</a><a href="/o2">Outside again</a>{up}</section>""".format(
     down="<div>" * 12, up="</div>" * 12
-)  # walks longer than the ones the reader keeps no record of, inside an item and outside every item
+)  # matches twelve levels down, inside an item and outside every item
 
 
 @pytest.mark.parametrize(
@@ -363,7 +363,7 @@ def test_fields_are_what_a_query_scoped_to_each_item_finds(items: str, field: st
         "selectors": {
             "items": {"selector": items, "enhance": False},  # what the selectors find, nothing added
             "title": {"selector": field},
-            "description": {"selector": "a"},  # read after title, over the ways up title's reading kept
+            "description": {"selector": "a"},  # a second field over the same items
             "guid": ["title", "description"],
         },
     }
