@@ -114,6 +114,7 @@ class _Columns:
         self._values: dict[str, list[Value]] = {}
         self._busy: set[str] = set()
         self._positions = {node.mem_id: n for n, node in enumerate(nodes)}
+        self._found: dict[str, list[list[Any]]] = {}
 
     def column(self, name: str) -> list[Value] | None:
         """``name``'s value for every item; None for a field the config does not have (or one being worked out)."""
@@ -195,10 +196,14 @@ class _Columns:
 
         One query finds the items and the matches together, in document order; as items do not hold one
         another, each match belongs to the item last seen before it. When items do, each is asked alone."""
+        if selector in self._found:  # a field read again, for its categories
+            return self._found[selector]
         if self._nested:
-            return [[m for m in node.css(selector) if m.mem_id != node.mem_id] for node in self._nodes]
+            found = [[m for m in node.css(selector) if m.mem_id != node.mem_id] for node in self._nodes]
+            self._found[selector] = found
+            return found
         positions = self._positions
-        found: list[list[Any]] = [[] for _ in self._nodes]
+        found = self._found[selector] = [[] for _ in self._nodes]
         current: list[Any] = []
         for node in self._tree.css(f"{self._items}, {selector}"):
             position = positions.get(node.mem_id)
