@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from netglean import feed_steps
-from netglean.feed_items import item_id, strip_code
+from netglean.feed_items import item_id, markup_hint, strip_code
 from netglean.html_tree import script_json
 from netglean.page_meta import JSON_LD
 from netglean.page_signals import ItemGroup, item_groups
@@ -161,22 +161,17 @@ def _json_state(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]
 def _from_nodes(nodes: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for node in nodes:
-        link = node if node.tag == "a" else node.css_first("a[href]")
-        if link is None:
+        href = markup_hint(node, "url")
+        if not href:
             continue
-        heading = node.css_first("h1, h2, h3, h4, h5, h6")
-        title = (heading or link).text(deep=True, separator=" ")
-        stamp = node.css_first("time[datetime]")
-        paragraph = node.css_first("p")
-        image = node.css_first("img[src]")
         entry = _item(
-            title,
-            link.attributes.get("href"),
+            markup_hint(node, "title"),
+            href,
             page_url,
             time_zone,
-            description=paragraph.text(deep=True, separator=" ") if paragraph is not None else None,
-            published=stamp.attributes.get("datetime") if stamp is not None else None,
-            image=image.attributes.get("src") if image is not None else None,
+            description=markup_hint(node, "description"),
+            published=markup_hint(node, "published_at"),
+            image=markup_hint(node, "image"),
         )
         if entry:
             found.append(entry)

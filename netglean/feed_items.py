@@ -231,10 +231,6 @@ def _sanitized(values: list[str | None], *, squeeze: bool = False) -> list[Value
     return [None if value is None else next(remaining) for value in values]
 
 
-def _text(node: Any) -> str:
-    return " ".join(sanitize(node.text(deep=True, separator=" ")).split())
-
-
 def _href(node: Any, base_url: str) -> str | None:
     attributes = node.attrs
     href = attributes.get("href") or attributes.get("src")
@@ -244,27 +240,33 @@ def _href(node: Any, base_url: str) -> str | None:
     return feed_steps.absolute_url(base_url, href) if href else None
 
 
-def _enhanced(node: Any, name: str, base_url: str, zone: str) -> Value:
-    """What the item's own markup says when the config has no selector for ``name`` (items.enhance)."""
-    if name == "url":
+def markup_hint(node: Any, name: str) -> str | None:
+    """What an item's own markup says its ``name`` is, as written: the title is its first heading's text (else
+    its link's), the url its link, the description its first paragraph, published_at its first
+    time[datetime], the image its first img[src]. Read by items.enhance and by auto_source's HTML items."""
+    if name in {"url", "title"}:
         link = node if node.tag == "a" else node.css_first("a[href]")
-        href = link.attributes.get("href") if link is not None else None
-        return urljoin(base_url, href) if href else None
-    if name == "title":
-        heading = node.css_first("h1, h2, h3, h4, h5, h6, [itemprop=headline]") or (
-            node if node.tag == "a" else node.css_first("a[href]")
-        )
-        return (_text(heading) if heading is not None else "") or None
-    if name == "image":
-        image = node.css_first("img[src]")
-        return urljoin(base_url, image.attributes["src"] or "") if image is not None else None
-    if name == "published_at":
-        stamp = node.css_first("time[datetime]")
-        return feed_steps.parse_time(stamp.attributes.get("datetime") if stamp is not None else None, zone)
+        if name == "url":
+            return link.attributes.get("href") if link is not None else None
+        heading = node.css_first("h1, h2, h3, h4, h5, h6, [itemprop=headline]") or link
+        return heading.text(deep=True, separator=" ") if heading is not None else None
     if name == "description":
         paragraph = node.css_first("p")
-        return (_text(paragraph) if paragraph is not None else "") or None
-    return None
+        return paragraph.text(deep=True, separator=" ") if paragraph is not None else None
+    found = node.css_first({"published_at": "time[datetime]", "image": "img[src]"}[name])
+    return found.attributes.get("datetime" if name == "published_at" else "src") if found is not None else None
+
+
+def _enhanced(node: Any, name: str, base_url: str, zone: str) -> Value:
+    """What the item's own markup says when the config has no value for ``name`` (items.enhance)."""
+    hint = markup_hint(node, name)
+    if not hint:
+        return None
+    if name in {"url", "image"}:
+        return urljoin(base_url, hint.strip())
+    if name == "published_at":
+        return feed_steps.parse_time(hint, zone)
+    return " ".join(sanitize(hint).split()) or None
 
 
 def strip_code(tree: Any) -> None:
