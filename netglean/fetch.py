@@ -315,6 +315,11 @@ class Fetcher:
         self._robots = RobotsCache()
         self.spent = 0
 
+    def prepare(self) -> None:
+        """Load the trusted certificates ahead of the first fetch (~30 ms); blocking, so a worker thread's job."""
+        if self._ssl is None:
+            self._ssl = httpx.create_ssl_context()
+
     def _client(self) -> aiohttp.ClientSession:
         """The HTTP session, made on first use inside the running event loop.
 
@@ -325,7 +330,7 @@ class Fetcher:
             connector = aiohttp.TCPConnector(
                 resolver=_PinnedResolver(self._pins, self._dial),
                 use_dns_cache=False,
-                ssl=self._ssl or httpx.create_ssl_context(),
+                ssl=self._ssl or httpx.create_ssl_context(),  # prepare() may have loaded it already
                 limit=self.policy.global_concurrency,
             )
             self._session = aiohttp.ClientSession(

@@ -88,8 +88,10 @@ def build_app(registry: Registry, settings: Settings) -> ASGIApp:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
-            async with manager.run():
+            async with manager.run(), anyio.create_task_group() as background:
+                background.start_soon(runner.warm_up)
                 yield
+                background.cancel_scope.cancel()
         finally:
             await runner.context.aclose()
 

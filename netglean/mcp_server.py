@@ -6,6 +6,7 @@ import warnings
 import weakref
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
@@ -206,7 +207,9 @@ async def serve_stdio(registry: Registry, settings: Settings) -> None:
     runner = ToolRunner(registry, settings)
     server = build_server(registry, settings, runner)
     try:
-        async with stdio_streams() as (read_stream, write_stream):
+        async with stdio_streams() as (read_stream, write_stream), anyio.create_task_group() as background:
+            background.start_soon(runner.warm_up)
             await server.run(read_stream, write_stream, server.create_initialization_options())
+            background.cancel_scope.cancel()
     finally:
         await runner.context.aclose()

@@ -1,0 +1,29 @@
+"""The tool runner's own behaviour: building tools ahead of their first calls once the server is quiet."""
+
+from __future__ import annotations
+
+import anyio
+
+from netglean.calls import ToolRunner
+from netglean.registry import Registry
+from netglean.settings import Settings
+
+
+def test_tools_are_built_ahead_once_the_server_is_quiet(registry: Registry, settings: Settings) -> None:
+    async def run() -> ToolRunner:
+        runner = ToolRunner(registry, settings)
+        async with anyio.create_task_group() as background:
+            background.start_soon(runner.warm_up, 1.0)
+            for _ in range(30):  # a call every 10 ms: never a quiet second, so nothing is built meanwhile
+                assert (await runner.call("get_version", {}))[0].ok
+                await anyio.sleep(0.01)
+            assert set(runner._compiled) == {"get_version"}
+            with anyio.fail_after(60):  # then quiet: every tool is built, and the fetcher's certificates loaded
+                while len(runner._compiled) < len(registry.tools) or runner.context.fetcher._ssl is None:
+                    await anyio.sleep(0.05)
+        assert (await runner.call("get_version", {}))[0].ok  # built ahead, served as before
+        await runner.context.aclose()
+        return runner
+
+    runner = anyio.run(run)
+    assert set(runner._compiled) == set(registry.tools)
