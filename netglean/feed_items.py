@@ -199,19 +199,28 @@ class _Columns:
         if selector in self._found:  # a field read again, for its categories
             return self._found[selector]
         if self._nested:
-            found = [[m for m in node.css(selector) if m.mem_id != node.mem_id] for node in self._nodes]
+            found = [[m for m in distinct(node.css(selector)) if m.mem_id != node.mem_id] for node in self._nodes]
             self._found[selector] = found
             return found
         positions = self._positions
         found = self._found[selector] = [[] for _ in self._nodes]
         current: list[Any] = []
+        seen: set[int] = set()  # lexbor gives a node once for each alternative of a list it matches
         for node in self._tree.css(f"{self._items}, {selector}"):
-            position = positions.get(node.mem_id)
-            if position is None:
-                current.append(node)
-            else:
+            key = node.mem_id
+            position = positions.get(key)
+            if position is not None:
                 current = found[position]
+            elif key not in seen:
+                seen.add(key)
+                current.append(node)
         return found
+
+
+def distinct(nodes: list[Any]) -> list[Any]:
+    """``nodes`` without repeats, in order: lexbor gives a node once for each alternative of a selector list
+    it matches (``li.a, li.b`` on ``<li class="a b">``), where Nokogiri, like CSS, gives it once."""
+    return list({node.mem_id: node for node in nodes}.values())
 
 
 def _sanitized(values: list[str | None], *, squeeze: bool = False) -> list[Value]:
@@ -284,7 +293,7 @@ def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: boo
     enhance = bool(items_spec.get("enhance", True))  # html2rss merges enhance: true into every selectors config
     items = lexbor_selector(items_spec["selector"], json_keys=is_json)
     fields = _plan(selectors, items, is_json)
-    nodes = tree.css(items)
+    nodes = distinct(tree.css(items))
     nested = tree.css_first(lexbor_selector(items_spec["selector"], scope=items, json_keys=is_json)) is not None
     if items_spec.get("order") == "reverse":
         nodes = list(reversed(nodes))

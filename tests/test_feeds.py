@@ -249,13 +249,17 @@ STORY = """<ul><li class="story"><a href="/1">one</a><div><a href="/2">two</a></
         ("span:gt(1)", "text", "s2"),
         (":first", "text", "one two"),  # no type: the first child of its parent (the item is not in itself)
         ("a", "text", "one two three"),  # every match, as html2rss's text extractor reads a node set
+        ("a, div > a", "text", "one two three"),  # a node two alternatives find counts once, as in Nokogiri
         ("span", "html", "<span>s1</span><span>s2</span>"),  # outer HTML of every match
     ],
 )
 def test_selectors_are_read_in_html2rss_dialect(selector: str, extractor: str, value: str) -> None:
     config = {
         "channel": {"url": "https://example.com/"},
-        "selectors": {"items": {"selector": "li.story"}, "title": {"selector": selector, "extractor": extractor}},
+        "selectors": {
+            "items": {"selector": "li.story, ul > li"},  # one item, found by both alternatives
+            "title": {"selector": selector, "extractor": extractor},
+        },
     }
     assert feed_config.problems(config) == []
     [item] = read_items(document(STORY, is_json=False), config, "https://example.com/")
