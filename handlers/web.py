@@ -51,8 +51,8 @@ async def download(args: DownloadInput, ctx: Context) -> Outcome:
         "sha256": hashlib.sha256(page.body).hexdigest(),
         "filename": _filename(page),
     }
-    if page.media_type in _HTML:
-        metadata = page_metadata(parse_html(page.text()), page.url)
+    if page.media_type in _HTML:  # parsing is CPU work: off the event loop, as every page tool does
+        metadata = await anyio.to_thread.run_sync(lambda: page_metadata(parse_html(page.text()), page.url))
         if metadata:
             payload["page"] = metadata
     return Outcome(
@@ -225,7 +225,9 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
     limit = args.limit or 200
     page = await ctx.fetcher.fetch(args.url)
     home = urlsplit(page.url).hostname or ""
-    linked = page_links(parse_html(page.text()), page.url) if page.media_type in _HTML else []
+    linked: list[str] = []
+    if page.media_type in _HTML:
+        linked = await anyio.to_thread.run_sync(lambda: page_links(parse_html(page.text()), page.url))
     listed: list[str] = []
     read: list[str] = []
     if args.include_sitemaps is not False:
@@ -238,7 +240,9 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
             read.append(sitemap_url)
             try:
                 fetched = await ctx.fetcher.fetch(sitemap_url, accept="application/xml,text/xml;q=0.9,*/*;q=0.5")
-                sitemap = read_sitemap(fetched.body, ctx.fetcher.policy.max_decoded_bytes)
+                sitemap = await anyio.to_thread.run_sync(
+                    read_sitemap, fetched.body, ctx.fetcher.policy.max_decoded_bytes
+                )
             except ToolError:
                 read.pop()  # a missing or broken sitemap is not a failure of the map
                 continue
@@ -471,6 +475,15 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     )
 
 
+def _diagnosis(page: Page) -> tuple[list[dict[str, str]], dict[str, int], list[str]]:
+    """The page's feeds, item counts and bot-wall signals: one parse, in a worker thread."""
+    markup = page.text() if page.media_type in _HTML else ""
+    tree = parse_html(markup) if markup else None
+    found_feeds = feeds(tree, page.url) if tree is not None else []
+    counts = candidate_items(tree) if tree is not None else {"articles": 0, "repeated_items": 0}
+    return found_feeds, counts, bot_wall(page.status, page.headers, markup)
+
+
 async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
     verdict = await ctx.fetcher.robots_verdict(args.url)
     payload: dict[str, object] = {"url": args.url, "robots": verdict, "fetched": False}
@@ -482,11 +495,7 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
             guidance=f"robots.txt is {verdict} for this URL: netglean will not read it.",
         )
     page = await ctx.fetcher.fetch(args.url, error_pages=True)
-    markup = page.text() if page.media_type in _HTML else ""
-    tree = parse_html(markup) if markup else None
-    found_feeds = feeds(tree, page.url) if tree is not None else []
-    counts = candidate_items(tree) if tree is not None else {"articles": 0, "repeated_items": 0}
-    signals = bot_wall(page.status, page.headers, markup)
+    found_feeds, counts, signals = await anyio.to_thread.run_sync(_diagnosis, page)
     payload |= {
         "fetched": True,
         "final_url": page.url,
