@@ -102,6 +102,11 @@ class _Page:
     frontier: list[str]
 
 
+def _plain_text(page: Page) -> str:
+    """The body as sanitised text: decoding and sanitising megabytes is CPU work, for a worker thread."""
+    return sanitize(page.text())
+
+
 async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
     """Fetch one page: its scrape payload (one slice of the formatted content, with metadata) and its links."""
     fmt, main_content, limit, include_links = how.fmt, how.main_content, how.limit, how.include_links
@@ -118,7 +123,7 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
         metadata, frontier, content = reading.metadata, reading.frontier, reading.content
         title, links = reading.title, reading.links
     elif media_type in _TEXT or media_type.startswith("text/"):
-        content = sanitize(page.text())
+        content = await anyio.to_thread.run_sync(_plain_text, page)
     else:
         raise UnsupportedContent(
             f"{page.url} is {media_type}, not a page to read; use download to identify it",
@@ -288,7 +293,7 @@ async def _view(ctx: Context, url: str, accept: str, excerpt_chars: int) -> _See
         page = await ctx.fetcher.fetch(url, accept=accept)
     except ToolError as error:
         return _Seen({"accept": accept, "error": {"code": error.code, "message": error.message}}, None, error)
-    text = sanitize(page.text())
+    text = await anyio.to_thread.run_sync(_plain_text, page)
     tokens = (len(text) + 3) // 4
     view: dict[str, object] = {
         "accept": accept,
