@@ -59,6 +59,22 @@ def _netglean(urls: list[str], repeats: int) -> tuple[float, list[float]]:
         client.close()
 
 
+def _first_page(urls: list[str], pause: float) -> tuple[float, float]:
+    """Seconds for a fresh server's first scrape after ``pause`` seconds (an agent thinking after initialize),
+    and for its next scrape of another page: what an agent waits for its first page, against the usual."""
+    client = LineClient([sys.executable, "-m", "netglean", "mcp", *LIFTED])
+    try:
+        time.sleep(pause)
+        timed = []
+        for url in urls[:2]:
+            started = time.perf_counter()
+            client.call("scrape", {"url": url})
+            timed.append(time.perf_counter() - started)
+        return timed[0], timed[1]
+    finally:
+        client.close()
+
+
 def _pass(client: LineClient, urls: list[str]) -> float:
     started = time.perf_counter()
     for chunk in range(0, len(urls), 100):
@@ -99,7 +115,7 @@ def _in_process(family: str, pages: int) -> float:
     return time.perf_counter() - started
 
 
-def run(pages: int = 1000, repeats: int = 3, reference_pages: int = 200) -> dict[str, Any]:
+def run(pages: int = 1000, repeats: int = 3, reference_pages: int = 200, spawns: int = 5) -> dict[str, Any]:
     port = _free_port()
     site = _start([sys.executable, "-m", "bench.site", str(port)], port)
     figures: dict[str, Any] = {"pages": pages, "families": {}}
@@ -119,6 +135,13 @@ def run(pages: int = 1000, repeats: int = 3, reference_pages: int = 200) -> dict
             }
         urls = [f"http://127.0.0.1:{port}/news/{n}" for n in range(reference_pages)]
         reference = statistics.median(_reference(urls, repeats))
+        firsts = [_first_page(urls, pause=1.0) for _ in range(spawns)]
+        figures["first_page"] = {
+            "pause_s": 1.0,
+            "spawns": spawns,
+            "first_ms": statistics.median(first for first, _ in firsts) * 1000,
+            "next_ms": statistics.median(after for _, after in firsts) * 1000,
+        }
     finally:
         site.terminate()
         site.wait(10)

@@ -25,7 +25,10 @@ def main() -> None:
         "extraction": extraction.run(per_layout=2 if args.quick else 5, repeats=1 if args.quick else 3),
         "feeds": feeds.run(repeats=5 if args.quick else 15),
         "fetch": fetch.run(
-            pages=200 if args.quick else 1000, repeats=1 if args.quick else 3, reference_pages=50 if args.quick else 200
+            pages=200 if args.quick else 1000,
+            repeats=1 if args.quick else 3,
+            reference_pages=50 if args.quick else 200,
+            spawns=2 if args.quick else 5,
         ),
     }
     RESULTS.mkdir(exist_ok=True)
@@ -81,6 +84,11 @@ def main() -> None:
             f"{row['in_process_pages_per_s']:>6.0f} pages/s -> served/in-process time {row['overhead_ratio']:.2f}x "
             f"(a fresh server's first pass {row['first_pass_pages_per_s']:.0f} pages/s, {row['first_pass_ratio']:.2f}x)"
         )
+    p = f["first_page"]
+    print(
+        f"  a fresh stdio server's first scrape, {p['pause_s']:g} s after initialize: {p['first_ms']:.0f} ms; "
+        f"its next: {p['next_ms']:.0f} ms (medians of {p['spawns']} servers)"
+    )
     print(f"\nwritten to {RESULTS / 'latest.json'}")
 
 
