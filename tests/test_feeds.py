@@ -547,6 +547,8 @@ def test_blog_config_details_survive_into_the_feed(feeds: tuple[SyncClient, int]
     assert dovetails["title"] == "Hand-cut dovetails (attempt third)"  # gsub with a group
     assert dovetails["content_html"] == "<div><p>Better, but not there yet. </p></div>"  # the script is gone
     assert dovetails["tags"] == ["wood"] and payload["feed"]["version"] == "https://jsonfeed.org/version/1.1"
+    lathe = next(i for i in items if "lathe" in i["url"])  # a:first read in Nokogiri's dialect, as html2rss does
+    assert lathe["url"].endswith("/2026/11/lathe-restoration/") and lathe["tags"] == ["metal", "tools"]  # each tag
 
 
 @pytest.mark.parametrize("name", ["news", "blog", "jobs", "releases"])
