@@ -306,66 +306,51 @@ def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: boo
         named["link"] = columns.column("link")
     categories = [columns.each(name) for name in selectors.get("categories") or []]
     guid = [columns.column(name) for name in selectors.get("guid") or []]
-    present = [(name, column) for name, column in named.items() if column is not None and name != "link"]
-    link = named.get("link")
+    finished = {name: _finished(name, column, base_url, zone) for name, column in named.items() if column}
+    link, enclosures = finished.pop("link", None), finished.pop("enclosure", None)
+    shown = [(name, finished[name]) for name in _SHOWN if name in finished]
     missing = ENHANCED_FIELDS if enhance else ()
+    enclosure_spec = selectors.get("enclosure")
+    enclosure_type = enclosure_spec.get("content_type") if isinstance(enclosure_spec, Mapping) else None
     found: list[dict[str, Any]] = []
     for n, node in enumerate(nodes):
-        values = {name: column[n] for name, column in present if column[n] not in (None, "")}
+        entry: dict[str, Any] = {name: text for name, column in shown if (text := column[n]) is not None}
         for name in missing:
-            if name not in values and (value := _enhanced(node, name, base_url, zone)) not in (None, ""):
-                values[name] = value
-        if "url" not in values and link is not None and link[n] not in (None, ""):
-            values["url"] = link[n]
-        item_categories = [text for column in categories for text in column[n]]
-        guid_parts = [text_of(None if column is None else column[n]) for column in guid]
-        entry = _entry(values, item_categories, guid_parts, selectors.get("enclosure"), base_url=base_url, zone=zone)
-        if entry is not None:
-            found.append(entry)
+            if name not in entry and (enhanced := _enhanced(node, name, base_url, zone)) not in (None, ""):
+                entry[name] = enhanced.isoformat() if isinstance(enhanced, datetime) else enhanced
+        if "url" not in entry and link is not None and (href := link[n]) is not None:
+            entry["url"] = href
+        if "title" not in entry and "url" not in entry and "description" not in entry:
+            continue  # nothing to show for it
+        if categories and (item_categories := [text for column in categories for text in column[n]]):
+            entry["categories"] = list(dict.fromkeys(item_categories))
+        parts = [text_of(column[n]) if column is not None else "" for column in guid]
+        entry["id"] = item_id(
+            "\x00".join(parts) if any(parts) else entry.get("url") or entry.get("title") or entry["description"]
+        )
+        if enclosures is not None and (enclosure := enclosures[n]) is not None:
+            entry["enclosure"] = {"url": enclosure, "type": enclosure_type or _guess_type(enclosure)}
+        found.append(entry)
     return found
 
 
-def _entry(
-    values: dict[str, Value],
-    categories: list[str],
-    guid_parts: list[str],
-    enclosure_spec: Any,
-    *,
-    base_url: str,
-    zone: str,
-) -> dict[str, Any] | None:
-    """The JSON Feed 1.1 shaped item, or None when it has neither a title, a URL nor a description.
+_SHOWN = ("title", "url", "description", "published_at", "updated", "author", "image")
+"""An item's fields in the order it shows them (link and enclosure are read apart)."""
 
-    URLs (link, image, enclosure) are made absolute against the page, whatever extractor read them."""
-    for key in ("url", "image", "enclosure"):
-        value = values.get(key)
-        if isinstance(value, str):
-            values[key] = feed_steps.absolute_url(base_url, value)
-    entry: dict[str, Any] = {key: text_of(values[key]) for key in ("title", "url", "description") if key in values}
-    if not entry:
-        return None
-    for key in ("published_at", "updated"):
-        stamp = values.get(key)
-        if isinstance(stamp, str):  # read without parse_time: as html2rss's DateTime.parse would
-            stamp = feed_steps.parse_time(stamp, zone)
-        if isinstance(stamp, datetime):
-            entry[key] = stamp.isoformat()
-    for key in ("author", "image"):
-        if key in values:
-            entry[key] = text_of(values[key])
-    if categories:
-        entry["categories"] = list(dict.fromkeys(categories))
-    identity = (
-        "\x00".join(guid_parts) if any(guid_parts) else (entry.get("url") or entry.get("title") or entry["description"])
-    )
-    entry["id"] = item_id(identity)
-    if values.get("enclosure"):
-        content_type = (enclosure_spec or {}).get("content_type") if isinstance(enclosure_spec, Mapping) else None
-        entry["enclosure"] = {
-            "url": text_of(values["enclosure"]),
-            "type": content_type or _guess_type(text_of(values["enclosure"])),
-        }
-    return entry
+
+def _finished(name: str, column: list[Value], base_url: str, zone: str) -> list[str | None]:
+    """A field's values as items hold them, a column at a time: URLs absolute against the page whatever
+    extractor read them, dates ISO 8601 (a date read without parse_time is parsed, as html2rss's DateTime.parse
+    would), the rest text; None where there is nothing."""
+    if name in {"published_at", "updated"}:
+        stamps = [feed_steps.parse_time(value, zone) if isinstance(value, str) else value for value in column]
+        return [stamp.isoformat() if isinstance(stamp, datetime) else None for stamp in stamps]
+    if name in {"url", "link", "image", "enclosure"}:
+        return [
+            feed_steps.absolute_url(base_url, value) if isinstance(value, str) else text_of(value) or None
+            for value in column
+        ]
+    return [text_of(value) or None for value in column]
 
 
 def item_id(identity: str) -> str:
