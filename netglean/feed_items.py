@@ -87,10 +87,10 @@ def _plan(selectors: Mapping[str, Any], items: str, is_json: bool) -> dict[str, 
 class _Columns:
     """Every field's values for every item, a field at a time, each field evaluated on first use.
 
-    A field's selector runs once over the whole page and each match goes to the item holding it:
-    a scoped ``css_first`` per item parses the selector again for every item and field. Taking
-    a column at a time keeps the lazy semantics: templates may name any field in any order, and a
-    field that names itself through others is an empty value, not a loop.
+    A field's selector runs once over the whole page, read inside the items, and each match goes to
+    the item holding it: a query per item would parse the selector again for every item and field.
+    Taking a column at a time keeps the lazy semantics: templates may name any field in any order,
+    and a field that names itself through others is an empty value, not a loop.
     """
 
     def __init__(
