@@ -98,8 +98,11 @@ class ToolRunner:
             self._compiled.setdefault(spec.name, compiled)
         # What a first fetch and a first read would still wait for: the certificates, the reading code. Reader
         # processes start on the first read, so a session that reads no page never pays for them.
-        await anyio.to_thread.run_sync(self.context.fetcher.prepare)  # the fetcher is built here, on the loop
-        await anyio.to_thread.run_sync(importlib.import_module, "netglean.reading")
+        try:
+            await anyio.to_thread.run_sync(self.context.fetcher.prepare)  # the fetcher is built here, on the loop
+            await anyio.to_thread.run_sync(importlib.import_module, "netglean.reading")
+        except Exception:  # the first fetch or read meets the same problem, and reports it as its own error
+            log.debug("the fetch and read layers did not prepare ahead of their first use", exc_info=True)
         gc.freeze()
 
     def spec(self, name: str) -> ToolSpec:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import anyio
 
 from netglean.calls import ToolRunner
+from netglean.context import Context
 from netglean.registry import Registry
 from netglean.settings import Settings
 
@@ -26,4 +27,17 @@ def test_tools_are_built_ahead_once_the_server_is_quiet(registry: Registry, sett
         return runner
 
     runner = anyio.run(run)
+    assert set(runner._compiled) == set(registry.tools)
+
+
+def test_a_warm_up_that_cannot_prepare_the_fetcher_ends_quietly(registry: Registry, settings: Settings) -> None:
+    class Unprepared:
+        def prepare(self) -> None:
+            raise OSError("no certificates here")
+
+        async def aclose(self) -> None:
+            return None
+
+    runner = ToolRunner(registry, settings, Context(settings, registry, fetcher=Unprepared()))  # type: ignore[arg-type]
+    anyio.run(runner.warm_up, 0.0)  # returns: the first fetch will meet the problem and report it as its own
     assert set(runner._compiled) == set(registry.tools)
