@@ -125,11 +125,7 @@ class _Columns:
             return None
         self._busy.add(name)
         try:
-            values = self._extract(field)
-            if field.steps:
-                values = feed_steps.apply_column(
-                    list(field.steps), values, base_url=self._base, time_zone=self._zone, columns=self.column
-                )
+            values = self._processed(field, self._extract(field), self.column)
         finally:
             self._busy.discard(name)
         self._values[name] = values
@@ -150,15 +146,19 @@ class _Columns:
         several = [n for n, nodes in enumerate(found) if len(nodes) > 1]
         if not several:
             return singles
-        values = feed_steps.capped(self._read(field, [[node] for n in several for node in found[n]]))
-        if field.steps:
-            values = feed_steps.apply_column(
-                list(field.steps), values, base_url=self._base, time_zone=self._zone, columns=lambda _: None
-            )
+        read = feed_steps.capped(self._read(field, [[node] for n in several for node in found[n]]))
+        values = self._processed(field, read, lambda _: None)
         texts = iter(text_of(value) for value in values)
         for n in several:
             singles[n] = [text for text in (next(texts) for _ in found[n]) if text]
         return singles
+
+    def _processed(self, field: _Field, values: list[Value], columns: feed_steps.Columns) -> list[Value]:
+        if not field.steps:
+            return values
+        return feed_steps.apply_column(
+            list(field.steps), values, base_url=self._base, time_zone=self._zone, columns=columns
+        )
 
     def _extract(self, field: _Field) -> list[Value]:
         count = len(self._nodes)
@@ -196,14 +196,16 @@ class _Columns:
 
         One query finds the items and the matches together, in document order; as items do not hold one
         another, each match belongs to the item last seen before it. When items do, each is asked alone."""
-        if selector in self._found:  # a field read again, for its categories
-            return self._found[selector]
-        if self._nested:
-            found = [[m for m in distinct(node.css(selector)) if m.mem_id != node.mem_id] for node in self._nodes]
-            self._found[selector] = found
-            return found
+        if selector not in self._found:  # a field is read again for its categories
+            self._found[selector] = self._asked_alone(selector) if self._nested else self._matched(selector)
+        return self._found[selector]
+
+    def _asked_alone(self, selector: str) -> list[list[Any]]:
+        return [[m for m in distinct(node.css(selector)) if m.mem_id != node.mem_id] for node in self._nodes]
+
+    def _matched(self, selector: str) -> list[list[Any]]:
         positions = self._positions
-        found = self._found[selector] = [[] for _ in self._nodes]
+        found: list[list[Any]] = [[] for _ in self._nodes]
         current: list[Any] = []
         seen: set[int] = set()  # lexbor gives a node once for each alternative of a list it matches
         for node in self._tree.css(f"{self._items}, {selector}"):
