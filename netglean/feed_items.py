@@ -349,7 +349,7 @@ def _finished(name: str, column: list[Value], base_url: str, zone: str) -> list[
         return [stamp.isoformat() if isinstance(stamp, datetime) else None for stamp in stamps]
     if name in {"url", "link", "image", "enclosure"}:
         return [
-            feed_steps.absolute_url(base_url, value) if isinstance(value, str) else text_of(value) or None
+            feed_steps.absolute_url(base_url, value) if isinstance(value, str) and value else text_of(value) or None
             for value in column
         ]
     return [text_of(value) or None for value in column]

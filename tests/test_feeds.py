@@ -299,6 +299,20 @@ def test_categories_take_each_element_and_older_date_names_and_enhancement_apply
     assert "url" not in plain and "description" not in plain
 
 
+def test_an_empty_link_is_no_link_not_the_page() -> None:
+    page = '<ul><li><a data-href="">Quiet</a></li><li><a data-href="/x">Loud</a></li></ul>'
+    config = {
+        "channel": {"url": "https://example.com/list"},
+        "selectors": {
+            "items": {"selector": "li", "enhance": False},
+            "title": {"selector": "a"},
+            "url": {"selector": "a", "extractor": "attribute", "attribute": "data-href"},
+        },
+    }
+    quiet, loud = read_items(document(page, is_json=False), config, "https://example.com/list")
+    assert "url" not in quiet and loud["url"] == "https://example.com/x"
+
+
 def test_a_drafted_title_finds_one_element_in_each_item() -> None:
     rows = "".join(
         f'<li class="row"><a class="story" href="/s/{n}">Story {n}</a> <a href="/s/{n}#c">{n} comments</a></li>'
