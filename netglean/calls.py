@@ -47,6 +47,7 @@ _GUIDANCE = {
     "invalid_config": "Fix every problem in payload.error.detail.errors (each names its path) and call {tool} again.",
     "no_items": "The config found no items: inspect the page with inspect_url, then fix the items selector.",
     "not_available": "This build cannot do that; use a config without it.",
+    "unavailable": "The server cannot take this call now (see payload.error); call {tool} again shortly.",
 }
 
 

@@ -26,7 +26,8 @@ parses a message to decide what to do::
     │       └── UnsupportedContent     unsupported_content - a content type or encoding the tool cannot use
     │   ├── InvalidFeedConfig          invalid_config     - a feed config breaks the html2rss format
     │   ├── NoItems                    no_items           - a feed config found nothing on its page
-    │   └── NotAvailable               not_available      - not in this build (browser rendering)
+    │   ├── NotAvailable               not_available      - not in this build (browser rendering)
+    │   └── Unavailable                unavailable        - the server cannot take it now (shutting down, busy)
     └── ConfigurationError             a setting or the generated registry is unusable (start-up)
 
 Catalog errors live in ``codegen.errors``: they belong to generation time, not run time.
@@ -159,6 +160,14 @@ class NotAvailable(ToolError):
     """Something this build of netglean cannot do (browser rendering)."""
 
     code = "not_available"
+
+
+class Unavailable(ToolError):
+    """The server cannot do the work now (it is shutting down, or holds too much in flight); the same call
+    can succeed later, here or on another server."""
+
+    code = "unavailable"
+    retryable = True
 
 
 class ConfigurationError(NetgleanError):

@@ -20,6 +20,7 @@ STATUS_BY_ERROR: dict[str, int] = {
     "invalid_arguments": 422,
     "timeout": 504,
     "too_large": 413,
+    "unavailable": 503,
 }
 
 REFUSALS: dict[int, tuple[str, str]] = {
