@@ -132,6 +132,37 @@ def _walk_refs(schema: Any, pointer: str) -> Iterator[tuple[str, str]]:
             yield from _walk_refs(item, f"{pointer}/{index}")
 
 
+def _marks(schema: Any, pointer: str) -> Iterator[tuple[str, Any]]:
+    """Every ``x-untrusted`` keyword in ``schema``, with where it stands."""
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == UNTRUSTED_MARK:
+                yield f"{pointer}/{escape(key)}", value
+            else:
+                yield from _marks(value, f"{pointer}/{escape(key)}")
+    elif isinstance(schema, list):
+        for index, item in enumerate(schema):
+            yield from _marks(item, f"{pointer}/{index}")
+
+
+def _check_untrusted_marks(source: SourceFile, payload: dict[str, Any], out: _Collector) -> None:
+    """A target-origin tool's output says which fields are third-party text (``x-untrusted: true``, here or in a
+    shared schema it uses); a local tool has none to mark."""
+    found = list(_marks(payload, "/output"))
+    for where, value in found:
+        if value is not True:
+            out.add(source, where, f"{where}: {UNTRUSTED_MARK} is true or absent, not {value!r}")
+    origin = source.data["origin"]
+    if origin == "target" and not found:
+        out.add(source, "/output", f"/output: mark the fields that carry third-party text with {UNTRUSTED_MARK}: true")
+    if origin == "local" and found:
+        out.add(source, found[0][0], f"{found[0][0]}: a local tool returns no third-party text to mark")
+
+
+UNTRUSTED_MARK = "x-untrusted"
+"""The output-schema keyword that marks a field as third-party text."""
+
+
 def bundle(schema: dict[str, Any], shared: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """``schema`` with the shared schemas it references (transitively) under ``$defs``."""
     needed: set[str] = set()
@@ -275,7 +306,10 @@ def _make_tool(source: SourceFile, shared: dict[str, Any], out: _Collector) -> t
     if source.path.stem != data["name"]:
         out.add(source, "/name", f"tool name '{data['name']}' must equal the file name '{source.path.stem}'")
     payload = bundle(data["output"], shared)
-    output = envelope_schema(data["name"], {k: v for k, v in payload.items() if k != "$defs"}, data["next_step"])
+    _check_untrusted_marks(source, payload, out)
+    output = envelope_schema(
+        data["name"], {k: v for k, v in payload.items() if k != "$defs"}, data["next_step"], data["origin"]
+    )
     if "$defs" in payload:
         output["$defs"] = payload["$defs"]
     tool = Tool(

@@ -44,6 +44,17 @@ _CONSTRAINTS = (
 )
 
 
+UNTRUSTED_LABEL = "third-party text (untrusted data)"
+"""What a docs row says of a field marked x-untrusted in the catalog."""
+
+
+def _untrusted(prop: dict[str, Any], defs: dict[str, Any]) -> bool:
+    """Marked ``x-untrusted`` itself, or a shared schema (or array of one) that is."""
+    target = prop.get("items", prop) if prop.get("type") == "array" else prop
+    ref = str(target.get("$ref", "")).rsplit("/", 1)[-1]
+    return bool(prop.get("x-untrusted") or target.get("x-untrusted") or (ref in defs and defs[ref].get("x-untrusted")))
+
+
 def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, str]]:
     """Flatten an object schema's properties (nested objects and shared schemas included) into table rows."""
     rows: list[dict[str, str]] = []
@@ -54,6 +65,8 @@ def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, str]
         for name, prop in node.get("properties", {}).items():
             full = f"{path}{name}"
             constraints = ", ".join(f"{key}: {json.dumps(prop[key])}" for key in _CONSTRAINTS if key in prop)
+            if _untrusted(prop, defs):
+                constraints = ", ".join(filter(None, [constraints, UNTRUSTED_LABEL]))
             rows.append(
                 {
                     "name": full,

@@ -10,7 +10,7 @@ import yaml
 from generated.models import ApplyConfigInput, CaptureConfigInput, ScrapeUrlInput, ValidateConfigInput
 from netglean import feed_config
 from netglean.context import Context
-from netglean.envelope import DONE, Outcome
+from netglean.envelope import DONE, Outcome, say
 from netglean.errors import InvalidArguments, InvalidFeedConfig, NoItems, NotAvailable, UnsupportedContent
 from netglean.feed_selectors import lexbor_selector, selector_problem
 from netglean.fetch import Page
@@ -49,11 +49,17 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
     if title:
         payload["title"] = title
     if not found:
-        guidance = "No items found: inspect_url says what the page is (a bot wall, a single article, a feed)."
-        return Outcome(payload, next_step="inspect_url", guidance=guidance, source=page.url)
-    more = f" ({len(found) - limit} more beyond the limit)" if len(found) > limit else ""
-    guidance = f"{min(limit, len(found))} items{more}. For a feed that can be re-run, use capture_config."
-    return Outcome(payload, next_step=DONE, guidance=guidance, source=page.url)
+        guidance = say("No items found: inspect_url says what the page is (a bot wall, a single article, a feed).")
+        return Outcome(payload, next_step="inspect_url", guidance=guidance, source=args.url)
+    if len(found) > limit:
+        guidance = say(
+            "{count} items ({more} more beyond the limit). For a feed that can be re-run, use capture_config.",
+            count=limit,
+            more=len(found) - limit,
+        )
+    else:
+        guidance = say("{count} items. For a feed that can be re-run, use capture_config.", count=len(found))
+    return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)
 
 
 async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
@@ -87,8 +93,10 @@ async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
     }
     text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
     payload = {"url": page.url, "yaml": text, "config": config, "articles_count": count, "selectors": selectors}
-    guidance = f"The draft finds {count} items. Check it with validate_config, then run it with apply_config."
-    return Outcome(payload, next_step="validate_config", guidance=guidance, source=page.url)
+    guidance = say(
+        "The draft finds {count} items. Check it with validate_config, then run it with apply_config.", count=count
+    )
+    return Outcome(payload, next_step="validate_config", guidance=guidance, source=args.url)
 
 
 async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
@@ -167,8 +175,8 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
             detail={"url": first_url, "items_selector": ((selectors or {}).get("items") or {}).get("selector")},
             next_step="inspect_url",
         )
-    guidance = f"{payload['item_count']} items from {pages} page(s)."
-    return Outcome(payload, next_step=DONE, guidance=guidance, source=first_url)
+    guidance = say("{count} items from {pages} page(s).", count=payload["item_count"], pages=pages)
+    return Outcome(payload, next_step=DONE, guidance=guidance, source=config["channel"]["url"])
 
 
 def _one_config(config: Any, text: str | None) -> Any:

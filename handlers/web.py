@@ -24,7 +24,7 @@ from generated.models import (
     ScrapeInput,
 )
 from netglean.context import Context
-from netglean.envelope import DONE, Outcome
+from netglean.envelope import DONE, Outcome, say
 from netglean.errors import ToolError, UnsupportedContent
 from netglean.fetch import Page, parse_url
 from netglean.html_tree import parse_html
@@ -55,11 +55,8 @@ async def download(args: DownloadInput, ctx: Context) -> Outcome:
         metadata = await anyio.to_thread.run_sync(lambda: page_metadata(parse_html(page.text()), page.url))
         if metadata:
             payload["page"] = metadata
-    return Outcome(
-        payload,
-        guidance=f"{page.media_type}, {len(page.body)} bytes from {page.url}.",
-        source=page.url,
-    )
+    guidance = say("{size} bytes read; payload.mime_type and payload.filename say what it is.", size=len(page.body))
+    return Outcome(payload, guidance=guidance, source=args.url)
 
 
 def _filename(page: Page) -> str:
@@ -162,14 +159,20 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
     start, limit = args.start_index or 0, args.max_chars or 20000
     how = _Reading(args.format or "markdown", args.main_content is not False, limit, bool(args.include_links))
     read = await _read(ctx, args.url, start, how)
-    payload, total, source = read.payload, read.total_chars, read.final_url
+    payload, total, source = read.payload, read.total_chars, args.url
     if read.truncated:
-        guidance = f"{total - start - limit} more characters: call scrape again with start_index={start + limit}."
+        guidance = say(
+            "{more} more characters: call scrape again with start_index={next}.",
+            more=total - start - limit,
+            next=start + limit,
+        )
         return Outcome(payload, next_step="scrape", guidance=guidance, source=source)
     if start >= total and total:
-        guidance = f"start_index {start} is past the end ({total} characters); nothing more to read."
+        guidance = say(
+            "start_index {start} is past the end ({total} characters); nothing more to read.", start=start, total=total
+        )
     else:
-        guidance = "The whole content has been returned."
+        guidance = say("The whole content has been returned.")
     return Outcome(payload, next_step=DONE, guidance=guidance, source=source)
 
 
@@ -211,9 +214,15 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
         for index, url in enumerate(urls):
             tasks.start_soon(one, index, url)
     failed = sum(1 for result in results if not result["ok"])
-    guidance = f"{len(results) - failed} of {len(results)} pages read."
+    guidance = say("{read} of {total} pages read.", read=len(results) - failed, total=len(results))
     if truncated:
-        guidance += f" {len(truncated)} were longer than max_chars: scrape them one by one with start_index to read on."
+        guidance = say(
+            "{read} of {total} pages read. {long} were longer than max_chars: scrape them one by one with start_index"
+            " to read on.",
+            read=len(results) - failed,
+            total=len(results),
+            long=len(truncated),
+        )
     return Outcome(
         {"results": results, "succeeded": len(results) - failed, "failed": failed},
         next_step="scrape" if truncated else DONE,
@@ -268,10 +277,11 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
         "sitemaps": read,
         "sources": {"links": len(linked), "sitemaps": len(listed)},
     }
-    guidance = f"{len(urls)} URL(s) found" + (
-        f" (more than {limit}; raise limit or search)" if len(keep) > limit else ""
-    )
-    return Outcome(payload, next_step="batch_scrape" if urls else DONE, guidance=guidance + ".", source=page.url)
+    if len(keep) > limit:
+        guidance = say("{count} URL(s) found (more than {limit}; raise limit or search).", count=len(urls), limit=limit)
+    else:
+        guidance = say("{count} URL(s) found.", count=len(urls))
+    return Outcome(payload, next_step="batch_scrape" if urls else DONE, guidance=guidance, source=args.url)
 
 
 AGENT_ACCEPT = "text/markdown, text/plain;q=0.9, text/html;q=0.5, */*;q=0.1"
@@ -336,16 +346,22 @@ async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outco
             payload["token_ratio"] = round(agent.tokens / browser.tokens, 4)
         payload |= {"negotiated": negotiated, "identical": same}
         guidance = (
-            "The site negotiates: agents get " + agent_page.media_type
+            say("The site negotiates: agents get their own answer (payload.agent.content_type says which).")
             if negotiated
-            else "No content negotiation: agents and browsers get the same kind of answer; scrape extracts the text."
+            else say(
+                "No content negotiation: agents and browsers get the same kind of answer; scrape extracts the text."
+            )
         )
     else:
         failed = "agent" if agent_page is None else "browser"
         error = agent.error if agent_page is None else browser.error
         differences.append(f"the {failed} request failed: {error.message if error else 'unknown'}")
         payload |= {"negotiated": False, "identical": False}
-        guidance = f"Only the {'browser' if failed == 'agent' else 'agent'} request succeeded."
+        guidance = (
+            say("Only the browser request succeeded.")
+            if failed == "agent"
+            else say("Only the agent request succeeded.")
+        )
     payload["differences"] = differences
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)
 
@@ -423,7 +439,7 @@ async def _crawl(ctx: Context, seed: str, plan: _CrawlPlan) -> tuple[dict[str, o
             continue
         canonical_seen[canonical] = url
         pages.append({"url": url, "depth": depth, "ok": True, "page": read.payload})
-        await ctx.report(len(pages), plan.max_pages, f"read {url}")
+        await ctx.report(len(pages), plan.max_pages, f"read {len(pages)} of at most {plan.max_pages} pages")
         if depth < plan.max_depth:
             for link in read.frontier:
                 target = _normal(link)
@@ -444,10 +460,14 @@ async def _crawl(ctx: Context, seed: str, plan: _CrawlPlan) -> tuple[dict[str, o
 async def crawl(args: CrawlInput, ctx: Context) -> Outcome:
     parse_url(args.url)  # a start URL that can never be fetched is the call's error, not a failed page
     result, read_count = await _crawl(ctx, args.url, _plan(args))
-    guidance = f"Read {read_count} page(s)"
     if result["truncated"]:
-        guidance += "; more links were left unvisited (raise max_pages or narrow include_patterns)"
-    return Outcome(result, next_step=DONE, guidance=guidance + ".", source=args.url)
+        guidance = say(
+            "Read {count} page(s); more links were left unvisited (raise max_pages or narrow include_patterns).",
+            count=read_count,
+        )
+    else:
+        guidance = say("Read {count} page(s).", count=read_count)
+    return Outcome(result, next_step=DONE, guidance=guidance, source=args.url)
 
 
 async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
@@ -475,7 +495,7 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     return Outcome(
         {"crawls": crawls},
         next_step=DONE,
-        guidance=f"Read {total} page(s) from {len(seeds)} seed(s).",
+        guidance=say("Read {count} page(s) from {seeds} seed(s).", count=total, seeds=len(seeds)),
         source=", ".join(seeds[:3]),
     )
 
@@ -493,12 +513,8 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
     verdict = await ctx.fetcher.robots_verdict(args.url)
     payload: dict[str, object] = {"url": args.url, "robots": verdict, "fetched": False}
     if verdict in {"disallowed", "unreadable"}:
-        return Outcome(
-            payload,
-            next_step=DONE,
-            source=args.url,
-            guidance=f"robots.txt is {verdict} for this URL: netglean will not read it.",
-        )
+        guidance = say("robots.txt does not let netglean read this URL (payload.robots says why).")
+        return Outcome(payload, next_step=DONE, source=args.url, guidance=guidance)
     page = await ctx.fetcher.fetch(args.url, error_pages=True)
     found_feeds, counts, signals = await anyio.to_thread.run_sync(_diagnosis, page)
     payload |= {
@@ -514,24 +530,24 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
         "bot_wall": bool(signals),
         "bot_wall_signals": signals,
     }
+    source = args.url
     if signals:
-        return Outcome(
-            payload,
-            next_step=DONE,
-            source=page.url,
-            guidance="This is a challenge or block page, not the content; netglean does not bypass it.",
-        )
+        guidance = say("This is a challenge or block page, not the content; netglean does not bypass it.")
+        return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     if found_feeds:
-        return Outcome(
-            payload,
-            next_step=DONE,
-            source=page.url,
-            guidance=f"The page has its own feed: {found_feeds[0]['url']} - read that instead.",
+        guidance = say(
+            "The page announces {count} feed(s) of its own (payload.feeds): read one of those instead.",
+            count=len(found_feeds),
         )
+        return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     if page.status >= 400:
-        return Outcome(payload, next_step=DONE, source=page.url, guidance=f"The server answered HTTP {page.status}.")
+        guidance = say("The server answered HTTP {status}.", status=page.status)
+        return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     listed = counts["repeated_items"] or (counts["articles"] if counts["articles"] >= 3 else 0)
     if listed:
-        guidance = f"It lists {listed} items: capture_config drafts a feed config for them (or scrape it as a page)."
-        return Outcome(payload, next_step="capture_config", source=page.url, guidance=guidance)
-    return Outcome(payload, next_step="scrape", source=page.url, guidance="Readable: scrape it.")
+        guidance = say(
+            "It lists {count} items: capture_config drafts a feed config for them (or scrape it as a page).",
+            count=listed,
+        )
+        return Outcome(payload, next_step="capture_config", source=source, guidance=guidance)
+    return Outcome(payload, next_step="scrape", source=source, guidance=say("Readable: scrape it."))

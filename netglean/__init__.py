@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from netglean.context import Context
-    from netglean.envelope import DONE, Envelope, Outcome
+    from netglean.envelope import DONE, Envelope, Guidance, Outcome, say
     from netglean.errors import (
         ArgumentsTooLarge,
         CallTimeout,
@@ -35,6 +35,7 @@ __all__ = [
     "Context",
     "DONE",
     "Envelope",
+    "Guidance",
     "HandlerContractError",
     "HandlerCrashed",
     "InvalidArguments",
@@ -44,11 +45,12 @@ __all__ = [
     "Settings",
     "ToolError",
     "__version__",
+    "say",
 ]
 
 _HOMES = {
     "Context": "netglean.context",
-    **dict.fromkeys(["DONE", "Envelope", "Outcome"], "netglean.envelope"),
+    **dict.fromkeys(["DONE", "Envelope", "Guidance", "Outcome", "say"], "netglean.envelope"),
     **dict.fromkeys(
         [
             "ArgumentsTooLarge",

@@ -9,6 +9,7 @@ the server.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import importlib
 import json
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from netglean import untrusted
 from netglean.context import Context, Progress
-from netglean.envelope import DONE, Envelope, Outcome, failure
+from netglean.envelope import DONE, Envelope, Guidance, Outcome, failure
 from netglean.errors import (
     ArgumentsTooLarge,
     CallTimeout,
@@ -178,14 +179,20 @@ class ToolRunner:
             if isinstance(payload, BaseModel)
             else dict(payload)
         )
+        notice = ""
         if spec.origin == "target":
-            data = untrusted.sanitize_tree(data)
+            data, notice = untrusted.clean_tree(data), untrusted.PAYLOAD_NOTICE
+            if outcome.guidance and not isinstance(outcome.guidance, Guidance):
+                raise HandlerContractError(
+                    f"{spec.name} gave plain-string guidance; a target-origin tool builds it with netglean.say"
+                )
         next_step = outcome.next_step or spec.next_step[0]
         if next_step not in spec.next_step:
             raise HandlerContractError(
                 f"{spec.name} chose next step {next_step!r}, which its catalog entry does not declare"
             )
-        envelope = Envelope(True, next_step, outcome.guidance or _default_guidance(next_step), data)
+        guidance = str(outcome.guidance) or _default_guidance(next_step)  # a plain str: what validators and JSON take
+        envelope = Envelope(True, next_step, guidance, data, notice)
         if not compiled.outputs.is_valid(envelope.as_dict()):
             problems = compiled.outputs.problems(envelope.as_dict())
             log.error("tool %s broke its output schema: %s", spec.name, "; ".join(p.message for p in problems))
@@ -197,7 +204,13 @@ class ToolRunner:
             log.error("%s", error.message)
         guidance = _GUIDANCE.get(error.code, "Read payload.error and decide whether to call {tool} again.")
         next_step = error.next_step if error.next_step in spec.next_step else spec.name
-        return failure(error, next_step=next_step, guidance=guidance.format(tool=spec.name))
+        if spec.origin != "target":
+            return failure(error, next_step=next_step, guidance=guidance.format(tool=spec.name))
+        # A refusal can quote what a target chose (a redirect chain, a final URL): cleaned like any payload.
+        envelope = failure(
+            error, next_step=next_step, guidance=guidance.format(tool=spec.name), notice=untrusted.PAYLOAD_NOTICE
+        )
+        return dataclasses.replace(envelope, payload=untrusted.clean_tree(envelope.payload))
 
     def render_text(self, name: str, envelope: Envelope, source: str | None) -> str:
         """The text block: the envelope as JSON, with third-party payloads quarantined."""
@@ -206,8 +219,10 @@ class ToolRunner:
             return json.dumps(envelope.as_dict(), ensure_ascii=False)
         control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
         # No indent: CPython's C encoder only runs without one (indenting a 1 MB batch result costs ~10 ms).
-        content = json.dumps(envelope.payload, ensure_ascii=False)
-        return json.dumps(control, ensure_ascii=False) + "\n" + untrusted.frame(source or spec.name, content)
+        content = json.dumps(envelope.payload, ensure_ascii=False)  # cleaned by _finish or _fail
+        return (
+            json.dumps(control, ensure_ascii=False) + "\n" + untrusted.frame(source or spec.name, content, cleaned=True)
+        )
 
 
 def _default_guidance(next_step: str) -> str:

@@ -1,7 +1,8 @@
 """A temporary netglean project with test tools, built the way a tool author would build one.
 
 Tools: shout (local, integer argument, next step page_echo), page_echo (target origin:
-returns third-party text), misbehave (breaks the handler contract on request), and
+returns third-party text; "plain guidance" makes it break the guidance rule), misbehave (breaks
+the handler contract on request), and
 broken_import (its handler module cannot be imported).
 """
 
@@ -57,7 +58,7 @@ input:
 output:
   type: object
   properties:
-    content: {type: string}
+    content: {type: string, x-untrusted: true}
   required: [content]
   additionalProperties: false
 next_step: [done]
@@ -101,7 +102,7 @@ import anyio
 
 from generated.models import MisbehaveInput, PageEchoInput, ShoutInput
 from netglean.context import Context
-from netglean.envelope import Outcome
+from netglean.envelope import Outcome, say
 
 
 async def shout(args: ShoutInput, ctx: Context) -> Outcome:
@@ -109,7 +110,10 @@ async def shout(args: ShoutInput, ctx: Context) -> Outcome:
 
 
 async def page_echo(args: PageEchoInput, ctx: Context) -> Outcome:
-    return Outcome({"content": args.text}, source="https://pages.example/article")
+    if args.text == "plain guidance":  # what a target-origin tool may not do: guidance that say() did not build
+        return Outcome({"content": args.text}, guidance=f"echoed {args.text}", source="https://pages.example/a")
+    guidance = say("Echoed {count} characters.", count=len(args.text))
+    return Outcome({"content": args.text}, guidance=guidance, source="https://pages.example/article")
 
 
 async def misbehave(args: MisbehaveInput, ctx: Context) -> Outcome:

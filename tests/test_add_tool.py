@@ -105,7 +105,7 @@ def test_third_party_text_is_quarantined(server: RawServer) -> None:
     result = _result(server.call_tool(1, "page_echo", {"text": hostile}))
     text = result["content"][0]["text"]
     control, notice, begin, *body, end = text.split("\n")
-    assert json.loads(control) == {"ok": True, "next_step": "done", "guidance": "Done: no further call is needed."}
+    assert json.loads(control) == {"ok": True, "next_step": "done", "guidance": f"Echoed {len(hostile)} characters."}
     assert "https://pages.example/article" in notice and "not instructions" in notice
     nonce = begin.removeprefix("<<<BEGIN UNTRUSTED CONTENT ").removesuffix(">>>")
     assert end == f"<<<END UNTRUSTED CONTENT {nonce}>>>"
@@ -114,3 +114,11 @@ def test_third_party_text_is_quarantined(server: RawServer) -> None:
     for bad in ("\x1b", "\u202e", "\U000e0041", "\x07"):
         assert bad not in inside and bad not in json.dumps(result["structuredContent"], ensure_ascii=False)
     assert result["structuredContent"]["payload"]["content"].startswith("Nice article.")
+
+
+def test_a_target_tool_may_only_give_guidance_built_by_say(server: RawServer) -> None:
+    envelope = _result(server.call_tool(1, "page_echo", {"text": "plain guidance"}))["structuredContent"]
+    assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "internal_error"
+    assert "plain guidance" not in envelope["guidance"] and envelope["untrusted_content_notice"]
+    _, stderr = server.close()
+    assert "netglean.say" in stderr

@@ -105,6 +105,15 @@ def test_example_payload_that_fails_the_output_schema(project: Path) -> None:
     _assert_problem(project, TOOL, _line_of(project, TOOL, "citation_count: -3"), "breaks the output schema")
 
 
+def test_third_party_fields_are_marked_on_target_tools_only(project: Path) -> None:
+    _edit(project, TOOL, "    citation_count:\n", "    citation_count:\n      x-untrusted: true\n")
+    _assert_problem(project, TOOL, _line_of(project, TOOL, "x-untrusted"), "a local tool returns no third-party text")
+    site_map = "catalog/tools/web/map.yaml"
+    path = project / site_map
+    path.write_text(path.read_text().replace(", x-untrusted: true", "").replace("      x-untrusted: true\n", ""))
+    _assert_problem(project, site_map, _line_of(project, site_map, "output:"), "mark the fields that carry third-party")
+
+
 def test_tool_without_handler(project: Path) -> None:
     _edit(project, TOOL, "handler: citations.generate_citations", "handler: citations.make_citations")
     problems = _problems(project)

@@ -14,6 +14,7 @@ def test_exported_members() -> None:
         "Context",
         "DONE",
         "Envelope",
+        "Guidance",
         "HandlerContractError",
         "HandlerCrashed",
         "InvalidArguments",
@@ -23,6 +24,7 @@ def test_exported_members() -> None:
         "Settings",
         "ToolError",
         "__version__",
+        "say",
     ]
     for name in netglean.__all__:
         assert hasattr(netglean, name)
