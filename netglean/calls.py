@@ -34,7 +34,7 @@ from netglean.errors import (
 )
 from netglean.registry import Registry, ToolSpec, resolve
 from netglean.settings import Settings
-from netglean.validation import Problem, SchemaValidator, json_type
+from netglean.validation import Problem, SchemaValidator, json_type, reported
 
 log = logging.getLogger("netglean.calls")
 
@@ -165,10 +165,16 @@ class ToolRunner:
                 return compiled.input_model.model_validate(arguments)
             except ValidationError as exc:
                 problems = [_pydantic_problem(error) for error in exc.errors()]
-        message = f"invalid arguments for {spec.name}: " + "; ".join(p.message for p in problems)
-        if any(p.message.startswith("unknown argument") for p in problems) and compiled.inputs.hint():
+        shown, more = reported(problems)
+        message = f"invalid arguments for {spec.name}: " + "; ".join(p.message for p in shown)
+        if more:
+            message += f"; and {more} more problem(s)"
+        if any(p.message.startswith("unknown argument") for p in shown) and compiled.inputs.hint():
             message += f" ({compiled.inputs.hint()})"
-        raise InvalidArguments(message, detail={"errors": [p.as_dict() for p in problems]})
+        detail: dict[str, Any] = {"errors": [p.as_dict() for p in shown]}
+        if more:
+            detail["more_errors"] = more
+        raise InvalidArguments(message, detail=detail)
 
     def _finish(self, spec: ToolSpec, compiled: _Compiled, outcome: Outcome) -> Envelope:
         if not isinstance(outcome, Outcome):

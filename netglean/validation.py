@@ -29,6 +29,16 @@ class Problem:
         return {"argument": self.argument, "pointer": self.pointer, "problem": self.message}
 
 
+MAX_REPORTED = 20
+"""Most problems one error spells out; the rest are counted. 80,000 unknown keys fit the argument cap, and
+the answer naming them all would be larger than the request."""
+
+
+def reported(problems: list[Problem]) -> tuple[list[Problem], int]:
+    """The problems an error names, and how many more there are."""
+    return problems[:MAX_REPORTED], max(len(problems) - MAX_REPORTED, 0)
+
+
 def json_type(value: Any) -> str:
     return "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
 
@@ -73,7 +83,16 @@ def _describe(error: jsonschema_rs.ValidationError) -> list[Problem]:
                 f"{subject} must be {wanted}, got {json_type(error.instance)} {_shown(error.instance)}",
             )
         ]
-    return [Problem(_pointer(parts), where, f"{subject}: {error.message}")]
+    return [Problem(_pointer(parts), where, f"{subject}: {_quoted_briefly(error.message, error.instance)}")]
+
+
+def _quoted_briefly(message: str, instance: Any) -> str:
+    """The validator's message with the value it quotes cut short: a 100,000-character string or a 101-URL
+    array must not come back whole in an error."""
+    written = json.dumps(instance, ensure_ascii=False, separators=(",", ":"), default=str)
+    if len(written) > 60 and written in message:
+        return message.replace(written, _shown(instance), 1)
+    return message
 
 
 class SchemaValidator:
@@ -93,11 +112,8 @@ class SchemaValidator:
         """Every problem, in document order, de-duplicated; empty when the instance is valid."""
         if self._validator.is_valid(instance):
             return []
-        found: list[Problem] = []
-        for error in self._validator.iter_errors(instance):
-            for problem in _describe(error):
-                if problem not in found:
-                    found.append(problem)
+        errors = self._validator.iter_errors(instance)
+        found = dict.fromkeys(problem for error in errors for problem in _describe(error))  # ordered, hashed once
         return sorted(found, key=lambda p: p.pointer)
 
     def hint(self) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import anyio
 
 from netglean.calls import ToolRunner
@@ -41,3 +43,33 @@ def test_a_warm_up_that_cannot_prepare_the_fetcher_ends_quietly(registry: Regist
     runner = ToolRunner(registry, settings, Context(settings, registry, fetcher=Unprepared()))  # type: ignore[arg-type]
     anyio.run(runner.warm_up, 0.0)  # returns: the first fetch will meet the problem and report it as its own
     assert set(runner._compiled) == set(registry.tools)
+
+
+def test_many_argument_problems_are_counted_not_all_spelt_out(registry: Registry, settings: Settings) -> None:
+    """20,000 unknown keys (318 KB) used to take 27 s to describe (a list searched for each) and 2 MB to say."""
+    arguments = {f"unknown_{n}": n for n in range(20_000)}
+    arguments["markdown"] = 5  # and one wrong type: problems are sorted by pointer, not dropped by kind
+
+    async def run() -> dict[str, object]:
+        runner = ToolRunner(registry, settings)
+        envelope, _ = await runner.call("generate_citations", arguments)
+        return envelope.as_dict()
+
+    envelope = anyio.run(run)
+    error = envelope["payload"]["error"]  # type: ignore[index]
+    assert error["code"] == "invalid_arguments"
+    assert len(error["detail"]["errors"]) == 20 and error["detail"]["more_errors"] == 20_001 - 20
+    assert "and 19981 more problem(s)" in error["message"]
+    assert len(json.dumps(envelope)) < 10_000
+
+
+def test_quoted_values_are_cut_short(registry: Registry, settings: Settings) -> None:
+    async def run() -> dict[str, object]:
+        runner = ToolRunner(registry, settings)
+        urls = [f"https://example.org/{n}/{'x' * 100}" for n in range(101)]
+        envelope, _ = await runner.call("batch_scrape", {"urls": urls})
+        return envelope.as_dict()
+
+    error = anyio.run(run)["payload"]["error"]  # type: ignore[index]
+    assert error["code"] == "invalid_arguments" and "more than 100 items" in error["message"]
+    assert len(error["message"]) < 500
