@@ -76,9 +76,17 @@ class ApplyConfigOutput(BaseModel):
     """
     Items in the rendered feed.
     """
+    items_cut: Annotated[int | None, Field(ge=1)] = None
+    """
+    Items left out because the feed reached the most text one feed may carry (10 million characters).
+    """
     pages: Annotated[int, Field(ge=1)]
     """
     Pages read (pagination).
+    """
+    pagination_stopped: PaginationStopped | None = None
+    """
+    Present when a later page could not be read (a link to another scheme or a private address, a failure, the call's deadline): pagination stopped there, and the items already read are the feed.
     """
     rss: StrictStr | None = None
     """
@@ -1161,6 +1169,26 @@ class Pagination(BaseModel):
     """
     The link to the next page.
     """
+
+
+class PaginationStopped(BaseModel):
+    """
+    Present when a later page could not be read (a link to another scheme or a private address, a failure, the call's deadline): pagination stopped there, and the items already read are the feed.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: StrictStr
+    """
+    The error code its fetch or reading ended with.
+    """
+    message: StrictStr
+    page: Annotated[int, Field(ge=2)]
+    """
+    The page that could not be read.
+    """
+    url: StrictStr
 
 
 class Parameters(BaseModel):

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '4eaf97837ce349321c97d3ca89dc180074e1ac0d9c5d226a0de154e5f6b7c93a'
+CATALOG_HASH: Any = '0dd87447ad64f4318f1b267a04598dbd3da376d42d8870611aec75e1b4934a2f'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -80,11 +80,93 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                        'feed.',
                                                                                         'minimum': 1,
                                                                                         'type': 'integer'},
+                                                                         'items_cut': {'description': 'Items '
+                                                                                                      'left '
+                                                                                                      'out '
+                                                                                                      'because '
+                                                                                                      'the '
+                                                                                                      'feed '
+                                                                                                      'reached '
+                                                                                                      'the '
+                                                                                                      'most '
+                                                                                                      'text '
+                                                                                                      'one '
+                                                                                                      'feed '
+                                                                                                      'may '
+                                                                                                      'carry '
+                                                                                                      '(10 '
+                                                                                                      'million '
+                                                                                                      'characters).',
+                                                                                       'minimum': 1,
+                                                                                       'type': 'integer'},
                                                                          'pages': {'description': 'Pages '
                                                                                                   'read '
                                                                                                   '(pagination).',
                                                                                    'minimum': 1,
                                                                                    'type': 'integer'},
+                                                                         'pagination_stopped': {'additionalProperties': False,
+                                                                                                'description': 'Present '
+                                                                                                               'when '
+                                                                                                               'a '
+                                                                                                               'later '
+                                                                                                               'page '
+                                                                                                               'could '
+                                                                                                               'not '
+                                                                                                               'be '
+                                                                                                               'read '
+                                                                                                               '(a '
+                                                                                                               'link '
+                                                                                                               'to '
+                                                                                                               'another '
+                                                                                                               'scheme '
+                                                                                                               'or '
+                                                                                                               'a '
+                                                                                                               'private '
+                                                                                                               'address, '
+                                                                                                               'a '
+                                                                                                               'failure, '
+                                                                                                               'the '
+                                                                                                               "call's "
+                                                                                                               'deadline): '
+                                                                                                               'pagination '
+                                                                                                               'stopped '
+                                                                                                               'there, '
+                                                                                                               'and '
+                                                                                                               'the '
+                                                                                                               'items '
+                                                                                                               'already '
+                                                                                                               'read '
+                                                                                                               'are '
+                                                                                                               'the '
+                                                                                                               'feed.',
+                                                                                                'properties': {'code': {'description': 'The '
+                                                                                                                                       'error '
+                                                                                                                                       'code '
+                                                                                                                                       'its '
+                                                                                                                                       'fetch '
+                                                                                                                                       'or '
+                                                                                                                                       'reading '
+                                                                                                                                       'ended '
+                                                                                                                                       'with.',
+                                                                                                                        'type': 'string'},
+                                                                                                               'message': {'type': 'string',
+                                                                                                                           'x-untrusted': True},
+                                                                                                               'page': {'description': 'The '
+                                                                                                                                       'page '
+                                                                                                                                       'that '
+                                                                                                                                       'could '
+                                                                                                                                       'not '
+                                                                                                                                       'be '
+                                                                                                                                       'read.',
+                                                                                                                        'minimum': 2,
+                                                                                                                        'type': 'integer'},
+                                                                                                               'url': {'type': 'string',
+                                                                                                                       'x-untrusted': True}},
+                                                                                                'required': ['page',
+                                                                                                             'url',
+                                                                                                             'code',
+                                                                                                             'message'],
+                                                                                                'type': 'object'},
                                                                          'rss': {'description': 'The RSS 2.0 '
                                                                                                 'document '
                                                                                                 '(format '

@@ -2,47 +2,38 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import yaml
 
 from generated.models import ApplyConfigInput, CaptureConfigInput, ScrapeUrlInput, ValidateConfigInput
-from netglean import feed_config
+from netglean import feed_config, read_jobs
 from netglean.context import Context
 from netglean.envelope import DONE, Outcome, say
-from netglean.errors import InvalidArguments, InvalidFeedConfig, NoItems, NotAvailable, UnsupportedContent
-from netglean.feed_selectors import lexbor_selector, selector_problem
-from netglean.fetch import Page
-from netglean.page_meta import page_metadata
+from netglean.errors import InvalidArguments, InvalidFeedConfig, NoItems, NotAvailable, ToolError
+from netglean.feed_selectors import selector_problem
 
-_JSON_TYPES = {"application/json", "application/feed+json", "text/json"}
 _DEFAULT_PAGES = 3
 
 
 async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
-    from netglean.feed_auto import auto_items
-    from netglean.feed_items import read_items
-
     if args.items_selector and (problem := selector_problem(args.items_selector)) is not None:
         # the hint is the items selector of the config scrape_url builds: a config's problem, not a schema's
         raise InvalidFeedConfig(
             f"items_selector: {problem}", detail={"errors": [{"path": "/items_selector", "message": problem}]}
         )
     page = await ctx.fetcher.fetch(args.url)
-
-    def read() -> tuple[str | None, list[dict[str, Any]]]:
-        tree, is_json = _document(page)
-        title = _title(tree, page.url) if not is_json else None
-        if not args.items_selector:
-            return title, auto_items(tree, page.url)
-        config = {
-            "channel": {"url": page.url, "time_zone": "UTC"},
-            "selectors": {"items": {"selector": args.items_selector, "enhance": True}},
-        }
-        return title, read_items(tree, config, page.url, is_json)
-
-    title, found = await anyio.to_thread.run_sync(read)
+    title, found = await ctx.readers.run(
+        read_jobs.listing_items,
+        body=page.body,
+        charset=page.charset,
+        media_type=page.media_type,
+        url=page.url,
+        items_selector=args.items_selector,
+        deadline=anyio.current_effective_deadline(),
+    )
     source = "selector" if args.items_selector else "auto"
     limit = args.limit or 25
     payload: dict[str, Any] = {"url": page.url, "items": found[:limit], "total": len(found), "source": source}
@@ -63,22 +54,10 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
 
 
 async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
-    from netglean.feed_auto import draft_config
-
     page = await ctx.fetcher.fetch(args.url)
-
-    def draft() -> tuple[dict[str, Any], int] | None:
-        tree, is_json = _document(page)
-        if is_json:
-            raise UnsupportedContent(
-                f"{page.url} is JSON: write its config by hand (items selector like 'array > object')",
-                detail={"url": page.url},
-            )
-        metadata = page_metadata(tree, page.url)
-        language = metadata.get("language")
-        return draft_config(tree, page.url, metadata.get("title"), language if isinstance(language, str) else None)
-
-    drafted = await anyio.to_thread.run_sync(draft)
+    drafted = await ctx.readers.run(
+        read_jobs.draft_feed, body=page.body, charset=page.charset, media_type=page.media_type, url=page.url
+    )
     if drafted is None:
         raise NoItems(
             f"{page.url} has no repeated structure of linked items to make a feed from",
@@ -101,9 +80,8 @@ async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
 
 async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
     given = args.root  # exactly one of config and yaml: the schema's oneOf makes the model a union
-    raw = _one_config(given.config, given.yaml)
     try:
-        config = feed_config.load(raw, given.parameters)
+        config = await _loaded(given.config, given.yaml, given.parameters)
     except InvalidFeedConfig as invalid:
         errors = invalid.detail["errors"]
         guidance = f"{len(errors)} problem(s), each with its path: fix them and call validate_config again."
@@ -117,52 +95,52 @@ async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
 
 
 async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
-    from netglean.feed_auto import auto_items
-    from netglean.feed_items import read_items
-    from netglean.feed_output import count_items, json_feed, rss
+    from netglean.feed_output import count_items, json_feed, rss, within_output_cap
 
     given = args.root  # exactly one of config and yaml: the schema's oneOf makes the model a union
-    config = feed_config.load(_one_config(given.config, given.yaml), given.parameters)
+    config = await _loaded(given.config, given.yaml, given.parameters)
     if config.get("strategy") in feed_config.BROWSER_STRATEGIES:
         raise NotAvailable(
             f"browser rendering is not available in this build, and strategy {config['strategy']} needs it",
             detail={"strategy": config["strategy"]},
         )
     channel = dict(config["channel"])
-    headers = config.get("headers") or {}
     selectors = config.get("selectors")
     pagination = (selectors or {}).get("items", {}).get("pagination") if selectors else None
     request = config.get("request") or {}  # the config's own limits: they may only lower the operator's
     pages_allowed = (pagination.get("max_pages", _DEFAULT_PAGES) if pagination is not None else 1) or 1
     pages_allowed = min(pages_allowed, request.get("max_requests", pages_allowed))
-    zone = channel.get("time_zone") or "UTC"
 
-    def read(page: Page, want_title: bool) -> tuple[list[dict[str, Any]], str | None, str]:
-        """One page's items, its title when wanted, and the next page's URL (or "")."""
-        tree, is_json = _document(page)
-        title = (_title(tree, page.url) or page.url) if want_title and not is_json else None
-        if selectors:
-            items = read_items(tree, config, page.url, is_json)
-        else:
-            items = auto_items(tree, page.url, config.get("auto_source"), zone)
-        return items, title, _next_page(tree, page.url, pagination) if pagination is not None else ""
-
-    url, first_url, pages, found = channel["url"], "", 0, []
-    seen: set[str] = set()
+    first = await _feed_page(ctx, config, channel["url"], want_title=not channel.get("title"))
+    if first.title:
+        channel["title"] = first.title
+    found, url, pages = list(first.page.items), first.page.next_url, 1
+    stopped: dict[str, Any] | None = None
+    seen = {channel["url"], first.url}
+    stop_by = ctx.work_until()
     while url and pages < pages_allowed and url not in seen:
+        # A later page that cannot be read ends the pagination, not the feed: what was read is kept, with a note.
         seen.add(url)
-        page = await ctx.fetcher.fetch(
-            url, headers=headers, max_redirects=request.get("max_redirects"), timeout=request.get("timeout_seconds")
-        )
+        with anyio.CancelScope(deadline=stop_by) as waited:
+            try:
+                later = await _feed_page(ctx, config, url, want_title=False)
+            except ToolError as error:
+                stopped = {"page": pages + 1, "url": url, "code": error.code, "message": error.message}
+                break
+        if waited.cancelled_caught:
+            message = "the page could not be read before the call's deadline"
+            stopped = {"page": pages + 1, "url": url, "code": "timeout", "message": message}
+            break
         pages += 1
-        first_url = first_url or page.url
-        items, title, url = await anyio.to_thread.run_sync(read, page, pages == 1 and not channel.get("title"))
-        found += items
-        if title:
-            channel["title"] = title
-    items = _unique(found)[: given.limit or 100]
+        found += later.page.items
+        url = later.page.next_url
+    items, cut = within_output_cap(_unique(found)[: given.limit or 100])
     fmt = given.format or "rss"
-    payload: dict[str, Any] = {"url": first_url, "format": fmt, "pages": pages}
+    payload: dict[str, Any] = {"url": first.url, "format": fmt, "pages": pages}
+    if stopped is not None:
+        payload["pagination_stopped"] = stopped
+    if cut:
+        payload["items_cut"] = cut
     if fmt == "rss":
         payload["rss"] = rss(channel, items, config.get("stylesheets") or ())
         payload["item_count"] = count_items(payload["rss"])
@@ -171,46 +149,73 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
         payload["item_count"] = len(payload["feed"]["items"])
     if payload["item_count"] == 0:
         raise NoItems(
-            f"the config found no items on {first_url}: its items selector matches nothing there",
-            detail={"url": first_url, "items_selector": ((selectors or {}).get("items") or {}).get("selector")},
+            f"the config found no items on {first.url}: its items selector matches nothing there",
+            detail={"url": first.url, "items_selector": ((selectors or {}).get("items") or {}).get("selector")},
             next_step="inspect_url",
         )
-    guidance = say("{count} items from {pages} page(s).", count=payload["item_count"], pages=pages)
+    count = payload["item_count"]
+    if stopped is not None:
+        guidance = say(
+            "{count} items from {pages} page(s); page {page} could not be read, so pagination stopped there"
+            " (payload.pagination_stopped says why).",
+            count=count,
+            pages=pages,
+            page=pages + 1,
+        )
+    elif cut:
+        guidance = say(
+            "{count} items from {pages} page(s); {cut} more were left out, past the size one feed may have.",
+            count=count,
+            pages=pages,
+            cut=cut,
+        )
+    else:
+        guidance = say("{count} items from {pages} page(s).", count=count, pages=pages)
     return Outcome(payload, next_step=DONE, guidance=guidance, source=config["channel"]["url"])
 
 
-def _one_config(config: Any, text: str | None) -> Any:
+@dataclass(frozen=True, slots=True)
+class _Read:
+    url: str
+    """Where the page was found, after redirects."""
+    page: read_jobs.FeedPage
+
+    @property
+    def title(self) -> str | None:
+        return self.page.title
+
+
+async def _feed_page(ctx: Context, config: dict[str, Any], url: str, *, want_title: bool) -> _Read:
+    request = config.get("request") or {}
+    page = await ctx.fetcher.fetch(
+        url,
+        headers=config.get("headers") or {},
+        max_redirects=request.get("max_redirects"),
+        timeout=request.get("timeout_seconds"),
+    )
+    read = await ctx.readers.run(
+        read_jobs.feed_page,
+        body=page.body,
+        charset=page.charset,
+        media_type=page.media_type,
+        url=page.url,
+        config=config,
+        want_title=want_title,
+        deadline=anyio.current_effective_deadline(),
+    )
+    return _Read(page.url, read)
+
+
+async def _loaded(config: Any, text: str | None, parameters: dict[str, Any] | None) -> dict[str, Any]:
+    """The config (an object, or YAML) parsed and checked, in a worker thread: YAML, schemas and patterns are
+    CPU work, bounded but not for the event loop."""
     if (config is None) == (text is None):
         raise InvalidArguments("give exactly one of config (an object) or yaml (its text)")
-    return feed_config.parse_yaml(text) if text is not None else config
 
+    def load() -> dict[str, Any]:
+        return feed_config.load(feed_config.parse_yaml(text) if text is not None else config, parameters)
 
-def _document(page: Page) -> tuple[Any, bool]:
-    """The page parsed (HTML, or JSON as html2rss's markup): CPU work, so callers run it off the event loop."""
-    from netglean.feed_items import document
-
-    is_json = page.media_type in _JSON_TYPES or page.media_type.endswith("+json")
-    if not is_json and page.media_type not in {"text/html", "application/xhtml+xml", "application/xml", "text/xml"}:
-        raise UnsupportedContent(f"{page.url} is {page.media_type}, not a page with items", detail={"url": page.url})
-    try:
-        return document(page.text(), is_json=is_json), is_json
-    except ValueError as exc:
-        unreadable = f"{page.url} says it is JSON but cannot be read: {exc}"
-        raise UnsupportedContent(unreadable, detail={"url": page.url}) from None
-
-
-def _title(tree: Any, url: str) -> str | None:
-    title = page_metadata(tree, url).get("title")
-    return title if isinstance(title, str) else None
-
-
-def _next_page(tree: Any, url: str, pagination: dict[str, Any]) -> str:
-    from urllib.parse import urljoin
-
-    selector = pagination.get("selector")
-    link = tree.css_first(lexbor_selector(selector) if selector else "a[rel~=next], link[rel~=next]")
-    href = link.attributes.get("href") if link is not None else None
-    return urljoin(url, href) if href else ""
+    return await anyio.to_thread.run_sync(load, abandon_on_cancel=True)
 
 
 def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

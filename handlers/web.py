@@ -23,19 +23,17 @@ from generated.models import (
     MapInput,
     ScrapeInput,
 )
+from netglean import read_jobs
 from netglean.context import Context
 from netglean.envelope import DONE, Outcome, say
-from netglean.errors import ToolError, UnsupportedContent
+from netglean.errors import FetchTimeout, ToolError, UnsupportedContent
 from netglean.fetch import Page, parse_url
-from netglean.html_tree import parse_html
-from netglean.page_meta import page_metadata
-from netglean.page_signals import bot_wall, candidate_items, feeds
-from netglean.sitemaps import page_links, read_sitemap, same_site
+from netglean.sitemaps import same_site
 from netglean.untrusted import sanitize
 
 log = logging.getLogger("netglean.web")
 
-_HTML = {"text/html", "application/xhtml+xml"}
+_HTML = read_jobs.HTML_TYPES
 _TEXT = {"text/plain", "text/markdown", "application/json", "text/csv"}
 
 
@@ -51,8 +49,8 @@ async def download(args: DownloadInput, ctx: Context) -> Outcome:
         "sha256": hashlib.sha256(page.body).hexdigest(),
         "filename": _filename(page),
     }
-    if page.media_type in _HTML:  # parsing is CPU work: off the event loop, as every page tool does
-        metadata = await anyio.to_thread.run_sync(lambda: page_metadata(parse_html(page.text()), page.url))
+    if page.media_type in _HTML:
+        metadata = await ctx.readers.run(read_jobs.page_facts, body=page.body, charset=page.charset, url=page.url)
         if metadata:
             payload["page"] = metadata
     guidance = say("{size} bytes read; payload.mime_type and payload.filename say what it is.", size=len(page.body))
@@ -99,11 +97,6 @@ class _Page:
     frontier: list[str]
 
 
-def _plain_text(page: Page) -> str:
-    """The body as sanitised text: decoding and sanitising megabytes is CPU work, for a worker thread."""
-    return sanitize(page.text())
-
-
 async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
     """Fetch one page: its scrape payload (one slice of the formatted content, with metadata) and its links."""
     fmt, main_content, limit, include_links = how.fmt, how.main_content, how.limit, how.include_links
@@ -114,13 +107,19 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
     frontier: list[str] = []  # every link of the page, navigation included: where a crawl may go next
     title = None
     if media_type in _HTML:
-        reading = await ctx.readers.read(
-            page.text(), page.url, fmt=fmt, main_content=main_content, frontier=how.frontier
+        reading = await ctx.readers.run(
+            read_jobs.read_page,
+            body=page.body,
+            charset=page.charset,
+            url=page.url,
+            fmt=fmt,
+            main_content=main_content,
+            frontier=how.frontier,
         )
         metadata, frontier, content = reading.metadata, reading.frontier, reading.content
         title, links = reading.title, reading.links
     elif media_type in _TEXT or media_type.startswith("text/"):
-        content = await anyio.to_thread.run_sync(_plain_text, page)
+        content = await ctx.readers.run(read_jobs.plain_text, body=page.body, charset=page.charset)
     else:
         raise UnsupportedContent(
             f"{page.url} is {media_type}, not a page to read; use download to identify it",
@@ -185,10 +184,14 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
     )
 
     truncated: list[str] = []
+    stop_by = ctx.work_until()  # one slow page must not cost the batch every page it has read
 
     async def one(index: int, url: str) -> None:
         try:
-            read = await _read(ctx, url, 0, how)
+            with anyio.CancelScope(deadline=stop_by) as entry:
+                read = await _read(ctx, url, 0, how)
+            if entry.cancelled_caught:
+                raise FetchTimeout(_LATE, detail={"url": url})
             results[index] = {"url": url, "ok": True, "page": read.payload}
             if read.truncated:
                 truncated.append(url)
@@ -231,6 +234,9 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
     )
 
 
+_LATE = "not read before the call's deadline: the pages already read are returned"
+"""What a batch says of a page it ran out of time for."""
+
 _MAX_SITEMAPS = 25
 
 
@@ -241,7 +247,7 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
     home = urlsplit(page.url).hostname or ""
     linked: list[str] = []
     if page.media_type in _HTML:
-        linked = await anyio.to_thread.run_sync(lambda: page_links(parse_html(page.text()), page.url))
+        linked = await ctx.readers.run(read_jobs.page_links, body=page.body, charset=page.charset, url=page.url)
     listed: list[str] = []
     read: list[str] = []
     if args.include_sitemaps is not False:
@@ -254,8 +260,8 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
             read.append(sitemap_url)
             try:
                 fetched = await ctx.fetcher.fetch(sitemap_url, accept="application/xml,text/xml;q=0.9,*/*;q=0.5")
-                sitemap = await anyio.to_thread.run_sync(
-                    read_sitemap, fetched.body, ctx.fetcher.policy.max_decoded_bytes
+                sitemap = await ctx.readers.run(
+                    read_jobs.sitemap, body=fetched.body, max_bytes=ctx.fetcher.policy.max_decoded_bytes
                 )
             except ToolError:
                 read.pop()  # a missing or broken sitemap is not a failure of the map
@@ -303,7 +309,7 @@ async def _view(ctx: Context, url: str, accept: str, excerpt_chars: int) -> _See
         page = await ctx.fetcher.fetch(url, accept=accept)
     except ToolError as error:
         return _Seen({"accept": accept, "error": {"code": error.code, "message": error.message}}, None, error)
-    text = await anyio.to_thread.run_sync(_plain_text, page)
+    text = await ctx.readers.run(read_jobs.plain_text, body=page.body, charset=page.charset)
     tokens = (len(text) + 3) // 4
     view: dict[str, object] = {
         "accept": accept,
@@ -419,10 +425,15 @@ async def _crawl(ctx: Context, seed: str, plan: _CrawlPlan) -> tuple[dict[str, o
     seen = {queue[0][0]}
     canonical_seen: dict[str, str] = {}
     pages: list[dict[str, object]] = []
+    stop_by = ctx.work_until()
     while queue and len(pages) < plan.max_pages:
         url, depth = queue.popleft()
         try:
-            read = await _read(ctx, url, 0, plan.reading)
+            with anyio.CancelScope(deadline=stop_by) as page_scope:
+                read = await _read(ctx, url, 0, plan.reading)
+            if page_scope.cancelled_caught:  # out of time: what was read is the crawl, and the rest is left
+                queue.appendleft((url, depth))
+                break
         except ToolError as error:
             pages.append(
                 {
@@ -462,7 +473,8 @@ async def crawl(args: CrawlInput, ctx: Context) -> Outcome:
     result, read_count = await _crawl(ctx, args.url, _plan(args))
     if result["truncated"]:
         guidance = say(
-            "Read {count} page(s); more links were left unvisited (raise max_pages or narrow include_patterns).",
+            "Read {count} page(s); more links were left unvisited (max_pages, or the call's deadline, was reached:"
+            " raise max_pages or narrow include_patterns).",
             count=read_count,
         )
     else:
@@ -500,15 +512,6 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     )
 
 
-def _diagnosis(page: Page) -> tuple[list[dict[str, str]], dict[str, int], list[str]]:
-    """The page's feeds, item counts and bot-wall signals: one parse, in a worker thread."""
-    markup = page.text() if page.media_type in _HTML else ""
-    tree = parse_html(markup) if markup else None
-    found_feeds = feeds(tree, page.url) if tree is not None else []
-    counts = candidate_items(tree) if tree is not None else {"articles": 0, "repeated_items": 0}
-    return found_feeds, counts, bot_wall(page.status, page.headers, markup)
-
-
 async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
     verdict = await ctx.fetcher.robots_verdict(args.url)
     payload: dict[str, object] = {"url": args.url, "robots": verdict, "fetched": False}
@@ -516,7 +519,16 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
         guidance = say("robots.txt does not let netglean read this URL (payload.robots says why).")
         return Outcome(payload, next_step=DONE, source=args.url, guidance=guidance)
     page = await ctx.fetcher.fetch(args.url, error_pages=True)
-    found_feeds, counts, signals = await anyio.to_thread.run_sync(_diagnosis, page)
+    diagnosis = await ctx.readers.run(
+        read_jobs.diagnosis,
+        body=page.body,
+        charset=page.charset,
+        url=page.url,
+        status=page.status,
+        headers=dict(page.headers),
+        html=page.media_type in _HTML,
+    )
+    found_feeds, counts, signals = diagnosis.feeds, diagnosis.counts, diagnosis.signals
     payload |= {
         "fetched": True,
         "final_url": page.url,

@@ -98,11 +98,11 @@ class ToolRunner:
                 log.debug("tool %s did not build ahead of its first call", spec.name, exc_info=True)
                 continue
             self._compiled.setdefault(spec.name, compiled)
-        # What a first fetch and a first read would still wait for: the certificates, the reading code. Reader
-        # processes start on the first read, so a session that reads no page never pays for them.
+        # What a first fetch and a first read would still wait for: the certificates, the reader processes.
         try:
             await anyio.to_thread.run_sync(self.context.fetcher.prepare)  # the fetcher is built here, on the loop
-            await anyio.to_thread.run_sync(importlib.import_module, "netglean.reading")
+            await anyio.to_thread.run_sync(importlib.import_module, "netglean.readers")  # and the reading code
+            self.context.readers.start()
         except Exception:  # the first fetch or read meets the same problem, and reports it as its own error
             log.debug("the fetch and read layers did not prepare ahead of their first use", exc_info=True)
         gc.freeze()

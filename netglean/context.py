@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
+
+import anyio
 
 from netglean.registry import Registry
 from netglean.settings import Settings
@@ -14,6 +17,10 @@ if TYPE_CHECKING:
     from netglean.readers import Readers
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+
+ANSWER_RESERVE = 0.2
+"""Share of the time a call has left that a tool returning partial results keeps for answering (at least a
+second, at most half)."""
 
 
 class Context:
@@ -51,6 +58,16 @@ class Context:
         call = copy.copy(self)  # shares the fetcher and readers boxes
         call._progress = progress
         return call
+
+    def work_until(self) -> float:
+        """When a tool that can answer with what it has (a batch, a crawl, a paged feed) must stop working so the
+        answer still beats the call's deadline; anyio time, inf when the call has no deadline. Call it from the
+        handler itself: the deadline is its task's."""
+        deadline = anyio.current_effective_deadline()
+        if deadline == math.inf:
+            return deadline
+        left = max(deadline - anyio.current_time(), 0.0)
+        return deadline - min(max(1.0, ANSWER_RESERVE * left), left / 2)
 
     async def report(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Tell the client how far a long call has got; nothing happens when it did not ask."""

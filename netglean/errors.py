@@ -56,6 +56,10 @@ class ToolError(NetgleanError):
         self.next_step = next_step
         """A better next tool than retrying this one (used when the tool's catalog entry declares it)."""
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled whole (detail and next step kept): reader processes raise these and the server re-raises them."""
+        return _rebuilt, (type(self), self.message, self.detail, self.next_step, self.__dict__)
+
 
 class InvalidArguments(ToolError):
     """Arguments that do not validate against the tool's input schema."""
@@ -172,6 +176,15 @@ class Unavailable(ToolError):
 
 class ConfigurationError(NetgleanError):
     """Bad operator settings or an unusable generated registry; raised at start-up."""
+
+
+def _rebuilt(
+    cls: type[ToolError], message: str, detail: dict[str, Any], next_step: str | None, state: dict[str, Any]
+) -> ToolError:
+    error = ToolError.__new__(cls)
+    ToolError.__init__(error, message, detail=detail, next_step=next_step)
+    error.__dict__.update(state)
+    return error
 
 
 def _codes(cls: type[ToolError]) -> set[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import html
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -103,8 +103,10 @@ class _Columns:
         nested: bool,
         base_url: str,
         zone: str,
+        allowance: feed_steps.Allowance,
     ) -> None:
         self._tree = tree
+        self._allowance = allowance
         self._items = items
         self._nodes = nodes
         self._nested = nested
@@ -146,7 +148,7 @@ class _Columns:
         several = [n for n, nodes in enumerate(found) if len(nodes) > 1]
         if not several:
             return singles
-        read = feed_steps.capped(self._read(field, [[node] for n in several for node in found[n]]))
+        read = self._allowance.take(self._read(field, [[node] for n in several for node in found[n]]))
         values = self._processed(field, read, lambda _: None)
         texts = iter(text_of(value) for value in values)
         for n in several:
@@ -157,7 +159,12 @@ class _Columns:
         if not field.steps:
             return values
         return feed_steps.apply_column(
-            list(field.steps), values, base_url=self._base, time_zone=self._zone, columns=columns
+            list(field.steps),
+            values,
+            base_url=self._base,
+            time_zone=self._zone,
+            columns=columns,
+            allowance=self._allowance,
         )
 
     def _extract(self, field: _Field) -> list[Value]:
@@ -167,7 +174,7 @@ class _Columns:
         if field.selector is None and field.extractor == "text" and field.steps:
             return [None] * count  # a field built by its steps alone (a template)
         found = self._select_every(field.selector) if field.selector else [[node] for node in self._nodes]
-        return feed_steps.capped(self._read(field, found))
+        return self._allowance.take(self._read(field, found))
 
     def _read(self, field: _Field, found: list[list[Any]]) -> list[Value]:
         """What ``field``'s extractor takes from each list of elements, as html2rss reads a node set: text and
@@ -179,14 +186,14 @@ class _Columns:
                 return [None if n is None else _href(n, self._base) for n in firsts]
             return _sanitized([None if n is None else n.attrs.get(field.attribute) for n in firsts])
         if extractor == "html":  # markup from a page is made safe before anything else sees it, as html2rss does
-            markup = [nodes[0].html if len(nodes) == 1 else "".join(n.html or "" for n in nodes) for nodes in found]
+            markup = [nodes[0].html if len(nodes) == 1 else _joined(n.html or "" for n in nodes) for nodes in found]
             return [feed_steps.sanitize_html(html, self._base) if html else None for html in markup]
         texts = [  # one node, the usual case, without a generator
             None
             if not nodes
             else nodes[0].text(deep=True, separator=" ")
             if len(nodes) == 1
-            else " ".join(n.text(deep=True, separator=" ") for n in nodes)
+            else _joined((n.text(deep=True, separator=" ") for n in nodes), " ")
             for nodes in found
         ]
         return _sanitized([None if text is None else " ".join(text.split()) for text in texts], squeeze=True)
@@ -217,6 +224,19 @@ class _Columns:
                 seen.add(key)
                 current.append(node)
         return found
+
+
+def _joined(parts: Iterator[str], separator: str = "") -> str:
+    """The parts joined, reading no more of them once MAX_VALUE_CHARS is reached: a selector such as ``*``
+    finds every element of an item, and their outer HTML together grows with the square of its depth."""
+    out: list[str] = []
+    size = 0
+    for part in parts:
+        out.append(part)
+        size += len(part) + len(separator)
+        if size >= feed_steps.MAX_VALUE_CHARS:
+            break
+    return separator.join(out)
 
 
 def distinct(nodes: list[Any]) -> list[Any]:
@@ -286,8 +306,15 @@ def strip_code(tree: Any) -> None:
         node.decompose()
 
 
-def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: bool = False) -> list[dict[str, Any]]:
-    """Every item the config's selectors find in ``tree``, as JSON Feed style dicts (values as strings)."""
+def read_items(
+    tree: Any,
+    config: Mapping[str, Any],
+    base_url: str,
+    is_json: bool = False,
+    allowance: feed_steps.Allowance | None = None,
+) -> list[dict[str, Any]]:
+    """Every item the config's selectors find in ``tree``, as JSON Feed style dicts (values as strings).
+    What reading them may produce, and how long its patterns may run, is ``allowance`` (a page's by default)."""
     selectors: Mapping[str, Any] = config["selectors"]
     strip_code(tree)
     items_spec = selectors["items"]
@@ -299,7 +326,10 @@ def read_items(tree: Any, config: Mapping[str, Any], base_url: str, is_json: boo
     nested = tree.css_first(lexbor_selector(items_spec["selector"], scope=items, json_keys=is_json)) is not None
     if items_spec.get("order") == "reverse":
         nodes = list(reversed(nodes))
-    columns = _Columns(tree, nodes, fields, items=items, nested=nested, base_url=base_url, zone=zone)
+    allowance = allowance or feed_steps.Allowance.for_page()
+    columns = _Columns(
+        tree, nodes, fields, items=items, nested=nested, base_url=base_url, zone=zone, allowance=allowance
+    )
     named = {name: columns.column(name) for name in ITEM_FIELDS if name in selectors}
     if "published_at" not in named:  # html2rss's older names for it
         dated = next((name for name in ("updated", "pubDate") if name in selectors), None)

@@ -19,6 +19,9 @@ import netglean
 from netglean.feed_steps import rfc822
 
 _DC = "http://purl.org/dc/elements/1.1/"
+MAX_FEED_CHARS = 10_000_000
+"""Most characters of item text one feed carries (titles, descriptions, URLs... of all its items together):
+each value is capped, but items times fields times characters must be too, or a feed could be gigabytes."""
 _ITEM_TEXT = (("title", "title"), ("url", "link"), ("description", "description"), ("author", "dc:creator"))
 
 
@@ -72,6 +75,17 @@ def _pseudo_attributes(sheet: Mapping[str, str]) -> str:
     """quoteattr writes > as &gt;, so no value can end the processing instruction (once what XML cannot hold,
     which the whole document later loses, is gone: a value's "?\x01>" must not become "?>")."""
     return " ".join(f"{key}={quoteattr(_xml_safe(sheet[key]))}" for key in ("href", "type", "media") if sheet.get(key))
+
+
+def within_output_cap(items: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int]:
+    """The items, in order, while their text stays within MAX_FEED_CHARS, and how many were left out."""
+    room = MAX_FEED_CHARS
+    for n, item in enumerate(items):
+        room -= sum(len(value) for value in item.values() if isinstance(value, str))
+        room -= sum(len(value) for value in item.get("categories", ()))
+        if room < 0:
+            return list(items[:n]), len(items) - n
+    return list(items), 0
 
 
 def count_items(xml: str) -> int:

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import re
+import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -41,21 +44,92 @@ _WHITESPACE = re.compile(r"[ \t\r\n\f\v]+")  # Ruby's \s: ASCII only, so a no-br
 _URL_ATTRIBUTE = re.compile(r'\b(href|src|poster)="(?!https?://)([^"]*)"')
 
 
+MAX_PATTERN_CHARS = 2_000
+"""Longest gsub pattern read (the html2rss-configs corpus's longest is under 100)."""
+MAX_PATTERN_GROUPS = 32
+"""Deepest nesting of groups in a pattern; the regex compiler recurses once per level (900 exhaust its stack)."""
+MAX_PATTERN_SIZE = 100_000
+"""Most atoms a pattern may stand for once its counted repeats are multiplied out: the regex module compiles
+``(?:a{2000}){2000}`` (18 bytes) into 4 million nodes, a gigabyte."""
+_COUNT = re.compile(r"\{(\d*)(,(\d*))?\}")
+_BRACED_ESCAPES = frozenset("pPNx")  # \p{Letter}, \N{name}, \x{41}: their braces are not a repeat count
+
+
+def pattern_problem(source: str) -> str | None:
+    """Why a gsub pattern will not be compiled, found by reading it: too long, nested too deep, or standing
+    for too many atoms once its counted repeats are multiplied out. None when it may be compiled (which can
+    still find it invalid)."""
+    if len(source) > MAX_PATTERN_CHARS:
+        return f"the pattern is {len(source)} characters; the limit is {MAX_PATTERN_CHARS}"
+    sizes = [0]  # atoms inside each open group, the pattern itself first
+    last = 0  # atoms in what a repeat count right here would repeat
+    i, n = 0, len(source)
+    while i < n:
+        char = source[i]
+        if char == "\\":
+            i += 2
+            if i - 1 < n and source[i - 1] in _BRACED_ESCAPES and i < n and source[i] == "{":
+                i = source.find("}", i) + 1 or n
+            last = 1
+        elif char == "[":  # a set is one atom: skip to its end (a leading ] or ^] is part of it)
+            i += 2 if source.startswith("[^", i) else 1
+            i += 1 if source.startswith("]", i) else 0
+            while i < n and source[i] != "]":
+                i += 2 if source[i] == "\\" else 1
+            i += 1
+            last = 1
+        elif char == "(" and source.startswith("(?#", i):
+            i = source.find(")", i) + 1 or n
+            continue
+        elif char == "(":
+            sizes.append(0)
+            if len(sizes) > MAX_PATTERN_GROUPS + 1:
+                return f"the pattern nests groups deeper than {MAX_PATTERN_GROUPS} levels"
+            i += 1
+            continue
+        elif char == ")" and len(sizes) > 1:
+            last = max(sizes.pop(), 1)
+            sizes[-1] += last
+            i += 1
+            continue
+        elif char == "{" and last and (count := _COUNT.match(source, i)) is not None:
+            low, high = int(count[1] or 0), int(count[3] or 0) if count[2] else int(count[1] or 0)
+            times = max(low, high, 1)
+            sizes[-1] += last * (times - 1)
+            last *= times
+            if sizes[-1] > MAX_PATTERN_SIZE:
+                return f"the pattern's repeats stand for more than {MAX_PATTERN_SIZE} atoms"
+            i = count.end()
+            continue
+        else:
+            i += 1
+            last = 0 if char in "*+?|" else 1
+        sizes[-1] += 1 if last else 0
+    return None
+
+
 def ruby_regex(pattern: str) -> Any:
     """A gsub pattern as html2rss reads it: a Ruby regular expression, one pair of surrounding slashes taken
     off (``/^\\d+/`` and ``^\\d+`` are the same); netglean also reads flags after the slashes (``/x/i``).
 
     Compiled with the ``regex`` module, whose matching can be given a deadline: a config's pattern
-    runs against third-party text, and a backtracking bomb must not hold a worker thread.
+    runs against third-party text, and a backtracking bomb must not hold a worker thread. A pattern that
+    would compile into too much (``pattern_problem``) is refused before the compiler sees it, as a
+    ``regex.error``.
     """
     import regex
 
     match = regex.fullmatch(r"/(.+)/([imx]*)", pattern, regex.DOTALL)
     source, letters = (match.group(1), match.group(2)) if match else (pattern, "")
+    if (problem := pattern_problem(source)) is not None:
+        raise regex.error(problem)
     flags = regex.MULTILINE  # Ruby's ^ and $ always match at line ends
     for flag in letters:
         flags |= {"i": regex.IGNORECASE, "m": regex.DOTALL, "x": regex.VERBOSE}[flag]  # Ruby's m is DOTALL
-    return regex.compile(source.replace(r"\z", r"\Z"), flags)
+    try:
+        return regex.compile(source.replace(r"\z", r"\Z"), flags)
+    except RecursionError:  # past what pattern_problem reads (nesting in a set, say): still the config's fault
+        raise regex.error("the pattern nests too deeply to compile") from None
 
 
 def ruby_replacement(replacement: str | Mapping[str, Any]) -> Callable[[Any], str]:
@@ -90,11 +164,16 @@ def ruby_replacement(replacement: str | Mapping[str, Any]) -> Callable[[Any], st
 
 REGEX_SECONDS = 0.25
 """Longest one gsub may run on one value; past it the value is dropped (the item keeps its other fields)."""
+GSUB_SECONDS = 2.0
+"""Longest all of a page's gsubs may run together: 0.25 s a value over 200 items would be 50 s."""
 
 
 MAX_VALUE_CHARS = 100_000
 """Longest a field's value may grow; longer values are cut. A config's template or gsub repeats text: a few
 kilobytes of ``%{self}`` could otherwise make every item of a page hundreds of megabytes."""
+PAGE_CHARS = 50_000_000
+"""Most characters reading one page may produce, every field and step of every item together: the cap on
+each value alone still let ``%{self}`` x 2,000 over 2,000 items build 38 s and 875 MB of text."""
 
 
 Work = Callable[[Value], Value]
@@ -105,25 +184,62 @@ class _TooLong(Exception):
     """A gsub whose replacements passed MAX_VALUE_CHARS: the value is dropped, as for one that runs too long."""
 
 
-def capped(values: list[Value]) -> list[Value]:
-    """``values`` with every string cut to MAX_VALUE_CHARS (slicing a shorter string gives it back as it is)."""
-    return [value[:MAX_VALUE_CHARS] if isinstance(value, str) else value for value in values]
+@dataclass
+class Allowance:
+    """What reading one page may still spend: characters produced (read values and every step's output), and
+    time for its patterns (a ``time.monotonic()`` deadline, which reader processes share with the server)."""
+
+    chars: int = PAGE_CHARS
+    gsub_deadline: float = math.inf
+
+    @classmethod
+    def for_page(cls, deadline: float = math.inf) -> Allowance:
+        """A page's allowance; its patterns stop at GSUB_SECONDS from now, or at ``deadline`` if sooner."""
+        return cls(gsub_deadline=min(deadline, time.monotonic() + GSUB_SECONDS))
+
+    def take(self, values: list[Value]) -> list[Value]:
+        """``values`` with every string cut to MAX_VALUE_CHARS and to what the allowance has left, which they
+        spend; once it is spent, strings are None (the item keeps what it already has)."""
+        cut = [value[:MAX_VALUE_CHARS] if isinstance(value, str) else value for value in values]
+        spent = sum(len(value) for value in cut if isinstance(value, str))
+        if spent <= self.chars:  # the usual case, at comprehension speed
+            self.chars -= spent
+            return cut
+        out: list[Value] = []
+        for value in cut:
+            if not isinstance(value, str):
+                out.append(value)
+            elif self.chars <= 0:
+                out.append(None)
+            else:
+                kept = value[: self.chars]
+                self.chars -= len(kept)
+                out.append(kept)
+        return out
 
 
 def apply_column(
-    steps: list[Mapping[str, Any]], values: list[Value], *, base_url: str, time_zone: str, columns: Columns
+    steps: list[Mapping[str, Any]],
+    values: list[Value],
+    *,
+    base_url: str,
+    time_zone: str,
+    columns: Columns,
+    allowance: Allowance | None = None,
 ) -> list[Value]:
     """The steps over one field's values for every item: each step is prepared once (patterns compiled, zones
     found), not once per item. A value that is None when a step other than a template meets it ends its chain;
-    ``columns`` gives the other fields a template names (None for a field there is none of)."""
+    ``columns`` gives the other fields a template names (None for a field there is none of). Every step's
+    output spends ``allowance`` (a fresh page's when none is given)."""
+    allowance = allowance or Allowance.for_page()
     ended: set[int] = set()
     for step in steps:
         if step["name"] == "template":  # builds a value from other fields, even where this one is empty
-            values = _template(step["string"], values, columns, ended)
+            values = allowance.take(_template(step["string"], values, columns, ended, allowance.chars))
             continue
-        work = _STEPS[step["name"]](step, base_url=base_url, time_zone=time_zone)
+        work = _STEPS[step["name"]](step, base_url=base_url, time_zone=time_zone, allowance=allowance)
         ended.update(n for n, value in enumerate(values) if value is None)
-        values = capped([None if value is None else work(value) for value in values])
+        values = allowance.take([None if value is None else work(value) for value in values])
     return values
 
 
@@ -153,11 +269,14 @@ def rfc822(stamp: datetime) -> str:
     )
 
 
-def _gsub(step: Mapping[str, Any], **_: Any) -> Work:
+def _gsub(step: Mapping[str, Any], *, allowance: Allowance, **_: Any) -> Work:
     pattern = ruby_regex(step["pattern"])
     replacement = ruby_replacement(step["replacement"])
 
     def work(value: Value) -> Value:
+        left = allowance.gsub_deadline - time.monotonic()
+        if left <= 0:  # the page's patterns have had their time: the rest of the values are dropped
+            return None
         produced = 0
 
         def counted(match: Any) -> str:
@@ -169,15 +288,16 @@ def _gsub(step: Mapping[str, Any], **_: Any) -> Work:
             return text
 
         try:
-            return str(pattern.sub(counted, text_of(value), timeout=REGEX_SECONDS))
+            return str(pattern.sub(counted, text_of(value), timeout=min(REGEX_SECONDS, left)))
         except (TimeoutError, _TooLong):
             return None
 
     return work
 
 
-def _template(string: str, values: list[Value], columns: Columns, ended: set[int]) -> list[Value]:
-    """``%<name>s`` and ``%{name}`` filled from each item's fields (``self`` is the value so far)."""
+def _template(string: str, values: list[Value], columns: Columns, ended: set[int], room: int) -> list[Value]:
+    """``%<name>s`` and ``%{name}`` filled from each item's fields (``self`` is the value so far); once the
+    values built pass ``room`` characters in all, the rest are not built."""
     pieces = _TEMPLATE.split(string)  # literal, then the two name groups and a literal, repeated
     count = len(values)
     parts: list[list[str]] = []
@@ -188,11 +308,15 @@ def _template(string: str, values: list[Value], columns: Columns, ended: set[int
             name = pieces[k + 1] or pieces[k + 2]
             column = values if name == "self" else columns(name)
             parts.append([""] * count if column is None else [text_of(value) for value in column])
-    filled: list[Value] = [  # a value past the cap is never built whole: its parts are cut first
-        "".join(texts) if sum(map(len, texts)) <= MAX_VALUE_CHARS else _joined_within(texts)
-        for texts in zip(*parts, strict=True)
-    ]
-    filled = filled or [""] * count
+    filled: list[Value] = []
+    for texts in zip(*parts, strict=True):  # a value past the cap is never built whole: its parts are cut first
+        if room <= 0:
+            filled.append(None)
+            continue
+        size = sum(map(len, texts))
+        filled.append("".join(texts) if size <= MAX_VALUE_CHARS else _joined_within(texts))
+        room -= min(size, MAX_VALUE_CHARS)
+    filled = filled if parts else [""] * count
     for n in ended:
         filled[n] = None
     return filled

@@ -1,8 +1,9 @@
 """A reader process (netglean.readers starts it): pages in on stdin, what was read out on stdout.
 
 Every message either way is a 4-byte big-endian length and a pickle. The first message out
-says the reader is imported and ready; then each job, a dict of ``read_html``'s arguments,
-gets one answer in order: ``(True, HtmlReading)`` or ``(False, exception)``. The process ends
+says the reader is imported and ready; then each job, ``(name, arguments)`` naming a function of
+netglean.read_jobs and its keyword arguments, gets one answer in order: ``(True, result)`` or
+``(False, exception)``. The process ends
 when its stdin closes. Pickles only ever cross this private pipe to the server that started it.
 """
 
@@ -24,11 +25,14 @@ def frame(message: Any) -> bytes:
     return HEADER.pack(len(payload)) + payload
 
 
-def _answer(job: dict[str, Any]) -> bytes:
-    from netglean.reading import read_html
+def _answer(job: tuple[str, dict[str, Any]]) -> bytes:
+    from netglean import read_jobs
 
+    name, arguments = job
     try:
-        return frame((True, read_html(**job)))
+        if name not in read_jobs.__all__:
+            raise ValueError(f"{name} is not a reader job")
+        return frame((True, getattr(read_jobs, name)(**arguments)))
     except Exception as exc:  # handed back to the caller, as if the page had been read in its own process
         try:
             return frame((False, exc))
@@ -37,7 +41,7 @@ def _answer(job: dict[str, Any]) -> bytes:
 
 
 def serve(wire_in: BinaryIO, wire_out: BinaryIO) -> None:
-    import netglean.reading  # noqa: F401  (imported before saying ready: the first page must not wait for it)
+    import netglean.read_jobs  # noqa: F401  (imported before saying ready: the first job must not wait for it)
 
     gc.freeze()  # the imported modules live as long as the process: no collection needs to walk them again
     wire_out.write(frame(READY))

@@ -1,8 +1,12 @@
-"""Where pages are read (netglean.reading): worker processes when the operator allows some, else threads.
+"""Where third-party bytes are read (netglean.read_jobs): worker processes when the operator allows some.
 
 Reading a page is CPU work that mostly holds the GIL, so in one process a batch reads no
 faster than one CPU allows, and the fetching, framing and reading take turns. Worker
-processes let a batch use the machine's other CPUs while the server process fetches.
+processes let a batch use the machine's other CPUs while the server process fetches. They
+are also where hostile input can be stopped: a selector, a parser or a pattern working on a
+page runs in C and cannot be interrupted in a thread, but a process can be killed. A job
+whose caller stops waiting (its call's deadline passed, or the client cancelled) ends with
+the worker reading it, which is replaced; a call's timeout ends its work, not just its answer.
 
 The event loop drives the workers itself: each is a child process (netglean.read_worker)
 spoken to over its stdin and stdout, and the loop writes jobs and reads answers with no
@@ -10,10 +14,11 @@ helper threads. Each worker holds two jobs, the page it reads and the next one a
 pipe, so it never waits for the server process to hand it work. (A thread-based executor's
 hand-offs, each waiting for the GIL in a busy server, left its workers idle a third of a batch.)
 
-The workers start on the first read; until one is ready, pages are read in threads, so no
-call waits for them. A worker that dies (a page that crashes the parser) costs the page it was
-reading; the page queued behind it goes to another worker, and a new worker is started. A worker
-still on a page STUCK_SECONDS after its caller gave up is replaced the same way.
+The workers start ahead of the first job (``start``, from the runner's warm-up) or with it; a
+job waits for one to be ready. A worker that dies (a page that crashes the parser) costs the job it
+was reading; the job queued behind it goes to another worker, and a new worker is started. Only
+when no worker can run at all (an event loop that cannot watch pipes, processes that cannot start,
+or ``read_workers`` 0) do jobs run in threads, where nothing can stop them.
 """
 
 from __future__ import annotations
@@ -25,43 +30,44 @@ import pickle
 import subprocess
 import sys
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import anyio
 from anyio.lowlevel import RunVar
 
-from netglean import read_worker
+from netglean import read_jobs, read_worker
 from netglean.errors import UnsupportedContent
-from netglean.reading import HtmlReading, read_html
 
 log = logging.getLogger("netglean.readers")
 
 _THREADS: RunVar[anyio.CapacityLimiter] = RunVar("netglean_reader_threads")
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
 DEPTH = 2
-"""Jobs a worker holds at once: the page it is reading and the next one, waiting in its pipe."""
-STUCK_SECONDS = 5.0
-"""How long a worker may go on reading a page after its caller gave up (timed out) before it is replaced:
-a page that holds the parser that long would hold it for every later page too."""
+"""Jobs a worker holds at once: the one it is reading and the next one, waiting in its pipe."""
 
 
 def worker_count(setting: int) -> int:
-    """The operator's ``read_workers``; -1 means one per CPU, or none on a single CPU.
+    """The operator's ``read_workers``; -1 means one per CPU.
 
     One per CPU, not one fewer: the server process spends much of a batch waiting on the
     network and on its client, and measured on two CPUs two workers beat one (bench.fetch).
+    On one CPU still one: a process is where a hostile page's reading can be stopped.
     """
-    cpus = os.cpu_count() or 1
-    return (cpus if cpus > 1 else 0) if setting < 0 else setting
+    return (os.cpu_count() or 1) if setting < 0 else setting
 
 
 @dataclass(slots=True)
 class _Job:
+    name: str
     arguments: dict[str, Any]
-    future: asyncio.Future[HtmlReading]
+    future: asyncio.Future[Any]
 
 
 @dataclass(eq=False)
@@ -72,8 +78,6 @@ class _Worker(asyncio.Protocol):
     process: subprocess.Popen[bytes]
     jobs: deque[_Job] = field(default_factory=deque)
     ready: bool = False
-    watched: bool = False
-    """A timer is running on the page it reads, whose caller has stopped waiting."""
     writer: asyncio.WriteTransport | None = None
     reader: asyncio.ReadTransport | None = None
     buffer: bytearray = field(default_factory=bytearray)
@@ -128,35 +132,47 @@ class Readers:
 
     @property
     def warm(self) -> bool:
-        """Whether pages now go to worker processes."""
+        """Whether jobs now go to worker processes."""
         return any(worker.ready for worker in self._workers)
 
-    async def read(self, html: str, url: str, *, fmt: str, main_content: bool, frontier: bool) -> HtmlReading:
-        arguments = {"html": html, "url": url, "fmt": fmt, "main_content": main_content, "frontier": frontier}
-        if not self._started():
-            return await _in_thread(arguments)
+    @property
+    def in_threads(self) -> bool:
+        """Whether jobs run in threads, where nothing stops them: no worker processes allowed, or none can run."""
+        return self._processes < 1 or self._broken
+
+    def start(self) -> None:
+        """Start the worker processes on this event loop, if they are not running on it already."""
+        loop = asyncio.get_running_loop()
+        if self.in_threads or self._loop is loop:
+            return
+        self.close()
+        self._loop = loop
+        for _ in range(self._processes):
+            self._start()
+
+    async def run(self, job: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``job`` (a function of netglean.read_jobs) on ``kwargs``, in a worker process; what it returns or raises.
+
+        If the caller stops waiting, the worker reading the job is replaced, so the work ends with the wait."""
+        if args:
+            raise TypeError("reader jobs take keyword arguments only")
+        name = job.__name__
+        if name not in read_jobs.__all__:
+            raise ValueError(f"{name} is not a reader job (netglean.read_jobs)")
+        self.start()
+        if self.in_threads:
+            threaded: T = await _in_thread(name, kwargs)
+            return threaded
         assert self._loop is not None
-        job = _Job(arguments, self._loop.create_future())
-        self._waiting.append(job)
+        queued = _Job(name, kwargs, self._loop.create_future())
+        self._waiting.append(queued)
         self._dispatch()
         try:
-            return await job.future
+            result: T = await queued.future
+            return result
         finally:
-            if job.future.cancelled():  # the caller gave up (a timeout): is a worker still on this page?
-                self._watch_head_jobs()
-
-    def _started(self) -> bool:
-        """True when a worker is ready; the first call (on each event loop) starts the workers."""
-        if self._processes < 1 or self._broken:
-            return False
-        loop = asyncio.get_running_loop()
-        if self._loop is not loop:
-            self.close()
-            self._loop = loop
-            for _ in range(self._processes):
-                self._start()
-            return False
-        return self.warm
+            if queued.future.cancelled():  # the caller stopped waiting: so does the reading, if it started
+                self._end_abandoned()
 
     def _start(self) -> None:
         assert self._loop is not None
@@ -183,10 +199,8 @@ class Readers:
         except (OSError, ValueError, NotImplementedError) as exc:
             if worker not in self._workers:
                 return  # stopped while its pipes were being connected: they are closed already
-            # An event loop that cannot watch pipes: threads read, as on one CPU.
             log.error("reader processes cannot be reached (%s); reading in threads", exc)
-            self._broken = True
-            self.close()
+            self._fall_back_to_threads()
             return
         if worker not in self._workers:  # stopped while its pipes were being connected
             worker.stop()
@@ -201,7 +215,7 @@ class Readers:
             if job.future.done():  # a caller that stopped waiting (a timeout) costs no reading
                 continue
             try:
-                data = read_worker.frame(job.arguments)
+                data = read_worker.frame((job.name, job.arguments))
             except Exception as exc:  # arguments that do not pickle fail their own call, no other
                 job.future.set_exception(exc)
                 continue
@@ -215,29 +229,15 @@ class Readers:
             future = worker.jobs.popleft().future
             if not future.done():
                 future.set_result(value) if ok else future.set_exception(value)
-            self._watch_head_jobs()
+            self._end_abandoned()
         self._dispatch()
 
-    def _watch_head_jobs(self) -> None:
-        """Give each worker reading a page nobody waits for any more STUCK_SECONDS to finish it."""
-        if self._loop is None:  # closed: no worker is left to watch
-            return
-        for worker in self._workers:
-            if worker.jobs and worker.jobs[0].future.cancelled() and not worker.watched:
-                worker.watched = True
-                self._loop.call_later(STUCK_SECONDS, self._unstick, worker, worker.jobs[0])
-
-    def _unstick(self, worker: _Worker, job: _Job) -> None:
-        worker.watched = False
-        if worker in self._workers and worker.jobs and worker.jobs[0] is job:
-            log.error(
-                "a reader process is still on %s, %g s after its caller gave up; replacing it",
-                job.arguments["url"],
-                STUCK_SECONDS,
-            )
-            worker.process.kill()  # its pipe closes: _lost retries the pages queued behind, a new worker starts
-        else:
-            self._watch_head_jobs()
+    def _end_abandoned(self) -> None:
+        """Replace every worker reading a job nobody waits for any more: it must not go on working for nobody."""
+        for worker in list(self._workers):
+            if worker.jobs and worker.jobs[0].future.cancelled():
+                log.info("a reader process was on a job its caller gave up; replacing it")
+                worker.process.kill()  # its pipe closes: _lost sends the jobs queued behind elsewhere, starts another
 
     def _lost(self, worker: _Worker) -> None:
         """A worker's output ended: it died. Its page fails, the page queued behind it goes elsewhere."""
@@ -245,30 +245,44 @@ class Readers:
             return  # stopped on purpose
         self._workers.remove(worker)
         worker.stop()
+        abandoned = False
         if worker.jobs:
             reading = worker.jobs.popleft()
+            abandoned = reading.future.cancelled()
             if not reading.future.done():
-                url = reading.arguments["url"]
+                url = str(reading.arguments.get("url") or "a document")
                 reading.future.set_exception(
                     UnsupportedContent(
-                        f"reading {url} stopped a reader process; the page cannot be read", detail={"url": url}
+                        f"reading {url} stopped a reader process; it cannot be read", detail={"url": url}
                     )
                 )
             self._waiting.extendleft(reversed(worker.jobs))
         if worker.ready:
-            log.error("a reader process died; starting another")
+            if not abandoned:
+                log.error("a reader process died; starting another")
             self._start()
         elif not self._workers:  # none ever started: this machine cannot run them, so threads read from now on
             log.error("reader processes cannot start (exit status %s); reading in threads", worker.process.returncode)
-            self._broken = True
-            while self._waiting:
-                self._read_in_thread(self._waiting.popleft())
+            self._fall_back_to_threads()
         self._dispatch()
+
+    def _fall_back_to_threads(self) -> None:
+        """No worker can run here: every job waiting, or already sent to a worker, is read in a thread, and so is
+        every later one."""
+        self._broken = True
+        workers, self._workers = self._workers, []
+        jobs = [job for worker in workers for job in worker.jobs] + list(self._waiting)
+        self._waiting.clear()
+        for worker in workers:
+            worker.stop()
+        for job in jobs:
+            if not job.future.done():
+                self._read_in_thread(job)
 
     def _read_in_thread(self, job: _Job) -> None:
         async def run() -> None:
             try:
-                job.future.set_result(await _in_thread(job.arguments))
+                job.future.set_result(await _in_thread(job.name, job.arguments))
             except Exception as exc:
                 if not job.future.done():
                     job.future.set_exception(exc)
@@ -290,9 +304,9 @@ class Readers:
         self._loop = None
 
 
-async def _in_thread(arguments: dict[str, Any]) -> HtmlReading:
+async def _in_thread(name: str, arguments: dict[str, Any]) -> Any:
     return await anyio.to_thread.run_sync(
-        partial(read_html, **arguments), abandon_on_cancel=True, limiter=_thread_limiter()
+        partial(getattr(read_jobs, name), **arguments), abandon_on_cancel=True, limiter=_thread_limiter()
     )
 
 

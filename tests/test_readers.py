@@ -1,4 +1,5 @@
-"""Reading pages off the event loop: worker processes read what threads read; a dying worker costs one page."""
+"""Reading off the event loop: worker processes read what threads read; a dying worker costs one job, and a job
+whose caller stops waiting ends with its worker."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import signal
 import anyio
 import pytest
 
-from netglean import readers as readers_module
+from netglean import read_jobs
 from netglean.errors import ToolError
 from netglean.readers import Readers, worker_count
 from netglean.reading import HtmlReading, read_html
@@ -22,12 +23,20 @@ PAGE = (
 
 
 async def _read(readers: Readers, url: str = "http://site.test/t") -> HtmlReading:
-    return await readers.read(PAGE, url, fmt="markdown", main_content=True, frontier=True)
+    return await readers.run(
+        read_jobs.read_page,
+        body=PAGE.encode(),
+        charset="utf-8",
+        url=url,
+        fmt="markdown",
+        main_content=True,
+        frontier=True,
+    )
 
 
 async def _warm(readers: Readers) -> None:
-    """Read once (in a thread) to start the workers, then wait until they take pages."""
-    await _read(readers)
+    """Start the workers, then wait until they take jobs."""
+    readers.start()
     with anyio.fail_after(60):
         while not readers.warm:
             await anyio.sleep(0.02)
@@ -89,7 +98,7 @@ def test_a_dying_worker_costs_the_page_it_was_reading_and_is_replaced() -> None:
     finally:
         readers.close()
     assert isinstance(first, ToolError) and first.code == "unsupported_content"
-    assert "http://site.test/0 stopped a reader process" in first.message
+    assert "http://site.test/0 stopped a reader process" in first.message and first.detail["url"].endswith("/0")
     assert isinstance(second, HtmlReading) and "The moon pulls the" in second.content  # read by the new worker
     assert "The moon pulls the" in later.content and readers._workers == []
 
@@ -99,8 +108,7 @@ PAGE_MISSING = RuntimeError("not read")
 
 def test_worker_count_follows_the_setting() -> None:
     assert worker_count(0) == 0 and worker_count(3) == 3
-    cpus = os.cpu_count() or 1
-    assert worker_count(-1) == (cpus if cpus > 1 else 0)
+    assert worker_count(-1) == (os.cpu_count() or 1)  # one per CPU, and one on a single CPU
 
 
 def test_reading_errors_come_back_from_the_worker() -> None:
@@ -108,8 +116,13 @@ def test_reading_errors_come_back_from_the_worker() -> None:
 
     async def run() -> None:
         await _warm(readers)
-        with pytest.raises(TypeError):  # raised in the worker, raised here
-            await readers.read(None, "http://site.test/t", fmt="markdown", main_content=True, frontier=False)  # type: ignore[arg-type]
+        with pytest.raises(ToolError) as refused:  # raised in the worker, raised here whole
+            await readers.run(read_jobs.sitemap, body=b"not a sitemap", max_bytes=100)
+        assert refused.value.code == "unsupported_content" and "not a sitemap" in refused.value.message
+        with pytest.raises(TypeError):
+            await readers.run(read_jobs.sitemap, body=None, max_bytes=100)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="not a reader job"):
+            await readers.run(os.getcwd)  # only netglean.read_jobs run there
         assert "The moon pulls the" in (await _read(readers)).content  # the worker reads on
 
     try:
@@ -128,11 +141,10 @@ def test_reader_processes_that_cannot_be_reached_leave_reading_to_threads() -> N
             raise OSError("pipes cannot be watched here")
 
         loop.connect_write_pipe = refuse  # type: ignore[method-assign,assignment]
-        await _read(readers)  # starts the worker, whose pipes cannot be watched
-        with anyio.fail_after(10):
-            while readers._workers:
-                await anyio.sleep(0.02)
-        return await _read(readers)
+        first = await _read(readers)  # starts the worker, whose pipes cannot be watched: read in a thread instead
+        assert readers.in_threads and not readers._workers
+        assert first.content == (await _read(readers)).content
+        return first
 
     try:
         reading = anyio.run(run)
@@ -158,17 +170,19 @@ def test_closing_while_workers_start_leaves_no_process_and_no_error(caplog: pyte
     assert not [record for record in caplog.records if record.levelname == "ERROR"]
 
 
-def test_a_worker_still_on_a_page_its_caller_gave_up_on_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(readers_module, "STUCK_SECONDS", 0.2)
+def test_a_worker_on_a_job_its_caller_gave_up_on_is_replaced_at_once() -> None:
     readers = Readers(1)
 
     async def run() -> HtmlReading:
         await _warm(readers)
         [stuck] = readers._workers
+        kill, killed = stuck.process.kill, []
+        stuck.process.kill = lambda: (killed.append(True), kill())  # type: ignore[method-assign]
         os.kill(stuck.process.pid, signal.SIGSTOP)  # it never answers again: a page that holds the parser
         with pytest.raises(TimeoutError), anyio.fail_after(0.2):  # the call's timeout
             await _read(readers)
-        with anyio.fail_after(30):
+        assert killed  # as the wait ended, not some seconds later
+        with anyio.fail_after(10):
             while stuck.process.poll() is None:
                 await anyio.sleep(0.02)
         await _warm(readers)
