@@ -33,11 +33,12 @@ import yarl
 from aiohttp.abc import AbstractResolver
 
 import netglean
-from netglean.addresses import literal_ip, why_not_global
+from netglean.addresses import Targets, literal_ip, refusal
 from netglean.errors import (
     BadUrl,
     BlockedAddress,
     BudgetExhausted,
+    ConfigurationError,
     FetchTimeout,
     HttpStatus,
     ResponseTooLarge,
@@ -84,9 +85,15 @@ class FetchPolicy:
     global_concurrency: int
     session_budget: int
     only_hosts: frozenset[str] = frozenset()
+    private_targets: Targets = field(default_factory=Targets)
+    """The hosts and networks of ``allow_private_targets``, read once (netglean.addresses says what they open)."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FetchPolicy:
+        try:
+            private_targets = Targets.parse(settings.allow_private_targets)
+        except ValueError as exc:
+            raise ConfigurationError(f"allow_private_targets: {exc}") from None
         return cls(
             allow_private_hosts=settings.allow_private_hosts,
             allow_https_downgrade=settings.allow_https_downgrade,
@@ -105,6 +112,7 @@ class FetchPolicy:
             only_hosts=frozenset(
                 h.strip().lower().strip("[]") for h in settings.fetch_only_hosts.split(",") if h.strip()
             ),
+            private_targets=private_targets,
         )
 
 
@@ -509,15 +517,18 @@ class Fetcher:
         addresses = [str(literal)] if literal else await self._resolve(host, port)
         if not addresses:
             raise Unreachable(f"{host} has no address")
-        if not self.policy.allow_private_hosts:
-            for address in addresses:
-                ip = literal_ip(address)
-                reason = why_not_global(ip) if ip else "unparsable address"
-                if reason:
-                    raise BlockedAddress(
-                        f"{host} resolves to {address}, which is {reason}; only public addresses are fetched",
-                        detail={"host": host, "address": address, "reason": reason},
-                    )
+        for address in addresses:
+            ip = literal_ip(address)
+            reason = (
+                refusal(host, ip, private=self.policy.allow_private_hosts, listed=self.policy.private_targets)
+                if ip
+                else "unparsable address"
+            )
+            if reason:
+                raise BlockedAddress(
+                    f"{host} resolves to {address}, which is {reason}; the operator's policy does not allow it",
+                    detail={"host": host, "address": address, "reason": reason},
+                )
         self._pins[host] = addresses[0]
         self._pins.move_to_end(host)
         while len(self._pins) > _TRACKED_HOSTS:

@@ -70,7 +70,16 @@ SETTINGS: tuple[Setting, ...] = (
         "allow_private_hosts",
         bool,
         False,
-        "Let fetches reach loopback and private addresses (a staging site, test fixtures). No tool argument can.",
+        "Let fetches reach loopback and private addresses: 127/8, ::1, 10/8, 172.16/12, 192.168/16, fc00::/7 "
+        "(a staging site, test fixtures); link-local and cloud metadata addresses stay refused. No tool argument can.",
+    ),
+    Setting(
+        "allow_private_targets",
+        str,
+        "",
+        "Non-public hosts and networks fetches may reach, comma-separated hostnames and CIDRs (e.g. "
+        "staging.internal,10.1.0.0/16,169.254.0.0/16); a cloud metadata address (169.254.169.254, fd00:ec2::254, "
+        "100.100.100.200, ...) only when listed by itself.",
     ),
     Setting(
         "allowed_hosts",
@@ -168,6 +177,7 @@ class Settings:
 
     allow_https_downgrade: bool
     allow_private_hosts: bool
+    allow_private_targets: str
     allowed_hosts: str
     allowed_origins: str
     call_timeout: float

@@ -108,6 +108,82 @@ def test_the_operator_switch_allows_private_hosts(port: int) -> None:
     assert backend.connects and all(host == "127.0.0.1" for host, _ in backend.connects)
 
 
+# Each name resolves to one address; the backend routes every address to the fixture site, so a verdict
+# of "fetched" is a real fetch and "refused" is proven by no connect at all.
+SWITCHED_NAMES = {
+    "loop.test": "127.0.0.1",
+    "ten.test": "10.0.0.5",
+    "ula.test": "fd12:3456::5",
+    "mapped-ten.test": "::ffff:10.0.0.5",
+    "meta.test": "169.254.169.254",
+    "meta6.test": "fd00:ec2::254",
+    "mapped-meta.test": "::ffff:169.254.169.254",
+    "nat64-meta.test": "64:ff9b::a9fe:a9fe",
+    "ecs.test": "169.254.170.2",
+    "alibaba.test": "100.100.100.200",
+    "azure.test": "168.63.129.16",
+    "link.test": "169.254.10.1",
+    "link6.test": "fe80::5",
+    "cgnat.test": "100.64.0.9",
+    "zero.test": "0.0.0.0",
+    "multicast.test": "224.0.0.1",
+    "staging.test": "192.0.2.7",
+    "named-meta.test": "169.254.169.254",
+}
+SWITCHES = {
+    "off": {},
+    "private": {"allow_private_hosts": True},
+    "listed": {"allow_private_targets": "169.254.0.0/16, fe80::/10, 100.64.0.0/10, Staging.test, named-meta.test"},
+    "exact": {"allow_private_targets": "169.254.169.254,fd00:ec2::254/128", "allow_private_hosts": True},
+}
+# Which names each operator setting lets through (all others are refused and never contacted).
+FETCHED = {
+    "off": set(),
+    "private": {"loop.test", "ten.test", "ula.test", "mapped-ten.test"},
+    "listed": {"link.test", "link6.test", "cgnat.test", "staging.test"},
+    "exact": {"loop.test", "ten.test", "ula.test", "mapped-ten.test", "meta.test", "meta6.test", "mapped-meta.test",
+              "nat64-meta.test", "named-meta.test"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("switch", SWITCHES)
+@pytest.mark.parametrize("name", SWITCHED_NAMES)
+def test_the_ssrf_matrix_under_the_operator_switches(port: int, name: str, switch: str) -> None:
+    settings = Settings.load({"host_interval": 0.0, "ignore_robots": True, **SWITCHES[switch]}, environ={})
+    address = SWITCHED_NAMES[name]
+    backend = LoopbackBackend(port, reachable=set(SWITCHED_NAMES.values()))
+
+    async def run() -> Page | ToolError:
+        fetcher = Fetcher(FetchPolicy.from_settings(settings), resolver=FakeDNS({name: [address]}), dial=backend)
+        try:
+            return await fetcher.fetch(f"http://{name}/page")
+        except ToolError as error:
+            return error
+        finally:
+            await fetcher.aclose()
+
+    result = anyio.run(run)
+    if name in FETCHED[switch]:
+        assert isinstance(result, Page) and b"Hello fixture" in result.body, result
+        assert backend.connects == [(address, 80)]
+    else:
+        assert _error(result, "blocked_address").detail["address"] == address
+        assert backend.connects == []
+
+
+def test_metadata_refusals_say_so(port: int) -> None:
+    error = _error(_fetch(port, "http://meta.test/", _policy(allow_private_hosts=True))[0], "blocked_address")
+    assert error.detail["reason"] == "a cloud metadata endpoint" and "169.254.169.254" in error.message
+
+
+@pytest.mark.parametrize("listed", ["10.0.0.0/33", "10.1.2.3/16", "fd00::/129", "bad..name/8"])
+def test_an_unreadable_private_target_is_a_configuration_error(listed: str) -> None:
+    from netglean.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="allow_private_targets"):
+        FetchPolicy.from_settings(Settings.load({"allow_private_targets": listed}, environ={}))
+
+
 def test_connections_are_pinned_to_the_checked_address_and_keep_the_host(port: int) -> None:
     flipping = {**NAMES, "flip.test": [[PUBLIC], ["127.0.0.1"]]}
     backend = LoopbackBackend(port)
