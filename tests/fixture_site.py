@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import uvicorn
@@ -48,6 +49,14 @@ async def echo_host(request: Request) -> Response:
 
 async def redirect(request: Request) -> Response:
     return RedirectResponse(request.query_params["to"], status_code=int(request.query_params.get("code", "302")))
+
+
+async def chain_to(request: Request) -> Response:
+    """Two hops on this host (301, then 307), then on to ``to``: a check made only on the first or last hop shows."""
+    step = int(request.query_params.get("step", "0"))
+    if step < 2:
+        return RedirectResponse(f"/chain-to?step={step + 1}&to={quote(request.query_params['to'])}", 301 + step * 6)
+    return RedirectResponse(request.query_params["to"], status_code=302)
 
 
 async def chain(request: Request) -> Response:
@@ -250,9 +259,11 @@ APP = Starlette(
         Route("/robots.txt", robots),
         Route("/page", page),
         Route("/private", page),
+        Route("/private-hop", redirect),
         Route("/echo-host", echo_host),
         Route("/redirect", redirect),
         Route("/chain/{left}", chain),
+        Route("/chain-to", chain_to),
         Route("/status/{code}", status),
         Route("/huge", huge),
         Route("/huge-unannounced", huge_unannounced),

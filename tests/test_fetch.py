@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import pytest
@@ -280,6 +281,26 @@ def test_robots_txt_is_obeyed(port: int) -> None:
     _error(_fetch(port, "http://robots-block.test/private")[0], "robots_disallowed")
     _error(_fetch(port, "http://robots-all.test/page")[0], "robots_disallowed")
     assert isinstance(_fetch(port, "http://site.test/page")[0], Page)  # 404 robots.txt: allowed
+
+
+@pytest.mark.parametrize(
+    ("start", "robots"),
+    [
+        ("http://robots-block.test/redirect?to=/private", "http://robots-block.test/robots.txt"),
+        ("http://site.test/redirect?to=http://robots-block.test/private", "http://robots-block.test/robots.txt"),
+        ("http://site.test/redirect?to=http://robots-all.test/page&code=301", "http://robots-all.test/robots.txt"),
+        ("http://site.test/chain-to?to=http://robots-block.test/private", "http://robots-block.test/robots.txt"),
+        # a disallowed hop in the middle, between allowed ones
+        (
+            f"http://site.test/redirect?to={quote('http://robots-block.test/private-hop?to=http://site.test/page')}",
+            "http://robots-block.test/robots.txt",
+        ),
+    ],
+    ids=["same-origin", "cross-origin", "everything-disallowed", "after-two-hops", "disallowed-middle-hop"],
+)
+def test_robots_txt_is_obeyed_on_every_redirect_hop(port: int, start: str, robots: str) -> None:
+    error = _error(_fetch(port, start)[0], "robots_disallowed")
+    assert error.detail == {"robots": robots, "verdict": "disallowed"}
 
 
 def test_unreadable_robots_means_do_not_fetch_unless_the_operator_says(port: int) -> None:
