@@ -21,7 +21,7 @@ import ssl
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +30,8 @@ import aiohttp
 import anyio
 import httpx
 import yarl
-from aiohttp.abc import AbstractResolver
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.tracing import Trace
 
 import netglean
 from netglean.addresses import Targets, literal_ip, refusal
@@ -194,11 +195,17 @@ def _direct(address: str, port: int) -> tuple[str, int]:
     return address, port
 
 
+def _pin_key(host: str) -> str:
+    """How a host's pin is filed: an IP literal in its canonical spelling, a name in lower case."""
+    literal = literal_ip(host)
+    return str(literal) if literal is not None else host.lower()
+
+
 class _PinnedResolver(AbstractResolver):
     """aiohttp's resolver, answering only with the address the fetcher checked for the host: the pin.
 
     aiohttp keeps the Host header and TLS SNI of the URL while the socket goes to this
-    address. IP-literal hosts never reach a resolver: they are their own pin, checked the same way.
+    address. IP-literal hosts come here too (``_PinnedConnector``): their pin is themselves.
     """
 
     def __init__(self, pins: Mapping[str, str], dial: Dial) -> None:
@@ -206,7 +213,7 @@ class _PinnedResolver(AbstractResolver):
         self._dial = dial
 
     async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET) -> list[Any]:
-        address = self._pins.get(host.lower())
+        address = self._pins.get(_pin_key(host))
         if address is None:
             raise BlockedAddress(f"refusing to connect to {host}: it was not checked")
         address, port = self._dial(address, port)
@@ -223,6 +230,18 @@ class _PinnedResolver(AbstractResolver):
 
     async def close(self) -> None:
         return None
+
+
+class _PinnedConnector(aiohttp.TCPConnector):
+    """aiohttp's connector, asking the pinned resolver for IP-literal hosts as well as names.
+
+    aiohttp connects to a literal host without asking its resolver; routed through it, every
+    connection goes where the fetcher's ``dial`` says, so a test's dialler sees (and can
+    refuse) literal targets too, and an unchecked literal is refused like an unchecked name.
+    """
+
+    async def _resolve_host(self, host: str, port: int, traces: Sequence[Trace] | None = None) -> list[ResolveResult]:
+        return await self._resolver.resolve(host, port, family=self._family)
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +354,7 @@ class Fetcher:
         requests, and neither proxies nor .netrc from the environment apply.
         """
         if self._session is None:
-            connector = aiohttp.TCPConnector(
+            connector = _PinnedConnector(
                 resolver=_PinnedResolver(self._pins, self._dial),
                 use_dns_cache=False,
                 ssl=self._ssl or httpx.create_ssl_context(),  # prepare() may have loaded it already
@@ -397,7 +416,7 @@ class Fetcher:
             response_status, headers, body = await self._get(current, ask.accept, ask.cap, ask.headers)
             location = headers.get("location")
             if response_status in REDIRECTS and location:
-                target = parse_url(str(current.join(location)))
+                target = _redirect_target(current, location)
                 if current.scheme == "https" and target.scheme == "http":
                     if not self.policy.allow_https_downgrade:
                         raise SchemeDowngrade(
@@ -467,7 +486,7 @@ class Fetcher:
             for _ in range(self.policy.max_redirects + 1):
                 status, headers, body = await self._get(robots_url, "text/plain", 512 * 1024)
                 if status in REDIRECTS and headers.get("location"):
-                    robots_url = parse_url(str(robots_url.join(headers["location"])))
+                    robots_url = _redirect_target(robots_url, headers["location"])
                     await self._pin(robots_url)
                     continue
                 break
@@ -507,9 +526,9 @@ class Fetcher:
 
     async def _pin(self, url: httpx.URL) -> None:
         """Resolve the URL's host, check every address, and pin connections to the first one."""
-        host = url.raw_host.decode("ascii").lower()
+        host = _pin_key(url.raw_host.decode("ascii"))
         port = url.port or (443 if url.scheme == "https" else 80)
-        if self.policy.only_hosts and host.strip("[]") not in self.policy.only_hosts:
+        if self.policy.only_hosts and host not in self.policy.only_hosts:
             raise BlockedAddress(
                 f"{host} is not among the hosts the operator allows", detail={"host": host, "reason": "not allowed"}
             )
@@ -603,6 +622,15 @@ def parse_url(url: str) -> httpx.URL:
         # address checked and the address connected to are written alike.
         parsed = parsed.copy_with(host=str(literal))
     return parsed
+
+
+def _redirect_target(current: httpx.URL, location: str) -> httpx.URL:
+    """Where a Location header points from ``current``, or ``BadUrl`` (a target's header is untrusted input)."""
+    try:
+        joined = current.join(location)
+    except (httpx.InvalidURL, TypeError, ValueError) as exc:
+        raise BadUrl(f"{current} redirects to something that is not a URL", detail={"from": str(current)}) from exc
+    return parse_url(str(joined))
 
 
 def _reason(exc: BaseException) -> str:

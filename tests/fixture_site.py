@@ -28,6 +28,14 @@ ROBOTS = {
     "robots-all.test": "User-agent: *\nDisallow: /\n",
     "maps.test": "User-agent: *\nAllow: /\nSitemap: http://maps.test/sitemap_index.xml\n",
 }
+ROBOTS_MOVED = {  # sites whose robots.txt redirects elsewhere (to addresses the policy must check first)
+    "robots-to-loopback.test": "http://127.0.0.1/robots.txt",
+    "robots-to-decimal.test": "http://2130706433/robots.txt",
+    "robots-to-v6.test": "http://[::1]/robots.txt",
+    "robots-to-rebind.test": "http://rebind.test/robots.txt",
+    "robots-to-meta.test": "http://169.254.169.254/latest/meta-data/",
+    "robots-to-meta-name.test": "http://meta.test/robots.txt",
+}
 
 
 async def robots(request: Request) -> Response:
@@ -36,6 +44,8 @@ async def robots(request: Request) -> Response:
         return PlainTextResponse("down", status_code=503)
     if host in ROBOTS:
         return PlainTextResponse(ROBOTS[host])
+    if host in ROBOTS_MOVED:
+        return RedirectResponse(ROBOTS_MOVED[host], status_code=302)
     return PlainTextResponse("not found", status_code=404)
 
 

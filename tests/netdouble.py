@@ -5,8 +5,8 @@ to 127.0.0.1, answers that mix public and private). ``LoopbackBackend`` sits und
 fetcher's pinned connections: a connection to a fake *public* address goes to the fixture
 site on 127.0.0.1 (and so does one to an address a test lists as ``reachable``: a private
 address the operator's policy lets through), anything else fails the test. Every connect
-attempt through a resolved name is recorded, so a test can prove a refused host was never
-contacted (IP-literal URLs are their own pin and connect directly).
+attempt is recorded, to a resolved name or an IP literal alike, so a test can prove a
+refused host was never contacted.
 """
 
 from __future__ import annotations

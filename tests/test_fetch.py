@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+import ipaddress
+from collections.abc import Collection, Iterator
 from typing import Any
 from urllib.parse import quote
 
@@ -13,7 +14,7 @@ import pytest
 from netglean.errors import ToolError
 from netglean.fetch import Fetcher, FetchPolicy, Page, parse_url
 from netglean.settings import Settings
-from tests.fixture_site import serve
+from tests.fixture_site import ROBOTS_MOVED, serve
 from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
 
 NAMES = {
@@ -25,6 +26,7 @@ NAMES = {
     "meta.test": ["169.254.169.254"],
     "mixed.test": [PUBLIC, "10.0.0.5"],
     "mixed-v6.test": [PUBLIC, "::ffff:192.168.1.1"],
+    **{site: [PUBLIC] for site in ROBOTS_MOVED},
 }
 
 
@@ -39,11 +41,20 @@ def _policy(**changes: Any) -> FetchPolicy:
     return dataclasses.replace(base, host_interval=0.0, **changes)
 
 
-def _fetch(port: int, url: str, policy: FetchPolicy | None = None, **kwargs: Any) -> tuple[Page | ToolError, Any]:
-    backend = LoopbackBackend(port)
+def _fetch(
+    port: int,
+    url: str,
+    policy: FetchPolicy | None = None,
+    *,
+    names: dict[str, Any] | None = None,
+    reachable: Collection[str] = (),
+    **kwargs: Any,
+) -> tuple[Page | ToolError, LoopbackBackend]:
+    """One fetch by a fresh fetcher: ``names`` (else NAMES) for DNS, ``reachable`` private addresses routed too."""
+    backend = LoopbackBackend(port, reachable=reachable)
 
     async def run() -> Page | ToolError:
-        fetcher = Fetcher(policy or _policy(), resolver=FakeDNS(dict(NAMES)), dial=backend)
+        fetcher = Fetcher(policy or _policy(), resolver=FakeDNS(dict(names or NAMES)), dial=backend)
         try:
             return await fetcher.fetch(url, **kwargs)
         except ToolError as error:
@@ -101,6 +112,90 @@ def test_every_redirect_hop_is_checked_again(port: int, target: str) -> None:
     result, backend = _fetch(port, f"http://site.test/redirect?to={target}", _policy(obey_robots=False))
     _error(result, "blocked_address")
     assert backend.connects == [(PUBLIC, 80)]  # only the first, public hop was ever connected
+
+
+MAPPED_LOOPBACK = str(ipaddress.ip_address("::ffff:127.0.0.1"))  # how this Python spells it: the pinned address
+MAPPED_METADATA = str(ipaddress.ip_address("::ffff:169.254.169.254"))
+# A redirect to an IP literal, in every spelling: the address it reaches (so the dialler can record it),
+# whether the private switch lets it through, and, for a spelling httpx will not even parse, None.
+LITERAL_TARGETS: dict[str, tuple[str | None, bool]] = {
+    "127.0.0.1": ("127.0.0.1", True),
+    "2130706433": ("127.0.0.1", True),
+    "017700000001": ("127.0.0.1", True),
+    "0x7f000001": ("127.0.0.1", True),
+    "0x7f.1": ("127.0.0.1", True),
+    "0x7f.0.0.1": ("127.0.0.1", True),
+    "0177.0.0.1": (None, False),  # httpx reads no leading-zero octets: not a URL, so never fetched
+    "127.1": ("127.0.0.1", True),
+    "[::1]": ("::1", True),
+    "[0:0:0:0:0:0:0:1]": ("::1", True),
+    "[::ffff:127.0.0.1]": (MAPPED_LOOPBACK, True),
+    "[::FFFF:7F00:1]": (MAPPED_LOOPBACK, True),
+    "[64:ff9b::7f00:1]": ("64:ff9b::7f00:1", True),
+    "[2002:7f00:1::]": ("2002:7f00:1::", True),
+    "[::7f00:1]": ("::7f00:1", False),  # the deprecated IPv4-compatible form: reserved, not loopback
+    "169.254.169.254": ("169.254.169.254", False),
+    "2852039166": ("169.254.169.254", False),
+    "0xa9fea9fe": ("169.254.169.254", False),
+    "169.254.43518": ("169.254.169.254", False),
+    "0251.0376.0251.0376": (None, False),
+    "[::ffff:169.254.169.254]": (MAPPED_METADATA, False),
+    "[::ffff:a9fe:a9fe]": (MAPPED_METADATA, False),
+    "[64:ff9b::a9fe:a9fe]": ("64:ff9b::a9fe:a9fe", False),
+    "[fd00:ec2::254]": ("fd00:ec2::254", False),
+    "[fe80::a9fe:a9fe]": ("fe80::a9fe:a9fe", False),
+    "[fe80::1%25eth0]": ("fe80::1", False),
+    "100.100.100.200": ("100.100.100.200", False),
+    "0": ("0.0.0.0", False),
+    "0.0.0.0": ("0.0.0.0", False),
+    "[::]": ("::", False),
+}
+_REACHABLE = {address for address, _ in LITERAL_TARGETS.values() if address}
+
+
+@pytest.mark.parametrize("private", [False, True], ids=["off", "private"])
+@pytest.mark.parametrize("target", LITERAL_TARGETS)
+def test_ip_literal_redirect_targets_in_every_spelling(port: int, target: str, private: bool) -> None:
+    address, loopback = LITERAL_TARGETS[target]
+    url = f"http://site.test/redirect?to={quote(f'http://{target}/page')}"
+    result, backend = _fetch(port, url, _policy(obey_robots=False, allow_private_hosts=private), reachable=_REACHABLE)
+    if private and loopback:
+        assert isinstance(result, Page) and b"Hello fixture" in result.body
+        assert backend.connects == [(PUBLIC, 80), (address, 80)]  # the literal went through the dialler too
+    else:
+        assert isinstance(result, ToolError) and result.code == ("bad_url" if address is None else "blocked_address")
+        assert backend.connects == [(PUBLIC, 80)]  # only the first, public hop was ever connected
+
+
+@pytest.mark.parametrize("private", [False, True], ids=["off", "private"])
+@pytest.mark.parametrize("second", ["127.0.0.1", "10.0.0.5", "169.254.169.254", "fd00:ec2::254", "0.0.0.0"])
+def test_a_name_that_rebinds_between_redirect_hops_is_checked_on_the_hop(port: int, second: str, private: bool) -> None:
+    names = {"flip.test": [[PUBLIC], [second]]}
+    policy = _policy(allow_private_hosts=private)
+    result, backend = _fetch(port, "http://flip.test/redirect?to=/page", policy, names=names, reachable={second})
+    if private and second in {"127.0.0.1", "10.0.0.5"}:  # allowed; the hop may reuse the first hop's connection
+        assert isinstance(result, Page) and result.url == "http://flip.test/page"
+        assert set(backend.connects) <= {(PUBLIC, 80), (second, 80)}
+    else:
+        assert _error(result, "blocked_address").detail["address"] == second
+        assert set(backend.connects) == {(PUBLIC, 80)}  # robots.txt and the first hop went to the first answer
+
+
+@pytest.mark.parametrize("unreadable_allows", [False, True], ids=["strict", "unreadable-allows"])
+@pytest.mark.parametrize("private", [False, True], ids=["off", "private"])
+@pytest.mark.parametrize("site", ROBOTS_MOVED)
+def test_a_robots_txt_redirected_to_a_private_address_is_checked_before_it_is_read(
+    port: int, site: str, private: bool, unreadable_allows: bool
+) -> None:
+    policy = _policy(allow_private_hosts=private, robots_unreadable_allows=unreadable_allows)
+    result, backend = _fetch(port, f"http://{site}/page", policy, reachable={"::1"})
+    contacted = {address for address, _ in backend.connects}
+    if private and "meta" not in site:  # the moved robots.txt is read (there a 404: everything allowed)
+        assert isinstance(result, Page) and contacted > {PUBLIC}
+    elif unreadable_allows:
+        assert isinstance(result, Page) and b"Hello fixture" in result.body and contacted == {PUBLIC}
+    else:
+        assert _error(result, "robots_disallowed").detail["verdict"] == "unreadable" and contacted == {PUBLIC}
 
 
 def test_the_operator_switch_allows_private_hosts(port: int) -> None:
