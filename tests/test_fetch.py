@@ -433,6 +433,57 @@ def test_charsets_and_sniffing(port: int) -> None:
     assert Page("u", "u", 200, {}, b"\xef\xbb\xbfbom").text() == "bom"
 
 
+# Labels Python's codec registry knows (or nobody knows) that are not WHATWG encodings: punycode decodes in
+# quadratic time, idna and undefined raise UnicodeError, utf-7 and EBCDIC turn markup into other markup.
+NOT_WHATWG = [
+    "punycode", "idna", "undefined", "rot13", "rot_13", "base64", "zlib", "uu", "hex", "bz2", "quopri",
+    "unicode_escape", "raw_unicode_escape", "utf-7", "utf-32", "cp037", "cp500", "mbcs", "palmos", "utf8mb4", "none",
+]  # fmt: skip
+
+
+def _html(label: str | None, where: str, body: bytes) -> Page:
+    if where == "header":
+        return Page("u", "u", 200, {"content-type": f"text/html; charset={label}"}, body)
+    return Page("u", "u", 200, {"content-type": "text/html"}, f'<meta charset="{label}">'.encode() + body)
+
+
+@pytest.mark.parametrize("where", ["header", "meta"])
+@pytest.mark.parametrize("label", NOT_WHATWG)
+def test_a_label_that_is_not_a_whatwg_encoding_is_ignored_and_sniffing_goes_on(label: str, where: str) -> None:
+    page = _html(label, where, "<p>café, naïve “quotes”</p>".encode())
+    assert page.text() == page.body.decode("utf-8")  # no Python codec was asked: the page reads as a browser shows it
+    ascii_body = ("abc\u00e9" * 2_000).encode("punycode")  # valid punycode: decoded as such, it would differ
+    assert _html(label, where, ascii_body).text() == _html(label, where, ascii_body).body.decode("ascii")
+
+
+def test_an_unknown_header_label_falls_back_to_the_meta_charset() -> None:
+    body = '<meta charset="windows-1252"><p>na\u00efve \u201cquotes\u201d</p>'.encode("windows-1252")
+    page = Page("u", "u", 200, {"content-type": "text/html; charset=punycode"}, body)
+    assert "naïve “quotes”" in page.text()
+
+
+@pytest.mark.parametrize(
+    ("label", "where", "body", "text"),
+    [
+        ("iso-8859-1", "header", b"\x93q\x94", "\u201cq\u201d"),  # WHATWG reads latin-1 labels as windows-1252
+        ("LATIN1", "meta", b"\x93q\x94", "\u201cq\u201d"),
+        ("utf8", "header", "é".encode(), "é"),
+        (" UTF-8 ", "header", "é".encode(), "é"),
+        ("x-sjis", "header", "日本".encode("cp932"), "日本"),
+        ("ks_c_5601-1987", "header", "한국".encode("cp949"), "한국"),
+        ("gb2312", "meta", "中文".encode("gbk"), "中文"),
+        ("iso-2022-kr", "header", b"\x1b$)C\x0e!!\x0f", "\ufffd"),  # the replacement encoding: one U+FFFD
+        ("x-user-defined", "header", b"\x80", "\uf780"),
+        ("x-user-defined", "meta", b"\x93", "\u201c"),  # in <meta>: windows-1252, as HTML says
+        ("utf-16le", "meta", "é".encode(), "é"),  # a <meta> cannot declare UTF-16 (it would not be readable): UTF-8
+        ("utf-16le", "header", "é".encode("utf-16-le"), "é"),
+    ],
+)
+def test_whatwg_labels_decode_as_browsers_do(label: str, where: str, body: bytes, text: str) -> None:
+    page = _html(label, where, body)
+    assert page.text().endswith(text)
+
+
 def test_only_hosts_refuses_everything_else_before_any_lookup(port: int) -> None:
     backend = LoopbackBackend(port)
     dns = FakeDNS(dict(NAMES))
