@@ -100,6 +100,21 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("fetch_max_bytes", int, 5_242_880, "Largest response body read from a target, as sent (compressed).", 1),
     Setting("fetch_max_decoded_bytes", int, 20_971_520, "Largest response body after decompression.", 1),
     Setting(
+        "fetch_memory_budget",
+        int,
+        268_435_456,
+        "Response bytes (decompressed) the server holds at once across all fetches, each body from before its "
+        "first byte is read until its page is let go; no single body may be larger.",
+        1,
+    ),
+    Setting(
+        "fetch_memory_wait",
+        float,
+        10.0,
+        "Seconds a fetch may wait for room in fetch_memory_budget before it fails as unavailable (retryable).",
+        0,
+    ),
+    Setting(
         "fetch_only_hosts",
         str,
         "",
@@ -184,6 +199,8 @@ class Settings:
     fetch_connect_timeout: float
     fetch_max_bytes: int
     fetch_max_decoded_bytes: int
+    fetch_memory_budget: int
+    fetch_memory_wait: float
     fetch_only_hosts: str
     fetch_read_timeout: float
     fetch_total_timeout: float

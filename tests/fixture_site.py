@@ -108,6 +108,21 @@ async def drip(request: Request) -> Response:
     return StreamingResponse(body(), media_type="text/plain")
 
 
+async def slow_unannounced(request: Request) -> Response:
+    """5 KB in five pieces, without a Content-Length, gzip-encoded when ``?gzip=1``: a body that arrives a while."""
+    gzipped = bool(request.query_params.get("gzip"))
+
+    async def body() -> AsyncIterator[bytes]:
+        encoder = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
+        for _ in range(5):
+            yield encoder.compress(b"s" * 1000) + encoder.flush(zlib.Z_SYNC_FLUSH) if gzipped else b"s" * 1000
+            await anyio.sleep(0.02)
+        if gzipped:
+            yield encoder.flush()
+
+    return StreamingResponse(body(), media_type="text/plain", headers={"content-encoding": "gzip"} if gzipped else {})
+
+
 async def latin1(request: Request) -> Response:
     return Response("<p>café</p>".encode("latin-1"), headers={"content-type": "text/html; charset=ISO-8859-1"})
 
@@ -280,6 +295,7 @@ APP = Starlette(
         Route("/bomb", bomb),
         Route("/deflate", deflated),
         Route("/drip", drip),
+        Route("/slow-unannounced", slow_unannounced),
         Route("/latin1", latin1),
         Route("/meta-charset", meta_charset),
     ]

@@ -14,7 +14,7 @@ import pytest
 from netglean.errors import ToolError
 from netglean.fetch import Fetcher, FetchPolicy, Page, parse_url
 from netglean.settings import Settings
-from tests.fixture_site import ROBOTS_MOVED, serve
+from tests.fixture_site import PAGE, ROBOTS_MOVED, serve
 from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
 
 NAMES = {
@@ -421,6 +421,140 @@ def test_the_session_budget(port: int) -> None:
         return outcomes
 
     assert anyio.run(run) == ["ok", "ok", "budget_exhausted"]
+
+
+def _budgeted(**settings: Any) -> FetchPolicy:
+    return FetchPolicy.from_settings(
+        Settings.load({"host_interval": 0.0, "ignore_robots": True, **settings}, environ={})
+    )
+
+
+def test_pages_held_count_against_the_memory_budget_until_they_are_let_go(port: int) -> None:
+    policy = _budgeted(fetch_memory_budget=len(PAGE) * 5 // 2, fetch_memory_wait=0.2)
+
+    async def run() -> list[str]:
+        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=LoopbackBackend(port))
+        outcomes: list[str] = []
+
+        async def fetch() -> Page | None:
+            try:
+                page = await fetcher.fetch("http://site.test/page")
+            except ToolError as error:
+                outcomes.append(f"{error.code}{' (retryable)' if error.retryable else ''}")
+                return None
+            outcomes.append("ok")
+            return page
+
+        try:
+            first, second = await fetch(), await fetch()
+            await fetch()  # no room for a third page while two are held
+            del first
+            held = [await fetch()]  # the first page was let go: room again
+            await fetch()
+            held.append(second)
+            del second
+            await anyio.to_thread.run_sync(held.clear)  # pages let go in another thread give their room back too
+            await fetch()
+            return outcomes
+        finally:
+            await fetcher.aclose()
+
+    assert anyio.run(run) == ["ok", "ok", "unavailable (retryable)", "ok", "unavailable (retryable)", "ok"]
+
+
+def test_a_fetch_cancelled_while_it_waits_for_room_leaves_nothing_behind(port: int) -> None:
+    policy = _budgeted(fetch_memory_budget=len(PAGE) * 3 // 2, fetch_memory_wait=60.0)
+
+    async def run() -> tuple[bool, int, bool]:
+        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=LoopbackBackend(port))
+        try:
+            first = await fetcher.fetch("http://site.test/page")
+            with anyio.move_on_after(0.2) as waited:  # its caller gives up on a fetch waiting for room
+                await fetcher.fetch("http://site.test/page")
+            del first
+            again = await fetcher.fetch("http://site.test/page")  # not queued behind the one that left
+            return waited.cancelled_caught, fetcher.memory.held, isinstance(again, Page)
+        finally:
+            await fetcher.aclose()
+
+    assert anyio.run(run) == (True, len(PAGE), True)
+
+
+def test_every_way_a_fetch_ends_gives_its_bytes_back(port: int) -> None:
+    policy = _budgeted(
+        fetch_memory_budget=30_000_000, fetch_memory_wait=0.2, fetch_total_timeout=1.0, ignore_robots=False
+    )
+    ends = {
+        "/huge-unannounced": "too_large",  # mid-body, past the cap as sent
+        "/bomb": "too_large",  # mid-body, past the cap decoded
+        "/status/404": "http_status",  # after the whole body was read
+        "/status/503": "http_status",
+        "/drip": "timeout",  # the total deadline cancels a half-read body
+        "/redirect?to=http://127.0.0.1/": "blocked_address",
+        "/chain/9": "too_many_redirects",
+        "/page": "ok",
+    }
+
+    async def run() -> tuple[dict[str, str], int, int]:
+        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=LoopbackBackend(port))
+        outcomes: dict[str, str] = {}
+        kept: list[ToolError] = []  # errors kept (as a handler may), with the tracebacks that hold the read's frames
+        try:
+            for path in ends:
+                try:
+                    await fetcher.fetch(f"http://site.test{path}")
+                    outcomes[path] = "ok"
+                except ToolError as error:
+                    outcomes[path] = error.code
+                    kept.append(error)
+            with anyio.move_on_after(0.3):  # the caller gives up on a half-read body
+                await fetcher.fetch("http://site.test/drip")
+            await fetcher.robots_verdict("http://robots-block.test/page")  # robots.txt bodies are read and let go
+            robots = await fetcher.fetch("http://robots-block.test/page", error_pages=True)
+            holding = fetcher.memory.held
+            del robots
+            return outcomes, holding, fetcher.memory.held
+        finally:
+            await fetcher.aclose()
+
+    outcomes, holding, held = anyio.run(run)
+    assert outcomes == ends
+    assert (holding, held) == (len(PAGE), 0)
+
+
+@pytest.mark.parametrize("gzip", [False, True], ids=["plain", "gzip"])
+def test_bodies_waiting_for_room_never_deadlock(port: int, gzip: bool) -> None:
+    # Room for two bodies of unknown length at a time (one when gzipped: its reservation is the decoded cap): each
+    # body waits before its first byte is read, never while holding part of itself, so all eight finish in turn.
+    policy = _budgeted(
+        fetch_max_bytes=8_000, fetch_max_decoded_bytes=10_000, fetch_memory_budget=20_000, fetch_memory_wait=60.0,
+        host_concurrency=8,
+    )  # fmt: skip
+
+    async def run() -> tuple[list[int], int]:
+        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=LoopbackBackend(port))
+        sizes: list[int] = []
+
+        async def one() -> None:
+            page = await fetcher.fetch(f"http://site.test/slow-unannounced{'?gzip=1' if gzip else ''}")
+            sizes.append(len(page.body))
+
+        try:
+            async with anyio.create_task_group() as tasks:
+                for _ in range(8):
+                    tasks.start_soon(one)
+            return sizes, fetcher.memory.held
+        finally:
+            await fetcher.aclose()
+
+    assert anyio.run(run) == ([5_000] * 8, 0)
+
+
+def test_a_body_larger_than_the_whole_budget_is_too_large(port: int) -> None:
+    policy = _budgeted(fetch_memory_budget=100_000)
+    for path in ("/bomb", "/huge-unannounced"):
+        error = _error(_fetch(port, f"http://site.test{path}", policy)[0], "too_large")
+        assert error.detail == {"limit": 100_000}
 
 
 def test_charsets_and_sniffing(port: int) -> None:
