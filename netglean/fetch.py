@@ -5,7 +5,8 @@ EVERY address checked (netglean.addresses); the TCP connection is then pinned to
 the checked address through aiohttp's resolver hook, so DNS cannot answer
 differently a moment later, while the Host header and TLS SNI stay the URL's. Bodies
 are streamed under a cap on bytes as sent and a cap on bytes after decompression
-(decoded here, bounded, never by a library that inflates a bomb in one go); connect,
+(decoded here, bounded, never by a library that inflates a bomb in one go), and every
+body counts against one server-wide memory budget until its page is let go; connect,
 read and total deadlines hold even against a server that drips one byte at a time.
 robots.txt is read first and cached per origin; a per-host and a global limiter
 space the requests; a session budget caps them. aiohttp errors become netglean
@@ -15,13 +16,15 @@ per request than httpx on the same pages, measured in bench/); httpx.URL parses 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 import socket
 import ssl
 import time
 import zlib
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,21 +32,25 @@ from typing import Any
 import aiohttp
 import anyio
 import httpx
+import webencodings
 import yarl
-from aiohttp.abc import AbstractResolver
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.tracing import Trace
 
 import netglean
-from netglean.addresses import literal_ip, why_not_global
+from netglean.addresses import Targets, literal_ip, refusal
 from netglean.errors import (
     BadUrl,
     BlockedAddress,
     BudgetExhausted,
+    ConfigurationError,
     FetchTimeout,
     HttpStatus,
     ResponseTooLarge,
     RobotsDisallowed,
     SchemeDowngrade,
     TooManyRedirects,
+    Unavailable,
     Unreachable,
     UnsupportedContent,
 )
@@ -74,6 +81,8 @@ class FetchPolicy:
     max_redirects: int
     max_bytes: int
     max_decoded_bytes: int
+    memory_budget: int
+    memory_wait: float
     connect_timeout: float
     read_timeout: float
     total_timeout: float
@@ -84,15 +93,23 @@ class FetchPolicy:
     global_concurrency: int
     session_budget: int
     only_hosts: frozenset[str] = frozenset()
+    private_targets: Targets = field(default_factory=Targets)
+    """The hosts and networks of ``allow_private_targets``, read once (netglean.addresses says what they open)."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FetchPolicy:
+        try:
+            private_targets = Targets.parse(settings.allow_private_targets)
+        except ValueError as exc:
+            raise ConfigurationError(f"allow_private_targets: {exc}") from None
         return cls(
             allow_private_hosts=settings.allow_private_hosts,
             allow_https_downgrade=settings.allow_https_downgrade,
             max_redirects=settings.max_redirects,
             max_bytes=settings.fetch_max_bytes,
             max_decoded_bytes=settings.fetch_max_decoded_bytes,
+            memory_budget=settings.fetch_memory_budget,
+            memory_wait=settings.fetch_memory_wait,
             connect_timeout=settings.fetch_connect_timeout,
             read_timeout=settings.fetch_read_timeout,
             total_timeout=settings.fetch_total_timeout,
@@ -105,6 +122,7 @@ class FetchPolicy:
             only_hosts=frozenset(
                 h.strip().lower().strip("[]") for h in settings.fetch_only_hosts.split(",") if h.strip()
             ),
+            private_targets=private_targets,
         )
 
 
@@ -114,9 +132,116 @@ class Hop:
     status: int
 
 
+class MemoryBudget:
+    """Response bytes (decompressed) the server holds at once, across every fetch: one per fetcher.
+
+    A body reserves the most it can decode to (its Content-Length when it is sent as is, else the
+    cap) before its first byte is read, all at once, and gives back what it did not use when the
+    read ends; the rest stays reserved until its page is let go (``Lease``). A read never waits
+    while holding part of its body, so half-read bodies cannot wait on one another: one that is
+    reading needs nothing more to finish. A reservation that finds no room waits, in turn (a large
+    one is not passed by small ones), at most ``wait`` seconds, then fails as ``Unavailable``.
+
+    Bytes may come back from any thread (a page let go in a worker thread, or by the garbage
+    collector in the middle of other code), so they are queued and counted on the event loop.
+    """
+
+    def __init__(self, size: int, wait: float) -> None:
+        self.size = size
+        self.wait = wait
+        self._held = 0
+        self._returned: deque[int] = deque()
+        self._waiting: deque[_Waiter] = deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def held(self) -> int:
+        """Bytes reserved now (bodies being read, and pages not yet let go)."""
+        return self._held - sum(list(self._returned))
+
+    async def reserve(self, amount: int, url: str) -> Lease:
+        self._loop = asyncio.get_running_loop()
+        self._settle()
+        if not self._waiting and self._held + amount <= self.size:
+            self._held += amount
+            return Lease(self, amount)
+        waiter = _Waiter(amount)
+        self._waiting.append(waiter)
+        try:
+            with anyio.move_on_after(self.wait):
+                await waiter.granted.wait()
+        except BaseException:  # cancelled (the fetch's deadline, or its caller): withdraw, granted or not
+            self._withdraw(waiter)
+            raise
+        if not waiter.granted.is_set():
+            self._withdraw(waiter)
+            raise Unavailable(
+                f"no room for the response of {url} within {self.wait:g} s: the pages this server holds and "
+                f"reads fill its memory budget ({self.size} bytes); try again shortly",
+                detail={"url": url, "memory_budget": self.size},
+            )
+        return Lease(self, amount)
+
+    def _withdraw(self, waiter: _Waiter) -> None:
+        if waiter.granted.is_set():
+            self._give_back(waiter.amount)
+        else:
+            self._waiting.remove(waiter)
+            self._grant()  # those behind it may fit now
+
+    def _give_back(self, amount: int) -> None:
+        """Return bytes from any thread: queued, then counted (and waiters served) on the event loop."""
+        self._returned.append(amount)
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # a closed loop: the next reservation counts what came back
+                self._loop.call_soon_threadsafe(self._grant)
+
+    def _settle(self) -> None:
+        while self._returned:
+            self._held -= self._returned.popleft()
+
+    def _grant(self) -> None:
+        self._settle()
+        while self._waiting and self._held + self._waiting[0].amount <= self.size:
+            waiter = self._waiting.popleft()
+            self._held += waiter.amount
+            waiter.granted.set()
+
+
+@dataclass(eq=False, slots=True)
+class _Waiter:
+    amount: int
+    granted: anyio.Event = field(default_factory=anyio.Event)
+
+
+class Lease:
+    """The bytes one body holds in the ``MemoryBudget``: given back when shrunk, released, or dropped with its page."""
+
+    __slots__ = ("_budget", "amount")
+
+    def __init__(self, budget: MemoryBudget, amount: int) -> None:
+        self._budget = budget
+        self.amount = amount
+
+    def shrink(self, amount: int) -> None:
+        if amount < self.amount:
+            self._budget._give_back(self.amount - amount)
+            self.amount = amount
+
+    def release(self) -> None:
+        self.shrink(0)
+
+    def __del__(self) -> None:
+        self.release()
+
+
 @dataclass(frozen=True, slots=True)
 class Page:
-    """One fetched response: where it came from, how it got there, and its (decoded) body."""
+    """One fetched response: where it came from, how it got there, and its (decoded) body.
+
+    The body's bytes count against the fetcher's memory budget for as long as the page (or a copy
+    made with ``dataclasses.replace``) is held: a handler lets them go by letting the page go.
+    """
 
     requested_url: str
     url: str
@@ -125,6 +250,7 @@ class Page:
     body: bytes
     redirects: tuple[Hop, ...] = ()
     downgraded: bool = False
+    lease: Lease | None = field(default=None, repr=False, compare=False, kw_only=True)
 
     @property
     def media_type(self) -> str:
@@ -158,20 +284,38 @@ def sniff(body: bytes) -> str | None:
 
 _BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
 _META = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)
+_META_INSTEAD = {"utf-16be": "utf-8", "utf-16le": "utf-8", "x-user-defined": "windows-1252"}
+"""What HTML reads a <meta> charset as when it names one a document that declares it cannot be in."""
+
+
+def _whatwg(label: str | None, meta: bool = False) -> webencodings.Encoding | None:
+    """The WHATWG encoding a label names, or None: only the Encoding Standard's table, never Python's registry."""
+    encoding = webencodings.lookup(label) if label else None
+    if encoding is not None and meta and encoding.name in _META_INSTEAD:
+        return webencodings.lookup(_META_INSTEAD[encoding.name])
+    return encoding
 
 
 def decode(body: bytes, declared: str | None) -> str:
-    """Text from bytes: the BOM, then the declared charset, then <meta charset>, then UTF-8, then windows-1252."""
+    """Text from bytes as a browser reads them: the BOM, the declared charset, <meta charset>, UTF-8, windows-1252.
+
+    Only WHATWG labels count (webencodings holds the Encoding Standard's table). Any other label is
+    ignored and sniffing goes on, as browsers do: Python's codec registry also knows labels that are
+    no text encoding at all (punycode decodes in quadratic time; idna and undefined raise; rot13,
+    base64, zlib...), and labels no browser reads (utf-7, EBCDIC) that turn markup into other markup.
+    Every WHATWG decoder is linear.
+    """
     for bom, name in _BOMS:
         if body.startswith(bom):
             return body[len(bom) :].decode(name, errors="replace")
-    meta = _META.search(body[:4096])
-    for candidate in (declared, meta.group(1).decode("ascii", "ignore") if meta else None):
-        if candidate:
-            try:
-                return body.decode(candidate, errors="replace")
-            except LookupError:
-                continue
+    encoding = _whatwg(declared)
+    if encoding is None:
+        meta = _META.search(body[:4096])
+        encoding = _whatwg(meta.group(1).decode("ascii", "ignore"), meta=True) if meta else None
+    if encoding is not None:
+        if encoding.name == "replacement":  # ISO-2022-KR, HZ and kin: one U+FFFD for the whole stream
+            return "\ufffd" if body else ""
+        return encoding.codec_info.decode(body, "replace")[0]
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError:
@@ -186,11 +330,17 @@ def _direct(address: str, port: int) -> tuple[str, int]:
     return address, port
 
 
+def _pin_key(host: str) -> str:
+    """How a host's pin is filed: an IP literal in its canonical spelling, a name in lower case."""
+    literal = literal_ip(host)
+    return str(literal) if literal is not None else host.lower()
+
+
 class _PinnedResolver(AbstractResolver):
     """aiohttp's resolver, answering only with the address the fetcher checked for the host: the pin.
 
     aiohttp keeps the Host header and TLS SNI of the URL while the socket goes to this
-    address. IP-literal hosts never reach a resolver: they are their own pin, checked the same way.
+    address. IP-literal hosts come here too (``_PinnedConnector``): their pin is themselves.
     """
 
     def __init__(self, pins: Mapping[str, str], dial: Dial) -> None:
@@ -198,7 +348,7 @@ class _PinnedResolver(AbstractResolver):
         self._dial = dial
 
     async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET) -> list[Any]:
-        address = self._pins.get(host.lower())
+        address = self._pins.get(_pin_key(host))
         if address is None:
             raise BlockedAddress(f"refusing to connect to {host}: it was not checked")
         address, port = self._dial(address, port)
@@ -215,6 +365,18 @@ class _PinnedResolver(AbstractResolver):
 
     async def close(self) -> None:
         return None
+
+
+class _PinnedConnector(aiohttp.TCPConnector):
+    """aiohttp's connector, asking the pinned resolver for IP-literal hosts as well as names.
+
+    aiohttp connects to a literal host without asking its resolver; routed through it, every
+    connection goes where the fetcher's ``dial`` says, so a test's dialler sees (and can
+    refuse) literal targets too, and an unchecked literal is refused like an unchecked name.
+    """
+
+    async def _resolve_host(self, host: str, port: int, traces: Sequence[Trace] | None = None) -> list[ResolveResult]:
+        return await self._resolver.resolve(host, port, family=self._family)
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,6 +475,7 @@ class Fetcher:
         self._hosts: OrderedDict[str, _HostState] = OrderedDict()
         self._global = anyio.Semaphore(policy.global_concurrency)
         self._robots = RobotsCache()
+        self.memory = MemoryBudget(policy.memory_budget, policy.memory_wait)
         self.spent = 0
 
     def prepare(self) -> None:
@@ -327,7 +490,7 @@ class Fetcher:
         requests, and neither proxies nor .netrc from the environment apply.
         """
         if self._session is None:
-            connector = aiohttp.TCPConnector(
+            connector = _PinnedConnector(
                 resolver=_PinnedResolver(self._pins, self._dial),
                 use_dns_cache=False,
                 ssl=self._ssl or httpx.create_ssl_context(),  # prepare() may have loaded it already
@@ -386,10 +549,10 @@ class Fetcher:
             await self._pin(current)  # the address policy first: a refused host is never asked for robots.txt
             if self.policy.obey_robots:
                 await self._check_robots(current)
-            response_status, headers, body = await self._get(current, ask.accept, ask.cap, ask.headers)
+            response_status, headers, body, lease = await self._get(current, ask.accept, ask.cap, ask.headers)
             location = headers.get("location")
             if response_status in REDIRECTS and location:
-                target = parse_url(str(current.join(location)))
+                target = _redirect_target(current, location)
                 if current.scheme == "https" and target.scheme == "http":
                     if not self.policy.allow_https_downgrade:
                         raise SchemeDowngrade(
@@ -401,10 +564,12 @@ class Fetcher:
                 current = target
                 continue
             if response_status >= 400 and not ask.error_pages:
+                if lease is not None:
+                    lease.release()  # now, not when the traceback that holds it is let go
                 raise HttpStatus(
                     f"{current} answered HTTP {response_status}", status=response_status, detail={"url": str(current)}
                 )
-            return Page(url, str(current), response_status, headers, body, tuple(hops), downgraded)
+            return Page(url, str(current), response_status, headers, body, tuple(hops), downgraded, lease=lease)
         raise TooManyRedirects(
             f"more than {ask.max_redirects} redirects from {url}",
             detail={"redirects": [hop.url for hop in hops]},
@@ -457,24 +622,28 @@ class Fetcher:
         unreadable = _Robots(None, self.policy.robots_unreadable_allows, "could not be read")
         try:
             for _ in range(self.policy.max_redirects + 1):
-                status, headers, body = await self._get(robots_url, "text/plain", 512 * 1024)
+                status, headers, body, lease = await self._get(robots_url, "text/plain", 512 * 1024)
                 if status in REDIRECTS and headers.get("location"):
-                    robots_url = parse_url(str(robots_url.join(headers["location"])))
+                    robots_url = _redirect_target(robots_url, headers["location"])
                     await self._pin(robots_url)
                     continue
                 break
         except (Unreachable, FetchTimeout, ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl):
             return unreadable
-        if 400 <= status < 500:
-            return _Robots(None, True)  # no robots.txt: everything is allowed
-        if status >= 500 or status in REDIRECTS:
-            return _Robots(None, self.policy.robots_unreadable_allows, f"answered HTTP {status}")
-        return _Robots(protego.Protego.parse(decode(body, None)), None)
+        try:
+            if 400 <= status < 500:
+                return _Robots(None, True)  # no robots.txt: everything is allowed
+            if status >= 500 or status in REDIRECTS:
+                return _Robots(None, self.policy.robots_unreadable_allows, f"answered HTTP {status}")
+            return _Robots(protego.Protego.parse(decode(body, None)), None)
+        finally:
+            if lease is not None:
+                lease.release()  # what robots.txt says is kept, parsed; its body is not
 
     async def _get(
         self, url: httpx.URL, accept: str, cap: int, extra: Mapping[str, str] | None = None
-    ) -> tuple[int, dict[str, str], bytes]:
-        """One request to an already pinned host, no redirects: budget, politeness, bounded body."""
+    ) -> tuple[int, dict[str, str], bytes, Lease | None]:
+        """One request to an already pinned host, no redirects: budget, politeness, bounded body and its lease."""
         if self.spent >= self.policy.session_budget:
             raise BudgetExhausted(f"this session has made its {self.policy.session_budget} requests")
         self.spent += 1
@@ -487,9 +656,11 @@ class Fetcher:
                 async with request as response:
                     headers = {name.lower(): ", ".join(response.headers.getall(name)) for name in response.headers}
                     if response.status in REDIRECTS:
-                        return response.status, headers, b""
-                    body = await _read_body(response.content, headers, cap, self.policy.max_decoded_bytes)
-                    return response.status, headers, body
+                        return response.status, headers, b"", None
+                    body, lease = await _read_body(
+                        response.content, headers, cap, self.policy.max_decoded_bytes, memory=self.memory, url=str(url)
+                    )
+                    return response.status, headers, body, lease
             except TimeoutError as exc:  # aiohttp's connect and read timeouts; the total deadline is fetch's
                 raise FetchTimeout(
                     f"{url} did not answer in time ({type(exc).__name__})", detail={"url": str(url)}
@@ -499,9 +670,9 @@ class Fetcher:
 
     async def _pin(self, url: httpx.URL) -> None:
         """Resolve the URL's host, check every address, and pin connections to the first one."""
-        host = url.raw_host.decode("ascii").lower()
+        host = _pin_key(url.raw_host.decode("ascii"))
         port = url.port or (443 if url.scheme == "https" else 80)
-        if self.policy.only_hosts and host.strip("[]") not in self.policy.only_hosts:
+        if self.policy.only_hosts and host not in self.policy.only_hosts:
             raise BlockedAddress(
                 f"{host} is not among the hosts the operator allows", detail={"host": host, "reason": "not allowed"}
             )
@@ -509,15 +680,18 @@ class Fetcher:
         addresses = [str(literal)] if literal else await self._resolve(host, port)
         if not addresses:
             raise Unreachable(f"{host} has no address")
-        if not self.policy.allow_private_hosts:
-            for address in addresses:
-                ip = literal_ip(address)
-                reason = why_not_global(ip) if ip else "unparsable address"
-                if reason:
-                    raise BlockedAddress(
-                        f"{host} resolves to {address}, which is {reason}; only public addresses are fetched",
-                        detail={"host": host, "address": address, "reason": reason},
-                    )
+        for address in addresses:
+            ip = literal_ip(address)
+            reason = (
+                refusal(host, ip, private=self.policy.allow_private_hosts, listed=self.policy.private_targets)
+                if ip
+                else "unparsable address"
+            )
+            if reason:
+                raise BlockedAddress(
+                    f"{host} resolves to {address}, which is {reason}; the operator's policy does not allow it",
+                    detail={"host": host, "address": address, "reason": reason},
+                )
         self._pins[host] = addresses[0]
         self._pins.move_to_end(host)
         while len(self._pins) > _TRACKED_HOSTS:
@@ -594,6 +768,15 @@ def parse_url(url: str) -> httpx.URL:
     return parsed
 
 
+def _redirect_target(current: httpx.URL, location: str) -> httpx.URL:
+    """Where a Location header points from ``current``, or ``BadUrl`` (a target's header is untrusted input)."""
+    try:
+        joined = current.join(location)
+    except (httpx.InvalidURL, TypeError, ValueError) as exc:
+        raise BadUrl(f"{current} redirects to something that is not a URL", detail={"from": str(current)}) from exc
+    return parse_url(str(joined))
+
+
 def _reason(exc: BaseException) -> str:
     """A short cause for a failed request, without aiohttp's connection-key noise."""
     cause = exc.__cause__ or exc
@@ -601,7 +784,16 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
 
 
-async def _read_body(stream: aiohttp.StreamReader, headers: Mapping[str, str], cap: int, decoded_cap: int) -> bytes:
+async def _read_body(
+    stream: aiohttp.StreamReader,
+    headers: Mapping[str, str],
+    cap: int,
+    decoded_cap: int,
+    *,
+    memory: MemoryBudget,
+    url: str,
+) -> tuple[bytes, Lease]:
+    """The body, read under both caps, with its reservation in ``memory`` (all of it taken before the first byte)."""
     declared = headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
         raise ResponseTooLarge(f"the response is {declared} bytes; the limit is {cap}", detail={"limit": cap})
@@ -614,26 +806,34 @@ async def _read_body(stream: aiohttp.StreamReader, headers: Mapping[str, str], c
         decoder = None
     else:
         raise UnsupportedContent(f"unsupported content-encoding {encoding!r}")
-    received = 0
-    body = bytearray()
-    async for chunk in stream.iter_any():
-        received += len(chunk)
-        if received > cap:
-            raise ResponseTooLarge(f"the response passed {cap} bytes", detail={"limit": cap})
-        if decoder is None:
-            body += chunk
-        else:
-            try:
-                body += decoder.decompress(chunk, decoded_cap - len(body) + 1)
-            except zlib.error as exc:
-                raise UnsupportedContent(f"the {encoding} body is corrupt: {exc}") from exc
-            if decoder.unconsumed_tail:  # more output is waiting than the cap leaves room for
-                raise ResponseTooLarge(
-                    f"the response decompresses past {decoded_cap} bytes", detail={"limit": decoded_cap}
-                )
-        if len(body) > decoded_cap:
-            raise ResponseTooLarge(f"the response decompresses past {decoded_cap} bytes", detail={"limit": decoded_cap})
-    return bytes(body)
+    limit = min(decoded_cap, memory.size)  # no body may be larger than the whole budget
+    passed = "decompresses past" if decoder is not None else "passed"
+    # A body sent as is decodes to what it declares (aiohttp reads no further), else to at most the cap.
+    most = min(int(declared) if declared.isdigit() else cap, limit) if decoder is None else limit
+    lease = await memory.reserve(most, url)
+    try:
+        received = 0
+        body = bytearray()
+        async for chunk in stream.iter_any():
+            received += len(chunk)
+            if received > cap:
+                raise ResponseTooLarge(f"the response passed {cap} bytes", detail={"limit": cap})
+            if decoder is None:
+                body += chunk
+            else:
+                try:
+                    body += decoder.decompress(chunk, limit - len(body) + 1)
+                except zlib.error as exc:
+                    raise UnsupportedContent(f"the {encoding} body is corrupt: {exc}") from exc
+                if decoder.unconsumed_tail:  # more output is waiting than the cap leaves room for
+                    raise ResponseTooLarge(f"the response {passed} {limit} bytes", detail={"limit": limit})
+            if len(body) > limit or len(body) > lease.amount:
+                raise ResponseTooLarge(f"the response {passed} {limit} bytes", detail={"limit": limit})
+        lease.shrink(len(body))
+        return bytes(body), lease
+    except BaseException:
+        lease.release()
+        raise
 
 
 class _Deflate:

@@ -70,7 +70,16 @@ SETTINGS: tuple[Setting, ...] = (
         "allow_private_hosts",
         bool,
         False,
-        "Let fetches reach loopback and private addresses (a staging site, test fixtures). No tool argument can.",
+        "Let fetches reach loopback and private addresses: 127/8, ::1, 10/8, 172.16/12, 192.168/16, fc00::/7 "
+        "(a staging site, test fixtures); link-local and cloud metadata addresses stay refused. No tool argument can.",
+    ),
+    Setting(
+        "allow_private_targets",
+        str,
+        "",
+        "Non-public hosts and networks fetches may reach, comma-separated hostnames and CIDRs (e.g. "
+        "staging.internal,10.1.0.0/16,169.254.0.0/16); a cloud metadata address (169.254.169.254, fd00:ec2::254, "
+        "100.100.100.200, ...) only when listed by itself.",
     ),
     Setting(
         "allowed_hosts",
@@ -90,6 +99,21 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("fetch_connect_timeout", float, 10.0, "Seconds to open a connection to a target.", 0.001),
     Setting("fetch_max_bytes", int, 5_242_880, "Largest response body read from a target, as sent (compressed).", 1),
     Setting("fetch_max_decoded_bytes", int, 20_971_520, "Largest response body after decompression.", 1),
+    Setting(
+        "fetch_memory_budget",
+        int,
+        268_435_456,
+        "Response bytes (decompressed) the server holds at once across all fetches, each body from before its "
+        "first byte is read until its page is let go; no single body may be larger.",
+        1,
+    ),
+    Setting(
+        "fetch_memory_wait",
+        float,
+        10.0,
+        "Seconds a fetch may wait for room in fetch_memory_budget before it fails as unavailable (retryable).",
+        0,
+    ),
     Setting(
         "fetch_only_hosts",
         str,
@@ -168,12 +192,15 @@ class Settings:
 
     allow_https_downgrade: bool
     allow_private_hosts: bool
+    allow_private_targets: str
     allowed_hosts: str
     allowed_origins: str
     call_timeout: float
     fetch_connect_timeout: float
     fetch_max_bytes: int
     fetch_max_decoded_bytes: int
+    fetch_memory_budget: int
+    fetch_memory_wait: float
     fetch_only_hosts: str
     fetch_read_timeout: float
     fetch_total_timeout: float

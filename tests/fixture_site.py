@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import uvicorn
@@ -27,6 +28,14 @@ ROBOTS = {
     "robots-all.test": "User-agent: *\nDisallow: /\n",
     "maps.test": "User-agent: *\nAllow: /\nSitemap: http://maps.test/sitemap_index.xml\n",
 }
+ROBOTS_MOVED = {  # sites whose robots.txt redirects elsewhere (to addresses the policy must check first)
+    "robots-to-loopback.test": "http://127.0.0.1/robots.txt",
+    "robots-to-decimal.test": "http://2130706433/robots.txt",
+    "robots-to-v6.test": "http://[::1]/robots.txt",
+    "robots-to-rebind.test": "http://rebind.test/robots.txt",
+    "robots-to-meta.test": "http://169.254.169.254/latest/meta-data/",
+    "robots-to-meta-name.test": "http://meta.test/robots.txt",
+}
 
 
 async def robots(request: Request) -> Response:
@@ -35,6 +44,8 @@ async def robots(request: Request) -> Response:
         return PlainTextResponse("down", status_code=503)
     if host in ROBOTS:
         return PlainTextResponse(ROBOTS[host])
+    if host in ROBOTS_MOVED:
+        return RedirectResponse(ROBOTS_MOVED[host], status_code=302)
     return PlainTextResponse("not found", status_code=404)
 
 
@@ -48,6 +59,14 @@ async def echo_host(request: Request) -> Response:
 
 async def redirect(request: Request) -> Response:
     return RedirectResponse(request.query_params["to"], status_code=int(request.query_params.get("code", "302")))
+
+
+async def chain_to(request: Request) -> Response:
+    """Two hops on this host (301, then 307), then on to ``to``: a check made only on the first or last hop shows."""
+    step = int(request.query_params.get("step", "0"))
+    if step < 2:
+        return RedirectResponse(f"/chain-to?step={step + 1}&to={quote(request.query_params['to'])}", 301 + step * 6)
+    return RedirectResponse(request.query_params["to"], status_code=302)
 
 
 async def chain(request: Request) -> Response:
@@ -87,6 +106,21 @@ async def drip(request: Request) -> Response:
             await anyio.sleep(0.2)
 
     return StreamingResponse(body(), media_type="text/plain")
+
+
+async def slow_unannounced(request: Request) -> Response:
+    """5 KB in five pieces, without a Content-Length, gzip-encoded when ``?gzip=1``: a body that arrives a while."""
+    gzipped = bool(request.query_params.get("gzip"))
+
+    async def body() -> AsyncIterator[bytes]:
+        encoder = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
+        for _ in range(5):
+            yield encoder.compress(b"s" * 1000) + encoder.flush(zlib.Z_SYNC_FLUSH) if gzipped else b"s" * 1000
+            await anyio.sleep(0.02)
+        if gzipped:
+            yield encoder.flush()
+
+    return StreamingResponse(body(), media_type="text/plain", headers={"content-encoding": "gzip"} if gzipped else {})
 
 
 async def latin1(request: Request) -> Response:
@@ -250,15 +284,18 @@ APP = Starlette(
         Route("/robots.txt", robots),
         Route("/page", page),
         Route("/private", page),
+        Route("/private-hop", redirect),
         Route("/echo-host", echo_host),
         Route("/redirect", redirect),
         Route("/chain/{left}", chain),
+        Route("/chain-to", chain_to),
         Route("/status/{code}", status),
         Route("/huge", huge),
         Route("/huge-unannounced", huge_unannounced),
         Route("/bomb", bomb),
         Route("/deflate", deflated),
         Route("/drip", drip),
+        Route("/slow-unannounced", slow_unannounced),
         Route("/latin1", latin1),
         Route("/meta-charset", meta_charset),
     ]

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+import ipaddress
+from collections.abc import Collection, Iterator
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import pytest
@@ -12,7 +14,7 @@ import pytest
 from netglean.errors import ToolError
 from netglean.fetch import Fetcher, FetchPolicy, Page, parse_url
 from netglean.settings import Settings
-from tests.fixture_site import serve
+from tests.fixture_site import PAGE, ROBOTS_MOVED, serve
 from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
 
 NAMES = {
@@ -24,6 +26,7 @@ NAMES = {
     "meta.test": ["169.254.169.254"],
     "mixed.test": [PUBLIC, "10.0.0.5"],
     "mixed-v6.test": [PUBLIC, "::ffff:192.168.1.1"],
+    **{site: [PUBLIC] for site in ROBOTS_MOVED},
 }
 
 
@@ -38,11 +41,20 @@ def _policy(**changes: Any) -> FetchPolicy:
     return dataclasses.replace(base, host_interval=0.0, **changes)
 
 
-def _fetch(port: int, url: str, policy: FetchPolicy | None = None, **kwargs: Any) -> tuple[Page | ToolError, Any]:
-    backend = LoopbackBackend(port)
+def _fetch(
+    port: int,
+    url: str,
+    policy: FetchPolicy | None = None,
+    *,
+    names: dict[str, Any] | None = None,
+    reachable: Collection[str] = (),
+    **kwargs: Any,
+) -> tuple[Page | ToolError, LoopbackBackend]:
+    """One fetch by a fresh fetcher: ``names`` (else NAMES) for DNS, ``reachable`` private addresses routed too."""
+    backend = LoopbackBackend(port, reachable=reachable)
 
     async def run() -> Page | ToolError:
-        fetcher = Fetcher(policy or _policy(), resolver=FakeDNS(dict(NAMES)), dial=backend)
+        fetcher = Fetcher(policy or _policy(), resolver=FakeDNS(dict(names or NAMES)), dial=backend)
         try:
             return await fetcher.fetch(url, **kwargs)
         except ToolError as error:
@@ -102,10 +114,170 @@ def test_every_redirect_hop_is_checked_again(port: int, target: str) -> None:
     assert backend.connects == [(PUBLIC, 80)]  # only the first, public hop was ever connected
 
 
+MAPPED_LOOPBACK = str(ipaddress.ip_address("::ffff:127.0.0.1"))  # how this Python spells it: the pinned address
+MAPPED_METADATA = str(ipaddress.ip_address("::ffff:169.254.169.254"))
+# A redirect to an IP literal, in every spelling: the address it reaches (so the dialler can record it),
+# whether the private switch lets it through, and, for a spelling httpx will not even parse, None.
+LITERAL_TARGETS: dict[str, tuple[str | None, bool]] = {
+    "127.0.0.1": ("127.0.0.1", True),
+    "2130706433": ("127.0.0.1", True),
+    "017700000001": ("127.0.0.1", True),
+    "0x7f000001": ("127.0.0.1", True),
+    "0x7f.1": ("127.0.0.1", True),
+    "0x7f.0.0.1": ("127.0.0.1", True),
+    "0177.0.0.1": (None, False),  # httpx reads no leading-zero octets: not a URL, so never fetched
+    "127.1": ("127.0.0.1", True),
+    "[::1]": ("::1", True),
+    "[0:0:0:0:0:0:0:1]": ("::1", True),
+    "[::ffff:127.0.0.1]": (MAPPED_LOOPBACK, True),
+    "[::FFFF:7F00:1]": (MAPPED_LOOPBACK, True),
+    "[64:ff9b::7f00:1]": ("64:ff9b::7f00:1", True),
+    "[2002:7f00:1::]": ("2002:7f00:1::", True),
+    "[::7f00:1]": ("::7f00:1", False),  # the deprecated IPv4-compatible form: reserved, not loopback
+    "169.254.169.254": ("169.254.169.254", False),
+    "2852039166": ("169.254.169.254", False),
+    "0xa9fea9fe": ("169.254.169.254", False),
+    "169.254.43518": ("169.254.169.254", False),
+    "0251.0376.0251.0376": (None, False),
+    "[::ffff:169.254.169.254]": (MAPPED_METADATA, False),
+    "[::ffff:a9fe:a9fe]": (MAPPED_METADATA, False),
+    "[64:ff9b::a9fe:a9fe]": ("64:ff9b::a9fe:a9fe", False),
+    "[fd00:ec2::254]": ("fd00:ec2::254", False),
+    "[fe80::a9fe:a9fe]": ("fe80::a9fe:a9fe", False),
+    "[fe80::1%25eth0]": ("fe80::1", False),
+    "100.100.100.200": ("100.100.100.200", False),
+    "0": ("0.0.0.0", False),
+    "0.0.0.0": ("0.0.0.0", False),
+    "[::]": ("::", False),
+}
+_REACHABLE = {address for address, _ in LITERAL_TARGETS.values() if address}
+
+
+@pytest.mark.parametrize("private", [False, True], ids=["off", "private"])
+@pytest.mark.parametrize("target", LITERAL_TARGETS)
+def test_ip_literal_redirect_targets_in_every_spelling(port: int, target: str, private: bool) -> None:
+    address, loopback = LITERAL_TARGETS[target]
+    url = f"http://site.test/redirect?to={quote(f'http://{target}/page')}"
+    result, backend = _fetch(port, url, _policy(obey_robots=False, allow_private_hosts=private), reachable=_REACHABLE)
+    if private and loopback:
+        assert isinstance(result, Page) and b"Hello fixture" in result.body
+        assert backend.connects == [(PUBLIC, 80), (address, 80)]  # the literal went through the dialler too
+    else:
+        assert isinstance(result, ToolError) and result.code == ("bad_url" if address is None else "blocked_address")
+        assert backend.connects == [(PUBLIC, 80)]  # only the first, public hop was ever connected
+
+
+@pytest.mark.parametrize("private", [False, True], ids=["off", "private"])
+@pytest.mark.parametrize("second", ["127.0.0.1", "10.0.0.5", "169.254.169.254", "fd00:ec2::254", "0.0.0.0"])
+def test_a_name_that_rebinds_between_redirect_hops_is_checked_on_the_hop(port: int, second: str, private: bool) -> None:
+    names = {"flip.test": [[PUBLIC], [second]]}
+    policy = _policy(allow_private_hosts=private)
+    result, backend = _fetch(port, "http://flip.test/redirect?to=/page", policy, names=names, reachable={second})
+    if private and second in {"127.0.0.1", "10.0.0.5"}:  # allowed; the hop may reuse the first hop's connection
+        assert isinstance(result, Page) and result.url == "http://flip.test/page"
+        assert set(backend.connects) <= {(PUBLIC, 80), (second, 80)}
+    else:
+        assert _error(result, "blocked_address").detail["address"] == second
+        assert set(backend.connects) == {(PUBLIC, 80)}  # robots.txt and the first hop went to the first answer
+
+
+@pytest.mark.parametrize("unreadable_allows", [False, True], ids=["strict", "unreadable-allows"])
+@pytest.mark.parametrize("private", [False, True], ids=["off", "private"])
+@pytest.mark.parametrize("site", ROBOTS_MOVED)
+def test_a_robots_txt_redirected_to_a_private_address_is_checked_before_it_is_read(
+    port: int, site: str, private: bool, unreadable_allows: bool
+) -> None:
+    policy = _policy(allow_private_hosts=private, robots_unreadable_allows=unreadable_allows)
+    result, backend = _fetch(port, f"http://{site}/page", policy, reachable={"::1"})
+    contacted = {address for address, _ in backend.connects}
+    if private and "meta" not in site:  # the moved robots.txt is read (there a 404: everything allowed)
+        assert isinstance(result, Page) and contacted > {PUBLIC}
+    elif unreadable_allows:
+        assert isinstance(result, Page) and b"Hello fixture" in result.body and contacted == {PUBLIC}
+    else:
+        assert _error(result, "robots_disallowed").detail["verdict"] == "unreadable" and contacted == {PUBLIC}
+
+
 def test_the_operator_switch_allows_private_hosts(port: int) -> None:
     result, backend = _fetch(port, "http://rebind.test/page", _policy(allow_private_hosts=True))
     assert isinstance(result, Page) and b"Hello fixture" in result.body
     assert backend.connects and all(host == "127.0.0.1" for host, _ in backend.connects)
+
+
+# Each name resolves to one address; the backend routes every address to the fixture site, so a verdict
+# of "fetched" is a real fetch and "refused" is proven by no connect at all.
+SWITCHED_NAMES = {
+    "loop.test": "127.0.0.1",
+    "ten.test": "10.0.0.5",
+    "ula.test": "fd12:3456::5",
+    "mapped-ten.test": "::ffff:10.0.0.5",
+    "meta.test": "169.254.169.254",
+    "meta6.test": "fd00:ec2::254",
+    "mapped-meta.test": "::ffff:169.254.169.254",
+    "nat64-meta.test": "64:ff9b::a9fe:a9fe",
+    "ecs.test": "169.254.170.2",
+    "alibaba.test": "100.100.100.200",
+    "azure.test": "168.63.129.16",
+    "link.test": "169.254.10.1",
+    "link6.test": "fe80::5",
+    "cgnat.test": "100.64.0.9",
+    "zero.test": "0.0.0.0",
+    "multicast.test": "224.0.0.1",
+    "staging.test": "192.0.2.7",
+    "named-meta.test": "169.254.169.254",
+}
+SWITCHES = {
+    "off": {},
+    "private": {"allow_private_hosts": True},
+    "listed": {"allow_private_targets": "169.254.0.0/16, fe80::/10, 100.64.0.0/10, Staging.test, named-meta.test"},
+    "exact": {"allow_private_targets": "169.254.169.254,fd00:ec2::254/128", "allow_private_hosts": True},
+}
+# Which names each operator setting lets through (all others are refused and never contacted).
+FETCHED = {
+    "off": set(),
+    "private": {"loop.test", "ten.test", "ula.test", "mapped-ten.test"},
+    "listed": {"link.test", "link6.test", "cgnat.test", "staging.test"},
+    "exact": {"loop.test", "ten.test", "ula.test", "mapped-ten.test", "meta.test", "meta6.test", "mapped-meta.test",
+              "nat64-meta.test", "named-meta.test"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("switch", SWITCHES)
+@pytest.mark.parametrize("name", SWITCHED_NAMES)
+def test_the_ssrf_matrix_under_the_operator_switches(port: int, name: str, switch: str) -> None:
+    settings = Settings.load({"host_interval": 0.0, "ignore_robots": True, **SWITCHES[switch]}, environ={})
+    address = SWITCHED_NAMES[name]
+    backend = LoopbackBackend(port, reachable=set(SWITCHED_NAMES.values()))
+
+    async def run() -> Page | ToolError:
+        fetcher = Fetcher(FetchPolicy.from_settings(settings), resolver=FakeDNS({name: [address]}), dial=backend)
+        try:
+            return await fetcher.fetch(f"http://{name}/page")
+        except ToolError as error:
+            return error
+        finally:
+            await fetcher.aclose()
+
+    result = anyio.run(run)
+    if name in FETCHED[switch]:
+        assert isinstance(result, Page) and b"Hello fixture" in result.body, result
+        assert backend.connects == [(address, 80)]
+    else:
+        assert _error(result, "blocked_address").detail["address"] == address
+        assert backend.connects == []
+
+
+def test_metadata_refusals_say_so(port: int) -> None:
+    error = _error(_fetch(port, "http://meta.test/", _policy(allow_private_hosts=True))[0], "blocked_address")
+    assert error.detail["reason"] == "a cloud metadata endpoint" and "169.254.169.254" in error.message
+
+
+@pytest.mark.parametrize("listed", ["10.0.0.0/33", "10.1.2.3/16", "fd00::/129", "bad..name/8"])
+def test_an_unreadable_private_target_is_a_configuration_error(listed: str) -> None:
+    from netglean.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="allow_private_targets"):
+        FetchPolicy.from_settings(Settings.load({"allow_private_targets": listed}, environ={}))
 
 
 def test_connections_are_pinned_to_the_checked_address_and_keep_the_host(port: int) -> None:
@@ -206,6 +378,26 @@ def test_robots_txt_is_obeyed(port: int) -> None:
     assert isinstance(_fetch(port, "http://site.test/page")[0], Page)  # 404 robots.txt: allowed
 
 
+@pytest.mark.parametrize(
+    ("start", "robots"),
+    [
+        ("http://robots-block.test/redirect?to=/private", "http://robots-block.test/robots.txt"),
+        ("http://site.test/redirect?to=http://robots-block.test/private", "http://robots-block.test/robots.txt"),
+        ("http://site.test/redirect?to=http://robots-all.test/page&code=301", "http://robots-all.test/robots.txt"),
+        ("http://site.test/chain-to?to=http://robots-block.test/private", "http://robots-block.test/robots.txt"),
+        # a disallowed hop in the middle, between allowed ones
+        (
+            f"http://site.test/redirect?to={quote('http://robots-block.test/private-hop?to=http://site.test/page')}",
+            "http://robots-block.test/robots.txt",
+        ),
+    ],
+    ids=["same-origin", "cross-origin", "everything-disallowed", "after-two-hops", "disallowed-middle-hop"],
+)
+def test_robots_txt_is_obeyed_on_every_redirect_hop(port: int, start: str, robots: str) -> None:
+    error = _error(_fetch(port, start)[0], "robots_disallowed")
+    assert error.detail == {"robots": robots, "verdict": "disallowed"}
+
+
 def test_unreadable_robots_means_do_not_fetch_unless_the_operator_says(port: int) -> None:
     error = _error(_fetch(port, "http://robots-500.test/page")[0], "robots_disallowed")
     assert "503" in error.message
@@ -231,6 +423,140 @@ def test_the_session_budget(port: int) -> None:
     assert anyio.run(run) == ["ok", "ok", "budget_exhausted"]
 
 
+def _budgeted(**settings: Any) -> FetchPolicy:
+    return FetchPolicy.from_settings(
+        Settings.load({"host_interval": 0.0, "ignore_robots": True, **settings}, environ={})
+    )
+
+
+def test_pages_held_count_against_the_memory_budget_until_they_are_let_go(port: int) -> None:
+    policy = _budgeted(fetch_memory_budget=len(PAGE) * 5 // 2, fetch_memory_wait=0.2)
+
+    async def run() -> list[str]:
+        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=LoopbackBackend(port))
+        outcomes: list[str] = []
+
+        async def fetch() -> Page | None:
+            try:
+                page = await fetcher.fetch("http://site.test/page")
+            except ToolError as error:
+                outcomes.append(f"{error.code}{' (retryable)' if error.retryable else ''}")
+                return None
+            outcomes.append("ok")
+            return page
+
+        try:
+            first, second = await fetch(), await fetch()
+            await fetch()  # no room for a third page while two are held
+            del first
+            held = [await fetch()]  # the first page was let go: room again
+            await fetch()
+            held.append(second)
+            del second
+            await anyio.to_thread.run_sync(held.clear)  # pages let go in another thread give their room back too
+            await fetch()
+            return outcomes
+        finally:
+            await fetcher.aclose()
+
+    assert anyio.run(run) == ["ok", "ok", "unavailable (retryable)", "ok", "unavailable (retryable)", "ok"]
+
+
+def test_a_fetch_cancelled_while_it_waits_for_room_leaves_nothing_behind(port: int) -> None:
+    policy = _budgeted(fetch_memory_budget=len(PAGE) * 3 // 2, fetch_memory_wait=60.0)
+
+    async def run() -> tuple[bool, int, bool]:
+        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=LoopbackBackend(port))
+        try:
+            first = await fetcher.fetch("http://site.test/page")
+            with anyio.move_on_after(0.2) as waited:  # its caller gives up on a fetch waiting for room
+                await fetcher.fetch("http://site.test/page")
+            del first
+            again = await fetcher.fetch("http://site.test/page")  # not queued behind the one that left
+            return waited.cancelled_caught, fetcher.memory.held, isinstance(again, Page)
+        finally:
+            await fetcher.aclose()
+
+    assert anyio.run(run) == (True, len(PAGE), True)
+
+
+def test_every_way_a_fetch_ends_gives_its_bytes_back(port: int) -> None:
+    policy = _budgeted(
+        fetch_memory_budget=30_000_000, fetch_memory_wait=0.2, fetch_total_timeout=1.0, ignore_robots=False
+    )
+    ends = {
+        "/huge-unannounced": "too_large",  # mid-body, past the cap as sent
+        "/bomb": "too_large",  # mid-body, past the cap decoded
+        "/status/404": "http_status",  # after the whole body was read
+        "/status/503": "http_status",
+        "/drip": "timeout",  # the total deadline cancels a half-read body
+        "/redirect?to=http://127.0.0.1/": "blocked_address",
+        "/chain/9": "too_many_redirects",
+        "/page": "ok",
+    }
+
+    async def run() -> tuple[dict[str, str], int, int]:
+        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=LoopbackBackend(port))
+        outcomes: dict[str, str] = {}
+        kept: list[ToolError] = []  # errors kept (as a handler may), with the tracebacks that hold the read's frames
+        try:
+            for path in ends:
+                try:
+                    await fetcher.fetch(f"http://site.test{path}")
+                    outcomes[path] = "ok"
+                except ToolError as error:
+                    outcomes[path] = error.code
+                    kept.append(error)
+            with anyio.move_on_after(0.3):  # the caller gives up on a half-read body
+                await fetcher.fetch("http://site.test/drip")
+            await fetcher.robots_verdict("http://robots-block.test/page")  # robots.txt bodies are read and let go
+            robots = await fetcher.fetch("http://robots-block.test/page", error_pages=True)
+            holding = fetcher.memory.held
+            del robots
+            return outcomes, holding, fetcher.memory.held
+        finally:
+            await fetcher.aclose()
+
+    outcomes, holding, held = anyio.run(run)
+    assert outcomes == ends
+    assert (holding, held) == (len(PAGE), 0)
+
+
+@pytest.mark.parametrize("gzip", [False, True], ids=["plain", "gzip"])
+def test_bodies_waiting_for_room_never_deadlock(port: int, gzip: bool) -> None:
+    # Room for two bodies of unknown length at a time (one when gzipped: its reservation is the decoded cap): each
+    # body waits before its first byte is read, never while holding part of itself, so all eight finish in turn.
+    policy = _budgeted(
+        fetch_max_bytes=8_000, fetch_max_decoded_bytes=10_000, fetch_memory_budget=20_000, fetch_memory_wait=60.0,
+        host_concurrency=8,
+    )  # fmt: skip
+
+    async def run() -> tuple[list[int], int]:
+        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=LoopbackBackend(port))
+        sizes: list[int] = []
+
+        async def one() -> None:
+            page = await fetcher.fetch(f"http://site.test/slow-unannounced{'?gzip=1' if gzip else ''}")
+            sizes.append(len(page.body))
+
+        try:
+            async with anyio.create_task_group() as tasks:
+                for _ in range(8):
+                    tasks.start_soon(one)
+            return sizes, fetcher.memory.held
+        finally:
+            await fetcher.aclose()
+
+    assert anyio.run(run) == ([5_000] * 8, 0)
+
+
+def test_a_body_larger_than_the_whole_budget_is_too_large(port: int) -> None:
+    policy = _budgeted(fetch_memory_budget=100_000)
+    for path in ("/bomb", "/huge-unannounced"):
+        error = _error(_fetch(port, f"http://site.test{path}", policy)[0], "too_large")
+        assert error.detail == {"limit": 100_000}
+
+
 def test_charsets_and_sniffing(port: int) -> None:
     policy = _policy(obey_robots=False)
     latin = _fetch(port, "http://site.test/latin1", policy)[0]
@@ -239,6 +565,57 @@ def test_charsets_and_sniffing(port: int) -> None:
     assert isinstance(meta, Page) and "naïve “quotes”" in meta.text()
     assert Page("u", "u", 200, {}, b"<!DOCTYPE html><p>x").media_type == "text/html"
     assert Page("u", "u", 200, {}, b"\xef\xbb\xbfbom").text() == "bom"
+
+
+# Labels Python's codec registry knows (or nobody knows) that are not WHATWG encodings: punycode decodes in
+# quadratic time, idna and undefined raise UnicodeError, utf-7 and EBCDIC turn markup into other markup.
+NOT_WHATWG = [
+    "punycode", "idna", "undefined", "rot13", "rot_13", "base64", "zlib", "uu", "hex", "bz2", "quopri",
+    "unicode_escape", "raw_unicode_escape", "utf-7", "utf-32", "cp037", "cp500", "mbcs", "palmos", "utf8mb4", "none",
+]  # fmt: skip
+
+
+def _html(label: str | None, where: str, body: bytes) -> Page:
+    if where == "header":
+        return Page("u", "u", 200, {"content-type": f"text/html; charset={label}"}, body)
+    return Page("u", "u", 200, {"content-type": "text/html"}, f'<meta charset="{label}">'.encode() + body)
+
+
+@pytest.mark.parametrize("where", ["header", "meta"])
+@pytest.mark.parametrize("label", NOT_WHATWG)
+def test_a_label_that_is_not_a_whatwg_encoding_is_ignored_and_sniffing_goes_on(label: str, where: str) -> None:
+    page = _html(label, where, "<p>café, naïve “quotes”</p>".encode())
+    assert page.text() == page.body.decode("utf-8")  # no Python codec was asked: the page reads as a browser shows it
+    ascii_body = ("abc\u00e9" * 2_000).encode("punycode")  # valid punycode: decoded as such, it would differ
+    assert _html(label, where, ascii_body).text() == _html(label, where, ascii_body).body.decode("ascii")
+
+
+def test_an_unknown_header_label_falls_back_to_the_meta_charset() -> None:
+    body = '<meta charset="windows-1252"><p>na\u00efve \u201cquotes\u201d</p>'.encode("windows-1252")
+    page = Page("u", "u", 200, {"content-type": "text/html; charset=punycode"}, body)
+    assert "naïve “quotes”" in page.text()
+
+
+@pytest.mark.parametrize(
+    ("label", "where", "body", "text"),
+    [
+        ("iso-8859-1", "header", b"\x93q\x94", "\u201cq\u201d"),  # WHATWG reads latin-1 labels as windows-1252
+        ("LATIN1", "meta", b"\x93q\x94", "\u201cq\u201d"),
+        ("utf8", "header", "é".encode(), "é"),
+        (" UTF-8 ", "header", "é".encode(), "é"),
+        ("x-sjis", "header", "日本".encode("cp932"), "日本"),
+        ("ks_c_5601-1987", "header", "한국".encode("cp949"), "한국"),
+        ("gb2312", "meta", "中文".encode("gbk"), "中文"),
+        ("iso-2022-kr", "header", b"\x1b$)C\x0e!!\x0f", "\ufffd"),  # the replacement encoding: one U+FFFD
+        ("x-user-defined", "header", b"\x80", "\uf780"),
+        ("x-user-defined", "meta", b"\x93", "\u201c"),  # in <meta>: windows-1252, as HTML says
+        ("utf-16le", "meta", "é".encode(), "é"),  # a <meta> cannot declare UTF-16 (it would not be readable): UTF-8
+        ("utf-16le", "header", "é".encode("utf-16-le"), "é"),
+    ],
+)
+def test_whatwg_labels_decode_as_browsers_do(label: str, where: str, body: bytes, text: str) -> None:
+    page = _html(label, where, body)
+    assert page.text().endswith(text)
 
 
 def test_only_hosts_refuses_everything_else_before_any_lookup(port: int) -> None:
