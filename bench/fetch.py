@@ -105,7 +105,7 @@ def _reference(urls: list[str], repeats: int) -> list[float]:
 
 def _in_process(family: str, pages: int) -> float:
     """What the server does with each page once it has the bytes (decode, parse, metadata, extract, render)."""
-    from netglean.fetch import decode
+    from netglean.page_text import decode
     from netglean.reading import read_html
 
     bodies = [PAGES[family](n) for n in range(pages)]

@@ -35,7 +35,7 @@ _LISTING_TYPES = HTML_TYPES | {"application/xml", "text/xml"}
 
 
 def _text(body: bytes, charset: str | None) -> str:
-    from netglean.fetch import decode
+    from netglean.page_text import decode
 
     return decode(body, charset)
 

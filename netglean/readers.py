@@ -78,6 +78,8 @@ class _Worker(asyncio.Protocol):
     process: subprocess.Popen[bytes]
     jobs: deque[_Job] = field(default_factory=deque)
     ready: bool = False
+    killed: bool = False
+    """Killed on purpose (its job was abandoned): it takes no more jobs while its pipes close."""
     writer: asyncio.WriteTransport | None = None
     reader: asyncio.ReadTransport | None = None
     buffer: bytearray = field(default_factory=bytearray)
@@ -133,7 +135,7 @@ class Readers:
     @property
     def warm(self) -> bool:
         """Whether jobs now go to worker processes."""
-        return any(worker.ready for worker in self._workers)
+        return any(worker.ready and not worker.killed for worker in self._workers)
 
     @property
     def in_threads(self) -> bool:
@@ -206,7 +208,7 @@ class Readers:
             worker.stop()
 
     def _dispatch(self) -> None:
-        ready = [worker for worker in self._workers if worker.ready]
+        ready = [worker for worker in self._workers if worker.ready and not worker.killed]
         while self._waiting and ready:
             worker = min(ready, key=lambda candidate: len(candidate.jobs))
             if len(worker.jobs) >= DEPTH:
@@ -235,8 +237,9 @@ class Readers:
     def _end_abandoned(self) -> None:
         """Replace every worker reading a job nobody waits for any more: it must not go on working for nobody."""
         for worker in list(self._workers):
-            if worker.jobs and worker.jobs[0].future.cancelled():
+            if worker.jobs and worker.jobs[0].future.cancelled() and not worker.killed:
                 log.info("a reader process was on a job its caller gave up; replacing it")
+                worker.killed = True
                 worker.process.kill()  # its pipe closes: _lost sends the jobs queued behind elsewhere, starts another
 
     def _lost(self, worker: _Worker) -> None:
