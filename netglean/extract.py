@@ -12,10 +12,12 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
+from netglean.html_tree import with_ancestors
 from netglean.untrusted import sanitize
 
 _NEVER = "script, style, noscript, template, svg, canvas, iframe, object, embed, form, button, select, input, textarea"
@@ -162,14 +164,64 @@ def _main(tree: Any) -> Any:
     return best[1]
 
 
-def _walk(node: Any, base_url: str, out: Extraction, prune: bool, depth: int = 0) -> None:
-    """Append ``node``'s blocks to ``out``; with ``prune``, skip elements whose class or id says boilerplate.
-    Containers past MAX_BLOCK_DEPTH are one paragraph of their text."""
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """What a walk asks of the elements below its root, answered for all of them before it starts."""
+
+    base_url: str
+    prune: bool
+    blocks: set[int]
+    """Elements that are, or hold, a block element (was a css_first query per container: O(subtree) each)."""
+    tables: set[int]
+    """Elements holding a table: a table among them is a layout table."""
+
+
+def _scope(root: Any, base_url: str, prune: bool) -> _Scope:
+    blocks = root.css(_HOLDS_BLOCKS)
+    tables = with_ancestors(node.parent for node in blocks if node.tag == "table")
+    return _Scope(base_url, prune, with_ancestors(blocks), tables)
+
+
+def _rows(table: Any) -> Iterator[Any]:
+    """A table's own rows: its tr children and those of its thead, tbody and tfoot, never a nested table's."""
+    for part in table.iter():
+        if part.tag == "tr":
+            yield part
+        elif part.tag in {"thead", "tbody", "tfoot"}:
+            yield from (row for row in part.iter() if row.tag == "tr")
+
+
+def _cells(row: Any) -> Iterator[Any]:
+    """A row's own cells."""
+    return (cell for cell in row.iter() if cell.tag in {"th", "td"})
+
+
+def _layout(table: Any, scope: _Scope, out: Extraction, depth: int) -> None:
+    """A table that holds tables lays the page out: its cells are read in order as containers, so the tables
+    they hold (and the text around them) are blocks of their own, each read once."""
+    for row in _rows(table):
+        if scope.prune and _is_boilerplate(row):
+            continue
+        for cell in _cells(row):
+            if scope.prune and _is_boilerplate(cell):
+                continue
+            if cell.mem_id in scope.blocks:
+                _walk(cell, scope, out, depth + 1)
+                continue
+            text = _inline(cell, scope.base_url, out.links).strip()
+            if len(_clean(text)) >= 2:
+                out.blocks.append(Block("paragraph", text))
+
+
+def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
+    """Append ``node``'s blocks to ``out``; with ``scope.prune``, skip elements whose class or id says
+    boilerplate. Containers past MAX_BLOCK_DEPTH are one paragraph of their text."""
+    base_url = scope.base_url
     child = node.child
     while child is not None:
         tag = child.tag
         blank_text = tag == "-text" and not (child.text_content or "").strip()
-        if tag == "-comment" or blank_text or (prune and tag != "-text" and _is_boilerplate(child)):
+        if tag == "-comment" or blank_text or (scope.prune and tag != "-text" and _is_boilerplate(child)):
             child = child.next
             continue
         if tag in {"h1", "h2", "h3", "h4", "h5", "h6"}:
@@ -191,8 +243,11 @@ def _walk(node: Any, base_url: str, out: Extraction, prune: bool, depth: int = 0
                 out.blocks.append(Block("quote", text))
         elif tag == "pre":
             out.blocks.append(Block("code", sanitize(child.text(deep=True)).strip("\n")))
+        elif tag == "table" and child.mem_id in scope.tables and depth < MAX_BLOCK_DEPTH:
+            _layout(child, scope, out, depth)
         elif tag == "table":
-            rows = tuple(tuple(_clean(cell.text(deep=True)) for cell in row.css("th, td")) for row in child.css("tr"))
+            # A data table, or one nested past MAX_BLOCK_DEPTH: each of its own cells is one read of its text.
+            rows = tuple(tuple(_clean(cell.text(deep=True)) for cell in _cells(row)) for row in _rows(child))
             rows = tuple(row for row in rows if any(row))
             if rows:
                 out.blocks.append(Block("table", "", rows=rows))
@@ -206,8 +261,8 @@ def _walk(node: Any, base_url: str, out: Extraction, prune: bool, depth: int = 0
             text = _clean(child.text(deep=True))
             if text:
                 out.blocks.append(Block("paragraph", text))
-        elif child.css_first(_HOLDS_BLOCKS) is not None:
-            _walk(child, base_url, out, prune, depth + 1)  # a container: its blocks are inside
+        elif child.mem_id in scope.blocks:
+            _walk(child, scope, out, depth + 1)  # a container: its blocks are inside
         else:
             # Inline content sitting directly in a container (a bare link, a span): gather the run of such
             # siblings into one paragraph, so links are kept and the text is not split word by word.
@@ -236,7 +291,7 @@ def extract(tree: Any, base_url: str, main_content: bool = True) -> Extraction:
         root = _main(tree)
     out = Extraction(title or None)
     if root is not None:
-        _walk(root, base_url, out, prune=main_content)
+        _walk(root, _scope(root, base_url, main_content), out)
     return out
 
 

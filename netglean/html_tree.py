@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 
@@ -12,6 +12,18 @@ def parse_html(markup: str) -> Any:
     from selectolax.lexbor import LexborHTMLParser
 
     return LexborHTMLParser(markup)
+
+
+def with_ancestors(nodes: Iterable[Any]) -> set[int]:
+    """The identities (``mem_id``) of ``nodes`` and of every node above them. Each climb stops where an earlier
+    one has been, so a page nested thousands deep is climbed once, not once per node (None is skipped)."""
+    seen: set[int] = set()
+    for start in nodes:
+        node = start
+        while node is not None and node.mem_id not in seen:
+            seen.add(node.mem_id)
+            node = node.parent
+    return seen
 
 
 MAX_JSON_DEPTH = 100
