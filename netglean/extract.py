@@ -12,12 +12,12 @@ from __future__ import annotations
 import html as html_lib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
-from netglean.html_tree import with_ancestors
+from netglean.html_tree import TextMeasure, with_ancestors
 from netglean.untrusted import sanitize
 
 _NEVER = "script, style, noscript, template, svg, canvas, iframe, object, embed, form, button, select, input, textarea"
@@ -126,30 +126,61 @@ def _is_boilerplate(node: Any) -> bool:
     return bool(names.strip()) and bool(_BOILERPLATE.search(names))
 
 
-def _text_length(node: Any) -> int:
-    return len(_clean(node.text(deep=True)))
+_Span = tuple[int, bool, bool] | None
+"""Text as _clean reads it: its length, whether it starts and ends inside a word; None for no text at all."""
 
 
-def _link_density(node: Any) -> float:
-    total = _text_length(node)
-    if not total:
-        return 1.0
-    return sum(_text_length(a) for a in node.css("a")) / total
+def _span(text: str) -> _Span:
+    clean = sanitize(text)
+    if not clean:
+        return None
+    words = clean.split()
+    if not words:
+        return (0, False, False)
+    return (sum(map(len, words)) + len(words) - 1, not clean[0].isspace(), not clean[-1].isspace())
+
+
+def _joined(left: _Span, right: _Span) -> _Span:
+    """The span of two texts one after the other (their words meet, or a space parts them)."""
+    if left is None:
+        return right
+    if right is None:
+        return left
+    if not left[0]:
+        return (right[0], False, right[2]) if right[0] else (0, False, False)
+    if not right[0]:
+        return (left[0], left[1], False)
+    return (left[0] + right[0] + (0 if left[2] and right[1] else 1), left[1], right[2])
+
+
+def _lengths(chosen: list[Any]) -> Callable[[Any], int]:
+    """len(_clean(node.text(deep=True))) for the chosen nodes and any node above one, each character read once
+    however they nest (an escape sequence split across elements is measured as the pieces sanitise)."""
+    measure = TextMeasure(chosen, _span, _joined, None)
+
+    def length(node: Any) -> int:
+        span = measure(node)
+        return span[0] if span else 0
+
+    return length
 
 
 def _main(tree: Any) -> Any:
-    articles = [a for a in tree.css("article") if _text_length(a) > 200]
-    if articles:
-        return max(articles, key=_text_length)
+    articles = tree.css("article")
+    paragraphs = tree.css("p, pre, blockquote")
+    length = _lengths([*articles, *paragraphs])
+    long_articles = [a for a in articles if length(a) > 200]
+    if long_articles:
+        return max(long_articles, key=length)
     main = tree.css_first("main, [role=main]")
-    if main is not None and _text_length(main) > 200:
+    if main is not None and length(main) > 200:
         return main
     scores: dict[int, tuple[float, Any]] = {}
-    for paragraph in tree.css("p, pre, blockquote"):
-        length = _text_length(paragraph)
-        if length < 25:
+    for paragraph in paragraphs:
+        chars = length(paragraph)
+        if chars < 25:
             continue
-        score = 1 + length / 100
+        score = 1 + chars / 100
         parent = paragraph.parent
         for share in (1.0, 0.5):  # the paragraph's parent, then its grandparent
             if parent is None or parent.tag in {"html", "body"}:
@@ -160,8 +191,57 @@ def _main(tree: Any) -> Any:
             parent = parent.parent
     if not scores:
         return tree.body or tree.root
-    best = max(scores.values(), key=lambda item: item[0] * (1 - _link_density(item[1])))
-    return best[1]
+    density = _link_densities(tree, {key: node for key, (_, node) in scores.items()}, length)
+    best = max(scores.items(), key=lambda item: item[1][0] * (1 - density[item[0]]))
+    return best[1][1]
+
+
+def _link_densities(tree: Any, nodes: dict[int, Any], length: Callable[[Any], int]) -> dict[int, float]:
+    """Each node's share of text inside links (its own included, as node.css("a") finds them), from one pass
+    over the links: each link counts toward the nearest node at or above it, and each node's sum is passed up
+    to the nearest one above it. Asking every node for its links read every nested one again."""
+    nearest: dict[int, int | None] = {}  # an element -> the nearest of ``nodes`` at or above it
+
+    def owner(start: Any) -> int | None:
+        path: list[int] = []
+        node, found = start, None
+        while node is not None:
+            if node.mem_id in nearest:
+                found = nearest[node.mem_id]
+                break
+            path.append(node.mem_id)
+            if node.mem_id in nodes:
+                found = node.mem_id
+                break
+            node = node.parent
+        for key in path:
+            nearest[key] = found
+        return found
+
+    owned = [(key, anchor) for anchor in tree.css("a") if (key := owner(anchor)) is not None]
+    anchor_length = _lengths([anchor for _, anchor in owned])
+    linked = dict.fromkeys(nodes, 0)
+    for key, anchor in owned:
+        linked[key] += anchor_length(anchor)
+    above = {key: owner(node.parent) for key, node in nodes.items()}
+    waiting = dict.fromkeys(nodes, 0)  # how many nodes below each have yet to pass their sums up
+    for up in above.values():
+        if up is not None:
+            waiting[up] += 1
+    ready = [key for key, count in waiting.items() if not count]
+    while ready:
+        key = ready.pop()
+        up = above[key]
+        if up is not None:
+            linked[up] += linked[key]
+            waiting[up] -= 1
+            if not waiting[up]:
+                ready.append(up)
+    densities: dict[int, float] = {}
+    for key, node in nodes.items():
+        total = length(node)
+        densities[key] = linked[key] / total if total else 1.0
+    return densities
 
 
 @dataclass(frozen=True, slots=True)
