@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
 
+from netglean.html_tree import TextMeasure, with_ancestors
 from netglean.untrusted import sanitize
 
 _FEED_TYPES = {
@@ -77,7 +79,7 @@ def item_groups(tree: Any, minimum: int = 3) -> list[ItemGroup]:
     Groups inside navigation, headers, footers and asides are left out: they are the site's
     menus and related-link lists, not what the page lists."""
     groups: list[ItemGroup] = []
-    linked = _with_ancestors(tree.css("a[href]"))
+    linked = with_ancestors(tree.css("a[href]"))
     in_chrome: dict[int, bool] = {}
     for parent in tree.css("ul, ol, div, section, main, tbody, body"):
         if _in_page_chrome(parent, in_chrome):
@@ -92,19 +94,10 @@ def item_groups(tree: Any, minimum: int = 3) -> list[ItemGroup]:
         for (tag, classes), nodes in shapes.items():
             if len(nodes) >= minimum:
                 groups.append(ItemGroup(parent, tag, classes, tuple(nodes)))
-    # Largest first; among equals, the one carrying more text (articles beat menus).
-    return sorted(groups, key=lambda g: (-len(g.nodes), -sum(len(n.text(deep=True)) for n in g.nodes)))
-
-
-def _with_ancestors(nodes: list[Any]) -> set[int]:
-    """The identities of ``nodes`` and of every element above them: each walk stops where another has been."""
-    seen: set[int] = set()
-    for start in nodes:
-        node = start
-        while node is not None and node.mem_id not in seen:
-            seen.add(node.mem_id)
-            node = node.parent
-    return seen
+    # Largest first; among equals, the one carrying more text (articles beat menus). Groups nest (a listing's
+    # items can hold listings): their text is measured once, not once per group holding it.
+    length = TextMeasure((node for group in groups for node in group.nodes), len, operator.add, 0)
+    return sorted(groups, key=lambda g: (-len(g.nodes), -sum(length(n) for n in g.nodes)))
 
 
 def _in_page_chrome(node: Any, known: dict[int, bool]) -> bool:

@@ -1,0 +1,219 @@
+"""Extraction on hostile pages: nests thousands deep cost work in proportion to the page (counted, never timed),
+and nested tables read as sensible blocks."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from netglean import extract as extraction
+from netglean import feed_steps
+from netglean.extract import extract, render
+from netglean.html_tree import parse_html
+from tests.work_counting import Counted, work
+
+ARTICLE = Path(__file__).parent / "fixtures" / "article.html"
+
+PER_NODE = 20
+"""Work allowed per node of the page. Extraction runs about ten queries over the whole tree (title, the two
+removals, articles, paragraphs, main, links, blocks), climbs from chosen nodes once, walks the content once
+and reads each text once: 4-15 units a node on the pages below. The readers this replaced did 75-15,000,
+and more the larger the page."""
+
+
+def _assert_linear(make: Callable[[int], str], read: Callable[[Any], object], n: int = 300) -> None:
+    """Doubling the page at most doubles the work (fixed costs only make it less; 5% for the depths past which
+    the walk reads plain text), and the work stays within PER_NODE units a node."""
+    small, _ = work(make(n), read)
+    large, nodes = work(make(2 * n), read)
+    assert large <= 2.1 * small, (small, large)
+    assert large <= PER_NODE * nodes, (large, nodes)
+
+
+def _markdown(main_content: bool) -> Callable[[Any], str]:
+    return lambda tree: render(extract(tree, "https://example.test/", main_content=main_content), "markdown")
+
+
+NESTS: dict[str, Callable[[int], str]] = {
+    "tables": lambda n: "<table><tr><td>cell words " * n,
+    "links holding tables": lambda n: "<a href=/x>link words<table><tr><td>" * n,
+    "quotes": lambda n: "<blockquote>quoted words " * n,
+    "code in divs": lambda n: "<div><pre>code words\n" * n,
+    "articles": lambda n: ("<article>" + "words " * 50) * n,
+    "paragraphs in tables": lambda n: "<p>words enough for a paragraph to count here<table><tr><td>" * n,
+    "inline levels over one paragraph": lambda n: "<div><span>x</span><span>y</span>" * n + "<p>bottom</p>",
+    "lists": lambda n: "<ul><li>item words " * n,
+}
+
+
+@pytest.mark.parametrize("main_content", [True, False], ids=["main", "whole"])
+@pytest.mark.parametrize("nest", NESTS, ids=list(NESTS))
+def test_nests_cost_work_in_proportion_to_the_page(nest: str, main_content: bool) -> None:
+    """Nested tables had every row and cell of the tables below read again at every level (2,500 tables in 82 KB:
+    51 s); every container was asked whether it holds a block by a query of its whole subtree; main-content
+    scoring read each nested quote, code block and article's text again (50,000 quotes: 16 s)."""
+    _assert_linear(NESTS[nest], _markdown(main_content))
+
+
+def test_html_to_markdown_reads_nested_tables_in_proportion_to_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The feed step extracts a value's markup as a whole page: 2,500 nested tables in one value took 49 s."""
+    trees: list[Counted] = []
+
+    def counted(markup: str) -> Counted:
+        trees.append(Counted(markup))
+        return trees[-1]
+
+    monkeypatch.setattr("netglean.html_tree.parse_html", counted)
+
+    def step(n: int) -> tuple[int, int, str]:
+        value = "<table><tr><td>" * n + "Bottom words" + "</td></tr></table>" * n
+        [markdown] = feed_steps.apply_column(
+            [{"name": "html_to_markdown"}], [value], base_url="https://e.test/", time_zone="UTC", columns=lambda _: None
+        )
+        return trees[-1].work, trees[-1].nodes, str(markdown)
+
+    small, _, _ = step(1_000)
+    large, nodes, markdown = step(2_000)
+    assert large <= 2.1 * small and large <= PER_NODE * nodes, (small, large, nodes)
+    assert markdown == "| Bottom words |\n| --- |"
+
+
+def test_a_table_holding_tables_is_read_as_layout_its_tables_as_blocks_once() -> None:
+    """A table that holds tables lays the page out (data tables do not nest): its cells are read in order as
+    containers, so a table inside is its own block and every word appears once. Reading every row below made
+    the inner rows outer rows too, and each outer cell held the inner table's text again."""
+    page = (
+        "<table><tr><td class=nav><a href='/'>Home page</a></td><td><h1>Tide tables</h1><p>Heights by harbour.</p>"
+        "<table><thead><tr><th>Harbour</th><th>Height</th></tr></thead><tbody><tr><td>Fundy</td><td>16</td></tr>"
+        "<tr><td>Severn</td><td>15</td></tr></tbody></table><p>Measured in metres.</p></td></tr></table>"
+    )
+    blocks = json.loads(render(extract(parse_html(page), "https://example.test/", main_content=False), "json"))
+    assert blocks["blocks"] == [
+        {"type": "paragraph", "text": "[Home page](https://example.test/)"},
+        {"type": "heading", "text": "Tide tables", "level": 1},
+        {"type": "paragraph", "text": "Heights by harbour."},
+        {"type": "table", "rows": [["Harbour", "Height"], ["Fundy", "16"], ["Severn", "15"]]},
+        {"type": "paragraph", "text": "Measured in metres."},
+    ]
+
+
+def test_a_data_table_reads_its_own_rows_and_cells_in_order() -> None:
+    page = (
+        "<table><caption>Tides</caption><thead><tr><th>Place</th><th>Range</th></tr></thead>"
+        "<tbody><tr><td>Fundy</td><td><b>16</b> m</td></tr></tbody><tr><td>Severn</td></tr>"
+        "<tfoot><tr><td>Source: survey</td></tr></tfoot></table>"
+    )
+    [block] = extract(parse_html(page), "https://example.test/", main_content=False).blocks
+    assert block.rows == (("Place", "Range"), ("Fundy", "16 m"), ("Severn",), ("Source: survey",))
+
+
+def test_tables_nested_past_the_walks_depth_keep_their_text_once() -> None:
+    page = "<table><tr><td>" * 2_500 + "Words at the bottom" + "</td></tr></table>" * 2_500
+    markdown = render(extract(parse_html(page), "https://example.test/", main_content=False), "markdown")
+    assert markdown == "| Words at the bottom |\n| --- |"
+
+
+def test_text_deep_in_inline_elements_is_sanitised_and_squeezed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each of 40 inline levels sanitised and squeezed everything below it again: 1 MB of text 40 levels
+    down took a second. Each text is now sanitised where it is read, and squeezed at the top."""
+    read = {"sanitised": 0, "squeezed": 0}
+    sanitize, spaces = extraction.sanitize, extraction._SPACES
+
+    def counting_sanitize(text: str) -> str:
+        read["sanitised"] += len(text)
+        return sanitize(text)
+
+    class CountingSpaces:
+        def sub(self, replacement: str, text: str) -> str:
+            read["squeezed"] += len(text)
+            return spaces.sub(replacement, text)
+
+    monkeypatch.setattr(extraction, "sanitize", counting_sanitize)
+    monkeypatch.setattr(extraction, "_SPACES", CountingSpaces())
+    words = "tide  and\tmoon " * 5_000
+    page = "<p>" + "<span>" * 39 + words + "</span>" * 39 + "</p>"
+    [block] = extract(parse_html(page), "https://example.test/", main_content=False).blocks
+    assert block.text == ("tide and moon " * 5_000).strip()
+    assert read["sanitised"] <= 3 * len(words) and read["squeezed"] <= 2 * len(words), read
+
+
+def _clean_length(node: Any) -> int:
+    return len(" ".join(extraction.sanitize(node.text(deep=True)).split()))
+
+
+def test_text_measured_piece_by_piece_is_what_reading_each_node_gives() -> None:
+    """Main-content scoring measures nested nodes from their children: the lengths must be the ones reading each
+    node's whole text gives (words meeting across elements, blanks between them, invisible characters)."""
+    rng = random.Random(7)
+    tags = ["div", "p", "span", "b", "blockquote", "a href=x", "table", "td", "article", "pre"]
+    texts = [" ", "  x", "y ", "\n", "wo", "rd", "\u200b", " a b ", "\t", "<!--c-->"]
+    pages = [ARTICLE.read_text()]
+    for _ in range(60):
+        pieces = []
+        for _ in range(rng.randint(1, 60)):
+            roll, tag = rng.random(), rng.choice(tags)
+            pieces.append(f"<{tag}>" if roll < 0.4 else f"</{tag.split()[0]}>" if roll < 0.6 else rng.choice(texts))
+        pages.append("".join(pieces))
+    for page in pages:
+        tree = parse_html(page)
+        elements = [node for node in tree.root.traverse() if node.tag and not node.tag.startswith("-")]
+        for share in (0.0, 0.3, 1.0):
+            length = extraction._lengths([node for node in elements if rng.random() < share])
+            for node in rng.sample(elements, len(elements)):
+                assert length(node) == _clean_length(node), (page, node.html)
+
+
+def _plain_by_patterns(markdown: str) -> str:
+    """What the text and html formats did with markdown before: right, but each pattern tried every [ against
+    the rest of the text."""
+    text = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    return re.sub(r"(\*\*|\*|`)", "", text)
+
+
+def test_plain_text_drops_link_and_emphasis_marks_as_the_patterns_did() -> None:
+    rng = random.Random(11)
+    for _ in range(20_000):
+        markdown = "".join(rng.choice("![]()a*`\n") for _ in range(rng.randint(0, 14)))
+        assert extraction._plain(markdown) == _plain_by_patterns(markdown), markdown
+    linked = "See [the **tide** table](https://e.test/t) and [![a chart](https://e.test/c.png)](https://e.test/c)."
+    assert extraction._plain(linked) == _plain_by_patterns(linked) == "See the tide table and a chart."
+
+
+class _Scanned(str):
+    """A string that counts the characters its searches pass over."""
+
+    scanned = 0
+
+    def find(self, sub: str, start: int | None = 0, end: int | None = None) -> int:  # type: ignore[override]
+        found = super().find(sub, start, end)
+        _Scanned.scanned += (len(self) if found < 0 else found + len(sub)) - (start or 0)
+        return found
+
+
+@pytest.mark.parametrize("unit", ["[", "![", "[a](", "![![![]", "[x]", "[x](u)"])
+def test_link_marks_are_found_in_one_pass_over_the_text(unit: str) -> None:
+    """80 KB of "![" in a paragraph took 17 s to render as text or html. Each search (for an opener, a ], a ))
+    only moves forward, so the text is passed over at most three times."""
+    text = unit * 20_000
+    for opener in ("![", "["):
+        _Scanned.scanned = 0
+        unlinked = extraction._unlinked(_Scanned(text), opener)
+        assert unlinked == ("x" * 20_000 if unit == "[x](u)" and opener == "[" else text)
+        assert _Scanned.scanned <= 3 * len(text), (opener, _Scanned.scanned)
+
+
+def test_a_ragged_table_is_as_long_in_markdown_as_on_the_page() -> None:
+    """Every row was padded to the widest: one row of 4,000 cells over 4,000 one-cell rows (116 KB) made 48 MB."""
+    page = "<table><tr>" + "<td>x</td>" * 4_000 + "</tr>" + "<tr><td>y</td></tr>" * 4_000 + "</table>"
+    markdown = render(extract(parse_html(page), "https://example.test/", main_content=False), "markdown")
+    assert len(markdown) <= len(page)
+    lines = markdown.split("\n")
+    assert lines[0] == "| " + " | ".join(["x"] * 4_000) + " |" and lines[1] == "|" + " --- |" * 4_000
+    assert lines[2:] == ["| y |"] * 4_000
