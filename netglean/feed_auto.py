@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from netglean import feed_steps
-from netglean.feed_items import item_id, markup_hint, strip_code
+from netglean.feed_items import MarkupHints, item_id, strip_code
 from netglean.html_tree import script_json
 from netglean.page_meta import JSON_LD
 from netglean.page_signals import ItemGroup, item_groups
@@ -33,6 +33,7 @@ def auto_items(
     scrapers = (auto_source or {}).get("scraper") or {}
     cleanup = (auto_source or {}).get("cleanup") or {}
     found: list[dict[str, Any]] = []
+    hints = MarkupHints(tree)  # its first query comes after strip_code, the one change to the tree
     for name in SCRAPERS:
         if (scrapers.get(name) or {}).get("enabled", True) is False:
             continue
@@ -42,12 +43,12 @@ def auto_items(
             found += _json_state(tree, page_url, time_zone)
         elif name == "semantic_html":
             strip_code(tree)  # the JSON detectors above read scripts; the markup detectors must not
-            found += _from_nodes(tree.css("article"), page_url, time_zone)
+            found += _from_nodes(hints, tree.css("article"), page_url, time_zone)
         elif name == "html":
             options = scrapers.get("html") or {}
             groups = item_groups(tree, options.get("minimum_selector_frequency", 3))
             for group in groups[: options.get("use_top_selectors", 1)]:
-                found += _from_nodes(group.nodes, page_url, time_zone)
+                found += _from_nodes(hints, group.nodes, page_url, time_zone)
         elif name == "sitemap":
             found += _sitemap(tree, page_url, time_zone)
     return _cleanup(found, page_url, cleanup)
@@ -158,20 +159,20 @@ def _json_state(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]
     return found
 
 
-def _from_nodes(nodes: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
+def _from_nodes(hints: MarkupHints, nodes: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for node in nodes:
-        href = markup_hint(node, "url")
+        href = hints.hint(node, "url")
         if not href:
             continue
         entry = _item(
-            markup_hint(node, "title"),
+            hints.hint(node, "title"),
             href,
             page_url,
             time_zone,
-            description=markup_hint(node, "description"),
-            published=markup_hint(node, "published_at"),
-            image=markup_hint(node, "image"),
+            description=hints.hint(node, "description"),
+            published=hints.hint(node, "published_at"),
+            image=hints.hint(node, "image"),
         )
         if entry:
             found.append(entry)
