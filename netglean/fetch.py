@@ -265,9 +265,6 @@ class Page:
         match = re.search(r"charset=[\"']?([\w.:-]+)", self.headers.get("content-type", ""), re.IGNORECASE)
         return match.group(1).lower() if match else None
 
-    def text(self) -> str:
-        return decode(self.body, self.charset)
-
 
 Dial = Callable[[str, int], tuple[str, int]]
 """Where a connection to a checked (address, port) really goes: the identity, except in tests."""

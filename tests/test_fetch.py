@@ -13,6 +13,7 @@ import pytest
 
 from netglean.errors import ToolError
 from netglean.fetch import Fetcher, FetchPolicy, Page, parse_url
+from netglean.page_text import decode
 from netglean.settings import Settings
 from tests.fixture_site import PAGE, ROBOTS_MOVED, serve
 from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
@@ -63,6 +64,11 @@ def _fetch(
             await fetcher.aclose()
 
     return anyio.run(run), backend
+
+
+def _text(page: Page) -> str:
+    """The page's body as reader processes decode it."""
+    return decode(page.body, page.charset)
 
 
 def _error(result: Page | ToolError, code: str) -> ToolError:
@@ -560,11 +566,11 @@ def test_a_body_larger_than_the_whole_budget_is_too_large(port: int) -> None:
 def test_charsets_and_sniffing(port: int) -> None:
     policy = _policy(obey_robots=False)
     latin = _fetch(port, "http://site.test/latin1", policy)[0]
-    assert isinstance(latin, Page) and latin.text() == "<p>café</p>" and latin.media_type == "text/html"
+    assert isinstance(latin, Page) and _text(latin) == "<p>café</p>" and latin.media_type == "text/html"
     meta = _fetch(port, "http://site.test/meta-charset", policy)[0]
-    assert isinstance(meta, Page) and "naïve “quotes”" in meta.text()
+    assert isinstance(meta, Page) and "naïve “quotes”" in _text(meta)
     assert Page("u", "u", 200, {}, b"<!DOCTYPE html><p>x").media_type == "text/html"
-    assert Page("u", "u", 200, {}, b"\xef\xbb\xbfbom").text() == "bom"
+    assert _text(Page("u", "u", 200, {}, b"\xef\xbb\xbfbom")) == "bom"
 
 
 # Labels Python's codec registry knows (or nobody knows) that are not WHATWG encodings: punycode decodes in
@@ -585,15 +591,15 @@ def _html(label: str | None, where: str, body: bytes) -> Page:
 @pytest.mark.parametrize("label", NOT_WHATWG)
 def test_a_label_that_is_not_a_whatwg_encoding_is_ignored_and_sniffing_goes_on(label: str, where: str) -> None:
     page = _html(label, where, "<p>café, naïve “quotes”</p>".encode())
-    assert page.text() == page.body.decode("utf-8")  # no Python codec was asked: the page reads as a browser shows it
+    assert _text(page) == page.body.decode("utf-8")  # no Python codec was asked: the page reads as a browser shows it
     ascii_body = ("abc\u00e9" * 2_000).encode("punycode")  # valid punycode: decoded as such, it would differ
-    assert _html(label, where, ascii_body).text() == _html(label, where, ascii_body).body.decode("ascii")
+    assert _text(_html(label, where, ascii_body)) == _html(label, where, ascii_body).body.decode("ascii")
 
 
 def test_an_unknown_header_label_falls_back_to_the_meta_charset() -> None:
     body = '<meta charset="windows-1252"><p>na\u00efve \u201cquotes\u201d</p>'.encode("windows-1252")
     page = Page("u", "u", 200, {"content-type": "text/html; charset=punycode"}, body)
-    assert "naïve “quotes”" in page.text()
+    assert "naïve “quotes”" in _text(page)
 
 
 @pytest.mark.parametrize(
@@ -615,7 +621,7 @@ def test_an_unknown_header_label_falls_back_to_the_meta_charset() -> None:
 )
 def test_whatwg_labels_decode_as_browsers_do(label: str, where: str, body: bytes, text: str) -> None:
     page = _html(label, where, body)
-    assert page.text().endswith(text)
+    assert _text(page).endswith(text)
 
 
 def test_only_hosts_refuses_everything_else_before_any_lookup(port: int) -> None:
