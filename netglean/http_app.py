@@ -128,6 +128,9 @@ async def serve_http(registry: Registry, settings: Settings) -> None:
         log_level=settings.log_level,
         timeout_graceful_shutdown=math.ceil(settings.shutdown_grace),  # uvicorn takes whole seconds
         server_header=False,
+        # The client is the socket's peer: X-Forwarded-For (which uvicorn trusts from loopback by default) would
+        # let any local client name itself anew on every request and so slip the per-client caps.
+        proxy_headers=False,
         lifespan="on",
     )
     server = uvicorn.Server(config)

@@ -5,6 +5,11 @@ drive the tools), bearer token on /mcp and /v1 (constant-time compare), a cap on
 one client's requests in flight, and a cap and deadline on the request body. A
 refusal is a small JSON body that says what was refused and never echoes the
 request back; no header value, token or body is ever logged.
+
+A client is its peer address: the one thing about a request it cannot choose. An
+Mcp-Session-Id is the client's to invent, and forwarding headers are not read
+(uvicorn's proxy headers are off), so neither can buy more slots. The bearer
+token cannot tell clients apart either: there is one per server, the same for all.
 """
 
 from __future__ import annotations
@@ -103,6 +108,12 @@ class Admission:
         return parts.scheme in {"http", "https"} and (parts.hostname or "") in self.hostnames
 
 
+def peer_address(scope: Scope) -> str:
+    """The address the connection came from (uvicorn reads it from the socket)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
 class _Refused(Exception):
     def __init__(self, status: int) -> None:
         self.status = status
@@ -130,7 +141,7 @@ class Guard:
             await _refuse(send, status)
             return
         counted = scope.get("method") == "POST" and path.startswith(PROTECTED_PREFIXES)
-        client = self._client(scope, headers)
+        client = peer_address(scope)
         if counted:
             if self._in_flight[client] >= self.settings.max_client_calls:
                 log.info("refused %s %s: 429 (client at its cap)", scope.get("method"), path)
@@ -158,14 +169,6 @@ class Guard:
         if length is not None and (not length.isdigit() or int(length) > self.settings.max_body_bytes):
             return 413
         return 0
-
-    @staticmethod
-    def _client(scope: Scope, headers: dict[str, str]) -> str:
-        session = headers.get("mcp-session-id")
-        if session:
-            return f"session:{session}"
-        client = scope.get("client")
-        return f"addr:{client[0] if client else '?'}"
 
     async def _forward(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
         """Run the app with the body capped in size and time; answer 413/408 if it overruns."""

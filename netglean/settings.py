@@ -112,7 +112,7 @@ SETTINGS: tuple[Setting, ...] = (
         "max_client_calls",
         int,
         16,
-        "Requests one client (MCP session, else address) may have in flight; then 429.",
+        "Requests one client address may have in flight; then 429.",
         1,
         http=True,
     ),

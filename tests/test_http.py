@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 import threading
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,14 @@ def guarded() -> Iterator[HttpServer]:
         "1",
         env={"NETGLEAN_TOKEN": TOKEN},
     )
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def capped() -> Iterator[HttpServer]:
+    """One call in flight per client, and a body may take a minute: a stalled request holds the slot."""
+    running = HttpServer("--max-client-calls", "1", "--request-timeout", "60")
     yield running
     running.stop()
 
@@ -175,6 +185,32 @@ def test_slow_body_gets_408_and_a_busy_client_gets_429(guarded: HttpServer) -> N
     finally:
         sock.close()
     assert _post(guarded.base, "get_version", {}, headers={"authorization": f"Bearer {TOKEN}"}).status_code == 200
+
+
+def _until(status: int, request: Any, deadline: float = 10) -> None:
+    """Repeat ``request`` until it answers ``status`` (a wait bounded by ``deadline`` seconds, not a timing)."""
+    until = time.monotonic() + deadline
+    while (found := request().status_code) != status:
+        assert time.monotonic() < until, f"still {found}, not {status}"
+        threading.Event().wait(0.05)
+
+
+def test_the_in_flight_cap_is_the_peers_whatever_session_or_address_the_client_claims(capped: HttpServer) -> None:
+    def plain() -> httpx.Response:
+        return _post(capped.base, "get_version", {})
+
+    sock = _stalled_request(capped.base, "/v1/tools/generate_citations")
+    try:
+        _until(429, plain)  # the stalled request now holds this address's only slot
+        for _ in range(10):
+            claimed = {"mcp-session-id": uuid.uuid4().hex}
+            assert _post(capped.base, "get_version", {}, headers=claimed).status_code == 429
+            assert httpx.post(f"{capped.base}/mcp", json={}, headers=claimed).status_code == 429
+            forwarded = {"x-forwarded-for": f"198.51.100.{uuid.uuid4().int % 250}", "forwarded": "for=192.0.2.9"}
+            assert _post(capped.base, "get_version", {}, headers=forwarded).status_code == 429
+    finally:
+        sock.close()
+    _until(200, plain)  # the slot is freed when the stalled client goes away
 
 
 def test_tokens_and_bodies_never_reach_the_log(guarded: HttpServer) -> None:
