@@ -171,6 +171,7 @@ async def serve_http(registry: Registry, settings: Settings) -> None:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
+        log_config=None,  # uvicorn's lines go through netglean.logs like every other: to stderr, redacted
         timeout_graceful_shutdown=math.ceil(settings.shutdown_grace),  # uvicorn takes whole seconds
         server_header=False,
         # The client is the socket's peer: X-Forwarded-For (which uvicorn trusts from loopback by default) would

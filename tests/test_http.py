@@ -221,6 +221,23 @@ def test_tokens_and_bodies_never_reach_the_log(guarded: HttpServer) -> None:
     assert TOKEN not in guarded.stderr and marker not in guarded.stderr and "wrong" not in guarded.stderr
 
 
+def test_query_strings_never_reach_the_log() -> None:
+    """A URL's query (a token, a feed secret) is redacted in every line, uvicorn's access log included."""
+    with HttpServer("--log-level", "info") as running:
+        for method, path in (
+            ("POST", "/v1/tools/get_version?token=QS1"),
+            ("POST", "/v1/tools/nope?key=QS2&page=2"),
+            ("GET", "/healthz?QS3"),
+            ("GET", "/docs/?k=QS4#QS5"),
+            ("POST", "/mcp?session=QS6"),
+            ("GET", "/missing?a=QS7"),
+        ):
+            httpx.request(method, running.base + path, json={})
+    written = running.stderr + running.stdout
+    assert "QS" not in written
+    assert '"POST /v1/tools/get_version?*** HTTP/1.1" 200' in written  # the access log was on, and redacted
+
+
 def test_binding_beyond_loopback_needs_a_token() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "netglean", "serve", "--host", "0.0.0.0", "--port", "0"],
