@@ -165,11 +165,15 @@ def check_binding(settings: Settings) -> None:
 async def serve_http(registry: Registry, settings: Settings) -> None:
     import uvicorn
 
+    from netglean.http_server import front_protocol
+
     check_binding(settings)
     config = uvicorn.Config(
         build_app(registry, settings),
         host=settings.host,
         port=settings.port,
+        http=front_protocol(settings),  # header deadline and per-address connection cap (netglean.http_server)
+        ws="none",
         log_level=settings.log_level,
         log_config=None,  # uvicorn's lines go through netglean.logs like every other: to stderr, redacted
         timeout_graceful_shutdown=math.ceil(settings.shutdown_grace),  # uvicorn takes whole seconds

@@ -56,6 +56,34 @@ def capped() -> Iterator[HttpServer]:
     running.stop()
 
 
+@pytest.fixture(scope="module")
+def hasty() -> Iterator[HttpServer]:
+    """Request headers must arrive within a second."""
+    running = HttpServer("--header-timeout", "1")
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def few() -> Iterator[HttpServer]:
+    """Three connections open at once per address, and a minute for headers (so idle ones stay)."""
+    running = HttpServer("--max-client-connections", "3", "--header-timeout", "60")
+    yield running
+    running.stop()
+
+
+def _connect(server: HttpServer) -> socket.socket:
+    host, port = server.base.removeprefix("http://").rsplit(":", 1)
+    return socket.create_connection((host, int(port)), timeout=15)  # every read below: closed within 15 s or fail
+
+
+def _read_to_close(sock: socket.socket) -> bytes:
+    answer = b""
+    while chunk := sock.recv(4096):
+        answer += chunk
+    return answer
+
+
 def _post(base: str, tool: str, body: Any = None, **kwargs: Any) -> httpx.Response:
     return httpx.post(f"{base}/v1/tools/{tool}", json=body, timeout=30, **kwargs)
 
@@ -211,6 +239,61 @@ def test_the_in_flight_cap_is_the_peers_whatever_session_or_address_the_client_c
     finally:
         sock.close()
     _until(200, plain)  # the slot is freed when the stalled client goes away
+
+
+def test_headers_that_dribble_in_get_408_and_the_connection_is_closed(hasty: HttpServer) -> None:
+    """Slowloris: a byte of header every 0.2 s, forever. The server ends it at its header deadline."""
+    sock = _connect(hasty)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+    sock.settimeout(0.2)
+    answer = b""
+    until = time.monotonic() + 15
+    try:
+        while time.monotonic() < until:
+            try:
+                sock.sendall(b"a")
+                chunk = sock.recv(4096)
+            except TimeoutError:
+                continue
+            except OSError:  # reset: the server has closed, and our last bytes were unread
+                break
+            if not chunk:
+                break
+            answer += chunk
+        else:
+            raise AssertionError("the connection was still open after 15 s")
+    finally:
+        sock.close()
+    assert answer.startswith(b"HTTP/1.1 408") and b'"code": "request_timeout"' in answer
+
+
+def test_a_connection_that_never_speaks_is_closed_and_one_that_does_is_served(hasty: HttpServer) -> None:
+    silent = _connect(hasty)
+    assert _read_to_close(silent) == b""  # closed without a word: it never began a request
+    silent.close()
+    sock = _connect(hasty)
+    request = "POST /v1/tools/get_version HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n"
+    sock.sendall(request.encode())
+    threading.Event().wait(1.5)  # the body comes after the header deadline: that is the body's deadline, not this
+    sock.sendall(b"{}")
+    answer = _read_to_close(sock)  # the response, then (idle past the deadline) the close
+    sock.close()
+    assert answer.startswith(b"HTTP/1.1 200") and b'"ok":true' in answer
+
+
+def test_connections_past_the_per_address_cap_get_429_and_a_freed_slot_is_reused(few: HttpServer) -> None:
+    held = [_connect(few) for _ in range(3)]
+    try:
+        refused = _connect(few)
+        answer = _read_to_close(refused)
+        refused.close()
+        assert answer.startswith(b"HTTP/1.1 429") and b"retry-after: 1" in answer.lower()
+        assert b'"code": "too_many_requests"' in answer
+        held.pop().close()
+        _until(200, lambda: httpx.get(f"{few.base}/healthz"))  # once the server has seen the close
+    finally:
+        for sock in held:
+            sock.close()
 
 
 def test_tokens_and_bodies_never_reach_the_log(guarded: HttpServer) -> None:
