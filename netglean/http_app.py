@@ -94,8 +94,8 @@ class _AnswerBadIds:
         await self.app(scope, replay, send)
 
 
-def build_app(registry: Registry, settings: Settings) -> ASGIApp:
-    runner = ToolRunner(registry, settings)
+def build_app(registry: Registry, settings: Settings, runner: ToolRunner | None = None) -> Guard:
+    runner = runner or ToolRunner(registry, settings)
     manager = StreamableHTTPSessionManager(
         app=build_server(registry, settings, runner),
         stateless=settings.stateless,
@@ -164,26 +164,41 @@ def check_binding(settings: Settings) -> None:
 
 async def serve_http(registry: Registry, settings: Settings) -> None:
     import uvicorn
+    from sse_starlette.sse import AppStatus
 
-    from netglean.http_server import front_protocol
+    from netglean.http_server import DrainingServer, front_protocol
 
     check_binding(settings)
+    # sse-starlette (the SDK's SSE responses) cuts every stream the moment the signal comes, so calls in flight
+    # would lose their results; here the drain ends them, the calls first (netglean.http_server).
+    AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]
+    runner = ToolRunner(registry, settings)
+    app = build_app(registry, settings, runner)
+
+    async def drain() -> None:
+        cut = await runner.drain(settings.shutdown_grace)
+        if cut:
+            grace = settings.shutdown_grace
+            log.warning("shutting down: %d call(s) still running after the %g s grace end as unavailable", cut, grace)
+        app.end_streams()
+
     config = uvicorn.Config(
-        build_app(registry, settings),
+        app,
         host=settings.host,
         port=settings.port,
         http=front_protocol(settings),  # header deadline and per-address connection cap (netglean.http_server)
         ws="none",
         log_level=settings.log_level,
         log_config=None,  # uvicorn's lines go through netglean.logs like every other: to stderr, redacted
-        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace),  # uvicorn takes whole seconds
+        # The grace is the drain's (DrainingServer); uvicorn's deadline (whole seconds) is a later backstop.
+        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace) + 2,
         server_header=False,
         # The client is the socket's peer: X-Forwarded-For (which uvicorn trusts from loopback by default) would
         # let any local client name itself anew on every request and so slip the per-client caps.
         proxy_headers=False,
         lifespan="on",
     )
-    server = uvicorn.Server(config)
+    server = DrainingServer(config, drain)
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(server.serve)
         while not server.started:

@@ -10,6 +10,10 @@ A client is its peer address: the one thing about a request it cannot choose. An
 Mcp-Session-Id is the client's to invent, and forwarding headers are not read
 (uvicorn's proxy headers are off), so neither can buy more slots. The bearer
 token cannot tell clients apart either: there is one per server, the same for all.
+
+On shutdown, once the tool calls are drained, ``end_streams`` ends the standalone /mcp
+streams (GET), which never end by themselves: each gets its closing chunk, where uvicorn
+would otherwise wait out its grace and cancel them with a traceback.
 """
 
 from __future__ import annotations
@@ -128,6 +132,7 @@ class Guard:
         self.admission = Admission.from_settings(settings)
         self._token = settings.token.encode()
         self._in_flight: Counter[str] = Counter()
+        self._streams: set[anyio.CancelScope] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -149,7 +154,10 @@ class Guard:
                 return
             self._in_flight[client] += 1
         try:
-            await self._forward(scope, receive, send, headers)
+            if scope.get("method") == "GET" and path == "/mcp":
+                await self._stream(scope, receive, send, headers)
+            else:
+                await self._forward(scope, receive, send, headers)
         finally:
             if counted:
                 self._in_flight[client] -= 1
@@ -169,6 +177,29 @@ class Guard:
         if length is not None and (not length.isdigit() or int(length) > self.settings.max_body_bytes):
             return 413
         return 0
+
+    def end_streams(self) -> None:
+        """End every standalone /mcp stream (shutting down: they would never end by themselves)."""
+        for stream in list(self._streams):
+            stream.cancel()
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+        """Serve a standalone stream until its client goes or end_streams() ends it with its closing chunk."""
+        body_open = False
+
+        async def watched_send(message: Message) -> None:
+            nonlocal body_open
+            body_open = message["type"] == "http.response.start" or bool(message.get("more_body"))
+            await send(message)
+
+        with anyio.CancelScope() as stream:
+            self._streams.add(stream)
+            try:
+                await self._forward(scope, receive, watched_send, headers)
+            finally:
+                self._streams.discard(stream)
+        if stream.cancelled_caught and body_open:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _forward(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
         """Run the app with the body capped in size and time; answer 413/408 if it overruns."""

@@ -1,7 +1,7 @@
-"""Under the Guard: what a connection may do before it has sent a request, set on uvicorn's h11 protocol.
+"""uvicorn, fitted to the front: what a connection may do before it has sent a request, and shutting down.
 
-ASGI middleware sees a request only once its headers are parsed, and uvicorn waits for them
-without end: a client sending a header byte a second holds a connection open for good
+ASGI middleware sees a request only once its headers are parsed, and uvicorn's h11 protocol waits
+for them without end: a client sending a header byte a second holds a connection open for good
 (slowloris), and one address can open as many as it likes. Two rules apply here instead:
 
 - Headers have a deadline: ``header_timeout`` seconds from when a connection opens, or from the
@@ -13,6 +13,11 @@ without end: a client sending a header byte a second holds a connection open for
 
 Both answers are written straight to the socket, before any request has been read, and say
 nothing of what the client sent.
+
+On shutdown uvicorn waits its grace for requests to finish, then cancels them: a plain-text 500
+and a traceback. DrainingServer runs netglean's drain alongside (the tool calls end as
+``unavailable`` envelopes at the grace, the standalone streams are closed), so uvicorn's own
+deadline, set later, is only a backstop for what the drain cannot end.
 """
 
 from __future__ import annotations
@@ -20,9 +25,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 from collections import Counter
-from typing import ClassVar
+from collections.abc import Callable, Coroutine
+from typing import Any, ClassVar
 
+import anyio
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from netglean.settings import Settings
@@ -111,3 +120,17 @@ def front_protocol(settings: Settings) -> type[FrontProtocol]:
         open_by_peer: ClassVar[Counter[str]] = Counter()
 
     return Protocol
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn's server, whose shutdown runs ``drain`` alongside its own (see the module docstring)."""
+
+    def __init__(self, config: uvicorn.Config, drain: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        super().__init__(config)
+        self._drain = drain
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self._drain)  # it runs before any request is read again: no call slips past it
+            await super().shutdown(sockets)
+            tasks.cancel_scope.cancel()  # uvicorn's backstop came first: what the drain still awaits is gone

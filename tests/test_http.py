@@ -350,6 +350,104 @@ def test_graceful_shutdown_finishes_in_flight_calls(tmp_path: Path) -> None:
     assert results and results[0].status_code == 200 and results[0].json()["payload"] == {"fine": True}
 
 
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_lab(tmp_path_factory.mktemp("lab"))
+
+
+_MCP = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+_SLEEP = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "misbehave", "arguments": {"mode": "sleep"}},
+}
+
+
+def _mcp_session(base: str) -> dict[str, str]:
+    """Raw /mcp headers for an initialized session."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    session = httpx.post(f"{base}/mcp", headers=_MCP, json=initialize).headers["mcp-session-id"]
+    headers = _MCP | {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    httpx.post(f"{base}/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return headers
+
+
+def _sse_result(stream: str, request_id: int) -> dict[str, Any]:
+    for line in stream.splitlines():
+        if line.startswith("data: {"):
+            message = json.loads(line.removeprefix("data: "))
+            if message.get("id") == request_id:
+                return dict(message)
+    raise AssertionError(f"no answer to {request_id} in {stream!r}")
+
+
+def _background(target: Any) -> threading.Thread:
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_calls_still_running_when_the_grace_ends_get_unavailable_and_the_log_one_line(lab: Path) -> None:
+    running = HttpServer("--log-level", "debug", "--shutdown-grace", "1", cwd=lab, env={"PYTHONPATH": str(lab)})
+    headers = _mcp_session(running.base)
+    results: dict[str, Any] = {}
+
+    def listen() -> None:  # the standalone stream an MCP client keeps open: it never ends by itself
+        with httpx.stream("GET", f"{running.base}/mcp", headers=headers, timeout=30) as stream:
+            results["stream"] = stream.status_code
+            for _ in stream.iter_bytes():
+                pass
+
+    threads = [
+        _background(lambda: results.update(rest=_post(running.base, "misbehave", {"mode": "sleep"}))),
+        _background(lambda: results.update(mcp=httpx.post(f"{running.base}/mcp", headers=headers, json=_SLEEP))),
+        _background(listen),
+    ]
+    until = time.monotonic() + 20
+    while running.stderr.count("call misbehave") < 2 or "stream" not in results:
+        assert time.monotonic() < until, "the calls did not start"
+        threading.Event().wait(0.02)
+    assert running.stop() == -signal.SIGTERM
+    for thread in threads:
+        thread.join(20)
+        assert not thread.is_alive()
+    rest = results["rest"]
+    assert rest.status_code == 503 and rest.headers["content-type"] == "application/json"
+    assert rest.json()["ok"] is False and rest.json()["next_step"] == "misbehave"
+    assert rest.json()["payload"]["error"]["code"] == "unavailable" and rest.json()["payload"]["error"]["retryable"]
+    answer = _sse_result(results["mcp"].text, 2)["result"]
+    assert answer["isError"] is True and answer["structuredContent"]["payload"]["error"]["code"] == "unavailable"
+    lines = running.stderr.splitlines()
+    assert [line for line in lines if "ERROR" in line or "Traceback" in line] == []
+    assert len([line for line in lines if "end as unavailable" in line]) == 1
+
+
+def test_calls_that_arrive_during_shutdown_get_unavailable(lab: Path) -> None:
+    running = HttpServer("--log-level", "debug", "--shutdown-grace", "20", cwd=lab, env={"PYTHONPATH": str(lab)})
+    late = _connect(running)
+    body = b'{"mode": "fine"}'
+    late.sendall(b"POST /v1/tools/misbehave HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n")
+    late.sendall(b"Content-Length: %d\r\n\r\n" % len(body))  # headers in before the signal, the body after
+    running.process.send_signal(signal.SIGTERM)
+    until = time.monotonic() + 20
+    while "Shutting down" not in running.stderr:
+        assert time.monotonic() < until, "the server did not begin to shut down"
+        threading.Event().wait(0.02)
+    late.sendall(body)
+    answer = _read_to_close(late)
+    late.close()
+    assert running.stop() == -signal.SIGTERM
+    assert answer.startswith(b"HTTP/1.1 503")
+    envelope = json.loads(answer.partition(b"\r\n\r\n")[2])
+    assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "unavailable"
+
+
 def test_streams_are_resumable_with_last_event_id(server: HttpServer) -> None:
     url = f"{server.base}/mcp"
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
