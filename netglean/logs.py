@@ -38,7 +38,11 @@ class RedactQueries(logging.Filter):
     _tracebacks = logging.Formatter()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = redact(record.getMessage())
+        try:
+            message = record.getMessage()
+        except Exception:  # arguments that do not fit: written as given (redacted), not raised at the caller
+            message = f"{record.msg} {record.args}"
+        record.msg = redact(message)
         record.args = None
         if record.exc_info and not record.exc_text:
             record.exc_text = self._tracebacks.formatException(record.exc_info)

@@ -50,3 +50,13 @@ logging.getLogger("uvicorn.access").info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:1
     assert "ValueError: could not read https://b.test/x?***#***" in done.stderr  # the traceback, redacted
     assert '"GET /x?*** HTTP/1.1" 200' in done.stderr
     assert "S1" not in done.stderr and "S2" not in done.stderr and "S3" not in done.stderr and "S4" not in done.stderr
+
+
+def test_a_log_call_whose_arguments_do_not_fit_neither_raises_nor_leaks() -> None:
+    import logging
+
+    from netglean.logs import RedactQueries
+
+    record = logging.LogRecord("netglean", logging.ERROR, __file__, 1, "%s and %s", ("https://a.test/?k=Q9",), None)
+    assert RedactQueries().filter(record) is True
+    assert "Q9" not in record.getMessage() and "https://a.test/?***" in record.getMessage()
