@@ -104,7 +104,7 @@ SETTINGS: tuple[Setting, ...] = (
         float,
         10.0,
         "Seconds a connection gets to send a request's headers (from opening, or from its last response); "
-        "then 408 and close.",
+        "then 408 (if one was begun) and close.",
         0.001,
         http=True,
     ),
