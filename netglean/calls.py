@@ -15,7 +15,8 @@ import importlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
@@ -31,6 +32,7 @@ from netglean.errors import (
     HandlerCrashed,
     InvalidArguments,
     ToolError,
+    Unavailable,
 )
 from netglean.registry import Registry, ToolSpec, resolve
 from netglean.settings import Settings
@@ -81,6 +83,8 @@ class ToolRunner:
         self._limit: anyio.Semaphore | None = None
         self._in_flight = 0
         self._last_call = time.monotonic()  # quiet is counted from the start too: a first call comes first
+        self._draining = False
+        self._running: set[anyio.CancelScope] = set()
 
     async def warm_up(self, quiet: float = WARM_UP_QUIET) -> None:
         """Build every tool (validators, input model, handler and what it imports) before its first call, one
@@ -107,6 +111,32 @@ class ToolRunner:
             log.debug("the fetch and read layers did not prepare ahead of their first use", exc_info=True)
         gc.freeze()
 
+    async def drain(self, grace: float) -> int:
+        """Shutting down: calls from now on end at once as `unavailable` (retryable: another server can take
+        them); those running get ``grace`` seconds to finish, then end so too. Returns how many were cut off."""
+        self._draining = True
+        with anyio.move_on_after(grace):
+            while self._running:
+                await anyio.sleep(0.05)
+        cut = list(self._running)
+        for scope in cut:
+            scope.cancel()
+        return len(cut)
+
+    @contextmanager
+    def _stoppable(self) -> Iterator[None]:
+        """Run a call so that drain() can end it: an Unavailable, like a call that comes while draining."""
+        if self._draining:
+            raise Unavailable("the server is shutting down")
+        with anyio.CancelScope() as scope:
+            self._running.add(scope)
+            try:
+                yield
+            finally:
+                self._running.discard(scope)
+        if scope.cancelled_caught:
+            raise Unavailable("the server shut down before the call finished")
+
     def spec(self, name: str) -> ToolSpec:
         try:
             return self.registry.tools[name]
@@ -132,11 +162,12 @@ class ToolRunner:
             self._limit = anyio.Semaphore(self.settings.max_concurrent_calls)
         self._in_flight += 1
         try:
-            compiled = self._compile(spec)  # a handler that fails to import is this call's internal_error
-            model = self._validated(spec, compiled, arguments)
-            async with self._limit:
-                with anyio.fail_after(self.settings.call_timeout):
-                    outcome = await compiled.handler(model, self.context.for_call(progress))
+            with self._stoppable():
+                compiled = self._compile(spec)  # a handler that fails to import is this call's internal_error
+                model = self._validated(spec, compiled, arguments)
+                async with self._limit:
+                    with anyio.fail_after(self.settings.call_timeout):
+                        outcome = await compiled.handler(model, self.context.for_call(progress))
             return self._finish(spec, compiled, outcome), outcome.source
         except ToolError as error:
             return self._fail(spec, error), None

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from netglean.errors import ConfigurationError
+from netglean.logs import configure
 from netglean.settings import SETTINGS, Settings
 
 JSON_FLAG = "--json"
@@ -46,9 +46,7 @@ def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
 
 def _settings(args: argparse.Namespace) -> Settings:
     settings = Settings.load({s.name: getattr(args, s.name, None) for s in SETTINGS})
-    logging.basicConfig(
-        level=settings.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure(settings.log_level)
     return settings
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic_core import from_json
@@ -24,13 +25,14 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import netglean
 from netglean.calls import ToolRunner
 from netglean.errors import ConfigurationError
 from netglean.event_store import BoundedEventStore
 from netglean.http_guard import Guard, is_loopback
+from netglean.jsonrpc import BAD_ID, error, has_bad_id
 from netglean.mcp_server import build_server
 from netglean.registry import Registry
 from netglean.rest_status import refusal_body, status_for
@@ -49,8 +51,51 @@ def _refusal(status: int, reason: str = "") -> JSONResponse:
     return JSONResponse(refusal_body(status, reason), status_code=status)
 
 
-def build_app(registry: Registry, settings: Settings) -> ASGIApp:
-    runner = ToolRunner(registry, settings)
+class _AnswerBadIds:
+    """POST /mcp: a request whose id is neither a string nor an integer gets -32600 with ``id: null``.
+
+    The SDK would take it for a notification, answer 202 and never reply (netglean.jsonrpc). The
+    body is read once more here, before the SDK reads it: ~0.4 µs for a typical call, ~0.07 ms a MB.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went, or the Guard refused the body and answers for it
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        try:
+            raw: Any = from_json(body)
+        except ValueError:
+            raw = None  # the SDK answers what is not JSON itself
+        if has_bad_id(raw):
+            answer = error(None, mcp_types.INVALID_REQUEST, BAD_ID).model_dump_json(by_alias=True, exclude_unset=True)
+            await Response(answer, status_code=400, media_type="application/json")(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+def build_app(registry: Registry, settings: Settings, runner: ToolRunner | None = None) -> Guard:
+    runner = runner or ToolRunner(registry, settings)
     manager = StreamableHTTPSessionManager(
         app=build_server(registry, settings, runner),
         stateless=settings.stateless,
@@ -97,7 +142,7 @@ def build_app(registry: Registry, settings: Settings) -> ASGIApp:
 
     app = Starlette(
         routes=[
-            Route("/mcp", StreamableHTTPASGIApp(manager)),
+            Route("/mcp", _AnswerBadIds(StreamableHTTPASGIApp(manager))),
             Route("/v1/tools/{name}", call_tool, methods=["POST"]),
             Route("/openapi.json", openapi, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),
@@ -119,18 +164,41 @@ def check_binding(settings: Settings) -> None:
 
 async def serve_http(registry: Registry, settings: Settings) -> None:
     import uvicorn
+    from sse_starlette.sse import AppStatus
+
+    from netglean.http_server import DrainingServer, front_protocol
 
     check_binding(settings)
+    # sse-starlette (the SDK's SSE responses) cuts every stream the moment the signal comes, so calls in flight
+    # would lose their results; here the drain ends them, the calls first (netglean.http_server).
+    AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]
+    runner = ToolRunner(registry, settings)
+    app = build_app(registry, settings, runner)
+
+    async def drain() -> None:
+        cut = await runner.drain(settings.shutdown_grace)
+        if cut:
+            grace = settings.shutdown_grace
+            log.warning("shutting down: %d call(s) still running after the %g s grace end as unavailable", cut, grace)
+        app.end_streams()
+
     config = uvicorn.Config(
-        build_app(registry, settings),
+        app,
         host=settings.host,
         port=settings.port,
+        http=front_protocol(settings),  # header deadline and per-address connection cap (netglean.http_server)
+        ws="none",
         log_level=settings.log_level,
-        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace),  # uvicorn takes whole seconds
+        log_config=None,  # uvicorn's lines go through netglean.logs like every other: to stderr, redacted
+        # The grace is the drain's (DrainingServer); uvicorn's deadline (whole seconds) is a later backstop.
+        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace) + 2,
         server_header=False,
+        # The client is the socket's peer: X-Forwarded-For (which uvicorn trusts from loopback by default) would
+        # let any local client name itself anew on every request and so slip the per-client caps.
+        proxy_headers=False,
         lifespan="on",
     )
-    server = uvicorn.Server(config)
+    server = DrainingServer(config, drain)
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(server.serve)
         while not server.started:

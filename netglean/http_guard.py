@@ -5,6 +5,15 @@ drive the tools), bearer token on /mcp and /v1 (constant-time compare), a cap on
 one client's requests in flight, and a cap and deadline on the request body. A
 refusal is a small JSON body that says what was refused and never echoes the
 request back; no header value, token or body is ever logged.
+
+A client is its peer address: the one thing about a request it cannot choose. An
+Mcp-Session-Id is the client's to invent, and forwarding headers are not read
+(uvicorn's proxy headers are off), so neither can buy more slots. The bearer
+token cannot tell clients apart either: there is one per server, the same for all.
+
+On shutdown, once the tool calls are drained, ``end_streams`` ends the standalone /mcp
+streams (GET), which never end by themselves: each gets its closing chunk, where uvicorn
+would otherwise wait out its grace and cancel them with a traceback.
 """
 
 from __future__ import annotations
@@ -103,6 +112,12 @@ class Admission:
         return parts.scheme in {"http", "https"} and (parts.hostname or "") in self.hostnames
 
 
+def peer_address(scope: Scope) -> str:
+    """The address the connection came from (uvicorn reads it from the socket)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "?"
+
+
 class _Refused(Exception):
     def __init__(self, status: int) -> None:
         self.status = status
@@ -117,6 +132,7 @@ class Guard:
         self.admission = Admission.from_settings(settings)
         self._token = settings.token.encode()
         self._in_flight: Counter[str] = Counter()
+        self._streams: set[anyio.CancelScope] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -130,7 +146,7 @@ class Guard:
             await _refuse(send, status)
             return
         counted = scope.get("method") == "POST" and path.startswith(PROTECTED_PREFIXES)
-        client = self._client(scope, headers)
+        client = peer_address(scope)
         if counted:
             if self._in_flight[client] >= self.settings.max_client_calls:
                 log.info("refused %s %s: 429 (client at its cap)", scope.get("method"), path)
@@ -138,7 +154,10 @@ class Guard:
                 return
             self._in_flight[client] += 1
         try:
-            await self._forward(scope, receive, send, headers)
+            if scope.get("method") == "GET" and path == "/mcp":
+                await self._stream(scope, receive, send, headers)
+            else:
+                await self._forward(scope, receive, send, headers)
         finally:
             if counted:
                 self._in_flight[client] -= 1
@@ -159,13 +178,28 @@ class Guard:
             return 413
         return 0
 
-    @staticmethod
-    def _client(scope: Scope, headers: dict[str, str]) -> str:
-        session = headers.get("mcp-session-id")
-        if session:
-            return f"session:{session}"
-        client = scope.get("client")
-        return f"addr:{client[0] if client else '?'}"
+    def end_streams(self) -> None:
+        """End every standalone /mcp stream (shutting down: they would never end by themselves)."""
+        for stream in list(self._streams):
+            stream.cancel()
+
+    async def _stream(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+        """Serve a standalone stream until its client goes or end_streams() ends it with its closing chunk."""
+        body_open = False
+
+        async def watched_send(message: Message) -> None:
+            nonlocal body_open
+            body_open = message["type"] == "http.response.start" or bool(message.get("more_body"))
+            await send(message)
+
+        with anyio.CancelScope() as stream:
+            self._streams.add(stream)
+            try:
+                await self._forward(scope, receive, watched_send, headers)
+            finally:
+                self._streams.discard(stream)
+        if stream.cancelled_caught and body_open:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def _forward(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
         """Run the app with the body capped in size and time; answer 413/408 if it overruns."""

@@ -26,6 +26,31 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 _FAILURE_LEVEL = {"internal_error": "error", "timeout": "warning"}
 """The log level a failed call is reported at to clients that asked for logs; other codes are "info"."""
 
+FAILURE_SENTENCES: dict[str, str] = {
+    "bad_url": "The URL is not one netglean fetches.",
+    "blocked_address": "The operator's network policy refused the address.",
+    "budget_exhausted": "This server's fetch budget is spent.",
+    "http_status": "The target answered with an HTTP error status.",
+    "internal_error": "The call failed inside the server.",
+    "invalid_arguments": "The arguments did not validate.",
+    "invalid_config": "The feed config did not validate.",
+    "no_items": "The feed config found no items.",
+    "not_available": "This build cannot do what was asked.",
+    "robots_disallowed": "robots.txt does not allow the fetch.",
+    "scheme_downgrade": "A redirect went from https to http, which the operator does not allow.",
+    "timeout": "The call ran past a deadline.",
+    "too_large": "Something was larger than the operator's limit.",
+    "too_many_redirects": "The target redirected more times than allowed.",
+    "tool_error": "The call failed.",
+    "unavailable": "The server cannot take the call now.",
+    "unreachable": "The target could not be reached.",
+    "unsupported_content": "The target sent content the tool cannot read.",
+}
+"""What a log notification says of a failure: our own words per error code, never the error's message.
+
+A log notification sits outside the untrusted-content frame of the result, and a target-origin error
+message can quote what a target chose (a URL, a redirect chain); the message stays in the result."""
+
 
 def _tool(spec: ToolSpec) -> types.Tool:
     hints = spec.annotations
@@ -100,7 +125,7 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
         return types.EmptyResult()
 
     async def report_failure(ctx: ServerRequestContext[Any], tool: str, error: dict[str, Any]) -> None:
-        """Tell a client that asked for logs that a call failed, at the failure's level.
+        """Tell a client that asked for logs that a call failed, at the failure's level, in our own words only.
 
         2025-era clients ask with logging/setLevel; from 2026-07-28 a request opts in through its
         _meta, which the SDK checks itself when the message is sent.
@@ -111,7 +136,13 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
             wanted = log_levels.get(id(connection)) if connection is not None else None
             if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
                 return
-        data = {"tool": tool, "code": error.get("code"), "message": error.get("message")}
+        code = error.get("code", "tool_error")
+        data = {
+            "tool": tool,
+            "code": code,
+            "retryable": bool(error.get("retryable")),
+            "message": FAILURE_SENTENCES.get(code, FAILURE_SENTENCES["tool_error"]),
+        }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
             await ctx.session.send_log_message(level, data, logger="netglean", related_request_id=ctx.request_id)  # type: ignore[arg-type]

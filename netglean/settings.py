@@ -123,6 +123,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("fetch_read_timeout", float, 20.0, "Seconds a target may go silent while sending.", 0.001),
     Setting("fetch_total_timeout", float, 30.0, "Seconds one fetch may take in all, redirects included.", 0.001),
     Setting("global_concurrency", int, 16, "Fetches in flight at once, across all hosts.", 1),
+    Setting(
+        "header_timeout",
+        float,
+        10.0,
+        "Seconds a connection gets to send a request's headers (from opening, or from its last response); "
+        "then 408 (if one was begun) and close.",
+        0.001,
+        http=True,
+    ),
     Setting("host", str, "127.0.0.1", "Address to bind; anything beyond loopback requires a token.", http=True),
     Setting("host_concurrency", int, 2, "Fetches in flight at once to one host.", 1),
     Setting(
@@ -136,7 +145,16 @@ SETTINGS: tuple[Setting, ...] = (
         "max_client_calls",
         int,
         16,
-        "Requests one client (MCP session, else address) may have in flight; then 429.",
+        "Requests one client address may have in flight; then 429.",
+        1,
+        http=True,
+    ),
+    Setting(
+        "max_client_connections",
+        int,
+        64,
+        "Connections one client address may hold open at once; a further one gets 429 and is closed "
+        "(behind a reverse proxy every client shares the proxy's address).",
         1,
         http=True,
     ),
@@ -205,6 +223,7 @@ class Settings:
     fetch_read_timeout: float
     fetch_total_timeout: float
     global_concurrency: int
+    header_timeout: float
     host: str
     host_concurrency: int
     host_interval: float
@@ -213,6 +232,7 @@ class Settings:
     max_argument_bytes: int
     max_body_bytes: int
     max_client_calls: int
+    max_client_connections: int
     max_concurrent_calls: int
     max_redirects: int
     port: int

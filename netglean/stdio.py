@@ -1,16 +1,16 @@
 """MCP over stdin/stdout, answering malformed input the way JSON-RPC 2.0 says.
 
-The SDK's stdio transport drops a line it cannot parse, and a batch, without a
-word; the client then waits forever. Here an unparsable line gets a -32700
-parse error, a batch or a non-request object gets -32600 invalid request, and
-the server keeps serving. While serving, fd 1 is pointed at stderr and fd 0 at
-the null device, so a stray print or a child process can never corrupt the
-protocol stream.
+The SDK's stdio transport drops a line it cannot parse, a batch, and a request
+whose id is not a string or an integer, without a word; the client then waits
+forever. Here each line is classified by netglean.jsonrpc: an unparsable line
+gets a -32700 parse error, anything else that is not a request, notification or
+response gets -32600 invalid request, and the server keeps serving. While
+serving, fd 1 is pointed at stderr and fd 0 at the null device, so a stray print
+or a child process can never corrupt the protocol stream.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -21,34 +21,8 @@ import anyio
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
-
-def _error(request_id: Any, code: int, message: str) -> SessionMessage:
-    return SessionMessage(
-        types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
-    )
-
-
-def classify(line: bytes) -> SessionMessage | None:
-    """A valid message, an error answer for invalid input, or None for a blank line."""
-    if not line.strip():
-        return None
-    try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValidationError as invalid:
-        unreadable = next((error["msg"] for error in invalid.errors() if error["type"] == "json_invalid"), None)
-    if unreadable is not None:  # pydantic's reader also bounds nesting, which json.loads would take to the stack's end
-        return _error(None, types.PARSE_ERROR, f"Parse error: the line is not valid JSON ({unreadable})")
-    raw = json.loads(line)  # JSON that pydantic has just read
-    if isinstance(raw, list):
-        return _error(None, types.INVALID_REQUEST, "Invalid request: JSON-RPC batches are not supported by MCP")
-    request_id = raw.get("id") if isinstance(raw, dict) else None
-    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
-        request_id = None
-    return _error(
-        request_id, types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request, notification or response"
-    )
+from netglean.jsonrpc import classify
 
 
 def _claim_standard_streams() -> tuple[BinaryIO, BinaryIO, Any]:

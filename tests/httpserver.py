@@ -23,15 +23,18 @@ class HttpServer:
             cwd=cwd,
             env={**os.environ, **(env or {})},
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         self._stderr: list[str] = []
+        self._stdout: list[str] = []
         self._ready = threading.Event()
         self.base = ""
         self._pump_thread = threading.Thread(target=self._pump, daemon=True)
         self._pump_thread.start()
+        self._stdout_thread = threading.Thread(target=self._pump_stdout, daemon=True)
+        self._stdout_thread.start()
         if not self._ready.wait(20) or not self.base:
             self.process.kill()
             raise AssertionError("netglean serve did not start:\n" + "".join(self._stderr))
@@ -46,6 +49,10 @@ class HttpServer:
                 self._ready.set()
         self._ready.set()
 
+    def _pump_stdout(self) -> None:
+        assert self.process.stdout is not None
+        self._stdout.extend(self.process.stdout)
+
     def __enter__(self) -> HttpServer:
         return self
 
@@ -56,10 +63,16 @@ class HttpServer:
     def stderr(self) -> str:
         return "".join(self._stderr)
 
+    @property
+    def stdout(self) -> str:
+        """Everything written to stdout (read in full once the server has stopped)."""
+        return "".join(self._stdout)
+
     def stop(self, timeout: float = 20) -> int:
         """SIGTERM (a graceful shutdown), then wait; returns the exit code."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         code = self.process.wait(timeout=timeout)
-        self._pump_thread.join(5)  # everything the server wrote to stderr has been read
+        self._pump_thread.join(5)  # everything the server wrote to stderr and stdout has been read
+        self._stdout_thread.join(5)
         return code

@@ -8,6 +8,8 @@ import socket
 import subprocess
 import sys
 import threading
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,42 @@ def guarded() -> Iterator[HttpServer]:
     )
     yield running
     running.stop()
+
+
+@pytest.fixture(scope="module")
+def capped() -> Iterator[HttpServer]:
+    """One call in flight per client, and a body may take a minute: a stalled request holds the slot."""
+    running = HttpServer("--max-client-calls", "1", "--request-timeout", "60")
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def hasty() -> Iterator[HttpServer]:
+    """Request headers must arrive within a second."""
+    running = HttpServer("--header-timeout", "1")
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def few() -> Iterator[HttpServer]:
+    """Three connections open at once per address, and a minute for headers (so idle ones stay)."""
+    running = HttpServer("--max-client-connections", "3", "--header-timeout", "60")
+    yield running
+    running.stop()
+
+
+def _connect(server: HttpServer) -> socket.socket:
+    host, port = server.base.removeprefix("http://").rsplit(":", 1)
+    return socket.create_connection((host, int(port)), timeout=15)  # every read below: closed within 15 s or fail
+
+
+def _read_to_close(sock: socket.socket) -> bytes:
+    answer = b""
+    while chunk := sock.recv(4096):
+        answer += chunk
+    return answer
 
 
 def _post(base: str, tool: str, body: Any = None, **kwargs: Any) -> httpx.Response:
@@ -177,12 +215,110 @@ def test_slow_body_gets_408_and_a_busy_client_gets_429(guarded: HttpServer) -> N
     assert _post(guarded.base, "get_version", {}, headers={"authorization": f"Bearer {TOKEN}"}).status_code == 200
 
 
+def _until(status: int, request: Any, deadline: float = 10) -> None:
+    """Repeat ``request`` until it answers ``status`` (a wait bounded by ``deadline`` seconds, not a timing)."""
+    until = time.monotonic() + deadline
+    while (found := request().status_code) != status:
+        assert time.monotonic() < until, f"still {found}, not {status}"
+        threading.Event().wait(0.05)
+
+
+def test_the_in_flight_cap_is_the_peers_whatever_session_or_address_the_client_claims(capped: HttpServer) -> None:
+    def plain() -> httpx.Response:
+        return _post(capped.base, "get_version", {})
+
+    sock = _stalled_request(capped.base, "/v1/tools/generate_citations")
+    try:
+        _until(429, plain)  # the stalled request now holds this address's only slot
+        for _ in range(10):
+            claimed = {"mcp-session-id": uuid.uuid4().hex}
+            assert _post(capped.base, "get_version", {}, headers=claimed).status_code == 429
+            assert httpx.post(f"{capped.base}/mcp", json={}, headers=claimed).status_code == 429
+            forwarded = {"x-forwarded-for": f"198.51.100.{uuid.uuid4().int % 250}", "forwarded": "for=192.0.2.9"}
+            assert _post(capped.base, "get_version", {}, headers=forwarded).status_code == 429
+    finally:
+        sock.close()
+    _until(200, plain)  # the slot is freed when the stalled client goes away
+
+
+def test_headers_that_dribble_in_get_408_and_the_connection_is_closed(hasty: HttpServer) -> None:
+    """Slowloris: a byte of header every 0.2 s, forever. The server ends it at its header deadline."""
+    sock = _connect(hasty)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+    sock.settimeout(0.2)
+    answer = b""
+    until = time.monotonic() + 15
+    try:
+        while time.monotonic() < until:
+            try:
+                sock.sendall(b"a")
+                chunk = sock.recv(4096)
+            except TimeoutError:
+                continue
+            except OSError:  # reset: the server has closed, and our last bytes were unread
+                break
+            if not chunk:
+                break
+            answer += chunk
+        else:
+            raise AssertionError("the connection was still open after 15 s")
+    finally:
+        sock.close()
+    assert answer.startswith(b"HTTP/1.1 408") and b'"code": "request_timeout"' in answer
+
+
+def test_a_connection_that_never_speaks_is_closed_and_one_that_does_is_served(hasty: HttpServer) -> None:
+    silent = _connect(hasty)
+    assert _read_to_close(silent) == b""  # closed without a word: it never began a request
+    silent.close()
+    sock = _connect(hasty)
+    request = "POST /v1/tools/get_version HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n"
+    sock.sendall(request.encode())
+    threading.Event().wait(1.5)  # the body comes after the header deadline: that is the body's deadline, not this
+    sock.sendall(b"{}")
+    answer = _read_to_close(sock)  # the response, then (idle past the deadline) the close
+    sock.close()
+    assert answer.startswith(b"HTTP/1.1 200") and b'"ok":true' in answer
+
+
+def test_connections_past_the_per_address_cap_get_429_and_a_freed_slot_is_reused(few: HttpServer) -> None:
+    held = [_connect(few) for _ in range(3)]
+    try:
+        refused = _connect(few)
+        answer = _read_to_close(refused)
+        refused.close()
+        assert answer.startswith(b"HTTP/1.1 429") and b"retry-after: 1" in answer.lower()
+        assert b'"code": "too_many_requests"' in answer
+        held.pop().close()
+        _until(200, lambda: httpx.get(f"{few.base}/healthz"))  # once the server has seen the close
+    finally:
+        for sock in held:
+            sock.close()
+
+
 def test_tokens_and_bodies_never_reach_the_log(guarded: HttpServer) -> None:
     marker = "body-marker-3c7e"
     _post(guarded.base, "generate_citations", {"markdown": marker}, headers={"authorization": f"Bearer {TOKEN}"})
     _post(guarded.base, "generate_citations", {"markdown": marker}, headers={"authorization": "Bearer wrong"})
     assert "DEBUG" in guarded.stderr or "INFO" in guarded.stderr  # logging was on
     assert TOKEN not in guarded.stderr and marker not in guarded.stderr and "wrong" not in guarded.stderr
+
+
+def test_query_strings_never_reach_the_log() -> None:
+    """A URL's query (a token, a feed secret) is redacted in every line, uvicorn's access log included."""
+    with HttpServer("--log-level", "info") as running:
+        for method, path in (
+            ("POST", "/v1/tools/get_version?token=QS1"),
+            ("POST", "/v1/tools/nope?key=QS2&page=2"),
+            ("GET", "/healthz?QS3"),
+            ("GET", "/docs/?k=QS4#QS5"),
+            ("POST", "/mcp?session=QS6"),
+            ("GET", "/missing?a=QS7"),
+        ):
+            httpx.request(method, running.base + path, json={})
+    written = running.stderr + running.stdout
+    assert "QS" not in written
+    assert '"POST /v1/tools/get_version?*** HTTP/1.1" 200' in written  # the access log was on, and redacted
 
 
 def test_binding_beyond_loopback_needs_a_token() -> None:
@@ -212,6 +348,104 @@ def test_graceful_shutdown_finishes_in_flight_calls(tmp_path: Path) -> None:
     assert running.stop() == -signal.SIGTERM
     call.join(10)
     assert results and results[0].status_code == 200 and results[0].json()["payload"] == {"fine": True}
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_lab(tmp_path_factory.mktemp("lab"))
+
+
+_MCP = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+_SLEEP = {
+    "jsonrpc": "2.0",
+    "id": 2,
+    "method": "tools/call",
+    "params": {"name": "misbehave", "arguments": {"mode": "sleep"}},
+}
+
+
+def _mcp_session(base: str) -> dict[str, str]:
+    """Raw /mcp headers for an initialized session."""
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    session = httpx.post(f"{base}/mcp", headers=_MCP, json=initialize).headers["mcp-session-id"]
+    headers = _MCP | {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+    httpx.post(f"{base}/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return headers
+
+
+def _sse_result(stream: str, request_id: int) -> dict[str, Any]:
+    for line in stream.splitlines():
+        if line.startswith("data: {"):
+            message = json.loads(line.removeprefix("data: "))
+            if message.get("id") == request_id:
+                return dict(message)
+    raise AssertionError(f"no answer to {request_id} in {stream!r}")
+
+
+def _background(target: Any) -> threading.Thread:
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_calls_still_running_when_the_grace_ends_get_unavailable_and_the_log_one_line(lab: Path) -> None:
+    running = HttpServer("--log-level", "debug", "--shutdown-grace", "1", cwd=lab, env={"PYTHONPATH": str(lab)})
+    headers = _mcp_session(running.base)
+    results: dict[str, Any] = {}
+
+    def listen() -> None:  # the standalone stream an MCP client keeps open: it never ends by itself
+        with httpx.stream("GET", f"{running.base}/mcp", headers=headers, timeout=30) as stream:
+            results["stream"] = stream.status_code
+            for _ in stream.iter_bytes():
+                pass
+
+    threads = [
+        _background(lambda: results.update(rest=_post(running.base, "misbehave", {"mode": "sleep"}))),
+        _background(lambda: results.update(mcp=httpx.post(f"{running.base}/mcp", headers=headers, json=_SLEEP))),
+        _background(listen),
+    ]
+    until = time.monotonic() + 20
+    while running.stderr.count("call misbehave") < 2 or "stream" not in results:
+        assert time.monotonic() < until, "the calls did not start"
+        threading.Event().wait(0.02)
+    assert running.stop() == -signal.SIGTERM
+    for thread in threads:
+        thread.join(20)
+        assert not thread.is_alive()
+    rest = results["rest"]
+    assert rest.status_code == 503 and rest.headers["content-type"] == "application/json"
+    assert rest.json()["ok"] is False and rest.json()["next_step"] == "misbehave"
+    assert rest.json()["payload"]["error"]["code"] == "unavailable" and rest.json()["payload"]["error"]["retryable"]
+    answer = _sse_result(results["mcp"].text, 2)["result"]
+    assert answer["isError"] is True and answer["structuredContent"]["payload"]["error"]["code"] == "unavailable"
+    lines = running.stderr.splitlines()
+    assert [line for line in lines if "ERROR" in line or "Traceback" in line] == []
+    assert len([line for line in lines if "end as unavailable" in line]) == 1
+
+
+def test_calls_that_arrive_during_shutdown_get_unavailable(lab: Path) -> None:
+    running = HttpServer("--log-level", "debug", "--shutdown-grace", "20", cwd=lab, env={"PYTHONPATH": str(lab)})
+    late = _connect(running)
+    body = b'{"mode": "fine"}'
+    late.sendall(b"POST /v1/tools/misbehave HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n")
+    late.sendall(b"Content-Length: %d\r\n\r\n" % len(body))  # headers in before the signal, the body after
+    running.process.send_signal(signal.SIGTERM)
+    until = time.monotonic() + 20
+    while "Shutting down" not in running.stderr:
+        assert time.monotonic() < until, "the server did not begin to shut down"
+        threading.Event().wait(0.02)
+    late.sendall(body)
+    answer = _read_to_close(late)
+    late.close()
+    assert running.stop() == -signal.SIGTERM
+    assert answer.startswith(b"HTTP/1.1 503")
+    envelope = json.loads(answer.partition(b"\r\n\r\n")[2])
+    assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "unavailable"
 
 
 def test_streams_are_resumable_with_last_event_id(server: HttpServer) -> None:

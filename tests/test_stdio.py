@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import mcp_types as types
 import pytest
 
-from netglean.stdio import classify
+from netglean.jsonrpc import classify
 from tests.conftest import PROJECT
 from tests.rawserver import RawServer
 
@@ -57,6 +58,21 @@ def test_unknown_tool_and_unknown_method_are_protocol_errors(server: RawServer) 
     assert server.receive()["error"]["code"] == -32601
 
 
+BAD_IDS = ('{"a": 1}', "true", "false", "1.5", "1e3", "null", "[1]")
+"""Request ids JSON-RPC 2.0 does not allow (a string or an integer): the SDK took such a request for a notification."""
+
+
+def test_a_request_with_an_id_of_the_wrong_type_is_answered_and_a_notification_is_not(server: RawServer) -> None:
+    server.initialize()
+    for bad in BAD_IDS:
+        server.send_raw(f'{{"jsonrpc": "2.0", "id": {bad}, "method": "ping"}}\n'.encode())
+        answer = server.receive()
+        assert answer["id"] is None and answer["error"]["code"] == -32600, bad
+    server.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}})
+    server.send({"jsonrpc": "2.0", "id": 7, "method": "ping"})
+    assert server.receive() == {"jsonrpc": "2.0", "id": 7, "result": {}}  # nothing came for the notification
+
+
 @pytest.mark.parametrize(
     ("line", "code"),
     [
@@ -68,6 +84,8 @@ def test_unknown_tool_and_unknown_method_are_protocol_errors(server: RawServer) 
         (b"{}", -32600),
         (b"null", -32600),
         (b"7", -32600),
+        *((f'{{"jsonrpc": "2.0", "id": {bad}, "method": "ping"}}'.encode(), -32600) for bad in BAD_IDS),
+        (b'{"jsonrpc": "2.0", "id": true, "method": "notifications/initialized"}', -32600),
     ],
 )
 def test_classify(line: bytes, code: int) -> None:
@@ -80,6 +98,10 @@ def test_classify_passes_valid_messages_and_skips_blank_lines() -> None:
     assert classify(b"  \n") is None
     message = classify(b'{"jsonrpc": "2.0", "id": "a", "method": "ping"}')
     assert message is not None and message.message.method == "ping"  # type: ignore[union-attr]
+    notification = classify(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+    assert notification is not None and isinstance(notification.message, types.JSONRPCNotification)
+    answer = classify(b'{"jsonrpc": "2.0", "id": null, "error": {"code": 1, "message": "x"}}')
+    assert answer is not None and isinstance(answer.message, types.JSONRPCError)  # a client's error reply may say null
 
 
 def test_a_pathological_document_cannot_hold_the_server_past_its_deadline() -> None:
