@@ -47,6 +47,12 @@ def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
 def _settings(args: argparse.Namespace) -> Settings:
     settings = Settings.load({s.name: getattr(args, s.name, None) for s in SETTINGS})
     configure(settings.log_level)
+    from netglean.addresses import Targets
+
+    try:  # read here, so a bad list stops the command at start-up rather than failing its first fetch
+        Targets.parse(settings.allow_private_targets)
+    except ValueError as exc:
+        raise ConfigurationError(f"--allow-private-targets: {exc}") from None
     return settings
 
 
