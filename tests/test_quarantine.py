@@ -3,8 +3,8 @@
 A hostile site puts one marker word in every place a target controls — the final URL after a
 redirect, the media type, Content-Disposition, announced feeds, links, sitemap entries, item
 text, pagination links — and every target-origin tool is called on it through MCP. Outside the
-frame (the control line, the notice, guidance, next step, the envelope's notice, progress
-messages) the word must never appear; inside it, it must (the hostile value was reached), and
+frame (the control line, the notice, guidance, next step, the envelope's notice, progress and log
+notifications) the word must never appear; inside it, it must (the hostile value was reached), and
 the framed JSON must be exactly the structured payload.
 """
 
@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from mcp import Client
 from mcp.client._memory import InMemoryTransport
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,6 +32,8 @@ from netglean.settings import Settings
 from tests.conftest import SyncClient, open_client
 from tests.fixture_site import serve
 from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
+
+pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # logging/setLevel
 
 WORD = "zqxjhostile"
 """The marker: lower case, so it survives media-type lower-casing and URL normalisation alike."""
@@ -132,13 +135,22 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+LOGGED: list[str] = []
+"""The log notifications the client has received (it asks for every level): outside the frame too."""
+
+
 @pytest.fixture(scope="module")
 def client(registry: Registry, settings: Settings) -> Iterator[SyncClient]:
+    async def on_log(params: Any) -> None:
+        LOGGED.append(json.dumps(params.data))
+
     with serve(app=APP) as port:
         policy = dataclasses.replace(FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset())
         fetcher = Fetcher(policy, resolver=FakeDNS({"hostile.test": [PUBLIC]}), dial=LoopbackBackend(port))
         runner = ToolRunner(registry, settings, Context(settings, registry, fetcher))
-        with open_client(InMemoryTransport(build_server(registry, settings, runner)), runner) as session:
+        transport = InMemoryTransport(build_server(registry, settings, runner))
+        with open_client(Client(transport, mode="legacy", logging_callback=on_log), runner) as session:
+            session.run("set_logging_level", "debug")
             yield session
 
 
@@ -150,6 +162,7 @@ def test_every_target_tool_is_called_here(registry: Registry) -> None:
 @pytest.mark.parametrize(("tool", "arguments"), CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CALLS)])
 def test_target_text_stays_inside_the_frame(client: SyncClient, tool: str, arguments: dict[str, Any]) -> None:
     messages: list[str] = []
+    LOGGED.clear()
 
     async def on_progress(done: float, total: float | None, message: str | None) -> None:
         messages.append(message or "")
@@ -163,7 +176,8 @@ def test_target_text_stays_inside_the_frame(client: SyncClient, tool: str, argum
     inside = "\n".join(lines[3:-1])
     assert json.loads(inside) == envelope["payload"], "the framed JSON is not the structured payload"
     assert WORD in inside, "the hostile value never reached the result: the test proves nothing here"
-    outside = [lines[0], lines[1], begin, end, *messages]
+    outside = [lines[0], lines[1], begin, end, *messages, *LOGGED]
+    assert envelope["ok"] or LOGGED, "a failure the client asked to hear of was not logged: nothing was checked"
     outside.append(json.dumps({key: value for key, value in envelope.items() if key != "payload"}))
     for text in outside:
         assert WORD not in text.lower(), f"target text outside the frame: {text[:300]}"
