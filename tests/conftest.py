@@ -113,10 +113,20 @@ def fuzz_port() -> Iterator[int]:
 
 
 @pytest.fixture(scope="session")
-def fuzz_world(fuzz_port: int) -> World:
+def closed_port() -> Iterator[int]:
+    """A 127.0.0.1 port bound and not listening for the whole session: every connection to it is refused."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as bound:
+        bound.bind(("127.0.0.1", 0))
+        yield int(bound.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def fuzz_world(fuzz_port: int, closed_port: int) -> World:
     from tests import fuzz_site
 
-    return fuzz_site.world(fuzz_port)
+    return fuzz_site.world(fuzz_port, closed_port)
 
 
 @pytest.fixture(scope="session")
@@ -139,3 +149,20 @@ def fuzz_stdio_client(fuzz_port: int) -> Iterator[SyncClient]:
     )
     with open_client(params) as client:
         yield client
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """What the contract fuzzer saw: the seed, and per test and tool the calls, the share of ok and the codes."""
+    contract = sys.modules.get("tests.contract")
+    if contract is None or not contract.STATS:
+        return
+    terminalreporter.section("contract fuzzing")
+    terminalreporter.write_line(f"seed {contract.SEED} (NETGLEAN_FUZZ_SEED={contract.SEED} replays this run)")
+    for test, tools in sorted(contract.STATS.items()):
+        terminalreporter.write_line(f"{test}:")
+        for tool, codes in sorted(tools.items()):
+            calls = sum(codes.values())
+            shown = ", ".join(f"{code} {count}" for code, count in codes.most_common())
+            terminalreporter.write_line(f"  {tool:20} {calls:4} calls, ok {codes['ok'] / calls:4.0%}: {shown}")
+    checked, unchecked = contract.NONCE_CHECKS["checked"], contract.NONCE_CHECKS["not checkable"]
+    terminalreporter.write_line(f"frame nonces recomputed from the notice's source: {checked} ({unchecked} not)")

@@ -384,11 +384,22 @@ FAILING = (
 HOSTILE = (
     "file:///etc/passwd", "ftp://127.0.0.1/", "javascript:alert(1)", "data:text/html,<h1>x</h1>", "gopher://x/",
     "http://10.0.0.7/admin", "http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://localhost/",
-    "http://0x7f.1/", "http://example.com/", "https://127.0.0.1:1/", "http://127.0.0.1:1/", "http://user:pw@127.0.0.1/",
-    "not a url", "http://", "//127.0.0.1/article", "/article", "http://exa mple.com/", "http://\u202eevil.test/",
-    "http://127.0.0.1/" + "a" * 3000, "HTTP://127.0.0.1:0/", "http://[::ffff:127.0.0.1]/", "http://%00/",
+    "http://example.com/", "http://user:pw@127.0.0.1/", "not a url", "http://", "//127.0.0.1/article", "/article",
+    "http://exa mple.com/", "http://\u202eevil.test/", "http://[::ffff:127.0.0.1]/", "http://%00/",
 )  # fmt: skip
-"""URLs no tool may fetch here: other schemes, private or other hosts, closed ports, garbage."""
+"""URLs no tool may fetch here: other schemes, private or other hosts, garbage (with ``closed`` below)."""
+
+
+def _closed(port: int, closed: int) -> tuple[str, ...]:
+    """The site's pages as other hosts spell them, and a 127.0.0.1 port bound by the tests but not listening
+    (spelled in other ways too: 0x7f.1 and 2130706433 are 127.0.0.1), where every connection is refused."""
+    return (
+        f"http://localhost:{port}/article", f"https://127.0.0.1:{port}/article", f"http://127.0.0.1:{closed}/",
+        f"https://127.0.0.1:{closed}/", f"http://0x7f.1:{closed}/", f"http://2130706433:{closed}/x",
+        f"HTTP://127.0.0.1:{closed}/", f"http://127.0.0.1:{closed}/{'a' * 3000}",
+    )  # fmt: skip
+
+
 SELECTORS = ("li.story", "tr.job", "article", "section.stream > article.teaser", ".post-card", "li", "a", "h3 a",
              "items > array > object", "ul.entries li", "tr[[", ":has(", "div:nth-child(2)", "*")  # fmt: skip
 
@@ -441,7 +452,8 @@ def _fixture_configs(origin: str, port: int) -> Iterator[dict[str, Any]]:
     }
 
 
-def world(port: int) -> World:
+def world(port: int, closed: int) -> World:
+    """What the fuzzer draws from, for the site on ``port``; ``closed`` is a port where connections are refused."""
     origin = f"http://127.0.0.1:{port}"
     pages = corpus_pages()
     configs = list(_fixture_configs(origin, port))
@@ -465,7 +477,7 @@ def world(port: int) -> World:
         pages=tuple(origin + path for path in PAGES),
         listings=tuple(f"{origin}/corpus/{index}/" for index in sorted(pages)),
         failing=tuple(origin + path for path in FAILING),
-        hostile=(*HOSTILE, f"http://localhost:{port}/article", f"https://127.0.0.1:{port}/article"),
+        hostile=(*HOSTILE, *_closed(port, closed)),
         configs=tuple(configs),
         yaml_texts=tuple(texts),
         selectors=tuple(dict.fromkeys([*SELECTORS, *items])),
