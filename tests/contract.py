@@ -420,6 +420,24 @@ _FRAME = re.compile(r"<<<(BEGIN|END) UNTRUSTED CONTENT ([0-9a-f]{24})>>>")
 _NOTICE = re.compile(re.escape(untrusted.NOTICE).replace(re.escape("{source}"), "(?P<source>.*)"))
 
 
+_HIDDEN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+"""Characters third-party text never keeps in a result: controls (ESC too), zero-width, bidi, BOM, tags."""
+_LOOK_ALIKE = re.compile(r"(BEGIN|END)[\s_-]*UNTRUSTED", re.IGNORECASE)
+
+
+def assert_cleaned(payload: Any, tool: str) -> None:
+    """A target-origin payload holds third-party text only as cleaned: no hidden or direction-changing
+    characters, no frame-marker look-alike (it reads "END (quoted) UNTRUSTED"), and cleaning changes nothing."""
+    for text in _strings(payload):
+        hidden = _HIDDEN.search(text)
+        assert hidden is None, f"{tool}: {hidden[0]!r} left in the payload: {text[:200]!r}"
+        marker = _LOOK_ALIKE.search(text)
+        assert marker is None, f"{tool}: a frame marker left in the payload: {text[:200]!r}"
+    assert untrusted.clean_tree(payload) == payload, f"{tool}: the payload is not what cleaning makes of it"
+
+
 def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
@@ -452,6 +470,7 @@ def assert_frame(text: str, envelope: Mapping[str, Any], spec: ToolSpec, argumen
     inside = "\n".join(lines[3:-1])
     assert json.loads(inside) == envelope["payload"], f"{spec.name}: the framed JSON is not the structured payload"
     assert not _FRAME.search(inside), f"{spec.name}: a frame marker inside the frame"
+    assert_cleaned(envelope["payload"], spec.name)
     assert envelope.get(NOTICE_KEY), f"{spec.name}: a target-origin envelope without {NOTICE_KEY}"
     source = notice["source"]
     shown_whole = not (len(source) >= 300 and source.endswith("…"))
