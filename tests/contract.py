@@ -11,6 +11,7 @@ generator (schemathesis's JSON Schema 2020-12 generator).
 from __future__ import annotations
 
 import copy
+import datetime
 import functools
 import json
 import os
@@ -255,6 +256,54 @@ def _feed_config(draw: st.DrawFn, world: World, schema: Mapping[str, Any]) -> di
     return config
 
 
+YAML_TYPED: tuple[Any, ...] = (
+    datetime.date(2026, 11, 29),
+    datetime.datetime(2026, 11, 29, 8, 30),
+    float("inf"),
+    float("-inf"),
+    float("nan"),
+    b"\x00\xff bytes",
+    10**30,
+    None,
+)
+"""Values YAML writes as plain scalars or tags (2026-11-29, .inf, .nan, !!binary...) that are no JSON value."""
+
+
+def _free_places(
+    schema: Mapping[str, Any], defs: Mapping[str, Any], path: tuple[str, ...] = ()
+) -> Iterator[tuple[str, ...]]:
+    """Paths of objects in ``schema`` that take any key and any value (html2rss's directory metadata)."""
+    schema = _resolve(schema, defs)
+    if len(path) > 4 or ("object" not in _types(schema) and "properties" not in schema):
+        return
+    if schema.get("additionalProperties", True) is True and not schema.get("patternProperties"):
+        yield path
+    for name, inner in schema.get("properties", {}).items():
+        yield from _free_places(inner, defs, (*path, name))
+
+
+def _yaml_typed(draw: st.DrawFn, config: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The config with a YAML-typed value added where any value goes, or put in place of any node."""
+    defs = schema.get("$defs", {})
+    value = draw(st.sampled_from(YAML_TYPED))
+    free = [place for place in _free_places(schema, defs) if place]
+    add: bool = draw(st.booleans())
+    if free and add:
+        place = draw(st.sampled_from(free))
+        config = _ensure(config, place)
+        return dict(_set(config, place, {**_get(config, place), "zz_note": value}))
+    path = draw(st.sampled_from(list(_nodes(config))[:0:-1]))
+    return dict(_set(config, path, value))
+
+
+def _ensure(document: Any, path: tuple[str, ...]) -> dict[str, Any]:
+    """``document`` (an object) with an object at ``path``, made where it is missing or not an object."""
+    found: dict[str, Any] = document if isinstance(document, dict) else {}
+    if not path:
+        return found
+    return {**found, path[0]: _ensure(found.get(path[0]), path[1:])}
+
+
 def _nodes(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
     yield path
     if isinstance(value, dict):
@@ -336,8 +385,10 @@ def _steer(draw: st.DrawFn, name: str, schema: Mapping[str, Any], value: Any, wo
     if kind == "yaml" and isinstance(value, str):
         if draw(st.booleans()):
             return draw(st.sampled_from(world.yaml_texts))
-        dumped = dump_yaml(_feed_config(draw, world, feed_schema(schema)))
-        return draw(st.sampled_from([dumped, value]))
+        config = _feed_config(draw, world, feed_schema(schema))
+        if draw(st.integers(0, 3)) == 0:
+            config = _yaml_typed(draw, config, feed_schema(schema))
+        return draw(st.sampled_from([dump_yaml(config), value]))
     if isinstance(value, str) and is_url(name, schema):
         return draw(url_strategy(world, value))
     if isinstance(value, str) and is_glob(name, schema):
@@ -455,11 +506,20 @@ def _plain(text: str) -> bool:
     return text.isascii() and text.isprintable() and " ".join(text.split()) == text and "untrusted" not in text.lower()
 
 
+def _refuse_constant(name: str) -> Any:
+    raise AssertionError(f"the text block holds {name}, which is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
+def strict_json(text: str) -> Any:
+    """``text`` parsed as JSON, refusing the NaN and Infinity Python's own parser would accept."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
 def assert_frame(text: str, envelope: Mapping[str, Any], spec: ToolSpec, arguments: Any = None) -> None:
     """A target-origin text block: control line, notice naming the source, payload JSON framed by one nonce."""
     lines = text.split("\n")
     assert len(lines) >= 4, f"{spec.name}: the text block is not control line, notice and frame: {text[:300]!r}"
-    control = json.loads(lines[0])
+    control = strict_json(lines[0])
     assert control == {key: envelope[key] for key in ("ok", "next_step", "guidance")}, "the control line differs"
     notice = _NOTICE.fullmatch(lines[1])
     assert notice is not None, f"{spec.name}: not the untrusted-content notice: {lines[1][:300]!r}"
@@ -468,7 +528,7 @@ def assert_frame(text: str, envelope: Mapping[str, Any], spec: ToolSpec, argumen
     assert end is not None and end[1] == "END", f"{spec.name}: no END marker: {lines[-1][:200]!r}"
     assert begin[2] == end[2], f"{spec.name}: BEGIN nonce {begin[2]} but END nonce {end[2]}"
     inside = "\n".join(lines[3:-1])
-    assert json.loads(inside) == envelope["payload"], f"{spec.name}: the framed JSON is not the structured payload"
+    assert strict_json(inside) == envelope["payload"], f"{spec.name}: the framed JSON is not the structured payload"
     assert not _FRAME.search(inside), f"{spec.name}: a frame marker inside the frame"
     assert_cleaned(envelope["payload"], spec.name)
     assert envelope.get(NOTICE_KEY), f"{spec.name}: a target-origin envelope without {NOTICE_KEY}"
@@ -503,7 +563,7 @@ def assert_envelope(
     if spec.origin == "target":
         assert_frame(text, envelope, spec, arguments)
     else:
-        assert json.loads(text) == envelope
+        assert strict_json(text) == envelope, f"{spec.name}: the text block is not the structured content"
         assert NOTICE_KEY not in envelope, f"{spec.name}: a local tool's envelope carries {NOTICE_KEY}"
     return envelope
 

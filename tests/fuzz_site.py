@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import functools
 import gzip
+import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -336,6 +337,16 @@ async def agent_only(request: Request) -> Response:
     return await agent(request)
 
 
+async def catalan(request: Request) -> Response:
+    """A JSON API whose keys are Catalan words: "col·leccions" holds a middle dot, which CSS identifiers allow."""
+    items = [
+        {"títol": f"Notícia {n}", "enllaç": f"/noticies/{n}", "data": f"2026-11-2{n}T08:00:00+01:00"}
+        for n in range(1, 4)
+    ]
+    body = json.dumps({"col·leccions": items}, ensure_ascii=False).encode()
+    return Response(body, media_type="application/json")
+
+
 async def loop(request: Request) -> Response:
     return RedirectResponse("/loop", status_code=302)
 
@@ -360,6 +371,7 @@ def _routes() -> list[BaseRoute]:
         Route("/agent", agent),
         Route("/agent-refused", agent_only),
         Route("/loop", loop),
+        Route("/json/catalan", catalan),
         Route("/empty", empty_page),
         Route("/binary", binary),
     ]
@@ -378,7 +390,7 @@ PAGES = (
     "/docs/archive.zip", "/docs/notes.md", "/docs/feed.json",
     "/feeds/news", "/feeds/blog", "/feeds/jobs", "/feeds/releases", "/feeds/state", "/feeds/jsonld",
     "/feeds/paged", "/feeds/paged?page=3", "/feeds/api.json", "/feeds/sitemap.xml", "/feeds/headers",
-    "/feeds/empty", "/redirect?to=/article", "/chain/2",
+    "/feeds/empty", "/redirect?to=/article", "/chain/2", "/json/catalan",
 )  # fmt: skip
 """Paths some target-origin tool can succeed on (besides the corpus listing pages)."""
 FAILING = (
@@ -449,6 +461,15 @@ def _fixture_configs(origin: str, port: int) -> Iterator[dict[str, Any]]:
             "items": {"selector": "li.entry", "pagination": {"max_pages": 3}},
             "title": {"selector": "a"},
             "url": {"selector": "a", "extractor": "href"},
+        },
+    }
+    yield {
+        "channel": {"url": f"{origin}/json/catalan", "language": "ca"},
+        "selectors": {
+            "items": {"selector": "col·leccions > array > object"},
+            "title": {"selector": "títol"},
+            "url": {"selector": "enllaç"},
+            "published_at": {"selector": "data", "post_process": [{"name": "parse_time"}]},
         },
     }
     for page in ("state", "jsonld", "sitemap.xml", "news"):

@@ -78,7 +78,7 @@ def test_generated_valid_inputs_give_valid_envelopes(
     @seed(SEED)
     @given(arguments_strategy(spec.input_schema, fuzz_world))
     def check(arguments: dict[str, Any]) -> None:
-        note(_REPLAY)
+        note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
         envelope = assert_envelope(fuzz_client.call(name, arguments), spec, published, arguments)
         code = record("valid inputs", name, envelope)
         # Valid input may still fail for a reason in the world (a dead host), never as a rejected or crashed call.
@@ -102,7 +102,7 @@ def test_arbitrary_json_arguments_never_break_the_contract(
     @seed(SEED)
     @given(arbitrary_arguments(spec.input_schema, fuzz_world))
     def check(arguments: Any) -> None:
-        note(_REPLAY)
+        note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
         envelope = assert_envelope(fuzz_client.call(name, arguments), spec, published, arguments)
         assert record("arbitrary JSON", name, envelope) != "internal_error", _shown(envelope)
 
@@ -172,7 +172,7 @@ def test_contract_holds_over_a_spawned_stdio_server(
         | st.dictionaries(st.text(max_size=8), JSON, max_size=3)
     )
     def check(arguments: dict[str, Any]) -> None:
-        note(_REPLAY)
+        note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
         envelope = assert_envelope(fuzz_stdio_client.call(name, arguments), spec, published, arguments)
         assert record("stdio", name, envelope) != "internal_error", _shown(envelope)
 
