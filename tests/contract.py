@@ -10,6 +10,7 @@ generator (schemathesis's JSON Schema 2020-12 generator).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime
 import functools
@@ -63,14 +64,36 @@ def dump_yaml(value: Any) -> str:
     return yaml.dump(value, Dumper=dumper, sort_keys=False, allow_unicode=True)
 
 
-def record(test: str, tool: str, envelope: Mapping[str, Any]) -> str:
-    """Count one result (its error code, or "ok") for the report printed at the end of the run; a crash
-    anywhere in it (the call's, or one entry's of a batch or a crawl) is "internal_error"."""
-    code = "ok" if envelope["ok"] else str(envelope["payload"]["error"]["code"])
+def result_code(envelope: Mapping[str, Any]) -> str:
+    """The result's error code, or "ok"; a crash anywhere in it (the call's, or one entry's of a batch or a
+    crawl) is "internal_error"."""
     if "internal_error" in entry_codes(envelope["payload"]):
-        code = "internal_error"
-    STATS[test][tool][code] += 1
-    return code
+        return "internal_error"
+    return "ok" if envelope["ok"] else str(envelope["payload"]["error"]["code"])
+
+
+class Tally:
+    """Counts one fuzz test's results for the report printed after the run, until its first failure: what
+    hypothesis calls after that (shrinking, replaying) would only skew the shares."""
+
+    def __init__(self, test: str, tool: str) -> None:
+        self.codes = STATS[test][tool]
+        self.failed = False
+
+    def record(self, envelope: Mapping[str, Any]) -> str:
+        code = result_code(envelope)
+        if not self.failed:
+            self.codes[code] += 1
+        return code
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[None]:
+        """Stop counting once a check fails inside."""
+        try:
+            yield
+        except BaseException:
+            self.failed = True
+            raise
 
 
 def entry_codes(value: Any) -> Iterator[str]:

@@ -20,8 +20,8 @@ from tests.contract import (
     JSON,
     MIN_OK_SHARE,
     SEED,
-    STATS,
     Mutation,
+    Tally,
     arbitrary_arguments,
     arguments_strategy,
     assert_envelope,
@@ -30,7 +30,6 @@ from tests.contract import (
     assert_names_config_problem,
     config_mutations,
     mutations,
-    record,
     sample,
 )
 from tests.fuzz_site import World
@@ -72,19 +71,21 @@ def test_generated_valid_inputs_give_valid_envelopes(
 ) -> None:
     spec = registry.tools[name]
     published = _published(fuzz_client)[name].output_schema
-    seen = STATS["valid inputs"][name]
+    tally = Tally("valid inputs", name)
 
     @_fuzz(VALID_EXAMPLES)
     @seed(SEED)
     @given(arguments_strategy(spec.input_schema, fuzz_world))
     def check(arguments: dict[str, Any]) -> None:
         note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
-        envelope = assert_envelope(fuzz_client.call(name, arguments), spec, published, arguments)
-        code = record("valid inputs", name, envelope)
-        # Valid input may still fail for a reason in the world (a dead host), never as a rejected or crashed call.
-        assert code not in {"invalid_arguments", "internal_error"}, _shown(envelope)
+        with tally.watching():
+            envelope = assert_envelope(fuzz_client.call(name, arguments), spec, published, arguments)
+            code = tally.record(envelope)
+            # Valid input may still fail for a reason in the world (a dead host), never as a rejected or crash.
+            assert code not in {"invalid_arguments", "internal_error"}, _shown(envelope)
 
     check()
+    seen = tally.codes
     share = seen["ok"] / sum(seen.values())
     assert share >= MIN_OK_SHARE, f"{name}: ok for {share:.0%} of valid inputs ({dict(seen)}); {_REPLAY}"
 
@@ -96,17 +97,19 @@ def test_arbitrary_json_arguments_never_break_the_contract(
     """Arbitrary objects, mostly with the tool's own argument names: some reach the handler, none crash it."""
     spec = registry.tools[name]
     published = _published(fuzz_client)[name].output_schema
-    seen = STATS["arbitrary JSON"][name]
+    tally = Tally("arbitrary JSON", name)
 
     @_fuzz(ARBITRARY_EXAMPLES)
     @seed(SEED)
     @given(arbitrary_arguments(spec.input_schema, fuzz_world))
     def check(arguments: Any) -> None:
         note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
-        envelope = assert_envelope(fuzz_client.call(name, arguments), spec, published, arguments)
-        assert record("arbitrary JSON", name, envelope) != "internal_error", _shown(envelope)
+        with tally.watching():
+            envelope = assert_envelope(fuzz_client.call(name, arguments), spec, published, arguments)
+            assert tally.record(envelope) != "internal_error", _shown(envelope)
 
     check()
+    seen = tally.codes
     past = sum(seen.values()) - seen["invalid_arguments"]
     assert past >= min(5, sum(seen.values()) // 2), f"{name}: {past} arbitrary calls got past validation; {_REPLAY}"
 
@@ -116,10 +119,11 @@ def _check_mutations(client: SyncClient, registry: Registry, name: str, cases: l
     spec = registry.tools[name]
     published = _published(client)[name].output_schema
     failures: list[str] = []
+    tally = Tally("mutations", name)
     for mutation in cases:
         try:
             envelope = assert_envelope(client.call(name, mutation.arguments), spec, published, mutation.arguments)
-            record("mutations", name, envelope)
+            tally.record(envelope)
             if mutation.config is None:
                 assert_names_argument(envelope, mutation)
             else:
@@ -163,6 +167,7 @@ def test_contract_holds_over_a_spawned_stdio_server(
 ) -> None:
     spec = registry.tools[name]
     published = _published(fuzz_stdio_client)[name].output_schema
+    tally = Tally("stdio", name)
 
     @_fuzz(STDIO_EXAMPLES)
     @seed(SEED)
@@ -173,8 +178,9 @@ def test_contract_holds_over_a_spawned_stdio_server(
     )
     def check(arguments: dict[str, Any]) -> None:
         note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
-        envelope = assert_envelope(fuzz_stdio_client.call(name, arguments), spec, published, arguments)
-        assert record("stdio", name, envelope) != "internal_error", _shown(envelope)
+        with tally.watching():
+            envelope = assert_envelope(fuzz_stdio_client.call(name, arguments), spec, published, arguments)
+            assert tally.record(envelope) != "internal_error", _shown(envelope)
 
     check()
     for example in spec.examples:  # under the tests' usual policy, as the catalog states them
