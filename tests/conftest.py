@@ -124,8 +124,12 @@ def closed_port() -> Iterator[int]:
 
 @pytest.fixture(scope="session")
 def fuzz_world(fuzz_port: int, closed_port: int) -> World:
+    """What the fuzzer draws from; every fuzz test uses it, so the project is imported whole here first (see
+    tests.contract.import_project_modules: a seed then generates the same inputs whatever ran before)."""
     from tests import fuzz_site
+    from tests.contract import import_project_modules
 
+    import_project_modules()
     return fuzz_site.world(fuzz_port, closed_port)
 
 

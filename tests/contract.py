@@ -64,6 +64,26 @@ def dump_yaml(value: Any) -> str:
     return yaml.dump(value, Dumper=dumper, sort_keys=False, allow_unicode=True)
 
 
+PROJECT_PACKAGES = ("codegen", "generated", "handlers", "netglean")
+
+
+def import_project_modules() -> None:
+    """Import every module of the project's packages (not ``__main__``) before any fuzzing.
+
+    Hypothesis draws some values from the constants it finds in the local modules loaded so far, and
+    netglean loads its handlers and reading layers lazily, on a first call or when a server warms up in
+    its quiet moments. Without this, what a seed generates would depend on which tests ran before and
+    on timing, and a failure could not be replayed alone."""
+    import importlib
+    import pkgutil
+
+    for name in PROJECT_PACKAGES:
+        package = importlib.import_module(name)
+        for module in pkgutil.walk_packages(package.__path__, f"{name}."):
+            if not module.name.endswith("__main__"):
+                importlib.import_module(module.name)
+
+
 def result_code(envelope: Mapping[str, Any]) -> str:
     """The result's error code, or "ok"; a crash anywhere in it (the call's, or one entry's of a batch or a
     crawl) is "internal_error"."""
