@@ -1,4 +1,5 @@
-"""Shared fixtures: the real registry, and real MCP clients (in-memory and spawned stdio)."""
+"""Shared fixtures: the real registry, and real MCP clients (in-memory and spawned stdio), under the tests'
+policy and, for the contract fuzzer, under a policy that reaches the fuzz site on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
@@ -20,12 +21,24 @@ from netglean.mcp_server import build_server
 from netglean.registry import Registry, load_registry
 from netglean.settings import Settings
 
+if TYPE_CHECKING:
+    from tests.fuzz_site import World
+
 PROJECT = Path(__file__).resolve().parent.parent
 
 # Tests touch only 127.0.0.1: every fetch, in this process and in every server it spawns, is refused
 # before any DNS lookup unless it is for 127.0.0.1, whatever URL a test or a fuzzer makes up.
 TEST_ENVIRONMENT = {"NETGLEAN_FETCH_ONLY_HOSTS": "127.0.0.1"}
 os.environ.update(TEST_ENVIRONMENT)
+FUZZ_ENVIRONMENT = {
+    **TEST_ENVIRONMENT,
+    "NETGLEAN_ALLOW_PRIVATE_HOSTS": "1",
+    "NETGLEAN_HOST_INTERVAL": "0",
+    "NETGLEAN_SESSION_BUDGET": "1000000000",
+    "NETGLEAN_CALL_TIMEOUT": "30",
+}
+"""The fuzzer's servers: loopback allowed (the fuzz site is on 127.0.0.1), still nothing but 127.0.0.1, no
+spacing between requests and a budget no run spends."""
 
 
 @pytest.fixture(scope="session")
@@ -87,3 +100,73 @@ def stdio_client() -> Iterator[SyncClient]:
     )
     with open_client(params) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def fuzz_port() -> Iterator[int]:
+    """The fuzz site (tests/fuzz_site.py) on a free 127.0.0.1 port."""
+    from tests import fuzz_site
+    from tests.fixture_site import serve
+
+    with serve(app=fuzz_site.APP) as port:
+        yield port
+
+
+@pytest.fixture(scope="session")
+def closed_port() -> Iterator[int]:
+    """A 127.0.0.1 port bound and not listening for the whole session: every connection to it is refused."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as bound:
+        bound.bind(("127.0.0.1", 0))
+        yield int(bound.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def fuzz_world(fuzz_port: int, closed_port: int) -> World:
+    """What the fuzzer draws from; every fuzz test uses it, so the project is imported whole here first (see
+    tests.contract.import_project_modules: a seed then generates the same inputs whatever ran before)."""
+    from tests import fuzz_site
+    from tests.contract import import_project_modules
+
+    import_project_modules()
+    return fuzz_site.world(fuzz_port, closed_port)
+
+
+@pytest.fixture(scope="session")
+def fuzz_client(registry: Registry, fuzz_port: int) -> Iterator[SyncClient]:
+    """The official client over the in-memory transport, to a server under the fuzzer's policy."""
+    settings = Settings.load(environ=FUZZ_ENVIRONMENT)
+    runner = ToolRunner(registry, settings)
+    with open_client(InMemoryTransport(build_server(registry, settings, runner)), runner) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def fuzz_stdio_client(fuzz_port: int) -> Iterator[SyncClient]:
+    """The official client talking to a spawned `netglean mcp` process under the fuzzer's policy."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "netglean", "mcp"],
+        cwd=str(PROJECT),
+        env={**os.environ, **FUZZ_ENVIRONMENT},
+    )
+    with open_client(params) as client:
+        yield client
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """What the contract fuzzer saw: the seed, and per test and tool the calls, the share of ok and the codes."""
+    contract = sys.modules.get("tests.contract")
+    if contract is None or not contract.STATS:
+        return
+    terminalreporter.section("contract fuzzing")
+    terminalreporter.write_line(f"seed {contract.SEED} (NETGLEAN_FUZZ_SEED={contract.SEED} replays this run)")
+    for test, tools in sorted(contract.STATS.items()):
+        terminalreporter.write_line(f"{test}:")
+        for tool, codes in sorted(tools.items()):
+            calls = sum(codes.values())
+            shown = ", ".join(f"{code} {count}" for code, count in codes.most_common())
+            terminalreporter.write_line(f"  {tool:20} {calls:4} calls, ok {codes['ok'] / calls:4.0%}: {shown}")
+    checked, unchecked = contract.NONCE_CHECKS["checked"], contract.NONCE_CHECKS["not checkable"]
+    terminalreporter.write_line(f"frame nonces recomputed from the notice's source: {checked} ({unchecked} not)")

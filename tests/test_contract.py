@@ -1,32 +1,54 @@
-"""Contract fuzzing: every tool, through a real MCP client, against the schemas it publishes."""
+"""Contract fuzzing: every tool, through a real MCP client, against the schemas it publishes.
+
+The fuzzing servers may reach the fuzz site on 127.0.0.1 (tests/fuzz_site.py) and nothing else, so
+generated calls reach the success side of every tool; the catalog's examples run under the tests' usual
+policy. Every run draws from one seed (tests.contract.SEED, printed after the run and with any failure).
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, note, seed, settings
 from hypothesis import strategies as st
 
 from netglean.registry import Registry, load_registry
 from tests.conftest import SyncClient
 from tests.contract import (
+    JSON,
+    MIN_OK_SHARE,
+    SEED,
+    Mutation,
+    Tally,
+    arbitrary_arguments,
     arguments_strategy,
     assert_envelope,
     assert_matches_example,
     assert_names_argument,
+    assert_names_config_problem,
+    config_mutations,
     mutations,
+    sample,
 )
+from tests.fuzz_site import World
 
 TOOLS = sorted(load_registry().tools)
 EXAMPLES = [(name, index) for name in TOOLS for index in range(len(load_registry().tools[name].examples))]
-_FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+VALID_EXAMPLES, ARBITRARY_EXAMPLES, STDIO_EXAMPLES = 400, 200, 60
+"""Hypothesis examples per tool: the knob for how long the contract tests take (about 1 ms to 15 ms a call)."""
 
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-    max_leaves=8,
-)
+
+def _fuzz(examples: int) -> settings:
+    return settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+
+_REPLAY = f"replay with NETGLEAN_FUZZ_SEED={SEED}"
+
+
+def _shown(envelope: dict[str, Any]) -> str:
+    return json.dumps(envelope["payload"], ensure_ascii=False)[:800]
 
 
 def _published(client: SyncClient) -> dict[str, Any]:
@@ -44,50 +66,86 @@ def test_listing_publishes_every_tool_with_its_schemas(memory_client: SyncClient
 
 
 @pytest.mark.parametrize("name", TOOLS)
-def test_generated_valid_inputs_give_valid_envelopes(name: str, memory_client: SyncClient, registry: Registry) -> None:
+def test_generated_valid_inputs_give_valid_envelopes(
+    name: str, fuzz_client: SyncClient, fuzz_world: World, registry: Registry
+) -> None:
     spec = registry.tools[name]
-    published = _published(memory_client)[name].output_schema
+    published = _published(fuzz_client)[name].output_schema
+    tally = Tally("valid inputs", name)
 
-    @_FUZZ
-    @given(arguments_strategy(spec.input_schema))
+    @_fuzz(VALID_EXAMPLES)
+    @seed(SEED)
+    @given(arguments_strategy(spec.input_schema, fuzz_world))
     def check(arguments: dict[str, Any]) -> None:
-        envelope = assert_envelope(memory_client.call(name, arguments), spec, published)
-        # Valid input may still fail for a reason in the world (a dead host), never as a rejected or crashed call.
-        assert envelope["ok"] or envelope["payload"]["error"]["code"] not in {"invalid_arguments", "internal_error"}
+        note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
+        with tally.watching():
+            envelope = assert_envelope(fuzz_client.call(name, arguments), spec, published, arguments)
+            code = tally.record(envelope)
+            # Valid input may still fail for a reason in the world (a dead host), never as a rejected or crash.
+            assert code not in {"invalid_arguments", "internal_error"}, _shown(envelope)
 
     check()
+    seen = tally.codes
+    share = seen["ok"] / sum(seen.values())
+    assert share >= MIN_OK_SHARE, f"{name}: ok for {share:.0%} of valid inputs ({dict(seen)}); {_REPLAY}"
 
 
 @pytest.mark.parametrize("name", TOOLS)
 def test_arbitrary_json_arguments_never_break_the_contract(
-    name: str, memory_client: SyncClient, registry: Registry
+    name: str, fuzz_client: SyncClient, fuzz_world: World, registry: Registry
 ) -> None:
+    """Arbitrary objects, mostly with the tool's own argument names: some reach the handler, none crash it."""
     spec = registry.tools[name]
-    published = _published(memory_client)[name].output_schema
+    published = _published(fuzz_client)[name].output_schema
+    tally = Tally("arbitrary JSON", name)
 
-    @_FUZZ
-    @given(st.dictionaries(st.text(max_size=12), _json, max_size=4))
-    def check(arguments: dict[str, Any]) -> None:
-        assert_envelope(memory_client.call(name, arguments), spec, published)
+    @_fuzz(ARBITRARY_EXAMPLES)
+    @seed(SEED)
+    @given(arbitrary_arguments(spec.input_schema, fuzz_world))
+    def check(arguments: Any) -> None:
+        note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
+        with tally.watching():
+            envelope = assert_envelope(fuzz_client.call(name, arguments), spec, published, arguments)
+            assert tally.record(envelope) != "internal_error", _shown(envelope)
 
     check()
+    seen = tally.codes
+    past = sum(seen.values()) - seen["invalid_arguments"]
+    assert past >= min(5, sum(seen.values()) // 2), f"{name}: {past} arbitrary calls got past validation; {_REPLAY}"
+
+
+def _check_mutations(client: SyncClient, registry: Registry, name: str, cases: list[Mutation]) -> None:
+    """Every case is called; the failures are reported together (the first few in full)."""
+    spec = registry.tools[name]
+    published = _published(client)[name].output_schema
+    failures: list[str] = []
+    tally = Tally("mutations", name)
+    for mutation in cases:
+        try:
+            envelope = assert_envelope(client.call(name, mutation.arguments), spec, published, mutation.arguments)
+            tally.record(envelope)
+            if mutation.config is None:
+                assert_names_argument(envelope, mutation)
+            else:
+                assert_names_config_problem(envelope, mutation)
+        except AssertionError as exc:
+            failures.append(f"{mutation.what}: {exc}\n    arguments: {mutation.arguments!r:.400}")
+    shown = "\n".join(failures[:8]) + (f"\n... and {len(failures) - 8} more" if len(failures) > 8 else "")
+    assert not failures, f"{name}: {len(failures)} of {len(cases)} mutations not reported as they must be:\n{shown}"
 
 
 @pytest.mark.parametrize("name", TOOLS)
-def test_mutated_inputs_come_back_naming_the_argument(name: str, memory_client: SyncClient, registry: Registry) -> None:
-    from hypothesis import find
-
+def test_mutated_inputs_come_back_naming_the_argument(
+    name: str, fuzz_client: SyncClient, fuzz_world: World, registry: Registry
+) -> None:
+    """Unknown keys, missing required ones, wrong types, bounds, lengths, item counts, repeated items and
+    enums, at the top level and inside arrays and nested objects: each is invalid_arguments naming its
+    argument; each problem inside a feed config is reported at its JSON pointer."""
     spec = registry.tools[name]
-    published = _published(memory_client)[name].output_schema
-    base = find(arguments_strategy(spec.input_schema), lambda _: True)
-    cases = list(mutations(spec, base))
+    base = sample(spec.input_schema, spec.input_schema.get("$defs", {}))
+    cases = list(mutations(spec, base)) + list(config_mutations(spec, base, fuzz_world))
     assert cases, f"{name}: no mutation applies; the input schema is too loose to test"
-    for what, arguments, argument in cases:
-        envelope = assert_envelope(memory_client.call(name, arguments), spec, published)
-        try:
-            assert_names_argument(envelope, argument)
-        except AssertionError as exc:
-            raise AssertionError(f"{name}, {what}: {exc}") from exc
+    _check_mutations(fuzz_client, registry, name, cases)
 
 
 @pytest.mark.parametrize(("name", "index"), EXAMPLES, ids=[f"{n}-{i}" for n, i in EXAMPLES])
@@ -95,26 +153,68 @@ def test_catalog_examples_hold(name: str, index: int, memory_client: SyncClient,
     spec = registry.tools[name]
     example = spec.examples[index]
     envelope = assert_envelope(
-        memory_client.call(name, example["arguments"]), spec, _published(memory_client)[name].output_schema
+        memory_client.call(name, example["arguments"]),
+        spec,
+        _published(memory_client)[name].output_schema,
+        example["arguments"],
     )
     assert_matches_example(envelope, example["expect"])
 
 
 @pytest.mark.parametrize("name", TOOLS)
-def test_contract_holds_over_a_spawned_stdio_server(name: str, stdio_client: SyncClient, registry: Registry) -> None:
+def test_contract_holds_over_a_spawned_stdio_server(
+    name: str, fuzz_stdio_client: SyncClient, stdio_client: SyncClient, fuzz_world: World, registry: Registry
+) -> None:
     spec = registry.tools[name]
-    published = _published(stdio_client)[name].output_schema
+    published = _published(fuzz_stdio_client)[name].output_schema
+    tally = Tally("stdio", name)
 
-    @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-    @given(arguments_strategy(spec.input_schema) | st.dictionaries(st.text(max_size=8), _json, max_size=3))
+    @_fuzz(STDIO_EXAMPLES)
+    @seed(SEED)
+    @given(
+        arguments_strategy(spec.input_schema, fuzz_world)
+        | arbitrary_arguments(spec.input_schema, fuzz_world)
+        | st.dictionaries(st.text(max_size=8), JSON, max_size=3)
+    )
     def check(arguments: dict[str, Any]) -> None:
-        assert_envelope(stdio_client.call(name, arguments), spec, published)
+        note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
+        with tally.watching():
+            envelope = assert_envelope(fuzz_stdio_client.call(name, arguments), spec, published, arguments)
+            assert tally.record(envelope) != "internal_error", _shown(envelope)
 
     check()
-    for example in spec.examples:
-        assert_matches_example(
-            assert_envelope(stdio_client.call(name, example["arguments"]), spec, published), example["expect"]
-        )
+    for example in spec.examples:  # under the tests' usual policy, as the catalog states them
+        envelope = assert_envelope(stdio_client.call(name, example["arguments"]), spec, published, example["arguments"])
+        assert_matches_example(envelope, example["expect"])
+
+
+def test_the_frame_check_catches_a_forged_frame(fuzz_client: SyncClient, fuzz_world: World, registry: Registry) -> None:
+    """The checker itself: mismatched nonces, a nonce that is not the hash of the source and the content, a
+    framed payload that is not structuredContent's, a missing notice: each is refused, for its own reason."""
+    from types import SimpleNamespace
+
+    targets = [spec for _, spec in sorted(registry.tools.items()) if spec.origin == "target"]
+    spec = next(spec for spec in targets if "url" in spec.input_schema["properties"])
+    arguments = {"url": fuzz_world.pages[0]}
+    result = fuzz_client.call(spec.name, arguments)
+    published = _published(fuzz_client)[spec.name].output_schema
+    envelope = assert_envelope(result, spec, published, arguments)
+    lines = result.content[0].text.split("\n")
+    nonce = lines[2].removesuffix(">>>").rsplit(" ", 1)[-1]
+    other = "0" * 24 if nonce != "0" * 24 else "1" * 24
+    no_notice = {k: v for k, v in envelope.items() if k != "untrusted_content_notice"}
+    forged = {
+        "BEGIN nonce .* but END nonce": ([*lines[:-1], lines[-1].replace(nonce, other)], envelope),
+        r"nonce\(source, content\)": ([*lines[:2], *(line.replace(nonce, other) for line in lines[2:])], envelope),
+        "framed JSON is not the structured payload": ([*lines[:3], '{"forged": true}', lines[-1]], envelope),
+        "untrusted_content_notice": (lines, no_notice),
+        "not the untrusted-content notice": ([lines[0], *lines[2:]], envelope),
+    }
+    for reason, (forged_lines, forged_envelope) in forged.items():
+        text = SimpleNamespace(type="text", text="\n".join(forged_lines))
+        fake = SimpleNamespace(structured_content=forged_envelope, is_error=result.is_error, content=[text])
+        with pytest.raises(AssertionError, match=reason):
+            assert_envelope(fake, spec, published, arguments)
 
 
 def test_unknown_tool_is_a_protocol_error(memory_client: SyncClient) -> None:
