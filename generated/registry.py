@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '0dd87447ad64f4318f1b267a04598dbd3da376d42d8870611aec75e1b4934a2f'
+CATALOG_HASH: Any = '34024d3f6a24d8233c69dc989ce43aff3094fd2e40b4509d222e651ddc723633'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"

@@ -228,8 +228,12 @@ class ToolRunner:
             raise HandlerContractError(
                 f"{spec.name} chose next step {next_step!r}, which its catalog entry does not declare"
             )
+        try:  # what JSON cannot hold (a date, a NaN, bytes) would break every door's answer after validation
+            written = json.dumps(data, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise HandlerContractError(f"{spec.name} produced a payload that is not JSON: {exc}") from None
         guidance = str(outcome.guidance) or _default_guidance(next_step)  # a plain str: what validators and JSON take
-        envelope = Envelope(True, next_step, guidance, data, notice)
+        envelope = Envelope(True, next_step, guidance, data, notice, written)
         if not compiled.outputs.is_valid(envelope.as_dict()):
             problems = compiled.outputs.problems(envelope.as_dict())
             log.error("tool %s broke its output schema: %s", spec.name, "; ".join(p.message for p in problems))
@@ -256,7 +260,7 @@ class ToolRunner:
             return json.dumps(envelope.as_dict(), ensure_ascii=False)
         control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
         # No indent: CPython's C encoder only runs without one (indenting a 1 MB batch result costs ~10 ms).
-        content = json.dumps(envelope.payload, ensure_ascii=False)  # cleaned by _finish or _fail
+        content = envelope.payload_json or json.dumps(envelope.payload, ensure_ascii=False)  # cleaned already
         return (
             json.dumps(control, ensure_ascii=False) + "\n" + untrusted.frame(source or spec.name, content, cleaned=True)
         )

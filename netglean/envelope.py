@@ -79,6 +79,9 @@ class Envelope:
     payload: dict[str, Any] = field(default_factory=dict)
     notice: str = ""
     """For a target-origin tool, the notice that the payload is third-party data."""
+    payload_json: str | None = field(default=None, repr=False, compare=False)
+    """The payload as JSON text, when the runner has written it (it checks that a payload is JSON by writing
+    it once, and the text block reuses that)."""
 
     def as_dict(self) -> dict[str, Any]:
         envelope: dict[str, Any] = {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import yaml
 
 from netglean.errors import InvalidFeedConfig
-from netglean.feed_selectors import lexbor_selector, selector_problem
+from netglean.feed_selectors import selector_problem
 
 SCHEMA_FILE = Path(__file__).resolve().parent.parent / "generated" / "schemas" / "shared" / "FeedConfig.json"
 MAX_YAML_CHARS = 131_072  # the tools' yaml maxLength: even 4-byte characters fit the default argument cap
@@ -77,20 +78,32 @@ def parse_yaml(text: str) -> Any:
         raise _invalid([Problem("", f"the YAML is {len(text)} characters; the limit is {MAX_YAML_CHARS}")])
     try:
         _check_shape(text)
-        document = yaml.safe_load(text)
+        document = yaml.load(text, Loader=_ConfigLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         reason = getattr(exc, "problem", None) or str(exc)
         raise _invalid([Problem("", f"not valid YAML{where}: {reason}")]) from None
-    found = _keys_not_text(document)
+    found = _not_json(document)
     if found:
         raise _invalid(found)
     return document
 
 
-def _keys_not_text(document: Any) -> list[Problem]:
-    """Mapping keys YAML read as something other than text (null, yes, 1...): a config's keys are names."""
+class _ConfigLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a date or time written plainly stays the text it is: a config holds
+    what JSON holds, and a ``since: 2026-11-29`` in free-form metadata must not break the config's echo."""
+
+
+_ConfigLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _not_json(document: Any) -> list[Problem]:
+    """What YAML read as something JSON cannot hold: keys that are not text (null, yes, 1...: a config's keys
+    are names), numbers that are not finite (.inf, .nan), and explicitly tagged binaries, sets and dates."""
     found: list[Problem] = []
     stack: list[tuple[Any, str]] = [(document, "")]
     while stack:  # nesting is bounded by _check_shape
@@ -103,6 +116,11 @@ def _keys_not_text(document: Any) -> list[Problem]:
                 stack.append((inner, f"{path}/{_pointer([key])[1:]}"))
         elif isinstance(value, list):
             stack.extend((inner, f"{path}/{n}") for n, inner in enumerate(value))
+        elif isinstance(value, float) and not math.isfinite(value):
+            found.append(Problem(path or "/", f"{value!r} is not a number a config can hold; quote it if it is text"))
+        elif not isinstance(value, str | int | float | bool) and value is not None:
+            kind = type(value).__name__
+            found.append(Problem(path or "/", f"YAML read this as a {kind}, which a config cannot hold"))
     return sorted(found, key=lambda p: (p.path, p.message))
 
 
@@ -221,7 +239,7 @@ def _explain(error: Any) -> Problem:
             return _explain(inner)
     path = _pointer(error.absolute_path)
     kind, value, schema = error.validator, error.instance, error.schema
-    where = path.rsplit("/", 1)[-1] if path else "the config"
+    where = _named(path)
     if kind == "additionalProperties":
         allowed = ", ".join(sorted(schema.get("properties", {})))
         extra = sorted(set(value) - set(schema.get("properties", {})))
@@ -245,6 +263,15 @@ def _explain(error: Any) -> Problem:
     if kind in {"minimum", "maximum", "exclusiveMinimum", "minLength"}:
         return Problem(path, f"{where}: {error.message}")
     return Problem(path, error.message)
+
+
+def _named(path: str) -> str:
+    """What a message calls the value at ``path``: its key, or an item as list[n] (post_process[0])."""
+    if not path:
+        return "the config"
+    parts = path.split("/")
+    last = parts[-1]
+    return f"{parts[-2]}[{last}]" if last.isdigit() and len(parts) > 2 else last
 
 
 def _article(kind: str) -> str:
@@ -290,11 +317,10 @@ def _selector_problems(selectors: dict[str, Any]) -> list[Problem]:
     pagination = (selectors["items"].get("pagination") or {}).get("selector")
     if pagination and (problem := selector_problem(pagination)) is not None:
         found.append(Problem("/selectors/items/pagination/selector", problem))
-    scope = lexbor_selector(items)
     for name, spec in sorted(selectors.items()):
         if name in RESERVED_SELECTORS or not isinstance(spec, dict) or not spec.get("selector"):
             continue
-        if (problem := selector_problem(spec["selector"], scope=scope)) is not None:
+        if (problem := selector_problem(spec["selector"], items=items)) is not None:
             found.append(Problem(f"/selectors/{name}/selector", problem))
     return found
 

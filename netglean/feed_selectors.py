@@ -14,7 +14,7 @@ import re
 _KEEP_TYPES = frozenset({"object", "array"})
 _NESTED = frozenset({"has", "not", "is", "where"})
 _PSEUDO = re.compile(r"::?([\w-]+)(\()?")
-_WORD = re.compile(r"[\w-]+|\*")
+_WORD = re.compile(r"(?:[\w-]|[^\x00-\x7f])+|\*")  # CSS identifiers: ASCII word characters, -, and any non-ASCII one
 
 
 def lexbor_selector(selector: str, *, scope: str = "", json_keys: bool = False) -> str:
@@ -97,15 +97,19 @@ def _pseudo(written: str, name: str, inner: str | None, typed: bool, json_keys: 
     return f"{written}{inner})"
 
 
-def selector_problem(selector: str, *, scope: str = "") -> str | None:
-    """Why lexbor cannot use ``selector`` (as html2rss writes it), or None when it can."""
+def selector_problem(selector: str, *, items: str = "") -> str | None:
+    """Why lexbor cannot use ``selector`` (as html2rss writes it, a field read inside ``items`` when given),
+    on an HTML page or on a JSON page's markup, or None when it can on both."""
     from netglean.html_tree import parse_html
 
     stripped = selector.lstrip()
-    if scope and stripped[:1] in {"+", "~"}:
+    if items and stripped[:1] in {"+", "~"}:
         return f"{selector!r} starts at the item's siblings; a field is read from inside its item"
-    try:
-        parse_html("").css(lexbor_selector(selector, scope=scope))
-    except Exception:  # selectolax raises its own SelectolaxError, imported only with the parser
-        return f"{selector!r} is not a CSS selector netglean can read"
+    empty = parse_html("")
+    for json_keys in (False, True):  # a config does not say which its page is: it must read either
+        scope = lexbor_selector(items, json_keys=json_keys) if items else ""
+        try:
+            empty.css(lexbor_selector(selector, scope=scope, json_keys=json_keys))
+        except Exception:  # selectolax raises its own SelectolaxError, imported only with the parser
+            return f"{selector!r} is not a CSS selector netglean can read"
     return None

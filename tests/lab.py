@@ -80,7 +80,7 @@ execution: sync
 input:
   type: object
   properties:
-    mode: {enum: [raise, bad_payload, bad_next_step, not_outcome, sleep, nap, fine]}
+    mode: {enum: [raise, bad_payload, bad_next_step, not_outcome, not_json, sleep, nap, fine]}
   required: [mode]
 output:
   type: object
@@ -125,6 +125,8 @@ async def misbehave(args: MisbehaveInput, ctx: Context) -> Outcome:
         return Outcome({"fine": True}, next_step="shout")
     if args.mode == "not_outcome":
         return {"fine": True}
+    if args.mode == "not_json":
+        return Outcome({"fine": True, "when": __import__("datetime").date(2026, 11, 29)})
     if args.mode == "sleep":
         await anyio.sleep(30)
     if args.mode == "nap":

@@ -122,3 +122,11 @@ def test_a_target_tool_may_only_give_guidance_built_by_say(server: RawServer) ->
     assert "plain guidance" not in envelope["guidance"] and envelope["untrusted_content_notice"]
     _, stderr = server.close()
     assert "netglean.say" in stderr
+
+
+def test_a_payload_json_cannot_hold_is_the_handlers_fault_not_a_broken_answer(server: RawServer) -> None:
+    """Found by the contract fuzzer: a date in a payload passed validation and broke the text block afterwards."""
+    result = _result(server.call_tool(1, "misbehave", {"mode": "not_json"}))
+    assert result["structuredContent"]["payload"]["error"]["code"] == "internal_error"
+    _, stderr = server.close()
+    assert "produced a payload that is not JSON" in stderr

@@ -112,11 +112,42 @@ def _with(**changes: Any) -> dict[str, Any]:
             "/selectors/items/pagination/selector",
             "is not a CSS selector",
         ),
+        # found by the contract fuzzer: a step without a name was taken for a gsub missing its pattern
+        (_with(selectors__title={"post_process": [{}]}), "/selectors/title/post_process/0", "needs 'name'"),
+        (_with(selectors__title={"post_process": {}}), "/selectors/title/post_process", "needs 'name'"),
     ],
 )
 def test_typical_mistakes_are_named_with_their_path_and_a_sentence(config: Any, path: str, words: str) -> None:
     found = feed_config.problems(config)
     assert any(p.path == path and words in p.message for p in found), [p.as_dict() for p in found]
+
+
+def test_yaml_values_json_cannot_hold_are_text_or_named_problems() -> None:
+    """Found by the contract fuzzer: a plain date in free-form metadata broke the call's answer (a date is not
+    JSON), and .inf made a text block that was not JSON."""
+    head = "channel: {url: 'https://e.com/'}\nselectors: {items: {selector: li}}\n"
+    assert feed_config.parse_yaml(head + "directory: {since: 2026-11-29}")["directory"] == {"since": "2026-11-29"}
+    with pytest.raises(InvalidFeedConfig) as refused:
+        feed_config.parse_yaml(head + "parameters: {x: {default: .inf}}\ndirectory: {b: !!binary aGk=, n: .nan}")
+    assert [(p["path"], p["message"].split(" ")[0]) for p in refused.value.detail["errors"]] == [
+        ("/directory/b", "YAML"),
+        ("/directory/n", "nan"),
+        ("/parameters/x/default", "inf"),
+    ]
+
+
+def test_json_keys_may_hold_any_identifier_character() -> None:
+    """Found by the contract fuzzer: a JSON page's key selector was cut at · or €, which lexbor then refused."""
+    assert lexbor_selector("col·leccions > array > object", json_keys=True) == (
+        '[data-k="col·leccions"] > array > object'
+    )
+    page = document('{"col·leccions": [{"preu€": "3", "title": "Pa"}]}', is_json=True)
+    config = {
+        "channel": {"url": "https://e.com/"},
+        "selectors": {"items": {"selector": "col·leccions > array > object"}, "title": {"selector": "preu€"}},
+    }
+    assert feed_config.problems(config) == []
+    assert [item["title"] for item in read_items(page, config, "https://e.com/", is_json=True)] == ["3"]
 
 
 def test_yaml_errors_name_the_line_and_local_files_are_refused() -> None:
