@@ -27,10 +27,7 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
     page = await ctx.fetcher.fetch(args.url)
     title, found = await ctx.readers.run(
         read_jobs.listing_items,
-        body=page.body,
-        charset=page.charset,
-        media_type=page.media_type,
-        url=page.url,
+        document=page.document,
         items_selector=args.items_selector,
         deadline=anyio.current_effective_deadline(),
     )
@@ -55,9 +52,7 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
 
 async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
     page = await ctx.fetcher.fetch(args.url)
-    drafted = await ctx.readers.run(
-        read_jobs.draft_feed, body=page.body, charset=page.charset, media_type=page.media_type, url=page.url
-    )
+    drafted = await ctx.readers.run(read_jobs.draft_feed, document=page.document)
     if drafted is None:
         raise NoItems(
             f"{page.url} has no repeated structure of linked items to make a feed from",
@@ -195,10 +190,7 @@ async def _feed_page(ctx: Context, config: dict[str, Any], url: str, *, want_tit
     )
     read = await ctx.readers.run(
         read_jobs.feed_page,
-        body=page.body,
-        charset=page.charset,
-        media_type=page.media_type,
-        url=page.url,
+        document=page.document,
         config=config,
         want_title=want_title,
         deadline=anyio.current_effective_deadline(),

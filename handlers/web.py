@@ -50,7 +50,7 @@ async def download(args: DownloadInput, ctx: Context) -> Outcome:
         "filename": _filename(page),
     }
     if page.media_type in _HTML:
-        metadata = await ctx.readers.run(read_jobs.page_facts, body=page.body, charset=page.charset, url=page.url)
+        metadata = await ctx.readers.run(read_jobs.page_facts, document=page.document)
         if metadata:
             payload["page"] = metadata
     guidance = say("{size} bytes read; payload.mime_type and payload.filename say what it is.", size=len(page.body))
@@ -109,9 +109,7 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
     if media_type in _HTML:
         reading = await ctx.readers.run(
             read_jobs.read_page,
-            body=page.body,
-            charset=page.charset,
-            url=page.url,
+            document=page.document,
             fmt=fmt,
             main_content=main_content,
             frontier=how.frontier,
@@ -119,7 +117,7 @@ async def _read(ctx: Context, url: str, start: int, how: _Reading) -> _Page:
         metadata, frontier, content = reading.metadata, reading.frontier, reading.content
         title, links = reading.title, reading.links
     elif media_type in _TEXT or media_type.startswith("text/"):
-        content = await ctx.readers.run(read_jobs.plain_text, body=page.body, charset=page.charset)
+        content = await ctx.readers.run(read_jobs.plain_text, document=page.document)
     else:
         raise UnsupportedContent(
             f"{page.url} is {media_type}, not a page to read; use download to identify it",
@@ -247,7 +245,7 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
     home = urlsplit(page.url).hostname or ""
     linked: list[str] = []
     if page.media_type in _HTML:
-        linked = await ctx.readers.run(read_jobs.page_links, body=page.body, charset=page.charset, url=page.url)
+        linked = await ctx.readers.run(read_jobs.page_links, document=page.document)
     listed: list[str] = []
     read: list[str] = []
     if args.include_sitemaps is not False:
@@ -309,7 +307,7 @@ async def _view(ctx: Context, url: str, accept: str, excerpt_chars: int) -> _See
         page = await ctx.fetcher.fetch(url, accept=accept)
     except ToolError as error:
         return _Seen({"accept": accept, "error": {"code": error.code, "message": error.message}}, None, error)
-    text = await ctx.readers.run(read_jobs.plain_text, body=page.body, charset=page.charset)
+    text = await ctx.readers.run(read_jobs.plain_text, document=page.document)
     tokens = (len(text) + 3) // 4
     view: dict[str, object] = {
         "accept": accept,
@@ -521,12 +519,9 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
     page = await ctx.fetcher.fetch(args.url, error_pages=True)
     diagnosis = await ctx.readers.run(
         read_jobs.diagnosis,
-        body=page.body,
-        charset=page.charset,
-        url=page.url,
+        document=page.document,
         status=page.status,
         headers=dict(page.headers),
-        html=page.media_type in _HTML,
     )
     found_feeds, counts, signals = diagnosis.feeds, diagnosis.counts, diagnosis.signals
     payload |= {

@@ -21,6 +21,7 @@ What the operator may open (``refusal``), decided in this order:
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ _PRIVATE: tuple[IPNetwork, ...] = tuple(
 """What ``allow_private_hosts`` opens: loopback and the private ranges (RFC 1918, unique-local)."""
 
 
+@functools.lru_cache(maxsize=4096)
 def literal_ip(host: str) -> IPAddress | None:
     """The address ``host`` spells literally (brackets, BSD IPv4 forms, zone ids), or None for a name."""
     text = host.strip().strip("[]").split("%", 1)[0]

@@ -7,8 +7,23 @@ bodies they read, off the server's event loop, and must start without the networ
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import webencodings
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """What a reader job is given of a fetched body: where it was found, its bytes, its declared charset and its
+    media type. Plain data, so it crosses to a reader process (a Page holds a memory lease that must not)."""
+
+    url: str
+    body: bytes
+    charset: str | None = None
+    media_type: str = "text/html"
+
+    def text(self) -> str:
+        return decode(self.body, self.charset)
 
 
 def sniff(body: bytes) -> str | None:

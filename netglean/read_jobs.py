@@ -13,10 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from netglean.page_text import Document
 from netglean.reading import HtmlReading, read_html
 
 __all__ = [
     "Diagnosis",
+    "Document",
     "FeedPage",
     "diagnosis",
     "draft_feed",
@@ -34,32 +36,24 @@ JSON_TYPES = frozenset({"application/json", "application/feed+json", "text/json"
 _LISTING_TYPES = HTML_TYPES | {"application/xml", "text/xml"}
 
 
-def _text(body: bytes, charset: str | None) -> str:
-    from netglean.page_text import decode
-
-    return decode(body, charset)
-
-
-def read_page(
-    *, body: bytes, charset: str | None, url: str, fmt: str, main_content: bool, frontier: bool
-) -> HtmlReading:
+def read_page(*, document: Document, fmt: str, main_content: bool, frontier: bool) -> HtmlReading:
     """An HTML page as the page tools return it: metadata, links, the content in ``fmt``."""
-    return read_html(_text(body, charset), url, fmt=fmt, main_content=main_content, frontier=frontier)
+    return read_html(document.text(), document.url, fmt=fmt, main_content=main_content, frontier=frontier)
 
 
-def plain_text(*, body: bytes, charset: str | None) -> str:
+def plain_text(*, document: Document) -> str:
     """A text body, decoded and sanitised."""
     from netglean.untrusted import sanitize
 
-    return sanitize(_text(body, charset))
+    return sanitize(document.text())
 
 
-def page_facts(*, body: bytes, charset: str | None, url: str) -> dict[str, Any]:
+def page_facts(*, document: Document) -> dict[str, Any]:
     """What an HTML page says about itself (download's ``page``)."""
     from netglean.html_tree import parse_html
     from netglean.page_meta import page_metadata
 
-    return page_metadata(parse_html(_text(body, charset)), url)
+    return page_metadata(parse_html(document.text()), document.url)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,26 +63,24 @@ class Diagnosis:
     signals: list[str]
 
 
-def diagnosis(
-    *, body: bytes, charset: str | None, url: str, status: int, headers: Mapping[str, str], html: bool
-) -> Diagnosis:
+def diagnosis(*, document: Document, status: int, headers: Mapping[str, str]) -> Diagnosis:
     """A page's announced feeds, item counts and bot-wall signals, from one parse (inspect_url)."""
     from netglean.html_tree import parse_html
     from netglean.page_signals import bot_wall, candidate_items, feeds
 
-    markup = _text(body, charset) if html else ""
+    markup = document.text() if document.media_type in HTML_TYPES else ""
     tree = parse_html(markup) if markup else None
-    found = feeds(tree, url) if tree is not None else []
+    found = feeds(tree, document.url) if tree is not None else []
     counts = candidate_items(tree) if tree is not None else {"articles": 0, "repeated_items": 0}
     return Diagnosis(found, counts, bot_wall(status, headers, markup))
 
 
-def page_links(*, body: bytes, charset: str | None, url: str) -> list[str]:
+def page_links(*, document: Document) -> list[str]:
     """Every http(s) link of an HTML page, absolute (map)."""
     from netglean.html_tree import parse_html
     from netglean.sitemaps import page_links as links
 
-    return links(parse_html(_text(body, charset)), url)
+    return links(parse_html(document.text()), document.url)
 
 
 def sitemap(*, body: bytes, max_bytes: int) -> Any:
@@ -98,16 +90,17 @@ def sitemap(*, body: bytes, max_bytes: int) -> Any:
     return read_sitemap(body, max_bytes)
 
 
-def _document(body: bytes, charset: str | None, media_type: str, url: str) -> tuple[Any, bool]:
+def _listing(document: Document) -> tuple[Any, bool]:
     """A listing page parsed: HTML, or JSON as html2rss's markup."""
     from netglean.errors import UnsupportedContent
-    from netglean.feed_items import document
+    from netglean.feed_items import document as parsed
 
+    url, media_type = document.url, document.media_type
     is_json = media_type in JSON_TYPES or media_type.endswith("+json")
     if not is_json and media_type not in _LISTING_TYPES:
         raise UnsupportedContent(f"{url} is {media_type}, not a page with items", detail={"url": url})
     try:
-        return document(_text(body, charset), is_json=is_json), is_json
+        return parsed(document.text(), is_json=is_json), is_json
     except ValueError as exc:
         raise UnsupportedContent(f"{url} says it is JSON but cannot be read: {exc}", detail={"url": url}) from None
 
@@ -120,14 +113,15 @@ def _title(tree: Any, url: str) -> str | None:
 
 
 def listing_items(
-    *, body: bytes, charset: str | None, media_type: str, url: str, items_selector: str | None, deadline: float
+    *, document: Document, items_selector: str | None, deadline: float
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """A listing page's title and items, found by ``items_selector`` or by detection (scrape_url)."""
     from netglean import feed_steps
     from netglean.feed_auto import auto_items
     from netglean.feed_items import read_items
 
-    tree, is_json = _document(body, charset, media_type, url)
+    url = document.url
+    tree, is_json = _listing(document)
     title = _title(tree, url) if not is_json else None
     if not items_selector:
         return title, auto_items(tree, url)
@@ -138,13 +132,14 @@ def listing_items(
     return title, read_items(tree, config, url, is_json, feed_steps.Allowance.for_page(deadline))
 
 
-def draft_feed(*, body: bytes, charset: str | None, media_type: str, url: str) -> tuple[dict[str, Any], int] | None:
+def draft_feed(*, document: Document) -> tuple[dict[str, Any], int] | None:
     """A draft feed config for a listing page and how many items it finds, or None (capture_config)."""
     from netglean.errors import UnsupportedContent
     from netglean.feed_auto import draft_config
     from netglean.page_meta import page_metadata
 
-    tree, is_json = _document(body, charset, media_type, url)
+    url = document.url
+    tree, is_json = _listing(document)
     if is_json:
         raise UnsupportedContent(
             f"{url} is JSON: write its config by hand (items selector like 'array > object')", detail={"url": url}
@@ -164,21 +159,15 @@ class FeedPage:
 
 
 def feed_page(
-    *,
-    body: bytes,
-    charset: str | None,
-    media_type: str,
-    url: str,
-    config: Mapping[str, Any],
-    want_title: bool,
-    deadline: float = math.inf,
+    *, document: Document, config: Mapping[str, Any], want_title: bool, deadline: float = math.inf
 ) -> FeedPage:
     """A checked feed config's items on one page (apply_config); its patterns stop by ``deadline``."""
     from netglean import feed_steps
     from netglean.feed_auto import auto_items
     from netglean.feed_items import read_items
 
-    tree, is_json = _document(body, charset, media_type, url)
+    url = document.url
+    tree, is_json = _listing(document)
     title = (_title(tree, url) or url) if want_title and not is_json else None
     selectors = config.get("selectors")
     zone = config["channel"].get("time_zone") or "UTC"

@@ -253,7 +253,7 @@ class Readers:
             reading = worker.jobs.popleft()
             abandoned = reading.future.cancelled()
             if not reading.future.done():
-                url = str(reading.arguments.get("url") or "a document")
+                url = str(getattr(reading.arguments.get("document"), "url", None) or "a document")
                 reading.future.set_exception(
                     UnsupportedContent(
                         f"reading {url} stopped a reader process; it cannot be read", detail={"url": url}

@@ -128,10 +128,17 @@ def clean_tree(value: Any) -> Any:
     if isinstance(value, str):
         return clean(value)
     if isinstance(value, Mapping):
-        return {clean(str(k)): clean_tree(v) for k, v in value.items()}
+        return {_clean_key(str(k)): clean_tree(v) for k, v in value.items()}
     if isinstance(value, list):
         return [clean_tree(v) for v in value]
     return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _clean_key(key: str) -> str:
+    """``clean`` for keys, remembered: almost every key is one of a payload's own few field names, repeated for
+    each page and item, and cleaning each again was half the cost of cleaning a batch."""
+    return clean(key)
 
 
 def nonce(source: str, content: str) -> str:

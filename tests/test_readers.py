@@ -12,6 +12,7 @@ import pytest
 
 from netglean import read_jobs
 from netglean.errors import ToolError
+from netglean.page_text import Document
 from netglean.readers import Readers, worker_count
 from netglean.reading import HtmlReading, read_html
 
@@ -23,15 +24,8 @@ PAGE = (
 
 
 async def _read(readers: Readers, url: str = "http://site.test/t") -> HtmlReading:
-    return await readers.run(
-        read_jobs.read_page,
-        body=PAGE.encode(),
-        charset="utf-8",
-        url=url,
-        fmt="markdown",
-        main_content=True,
-        frontier=True,
-    )
+    document = Document(url, PAGE.encode(), "utf-8")
+    return await readers.run(read_jobs.read_page, document=document, fmt="markdown", main_content=True, frontier=True)
 
 
 async def _warm(readers: Readers) -> None:
