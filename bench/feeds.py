@@ -1,6 +1,6 @@
 """Feed configs: apply_config on a 500-item listing and capture_config on a 300 KB page, against the floor.
 
-The floor is parsing the same page once with selectolax (netglean.html_tree.parse_html).
+The floor is parsing the same page once with selectolax (netglean.read.html_tree.parse_html).
 Both tools are timed on the work they do once the page is fetched (network excluded):
 apply = parse, read every item by the config's selectors and post-processors, render RSS,
 count its items; capture = parse, read the page's metadata, draft a config, dump it as YAML.
@@ -64,17 +64,17 @@ def listing(items: int, seed: int = 7) -> str:
 
 
 def _apply(html: str) -> int:
-    from netglean.feed_items import document, read_items
-    from netglean.feed_output import count_items, rss
+    from netglean.feeds.items import document, read_items
+    from netglean.feeds.output import count_items, rss
 
     items = read_items(document(html, is_json=False), CONFIG, CONFIG["channel"]["url"])
     return count_items(rss(CONFIG["channel"], items))
 
 
 def _capture(html: str) -> int:
-    from netglean.feed_auto import draft_config
-    from netglean.feed_items import document
-    from netglean.page_meta import page_metadata
+    from netglean.feeds.auto import draft_config
+    from netglean.feeds.items import document
+    from netglean.read.page_meta import page_metadata
 
     tree = document(html, is_json=False)
     metadata = page_metadata(tree, CONFIG["channel"]["url"])
@@ -88,7 +88,7 @@ def _parse(html: str) -> None:
     """The floor. The tree must not outlive the call: one tree held while the others are timed changes where
     the C heap grows, and glibc then hands every later tree's memory back and faults it in again (2.4 ms
     against 0.9 ms a parse here), which timed a page fault storm, not the parser."""
-    from netglean.html_tree import parse_html
+    from netglean.read.html_tree import parse_html
 
     parse_html(html)
 

@@ -4,7 +4,7 @@ netglean reads N generated pages from a 127.0.0.1 site with batch_scrape (100 UR
 politeness lifted by operator settings); mcp-server-fetch (run with uvx, --ignore-robots-txt
 --allow-private-ips) fetches the same pages one call each, both driven by the same raw line
 client (bench.stdio.LineClient), so client-side costs stay out of the comparison; the floor is netglean's own
-reading (netglean.reading) called in-process on the same pages, with no network and no MCP.
+reading (netglean.read.reading) called in-process on the same pages, with no network and no MCP.
 
 Each server is timed after its first pass (medians of repeated passes on one connection), as the
 floor is after its first call; netglean's first pass on a fresh server is reported on its own.
@@ -105,8 +105,8 @@ def _reference(urls: list[str], repeats: int) -> list[float]:
 
 def _in_process(family: str, pages: int) -> float:
     """What the server does with each page once it has the bytes (decode, parse, metadata, extract, render)."""
-    from netglean.page_text import decode
-    from netglean.reading import read_html
+    from netglean.read.document import decode
+    from netglean.read.reading import read_html
 
     bodies = [PAGES[family](n) for n in range(pages)]
     started = time.perf_counter()

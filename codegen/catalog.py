@@ -23,7 +23,7 @@ from jsonschema.exceptions import SchemaError
 from codegen.errors import CatalogError, CatalogProblem, relative
 from codegen.handlers_scan import HandlerDef, scan
 from codegen.yaml_source import SourceFile, YamlProblem, escape, load
-from netglean.envelope import DONE, envelope_schema
+from netglean.core.envelope import DONE, envelope_schema
 
 SCHEMA_PATH = Path(__file__).with_name("catalog.schema.json")
 _REF = re.compile(r"^#/\$defs/([A-Za-z0-9]+)$")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from codegen.catalog import Tool
-from netglean.cli import reserved_flags
+from netglean.core.cli_flags import reserved_flags
 
 
 def cli_options(tool: Tool) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from codegen.catalog import Catalog
 from codegen.cli_table import cli_options
 from codegen.graph import graph_svg
-from netglean.settings import SETTINGS
+from netglean.core.settings import SETTINGS
 
 TEMPLATES = Path(__file__).with_name("templates") / "docs"
 

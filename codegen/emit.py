@@ -14,13 +14,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import netglean
 from codegen.catalog import Catalog, Tool, bundle
 from codegen.cli_table import cli_options
 from codegen.docs import render_docs
 from codegen.graph import graph_data
 from codegen.models import render_models
 from codegen.openapi import openapi_document
+from netglean._version import __version__
 
 _DO_NOT_EDIT = "Do not edit: change the catalog and run `netglean gen`."
 
@@ -124,7 +124,7 @@ def _cli(catalog: Catalog) -> str:
 
 def render(catalog: Catalog) -> dict[str, str]:
     """Every generated file, by path relative to generated/."""
-    version = netglean.__version__
+    version = __version__
     files: dict[str, str] = {
         "__init__.py": f'# {_header("catalog/")}\n"""Code and documents generated from the catalog."""\n',
         "registry.py": _registry(catalog),

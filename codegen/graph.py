@@ -6,7 +6,7 @@ from html import escape
 from typing import Any
 
 from codegen.catalog import Catalog
-from netglean.envelope import DONE
+from netglean.core.envelope import DONE
 
 _W, _H, _GAP_X, _GAP_Y, _PAD = 190, 40, 90, 26, 20
 

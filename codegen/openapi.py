@@ -8,7 +8,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from codegen.catalog import Catalog, Tool
-from netglean.rest_status import REFUSAL_SCHEMA, REFUSALS, STATUS_BY_ERROR
+from netglean.core.rest_status import REFUSAL_SCHEMA, REFUSALS, STATUS_BY_ERROR
 
 _COMPONENTS = "#/components/schemas/"
 
@@ -35,7 +35,7 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 
 
 def _responses(tool: Tool) -> dict[str, Any]:
-    """Every status POST /v1/tools/{name} can answer, each with its body (see netglean.rest_status)."""
+    """Every status POST /v1/tools/{name} can answer, each with its body (see netglean.core.rest_status)."""
     result = {"$ref": f"{_COMPONENTS}{tool.class_stem}Result"}
     refusal = {"$ref": f"{_COMPONENTS}Refusal"}
     responses: dict[str, Any] = {

@@ -7,9 +7,9 @@ from functools import partial
 import anyio
 
 from generated.models import GenerateCitationsInput, GenerateCitationsOutput, Reference
-from netglean.citations import cite
-from netglean.context import Context
-from netglean.envelope import Outcome
+from netglean.calls.context import Context
+from netglean.core.envelope import Outcome
+from netglean.text.citations import cite
 
 
 async def generate_citations(args: GenerateCitationsInput, ctx: Context) -> Outcome:

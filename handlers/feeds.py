@@ -9,11 +9,12 @@ import anyio
 import yaml
 
 from generated.models import ApplyConfigInput, CaptureConfigInput, ScrapeUrlInput, ValidateConfigInput
-from netglean import feed_config, read_jobs
-from netglean.context import Context
-from netglean.envelope import DONE, Outcome, say
-from netglean.errors import InvalidArguments, InvalidFeedConfig, NoItems, NotAvailable, ToolError
-from netglean.feed_selectors import selector_problem
+from netglean.calls.context import Context
+from netglean.core.envelope import DONE, Outcome, say
+from netglean.core.errors import InvalidArguments, InvalidFeedConfig, NoItems, NotAvailable, ToolError
+from netglean.feeds import config as feed_config
+from netglean.feeds.selectors import selector_problem
+from netglean.read import jobs as read_jobs
 
 _DEFAULT_PAGES = 3
 
@@ -90,7 +91,7 @@ async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
 
 
 async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
-    from netglean.feed_output import count_items, json_feed, rss, within_output_cap
+    from netglean.feeds.output import count_items, json_feed, rss, within_output_cap
 
     given = args.root  # exactly one of config and yaml: the schema's oneOf makes the model a union
     config = await _loaded(given.config, given.yaml, given.parameters)

@@ -6,10 +6,10 @@ from typing import Any
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-import netglean
 from generated.models import GetVersionInput, GetVersionOutput
-from netglean.context import Context
-from netglean.envelope import Outcome
+from netglean._version import __version__
+from netglean.calls.context import Context
+from netglean.core.envelope import Outcome
 
 
 async def get_version(args: GetVersionInput, ctx: Context) -> Outcome:
@@ -17,7 +17,7 @@ async def get_version(args: GetVersionInput, ctx: Context) -> Outcome:
     return Outcome(
         GetVersionOutput(
             name=registry.server.name,
-            version=netglean.__version__,
+            version=__version__,
             protocol_versions=[*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS],
             catalog_hash=registry.catalog_hash,
             tool_count=len(registry.tools),

@@ -1,4 +1,4 @@
-"""Tools that read the web through the runtime's fetcher (netglean.fetch): the network policy always applies."""
+"""Tools that read the web through the runtime's fetcher (netglean.net.fetcher): the network policy always applies."""
 
 from __future__ import annotations
 
@@ -23,13 +23,13 @@ from generated.models import (
     MapInput,
     ScrapeInput,
 )
-from netglean import read_jobs
-from netglean.context import Context
-from netglean.envelope import DONE, Outcome, say
-from netglean.errors import FetchTimeout, ToolError, UnsupportedContent
-from netglean.fetch import Page, parse_url
-from netglean.sitemaps import same_site
-from netglean.untrusted import sanitize
+from netglean.calls.context import Context
+from netglean.core.envelope import DONE, Outcome, say
+from netglean.core.errors import FetchTimeout, ToolError, UnsupportedContent
+from netglean.core.untrusted import sanitize
+from netglean.net.fetcher import Page, parse_url
+from netglean.read import jobs as read_jobs
+from netglean.read.sitemaps import same_site
 
 log = logging.getLogger("netglean.web")
 

@@ -12,9 +12,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from netglean.context import Context
-    from netglean.envelope import DONE, Envelope, Guidance, Outcome, say
-    from netglean.errors import (
+    from netglean.calls.context import Context
+    from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, say
+    from netglean.core.errors import (
         ArgumentsTooLarge,
         CallTimeout,
         ConfigurationError,
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
         NetgleanError,
         ToolError,
     )
-    from netglean.settings import SETTINGS, Settings
+    from netglean.core.settings import SETTINGS, Settings
 
-__version__ = "0.1.0"
+from netglean._version import __version__
 
 __all__ = [
     "ArgumentsTooLarge",
@@ -49,8 +49,8 @@ __all__ = [
 ]
 
 _HOMES = {
-    "Context": "netglean.context",
-    **dict.fromkeys(["DONE", "Envelope", "Guidance", "Outcome", "say"], "netglean.envelope"),
+    "Context": "netglean.calls.context",
+    **dict.fromkeys(["DONE", "Envelope", "Guidance", "Outcome", "say"], "netglean.core.envelope"),
     **dict.fromkeys(
         [
             "ArgumentsTooLarge",
@@ -62,9 +62,9 @@ _HOMES = {
             "NetgleanError",
             "ToolError",
         ],
-        "netglean.errors",
+        "netglean.core.errors",
     ),
-    **dict.fromkeys(["SETTINGS", "Settings"], "netglean.settings"),
+    **dict.fromkeys(["SETTINGS", "Settings"], "netglean.core.settings"),
 }
 
 

@@ -16,10 +16,10 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 from mcp.client._memory import InMemoryTransport
 
-from netglean.calls import ToolRunner
-from netglean.mcp_server import build_server
-from netglean.registry import Registry, load_registry
-from netglean.settings import Settings
+from netglean.calls.registry import Registry, load_registry
+from netglean.calls.runner import ToolRunner
+from netglean.core.settings import Settings
+from netglean.serve.mcp import build_server
 
 if TYPE_CHECKING:
     from tests.fuzz_site import World

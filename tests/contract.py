@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from schemathesis.generation.jsonschema.builder import build
 
-from netglean import untrusted
-from netglean.registry import ToolSpec
+from netglean.calls.registry import ToolSpec
+from netglean.core import untrusted
 from tests.fuzz_site import World
 
 SEED = int(os.environ.get("NETGLEAN_FUZZ_SEED", "20261129"))

@@ -177,7 +177,7 @@ def listing_page(config: Mapping[str, Any], index: int) -> str | None:
     """A page whose items the config's items selector finds, each with an element for each field, or None."""
     from selectolax.lexbor import LexborHTMLParser
 
-    from netglean.feed_selectors import lexbor_selector
+    from netglean.feeds.selectors import lexbor_selector
 
     selectors = config.get("selectors") or {}
     items_selector = (selectors.get("items") or {}).get("selector")

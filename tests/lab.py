@@ -101,8 +101,8 @@ HANDLER = '''\
 import anyio
 
 from generated.models import MisbehaveInput, PageEchoInput, ShoutInput
-from netglean.context import Context
-from netglean.envelope import Outcome, say
+from netglean.calls.context import Context
+from netglean.core.envelope import Outcome, say
 
 
 async def shout(args: ShoutInput, ctx: Context) -> Outcome:

@@ -26,7 +26,7 @@ class FakeDNS:
         self.asked.append(host)
         answer = self._answers.get(host)
         if answer is None:
-            from netglean.errors import Unreachable
+            from netglean.core.errors import Unreachable
 
             raise Unreachable(f"could not resolve {host}: unknown test name")
         if answer and isinstance(answer[0], list | tuple):  # a sequence of answers, one per lookup

@@ -6,10 +6,10 @@ import json
 
 import anyio
 
-from netglean.calls import ToolRunner
-from netglean.context import Context
-from netglean.registry import Registry
-from netglean.settings import Settings
+from netglean.calls.context import Context
+from netglean.calls.registry import Registry
+from netglean.calls.runner import ToolRunner
+from netglean.core.settings import Settings
 
 
 def test_tools_are_built_ahead_once_the_server_is_quiet(registry: Registry, settings: Settings) -> None:

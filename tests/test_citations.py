@@ -8,7 +8,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netglean.citations import cite
+from netglean.text.citations import cite
 
 
 def test_inline_links_and_repeated_urls_share_a_number() -> None:

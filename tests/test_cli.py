@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from netglean.cli import main
+from netglean.cli.main import main
 from tests.conftest import PROJECT
 
 

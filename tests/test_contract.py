@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, note, seed, settings
 from hypothesis import strategies as st
 
-from netglean.registry import Registry, load_registry
+from netglean.calls.registry import Registry, load_registry
 from tests.conftest import SyncClient
 from tests.contract import (
     JSON,

@@ -10,8 +10,8 @@ from urllib.parse import urldefrag, urlparse
 
 import pytest
 
-from netglean.registry import Registry
-from netglean.settings import SETTINGS
+from netglean.calls.registry import Registry
+from netglean.core.settings import SETTINGS
 from tests.conftest import PROJECT
 
 DOCS = PROJECT / "generated" / "docs"

@@ -31,7 +31,7 @@ def test_exported_members() -> None:
 
 
 def test_every_tool_error_maps_to_a_published_code() -> None:
-    from netglean.envelope import ERROR_SCHEMA
+    from netglean.core.envelope import ERROR_SCHEMA
 
     codes = set(ERROR_SCHEMA["properties"]["code"]["enum"])
     for cls in (

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from netglean import extract as extraction
-from netglean import feed_steps
-from netglean.extract import extract, render
-from netglean.html_tree import parse_html
+from netglean.feeds import steps as feed_steps
+from netglean.read import extract as extraction
+from netglean.read.extract import extract, render
+from netglean.read.html_tree import parse_html
 from tests.work_counting import Counted, work
 
 ARTICLE = Path(__file__).parent / "fixtures" / "article.html"
@@ -69,7 +69,7 @@ def test_html_to_markdown_reads_nested_tables_in_proportion_to_them(monkeypatch:
         trees.append(Counted(markup))
         return trees[-1]
 
-    monkeypatch.setattr("netglean.html_tree.parse_html", counted)
+    monkeypatch.setattr("netglean.read.html_tree.parse_html", counted)
 
     def step(n: int) -> tuple[int, int, str]:
         value = "<table><tr><td>" * n + "Bottom words" + "</td></tr></table>" * n

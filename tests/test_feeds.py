@@ -15,17 +15,18 @@ import pytest
 import yaml
 from mcp.client._memory import InMemoryTransport
 
-from netglean import feed_config, feed_steps
-from netglean.calls import ToolRunner
-from netglean.errors import InvalidFeedConfig
-from netglean.feed_auto import draft_config
-from netglean.feed_items import document, read_items
-from netglean.feed_output import count_items, rss
-from netglean.feed_selectors import lexbor_selector
-from netglean.mcp_server import build_server
-from netglean.registry import Registry
-from netglean.settings import Settings
-from netglean.untrusted import sanitize
+from netglean.calls.registry import Registry
+from netglean.calls.runner import ToolRunner
+from netglean.core.errors import InvalidFeedConfig
+from netglean.core.settings import Settings
+from netglean.core.untrusted import sanitize
+from netglean.feeds import config as feed_config
+from netglean.feeds import steps as feed_steps
+from netglean.feeds.auto import draft_config
+from netglean.feeds.items import document, read_items
+from netglean.feeds.output import count_items, rss
+from netglean.feeds.selectors import lexbor_selector
+from netglean.serve.mcp import build_server
 from tests.conftest import SyncClient, open_client
 from tests.feed_site import FEED_APP, FIXTURES
 from tests.fixture_site import serve

@@ -11,10 +11,10 @@ from urllib.parse import quote
 import anyio
 import pytest
 
-from netglean.errors import ToolError
-from netglean.fetch import Fetcher, FetchPolicy, Page, parse_url
-from netglean.page_text import decode
-from netglean.settings import Settings
+from netglean.core.errors import ToolError
+from netglean.core.settings import Settings
+from netglean.net.fetcher import Fetcher, FetchPolicy, Page, parse_url
+from netglean.read.document import decode
 from tests.fixture_site import PAGE, ROBOTS_MOVED, serve
 from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
 
@@ -280,7 +280,7 @@ def test_metadata_refusals_say_so(port: int) -> None:
 
 @pytest.mark.parametrize("listed", ["10.0.0.0/33", "10.1.2.3/16", "fd00::/129", "bad..name/8"])
 def test_an_unreadable_private_target_is_a_configuration_error(listed: str) -> None:
-    from netglean.errors import ConfigurationError
+    from netglean.core.errors import ConfigurationError
 
     with pytest.raises(ConfigurationError, match="allow_private_targets"):
         FetchPolicy.from_settings(Settings.load({"allow_private_targets": listed}, environ={}))
@@ -643,7 +643,7 @@ def test_only_hosts_refuses_everything_else_before_any_lookup(port: int) -> None
 
 
 def test_the_robots_cache_expires_and_is_bounded() -> None:
-    from netglean.fetch import RobotsCache, _Robots
+    from netglean.net.fetcher import RobotsCache, _Robots
 
     now = [0.0]
     cache = RobotsCache(size=2, ttl=100.0, unreadable_ttl=10.0, clock=lambda: now[0])
@@ -704,7 +704,7 @@ def test_an_https_to_http_redirect_is_refused_unless_the_operator_allows_it(
 
 
 def test_per_host_state_is_bounded(port: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    import netglean.fetch as fetch_module
+    import netglean.net.fetcher as fetch_module
 
     monkeypatch.setattr(fetch_module, "_TRACKED_HOSTS", 2)
     names = {**NAMES, **{f"h{i}.test": [PUBLIC] for i in range(5)}}

@@ -479,7 +479,7 @@ def test_streams_are_resumable_with_last_event_id(server: HttpServer) -> None:
 def test_event_store_is_bounded() -> None:
     import anyio
 
-    from netglean.event_store import BoundedEventStore
+    from netglean.serve.events import BoundedEventStore
 
     async def run() -> list[str]:
         store = BoundedEventStore(capacity=3)

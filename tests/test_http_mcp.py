@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from netglean.mcp_server import FAILURE_SENTENCES
+from netglean.serve.mcp import FAILURE_SENTENCES
 from tests.conftest import open_client
 from tests.httpserver import HttpServer
 from tests.test_stdio import BAD_IDS
@@ -176,6 +176,6 @@ def test_log_notifications_carry_only_our_own_words() -> None:
 
 
 def test_every_error_code_has_its_own_sentence() -> None:
-    from netglean.errors import ERROR_CODES
+    from netglean.core.errors import ERROR_CODES
 
     assert sorted(FAILURE_SENTENCES) == sorted(ERROR_CODES)

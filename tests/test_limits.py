@@ -24,13 +24,14 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from netglean import feed_config, feed_steps
-from netglean.calls import ToolRunner
-from netglean.errors import InvalidFeedConfig
-from netglean.feed_output import rss
-from netglean.mcp_server import build_server
-from netglean.registry import Registry
-from netglean.settings import Settings
+from netglean.calls.registry import Registry
+from netglean.calls.runner import ToolRunner
+from netglean.core.errors import InvalidFeedConfig
+from netglean.core.settings import Settings
+from netglean.feeds import config as feed_config
+from netglean.feeds import steps as feed_steps
+from netglean.feeds.output import rss
+from netglean.serve.mcp import build_server
 from tests.conftest import SyncClient, open_client
 from tests.fixture_site import serve
 
@@ -266,7 +267,7 @@ def test_every_text_a_feed_writes_is_escaped() -> None:
 def test_a_pages_patterns_share_one_time_allowance(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each value may take REGEX_SECONDS, but a page's values together only GSUB_SECONDS: a clock that a
     pattern's every run moves on by its limit shows how many runs a page gets (200 before: one per item)."""
-    from netglean.feed_items import document, read_items
+    from netglean.feeds.items import document, read_items
 
     now = [1000.0]
     runs: list[float] = []
@@ -291,8 +292,8 @@ def test_a_pages_patterns_share_one_time_allowance(monkeypatch: pytest.MonkeyPat
 def test_items_nested_in_each_other_cost_work_in_proportion_to_the_page(reader: str) -> None:
     """An item's own markup (items.enhance, auto_source's HTML items) was read with a query per item over all
     it holds: 8,000 nested <article>s took 1.4 s (read_items) and 3.0 s (auto_items), 16,000 four times that."""
-    from netglean.feed_auto import auto_items
-    from netglean.feed_items import read_items
+    from netglean.feeds.auto import auto_items
+    from netglean.feeds.items import read_items
     from tests.work_counting import work
 
     def page(n: int) -> str:

@@ -23,7 +23,7 @@ from tests.conftest import PROJECT
     ],
 )
 def test_redact(line: str, written: str) -> None:
-    from netglean.logs import redact
+    from netglean.core.logs import redact
 
     assert redact(line) == written
 
@@ -32,14 +32,14 @@ def test_every_line_a_command_writes_is_redacted_tracebacks_included() -> None:
     """netglean's own loggers (here the line a reader's replacement writes) go through the same filter."""
     script = """
 import logging
-from netglean.cli import _settings, build_parser
+from netglean.cli.main import _settings, build_parser
 
 _settings(build_parser(with_tools=False).parse_args(["mcp", "--log-level", "info"]))
-logging.getLogger("netglean.readers").error("a reader process is still on %s; replacing it", "https://a.test/p?feed=S1")
+logging.getLogger("netglean.workers.pool").error("a reader process is still on %s; replacing it", "https://a.test/p?feed=S1")
 try:
     raise ValueError("could not read https://b.test/x?key=S2#S3")
 except ValueError:
-    logging.getLogger("netglean.calls").exception("tool %s raised", "scrape")
+    logging.getLogger("netglean.calls.runner").exception("tool %s raised", "scrape")
 logging.getLogger("uvicorn.access").info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:1", "GET", "/x?S4", "1.1", 200)
 """
     done = subprocess.run(
@@ -55,7 +55,7 @@ logging.getLogger("uvicorn.access").info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:1
 def test_a_log_call_whose_arguments_do_not_fit_neither_raises_nor_leaks() -> None:
     import logging
 
-    from netglean.logs import RedactQueries
+    from netglean.core.logs import RedactQueries
 
     record = logging.LogRecord("netglean", logging.ERROR, __file__, 1, "%s and %s", ("https://a.test/?k=Q9",), None)
     assert RedactQueries().filter(record) is True

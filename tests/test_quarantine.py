@@ -23,12 +23,12 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from netglean.calls import ToolRunner
-from netglean.context import Context
-from netglean.fetch import Fetcher, FetchPolicy
-from netglean.mcp_server import build_server
-from netglean.registry import Registry
-from netglean.settings import Settings
+from netglean.calls.context import Context
+from netglean.calls.registry import Registry
+from netglean.calls.runner import ToolRunner
+from netglean.core.settings import Settings
+from netglean.net.fetcher import Fetcher, FetchPolicy
+from netglean.serve.mcp import build_server
 from tests.conftest import SyncClient, open_client
 from tests.fixture_site import serve
 from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend

@@ -10,11 +10,11 @@ import signal
 import anyio
 import pytest
 
-from netglean import read_jobs
-from netglean.errors import ToolError
-from netglean.page_text import Document
-from netglean.readers import Readers, worker_count
-from netglean.reading import HtmlReading, read_html
+from netglean.core.errors import ToolError
+from netglean.read import jobs as read_jobs
+from netglean.read.document import Document
+from netglean.read.reading import HtmlReading, read_html
+from netglean.workers.pool import Readers, worker_count
 
 PAGE = (
     "<html lang='en'><head><title>Tides</title><meta name='description' content='About tides'></head><body>"
@@ -116,7 +116,7 @@ def test_reading_errors_come_back_from_the_worker() -> None:
         with pytest.raises(TypeError):
             await readers.run(read_jobs.sitemap, body=None, max_bytes=100)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="not a reader job"):
-            await readers.run(os.getcwd)  # only netglean.read_jobs run there
+            await readers.run(os.getcwd)  # only netglean.read.jobs run there
         assert "The moon pulls the" in (await _read(readers)).content  # the worker reads on
 
     try:

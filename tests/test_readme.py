@@ -46,6 +46,6 @@ def test_the_add_a_tool_walkthrough_works(tmp_path: Path) -> None:
 def test_the_cli_examples_parse() -> None:
     (commands,) = _blocks("sh", "The command line")
     tools = {line.split()[4] for line in commands.splitlines() if line.startswith("uv run netglean call ")}
-    from netglean.registry import load_registry
+    from netglean.calls.registry import load_registry
 
     assert tools <= set(load_registry().tools)

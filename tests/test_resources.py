@@ -7,7 +7,7 @@ import json
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from netglean.registry import Registry
+from netglean.calls.registry import Registry
 from tests.conftest import SyncClient
 
 

@@ -6,8 +6,8 @@ from dataclasses import fields
 
 import pytest
 
-from netglean.errors import ConfigurationError
-from netglean.settings import SETTINGS, Settings
+from netglean.core.errors import ConfigurationError
+from netglean.core.settings import SETTINGS, Settings
 
 
 def test_every_declared_setting_is_a_field_and_back() -> None:

@@ -6,8 +6,8 @@ import gzip
 
 import pytest
 
-from netglean.errors import ResponseTooLarge, UnsupportedContent
-from netglean.sitemaps import MAX_LOCATION_BYTES, read_sitemap
+from netglean.core.errors import ResponseTooLarge, UnsupportedContent
+from netglean.read.sitemaps import MAX_LOCATION_BYTES, read_sitemap
 
 
 def test_locations_are_read_with_their_entities_whatever_the_case_of_the_tags() -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import mcp_types as types
 import pytest
 
-from netglean.jsonrpc import classify
+from netglean.serve.jsonrpc import classify
 from tests.conftest import PROJECT
 from tests.rawserver import RawServer
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from netglean.envelope import say
-from netglean.untrusted import clean, clean_tree, frame, neutralise_markers, nonce, sanitize
+from netglean.core.envelope import say
+from netglean.core.untrusted import clean, clean_tree, frame, neutralise_markers, nonce, sanitize
 
 
 def test_sanitize_removes_escapes_controls_bidi_and_tags() -> None:

@@ -12,12 +12,12 @@ import pytest
 from mcp import StdioServerParameters
 from mcp.client._memory import InMemoryTransport
 
-from netglean.calls import ToolRunner
-from netglean.context import Context
-from netglean.fetch import Fetcher, FetchPolicy
-from netglean.mcp_server import build_server
-from netglean.registry import Registry
-from netglean.settings import Settings
+from netglean.calls.context import Context
+from netglean.calls.registry import Registry
+from netglean.calls.runner import ToolRunner
+from netglean.core.settings import Settings
+from netglean.net.fetcher import Fetcher, FetchPolicy
+from netglean.serve.mcp import build_server
 from tests.conftest import PROJECT, SyncClient, open_client
 from tests.fixture_site import PAGE, serve
 from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend

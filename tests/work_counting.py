@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from netglean.html_tree import parse_html
+from netglean.read.html_tree import parse_html
 
 
 def _sizes(root: Any) -> dict[int, int]:

@@ -1,0 +1,276 @@
+"""The one path every tool call takes, whatever door it came through (MCP, CLI, REST).
+
+validate arguments -> build the input model -> run the handler under the
+operator's deadline and concurrency cap -> check the outcome against the
+declared edges and output schema -> envelope. Any failure on the way becomes an
+error envelope; nothing a handler does can produce an invalid result or kill
+the server.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import importlib
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, ValidationError
+
+from netglean.calls.context import Context, Progress
+from netglean.calls.registry import Registry, ToolSpec, resolve
+from netglean.core import untrusted
+from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, failure
+from netglean.core.errors import (
+    ArgumentsTooLarge,
+    CallTimeout,
+    HandlerContractError,
+    HandlerCrashed,
+    InvalidArguments,
+    ToolError,
+    Unavailable,
+)
+from netglean.core.settings import Settings
+from netglean.core.validation import Problem, SchemaValidator, json_type, reported
+
+log = logging.getLogger("netglean.calls.runner")
+
+Handler = Callable[[BaseModel, Context], Awaitable[Outcome]]
+
+_GUIDANCE = {
+    "invalid_arguments": "Fix the arguments listed in payload.error.detail.errors and call {tool} again.",
+    "too_large": "Send smaller arguments to {tool}; the operator's limit is in payload.error.detail.",
+    "timeout": "{tool} ran past the operator's deadline; try again, perhaps with a smaller request.",
+    "internal_error": "{tool} failed inside the server, not because of your arguments; try again later.",
+    "invalid_config": "Fix every problem in payload.error.detail.errors (each names its path) and call {tool} again.",
+    "no_items": "The config found no items: inspect the page with inspect_url, then fix the items selector.",
+    "not_available": "This build cannot do that; use a config without it.",
+    "unavailable": "The server cannot take this call now (see payload.error); call {tool} again shortly.",
+}
+
+
+class UnknownTool(LookupError):
+    """A tool name the registry does not hold: a protocol error, not a tool result."""
+
+
+class _Compiled:
+    """Per-tool validators, input model and handler, built on the tool's first call."""
+
+    __slots__ = ("handler", "input_model", "inputs", "outputs")
+
+    def __init__(self, spec: ToolSpec) -> None:
+        self.inputs = SchemaValidator(spec.input_schema)
+        self.outputs = SchemaValidator(spec.output_schema)
+        self.input_model: type[BaseModel] = resolve(spec.input_model)
+        self.handler: Handler = resolve(spec.handler)
+
+
+WARM_UP_QUIET = 0.25
+"""Seconds without a call after which a server builds its tools ahead of their first calls (ToolRunner.warm_up)."""
+
+
+class ToolRunner:
+    def __init__(self, registry: Registry, settings: Settings, context: Context | None = None) -> None:
+        self.registry = registry
+        self.settings = settings
+        self.context = context or Context(settings, registry)
+        self._compiled: dict[str, _Compiled] = {}
+        self._limit: anyio.Semaphore | None = None
+        self._in_flight = 0
+        self._last_call = time.monotonic()  # quiet is counted from the start too: a first call comes first
+        self._draining = False
+        self._running: set[anyio.CancelScope] = set()
+
+    async def warm_up(self, quiet: float = WARM_UP_QUIET) -> None:
+        """Build every tool (validators, input model, handler and what it imports) before its first call, one
+        at a time in a worker thread, each once the server has had ``quiet`` seconds without a call: an
+        agent's first page would otherwise wait while the fetch layer is imported (~150 ms), and a server kept
+        busy is never slowed by the building. A tool that fails to build fails its own first call instead."""
+        for spec in self.registry.tools.values():
+            while self._in_flight or time.monotonic() - self._last_call < quiet:
+                await anyio.sleep(quiet)
+            if spec.name in self._compiled:
+                continue
+            try:
+                compiled = await anyio.to_thread.run_sync(_Compiled, spec)
+            except Exception:
+                log.debug("tool %s did not build ahead of its first call", spec.name, exc_info=True)
+                continue
+            self._compiled.setdefault(spec.name, compiled)
+        # What a first fetch and a first read would still wait for: the certificates, the reader processes.
+        try:
+            await anyio.to_thread.run_sync(self.context.fetcher.prepare)  # the fetcher is built here, on the loop
+            await anyio.to_thread.run_sync(importlib.import_module, "netglean.workers.pool")  # and the reading code
+            self.context.readers.start()
+        except Exception:  # the first fetch or read meets the same problem, and reports it as its own error
+            log.debug("the fetch and read layers did not prepare ahead of their first use", exc_info=True)
+        gc.freeze()
+
+    async def drain(self, grace: float) -> int:
+        """Shutting down: calls from now on end at once as `unavailable` (retryable: another server can take
+        them); those running get ``grace`` seconds to finish, then end so too. Returns how many were cut off."""
+        self._draining = True
+        with anyio.move_on_after(grace):
+            while self._running:
+                await anyio.sleep(0.05)
+        cut = list(self._running)
+        for scope in cut:
+            scope.cancel()
+        return len(cut)
+
+    @contextmanager
+    def _stoppable(self) -> Iterator[None]:
+        """Run a call so that drain() can end it: an Unavailable, like a call that comes while draining."""
+        if self._draining:
+            raise Unavailable("the server is shutting down")
+        with anyio.CancelScope() as scope:
+            self._running.add(scope)
+            try:
+                yield
+            finally:
+                self._running.discard(scope)
+        if scope.cancelled_caught:
+            raise Unavailable("the server shut down before the call finished")
+
+    def spec(self, name: str) -> ToolSpec:
+        try:
+            return self.registry.tools[name]
+        except KeyError:
+            raise UnknownTool(name) from None
+
+    def _compile(self, spec: ToolSpec) -> _Compiled:
+        compiled = self._compiled.get(spec.name)
+        if compiled is None:
+            compiled = self._compiled[spec.name] = _Compiled(spec)
+            # What the server and a tool's first call built (modules, models, validators) lives as long as the
+            # process: frozen, it is no longer walked by every full collection, which otherwise stalls a busy
+            # server for ~50 ms each time a batch's results push the collector into one.
+            gc.freeze()
+        return compiled
+
+    async def call(self, name: str, arguments: Any, progress: Progress | None = None) -> tuple[Envelope, str | None]:
+        """Run tool ``name`` on ``arguments`` (anything but an object is invalid); return the envelope
+        and the source of any third-party content."""
+        spec = self.spec(name)
+        log.debug("call %s", name)  # the tool's name only: arguments may hold anything
+        if self._limit is None:
+            self._limit = anyio.Semaphore(self.settings.max_concurrent_calls)
+        self._in_flight += 1
+        try:
+            with self._stoppable():
+                compiled = self._compile(spec)  # a handler that fails to import is this call's internal_error
+                model = self._validated(spec, compiled, arguments)
+                async with self._limit:
+                    with anyio.fail_after(self.settings.call_timeout):
+                        outcome = await compiled.handler(model, self.context.for_call(progress))
+            return self._finish(spec, compiled, outcome), outcome.source
+        except ToolError as error:
+            return self._fail(spec, error), None
+        except TimeoutError:
+            return self._fail(spec, CallTimeout(f"{name} did not finish within {self.settings.call_timeout:g} s")), None
+        except Exception as exc:
+            log.exception("tool %s raised", name)
+            return self._fail(spec, HandlerCrashed(f"{name} failed: {type(exc).__name__}")), None
+        finally:
+            self._in_flight -= 1
+            self._last_call = time.monotonic()
+
+    def _validated(self, spec: ToolSpec, compiled: _Compiled, arguments: Any) -> BaseModel:
+        if not isinstance(arguments, Mapping):
+            problem = Problem("", "", f"the arguments must be a JSON object, not {json_type(arguments)}")
+            raise InvalidArguments(problem.message, detail={"errors": [problem.as_dict()]})
+        size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode())
+        if size > self.settings.max_argument_bytes:
+            raise ArgumentsTooLarge(
+                f"arguments are {size} bytes; the limit is {self.settings.max_argument_bytes}",
+                detail={"bytes": size, "limit": self.settings.max_argument_bytes},
+            )
+        problems = compiled.inputs.problems(arguments)
+        if not problems:
+            try:
+                return compiled.input_model.model_validate(arguments)
+            except ValidationError as exc:
+                problems = [_pydantic_problem(error) for error in exc.errors()]
+        shown, more = reported(problems)
+        message = f"invalid arguments for {spec.name}: " + "; ".join(p.message for p in shown)
+        if more:
+            message += f"; and {more} more problem(s)"
+        if any(p.message.startswith("unknown argument") for p in shown) and compiled.inputs.hint():
+            message += f" ({compiled.inputs.hint()})"
+        detail: dict[str, Any] = {"errors": [p.as_dict() for p in shown]}
+        if more:
+            detail["more_errors"] = more
+        raise InvalidArguments(message, detail=detail)
+
+    def _finish(self, spec: ToolSpec, compiled: _Compiled, outcome: Outcome) -> Envelope:
+        if not isinstance(outcome, Outcome):
+            raise HandlerContractError(f"{spec.name} returned {type(outcome).__name__}, not an Outcome")
+        payload = outcome.payload
+        data = (
+            payload.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if isinstance(payload, BaseModel)
+            else dict(payload)
+        )
+        notice = ""
+        if spec.origin == "target":
+            data, notice = untrusted.clean_tree(data), untrusted.PAYLOAD_NOTICE
+            if outcome.guidance and not isinstance(outcome.guidance, Guidance):
+                raise HandlerContractError(
+                    f"{spec.name} gave plain-string guidance; a target-origin tool builds it with netglean.say"
+                )
+        next_step = outcome.next_step or spec.next_step[0]
+        if next_step not in spec.next_step:
+            raise HandlerContractError(
+                f"{spec.name} chose next step {next_step!r}, which its catalog entry does not declare"
+            )
+        try:  # what JSON cannot hold (a date, a NaN, bytes) would break every door's answer after validation
+            written = json.dumps(data, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise HandlerContractError(f"{spec.name} produced a payload that is not JSON: {exc}") from None
+        guidance = str(outcome.guidance) or _default_guidance(next_step)  # a plain str: what validators and JSON take
+        envelope = Envelope(True, next_step, guidance, data, notice, written)
+        if not compiled.outputs.is_valid(envelope.as_dict()):
+            problems = compiled.outputs.problems(envelope.as_dict())
+            log.error("tool %s broke its output schema: %s", spec.name, "; ".join(p.message for p in problems))
+            raise HandlerContractError(f"{spec.name} produced a result that breaks its declared output schema")
+        return envelope
+
+    def _fail(self, spec: ToolSpec, error: ToolError) -> Envelope:
+        if isinstance(error, HandlerContractError):
+            log.error("%s", error.message)
+        guidance = _GUIDANCE.get(error.code, "Read payload.error and decide whether to call {tool} again.")
+        next_step = error.next_step if error.next_step in spec.next_step else spec.name
+        if spec.origin != "target":
+            return failure(error, next_step=next_step, guidance=guidance.format(tool=spec.name))
+        # A refusal can quote what a target chose (a redirect chain, a final URL): cleaned like any payload.
+        envelope = failure(
+            error, next_step=next_step, guidance=guidance.format(tool=spec.name), notice=untrusted.PAYLOAD_NOTICE
+        )
+        return dataclasses.replace(envelope, payload=untrusted.clean_tree(envelope.payload))
+
+    def render_text(self, name: str, envelope: Envelope, source: str | None) -> str:
+        """The text block: the envelope as JSON, with third-party payloads quarantined."""
+        spec = self.spec(name)
+        if spec.origin != "target":
+            return json.dumps(envelope.as_dict(), ensure_ascii=False)
+        control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
+        # No indent: CPython's C encoder only runs without one (indenting a 1 MB batch result costs ~10 ms).
+        content = envelope.payload_json or json.dumps(envelope.payload, ensure_ascii=False)  # cleaned already
+        return (
+            json.dumps(control, ensure_ascii=False) + "\n" + untrusted.frame(source or spec.name, content, cleaned=True)
+        )
+
+
+def _default_guidance(next_step: str) -> str:
+    return "Done: no further call is needed." if next_step == DONE else f"Next, call {next_step}."
+
+
+def _pydantic_problem(error: Mapping[str, Any]) -> Problem:
+    parts = [str(p) for p in error.get("loc", ())]
+    where = ".".join(parts)
+    return Problem("/" + "/".join(parts), where, f"argument '{where}': {error.get('msg', 'invalid')}")

@@ -1,0 +1,221 @@
+"""The `netglean` command: mcp (stdio server), call (any catalog tool), gen (the generator), demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from netglean.core.cli_flags import JSON_FLAG, TEXT_FLAG
+from netglean.core.errors import ConfigurationError
+from netglean.core.logs import configure
+from netglean.core.settings import SETTINGS, Settings
+
+
+def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
+    group = parser.add_argument_group("operator settings (also NETGLEAN_* environment variables)")
+    for setting in SETTINGS:
+        if setting.http and not http:
+            continue
+        extra: dict[str, Any] = {"choices": setting.choices} if setting.choices else {}
+        if setting.kind is bool:
+            group.add_argument(
+                setting.flag, dest=setting.name, action=argparse.BooleanOptionalAction, default=None, help=setting.help
+            )
+        else:
+            default = "unset" if setting.secret else setting.default
+            group.add_argument(
+                setting.flag,
+                dest=setting.name,
+                type=setting.kind,
+                default=None,
+                help=f"{setting.help} (default {default}; env {setting.env})",
+                **extra,
+            )
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    settings = Settings.load({s.name: getattr(args, s.name, None) for s in SETTINGS})
+    configure(settings.log_level)
+    from netglean.net.addresses import Targets
+
+    try:  # read here, so a bad list stops the command at start-up rather than failing its first fetch
+        Targets.parse(settings.allow_private_targets)
+    except ValueError as exc:
+        raise ConfigurationError(f"--allow-private-targets: {exc}") from None
+    return settings
+
+
+def _json_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
+
+
+def _string_value(raw: str) -> str:
+    """A string flag; ``@PATH`` reads the file (a feed config, a long markdown draft), as curl does.
+
+    Only the command line reads local files: tool arguments over MCP and REST never do."""
+    if not raw.startswith("@") or len(raw) == 1:
+        return raw
+    try:
+        return Path(raw[1:]).expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise argparse.ArgumentTypeError(f"cannot read {raw[1:]}: {exc}") from None
+
+
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "string": _string_value,
+    "integer": int,
+    "number": float,
+    "json": _json_value,
+}
+
+
+def _add_tool_commands(subparsers: Any) -> None:
+    from generated.cli import COMMANDS
+
+    for name, command in COMMANDS.items():
+        parser = subparsers.add_parser(name, help=command["help"], description=command["description"])
+        parser.add_argument(
+            JSON_FLAG,
+            dest="_json",
+            metavar="ARGS",
+            help="all arguments as one JSON object ('-' reads it from stdin); flags override it",
+        )
+        parser.add_argument(
+            TEXT_FLAG,
+            dest="_text",
+            action="store_true",
+            help="print the text block a model would read instead of the JSON envelope",
+        )
+        for option in command["options"]:
+            kwargs: dict[str, Any] = {"dest": option["name"], "help": option["help"] or None, "default": None}
+            if option["type"] == "boolean":
+                kwargs["action"] = argparse.BooleanOptionalAction
+            elif option["type"] == "array":
+                kwargs["action"] = "append"
+                kwargs["type"] = _PARSERS[option["item_type"] or "json"]
+            else:
+                kwargs["type"] = _PARSERS[option["type"]]
+                if option["choices"]:
+                    kwargs["choices"] = option["choices"]
+            parser.add_argument(option["flag"], **kwargs)
+        _add_settings(parser)
+
+
+def _call(args: argparse.Namespace) -> int:
+    import anyio
+
+    from generated.cli import COMMANDS
+    from netglean.calls.registry import load_registry
+    from netglean.calls.runner import ToolRunner
+    from netglean.core.envelope import Envelope
+
+    arguments: dict[str, Any] = {}
+    if args._json is not None:
+        raw = sys.stdin.read() if args._json == "-" else args._json
+        loaded = _json_value(raw)
+        if not isinstance(loaded, dict):
+            print("netglean call: --json must be a JSON object", file=sys.stderr)
+            return 2
+        arguments.update(loaded)
+    for option in COMMANDS[args.tool]["options"]:
+        value = getattr(args, option["name"])
+        if value is not None:
+            arguments[option["name"]] = value
+    runner = ToolRunner(load_registry(), _settings(args))
+
+    async def call_once() -> tuple[Envelope, str | None]:
+        try:
+            return await runner.call(args.tool, arguments)
+        finally:
+            await runner.context.aclose()
+
+    envelope, source = anyio.run(call_once)
+    if args._text:
+        print(runner.render_text(args.tool, envelope, source))
+    else:
+        print(json.dumps(envelope.as_dict(), indent=2, ensure_ascii=False))
+    return 0 if envelope.ok else 1
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    import anyio
+
+    from netglean.calls.registry import load_registry
+    from netglean.serve.mcp import serve_stdio
+
+    settings = _settings(args)
+    anyio.run(serve_stdio, load_registry(), settings)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import anyio
+
+    from netglean.calls.registry import load_registry
+    from netglean.serve.http import serve_http
+
+    settings = _settings(args)
+    anyio.run(serve_http, load_registry(), settings)
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import anyio
+
+    from netglean.cli.demo import run_demo
+
+    return anyio.run(run_demo)
+
+
+def build_parser(with_tools: bool = True) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="netglean", description="Web tools for AI agents over MCP, REST and the CLI.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    mcp = commands.add_parser("mcp", help="serve MCP over stdin/stdout (what MCP clients launch)")
+    _add_settings(mcp)
+    mcp.set_defaults(handler=_mcp)
+
+    serve = commands.add_parser(
+        "serve", help="serve MCP over streamable HTTP at /mcp and the REST API at /v1/tools/NAME (loopback by default)"
+    )
+    _add_settings(serve, http=True)
+    serve.set_defaults(handler=_serve)
+
+    call = commands.add_parser("call", help="call one catalog tool and print its result envelope")
+    tools = call.add_subparsers(dest="tool", required=True, metavar="TOOL")
+    if with_tools:
+        _add_tool_commands(tools)
+    call.set_defaults(handler=_call)
+
+    # `gen` is parsed by the generator itself (see main); listed here for --help.
+    commands.add_parser(
+        "gen", add_help=False, help="validate catalog/ and regenerate generated/ (--check: compare only)"
+    )
+
+    demo = commands.add_parser("demo", help="start the stdio server with the official client, call tools, show results")
+    demo.set_defaults(handler=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["gen"]:
+        from codegen.main import main as generate
+
+        return generate(argv[1:])
+    # Only `call` needs the generated option tables; the server starts without importing them.
+    args = build_parser(with_tools=bool(argv) and argv[0] == "call").parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except ConfigurationError as exc:
+        print(f"netglean: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,14 @@
+"""The flags `netglean call TOOL` owns, apart from the tool's own: the generator (codegen.cli_table) spells a
+tool argument that would clash with one of them --arg-NAME, so it reads them here, not from the CLI."""
+
+from __future__ import annotations
+
+from netglean.core.settings import SETTINGS
+
+JSON_FLAG = "--json"
+TEXT_FLAG = "--text"
+
+
+def reserved_flags() -> frozenset[str]:
+    """Every flag `netglean call TOOL` gives a meaning of its own: help, the two output switches, the settings."""
+    return frozenset({"--help", JSON_FLAG, TEXT_FLAG, *(s.flag for s in SETTINGS)})

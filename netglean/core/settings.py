@@ -1,0 +1,277 @@
+"""Operator settings: declared once as data, read once at start-up, frozen afterwards.
+
+The CLI flags, the environment variables (``NETGLEAN_<NAME>``), the docs and the
+policy resource are all derived from ``SETTINGS``. Tool arguments never change them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from netglean.core.errors import ConfigurationError
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    name: str
+    kind: type
+    default: Any
+    help: str
+    minimum: float | None = None
+    choices: tuple[str, ...] = ()
+    http: bool = False
+    """Applies only to `netglean serve` (the HTTP surfaces)."""
+    secret: bool = False
+    """Never shown: not in the policy resource, the docs' defaults or any log line."""
+
+    @property
+    def env(self) -> str:
+        return f"NETGLEAN_{self.name.upper()}"
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def parse(self, raw: str, origin: str) -> Any:
+        """Turn a flag or environment string into a typed value, or say exactly what is wrong."""
+        try:
+            if self.kind is bool:
+                lowered = raw.strip().lower()
+                if lowered not in {"1", "0", "true", "false", "yes", "no", "on", "off"}:
+                    raise ValueError(raw)
+                value: Any = lowered in {"1", "true", "yes", "on"}
+            else:
+                value = self.kind(raw)
+        except ValueError:
+            raise ConfigurationError(f"{origin}: {raw!r} is not a valid {self.kind.__name__}") from None
+        self.check(value, origin)
+        return value
+
+    def check(self, value: Any, origin: str) -> None:
+        if self.choices and value not in self.choices:
+            raise ConfigurationError(f"{origin}: {value!r} is not one of {', '.join(self.choices)}")
+        if self.minimum is not None and value < self.minimum:
+            raise ConfigurationError(f"{origin}: {value!r} is below the minimum {self.minimum:g}")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "allow_https_downgrade",
+        bool,
+        False,
+        "Follow redirects from https to http.",
+    ),
+    Setting(
+        "allow_private_hosts",
+        bool,
+        False,
+        "Let fetches reach loopback and private addresses: 127/8, ::1, 10/8, 172.16/12, 192.168/16, fc00::/7 "
+        "(a staging site, test fixtures); link-local and cloud metadata addresses stay refused. No tool argument can.",
+    ),
+    Setting(
+        "allow_private_targets",
+        str,
+        "",
+        "Non-public hosts and networks fetches may reach, comma-separated hostnames and CIDRs (e.g. "
+        "staging.internal,10.1.0.0/16,169.254.0.0/16); a cloud metadata address (169.254.169.254, fd00:ec2::254, "
+        "100.100.100.200, ...) only when listed by itself.",
+    ),
+    Setting(
+        "allowed_hosts",
+        str,
+        "",
+        "Extra Host header values to accept, comma-separated (e.g. mcp.example.com).",
+        http=True,
+    ),
+    Setting(
+        "allowed_origins",
+        str,
+        "",
+        "Extra browser Origins to accept, comma-separated (e.g. https://app.example).",
+        http=True,
+    ),
+    Setting("call_timeout", float, 60.0, "Seconds a tool call may run before it ends with a timeout error.", 0.001),
+    Setting("fetch_connect_timeout", float, 10.0, "Seconds to open a connection to a target.", 0.001),
+    Setting("fetch_max_bytes", int, 5_242_880, "Largest response body read from a target, as sent (compressed).", 1),
+    Setting("fetch_max_decoded_bytes", int, 20_971_520, "Largest response body after decompression.", 1),
+    Setting(
+        "fetch_memory_budget",
+        int,
+        268_435_456,
+        "Response bytes (decompressed) the server holds at once across all fetches, each body from before its "
+        "first byte is read until its page is let go; no single body may be larger.",
+        1,
+    ),
+    Setting(
+        "fetch_memory_wait",
+        float,
+        10.0,
+        "Seconds a fetch may wait for room in fetch_memory_budget before it fails as unavailable (retryable).",
+        0,
+    ),
+    Setting(
+        "fetch_only_hosts",
+        str,
+        "",
+        "If set, the only hosts fetches may reach, comma-separated; anything else is refused before any DNS lookup.",
+    ),
+    Setting("fetch_read_timeout", float, 20.0, "Seconds a target may go silent while sending.", 0.001),
+    Setting("fetch_total_timeout", float, 30.0, "Seconds one fetch may take in all, redirects included.", 0.001),
+    Setting("global_concurrency", int, 16, "Fetches in flight at once, across all hosts.", 1),
+    Setting(
+        "header_timeout",
+        float,
+        10.0,
+        "Seconds a connection gets to send a request's headers (from opening, or from its last response); "
+        "then 408 (if one was begun) and close.",
+        0.001,
+        http=True,
+    ),
+    Setting("host", str, "127.0.0.1", "Address to bind; anything beyond loopback requires a token.", http=True),
+    Setting("host_concurrency", int, 2, "Fetches in flight at once to one host.", 1),
+    Setting(
+        "host_interval", float, 1.0, "Least seconds between two fetches from one host (Crawl-delay may ask more).", 0
+    ),
+    Setting("ignore_robots", bool, False, "Do not read robots.txt (for your own sites and benchmarks only)."),
+    Setting("log_level", str, "warning", "Lowest level of log lines written to stderr.", choices=LOG_LEVELS),
+    Setting("max_argument_bytes", int, 1_048_576, "Largest tool-call arguments accepted, as JSON bytes.", 1),
+    Setting("max_body_bytes", int, 4_194_304, "Largest HTTP request body accepted; larger ones get 413.", 1, http=True),
+    Setting(
+        "max_client_calls",
+        int,
+        16,
+        "Requests one client address may have in flight; then 429.",
+        1,
+        http=True,
+    ),
+    Setting(
+        "max_client_connections",
+        int,
+        64,
+        "Connections one client address may hold open at once; a further one gets 429 and is closed "
+        "(behind a reverse proxy every client shares the proxy's address).",
+        1,
+        http=True,
+    ),
+    Setting("max_concurrent_calls", int, 8, "Tool calls that may run at once; later ones wait their turn.", 1),
+    Setting("max_redirects", int, 5, "Redirects one fetch may follow; each hop is checked like the first.", 0),
+    Setting("port", int, 8080, "TCP port to listen on (0 picks a free one and logs it).", 0, http=True),
+    Setting(
+        "read_workers",
+        int,
+        -1,
+        "Worker processes that parse and extract pages, so reading uses more than one CPU "
+        "(0: threads in the server process only; -1: one per CPU, none on a single CPU).",
+        -1,
+    ),
+    Setting(
+        "request_timeout",
+        float,
+        30.0,
+        "Seconds a client may take to send its request body; then 408.",
+        0.001,
+        http=True,
+    ),
+    Setting(
+        "resumable",
+        bool,
+        False,
+        "Keep recent /mcp stream events so a client that drops can resume (Last-Event-ID); for remote clients.",
+        http=True,
+    ),
+    Setting(
+        "robots_unreadable_allows",
+        bool,
+        False,
+        "Fetch even when robots.txt answers 5xx or cannot be read (by default that means: do not fetch).",
+    ),
+    Setting("session_budget", int, 1000, "Fetches one server process may make in all; then budget_exhausted.", 1),
+    Setting("shutdown_grace", float, 10.0, "Seconds in-flight requests get to finish on shutdown.", 0, http=True),
+    Setting("stateless", bool, False, "Serve /mcp without sessions: every request stands alone.", http=True),
+    Setting(
+        "token",
+        str,
+        "",
+        "Bearer token every /mcp and /v1 request must carry (prefer the environment variable).",
+        http=True,
+        secret=True,
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """One field per entry of ``SETTINGS`` (a test pins that); defaults live only there."""
+
+    allow_https_downgrade: bool
+    allow_private_hosts: bool
+    allow_private_targets: str
+    allowed_hosts: str
+    allowed_origins: str
+    call_timeout: float
+    fetch_connect_timeout: float
+    fetch_max_bytes: int
+    fetch_max_decoded_bytes: int
+    fetch_memory_budget: int
+    fetch_memory_wait: float
+    fetch_only_hosts: str
+    fetch_read_timeout: float
+    fetch_total_timeout: float
+    global_concurrency: int
+    header_timeout: float
+    host: str
+    host_concurrency: int
+    host_interval: float
+    ignore_robots: bool
+    log_level: str
+    max_argument_bytes: int
+    max_body_bytes: int
+    max_client_calls: int
+    max_client_connections: int
+    max_concurrent_calls: int
+    max_redirects: int
+    port: int
+    read_workers: int
+    request_timeout: float
+    resumable: bool
+    robots_unreadable_allows: bool
+    session_budget: int
+    shutdown_grace: float
+    stateless: bool
+    token: str
+
+    @classmethod
+    def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+        """Defaults, then ``NETGLEAN_*`` environment variables, then explicit overrides (CLI flags)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for setting in SETTINGS:
+            values[setting.name] = setting.default
+            if setting.env in env:
+                values[setting.name] = setting.parse(env[setting.env], setting.env)
+            given = (overrides or {}).get(setting.name)
+            if given is not None:
+                setting.check(given, setting.flag)
+                values[setting.name] = given
+        return cls(**values)
+
+    def policy(self) -> dict[str, bool | int | float]:
+        """The settings as booleans and numbers only (no strings, no secrets): safe to show to any client."""
+        secret = {s.name for s in SETTINGS if s.secret}
+        shown = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in secret}
+        policy: dict[str, bool | int | float] = {k: v for k, v in shown.items() if isinstance(v, bool | int | float)}
+        policy["token_required"] = bool(self.token)
+        return policy
+
+    def __repr__(self) -> str:
+        """Secrets never reach a log line or a traceback through repr."""
+        secret = {s.name for s in SETTINGS if s.secret}
+        shown = ", ".join(
+            f"{f.name}={'***' if f.name in secret else repr(getattr(self, f.name))}" for f in fields(self)
+        )
+        return f"Settings({shown})"

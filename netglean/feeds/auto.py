@@ -1,0 +1,314 @@
+"""Items without a config (html2rss's auto_source), and a draft config from a page (capture).
+
+Detectors, in the order their answers are trusted: schema.org JSON-LD (ItemList and
+article types), JSON state embedded by Next.js/Nuxt, semantic HTML <article> elements,
+the most frequent repeated structure that holds links, and sitemap documents. Their items
+are merged and de-duplicated by URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from netglean.core.untrusted import sanitize
+from netglean.feeds import steps as feed_steps
+from netglean.feeds.items import MarkupHints, item_id, strip_code
+from netglean.read.html_tree import script_json
+from netglean.read.page_meta import JSON_LD
+from netglean.read.page_signals import ItemGroup, item_groups
+
+SCRAPERS = ("schema", "json_state", "semantic_html", "html", "sitemap")
+_ARTICLE_TYPES = {"Article", "NewsArticle", "BlogPosting", "Report", "TechArticle", "Event", "JobPosting", "Product"}
+_TITLE_KEYS = ("title", "headline", "name")
+_URL_KEYS = ("url", "href", "link", "permalink", "slug", "path")
+_DATE_KEYS = ("datePublished", "published_at", "publishedAt", "date", "pubDate", "createdAt", "created_at")
+_DESCRIPTION_KEYS = ("description", "excerpt", "summary", "teaser", "abstract")
+
+
+def auto_items(
+    tree: Any, page_url: str, auto_source: Mapping[str, Any] | None = None, time_zone: str = "UTC"
+) -> list[dict[str, Any]]:
+    scrapers = (auto_source or {}).get("scraper") or {}
+    cleanup = (auto_source or {}).get("cleanup") or {}
+    found: list[dict[str, Any]] = []
+    hints = MarkupHints(tree)  # its first query comes after strip_code, the one change to the tree
+    for name in SCRAPERS:
+        if (scrapers.get(name) or {}).get("enabled", True) is False:
+            continue
+        if name == "schema":
+            found += _schema(tree, page_url, time_zone)
+        elif name == "json_state":
+            found += _json_state(tree, page_url, time_zone)
+        elif name == "semantic_html":
+            strip_code(tree)  # the JSON detectors above read scripts; the markup detectors must not
+            found += _from_nodes(hints, tree.css("article"), page_url, time_zone)
+        elif name == "html":
+            options = scrapers.get("html") or {}
+            groups = item_groups(tree, options.get("minimum_selector_frequency", 3))
+            for group in groups[: options.get("use_top_selectors", 1)]:
+                found += _from_nodes(hints, group.nodes, page_url, time_zone)
+        elif name == "sitemap":
+            found += _sitemap(tree, page_url, time_zone)
+    return _cleanup(found, page_url, cleanup)
+
+
+def _cleanup(items: list[dict[str, Any]], page_url: str, cleanup: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One item per URL (the first detector's wins), own-site links only unless asked, titles long enough."""
+    keep_other_domains = bool(cleanup.get("keep_different_domain", False))
+    min_words = int(cleanup.get("min_words_title", 2))
+    home = urlsplit(page_url).hostname or ""
+    seen: set[str] = set()
+    kept: list[dict[str, Any]] = []
+    for item in items:
+        url = item.get("url", "")
+        key = url or item.get("title", "")
+        if not key or key in seen or url.rstrip("/") == page_url.rstrip("/"):
+            continue
+        host = urlsplit(url).hostname or home
+        if not keep_other_domains and host != home and not host.endswith("." + home) and not home.endswith("." + host):
+            continue
+        if len((item.get("title") or "").split()) < min_words:
+            continue
+        seen.add(key)
+        kept.append(item)
+    return kept
+
+
+def _item(title: Any, url: Any, page_url: str, time_zone: str, **extra: Any) -> dict[str, Any] | None:
+    title_text = " ".join(sanitize(str(title or "")).split())
+    link = urljoin(page_url, str(url).strip()) if url else ""
+    if not title_text or not link.startswith(("http://", "https://")):
+        return None
+    item: dict[str, Any] = {"title": title_text[:300], "url": link}
+    description = extra.get("description")
+    if isinstance(description, str) and description.strip():
+        item["description"] = " ".join(sanitize(description).split())[:2000]
+    published = extra.get("published")
+    if isinstance(published, str) and published:
+        stamp = feed_steps.parse_time(published, time_zone)
+        if stamp is not None:
+            item["published_at"] = stamp.isoformat()
+    image = extra.get("image")
+    if isinstance(image, str) and image:
+        item["image"] = urljoin(page_url, image)
+    author = extra.get("author")
+    if isinstance(author, str) and author:
+        item["author"] = " ".join(sanitize(author).split())
+    item["id"] = item_id(link)
+    return item
+
+
+def _schema(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for data in script_json(tree, JSON_LD, 2_000_000):
+        for obj in (node for node in _walk(data) if isinstance(node, dict)):
+            kinds = obj.get("@type")
+            kinds = set(kinds) if isinstance(kinds, list) else {kinds}
+            if "ListItem" in kinds:
+                inner = obj.get("item")
+                target: dict[str, Any] = inner if isinstance(inner, dict) else obj
+                entry = _item(
+                    target.get("name") or target.get("headline"),
+                    target.get("url") or obj.get("url"),
+                    page_url,
+                    time_zone,
+                )
+            elif kinds & _ARTICLE_TYPES:
+                entry = _item(
+                    obj.get("headline") or obj.get("name"),
+                    obj.get("url") or obj.get("mainEntityOfPage"),
+                    page_url,
+                    time_zone,
+                    description=obj.get("description"),
+                    published=obj.get("datePublished"),
+                    image=_first_url(obj.get("image")),
+                    author=_name(obj.get("author")),
+                )
+            else:
+                continue
+            if entry:
+                found.append(entry)
+    return found
+
+
+def _json_state(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
+    """Lists of objects that look like articles inside __NEXT_DATA__ / Nuxt state scripts."""
+    found: list[dict[str, Any]] = []
+    for data in script_json(
+        tree, "script#__NEXT_DATA__, script#__NUXT_DATA__, script[type='application/json']", 5_000_000
+    ):
+        for array in (node for node in _walk(data) if isinstance(node, list)):
+            rows = [row for row in array if isinstance(row, dict)]
+            if len(rows) < 3:
+                continue
+            for row in rows:
+                title = next((row[k] for k in _TITLE_KEYS if isinstance(row.get(k), str)), None)
+                url = next((row[k] for k in _URL_KEYS if isinstance(row.get(k), str)), None)
+                entry = _item(
+                    title,
+                    url,
+                    page_url,
+                    time_zone,
+                    description=next((row[k] for k in _DESCRIPTION_KEYS if isinstance(row.get(k), str)), None),
+                    published=next((row[k] for k in _DATE_KEYS if isinstance(row.get(k), str)), None),
+                )
+                if entry:
+                    found.append(entry)
+    return found
+
+
+def _from_nodes(hints: MarkupHints, nodes: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for node in nodes:
+        href = hints.hint(node, "url")
+        if not href:
+            continue
+        entry = _item(
+            hints.hint(node, "title"),
+            href,
+            page_url,
+            time_zone,
+            description=hints.hint(node, "description"),
+            published=hints.hint(node, "published_at"),
+            image=hints.hint(node, "image"),
+        )
+        if entry:
+            found.append(entry)
+    return found
+
+
+def _sitemap(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
+    """A sitemap document's pages (the last path segment stands in for a title)."""
+    found: list[dict[str, Any]] = []
+    for node in tree.css("urlset > url"):
+        loc = node.css_first("loc")
+        if loc is None:
+            continue
+        url = loc.text(deep=True).strip()
+        slug = urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1].replace("-", " ").replace("_", " ")
+        lastmod = node.css_first("lastmod")
+        entry = _item(
+            slug or url,
+            url,
+            page_url,
+            time_zone,
+            published=lastmod.text(deep=True).strip() if lastmod is not None else None,
+        )
+        if entry:
+            found.append(entry)
+    return found
+
+
+def _walk(data: Any, depth: int = 0) -> Iterator[Any]:
+    """Every object and array inside a JSON value, outermost first, at most 12 levels down."""
+    if depth > 12 or not isinstance(data, dict | list):
+        return
+    yield data
+    for value in data.values() if isinstance(data, dict) else data:
+        yield from _walk(value, depth + 1)
+
+
+def _first_url(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value:
+        return _first_url(value[0])
+    if isinstance(value, dict):
+        return _first_url(value.get("url"))
+    return None
+
+
+def _name(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value:
+        return _name(value[0])
+    if isinstance(value, dict) and isinstance(value.get("name"), str):
+        return str(value["name"])
+    return None
+
+
+def draft_config(
+    tree: Any, page_url: str, title: str | None, language: str | None
+) -> tuple[dict[str, Any], int] | None:
+    """A config for the page's best listing (its repeated structure), and how many items it finds; None if none."""
+    for group in item_groups(tree):
+        selector = _group_selector(group, tree)
+        if selector is None:
+            continue
+        fields = _field_selectors(group.nodes)
+        config: dict[str, Any] = {
+            "channel": {"url": page_url, "time_zone": "UTC", "ttl": 360},
+            "selectors": {"items": {"selector": selector, "enhance": True}, **fields},
+        }
+        if title:
+            config["channel"]["title"] = title
+        if language:
+            config["channel"]["language"] = language
+        return config, len(tree.css(selector))
+    return None
+
+
+def _group_selector(group: ItemGroup, tree: Any) -> str | None:
+    """A CSS selector that finds exactly the group's items: the parent's path, then tag and classes."""
+    item = group.tag + "".join(f".{_css_ident(c)}" for c in group.classes if _css_ident(c) == c)
+    node, path = group.parent, list[str]()
+    for _ in range(4):
+        if node is None or node.tag in {"html", "-undef"}:
+            break
+        path.insert(0, _node_selector(node))
+        selector = " > ".join([*path, item])
+        if len(tree.css(selector)) == len(group.nodes):
+            return selector
+        node = node.parent
+    return None
+
+
+def _node_selector(node: Any) -> str:
+    ident = node.attributes.get("id")
+    if ident and _css_ident(ident) == ident:
+        return f"{node.tag}#{ident}"
+    classes = [c for c in (node.attributes.get("class") or "").split() if _css_ident(c) == c][:3]
+    return str(node.tag) + "".join(f".{c}" for c in classes)
+
+
+def _css_ident(value: str) -> str:
+    return "".join(ch for ch in value if ch.isalnum() or ch in "-_") if value and not value[0].isdigit() else ""
+
+
+def _field_selectors(items: tuple[Any, ...]) -> dict[str, Any]:
+    """Field selectors read off the first item: heading or link text for the title, the link, date, image,
+    summary. A title's text is every element its selector finds (as html2rss reads it), so the title takes
+    the first candidate that finds one element in each of the first items: a heading, the first link's
+    classes, any link."""
+    item = items[0]
+    fields: dict[str, Any] = {}
+    link = "a[href]" if item.tag != "a" else None
+    candidates = [h for h in ("h1", "h2", "h3", "h4", "h5", "h6") if item.css_first(h) is not None]
+    if link is not None and (first := item.css_first(link)) is not None:
+        classes = "".join(f".{c}" for c in (first.attributes.get("class") or "").split() if _css_ident(c) == c)
+        candidates += [f"a{classes}[href]", link] if classes else [link]
+    sample = items[:10]
+    title = next((c for c in candidates if all(len(node.css(c)) == 1 for node in sample)), None)
+    title = title or (candidates[0] if candidates else None)
+    fields["title"] = {"selector": title, "extractor": "text"} if title else {"extractor": "text"}
+    fields["url"] = {"selector": link, "extractor": "href"} if link else {"extractor": "href"}
+    if item.css_first("time[datetime]") is not None:
+        fields["published_at"] = {
+            "selector": "time[datetime]",
+            "extractor": "attribute",
+            "attribute": "datetime",
+            "post_process": [{"name": "parse_time"}],
+        }
+    if item.css_first("img[src]") is not None:
+        fields["image"] = {
+            "selector": "img[src]",
+            "extractor": "attribute",
+            "attribute": "src",
+            "post_process": [{"name": "parse_uri"}],
+        }
+    if item.css_first("p") is not None:
+        fields["description"] = {"selector": "p", "extractor": "text"}
+    return fields

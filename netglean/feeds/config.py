@@ -1,0 +1,354 @@
+"""Feed configs in the html2rss format: read from YAML or an object, checked, parameters filled in.
+
+The format's JSON Schema is catalog/schemas/FeedConfig.yaml (generated, bundled, into
+generated/schemas/shared/). Checking goes past the schema where a config could pass it and
+still not work: a regex that does not compile, a template naming no field, a time zone that
+does not exist, a channel that is not an http(s) page. Every problem carries the JSON
+pointer of the offending value and a sentence a person understands.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import yaml
+
+from netglean.core.errors import InvalidFeedConfig
+from netglean.feeds.selectors import selector_problem
+
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "generated" / "schemas" / "shared" / "FeedConfig.json"
+MAX_YAML_CHARS = 131_072  # the tools' yaml maxLength: even 4-byte characters fit the default argument cap
+MAX_YAML_DEPTH = 32
+"""Deepest nesting a YAML config may have (the corpus's deepest is 6); deeper would exhaust the reader's stack."""
+MAX_YAML_VALUES = 50_000
+"""Most values a YAML config may stand for once its aliases are expanded: 500 bytes of aliases to aliases
+can stand for a billion strings, which every later step (checking, copying, echoing) would walk."""
+RESERVED_SELECTORS = frozenset({"items", "categories", "guid"})
+EXTRACTORS: dict[str, str] = {
+    "text": "The element's text, whitespace collapsed (the default).",
+    "html": "The element's inner HTML.",
+    "href": "The element's href attribute, made absolute against the page URL.",
+    "attribute": "The value of the attribute named by `attribute` (src, datetime, data-*...).",
+    "static": "The fixed value given as `static`; no element is read.",
+}
+STRATEGIES: dict[str, str] = {
+    "faraday": "Plain HTTP through netglean's fetcher (the default).",
+    "browserless": "A rendering browser; not available in this build, so such configs validate but do not apply.",
+    "botasaurus": "A rendering browser; not available in this build, so such configs validate but do not apply.",
+}
+BROWSER_STRATEGIES = frozenset({"browserless", "botasaurus"})
+"""The strategies that need a rendering browser, which this build does not have."""
+_PARAMETER = re.compile(r"%<(\w+)>s")
+_FIELD_REFERENCE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    path: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": self.path or "/", "message": self.message}
+
+
+@functools.cache
+def config_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    return schema
+
+
+@functools.cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(config_schema())
+
+
+def parse_yaml(text: str) -> Any:
+    """The YAML document, or InvalidFeedConfig naming the line where it breaks."""
+    if len(text) > MAX_YAML_CHARS:
+        raise _invalid([Problem("", f"the YAML is {len(text)} characters; the limit is {MAX_YAML_CHARS}")])
+    try:
+        _check_shape(text)
+        document = yaml.load(text, Loader=_ConfigLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        reason = getattr(exc, "problem", None) or str(exc)
+        raise _invalid([Problem("", f"not valid YAML{where}: {reason}")]) from None
+    found = _not_json(document)
+    if found:
+        raise _invalid(found)
+    return document
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a date or time written plainly stays the text it is: a config holds
+    what JSON holds, and a ``since: 2026-11-29`` in free-form metadata must not break the config's echo."""
+
+
+_ConfigLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _not_json(document: Any) -> list[Problem]:
+    """What YAML read as something JSON cannot hold: keys that are not text (null, yes, 1...: a config's keys
+    are names), numbers that are not finite (.inf, .nan), and explicitly tagged binaries, sets and dates."""
+    found: list[Problem] = []
+    stack: list[tuple[Any, str]] = [(document, "")]
+    while stack:  # nesting is bounded by _check_shape
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if not isinstance(key, str):
+                    hint = "quote it: YAML reads null, ~, yes, no, on, off and numbers as other types"
+                    found.append(Problem(path or "/", f"the key {key!r} is not text; {hint}"))
+                stack.append((inner, f"{path}/{_pointer([key])[1:]}"))
+        elif isinstance(value, list):
+            stack.extend((inner, f"{path}/{n}") for n, inner in enumerate(value))
+        elif isinstance(value, float) and not math.isfinite(value):
+            found.append(Problem(path or "/", f"{value!r} is not a number a config can hold; quote it if it is text"))
+        elif not isinstance(value, str | int | float | bool) and value is not None:
+            kind = type(value).__name__
+            found.append(Problem(path or "/", f"YAML read this as a {kind}, which a config cannot hold"))
+    return sorted(found, key=lambda p: (p.path, p.message))
+
+
+def _check_shape(text: str) -> None:
+    """Refuse, from the event stream and before anything is built, YAML nested past MAX_YAML_DEPTH, aliases
+    that refer to the value holding them, or aliases standing for more than MAX_YAML_VALUES values."""
+    anchored: dict[str, int | None] = {}  # anchor -> values its node stands for; None while the node is open
+    open_nodes: list[tuple[str | None, int]] = [(None, 0)]  # (anchor, values so far) for each open collection
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(open_nodes) > MAX_YAML_DEPTH:
+                raise _invalid([Problem("", f"the YAML nests deeper than {MAX_YAML_DEPTH} levels {_at(event)}")])
+            if event.anchor is not None:
+                anchored[event.anchor] = None
+            open_nodes.append((event.anchor, 1))
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            anchor, size = open_nodes.pop()
+            if anchor is not None:
+                anchored[anchor] = size
+        elif isinstance(event, yaml.AliasEvent):
+            known = anchored.get(event.anchor or "", 1)  # an unknown anchor is the composer's error to report
+            if known is None:
+                raise _invalid([Problem("", f"the alias *{event.anchor} {_at(event)} refers to a value that holds it")])
+            size = known
+        elif isinstance(event, yaml.ScalarEvent):
+            size = 1
+            if event.anchor is not None:
+                anchored[event.anchor] = size
+        else:
+            continue
+        anchor, total = open_nodes[-1]
+        open_nodes[-1] = (anchor, total + size)
+        if sum(count for _, count in open_nodes) > MAX_YAML_VALUES:
+            expanded = f"the YAML stands for more than {MAX_YAML_VALUES} values once its aliases are expanded"
+            raise _invalid([Problem("", f"{expanded} ({_at(event)})")])
+
+
+def _at(event: yaml.Event) -> str:
+    mark = event.start_mark
+    return f"at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "in the YAML"
+
+
+def problems(config: Any) -> list[Problem]:
+    """Everything wrong with ``config``, schema first, then what only running it would reveal."""
+    if not isinstance(config, dict):
+        return [Problem("", f"a config is a mapping (channel, selectors, ...), not {type(config).__name__}")]
+    found = [_explain(error) for error in _validator().iter_errors(config)]
+    found = sorted(set(found), key=lambda p: (p.path, p.message))
+    return found or _semantic_problems(config)
+
+
+def load(config: Any, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A checked config with its parameters filled in, or InvalidFeedConfig listing every problem."""
+    found = problems(config)
+    if found:
+        raise _invalid(found)
+    values = {name: spec.get("default") for name, spec in (config.get("parameters") or {}).items()}
+    for name, value in (parameters or {}).items():
+        if name not in values:
+            known = ", ".join(sorted(values)) or "none"
+            raise _invalid([Problem(f"/parameters/{name}", f"the config has no parameter {name!r} (it has: {known})")])
+        values[name] = value
+    filled = copy.deepcopy(config)
+    for section in ("channel", "headers"):  # where html2rss fills parameters in
+        if section in filled:
+            filled[section] = _fill(filled[section], values, f"/{section}")
+    url = filled["channel"]["url"]
+    if not re.match(r"https?://", url, re.IGNORECASE):
+        raise _invalid([Problem("/channel/url", f"{url!r} is not an http(s) URL; tools never read local files")])
+    return dict(filled)
+
+
+def _invalid(found: list[Problem]) -> InvalidFeedConfig:
+    first = found[0]
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return InvalidFeedConfig(
+        f"the feed config is not valid: {first.path or '/'}: {first.message}{more}",
+        detail={"errors": [p.as_dict() for p in found]},
+    )
+
+
+def _fill(value: Any, values: dict[str, Any], path: str = "") -> Any:
+    """Replace %<name>s with parameter values in every string."""
+    if isinstance(value, str):
+
+        def replace(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in values:
+                raise _invalid([Problem(path, f"%<{name}>s names no parameter")])
+            return str(values[name])
+
+        return _PARAMETER.sub(replace, value)
+    if isinstance(value, dict):
+        return {k: _fill(v, values, f"{path}/{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, values, f"{path}/{i}") for i, v in enumerate(value)]
+    return value
+
+
+def _pointer(parts: Any) -> str:
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+def _explain(error: Any) -> Problem:
+    """One schema error as a sentence; for oneOf/anyOf the most specific inner error speaks."""
+    from jsonschema.exceptions import best_match
+
+    if error.validator == "anyOf" and not error.absolute_path:
+        return Problem("", "a config needs selectors (with items) or auto_source")
+    if error.context:
+        # The branch the value was meant for: not one that merely wanted another type here.
+        meant = [e for e in error.context if e.validator != "type" or len(e.absolute_path) > len(error.absolute_path)]
+        inner = best_match(meant or error.context, key=lambda e: -len(e.absolute_path))
+        if inner is not None and len(inner.absolute_path) >= len(error.absolute_path):
+            return _explain(inner)
+    path = _pointer(error.absolute_path)
+    kind, value, schema = error.validator, error.instance, error.schema
+    where = _named(path)
+    if kind == "additionalProperties":
+        allowed = ", ".join(sorted(schema.get("properties", {})))
+        extra = sorted(set(value) - set(schema.get("properties", {})))
+        return Problem(
+            path,
+            f"unknown key {', '.join(map(repr, extra))} in {where}" + (f" (allowed: {allowed})" if allowed else ""),
+        )
+    if kind == "required":
+        missing = re.findall(r"'([^']+)' is a required property", error.message)
+        name = missing[0] if missing else error.message
+        hint = (schema.get("properties", {}).get(name) or {}).get("description", "")
+        subject = f"{value.get('name')} needs" if isinstance(value, dict) and "name" in value else f"{where} needs"
+        return Problem(path, f"{subject} {name!r}" + (f": {hint}" if hint else ""))
+    if kind == "enum":
+        choices = ", ".join(str(c) for c in error.validator_value)
+        return Problem(path, f"{value!r} is not allowed for {where}; use one of: {choices}")
+    if kind == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        return Problem(path, f"{where} must be {_article(expected)}, not {_json_type(value)} {value!r}"[:300])
+    if kind in {"minimum", "maximum", "exclusiveMinimum", "minLength"}:
+        return Problem(path, f"{where}: {error.message}")
+    return Problem(path, error.message)
+
+
+def _named(path: str) -> str:
+    """What a message calls the value at ``path``: its key, or an item as list[n] (post_process[0])."""
+    if not path:
+        return "the config"
+    parts = path.split("/")
+    last = parts[-1]
+    return f"{parts[-2]}[{last}]" if last.isdigit() and len(parts) > 2 else last
+
+
+def _article(kind: str) -> str:
+    return f"an {kind}" if kind[:1] in "aeiou" else f"a {kind}"
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
+    found: list[Problem] = []
+    zone = config["channel"].get("time_zone")
+    if zone and not _known_zone(zone):
+        found.append(Problem("/channel/time_zone", f"{zone!r} is not a known IANA time zone (like Europe/Berlin)"))
+    selectors: dict[str, Any] = config.get("selectors") or {}
+    found.extend(_selector_problems(selectors))
+    if "url" in selectors and "link" in selectors:
+        found.append(Problem("/selectors/link", "give url or link, not both: link is html2rss's older name for url"))
+    fields = {name for name in selectors if name not in RESERVED_SELECTORS}
+    for listing in ("categories", "guid"):
+        for index, name in enumerate(selectors.get(listing) or []):
+            if name not in fields:
+                found.append(Problem(f"/selectors/{listing}/{index}", f"{name!r} names no field of the selectors"))
+    for name in sorted(fields):
+        steps = selectors[name].get("post_process") or []
+        for index, step in enumerate(steps if isinstance(steps, list) else [steps]):
+            path = f"/selectors/{name}/post_process" + (f"/{index}" if isinstance(steps, list) else "")
+            found.extend(_step_problems(step, path, fields))
+    return found
+
+
+def _selector_problems(selectors: dict[str, Any]) -> list[Problem]:
+    """Selectors lexbor cannot read, even after the rewrite of Nokogiri's additions (:first, :eq(n)...)."""
+    items = (selectors.get("items") or {}).get("selector")
+    if not isinstance(items, str):
+        return []
+    found: list[Problem] = []
+    if (problem := selector_problem(items)) is not None:
+        return [Problem("/selectors/items/selector", problem)]
+    pagination = (selectors["items"].get("pagination") or {}).get("selector")
+    if pagination and (problem := selector_problem(pagination)) is not None:
+        found.append(Problem("/selectors/items/pagination/selector", problem))
+    for name, spec in sorted(selectors.items()):
+        if name in RESERVED_SELECTORS or not isinstance(spec, dict) or not spec.get("selector"):
+            continue
+        if (problem := selector_problem(spec["selector"], items=items)) is not None:
+            found.append(Problem(f"/selectors/{name}/selector", problem))
+    return found
+
+
+def _step_problems(step: dict[str, Any], path: str, fields: set[str]) -> list[Problem]:
+    import regex
+
+    from netglean.feeds.steps import ruby_regex
+
+    found: list[Problem] = []
+    if step["name"] == "gsub":
+        try:
+            ruby_regex(step["pattern"])
+        except regex.error as exc:
+            found.append(Problem(f"{path}/pattern", f"the pattern does not compile: {exc}"))
+    if step["name"] == "template":
+        for match in _FIELD_REFERENCE.finditer(step["string"]):
+            name = match.group(1) or match.group(2)
+            if name != "self" and name not in fields:
+                found.append(Problem(f"{path}/string", f"the template names {name!r}, which is no field"))
+    if step["name"] == "parse_time" and step.get("time_zone") and not _known_zone(step["time_zone"]):
+        found.append(Problem(f"{path}/time_zone", f"{step['time_zone']!r} is not a known IANA time zone"))
+    return found
+
+
+def _known_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True

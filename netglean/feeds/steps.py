@@ -1,0 +1,456 @@
+"""The html2rss post-processing steps, applied in order to one field's value.
+
+Values are strings until parse_time, which leaves an aware datetime (shown to later steps as
+RFC 822, the text html2rss's parse_time leaves). Steps that cannot work on a value leave None,
+which ends the chain: one odd item never fails a feed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+from zoneinfo import ZoneInfo
+
+Value = str | datetime | None
+
+_RUBY_REFERENCE = re.compile(r"\\(\d|&|\\)|\\k<(\w+)>|%(\d)")
+_TEMPLATE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
+_SAFE_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details", "dfn", "div", "dl",
+    "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li",
+    "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub", "summary", "sup", "table",
+    "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "video", "audio", "source", "picture",
+}  # fmt: skip
+_SAFE_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title", "width", "height", "srcset"},
+    "source": {"src", "srcset", "type", "media"},
+    "video": {"src", "poster", "controls"},
+    "audio": {"src", "controls"},
+    "time": {"datetime"},
+    "td": {"colspan", "rowspan"},
+    "th": {"colspan", "rowspan", "scope"},
+    "*": {"lang", "dir"},
+}
+_WHITESPACE = re.compile(r"[ \t\r\n\f\v]+")  # Ruby's \s: ASCII only, so a no-break space stays one
+_URL_ATTRIBUTE = re.compile(r'\b(href|src|poster)="(?!https?://)([^"]*)"')
+
+
+MAX_PATTERN_CHARS = 2_000
+"""Longest gsub pattern read (the html2rss-configs corpus's longest is under 100)."""
+MAX_PATTERN_GROUPS = 32
+"""Deepest nesting of groups in a pattern; the regex compiler recurses once per level (900 exhaust its stack)."""
+MAX_PATTERN_SIZE = 100_000
+"""Most atoms a pattern may stand for once its counted repeats are multiplied out: the regex module compiles
+``(?:a{2000}){2000}`` (18 bytes) into 4 million nodes, a gigabyte."""
+_COUNT = re.compile(r"\{(\d*)(,(\d*))?\}")
+_BRACED_ESCAPES = frozenset("pPNx")  # \p{Letter}, \N{name}, \x{41}: their braces are not a repeat count
+
+
+def pattern_problem(source: str) -> str | None:
+    """Why a gsub pattern will not be compiled, found by reading it: too long, nested too deep, or standing
+    for too many atoms once its counted repeats are multiplied out. None when it may be compiled (which can
+    still find it invalid)."""
+    if len(source) > MAX_PATTERN_CHARS:
+        return f"the pattern is {len(source)} characters; the limit is {MAX_PATTERN_CHARS}"
+    sizes = [0]  # atoms inside each open group, the pattern itself first
+    last = 0  # atoms in what a repeat count right here would repeat
+    i, n = 0, len(source)
+    while i < n:
+        char = source[i]
+        if char == "\\":
+            i += 2
+            if i - 1 < n and source[i - 1] in _BRACED_ESCAPES and i < n and source[i] == "{":
+                i = source.find("}", i) + 1 or n
+            last = 1
+        elif char == "[":  # a set is one atom: skip to its end (a leading ] or ^] is part of it)
+            i += 2 if source.startswith("[^", i) else 1
+            i += 1 if source.startswith("]", i) else 0
+            while i < n and source[i] != "]":
+                i += 2 if source[i] == "\\" else 1
+            i += 1
+            last = 1
+        elif char == "(" and source.startswith("(?#", i):
+            i = source.find(")", i) + 1 or n
+            continue
+        elif char == "(":
+            sizes.append(0)
+            if len(sizes) > MAX_PATTERN_GROUPS + 1:
+                return f"the pattern nests groups deeper than {MAX_PATTERN_GROUPS} levels"
+            i += 1
+            continue
+        elif char == ")" and len(sizes) > 1:
+            last = max(sizes.pop(), 1)
+            sizes[-1] += last
+            i += 1
+            continue
+        elif char == "{" and last and (count := _COUNT.match(source, i)) is not None:
+            low, high = int(count[1] or 0), int(count[3] or 0) if count[2] else int(count[1] or 0)
+            times = max(low, high, 1)
+            sizes[-1] += last * (times - 1)
+            last *= times
+            if sizes[-1] > MAX_PATTERN_SIZE:
+                return f"the pattern's repeats stand for more than {MAX_PATTERN_SIZE} atoms"
+            i = count.end()
+            continue
+        else:
+            i += 1
+            last = 0 if char in "*+?|" else 1
+        sizes[-1] += 1 if last else 0
+    return None
+
+
+def ruby_regex(pattern: str) -> Any:
+    """A gsub pattern as html2rss reads it: a Ruby regular expression, one pair of surrounding slashes taken
+    off (``/^\\d+/`` and ``^\\d+`` are the same); netglean also reads flags after the slashes (``/x/i``).
+
+    Compiled with the ``regex`` module, whose matching can be given a deadline: a config's pattern
+    runs against third-party text, and a backtracking bomb must not hold a worker thread. A pattern that
+    would compile into too much (``pattern_problem``) is refused before the compiler sees it, as a
+    ``regex.error``.
+    """
+    import regex
+
+    match = regex.fullmatch(r"/(.+)/([imx]*)", pattern, regex.DOTALL)
+    source, letters = (match.group(1), match.group(2)) if match else (pattern, "")
+    if (problem := pattern_problem(source)) is not None:
+        raise regex.error(problem)
+    flags = regex.MULTILINE  # Ruby's ^ and $ always match at line ends
+    for flag in letters:
+        flags |= {"i": regex.IGNORECASE, "m": regex.DOTALL, "x": regex.VERBOSE}[flag]  # Ruby's m is DOTALL
+    try:
+        return regex.compile(source.replace(r"\z", r"\Z"), flags)
+    except RecursionError:  # past what pattern_problem reads (nesting in a set, say): still the config's fault
+        raise regex.error("the pattern nests too deeply to compile") from None
+
+
+def ruby_replacement(replacement: str | Mapping[str, Any]) -> Callable[[Any], str]:
+    """What gsub puts for each match, read as Ruby's String#gsub reads a replacement: ``\\1`` to ``\\9``,
+    ``\\0`` and ``\\&`` (the whole match), ``\\k<name>`` and ``\\\\`` (a backslash); any other text as written
+    (``%1`` names a group too). A mapping puts the value the match's text keys, nothing when none does."""
+    if isinstance(replacement, Mapping):
+        return lambda match: str(replacement.get(match.group(0), ""))
+    literals: list[str] = []  # the text before each reference, then the text after the last
+    groups: list[int | str | None] = []  # what each reference names; None for an escaped backslash
+    position = 0
+    for reference in _RUBY_REFERENCE.finditer(replacement):
+        literals.append(replacement[position : reference.start()])
+        named = reference.group(1) or reference.group(2) or reference.group(3)
+        groups.append(None if named == "\\" else 0 if named == "&" else int(named) if named.isdigit() else named)
+        position = reference.end()
+    literals.append(replacement[position:])
+
+    def fill(match: Any) -> str:
+        out = [literals[0]]
+        for group, literal in zip(groups, literals[1:], strict=True):
+            if group is None:
+                out.append("\\")
+            else:
+                with contextlib.suppress(IndexError):  # a group the pattern does not have: nothing, as in Ruby
+                    out.append(match.group(group) or "")
+            out.append(literal)
+        return "".join(out)
+
+    return fill
+
+
+REGEX_SECONDS = 0.25
+"""Longest one gsub may run on one value; past it the value is dropped (the item keeps its other fields)."""
+GSUB_SECONDS = 2.0
+"""Longest all of a page's gsubs may run together: 0.25 s a value over 200 items would be 50 s."""
+
+
+MAX_VALUE_CHARS = 100_000
+"""Longest a field's value may grow; longer values are cut. A config's template or gsub repeats text: a few
+kilobytes of ``%{self}`` could otherwise make every item of a page hundreds of megabytes."""
+PAGE_CHARS = 50_000_000
+"""Most characters reading one page may produce, every field and step of every item together: the cap on
+each value alone still let ``%{self}`` x 2,000 over 2,000 items build 38 s and 875 MB of text."""
+
+
+Work = Callable[[Value], Value]
+Columns = Callable[[str], "list[Value] | None"]
+
+
+class _TooLong(Exception):
+    """A gsub whose replacements passed MAX_VALUE_CHARS: the value is dropped, as for one that runs too long."""
+
+
+@dataclass
+class Allowance:
+    """What reading one page may still spend: characters produced (read values and every step's output), and
+    time for its patterns (a ``time.monotonic()`` deadline, which reader processes share with the server)."""
+
+    chars: int = PAGE_CHARS
+    gsub_deadline: float = math.inf
+
+    @classmethod
+    def for_page(cls, deadline: float = math.inf) -> Allowance:
+        """A page's allowance; its patterns stop at GSUB_SECONDS from now, or at ``deadline`` if sooner."""
+        return cls(gsub_deadline=min(deadline, time.monotonic() + GSUB_SECONDS))
+
+    def take(self, values: list[Value]) -> list[Value]:
+        """``values`` with every string cut to MAX_VALUE_CHARS and to what the allowance has left, which they
+        spend; once it is spent, strings are None (the item keeps what it already has)."""
+        cut = [value[:MAX_VALUE_CHARS] if isinstance(value, str) else value for value in values]
+        spent = sum(len(value) for value in cut if isinstance(value, str))
+        if spent <= self.chars:  # the usual case, at comprehension speed
+            self.chars -= spent
+            return cut
+        out: list[Value] = []
+        for value in cut:
+            if not isinstance(value, str):
+                out.append(value)
+            elif self.chars <= 0:
+                out.append(None)
+            else:
+                kept = value[: self.chars]
+                self.chars -= len(kept)
+                out.append(kept)
+        return out
+
+
+def apply_column(
+    steps: list[Mapping[str, Any]],
+    values: list[Value],
+    *,
+    base_url: str,
+    time_zone: str,
+    columns: Columns,
+    allowance: Allowance | None = None,
+) -> list[Value]:
+    """The steps over one field's values for every item: each step is prepared once (patterns compiled, zones
+    found), not once per item. A value that is None when a step other than a template meets it ends its chain;
+    ``columns`` gives the other fields a template names (None for a field there is none of). Every step's
+    output spends ``allowance`` (a fresh page's when none is given)."""
+    allowance = allowance or Allowance.for_page()
+    ended: set[int] = set()
+    for step in steps:
+        if step["name"] == "template":  # builds a value from other fields, even where this one is empty
+            values = allowance.take(_template(step["string"], values, columns, ended, allowance.chars))
+            continue
+        work = _STEPS[step["name"]](step, base_url=base_url, time_zone=time_zone, allowance=allowance)
+        ended.update(n for n, value in enumerate(values) if value is None)
+        values = allowance.take([None if value is None else work(value) for value in values])
+    return values
+
+
+def parse_time(raw: Value, time_zone: str) -> datetime | None:
+    """A date as pages write it, made aware in ``time_zone`` when it names none; None when unreadable."""
+    value = _read_time(raw, ZoneInfo(time_zone)) if raw else None
+    return value if isinstance(value, datetime) else None
+
+
+def text_of(value: Value) -> str:
+    return rfc822(value) if isinstance(value, datetime) else (value or "")
+
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def rfc822(stamp: datetime) -> str:
+    """RFC 822 date-time with a numeric zone (English names whatever the locale), as email.utils writes it."""
+    offset = stamp.utcoffset()
+    minutes = int(offset.total_seconds()) // 60 if offset is not None else 0
+    sign = "-" if minutes < 0 else "+"
+    hours, minutes = divmod(abs(minutes), 60)
+    return (
+        f"{_DAYS[stamp.weekday()]}, {stamp.day:02d} {_MONTHS[stamp.month - 1]} {stamp.year:04d} "
+        f"{stamp.hour:02d}:{stamp.minute:02d}:{stamp.second:02d} {sign}{hours:02d}{minutes:02d}"
+    )
+
+
+def _gsub(step: Mapping[str, Any], *, allowance: Allowance, **_: Any) -> Work:
+    pattern = ruby_regex(step["pattern"])
+    replacement = ruby_replacement(step["replacement"])
+
+    def work(value: Value) -> Value:
+        left = allowance.gsub_deadline - time.monotonic()
+        if left <= 0:  # the page's patterns have had their time: the rest of the values are dropped
+            return None
+        produced = 0
+
+        def counted(match: Any) -> str:
+            nonlocal produced
+            text = replacement(match)
+            produced += len(text)
+            if produced > MAX_VALUE_CHARS:
+                raise _TooLong
+            return text
+
+        try:
+            return str(pattern.sub(counted, text_of(value), timeout=min(REGEX_SECONDS, left)))
+        except (TimeoutError, _TooLong):
+            return None
+
+    return work
+
+
+def _template(string: str, values: list[Value], columns: Columns, ended: set[int], room: int) -> list[Value]:
+    """``%<name>s`` and ``%{name}`` filled from each item's fields (``self`` is the value so far); once the
+    values built pass ``room`` characters in all, the rest are not built."""
+    pieces = _TEMPLATE.split(string)  # literal, then the two name groups and a literal, repeated
+    count = len(values)
+    parts: list[list[str]] = []
+    for k in range(0, len(pieces), 3):
+        if pieces[k]:
+            parts.append([pieces[k]] * count)
+        if k + 1 < len(pieces):
+            name = pieces[k + 1] or pieces[k + 2]
+            column = values if name == "self" else columns(name)
+            parts.append([""] * count if column is None else [text_of(value) for value in column])
+    filled: list[Value] = []
+    for texts in zip(*parts, strict=True):  # a value past the cap is never built whole: its parts are cut first
+        if room <= 0:
+            filled.append(None)
+            continue
+        size = sum(map(len, texts))
+        filled.append("".join(texts) if size <= MAX_VALUE_CHARS else _joined_within(texts))
+        room -= min(size, MAX_VALUE_CHARS)
+    filled = filled if parts else [""] * count
+    for n in ended:
+        filled[n] = None
+    return filled
+
+
+def _joined_within(texts: tuple[str, ...]) -> str:
+    """The texts joined, up to MAX_VALUE_CHARS characters."""
+    out, room = [], MAX_VALUE_CHARS
+    for text in texts:
+        out.append(text[:room])
+        room -= len(out[-1])
+        if not room:
+            break
+    return "".join(out)
+
+
+def _substring(step: Mapping[str, Any], **_: Any) -> Work:
+    """Ruby's ``value[start..end]``: both ends inclusive, negative ends count from the end."""
+    start, end = step["start"], step.get("end", -1)
+
+    def work(value: Value) -> Value:
+        text = text_of(value)
+        return text[start : len(text) + end + 1 if end < 0 else end + 1]
+
+    return work
+
+
+def _parse_time(step: Mapping[str, Any], *, time_zone: str, **_: Any) -> Work:
+    zone = ZoneInfo(step.get("time_zone") or time_zone)
+    return lambda value: _read_time(value, zone)
+
+
+def _read_time(value: Value, zone: ZoneInfo) -> Value:
+    if isinstance(value, datetime):
+        return value
+    text = text_of(value).strip()[:256]  # a date is short; a whole page handed to the fuzzy parser is not one
+    try:  # ISO 8601, the common case (datetime attributes, APIs), at C speed
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+        return parsed.replace(tzinfo=zone) if parsed.tzinfo is None else parsed
+    except ValueError:
+        pass
+    from dateutil import parser
+
+    try:
+        today = datetime.now(zone).replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None)
+        parsed = parser.parse(text, fuzzy=True, default=today)  # missing parts: today, as Ruby's Time.parse
+    except (ValueError, OverflowError):
+        return None
+    return parsed.replace(tzinfo=zone) if parsed.tzinfo is None else parsed
+
+
+def _sanitize_html(step: Mapping[str, Any], *, base_url: str, **_: Any) -> Work:
+    return lambda value: sanitize_html(text_of(value), base_url)
+
+
+@functools.cache
+def _cleaner() -> Any:
+    """nh3's cleaner, built once: building its rules per call costs ten times the cleaning."""
+    import nh3
+
+    return nh3.Cleaner(
+        tags=_SAFE_TAGS,
+        attributes=_SAFE_ATTRIBUTES,
+        link_rel="nofollow noopener noreferrer",
+        url_schemes={"http", "https"},
+    )
+
+
+def _single_spaced(html: str) -> str:
+    """ASCII whitespace runs made one space and the ends trimmed, as html2rss's sanitize_html leaves markup;
+    the common case, nothing to change, is found by six scans at memory speed instead of a regex pass."""
+    if "  " in html or "\n" in html or "\t" in html or "\r" in html or "\f" in html or "\v" in html:
+        html = _WHITESPACE.sub(" ", html)
+    return html.strip(" ")
+
+
+def sanitize_html(markup: str, base_url: str) -> str:
+    """Markup a feed reader can show safely: no scripts, styles, handlers or frames; URLs absolute."""
+    clean = _single_spaced(_cleaner().clean(markup))
+    if "href=" not in clean and "src=" not in clean and "poster=" not in clean:  # three scans beat one regex
+        return clean
+    # nh3 keeps relative URLs (and writes every attribute double-quoted): make them absolute afterwards,
+    # which costs far less than a Python callback for every attribute.
+    return _URL_ATTRIBUTE.sub(lambda m: f'{m.group(1)}="{absolute_url(base_url, m.group(2))}"', clean)
+
+
+def _html_to_markdown(step: Mapping[str, Any], *, base_url: str, **_: Any) -> Work:
+    from netglean.read.extract import extract, render
+    from netglean.read.html_tree import parse_html
+
+    def work(value: Value) -> Value:
+        tree = parse_html(f"<html><body>{text_of(value)}</body></html>")
+        return render(extract(tree, base_url, main_content=False), "markdown")
+
+    return work
+
+
+def _markdown_to_html(step: Mapping[str, Any], *, base_url: str, **_: Any) -> Work:
+    from markdown_it import MarkdownIt
+
+    markdown = MarkdownIt("commonmark")
+    return lambda value: sanitize_html(markdown.render(text_of(value)), base_url)
+
+
+def _parse_uri(step: Mapping[str, Any], *, base_url: str, **_: Any) -> Work:
+    def work(value: Value) -> Value:
+        url = absolute_url(base_url, text_of(value))
+        return url if url.startswith(("http://", "https://")) else None
+
+    return work
+
+
+def absolute_url(base_url: str, url: str) -> str:
+    """``url`` against ``base_url``; absolute http(s) URLs are taken as they are, without re-parsing."""
+    url = url.strip()
+    if url.startswith(("https://", "http://")):
+        return url
+    if url.startswith("/") and not url.startswith("//") and "\\" not in url and "/." not in url:  # root-relative
+        return _origin(base_url) + url
+    return urljoin(base_url, url)
+
+
+@functools.lru_cache(maxsize=64)
+def _origin(base_url: str) -> str:
+    parts = urlsplit(base_url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+_STEPS: dict[str, Callable[..., Work]] = {
+    "gsub": _gsub,
+    "substring": _substring,
+    "parse_time": _parse_time,
+    "sanitize_html": _sanitize_html,
+    "html_to_markdown": _html_to_markdown,
+    "markdown_to_html": _markdown_to_html,
+    "parse_uri": _parse_uri,
+}

@@ -1,0 +1,125 @@
+"""What a page's markup says about how to read it: its feeds, whether it is a bot wall, how many items it lists."""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urljoin
+
+from netglean.core.untrusted import sanitize
+from netglean.read.html_tree import TextMeasure, with_ancestors
+
+_FEED_TYPES = {
+    "application/rss+xml": "rss",
+    "application/atom+xml": "atom",
+    "application/feed+json": "json",
+    "application/json": "json",
+}
+# (signal name, pattern over the first 20 kB of markup). Vendors' interstitials name themselves.
+_WALL_MARKUP = (
+    (
+        "cloudflare-challenge",
+        re.compile(r"cf-chl|challenge-platform|cf-browser-verification|Just a moment\.\.\.", re.I),
+    ),
+    ("cloudflare-block", re.compile(r"Attention Required! \| Cloudflare|cf-error-details", re.I)),
+    ("captcha", re.compile(r"g-recaptcha|h-captcha|hcaptcha\.com|recaptcha/api|turnstile", re.I)),
+    ("datadome", re.compile(r"datadome|dd_cookie_test|captcha-delivery\.com", re.I)),
+    ("perimeterx", re.compile(r"_pxCaptcha|px-captcha|perimeterx", re.I)),
+    ("incapsula", re.compile(r"_Incapsula_Resource|incapsula incident", re.I)),
+    ("akamai", re.compile(r"Access Denied.{0,200}Reference #|akamai bot manager", re.I | re.S)),
+    (
+        "browser-check",
+        re.compile(r"Checking (if the site connection is secure|your browser)|enable JavaScript and cookies", re.I),
+    ),
+)
+
+
+def feeds(tree: Any, base_url: str) -> list[dict[str, str]]:
+    """The RSS, Atom and JSON feeds a page announces with <link rel="alternate">."""
+    found: dict[str, dict[str, str]] = {}
+    for node in tree.css('link[rel~="alternate"][href]'):
+        kind = _FEED_TYPES.get((node.attributes.get("type") or "").split(";")[0].strip().lower())
+        if kind is None:
+            continue
+        url = urljoin(base_url, node.attributes.get("href") or "")
+        entry = {"url": url, "type": kind}
+        title = " ".join(sanitize(node.attributes.get("title") or "").split())
+        if title:
+            entry["title"] = title[:200]
+        found.setdefault(url, entry)
+    return list(found.values())
+
+
+def bot_wall(status: int, headers: Mapping[str, str], markup: str) -> list[str]:
+    """Signs that the answer is a challenge or block page rather than the content asked for."""
+    signals = [name for name, pattern in _WALL_MARKUP if pattern.search(markup[:20_000])]
+    if headers.get("cf-mitigated", "").lower() == "challenge":
+        signals.append("cloudflare-challenge-header")
+    if status in {403, 429, 503} and headers.get("server", "").lower() in {"cloudflare", "akamaighost", "ddos-guard"}:
+        signals.append(f"{headers['server'].lower()}-{status}")
+    return sorted(set(signals))
+
+
+@dataclass(frozen=True, slots=True)
+class ItemGroup:
+    """Alike siblings that each hold a link: a listing's items."""
+
+    parent: Any
+    tag: str
+    classes: tuple[str, ...]
+    nodes: tuple[Any, ...]
+
+
+def item_groups(tree: Any, minimum: int = 3) -> list[ItemGroup]:
+    """Groups of at least ``minimum`` alike siblings (same tag and classes) holding links, largest first.
+
+    Groups inside navigation, headers, footers and asides are left out: they are the site's
+    menus and related-link lists, not what the page lists."""
+    groups: list[ItemGroup] = []
+    linked = with_ancestors(tree.css("a[href]"))
+    in_chrome: dict[int, bool] = {}
+    for parent in tree.css("ul, ol, div, section, main, tbody, body"):
+        if _in_page_chrome(parent, in_chrome):
+            continue
+        shapes: dict[tuple[str, tuple[str, ...]], list[Any]] = {}
+        child = parent.child
+        while child is not None:
+            if child.mem_id in linked:
+                classes = tuple(sorted((child.attributes.get("class") or "").split()))
+                shapes.setdefault((child.tag, classes), []).append(child)
+            child = child.next
+        for (tag, classes), nodes in shapes.items():
+            if len(nodes) >= minimum:
+                groups.append(ItemGroup(parent, tag, classes, tuple(nodes)))
+    # Largest first; among equals, the one carrying more text (articles beat menus). Groups nest (a listing's
+    # items can hold listings): their text is measured once, not once per group holding it.
+    length = TextMeasure((node for group in groups for node in group.nodes), len, operator.add, 0)
+    return sorted(groups, key=lambda g: (-len(g.nodes), -sum(length(n) for n in g.nodes)))
+
+
+def _in_page_chrome(node: Any, known: dict[int, bool]) -> bool:
+    """Inside navigation, a header, a footer or an aside: menus and link lists, not the page's items.
+    ``known`` keeps every answer found on the way up, so a page nested thousands deep is climbed once."""
+    path: list[int] = []
+    inside = False
+    while node is not None:
+        if node.mem_id in known:
+            inside = known[node.mem_id]
+            break
+        if node.tag in {"nav", "header", "footer", "aside"}:
+            inside = True
+            break
+        path.append(node.mem_id)
+        node = node.parent
+    for key in path:
+        known[key] = inside
+    return inside
+
+
+def candidate_items(tree: Any) -> dict[str, int]:
+    """How many articles the page marks up, and the largest group of alike siblings that each hold a link."""
+    groups = item_groups(tree)
+    return {"articles": len(tree.css("article")), "repeated_items": len(groups[0].nodes) if groups else 0}

@@ -1,0 +1,215 @@
+"""`netglean serve`: one ASGI app with MCP over streamable HTTP, the REST API, the docs and a health check.
+
+Both doors share one ToolRunner, so validation, deadlines, the concurrency cap
+and the envelope are the same as over stdio. The Guard in front of everything
+does the Host/Origin/token/size checks (see netglean.serve.guard).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic_core import from_json
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from netglean._version import __version__
+from netglean.calls.registry import Registry
+from netglean.calls.runner import ToolRunner
+from netglean.core.errors import ConfigurationError
+from netglean.core.rest_status import refusal_body, status_for
+from netglean.core.settings import Settings
+from netglean.serve.events import BoundedEventStore
+from netglean.serve.guard import Guard, is_loopback
+from netglean.serve.jsonrpc import BAD_ID, error, has_bad_id
+from netglean.serve.mcp import build_server
+
+log = logging.getLogger("netglean.http")
+
+
+def _generated_dir() -> Path:
+    import generated
+
+    return Path(generated.__file__).resolve().parent
+
+
+def _refusal(status: int, reason: str = "") -> JSONResponse:
+    return JSONResponse(refusal_body(status, reason), status_code=status)
+
+
+class _AnswerBadIds:
+    """POST /mcp: a request whose id is neither a string nor an integer gets -32600 with ``id: null``.
+
+    The SDK would take it for a notification, answer 202 and never reply (netglean.serve.jsonrpc). The
+    body is read once more here, before the SDK reads it: ~0.4 µs for a typical call, ~0.07 ms a MB.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went, or the Guard refused the body and answers for it
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        try:
+            raw: Any = from_json(body)
+        except ValueError:
+            raw = None  # the SDK answers what is not JSON itself
+        if has_bad_id(raw):
+            answer = error(None, mcp_types.INVALID_REQUEST, BAD_ID).model_dump_json(by_alias=True, exclude_unset=True)
+            await Response(answer, status_code=400, media_type="application/json")(scope, receive, send)
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+def build_app(registry: Registry, settings: Settings, runner: ToolRunner | None = None) -> Guard:
+    runner = runner or ToolRunner(registry, settings)
+    manager = StreamableHTTPSessionManager(
+        app=build_server(registry, settings, runner),
+        stateless=settings.stateless,
+        # Resumable streams: a client that loses its connection reconnects with Last-Event-ID.
+        event_store=BoundedEventStore() if settings.resumable and not settings.stateless else None,
+        retry_interval=1000,
+        # Host/Origin are checked once, for every route, by the Guard.
+        security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        max_request_body_size=settings.max_body_bytes,
+    )
+    generated = _generated_dir()
+
+    async def call_tool(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in registry.tools:
+            return _refusal(404)
+        media_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+        if media_type != "application/json":
+            return _refusal(415)
+        body = await request.body()
+        try:  # pydantic's reader, as the MCP transports use: it also bounds nesting, which json.loads does not
+            arguments: Any = from_json(body) if body.strip() else {}
+        except ValueError as exc:
+            return _refusal(400, f"Where it breaks: {exc}.")
+        envelope, _ = await runner.call(name, arguments)
+        error = envelope.payload.get("error", {}).get("code") if not envelope.ok else None
+        return JSONResponse(envelope.as_dict(), status_code=status_for(envelope.ok, error))
+
+    async def openapi(request: Request) -> Response:
+        return FileResponse(generated / "openapi.json", media_type="application/json")
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "version": __version__, "tools": len(registry.tools)})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            async with manager.run(), anyio.create_task_group() as background:
+                background.start_soon(runner.warm_up)
+                yield
+                background.cancel_scope.cancel()
+        finally:
+            await runner.context.aclose()
+
+    app = Starlette(
+        routes=[
+            Route("/mcp", _AnswerBadIds(StreamableHTTPASGIApp(manager))),
+            Route("/v1/tools/{name}", call_tool, methods=["POST"]),
+            Route("/openapi.json", openapi, methods=["GET"]),
+            Route("/healthz", health, methods=["GET"]),
+            Mount("/docs", StaticFiles(directory=generated / "docs", html=True), name="docs"),
+        ],
+        lifespan=lifespan,
+    )
+    return Guard(app, settings)
+
+
+def check_binding(settings: Settings) -> None:
+    """Refuse to listen beyond loopback without a token: anyone who can reach the port could use the tools."""
+    if not is_loopback(settings.host) and not settings.token:
+        raise ConfigurationError(
+            f"refusing to listen on {settings.host} without a bearer token: set NETGLEAN_TOKEN (or --token), "
+            "or bind 127.0.0.1"
+        )
+
+
+async def serve_http(registry: Registry, settings: Settings) -> None:
+    import uvicorn
+    from sse_starlette.sse import AppStatus
+
+    from netglean.serve.connections import DrainingServer, front_protocol
+
+    check_binding(settings)
+    # sse-starlette (the SDK's SSE responses) cuts every stream the moment the signal comes, so calls in flight
+    # would lose their results; here the drain ends them, the calls first (netglean.serve.connections).
+    AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]
+    runner = ToolRunner(registry, settings)
+    app = build_app(registry, settings, runner)
+
+    async def drain() -> None:
+        cut = await runner.drain(settings.shutdown_grace)
+        if cut:
+            grace = settings.shutdown_grace
+            log.warning("shutting down: %d call(s) still running after the %g s grace end as unavailable", cut, grace)
+        app.end_streams()
+
+    config = uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        http=front_protocol(settings),  # header deadline and per-address connection cap (netglean.serve.connections)
+        ws="none",
+        log_level=settings.log_level,
+        log_config=None,  # uvicorn's lines go through netglean.core.logs like every other: to stderr, redacted
+        # The grace is the drain's (DrainingServer); uvicorn's deadline (whole seconds) is a later backstop.
+        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace) + 2,
+        server_header=False,
+        # The client is the socket's peer: X-Forwarded-For (which uvicorn trusts from loopback by default) would
+        # let any local client name itself anew on every request and so slip the per-client caps.
+        proxy_headers=False,
+        lifespan="on",
+    )
+    server = DrainingServer(config, drain)
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(server.serve)
+        while not server.started:
+            if server.should_exit:
+                return
+            await anyio.sleep(0.01)
+        host, port = server.servers[0].sockets[0].getsockname()[:2]
+        shown = f"[{host}]" if ":" in host else host
+        # Always printed (whatever the log level): scripts and tests read the port from it.
+        print(
+            f"netglean serving on http://{shown}:{port} (MCP at /mcp, REST at /v1/tools/NAME)",
+            file=sys.stderr,
+            flush=True,
+        )

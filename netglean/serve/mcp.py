@@ -1,0 +1,246 @@
+"""The generated registry served through the official SDK's low-level ``Server``."""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from netglean._version import __version__
+from netglean.calls.registry import Registry, ToolSpec
+from netglean.calls.resources import PromptError, ResourceNotFound, read_resource, render_prompt
+from netglean.calls.runner import ToolRunner, UnknownTool
+from netglean.core.settings import Settings
+
+RESOURCE_NOT_FOUND = -32002
+"""The MCP specification's error code for an unknown resource URI."""
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_FAILURE_LEVEL = {"internal_error": "error", "timeout": "warning"}
+"""The log level a failed call is reported at to clients that asked for logs; other codes are "info"."""
+
+FAILURE_SENTENCES: dict[str, str] = {
+    "bad_url": "The URL is not one netglean fetches.",
+    "blocked_address": "The operator's network policy refused the address.",
+    "budget_exhausted": "This server's fetch budget is spent.",
+    "http_status": "The target answered with an HTTP error status.",
+    "internal_error": "The call failed inside the server.",
+    "invalid_arguments": "The arguments did not validate.",
+    "invalid_config": "The feed config did not validate.",
+    "no_items": "The feed config found no items.",
+    "not_available": "This build cannot do what was asked.",
+    "robots_disallowed": "robots.txt does not allow the fetch.",
+    "scheme_downgrade": "A redirect went from https to http, which the operator does not allow.",
+    "timeout": "The call ran past a deadline.",
+    "too_large": "Something was larger than the operator's limit.",
+    "too_many_redirects": "The target redirected more times than allowed.",
+    "tool_error": "The call failed.",
+    "unavailable": "The server cannot take the call now.",
+    "unreachable": "The target could not be reached.",
+    "unsupported_content": "The target sent content the tool cannot read.",
+}
+"""What a log notification says of a failure: our own words per error code, never the error's message.
+
+A log notification sits outside the untrusted-content frame of the result, and a target-origin error
+message can quote what a target chose (a URL, a redirect chain); the message stays in the result."""
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    hints = spec.annotations
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=dict(spec.input_schema),
+        output_schema=dict(spec.output_schema),
+        annotations=types.ToolAnnotations(
+            title=spec.title,
+            read_only_hint=hints["read_only"],
+            destructive_hint=hints["destructive"],
+            idempotent_hint=hints["idempotent"],
+            open_world_hint=hints["open_world"],
+        ),
+    )
+
+
+def build_server(registry: Registry, settings: Settings, runner: ToolRunner | None = None) -> Server[Any]:
+    """A low-level SDK server whose every list is built once and whose calls go through ``ToolRunner``."""
+    runner = runner or ToolRunner(registry, settings)
+    tools = types.ListToolsResult(tools=[_tool(spec) for spec in registry.tools.values()])
+    resources = types.ListResourcesResult(
+        resources=[
+            types.Resource(name=r.name, title=r.title, uri=r.uri, description=r.description, mime_type=r.mime_type)
+            for r in registry.resources
+            if r.uri is not None
+        ]
+    )
+    templates = types.ListResourceTemplatesResult(
+        resource_templates=[
+            types.ResourceTemplate(
+                name=r.name,
+                title=r.title,
+                uri_template=r.uri_template,
+                description=r.description,
+                mime_type=r.mime_type,
+            )
+            for r in registry.resources
+            if r.uri_template is not None
+        ]
+    )
+    prompts = types.ListPromptsResult(
+        prompts=[
+            types.Prompt(
+                name=p.name,
+                title=p.title,
+                description=p.description,
+                arguments=[
+                    types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                    for a in p.arguments
+                ],
+            )
+            for p in registry.prompts.values()
+        ]
+    )
+
+    # logging/setLevel holds for the connection. The SDK builds a session object per request, so the
+    # connection is known by its initialize parameters (one unhashable object per connection): by id,
+    # with the entry dropped when that object is collected.
+    log_levels: dict[int, str] = {}
+
+    async def set_logging_level(
+        ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        connection = ctx.session.client_params
+        if connection is not None:
+            if id(connection) not in log_levels:
+                weakref.finalize(connection, log_levels.pop, id(connection), None)
+            log_levels[id(connection)] = params.level
+        return types.EmptyResult()
+
+    async def report_failure(ctx: ServerRequestContext[Any], tool: str, error: dict[str, Any]) -> None:
+        """Tell a client that asked for logs that a call failed, at the failure's level, in our own words only.
+
+        2025-era clients ask with logging/setLevel; from 2026-07-28 a request opts in through its
+        _meta, which the SDK checks itself when the message is sent.
+        """
+        level = _FAILURE_LEVEL.get(error.get("code", ""), "info")
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            connection = ctx.session.client_params
+            wanted = log_levels.get(id(connection)) if connection is not None else None
+            if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+                return
+        code = error.get("code", "tool_error")
+        data = {
+            "tool": tool,
+            "code": code,
+            "retryable": bool(error.get("retryable")),
+            "message": FAILURE_SENTENCES.get(code, FAILURE_SENTENCES["tool_error"]),
+        }
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await ctx.session.send_log_message(level, data, logger="netglean", related_request_id=ctx.request_id)  # type: ignore[arg-type]
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return tools
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            # An omitted `arguments` in MCP means "no arguments".
+            envelope, source = await runner.call(
+                params.name, {} if params.arguments is None else params.arguments, ctx.session.report_progress
+            )
+        except UnknownTool:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}") from None
+        if not envelope.ok:
+            await report_failure(ctx, params.name, envelope.payload.get("error", {}))
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=runner.render_text(params.name, envelope, source))],
+            structured_content=envelope.as_dict(),
+            is_error=not envelope.ok,
+        )
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return resources
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return templates
+
+    async def read(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        try:
+            body = await read_resource(registry.resources, runner.context, str(params.uri))
+        except ResourceNotFound:
+            raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {params.uri}") from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=body.uri, mime_type=body.mime_type, text=body.text)]
+        )
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return prompts
+
+    async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        spec = registry.prompts.get(params.name)
+        if spec is None:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name!r}")
+        try:
+            messages = render_prompt(spec, params.arguments)
+        except PromptError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        return types.GetPromptResult(
+            description=spec.description,
+            messages=[
+                types.PromptMessage(role=role, content=types.TextContent(type="text", text=text))  # type: ignore[arg-type]
+                for role, text in messages
+            ],
+        )
+
+    # Logging is deprecated from protocol 2026-07-28 on but still what 2025 clients use; the SDK warns on use.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        server: Server[Any] = Server(
+            registry.server.name,
+            version=__version__,
+            title=registry.server.title,
+            description=registry.server.description,
+            instructions=registry.server.instructions,
+            website_url=registry.server.website_url,
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_list_resources=list_resources,
+            on_list_resource_templates=list_templates,
+            on_read_resource=read,
+            on_list_prompts=list_prompts,
+            on_get_prompt=get_prompt,
+            on_set_logging_level=set_logging_level,
+        )
+    # The SDK installs an OpenTelemetry span middleware by default; netglean sends no telemetry.
+    server.middleware = []
+    return server
+
+
+async def serve_stdio(registry: Registry, settings: Settings) -> None:
+    from netglean.serve.stdio import stdio_streams
+
+    runner = ToolRunner(registry, settings)
+    server = build_server(registry, settings, runner)
+    try:
+        async with stdio_streams() as (read_stream, write_stream), anyio.create_task_group() as background:
+            background.start_soon(runner.warm_up)
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+            background.cancel_scope.cancel()
+    finally:
+        await runner.context.aclose()
