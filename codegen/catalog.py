@@ -263,6 +263,41 @@ def _meta_problems(error: Any) -> list[tuple[str, str]]:
     return [(where, str(error.message))]
 
 
+_SCHEMA_KEYWORDS = frozenset(
+    """$schema $id $ref $anchor $dynamicRef $dynamicAnchor $vocabulary $comment $defs prefixItems items contains
+    additionalProperties properties patternProperties dependentSchemas propertyNames if then else allOf anyOf oneOf
+    not unevaluatedItems unevaluatedProperties type const enum multipleOf maximum exclusiveMaximum minimum
+    exclusiveMinimum maxLength minLength pattern maxItems minItems uniqueItems maxContains minContains maxProperties
+    minProperties required dependentRequired title description default deprecated readOnly writeOnly examples format
+    contentEncoding contentMediaType contentSchema""".split()
+)
+_ONE_SCHEMA = frozenset(
+    "items contains additionalProperties propertyNames if then else not unevaluatedItems unevaluatedProperties "
+    "contentSchema".split()
+)
+_SCHEMA_LISTS = frozenset({"prefixItems", "allOf", "anyOf", "oneOf"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs"})
+
+
+def _unknown_keywords(schema: Any, pointer: str) -> Iterator[tuple[str, str, Any]]:
+    """Keys of ``schema`` (and of the schemas inside it) that are no JSON Schema keyword and no x- extension: JSON
+    Schema ignores them, so a typo, or a flow-mapping description cut at its comma, would pass in silence."""
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        where = f"{pointer}/{escape(key)}"
+        if key not in _SCHEMA_KEYWORDS and not key.startswith("x-"):
+            yield where, key, value
+        elif key in _ONE_SCHEMA:
+            yield from _unknown_keywords(value, where)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            for index, inner in enumerate(value):
+                yield from _unknown_keywords(inner, f"{where}/{index}")
+        elif key in _SCHEMA_MAPS and isinstance(value, dict):
+            for name, inner in value.items():
+                yield from _unknown_keywords(inner, f"{where}/{escape(name)}")
+
+
 def _check_schema(source: SourceFile, pointer: str, schema: Any, shared: dict[str, Any], out: _Collector) -> bool:
     """Report what is wrong with one embedded schema; True when it is usable."""
     try:
@@ -272,6 +307,10 @@ def _check_schema(source: SourceFile, pointer: str, schema: Any, shared: dict[st
         out.add(source, where, f"{where}: not a valid JSON Schema 2020-12: {exc.message}")
         return False
     usable = True
+    for where, key, value in _unknown_keywords(schema, pointer):
+        hint = ": quote a flow-mapping text that holds a comma (YAML ends the text there)" if value is None else ""
+        out.add(source, where, f"{where}: {key!r} is not a JSON Schema 2020-12 keyword (x-… for extensions){hint}")
+        usable = False
     if isinstance(schema, dict) and "$defs" in schema and pointer:
         out.add(source, pointer + "/$defs", f"{pointer}/$defs: put shared definitions in catalog/schemas/ instead")
         usable = False

@@ -330,7 +330,7 @@ class CompareAgentViewOutput(BaseModel):
     """
     negotiated: StrictBool
     """
-    The two answers differ in content type
+    The two answers differ in content type, or the agent got markdown or plain text.
     """
     token_ratio: Annotated[float | None, Field(ge=0.0)] = None
     """
@@ -349,7 +349,7 @@ class ConfigProblem(BaseModel):
     )
     message: StrictStr
     """
-    What is wrong
+    What is wrong, in a sentence.
     """
     path: StrictStr
     """
@@ -486,11 +486,11 @@ class DownloadOutput(BaseModel):
     )
     filename: StrictStr
     """
-    The filename from Content-Disposition
+    The filename from Content-Disposition, else the last part of the URL path.
     """
     final_url: StrictStr
     """
-    Where the document was found
+    Where the document was found, after redirects.
     """
     mime_type: StrictStr
     """
@@ -752,7 +752,7 @@ class FeedItem(BaseModel):
     enclosure: Enclosure | None = None
     id: StrictStr
     """
-    A stable identifier (a hash of the config's guid fields
+    A stable identifier (a hash of the config's guid fields, else of the URL).
     """
     image: StrictStr | None = None
     published_at: StrictStr | None = None
@@ -966,7 +966,7 @@ class InspectUrlOutput(BaseModel):
     redirects: list[StrictStr] | None = None
     repeated_items: Annotated[int | None, Field(ge=0)] = None
     """
-    The largest group of alike sibling elements that each hold a link (a listing)
+    The largest group of alike sibling elements that each hold a link (a listing), 0 if under 3.
     """
     robots: Literal["allowed", "disallowed", "unreadable", "ignored"]
     """
@@ -1128,7 +1128,7 @@ class PageMetadata(BaseModel):
     """
     canonical: StrictStr | None = None
     """
-    The canonical URL
+    The canonical URL, made absolute.
     """
     description: StrictStr | None = None
     """
@@ -1245,7 +1245,7 @@ class Result(BaseModel):
     ok: StrictBool
     page: dict[str, Any] | None = None
     """
-    The page as scrape returns it (content
+    The page as scrape returns it (content, metadata, cost, ...).
     """
     url: StrictStr
 
@@ -1294,7 +1294,7 @@ class ScrapeOutput(BaseModel):
     """
     final_url: StrictStr
     """
-    Where the page was found
+    Where the page was found, after redirects.
     """
     format: Literal["markdown", "text", "html", "json"]
     links: list[Link] | None = None

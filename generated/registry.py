@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '34024d3f6a24d8233c69dc989ce43aff3094fd2e40b4509d222e651ddc723633'
+CATALOG_HASH: Any = 'e30e102e4245f2100a0961f43b5d4d4a4bbf7d6d1225b29c04bf73fc377da066'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -550,16 +550,16 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                                      'retryable'],
                                                                                                                         'type': 'object'},
                                                                                                               'ok': {'type': 'boolean'},
-                                                                                                              'page': {'...).': None,
-                                                                                                                       'cost': None,
-                                                                                                                       'description': 'The '
+                                                                                                              'page': {'description': 'The '
                                                                                                                                       'page '
                                                                                                                                       'as '
                                                                                                                                       'scrape '
                                                                                                                                       'returns '
                                                                                                                                       'it '
-                                                                                                                                      '(content',
-                                                                                                                       'metadata': None,
+                                                                                                                                      '(content, '
+                                                                                                                                      'metadata, '
+                                                                                                                                      'cost, '
+                                                                                                                                      '...).',
                                                                                                                        'type': 'object',
                                                                                                                        'x-untrusted': True},
                                                                                                               'url': {'type': 'string'}},
@@ -861,8 +861,15 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                        'differ '
                                                                                                        'in '
                                                                                                        'content '
-                                                                                                       'type',
-                                                                                        'or the agent got markdown or plain text.': None,
+                                                                                                       'type, '
+                                                                                                       'or '
+                                                                                                       'the '
+                                                                                                       'agent '
+                                                                                                       'got '
+                                                                                                       'markdown '
+                                                                                                       'or '
+                                                                                                       'plain '
+                                                                                                       'text.',
                                                                                         'type': 'boolean'},
                                                                          'token_ratio': {'description': 'Agent '
                                                                                                         'tokens '
@@ -1203,8 +1210,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                'properties': {'author': {'description': 'The meta author.',
                                                                          'type': 'string'},
                                                               'canonical': {'description': 'The canonical '
-                                                                                           'URL',
-                                                                            'made absolute.': None,
+                                                                                           'URL, made '
+                                                                                           'absolute.',
                                                                             'type': 'string'},
                                                               'description': {'description': 'The meta or og '
                                                                                              'description.',
@@ -1251,16 +1258,23 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                           'properties': {'filename': {'description': 'The '
                                                                                                      'filename '
                                                                                                      'from '
-                                                                                                     'Content-Disposition',
-                                                                                      'else the last part of the URL path.': None,
+                                                                                                     'Content-Disposition, '
+                                                                                                     'else '
+                                                                                                     'the '
+                                                                                                     'last '
+                                                                                                     'part '
+                                                                                                     'of the '
+                                                                                                     'URL '
+                                                                                                     'path.',
                                                                                       'type': 'string',
                                                                                       'x-untrusted': True},
-                                                                         'final_url': {'after redirects.': None,
-                                                                                       'description': 'Where '
+                                                                         'final_url': {'description': 'Where '
                                                                                                       'the '
                                                                                                       'document '
                                                                                                       'was '
-                                                                                                      'found',
+                                                                                                      'found, '
+                                                                                                      'after '
+                                                                                                      'redirects.',
                                                                                        'type': 'string',
                                                                                        'x-untrusted': True},
                                                                          'mime_type': {'description': 'The '
@@ -1791,8 +1805,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                          'redirects': {'items': {'type': 'string'},
                                                                                        'type': 'array',
                                                                                        'x-untrusted': True},
-                                                                         'repeated_items': {'0 if under 3.': None,
-                                                                                            'description': 'The '
+                                                                         'repeated_items': {'description': 'The '
                                                                                                            'largest '
                                                                                                            'group '
                                                                                                            'of '
@@ -1805,7 +1818,11 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                            'a '
                                                                                                            'link '
                                                                                                            '(a '
-                                                                                                           'listing)',
+                                                                                                           'listing), '
+                                                                                                           '0 '
+                                                                                                           'if '
+                                                                                                           'under '
+                                                                                                           '3.',
                                                                                             'minimum': 0,
                                                                                             'type': 'integer'},
                                                                          'robots': {'description': 'What '
@@ -2099,8 +2116,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                'properties': {'author': {'description': 'The meta author.',
                                                                          'type': 'string'},
                                                               'canonical': {'description': 'The canonical '
-                                                                                           'URL',
-                                                                            'made absolute.': None,
+                                                                                           'URL, made '
+                                                                                           'absolute.',
                                                                             'type': 'string'},
                                                               'description': {'description': 'The meta or og '
                                                                                              'description.',
@@ -2190,12 +2207,13 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                'chars',
                                                                                                'approx_tokens'],
                                                                                   'type': 'object'},
-                                                                         'final_url': {'after redirects.': None,
-                                                                                       'description': 'Where '
+                                                                         'final_url': {'description': 'Where '
                                                                                                       'the '
                                                                                                       'page '
                                                                                                       'was '
-                                                                                                      'found',
+                                                                                                      'found, '
+                                                                                                      'after '
+                                                                                                      'redirects.',
                                                                                        'type': 'string',
                                                                                        'x-untrusted': True},
                                                                          'format': {'enum': ['markdown',
@@ -2360,8 +2378,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                         'required': ['url', 'type'],
                                                                         'type': 'object'},
                                                           'id': {'description': 'A stable identifier (a hash '
-                                                                                "of the config's guid fields",
-                                                                 'else of the URL).': None,
+                                                                                "of the config's guid "
+                                                                                'fields, else of the URL).',
                                                                  'type': 'string'},
                                                           'image': {'type': 'string'},
                                                           'published_at': {'description': 'ISO 8601 with its '
@@ -2531,8 +2549,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
   'origin': 'local',
   'output_schema': {'$defs': {'ConfigProblem': {'additionalProperties': False,
                                                 'description': 'One thing wrong with a feed config.',
-                                                'properties': {'message': {'description': 'What is wrong',
-                                                                           'in a sentence.': None,
+                                                'properties': {'message': {'description': 'What is wrong, in '
+                                                                                          'a sentence.',
                                                                            'type': 'string'},
                                                                'path': {'description': 'JSON pointer to the '
                                                                                        'offending value (/ '

@@ -13,8 +13,8 @@ from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import InvalidArguments, InvalidFeedConfig, NoItems, NotAvailable, ToolError
 from netglean.feeds import config as feed_config
+from netglean.feeds import jobs as feed_jobs
 from netglean.feeds.selectors import selector_problem
-from netglean.read import jobs as read_jobs
 
 _DEFAULT_PAGES = 3
 
@@ -27,7 +27,7 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
         )
     page = await ctx.fetcher.fetch(args.url)
     title, found = await ctx.readers.run(
-        read_jobs.listing_items,
+        feed_jobs.listing_items,
         document=page.document,
         items_selector=args.items_selector,
         deadline=anyio.current_effective_deadline(),
@@ -53,7 +53,7 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
 
 async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
     page = await ctx.fetcher.fetch(args.url)
-    drafted = await ctx.readers.run(read_jobs.draft_feed, document=page.document)
+    drafted = await ctx.readers.run(feed_jobs.draft_feed, document=page.document)
     if drafted is None:
         raise NoItems(
             f"{page.url} has no repeated structure of linked items to make a feed from",
@@ -174,7 +174,7 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
 class _Read:
     url: str
     """Where the page was found, after redirects."""
-    page: read_jobs.FeedPage
+    page: feed_jobs.FeedPage
 
     @property
     def title(self) -> str | None:
@@ -190,7 +190,7 @@ async def _feed_page(ctx: Context, config: dict[str, Any], url: str, *, want_tit
         timeout=request.get("timeout_seconds"),
     )
     read = await ctx.readers.run(
-        read_jobs.feed_page,
+        feed_jobs.feed_page,
         document=page.document,
         config=config,
         want_title=want_title,

@@ -71,6 +71,16 @@ def test_invalid_json_schema(project: Path) -> None:
     _assert_problem(project, TOOL, _line_of(project, TOOL, "maxLength: lots"), "not a valid JSON Schema 2020-12")
 
 
+def test_a_schema_word_json_schema_would_ignore_is_an_error(project: Path) -> None:
+    """A description with a comma in a YAML flow mapping ends at the comma, and the rest became a silent keyword
+    (six catalog files had such halves, 'after redirects.' among them)."""
+    _edit(project, TOOL, "      maxLength: 200\n", "      maxLength: 200\n      maxLenght: 10\n")
+    _assert_problem(project, TOOL, _line_of(project, TOOL, "maxLenght"), "'maxLenght' is not a JSON Schema 2020-12")
+    site_map = "catalog/tools/web/map.yaml"
+    _edit(project, site_map, "count: {type: integer, minimum: 0}", "count: {type: integer, description: URLs, kept}")
+    _assert_problem(project, site_map, _line_of(project, site_map, "URLs, kept"), "quote a flow-mapping text")
+
+
 def test_dangling_ref(project: Path) -> None:
     _edit(project, TOOL, '$ref: "#/$defs/Reference"', '$ref: "#/$defs/Refrence"')
     _assert_problem(project, TOOL, _line_of(project, TOOL, "Refrence"), "does not resolve")

@@ -1,9 +1,9 @@
 """A reader process (netglean.workers.pool starts it): pages in on stdin, what was read out on stdout.
 
 Every message either way is a 4-byte big-endian length and a pickle. The first message out
-says the reader is imported and ready; then each job, ``(name, arguments)`` naming a function of
-netglean.read.jobs and its keyword arguments, gets one answer in order: ``(True, result)`` or
-``(False, exception)``. The process ends
+says the reader is imported and ready; then each job, ``(reference, arguments)`` naming a reader job
+(``module:function``, see ``job``) and its keyword arguments, gets one answer in order: ``(True, result)``
+or ``(False, exception)``. The process ends
 when its stdin closes. Pickles only ever cross this private pipe to the server that started it.
 """
 
@@ -11,13 +11,30 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import os
 import pickle
 import struct
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 HEADER = struct.Struct("!I")
 READY = "ready"
+JOB_MODULES = ("netglean.read.jobs", "netglean.feeds.jobs")
+"""The modules whose jobs a reader process runs: each names them in its ``__all__``. Named, not imported, here:
+the pool sits below the engines whose jobs it runs."""
+
+
+def job(reference: str) -> Callable[..., Any]:
+    """The reader job ``module:function`` names, or ValueError for anything else."""
+    module_name, _, name = reference.partition(":")
+    if module_name not in JOB_MODULES:
+        raise ValueError(f"{reference} is not a reader job: only {', '.join(JOB_MODULES)} hold them")
+    module = importlib.import_module(module_name)
+    if name not in getattr(module, "__all__", ()) or not callable(getattr(module, name, None)):
+        raise ValueError(f"{reference} is not a reader job: {module_name} does not list it")
+    function: Callable[..., Any] = getattr(module, name)
+    return function
 
 
 def frame(message: Any) -> bytes:
@@ -25,14 +42,10 @@ def frame(message: Any) -> bytes:
     return HEADER.pack(len(payload)) + payload
 
 
-def _answer(job: tuple[str, dict[str, Any]]) -> bytes:
-    from netglean.read import jobs as read_jobs
-
-    name, arguments = job
+def _answer(message: tuple[str, dict[str, Any]]) -> bytes:
+    reference, arguments = message
     try:
-        if name not in read_jobs.__all__:
-            raise ValueError(f"{name} is not a reader job")
-        return frame((True, getattr(read_jobs, name)(**arguments)))
+        return frame((True, job(reference)(**arguments)))
     except Exception as exc:  # handed back to the caller, as if the page had been read in its own process
         try:
             return frame((False, exc))
@@ -41,7 +54,8 @@ def _answer(job: tuple[str, dict[str, Any]]) -> bytes:
 
 
 def serve(wire_in: BinaryIO, wire_out: BinaryIO) -> None:
-    import netglean.read.jobs  # noqa: F401  (imported before saying ready: the first job must not wait for it)
+    for module in JOB_MODULES:  # imported before saying ready: the first job must not wait for them
+        importlib.import_module(module)
 
     gc.freeze()  # the imported modules live as long as the process: no collection needs to walk them again
     wire_out.write(frame(READY))

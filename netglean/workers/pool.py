@@ -1,4 +1,5 @@
-"""Where third-party bytes are read (netglean.read.jobs): worker processes when the operator allows some.
+"""Where third-party bytes are read (the reader jobs of netglean.read.jobs, netglean.feeds.jobs): worker
+processes when the operator allows some.
 
 Reading a page is CPU work that mostly holds the GIL, so in one process a batch reads no
 faster than one CPU allows, and the fetching, framing and reading take turns. Worker
@@ -40,7 +41,6 @@ import anyio
 from anyio.lowlevel import RunVar
 
 from netglean.core.errors import UnsupportedContent
-from netglean.read import jobs as read_jobs
 from netglean.workers import child as read_worker
 
 log = logging.getLogger("netglean.workers.pool")
@@ -66,9 +66,14 @@ def worker_count(setting: int) -> int:
 
 @dataclass(slots=True)
 class _Job:
-    name: str
+    work: Callable[..., Any]
     arguments: dict[str, Any]
     future: asyncio.Future[Any]
+
+    @property
+    def reference(self) -> str:
+        """How a reader process finds the job: its module and name (read_worker.job)."""
+        return f"{self.work.__module__}:{self.work.__name__}"
 
 
 @dataclass(eq=False)
@@ -154,20 +159,18 @@ class Readers:
             self._start()
 
     async def run(self, job: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """``job`` (a function of netglean.read.jobs) on ``kwargs``, in a worker process; what it returns or raises.
-
-        If the caller stops waiting, the worker reading the job is replaced, so the work ends with the wait."""
+        """``job`` (a reader job: one named in the ``__all__`` of a module of read_worker.JOB_MODULES) on
+        ``kwargs``, in a worker process; what it returns or raises. If the caller stops waiting, the worker
+        reading the job is replaced, so the work ends with the wait."""
         if args:
             raise TypeError("reader jobs take keyword arguments only")
-        name = job.__name__
-        if name not in read_jobs.__all__:
-            raise ValueError(f"{name} is not a reader job (netglean.read.jobs)")
+        read_worker.job(f"{job.__module__}:{job.__name__}")  # a function no reader process would run is refused here
         self.start()
         if self.in_threads:
-            threaded: T = await _in_thread(name, kwargs)
+            threaded: T = await _in_thread(job, kwargs)
             return threaded
         assert self._loop is not None
-        queued = _Job(name, kwargs, self._loop.create_future())
+        queued = _Job(job, kwargs, self._loop.create_future())
         self._waiting.append(queued)
         self._dispatch()
         try:
@@ -218,7 +221,7 @@ class Readers:
             if job.future.done():  # a caller that stopped waiting (a timeout) costs no reading
                 continue
             try:
-                data = read_worker.frame((job.name, job.arguments))
+                data = read_worker.frame((job.reference, job.arguments))
             except Exception as exc:  # arguments that do not pickle fail their own call, no other
                 job.future.set_exception(exc)
                 continue
@@ -286,7 +289,7 @@ class Readers:
     def _read_in_thread(self, job: _Job) -> None:
         async def run() -> None:
             try:
-                job.future.set_result(await _in_thread(job.name, job.arguments))
+                job.future.set_result(await _in_thread(job.work, job.arguments))
             except Exception as exc:
                 if not job.future.done():
                     job.future.set_exception(exc)
@@ -308,10 +311,8 @@ class Readers:
         self._loop = None
 
 
-async def _in_thread(name: str, arguments: dict[str, Any]) -> Any:
-    return await anyio.to_thread.run_sync(
-        partial(getattr(read_jobs, name), **arguments), abandon_on_cancel=True, limiter=_thread_limiter()
-    )
+async def _in_thread(work: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+    return await anyio.to_thread.run_sync(partial(work, **arguments), abandon_on_cancel=True, limiter=_thread_limiter())
 
 
 def _worker_environment() -> dict[str, str]:

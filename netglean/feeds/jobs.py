@@ -1,0 +1,110 @@
+"""What the feed tools ask reader processes to do with a listing page's bytes (netglean.workers runs them).
+
+Parsing a listing, running a config's selectors, patterns and templates over it, detecting items and
+drafting configs all read third-party input with work a config can make large, so each runs where a
+call's deadline can end it. Jobs take keyword arguments, return plain data, and raise netglean's errors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from netglean.core.errors import UnsupportedContent
+from netglean.feeds import steps as feed_steps
+from netglean.feeds.auto import auto_items, draft_config
+from netglean.feeds.items import document as parsed
+from netglean.feeds.items import read_items
+from netglean.feeds.selectors import lexbor_selector
+from netglean.read.document import Document
+from netglean.read.jobs import HTML_TYPES
+from netglean.read.page_meta import page_metadata
+
+__all__ = ["FeedPage", "draft_feed", "feed_page", "listing_items"]
+"""The jobs, and what they return: all a reader process will run from this module."""
+
+JSON_TYPES = frozenset({"application/json", "application/feed+json", "text/json"})
+_LISTING_TYPES = HTML_TYPES | {"application/xml", "text/xml"}
+
+
+def _listing(document: Document) -> tuple[Any, bool]:
+    """A listing page parsed: HTML, or JSON as html2rss's markup."""
+    url, media_type = document.url, document.media_type
+    is_json = media_type in JSON_TYPES or media_type.endswith("+json")
+    if not is_json and media_type not in _LISTING_TYPES:
+        raise UnsupportedContent(f"{url} is {media_type}, not a page with items", detail={"url": url})
+    try:
+        return parsed(document.text(), is_json=is_json), is_json
+    except ValueError as exc:
+        raise UnsupportedContent(f"{url} says it is JSON but cannot be read: {exc}", detail={"url": url}) from None
+
+
+def _title(tree: Any, url: str) -> str | None:
+    title = page_metadata(tree, url).get("title")
+    return title if isinstance(title, str) else None
+
+
+def listing_items(
+    *, document: Document, items_selector: str | None, deadline: float
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """A listing page's title and items, found by ``items_selector`` or by detection (scrape_url)."""
+    url = document.url
+    tree, is_json = _listing(document)
+    title = _title(tree, url) if not is_json else None
+    if not items_selector:
+        return title, auto_items(tree, url)
+    config = {
+        "channel": {"url": url, "time_zone": "UTC"},
+        "selectors": {"items": {"selector": items_selector, "enhance": True}},
+    }
+    return title, read_items(tree, config, url, is_json, feed_steps.Allowance.for_page(deadline))
+
+
+def draft_feed(*, document: Document) -> tuple[dict[str, Any], int] | None:
+    """A draft feed config for a listing page and how many items it finds, or None (capture_config)."""
+    url = document.url
+    tree, is_json = _listing(document)
+    if is_json:
+        raise UnsupportedContent(
+            f"{url} is JSON: write its config by hand (items selector like 'array > object')", detail={"url": url}
+        )
+    metadata = page_metadata(tree, url)
+    language = metadata.get("language")
+    return draft_config(tree, url, metadata.get("title"), language if isinstance(language, str) else None)
+
+
+@dataclass(frozen=True, slots=True)
+class FeedPage:
+    """One page of a feed: its items, its title (when asked for), and the next page's URL ("" for none)."""
+
+    items: list[dict[str, Any]]
+    title: str | None
+    next_url: str
+
+
+def feed_page(
+    *, document: Document, config: Mapping[str, Any], want_title: bool, deadline: float = math.inf
+) -> FeedPage:
+    """A checked feed config's items on one page (apply_config); its patterns stop by ``deadline``."""
+    url = document.url
+    tree, is_json = _listing(document)
+    title = (_title(tree, url) or url) if want_title and not is_json else None
+    selectors = config.get("selectors")
+    zone = config["channel"].get("time_zone") or "UTC"
+    if selectors:
+        items = read_items(tree, config, url, is_json, feed_steps.Allowance.for_page(deadline))
+    else:
+        items = auto_items(tree, url, config.get("auto_source"), zone)
+    pagination = selectors["items"].get("pagination") if selectors else None
+    return FeedPage(items, title, _next_page(tree, url, pagination) if pagination is not None else "")
+
+
+def _next_page(tree: Any, url: str, pagination: Mapping[str, Any]) -> str:
+    from urllib.parse import urljoin
+
+    selector = pagination.get("selector")
+    link = tree.css_first(lexbor_selector(selector) if selector else "a[rel~=next], link[rel~=next]")
+    href = link.attributes.get("href") if link is not None else None
+    return urljoin(url, href) if href else ""
