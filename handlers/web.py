@@ -27,7 +27,8 @@ from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import FetchTimeout, ToolError, UnsupportedContent
 from netglean.core.untrusted import sanitize
-from netglean.net.fetcher import Page, parse_url
+from netglean.net.page import Page
+from netglean.net.urls import parse_url
 from netglean.read import jobs as read_jobs
 from netglean.read.sitemaps import same_site
 

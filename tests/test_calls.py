@@ -22,7 +22,7 @@ def test_tools_are_built_ahead_once_the_server_is_quiet(registry: Registry, sett
                 await anyio.sleep(0.01)
             assert set(runner._compiled) == {"get_version"}
             with anyio.fail_after(60):  # then quiet: every tool is built, and the fetcher's certificates loaded
-                while len(runner._compiled) < len(registry.tools) or runner.context.fetcher._ssl is None:
+                while len(runner._compiled) < len(registry.tools) or runner.context.fetcher._carrier._transport is None:
                     await anyio.sleep(0.05)
         assert (await runner.call("get_version", {}))[0].ok  # built ahead, served as before
         await runner.context.aclose()

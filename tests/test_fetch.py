@@ -13,10 +13,13 @@ import pytest
 
 from netglean.core.errors import ToolError
 from netglean.core.settings import Settings
-from netglean.net.fetcher import Fetcher, FetchPolicy, Page, parse_url
+from netglean.net.fetcher import Fetcher
+from netglean.net.page import Page
+from netglean.net.policy import FetchPolicy
+from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
+from netglean.net.urls import parse_url
 from netglean.read.document import decode
 from tests.fixture_site import PAGE, ROBOTS_MOVED, serve
-from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
 
 NAMES = {
     "site.test": [PUBLIC],
@@ -643,7 +646,8 @@ def test_only_hosts_refuses_everything_else_before_any_lookup(port: int) -> None
 
 
 def test_the_robots_cache_expires_and_is_bounded() -> None:
-    from netglean.net.fetcher import RobotsCache, _Robots
+    from netglean.net.robots import Robots as _Robots
+    from netglean.net.robots import RobotsCache
 
     now = [0.0]
     cache = RobotsCache(size=2, ttl=100.0, unreadable_ttl=10.0, clock=lambda: now[0])
@@ -705,8 +709,10 @@ def test_an_https_to_http_redirect_is_refused_unless_the_operator_allows_it(
 
 def test_per_host_state_is_bounded(port: int, monkeypatch: pytest.MonkeyPatch) -> None:
     import netglean.net.fetcher as fetch_module
+    import netglean.net.politeness as politeness_module
 
-    monkeypatch.setattr(fetch_module, "_TRACKED_HOSTS", 2)
+    monkeypatch.setattr(fetch_module, "TRACKED", 2)
+    monkeypatch.setattr(politeness_module, "TRACKED", 2)
     names = {**NAMES, **{f"h{i}.test": [PUBLIC] for i in range(5)}}
     backend = LoopbackBackend(port)
 
@@ -715,7 +721,7 @@ def test_per_host_state_is_bounded(port: int, monkeypatch: pytest.MonkeyPatch) -
         try:
             for i in range(5):
                 await fetcher.fetch(f"http://h{i}.test/page")
-            return len(fetcher._pins), len(fetcher._hosts)
+            return len(fetcher._pins), len(fetcher.limiter)  # type: ignore[arg-type]
         finally:
             await fetcher.aclose()
 

@@ -16,11 +16,12 @@ from netglean.calls.context import Context
 from netglean.calls.registry import Registry
 from netglean.calls.runner import ToolRunner
 from netglean.core.settings import Settings
-from netglean.net.fetcher import Fetcher, FetchPolicy
+from netglean.net.fetcher import Fetcher
+from netglean.net.policy import FetchPolicy
+from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.serve.mcp import build_server
 from tests.conftest import PROJECT, SyncClient, open_client
 from tests.fixture_site import PAGE, serve
-from tests.netdouble import PUBLIC, FakeDNS, LoopbackBackend
 
 
 @pytest.fixture(scope="module")

@@ -40,7 +40,8 @@ class Context:
     @property
     def fetcher(self) -> Fetcher:
         if not self._fetcher_box:
-            from netglean.net.fetcher import Fetcher, FetchPolicy
+            from netglean.net.fetcher import Fetcher
+            from netglean.net.policy import FetchPolicy
 
             self._fetcher_box.append(Fetcher(FetchPolicy.from_settings(self.settings)))
         return self._fetcher_box[0]

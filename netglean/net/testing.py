@@ -1,4 +1,5 @@
-"""The fetch layer's test double: DNS answers a real server cannot give, and connects that stay on 127.0.0.1.
+"""A test double for the fetch layer, shipped as httpx ships MockTransport: DNS answers a real server cannot
+give, and connects that stay on 127.0.0.1. Pass them to ``Fetcher(resolver=..., dial=...)``.
 
 ``FakeDNS`` answers names with any addresses a test wants (a public name that resolves
 to 127.0.0.1, answers that mix public and private). ``LoopbackBackend`` sits under the
