@@ -344,6 +344,14 @@ def _make_tool(source: SourceFile, shared: dict[str, Any], out: _Collector) -> t
     input_schema.setdefault("additionalProperties", open_args)
     if source.path.stem != data["name"]:
         out.add(source, "/name", f"tool name '{data['name']}' must equal the file name '{source.path.stem}'")
+    family = source.path.parent.name
+    if str(data["handler"]).split(".", 1)[0] != family:
+        out.add(
+            source,
+            "/handler",
+            f"a tool of the {family!r} family has its handler in handlers/{family}.py: "
+            f"'{family}.{str(data['handler']).rsplit('.', 1)[-1]}', not '{data['handler']}'",
+        )
     payload = bundle(data["output"], shared)
     _check_untrusted_marks(source, payload, out)
     output = envelope_schema(

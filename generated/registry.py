@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'e30e102e4245f2100a0961f43b5d4d4a4bbf7d6d1225b29c04bf73fc377da066'
+CATALOG_HASH: Any = '4f9eecc011028548df33b4572f76e636b7c3a726ba3397d2db18d94a13bb485b'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -264,7 +264,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                    'url': 'ftp://example.org/'}]}},
                 'title': "A bad seed is that seed's error"},),
   'execution': 'sync',
-  'handler': 'handlers.web:batch_crawl',
+  'handler': 'handlers.sites:batch_crawl',
   'input_model': 'generated.models:BatchCrawlInput',
   'input_schema': {'additionalProperties': False,
                    'properties': {'exclude_patterns': {'description': 'Glob patterns of URLs never to '
@@ -495,7 +495,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'batch_scrape', 'ok': False},
                 'title': 'At least one URL'}),
   'execution': 'sync',
-  'handler': 'handlers.web:batch_scrape',
+  'handler': 'handlers.pages:batch_scrape',
   'input_model': 'generated.models:BatchScrapeInput',
   'input_schema': {'additionalProperties': False,
                    'properties': {'format': {'default': 'markdown',
@@ -781,7 +781,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'blocked_address', 'next_step': 'compare_agent_view', 'ok': False},
                 'title': 'Only public addresses'},),
   'execution': 'sync',
-  'handler': 'handlers.web:compare_agent_view',
+  'handler': 'handlers.probe:compare_agent_view',
   'input_model': 'generated.models:CompareAgentViewInput',
   'input_schema': {'additionalProperties': False,
                    'properties': {'excerpt_chars': {'default': 800,
@@ -971,7 +971,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'crawl', 'ok': False},
                 'title': 'Depth is bounded'}),
   'execution': 'sync',
-  'handler': 'handlers.web:crawl',
+  'handler': 'handlers.sites:crawl_site',
   'input_model': 'generated.models:CrawlInput',
   'input_schema': {'additionalProperties': False,
                    'properties': {'exclude_patterns': {'description': 'Glob patterns of URLs never to '
@@ -1187,7 +1187,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'download', 'ok': False},
                 'title': 'The URL must be text'}),
   'execution': 'sync',
-  'handler': 'handlers.web:download',
+  'handler': 'handlers.pages:download',
   'input_model': 'generated.models:DownloadInput',
   'input_schema': {'additionalProperties': False,
                    'properties': {'max_size': {'description': 'Refuse documents larger than this many bytes '
@@ -1446,7 +1446,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'generate_citations', 'ok': False},
                 'title': 'A number is not text'}),
   'execution': 'sync',
-  'handler': 'handlers.citations:generate_citations',
+  'handler': 'handlers.text:generate_citations',
   'input_model': 'generated.models:GenerateCitationsInput',
   'input_schema': {'additionalProperties': False,
                    'properties': {'first_number': {'default': 1,
@@ -1725,7 +1725,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'blocked_address', 'next_step': 'inspect_url', 'ok': False},
                 'title': 'Loopback is refused'},),
   'execution': 'sync',
-  'handler': 'handlers.web:inspect_url',
+  'handler': 'handlers.probe:inspect_url',
   'input_model': 'generated.models:InspectUrlInput',
   'input_schema': {'additionalProperties': False,
                    'properties': {'url': {'description': 'The http(s) URL to inspect.',
@@ -1913,7 +1913,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'map', 'ok': False},
                 'title': 'A limit is a positive number'}),
   'execution': 'sync',
-  'handler': 'handlers.web:map_site',
+  'handler': 'handlers.sites:map_site',
   'input_model': 'generated.models:MapInput',
   'input_schema': {'additionalProperties': False,
                    'properties': {'include_sitemaps': {'default': True,
@@ -2073,7 +2073,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'scrape', 'ok': False},
                 'title': 'Formats are named, not guessed'}),
   'execution': 'sync',
-  'handler': 'handlers.web:scrape',
+  'handler': 'handlers.pages:scrape',
   'input_model': 'generated.models:ScrapeInput',
   'input_schema': {'additionalProperties': False,
                    'properties': {'format': {'default': 'markdown',

@@ -143,7 +143,8 @@ def make_lab(root: Path) -> Path:
     (root / "catalog/tools/lab/page_echo.yaml").write_text(PAGE_ECHO)
     (root / "catalog/tools/lab/misbehave.yaml").write_text(MISBEHAVE)
     (root / "handlers/lab.py").write_text(HANDLER)
-    (root / "catalog/tools/lab/broken_import.yaml").write_text(
+    (root / "catalog/tools/broken").mkdir()  # a family of its own: its handler module cannot be imported
+    (root / "catalog/tools/broken/broken_import.yaml").write_text(
         MISBEHAVE.replace("name: misbehave", "name: broken_import").replace("lab.misbehave", "broken.broken_import")
     )
     (root / "handlers/broken.py").write_text(

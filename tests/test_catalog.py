@@ -76,7 +76,7 @@ def test_a_schema_word_json_schema_would_ignore_is_an_error(project: Path) -> No
     (six catalog files had such halves, 'after redirects.' among them)."""
     _edit(project, TOOL, "      maxLength: 200\n", "      maxLength: 200\n      maxLenght: 10\n")
     _assert_problem(project, TOOL, _line_of(project, TOOL, "maxLenght"), "'maxLenght' is not a JSON Schema 2020-12")
-    site_map = "catalog/tools/web/map.yaml"
+    site_map = "catalog/tools/sites/map.yaml"
     _edit(project, site_map, "count: {type: integer, minimum: 0}", "count: {type: integer, description: URLs, kept}")
     _assert_problem(project, site_map, _line_of(project, site_map, "URLs, kept"), "quote a flow-mapping text")
 
@@ -118,19 +118,25 @@ def test_example_payload_that_fails_the_output_schema(project: Path) -> None:
 def test_third_party_fields_are_marked_on_target_tools_only(project: Path) -> None:
     _edit(project, TOOL, "    citation_count:\n", "    citation_count:\n      x-untrusted: true\n")
     _assert_problem(project, TOOL, _line_of(project, TOOL, "x-untrusted"), "a local tool returns no third-party text")
-    site_map = "catalog/tools/web/map.yaml"
+    site_map = "catalog/tools/sites/map.yaml"
     path = project / site_map
     path.write_text(path.read_text().replace(", x-untrusted: true", "").replace("      x-untrusted: true\n", ""))
     _assert_problem(project, site_map, _line_of(project, site_map, "output:"), "mark the fields that carry third-party")
 
 
 def test_tool_without_handler(project: Path) -> None:
-    _edit(project, TOOL, "handler: citations.generate_citations", "handler: citations.make_citations")
+    _edit(project, TOOL, "handler: text.generate_citations", "handler: text.make_citations")
     problems = _problems(project)
     line = _line_of(project, TOOL, "handler:")
-    assert any(p.startswith(f"{TOOL}:{line}:") and "'citations.make_citations' not found" in p for p in problems)
+    assert any(p.startswith(f"{TOOL}:{line}:") and "'text.make_citations' not found" in p for p in problems)
     # ...and the function it no longer names is now a handler without a tool.
-    assert any(p.startswith("handlers/citations.py:") and "has no tool" in p for p in problems), problems
+    assert any(p.startswith("handlers/text.py:") and "has no tool" in p for p in problems), problems
+
+
+def test_a_handler_lives_in_the_module_of_its_family(project: Path) -> None:
+    scrape = "catalog/tools/pages/scrape.yaml"
+    _edit(project, scrape, "handler: pages.scrape", "handler: sites.scrape")
+    _assert_problem(project, scrape, _line_of(project, scrape, "handler:"), "its handler in handlers/pages.py")
 
 
 def test_handler_without_tool(project: Path) -> None:

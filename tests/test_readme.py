@@ -27,7 +27,8 @@ def test_the_add_a_tool_walkthrough_works(tmp_path: Path) -> None:
     shutil.copytree(PROJECT / "catalog", tmp_path / "catalog")
     shutil.copytree(PROJECT / "handlers", tmp_path / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "catalog/tools/text/word_count.yaml").write_text(yaml_text)
-    (tmp_path / "handlers/text.py").write_text(handler)
+    family = tmp_path / "handlers/text.py"  # the handler joins the module of its catalog family
+    family.write_text(family.read_text() + "\n\n" + handler)
     args = ["--catalog", str(tmp_path / "catalog"), "--handlers", str(tmp_path / "handlers")]
     assert gen_main([*args, "--out", str(tmp_path / "generated")]) == 0
     done = subprocess.run(

@@ -77,6 +77,17 @@ def _pseudo_attributes(sheet: Mapping[str, str]) -> str:
     return " ".join(f"{key}={quoteattr(_xml_safe(sheet[key]))}" for key in ("href", "type", "media") if sheet.get(key))
 
 
+def unique(items: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The items, each id once (the first), in order: pages of a paged listing overlap."""
+    seen: set[str] = set()
+    kept = []
+    for item in items:
+        if item["id"] not in seen:
+            seen.add(item["id"])
+            kept.append(item)
+    return kept
+
+
 def within_output_cap(items: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int]:
     """The items, in order, while their text stays within MAX_FEED_CHARS, and how many were left out."""
     room = MAX_FEED_CHARS

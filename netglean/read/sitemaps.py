@@ -69,10 +69,3 @@ def page_links(tree: Any, base_url: str) -> list[str]:
         if urlsplit(url).scheme in {"http", "https"}:
             found.setdefault(url, None)
     return list(found)
-
-
-def same_site(url: str, origin_host: str) -> bool:
-    """The URL's host is the start host or one of its subdomains (a leading www. ignored)."""
-    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
-    home = origin_host.lower().removeprefix("www.")
-    return host == home or host.endswith("." + home)

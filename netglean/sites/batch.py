@@ -1,0 +1,45 @@
+"""Reading many pages at once, as batch_scrape does: concurrently (the fetcher's per-host and global limits
+apply), each page's failure its own, and every page not read by the time to answer in marked late."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import anyio
+
+from netglean.core.errors import FetchTimeout, HandlerCrashed, ToolError
+from netglean.sites.pages import PageRead, Reading, read_page
+
+if TYPE_CHECKING:
+    from netglean.net.fetcher import Fetcher
+    from netglean.workers.pool import Readers
+
+log = logging.getLogger("netglean.sites")
+
+LATE = "not read before the call's deadline: the pages already read are returned"
+
+
+async def read_pages(
+    fetcher: Fetcher, readers: Readers, urls: Sequence[str], how: Reading, *, stop_by: float
+) -> list[PageRead | ToolError]:
+    """Each URL's page, or why it could not be read, in the order given; nothing is started after ``stop_by``."""
+    results: list[PageRead | ToolError] = [FetchTimeout(LATE) for _ in urls]
+
+    async def one(index: int, url: str) -> None:
+        try:
+            with anyio.CancelScope(deadline=stop_by) as entry:
+                results[index] = await read_page(fetcher, readers, url, 0, how)
+            if entry.cancelled_caught:
+                results[index] = FetchTimeout(LATE, detail={"url": url})
+        except ToolError as error:
+            results[index] = error
+        except Exception:  # one broken page must not sink the batch; the runner logs nothing for it otherwise
+            log.exception("reading %s for a batch failed", url)
+            results[index] = HandlerCrashed("reading this URL failed inside the server")
+
+    async with anyio.create_task_group() as tasks:
+        for index, url in enumerate(urls):
+            tasks.start_soon(one, index, url)
+    return results

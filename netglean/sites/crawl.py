@@ -1,0 +1,112 @@
+"""Crawling a site breadth-first from a start URL: depth and page bounds, glob include/exclude, canonical URLs
+read once, each page's failure kept as that page's, and the work stopped in time for the call to answer."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import anyio
+
+from netglean.core.errors import ToolError
+from netglean.sites.pages import PageRead, Reading, read_page
+from netglean.sites.urls import normal, same_site
+
+if TYPE_CHECKING:
+    from netglean.net.fetcher import Fetcher
+    from netglean.workers.pool import Readers
+
+Report = Callable[[int, int], Awaitable[None]]
+"""Told how many pages have been visited so far, and the most there may be."""
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlPlan:
+    max_depth: int
+    max_pages: int
+    stay_on_domain: bool
+    include: tuple[re.Pattern[str], ...]
+    exclude: tuple[re.Pattern[str], ...]
+    reading: Reading
+
+    def wants(self, url: str, home: str) -> bool:
+        if self.stay_on_domain and not same_site(url, home):
+            return False
+        if self.include and not any(p.match(url) for p in self.include):
+            return False
+        return not any(p.match(url) for p in self.exclude)
+
+
+def globs(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
+    """Glob patterns (* and ?) matched against the whole URL; never a model's own regular expression."""
+    return tuple(re.compile(fnmatch.translate(pattern)) for pattern in patterns)
+
+
+@dataclass(frozen=True, slots=True)
+class Visit:
+    """One URL visited: read, found to be a duplicate of a page read already, or failed."""
+
+    url: str
+    depth: int
+    page: PageRead | None = None
+    duplicate_of: str | None = None
+    error: ToolError | None = None
+
+
+@dataclass(slots=True)
+class Crawl:
+    url: str
+    visits: list[Visit] = field(default_factory=list)
+    truncated: bool = False
+    """Links were left unvisited: max_pages, or the time to answer in, was reached."""
+
+    @property
+    def read(self) -> int:
+        return sum(1 for visit in self.visits if visit.page is not None)
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for visit in self.visits if visit.error is not None)
+
+
+async def crawl(
+    fetcher: Fetcher, readers: Readers, seed: str, plan: CrawlPlan, *, stop_by: float, report: Report
+) -> Crawl:
+    """Breadth-first from ``seed``: each page read once (canonical URLs de-duplicated), failures kept per page,
+    nothing started after ``stop_by`` (anyio time)."""
+    home = urlsplit(seed).hostname or ""
+    queue = deque([(normal(seed), 0)])
+    seen = {queue[0][0]}
+    canonical_seen: dict[str, str] = {}
+    result = Crawl(seed)
+    while queue and len(result.visits) < plan.max_pages:
+        url, depth = queue.popleft()
+        try:
+            with anyio.CancelScope(deadline=stop_by) as page_scope:
+                read = await read_page(fetcher, readers, url, 0, plan.reading)
+            if page_scope.cancelled_caught:  # out of time: what was read is the crawl, and the rest is left
+                queue.appendleft((url, depth))
+                break
+        except ToolError as error:
+            result.visits.append(Visit(url, depth, error=error))
+            continue
+        canonical = normal(read.canonical or read.final_url)
+        if canonical in canonical_seen:
+            result.visits.append(Visit(url, depth, duplicate_of=canonical_seen[canonical]))
+            continue
+        canonical_seen[canonical] = url
+        result.visits.append(Visit(url, depth, page=read))
+        await report(len(result.visits), plan.max_pages)
+        if depth < plan.max_depth:
+            for link in read.frontier:
+                target = normal(link)
+                if target not in seen and plan.wants(target, home):
+                    seen.add(target)
+                    queue.append((target, depth + 1))
+    result.truncated = bool(queue)
+    return result

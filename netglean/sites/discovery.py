@@ -1,0 +1,74 @@
+"""A site's URLs, as map finds them: the page's own links, then its sitemaps (robots.txt's Sitemap: lines and
+/sitemap.xml, indexes followed, at most MAX_SITEMAPS read), filtered and capped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from netglean.core.errors import ToolError
+from netglean.read import jobs as read_jobs
+from netglean.sites.pages import HTML
+from netglean.sites.urls import same_site
+
+if TYPE_CHECKING:
+    from netglean.net.fetcher import Fetcher
+    from netglean.workers.pool import Readers
+
+MAX_SITEMAPS = 25
+SITEMAP_ACCEPT = "application/xml,text/xml;q=0.9,*/*;q=0.5"
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    urls: list[str]
+    """Within the limit, page links first, then sitemap entries, each once."""
+    found: int
+    """How many passed the filters before the limit."""
+    sitemaps: list[str]
+    linked: int
+    listed: int
+
+
+async def discover(
+    fetcher: Fetcher,
+    readers: Readers,
+    url: str,
+    *,
+    limit: int,
+    include_sitemaps: bool,
+    search: str,
+    same_domain: bool,
+) -> Discovery:
+    page = await fetcher.fetch(url)
+    home = urlsplit(page.url).hostname or ""
+    linked: list[str] = []
+    if page.media_type in HTML:
+        linked = await readers.run(read_jobs.page_links, document=page.document)
+    listed: list[str] = []
+    read: list[str] = []
+    if include_sitemaps:
+        origin = f"{urlsplit(page.url).scheme}://{urlsplit(page.url).netloc}"
+        pending = list(dict.fromkeys([*await fetcher.sitemaps(page.url), f"{origin}/sitemap.xml"]))
+        while pending and len(read) < MAX_SITEMAPS and len(listed) < limit * 4:
+            sitemap_url = pending.pop(0)
+            if sitemap_url in read:
+                continue
+            read.append(sitemap_url)
+            try:
+                fetched = await fetcher.fetch(sitemap_url, accept=SITEMAP_ACCEPT)
+                sitemap = await readers.run(
+                    read_jobs.sitemap, body=fetched.body, max_bytes=fetcher.policy.max_decoded_bytes
+                )
+            except ToolError:
+                read.pop()  # a missing or broken sitemap is not a failure of the map
+                continue
+            (pending if sitemap.is_index else listed).extend(sitemap.locations)
+    needle = search.lower()
+    keep = [
+        found
+        for found in dict.fromkeys([*linked, *listed])
+        if (same_site(found, home) or not same_domain) and needle in found.lower()
+    ]
+    return Discovery(keep[:limit], len(keep), read, len(linked), len(listed))

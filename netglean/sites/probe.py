@@ -1,0 +1,102 @@
+"""What a URL is, before reading it: one fetch diagnosed (inspect_url), and the answers an agent and a browser get
+side by side (compare_agent_view)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from netglean.core.errors import ToolError
+from netglean.read import jobs as read_jobs
+
+if TYPE_CHECKING:
+    from netglean.net.fetcher import Fetcher
+    from netglean.net.page import Page
+    from netglean.workers.pool import Readers
+
+AGENT_ACCEPT = "text/markdown, text/plain;q=0.9, text/html;q=0.5, */*;q=0.1"
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+@dataclass(frozen=True, slots=True)
+class Inspection:
+    robots: str
+    """What robots.txt says for netglean: allowed, disallowed, unreadable or ignored."""
+    page: Page | None = None
+    """The page, when robots.txt let it be fetched (error pages included)."""
+    feeds: list[dict[str, str]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    signals: list[str] = field(default_factory=list)
+    """Signs of a challenge or block page."""
+
+    @property
+    def listed(self) -> int:
+        """Items the page lists: its largest group of alike linked siblings, else its articles when 3 or more."""
+        articles = self.counts.get("articles", 0)
+        return self.counts.get("repeated_items", 0) or (articles if articles >= 3 else 0)
+
+
+async def inspect(fetcher: Fetcher, readers: Readers, url: str) -> Inspection:
+    verdict = await fetcher.robots_verdict(url)
+    if verdict in {"disallowed", "unreadable"}:
+        return Inspection(verdict)
+    page = await fetcher.fetch(url, error_pages=True)
+    diagnosis = await readers.run(
+        read_jobs.diagnosis, document=page.document, status=page.status, headers=dict(page.headers)
+    )
+    return Inspection(verdict, page, diagnosis.feeds, diagnosis.counts, diagnosis.signals)
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One side of a comparison: the request's Accept, and what came back (or why nothing did)."""
+
+    accept: str
+    page: Page | None
+    error: ToolError | None
+    text: str = ""
+
+
+async def view(fetcher: Fetcher, readers: Readers, url: str, accept: str) -> View:
+    try:
+        page = await fetcher.fetch(url, accept=accept)
+    except ToolError as error:
+        return View(accept, None, error)
+    return View(accept, page, None, await readers.run(read_jobs.plain_text, document=page.document))
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    agent: View
+    browser: View
+
+    @property
+    def negotiated(self) -> bool:
+        agent, browser = self.agent.page, self.browser.page
+        if agent is None or browser is None:
+            return False
+        return agent.media_type != browser.media_type or agent.media_type in {"text/markdown", "text/plain"}
+
+    def differences(self) -> list[str]:
+        """How the two answers differ, in words (third-party values quoted: inside the frame only)."""
+        agent, browser = self.agent.page, self.browser.page
+        if agent is None or browser is None:
+            failed, error = ("agent", self.agent.error) if agent is None else ("browser", self.browser.error)
+            return [f"the {failed} request failed: {error.message if error else 'unknown'}"]
+        found = []
+        if agent.media_type != browser.media_type:
+            found.append(f"content type: {agent.media_type} for agents, {browser.media_type} for browsers")
+        if agent.status != browser.status:
+            found.append(f"status: {agent.status} for agents, {browser.status} for browsers")
+        if agent.url != browser.url:
+            found.append(f"final URL: {agent.url} for agents, {browser.url} for browsers")
+        if agent.body != browser.body:
+            found.append(f"size: {len(agent.body)} bytes for agents, {len(browser.body)} for browsers")
+        return found
+
+
+async def compare(fetcher: Fetcher, readers: Readers, url: str) -> Comparison:
+    """The same URL asked for as an agent (preferring markdown), then as a browser."""
+    agent = await view(fetcher, readers, url, AGENT_ACCEPT)
+    browser = await view(fetcher, readers, url, BROWSER_ACCEPT)
+    return Comparison(agent, browser)

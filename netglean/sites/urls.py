@@ -1,0 +1,18 @@
+"""What a site is, for map and crawl: which URLs belong to it, and one spelling of each URL to de-duplicate by."""
+
+from __future__ import annotations
+
+from urllib.parse import urldefrag, urlsplit, urlunsplit
+
+
+def same_site(url: str, origin_host: str) -> bool:
+    """The URL's host is the start host or one of its subdomains (a leading www. ignored)."""
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    home = origin_host.lower().removeprefix("www.")
+    return host == home or host.endswith("." + home)
+
+
+def normal(url: str) -> str:
+    """``url`` without its fragment, scheme and host in lower case, an empty path as /."""
+    parts = urlsplit(urldefrag(url).url)
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
