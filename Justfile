@@ -1,15 +1,16 @@
 # netglean tasks. Every recipe runs inside the project's uv environment.
 
-# validate catalog/ and regenerate generated/
+# validate catalog/ and regenerate netglean/generated/
 gen:
     uv run netglean gen
 
-# what CI checks besides the tests: generated/ current, lint, format, types
+# what CI checks besides the tests: netglean/generated/ current, lint, format, types
 check:
     uv run netglean gen --check
     uv run ruff check .
     uv run ruff format --check .
     uv run mypy
+    uv run lint-imports
 
 # the whole test suite (the browser test needs Chromium)
 test:
@@ -21,7 +22,7 @@ bench:
 
 # regenerate and serve the docs site on http://127.0.0.1:8000/
 docs: gen
-    uv run python -m http.server --bind 127.0.0.1 --directory generated/docs 8000
+    uv run python -m http.server --bind 127.0.0.1 --directory netglean/generated/docs 8000
 
 # MCP over streamable HTTP at /mcp and the REST API at /v1/tools/NAME on http://127.0.0.1:8080
 serve:

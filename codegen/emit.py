@@ -1,8 +1,8 @@
-"""Render every file under generated/ in memory, then write them all at once or compare.
+"""Render every file of the generated package in memory, then write them all at once or compare.
 
 Nothing touches the disk until the whole catalog has validated and every file
 has rendered; the new tree is then swapped in whole, so a failed generation
-leaves the previous ``generated/`` exactly as it was.
+leaves the previous tree exactly as it was.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import json
 import os
 import pprint
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,14 @@ from codegen.openapi import openapi_document
 from netglean._version import __version__
 
 _DO_NOT_EDIT = "Do not edit: change the catalog and run `netglean gen`."
+
+
+@dataclass(frozen=True, slots=True)
+class Packages:
+    """The import names the registry writes: where the generated modules and the handlers are imported from."""
+
+    generated: str = "netglean.generated"
+    handlers: str = "netglean.handlers"
 
 
 def _header(what: str) -> str:
@@ -41,14 +50,14 @@ def _python(doc: str, assignments: dict[str, Any], header: str) -> str:
     return "\n".join(lines)
 
 
-def _tool_entry(tool: Tool) -> dict[str, Any]:
+def _tool_entry(tool: Tool, packages: Packages) -> dict[str, Any]:
     return {
         "name": tool.name,
         "title": tool.title,
         "description": tool.description,
         "origin": tool.origin,
-        "handler": "handlers." + tool.handler.replace(".", ":"),
-        "input_model": f"generated.models:{tool.class_stem}Input",
+        "handler": f"{packages.handlers}.{tool.handler.replace('.', ':')}",
+        "input_model": f"{packages.generated}.models:{tool.class_stem}Input",
         "entry_point": tool.entry_point,
         "annotations": tool.annotations,
         "execution": tool.execution,
@@ -59,7 +68,7 @@ def _tool_entry(tool: Tool) -> dict[str, Any]:
     }
 
 
-def _registry(catalog: Catalog) -> str:
+def _registry(catalog: Catalog, packages: Packages) -> str:
     server = catalog.server
     return _python(
         "The tables the runtime serves: tools, resources, prompts and the next-step graph.",
@@ -72,7 +81,7 @@ def _registry(catalog: Catalog) -> str:
                 "instructions": server["instructions"].strip(),
                 "website_url": server.get("website_url"),
             },
-            "TOOLS": tuple(_tool_entry(t) for t in catalog.tools),
+            "TOOLS": tuple(_tool_entry(t, packages) for t in catalog.tools),
             "RESOURCES": tuple(
                 {
                     "name": r.name,
@@ -81,7 +90,7 @@ def _registry(catalog: Catalog) -> str:
                     "uri": r.uri,
                     "uri_template": r.uri_template,
                     "mime_type": r.mime_type,
-                    "handler": "handlers." + r.handler.replace(".", ":"),
+                    "handler": f"{packages.handlers}.{r.handler.replace('.', ':')}",
                 }
                 for r in catalog.resources
             ),
@@ -122,12 +131,12 @@ def _cli(catalog: Catalog) -> str:
     )
 
 
-def render(catalog: Catalog) -> dict[str, str]:
-    """Every generated file, by path relative to generated/."""
+def render(catalog: Catalog, packages: Packages = Packages()) -> dict[str, str]:
+    """Every generated file, by path relative to the generated package's folder."""
     version = __version__
     files: dict[str, str] = {
         "__init__.py": f'# {_header("catalog/")}\n"""Code and documents generated from the catalog."""\n',
-        "registry.py": _registry(catalog),
+        "registry.py": _registry(catalog, packages),
         "models.py": render_models(catalog, f"# {_header('catalog/tools/ and catalog/schemas/')}"),
         "cli.py": _cli(catalog),
         "openapi.json": _json(openapi_document(catalog, version, _header("catalog/"))),

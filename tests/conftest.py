@@ -16,10 +16,12 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 from mcp.client._memory import InMemoryTransport
 
+from netglean.app import build_runner
 from netglean.calls.registry import Registry, load_registry
 from netglean.calls.runner import ToolRunner
 from netglean.core.settings import Settings
 from netglean.serve.mcp import build_server
+from netglean.serve.versions import spoken
 
 if TYPE_CHECKING:
     from tests.fuzz_site import World
@@ -79,7 +81,7 @@ def open_client(server: Any, runner: ToolRunner | None = None) -> AbstractContex
                     yield SyncClient(portal, client)
             finally:
                 if runner is not None:
-                    portal.call(runner.context.aclose)
+                    portal.call(runner.services.aclose)
 
     return session()
 
@@ -87,8 +89,8 @@ def open_client(server: Any, runner: ToolRunner | None = None) -> AbstractContex
 @pytest.fixture(scope="session")
 def memory_client(registry: Registry, settings: Settings) -> Iterator[SyncClient]:
     """The official client over the SDK's in-memory JSON-RPC transport."""
-    runner = ToolRunner(registry, settings)
-    with open_client(InMemoryTransport(build_server(registry, settings, runner)), runner) as client:
+    runner = build_runner(registry, settings, protocol_versions=spoken)
+    with open_client(InMemoryTransport(build_server(runner)), runner) as client:
         yield client
 
 
@@ -137,8 +139,8 @@ def fuzz_world(fuzz_port: int, closed_port: int) -> World:
 def fuzz_client(registry: Registry, fuzz_port: int) -> Iterator[SyncClient]:
     """The official client over the in-memory transport, to a server under the fuzzer's policy."""
     settings = Settings.load(environ=FUZZ_ENVIRONMENT)
-    runner = ToolRunner(registry, settings)
-    with open_client(InMemoryTransport(build_server(registry, settings, runner)), runner) as client:
+    runner = build_runner(registry, settings, protocol_versions=spoken)
+    with open_client(InMemoryTransport(build_server(runner)), runner) as client:
         yield client
 
 

@@ -44,7 +44,7 @@ STATS: defaultdict[str, defaultdict[str, Counter[str]]] = defaultdict(lambda: de
 NONCE_CHECKS: Counter[str] = Counter()
 """Target-origin results whose nonce was recomputed from the notice's source ("checked"), and those whose
 source the notice could not show exactly (truncated, or cleaned arguments: "not checkable")."""
-SHARED_SCHEMAS = Path(__file__).resolve().parent.parent / "generated" / "schemas" / "shared"
+SHARED_SCHEMAS = Path(__file__).resolve().parent.parent / "netglean" / "generated" / "schemas" / "shared"
 NOTICE_KEY = "untrusted_content_notice"
 
 # Values of every JSON type; a "wrong type" mutation picks the first one a property refuses.
@@ -64,7 +64,7 @@ def dump_yaml(value: Any) -> str:
     return yaml.dump(value, Dumper=dumper, sort_keys=False, allow_unicode=True)
 
 
-PROJECT_PACKAGES = ("codegen", "generated", "handlers", "netglean")
+PROJECT_PACKAGES = ("codegen", "netglean")
 
 
 def import_project_modules() -> None:

@@ -1,4 +1,6 @@
-"""A temporary netglean project with test tools, built the way a tool author would build one.
+"""A tool pack with test tools, built the way a tool author would build one outside netglean: its own catalog,
+handlers and generated package (`netglean gen --package generated --handlers-package handlers`), served with
+``NETGLEAN_REGISTRY=generated.registry``.
 
 Tools: shout (local, integer argument, next step page_echo), page_echo (target origin:
 returns third-party text; "plain guidance" makes it break the guidance rule), misbehave (breaks
@@ -137,7 +139,8 @@ async def misbehave(args: MisbehaveInput, ctx: Context) -> Outcome:
 
 def make_lab(root: Path) -> Path:
     shutil.copytree(PROJECT / "catalog", root / "catalog")
-    shutil.copytree(PROJECT / "handlers", root / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
+    handlers = PROJECT / "netglean" / "handlers"
+    shutil.copytree(handlers, root / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "catalog/tools/lab").mkdir()
     (root / "catalog/tools/lab/shout.yaml").write_text(SHOUT)
     (root / "catalog/tools/lab/page_echo.yaml").write_text(PAGE_ECHO)
@@ -151,5 +154,10 @@ def make_lab(root: Path) -> Path:
         "import no_such_module\n\n\nasync def broken_import(args, ctx):\n    pass\n"
     )
     args = ["--catalog", str(root / "catalog"), "--handlers", str(root / "handlers"), "--out", str(root / "generated")]
-    assert gen_main(args) == 0
+    assert gen_main([*args, "--package", "generated", "--handlers-package", "handlers"]) == 0
     return root
+
+
+def lab_environment(root: Path) -> dict[str, str]:
+    """What a server needs to serve the lab: its packages importable, and its registry the one served."""
+    return {"PYTHONPATH": str(root), "NETGLEAN_REGISTRY": "generated.registry"}

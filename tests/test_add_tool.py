@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.lab import make_lab
+from tests.lab import lab_environment, make_lab
 from tests.rawserver import RawServer
 
 
@@ -25,7 +25,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def server(lab: Path) -> Iterator[RawServer]:
-    raw = RawServer(lab, env={"PYTHONPATH": str(lab)}, args=("--call-timeout", "1"))
+    raw = RawServer(lab, env=lab_environment(lab), args=("--call-timeout", "1"))
     raw.initialize()
     yield raw
     if raw.process.poll() is None:

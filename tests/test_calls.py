@@ -6,7 +6,7 @@ import json
 
 import anyio
 
-from netglean.calls.context import Context
+from netglean.app import build_runner
 from netglean.calls.registry import Registry
 from netglean.calls.runner import ToolRunner
 from netglean.core.settings import Settings
@@ -14,7 +14,7 @@ from netglean.core.settings import Settings
 
 def test_tools_are_built_ahead_once_the_server_is_quiet(registry: Registry, settings: Settings) -> None:
     async def run() -> ToolRunner:
-        runner = ToolRunner(registry, settings)
+        runner = build_runner(registry, settings)
         async with anyio.create_task_group() as background:
             background.start_soon(runner.warm_up, 1.0)
             for _ in range(30):  # a call every 10 ms: never a quiet second, so nothing is built meanwhile
@@ -22,10 +22,11 @@ def test_tools_are_built_ahead_once_the_server_is_quiet(registry: Registry, sett
                 await anyio.sleep(0.01)
             assert set(runner._compiled) == {"get_version"}
             with anyio.fail_after(60):  # then quiet: every tool is built, and the fetcher's certificates loaded
-                while len(runner._compiled) < len(registry.tools) or runner.context.fetcher._carrier._transport is None:
+                fetcher = runner.services.fetcher
+                while len(runner._compiled) < len(registry.tools) or fetcher._carrier._transport is None:
                     await anyio.sleep(0.05)
         assert (await runner.call("get_version", {}))[0].ok  # built ahead, served as before
-        await runner.context.aclose()
+        await runner.services.aclose()
         return runner
 
     runner = anyio.run(run)
@@ -40,7 +41,7 @@ def test_a_warm_up_that_cannot_prepare_the_fetcher_ends_quietly(registry: Regist
         async def aclose(self) -> None:
             return None
 
-    runner = ToolRunner(registry, settings, Context(settings, registry, fetcher=Unprepared()))  # type: ignore[arg-type]
+    runner = build_runner(registry, settings, fetcher=Unprepared())  # type: ignore[arg-type]
     anyio.run(runner.warm_up, 0.0)  # returns: the first fetch will meet the problem and report it as its own
     assert set(runner._compiled) == set(registry.tools)
 
@@ -51,7 +52,7 @@ def test_many_argument_problems_are_counted_not_all_spelt_out(registry: Registry
     arguments["markdown"] = 5  # and one wrong type: problems are sorted by pointer, not dropped by kind
 
     async def run() -> dict[str, object]:
-        runner = ToolRunner(registry, settings)
+        runner = build_runner(registry, settings)
         envelope, _ = await runner.call("generate_citations", arguments)
         return envelope.as_dict()
 
@@ -65,7 +66,7 @@ def test_many_argument_problems_are_counted_not_all_spelt_out(registry: Registry
 
 def test_quoted_values_are_cut_short(registry: Registry, settings: Settings) -> None:
     async def run() -> dict[str, object]:
-        runner = ToolRunner(registry, settings)
+        runner = build_runner(registry, settings)
         urls = [f"https://example.org/{n}/{'x' * 100}" for n in range(101)]
         envelope, _ = await runner.call("batch_scrape", {"urls": urls})
         return envelope.as_dict()

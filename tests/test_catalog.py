@@ -20,7 +20,8 @@ TOOL = "catalog/tools/text/generate_citations.yaml"
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     shutil.copytree(PROJECT / "catalog", tmp_path / "catalog")
-    shutil.copytree(PROJECT / "handlers", tmp_path / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
+    handlers = PROJECT / "netglean" / "handlers"
+    shutil.copytree(handlers, tmp_path / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
 
@@ -51,7 +52,7 @@ def _assert_problem(project: Path, relative: str, line: int, fragment: str) -> N
 
 
 def test_the_real_catalog_is_valid() -> None:
-    catalog = load_catalog(PROJECT / "catalog", PROJECT / "handlers")
+    catalog = load_catalog(PROJECT / "catalog", PROJECT / "netglean" / "handlers")
     assert {t.name for t in catalog.tools} >= {"get_version", "generate_citations"}
 
 
@@ -197,8 +198,8 @@ def test_a_bad_catalog_writes_nothing(project: Path) -> None:
 
 
 def test_generation_is_deterministic() -> None:
-    first = render(load_catalog(PROJECT / "catalog", PROJECT / "handlers"))
-    second = render(load_catalog(PROJECT / "catalog", PROJECT / "handlers"))
+    first = render(load_catalog(PROJECT / "catalog", PROJECT / "netglean" / "handlers"))
+    second = render(load_catalog(PROJECT / "catalog", PROJECT / "netglean" / "handlers"))
     assert first == second
 
 

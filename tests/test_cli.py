@@ -82,4 +82,4 @@ def test_string_flags_read_a_file_with_an_at_sign(capsys: pytest.CaptureFixture[
 def test_an_unreadable_private_target_list_stops_the_command_at_start(capsys: pytest.CaptureFixture[str]) -> None:
     """It used to pass start-up and fail the first fetch as internal_error."""
     assert main(["call", "get_version", "--allow-private-targets", "10.0.0.0/33"]) == 2
-    assert "--allow-private-targets: '10.0.0.0/33' is not a network" in capsys.readouterr().err
+    assert "allow_private_targets: '10.0.0.0/33' is not a network" in capsys.readouterr().err

@@ -14,7 +14,7 @@ from netglean.calls.registry import Registry
 from netglean.core.settings import SETTINGS
 from tests.conftest import PROJECT
 
-DOCS = PROJECT / "generated" / "docs"
+DOCS = PROJECT / "netglean" / "generated" / "docs"
 
 
 def test_docs_cover_every_tool_resource_prompt_and_setting(registry: Registry) -> None:

@@ -15,8 +15,8 @@ import pytest
 import yaml
 from mcp.client._memory import InMemoryTransport
 
+from netglean.app import build_runner
 from netglean.calls.registry import Registry
-from netglean.calls.runner import ToolRunner
 from netglean.core.errors import InvalidFeedConfig
 from netglean.core.settings import Settings
 from netglean.core.untrusted import sanitize
@@ -541,10 +541,10 @@ def feeds(registry: Registry) -> Iterator[tuple[SyncClient, int]]:
     settings = dataclasses.replace(
         Settings.load(environ=dict(os.environ)), allow_private_hosts=True, host_interval=0.0, read_workers=0
     )
-    runner = ToolRunner(registry, settings)
+    runner = build_runner(registry, settings)
     with (
         serve(app=FEED_APP) as port,
-        open_client(InMemoryTransport(build_server(registry, settings, runner)), runner) as client,
+        open_client(InMemoryTransport(build_server(runner)), runner) as client,
     ):
         yield client, port
 

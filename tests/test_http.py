@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import PROJECT
 from tests.httpserver import HttpServer
-from tests.lab import make_lab
+from tests.lab import lab_environment, make_lab
 
 TOKEN = "tok-5f0c9d1e-never-logged"
 
@@ -128,7 +128,7 @@ def test_unknown_tool_is_404_and_wrong_method_405(server: HttpServer) -> None:
 
 def test_openapi_docs_and_health(server: HttpServer) -> None:
     document = httpx.get(f"{server.base}/openapi.json").json()
-    assert document == json.loads((PROJECT / "generated/openapi.json").read_text())
+    assert document == json.loads((PROJECT / "netglean/generated/openapi.json").read_text())
     assert "netglean" in httpx.get(f"{server.base}/docs/").text
     assert httpx.get(f"{server.base}/docs/tools/get_version.html").status_code == 200
     assert httpx.get(f"{server.base}/healthz").json()["status"] == "ok"
@@ -337,7 +337,7 @@ def test_binding_beyond_loopback_needs_a_token() -> None:
 
 def test_graceful_shutdown_finishes_in_flight_calls(tmp_path: Path) -> None:
     lab = make_lab(tmp_path)
-    running = HttpServer("--log-level", "debug", cwd=lab, env={"PYTHONPATH": str(lab)})
+    running = HttpServer("--log-level", "debug", cwd=lab, env=lab_environment(lab))
     results: list[httpx.Response] = []
     call = threading.Thread(target=lambda: results.append(_post(running.base, "misbehave", {"mode": "nap"})))
     call.start()
@@ -394,7 +394,7 @@ def _background(target: Any) -> threading.Thread:
 
 
 def test_calls_still_running_when_the_grace_ends_get_unavailable_and_the_log_one_line(lab: Path) -> None:
-    running = HttpServer("--log-level", "debug", "--shutdown-grace", "1", cwd=lab, env={"PYTHONPATH": str(lab)})
+    running = HttpServer("--log-level", "debug", "--shutdown-grace", "1", cwd=lab, env=lab_environment(lab))
     headers = _mcp_session(running.base)
     results: dict[str, Any] = {}
 
@@ -429,7 +429,7 @@ def test_calls_still_running_when_the_grace_ends_get_unavailable_and_the_log_one
 
 
 def test_calls_that_arrive_during_shutdown_get_unavailable(lab: Path) -> None:
-    running = HttpServer("--log-level", "debug", "--shutdown-grace", "20", cwd=lab, env={"PYTHONPATH": str(lab)})
+    running = HttpServer("--log-level", "debug", "--shutdown-grace", "20", cwd=lab, env=lab_environment(lab))
     late = _connect(running)
     body = b'{"mode": "fine"}'
     late.sendall(b"POST /v1/tools/misbehave HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n")

@@ -24,8 +24,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from netglean.app import build_runner
 from netglean.calls.registry import Registry
-from netglean.calls.runner import ToolRunner
 from netglean.core.errors import InvalidFeedConfig
 from netglean.core.settings import Settings
 from netglean.feeds import config as feed_config
@@ -87,10 +87,10 @@ def site(registry: Registry) -> Iterator[tuple[SyncClient, str]]:
         read_workers=1,
         call_timeout=CALL_TIMEOUT,
     )
-    runner = ToolRunner(registry, settings)
+    runner = build_runner(registry, settings)
     with (
         serve(app=SITE) as port,
-        open_client(InMemoryTransport(build_server(registry, settings, runner)), runner) as client,
+        open_client(InMemoryTransport(build_server(runner)), runner) as client,
     ):
         yield client, f"http://127.0.0.1:{port}"
 

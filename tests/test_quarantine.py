@@ -23,9 +23,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from netglean.calls.context import Context
+from netglean.app import build_runner
 from netglean.calls.registry import Registry
-from netglean.calls.runner import ToolRunner
 from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
@@ -148,8 +147,8 @@ def client(registry: Registry, settings: Settings) -> Iterator[SyncClient]:
     with serve(app=APP) as port:
         policy = dataclasses.replace(FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset())
         fetcher = Fetcher(policy, resolver=FakeDNS({"hostile.test": [PUBLIC]}), dial=LoopbackBackend(port))
-        runner = ToolRunner(registry, settings, Context(settings, registry, fetcher))
-        transport = InMemoryTransport(build_server(registry, settings, runner))
+        runner = build_runner(registry, settings, fetcher=fetcher)
+        transport = InMemoryTransport(build_server(runner))
         with open_client(Client(transport, mode="legacy", logging_callback=on_log), runner) as session:
             session.run("set_logging_level", "debug")
             yield session
@@ -193,7 +192,7 @@ def test_every_say_template_in_the_handlers_is_a_literal() -> None:
     from tests.conftest import PROJECT
 
     calls = 0
-    for path in sorted((PROJECT / "handlers").glob("*.py")):
+    for path in sorted((PROJECT / "netglean" / "handlers").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "say":
                 calls += 1

@@ -24,13 +24,15 @@ def _blocks(language: str, section: str) -> list[str]:
 def test_the_add_a_tool_walkthrough_works(tmp_path: Path) -> None:
     (yaml_text,) = _blocks("yaml", "Add a tool")
     (handler,) = _blocks("python", "Add a tool")
+    # A copy of the project, as a tool author's checkout: catalog/ and the netglean package (its handlers and its
+    # generated package inside), importable ahead of the installed one.
     shutil.copytree(PROJECT / "catalog", tmp_path / "catalog")
-    shutil.copytree(PROJECT / "handlers", tmp_path / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(PROJECT / "netglean", tmp_path / "netglean", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "catalog/tools/text/word_count.yaml").write_text(yaml_text)
-    family = tmp_path / "handlers/text.py"  # the handler joins the module of its catalog family
+    family = tmp_path / "netglean/handlers/text.py"  # the handler joins the module of its catalog family
     family.write_text(family.read_text() + "\n\n" + handler)
-    args = ["--catalog", str(tmp_path / "catalog"), "--handlers", str(tmp_path / "handlers")]
-    assert gen_main([*args, "--out", str(tmp_path / "generated")]) == 0
+    args = ["--catalog", str(tmp_path / "catalog"), "--handlers", str(tmp_path / "netglean/handlers")]
+    assert gen_main([*args, "--out", str(tmp_path / "netglean/generated")]) == 0
     done = subprocess.run(
         [sys.executable, "-m", "netglean", "call", "word_count", "--arg-text", "three small words"],
         check=False,

@@ -37,5 +37,6 @@ def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(tmp_path: P
         )
     assert done.returncode == 0, done.stdout[-6000:]
     assert "No issues found" in done.stdout
-    operations = len(json.loads((Path(__file__).parent.parent / "generated/openapi.json").read_text())["paths"])
+    document = Path(__file__).parent.parent / "netglean/generated/openapi.json"
+    operations = len(json.loads(document.read_text())["paths"])
     assert f"Tested: {operations}" in done.stdout  # every operation in the document, every tool among them

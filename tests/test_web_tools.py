@@ -12,9 +12,8 @@ import pytest
 from mcp import StdioServerParameters
 from mcp.client._memory import InMemoryTransport
 
-from netglean.calls.context import Context
+from netglean.app import build_runner
 from netglean.calls.registry import Registry
-from netglean.calls.runner import ToolRunner
 from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
@@ -41,8 +40,8 @@ def client(port: int, registry: Registry, settings: Settings) -> Iterator[SyncCl
         ),
         dial=LoopbackBackend(port),
     )
-    runner = ToolRunner(registry, settings, Context(settings, registry, fetcher))
-    with open_client(InMemoryTransport(build_server(registry, settings, runner)), runner) as session:
+    runner = build_runner(registry, settings, fetcher=fetcher)
+    with open_client(InMemoryTransport(build_server(runner)), runner) as session:
         yield session
 
 

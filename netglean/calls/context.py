@@ -1,10 +1,14 @@
-"""What a handler may use besides its arguments: settings, registry, the shared fetcher, and progress reporting."""
+"""What a handler may use besides its arguments: the server's services, seen from one call.
+
+The composition root (netglean.app) builds the services once per server; every call gets a Context
+over them, with its session's budget (its fetcher spends it) and its own progress channel.
+"""
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
@@ -14,6 +18,7 @@ from netglean.core.settings import Settings
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
+    from netglean.net.politeness import SessionBudgets
     from netglean.workers.pool import Readers
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -23,42 +28,36 @@ ANSWER_RESERVE = 0.2
 second, at most half)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Services:
+    """What one server holds for every call: the fetcher (pins, robots.txt, politeness and memory are shared),
+    the reader processes, and a request budget per session."""
+
+    settings: Settings
+    registry: Registry
+    fetcher: Fetcher
+    readers: Readers
+    budgets: SessionBudgets
+    protocol_versions: Callable[[], tuple[str, ...]] = tuple
+    """The MCP protocol versions the server speaks, as its door (netglean.serve) knows them."""
+
+    async def aclose(self) -> None:
+        self.readers.close()
+        await self.fetcher.aclose()
+
+
 class Context:
-    """One per server, shared by every call; ``for_call`` adds a call's own progress channel.
+    """One call's view of the services: its session's fetcher, the readers, and its progress channel."""
 
-    The fetcher and the readers are built on first use (listing tools never pays for them) and
-    shared by every per-call copy, so politeness limits and the session budget hold across calls.
-    """
+    __slots__ = ("_progress", "fetcher", "protocol_versions", "readers", "registry", "settings")
 
-    def __init__(self, settings: Settings, registry: Registry, fetcher: Fetcher | None = None) -> None:
-        self.settings = settings
-        self.registry = registry
-        self._fetcher_box: list[Fetcher] = [fetcher] if fetcher is not None else []
-        self._readers_box: list[Readers] = []
-        self._progress: Progress | None = None
-
-    @property
-    def fetcher(self) -> Fetcher:
-        if not self._fetcher_box:
-            from netglean.net.fetcher import Fetcher
-            from netglean.net.policy import FetchPolicy
-
-            self._fetcher_box.append(Fetcher(FetchPolicy.from_settings(self.settings)))
-        return self._fetcher_box[0]
-
-    @property
-    def readers(self) -> Readers:
-        """Where pages are parsed and extracted (worker processes or threads), shared like the fetcher."""
-        if not self._readers_box:
-            from netglean.workers.pool import Readers, worker_count
-
-            self._readers_box.append(Readers(worker_count(self.settings.read_workers)))
-        return self._readers_box[0]
-
-    def for_call(self, progress: Progress | None) -> Context:
-        call = copy.copy(self)  # shares the fetcher and readers boxes
-        call._progress = progress
-        return call
+    def __init__(self, services: Services, *, session: str = "", progress: Progress | None = None) -> None:
+        self.settings = services.settings
+        self.registry = services.registry
+        self.fetcher = services.fetcher.spending(services.budgets.for_session(session))
+        self.readers = services.readers
+        self.protocol_versions = services.protocol_versions
+        self._progress = progress
 
     def work_until(self) -> float:
         """When a tool that can answer with what it has (a batch, a crawl, a paged feed) must stop working so the
@@ -74,9 +73,3 @@ class Context:
         """Tell the client how far a long call has got; nothing happens when it did not ask."""
         if self._progress is not None:
             await self._progress(done, total, message)
-
-    async def aclose(self) -> None:
-        if self._readers_box:
-            self._readers_box[0].close()
-        if self._fetcher_box:
-            await self._fetcher_box[0].aclose()

@@ -10,12 +10,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from netglean.core.errors import ConfigurationError
 
-REGISTRY_MODULE = "generated.registry"
+REGISTRY_MODULE = "netglean.generated.registry"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,13 @@ class Registry:
     resources: tuple[ResourceSpec, ...]
     prompts: Mapping[str, PromptSpec]
     graph: Mapping[str, Any]
+    package: str = "netglean.generated"
+    """The generated package the registry belongs to: its command-line tables, schemas and docs are beside it."""
+
+    @property
+    def folder(self) -> Path:
+        """Where the generated package's files are (the docs site the HTTP server serves, the schemas)."""
+        return Path(importlib.import_module(self.package).__file__ or "").resolve().parent
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Registry:
@@ -100,6 +108,7 @@ class Registry:
                     for p in module.PROMPTS
                 },
                 graph=module.GRAPH,
+                package=module.__name__.rpartition(".")[0],
             )
         except (AttributeError, TypeError, KeyError) as exc:
             raise ConfigurationError(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-import importlib
 import json
 import logging
 import time
@@ -22,8 +21,8 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, ValidationError
 
-from netglean.calls.context import Context, Progress
-from netglean.calls.registry import Registry, ToolSpec, resolve
+from netglean.calls.context import Context, Progress, Services
+from netglean.calls.registry import ToolSpec, resolve
 from netglean.core import untrusted
 from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, failure
 from netglean.core.errors import (
@@ -35,7 +34,6 @@ from netglean.core.errors import (
     ToolError,
     Unavailable,
 )
-from netglean.core.settings import Settings
 from netglean.core.validation import Problem, SchemaValidator, json_type, reported
 
 log = logging.getLogger("netglean.calls.runner")
@@ -75,10 +73,10 @@ WARM_UP_QUIET = 0.25
 
 
 class ToolRunner:
-    def __init__(self, registry: Registry, settings: Settings, context: Context | None = None) -> None:
-        self.registry = registry
-        self.settings = settings
-        self.context = context or Context(settings, registry)
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.registry = services.registry
+        self.settings = services.settings
         self._compiled: dict[str, _Compiled] = {}
         self._limit: anyio.Semaphore | None = None
         self._in_flight = 0
@@ -104,9 +102,8 @@ class ToolRunner:
             self._compiled.setdefault(spec.name, compiled)
         # What a first fetch and a first read would still wait for: the certificates, the reader processes.
         try:
-            await anyio.to_thread.run_sync(self.context.fetcher.prepare)  # the fetcher is built here, on the loop
-            await anyio.to_thread.run_sync(importlib.import_module, "netglean.workers.pool")  # and the reading code
-            self.context.readers.start()
+            await anyio.to_thread.run_sync(self.services.fetcher.prepare)
+            self.services.readers.start()
         except Exception:  # the first fetch or read meets the same problem, and reports it as its own error
             log.debug("the fetch and read layers did not prepare ahead of their first use", exc_info=True)
         gc.freeze()
@@ -153,9 +150,11 @@ class ToolRunner:
             gc.freeze()
         return compiled
 
-    async def call(self, name: str, arguments: Any, progress: Progress | None = None) -> tuple[Envelope, str | None]:
-        """Run tool ``name`` on ``arguments`` (anything but an object is invalid); return the envelope
-        and the source of any third-party content."""
+    async def call(
+        self, name: str, arguments: Any, progress: Progress | None = None, *, session: str = ""
+    ) -> tuple[Envelope, str | None]:
+        """Run tool ``name`` on ``arguments`` (anything but an object is invalid) for ``session`` (whose budget its
+        fetches spend); return the envelope and the source of any third-party content."""
         spec = self.spec(name)
         log.debug("call %s", name)  # the tool's name only: arguments may hold anything
         if self._limit is None:
@@ -167,7 +166,8 @@ class ToolRunner:
                 model = self._validated(spec, compiled, arguments)
                 async with self._limit:
                     with anyio.fail_after(self.settings.call_timeout):
-                        outcome = await compiled.handler(model, self.context.for_call(progress))
+                        context = Context(self.services, session=session, progress=progress)
+                        outcome = await compiled.handler(model, context)
             return self._finish(spec, compiled, outcome), outcome.source
         except ToolError as error:
             return self._fail(spec, error), None

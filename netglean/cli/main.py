@@ -40,12 +40,6 @@ def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
 def _settings(args: argparse.Namespace) -> Settings:
     settings = Settings.load({s.name: getattr(args, s.name, None) for s in SETTINGS})
     configure(settings.log_level)
-    from netglean.net.addresses import Targets
-
-    try:  # read here, so a bad list stops the command at start-up rather than failing its first fetch
-        Targets.parse(settings.allow_private_targets)
-    except ValueError as exc:
-        raise ConfigurationError(f"--allow-private-targets: {exc}") from None
     return settings
 
 
@@ -76,10 +70,31 @@ _PARSERS: dict[str, Callable[[str], Any]] = {
 }
 
 
-def _add_tool_commands(subparsers: Any) -> None:
-    from generated.cli import COMMANDS
+def _commands(registry: str) -> dict[str, Any]:
+    """The option tables of `netglean call`, generated beside ``registry`` (a tool pack's, or netglean's own)."""
+    import importlib
 
-    for name, command in COMMANDS.items():
+    package = registry.rpartition(".")[0]
+    try:
+        commands: dict[str, Any] = importlib.import_module(f"{package}.cli").COMMANDS
+    except (ImportError, AttributeError) as exc:
+        raise ConfigurationError(f"cannot read the command tables of {package!r}: {exc}; run `netglean gen`") from exc
+    return commands
+
+
+def _registry_named(argv: Sequence[str]) -> str:
+    """The registry a command line names (--registry, else NETGLEAN_REGISTRY), read before the parser is built:
+    its tool commands are the parser's."""
+    for n, arg in enumerate(argv):
+        if arg == "--registry" and n + 1 < len(argv):
+            return argv[n + 1]
+        if arg.startswith("--registry="):
+            return arg.partition("=")[2]
+    return Settings.load().registry
+
+
+def _add_tool_commands(subparsers: Any, registry: str) -> None:
+    for name, command in _commands(registry).items():
         parser = subparsers.add_parser(name, help=command["help"], description=command["description"])
         parser.add_argument(
             JSON_FLAG,
@@ -111,11 +126,12 @@ def _add_tool_commands(subparsers: Any) -> None:
 def _call(args: argparse.Namespace) -> int:
     import anyio
 
-    from generated.cli import COMMANDS
+    from netglean.app import build_runner
     from netglean.calls.registry import load_registry
-    from netglean.calls.runner import ToolRunner
     from netglean.core.envelope import Envelope
+    from netglean.serve.versions import spoken
 
+    settings = _settings(args)
     arguments: dict[str, Any] = {}
     if args._json is not None:
         raw = sys.stdin.read() if args._json == "-" else args._json
@@ -124,17 +140,17 @@ def _call(args: argparse.Namespace) -> int:
             print("netglean call: --json must be a JSON object", file=sys.stderr)
             return 2
         arguments.update(loaded)
-    for option in COMMANDS[args.tool]["options"]:
+    for option in _commands(settings.registry)[args.tool]["options"]:
         value = getattr(args, option["name"])
         if value is not None:
             arguments[option["name"]] = value
-    runner = ToolRunner(load_registry(), _settings(args))
+    runner = build_runner(load_registry(settings.registry), settings, protocol_versions=spoken)
 
     async def call_once() -> tuple[Envelope, str | None]:
         try:
             return await runner.call(args.tool, arguments)
         finally:
-            await runner.context.aclose()
+            await runner.services.aclose()
 
     envelope, source = anyio.run(call_once)
     if args._text:
@@ -147,22 +163,26 @@ def _call(args: argparse.Namespace) -> int:
 def _mcp(args: argparse.Namespace) -> int:
     import anyio
 
+    from netglean.app import build_runner
     from netglean.calls.registry import load_registry
     from netglean.serve.mcp import serve_stdio
+    from netglean.serve.versions import spoken
 
     settings = _settings(args)
-    anyio.run(serve_stdio, load_registry(), settings)
+    anyio.run(serve_stdio, build_runner(load_registry(settings.registry), settings, protocol_versions=spoken))
     return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
     import anyio
 
+    from netglean.app import build_runner
     from netglean.calls.registry import load_registry
     from netglean.serve.http import serve_http
+    from netglean.serve.versions import spoken
 
     settings = _settings(args)
-    anyio.run(serve_http, load_registry(), settings)
+    anyio.run(serve_http, build_runner(load_registry(settings.registry), settings, protocol_versions=spoken))
     return 0
 
 
@@ -174,7 +194,7 @@ def _demo(args: argparse.Namespace) -> int:
     return anyio.run(run_demo)
 
 
-def build_parser(with_tools: bool = True) -> argparse.ArgumentParser:
+def build_parser(with_tools: bool = True, registry: str = "netglean.generated.registry") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="netglean", description="Web tools for AI agents over MCP, REST and the CLI.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -191,12 +211,12 @@ def build_parser(with_tools: bool = True) -> argparse.ArgumentParser:
     call = commands.add_parser("call", help="call one catalog tool and print its result envelope")
     tools = call.add_subparsers(dest="tool", required=True, metavar="TOOL")
     if with_tools:
-        _add_tool_commands(tools)
+        _add_tool_commands(tools, registry)
     call.set_defaults(handler=_call)
 
     # `gen` is parsed by the generator itself (see main); listed here for --help.
     commands.add_parser(
-        "gen", add_help=False, help="validate catalog/ and regenerate generated/ (--check: compare only)"
+        "gen", add_help=False, help="validate catalog/ and regenerate netglean/generated (--check: compare only)"
     )
 
     demo = commands.add_parser("demo", help="start the stdio server with the official client, call tools, show results")
@@ -207,12 +227,16 @@ def build_parser(with_tools: bool = True) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["gen"]:
-        from codegen.main import main as generate
-
+        try:
+            from codegen.main import main as generate
+        except ImportError:  # an installed netglean: the catalog and its generator live in a checkout
+            print("netglean gen runs in a netglean checkout (with the gen extra): it reads catalog/", file=sys.stderr)
+            return 2
         return generate(argv[1:])
-    # Only `call` needs the generated option tables; the server starts without importing them.
-    args = build_parser(with_tools=bool(argv) and argv[0] == "call").parse_args(argv)
     try:
+        # Only `call` needs the generated option tables; the server starts without importing them.
+        calling = bool(argv) and argv[0] == "call"
+        args = build_parser(calling, _registry_named(argv) if calling else "").parse_args(argv)
         return int(args.handler(args))
     except ConfigurationError as exc:
         print(f"netglean: {exc}", file=sys.stderr)

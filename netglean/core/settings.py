@@ -170,6 +170,13 @@ SETTINGS: tuple[Setting, ...] = (
         -1,
     ),
     Setting(
+        "registry",
+        str,
+        "netglean.generated.registry",
+        "The generated registry to serve (a module): another tool pack's, made by `netglean gen --package NAME`, "
+        "is NAME.registry.",
+    ),
+    Setting(
         "request_timeout",
         float,
         30.0,
@@ -237,6 +244,7 @@ class Settings:
     max_redirects: int
     port: int
     read_workers: int
+    registry: str
     request_timeout: float
     resumable: bool
     robots_unreadable_allows: bool

@@ -24,7 +24,7 @@ import yaml
 from netglean.core.errors import InvalidFeedConfig
 from netglean.feeds.selectors import selector_problem
 
-SCHEMA_FILE = Path(__file__).resolve().parents[2] / "generated" / "schemas" / "shared" / "FeedConfig.json"
+SCHEMA_FILE = Path(__file__).resolve().parents[1] / "generated" / "schemas" / "shared" / "FeedConfig.json"
 MAX_YAML_CHARS = 131_072  # the tools' yaml maxLength: even 4-byte characters fit the default argument cap
 MAX_YAML_DEPTH = 32
 """Deepest nesting a YAML config may have (the corpus's deepest is 6); deeper would exhaust the reader's stack."""

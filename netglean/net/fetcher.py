@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import anyio
-import httpx
 
 from netglean.core.errors import (
     BadUrl,
@@ -48,6 +47,8 @@ from netglean.read.document import decode
 
 if TYPE_CHECKING:
     import ssl
+
+    import httpx
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 

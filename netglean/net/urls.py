@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-
-import httpx
+from typing import TYPE_CHECKING
 
 from netglean.core.errors import BadUrl
 from netglean.net.addresses import literal_ip
+
+if TYPE_CHECKING:
+    import httpx
 
 _OWN_HEADERS = frozenset(
     {
@@ -32,6 +34,8 @@ def allowed_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 def parse_url(url: str) -> httpx.URL:
     """``url`` as an httpx URL, or ``BadUrl`` saying why it will not be fetched."""
+    import httpx  # here, not at import: starting the server never pays for it
+
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, TypeError) as exc:
@@ -52,6 +56,8 @@ def parse_url(url: str) -> httpx.URL:
 
 def redirect_target(current: httpx.URL, location: str) -> httpx.URL:
     """Where a Location header points from ``current``, or ``BadUrl`` (a target's header is untrusted input)."""
+    import httpx
+
     try:
         joined = current.join(location)
     except (httpx.InvalidURL, TypeError, ValueError) as exc:

@@ -12,7 +12,6 @@ import math
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -28,7 +27,6 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from netglean._version import __version__
-from netglean.calls.registry import Registry
 from netglean.calls.runner import ToolRunner
 from netglean.core.errors import ConfigurationError
 from netglean.core.rest_status import refusal_body, status_for
@@ -39,12 +37,6 @@ from netglean.serve.jsonrpc import BAD_ID, error, has_bad_id
 from netglean.serve.mcp import build_server
 
 log = logging.getLogger("netglean.http")
-
-
-def _generated_dir() -> Path:
-    import generated
-
-    return Path(generated.__file__).resolve().parent
 
 
 def _refusal(status: int, reason: str = "") -> JSONResponse:
@@ -94,10 +86,10 @@ class _AnswerBadIds:
         await self.app(scope, replay, send)
 
 
-def build_app(registry: Registry, settings: Settings, runner: ToolRunner | None = None) -> Guard:
-    runner = runner or ToolRunner(registry, settings)
+def build_app(runner: ToolRunner) -> Guard:
+    registry, settings = runner.registry, runner.settings
     manager = StreamableHTTPSessionManager(
-        app=build_server(registry, settings, runner),
+        app=build_server(runner),
         stateless=settings.stateless,
         # Resumable streams: a client that loses its connection reconnects with Last-Event-ID.
         event_store=BoundedEventStore() if settings.resumable and not settings.stateless else None,
@@ -106,7 +98,7 @@ def build_app(registry: Registry, settings: Settings, runner: ToolRunner | None 
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=settings.max_body_bytes,
     )
-    generated = _generated_dir()
+    generated = registry.folder
 
     async def call_tool(request: Request) -> Response:
         name = request.path_params["name"]
@@ -120,7 +112,9 @@ def build_app(registry: Registry, settings: Settings, runner: ToolRunner | None 
             arguments: Any = from_json(body) if body.strip() else {}
         except ValueError as exc:
             return _refusal(400, f"Where it breaks: {exc}.")
-        envelope, _ = await runner.call(name, arguments)
+        client = request.client
+        session = f"rest:{client.host if client else '?'}"  # a REST client's requests spend its address's budget
+        envelope, _ = await runner.call(name, arguments, session=session)
         error = envelope.payload.get("error", {}).get("code") if not envelope.ok else None
         return JSONResponse(envelope.as_dict(), status_code=status_for(envelope.ok, error))
 
@@ -138,7 +132,7 @@ def build_app(registry: Registry, settings: Settings, runner: ToolRunner | None 
                 yield
                 background.cancel_scope.cancel()
         finally:
-            await runner.context.aclose()
+            await runner.services.aclose()
 
     app = Starlette(
         routes=[
@@ -162,18 +156,18 @@ def check_binding(settings: Settings) -> None:
         )
 
 
-async def serve_http(registry: Registry, settings: Settings) -> None:
+async def serve_http(runner: ToolRunner) -> None:
     import uvicorn
     from sse_starlette.sse import AppStatus
 
     from netglean.serve.connections import DrainingServer, front_protocol
 
+    settings = runner.settings
     check_binding(settings)
     # sse-starlette (the SDK's SSE responses) cuts every stream the moment the signal comes, so calls in flight
     # would lose their results; here the drain ends them, the calls first (netglean.serve.connections).
     AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]
-    runner = ToolRunner(registry, settings)
-    app = build_app(registry, settings, runner)
+    app = build_app(runner)
 
     async def drain() -> None:
         cut = await runner.drain(settings.shutdown_grace)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 import warnings
 import weakref
 from typing import Any
@@ -14,10 +15,10 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from netglean._version import __version__
-from netglean.calls.registry import Registry, ToolSpec
+from netglean.calls.context import Context
+from netglean.calls.registry import ToolSpec
 from netglean.calls.resources import PromptError, ResourceNotFound, read_resource, render_prompt
 from netglean.calls.runner import ToolRunner, UnknownTool
-from netglean.core.settings import Settings
 
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's error code for an unknown resource URI."""
@@ -70,9 +71,9 @@ def _tool(spec: ToolSpec) -> types.Tool:
     )
 
 
-def build_server(registry: Registry, settings: Settings, runner: ToolRunner | None = None) -> Server[Any]:
-    """A low-level SDK server whose every list is built once and whose calls go through ``ToolRunner``."""
-    runner = runner or ToolRunner(registry, settings)
+def build_server(runner: ToolRunner) -> Server[Any]:
+    """A low-level SDK server whose every list is built once and whose calls go through ``runner``."""
+    registry = runner.registry
     tools = types.ListToolsResult(tools=[_tool(spec) for spec in registry.tools.values()])
     resources = types.ListResourcesResult(
         resources=[
@@ -152,11 +153,28 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
     ) -> types.ListToolsResult:
         return tools
 
+    # Each connection spends its own request budget: known, as for its log level, by its initialize parameters,
+    # under a name of its own (an id could be reused once the connection is gone; the name never is).
+    sessions: dict[int, str] = {}
+
+    def session_of(ctx: ServerRequestContext[Any]) -> str:
+        connection = ctx.session.client_params
+        if connection is None:
+            return "mcp"  # a stateless request: the server's shared budget
+        name = sessions.get(id(connection))
+        if name is None:
+            name = sessions[id(connection)] = f"mcp:{uuid.uuid4().hex}"
+            weakref.finalize(connection, sessions.pop, id(connection), None)
+        return name
+
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             # An omitted `arguments` in MCP means "no arguments".
             envelope, source = await runner.call(
-                params.name, {} if params.arguments is None else params.arguments, ctx.session.report_progress
+                params.name,
+                {} if params.arguments is None else params.arguments,
+                ctx.session.report_progress,
+                session=session_of(ctx),
             )
         except UnknownTool:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}") from None
@@ -180,7 +198,7 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
 
     async def read(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         try:
-            body = await read_resource(registry.resources, runner.context, str(params.uri))
+            body = await read_resource(registry.resources, Context(runner.services), str(params.uri))
         except ResourceNotFound:
             raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {params.uri}") from None
         return types.ReadResourceResult(
@@ -232,15 +250,14 @@ def build_server(registry: Registry, settings: Settings, runner: ToolRunner | No
     return server
 
 
-async def serve_stdio(registry: Registry, settings: Settings) -> None:
+async def serve_stdio(runner: ToolRunner) -> None:
     from netglean.serve.stdio import stdio_streams
 
-    runner = ToolRunner(registry, settings)
-    server = build_server(registry, settings, runner)
+    server = build_server(runner)
     try:
         async with stdio_streams() as (read_stream, write_stream), anyio.create_task_group() as background:
             background.start_soon(runner.warm_up)
             await server.run(read_stream, write_stream, server.create_initialization_options())
             background.cancel_scope.cancel()
     finally:
-        await runner.context.aclose()
+        await runner.services.aclose()

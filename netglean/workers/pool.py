@@ -34,7 +34,6 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import anyio
@@ -186,7 +185,6 @@ class Readers:
             [sys.executable, "-m", "netglean.workers.child"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env=_worker_environment(),
         )
         worker = _Worker(self, process)
         self._workers.append(worker)
@@ -313,14 +311,6 @@ class Readers:
 
 async def _in_thread(work: Callable[..., Any], arguments: dict[str, Any]) -> Any:
     return await anyio.to_thread.run_sync(partial(work, **arguments), abandon_on_cancel=True, limiter=_thread_limiter())
-
-
-def _worker_environment() -> dict[str, str]:
-    """The server's environment, with netglean importable however the server itself was started."""
-    environment = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
-    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [root, environment.get("PYTHONPATH")]))
-    return environment
 
 
 def _thread_limiter() -> anyio.CapacityLimiter:

@@ -6,7 +6,6 @@ from typing import Any
 
 import yaml
 
-from generated.models import ApplyConfigInput, CaptureConfigInput, ScrapeUrlInput, ValidateConfigInput
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import InvalidFeedConfig, NoItems, NotAvailable
@@ -14,6 +13,7 @@ from netglean.feeds import config as feed_config
 from netglean.feeds.output import count_items, json_feed, rss, unique, within_output_cap
 from netglean.feeds.pages import draft, listing, load, read_feed
 from netglean.feeds.selectors import selector_problem
+from netglean.generated.models import ApplyConfigInput, CaptureConfigInput, ScrapeUrlInput, ValidateConfigInput
 
 
 async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:

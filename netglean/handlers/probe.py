@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from generated.models import CompareAgentViewInput, InspectUrlInput
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
+from netglean.generated.models import CompareAgentViewInput, InspectUrlInput
 from netglean.sites.probe import View, compare, inspect
 
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
-from generated.models import GetVersionInput, GetVersionOutput
 from netglean._version import __version__
 from netglean.calls.context import Context
 from netglean.core.envelope import Outcome
+from netglean.generated.models import GetVersionInput, GetVersionOutput
 
 
 async def get_version(args: GetVersionInput, ctx: Context) -> Outcome:
@@ -18,7 +16,7 @@ async def get_version(args: GetVersionInput, ctx: Context) -> Outcome:
         GetVersionOutput(
             name=registry.server.name,
             version=__version__,
-            protocol_versions=[*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS],
+            protocol_versions=list(ctx.protocol_versions()),
             catalog_hash=registry.catalog_hash,
             tool_count=len(registry.tools),
         )

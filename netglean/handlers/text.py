@@ -6,9 +6,9 @@ from functools import partial
 
 import anyio
 
-from generated.models import GenerateCitationsInput, GenerateCitationsOutput, Reference
 from netglean.calls.context import Context
 from netglean.core.envelope import Outcome
+from netglean.generated.models import GenerateCitationsInput, GenerateCitationsOutput, Reference
 from netglean.text.citations import cite
 
 

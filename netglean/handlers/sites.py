@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from generated.models import BatchCrawlInput, CrawlInput, MapInput
-from handlers.pages import failure, page_payload
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import ToolError
+from netglean.generated.models import BatchCrawlInput, CrawlInput, MapInput
+from netglean.handlers.pages import failure, page_payload
 from netglean.net.urls import parse_url
 from netglean.sites.crawl import Crawl, CrawlPlan, crawl, globs
 from netglean.sites.discovery import discover

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from generated.models import BatchScrapeInput, DownloadInput, ScrapeInput
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import ToolError
+from netglean.generated.models import BatchScrapeInput, DownloadInput, ScrapeInput
 from netglean.sites.batch import read_pages
 from netglean.sites.documents import document_facts
 from netglean.sites.pages import PageRead, Reading, read_page

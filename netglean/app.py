@@ -1,0 +1,48 @@
+"""The composition root: settings become services (the fetcher, the reader processes, the session budgets), and
+services a ToolRunner. The one place that wires them; every door (stdio, HTTP, the command line) builds here.
+
+Building is cheap: nothing here connects, starts a process or imports an HTTP client. The fetcher makes its
+transport on its first request and the readers start their processes on the runner's warm-up (or first job).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from netglean.calls.context import Services
+from netglean.calls.registry import Registry
+from netglean.calls.runner import ToolRunner
+from netglean.core.settings import Settings
+from netglean.net.fetcher import Fetcher
+from netglean.net.policy import FetchPolicy
+from netglean.net.politeness import SessionBudgets
+from netglean.workers.pool import Readers, worker_count
+
+
+def build_services(
+    registry: Registry,
+    settings: Settings,
+    *,
+    fetcher: Fetcher | None = None,
+    protocol_versions: Callable[[], tuple[str, ...]] = tuple,
+) -> Services:
+    """The services for ``settings``; ``fetcher`` replaces the one they describe (tests give one a fake DNS), and
+    ``protocol_versions`` is the door's own (get_version reports them)."""
+    return Services(
+        settings=settings,
+        registry=registry,
+        fetcher=fetcher or Fetcher(FetchPolicy.from_settings(settings)),
+        readers=Readers(worker_count(settings.read_workers)),
+        budgets=SessionBudgets(settings.session_budget),
+        protocol_versions=protocol_versions,
+    )
+
+
+def build_runner(
+    registry: Registry,
+    settings: Settings,
+    *,
+    fetcher: Fetcher | None = None,
+    protocol_versions: Callable[[], tuple[str, ...]] = tuple,
+) -> ToolRunner:
+    return ToolRunner(build_services(registry, settings, fetcher=fetcher, protocol_versions=protocol_versions))
