@@ -24,7 +24,7 @@ from netglean.serve.mcp import build_server
 from netglean.serve.versions import spoken
 
 if TYPE_CHECKING:
-    from tests.fuzz_site import World
+    from tests.support.fuzz_site import World
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -106,9 +106,9 @@ def stdio_client() -> Iterator[SyncClient]:
 
 @pytest.fixture(scope="session")
 def fuzz_port() -> Iterator[int]:
-    """The fuzz site (tests/fuzz_site.py) on a free 127.0.0.1 port."""
-    from tests import fuzz_site
-    from tests.fixture_site import serve
+    """The fuzz site (tests/support/fuzz_site.py) on a free 127.0.0.1 port."""
+    from tests.support import fuzz_site
+    from tests.support.fixture_site import serve
 
     with serve(app=fuzz_site.APP) as port:
         yield port
@@ -127,9 +127,9 @@ def closed_port() -> Iterator[int]:
 @pytest.fixture(scope="session")
 def fuzz_world(fuzz_port: int, closed_port: int) -> World:
     """What the fuzzer draws from; every fuzz test uses it, so the project is imported whole here first (see
-    tests.contract.import_project_modules: a seed then generates the same inputs whatever ran before)."""
-    from tests import fuzz_site
-    from tests.contract import import_project_modules
+    tests.support.contract.import_project_modules: a seed then generates the same inputs whatever ran before)."""
+    from tests.support import fuzz_site
+    from tests.support.contract import import_project_modules
 
     import_project_modules()
     return fuzz_site.world(fuzz_port, closed_port)
@@ -159,7 +159,7 @@ def fuzz_stdio_client(fuzz_port: int) -> Iterator[SyncClient]:
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """What the contract fuzzer saw: the seed, and per test and tool the calls, the share of ok and the codes."""
-    contract = sys.modules.get("tests.contract")
+    contract = sys.modules.get("tests.support.contract")
     if contract is None or not contract.STATS:
         return
     terminalreporter.section("contract fuzzing")

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.lab import lab_environment, make_lab
-from tests.rawserver import RawServer
+from tests.support.lab import lab_environment, make_lab
+from tests.support.rawserver import RawServer
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PROJECT
-from tests.httpserver import HttpServer
+from tests.support.httpserver import HttpServer
 
 SUITE = PROJECT / "tests" / "conformance"
 NODE = SUITE / "node_modules" / ".bin" / "node"

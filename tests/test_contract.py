@@ -1,8 +1,8 @@
 """Contract fuzzing: every tool, through a real MCP client, against the schemas it publishes.
 
-The fuzzing servers may reach the fuzz site on 127.0.0.1 (tests/fuzz_site.py) and nothing else, so
+The fuzzing servers may reach the fuzz site on 127.0.0.1 (tests/support/fuzz_site.py) and nothing else, so
 generated calls reach the success side of every tool; the catalog's examples run under the tests' usual
-policy. Every run draws from one seed (tests.contract.SEED, printed after the run and with any failure).
+policy. Every run draws from one seed (tests.support.contract.SEED, printed after the run and with any failure).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from netglean.calls.registry import Registry, load_registry
 from tests.conftest import SyncClient
-from tests.contract import (
+from tests.support.contract import (
     JSON,
     MIN_OK_SHARE,
     SEED,
@@ -32,7 +32,7 @@ from tests.contract import (
     mutations,
     sample,
 )
-from tests.fuzz_site import World
+from tests.support.fuzz_site import World
 
 TOOLS = sorted(load_registry().tools)
 EXAMPLES = [(name, index) for name in TOOLS for index in range(len(load_registry().tools[name].examples))]

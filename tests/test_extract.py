@@ -16,7 +16,7 @@ from netglean.feeds import steps as feed_steps
 from netglean.read import extract as extraction
 from netglean.read.extract import extract, render
 from netglean.read.html_tree import parse_html
-from tests.work_counting import Counted, work
+from tests.support.work_counting import Counted, work
 
 ARTICLE = Path(__file__).parent / "fixtures" / "article.html"
 

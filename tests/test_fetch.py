@@ -19,7 +19,7 @@ from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.net.urls import parse_url
 from netglean.read.document import decode
-from tests.fixture_site import PAGE, ROBOTS_MOVED, serve
+from tests.support.fixture_site import PAGE, ROBOTS_MOVED, serve
 
 NAMES = {
     "site.test": [PUBLIC],
@@ -665,7 +665,7 @@ def test_the_robots_cache_expires_and_is_bounded() -> None:
 
 @pytest.fixture(scope="module")
 def tls_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, Any]]:
-    from tests.tls_fixture import make_tls
+    from tests.support.tls_fixture import make_tls
 
     tls = make_tls(tmp_path_factory.mktemp("tls"))
     with serve((tls.cert_file, tls.key_file)) as tls_port:

@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from tests.conftest import PROJECT
-from tests.httpserver import HttpServer
-from tests.lab import lab_environment, make_lab
+from tests.support.httpserver import HttpServer
+from tests.support.lab import lab_environment, make_lab
 
 TOKEN = "tok-5f0c9d1e-never-logged"
 

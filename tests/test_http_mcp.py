@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from netglean.serve.mcp import FAILURE_SENTENCES
 from tests.conftest import open_client
-from tests.httpserver import HttpServer
+from tests.support.httpserver import HttpServer
 from tests.test_stdio import BAD_IDS
 
 TOKEN = "tok-http-mcp-2a9d"
@@ -142,7 +142,7 @@ def test_log_notifications_carry_only_our_own_words() -> None:
     from starlette.responses import PlainTextResponse, RedirectResponse
     from starlette.routing import Route
 
-    from tests.fixture_site import serve
+    from tests.support.fixture_site import serve
 
     async def lure(request: Request) -> RedirectResponse:
         return RedirectResponse(f"/{HOSTILE}?{HOSTILE}")

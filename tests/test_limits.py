@@ -33,7 +33,7 @@ from netglean.feeds import steps as feed_steps
 from netglean.feeds.output import rss
 from netglean.serve.mcp import build_server
 from tests.conftest import SyncClient, open_client
-from tests.fixture_site import serve
+from tests.support.fixture_site import serve
 
 CALL_TIMEOUT = 4.0
 
@@ -294,7 +294,7 @@ def test_items_nested_in_each_other_cost_work_in_proportion_to_the_page(reader: 
     it holds: 8,000 nested <article>s took 1.4 s (read_items) and 3.0 s (auto_items), 16,000 four times that."""
     from netglean.feeds.auto import auto_items
     from netglean.feeds.items import read_items
-    from tests.work_counting import work
+    from tests.support.work_counting import work
 
     def page(n: int) -> str:
         return "<article><p>Some words here</p>" * n + "<a href=/x>two words</a><time datetime=2026-01-01>"

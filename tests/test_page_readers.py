@@ -12,7 +12,7 @@ from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import candidate_items, feeds, item_groups
 from netglean.read.sitemaps import page_links
-from tests.work_counting import work
+from tests.support.work_counting import work
 
 PER_NODE = 12
 """Each reader runs a handful of queries over the whole tree and climbs from the nodes they find once

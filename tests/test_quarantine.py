@@ -31,7 +31,7 @@ from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.serve.mcp import build_server
 from tests.conftest import SyncClient, open_client
-from tests.fixture_site import serve
+from tests.support.fixture_site import serve
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # logging/setLevel
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.httpserver import HttpServer
+from tests.support.httpserver import HttpServer
 
 TOKEN = "tok-schemathesis-81b2"
 

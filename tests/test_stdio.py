@@ -9,7 +9,7 @@ import pytest
 
 from netglean.serve.jsonrpc import classify
 from tests.conftest import PROJECT
-from tests.rawserver import RawServer
+from tests.support.rawserver import RawServer
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.serve.mcp import build_server
 from tests.conftest import PROJECT, SyncClient, open_client
-from tests.fixture_site import PAGE, serve
+from tests.support.fixture_site import PAGE, serve
 
 
 @pytest.fixture(scope="module")

@@ -28,10 +28,10 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from tests import feed_site, fixture_site
+from tests.support import feed_site, fixture_site
 
-CORPUS = Path(__file__).resolve().parent / "corpora" / "html2rss-configs"
-FIXTURE_CONFIGS = Path(__file__).resolve().parent / "fixtures" / "feeds"
+CORPUS = Path(__file__).resolve().parent.parent / "corpora" / "html2rss-configs"
+FIXTURE_CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "feeds"
 ITEMS = 3
 """Items on each synthesized corpus listing page; the last one's text is hostile."""
 HOSTILE_TEXT = (

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-FIXTURES = Path(__file__).parent / "fixtures" / "feeds"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "feeds"
 PAGES = {"news": "news.html", "blog": "blog.html", "releases": "releases.html", "jobs": "jobs.html",
          "state": "state.html", "jsonld": "jsonld.html"}  # fmt: skip
 
