@@ -6,27 +6,22 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from anyio.from_thread import BlockingPortal, start_blocking_portal
-from mcp import Client, StdioServerParameters
+from mcp import StdioServerParameters
 from mcp.client._memory import InMemoryTransport
 
 from netglean.app import build_runner
 from netglean.calls.registry import Registry, load_registry
-from netglean.calls.runner import ToolRunner
 from netglean.core.settings import Settings
 from netglean.serve.mcp import build_server
 from netglean.serve.versions import spoken
+from tests.support.clients import SyncClient, open_client
+from tests.support.paths import PROJECT
 
 if TYPE_CHECKING:
     from tests.support.fuzz_site import World
-
-PROJECT = Path(__file__).resolve().parent.parent
 
 # Tests touch only 127.0.0.1: every fetch, in this process and in every server it spawns, is refused
 # before any DNS lookup unless it is for 127.0.0.1, whatever URL a test or a fuzzer makes up.
@@ -51,39 +46,6 @@ def registry() -> Registry:
 @pytest.fixture(scope="session")
 def settings() -> Settings:
     return Settings.load(environ=TEST_ENVIRONMENT)
-
-
-@dataclass
-class SyncClient:
-    """An MCP client session living in a background event loop, callable from plain (hypothesis) tests."""
-
-    portal: BlockingPortal
-    client: Client
-
-    def call(self, name: str, arguments: Any) -> Any:
-        return self.portal.call(self.client.call_tool, name, arguments)
-
-    def run(self, method: str, *args: Any) -> Any:
-        return self.portal.call(getattr(self.client, method), *args)
-
-
-def open_client(server: Any, runner: ToolRunner | None = None) -> AbstractContextManager[SyncClient]:
-    """A client session; an in-process server's ``runner`` is closed in the session's own loop at the end."""
-    from contextlib import contextmanager
-
-    @contextmanager
-    def session() -> Iterator[SyncClient]:
-        with start_blocking_portal() as portal:
-            client = server if isinstance(server, Client) else Client(server)
-            cm = portal.wrap_async_context_manager(client)
-            try:
-                with cm:
-                    yield SyncClient(portal, client)
-            finally:
-                if runner is not None:
-                    portal.call(runner.services.aclose)
-
-    return session()
 
 
 @pytest.fixture(scope="session")

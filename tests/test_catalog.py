@@ -12,7 +12,7 @@ from codegen.catalog import load_catalog
 from codegen.emit import render
 from codegen.errors import CatalogError
 from codegen.main import main as gen_main
-from tests.conftest import PROJECT
+from tests.support.paths import PROJECT
 
 TOOL = "catalog/tools/text/generate_citations.yaml"
 

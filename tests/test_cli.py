@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from netglean.cli.main import main
-from tests.conftest import PROJECT
+from tests.support.paths import PROJECT
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:

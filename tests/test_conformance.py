@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT
 from tests.support.httpserver import HttpServer
+from tests.support.paths import PROJECT
 
 SUITE = PROJECT / "tests" / "conformance"
 NODE = SUITE / "node_modules" / ".bin" / "node"

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, note, seed, settings
 from hypothesis import strategies as st
 
 from netglean.calls.registry import Registry, load_registry
-from tests.conftest import SyncClient
+from tests.support.clients import SyncClient
 from tests.support.contract import (
     JSON,
     MIN_OK_SHARE,

@@ -12,7 +12,7 @@ import pytest
 
 from netglean.calls.registry import Registry
 from netglean.core.settings import SETTINGS
-from tests.conftest import PROJECT
+from tests.support.paths import PROJECT
 
 DOCS = PROJECT / "netglean" / "generated" / "docs"
 

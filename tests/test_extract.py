@@ -7,7 +7,6 @@ import json
 import random
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +15,10 @@ from netglean.feeds import steps as feed_steps
 from netglean.read import extract as extraction
 from netglean.read.extract import extract, render
 from netglean.read.html_tree import parse_html
+from tests.support.paths import FIXTURES
 from tests.support.work_counting import Counted, work
 
-ARTICLE = Path(__file__).parent / "fixtures" / "article.html"
+ARTICLE = FIXTURES / "article.html"
 
 PER_NODE = 20
 """Work allowed per node of the page. Extraction runs about ten queries over the whole tree (title, the two

@@ -27,11 +27,11 @@ from netglean.feeds.items import document, read_items
 from netglean.feeds.output import count_items, rss
 from netglean.feeds.selectors import lexbor_selector
 from netglean.serve.mcp import build_server
-from tests.conftest import SyncClient, open_client
+from tests.support.clients import SyncClient, open_client
 from tests.support.feed_site import FEED_APP, FIXTURES
 from tests.support.fixture_site import serve
+from tests.support.paths import CORPUS
 
-CORPUS = Path(__file__).resolve().parent / "corpora" / "html2rss-configs"  # a copy of ../shared/corpora's, MIT
 CORPUS_FILES = sorted(CORPUS.glob("*/*.yml"))
 
 

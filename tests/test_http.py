@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import PROJECT
 from tests.support.httpserver import HttpServer
 from tests.support.lab import lab_environment, make_lab
+from tests.support.paths import PROJECT
 
 TOKEN = "tok-5f0c9d1e-never-logged"
 

@@ -13,9 +13,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from netglean.serve.mcp import FAILURE_SENTENCES
-from tests.conftest import open_client
+from tests.support.clients import open_client
 from tests.support.httpserver import HttpServer
-from tests.test_stdio import BAD_IDS
+from tests.support.jsonrpc import BAD_IDS
 
 TOKEN = "tok-http-mcp-2a9d"
 

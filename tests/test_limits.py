@@ -32,7 +32,7 @@ from netglean.feeds import config as feed_config
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.output import rss
 from netglean.serve.mcp import build_server
-from tests.conftest import SyncClient, open_client
+from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve
 
 CALL_TIMEOUT = 4.0

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.conftest import PROJECT
+from tests.support.paths import PROJECT
 
 
 @pytest.mark.parametrize(

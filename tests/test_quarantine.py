@@ -30,7 +30,7 @@ from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.serve.mcp import build_server
-from tests.conftest import SyncClient, open_client
+from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve
 
 pytestmark = pytest.mark.filterwarnings("ignore::mcp.shared.exceptions.MCPDeprecationWarning")  # logging/setLevel
@@ -189,7 +189,7 @@ def test_every_say_template_in_the_handlers_is_a_literal() -> None:
     """say() fills in numbers only; its template must be netglean's own words, never built from a value."""
     import ast
 
-    from tests.conftest import PROJECT
+    from tests.support.paths import PROJECT
 
     calls = 0
     for path in sorted((PROJECT / "netglean" / "handlers").glob("*.py")):

@@ -12,7 +12,7 @@ import textwrap
 from pathlib import Path
 
 from codegen.main import main as gen_main
-from tests.conftest import PROJECT
+from tests.support.paths import PROJECT
 
 
 def _blocks(language: str, section: str) -> list[str]:

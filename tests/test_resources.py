@@ -8,7 +8,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from netglean.calls.registry import Registry
-from tests.conftest import SyncClient
+from tests.support.clients import SyncClient
 
 
 def test_server_identity_and_instructions(memory_client: SyncClient, registry: Registry) -> None:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.support.httpserver import HttpServer
+from tests.support.paths import PROJECT
 
 TOKEN = "tok-schemathesis-81b2"
 
@@ -37,6 +38,6 @@ def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(tmp_path: P
         )
     assert done.returncode == 0, done.stdout[-6000:]
     assert "No issues found" in done.stdout
-    document = Path(__file__).parent.parent / "netglean/generated/openapi.json"
+    document = PROJECT / "netglean/generated/openapi.json"
     operations = len(json.loads(document.read_text())["paths"])
     assert f"Tested: {operations}" in done.stdout  # every operation in the document, every tool among them

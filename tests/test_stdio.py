@@ -8,7 +8,8 @@ import mcp_types as types
 import pytest
 
 from netglean.serve.jsonrpc import classify
-from tests.conftest import PROJECT
+from tests.support.jsonrpc import BAD_IDS
+from tests.support.paths import PROJECT
 from tests.support.rawserver import RawServer
 
 
@@ -56,10 +57,6 @@ def test_unknown_tool_and_unknown_method_are_protocol_errors(server: RawServer) 
     assert server.call_tool(1, "nope", {})["error"]["code"] == -32602
     server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/frobnicate"})
     assert server.receive()["error"]["code"] == -32601
-
-
-BAD_IDS = ('{"a": 1}', "true", "false", "1.5", "1e3", "null", "[1]")
-"""Request ids JSON-RPC 2.0 does not allow (a string or an integer): the SDK took such a request for a notification."""
 
 
 def test_a_request_with_an_id_of_the_wrong_type_is_answered_and_a_notification_is_not(server: RawServer) -> None:

@@ -19,8 +19,9 @@ from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.serve.mcp import build_server
-from tests.conftest import PROJECT, SyncClient, open_client
+from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import PAGE, serve
+from tests.support.paths import PROJECT
 
 
 @pytest.fixture(scope="module")

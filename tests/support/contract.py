@@ -20,7 +20,6 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
@@ -34,6 +33,7 @@ from schemathesis.generation.jsonschema.builder import build
 from netglean.calls.registry import ToolSpec
 from netglean.core import untrusted
 from tests.support.fuzz_site import World
+from tests.support.paths import PROJECT
 
 SEED = int(os.environ.get("NETGLEAN_FUZZ_SEED", "20261129"))
 """Every fuzz run draws from this seed; set NETGLEAN_FUZZ_SEED to replay another run."""
@@ -44,7 +44,7 @@ STATS: defaultdict[str, defaultdict[str, Counter[str]]] = defaultdict(lambda: de
 NONCE_CHECKS: Counter[str] = Counter()
 """Target-origin results whose nonce was recomputed from the notice's source ("checked"), and those whose
 source the notice could not show exactly (truncated, or cleaned arguments: "not checkable")."""
-SHARED_SCHEMAS = Path(__file__).resolve().parents[2] / "netglean" / "generated" / "schemas" / "shared"
+SHARED_SCHEMAS = PROJECT / "netglean" / "generated" / "schemas" / "shared"
 NOTICE_KEY = "untrusted_content_notice"
 
 # Values of every JSON type; a "wrong type" mutation picks the first one a property refuses.

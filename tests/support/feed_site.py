@@ -3,14 +3,14 @@ whose items only detection finds (Next.js state, JSON-LD, a sitemap), a paged li
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "feeds"
+from tests.support import paths
+
+FIXTURES = paths.FIXTURES / "feeds"
 PAGES = {"news": "news.html", "blog": "blog.html", "releases": "releases.html", "jobs": "jobs.html",
          "state": "state.html", "jsonld": "jsonld.html"}  # fmt: skip
 

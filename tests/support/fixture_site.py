@@ -21,7 +21,9 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-ARTICLE = (Path(__file__).resolve().parent.parent / "fixtures" / "article.html").read_bytes()
+from tests.support.paths import FIXTURES
+
+ARTICLE = (FIXTURES / "article.html").read_bytes()
 PAGE = b"<!doctype html><html><head><title>Fixture</title></head><body><p>Hello fixture.</p></body></html>"
 ROBOTS = {
     "robots-block.test": "User-agent: *\nDisallow: /\n\nUser-agent: netglean\nDisallow: /private\nAllow: /\n",

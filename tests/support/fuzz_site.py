@@ -19,7 +19,6 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from html import escape
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -29,9 +28,9 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from tests.support import feed_site, fixture_site
+from tests.support.paths import CORPUS, FIXTURES
 
-CORPUS = Path(__file__).resolve().parent.parent / "corpora" / "html2rss-configs"
-FIXTURE_CONFIGS = Path(__file__).resolve().parent.parent / "fixtures" / "feeds"
+FIXTURE_CONFIGS = FIXTURES / "feeds"
 ITEMS = 3
 """Items on each synthesized corpus listing page; the last one's text is hostile."""
 HOSTILE_TEXT = (

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
-from tests.conftest import PROJECT
+from tests.support.paths import PROJECT
 
 _LISTENING = re.compile(r"netglean serving on (http://\S+?) ")
 

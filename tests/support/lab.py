@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 from codegen.main import main as gen_main
-from tests.conftest import PROJECT
+from tests.support.paths import PROJECT
 
 SHOUT = """\
 name: shout

@@ -1,0 +1,45 @@
+"""The official MCP client made callable from plain (and hypothesis) tests: a session in a background loop."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import Client
+
+from netglean.calls.runner import ToolRunner
+
+
+@dataclass
+class SyncClient:
+    """An MCP client session living in a background event loop, callable from plain (hypothesis) tests."""
+
+    portal: BlockingPortal
+    client: Client
+
+    def call(self, name: str, arguments: Any) -> Any:
+        return self.portal.call(self.client.call_tool, name, arguments)
+
+    def run(self, method: str, *args: Any) -> Any:
+        return self.portal.call(getattr(self.client, method), *args)
+
+
+def open_client(server: Any, runner: ToolRunner | None = None) -> AbstractContextManager[SyncClient]:
+    """A client session; an in-process server's ``runner`` is closed in the session's own loop at the end."""
+
+    @contextmanager
+    def session() -> Iterator[SyncClient]:
+        with start_blocking_portal() as portal:
+            client = server if isinstance(server, Client) else Client(server)
+            cm = portal.wrap_async_context_manager(client)
+            try:
+                with cm:
+                    yield SyncClient(portal, client)
+            finally:
+                if runner is not None:
+                    portal.call(runner.services.aclose)
+
+    return session()
