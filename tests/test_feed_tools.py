@@ -1,0 +1,224 @@
+"""The feed tools over MCP against listing pages served on 127.0.0.1: capture -> validate -> apply, scrape_url, the
+fixture configs to RSS and JSON Feed, pagination, headers, failures and the feed resources."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import feedparser
+import pytest
+from mcp.client._memory import InMemoryTransport
+
+from netglean.app import build_runner
+from netglean.calls.registry import Registry
+from netglean.core.settings import Settings
+from netglean.serve.mcp import build_server
+from tests.support.clients import SyncClient, open_client
+from tests.support.feed_site import FEED_APP, FIXTURES
+from tests.support.fixture_site import serve
+
+
+@pytest.fixture(scope="module")
+def feeds(registry: Registry) -> Iterator[tuple[SyncClient, int]]:
+    """An MCP client whose server may read 127.0.0.1 (the operator switch), and the listing site's port."""
+    settings = dataclasses.replace(
+        Settings.load(environ=dict(os.environ)), allow_private_hosts=True, host_interval=0.0, read_workers=0
+    )
+    runner = build_runner(registry, settings)
+    with (
+        serve(app=FEED_APP) as port,
+        open_client(InMemoryTransport(build_server(runner)), runner) as client,
+    ):
+        yield client, port
+
+
+def _call(client: SyncClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    envelope: dict[str, Any] = client.call(tool, arguments).structured_content
+    return envelope
+
+
+EXPECTED = {
+    "news": (5, "Storm closes the port for two days", "Sun, 29 Nov 2026 07:30:00 +0100"),
+    "blog": (4, "Sharpening without a jig", "Mon, 12 Oct 2026 00:00:00 +0200"),
+    "releases": (3, "v2.1.0 released", "Fri, 20 Nov 2026 10:00:00 +0000"),
+    "jobs": (4, "Deckhand (seasonal) at North Ferries", "Wed, 25 Nov 2026 00:00:00 -0500"),
+    "api": (3, "Tide gauge upgraded", "Sun, 29 Nov 2026 08:00:00 +1300"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_configs_apply_to_rss_that_feedparser_reads(feeds: tuple[SyncClient, int], name: str) -> None:
+    client, port = feeds
+    text = (FIXTURES / f"{name}.yml").read_text(encoding="utf-8")
+    envelope = _call(client, "apply_config", {"yaml": text, "parameters": {"port": str(port)}})
+    assert envelope["ok"] and envelope["next_step"] == "done", envelope
+    count, first_title, first_date = EXPECTED[name]
+    payload = envelope["payload"]
+    assert payload["item_count"] == count and payload["pages"] == 1
+    parsed = feedparser.parse(payload["rss"])
+    assert not parsed.bozo and len(parsed.entries) == count
+    first = parsed.entries[0]
+    assert first.title == first_title and first.published == first_date
+    assert all(entry.link.startswith(("http://127.0.0.1:", "https://notices.example/")) for entry in parsed.entries)
+    again = _call(client, "apply_config", {"yaml": text, "parameters": {"port": str(port)}})
+    assert [e.id for e in feedparser.parse(again["payload"]["rss"]).entries] == [e.id for e in parsed.entries]
+
+
+def test_blog_config_details_survive_into_the_feed(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    text = (FIXTURES / "blog.yml").read_text(encoding="utf-8")
+    payload = _call(client, "apply_config", {"yaml": text, "parameters": {"port": str(port)}, "format": "json_feed"})[
+        "payload"
+    ]
+    items = payload["feed"]["items"]
+    assert [i["title"] for i in items][-1] == "Restoring a 1950s lathe"  # order: reverse
+    dovetails = next(i for i in items if "dovetails" in i["url"])
+    assert dovetails["title"] == "Hand-cut dovetails (attempt third)"  # gsub with a group
+    assert dovetails["content_html"] == "<div><p>Better, but not there yet. </p></div>"  # the script is gone
+    assert dovetails["tags"] == ["wood"] and payload["feed"]["version"] == "https://jsonfeed.org/version/1.1"
+    lathe = next(i for i in items if "lathe" in i["url"])  # a:first read in Nokogiri's dialect, as html2rss does
+    assert lathe["url"].endswith("/2026/11/lathe-restoration/") and lathe["tags"] == ["metal", "tools"]  # each tag
+
+
+@pytest.mark.parametrize("name", ["news", "blog", "jobs", "releases"])
+def test_capture_validate_apply_over_mcp(feeds: tuple[SyncClient, int], name: str) -> None:
+    client, port = feeds
+    captured = _call(client, "capture_config", {"url": f"http://127.0.0.1:{port}/feeds/{name}"})
+    assert captured["ok"] and captured["next_step"] == "validate_config", captured
+    draft = captured["payload"]
+    assert draft["articles_count"] == EXPECTED[name][0] and draft["config"]["selectors"]["items"]["enhance"] is True
+    checked = _call(client, "validate_config", {"yaml": draft["yaml"]})
+    assert checked["payload"]["valid"] is True and checked["next_step"] == "apply_config", checked
+    applied = _call(client, "apply_config", {"config": checked["payload"]["config"]})
+    assert applied["ok"] and applied["payload"]["item_count"] == EXPECTED[name][0]
+    parsed = feedparser.parse(applied["payload"]["rss"])
+    assert not parsed.bozo and all(entry.title and entry.link for entry in parsed.entries)
+
+
+@pytest.mark.parametrize(
+    ("page", "count", "first"),
+    [
+        ("state", 3, "Episode 12: Night pilots"),
+        ("jsonld", 3, "Reading tide tables"),
+        ("news", 5, "Storm closes"),
+        ("sitemap.xml", 3, "reading tide tables"),
+    ],
+)
+def test_scrape_url_detects_items(feeds: tuple[SyncClient, int], page: str, count: int, first: str) -> None:
+    client, port = feeds
+    envelope = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/{page}", "limit": 2})
+    payload = envelope["payload"]
+    assert envelope["next_step"] == "done" and payload["total"] == count and len(payload["items"]) == 2
+    assert payload["items"][0]["title"].startswith(first) and payload["source"] == "auto"
+
+
+def test_scrape_url_with_a_selector_hint_and_an_empty_page(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    hinted = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/jobs", "items_selector": "tr.job"})
+    assert hinted["payload"]["source"] == "selector" and hinted["payload"]["total"] == 4
+    assert hinted["payload"]["items"][0] == {
+        "title": "Deckhand (seasonal)",
+        "url": f"http://127.0.0.1:{port}/jobs/101",
+        "id": hinted["payload"]["items"][0]["id"],
+    }
+    unreadable = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/jobs", "items_selector": "tr[["})
+    assert unreadable["payload"]["error"]["code"] == "invalid_config"
+    assert unreadable["payload"]["error"]["message"] == "items_selector: 'tr[[' is not a CSS selector netglean can read"
+    empty = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/empty"})
+    assert empty["ok"] is True and empty["payload"]["items"] == [] and empty["next_step"] == "inspect_url"
+
+
+@pytest.mark.parametrize("depth", [150, 20_000])
+def test_a_json_page_nested_too_deep_is_unsupported_content(feeds: tuple[SyncClient, int], depth: int) -> None:
+    client, port = feeds
+    config = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/deep.json?depth={depth}"},
+        "selectors": {"items": {"selector": "array > object"}, "title": {"selector": "title"}},
+    }
+    error = _call(client, "apply_config", {"config": config})["payload"]["error"]
+    assert error["code"] == "unsupported_content"
+    assert error["message"].endswith("says it is JSON but cannot be read: the JSON nests deeper than 100 levels")
+
+
+def test_pagination_is_followed_up_to_max_pages(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    config = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/paged"},
+        "selectors": {
+            "items": {"selector": "li.entry", "pagination": {"max_pages": 2}},
+            "title": {"selector": "a"},
+            "url": {"selector": "a", "extractor": "href"},
+        },
+    }
+    payload = _call(client, "apply_config", {"config": config, "format": "json_feed"})["payload"]
+    assert payload["pages"] == 2 and payload["item_count"] == 6
+    assert payload["feed"]["items"][-1]["title"] == "Post 2 of page 2"
+
+
+def test_config_headers_stylesheets_and_request_limits_apply(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    config = {
+        "headers": {
+            "X-Greeting": "ahoy",
+            "Accept-Language": "de",
+            "User-Agent": "pretend-browser",
+            "Bad Name": "dropped",
+            "X-Smuggle": "a\r\nHost: evil.test",
+        },
+        "stylesheets": [{"href": "/feed.xsl", "type": "text/xsl"}],
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/headers"},
+        "selectors": {"items": {"selector": "li.header"}, "title": {"selector": "a"}},
+    }
+    payload = _call(client, "apply_config", {"config": config})["payload"]
+    titles = [entry.title for entry in feedparser.parse(payload["rss"]).entries]
+    assert "x-greeting says ahoy" in titles and "accept-language says de" in titles and len(titles) == 3
+    assert any(t.startswith("user-agent says netglean/") for t in titles)  # netglean names itself, always
+    assert '<?xml-stylesheet href="/feed.xsl" type="text/xsl"?>' in payload["rss"]
+    paged = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/paged"},
+        "request": {"max_requests": 1},
+        "selectors": {"items": {"selector": "li.entry", "pagination": {"max_pages": 3}}, "title": {"selector": "a"}},
+    }
+    assert _call(client, "apply_config", {"config": paged})["payload"]["pages"] == 1
+
+
+def test_failures_point_somewhere_useful(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    nothing = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/news"},
+        "selectors": {"items": {"selector": "div.nothing-here"}, "title": {"selector": "h2"}},
+    }
+    empty = _call(client, "apply_config", {"config": nothing})
+    assert empty["ok"] is False and empty["payload"]["error"]["code"] == "no_items"
+    assert empty["next_step"] == "inspect_url"
+    browser = {**nothing, "strategy": "browserless"}
+    checked = _call(client, "validate_config", {"config": browser})["payload"]
+    assert checked["valid"] is True and checked["browser_required"] is True
+    refused = _call(client, "apply_config", {"config": browser})
+    assert refused["payload"]["error"]["code"] == "not_available"
+    assert "browser rendering is not available" in refused["payload"]["error"]["message"]
+    invalid = _call(
+        client, "validate_config", {"yaml": "channel: {url: 'file:///etc/passwd'}\nselectors: {items: {selector: a}}"}
+    )
+    assert invalid["payload"]["valid"] is False and invalid["next_step"] == "validate_config"
+    assert invalid["payload"]["errors"][0]["path"] == "/channel/url"
+    both = client.call("validate_config", {"yaml": "a: 1", "config": {}}).structured_content
+    assert both["payload"]["error"]["code"] == "invalid_arguments"
+
+
+def test_feed_resources(feeds: tuple[SyncClient, int]) -> None:
+    import json
+
+    client, _ = feeds
+    schema = json.loads(client.run("read_resource", "netglean://feeds/config-schema").contents[0].text)
+    assert schema["title"] == "FeedConfig" and "FeedField" in schema["$defs"]
+    extractors = json.loads(client.run("read_resource", "netglean://feeds/extractors").contents[0].text)
+    assert set(extractors["extractors"]) == {"text", "html", "href", "attribute", "static"}
+    assert "parse_time" in extractors["post_processors"]
+    capabilities = json.loads(client.run("read_resource", "netglean://feeds/capabilities").contents[0].text)
+    assert capabilities["browser_rendering"] is False and all(isinstance(v, bool) for v in capabilities.values())
+    strategies = json.loads(client.run("read_resource", "netglean://feeds/strategies").contents[0].text)
+    assert strategies["available"] == ["faraday"]

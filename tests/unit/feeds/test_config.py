@@ -1,0 +1,160 @@
+"""Feed configs (netglean.feeds.config): the 56 real html2rss configs load, typical mistakes are named with their
+path and a sentence, and YAML that would expand, nest without end or hold what JSON cannot is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from netglean.core.errors import InvalidFeedConfig
+from netglean.feeds import config as feed_config
+from tests.support.paths import CORPUS
+
+CORPUS_FILES = sorted(CORPUS.glob("*/*.yml"))
+
+
+def test_the_corpus_is_there() -> None:
+    assert len(CORPUS_FILES) == 56, f"expected the 56 corpus configs in {CORPUS}"
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_corpus_config_validates_and_loads(path: Path) -> None:
+    raw = feed_config.parse_yaml(path.read_text(encoding="utf-8"))
+    assert feed_config.problems(raw) == []
+    loaded = feed_config.load(raw)
+    assert "%<" not in loaded["channel"]["url"] and loaded["channel"]["url"].startswith("https://")
+    assert loaded["selectors"] == raw["selectors"]  # selectors and templates are kept as written
+
+
+MINIMAL: dict[str, Any] = {
+    "channel": {"url": "https://example.com/news", "time_zone": "UTC"},
+    "selectors": {"items": {"selector": "article"}, "title": {"selector": "h2"}},
+}
+
+
+def _with(**changes: Any) -> dict[str, Any]:
+    config = yaml.safe_load(yaml.safe_dump(MINIMAL))
+    for pointer, value in changes.items():
+        *parents, last = pointer.split("__")
+        node = config
+        for part in parents:
+            node = node.setdefault(part, {})
+        if value is None:
+            node.pop(last, None)
+        else:
+            node[last] = value
+    return config
+
+
+@pytest.mark.parametrize(
+    ("config", "path", "words"),
+    [
+        (_with(channel__colour="red"), "/channel", "unknown key 'colour'"),
+        (_with(channel__ttl="60"), "/channel/ttl", "must be an integer, not a string '60'"),
+        (_with(selectors__items__selector=None), "/selectors/items", "items needs 'selector'"),
+        (_with(selectors__title={"selector": "h2", "extractor": "txt"}), "/selectors/title/extractor", "'txt'"),
+        (_with(selectors__title={"extractor": "attribute"}), "/selectors/title", "needs 'attribute'"),
+        (
+            _with(selectors__title={"selector": "h2", "post_process": [{"name": "gsub", "pattern": "x"}]}),
+            "/selectors/title/post_process/0",
+            "gsub needs 'replacement'",
+        ),
+        (
+            _with(selectors__title={"selector": "h2", "post_process": [{"name": "substring", "begin": 1}]}),
+            "/selectors/title/post_process/0",
+            "unknown key 'begin'",
+        ),
+        (
+            _with(
+                selectors__title={
+                    "selector": "h2",
+                    "post_process": [{"name": "gsub", "pattern": "/(/", "replacement": ""}],
+                }
+            ),
+            "/selectors/title/post_process/0/pattern",
+            "does not compile",
+        ),
+        (
+            _with(selectors__title={"post_process": [{"name": "template", "string": "%{nothing}"}]}),
+            "/selectors/title/post_process/0/string",
+            "'nothing', which is no field",
+        ),
+        (_with(channel__time_zone="Mars/Olympus"), "/channel/time_zone", "not a known IANA time zone"),
+        (_with(selectors=None), "", "selectors (with items) or auto_source"),
+        (_with(strategy="selenium"), "/strategy", "use one of: faraday, browserless, botasaurus"),
+        (_with(selectors__items__selector="li[["), "/selectors/items/selector", "'li[[' is not a CSS selector"),
+        (_with(selectors__title={"selector": "h2::"}), "/selectors/title/selector", "not a CSS selector netglean"),
+        (_with(selectors__title={"selector": "+ div"}), "/selectors/title/selector", "a field is read from inside"),
+        (_with(selectors__url={"selector": "a"}, selectors__link={"selector": "a"}), "/selectors/link", "url or link"),
+        (
+            _with(selectors__items__pagination={"selector": "a[[rel"}),
+            "/selectors/items/pagination/selector",
+            "is not a CSS selector",
+        ),
+        # found by the contract fuzzer: a step without a name was taken for a gsub missing its pattern
+        (_with(selectors__title={"post_process": [{}]}), "/selectors/title/post_process/0", "needs 'name'"),
+        (_with(selectors__title={"post_process": {}}), "/selectors/title/post_process", "needs 'name'"),
+    ],
+)
+def test_typical_mistakes_are_named_with_their_path_and_a_sentence(config: Any, path: str, words: str) -> None:
+    found = feed_config.problems(config)
+    assert any(p.path == path and words in p.message for p in found), [p.as_dict() for p in found]
+
+
+def test_yaml_values_json_cannot_hold_are_text_or_named_problems() -> None:
+    """Found by the contract fuzzer: a plain date in free-form metadata broke the call's answer (a date is not
+    JSON), and .inf made a text block that was not JSON."""
+    head = "channel: {url: 'https://e.com/'}\nselectors: {items: {selector: li}}\n"
+    assert feed_config.parse_yaml(head + "directory: {since: 2026-11-29}")["directory"] == {"since": "2026-11-29"}
+    with pytest.raises(InvalidFeedConfig) as refused:
+        feed_config.parse_yaml(head + "parameters: {x: {default: .inf}}\ndirectory: {b: !!binary aGk=, n: .nan}")
+    assert [(p["path"], p["message"].split(" ")[0]) for p in refused.value.detail["errors"]] == [
+        ("/directory/b", "YAML"),
+        ("/directory/n", "nan"),
+        ("/parameters/x/default", "inf"),
+    ]
+
+
+def test_yaml_errors_name_the_line_and_local_files_are_refused() -> None:
+    with pytest.raises(InvalidFeedConfig) as broken:
+        feed_config.parse_yaml("channel:\n  url: [unclosed\n")
+    assert "line 3" in broken.value.message or "line 2" in broken.value.message
+    with pytest.raises(InvalidFeedConfig) as local:
+        feed_config.load(_with(channel__url="file:///etc/passwd"))
+    assert local.value.detail["errors"] == [
+        {"path": "/channel/url", "message": "'file:///etc/passwd' is not an http(s) URL; tools never read local files"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tail", "words"),
+    [
+        (  # nine levels of nine aliases: 550 bytes standing for 387 million strings
+            "directory:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+            + "".join(f"  a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]\n" for n in range(1, 9)),
+            "stands for more than 50000 values once its aliases are expanded (at line",
+        ),
+        ("directory: &a {x: [1, *a]}\n", "the alias *a at line 3, column 23 refers to a value that holds it"),
+        ("directory: " + "[" * 5000 + "]" * 5000 + "\n", "nests deeper than 32 levels at line 3, column 43"),
+        ("directory: {yes: 1, ~: 2}\n", "the key None is not text; quote it"),  # YAML's null and yes are not names
+    ],
+)
+def test_yaml_that_would_expand_or_nest_without_end_is_refused_before_it_is_built(tail: str, words: str) -> None:
+    head = "channel: {url: 'https://example.com/'}\nselectors: {items: {selector: li}}\n"
+    with pytest.raises(InvalidFeedConfig) as refused:
+        feed_config.parse_yaml(head + tail)
+    assert words in refused.value.message
+    shared = feed_config.parse_yaml(head + "directory: {a: &x [1, 2], b: *x, c: {<<: {d: 1}}}\n")
+    assert shared["directory"] == {"a": [1, 2], "b": [1, 2], "c": {"d": 1}}  # aliases within bounds still work
+
+
+def test_parameters_fill_the_channel_and_unknown_ones_are_refused() -> None:
+    config = _with(parameters={"section": {"type": "string", "default": "news"}})
+    config["channel"]["url"] = "https://example.com/%<section>s"
+    assert feed_config.load(config)["channel"]["url"] == "https://example.com/news"
+    assert feed_config.load(config, {"section": "sport"})["channel"]["url"] == "https://example.com/sport"
+    with pytest.raises(InvalidFeedConfig, match="no parameter 'region'"):
+        feed_config.load(config, {"region": "x"})

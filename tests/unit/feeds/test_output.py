@@ -1,0 +1,48 @@
+"""Feed output (netglean.feeds.output): RSS escaped, dated in the channel's zone and read by feedparser."""
+
+from __future__ import annotations
+
+import feedparser
+import pytest
+
+from netglean.feeds.output import count_items, rss
+
+
+def test_rss_output_is_escaped_dated_in_the_channel_zone_and_accepted_by_feedparser() -> None:
+    items = [
+        {
+            "id": "abc",
+            "title": "Tides & <currents>",
+            "url": "https://example.com/t?a=1&b=2",
+            "description": "<p>Hello</p>",
+            "published_at": "2026-11-29T07:30:00+00:00",
+            "author": "Ana",
+            "categories": ["sea", "sea2"],
+            "enclosure": {"url": "https://example.com/t.mp3", "type": "audio/mpeg"},
+        }
+    ]
+    channel = {"url": "https://example.com/", "title": "Harbour", "time_zone": "Europe/Berlin", "ttl": 60}
+    xml = rss(channel, items)
+    assert count_items(xml) == 1 and "<pubDate>Sun, 29 Nov 2026 08:30:00 +0100</pubDate>" in xml
+    parsed = feedparser.parse(xml)
+    assert not parsed.bozo, parsed.get("bozo_exception")
+    entry = parsed.entries[0]
+    assert entry.title == "Tides & <currents>" and entry.link == "https://example.com/t?a=1&b=2"
+    assert entry.id == "abc" and entry.enclosures[0]["type"] == "audio/mpeg" and entry.author == "Ana"
+    assert [t.term for t in entry.tags] == ["sea", "sea2"]
+
+
+@pytest.mark.parametrize(
+    ("zone", "date"),
+    [
+        ("America/St_Johns", "Sun, 29 Nov 2026 04:00:00 -0330"),
+        ("Asia/Kathmandu", "Sun, 29 Nov 2026 13:15:00 +0545"),
+        ("UTC", "Sun, 29 Nov 2026 07:30:00 +0000"),
+    ],
+)
+def test_rss_dates_in_any_zone_and_text_xml_cannot_hold(zone: str, date: str) -> None:
+    item = {"id": "a\x01b", "title": "Bell\x07 \ud800\ufffe tolls", "published_at": "2026-11-29T07:30:00+00:00"}
+    xml = rss({"url": "https://example.com/", "time_zone": zone}, [item], [{"href": "/s.xsl?\x01>x"}])
+    assert f"<pubDate>{date}</pubDate>" in xml and "<title>Bell  tolls</title>" in xml and ">ab</guid>" in xml
+    assert '<?xml-stylesheet href="/s.xsl?&gt;x"?>' in xml  # a stripped control cannot close the instruction
+    assert not feedparser.parse(xml).bozo
