@@ -43,3 +43,46 @@ def test_policy_holds_only_numbers_and_booleans() -> None:
     policy = Settings.load(environ={}).policy()
     assert policy and all(isinstance(v, int | float | bool) for v in policy.values())
     assert "log_level" not in policy
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [("1", True), ("true", True), (" YES ", True), ("On", True), ("0", False), ("false", False), ("no", False)],
+)
+def test_switches_read_the_usual_spellings(raw: str, value: bool) -> None:
+    assert Settings.load(environ={"NETGLEAN_IGNORE_ROBOTS": raw}).ignore_robots is value
+
+
+@pytest.mark.parametrize("raw", ["", "maybe", "2", "enabled"])
+def test_a_switch_that_is_neither_is_refused(raw: str) -> None:
+    with pytest.raises(ConfigurationError, match=f"NETGLEAN_IGNORE_ROBOTS: {raw!r} is not a valid bool"):
+        Settings.load(environ={"NETGLEAN_IGNORE_ROBOTS": raw})
+
+
+def test_names_are_derived_from_the_declaration() -> None:
+    [setting] = [s for s in SETTINGS if s.name == "max_concurrent_calls"]
+    assert (setting.env, setting.flag) == ("NETGLEAN_MAX_CONCURRENT_CALLS", "--max-concurrent-calls")
+    assert [s.name for s in SETTINGS] == sorted(s.name for s in SETTINGS)  # the docs and --help list them so
+    assert all(s.help.endswith(".") and isinstance(s.default, s.kind) for s in SETTINGS)
+
+
+def test_an_override_left_out_is_not_an_override() -> None:
+    env = {"NETGLEAN_CALL_TIMEOUT": "5"}
+    assert Settings.load({"call_timeout": None}, environ=env).call_timeout == 5.0
+    assert Settings.load({"max_redirects": 0}, environ={}).max_redirects == 0  # a falsy value still counts
+
+
+def test_the_environment_is_read_only_when_loading() -> None:
+    loaded = Settings.load(environ={"NETGLEAN_PORT": "9000"})
+    with pytest.raises(AttributeError):
+        loaded.port = 1  # type: ignore[misc]
+    assert Settings.load(environ={}).port == 8080
+
+
+def test_secrets_are_never_shown() -> None:
+    loaded = Settings.load(environ={"NETGLEAN_TOKEN": "s3cret-token"})
+    assert "s3cret-token" not in repr(loaded) and "token='***'" not in repr(loaded) and "token=***" in repr(loaded)
+    policy = loaded.policy()
+    assert "token" not in policy and policy["token_required"] is True
+    assert Settings.load(environ={}).policy()["token_required"] is False
+    assert {s.name for s in SETTINGS if s.secret} == {"token"}
