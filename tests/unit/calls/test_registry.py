@@ -1,0 +1,78 @@
+"""The registry (netglean.calls.registry): the generated tables as frozen specs, a module that is no registry named
+as such, and references that resolve."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import types
+
+import pytest
+
+from netglean.calls.registry import REGISTRY_MODULE, Registry, load_registry, resolve
+from netglean.core.errors import ConfigurationError
+from netglean.generated import registry as generated
+from tests.support.paths import PROJECT
+from tests.support.toy_tools import toy_registry
+
+
+def test_the_generated_tables_become_specs() -> None:
+    registry = load_registry()
+    assert list(registry.tools) == [tool["name"] for tool in generated.TOOLS]
+    assert registry.catalog_hash == generated.CATALOG_HASH and registry.server.name == "netglean"
+    assert registry.package == "netglean.generated" and registry.folder == PROJECT / "netglean" / "generated"
+    for spec in registry.tools.values():
+        assert spec.origin in {"local", "target"} and spec.next_step and isinstance(spec.next_step, tuple)
+        assert spec.output_schema["properties"]["next_step"]["enum"] == sorted({*spec.next_step, spec.name})
+    prompt = next(iter(registry.prompts.values()))
+    assert all(isinstance(message, tuple) and len(message) == 2 for message in prompt.messages)
+
+
+def test_specs_are_frozen() -> None:
+    spec = load_registry().tools["scrape"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.origin = "local"  # type: ignore[misc]
+
+
+def test_every_reference_the_registry_names_resolves() -> None:
+    registry = load_registry()
+    for spec in registry.tools.values():
+        assert callable(resolve(spec.handler)) and hasattr(resolve(spec.input_model), "model_validate")
+    for resource in registry.resources:
+        assert callable(resolve(resource.handler))
+
+
+def test_a_registry_is_known_by_its_package() -> None:
+    """Another tool pack's registry (``NAME.registry``) serves its own generated files."""
+    module = types.ModuleType("pack.generated.registry")
+    module.__dict__.update({name: getattr(generated, name) for name in ("SERVER", "CATALOG_HASH", "TOOLS",
+                                                                        "RESOURCES", "PROMPTS", "GRAPH")})  # fmt: skip
+    assert Registry.from_module(module).package == "pack.generated"
+    assert toy_registry().folder == PROJECT / "tests" / "support"
+
+
+def test_a_module_that_is_no_registry_is_named_with_the_fix() -> None:
+    module = types.ModuleType("somewhere.registry")
+    module.SERVER = generated.SERVER  # type: ignore[attr-defined]
+    with pytest.raises(ConfigurationError, match=r"somewhere.registry is not a netglean registry .*run `netglean gen`"):
+        Registry.from_module(module)
+    module.__dict__.update(CATALOG_HASH="", TOOLS=({"name": "x"},), RESOURCES=(), PROMPTS=(), GRAPH={})
+    with pytest.raises(ConfigurationError, match="is not a netglean registry"):  # a tool table of another shape
+        Registry.from_module(module)
+
+
+def test_a_registry_that_cannot_be_imported_is_a_configuration_error() -> None:
+    with pytest.raises(
+        ConfigurationError, match=re.escape("cannot import the generated registry 'no_such_pack.registry'")
+    ):
+        load_registry("no_such_pack.registry")
+    assert REGISTRY_MODULE == "netglean.generated.registry"
+
+
+@pytest.mark.parametrize(
+    "reference",
+    ["netglean.handlers.pages:no_such_handler", "no_such_module:handler", "netglean.handlers.pages"],
+)
+def test_a_reference_that_does_not_resolve_names_itself(reference: str) -> None:
+    with pytest.raises(ConfigurationError, match=re.escape(f"registry names '{reference}', which cannot be imported")):
+        resolve(reference)
