@@ -1,4 +1,5 @@
-"""Reading sitemaps: third-party XML read by a scan, never by a parser that could expand entities."""
+"""Reading sitemaps and a page's links (netglean.read.sitemaps): third-party XML read by a scan, never by a parser
+that could expand entities; links absolute, http(s) only, once each."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import gzip
 import pytest
 
 from netglean.core.errors import ResponseTooLarge, UnsupportedContent
-from netglean.read.sitemaps import MAX_LOCATION_BYTES, read_sitemap
+from netglean.read.html_tree import parse_html
+from netglean.read.sitemaps import MAX_LOCATION_BYTES, page_links, read_sitemap
 
 
 def test_locations_are_read_with_their_entities_whatever_the_case_of_the_tags() -> None:
@@ -40,3 +42,27 @@ def test_what_is_not_a_sitemap_or_inflates_too_far_is_refused() -> None:
         read_sitemap(b"<html><body>hello</body></html>", 1_000)
     with pytest.raises(ResponseTooLarge):
         read_sitemap(gzip.compress(b"<urlset>" + b" " * 100_000), 1_000)
+
+
+def test_a_corrupt_gzip_sitemap_is_unsupported_content() -> None:
+    with pytest.raises(UnsupportedContent, match="a gzip sitemap is corrupt"):
+        read_sitemap(b"\x1f\x8b" + b"not gzip at all", 10_000)
+
+
+def test_a_sitemap_index_is_told_from_a_url_set() -> None:
+    listed = read_sitemap(b"<urlset><url><loc>https://a.example/p</loc></url></urlset>", 1_000)
+    assert not listed.is_index and listed.locations == ("https://a.example/p",)
+    assert read_sitemap(b"<SITEMAPINDEX xmlns='x'><sitemap><loc>https://a.example/s</loc></sitemap>", 1_000).is_index
+
+
+def test_page_links_are_absolute_without_fragments_once_each_in_order() -> None:
+    page = (
+        '<a href=" /a#top ">a</a><a href="/a">again</a><a href="JavaScript:alert(1)">j</a><a href="MAILTO:x@y">m</a>'
+        '<a href="tel:1">t</a><a href="data:text/html,x">d</a><a href="ftp://files.test/x">f</a><a href="">empty</a>'
+        '<a href="//other.test/p">other</a><a href="?q=1">query</a><a>no href</a><a href="https://h.test/a">abs</a>'
+    )
+    assert page_links(parse_html(page), "https://h.test/dir/page") == [
+        "https://h.test/a",
+        "https://other.test/p",
+        "https://h.test/dir/page?q=1",
+    ]

@@ -1,0 +1,56 @@
+"""The jobs reader processes run (netglean.read.jobs): each takes a Document (or bytes) by keyword and returns plain
+data, decoding where it reads."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from netglean.core.errors import UnsupportedContent
+from netglean.read import jobs
+from netglean.read.document import Document
+
+PAGE = (
+    "<html><head><title>Tides</title><link rel=alternate type=application/rss+xml href=/feed></head><body>"
+    "<ul><li><a href=/a>A</a></li><li><a href=/b>B</a></li><li><a href=/c>C</a></li></ul></body></html>"
+)
+DOCUMENT = Document("https://harbour.test/", PAGE.encode("windows-1252"), "windows-1252")
+
+
+def test_the_jobs_are_what_the_module_names() -> None:
+    assert jobs.__all__ == sorted(jobs.__all__)
+    for name in jobs.__all__:
+        assert hasattr(jobs, name)
+
+
+def test_a_diagnosis_of_an_html_page_and_of_anything_else() -> None:
+    diagnosis = jobs.diagnosis(document=DOCUMENT, status=200, headers={})
+    assert diagnosis.feeds == [{"url": "https://harbour.test/feed", "type": "rss"}]
+    assert diagnosis.counts == {"articles": 0, "repeated_items": 3} and diagnosis.signals == []
+    walled = jobs.diagnosis(document=DOCUMENT, status=403, headers={"cf-mitigated": "challenge"})
+    assert walled.signals == ["cloudflare-challenge-header"]
+    pdf = Document("https://harbour.test/r.pdf", b"%PDF-1.7 <link rel=alternate>", None, "application/pdf")
+    nothing = jobs.diagnosis(document=pdf, status=200, headers={})
+    assert (nothing.feeds, nothing.counts) == ([], {"articles": 0, "repeated_items": 0})
+    assert pickle.loads(pickle.dumps(diagnosis)) == diagnosis
+
+
+def test_page_facts_links_and_plain_text() -> None:
+    assert jobs.page_facts(document=DOCUMENT) == {"title": "Tides"}
+    assert jobs.page_links(document=DOCUMENT) == [f"https://harbour.test/{name}" for name in "abc"]
+    text = Document("https://harbour.test/n.txt", "notes \x1b[2J\u202eon tides".encode(), None, "text/plain")
+    assert jobs.plain_text(document=text) == "notes on tides"
+
+
+def test_a_page_is_read_as_the_page_tools_return_it() -> None:
+    reading = jobs.read_page(document=DOCUMENT, fmt="text", main_content=False, frontier=True)
+    assert reading.content == "- A\n- B\n- C" and reading.title == "Tides" and len(reading.frontier) == 3
+
+
+def test_a_sitemap_job_raises_what_a_reader_raises() -> None:
+    assert jobs.sitemap(body=b"<urlset><loc>https://h.test/a</loc></urlset>", max_bytes=1_000).locations == (
+        "https://h.test/a",
+    )
+    with pytest.raises(UnsupportedContent):
+        jobs.sitemap(body=b"<html></html>", max_bytes=1_000)

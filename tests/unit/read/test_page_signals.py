@@ -1,0 +1,87 @@
+"""How a page's markup says to read it (netglean.read.page_signals): the feeds it announces, the signs of a bot wall,
+and the groups of alike linked siblings a listing is made of."""
+
+from __future__ import annotations
+
+import pytest
+
+from netglean.read.html_tree import parse_html
+from netglean.read.page_signals import bot_wall, candidate_items, feeds, item_groups
+
+LINKS = """<link rel="alternate" type="application/rss+xml; charset=utf-8" href="/rss" title=" All  \u202estories ">
+<link rel="alternate feed" type="application/atom+xml" href="/atom">
+<link rel="alternate" type="APPLICATION/FEED+JSON" href="feed.json">
+<link rel="alternate" type="text/html" hreflang="fr" href="/fr">
+<link rel="alternate" type="application/rss+xml" href="/rss" title="Again">
+<link rel="alternates" type="application/rss+xml" href="/not-alternate">
+<link rel="alternate" type="application/rss+xml">
+<link rel="alternate" type="application/json" href="https://other.test/j">"""
+
+
+def test_announced_feeds_once_each_absolute_and_typed() -> None:
+    assert feeds(parse_html(LINKS), "https://harbour.test/news/") == [
+        {"url": "https://harbour.test/rss", "type": "rss", "title": "All stories"},
+        {"url": "https://harbour.test/atom", "type": "atom"},
+        {"url": "https://harbour.test/news/feed.json", "type": "json"},
+        {"url": "https://other.test/j", "type": "json"},
+    ]
+
+
+def test_a_feeds_title_is_cut_short() -> None:
+    [feed] = feeds(
+        parse_html(f'<link rel=alternate type=application/rss+xml href=/f title="{"t" * 500}">'), "https://a.test/"
+    )
+    assert len(feed["title"]) == 200
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "markup", "signals"),
+    [
+        (200, {}, "<title>Just a moment...</title>", ["cloudflare-challenge"]),
+        (
+            403,
+            {"server": "cloudflare", "cf-mitigated": "challenge"},
+            "",
+            ["cloudflare-403", "cloudflare-challenge-header"],
+        ),
+        (503, {"server": "AkamaiGHost"}, "", ["akamaighost-503"]),
+        (200, {"server": "cloudflare"}, "<p>An ordinary page</p>", []),  # served by a CDN is not blocked by it
+        (200, {}, '<div class="g-recaptcha"></div><p>Checking your browser</p>', ["browser-check", "captcha"]),
+        (200, {}, "<p>Access Denied</p>" + "x" * 100 + "Reference #18.2f", ["akamai"]),
+        (200, {}, "x" * 20_001 + "g-recaptcha", []),  # only the first 20 kB are read
+    ],
+)
+def test_bot_wall_signals(status: int, headers: dict[str, str], markup: str, signals: list[str]) -> None:
+    assert bot_wall(status, headers, markup) == signals
+
+
+LISTING = """<nav><ul>{menu}</ul></nav><footer><ul>{menu}</ul></footer>
+<main><ul class="list">
+  <li class="item big"><a href="/a">Storm closes the port for two days</a></li>
+  <li class="big item"><a href="/b">Ferry timetable changes</a></li>
+  <li class="item big"><a href="/c">New lighthouse keeper</a></li>
+  <li class="other"><a href="/d">Different</a></li>
+  <li class="item big">No link in this one</li>
+</ul>
+<div><p><a href="/x">one</a></p><p><a href="/y">two</a></p>
+     <p><a href="/z">three</a></p><p><a href="/w">four</a></p></div>
+<article>a</article><article>b</article></main>""".format(menu="<li><a href=/m>m</a></li>" * 5)
+
+
+def test_item_groups_are_alike_linked_siblings_outside_the_sites_chrome() -> None:
+    groups = item_groups(parse_html(LISTING))
+    assert [(group.tag, group.classes, len(group.nodes)) for group in groups] == [
+        ("p", (), 4),  # largest first
+        ("li", ("big", "item"), 3),  # classes in any order are one shape; an item without a link is no item
+    ]
+    assert all(group.parent.tag in {"div", "ul"} for group in groups)
+
+
+def test_a_group_needs_three_by_default() -> None:
+    two = "<ul><li><a href=/a>a</a></li><li><a href=/b>b</a></li></ul>"
+    assert item_groups(parse_html(two)) == [] and len(item_groups(parse_html(two), minimum=2)) == 1
+
+
+def test_candidate_items_count_articles_and_the_largest_group() -> None:
+    assert candidate_items(parse_html(LISTING)) == {"articles": 2, "repeated_items": 4}
+    assert candidate_items(parse_html("<p>nothing listed</p>")) == {"articles": 0, "repeated_items": 0}
