@@ -83,3 +83,14 @@ def test_a_line_break_stays_a_line_break_in_markdown() -> None:
     assert read_html("<p>High water<br>Low water</p>", URL, fmt="markdown", main_content=False).content == (
         "High water  \nLow water"
     )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: a container that holds no block element (p, ul, table...) is read as inline text, so the divs "
+    "inside it, block-level in any browser, run together and words at their edges merge (found by the quality "
+    "gate's div page: 'Read nextThe last ferry')",
+)
+def test_sibling_divs_do_not_run_their_words_together() -> None:
+    page = "<article><div>High water</div><div>Low water</div></article>"
+    assert read_html(page, URL, fmt="text", main_content=False).content.split() == ["High", "water", "Low", "water"]
