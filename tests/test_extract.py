@@ -14,8 +14,10 @@ import pytest
 
 from netglean.feeds import steps as feed_steps
 from netglean.read import extract as extraction
-from netglean.read.extract import extract, render
+from netglean.read import render as rendering
+from netglean.read.extract import extract
 from netglean.read.html_tree import parse_html
+from netglean.read.render import render
 from tests.work_counting import Counted, work
 
 ARTICLE = Path(__file__).parent / "fixtures" / "article.html"
@@ -181,9 +183,9 @@ def test_plain_text_drops_link_and_emphasis_marks_as_the_patterns_did() -> None:
     rng = random.Random(11)
     for _ in range(20_000):
         markdown = "".join(rng.choice("![]()a*`\n") for _ in range(rng.randint(0, 14)))
-        assert extraction._plain(markdown) == _plain_by_patterns(markdown), markdown
+        assert rendering._plain(markdown) == _plain_by_patterns(markdown), markdown
     linked = "See [the **tide** table](https://e.test/t) and [![a chart](https://e.test/c.png)](https://e.test/c)."
-    assert extraction._plain(linked) == _plain_by_patterns(linked) == "See the tide table and a chart."
+    assert rendering._plain(linked) == _plain_by_patterns(linked) == "See the tide table and a chart."
 
 
 class _Scanned(str):
@@ -204,7 +206,7 @@ def test_link_marks_are_found_in_one_pass_over_the_text(unit: str) -> None:
     text = unit * 20_000
     for opener in ("![", "["):
         _Scanned.scanned = 0
-        unlinked = extraction._unlinked(_Scanned(text), opener)
+        unlinked = rendering._unlinked(_Scanned(text), opener)
         assert unlinked == ("x" * 20_000 if unit == "[x](u)" and opener == "[" else text)
         assert _Scanned.scanned <= 3 * len(text), (opener, _Scanned.scanned)
 
