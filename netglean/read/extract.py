@@ -52,6 +52,10 @@ one can nest thousands in a few kilobytes, and every level here is a Python fram
 _SPACES = re.compile(r"[ \t\r\f\v]{2,}|[\t\r\f\v]")
 """Runs of blanks other than newlines, squeezed to one space (a lone space is left as it is: matching every
 space costs a regex match a word)."""
+_BREAK_MARK = "\x00"
+"""A <br> until blanks are squeezed, then a markdown hard break: written as two spaces and a newline at once,
+the squeeze took one of the spaces and left a soft break. Page text never holds it: sanitize removes NUL."""
+_BREAK = re.compile(r"[ ]*\x00[ ]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +90,10 @@ def _inline(node: Any, base_url: str, links: list[dict[str, str]], depth: int = 
         parts.append(_inline_one(child, base_url, links, depth))
         child = child.next
     joined = "".join(parts)
-    return _SPACES.sub(" ", joined) if depth == 0 else joined
+    if depth:
+        return joined
+    joined = _SPACES.sub(" ", joined)
+    return _BREAK.sub("  \n", joined) if _BREAK_MARK in joined else joined
 
 
 def _inline_one(node: Any, base_url: str, links: list[dict[str, str]], depth: int = 0) -> str:
@@ -99,7 +106,7 @@ def _inline_one(node: Any, base_url: str, links: list[dict[str, str]], depth: in
         href = (node.attributes.get("href") or "").strip()
         if href and not href.lower().startswith(("javascript:", "data:", "#")):
             url = urljoin(base_url, href)
-            links.append({"url": url, "text": " ".join(text.split())})
+            links.append({"url": url, "text": " ".join(text.replace(_BREAK_MARK, " ").split())})
             return f"[{text}]({sanitize(url)})" if text else ""
         return text
     if tag in {"strong", "b"}:
@@ -111,7 +118,7 @@ def _inline_one(node: Any, base_url: str, links: list[dict[str, str]], depth: in
     if tag == "code":
         return f"`{_clean(node.text(deep=True))}`"
     if tag == "br":
-        return "  \n"
+        return _BREAK_MARK
     if tag == "img":
         alt = _clean(node.attributes.get("alt") or "")
         return f"![{alt}]({sanitize(urljoin(base_url, node.attributes.get('src') or ''))})" if alt else ""
@@ -173,7 +180,8 @@ def _main(tree: Any) -> Any:
     articles = tree.css("article")
     paragraphs = tree.css("p, pre, blockquote")
     length = _lengths([*articles, *paragraphs])
-    long_articles = [a for a in articles if length(a) > 200]
+    boilerplate = _within_boilerplate()
+    long_articles = [a for a in articles if length(a) > 200 and not boilerplate(a)]
     if long_articles:
         return max(long_articles, key=length)
     main = tree.css_first("main, [role=main]")
@@ -182,7 +190,7 @@ def _main(tree: Any) -> Any:
     scores: dict[int, tuple[float, Any]] = {}
     for paragraph in paragraphs:
         chars = length(paragraph)
-        if chars < 25:
+        if chars < 25 or boilerplate(paragraph):
             continue
         score = 1 + chars / 100
         parent = paragraph.parent
@@ -198,6 +206,31 @@ def _main(tree: Any) -> Any:
     density = _link_densities(tree, {key: node for key, (_, node) in scores.items()}, length)
     best = max(scores.items(), key=lambda item: item[1][0] * (1 - density[item[0]]))
     return best[1][1]
+
+
+def _within_boilerplate() -> Callable[[Any], bool]:
+    """Whether a node or an element above it says by its class or id that it is boilerplate (a sidebar, a
+    comment thread): such text is never the main content, however long. Answers are remembered per element, so
+    the paragraphs of one container climb its ancestors once."""
+    known: dict[int, bool] = {}
+
+    def within(node: Any) -> bool:
+        path: list[int] = []
+        found = False
+        while node is not None and node.tag not in {"html", "body"}:
+            if node.mem_id in known:
+                found = known[node.mem_id]
+                break
+            path.append(node.mem_id)
+            if _is_boilerplate(node):
+                found = True
+                break
+            node = node.parent
+        for key in path:
+            known[key] = found
+        return found
+
+    return within
 
 
 def _link_densities(tree: Any, nodes: dict[int, Any], length: Callable[[Any], int]) -> dict[int, float]:

@@ -62,8 +62,10 @@ def _block_markdown(block: Block) -> str:
 
 
 def _plain(markdown: str) -> str:
-    """The text of markdown: images by their alt text, then links by theirs, without emphasis or code marks."""
-    return _unlinked(_unlinked(markdown, "!["), "[").replace("*", "").replace("`", "")
+    """The text of markdown: images by their alt text, then links by theirs, without emphasis or code marks, a
+    hard break as a plain newline."""
+    text = _unlinked(_unlinked(markdown, "!["), "[").replace("*", "").replace("`", "")
+    return text.replace("  \n", "\n") if "  \n" in text else text
 
 
 def _unlinked(markdown: str, opener: str) -> str:
