@@ -28,8 +28,9 @@ def f1(extracted: str, gold: str) -> tuple[float, float, float]:
 
 
 def _netglean(html: str) -> str:
-    from netglean.read.extract import extract, render
+    from netglean.read.extract import extract
     from netglean.read.html_tree import parse_html
+    from netglean.read.render import render
 
     return render(extract(parse_html(html), "https://example.test/"), "text")
 

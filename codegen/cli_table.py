@@ -11,6 +11,18 @@ from codegen.catalog import Tool
 from netglean.core.cli_flags import reserved_flags
 
 
+def _kind(schema: dict[str, Any]) -> Any:
+    """A property's JSON type: its ``type``, else what its enum (or const) values all are — ``format`` is
+    ``{enum: [markdown, text, ...]}`` with no type, and taking it for JSON made ``--format text`` a usage error."""
+    if "type" in schema:
+        return schema["type"]
+    values = schema.get("enum", [schema["const"]] if "const" in schema else [])
+    for kind, python in (("string", str), ("integer", int), ("number", int | float)):
+        if values and all(isinstance(v, python) and not isinstance(v, bool) for v in values):
+            return kind
+    return "json"
+
+
 def cli_options(tool: Tool) -> list[dict[str, Any]]:
     """Command-line options derived from a tool's input schema, one per top-level property."""
     schema = tool.input_schema
@@ -19,8 +31,8 @@ def cli_options(tool: Tool) -> list[dict[str, Any]]:
     options = []
     for name, prop in schema.get("properties", {}).items():
         flag = "--" + name.replace("_", "-")
-        kind = prop.get("type", "json")
-        item_kind = prop.get("items", {}).get("type", "json") if kind == "array" else None
+        kind = _kind(prop)
+        item_kind = _kind(prop.get("items", {})) if kind == "array" else None
         options.append(
             {
                 "name": name,

@@ -18,24 +18,13 @@ from netglean.core.settings import Settings
 from netglean.serve.mcp import build_server
 from netglean.serve.versions import spoken
 from tests.support.clients import SyncClient, open_client
+from tests.support.environment import FUZZ_ENVIRONMENT, TEST_ENVIRONMENT
 from tests.support.paths import PROJECT
 
 if TYPE_CHECKING:
     from tests.support.fuzz_site import World
 
-# Tests touch only 127.0.0.1: every fetch, in this process and in every server it spawns, is refused
-# before any DNS lookup unless it is for 127.0.0.1, whatever URL a test or a fuzzer makes up.
-TEST_ENVIRONMENT = {"NETGLEAN_FETCH_ONLY_HOSTS": "127.0.0.1"}
-os.environ.update(TEST_ENVIRONMENT)
-FUZZ_ENVIRONMENT = {
-    **TEST_ENVIRONMENT,
-    "NETGLEAN_ALLOW_PRIVATE_HOSTS": "1",
-    "NETGLEAN_HOST_INTERVAL": "0",
-    "NETGLEAN_SESSION_BUDGET": "1000000000",
-    "NETGLEAN_CALL_TIMEOUT": "30",
-}
-"""The fuzzer's servers: loopback allowed (the fuzz site is on 127.0.0.1), still nothing but 127.0.0.1, no
-spacing between requests and a budget no run spends."""
+os.environ.update(TEST_ENVIRONMENT)  # see tests.support.environment
 
 
 @pytest.fixture(scope="session")

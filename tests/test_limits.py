@@ -29,6 +29,7 @@ from netglean.calls.registry import Registry
 from netglean.core.errors import InvalidFeedConfig
 from netglean.core.settings import Settings
 from netglean.feeds import config as feed_config
+from netglean.feeds import patterns
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.output import rss
 from netglean.serve.mcp import build_server
@@ -223,8 +224,8 @@ def test_patterns_that_would_compile_into_too_much_are_refused_before_compiling(
     "pattern", ["a{100000}", "(?:a{300}){300}", r"\p{L}{3}[{]{9}", "^(\\d+)\\.\\s*(.*)$", "[a{]{2}"]
 )
 def test_patterns_within_bounds_compile(pattern: str) -> None:
-    assert feed_steps.pattern_problem(pattern) is None
-    assert feed_steps.ruby_regex(pattern) is not None
+    assert patterns.pattern_problem(pattern) is None
+    assert patterns.ruby_regex(pattern) is not None
 
 
 def test_validate_config_reports_a_pattern_bomb_as_a_problem(site: tuple[SyncClient, str]) -> None:

@@ -42,7 +42,8 @@ Handler = Callable[[BaseModel, Context], Awaitable[Outcome]]
 
 _GUIDANCE = {
     "invalid_arguments": "Fix the arguments listed in payload.error.detail.errors and call {tool} again.",
-    "too_large": "Send smaller arguments to {tool}; the operator's limit is in payload.error.detail.",
+    "arguments_too_large": "Send smaller arguments to {tool}; the operator's limit is in payload.error.detail.",
+    "too_large": "The document is larger than the operator's limit (payload.error.detail); it cannot be read whole.",
     "timeout": "{tool} ran past the operator's deadline; try again, perhaps with a smaller request.",
     "internal_error": "{tool} failed inside the server, not because of your arguments; try again later.",
     "invalid_config": "Fix every problem in payload.error.detail.errors (each names its path) and call {tool} again.",

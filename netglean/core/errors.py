@@ -7,7 +7,7 @@ parses a message to decide what to do::
     NetgleanError
     ├── ToolError                      a tool call failed; becomes an error envelope
     │   ├── InvalidArguments           invalid_arguments  - arguments break the input schema
-    │   ├── ArgumentsTooLarge          too_large          - arguments exceed the operator's cap
+    │   ├── ArgumentsTooLarge          arguments_too_large - arguments exceed the operator's cap
     │   ├── CallTimeout                timeout            - the call ran past the operator's deadline
     │   ├── HandlerContractError       internal_error     - a handler broke its declared contract
     │   ├── HandlerCrashed             internal_error     - a handler raised something unexpected
@@ -68,7 +68,10 @@ class InvalidArguments(ToolError):
 
 
 class ArgumentsTooLarge(ToolError):
-    code = "too_large"
+    """The call's own arguments are past the operator's cap: the caller's fault (REST 413), unlike a document
+    past the fetch cap (ResponseTooLarge, too_large), which is a fact about the world."""
+
+    code = "arguments_too_large"
 
 
 class CallTimeout(ToolError):

@@ -16,8 +16,10 @@ import sys
 REDACTED = "***"
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
-_URL_TAIL = re.compile(r"(/[^\s\"'<>?#]*)([?#][^\s\"'<>]*)")
-"""A path (anything from a slash on) and the query and/or fragment right after it."""
+_URL_TAIL = re.compile(r"(/[^\s\"'<>?#]*)([?#][^\s\"<>]*?)(?='?(?:[\s\"<>]|$))")
+"""A path (anything from a slash on) and the query and/or fragment right after it, to the next blank, double
+quote or angle bracket: a query may hold an apostrophe (RFC 3986 allows it unencoded), so one ends the query
+only where it closes a quoted URL, right before a blank or the end."""
 
 
 def _hidden(match: re.Match[str]) -> str:

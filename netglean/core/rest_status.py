@@ -17,9 +17,9 @@ from typing import Any
 
 STATUS_BY_ERROR: dict[str, int] = {
     "internal_error": 500,
+    "arguments_too_large": 413,
     "invalid_arguments": 422,
     "timeout": 504,
-    "too_large": 413,
     "unavailable": 503,
 }
 

@@ -197,7 +197,14 @@ SETTINGS: tuple[Setting, ...] = (
         False,
         "Fetch even when robots.txt answers 5xx or cannot be read (by default that means: do not fetch).",
     ),
-    Setting("session_budget", int, 1000, "Fetches one server process may make in all; then budget_exhausted.", 1),
+    Setting(
+        "session_budget",
+        int,
+        1000,
+        "Fetches one session may make (an MCP session; else a client address, as for REST; the stdio client); "
+        "then budget_exhausted.",
+        1,
+    ),
     Setting("shutdown_grace", float, 10.0, "Seconds in-flight requests get to finish on shutdown.", 0, http=True),
     Setting("stateless", bool, False, "Serve /mcp without sessions: every request stands alone.", http=True),
     Setting(

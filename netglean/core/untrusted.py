@@ -129,7 +129,7 @@ def clean_tree(value: Any) -> Any:
         return clean(value)
     if isinstance(value, Mapping):
         return {_clean_key(str(k)): clean_tree(v) for k, v in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return [clean_tree(v) for v in value]
     return value
 

@@ -14,7 +14,8 @@ from urllib.parse import urljoin, urlsplit
 
 from netglean.core.untrusted import sanitize
 from netglean.feeds import steps as feed_steps
-from netglean.feeds.items import MarkupHints, item_id, strip_code
+from netglean.feeds.hints import MarkupHints
+from netglean.feeds.items import item_id, strip_code
 from netglean.read.html_tree import script_json
 from netglean.read.page_meta import JSON_LD
 from netglean.read.page_signals import ItemGroup, item_groups

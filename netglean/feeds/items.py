@@ -14,11 +14,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
-from urllib.parse import urljoin
 
 from netglean.core.untrusted import sanitize
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.config import RESERVED_SELECTORS
+from netglean.feeds.hints import MarkupHints, enhanced
 from netglean.feeds.selectors import lexbor_selector
 from netglean.feeds.steps import Value, text_of
 from netglean.read.html_tree import page_json, parse_html
@@ -271,73 +271,6 @@ def _href(node: Any, base_url: str) -> str | None:
     return feed_steps.absolute_url(base_url, href) if href else None
 
 
-_HINTS = {
-    "link": "a[href]",
-    "heading": "h1, h2, h3, h4, h5, h6, [itemprop=headline]",
-    "paragraph": "p",
-    "time": "time[datetime]",
-    "image": "img[src]",
-}
-
-
-class MarkupHints:
-    """What items' own markup says their fields are, as written: the title is an item's first heading's text
-    (else its link's), the url its link, the description its first paragraph, published_at its first
-    time[datetime], the image its first img[src]. Read by items.enhance and by auto_source's HTML items.
-
-    Each kind of element is found once over the whole tree, each item's first one by one climb from every
-    match, and each element's text is read once: items nested in one another (8,000 nested <article>s)
-    cost what items side by side do, where a query per item read every item below it."""
-
-    def __init__(self, tree: Any) -> None:
-        self._tree = tree
-        self._first: dict[str, dict[int, Any]] = {}
-        self._texts: dict[int, str] = {}
-
-    def hint(self, node: Any, name: str) -> str | None:
-        if name in {"url", "title"}:
-            link = node if node.tag == "a" else self._inside(node, "link")
-            if name == "url":
-                return link.attributes.get("href") if link is not None else None
-            heading = self._inside(node, "heading") or link
-            return self._text(heading) if heading is not None else None
-        if name == "description":
-            paragraph = self._inside(node, "paragraph")
-            return self._text(paragraph) if paragraph is not None else None
-        found = self._inside(node, "time" if name == "published_at" else "image")
-        return found.attributes.get("datetime" if name == "published_at" else "src") if found is not None else None
-
-    def _inside(self, node: Any, kind: str) -> Any | None:
-        """The first element of ``kind`` below ``node``, in document order (``node`` itself is not below it)."""
-        firsts = self._first.get(kind)
-        if firsts is None:
-            firsts = self._first[kind] = {}
-            for match in self._tree.css(_HINTS[kind]):  # document order: the first match to reach a node is its first
-                above = match.parent
-                while above is not None and above.mem_id not in firsts:
-                    firsts[above.mem_id] = match
-                    above = above.parent
-        return firsts.get(node.mem_id)
-
-    def _text(self, node: Any) -> str:
-        text = self._texts.get(node.mem_id)
-        if text is None:
-            text = self._texts[node.mem_id] = node.text(deep=True, separator=" ")
-        return text
-
-
-def _enhanced(hints: MarkupHints, node: Any, name: str, base_url: str, zone: str) -> Value:
-    """What the item's own markup says when the config has no value for ``name`` (items.enhance)."""
-    hint = hints.hint(node, name)
-    if not hint:
-        return None
-    if name in {"url", "image"}:
-        return urljoin(base_url, hint.strip())
-    if name == "published_at":
-        return feed_steps.parse_time(hint, zone)
-    return " ".join(sanitize(hint).split()) or None
-
-
 def strip_code(tree: Any) -> None:
     """Drop scripts, styles and templates: their text is code, never an item's words."""
     for node in tree.css("script, style, noscript, template"):
@@ -387,8 +320,8 @@ def read_items(
     for n, node in enumerate(nodes):
         entry: dict[str, Any] = {name: text for name, column in shown if (text := column[n]) is not None}
         for name in missing:
-            if name not in entry and (enhanced := _enhanced(hints, node, name, base_url, zone)) not in (None, ""):
-                entry[name] = enhanced.isoformat() if isinstance(enhanced, datetime) else enhanced
+            if name not in entry and (hint := enhanced(hints, node, name, base_url, zone)) not in (None, ""):
+                entry[name] = hint.isoformat() if isinstance(hint, datetime) else hint
         if "url" not in entry and link is not None and (href := link[n]) is not None:
             entry["url"] = href
         if "title" not in entry and "url" not in entry and "description" not in entry:

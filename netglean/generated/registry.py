@@ -197,7 +197,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -428,7 +429,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -584,7 +586,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -723,7 +726,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -908,7 +912,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -1121,7 +1126,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -1346,7 +1352,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -1552,7 +1559,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -1672,7 +1680,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -1852,7 +1861,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -2007,7 +2017,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -2280,7 +2291,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -2445,7 +2457,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',
@@ -2603,7 +2616,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                   'could '
                                                                                                   'succeed '
                                                                                                   'later.',
-                                                                                   'properties': {'code': {'enum': ['bad_url',
+                                                                                   'properties': {'code': {'enum': ['arguments_too_large',
+                                                                                                                    'bad_url',
                                                                                                                     'blocked_address',
                                                                                                                     'budget_exhausted',
                                                                                                                     'http_status',

@@ -4,13 +4,11 @@ Pipeline: drop what is never content (scripts, styles, forms, navigation, ads, c
 threads, cookie banners - by element, ARIA role and class/id words); pick the main
 container (the largest <article>, else <main>, else the element whose paragraphs carry
 the most text with the fewest links); walk it into blocks (headings, paragraphs, lists,
-quotes, code, tables, images); render the blocks as markdown, text, html or json.
+quotes, code, tables, images). netglean.read.render writes the blocks as markdown, text, html or json.
 """
 
 from __future__ import annotations
 
-import html as html_lib
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -54,6 +52,10 @@ one can nest thousands in a few kilobytes, and every level here is a Python fram
 _SPACES = re.compile(r"[ \t\r\f\v]{2,}|[\t\r\f\v]")
 """Runs of blanks other than newlines, squeezed to one space (a lone space is left as it is: matching every
 space costs a regex match a word)."""
+_BREAK_MARK = "\x00"
+"""A <br> until blanks are squeezed, then a markdown hard break: written as two spaces and a newline at once,
+the squeeze took one of the spaces and left a soft break. Page text never holds it: sanitize removes NUL."""
+_BREAK = re.compile(r"[ ]*\x00[ ]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +90,10 @@ def _inline(node: Any, base_url: str, links: list[dict[str, str]], depth: int = 
         parts.append(_inline_one(child, base_url, links, depth))
         child = child.next
     joined = "".join(parts)
-    return _SPACES.sub(" ", joined) if depth == 0 else joined
+    if depth:
+        return joined
+    joined = _SPACES.sub(" ", joined)
+    return _BREAK.sub("  \n", joined) if _BREAK_MARK in joined else joined
 
 
 def _inline_one(node: Any, base_url: str, links: list[dict[str, str]], depth: int = 0) -> str:
@@ -101,7 +106,7 @@ def _inline_one(node: Any, base_url: str, links: list[dict[str, str]], depth: in
         href = (node.attributes.get("href") or "").strip()
         if href and not href.lower().startswith(("javascript:", "data:", "#")):
             url = urljoin(base_url, href)
-            links.append({"url": url, "text": " ".join(text.split())})
+            links.append({"url": url, "text": " ".join(text.replace(_BREAK_MARK, " ").split())})
             return f"[{text}]({sanitize(url)})" if text else ""
         return text
     if tag in {"strong", "b"}:
@@ -113,7 +118,7 @@ def _inline_one(node: Any, base_url: str, links: list[dict[str, str]], depth: in
     if tag == "code":
         return f"`{_clean(node.text(deep=True))}`"
     if tag == "br":
-        return "  \n"
+        return _BREAK_MARK
     if tag == "img":
         alt = _clean(node.attributes.get("alt") or "")
         return f"![{alt}]({sanitize(urljoin(base_url, node.attributes.get('src') or ''))})" if alt else ""
@@ -175,7 +180,8 @@ def _main(tree: Any) -> Any:
     articles = tree.css("article")
     paragraphs = tree.css("p, pre, blockquote")
     length = _lengths([*articles, *paragraphs])
-    long_articles = [a for a in articles if length(a) > 200]
+    boilerplate = _within_boilerplate()
+    long_articles = [a for a in articles if length(a) > 200 and not boilerplate(a)]
     if long_articles:
         return max(long_articles, key=length)
     main = tree.css_first("main, [role=main]")
@@ -184,7 +190,7 @@ def _main(tree: Any) -> Any:
     scores: dict[int, tuple[float, Any]] = {}
     for paragraph in paragraphs:
         chars = length(paragraph)
-        if chars < 25:
+        if chars < 25 or boilerplate(paragraph):
             continue
         score = 1 + chars / 100
         parent = paragraph.parent
@@ -200,6 +206,31 @@ def _main(tree: Any) -> Any:
     density = _link_densities(tree, {key: node for key, (_, node) in scores.items()}, length)
     best = max(scores.items(), key=lambda item: item[1][0] * (1 - density[item[0]]))
     return best[1][1]
+
+
+def _within_boilerplate() -> Callable[[Any], bool]:
+    """Whether a node or an element above it says by its class or id that it is boilerplate (a sidebar, a
+    comment thread): such text is never the main content, however long. Answers are remembered per element, so
+    the paragraphs of one container climb its ancestors once."""
+    known: dict[int, bool] = {}
+
+    def within(node: Any) -> bool:
+        path: list[int] = []
+        found = False
+        while node is not None and node.tag not in {"html", "body"}:
+            if node.mem_id in known:
+                found = known[node.mem_id]
+                break
+            path.append(node.mem_id)
+            if _is_boilerplate(node):
+                found = True
+                break
+            node = node.parent
+        for key in path:
+            known[key] = found
+        return found
+
+    return within
 
 
 def _link_densities(tree: Any, nodes: dict[int, Any], length: Callable[[Any], int]) -> dict[int, float]:
@@ -379,120 +410,3 @@ def extract(tree: Any, base_url: str, main_content: bool = True) -> Extraction:
     if root is not None:
         _walk(root, _scope(root, base_url, main_content), out)
     return out
-
-
-def render(extraction: Extraction, fmt: str) -> str:
-    """The blocks as markdown, text, html or json."""
-    if fmt == "json":
-        return json.dumps(
-            {"title": extraction.title, "blocks": [_block_json(b) for b in extraction.blocks]}, ensure_ascii=False
-        )
-    if fmt == "html":
-        return "\n".join(_block_html(b) for b in extraction.blocks)
-    parts = [_block_markdown(b) if fmt == "markdown" else _block_text(b) for b in extraction.blocks]
-    return "\n\n".join(part for part in parts if part)
-
-
-def _block_json(block: Block) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": block.kind}
-    if block.text:
-        data["text"] = block.text
-    if block.kind == "heading":
-        data["level"] = block.level
-    if block.items:
-        data["items"] = list(block.items)
-    if block.rows:
-        data["rows"] = [list(row) for row in block.rows]
-    return data
-
-
-def _block_markdown(block: Block) -> str:
-    if block.kind == "heading":
-        return f"{'#' * block.level} {block.text}"
-    if block.kind == "list":
-        return "\n".join(
-            f"{index}. {item}" if block.level else f"- {item}" for index, item in enumerate(block.items, 1)
-        )
-    if block.kind == "quote":
-        return f"> {block.text}"
-    if block.kind == "code":
-        return f"```\n{block.text}\n```"
-    if block.kind == "table":
-        # The header row gives the columns; shorter rows below read as if padded (GFM), so they are not: padding
-        # every row to the widest made a row of 4,000 cells over 4,000 short rows 48 MB of markdown.
-        header, *body = block.rows
-        width = max(len(row) for row in block.rows)
-        lines = ["| " + " | ".join((*header, *[""] * (width - len(header)))) + " |", "|" + " --- |" * width]
-        lines += ["| " + " | ".join(row) + " |" for row in body]
-        return "\n".join(lines)
-    if block.kind == "image":
-        return f"![{block.text}]({block.items[0]})"
-    if block.kind == "rule":
-        return "---"
-    return block.text
-
-
-def _plain(markdown: str) -> str:
-    """The text of markdown: images by their alt text, then links by theirs, without emphasis or code marks."""
-    return _unlinked(_unlinked(markdown, "!["), "[").replace("*", "").replace("`", "")
-
-
-def _unlinked(markdown: str, opener: str) -> str:
-    r"""``markdown`` with each ``opener``text](url) replaced by its text, as ``re.sub(r"OPENER([^\]]*)\]\([^)]*\)",
-    r"\1", markdown)`` does, in one pass: the pattern looked for a ] and a ) after every opener, so 80 KB of
-    "![" took 17 s. The first ] and ) after a place are remembered until the search passes them."""
-    parts: list[str] = []
-    done = 0  # markdown[:done] is in parts
-    close = paren = -2  # the first "]" / ")" after where it was last looked for; -1: there is none
-    start = markdown.find(opener)
-    while start >= 0:
-        text = start + len(opener)
-        if close != -1 and close < text:
-            close = markdown.find("]", text)
-        if close == -1:
-            break
-        if not markdown.startswith("(", close + 1):
-            start = markdown.find(opener, start + 1)
-            continue
-        if paren != -1 and paren < close + 2:
-            paren = markdown.find(")", close + 2)
-        if paren == -1:
-            break
-        parts += (markdown[done:start], markdown[text:close])
-        done = paren + 1
-        start = markdown.find(opener, done)
-    parts.append(markdown[done:])
-    return "".join(parts)
-
-
-def _block_text(block: Block) -> str:
-    if block.kind == "list":
-        return "\n".join(f"- {_plain(item)}" for item in block.items)
-    if block.kind == "table":
-        return "\n".join("\t".join(row) for row in block.rows)
-    if block.kind == "code":
-        return block.text
-    if block.kind == "rule":
-        return ""
-    return _plain(block.text)
-
-
-def _block_html(block: Block) -> str:
-    escape = html_lib.escape
-    if block.kind == "heading":
-        return f"<h{block.level}>{escape(block.text)}</h{block.level}>"
-    if block.kind == "list":
-        tag = "ol" if block.level else "ul"
-        return f"<{tag}>" + "".join(f"<li>{escape(_plain(i))}</li>" for i in block.items) + f"</{tag}>"
-    if block.kind == "quote":
-        return f"<blockquote>{escape(block.text)}</blockquote>"
-    if block.kind == "code":
-        return f"<pre>{escape(block.text)}</pre>"
-    if block.kind == "table":
-        rows = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in block.rows)
-        return f"<table>{rows}</table>"
-    if block.kind == "image":
-        return f'<img alt="{escape(block.text)}" src="{escape(block.items[0])}">'
-    if block.kind == "rule":
-        return "<hr>"
-    return f"<p>{escape(_plain(block.text))}</p>"

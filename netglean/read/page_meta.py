@@ -66,10 +66,10 @@ def page_metadata(tree: Any, base_url: str) -> dict[str, Any]:
 def _opengraph(tree: Any) -> dict[str, str]:
     found: dict[str, str] = {}
     for node in tree.css('meta[property^="og:"]'):
-        key = (node.attributes.get("property") or "")[3:]
+        key = _clean((node.attributes.get("property") or "")[3:1024], 64)
         value = _clean(node.attributes.get("content"), 1000)
         if key and value and key not in found and len(found) < 40:
-            found[_clean(key, 64) or key] = value
+            found[key] = value
     return found
 
 

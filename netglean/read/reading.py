@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from netglean.read.extract import extract, render
+from netglean.read.extract import extract
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
+from netglean.read.render import render
 from netglean.read.sitemaps import page_links
 
 

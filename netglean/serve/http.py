@@ -113,7 +113,7 @@ def build_app(runner: ToolRunner) -> Guard:
         except ValueError as exc:
             return _refusal(400, f"Where it breaks: {exc}.")
         client = request.client
-        session = f"rest:{client.host if client else '?'}"  # a REST client's requests spend its address's budget
+        session = f"peer:{client.host if client else '?'}"  # a REST client's requests spend its address's budget
         envelope, _ = await runner.call(name, arguments, session=session)
         error = envelope.payload.get("error", {}).get("code") if not envelope.ok else None
         return JSONResponse(envelope.as_dict(), status_code=status_for(envelope.ok, error))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 import warnings
 import weakref
 from typing import Any
@@ -32,6 +31,7 @@ FAILURE_SENTENCES: dict[str, str] = {
     "blocked_address": "The operator's network policy refused the address.",
     "budget_exhausted": "This server's fetch budget is spent.",
     "http_status": "The target answered with an HTTP error status.",
+    "arguments_too_large": "The arguments were larger than the operator's limit.",
     "internal_error": "The call failed inside the server.",
     "invalid_arguments": "The arguments did not validate.",
     "invalid_config": "The feed config did not validate.",
@@ -40,7 +40,7 @@ FAILURE_SENTENCES: dict[str, str] = {
     "robots_disallowed": "robots.txt does not allow the fetch.",
     "scheme_downgrade": "A redirect went from https to http, which the operator does not allow.",
     "timeout": "The call ran past a deadline.",
-    "too_large": "Something was larger than the operator's limit.",
+    "too_large": "The document was larger than the operator's limit.",
     "too_many_redirects": "The target redirected more times than allowed.",
     "tool_error": "The call failed.",
     "unavailable": "The server cannot take the call now.",
@@ -153,19 +153,17 @@ def build_server(runner: ToolRunner) -> Server[Any]:
     ) -> types.ListToolsResult:
         return tools
 
-    # Each connection spends its own request budget: known, as for its log level, by its initialize parameters,
-    # under a name of its own (an id could be reused once the connection is gone; the name never is).
-    sessions: dict[int, str] = {}
-
     def session_of(ctx: ServerRequestContext[Any]) -> str:
-        connection = ctx.session.client_params
-        if connection is None:
-            return "mcp"  # a stateless request: the server's shared budget
-        name = sessions.get(id(connection))
-        if name is None:
-            name = sessions[id(connection)] = f"mcp:{uuid.uuid4().hex}"
-            weakref.finalize(connection, sessions.pop, id(connection), None)
-        return name
+        """Whose request budget a call spends. Over HTTP, an MCP session's (its id is the server's, checked by the
+        SDK on every request), else the peer address's, as for REST (2026 clients keep no session); over stdio
+        the one client's."""
+        request = getattr(ctx, "request", None)
+        if request is None:
+            return "local"
+        session = request.headers.get("mcp-session-id")
+        if session:
+            return f"mcp:{session}"
+        return f"peer:{request.client.host if request.client else '?'}"
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:

@@ -74,12 +74,9 @@ def test_the_frontier_is_every_link_and_only_when_asked() -> None:
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: <br> becomes a markdown hard break ('  \\n'), then blanks are squeezed over the paragraph and the "
-    "two spaces become one, a soft break that markdown joins into the line",
-)
 def test_a_line_break_stays_a_line_break_in_markdown() -> None:
+    """Found by this test, as a bug: the blank squeeze made the hard break's two spaces one: a soft break, which
+    markdown joins into the line."""
     assert read_html("<p>High water<br>Low water</p>", URL, fmt="markdown", main_content=False).content == (
         "High water  \nLow water"
     )

@@ -1,0 +1,16 @@
+"""The environment every test process and every server it spawns runs under."""
+
+from __future__ import annotations
+
+TEST_ENVIRONMENT = {"NETGLEAN_FETCH_ONLY_HOSTS": "127.0.0.1"}
+"""Tests touch only 127.0.0.1: every fetch, in this process and in every server it spawns, is refused before any DNS
+lookup unless it is for 127.0.0.1, whatever URL a test or a fuzzer makes up (tests/conftest.py sets it)."""
+FUZZ_ENVIRONMENT = {
+    **TEST_ENVIRONMENT,
+    "NETGLEAN_ALLOW_PRIVATE_HOSTS": "1",
+    "NETGLEAN_HOST_INTERVAL": "0",
+    "NETGLEAN_SESSION_BUDGET": "1000000000",
+    "NETGLEAN_CALL_TIMEOUT": "30",
+}
+"""The fuzzer's servers: loopback allowed (the fuzz site is on 127.0.0.1), still nothing but 127.0.0.1, no
+spacing between requests and a budget no run spends."""
