@@ -26,7 +26,8 @@ PAGES = FIXTURES / "quality"
 
 MINIMUM_F1 = {
     "blog": 0.98,  # 0.987: the headline sits outside the post's body and is lost
-    "divsoup": 0.92,  # 0.927: no <p> anywhere, so the whole page is read; sibling divs' words run together
+    "divsoup": 0.91,  # 0.918: no <p> anywhere, so the whole page is read, menu and footer too (0.927 while sibling
+    # divs' words ran together: a merged pair of boilerplate words was one wrong token instead of two)
     "docs": 0.99,  # 1.000
     "forum": 0.76,  # 0.766: posts are divs, not paragraphs: the forum's header, user cards and footer come along
     "german": 0.93,  # 0.934: the byline and share links are kept
@@ -35,7 +36,7 @@ MINIMUM_F1 = {
     "product": 0.97,  # 0.974: the product's name sits outside its description and is lost
     "reference": 0.99,  # 1.000
 }
-"""Each page's F1 on 2026-12-01, rounded down to the hundredth below it.
+"""Each page's F1 on 2026-12-01 (divsoup after the sibling-div fix), rounded down to the hundredth below it.
 
 Why just under today's score: extraction is deterministic — the same page gives the same text — so a score moves
 only when the code does. The hundredth of room lets a change that moves a word or two between blocks pass; losing

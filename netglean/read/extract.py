@@ -44,7 +44,10 @@ _BLOCK_TAGS = {
     "hr",
     "dl",
 }
-_HOLDS_BLOCKS = ", ".join(sorted(_BLOCK_TAGS))
+_FLOW_TAGS = {"address", "article", "aside", "details", "div", "footer", "header", "main", "nav", "section"}
+"""Containers a browser lays out as blocks: one holding another is walked, so sibling divs are paragraphs of
+their own rather than one run of inline text whose edge words merge ("Read nextThe last ferry")."""
+_HOLDS_BLOCKS = ", ".join(sorted(_BLOCK_TAGS | _FLOW_TAGS))
 MAX_BLOCK_DEPTH = 100
 MAX_INLINE_DEPTH = 40
 """Nesting past which elements are read as their plain text. Real pages nest a few dozen levels; a hostile
