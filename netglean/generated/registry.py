@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '4f9eecc011028548df33b4572f76e636b7c3a726ba3397d2db18d94a13bb485b'
+CATALOG_HASH: Any = '1ef9bca2828f0c294f5fba31a993f2a6021426b20f03997877f39ad317cb74fd'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
