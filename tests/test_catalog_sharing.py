@@ -145,3 +145,66 @@ def test_x_inline_stands_only_where_a_schema_does(project: Path) -> None:
         "      description: The start URL.\n      examples: [{x-inline: TargetUrl}]\n",
     )
     _assert_problem(project, CRAWL, _line_of(project, CRAWL, "examples:"), "stands only where a schema does")
+
+
+def _resolved(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        schema = defs[str(schema["$ref"]).rsplit("/", 1)[-1]]
+    return schema
+
+
+def test_every_page_a_tool_returns_is_the_page_scrape_returns() -> None:
+    catalog = load_catalog(PROJECT / "catalog", PROJECT / "netglean" / "handlers")
+    page = catalog.shared["ScrapedPage"]
+    scrape = catalog.tool("scrape").payload_schema
+    assert _resolved(scrape, scrape["$defs"]) == page
+    batch = catalog.tool("batch_scrape").payload_schema
+    entry = batch["properties"]["results"]["items"]["properties"]
+    assert _resolved(entry["page"], batch["$defs"]) == page
+    for name in ("crawl", "batch_crawl"):
+        payload = catalog.tool(name).payload_schema
+        crawl = _resolved(payload, payload["$defs"])
+        if name == "batch_crawl":
+            crawl = _resolved(crawl["properties"]["crawls"]["items"], payload["$defs"])
+        visit = crawl["properties"]["pages"]["items"]["properties"]
+        assert _resolved(visit["page"], payload["$defs"]) == page, name
+
+
+def test_every_per_item_error_has_one_shape() -> None:
+    catalog = load_catalog(PROJECT / "catalog", PROJECT / "netglean" / "handlers")
+    error = catalog.shared["ItemError"]
+    assert error["required"] == ["code", "message", "retryable"] and error["additionalProperties"] is False
+    assert error["properties"]["message"]["x-untrusted"] is True
+    crawl = catalog.shared["SiteCrawl"]
+    batch = catalog.tool("batch_scrape").payload_schema["properties"]["results"]["items"]
+    for where in (
+        batch["properties"]["error"],
+        crawl["properties"]["error"],
+        crawl["properties"]["pages"]["items"]["properties"]["error"],
+        catalog.shared["FetchView"]["properties"]["error"],
+    ):
+        assert where["$ref"] == "#/$defs/ItemError"
+
+
+def test_a_batch_page_is_validated_field_by_field() -> None:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((GENERATED / "schemas/batch_scrape.output.json").read_text())
+    schema["oneOf"][0]["properties"]["payload"]["$defs"] = schema["$defs"]
+    payload = schema["oneOf"][0]["properties"]["payload"]
+    page = {
+        "url": "https://example.org/",
+        "final_url": "https://example.org/",
+        "status": 200,
+        "format": "markdown",
+        "content": "Hello",
+        "start_index": 0,
+        "total_chars": 5,
+        "metadata": {"title": "Hello"},
+        "cost": {"bytes": 5, "chars": 5, "approx_tokens": 2},
+    }
+    good = {"results": [{"url": page["url"], "ok": True, "page": page}], "succeeded": 1, "failed": 0}
+    assert Draft202012Validator(payload).is_valid(good)
+    for broken in ({**page, "format": "pdf"}, {k: v for k, v in page.items() if k != "content"}, {**page, "x": 1}):
+        bad = {**good, "results": [{"url": page["url"], "ok": True, "page": broken}]}
+        assert not Draft202012Validator(payload).is_valid(bad), broken

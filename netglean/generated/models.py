@@ -429,7 +429,7 @@ class CrawlOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    error: Error1 | None = None
+    error: ItemError | None = None
     """
     Why this crawl could not start at all.
     """
@@ -526,67 +526,6 @@ class Enclosure(BaseModel):
     length: Annotated[int | None, Field(ge=0)] = None
     type: StrictStr
     url: StrictStr
-
-
-class Error(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-    retryable: StrictBool
-
-
-class Error1(BaseModel):
-    """
-    Why this crawl could not start at all.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-    retryable: StrictBool
-
-
-class Error2(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-    retryable: StrictBool
-
-
-class Error3(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-
-
-class Error4(BaseModel):
-    """
-    Why this crawl could not start at all.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-    retryable: StrictBool
-
-
-class Error5(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-    retryable: StrictBool
 
 
 class ExcludePattern(RootModel[StrictStr]):
@@ -838,7 +777,10 @@ class FetchView(BaseModel):
     """
     The media type of the answer.
     """
-    error: Error3 | None = None
+    error: ItemError | None = None
+    """
+    Why this request failed (when it did).
+    """
     excerpt: StrictStr | None = None
     """
     The start of the answer's text.
@@ -979,6 +921,28 @@ class InspectUrlOutput(BaseModel):
     """
 
 
+class ItemError(BaseModel):
+    """
+    Why one part of a call failed (a page of a batch or a crawl, a seed, one of two requests) while the call itself did not: the same code and retry fact the call's own error would carry.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: StrictStr
+    """
+    The error code (bad_url, blocked_address, http_status, ...).
+    """
+    message: StrictStr
+    """
+    What went wrong, in a sentence (it may quote a URL a target chose).
+    """
+    retryable: StrictBool
+    """
+    Whether the same request could succeed later.
+    """
+
+
 class Items(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1084,34 +1048,19 @@ class Page(BaseModel):
     """
     The URL already read that has the same canonical URL.
     """
-    error: Error2 | None = None
-    ok: StrictBool
-    page: dict[str, Any] | None = None
+    error: ItemError | None = None
     """
-    The page as scrape returns it.
+    Why the page could not be read (when not ok).
+    """
+    ok: StrictBool
+    page: ScrapedPage | None = None
+    """
+    The page as scrape returns it (when read).
     """
     url: StrictStr
-
-
-class Page1(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    depth: Annotated[int, Field(ge=0)]
     """
-    Links away from the start page.
+    The URL visited (the start URL, or a link an earlier page gave).
     """
-    duplicate_of: StrictStr | None = None
-    """
-    The URL already read that has the same canonical URL.
-    """
-    error: Error5 | None = None
-    ok: StrictBool
-    page: dict[str, Any] | None = None
-    """
-    The page as scrape returns it.
-    """
-    url: StrictStr
 
 
 class PageMetadata(BaseModel):
@@ -1241,11 +1190,14 @@ class Result(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    error: Error | None = None
-    ok: StrictBool
-    page: dict[str, Any] | None = None
+    error: ItemError | None = None
     """
-    The page as scrape returns it (content, metadata, cost, ...).
+    Why the page could not be read (when not ok).
+    """
+    ok: StrictBool
+    page: ScrapedPage | None = None
+    """
+    The page as scrape returns it (when ok).
     """
     url: StrictStr
 
@@ -1281,6 +1233,10 @@ class ScrapeInput(BaseModel):
 
 
 class ScrapeOutput(BaseModel):
+    """
+    One page read, as scrape returns it; batch_scrape, crawl and batch_crawl return each page they read so.
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1315,7 +1271,7 @@ class ScrapeOutput(BaseModel):
     """
     url: StrictStr
     """
-    The URL asked for.
+    The URL asked for (in a crawl, a link an earlier page gave).
     """
 
 
@@ -1357,6 +1313,49 @@ class ScrapeUrlOutput(BaseModel):
     url: StrictStr
     """
     The page read (after redirects).
+    """
+
+
+class ScrapedPage(BaseModel):
+    """
+    One page read, as scrape returns it; batch_scrape, crawl and batch_crawl return each page they read so.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    content: StrictStr
+    """
+    This slice of the content: at most max_chars characters.
+    """
+    cost: Cost
+    """
+    What the page cost to read.
+    """
+    final_url: StrictStr
+    """
+    Where the page was found, after redirects.
+    """
+    format: Literal["markdown", "text", "html", "json"]
+    links: list[Link] | None = None
+    metadata: PageMetadata
+    next_start_index: Annotated[int | None, Field(ge=1)] = None
+    """
+    Present when more content follows this slice.
+    """
+    start_index: Annotated[int, Field(ge=0)]
+    status: int
+    title: StrictStr | None = None
+    """
+    The page's <title>.
+    """
+    total_chars: Annotated[int, Field(ge=0)]
+    """
+    Length of the whole formatted content.
+    """
+    url: StrictStr
+    """
+    The URL asked for (in a crawl, a link an earlier page gave).
     """
 
 
@@ -1434,12 +1433,12 @@ class SiteCrawl(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    error: Error4 | None = None
+    error: ItemError | None = None
     """
     Why this crawl could not start at all.
     """
     failed: Annotated[int, Field(ge=0)]
-    pages: list[Page1]
+    pages: list[Page]
     """
     Every URL visited, in the order read.
     """

@@ -53,7 +53,8 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
 def _side(seen: View, excerpt_chars: int) -> dict[str, Any]:
     if seen.page is None:
         error = seen.error
-        return {"accept": seen.accept, "error": {"code": error.code, "message": error.message} if error else {}}
+        failed = {"code": error.code, "message": error.message, "retryable": error.retryable} if error else {}
+        return {"accept": seen.accept, "error": failed}
     return {
         "accept": seen.accept,
         "status": seen.page.status,
