@@ -245,7 +245,7 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     for path, line, message in broken:
         out.add(path, line, message)
     _check_names(tools, resources, prompts, out)
-    _check_generated_names(tools, by_kind["shared_schema"], out)
+    _check_generated_names(tools, by_kind["shared_schema"], by_kind["fragment"], out)
     _check_graph(tools, invalid_names, out)
     _check_handlers(tools, resources, handlers, invalid_handlers, out)
     for tool, schemas_valid, _ in built:
@@ -501,8 +501,11 @@ GENERATED_SUFFIXES = ("Input", "Output", "Result")
 GENERATED_NAMES = frozenset({"CatalogModels", "Refusal"})
 
 
-def _check_generated_names(tools: list[Tool], shared: list[SourceFile], out: _Collector) -> None:
-    """Shared schemas and generated names live in one namespace (models, OpenAPI components): no collisions."""
+def _check_generated_names(
+    tools: list[Tool], shared: list[SourceFile], fragments: list[SourceFile], out: _Collector
+) -> None:
+    """Shared schemas, the titles of object schemas (which name their models) and generated names live in one
+    namespace (models, OpenAPI components): no collisions, where the model generator would rename in silence."""
     derived = {f"{tool.class_stem}{suffix}": tool.name for tool in tools for suffix in GENERATED_SUFFIXES}
     for source in shared:
         title = source.data["title"]
@@ -510,6 +513,26 @@ def _check_generated_names(tools: list[Tool], shared: list[SourceFile], out: _Co
             out.add(source, "/title", f"title '{title}' collides with the name generated for tool '{derived[title]}'")
         elif title in GENERATED_NAMES:
             out.add(source, "/title", f"title '{title}' is a name the generator uses itself")
+    taken = {**{name: f"tool '{tool}'" for name, tool in derived.items()}, **dict.fromkeys(GENERATED_NAMES, "netglean")}
+    taken |= {s.data["title"]: s.label for s in shared}
+    places = [(s, "", s.data) for s in shared] + [(f, "/schema", f.data["schema"]) for f in fragments]
+    places += [(t.source, f"/{key}", t.source.data[key]) for t in tools for key in ("input", "output")]
+    for source, pointer, schema in places:
+        for where, title in _inner_titles(schema, pointer):
+            if title in taken:
+                out.add(source, where, f"{where}: title '{title}' names a model, and {taken[title]} has that name")
+            taken.setdefault(title, source.label)
+
+
+def _inner_titles(schema: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """The titles of the schemas inside ``schema``, with where they stand."""
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        for where, inner in subschemas(key, value, f"{pointer}/{escape(key)}"):
+            if isinstance(inner, dict) and isinstance(inner.get("title"), str):
+                yield f"{where}/title", inner["title"]
+            yield from _inner_titles(inner, where)
 
 
 def _check_graph(tools: list[Tool], invalid_names: set[str], out: _Collector) -> None:

@@ -208,3 +208,9 @@ def test_a_batch_page_is_validated_field_by_field() -> None:
     for broken in ({**page, "format": "pdf"}, {k: v for k, v in page.items() if k != "content"}, {**page, "x": 1}):
         bad = {**good, "results": [{"url": page["url"], "ok": True, "page": broken}]}
         assert not Draft202012Validator(payload).is_valid(bad), broken
+
+
+def test_an_object_title_names_its_model_and_may_not_collide(project: Path) -> None:
+    relative = "catalog/tools/pages/batch_scrape.yaml"
+    _edit(project, relative, "title: BatchEntry", "title: ScrapedPage")
+    _assert_problem(project, relative, _line_of(project, relative, "title: ScrapedPage"), "names a model")

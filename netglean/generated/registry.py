@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '494c76ef9746565e3dddac6754d24382b1a45a04f43d61bc8771bfaca6d38610'
+CATALOG_HASH: Any = 'f198cadc3690a26e20ad662b000ff8508e1f1b23403341048da02d355f68159d'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -553,6 +553,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                'required': ['url',
                                                                                             'depth',
                                                                                             'ok'],
+                                                                               'title': 'CrawlVisit',
                                                                                'type': 'object'},
                                                                      'type': 'array'},
                                                            'read': {'description': 'Pages read (duplicates '
@@ -901,6 +902,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                               'url': {'type': 'string'}},
                                                                                                'required': ['url',
                                                                                                             'ok'],
+                                                                                               'title': 'BatchEntry',
                                                                                                'type': 'object'},
                                                                                      'type': 'array'},
                                                                          'succeeded': {'minimum': 0,
@@ -1613,6 +1615,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                'required': ['url',
                                                                                             'depth',
                                                                                             'ok'],
+                                                                               'title': 'CrawlVisit',
                                                                                'type': 'object'},
                                                                      'type': 'array'},
                                                            'read': {'description': 'Pages read (duplicates '
