@@ -26,6 +26,7 @@ from codegen.handlers_scan import HandlerDef, scan
 from codegen.keywords import SCHEMA_KEYWORDS, subschemas
 from codegen.yaml_source import SourceFile, YamlProblem, escape, load
 from netglean.core.envelope import DONE, envelope_schema
+from netglean.core.errors import ERROR_CODES
 
 SCHEMA_PATH = Path(__file__).with_name("catalog.schema.json")
 _REF = re.compile(r"^#/\$defs/([A-Za-z0-9]+)$")
@@ -46,6 +47,8 @@ class Tool:
     output_schema: dict[str, Any]
     next_step: tuple[str, ...]
     examples: tuple[dict[str, Any], ...]
+    failure_guidance: dict[str, str]
+    """What to do after a failure, by error code: the tool's own words, said before the generic sentence."""
     source: SourceFile = field(repr=False, compare=False)
 
     @property
@@ -247,6 +250,8 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     _check_names(tools, resources, prompts, out)
     _check_generated_names(tools, by_kind["shared_schema"], by_kind["fragment"], out)
     _check_graph(tools, invalid_names, out)
+    _check_failure_guidance(tools, out)
+    _check_mentions(tools, shared, out)
     _check_handlers(tools, resources, handlers, invalid_handlers, out)
     for tool, schemas_valid, _ in built:
         if schemas_valid:
@@ -442,6 +447,7 @@ def _make_tool(
         output_schema=output,
         next_step=tuple(data["next_step"]),
         examples=tuple(data["examples"]),
+        failure_guidance={code: text.strip() for code, text in data.get("failure_guidance", {}).items()},
         source=source,
     )
     return tool, usable, inputs.used | outputs.used
@@ -533,6 +539,47 @@ def _inner_titles(schema: Any, pointer: str) -> Iterator[tuple[str, str]]:
             if isinstance(inner, dict) and isinstance(inner.get("title"), str):
                 yield f"{where}/title", inner["title"]
             yield from _inner_titles(inner, where)
+
+
+def _check_failure_guidance(tools: list[Tool], out: _Collector) -> None:
+    for tool in tools:
+        for code in tool.failure_guidance:
+            if code not in ERROR_CODES:
+                where = f"/failure_guidance/{escape(code)}"
+                out.add(tool.source, where, f"{where}: '{code}' is not an error code ({', '.join(ERROR_CODES)})")
+
+
+_MENTION = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/-]|\.\w)")
+"""A snake_case word standing on its own (not inside a dotted path or a URL): a tool's name, or a field's."""
+
+
+def _schema_words(schema: Any) -> Iterator[str]:
+    """The property names and enum words of ``schema`` and of the schemas inside it."""
+    if not isinstance(schema, dict):
+        return
+    properties, words = schema.get("properties"), schema.get("enum")
+    if isinstance(properties, dict):
+        yield from properties
+    if isinstance(words, list):
+        yield from (word for word in words if isinstance(word, str))
+    for key, value in schema.items():
+        for _, inner in subschemas(key, value, ""):
+            yield from _schema_words(inner)
+
+
+def _check_mentions(tools: list[Tool], shared: dict[str, dict[str, Any]], out: _Collector) -> None:
+    """A description or failure guidance that names another tool names a real one: a snake_case word in it is a
+    tool, a field or enum word the catalog defines, or an error code (so a renamed or misspelt tool is caught)."""
+    names = sorted(t.name for t in tools)
+    known = {*names, *ERROR_CODES}
+    for schema in [*shared.values(), *(s for t in tools for s in (t.input_schema, t.payload_schema))]:
+        known.update(_schema_words(schema))
+    for tool in tools:
+        texts = [("/description", tool.description)]
+        texts += [(f"/failure_guidance/{escape(code)}", text) for code, text in tool.failure_guidance.items()]
+        for where, text in texts:
+            for word in sorted(set(_MENTION.findall(text)) - known):
+                out.add(tool.source, where, f"{where}: '{word}' is no tool (tools: {', '.join(names)}) nor a field")
 
 
 def _check_graph(tools: list[Tool], invalid_names: set[str], out: _Collector) -> None:

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'f198cadc3690a26e20ad662b000ff8508e1f1b23403341048da02d355f68159d'
+CATALOG_HASH: Any = '5a8be8ad05adc6dd13c2daebdcfbb10b2bb303acadd50e8568742d749ab1de1b'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -27,6 +27,13 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_config', 'next_step': 'apply_config', 'ok': False},
                 'title': 'A config that fails validation is refused with every problem'},),
   'execution': 'sync',
+  'failure_guidance': {'invalid_config': 'Fix every problem in payload.error.detail.errors (each names its '
+                                         'path) and call apply_config again; validate_config checks a config '
+                                         'without fetching anything.',
+                       'no_items': 'The config found no items on its page: inspect the page with '
+                                   'inspect_url, then fix the items selector.',
+                       'not_available': 'This build has no rendering browser: use a config whose strategy is '
+                                        'faraday (plain HTTP), or leave the strategy out.'},
   'handler': 'netglean.handlers.feeds:apply_config',
   'input_model': 'netglean.generated.models:ApplyConfigInput',
   'input_schema': {'additionalProperties': False,
@@ -264,6 +271,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                    'url': 'ftp://example.org/'}]}},
                 'title': "A bad seed is that seed's error"},),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.sites:batch_crawl',
   'input_model': 'netglean.generated.models:BatchCrawlInput',
   'input_schema': {'additionalProperties': False,
@@ -669,6 +677,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'batch_scrape', 'ok': False},
                 'title': 'At least one URL'}),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.pages:batch_scrape',
   'input_model': 'netglean.generated.models:BatchScrapeInput',
   'input_schema': {'additionalProperties': False,
@@ -983,6 +992,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'bad_url', 'next_step': 'capture_config', 'ok': False},
                 'title': 'Only http(s) pages'},),
   'execution': 'sync',
+  'failure_guidance': {'no_items': 'The page has no repeated, linked items to draft a feed from: inspect_url '
+                                   'says what it is (a single article, a challenge page, a page with a feed '
+                                   'of its own).'},
   'handler': 'netglean.handlers.feeds:capture_config',
   'input_model': 'netglean.generated.models:CaptureConfigInput',
   'input_schema': {'additionalProperties': False,
@@ -1119,6 +1131,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'blocked_address', 'next_step': 'compare_agent_view', 'ok': False},
                 'title': 'Only public addresses'},),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.probe:compare_agent_view',
   'input_model': 'netglean.generated.models:CompareAgentViewInput',
   'input_schema': {'additionalProperties': False,
@@ -1328,6 +1341,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'crawl', 'ok': False},
                 'title': 'Depth is bounded'}),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.sites:crawl_site',
   'input_model': 'netglean.generated.models:CrawlInput',
   'input_schema': {'additionalProperties': False,
@@ -1718,6 +1732,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'download', 'ok': False},
                 'title': 'The URL must be text'}),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.pages:download',
   'input_model': 'netglean.generated.models:DownloadInput',
   'input_schema': {'additionalProperties': False,
@@ -1977,6 +1992,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'generate_citations', 'ok': False},
                 'title': 'A number is not text'}),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.text:generate_citations',
   'input_model': 'netglean.generated.models:GenerateCitationsInput',
   'input_schema': {'additionalProperties': False,
@@ -2135,6 +2151,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'get_version', 'ok': False},
                 'title': 'Unknown arguments are refused'}),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.meta:get_version',
   'input_model': 'netglean.generated.models:GetVersionInput',
   'input_schema': {'additionalProperties': False, 'properties': {}, 'type': 'object'},
@@ -2256,6 +2273,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'blocked_address', 'next_step': 'inspect_url', 'ok': False},
                 'title': 'Loopback is refused'},),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.probe:inspect_url',
   'input_model': 'netglean.generated.models:InspectUrlInput',
   'input_schema': {'additionalProperties': False,
@@ -2444,6 +2462,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'map', 'ok': False},
                 'title': 'A limit is a positive number'}),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.sites:map_site',
   'input_model': 'netglean.generated.models:MapInput',
   'input_schema': {'additionalProperties': False,
@@ -2604,6 +2623,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'scrape', 'ok': False},
                 'title': 'Formats are named, not guessed'}),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.pages:scrape',
   'input_model': 'netglean.generated.models:ScrapeInput',
   'input_schema': {'additionalProperties': False,
@@ -2860,6 +2880,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'blocked_address', 'next_step': 'scrape_url', 'ok': False},
                 'title': 'A private address is refused'},),
   'execution': 'sync',
+  'failure_guidance': {'invalid_config': 'items_selector is not a CSS selector netglean can use '
+                                         '(payload.error.detail.errors says why): fix it, or leave it out '
+                                         'and scrape_url finds the items itself.'},
   'handler': 'netglean.handlers.feeds:scrape_url',
   'input_model': 'netglean.generated.models:ScrapeUrlInput',
   'input_schema': {'additionalProperties': False,
@@ -3046,6 +3069,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                 'valid': False}},
                 'title': 'An unknown extractor is named with its path'}),
   'execution': 'sync',
+  'failure_guidance': {},
   'handler': 'netglean.handlers.feeds:validate_config',
   'input_model': 'netglean.generated.models:ValidateConfigInput',
   'input_schema': {'additionalProperties': False,
