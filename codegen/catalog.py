@@ -11,7 +11,7 @@ import hashlib
 import json
 import re
 import string
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -21,9 +21,12 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from codegen.errors import CatalogError, CatalogProblem, relative
+from codegen.fragments import INLINE, Inlined, Inliner
 from codegen.handlers_scan import HandlerDef, scan
+from codegen.keywords import SCHEMA_KEYWORDS, subschemas
 from codegen.yaml_source import SourceFile, YamlProblem, escape, load
 from netglean.core.envelope import DONE, envelope_schema
+from netglean.core.errors import ERROR_CODES
 
 SCHEMA_PATH = Path(__file__).with_name("catalog.schema.json")
 _REF = re.compile(r"^#/\$defs/([A-Za-z0-9]+)$")
@@ -44,6 +47,8 @@ class Tool:
     output_schema: dict[str, Any]
     next_step: tuple[str, ...]
     examples: tuple[dict[str, Any], ...]
+    failure_guidance: dict[str, str]
+    """What to do after a failure, by error code: the tool's own words, said before the generic sentence."""
     source: SourceFile = field(repr=False, compare=False)
 
     @property
@@ -96,7 +101,13 @@ def _kind(path: Path, root: Path) -> str | None:
     parts = path.relative_to(root).parts
     if parts == ("server.yaml",):
         return "server"
-    folders = {"tools": "tool", "resources": "resource", "prompts": "prompt", "schemas": "shared_schema"}
+    folders = {
+        "tools": "tool",
+        "resources": "resource",
+        "prompts": "prompt",
+        "schemas": "shared_schema",
+        "fragments": "fragment",
+    }
     if len(parts) >= 2 and parts[0] in folders and (parts[0] == "tools" or len(parts) == 2):
         return folders[parts[0]]
     return None
@@ -183,7 +194,14 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     """Read and check every file under ``root``; raise ``CatalogError`` listing all problems."""
     out = _Collector(root)
     sources: list[SourceFile] = []
-    by_kind: dict[str, list[SourceFile]] = {"server": [], "tool": [], "resource": [], "prompt": [], "shared_schema": []}
+    by_kind: dict[str, list[SourceFile]] = {
+        "server": [],
+        "tool": [],
+        "resource": [],
+        "prompt": [],
+        "shared_schema": [],
+        "fragment": [],
+    }
     invalid_names: set[str] = set()
     invalid_handlers: set[str] = set()
     if not root.is_dir():
@@ -195,7 +213,8 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
             out.add(
                 path,
                 1,
-                "unexpected file: the catalog holds server.yaml, tools/**/*.yaml, resources/, prompts/, schemas/",
+                "unexpected file: the catalog holds server.yaml, tools/**/*.yaml, resources/, prompts/, schemas/, "
+                "fragments/",
             )
             continue
         try:
@@ -217,19 +236,24 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     if not by_kind["server"]:
         out.add(root / "server.yaml", 1, "missing server.yaml (server identity and instructions)")
 
-    shared = _load_shared(by_kind["shared_schema"], out)
-    built = [_make_tool(s, shared, out) for s in by_kind["tool"]]
-    tools = [tool for tool, _ in built]
+    names = {s.data["title"] for s in by_kind["shared_schema"]}
+    inliner = _load_fragments(by_kind["fragment"], names, out)
+    shared, used = _load_shared(by_kind["shared_schema"], inliner, out)
+    built = [_make_tool(s, shared, inliner, out) for s in by_kind["tool"]]
+    tools = [tool for tool, _, _ in built]
+    _check_fragments_used(by_kind["fragment"], used.union(*(u for _, _, u in built)), out)
     resources = [_make_resource(s) for s in by_kind["resource"]]
     prompts = [_make_prompt(s, out) for s in by_kind["prompt"]]
     handlers, broken = scan(handlers_dir)
     for path, line, message in broken:
         out.add(path, line, message)
     _check_names(tools, resources, prompts, out)
-    _check_generated_names(tools, by_kind["shared_schema"], out)
+    _check_generated_names(tools, by_kind["shared_schema"], by_kind["fragment"], out)
     _check_graph(tools, invalid_names, out)
+    _check_failure_guidance(tools, out)
+    _check_mentions(tools, shared, out)
     _check_handlers(tools, resources, handlers, invalid_handlers, out)
-    for tool, schemas_valid in built:
+    for tool, schemas_valid, _ in built:
         if schemas_valid:
             _check_examples(tool, out)
     if out.problems:
@@ -263,22 +287,6 @@ def _meta_problems(error: Any) -> list[tuple[str, str]]:
     return [(where, str(error.message))]
 
 
-_SCHEMA_KEYWORDS = frozenset(
-    """$schema $id $ref $anchor $dynamicRef $dynamicAnchor $vocabulary $comment $defs prefixItems items contains
-    additionalProperties properties patternProperties dependentSchemas propertyNames if then else allOf anyOf oneOf
-    not unevaluatedItems unevaluatedProperties type const enum multipleOf maximum exclusiveMaximum minimum
-    exclusiveMinimum maxLength minLength pattern maxItems minItems uniqueItems maxContains minContains maxProperties
-    minProperties required dependentRequired title description default deprecated readOnly writeOnly examples format
-    contentEncoding contentMediaType contentSchema""".split()
-)
-_ONE_SCHEMA = frozenset(
-    "items contains additionalProperties propertyNames if then else not unevaluatedItems unevaluatedProperties "
-    "contentSchema".split()
-)
-_SCHEMA_LISTS = frozenset({"prefixItems", "allOf", "anyOf", "oneOf"})
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs"})
-
-
 def _unknown_keywords(schema: Any, pointer: str) -> Iterator[tuple[str, str, Any]]:
     """Keys of ``schema`` (and of the schemas inside it) that are no JSON Schema keyword and no x- extension: JSON
     Schema ignores them, so a typo, or a flow-mapping description cut at its comma, would pass in silence."""
@@ -286,31 +294,31 @@ def _unknown_keywords(schema: Any, pointer: str) -> Iterator[tuple[str, str, Any
         return
     for key, value in schema.items():
         where = f"{pointer}/{escape(key)}"
-        if key not in _SCHEMA_KEYWORDS and not key.startswith("x-"):
+        if key not in SCHEMA_KEYWORDS and not key.startswith("x-"):
             yield where, key, value
-        elif key in _ONE_SCHEMA:
-            yield from _unknown_keywords(value, where)
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
-            for index, inner in enumerate(value):
-                yield from _unknown_keywords(inner, f"{where}/{index}")
-        elif key in _SCHEMA_MAPS and isinstance(value, dict):
-            for name, inner in value.items():
-                yield from _unknown_keywords(inner, f"{where}/{escape(name)}")
+        for inner_pointer, inner in subschemas(key, value, where):
+            yield from _unknown_keywords(inner, inner_pointer)
 
 
-def _check_schema(source: SourceFile, pointer: str, schema: Any, shared: dict[str, Any], out: _Collector) -> bool:
-    """Report what is wrong with one embedded schema; True when it is usable."""
+def _check_schema(
+    source: SourceFile, pointer: str, inlined: Inlined, shared: Collection[str], out: _Collector, *, raw: Any
+) -> bool:
+    """Report what is wrong with one embedded schema (``raw`` as written, ``inlined`` with its fragments inlined);
+    True when it is usable."""
+    usable = inlined.sound  # when not, the problem is reported where it is: checking on would only echo it
+    for where, key, value in _unknown_keywords(raw, pointer):
+        hint = ": quote a flow-mapping text that holds a comma (YAML ends the text there)" if value is None else ""
+        out.add(source, where, f"{where}: {key!r} is not a JSON Schema 2020-12 keyword (x-… for extensions){hint}")
+        usable = False
+    if not inlined.sound:
+        return False
+    schema = inlined.schema
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
         where = pointer + _pointer(exc.absolute_path)
         out.add(source, where, f"{where}: not a valid JSON Schema 2020-12: {exc.message}")
         return False
-    usable = True
-    for where, key, value in _unknown_keywords(schema, pointer):
-        hint = ": quote a flow-mapping text that holds a comma (YAML ends the text there)" if value is None else ""
-        out.add(source, where, f"{where}: {key!r} is not a JSON Schema 2020-12 keyword (x-… for extensions){hint}")
-        usable = False
     if isinstance(schema, dict) and "$defs" in schema and pointer:
         out.add(source, pointer + "/$defs", f"{pointer}/$defs: put shared definitions in catalog/schemas/ instead")
         usable = False
@@ -320,23 +328,89 @@ def _check_schema(source: SourceFile, pointer: str, schema: Any, shared: dict[st
             known = ", ".join(sorted(shared)) or "none defined"
             out.add(source, ref_pointer, f"{ref_pointer}: $ref '{ref}' does not resolve (shared schemas: {known})")
             usable = False
+    for where in _stray_inlines(schema, pointer):
+        out.add(source, where, f"{where}: {INLINE} stands only where a schema does (a property, items, ...)")
+        usable = False
     return usable
 
 
-def _load_shared(sources: list[SourceFile], out: _Collector) -> dict[str, dict[str, Any]]:
-    shared = {s.data["title"]: s.data for s in sources}
+def _stray_inlines(value: Any, pointer: str) -> Iterator[str]:
+    """Where ``x-inline`` is left after inlining: inside a value (a default, an example), not a schema."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            where = f"{pointer}/{escape(key)}"
+            if key == INLINE:
+                yield where
+            yield from _stray_inlines(inner, where)
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            yield from _stray_inlines(inner, f"{pointer}/{index}")
+
+
+def _load_fragments(sources: list[SourceFile], shared: Collection[str], out: _Collector) -> Inliner:
+    """The fragments, each checked once (with the fragments it uses inlined)."""
+    for source in sources:
+        name = source.data["name"]
+        if source.path.stem != name:
+            out.add(source, "/name", f"fragment name '{name}' must equal the file name '{source.path.stem}'")
+        if name in shared:
+            out.add(source, "/name", f"'{name}' names a shared schema too (catalog/schemas/{name}.yaml)")
+
+    def check(source: SourceFile, inlined: Inlined) -> bool:
+        return _check_schema(source, "/schema", inlined, shared, out, raw=source.data["schema"])
+
+    inliner = Inliner({s.data["name"]: s for s in sources}, out.add, check)
+    for name in inliner.names:
+        inliner.fragment(name)
+    return inliner
+
+
+def _check_fragments_used(sources: list[SourceFile], used: set[str], out: _Collector) -> None:
+    for source in sources:
+        if source.data["name"] not in used:
+            out.add(source, "/name", f"fragment '{source.data['name']}' is inlined nowhere (x-inline: its name)")
+
+
+def _load_shared(
+    sources: list[SourceFile], inliner: Inliner, out: _Collector
+) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """The shared schemas by title, their fragments inlined, and the fragments they use."""
+    names = {s.data["title"] for s in sources}
+    shared: dict[str, dict[str, Any]] = {}
+    used: set[str] = set()
     for source in sources:
         if source.path.stem != source.data["title"]:
             out.add(source, "/title", f"title '{source.data['title']}' must equal the file name '{source.path.stem}'")
-        _check_schema(source, "", source.data, shared, out)
-    return shared
+        inlined = inliner.inline(source, "", source.data)
+        _check_schema(source, "", inlined, names, out, raw=source.data)
+        shared[source.data["title"]] = inlined.schema
+        used |= inlined.used
+    return shared, used
 
 
-def _make_tool(source: SourceFile, shared: dict[str, Any], out: _Collector) -> tuple[Tool, bool]:
-    """The tool, and whether its schemas are usable enough to check its examples against."""
+def _make_tool(
+    source: SourceFile, shared: dict[str, Any], inliner: Inliner, out: _Collector
+) -> tuple[Tool, bool, frozenset[str]]:
+    """The tool, whether its schemas are usable enough to check its examples against, and the fragments it uses."""
     data = source.data
-    usable = all([_check_schema(source, f"/{key}", data[key], shared, out) for key in ("input", "output")])
-    input_schema = dict(data["input"])
+    inputs = inliner.inline(source, "/input", data["input"])
+    outputs = inliner.inline(source, "/output", data["output"])
+    checked = [
+        _check_schema(source, f"/{key}", s, shared, out, raw=data[key])
+        for key, s in (("input", inputs), ("output", outputs))
+    ]
+    usable = all(checked)
+    for ref_pointer, _ in _walk_refs(inputs.schema, "/input"):
+        out.add(
+            source,
+            ref_pointer,
+            f"{ref_pointer}: input schemas are published flat, for clients that cannot follow $ref: inline a "
+            f"fragment instead ({INLINE}: Name, from catalog/fragments/)",
+        )
+        usable = False
+    for where, _ in _marks(inputs.schema, "/input"):
+        out.add(source, where, f"{where}: {UNTRUSTED_MARK} marks third-party text in an output; inputs have none")
+    input_schema = dict(inputs.schema)
     open_args = data.get("additional_arguments", False)
     declared = input_schema.get("additionalProperties")
     if declared is not None and bool(declared) != open_args:
@@ -352,7 +426,7 @@ def _make_tool(source: SourceFile, shared: dict[str, Any], out: _Collector) -> t
             f"a tool of the {family!r} family has its handler in handlers/{family}.py: "
             f"'{family}.{str(data['handler']).rsplit('.', 1)[-1]}', not '{data['handler']}'",
         )
-    payload = bundle(data["output"], shared)
+    payload = bundle(outputs.schema, shared)
     _check_untrusted_marks(source, payload, out)
     output = envelope_schema(
         data["name"], {k: v for k, v in payload.items() if k != "$defs"}, data["next_step"], data["origin"]
@@ -373,9 +447,10 @@ def _make_tool(source: SourceFile, shared: dict[str, Any], out: _Collector) -> t
         output_schema=output,
         next_step=tuple(data["next_step"]),
         examples=tuple(data["examples"]),
+        failure_guidance={code: text.strip() for code, text in data.get("failure_guidance", {}).items()},
         source=source,
     )
-    return tool, usable
+    return tool, usable, inputs.used | outputs.used
 
 
 def _make_resource(source: SourceFile) -> Resource:
@@ -432,8 +507,11 @@ GENERATED_SUFFIXES = ("Input", "Output", "Result")
 GENERATED_NAMES = frozenset({"CatalogModels", "Refusal"})
 
 
-def _check_generated_names(tools: list[Tool], shared: list[SourceFile], out: _Collector) -> None:
-    """Shared schemas and generated names live in one namespace (models, OpenAPI components): no collisions."""
+def _check_generated_names(
+    tools: list[Tool], shared: list[SourceFile], fragments: list[SourceFile], out: _Collector
+) -> None:
+    """Shared schemas, the titles of object schemas (which name their models) and generated names live in one
+    namespace (models, OpenAPI components): no collisions, where the model generator would rename in silence."""
     derived = {f"{tool.class_stem}{suffix}": tool.name for tool in tools for suffix in GENERATED_SUFFIXES}
     for source in shared:
         title = source.data["title"]
@@ -441,6 +519,67 @@ def _check_generated_names(tools: list[Tool], shared: list[SourceFile], out: _Co
             out.add(source, "/title", f"title '{title}' collides with the name generated for tool '{derived[title]}'")
         elif title in GENERATED_NAMES:
             out.add(source, "/title", f"title '{title}' is a name the generator uses itself")
+    taken = {**{name: f"tool '{tool}'" for name, tool in derived.items()}, **dict.fromkeys(GENERATED_NAMES, "netglean")}
+    taken |= {s.data["title"]: s.label for s in shared}
+    places = [(s, "", s.data) for s in shared] + [(f, "/schema", f.data["schema"]) for f in fragments]
+    places += [(t.source, f"/{key}", t.source.data[key]) for t in tools for key in ("input", "output")]
+    for source, pointer, schema in places:
+        for where, title in _inner_titles(schema, pointer):
+            if title in taken:
+                out.add(source, where, f"{where}: title '{title}' names a model, and {taken[title]} has that name")
+            taken.setdefault(title, source.label)
+
+
+def _inner_titles(schema: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """The titles of the schemas inside ``schema``, with where they stand."""
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        for where, inner in subschemas(key, value, f"{pointer}/{escape(key)}"):
+            if isinstance(inner, dict) and isinstance(inner.get("title"), str):
+                yield f"{where}/title", inner["title"]
+            yield from _inner_titles(inner, where)
+
+
+def _check_failure_guidance(tools: list[Tool], out: _Collector) -> None:
+    for tool in tools:
+        for code in tool.failure_guidance:
+            if code not in ERROR_CODES:
+                where = f"/failure_guidance/{escape(code)}"
+                out.add(tool.source, where, f"{where}: '{code}' is not an error code ({', '.join(ERROR_CODES)})")
+
+
+_MENTION = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/-]|\.\w)")
+"""A snake_case word standing on its own (not inside a dotted path or a URL): a tool's name, or a field's."""
+
+
+def _schema_words(schema: Any) -> Iterator[str]:
+    """The property names and enum words of ``schema`` and of the schemas inside it."""
+    if not isinstance(schema, dict):
+        return
+    properties, words = schema.get("properties"), schema.get("enum")
+    if isinstance(properties, dict):
+        yield from properties
+    if isinstance(words, list):
+        yield from (word for word in words if isinstance(word, str))
+    for key, value in schema.items():
+        for _, inner in subschemas(key, value, ""):
+            yield from _schema_words(inner)
+
+
+def _check_mentions(tools: list[Tool], shared: dict[str, dict[str, Any]], out: _Collector) -> None:
+    """A description or failure guidance that names another tool names a real one: a snake_case word in it is a
+    tool, a field or enum word the catalog defines, or an error code (so a renamed or misspelt tool is caught)."""
+    names = sorted(t.name for t in tools)
+    known = {*names, *ERROR_CODES}
+    for schema in [*shared.values(), *(s for t in tools for s in (t.input_schema, t.payload_schema))]:
+        known.update(_schema_words(schema))
+    for tool in tools:
+        texts = [("/description", tool.description)]
+        texts += [(f"/failure_guidance/{escape(code)}", text) for code, text in tool.failure_guidance.items()]
+        for where, text in texts:
+            for word in sorted(set(_MENTION.findall(text)) - known):
+                out.add(tool.source, where, f"{where}: '{word}' is no tool (tools: {', '.join(names)}) nor a field")
 
 
 def _check_graph(tools: list[Tool], invalid_names: set[str], out: _Collector) -> None:

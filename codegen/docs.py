@@ -48,10 +48,14 @@ UNTRUSTED_LABEL = "third-party text (untrusted data)"
 """What a docs row says of a field marked x-untrusted in the catalog."""
 
 
+def _ref(schema: dict[str, Any]) -> str:
+    return str(schema.get("$ref", "")).rsplit("/", 1)[-1]
+
+
 def _untrusted(prop: dict[str, Any], defs: dict[str, Any]) -> bool:
     """Marked ``x-untrusted`` itself, or a shared schema (or array of one) that is."""
     target = prop.get("items", prop) if prop.get("type") == "array" else prop
-    ref = str(target.get("$ref", "")).rsplit("/", 1)[-1]
+    ref = _ref(target)
     return bool(prop.get("x-untrusted") or target.get("x-untrusted") or (ref in defs and defs[ref].get("x-untrusted")))
 
 
@@ -61,6 +65,9 @@ def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, str]
     defs = schema.get("$defs", {})
 
     def walk(node: dict[str, Any], path: str, seen: tuple[str, ...]) -> None:
+        ref = _ref(node)
+        if ref in defs and ref not in seen:  # a shared schema's fields, where it stands (a whole payload, or a field)
+            walk(defs[ref], path, (*seen, ref))
         required = set(node.get("required", []))
         for name, prop in node.get("properties", {}).items():
             full = f"{path}{name}"
@@ -77,10 +84,7 @@ def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, str]
                 }
             )
             target = prop.get("items", prop) if prop.get("type") == "array" else prop
-            ref = str(target.get("$ref", "")).rsplit("/", 1)[-1]
-            if ref and ref in defs and ref not in seen:
-                walk(defs[ref], f"{full}{'[]' if target is not prop else ''}.", (*seen, ref))
-            elif target.get("type") == "object":
+            if _ref(target) in defs or target.get("type") == "object":
                 walk(target, f"{full}{'[]' if target is not prop else ''}.", seen)
 
     walk(schema, prefix, ())

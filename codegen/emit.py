@@ -65,6 +65,7 @@ def _tool_entry(tool: Tool, packages: Packages) -> dict[str, Any]:
         "output_schema": tool.output_schema,
         "next_step": tuple(tool.next_step),
         "examples": tuple(tool.examples),
+        "failure_guidance": dict(tool.failure_guidance),
     }
 
 

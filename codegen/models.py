@@ -8,6 +8,21 @@ from typing import Any
 from codegen.catalog import Catalog
 
 
+def shared_payloads(catalog: Catalog) -> dict[str, str]:
+    """The tools whose payload is one shared schema (``{type: object, $ref: ...}``): NameOutput -> the schema's name.
+
+    Such a payload is that schema's model, not a copy of it: ``NameOutput`` is written as another name for it, so a
+    handler builds one model whether it returns the schema whole (scrape, crawl) or inside a list (batch_crawl).
+    """
+    found: dict[str, str] = {}
+    for tool in catalog.tools:
+        body = {k: v for k, v in tool.payload_schema.items() if k != "$defs"}
+        ref = body.get("$ref")
+        if isinstance(ref, str) and set(body) <= {"$ref", "type"}:
+            found[f"{tool.class_stem}Output"] = ref.rsplit("/", 1)[-1]
+    return found
+
+
 def combined_document(catalog: Catalog) -> dict[str, Any]:
     """One JSON Schema whose ``$defs`` hold the shared schemas and each tool's input and payload.
 
@@ -15,10 +30,13 @@ def combined_document(catalog: Catalog) -> dict[str, Any]:
     resolves them all and the generator runs once for the whole catalog.
     """
     defs: dict[str, Any] = {name: schema for name, schema in sorted(catalog.shared.items())}
+    aliases = shared_payloads(catalog)
     for tool in catalog.tools:
         for suffix, schema in (("Input", tool.input_schema), ("Output", tool.payload_schema)):
-            body = {k: v for k, v in schema.items() if k != "$defs"}
-            defs[f"{tool.class_stem}{suffix}"] = {**body, "title": f"{tool.class_stem}{suffix}"}
+            name = f"{tool.class_stem}{suffix}"
+            if name not in aliases:
+                body = {k: v for k, v in schema.items() if k != "$defs"}
+                defs[name] = {**body, "title": name}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "CatalogModels",
@@ -45,6 +63,17 @@ def render_models(catalog: Catalog, header: str) -> str:
         # is an integer: StrictInt would refuse what the schema accepts. The runtime validates every
         # call against the schema first, so "50", true and 1.5 never reach a model as an integer.
         strict_types=[StrictTypes.str, StrictTypes.bool],
+        # A field with a default is never None: `max_chars: int = 20000`, so the catalog's default is the only
+        # one and a handler needs no fallback of its own.
+        strict_nullable=True,
+        # A oneOf/anyOf that only says which properties must be there (config or yaml) is a check on one model,
+        # not a union of near-copies (ApplyConfigInput1 | ApplyConfigInput2 inside a RootModel); uniqueItems too.
+        generate_schema_validators=True,
+        # A constrained string in a list is an alias of an annotated str, not a RootModel: args.urls holds
+        # strings. (collapse_root_models keeps a constrained root model beside a list, by design.)
+        use_type_alias=True,
+        # An object schema's title names its model (crawl's CrawlVisit, not Page).
+        use_title_as_name=True,
         enum_field_as_literal=LiteralType.All,
         use_annotated=True,
         field_constraints=True,
@@ -57,4 +86,7 @@ def render_models(catalog: Catalog, header: str) -> str:
     )
     if not isinstance(code, str):
         raise TypeError("datamodel-code-generator returned several modules; expected one")
-    return code if code.endswith("\n") else code + "\n"
+    code = code if code.endswith("\n") else code + "\n"
+    for name, target in sorted(shared_payloads(catalog).items()):
+        code += f'\n\n{name} = {target}\n"""The payload is the shared schema {target}: this is its model."""\n'
+    return code

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -34,6 +34,8 @@ class ToolSpec:
     output_schema: Mapping[str, Any]
     next_step: tuple[str, ...]
     examples: tuple[Mapping[str, Any], ...]
+    failure_guidance: Mapping[str, str] = field(default_factory=dict)
+    """The tool's own advice after a failure, by error code (from its catalog entry; none in an older registry)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,10 +47,13 @@ _GUIDANCE = {
     "timeout": "{tool} ran past the operator's deadline; try again, perhaps with a smaller request.",
     "internal_error": "{tool} failed inside the server, not because of your arguments; try again later.",
     "invalid_config": "Fix every problem in payload.error.detail.errors (each names its path) and call {tool} again.",
-    "no_items": "The config found no items: inspect the page with inspect_url, then fix the items selector.",
-    "not_available": "This build cannot do that; use a config without it.",
+    "no_items": "{tool} found no items to work with (payload.error says where it looked).",
+    "not_available": "This build of netglean cannot do what the call asks (payload.error says what).",
     "unavailable": "The server cannot take this call now (see payload.error); call {tool} again shortly.",
 }
+"""What to do after a failure, by error code, for any tool: a tool's catalog entry may say better for itself
+(``failure_guidance``), and the tool-specific advice (which tool to call instead) lives there."""
+_ANY_FAILURE = "Read payload.error and decide whether to call {tool} again."
 
 
 class UnknownTool(LookupError):
@@ -244,14 +247,15 @@ class ToolRunner:
     def _fail(self, spec: ToolSpec, error: ToolError) -> Envelope:
         if isinstance(error, HandlerContractError):
             log.error("%s", error.message)
-        guidance = _GUIDANCE.get(error.code, "Read payload.error and decide whether to call {tool} again.")
+        # The catalog's words for this tool first (netglean's own text, like the table's), then the table's.
+        guidance = spec.failure_guidance.get(error.code) or _GUIDANCE.get(error.code, _ANY_FAILURE).format(
+            tool=spec.name
+        )
         next_step = error.next_step if error.next_step in spec.next_step else spec.name
         if spec.origin != "target":
-            return failure(error, next_step=next_step, guidance=guidance.format(tool=spec.name))
+            return failure(error, next_step=next_step, guidance=guidance)
         # A refusal can quote what a target chose (a redirect chain, a final URL): cleaned like any payload.
-        envelope = failure(
-            error, next_step=next_step, guidance=guidance.format(tool=spec.name), notice=untrusted.PAYLOAD_NOTICE
-        )
+        envelope = failure(error, next_step=next_step, guidance=guidance, notice=untrusted.PAYLOAD_NOTICE)
         return dataclasses.replace(envelope, payload=untrusted.clean_tree(envelope.payload))
 
     def render_text(self, name: str, envelope: Envelope, source: str | None) -> str:

@@ -2,24 +2,308 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Dict, Literal
+from collections.abc import Mapping as _Mapping
+from typing import Annotated, Any, ClassVar, Dict, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, StrictBool, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
+from typing_extensions import TypeAliasType
 
 
-class ApplyConfigInput1(BaseModel):
+class _JsonSchemaRuntimeValidationBase(BaseModel):
+    __json_schema_one_of_required_groups__: ClassVar[tuple[Any, ...]] = ()
+    __json_schema_any_of_required_groups__: ClassVar[tuple[Any, ...]] = ()
+    __json_schema_conditional_required__: ClassVar[tuple[Any, ...]] = ()
+    __json_schema_unique_items__: ClassVar[tuple[tuple[object, ...], ...]] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _validate_json_schema_runtime_rules(cls, data: Any) -> Any:
+        data = cls._validate_json_schema_unique_items(data)
+        data = cls._validate_json_schema_required_groups(
+            data,
+            required_group_rules=cls.__json_schema_one_of_required_groups__,
+            require_exactly_one=True,
+        )
+        data = cls._validate_json_schema_required_groups(
+            data,
+            required_group_rules=cls.__json_schema_any_of_required_groups__,
+            require_exactly_one=False,
+        )
+        data = cls._validate_json_schema_conditional_required(data)
+        return data
+
+    @classmethod
+    def _validate_json_schema_required_groups(
+        cls,
+        data: Any,
+        *,
+        required_group_rules: tuple[Any, ...],
+        require_exactly_one: bool,
+    ) -> Any:
+        if not required_group_rules:
+            return data
+        if not (isinstance(data, dict) or isinstance(data, _Mapping)):
+            return data
+        for required_groups in required_group_rules:
+            matches = sum(
+                all(any(name in data for name in names) for names in group)
+                for group in required_groups
+            )
+            if require_exactly_one:
+                if matches != 1:
+                    raise ValueError(
+                        "Expected exactly one required property group to be present"
+                    )
+            elif matches == 0:
+                raise ValueError(
+                    "Expected at least one required property group to be present"
+                )
+        return data
+
+    @classmethod
+    def _validate_json_schema_conditional_required(cls, data: Any) -> Any:
+        if not (isinstance(data, dict) or isinstance(data, _Mapping)):
+            return data
+        for rule in cls.__json_schema_conditional_required__:
+            condition_matches = all(
+                any(name in data and data[name] in expected for name in names)
+                for names, expected in rule["condition"]
+            )
+            required_groups = (
+                rule["then_required_groups"]
+                if condition_matches
+                else rule["else_required_groups"]
+            )
+            for group in required_groups:
+                if all(any(name in data for name in names) for names in group):
+                    continue
+                raise ValueError("Conditional required properties are missing")
+        return data
+
+    @classmethod
+    def _validate_json_schema_unique_items(cls, data: Any) -> Any:
+        if not (unique_item_paths := cls.__json_schema_unique_items__):
+            return data
+        for path in unique_item_paths:
+            cls._validate_json_schema_unique_items_path(data, path, 0)
+        return data
+
+    @classmethod
+    def _validate_json_schema_unique_items_path(
+        cls,
+        value: Any,
+        path: tuple[object, ...],
+        position: int,
+    ) -> None:
+        if position == len(path):
+            cls._validate_json_schema_unique_array(value)
+            return
+
+        match path[position]:
+            case None:
+                if not isinstance(value, (list, tuple)):
+                    return
+                for item in value:
+                    cls._validate_json_schema_unique_items_path(item, path, position + 1)
+            case ("__json_schema_array_tail__", int() as start):
+                if not isinstance(value, (list, tuple)) or start >= len(value):
+                    return
+                for index in range(start, len(value)):
+                    cls._validate_json_schema_unique_items_path(value[index], path, position + 1)
+            case int() as index:
+                if isinstance(value, (list, tuple)) and index < len(value):
+                    cls._validate_json_schema_unique_items_path(value[index], path, position + 1)
+            case "__json_schema_mapping_values__":
+                if not (isinstance(value, dict) or isinstance(value, _Mapping)):
+                    return
+                for item in value.values():
+                    cls._validate_json_schema_unique_items_path(item, path, position + 1)
+            case tuple() as input_names:
+                if not (isinstance(value, dict) or isinstance(value, _Mapping)):
+                    return
+                for name in input_names:
+                    if name in value:
+                        cls._validate_json_schema_unique_items_path(value[name], path, position + 1)
+                        return
+
+    @classmethod
+    def _validate_json_schema_unique_array(cls, value: Any) -> None:
+        if not isinstance(value, (list, tuple)) or len(value) < 2:
+            return
+
+        scalar_items: set[object] | None = None
+        structural_items: dict[int, list[Any]] | None = None
+        opaque_items: list[Any] | None = None
+        for item in value:
+            match item:
+                case None | bool() | int() | float() | str():
+                    item_key = (bool, item) if isinstance(item, bool) else item
+                    if scalar_items is None:
+                        scalar_items = {item_key}
+                    elif item_key in scalar_items:
+                        raise ValueError("Array items must be unique")
+                    else:
+                        scalar_items.add(item_key)
+                    if (
+                        structural_items is not None
+                        and (candidates := structural_items.get(cls._json_schema_unique_items_fingerprint(item)))
+                        and any(cls._json_schema_unique_items_equal(item, candidate) for candidate in candidates)
+                    ):
+                        raise ValueError("Array items must be unique")
+                    if (
+                        not isinstance(item, bool)
+                        and opaque_items is not None
+                        and any(
+                            cls._json_schema_unique_items_equal_in_either_direction(item, candidate)
+                            for candidate in opaque_items
+                        )
+                    ):
+                        raise ValueError("Array items must be unique")
+                    continue
+                case list() | tuple() | dict() | _Mapping():
+                    fingerprint = cls._json_schema_unique_items_fingerprint(item)
+                case _:
+                    if scalar_items is not None:
+                        for scalar_item in scalar_items:
+                            scalar_candidate = scalar_item[1] if isinstance(scalar_item, tuple) else scalar_item
+                            if not isinstance(scalar_candidate, bool) and cls._json_schema_unique_items_equal_in_either_direction(
+                                item, scalar_candidate
+                            ):
+                                raise ValueError("Array items must be unique")
+                    fingerprint = cls._json_schema_unique_items_fingerprint(item)
+            if fingerprint is None:
+                if structural_items is not None and any(
+                    cls._json_schema_unique_items_equal_in_either_direction(item, candidate)
+                    for candidates in structural_items.values()
+                    for candidate in candidates
+                ):
+                    raise ValueError("Array items must be unique")
+                if opaque_items is not None and any(
+                    cls._json_schema_unique_items_equal_in_either_direction(item, candidate)
+                    for candidate in opaque_items
+                ):
+                    raise ValueError("Array items must be unique")
+                if opaque_items is None:
+                    opaque_items = [item]
+                else:
+                    opaque_items.append(item)
+                continue
+            if opaque_items is not None and any(
+                cls._json_schema_unique_items_equal_in_either_direction(item, candidate)
+                for candidate in opaque_items
+            ):
+                raise ValueError("Array items must be unique")
+            if structural_items is None:
+                structural_items = {fingerprint: [item]}
+                continue
+            if (candidates := structural_items.get(fingerprint)) is None:
+                structural_items[fingerprint] = [item]
+                continue
+            if any(cls._json_schema_unique_items_equal(item, candidate) for candidate in candidates):
+                raise ValueError("Array items must be unique")
+            candidates.append(item)
+
+    @classmethod
+    def _json_schema_unique_items_fingerprint(cls, value: Any) -> int | None:
+        match value:
+            case None:
+                return 0x17
+            case bool() as boolean:
+                return 0x1F if boolean else 0x1D
+            case int() | float() as number:
+                return hash(number)
+            case str() as string:
+                return hash(string)
+            case list() | tuple() as array:
+                fingerprint = 0x4F
+                for item in array:
+                    if (item_fingerprint := cls._json_schema_unique_items_fingerprint(item)) is None:
+                        return None
+                    fingerprint = hash((fingerprint * 1000003) ^ item_fingerprint)
+                return hash(fingerprint ^ len(array))
+            case dict() | _Mapping() as object_:
+                fingerprint = 0x61
+                for key, item in object_.items():
+                    if (item_fingerprint := cls._json_schema_unique_items_fingerprint(item)) is None:
+                        return None
+                    fingerprint ^= hash((key, item_fingerprint))
+                return hash(fingerprint ^ len(object_))
+            case _:
+                return cls._json_schema_unique_items_safe_hash(value)
+
+    @classmethod
+    def _json_schema_unique_items_equal(cls, left: Any, right: Any) -> bool:
+        match left:
+            case None:
+                return right is None
+            case bool() as boolean:
+                return isinstance(right, bool) and boolean == right
+            case int() | float() as number:
+                if isinstance(right, bool):
+                    return False
+                if isinstance(right, (int, float)):
+                    return number == right
+                return cls._json_schema_unique_items_safe_equal(number, right)
+            case str() as string:
+                if isinstance(right, str):
+                    return string == right
+                return cls._json_schema_unique_items_safe_equal(string, right)
+            case list() | tuple() as array:
+                return (
+                    isinstance(right, (list, tuple))
+                    and len(array) == len(right)
+                    and all(
+                        cls._json_schema_unique_items_equal(item, other)
+                        for item, other in zip(array, right, strict=True)
+                    )
+                )
+            case dict() | _Mapping() as object_:
+                if not (isinstance(right, dict) or isinstance(right, _Mapping)) or len(object_) != len(right):
+                    return False
+                return all(
+                    key in right and cls._json_schema_unique_items_equal(item, right[key])
+                    for key, item in object_.items()
+                )
+        return cls._json_schema_unique_items_safe_equal(left, right)
+
+    @classmethod
+    def _json_schema_unique_items_safe_hash(cls, value: Any) -> int | None:
+        try:
+            return hash(value)
+        except Exception:  # noqa: BLE001
+            return None
+
+    @classmethod
+    def _json_schema_unique_items_safe_equal(cls, left: Any, right: Any) -> bool:
+        try:
+            comparison = left == right
+        except Exception:  # noqa: BLE001
+            return False
+        return comparison if type(comparison) is bool else False
+
+    @classmethod
+    def _json_schema_unique_items_equal_in_either_direction(cls, left: Any, right: Any) -> bool:
+        return cls._json_schema_unique_items_equal(left, right) or cls._json_schema_unique_items_equal(right, left)
+
+
+class ApplyConfigInput(_JsonSchemaRuntimeValidationBase):
     model_config = ConfigDict(
         extra="forbid",
     )
-    config: dict[str, Any]
+
+    __json_schema_one_of_required_groups__: ClassVar[tuple[Any, ...]] = (
+        ((("config",),), (("yaml",),)),
+    )
+
+    config: dict[str, Any] | None = None
     """
     The config as an object (channel, selectors, ...).
     """
-    format: Literal["rss", "json_feed"] | None = "rss"
+    format: Literal["rss", "json_feed"] = "rss"
     """
     RSS 2.0 XML, or a JSON Feed 1.1 object.
     """
-    limit: Annotated[int | None, Field(ge=1, le=1000)] = 100
+    limit: Annotated[int, Field(ge=1, le=1000)] = 100
     """
     Most items in the feed.
     """
@@ -31,36 +315,6 @@ class ApplyConfigInput1(BaseModel):
     """
     The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values).
     """
-
-
-class ApplyConfigInput2(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    config: dict[str, Any] | None = None
-    """
-    The config as an object (channel, selectors, ...).
-    """
-    format: Literal["rss", "json_feed"] | None = "rss"
-    """
-    RSS 2.0 XML, or a JSON Feed 1.1 object.
-    """
-    limit: Annotated[int | None, Field(ge=1, le=1000)] = 100
-    """
-    Most items in the feed.
-    """
-    parameters: dict[str, StrictStr | int | float | StrictBool] | None = None
-    """
-    Values for the config's parameters, overriding their defaults.
-    """
-    yaml: Annotated[StrictStr, Field(max_length=131072, min_length=1)]
-    """
-    The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values).
-    """
-
-
-class ApplyConfigInput(RootModel[ApplyConfigInput1 | ApplyConfigInput2]):
-    root: Annotated[ApplyConfigInput1 | ApplyConfigInput2, Field(title="ApplyConfigInput")]
 
 
 class ApplyConfigOutput(BaseModel):
@@ -110,27 +364,19 @@ class AutoSource(BaseModel):
     scraper: Scraper | None = None
 
 
-class AutoSource1(BaseModel):
-    """
-    Detect items without selectors.
-    """
-
+class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
     model_config = ConfigDict(
         extra="forbid",
     )
-    cleanup: Cleanup | None = None
-    scraper: Scraper1 | None = None
-
-
-class BatchCrawlInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
+    __json_schema_unique_items__: ClassVar[tuple[tuple[object, ...], ...]] = (
+        (("urls",),),
     )
+
     exclude_patterns: Annotated[list[ExcludePattern] | None, Field(max_length=20)] = None
     """
     Glob patterns of URLs never to follow.
     """
-    format: Literal["markdown", "text", "html", "json"] | None = "markdown"
+    format: Literal["markdown", "text", "html", "json"] = "markdown"
     """
     As in scrape.
     """
@@ -138,23 +384,23 @@ class BatchCrawlInput(BaseModel):
     """
     Glob patterns (* and ?) a URL must match to be followed, e.g. https://example.org/blog/*.
     """
-    main_content: StrictBool | None = True
+    main_content: StrictBool = True
     """
     As in scrape.
     """
-    max_chars: Annotated[int | None, Field(ge=100, le=20000)] = 3000
+    max_chars: Annotated[int, Field(ge=100, le=20000)] = 3000
     """
     The most characters per page (a crawl returns at most 400,000 in all; pages share that).
     """
-    max_depth: Annotated[int | None, Field(ge=0, le=5)] = 2
+    max_depth: Annotated[int, Field(ge=0, le=5)] = 2
     """
     How many links away from the start page to go (0 reads only the start page).
     """
-    max_pages: Annotated[int | None, Field(ge=1, le=200)] = 25
+    max_pages: Annotated[int, Field(ge=1, le=200)] = 25
     """
     The most pages to read (per seed).
     """
-    stay_on_domain: StrictBool | None = True
+    stay_on_domain: StrictBool = True
     """
     Follow only links to the same host or its subdomains.
     """
@@ -174,23 +420,43 @@ class BatchCrawlOutput(BaseModel):
     """
 
 
-class BatchScrapeInput(BaseModel):
+class BatchEntry(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    format: Literal["markdown", "text", "html", "json"] | None = "markdown"
+    error: ItemError | None = None
+    """
+    Why the page could not be read (when not ok).
+    """
+    ok: StrictBool
+    page: ScrapedPage | None = None
+    """
+    The page as scrape returns it (when ok).
+    """
+    url: StrictStr
+
+
+class BatchScrapeInput(_JsonSchemaRuntimeValidationBase):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    __json_schema_unique_items__: ClassVar[tuple[tuple[object, ...], ...]] = (
+        (("urls",),),
+    )
+
+    format: Literal["markdown", "text", "html", "json"] = "markdown"
     """
     As in scrape.
     """
-    include_links: StrictBool | None = False
+    include_links: StrictBool = False
     """
     Also list each page's links.
     """
-    main_content: StrictBool | None = True
+    main_content: StrictBool = True
     """
     As in scrape.
     """
-    max_chars: Annotated[int | None, Field(ge=100, le=50000)] = 5000
+    max_chars: Annotated[int, Field(ge=100, le=50000)] = 5000
     """
     The most characters of content returned for each page.
     """
@@ -205,7 +471,7 @@ class BatchScrapeOutput(BaseModel):
         extra="forbid",
     )
     failed: Annotated[int, Field(ge=0)]
-    results: list[Result]
+    results: list[BatchEntry]
     """
     One entry per URL, in the order given.
     """
@@ -304,7 +570,7 @@ class CompareAgentViewInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    excerpt_chars: Annotated[int | None, Field(ge=0, le=5000)] = 800
+    excerpt_chars: Annotated[int, Field(ge=0, le=5000)] = 800
     """
     How many characters of each answer to show.
     """
@@ -387,7 +653,7 @@ class CrawlInput(BaseModel):
     """
     Glob patterns of URLs never to follow.
     """
-    format: Literal["markdown", "text", "html", "json"] | None = "markdown"
+    format: Literal["markdown", "text", "html", "json"] = "markdown"
     """
     As in scrape.
     """
@@ -395,23 +661,23 @@ class CrawlInput(BaseModel):
     """
     Glob patterns (* and ?) a URL must match to be followed, e.g. https://example.org/blog/*.
     """
-    main_content: StrictBool | None = True
+    main_content: StrictBool = True
     """
     As in scrape.
     """
-    max_chars: Annotated[int | None, Field(ge=100, le=20000)] = 3000
+    max_chars: Annotated[int, Field(ge=100, le=20000)] = 3000
     """
     The most characters per page (a crawl returns at most 400,000 in all; pages share that).
     """
-    max_depth: Annotated[int | None, Field(ge=0, le=5)] = 2
+    max_depth: Annotated[int, Field(ge=0, le=5)] = 2
     """
     How many links away from the start page to go (0 reads only the start page).
     """
-    max_pages: Annotated[int | None, Field(ge=1, le=200)] = 25
+    max_pages: Annotated[int, Field(ge=1, le=200)] = 25
     """
     The most pages to read (per seed).
     """
-    stay_on_domain: StrictBool | None = True
+    stay_on_domain: StrictBool = True
     """
     Follow only links to the same host or its subdomains.
     """
@@ -421,34 +687,30 @@ class CrawlInput(BaseModel):
     """
 
 
-class CrawlOutput(BaseModel):
-    """
-    What one crawl read, page by page.
-    """
-
+class CrawlVisit(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    error: Error1 | None = None
+    depth: Annotated[int, Field(ge=0)]
     """
-    Why this crawl could not start at all.
+    Links away from the start page.
     """
-    failed: Annotated[int, Field(ge=0)]
-    pages: list[Page]
+    duplicate_of: StrictStr | None = None
     """
-    Every URL visited, in the order read.
+    The URL already read that has the same canonical URL.
     """
-    read: Annotated[int, Field(ge=0)]
+    error: ItemError | None = None
     """
-    Pages read (duplicates and failures not counted).
+    Why the page could not be read (when not ok).
     """
-    truncated: StrictBool
+    ok: StrictBool
+    page: ScrapedPage | None = None
     """
-    Links were left unvisited because max_pages was reached.
+    The page as scrape returns it (when read).
     """
     url: StrictStr
     """
-    The start URL.
+    The URL visited (the start URL, or a link an earlier page gave).
     """
 
 
@@ -528,69 +790,7 @@ class Enclosure(BaseModel):
     url: StrictStr
 
 
-class Error(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-    retryable: StrictBool
-
-
-class Error1(BaseModel):
-    """
-    Why this crawl could not start at all.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-    retryable: StrictBool
-
-
-class Error2(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-    retryable: StrictBool
-
-
-class Error3(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-
-
-class Error4(BaseModel):
-    """
-    Why this crawl could not start at all.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-    retryable: StrictBool
-
-
-class Error5(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    code: StrictStr
-    message: StrictStr
-    retryable: StrictBool
-
-
-class ExcludePattern(RootModel[StrictStr]):
-    root: Annotated[StrictStr, Field(max_length=200, min_length=1)]
+ExcludePattern = TypeAliasType("ExcludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)])
 
 
 class Feed(BaseModel):
@@ -602,7 +802,7 @@ class Feed(BaseModel):
     url: StrictStr
 
 
-class FeedConfig1(BaseModel):
+class FeedConfig(_JsonSchemaRuntimeValidationBase):
     """
     A feed config in the html2rss format: which page to read (channel), how to find its items and read their fields (selectors), or how to detect them (auto_source). Configs written for html2rss work unchanged.
 
@@ -611,6 +811,11 @@ class FeedConfig1(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+
+    __json_schema_any_of_required_groups__: ClassVar[tuple[Any, ...]] = (
+        ((("selectors",),), (("auto_source",),)),
+    )
+
     auto_source: AutoSource | None = None
     """
     Detect items without selectors.
@@ -636,7 +841,7 @@ class FeedConfig1(BaseModel):
     Values for %<name>s placeholders; each has a default, which a caller may override.
     """
     request: Request | None = None
-    selectors: Selectors
+    selectors: Selectors | None = None
     """
     items (required) finds each item; every other key names a field read from it.
     """
@@ -647,60 +852,7 @@ class FeedConfig1(BaseModel):
     stylesheets: list[Stylesheet] | None = None
 
 
-class FeedConfig2(BaseModel):
-    """
-    A feed config in the html2rss format: which page to read (channel), how to find its items and read their fields (selectors), or how to detect them (auto_source). Configs written for html2rss work unchanged.
-
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    auto_source: AutoSource1
-    """
-    Detect items without selectors.
-    """
-    channel: Channel
-    """
-    The feed's own facts; %<name>s placeholders are filled from parameters.
-    """
-    directory: Directory | None = None
-    """
-    Where a shared config is listed (html2rss-configs directory metadata).
-    """
-    enhance: StrictBool | None = None
-    """
-    Older configs' top-level switch; selectors.items.enhance is read instead.
-    """
-    headers: dict[str, StrictStr] | None = None
-    """
-    Extra request headers (a User-Agent here is ignored; netglean names itself honestly).
-    """
-    parameters: dict[str, Parameters] | None = None
-    """
-    Values for %<name>s placeholders; each has a default, which a caller may override.
-    """
-    request: Request | None = None
-    selectors: Selectors1 | None = None
-    """
-    items (required) finds each item; every other key names a field read from it.
-    """
-    strategy: Literal["faraday", "browserless", "botasaurus"] | None = None
-    """
-    faraday: plain HTTP. browserless and botasaurus: a rendering browser (not in this build).
-    """
-    stylesheets: list[Stylesheet] | None = None
-
-
-class FeedConfig(RootModel[FeedConfig1 | FeedConfig2]):
-    root: Annotated[FeedConfig1 | FeedConfig2, Field(title="FeedConfig")]
-    """
-    A feed config in the html2rss format: which page to read (channel), how to find its items and read their fields (selectors), or how to detect them (auto_source). Configs written for html2rss work unchanged.
-
-    """
-
-
-class FeedField(BaseModel):
+class FeedField(_JsonSchemaRuntimeValidationBase):
     """
     How one item field is read: the elements (a CSS selector inside the item; none means the item itself), what to take from them (the extractor), then post-processing steps. A field may also be built from other fields by post-processing alone.
 
@@ -709,6 +861,20 @@ class FeedField(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+
+    __json_schema_conditional_required__: ClassVar[tuple[Any, ...]] = (
+        {
+            "condition": ((("extractor",), ("attribute",)),),
+            "then_required_groups": ((("attribute",),),),
+            "else_required_groups": (),
+        },
+        {
+            "condition": ((("extractor",), ("static",)),),
+            "then_required_groups": ((("static",),),),
+            "else_required_groups": (),
+        },
+    )
+
     attribute: Annotated[StrictStr | None, Field(min_length=1)] = None
     """
     attribute: which attribute to read.
@@ -767,7 +933,7 @@ class FeedItem(BaseModel):
     url: StrictStr | None = None
 
 
-class FeedPostProcess(BaseModel):
+class FeedPostProcess(_JsonSchemaRuntimeValidationBase):
     """
     One post-processing step applied to a field's value, in order. Arguments by step: gsub (pattern, a Ruby regular expression, and replacement), template (string, with %<name>s or %{name} naming other fields and self this one), substring (start, end), parse_time (the channel's time_zone), sanitize_html, html_to_markdown, markdown_to_html, parse_uri.
 
@@ -776,6 +942,25 @@ class FeedPostProcess(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+
+    __json_schema_conditional_required__: ClassVar[tuple[Any, ...]] = (
+        {
+            "condition": ((("name",), ("gsub",)),),
+            "then_required_groups": ((("pattern",), ("replacement",)),),
+            "else_required_groups": (),
+        },
+        {
+            "condition": ((("name",), ("template",)),),
+            "then_required_groups": ((("string",),),),
+            "else_required_groups": (),
+        },
+        {
+            "condition": ((("name",), ("substring",)),),
+            "then_required_groups": ((("start",),),),
+            "else_required_groups": (),
+        },
+    )
+
     end: int | None = None
     """
     substring: last character, inclusive; negative counts from the end.
@@ -838,7 +1023,10 @@ class FetchView(BaseModel):
     """
     The media type of the answer.
     """
-    error: Error3 | None = None
+    error: ItemError | None = None
+    """
+    Why this request failed (when it did).
+    """
     excerpt: StrictStr | None = None
     """
     The start of the answer's text.
@@ -851,11 +1039,11 @@ class GenerateCitationsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    first_number: Annotated[int | None, Field(ge=1, le=1000000)] = 1
+    first_number: Annotated[int, Field(ge=1, le=1000000)] = 1
     """
     Number of the first reference; use it when appending to a document that already cites [1]..[n].
     """
-    heading: Annotated[StrictStr | None, Field(max_length=200)] = "References"
+    heading: Annotated[StrictStr, Field(max_length=200)] = "References"
     """
     Heading placed above the reference list; an empty string omits the heading.
     """
@@ -924,8 +1112,7 @@ class Html(BaseModel):
     use_top_selectors: Annotated[int | None, Field(ge=1)] = None
 
 
-class IncludePattern(RootModel[StrictStr]):
-    root: Annotated[StrictStr, Field(max_length=200, min_length=1)]
+IncludePattern = TypeAliasType("IncludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)])
 
 
 class InspectUrlInput(BaseModel):
@@ -979,26 +1166,29 @@ class InspectUrlOutput(BaseModel):
     """
 
 
-class Items(BaseModel):
+class ItemError(BaseModel):
+    """
+    Why one part of a call failed (a page of a batch or a crawl, a seed, one of two requests) while the call itself did not: the same code and retry fact the call's own error would carry.
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
-    enhance: StrictBool | None = None
+    code: StrictStr
     """
-    Fill missing title, url, image, date and description from the item's markup (default true, as in html2rss).
+    The error code (bad_url, blocked_address, http_status, ...).
     """
-    order: Literal["reverse"] | None = None
+    message: StrictStr
     """
-    reverse lists the items bottom-up.
+    What went wrong, in a sentence (it may quote a URL a target chose).
     """
-    pagination: Pagination | None = None
-    selector: Annotated[StrictStr, Field(min_length=1)]
+    retryable: StrictBool
     """
-    CSS selector of each item element.
+    Whether the same request could succeed later.
     """
 
 
-class Items1(BaseModel):
+class Items(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1029,15 +1219,15 @@ class MapInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    include_sitemaps: StrictBool | None = True
+    include_sitemaps: StrictBool = True
     """
     Read the site's sitemaps as well as the page's links.
     """
-    limit: Annotated[int | None, Field(ge=1, le=5000)] = 200
+    limit: Annotated[int, Field(ge=1, le=5000)] = 200
     """
     The most URLs to return.
     """
-    same_domain: StrictBool | None = True
+    same_domain: StrictBool = True
     """
     Keep only URLs on the same host or its subdomains.
     """
@@ -1070,48 +1260,6 @@ class MapOutput(BaseModel):
     """
     The URLs found, page links first, then sitemap entries, each once.
     """
-
-
-class Page(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    depth: Annotated[int, Field(ge=0)]
-    """
-    Links away from the start page.
-    """
-    duplicate_of: StrictStr | None = None
-    """
-    The URL already read that has the same canonical URL.
-    """
-    error: Error2 | None = None
-    ok: StrictBool
-    page: dict[str, Any] | None = None
-    """
-    The page as scrape returns it.
-    """
-    url: StrictStr
-
-
-class Page1(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    depth: Annotated[int, Field(ge=0)]
-    """
-    Links away from the start page.
-    """
-    duplicate_of: StrictStr | None = None
-    """
-    The URL already read that has the same canonical URL.
-    """
-    error: Error5 | None = None
-    ok: StrictBool
-    page: dict[str, Any] | None = None
-    """
-    The page as scrape returns it.
-    """
-    url: StrictStr
 
 
 class PageMetadata(BaseModel):
@@ -1237,40 +1385,27 @@ class Request(BaseModel):
     timeout_seconds: Annotated[float | None, Field(gt=0.0)] = None
 
 
-class Result(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    error: Error | None = None
-    ok: StrictBool
-    page: dict[str, Any] | None = None
-    """
-    The page as scrape returns it (content, metadata, cost, ...).
-    """
-    url: StrictStr
-
-
 class ScrapeInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    format: Literal["markdown", "text", "html", "json"] | None = "markdown"
+    format: Literal["markdown", "text", "html", "json"] = "markdown"
     """
     markdown keeps headings, lists, links and tables; text is plain; html is cleaned; json gives typed blocks.
     """
-    include_links: StrictBool | None = False
+    include_links: StrictBool = False
     """
     Also list the links found in the content (absolute URLs with their text).
     """
-    main_content: StrictBool | None = True
+    main_content: StrictBool = True
     """
     Keep only the main content (true) or every block of the page (false).
     """
-    max_chars: Annotated[int | None, Field(ge=100, le=200000)] = 20000
+    max_chars: Annotated[int, Field(ge=100, le=200000)] = 20000
     """
     The most characters of content to return in this call.
     """
-    start_index: Annotated[int | None, Field(ge=0)] = 0
+    start_index: Annotated[int, Field(ge=0)] = 0
     """
     Where this slice starts, in characters of the formatted content (from next_start_index).
     """
@@ -1280,7 +1415,52 @@ class ScrapeInput(BaseModel):
     """
 
 
-class ScrapeOutput(BaseModel):
+class ScrapeUrlInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    items_selector: Annotated[StrictStr | None, Field(max_length=500, min_length=1)] = None
+    """
+    A CSS selector for each item, when you know it; fields are then read from each item's markup.
+    """
+    limit: Annotated[int, Field(ge=1, le=200)] = 25
+    """
+    Most items to return.
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The http(s) URL of the listing page.
+    """
+
+
+class ScrapeUrlOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    items: list[FeedItem]
+    source: Literal["selector", "auto"]
+    """
+    Whether the hint or detection found them.
+    """
+    title: StrictStr | None = None
+    """
+    The channel title (the page's own).
+    """
+    total: Annotated[int, Field(ge=0)]
+    """
+    Items found before the limit.
+    """
+    url: StrictStr
+    """
+    The page read (after redirects).
+    """
+
+
+class ScrapedPage(BaseModel):
+    """
+    One page read, as scrape returns it; batch_scrape, crawl and batch_crawl return each page they read so.
+    """
+
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1315,63 +1495,11 @@ class ScrapeOutput(BaseModel):
     """
     url: StrictStr
     """
-    The URL asked for.
-    """
-
-
-class ScrapeUrlInput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    items_selector: Annotated[StrictStr | None, Field(max_length=500, min_length=1)] = None
-    """
-    A CSS selector for each item, when you know it; fields are then read from each item's markup.
-    """
-    limit: Annotated[int | None, Field(ge=1, le=200)] = 25
-    """
-    Most items to return.
-    """
-    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
-    """
-    The http(s) URL of the listing page.
-    """
-
-
-class ScrapeUrlOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    items: list[FeedItem]
-    source: Literal["selector", "auto"]
-    """
-    Whether the hint or detection found them.
-    """
-    title: StrictStr | None = None
-    """
-    The channel title (the page's own).
-    """
-    total: Annotated[int, Field(ge=0)]
-    """
-    Items found before the limit.
-    """
-    url: StrictStr
-    """
-    The page read (after redirects).
+    The URL asked for (in a crawl, a link an earlier page gave).
     """
 
 
 class Scraper(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    html: Html | None = None
-    json_state: FeedScraperSwitch | None = None
-    schema_: Annotated[FeedScraperSwitch | None, Field(alias="schema")] = None
-    semantic_html: FeedScraperSwitch | None = None
-    sitemap: FeedScraperSwitch | None = None
-
-
-class Scraper1(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1404,28 +1532,6 @@ class Selectors(BaseModel):
     items: Items
 
 
-class Selectors1(BaseModel):
-    """
-    items (required) finds each item; every other key names a field read from it.
-    """
-
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    __annotations__ = {
-        "__pydantic_extra__": Dict[str, FeedField],
-    }
-    categories: list[StrictStr] | None = None
-    """
-    Names of fields whose values become the item's categories.
-    """
-    guid: list[StrictStr] | None = None
-    """
-    Names of fields whose values make the item's stable GUID.
-    """
-    items: Items1
-
-
 class SiteCrawl(BaseModel):
     """
     What one crawl read, page by page.
@@ -1434,12 +1540,12 @@ class SiteCrawl(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    error: Error4 | None = None
+    error: ItemError | None = None
     """
     Why this crawl could not start at all.
     """
     failed: Annotated[int, Field(ge=0)]
-    pages: list[Page1]
+    pages: list[CrawlVisit]
     """
     Every URL visited, in the order read.
     """
@@ -1474,15 +1580,19 @@ class Stylesheet(BaseModel):
     type: StrictStr
 
 
-class Url(RootModel[StrictStr]):
-    root: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+Url = TypeAliasType("Url", Annotated[StrictStr, Field(max_length=4096, min_length=1)])
 
 
-class ValidateConfigInput1(BaseModel):
+class ValidateConfigInput(_JsonSchemaRuntimeValidationBase):
     model_config = ConfigDict(
         extra="forbid",
     )
-    config: dict[str, Any]
+
+    __json_schema_one_of_required_groups__: ClassVar[tuple[Any, ...]] = (
+        ((("config",),), (("yaml",),)),
+    )
+
+    config: dict[str, Any] | None = None
     """
     The config as an object (channel, selectors, ...).
     """
@@ -1494,28 +1604,6 @@ class ValidateConfigInput1(BaseModel):
     """
     The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values).
     """
-
-
-class ValidateConfigInput2(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    config: dict[str, Any] | None = None
-    """
-    The config as an object (channel, selectors, ...).
-    """
-    parameters: dict[str, StrictStr | int | float | StrictBool] | None = None
-    """
-    Values for the config's parameters, overriding their defaults.
-    """
-    yaml: Annotated[StrictStr, Field(max_length=131072, min_length=1)]
-    """
-    The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values).
-    """
-
-
-class ValidateConfigInput(RootModel[ValidateConfigInput1 | ValidateConfigInput2]):
-    root: Annotated[ValidateConfigInput1 | ValidateConfigInput2, Field(title="ValidateConfigInput")]
 
 
 class ValidateConfigOutput(BaseModel):
@@ -1532,3 +1620,11 @@ class ValidateConfigOutput(BaseModel):
     """
     errors: list[ConfigProblem]
     valid: StrictBool
+
+
+CrawlOutput = SiteCrawl
+"""The payload is the shared schema SiteCrawl: this is its model."""
+
+
+ScrapeOutput = ScrapedPage
+"""The payload is the shared schema ScrapedPage: this is its model."""

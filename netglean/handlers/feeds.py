@@ -13,7 +13,19 @@ from netglean.feeds import config as feed_config
 from netglean.feeds.output import count_items, json_feed, rss, unique, within_output_cap
 from netglean.feeds.pages import draft, listing, load, read_feed
 from netglean.feeds.selectors import selector_problem
-from netglean.generated.models import ApplyConfigInput, CaptureConfigInput, ScrapeUrlInput, ValidateConfigInput
+from netglean.generated.models import (
+    ApplyConfigInput,
+    ApplyConfigOutput,
+    CaptureConfigInput,
+    CaptureConfigOutput,
+    ConfigProblem,
+    FeedItem,
+    PaginationStopped,
+    ScrapeUrlInput,
+    ScrapeUrlOutput,
+    ValidateConfigInput,
+    ValidateConfigOutput,
+)
 
 
 async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
@@ -23,16 +35,14 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
             f"items_selector: {problem}", detail={"errors": [{"path": "/items_selector", "message": problem}]}
         )
     found = await listing(ctx.fetcher, ctx.readers, args.url, args.items_selector)
-    limit = args.limit or 25
-    source = "selector" if args.items_selector else "auto"
-    payload: dict[str, Any] = {
-        "url": found.url,
-        "items": found.items[:limit],
-        "total": len(found.items),
-        "source": source,
-    }
-    if found.title:
-        payload["title"] = found.title
+    limit = args.limit
+    payload = ScrapeUrlOutput(
+        url=found.url,
+        title=found.title or None,
+        items=[FeedItem.model_validate(item) for item in found.items[:limit]],
+        total=len(found.items),
+        source="selector" if args.items_selector else "auto",
+    )
     if not found.items:
         guidance = say("No items found: inspect_url says what the page is (a bot wall, a single article, a feed).")
         return Outcome(payload, next_step="inspect_url", guidance=guidance, source=args.url)
@@ -62,7 +72,7 @@ async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
         if isinstance(spec, dict) and spec.get("selector")
     }
     text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
-    payload = {"url": url, "yaml": text, "config": config, "articles_count": count, "selectors": selectors}
+    payload = CaptureConfigOutput(url=url, yaml=text, config=config, articles_count=count, selectors=selectors)
     guidance = say(
         "The draft finds {count} items. Check it with validate_config, then run it with apply_config.", count=count
     )
@@ -70,15 +80,14 @@ async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
 
 
 async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
-    given = args.root  # exactly one of config and yaml: the schema's oneOf makes the model a union
     try:
-        config = await load(given.config, given.yaml, given.parameters)
+        config = await load(args.config, args.yaml, args.parameters)
     except InvalidFeedConfig as invalid:
-        errors = invalid.detail["errors"]
+        errors = [ConfigProblem.model_validate(problem) for problem in invalid.detail["errors"]]
         guidance = f"{len(errors)} problem(s), each with its path: fix them and call validate_config again."
-        return Outcome({"valid": False, "errors": errors}, next_step="validate_config", guidance=guidance)
+        return Outcome(ValidateConfigOutput(valid=False, errors=errors), next_step="validate_config", guidance=guidance)
     browser = config.get("strategy") in feed_config.BROWSER_STRATEGIES
-    payload = {"valid": True, "errors": [], "browser_required": browser, "config": config}
+    payload = ValidateConfigOutput(valid=True, errors=[], browser_required=browser, config=config)
     guidance = "Valid. Run it with apply_config."
     if browser:
         guidance = f"Valid, but strategy {config['strategy']} needs a rendering browser, which this build lacks."
@@ -86,35 +95,38 @@ async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
 
 
 async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
-    given = args.root  # exactly one of config and yaml: the schema's oneOf makes the model a union
-    config = await load(given.config, given.yaml, given.parameters)
+    config = await load(args.config, args.yaml, args.parameters)
     if config.get("strategy") in feed_config.BROWSER_STRATEGIES:
         raise NotAvailable(
             f"browser rendering is not available in this build, and strategy {config['strategy']} needs it",
             detail={"strategy": config["strategy"]},
         )
     run = await read_feed(ctx.fetcher, ctx.readers, config, stop_by=ctx.work_until())
-    items, cut = within_output_cap(unique(run.items)[: given.limit or 100])
-    fmt = given.format or "rss"
-    payload: dict[str, Any] = {"url": run.url, "format": fmt, "pages": run.pages}
-    if run.stopped is not None:
-        payload["pagination_stopped"] = run.stopped
-    if cut:
-        payload["items_cut"] = cut
-    if fmt == "rss":
-        payload["rss"] = rss(run.channel, items, config.get("stylesheets") or ())
-        payload["item_count"] = count_items(payload["rss"])
+    items, cut = within_output_cap(unique(run.items)[: args.limit])
+    if args.format == "rss":
+        document = rss(run.channel, items, config.get("stylesheets") or ())
+        feed, count = None, count_items(document)
     else:
-        payload["feed"] = json_feed(run.channel, items)
-        payload["item_count"] = len(payload["feed"]["items"])
-    if payload["item_count"] == 0:
+        document, feed = None, json_feed(run.channel, items)
+        count = len(feed["items"])
+    if count == 0:
         selectors = config.get("selectors") or {}
         raise NoItems(
             f"the config found no items on {run.url}: its items selector matches nothing there",
             detail={"url": run.url, "items_selector": (selectors.get("items") or {}).get("selector")},
             next_step="inspect_url",
         )
-    count, pages = payload["item_count"], run.pages
+    payload = ApplyConfigOutput(
+        url=run.url,
+        format=args.format,
+        rss=document,
+        feed=feed,
+        item_count=count,
+        pages=run.pages,
+        pagination_stopped=PaginationStopped.model_validate(run.stopped) if run.stopped is not None else None,
+        items_cut=cut or None,
+    )
+    pages = run.pages
     if run.stopped is not None:
         guidance = say(
             "{count} items from {pages} page(s); page {page} could not be read, so pagination stopped there"

@@ -52,5 +52,6 @@ async def read_tool_spec(ctx: Context, name: str) -> dict[str, Any]:
         "input_schema": spec.input_schema,
         "output_schema": spec.output_schema,
         "next_step": list(spec.next_step),
+        "failure_guidance": dict(spec.failure_guidance),
         "examples": list(spec.examples),
     }

@@ -2,50 +2,56 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import ToolError
-from netglean.generated.models import BatchScrapeInput, DownloadInput, ScrapeInput
+from netglean.generated.models import (
+    BatchEntry,
+    BatchScrapeInput,
+    BatchScrapeOutput,
+    Cost,
+    DownloadInput,
+    DownloadOutput,
+    ItemError,
+    Link,
+    PageMetadata,
+    ScrapedPage,
+    ScrapeInput,
+)
 from netglean.sites.batch import read_pages
 from netglean.sites.documents import document_facts
 from netglean.sites.pages import PageRead, Reading, read_page
 
 
-def page_payload(read: PageRead, include_links: bool) -> dict[str, Any]:
+def scraped(read: PageRead, include_links: bool) -> ScrapedPage:
     """A page read, as scrape returns it (and batch_scrape and the crawls each page)."""
-    payload: dict[str, Any] = {
-        "url": read.url,
-        "final_url": read.final_url,
-        "status": read.status,
-        "format": read.format,
-        "content": read.content,
-        "start_index": read.start_index,
-        "total_chars": read.total_chars,
-        "metadata": read.metadata,
-        "cost": {"bytes": read.bytes, "chars": len(read.content), "approx_tokens": (len(read.content) + 3) // 4},
-    }
-    if read.title:
-        payload["title"] = read.title
-    if include_links:
-        payload["links"] = read.links
-    if read.next_start is not None:
-        payload["next_start_index"] = read.next_start
-    return payload
+    chars = len(read.content)
+    return ScrapedPage(
+        url=read.url,
+        final_url=read.final_url,
+        status=read.status,
+        format=read.format,  # type: ignore[arg-type]  # the format the arguments chose, typed str by the engine
+        title=read.title or None,
+        content=read.content,
+        start_index=read.start_index,
+        next_start_index=read.next_start,
+        total_chars=read.total_chars,
+        metadata=PageMetadata.model_validate(read.metadata),
+        links=[Link.model_validate(link) for link in read.links] if include_links else None,
+        cost=Cost(bytes=read.bytes, chars=chars, approx_tokens=(chars + 3) // 4),
+    )
 
 
-def failure(error: ToolError) -> dict[str, Any]:
-    """A page's failure, as a batch or a crawl reports it beside the pages it read."""
-    return {"code": error.code, "message": error.message, "retryable": error.retryable}
+def item_error(error: ToolError) -> ItemError:
+    """A part's failure, as a batch or a crawl reports it beside the parts that succeeded."""
+    return ItemError(code=error.code, message=error.message, retryable=error.retryable)
 
 
 async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
-    start = args.start_index or 0
-    include_links = bool(args.include_links)
-    how = Reading(args.format or "markdown", args.main_content is not False, args.max_chars or 20000, include_links)
+    start = args.start_index
+    how = Reading(args.format, args.main_content, args.max_chars, args.include_links)
     read = await read_page(ctx.fetcher, ctx.readers, args.url, start, how)
-    payload, total = page_payload(read, include_links), read.total_chars
+    payload, total = scraped(read, args.include_links), read.total_chars
     if read.next_start is not None:
         guidance = say(
             "{more} more characters: call scrape again with start_index={next}.",
@@ -63,14 +69,13 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
 
 
 async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
-    urls = [url.root for url in args.urls]  # constrained strings arrive as RootModel values
-    include_links = bool(args.include_links)
-    how = Reading(args.format or "markdown", args.main_content is not False, args.max_chars or 5000, include_links)
+    urls = args.urls
+    how = Reading(args.format, args.main_content, args.max_chars, args.include_links)
     reads = await read_pages(ctx.fetcher, ctx.readers, urls, how, stop_by=ctx.work_until())
     results = [
-        {"url": url, "ok": False, "error": failure(read)}
+        BatchEntry(url=url, ok=False, error=item_error(read))
         if isinstance(read, ToolError)
-        else {"url": url, "ok": True, "page": page_payload(read, include_links)}
+        else BatchEntry(url=url, ok=True, page=scraped(read, args.include_links))
         for url, read in zip(urls, reads, strict=True)
     ]
     failed = sum(1 for read in reads if isinstance(read, ToolError))
@@ -85,7 +90,7 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
             long=longer,
         )
     return Outcome(
-        {"results": results, "succeeded": len(urls) - failed, "failed": failed},
+        BatchScrapeOutput(results=results, succeeded=len(urls) - failed, failed=failed),
         next_step="scrape" if longer else DONE,
         guidance=guidance,
         source=", ".join(urls[:3]) + (" …" if len(urls) > 3 else ""),
@@ -94,17 +99,16 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
 
 async def download(args: DownloadInput, ctx: Context) -> Outcome:
     facts = await document_facts(ctx.fetcher, ctx.readers, args.url, args.max_size)
-    payload: dict[str, Any] = {
-        "url": args.url,
-        "final_url": facts.final_url,
-        "status": facts.status,
-        "redirects": facts.redirects,
-        "mime_type": facts.media_type,
-        "size": facts.size,
-        "sha256": facts.sha256,
-        "filename": facts.filename,
-    }
-    if facts.page:
-        payload["page"] = facts.page
+    payload = DownloadOutput(
+        url=args.url,
+        final_url=facts.final_url,
+        status=facts.status,
+        redirects=facts.redirects,
+        mime_type=facts.media_type,
+        size=facts.size,
+        sha256=facts.sha256,
+        filename=facts.filename,
+        page=PageMetadata.model_validate(facts.page) if facts.page else None,
+    )
     guidance = say("{size} bytes read; payload.mime_type and payload.filename say what it is.", size=facts.size)
     return Outcome(payload, guidance=guidance, source=args.url)

@@ -2,33 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
-from netglean.generated.models import CompareAgentViewInput, InspectUrlInput
+from netglean.generated.models import (
+    CompareAgentViewInput,
+    CompareAgentViewOutput,
+    Feed,
+    FetchView,
+    InspectUrlInput,
+    InspectUrlOutput,
+    ItemError,
+)
 from netglean.sites.probe import View, compare, inspect
 
 
 async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
     found = await inspect(ctx.fetcher, ctx.readers, args.url)
-    payload: dict[str, Any] = {"url": args.url, "robots": found.robots, "fetched": found.page is not None}
     page, source = found.page, args.url
     if page is None:
         guidance = say("robots.txt does not let netglean read this URL (payload.robots says why).")
+        payload = InspectUrlOutput(url=args.url, robots=found.robots, fetched=False)  # type: ignore[arg-type]
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
-    payload |= {
-        "final_url": page.url,
-        "redirects": [hop.url for hop in page.redirects],
-        "status": page.status,
-        "downgraded": page.downgraded,
-        "content_type": page.media_type,
-        "bytes": len(page.body),
-        "feeds": found.feeds,
-        **found.counts,
-        "bot_wall": bool(found.signals),
-        "bot_wall_signals": found.signals,
-    }
+    payload = InspectUrlOutput(
+        url=args.url,
+        robots=found.robots,  # type: ignore[arg-type]  # one of the schema's words, typed str by the engine
+        fetched=True,
+        final_url=page.url,
+        redirects=[hop.url for hop in page.redirects],
+        status=page.status,
+        downgraded=page.downgraded,
+        content_type=page.media_type,
+        bytes=len(page.body),
+        feeds=[Feed.model_validate(feed) for feed in found.feeds],
+        articles=found.counts.get("articles"),
+        repeated_items=found.counts.get("repeated_items"),
+        bot_wall=bool(found.signals),
+        bot_wall_signals=found.signals,
+    )
     if found.signals:
         guidance = say("This is a challenge or block page, not the content; netglean does not bypass it.")
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
@@ -50,33 +60,33 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step="scrape", source=source, guidance=say("Readable: scrape it."))
 
 
-def _side(seen: View, excerpt_chars: int) -> dict[str, Any]:
+def _side(seen: View, excerpt_chars: int) -> FetchView:
     if seen.page is None:
         error = seen.error
-        return {"accept": seen.accept, "error": {"code": error.code, "message": error.message} if error else {}}
-    return {
-        "accept": seen.accept,
-        "status": seen.page.status,
-        "final_url": seen.page.url,
-        "content_type": seen.page.media_type,
-        "bytes": len(seen.page.body),
-        "approx_tokens": (len(seen.text) + 3) // 4,
-        "excerpt": seen.text[:excerpt_chars],
-    }
+        failed = ItemError(code=error.code, message=error.message, retryable=error.retryable) if error else None
+        return FetchView(accept=seen.accept, error=failed)
+    return FetchView(
+        accept=seen.accept,
+        status=seen.page.status,
+        final_url=seen.page.url,
+        content_type=seen.page.media_type,
+        bytes=len(seen.page.body),
+        approx_tokens=(len(seen.text) + 3) // 4,
+        excerpt=seen.text[:excerpt_chars],
+    )
 
 
 async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outcome:
-    limit = 800 if args.excerpt_chars is None else args.excerpt_chars
     both = await compare(ctx.fetcher, ctx.readers, args.url)
     agent, browser = both.agent, both.browser
     if agent.error is not None and browser.page is None:
         raise agent.error  # nothing to compare: the call fails as the fetch did
-    payload: dict[str, Any] = {"url": args.url, "agent": _side(agent, limit), "browser": _side(browser, limit)}
+    token_ratio: float | None = None
     if agent.page is not None and browser.page is not None:
         agent_tokens, browser_tokens = (len(agent.text) + 3) // 4, (len(browser.text) + 3) // 4
         if browser_tokens:
-            payload["token_ratio"] = round(agent_tokens / browser_tokens, 4)
-        payload |= {"negotiated": both.negotiated, "identical": agent.page.body == browser.page.body}
+            token_ratio = round(agent_tokens / browser_tokens, 4)
+        negotiated, identical = both.negotiated, agent.page.body == browser.page.body
         guidance = (
             say("The site negotiates: agents get their own answer (payload.agent.content_type says which).")
             if both.negotiated
@@ -85,11 +95,19 @@ async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outco
             )
         )
     else:
-        payload |= {"negotiated": False, "identical": False}
+        negotiated, identical = False, False
         guidance = (
             say("Only the browser request succeeded.")
             if agent.page is None
             else say("Only the agent request succeeded.")
         )
-    payload["differences"] = both.differences()
+    payload = CompareAgentViewOutput(
+        url=args.url,
+        agent=_side(agent, args.excerpt_chars),
+        browser=_side(browser, args.excerpt_chars),
+        negotiated=negotiated,
+        identical=identical,
+        token_ratio=token_ratio,
+        differences=both.differences(),
+    )
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)

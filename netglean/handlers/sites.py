@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import ToolError
-from netglean.generated.models import BatchCrawlInput, CrawlInput, MapInput
-from netglean.handlers.pages import failure, page_payload
+from netglean.generated.models import (
+    BatchCrawlInput,
+    BatchCrawlOutput,
+    CrawlInput,
+    CrawlVisit,
+    MapInput,
+    MapOutput,
+    SiteCrawl,
+    Sources,
+)
+from netglean.handlers.pages import item_error, scraped
 from netglean.net.urls import parse_url
-from netglean.sites.crawl import Crawl, CrawlPlan, crawl, globs
+from netglean.sites.crawl import Crawl, CrawlPlan, Visit, crawl, globs
 from netglean.sites.discovery import discover
 from netglean.sites.pages import Reading
 
@@ -19,24 +26,24 @@ CRAWL_CHARS = 400_000
 
 
 async def map_site(args: MapInput, ctx: Context) -> Outcome:
-    limit = args.limit or 200
+    limit = args.limit
     found = await discover(
         ctx.fetcher,
         ctx.readers,
         args.url,
         limit=limit,
-        include_sitemaps=args.include_sitemaps is not False,
+        include_sitemaps=args.include_sitemaps,
         search=args.search or "",
-        same_domain=args.same_domain is not False,
+        same_domain=args.same_domain,
     )
-    payload = {
-        "url": args.url,
-        "urls": found.urls,
-        "count": len(found.urls),
-        "truncated": found.found > limit,
-        "sitemaps": found.sitemaps,
-        "sources": {"links": found.linked, "sitemaps": found.listed},
-    }
+    payload = MapOutput(
+        url=args.url,
+        urls=found.urls,
+        count=len(found.urls),
+        truncated=found.found > limit,
+        sitemaps=found.sitemaps,
+        sources=Sources(links=found.linked, sitemaps=found.listed),
+    )
     if found.found > limit:
         guidance = say(
             "{count} URL(s) found (more than {limit}; raise limit or search).", count=len(found.urls), limit=limit
@@ -47,36 +54,41 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
 
 
 def _plan(args: CrawlInput | BatchCrawlInput) -> CrawlPlan:
-    pages = args.max_pages or 25
-    chars = min(args.max_chars or 3000, CRAWL_CHARS // pages)
     return CrawlPlan(
-        max_depth=2 if args.max_depth is None else args.max_depth,
-        max_pages=pages,
-        stay_on_domain=args.stay_on_domain is not False,
-        include=globs([p.root for p in args.include_patterns or []]),
-        exclude=globs([p.root for p in args.exclude_patterns or []]),
-        reading=Reading(args.format or "markdown", args.main_content is not False, chars, False, frontier=True),
+        max_depth=args.max_depth,
+        max_pages=args.max_pages,
+        stay_on_domain=args.stay_on_domain,
+        include=globs(args.include_patterns or []),
+        exclude=globs(args.exclude_patterns or []),
+        reading=Reading(
+            args.format, args.main_content, min(args.max_chars, CRAWL_CHARS // args.max_pages), False, frontier=True
+        ),
     )
 
 
-def _crawl_payload(result: Crawl) -> dict[str, Any]:
-    pages: list[dict[str, Any]] = []
-    for visit in result.visits:
-        entry: dict[str, Any] = {"url": visit.url, "depth": visit.depth, "ok": visit.error is None}
-        if visit.page is not None:
-            entry["page"] = page_payload(visit.page, include_links=False)
-        elif visit.duplicate_of is not None:
-            entry["duplicate_of"] = visit.duplicate_of
-        elif visit.error is not None:
-            entry["error"] = failure(visit.error)
-        pages.append(entry)
-    return {
-        "url": result.url,
-        "pages": pages,
-        "read": result.read,
-        "failed": result.failed,
-        "truncated": result.truncated,
-    }
+def _visit(visit: Visit) -> CrawlVisit:
+    """One URL visited: the page read, else the page read already that it duplicates, else why it failed."""
+    page = scraped(visit.page, include_links=False) if visit.page is not None else None
+    duplicate_of = visit.duplicate_of if page is None else None
+    failed = visit.error if page is None and duplicate_of is None else None
+    return CrawlVisit(
+        url=visit.url,
+        depth=visit.depth,
+        ok=visit.error is None,
+        page=page,
+        duplicate_of=duplicate_of,
+        error=item_error(failed) if failed is not None else None,
+    )
+
+
+def _report(result: Crawl) -> SiteCrawl:
+    return SiteCrawl(
+        url=result.url,
+        pages=[_visit(visit) for visit in result.visits],
+        read=result.read,
+        failed=result.failed,
+        truncated=result.truncated,
+    )
 
 
 async def _crawled(ctx: Context, seed: str, plan: CrawlPlan) -> Crawl:
@@ -97,27 +109,25 @@ async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
         )
     else:
         guidance = say("Read {count} page(s).", count=result.read)
-    return Outcome(_crawl_payload(result), next_step=DONE, guidance=guidance, source=args.url)
+    return Outcome(_report(result), next_step=DONE, guidance=guidance, source=args.url)
 
 
 async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     plan = _plan(args)
-    seeds = [seed.root for seed in args.urls]
-    crawls: list[dict[str, Any]] = []
+    seeds = args.urls
+    crawls: list[SiteCrawl] = []
     total = 0
     for seed in seeds:  # one seed after another: politeness is per host, and the output stays in seed order
         try:
             parse_url(seed)  # a malformed seed is that seed's error, before any request
             result = await _crawled(ctx, seed, plan)
         except ToolError as error:
-            crawls.append(
-                {"url": seed, "pages": [], "read": 0, "failed": 1, "truncated": False, "error": failure(error)}
-            )
+            crawls.append(SiteCrawl(url=seed, pages=[], read=0, failed=1, truncated=False, error=item_error(error)))
             continue
-        crawls.append(_crawl_payload(result))
+        crawls.append(_report(result))
         total += result.read
     return Outcome(
-        {"crawls": crawls},
+        BatchCrawlOutput(crawls=crawls),
         next_step=DONE,
         guidance=say("Read {count} page(s) from {seeds} seed(s).", count=total, seeds=len(seeds)),
         source=", ".join(seeds[:3]),

@@ -15,12 +15,7 @@ from netglean.text.citations import cite
 async def generate_citations(args: GenerateCitationsInput, ctx: Context) -> Outcome:
     # Up to 2 MB of markdown is CPU work: a worker thread keeps the server answering, and the
     # call's deadline can end the wait (the scan is linear, so the abandoned thread finishes soon).
-    work = partial(
-        cite,
-        args.markdown,
-        heading=args.heading if args.heading is not None else "References",
-        first_number=args.first_number or 1,
-    )
+    work = partial(cite, args.markdown, heading=args.heading, first_number=args.first_number)
     result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
     guidance = (
         f"Cited {len(result.references)} source(s); the reference list is at the end of payload.markdown."

@@ -1,0 +1,111 @@
+"""A tool's own advice after a failure comes from its catalog entry; the runner's table says only what fits any tool."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from codegen.catalog import load_catalog
+from codegen.errors import CatalogError
+from netglean.app import build_runner
+from netglean.calls import runner as runner_module
+from netglean.calls.registry import Registry
+from netglean.core.errors import ERROR_CODES
+from netglean.core.settings import Settings
+
+PROJECT = Path(__file__).resolve().parent.parent
+APPLY = "catalog/tools/feeds/apply_config.yaml"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    shutil.copytree(PROJECT / "catalog", tmp_path / "catalog")
+    shutil.copytree(
+        PROJECT / "netglean" / "handlers", tmp_path / "handlers", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    return tmp_path
+
+
+def _edit(project: Path, relative: str, old: str, new: str) -> None:
+    path = project / relative
+    text = path.read_text()
+    assert old in text, f"fixture text not found in {relative}: {old!r}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def _line_of(project: Path, relative: str, needle: str) -> int:
+    for number, line in enumerate((project / relative).read_text().splitlines(), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {relative}")
+
+
+def _assert_problem(project: Path, relative: str, line: int, fragment: str) -> None:
+    with pytest.raises(CatalogError) as caught:
+        load_catalog(project / "catalog", project / "handlers")
+    problems = [str(p) for p in caught.value.problems]
+    assert any(p.startswith(f"{relative}:{line}: ") and fragment in p for p in problems), problems
+
+
+def test_guidance_is_keyed_by_a_real_error_code(project: Path) -> None:
+    _edit(project, APPLY, "  no_items: >-", "  no_item: >-")
+    _assert_problem(project, APPLY, _line_of(project, APPLY, "no_item:"), "'no_item' is not an error code")
+
+
+def test_guidance_names_only_real_tools(project: Path) -> None:
+    _edit(project, APPLY, "inspect the page with inspect_url", "inspect the page with inspect_page")
+    _assert_problem(project, APPLY, _line_of(project, APPLY, "no_items:"), "'inspect_page' is no tool")
+
+
+def test_a_description_names_only_real_tools(project: Path) -> None:
+    _edit(project, APPLY, "No items is an error whose next step is inspect_url.", "Then call check_feed.")
+    _assert_problem(project, APPLY, _line_of(project, APPLY, "description:"), "'check_feed' is no tool")
+
+
+def test_the_registry_carries_each_tools_guidance(registry: Registry) -> None:
+    apply = registry.tools["apply_config"].failure_guidance
+    assert set(apply) == {"invalid_config", "no_items", "not_available"} and "inspect_url" in apply["no_items"]
+    assert registry.tools["get_version"].failure_guidance == {}
+    for spec in registry.tools.values():
+        assert set(spec.failure_guidance) <= set(ERROR_CODES), spec.name
+
+
+def test_the_generic_table_names_no_tool(registry: Registry) -> None:
+    """Which tool to call instead is the catalog's to say; the runner's own sentences fit any tool."""
+    words = set(re.findall(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", " ".join(runner_module._GUIDANCE.values())))
+    assert not words & set(registry.tools)
+    assert set(runner_module._GUIDANCE) <= set(ERROR_CODES)
+
+
+def _fail(registry: Registry, settings: Settings, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def run() -> dict[str, Any]:
+        runner = build_runner(registry, settings)
+        try:
+            envelope, _ = await runner.call(name, arguments)
+        finally:
+            await runner.services.aclose()
+        return envelope.as_dict()
+
+    envelope = anyio.run(run)
+    assert envelope["ok"] is False
+    return envelope
+
+
+def test_a_failure_is_guided_by_the_tools_catalog_entry_first(registry: Registry, settings: Settings) -> None:
+    config = {
+        "channel": {"url": "https://example.org/news"},
+        "selectors": {"items": {"selector": "li"}, "title": {"selector": "a"}},
+        "strategy": "browserless",
+    }
+    refused = _fail(registry, settings, "apply_config", {"config": config})
+    assert refused["payload"]["error"]["code"] == "not_available"
+    assert refused["guidance"] == registry.tools["apply_config"].failure_guidance["not_available"]
+    # A code the tool says nothing about gets the table's sentence, naming the tool.
+    wrong = _fail(registry, settings, "apply_config", {"config": config, "limit": 0})
+    assert wrong["payload"]["error"]["code"] == "invalid_arguments"
+    assert wrong["guidance"] == runner_module._GUIDANCE["invalid_arguments"].format(tool="apply_config")
