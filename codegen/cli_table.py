@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from codegen.catalog import Tool
+from codegen.catalog_types import Tool
 from netglean.core.cli_flags import reserved_flags
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from codegen.catalog import Catalog
+from codegen.catalog_types import Catalog
 from codegen.cli_table import cli_options
 from codegen.graph import graph_svg
 from netglean.core.settings import SETTINGS

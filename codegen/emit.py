@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codegen.catalog import Catalog, Tool, bundle
+from codegen.catalog_types import Catalog, Tool
 from codegen.cli_table import cli_options
 from codegen.docs import render_docs
 from codegen.graph import graph_data
 from codegen.models import render_models
 from codegen.openapi import openapi_document
+from codegen.schemas import bundle
 from netglean._version import __version__
 
 _DO_NOT_EDIT = "Do not edit: change the catalog and run `netglean gen`."

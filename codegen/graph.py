@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from codegen.catalog import Catalog
+from codegen.catalog_types import Catalog
 from netglean.core.envelope import DONE
 
 _W, _H, _GAP_X, _GAP_Y, _PAD = 190, 40, 90, 26, 20

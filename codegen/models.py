@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from codegen.catalog import Catalog
+from codegen.catalog_types import Catalog
 
 
 def shared_payloads(catalog: Catalog) -> dict[str, str]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from codegen.catalog import Catalog, Tool
+from codegen.catalog_types import Catalog, Tool
 from netglean.core.rest_status import REFUSAL_SCHEMA, REFUSALS, STATUS_BY_ERROR
 
 _COMPONENTS = "#/components/schemas/"

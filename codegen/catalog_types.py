@@ -1,0 +1,68 @@
+"""The picture of a catalog that the generators read: immutable, checked before it is made."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from codegen.yaml_source import SourceFile
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    origin: str
+    handler: str
+    entry_point: bool
+    annotations: dict[str, bool]
+    execution: str
+    input_schema: dict[str, Any]
+    payload_schema: dict[str, Any]
+    output_schema: dict[str, Any]
+    next_step: tuple[str, ...]
+    examples: tuple[dict[str, Any], ...]
+    failure_guidance: dict[str, str]
+    """What to do after a failure, by error code: the tool's own words, said before the generic sentence."""
+    source: SourceFile = field(repr=False, compare=False)
+
+    @property
+    def class_stem(self) -> str:
+        return "".join(part.capitalize() for part in re.split(r"[_.-]", self.name))
+
+
+@dataclass(frozen=True)
+class Resource:
+    name: str
+    title: str
+    description: str
+    uri: str | None
+    uri_template: str | None
+    mime_type: str
+    handler: str
+    source: SourceFile = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    title: str
+    description: str
+    arguments: tuple[dict[str, Any], ...]
+    messages: tuple[dict[str, str], ...]
+    source: SourceFile = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    server: dict[str, Any]
+    tools: tuple[Tool, ...]
+    resources: tuple[Resource, ...]
+    prompts: tuple[Prompt, ...]
+    shared: dict[str, dict[str, Any]]
+    digest: str
+
+    def tool(self, name: str) -> Tool:
+        return next(t for t in self.tools if t.name == name)
