@@ -50,6 +50,9 @@ _GUIDANCE = {
     "no_items": "{tool} found no items to work with (payload.error says where it looked).",
     "not_available": "This build of netglean cannot do what the call asks (payload.error says what).",
     "unavailable": "The server cannot take this call now (see payload.error); call {tool} again shortly.",
+    "operator_policy": "The operator's settings do not allow what the call asks (payload.error.detail names the "
+    "setting); call {tool} again without asking for it.",
+    "blocked": "The site answered with a bot wall or challenge page, not the page asked for; its text is not content.",
 }
 """What to do after a failure, by error code, for any tool: a tool's catalog entry may say better for itself
 (``failure_guidance``), and the tool-specific advice (which tool to call instead) lives there."""

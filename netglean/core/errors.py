@@ -16,14 +16,16 @@ parses a message to decide what to do::
     │   │   ├── BlockedAddress         blocked_address    - the host is (or resolves to) a non-global address
     │   │   ├── RobotsDisallowed       robots_disallowed  - robots.txt forbids it, or could not be read
     │   │   ├── BudgetExhausted        budget_exhausted   - this session's request budget is spent
-    │   │   └── SchemeDowngrade        scheme_downgrade   - a redirect from https to http
+    │   │   ├── SchemeDowngrade        scheme_downgrade   - a redirect from https to http
+    │   │   └── OperatorPolicy         operator_policy    - an argument would loosen what the operator set
     │   └── FetchError                 the target could not be read
     │       ├── Unreachable            unreachable        - DNS or connection failure (retryable)
     │       ├── FetchTimeout           timeout            - connect/read/total deadline passed (retryable)
     │       ├── TooManyRedirects       too_many_redirects
     │       ├── ResponseTooLarge       too_large          - the body (or its decompressed form) passed the cap
     │       ├── HttpStatus             http_status        - 4xx/5xx; 5xx and 429 are retryable
-    │       └── UnsupportedContent     unsupported_content - a content type or encoding the tool cannot use
+    │       ├── UnsupportedContent     unsupported_content - a content type or encoding the tool cannot use
+    │       └── Blocked                blocked            - a bot wall or WAF challenge answered, not the page
     │   ├── InvalidFeedConfig          invalid_config     - a feed config breaks the html2rss format
     │   ├── NoItems                    no_items           - a feed config found nothing on its page
     │   ├── NotAvailable               not_available      - not in this build (browser rendering)
@@ -113,6 +115,13 @@ class SchemeDowngrade(PolicyRefusal):
     code = "scheme_downgrade"
 
 
+class OperatorPolicy(PolicyRefusal):
+    """An argument asks for more than the operator allows (``detail.setting`` names the setting): arguments may
+    only tighten the operator's policy, never loosen it."""
+
+    code = "operator_policy"
+
+
 class FetchError(ToolError):
     """The target could not be read."""
 
@@ -149,6 +158,13 @@ class HttpStatus(FetchError):
 
 class UnsupportedContent(FetchError):
     code = "unsupported_content"
+
+
+class Blocked(FetchError):
+    """The target answered with a bot wall or WAF challenge instead of its page (``detail.signals`` says what was
+    seen): its text is not the content asked for."""
+
+    code = "blocked"
 
 
 class InvalidFeedConfig(ToolError):

@@ -454,6 +454,15 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                              'name': 'url',
                              'required': True,
                              'type': 'string'},
+                            {'choices': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                             'flag': '--strategy',
+                             'help': 'How to request the page: auto (the default) and faraday read it over '
+                                     'plain HTTP; botasaurus and browserless render it in a browser, which '
+                                     'this build does not have yet (a not_available result).',
+                             'item_type': None,
+                             'name': 'strategy',
+                             'required': False,
+                             'type': 'string'},
                             {'choices': None,
                              'flag': '--limit',
                              'help': 'Most items to return.',

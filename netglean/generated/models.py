@@ -1427,6 +1427,10 @@ class ScrapeUrlInput(BaseModel):
     """
     Most items to return.
     """
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    How to request the page: auto (the default) and faraday read it over plain HTTP; botasaurus and browserless render it in a browser, which this build does not have yet (a not_available result).
+    """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
     The http(s) URL of the listing page.

@@ -26,9 +26,11 @@ from netglean.generated.models import (
     ValidateConfigInput,
     ValidateConfigOutput,
 )
+from netglean.net.strategy import require_plain_http
 
 
 async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
+    require_plain_http(args.strategy)
     if args.items_selector and (problem := selector_problem(args.items_selector)) is not None:
         # the hint is the items selector of the config scrape_url builds: a config's problem, not a schema's
         raise InvalidFeedConfig(
