@@ -13,6 +13,7 @@ from codegen.catalog import load_catalog
 from codegen.emit import render, write
 
 ROOT = Path(__file__).resolve().parent.parent
+HANDLERS = ROOT / "netglean" / "handlers"
 
 _TOOL = """\
 name: synthetic_{n}
@@ -48,7 +49,7 @@ examples:
 def synthetic_project(tools: int, into: Path) -> tuple[Path, Path]:
     """The real catalog plus ``tools`` chained synthetic tools (each reachable from the first)."""
     shutil.copytree(ROOT / "catalog", into / "catalog")
-    shutil.copytree(ROOT / "handlers", into / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(HANDLERS, into / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
     folder = into / "catalog/tools/synthetic"
     folder.mkdir()
     for n in range(tools):
@@ -70,7 +71,7 @@ def time_generation(catalog_dir: Path, handlers_dir: Path, out: Path) -> float:
 def run(repeats: int = 3, synthetic_tools: int = 500) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        real = [time_generation(ROOT / "catalog", ROOT / "handlers", root / f"real-{i}") for i in range(repeats)]
+        real = [time_generation(ROOT / "catalog", HANDLERS, root / f"real-{i}") for i in range(repeats)]
         catalog_dir, handlers_dir = synthetic_project(synthetic_tools, root / "synthetic")
         big = [time_generation(catalog_dir, handlers_dir, root / f"big-{i}") for i in range(repeats)]
     return {
