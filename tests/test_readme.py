@@ -1,4 +1,4 @@
-"""The README's "Add a tool" walkthrough, executed as written: its YAML, its handler, `netglean gen`, a call."""
+"""The README as written: the "Add a tool" walkthrough executed, its CLI examples parsed, the paths it names present."""
 
 from __future__ import annotations
 
@@ -52,3 +52,14 @@ def test_the_cli_examples_parse() -> None:
     from netglean.calls.registry import load_registry
 
     assert tools <= set(load_registry().tools)
+
+
+_PATH = re.compile(r"`((?:netglean|codegen|catalog|tests|bench)/[\w./-]+)`")
+
+
+def test_every_path_the_readme_names_exists() -> None:
+    """A move that leaves the README pointing at a file that is gone fails here (the fetcher's path went stale once)."""
+    named = set(_PATH.findall((PROJECT / "README.md").read_text()))
+    assert named, "the README names no path: the pattern is wrong"
+    missing = sorted(path for path in named if "{" not in path and not (PROJECT / path.rstrip("/")).exists())
+    assert missing == []
