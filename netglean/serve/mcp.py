@@ -28,6 +28,7 @@ _FAILURE_LEVEL = {"internal_error": "error", "timeout": "warning"}
 
 FAILURE_SENTENCES: dict[str, str] = {
     "bad_url": "The URL is not one netglean fetches.",
+    "blocked": "The target answered with a bot wall or challenge page, not the page.",
     "blocked_address": "The operator's network policy refused the address.",
     "budget_exhausted": "This server's fetch budget is spent.",
     "http_status": "The target answered with an HTTP error status.",
@@ -37,6 +38,7 @@ FAILURE_SENTENCES: dict[str, str] = {
     "invalid_config": "The feed config did not validate.",
     "no_items": "The feed config found no items.",
     "not_available": "This build cannot do what was asked.",
+    "operator_policy": "An argument asked for more than the operator's settings allow.",
     "robots_disallowed": "robots.txt does not allow the fetch.",
     "scheme_downgrade": "A redirect went from https to http, which the operator does not allow.",
     "timeout": "The call ran past a deadline.",
