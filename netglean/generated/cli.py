@@ -355,11 +355,14 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
  'inspect_url': {'description': 'Diagnose one URL with a single fetch before reading it: the requested and '
                                 'final URL, every redirect, the status (error pages included), whether https '
                                 'was downgraded, the content type, what robots.txt says for netglean, the '
-                                'RSS/Atom/JSON feeds the page announces, how many articles or listed items '
-                                'it carries, and whether the answer is a bot wall or challenge page rather '
-                                'than content. The next step says what to do: done when the page has its own '
-                                'feed, capture_config when it lists items (a feed can be made from them), '
-                                'otherwise scrape.',
+                                "RSS/Atom feeds the page's head announces (alternate_feeds; JSON Feeds "
+                                'apart, json_feeds), how many articles scrape_url finds on it '
+                                '(articles_count, with admission_drops for the candidates left out), and '
+                                'whether the answer is a bot wall or challenge page rather than content '
+                                '(blocked_surface names it). The next step says what to do: done when the '
+                                'page has its own feed (or is a wall or an error page, which another read '
+                                'would meet again), capture_config when articles were found (a feed can be '
+                                'made from them), otherwise scrape_url.',
                  'help': 'Inspect a URL',
                  'options': [{'choices': None,
                               'flag': '--url',
@@ -367,6 +370,15 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                               'item_type': None,
                               'name': 'url',
                               'required': True,
+                              'type': 'string'},
+                             {'choices': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                              'flag': '--strategy',
+                              'help': 'How to request the page: auto (the default) and faraday read it over '
+                                      'plain HTTP; botasaurus and browserless render it in a browser, which '
+                                      'this build does not have yet (a not_available result).',
+                              'item_type': None,
+                              'name': 'strategy',
+                              'required': False,
                               'type': 'string'}]},
  'map': {'description': 'Discover the URLs of a website without reading every page: the links on the given '
                         "page plus the site's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, sitemap "

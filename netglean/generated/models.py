@@ -324,6 +324,15 @@ class AdmissionDrops(BaseModel):
     """
 
 
+class AlternateFeed(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    title: StrictStr | None = None
+    type: Literal["rss", "atom"]
+    url: StrictStr
+
+
 class ApplyConfigInput(_JsonSchemaRuntimeValidationBase):
     model_config = ConfigDict(
         extra="forbid",
@@ -1181,6 +1190,10 @@ class InspectUrlInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    How to request the page: auto (the default) and faraday read it over plain HTTP; botasaurus and browserless render it in a browser, which this build does not have yet (a not_available result).
+    """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
     The http(s) URL to inspect.
@@ -1191,9 +1204,25 @@ class InspectUrlOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    admission_drops: AdmissionDrops | None = None
+    """
+    Candidate items left out, by why; present when any was.
+    """
+    alternate_feeds: list[AlternateFeed] | None = None
+    """
+    The RSS and Atom feeds the page's head announces (link rel=alternate; no guessed paths). A page's application/json link to an API (WordPress's REST route) is no feed and is not listed.
+    """
     articles: Annotated[int | None, Field(ge=0)] = None
     """
     <article> elements on the page.
+    """
+    articles_count: Annotated[int | None, Field(ge=0)] = None
+    """
+    Items scrape_url's detection finds on the page (HTML answers only).
+    """
+    blocked_surface: StrictStr | None = None
+    """
+    Which bot wall or interstitial answered (the first of bot_wall_signals to name one), when one did.
     """
     bot_wall: StrictBool | None = None
     bot_wall_signals: list[StrictStr] | None = None
@@ -1207,21 +1236,50 @@ class InspectUrlOutput(BaseModel):
     A redirect went from https to http (only when the operator allows it).
     """
     feeds: list[Feed] | None = None
+    """
+    Every feed the page's head announces (RSS, Atom and JSON Feed).
+    """
     fetched: StrictBool
     """
     Whether the page itself was fetched (robots.txt may forbid it).
     """
     final_url: StrictStr | None = None
+    """
+    Where the page was found after redirects.
+    """
+    html_response: StrictBool | None = None
+    """
+    Whether the answer is an HTML page.
+    """
+    json_feeds: list[JsonFeed] | None = None
+    """
+    The JSON Feeds the page's head announces (application/feed+json, or application/json titled or named feed).
+    """
     redirects: list[StrictStr] | None = None
     repeated_items: Annotated[int | None, Field(ge=0)] = None
     """
     The largest group of alike sibling elements that each hold a link (a listing), 0 if under 3.
     """
+    requested_strategy: Literal["auto", "faraday"]
+    """
+    The strategy asked for (both read the page over plain HTTP).
+    """
+    requested_url: StrictStr
+    """
+    The URL asked for, under html2rss's name (the same as url).
+    """
     robots: Literal["allowed", "disallowed", "unreadable", "ignored"]
     """
     What robots.txt says for netglean.
     """
+    scheme_downgrade: StrictBool | None = None
+    """
+    The same as downgraded, under html2rss's name.
+    """
     status: int | None = None
+    """
+    The HTTP status of the final answer.
+    """
     url: StrictStr
     """
     The URL asked for.
@@ -1267,6 +1325,14 @@ class Items(BaseModel):
     """
     CSS selector of each item element.
     """
+
+
+class JsonFeed(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    title: StrictStr | None = None
+    url: StrictStr
 
 
 class Link(BaseModel):
