@@ -131,6 +131,40 @@ def test_scrape_url_with_a_selector_hint_and_an_empty_page(feeds: tuple[SyncClie
     assert empty["ok"] is True and empty["payload"]["items"] == [] and empty["next_step"] == "inspect_url"
 
 
+def test_scrape_url_names_its_channel_strategy_and_drops(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    payload = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/news", "strategy": "faraday"})[
+        "payload"
+    ]
+    assert payload["channel_title"] == payload["title"] and payload["requested_strategy"] == "faraday"
+    walled = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/empty"})["payload"]
+    assert "admission_drops" not in walled  # present only when a candidate was left out
+
+
+def test_capture_config_drafts_detection_for_a_page_without_a_repeated_structure(feeds: tuple[SyncClient, int]) -> None:
+    """The JSON-LD page lists its guides in a script, not in repeated markup: the draft leaves them to auto_source."""
+    client, port = feeds
+    captured = _call(client, "capture_config", {"url": f"http://127.0.0.1:{port}/feeds/jsonld"})
+    assert captured["ok"] and captured["next_step"] == "validate_config", captured
+    draft = captured["payload"]
+    assert draft["has_selectors"] is False and draft["selectors"] == {} and draft["articles_count"] == 3
+    assert draft["config"]["auto_source"] == {} and draft["channel_title"] == "Tide tables – guides"
+    applied = _call(client, "apply_config", {"yaml": draft["yaml"]})
+    assert applied["ok"] and applied["payload"]["item_count"] == 3
+
+
+def test_capture_config_hints_and_what_cannot_be_drafted(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    hinted = _call(client, "capture_config", {"url": f"http://127.0.0.1:{port}/feeds/jobs", "items_selector": "tr.job"})
+    assert hinted["payload"]["config"]["selectors"]["items"]["selector"] == "tr.job"
+    assert hinted["payload"]["articles_count"] == 4 and hinted["next_step"] == "validate_config"
+    missed = _call(client, "capture_config", {"url": f"http://127.0.0.1:{port}/feeds/jobs", "items_selector": "li.x"})
+    assert missed["ok"] and missed["payload"]["articles_count"] == 0 and missed["next_step"] == "inspect_url"
+    api = _call(client, "capture_config", {"url": f"http://127.0.0.1:{port}/feeds/api.json"})
+    assert api["ok"] is False and api["payload"]["error"]["code"] == "unsupported_content"
+    assert "write its config by hand" in api["payload"]["error"]["message"]
+
+
 @pytest.mark.parametrize("depth", [150, 20_000])
 def test_a_json_page_nested_too_deep_is_unsupported_content(feeds: tuple[SyncClient, int], depth: int) -> None:
     client, port = feeds

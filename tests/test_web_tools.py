@@ -282,12 +282,13 @@ def test_inspect_url_reads_feeds_listings_and_bot_walls(client: SyncClient) -> N
     payload = article["payload"]
     assert payload["redirects"] == ["http://site.test/redirect?to=/article"] and payload["articles"] == 0
     assert payload["content_type"] == "text/html" and payload["bot_wall"] is False
-    assert article["next_step"] == "scrape"  # one article, no listing: read it as a page
+    assert article["next_step"] == "scrape_url"  # one article, no listing: nothing to draft a feed from
 
 
 def test_inspect_url_reports_robots_without_fetching(client: SyncClient) -> None:
     blocked = client.call("inspect_url", {"url": "http://robots-block.test/private"}).structured_content["payload"]
-    assert blocked == {"url": "http://robots-block.test/private", "robots": "disallowed", "fetched": False}
+    asked = {"url": "http://robots-block.test/private", "requested_url": "http://robots-block.test/private"}
+    assert blocked == {**asked, "requested_strategy": "auto", "robots": "disallowed", "fetched": False}
 
 
 def test_a_hostile_page_stays_quarantined_through_scrape(client: SyncClient) -> None:

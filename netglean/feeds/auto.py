@@ -8,6 +8,7 @@ are merged and de-duplicated by URL.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -16,6 +17,7 @@ from netglean.core.untrusted import sanitize
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.hints import MarkupHints
 from netglean.feeds.items import item_id, strip_code
+from netglean.feeds.selectors import lexbor_selector
 from netglean.read.html_tree import script_json
 from netglean.read.page_meta import JSON_LD
 from netglean.read.page_signals import ItemGroup, item_groups
@@ -29,8 +31,13 @@ _DESCRIPTION_KEYS = ("description", "excerpt", "summary", "teaser", "abstract")
 
 
 def auto_items(
-    tree: Any, page_url: str, auto_source: Mapping[str, Any] | None = None, time_zone: str = "UTC"
+    tree: Any,
+    page_url: str,
+    auto_source: Mapping[str, Any] | None = None,
+    time_zone: str = "UTC",
+    drops: Counter[str] | None = None,
 ) -> list[dict[str, Any]]:
+    """The page's items as the detectors find them, cleaned up; what cleanup left out is counted in ``drops``."""
     scrapers = (auto_source or {}).get("scraper") or {}
     cleanup = (auto_source or {}).get("cleanup") or {}
     found: list[dict[str, Any]] = []
@@ -52,37 +59,50 @@ def auto_items(
                 found += _from_nodes(hints, group.nodes, page_url, time_zone)
         elif name == "sitemap":
             found += _sitemap(tree, page_url, time_zone)
-    return _cleanup(found, page_url, cleanup)
+    return _cleanup(found, page_url, cleanup, Counter() if drops is None else drops)
 
 
-def _cleanup(items: list[dict[str, Any]], page_url: str, cleanup: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One item per URL (the first detector's wins), own-site links only unless asked, titles long enough."""
+def _cleanup(
+    items: list[dict[str, Any]], page_url: str, cleanup: Mapping[str, Any], drops: Counter[str]
+) -> list[dict[str, Any]]:
+    """One item per URL (the first detector's wins), own-site links only unless asked, titles long enough; each
+    candidate left out is counted in ``drops`` under why (catalog/schemas/AdmissionDrops.yaml names them)."""
     keep_other_domains = bool(cleanup.get("keep_different_domain", False))
     min_words = int(cleanup.get("min_words_title", 2))
     home = urlsplit(page_url).hostname or ""
     seen: set[str] = set()
     kept: list[dict[str, Any]] = []
     for item in items:
-        url = item.get("url", "")
-        key = url or item.get("title", "")
-        if not key or key in seen or url.rstrip("/") == page_url.rstrip("/"):
-            continue
+        url, title = item["url"], item["title"]
         host = urlsplit(url).hostname or home
-        if not keep_other_domains and host != home and not host.endswith("." + home) and not home.endswith("." + host):
-            continue
-        if len((item.get("title") or "").split()) < min_words:
-            continue
-        seen.add(key)
-        kept.append(item)
+        if not url:
+            drops["no_link"] += 1
+        elif not title:
+            drops["no_title"] += 1
+        elif url in seen:
+            drops["duplicate"] += 1
+        elif url.rstrip("/") == page_url.rstrip("/"):
+            drops["same_page"] += 1
+        elif (
+            not keep_other_domains and host != home and not host.endswith("." + home) and not home.endswith("." + host)
+        ):
+            drops["other_site"] += 1
+        elif len(title.split()) < min_words:
+            drops["short_title"] += 1
+        else:
+            seen.add(url)
+            kept.append(item)
     return kept
 
 
-def _item(title: Any, url: Any, page_url: str, time_zone: str, **extra: Any) -> dict[str, Any] | None:
+def _item(title: Any, url: Any, page_url: str, time_zone: str, **extra: Any) -> dict[str, Any]:
+    """A candidate item: its title and absolute http(s) URL, "" for what it lacks (``_cleanup`` counts those and
+    leaves them out), then what else its source says."""
     title_text = " ".join(sanitize(str(title or "")).split())
     link = urljoin(page_url, str(url).strip()) if url else ""
-    if not title_text or not link.startswith(("http://", "https://")):
-        return None
-    item: dict[str, Any] = {"title": title_text[:300], "url": link}
+    item: dict[str, Any] = {"title": title_text[:300], "url": link if link.startswith(("http://", "https://")) else ""}
+    if not item["title"] or not item["url"]:
+        return item
     description = extra.get("description")
     if isinstance(description, str) and description.strip():
         item["description"] = " ".join(sanitize(description).split())[:2000]
@@ -129,8 +149,7 @@ def _schema(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
                 )
             else:
                 continue
-            if entry:
-                found.append(entry)
+            found.append(entry)
     return found
 
 
@@ -147,6 +166,8 @@ def _json_state(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]
             for row in rows:
                 title = next((row[k] for k in _TITLE_KEYS if isinstance(row.get(k), str)), None)
                 url = next((row[k] for k in _URL_KEYS if isinstance(row.get(k), str)), None)
+                if title is None or url is None:
+                    continue  # a row without both is some other state (a menu, settings), not a candidate item
                 entry = _item(
                     title,
                     url,
@@ -155,8 +176,7 @@ def _json_state(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]
                     description=next((row[k] for k in _DESCRIPTION_KEYS if isinstance(row.get(k), str)), None),
                     published=next((row[k] for k in _DATE_KEYS if isinstance(row.get(k), str)), None),
                 )
-                if entry:
-                    found.append(entry)
+                found.append(entry)
     return found
 
 
@@ -165,6 +185,7 @@ def _from_nodes(hints: MarkupHints, nodes: Any, page_url: str, time_zone: str) -
     for node in nodes:
         href = hints.hint(node, "url")
         if not href:
+            found.append(_item(None, None, page_url, time_zone))  # a candidate without a link: counted, left out
             continue
         entry = _item(
             hints.hint(node, "title"),
@@ -175,8 +196,7 @@ def _from_nodes(hints: MarkupHints, nodes: Any, page_url: str, time_zone: str) -
             published=hints.hint(node, "published_at"),
             image=hints.hint(node, "image"),
         )
-        if entry:
-            found.append(entry)
+        found.append(entry)
     return found
 
 
@@ -197,8 +217,7 @@ def _sitemap(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
             time_zone,
             published=lastmod.text(deep=True).strip() if lastmod is not None else None,
         )
-        if entry:
-            found.append(entry)
+        found.append(entry)
     return found
 
 
@@ -239,17 +258,39 @@ def draft_config(
         selector = _group_selector(group, tree)
         if selector is None:
             continue
-        fields = _field_selectors(group.nodes)
-        config: dict[str, Any] = {
-            "channel": {"url": page_url, "time_zone": "UTC", "ttl": 360},
-            "selectors": {"items": {"selector": selector, "enhance": True}, **fields},
-        }
-        if title:
-            config["channel"]["title"] = title
-        if language:
-            config["channel"]["language"] = language
+        config = _draft(page_url, title, language, {"items": {"selector": selector, "enhance": True}})
+        config["selectors"].update(_field_selectors(group.nodes))
         return config, len(tree.css(selector))
     return None
+
+
+def hinted_config(
+    tree: Any, page_url: str, items_selector: str, title: str | None, language: str | None
+) -> dict[str, Any]:
+    """A config whose items are what ``items_selector`` (checked, in html2rss's CSS) finds, its field selectors read
+    off those items; only the items selector (and enhance) when it finds none."""
+    config = _draft(page_url, title, language, {"items": {"selector": items_selector, "enhance": True}})
+    nodes = tuple(tree.css(lexbor_selector(items_selector)))
+    if nodes:
+        config["selectors"].update(_field_selectors(nodes))
+    return config
+
+
+def auto_source_config(page_url: str, title: str | None, language: str | None) -> dict[str, Any]:
+    """A config that leaves finding the items to detection (auto_source): the draft of a page without a repeated
+    structure to write selectors for."""
+    config = _draft(page_url, title, language, None)
+    config["auto_source"] = {}
+    return config
+
+
+def _draft(page_url: str, title: str | None, language: str | None, selectors: dict[str, Any] | None) -> dict[str, Any]:
+    channel: dict[str, Any] = {"url": page_url, "time_zone": "UTC", "ttl": 360}
+    if title:
+        channel["title"] = title
+    if language:
+        channel["language"] = language
+    return {"channel": channel, "selectors": selectors} if selectors is not None else {"channel": channel}
 
 
 def _group_selector(group: ItemGroup, tree: Any) -> str | None:

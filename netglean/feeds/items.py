@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -283,9 +284,12 @@ def read_items(
     base_url: str,
     is_json: bool = False,
     allowance: feed_steps.Allowance | None = None,
+    *,
+    drops: Counter[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Every item the config's selectors find in ``tree``, as JSON Feed style dicts (values as strings).
-    What reading them may produce, and how long its patterns may run, is ``allowance`` (a page's by default)."""
+    What reading them may produce, and how long its patterns may run, is ``allowance`` (a page's by default);
+    an element with nothing to show (no title, url or description) is left out and counted in ``drops``."""
     selectors: Mapping[str, Any] = config["selectors"]
     strip_code(tree)
     items_spec = selectors["items"]
@@ -325,7 +329,9 @@ def read_items(
         if "url" not in entry and link is not None and (href := link[n]) is not None:
             entry["url"] = href
         if "title" not in entry and "url" not in entry and "description" not in entry:
-            continue  # nothing to show for it
+            if drops is not None:
+                drops["empty"] += 1
+            continue
         if categories and (item_categories := [text for column in categories for text in column[n]]):
             entry["categories"] = list(dict.fromkeys(item_categories))
         parts = [text_of(column[n]) if column is not None else "" for column in guid]

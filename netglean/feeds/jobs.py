@@ -8,21 +8,23 @@ call's deadline can end it. Jobs take keyword arguments, return plain data, and 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from netglean.core.errors import UnsupportedContent
 from netglean.feeds import steps as feed_steps
-from netglean.feeds.auto import auto_items, draft_config
+from netglean.feeds.auto import auto_items, auto_source_config, draft_config, hinted_config
 from netglean.feeds.items import document as parsed
 from netglean.feeds.items import read_items
+from netglean.feeds.output import unique
 from netglean.feeds.selectors import lexbor_selector
 from netglean.read.document import Document
 from netglean.read.jobs import HTML_TYPES
 from netglean.read.page_meta import page_metadata
 
-__all__ = ["FeedPage", "draft_feed", "feed_page", "listing_items"]
+__all__ = ["Draft", "FeedPage", "Listed", "draft_feed", "feed_page", "listing_items"]
 """The jobs, and what they return: all a reader process will run from this module."""
 
 JSON_TYPES = frozenset({"application/json", "application/feed+json", "text/json"})
@@ -46,24 +48,45 @@ def _title(tree: Any, url: str) -> str | None:
     return title if isinstance(title, str) else None
 
 
-def listing_items(
-    *, document: Document, items_selector: str | None, deadline: float
-) -> tuple[str | None, list[dict[str, Any]]]:
-    """A listing page's title and items, found by ``items_selector`` or by detection (scrape_url)."""
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """A listing page's title, its items, and how many candidate items were left out, by why (the reasons
+    catalog/schemas/AdmissionDrops.yaml names)."""
+
+    title: str | None
+    items: list[dict[str, Any]]
+    drops: dict[str, int]
+
+
+def listing_items(*, document: Document, items_selector: str | None, deadline: float) -> Listed:
+    """A listing page's title and items, found by ``items_selector`` or by detection (scrape_url, inspect_url)."""
     url = document.url
     tree, is_json = _listing(document)
     title = _title(tree, url) if not is_json else None
+    drops: Counter[str] = Counter()
     if not items_selector:
-        return title, auto_items(tree, url)
+        return Listed(title, auto_items(tree, url, drops=drops), dict(drops))
     config = {
         "channel": {"url": url, "time_zone": "UTC"},
         "selectors": {"items": {"selector": items_selector, "enhance": True}},
     }
-    return title, read_items(tree, config, url, is_json, feed_steps.Allowance.for_page(deadline))
+    items = read_items(tree, config, url, is_json, feed_steps.Allowance.for_page(deadline), drops=drops)
+    return Listed(title, items, dict(drops))
 
 
-def draft_feed(*, document: Document) -> tuple[dict[str, Any], int] | None:
-    """A draft feed config for a listing page and how many items it finds, or None (capture_config)."""
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A draft feed config, the items it finds on its page, and the candidates left out and why."""
+
+    config: dict[str, Any]
+    articles_count: int
+    drops: dict[str, int]
+
+
+def draft_feed(*, document: Document, items_selector: str | None = None, deadline: float = math.inf) -> Draft:
+    """A draft feed config for a listing page (capture_config): its items selector ``items_selector`` when given,
+    else the page's repeated structure, else detection (auto_source) for a page without one; counted by running
+    it over the page, as apply_config would."""
     url = document.url
     tree, is_json = _listing(document)
     if is_json:
@@ -71,8 +94,21 @@ def draft_feed(*, document: Document) -> tuple[dict[str, Any], int] | None:
             f"{url} is JSON: write its config by hand (items selector like 'array > object')", detail={"url": url}
         )
     metadata = page_metadata(tree, url)
-    language = metadata.get("language")
-    return draft_config(tree, url, metadata.get("title"), language if isinstance(language, str) else None)
+    title, language = metadata.get("title"), metadata.get("language")
+    title, language = (title if isinstance(title, str) else None), (language if isinstance(language, str) else None)
+    if items_selector:
+        config = hinted_config(tree, url, items_selector, title, language)
+    else:
+        drafted = draft_config(tree, url, title, language)
+        config = drafted[0] if drafted is not None else auto_source_config(url, title, language)
+    drops: Counter[str] = Counter()
+    if "selectors" in config:
+        found = read_items(tree, config, url, allowance=feed_steps.Allowance.for_page(deadline), drops=drops)
+        count = len(unique(found))  # as apply_config keeps them: each id once
+        drops["duplicate"] += len(found) - count
+    else:
+        count = len(auto_items(tree, url, config["auto_source"], drops=drops))
+    return Draft(config, count, {reason: n for reason, n in drops.items() if n})
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from netglean.feeds import jobs as feed_jobs
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
+    from netglean.net.page import Page
     from netglean.workers.pool import Readers
 
 DEFAULT_PAGES = 3
@@ -27,24 +28,38 @@ class Listing:
     """Where the page was found, after redirects."""
     title: str | None
     items: list[dict[str, Any]]
+    drops: dict[str, int]
+    """Candidate items left out, by why (catalog/schemas/AdmissionDrops.yaml names them)."""
 
 
 async def listing(fetcher: Fetcher, readers: Readers, url: str, items_selector: str | None) -> Listing:
     """A listing page's items, found by ``items_selector`` or by detection."""
-    page = await fetcher.fetch(url)
-    title, items = await readers.run(
+    return await page_listing(readers, await fetcher.fetch(url), items_selector)
+
+
+async def page_listing(readers: Readers, page: Page, items_selector: str | None = None) -> Listing:
+    """The items of a page already fetched, as scrape_url finds them (inspect_url counts them)."""
+    found = await readers.run(
         feed_jobs.listing_items,
         document=page.document,
         items_selector=items_selector,
         deadline=anyio.current_effective_deadline(),
     )
-    return Listing(page.url, title, items)
+    return Listing(page.url, found.title, found.items, found.drops)
 
 
-async def draft(fetcher: Fetcher, readers: Readers, url: str) -> tuple[str, tuple[dict[str, Any], int] | None]:
-    """Where the page was found, and a draft config for it with the items it finds (None: nothing repeats)."""
+async def draft(
+    fetcher: Fetcher, readers: Readers, url: str, items_selector: str | None
+) -> tuple[str, feed_jobs.Draft]:
+    """Where the page was found, and a draft config for it (by ``items_selector`` when given) with its counts."""
     page = await fetcher.fetch(url)
-    return page.url, await readers.run(feed_jobs.draft_feed, document=page.document)
+    drafted = await readers.run(
+        feed_jobs.draft_feed,
+        document=page.document,
+        items_selector=items_selector,
+        deadline=anyio.current_effective_deadline(),
+    )
+    return page.url, drafted
 
 
 async def load(config: Any, text: str | None, parameters: dict[str, Any] | None) -> dict[str, Any]:

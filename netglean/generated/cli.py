@@ -159,11 +159,15 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                'required': False,
                                'type': 'boolean'}]},
  'capture_config': {'description': 'Analyse a listing page and write a draft feed config in the html2rss '
-                                   "format: the items selector chosen from the page's repeated structures, "
-                                   'field selectors for title, url, date, image and description, and enhance '
-                                   'on to fill what the draft misses. Returns the YAML, the same config as '
-                                   'an object, how many items it finds and the selectors chosen. Check it '
-                                   'with validate_config, then run it with apply_config.',
+                                   'format: the items selector (the items_selector hint when given, else '
+                                   "chosen from the page's repeated structures), field selectors for title, "
+                                   'url, date, image and description, and enhance on to fill what the draft '
+                                   'misses. A page without a repeated structure still gets a draft, one that '
+                                   'leaves finding the items to detection (auto_source; has_selectors '
+                                   'false). Returns the YAML, the same config as an object, articles_count '
+                                   '(the items the draft finds when run over the page) and the selectors '
+                                   'chosen. A draft that finds items goes to validate_config, then '
+                                   'apply_config; one that finds none goes to inspect_url.',
                     'help': 'Draft a feed config from a listing page',
                     'options': [{'choices': None,
                                  'flag': '--url',
@@ -171,6 +175,25 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                  'item_type': None,
                                  'name': 'url',
                                  'required': True,
+                                 'type': 'string'},
+                                {'choices': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                                 'flag': '--strategy',
+                                 'help': 'How to request the page: auto (the default) and faraday read it '
+                                         'over plain HTTP; botasaurus and browserless render it in a '
+                                         'browser, which this build does not have yet (a not_available '
+                                         'result).',
+                                 'item_type': None,
+                                 'name': 'strategy',
+                                 'required': False,
+                                 'type': 'string'},
+                                {'choices': None,
+                                 'flag': '--items-selector',
+                                 'help': 'A CSS selector for each item, when you know it; fields are then '
+                                         "read from each item's markup. An unreadable selector is an "
+                                         'invalid_config error naming why.',
+                                 'item_type': None,
+                                 'name': 'items_selector',
+                                 'required': False,
                                  'type': 'string'}]},
  'compare_agent_view': {'description': 'Fetch the same URL twice, identical but for the Accept header: once '
                                        'as an agent (preferring text/markdown, then text/plain) and once as '
@@ -332,11 +355,14 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
  'inspect_url': {'description': 'Diagnose one URL with a single fetch before reading it: the requested and '
                                 'final URL, every redirect, the status (error pages included), whether https '
                                 'was downgraded, the content type, what robots.txt says for netglean, the '
-                                'RSS/Atom/JSON feeds the page announces, how many articles or listed items '
-                                'it carries, and whether the answer is a bot wall or challenge page rather '
-                                'than content. The next step says what to do: done when the page has its own '
-                                'feed, capture_config when it lists items (a feed can be made from them), '
-                                'otherwise scrape.',
+                                "RSS/Atom feeds the page's head announces (alternate_feeds; JSON Feeds "
+                                'apart, json_feeds), how many articles scrape_url finds on it '
+                                '(articles_count, with admission_drops for the candidates left out), and '
+                                'whether the answer is a bot wall or challenge page rather than content '
+                                '(blocked_surface names it). The next step says what to do: done when the '
+                                'page has its own feed (or is a wall or an error page, which another read '
+                                'would meet again), capture_config when articles were found (a feed can be '
+                                'made from them), otherwise scrape_url.',
                  'help': 'Inspect a URL',
                  'options': [{'choices': None,
                               'flag': '--url',
@@ -344,6 +370,15 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                               'item_type': None,
                               'name': 'url',
                               'required': True,
+                              'type': 'string'},
+                             {'choices': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                              'flag': '--strategy',
+                              'help': 'How to request the page: auto (the default) and faraday read it over '
+                                      'plain HTTP; botasaurus and browserless render it in a browser, which '
+                                      'this build does not have yet (a not_available result).',
+                              'item_type': None,
+                              'name': 'strategy',
+                              'required': False,
                               'type': 'string'}]},
  'map': {'description': 'Discover the URLs of a website without reading every page: the links on the given '
                         "page plus the site's sitemaps (robots.txt Sitemap: lines and /sitemap.xml, sitemap "
@@ -444,8 +479,9 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                'published_at, author, image, categories). Items are found by an '
                                'items_selector hint when given, otherwise detected (schema.org JSON-LD, '
                                "Next.js/Nuxt state, <article> elements, the page's most repeated linked "
-                               'structure, sitemaps). For a durable, re-runnable feed use capture_config '
-                               'instead.',
+                               'structure, sitemaps). No items is still a result (ok, next step inspect_url, '
+                               'which says what the page is); admission_drops counts the candidates left out '
+                               'and why. For a durable, re-runnable feed use capture_config instead.',
                 'help': "Read a listing page's articles now",
                 'options': [{'choices': None,
                              'flag': '--url',
@@ -473,7 +509,8 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                             {'choices': None,
                              'flag': '--items-selector',
                              'help': 'A CSS selector for each item, when you know it; fields are then read '
-                                     "from each item's markup.",
+                                     "from each item's markup. An unreadable selector is an invalid_config "
+                                     'error naming why.',
                              'item_type': None,
                              'name': 'items_selector',
                              'required': False,

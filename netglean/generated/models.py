@@ -286,6 +286,53 @@ class _JsonSchemaRuntimeValidationBase(BaseModel):
         return cls._json_schema_unique_items_equal(left, right) or cls._json_schema_unique_items_equal(right, left)
 
 
+class AdmissionDrops(BaseModel):
+    """
+    How many candidate items were left out while a page's items were read, by why (html2rss's cleanup drop reasons); only reasons that happened are present. Counts, in netglean's own words: no third-party text.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    duplicate: Annotated[int | None, Field(ge=1)] = None
+    """
+    Candidates whose link an earlier item already has (detectors overlap).
+    """
+    empty: Annotated[int | None, Field(ge=1)] = None
+    """
+    Elements the items selector found with no title, url or description to show.
+    """
+    no_link: Annotated[int | None, Field(ge=1)] = None
+    """
+    Candidates with no http(s) link to an item of their own.
+    """
+    no_title: Annotated[int | None, Field(ge=1)] = None
+    """
+    Candidates with no title text.
+    """
+    other_site: Annotated[int | None, Field(ge=1)] = None
+    """
+    Candidates linking outside the page's site (auto_source cleanup keep_different_domain keeps them).
+    """
+    same_page: Annotated[int | None, Field(ge=1)] = None
+    """
+    Candidates linking to the page itself.
+    """
+    short_title: Annotated[int | None, Field(ge=1)] = None
+    """
+    Candidates whose title has fewer words than auto_source cleanup min_words_title (2 by default).
+    """
+
+
+class AlternateFeed(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    title: StrictStr | None = None
+    type: Literal["rss", "atom"]
+    url: StrictStr
+
+
 class ApplyConfigInput(_JsonSchemaRuntimeValidationBase):
     model_config = ConfigDict(
         extra="forbid",
@@ -482,6 +529,14 @@ class CaptureConfigInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    items_selector: Annotated[StrictStr | None, Field(max_length=500, min_length=1)] = None
+    """
+    A CSS selector for each item, when you know it; fields are then read from each item's markup. An unreadable selector is an invalid_config error naming why.
+    """
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    How to request the page: auto (the default) and faraday read it over plain HTTP; botasaurus and browserless render it in a browser, which this build does not have yet (a not_available result).
+    """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
     The http(s) URL of the listing page.
@@ -492,17 +547,33 @@ class CaptureConfigOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    admission_drops: AdmissionDrops | None = None
+    """
+    Candidate items left out, by why; present when any was.
+    """
     articles_count: Annotated[int, Field(ge=0)]
     """
-    Items the draft's items selector finds on the page.
+    Items the draft finds on the page (run as apply_config runs it).
+    """
+    channel_title: StrictStr | None = None
+    """
+    The draft's channel title (the page's own).
     """
     config: dict[str, Any]
     """
     The same draft as an object.
     """
+    has_selectors: StrictBool
+    """
+    Whether the draft has selectors (false: it relies on auto_source detection).
+    """
+    requested_strategy: Literal["auto", "faraday"]
+    """
+    The strategy asked for (both read the page over plain HTTP).
+    """
     selectors: dict[str, StrictStr]
     """
-    The CSS selector chosen for items and for each field.
+    The CSS selector chosen for items and for each field (none for an auto_source draft).
     """
     url: StrictStr
     """
@@ -1119,6 +1190,10 @@ class InspectUrlInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    How to request the page: auto (the default) and faraday read it over plain HTTP; botasaurus and browserless render it in a browser, which this build does not have yet (a not_available result).
+    """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
     The http(s) URL to inspect.
@@ -1129,9 +1204,25 @@ class InspectUrlOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    admission_drops: AdmissionDrops | None = None
+    """
+    Candidate items left out, by why; present when any was.
+    """
+    alternate_feeds: list[AlternateFeed] | None = None
+    """
+    The RSS and Atom feeds the page's head announces (link rel=alternate; no guessed paths). A page's application/json link to an API (WordPress's REST route) is no feed and is not listed.
+    """
     articles: Annotated[int | None, Field(ge=0)] = None
     """
     <article> elements on the page.
+    """
+    articles_count: Annotated[int | None, Field(ge=0)] = None
+    """
+    Items scrape_url's detection finds on the page (HTML answers only).
+    """
+    blocked_surface: StrictStr | None = None
+    """
+    Which bot wall or interstitial answered (the first of bot_wall_signals to name one), when one did.
     """
     bot_wall: StrictBool | None = None
     bot_wall_signals: list[StrictStr] | None = None
@@ -1145,21 +1236,50 @@ class InspectUrlOutput(BaseModel):
     A redirect went from https to http (only when the operator allows it).
     """
     feeds: list[Feed] | None = None
+    """
+    Every feed the page's head announces (RSS, Atom and JSON Feed).
+    """
     fetched: StrictBool
     """
     Whether the page itself was fetched (robots.txt may forbid it).
     """
     final_url: StrictStr | None = None
+    """
+    Where the page was found after redirects.
+    """
+    html_response: StrictBool | None = None
+    """
+    Whether the answer is an HTML page.
+    """
+    json_feeds: list[JsonFeed] | None = None
+    """
+    The JSON Feeds the page's head announces (application/feed+json, or application/json titled or named feed).
+    """
     redirects: list[StrictStr] | None = None
     repeated_items: Annotated[int | None, Field(ge=0)] = None
     """
     The largest group of alike sibling elements that each hold a link (a listing), 0 if under 3.
     """
+    requested_strategy: Literal["auto", "faraday"]
+    """
+    The strategy asked for (both read the page over plain HTTP).
+    """
+    requested_url: StrictStr
+    """
+    The URL asked for, under html2rss's name (the same as url).
+    """
     robots: Literal["allowed", "disallowed", "unreadable", "ignored"]
     """
     What robots.txt says for netglean.
     """
+    scheme_downgrade: StrictBool | None = None
+    """
+    The same as downgraded, under html2rss's name.
+    """
     status: int | None = None
+    """
+    The HTTP status of the final answer.
+    """
     url: StrictStr
     """
     The URL asked for.
@@ -1205,6 +1325,14 @@ class Items(BaseModel):
     """
     CSS selector of each item element.
     """
+
+
+class JsonFeed(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    title: StrictStr | None = None
+    url: StrictStr
 
 
 class Link(BaseModel):
@@ -1421,7 +1549,7 @@ class ScrapeUrlInput(BaseModel):
     )
     items_selector: Annotated[StrictStr | None, Field(max_length=500, min_length=1)] = None
     """
-    A CSS selector for each item, when you know it; fields are then read from each item's markup.
+    A CSS selector for each item, when you know it; fields are then read from each item's markup. An unreadable selector is an invalid_config error naming why.
     """
     limit: Annotated[int, Field(ge=1, le=200)] = 25
     """
@@ -1441,7 +1569,19 @@ class ScrapeUrlOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    admission_drops: AdmissionDrops | None = None
+    """
+    Candidate items left out, by why; present when any was.
+    """
+    channel_title: StrictStr | None = None
+    """
+    The channel title, under html2rss's name (the same as title).
+    """
     items: list[FeedItem]
+    requested_strategy: Literal["auto", "faraday"]
+    """
+    The strategy asked for (both read the page over plain HTTP).
+    """
     source: Literal["selector", "auto"]
     """
     Whether the hint or detection found them.

@@ -14,6 +14,7 @@ from netglean.feeds.output import count_items, json_feed, rss, unique, within_ou
 from netglean.feeds.pages import draft, listing, load, read_feed
 from netglean.feeds.selectors import selector_problem
 from netglean.generated.models import (
+    AdmissionDrops,
     ApplyConfigInput,
     ApplyConfigOutput,
     CaptureConfigInput,
@@ -31,19 +32,18 @@ from netglean.net.strategy import require_plain_http
 
 async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
     require_plain_http(args.strategy)
-    if args.items_selector and (problem := selector_problem(args.items_selector)) is not None:
-        # the hint is the items selector of the config scrape_url builds: a config's problem, not a schema's
-        raise InvalidFeedConfig(
-            f"items_selector: {problem}", detail={"errors": [{"path": "/items_selector", "message": problem}]}
-        )
+    _check_items_selector(args.items_selector)
     found = await listing(ctx.fetcher, ctx.readers, args.url, args.items_selector)
     limit = args.limit
     payload = ScrapeUrlOutput(
         url=found.url,
         title=found.title or None,
+        channel_title=found.title or None,
         items=[FeedItem.model_validate(item) for item in found.items[:limit]],
         total=len(found.items),
         source="selector" if args.items_selector else "auto",
+        requested_strategy=args.strategy,  # type: ignore[arg-type]  # a plain HTTP one: require_plain_http saw to it
+        admission_drops=AdmissionDrops.model_validate(found.drops) if found.drops else None,
     )
     if not found.items:
         guidance = say("No items found: inspect_url says what the page is (a bot wall, a single article, a feed).")
@@ -59,25 +59,52 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)
 
 
-async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
-    url, drafted = await draft(ctx.fetcher, ctx.readers, args.url)
-    if drafted is None:
-        raise NoItems(
-            f"{url} has no repeated structure of linked items to make a feed from",
-            detail={"url": url},
-            next_step="inspect_url",
+def _check_items_selector(items_selector: str | None) -> None:
+    """The items_selector hint is the items selector of the config scrape_url or capture_config builds: one it
+    cannot use is a config's problem (invalid_config, naming why), not a schema's."""
+    if items_selector and (problem := selector_problem(items_selector)) is not None:
+        raise InvalidFeedConfig(
+            f"items_selector: {problem}", detail={"errors": [{"path": "/items_selector", "message": problem}]}
         )
-    config, count = drafted
+
+
+async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
+    require_plain_http(args.strategy)
+    _check_items_selector(args.items_selector)
+    url, drafted = await draft(ctx.fetcher, ctx.readers, args.url, args.items_selector)
+    config, count = drafted.config, drafted.articles_count
+    written = config.get("selectors") or {}  # none in a draft that leaves the items to auto_source
     selectors = {
-        name: spec["selector"]
-        for name, spec in config["selectors"].items()
-        if isinstance(spec, dict) and spec.get("selector")
+        name: spec["selector"] for name, spec in written.items() if isinstance(spec, dict) and spec.get("selector")
     }
-    text = yaml.safe_dump(config, sort_keys=False, allow_unicode=True)
-    payload = CaptureConfigOutput(url=url, yaml=text, config=config, articles_count=count, selectors=selectors)
-    guidance = say(
-        "The draft finds {count} items. Check it with validate_config, then run it with apply_config.", count=count
+    payload = CaptureConfigOutput(
+        url=url,
+        yaml=yaml.safe_dump(config, sort_keys=False, allow_unicode=True),
+        config=config,
+        articles_count=count,
+        has_selectors="selectors" in config,
+        selectors=selectors,
+        channel_title=config["channel"].get("title"),
+        requested_strategy=args.strategy,  # type: ignore[arg-type]  # a plain HTTP one: require_plain_http saw to it
+        admission_drops=AdmissionDrops.model_validate(drafted.drops) if drafted.drops else None,
     )
+    if count == 0:
+        guidance = (
+            say("The draft's items selector (the hint) finds no items here: inspect_url says what the page holds.")
+            if args.items_selector
+            else say("A draft, but it finds no items on the page: inspect_url says what the page is.")
+        )
+        return Outcome(payload, next_step="inspect_url", guidance=guidance, source=args.url)
+    if "selectors" not in config:
+        guidance = say(
+            "No repeated structure to write selectors for: the draft leaves finding the {count} items to detection"
+            " (auto_source). Check it with validate_config, then run it with apply_config.",
+            count=count,
+        )
+    else:
+        guidance = say(
+            "The draft finds {count} items. Check it with validate_config, then run it with apply_config.", count=count
+        )
     return Outcome(payload, next_step="validate_config", guidance=guidance, source=args.url)
 
 

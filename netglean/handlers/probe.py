@@ -4,60 +4,86 @@ from __future__ import annotations
 
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
+from netglean.feeds.pages import page_listing
 from netglean.generated.models import (
     CompareAgentViewInput,
     CompareAgentViewOutput,
-    Feed,
     FetchView,
     InspectUrlInput,
     InspectUrlOutput,
     ItemError,
 )
+from netglean.net.strategy import require_plain_http
 from netglean.sites.probe import View, compare, inspect
 
 
 async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
+    require_plain_http(args.strategy)
     found = await inspect(ctx.fetcher, ctx.readers, args.url)
     page, source = found.page, args.url
+    asked = {"url": args.url, "requested_url": args.url, "requested_strategy": args.strategy, "robots": found.robots}
     if page is None:
         guidance = say("robots.txt does not let netglean read this URL (payload.robots says why).")
-        payload = InspectUrlOutput(url=args.url, robots=found.robots, fetched=False)  # type: ignore[arg-type]
-        return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
-    payload = InspectUrlOutput(
-        url=args.url,
-        robots=found.robots,  # type: ignore[arg-type]  # one of the schema's words, typed str by the engine
-        fetched=True,
-        final_url=page.url,
-        redirects=[hop.url for hop in page.redirects],
-        status=page.status,
-        downgraded=page.downgraded,
-        content_type=page.media_type,
-        bytes=len(page.body),
-        feeds=[Feed.model_validate(feed) for feed in found.feeds],
-        articles=found.counts.get("articles"),
-        repeated_items=found.counts.get("repeated_items"),
-        bot_wall=bool(found.signals),
-        bot_wall_signals=found.signals,
+        return Outcome(
+            InspectUrlOutput.model_validate({**asked, "fetched": False}),
+            next_step=DONE,
+            source=source,
+            guidance=guidance,
+        )
+    listed = await page_listing(ctx.readers, page) if found.html else None
+    count = len(listed.items) if listed is not None else 0
+    alternate = [feed for feed in found.feeds if feed["type"] != "json"]
+    surface = found.blocked_surface
+    payload = InspectUrlOutput.model_validate(
+        {
+            **asked,
+            "fetched": True,
+            "final_url": page.url,
+            "redirects": [hop.url for hop in page.redirects],
+            "status": page.status,
+            "downgraded": page.downgraded,
+            "scheme_downgrade": page.downgraded,
+            "content_type": page.media_type,
+            "html_response": found.html,
+            "bytes": len(page.body),
+            "feeds": found.feeds,
+            "alternate_feeds": alternate,
+            "json_feeds": [
+                {k: v for k, v in feed.items() if k != "type"} for feed in found.feeds if feed["type"] == "json"
+            ],
+            "articles_count": count if listed is not None else None,
+            "admission_drops": listed.drops if listed is not None and listed.drops else None,
+            "articles": found.counts.get("articles"),
+            "repeated_items": found.counts.get("repeated_items"),
+            "bot_wall": surface is not None,
+            "bot_wall_signals": found.signals,
+            "blocked_surface": surface,
+        }
     )
-    if found.signals:
-        guidance = say("This is a challenge or block page, not the content; netglean does not bypass it.")
+    if surface is not None:
+        guidance = say(
+            "This is a challenge or block page, not the content (payload.blocked_surface says which); netglean does"
+            " not bypass it, and scrape_url would read the same wall."
+        )
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     if found.feeds:
         guidance = say(
-            "The page announces {count} feed(s) of its own (payload.feeds): read one of those instead.",
+            "The page announces {count} feed(s) of its own (payload.alternate_feeds, payload.json_feeds): read one of"
+            " those instead.",
             count=len(found.feeds),
         )
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     if page.status >= 400:
-        guidance = say("The server answered HTTP {status}.", status=page.status)
+        guidance = say("The server answered HTTP {status}: another read would get the same.", status=page.status)
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
-    if found.listed:
+    if count or found.listed:
         guidance = say(
-            "It lists {count} items: capture_config drafts a feed config for them (or scrape it as a page).",
-            count=found.listed,
+            "{count} articles found: capture_config drafts a feed config for them (scrape_url reads them now).",
+            count=count or found.listed,
         )
         return Outcome(payload, next_step="capture_config", source=source, guidance=guidance)
-    return Outcome(payload, next_step="scrape", source=source, guidance=say("Readable: scrape it."))
+    guidance = say("No articles found and no feed announced: scrape_url reads the page as a listing.")
+    return Outcome(payload, next_step="scrape_url", source=source, guidance=guidance)
 
 
 def _side(seen: View, excerpt_chars: int) -> FetchView:

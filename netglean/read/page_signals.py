@@ -7,17 +7,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from netglean.core.untrusted import sanitize
 from netglean.read.html_tree import TextMeasure, with_ancestors
 
-_FEED_TYPES = {
-    "application/rss+xml": "rss",
-    "application/atom+xml": "atom",
-    "application/feed+json": "json",
-    "application/json": "json",
-}
+_FEED_TYPES = {"application/rss+xml": "rss", "application/atom+xml": "atom", "application/feed+json": "json"}
+
 # (signal name, pattern over the first 20 kB of markup). Vendors' interstitials name themselves.
 _WALL_MARKUP = (
     (
@@ -38,19 +34,31 @@ _WALL_MARKUP = (
 
 
 def feeds(tree: Any, base_url: str) -> list[dict[str, str]]:
-    """The RSS, Atom and JSON feeds a page announces with <link rel="alternate">."""
+    """The RSS, Atom and JSON feeds a page announces with <link rel="alternate"> in its head (no guessed paths).
+
+    A JSON link counts when it is typed application/feed+json, or application/json with a title or an address
+    that says feed: WordPress's application/json link to its REST API is no feed."""
     found: dict[str, dict[str, str]] = {}
-    for node in tree.css('link[rel~="alternate"][href]'):
-        kind = _FEED_TYPES.get((node.attributes.get("type") or "").split(";")[0].strip().lower())
+    for node in tree.css('head link[rel~="alternate"][href]'):
+        media_type = (node.attributes.get("type") or "").split(";")[0].strip().lower()
+        url = urljoin(base_url, node.attributes.get("href") or "")
+        title = " ".join(sanitize(node.attributes.get("title") or "").split())
+        kind = _FEED_TYPES.get(media_type)
+        if media_type == "application/json" and _names_a_feed(title, urlsplit(url).path):
+            kind = "json"
         if kind is None:
             continue
-        url = urljoin(base_url, node.attributes.get("href") or "")
         entry = {"url": url, "type": kind}
-        title = " ".join(sanitize(node.attributes.get("title") or "").split())
         if title:
             entry["title"] = title[:200]
         found.setdefault(url, entry)
     return list(found.values())
+
+
+def _names_a_feed(title: str, path: str) -> bool:
+    """Whether a link typed plain application/json is a JSON Feed (older ones were announced so) rather than an API
+    route (WordPress announces its REST route for every page so): its title or its path says feed."""
+    return "/wp-json/" not in path and ("feed" in title.lower() or "feed" in path.lower())
 
 
 def bot_wall(status: int, headers: Mapping[str, str], markup: str) -> list[str]:
@@ -61,6 +69,18 @@ def bot_wall(status: int, headers: Mapping[str, str], markup: str) -> list[str]:
     if status in {403, 429, 503} and headers.get("server", "").lower() in {"cloudflare", "akamaighost", "ddos-guard"}:
         signals.append(f"{headers['server'].lower()}-{status}")
     return sorted(set(signals))
+
+
+_SURFACES = tuple(name for name, _ in _WALL_MARKUP)
+
+
+def blocked_surface(signals: list[str]) -> str | None:
+    """The interstitial ``signals`` (from ``bot_wall``) point to, by name: a vendor's own page first (its markup
+    names it), then what the headers say; None when nothing was seen."""
+    if not signals:
+        return None
+    named = [signal for signal in _SURFACES if signal in signals]
+    return named[0] if named else signals[0]
 
 
 @dataclass(frozen=True, slots=True)

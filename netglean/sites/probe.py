@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from netglean.core.errors import ToolError
 from netglean.read import jobs as read_jobs
+from netglean.read.page_signals import blocked_surface
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
@@ -28,6 +29,16 @@ class Inspection:
     counts: dict[str, int] = field(default_factory=dict)
     signals: list[str] = field(default_factory=list)
     """Signs of a challenge or block page."""
+
+    @property
+    def blocked_surface(self) -> str | None:
+        """Which bot wall or interstitial answered, by name, when one did."""
+        return blocked_surface(self.signals)
+
+    @property
+    def html(self) -> bool:
+        """Whether the page fetched is an HTML page."""
+        return self.page is not None and self.page.media_type in read_jobs.HTML_TYPES
 
     @property
     def listed(self) -> int:

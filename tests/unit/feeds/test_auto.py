@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from netglean.feeds.auto import draft_config
+from collections import Counter
+
+from netglean.feeds.auto import auto_items, auto_source_config, draft_config, hinted_config
 from netglean.feeds.items import document, read_items
 
 
@@ -18,3 +20,46 @@ def test_a_drafted_title_finds_one_element_in_each_item() -> None:
     assert count == 4 and config["selectors"]["title"]["selector"] == "a.story[href]"
     items = read_items(document(tree.html, is_json=False), config, "https://example.com/")
     assert [item["title"] for item in items] == [f"Story {n}" for n in range(4)]
+
+
+def test_detection_counts_each_candidate_it_leaves_out_by_why() -> None:
+    """html2rss's cleanup drop reasons, counted as auto_items drops candidates (admission_drops)."""
+    page = """<html><head><script type="application/ld+json">
+    {"@type": "ItemList", "itemListElement": [
+      {"@type": "ListItem", "item": {"name": "Tides this week", "url": "/tides"}},
+      {"@type": "ListItem", "item": {"url": "/untitled"}},
+      {"@type": "ListItem", "item": {"name": "The page itself", "url": "/news/"}},
+      {"@type": "ListItem", "item": {"name": "Somewhere else entirely", "url": "https://other.test/x"}},
+      {"@type": "ListItem", "item": {"name": "Short", "url": "/short"}},
+      {"@type": "ListItem", "item": {"name": "Tides this week", "url": "/tides"}}
+    ]}</script></head>
+    <body><article><h2>No link in this one</h2><p>Words.</p></article></body></html>"""
+    drops: Counter[str] = Counter()
+    items = auto_items(document(page, is_json=False), "https://example.com/news/", drops=drops)
+    assert [item["title"] for item in items] == ["Tides this week"]
+    assert drops == {"no_title": 1, "same_page": 1, "other_site": 1, "short_title": 1, "duplicate": 1, "no_link": 1}
+
+
+def test_a_hinted_draft_reads_its_fields_off_the_hints_items() -> None:
+    rows = "".join(
+        f'<div class="card"><h3>Card {n} title</h3><a href="/c/{n}">more</a><p>About card {n}.</p></div>'
+        for n in range(3)
+    )
+    tree = document(f"<html><body><section>{rows}</section></body></html>", is_json=False)
+    config = hinted_config(tree, "https://example.com/", "div.card", "Cards", None)
+    assert config["channel"] == {"url": "https://example.com/", "time_zone": "UTC", "ttl": 360, "title": "Cards"}
+    selectors = config["selectors"]
+    assert selectors["items"] == {"selector": "div.card", "enhance": True}
+    assert selectors["title"]["selector"] == "h3" and selectors["url"]["selector"] == "a[href]"
+    assert selectors["description"]["selector"] == "p"
+    # a hint that finds nothing is still the items selector of a draft (enhance fills the rest if it ever matches)
+    nothing = hinted_config(tree, "https://example.com/", "li.missing", None, "en")
+    assert nothing["selectors"] == {"items": {"selector": "li.missing", "enhance": True}}
+    assert nothing["channel"]["language"] == "en"
+
+
+def test_a_page_without_a_repeated_structure_drafts_to_detection() -> None:
+    assert auto_source_config("https://example.com/about", None, None) == {
+        "channel": {"url": "https://example.com/about", "time_zone": "UTC", "ttl": 360},
+        "auto_source": {},
+    }

@@ -173,3 +173,13 @@ def test_html_extracted_from_a_page_is_always_made_safe() -> None:
         '<div><img src="https://example.com/i.png">Body <a rel="nofollow noopener noreferrer">j</a></div>'
     )
     assert item["title"] == "A j"  # every link the title's selector finds, as html2rss's text extractor reads
+
+
+def test_an_item_with_nothing_to_show_is_left_out_and_counted() -> None:
+    from collections import Counter
+
+    page = '<ul><li class="row"><a href="/a">Shown</a></li><li class="row"><img alt=""></li><li class="row"> </li></ul>'
+    config = {"channel": {"url": "https://example.com/"}, "selectors": {"items": {"selector": "li.row"}}}
+    drops: Counter[str] = Counter()
+    [shown] = read_items(document(page, is_json=False), config, "https://example.com/", drops=drops)
+    assert shown["title"] == "Shown" and drops == {"empty": 2}

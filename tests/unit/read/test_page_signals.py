@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from netglean.read.html_tree import parse_html
-from netglean.read.page_signals import bot_wall, candidate_items, feeds, item_groups
+from netglean.read.page_signals import blocked_surface, bot_wall, candidate_items, feeds, item_groups
 
 LINKS = """<link rel="alternate" type="application/rss+xml; charset=utf-8" href="/rss" title=" All  \u202estories ">
 <link rel="alternate feed" type="application/atom+xml" href="/atom">
@@ -15,7 +15,10 @@ LINKS = """<link rel="alternate" type="application/rss+xml; charset=utf-8" href=
 <link rel="alternate" type="application/rss+xml" href="/rss" title="Again">
 <link rel="alternates" type="application/rss+xml" href="/not-alternate">
 <link rel="alternate" type="application/rss+xml">
-<link rel="alternate" type="application/json" href="https://other.test/j">"""
+<link rel="alternate" type="application/json" href="https://other.test/j">
+<link rel="alternate" type="application/json" title="JSON Feed" href="/everything.json">
+<link rel="alternate" type="application/json" href="/feeds/all.json">
+<link rel="alternate" type="application/json" href="https://feedhouse.test/wp-json/wp/v2/pages/12">"""
 
 
 def test_announced_feeds_once_each_absolute_and_typed() -> None:
@@ -23,8 +26,27 @@ def test_announced_feeds_once_each_absolute_and_typed() -> None:
         {"url": "https://harbour.test/rss", "type": "rss", "title": "All stories"},
         {"url": "https://harbour.test/atom", "type": "atom"},
         {"url": "https://harbour.test/news/feed.json", "type": "json"},
-        {"url": "https://other.test/j", "type": "json"},
+        {"url": "https://harbour.test/everything.json", "type": "json", "title": "JSON Feed"},
+        {"url": "https://harbour.test/feeds/all.json", "type": "json"},
     ]
+
+
+def test_an_api_link_typed_application_json_is_no_feed() -> None:
+    """WordPress announces its REST route for every page as application/json: no title, a path that says no feed
+    (even on a host whose name does)."""
+    page = (
+        '<link rel="alternate" type="application/json" href="https://feedhouse.test/wp-json/wp/v2/posts/7">'
+        '<link rel="alternate" type="application/json" title="Feed" href="/wp-json/wp/v2/feed">'
+    )
+    assert feeds(parse_html(page), "https://feedhouse.test/") == []
+
+
+def test_only_the_heads_announcements_count() -> None:
+    page = (
+        '<html><head><link rel="alternate" type="application/atom+xml" href="/atom"></head>'
+        '<body><p>Our feeds:</p><link rel="alternate" type="application/rss+xml" href="/in-the-body"></body></html>'
+    )
+    assert feeds(parse_html(page), "https://harbour.test/") == [{"url": "https://harbour.test/atom", "type": "atom"}]
 
 
 def test_a_feeds_title_is_cut_short() -> None:
@@ -53,6 +75,19 @@ def test_a_feeds_title_is_cut_short() -> None:
 )
 def test_bot_wall_signals(status: int, headers: dict[str, str], markup: str, signals: list[str]) -> None:
     assert bot_wall(status, headers, markup) == signals
+
+
+@pytest.mark.parametrize(
+    ("signals", "surface"),
+    [
+        ([], None),
+        (["cloudflare-403", "cloudflare-challenge", "cloudflare-challenge-header"], "cloudflare-challenge"),
+        (["browser-check", "captcha"], "captcha"),  # the vendor's page before the generic words
+        (["akamaighost-503"], "akamaighost-503"),  # only the headers said it
+    ],
+)
+def test_the_blocked_surface_is_the_signal_that_names_the_wall(signals: list[str], surface: str | None) -> None:
+    assert blocked_surface(signals) == surface
 
 
 LISTING = """<nav><ul>{menu}</ul></nav><footer><ul>{menu}</ul></footer>
