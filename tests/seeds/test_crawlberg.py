@@ -140,7 +140,7 @@ def _error(client: SyncClient, tool: str, arguments: dict[str, Any], code: str) 
     return envelope
 
 
-def test_the_nine_tools_but_interact_are_listed_with_the_seeds_argument_names(client: SyncClient) -> None:
+def test_the_seeds_tools_are_listed_with_its_argument_names(client: SyncClient) -> None:
     tools = {tool.name: tool for tool in client.run("list_tools").tools}
     expected = {
         "scrape": {"url", "format", "use_browser"},
@@ -154,7 +154,6 @@ def test_the_nine_tools_but_interact_are_listed_with_the_seeds_argument_names(cl
     }
     for name, arguments in expected.items():
         assert arguments <= set(tools[name].input_schema["properties"]), name
-    assert "interact" not in tools  # browser actions are not in this build (no browser): not offered at all
     crawl = tools["crawl"].input_schema["properties"]
     assert crawl["max_depth"]["maximum"] == 100 and crawl["max_pages"]["maximum"] == 100_000
     assert crawl["max_pages"]["minimum"] == 1
