@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
+import json
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
+from typing import Any
 
 import pytest
 from mcp import StdioServerParameters
 from mcp.client._memory import InMemoryTransport
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
 
 from netglean.app import build_runner
 from netglean.calls.registry import Registry
@@ -20,6 +28,7 @@ from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.serve.mcp import build_server
 from tests.support.clients import SyncClient, open_client
+from tests.support.environment import TEST_ENVIRONMENT
 from tests.support.fixture_site import PAGE, serve
 from tests.support.paths import PROJECT
 
@@ -122,13 +131,11 @@ def test_scrape_keeps_the_article_and_drops_the_boilerplate(client: SyncClient) 
 
 
 def test_scrape_formats_and_the_whole_page(client: SyncClient) -> None:
-    import json
-
     text = _scrape(client, format="text")["payload"]["content"]
     assert "two high tides" in text and "**" not in text and "](" not in text
     html = _scrape(client, format="html")["payload"]["content"]
     assert "<h1>How Tides Work</h1>" in html and "<script" not in html
-    blocks = json.loads(_scrape(client, format="json")["payload"]["content"])["blocks"]
+    blocks = json.loads(_scrape(client, format="json")["payload"]["content"])
     assert blocks[0] == {"type": "heading", "text": "How Tides Work", "level": 1}
     assert {"table", "list", "code", "paragraph"} <= {block["type"] for block in blocks}
     whole = _scrape(client, main_content=False)["payload"]["content"]
@@ -190,29 +197,35 @@ def test_batch_scrape_caps_each_page_and_points_at_scrape_for_the_rest(client: S
     assert envelope["next_step"] == "scrape" and "start_index" in envelope["guidance"]
 
 
+MAPPED = [
+    "http://maps.test/about",
+    "http://maps.test/news/1",
+    "http://maps.test/news/2",
+    "http://maps.test/a&b",
+    "http://maps.test/guides/tides",
+]
+
+
 def test_map_finds_links_and_sitemap_entries(client: SyncClient) -> None:
-    envelope = client.call("map", {"url": "http://maps.test/home"}).structured_content
+    envelope = client.call("map", {"url": "http://maps.test/home", "format": "json"}).structured_content
     payload = envelope["payload"]
-    assert payload["urls"] == [
-        "http://maps.test/about",
-        "http://maps.test/news/1",
-        "http://maps.test/news/2",
-        "http://maps.test/a&b",
-        "http://maps.test/guides/tides",
-    ]
+    assert payload["urls"] == MAPPED and payload["format"] == "json" and "content" not in payload
     assert payload["sitemaps"] == [
         "http://maps.test/sitemap_index.xml",
         "http://maps.test/sitemap-a.xml.gz",
         "http://maps.test/sitemap-b.xml",
     ]  # the missing one is skipped, not fatal
     assert payload["sources"] == {"links": 3, "sitemaps": 5} and envelope["next_step"] == "batch_scrape"
+    listed = client.call("map", {"url": "http://maps.test/home"}).structured_content["payload"]  # markdown
+    assert listed["content"] == "\n".join(f"- {url}" for url in MAPPED) and "urls" not in listed
+    assert listed["format"] == "markdown" and listed["count"] == 5 and listed["sitemaps"] == payload["sitemaps"]
 
 
 def test_map_filters_and_limits(client: SyncClient) -> None:
-    news = client.call("map", {"url": "http://maps.test/home", "search": "NEWS"}).structured_content["payload"]
-    assert news["urls"] == ["http://maps.test/news/1", "http://maps.test/news/2"]
+    news = client.call("map", {"url": "http://maps.test/home", "search": "NEWS", "format": "json"})
+    assert news.structured_content["payload"]["urls"] == ["http://maps.test/news/1", "http://maps.test/news/2"]
     every = client.call("map", {"url": "http://maps.test/home", "same_domain": False, "include_sitemaps": False})
-    assert "https://elsewhere.example/x" in every.structured_content["payload"]["urls"]
+    assert "- https://elsewhere.example/x" in every.structured_content["payload"]["content"]
     capped = client.call("map", {"url": "http://maps.test/home", "limit": 2}).structured_content["payload"]
     assert capped["count"] == 2 and capped["truncated"] is True
 
@@ -315,3 +328,146 @@ def test_a_page_nested_thousands_deep_is_read_to_the_bottom(client: SyncClient) 
     assert all(f"Words at the bottom of nest {n}" in content for n in range(3)) and "After the nests." in content
     for tool in ("inspect_url", "map", "scrape_url", "compare_agent_view"):
         assert client.call(tool, {"url": "http://site.test/deep"}).structured_content["ok"], tool
+
+
+def test_a_bot_wall_is_blocked_in_scrape_batch_scrape_and_crawl(client: SyncClient) -> None:
+    """The 403 challenge inspect_url diagnoses is an error for the reading tools, not its text as content."""
+    scraped = client.call("scrape", {"url": "http://site.test/challenge"})
+    envelope = scraped.structured_content
+    error = envelope["payload"]["error"]
+    assert scraped.is_error and error["code"] == "blocked" and envelope["next_step"] == "inspect_url"
+    assert {"cloudflare-challenge", "cloudflare-challenge-header", "cloudflare-403"} <= set(error["detail"]["signals"])
+    assert "inspect_url" in envelope["guidance"] and "Just a moment" not in envelope["guidance"]
+    batch = client.call("batch_scrape", {"urls": ["http://site.test/challenge", "http://site.test/page"]})
+    wall, page = batch.structured_content["payload"]["results"]
+    assert wall["error"]["code"] == "blocked" and page["ok"] and batch.structured_content["next_step"] == "done"
+    crawled = client.call("crawl", {"url": "http://site.test/challenge"}).structured_content
+    assert crawled["payload"]["pages"][0]["error"]["code"] == "blocked" and crawled["next_step"] == "inspect_url"
+    missing = client.call("scrape", {"url": "http://site.test/status/404"}).structured_content["payload"]["error"]
+    assert missing["code"] == "http_status" and missing["detail"]["status"] == 404  # an error page, not a wall
+
+
+def test_format_json_is_whole_blocks_with_links_in_every_page_tool(client: SyncClient) -> None:
+    page = _scrape(client, format="json", max_chars=400)["payload"]
+    assert json.loads(page["content"]) and len(page["content"]) <= 400 and page["next_start_index"] > 0
+    assert {"url": "http://site.test/moon", "text": "Moon's gravity"} in page["links"]  # json always lists them
+    batch = client.call("batch_scrape", {"urls": ["http://site.test/article"], "format": "json"}).structured_content
+    entry = batch["payload"]["results"][0]["page"]
+    assert json.loads(entry["content"])[0]["type"] == "heading" and entry["links"]
+    notes = client.call("scrape", {"url": "http://site.test/notes.txt", "format": "json"}).structured_content
+    assert json.loads(notes["payload"]["content"]) == [{"type": "paragraph", "text": "plain notes\nsecond line"}]
+    crawled = client.call("crawl", {"url": "http://site.test/crawl/", "max_depth": 0, "format": "json"})
+    first = crawled.structured_content["payload"]["pages"][0]["page"]
+    assert json.loads(first["content"])[0] == {"type": "heading", "text": "Start", "level": 1} and first["links"]
+
+
+def test_download_hashes_and_caps_as_the_operator_allows(client: SyncClient) -> None:
+    facts = client.call("download", {"url": "http://site.test/page"}).structured_content["payload"]
+    assert facts["content_hash"] == f"sha256:{facts['sha256']}"
+    above = client.call("download", {"url": "http://site.test/page", "max_size": 10_000_000}).structured_content
+    detail = above["payload"]["error"]["detail"]
+    assert above["payload"]["error"]["code"] == "operator_policy" and detail["setting"] == "fetch_max_bytes"
+    assert detail["env"] == "NETGLEAN_FETCH_MAX_BYTES" and detail["flag"] == "--fetch-max-bytes"
+    inflated = client.call("download", {"url": "http://site.test/deflate", "max_size": 50}).structured_content
+    assert inflated["payload"]["error"]["code"] == "too_large"  # sent in fewer bytes than it decompresses to
+
+
+class Meeting:
+    """Requests that wait for each other: each /meet/<group> waits until ``size`` of its group have arrived (or
+    gives up after a few seconds, answering "alone"), and the most in flight at once is kept."""
+
+    def __init__(self) -> None:
+        self.arrived: dict[str, int] = {}
+        self.events: dict[str, asyncio.Event] = {}
+        self.in_flight = 0
+        self.most: dict[str, int] = {}
+
+    async def handle(self, request: Request) -> Response:
+        group, size = request.path_params["group"], int(request.query_params.get("size", "2"))
+        event = self.events.setdefault(group, asyncio.Event())
+        self.arrived[group] = self.arrived.get(group, 0) + 1
+        self.in_flight += 1
+        self.most[group] = max(self.most.get(group, 0), self.in_flight)
+        try:
+            if self.arrived[group] >= size:
+                event.set()
+            try:
+                await asyncio.wait_for(event.wait(), 3)
+                word = "met"
+            except TimeoutError:
+                word = "alone"
+        finally:
+            self.in_flight -= 1
+        return HTMLResponse(f"<html><body><article><h1>{word}</h1><p>{word} at the meeting point.</p></article></body>")
+
+
+@pytest.fixture(scope="module")
+def meeting() -> Iterator[tuple[Meeting, int]]:
+    meet = Meeting()
+    with serve(app=Starlette(routes=[Route("/meet/{group}", meet.handle)])) as meeting_port:
+        yield meet, meeting_port
+
+
+def _client_for(port: int, registry: Registry, settings: Settings, **policy: Any) -> AbstractContextManager[SyncClient]:
+    fetch_policy = dataclasses.replace(
+        FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset(), **policy
+    )
+    hosts = {host: [PUBLIC] for host in ("a.test", "b.test", "c.test", "robots-block.test", "site.test")}
+    runner = build_runner(
+        registry, settings, fetcher=Fetcher(fetch_policy, resolver=FakeDNS(hosts), dial=LoopbackBackend(port))
+    )
+    return open_client(InMemoryTransport(build_server(runner)), runner)
+
+
+def test_batch_concurrency_is_the_width_of_the_batch(
+    meeting: tuple[Meeting, int], registry: Registry, settings: Settings
+) -> None:
+    meet, meeting_port = meeting
+    with _client_for(meeting_port, registry, settings) as session:
+        met = session.call("batch_scrape", {"urls": [f"http://a.test/meet/wide?n={n}" for n in range(2)]})
+        assert all("met at" in r["page"]["content"] for r in met.structured_content["payload"]["results"])
+        one = session.call(
+            "batch_scrape", {"urls": [f"http://a.test/meet/narrow?n={n}" for n in range(2)], "concurrency": 1}
+        )
+        contents = [r["page"]["content"] for r in one.structured_content["payload"]["results"]]
+        assert "alone at" in contents[0] and meet.most["narrow"] == 1  # one at a time: the first waited alone
+        seeds = {"urls": ["http://a.test/meet/seeds", "http://b.test/meet/seeds"], "max_depth": 0}
+        crawls = session.call("batch_crawl", seeds).structured_content["payload"]["crawls"]
+        assert all("met at" in crawl["pages"][0]["page"]["content"] for crawl in crawls)  # the seeds ran together
+        single = {"urls": ["http://a.test/meet/single", "http://c.test/meet/single"], "max_depth": 0, "concurrency": 1}
+        crawls = session.call("batch_crawl", single).structured_content["payload"]["crawls"]
+        assert "alone at" in crawls[0]["pages"][0]["page"]["content"] and meet.most["single"] == 1
+
+
+def test_respect_robots_txt_tightens_an_operator_who_ignores_it(
+    port: int, registry: Registry, settings: Settings
+) -> None:
+    with _client_for(port, registry, settings, obey_robots=False) as session:
+        url = "http://robots-block.test/private"
+        assert session.call("scrape", {"url": url}).structured_content["ok"]  # the operator ignores robots.txt
+        for tool, arguments in (
+            ("scrape", {"url": url}),
+            ("download", {"url": url}),
+            ("batch_scrape", {"urls": [url]}),
+            ("crawl", {"url": url}),
+            ("map", {"url": url}),
+        ):
+            envelope = session.call(tool, {**arguments, "respect_robots_txt": True}).structured_content
+            text = json.dumps(envelope["payload"])
+            assert "robots_disallowed" in text, tool  # the call asked for more care than the operator: it gets it
+        assert session.call("scrape", {"url": url, "respect_robots_txt": False}).structured_content["ok"]
+
+
+def test_a_crawl_the_deadline_cuts_short_returns_its_pages_and_says_so(
+    meeting: tuple[Meeting, int], registry: Registry
+) -> None:
+    _, meeting_port = meeting
+    short = Settings.load({"call_timeout": 2.5}, environ=TEST_ENVIRONMENT)
+    with _client_for(meeting_port, registry, short) as session:
+        # /meet/late?size=9 waits 3 s for company that never comes: past the crawl's time to answer in
+        crawled = session.call("crawl", {"url": "http://a.test/meet/late?size=9", "max_pages": 100_000})
+        envelope = crawled.structured_content
+        assert crawled.is_error is False and envelope["ok"], envelope
+        payload = envelope["payload"]
+        assert payload["stopped"] == "deadline" and payload["truncated"] is True and payload["read"] == 0
+        assert payload["unvisited"] == 1 and "deadline" in envelope["guidance"]

@@ -419,13 +419,17 @@ class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
         (("urls",),),
     )
 
+    concurrency: Annotated[int | None, Field(ge=1, le=1000)] = None
+    """
+    The most seeds crawled at once (each crawl reads one page at a time). Left out, the operator's global_concurrency; more than it is refused (operator_policy).
+    """
     exclude_patterns: Annotated[list[ExcludePattern] | None, Field(max_length=20)] = None
     """
     Glob patterns of URLs never to follow.
     """
     format: Literal["markdown", "text", "html", "json"] = "markdown"
     """
-    As in scrape.
+    As in scrape (json gives each page's typed blocks, with its links).
     """
     include_patterns: Annotated[list[IncludePattern] | None, Field(max_length=20)] = None
     """
@@ -437,15 +441,19 @@ class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
     """
     max_chars: Annotated[int, Field(ge=100, le=20000)] = 3000
     """
-    The most characters per page (a crawl returns at most 400,000 in all; pages share that).
+    The most characters per page. A crawl returns at most 400,000 in all: each page gets at most its share of that for max_pages (never under 1,000 while max_chars allows), and reading stops (stopped "content_limit") once the pages hold it.
     """
-    max_depth: Annotated[int, Field(ge=0, le=5)] = 2
+    max_depth: Annotated[int, Field(ge=0, le=100)] = 2
     """
     How many links away from the start page to go (0 reads only the start page).
     """
-    max_pages: Annotated[int, Field(ge=1, le=200)] = 25
+    max_pages: Annotated[int, Field(ge=1, le=100000)] = 25
     """
-    The most pages to read (per seed).
+    The most pages to read (per seed). A crawl runs within one call: one that cannot finish before the call's deadline returns the pages it read, with stopped "deadline".
+    """
+    respect_robots_txt: StrictBool | None = None
+    """
+    true obeys robots.txt for this call even where the operator lets fetches ignore it; false is refused (operator_policy) where the operator obeys robots.txt, as it does by default. Left out, the operator's setting holds.
     """
     stay_on_domain: StrictBool = True
     """
@@ -491,13 +499,17 @@ class BatchScrapeInput(_JsonSchemaRuntimeValidationBase):
         (("urls",),),
     )
 
+    concurrency: Annotated[int | None, Field(ge=1, le=1000)] = None
+    """
+    The most pages read at once. Left out, the operator's global_concurrency; more than it is refused (operator_policy), and the per-host limits hold whatever it says.
+    """
     format: Literal["markdown", "text", "html", "json"] = "markdown"
     """
     As in scrape.
     """
     include_links: StrictBool = False
     """
-    Also list each page's links.
+    Also list each page's links (json always does).
     """
     main_content: StrictBool = True
     """
@@ -506,6 +518,10 @@ class BatchScrapeInput(_JsonSchemaRuntimeValidationBase):
     max_chars: Annotated[int, Field(ge=100, le=50000)] = 5000
     """
     The most characters of content returned for each page.
+    """
+    respect_robots_txt: StrictBool | None = None
+    """
+    true obeys robots.txt for this call even where the operator lets fetches ignore it; false is refused (operator_policy) where the operator obeys robots.txt, as it does by default. Left out, the operator's setting holds.
     """
     urls: Annotated[list[Url], Field(max_length=100, min_length=1)]
     """
@@ -726,7 +742,7 @@ class CrawlInput(BaseModel):
     """
     format: Literal["markdown", "text", "html", "json"] = "markdown"
     """
-    As in scrape.
+    As in scrape (json gives each page's typed blocks, with its links).
     """
     include_patterns: Annotated[list[IncludePattern] | None, Field(max_length=20)] = None
     """
@@ -738,15 +754,19 @@ class CrawlInput(BaseModel):
     """
     max_chars: Annotated[int, Field(ge=100, le=20000)] = 3000
     """
-    The most characters per page (a crawl returns at most 400,000 in all; pages share that).
+    The most characters per page. A crawl returns at most 400,000 in all: each page gets at most its share of that for max_pages (never under 1,000 while max_chars allows), and reading stops (stopped "content_limit") once the pages hold it.
     """
-    max_depth: Annotated[int, Field(ge=0, le=5)] = 2
+    max_depth: Annotated[int, Field(ge=0, le=100)] = 2
     """
     How many links away from the start page to go (0 reads only the start page).
     """
-    max_pages: Annotated[int, Field(ge=1, le=200)] = 25
+    max_pages: Annotated[int, Field(ge=1, le=100000)] = 25
     """
-    The most pages to read (per seed).
+    The most pages to read (per seed). A crawl runs within one call: one that cannot finish before the call's deadline returns the pages it read, with stopped "deadline".
+    """
+    respect_robots_txt: StrictBool | None = None
+    """
+    true obeys robots.txt for this call even where the operator lets fetches ignore it; false is refused (operator_policy) where the operator obeys robots.txt, as it does by default. Left out, the operator's setting holds.
     """
     stay_on_domain: StrictBool = True
     """
@@ -772,7 +792,7 @@ class CrawlVisit(BaseModel):
     """
     error: ItemError | None = None
     """
-    Why the page could not be read (when not ok).
+    Why the page could not be read (when not ok; blocked for a bot wall).
     """
     ok: StrictBool
     page: ScrapedPage | None = None
@@ -805,7 +825,11 @@ class DownloadInput(BaseModel):
     )
     max_size: Annotated[int | None, Field(ge=1, le=104857600)] = None
     """
-    Refuse documents larger than this many bytes (the server's own cap applies when lower).
+    Refuse documents larger than this many bytes (too_large), as sent or once decompressed. At most the operator's fetch_max_bytes: more is refused (operator_policy). Left out, the operator's caps hold.
+    """
+    respect_robots_txt: StrictBool | None = None
+    """
+    true obeys robots.txt for this call even where the operator lets fetches ignore it; false is refused (operator_policy) where the operator obeys robots.txt, as it does by default. Left out, the operator's setting holds.
     """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
@@ -817,6 +841,10 @@ class DownloadOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    content_hash: Annotated[StrictStr, Field(pattern="^sha256:[0-9a-f]{64}$")]
+    """
+    The content's hash, named by its algorithm: sha256: and the hex SHA-256.
+    """
     filename: StrictStr
     """
     The filename from Content-Disposition, else the last part of the URL path.
@@ -830,13 +858,16 @@ class DownloadOutput(BaseModel):
     The media type declared by the server (sniffed when it declared none).
     """
     page: PageMetadata | None = None
+    """
+    What an HTML page says about itself (only for HTML).
+    """
     redirects: list[StrictStr]
     """
     The URLs that redirected, in order.
     """
     sha256: Annotated[StrictStr, Field(pattern="^[0-9a-f]{64}$")]
     """
-    SHA-256 of the content.
+    The hex SHA-256 of the content (content_hash without its prefix).
     """
     size: Annotated[int, Field(ge=0)]
     """
@@ -1298,6 +1329,10 @@ class ItemError(BaseModel):
     """
     The error code (bad_url, blocked_address, http_status, ...).
     """
+    detail: dict[str, Any] | None = None
+    """
+    What the call's own error would carry in detail, when it carries anything (for blocked, signals: the bot-wall signs seen; for http_status, status).
+    """
     message: StrictStr
     """
     What went wrong, in a sentence (it may quote a URL a target chose).
@@ -1347,6 +1382,10 @@ class MapInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    format: Literal["markdown", "json"] = "markdown"
+    """
+    markdown: the URLs as a readable markdown list, one "- URL" line each, in content; json: the same URLs as a JSON array of strings, in urls. The counts, sitemaps and sources come with either.
+    """
     include_sitemaps: StrictBool = True
     """
     Read the site's sitemaps as well as the page's links.
@@ -1354,6 +1393,10 @@ class MapInput(BaseModel):
     limit: Annotated[int, Field(ge=1, le=5000)] = 200
     """
     The most URLs to return.
+    """
+    respect_robots_txt: StrictBool | None = None
+    """
+    true obeys robots.txt for this call even where the operator lets fetches ignore it; false is refused (operator_policy) where the operator obeys robots.txt, as it does by default. Left out, the operator's setting holds.
     """
     same_domain: StrictBool = True
     """
@@ -1373,7 +1416,15 @@ class MapOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    content: StrictStr | None = None
+    """
+    markdown: the URLs found as a markdown list (one "- URL" line each), page links first, then sitemap entries, each once.
+    """
     count: Annotated[int, Field(ge=0)]
+    format: Literal["markdown", "json"]
+    """
+    The format asked for.
+    """
     sitemaps: list[StrictStr]
     """
     The sitemaps that were read.
@@ -1384,9 +1435,9 @@ class MapOutput(BaseModel):
     More URLs were found than limit allowed.
     """
     url: StrictStr
-    urls: list[StrictStr]
+    urls: list[StrictStr] | None = None
     """
-    The URLs found, page links first, then sitemap entries, each once.
+    json: the URLs found, page links first, then sitemap entries, each once.
     """
 
 
@@ -1519,11 +1570,11 @@ class ScrapeInput(BaseModel):
     )
     format: Literal["markdown", "text", "html", "json"] = "markdown"
     """
-    markdown keeps headings, lists, links and tables; text is plain; html is cleaned; json gives typed blocks.
+    markdown keeps headings, lists, links and tables; text is plain; html is cleaned; json is the structured result: content is a JSON array of typed blocks (type heading, paragraph, list, quote, code, table, image or rule, with text, level, items or rows), and links are listed whatever include_links says. A json slice holds whole blocks (a block longer than max_chars comes in parts numbered by "part"), so every slice parses on its own.
     """
     include_links: StrictBool = False
     """
-    Also list the links found in the content (absolute URLs with their text).
+    Also list the links found in the content (absolute URLs with their text); json always does.
     """
     main_content: StrictBool = True
     """
@@ -1533,13 +1584,21 @@ class ScrapeInput(BaseModel):
     """
     The most characters of content to return in this call.
     """
+    respect_robots_txt: StrictBool | None = None
+    """
+    true obeys robots.txt for this call even where the operator lets fetches ignore it; false is refused (operator_policy) where the operator obeys robots.txt, as it does by default. Left out, the operator's setting holds.
+    """
     start_index: Annotated[int, Field(ge=0)] = 0
     """
-    Where this slice starts, in characters of the formatted content (from next_start_index).
+    Where this slice starts, in characters of the formatted content (from next_start_index; for json, a slice starts at the block this falls in).
     """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
     The http(s) URL of the page.
+    """
+    use_browser: StrictBool = False
+    """
+    Render the page in a browser first. This build reads pages over plain HTTP only, so true is a not_available result.
     """
 
 
@@ -1610,7 +1669,7 @@ class ScrapedPage(BaseModel):
     )
     content: StrictStr
     """
-    This slice of the content: at most max_chars characters.
+    This slice of the content: at most max_chars characters. For json, a JSON array of this slice's typed blocks (whole blocks; one longer than max_chars comes in parts numbered by "part"): the structured result, with title, metadata and links beside it.
     """
     cost: Cost
     """
@@ -1622,12 +1681,18 @@ class ScrapedPage(BaseModel):
     """
     format: Literal["markdown", "text", "html", "json"]
     links: list[Link] | None = None
+    """
+    The content's links, each once (when include_links, and always for json).
+    """
     metadata: PageMetadata
     next_start_index: Annotated[int | None, Field(ge=1)] = None
     """
     Present when more content follows this slice.
     """
     start_index: Annotated[int, Field(ge=0)]
+    """
+    Where this slice starts, in characters of the whole formatted content.
+    """
     status: int
     title: StrictStr | None = None
     """
@@ -1635,7 +1700,7 @@ class ScrapedPage(BaseModel):
     """
     total_chars: Annotated[int, Field(ge=0)]
     """
-    Length of the whole formatted content.
+    Length of the whole formatted content (for json, the whole array of blocks).
     """
     url: StrictStr
     """
@@ -1697,9 +1762,17 @@ class SiteCrawl(BaseModel):
     """
     Pages read (duplicates and failures not counted).
     """
+    stopped: Literal["max_pages", "deadline", "content_limit"] | None = None
+    """
+    Why links were left unvisited, when they were: max_pages was reached; the call's deadline came first (the pages read are returned rather than the call timing out); or the pages hold the 400,000 characters a crawl returns.
+    """
     truncated: StrictBool
     """
-    Links were left unvisited because max_pages was reached.
+    Links were left unvisited (stopped says why).
+    """
+    unvisited: Annotated[int | None, Field(ge=0)] = None
+    """
+    Links found and wanted but left unvisited.
     """
     url: StrictStr
     """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
-from netglean.core.errors import ToolError
+from netglean.core.errors import Blocked, ToolError
 from netglean.generated.models import (
     BatchEntry,
     BatchScrapeInput,
@@ -18,6 +18,8 @@ from netglean.generated.models import (
     ScrapedPage,
     ScrapeInput,
 )
+from netglean.net.strategy import require_plain_http
+from netglean.sites.asked import concurrency, robots_fetcher, size_cap
 from netglean.sites.batch import read_pages
 from netglean.sites.documents import document_facts
 from netglean.sites.pages import PageRead, Reading, read_page
@@ -44,14 +46,21 @@ def scraped(read: PageRead, include_links: bool) -> ScrapedPage:
 
 def item_error(error: ToolError) -> ItemError:
     """A part's failure, as a batch or a crawl reports it beside the parts that succeeded."""
-    return ItemError(code=error.code, message=error.message, retryable=error.retryable)
+    return ItemError(code=error.code, message=error.message, retryable=error.retryable, detail=error.detail or None)
+
+
+def with_links(fmt: str, include_links: bool) -> bool:
+    """Whether a page's links come with it: when asked, and always for json (the structured result has them)."""
+    return include_links or fmt == "json"
 
 
 async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
-    start = args.start_index
-    how = Reading(args.format, args.main_content, args.max_chars, args.include_links)
-    read = await read_page(ctx.fetcher, ctx.readers, args.url, start, how)
-    payload, total = scraped(read, args.include_links), read.total_chars
+    require_plain_http(use_browser=args.use_browser)
+    fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
+    start, links = args.start_index, with_links(args.format, args.include_links)
+    how = Reading(args.format, args.main_content, args.max_chars, links)
+    read = await read_page(fetcher, ctx.readers, args.url, start, how)
+    payload, total = scraped(read, links), read.total_chars
     if read.next_start is not None:
         guidance = say(
             "{more} more characters: call scrape again with start_index={next}.",
@@ -70,35 +79,52 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
 
 async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
     urls = args.urls
-    how = Reading(args.format, args.main_content, args.max_chars, args.include_links)
-    reads = await read_pages(ctx.fetcher, ctx.readers, urls, how, stop_by=ctx.work_until())
+    width = concurrency(args.concurrency, ctx.fetcher, most=len(urls))
+    fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
+    links = with_links(args.format, args.include_links)
+    how = Reading(args.format, args.main_content, args.max_chars, links)
+    reads = await read_pages(fetcher, ctx.readers, urls, how, stop_by=ctx.work_until(), width=width)
     results = [
         BatchEntry(url=url, ok=False, error=item_error(read))
         if isinstance(read, ToolError)
-        else BatchEntry(url=url, ok=True, page=scraped(read, args.include_links))
+        else BatchEntry(url=url, ok=True, page=scraped(read, links))
         for url, read in zip(urls, reads, strict=True)
     ]
     failed = sum(1 for read in reads if isinstance(read, ToolError))
+    walls = sum(1 for read in reads if isinstance(read, Blocked))
     longer = sum(1 for read in reads if isinstance(read, PageRead) and read.next_start is not None)
-    guidance = say("{read} of {total} pages read.", read=len(urls) - failed, total=len(urls))
+    done, total = len(urls) - failed, len(urls)
+    next_step = "scrape" if longer else DONE
     if longer:
         guidance = say(
             "{read} of {total} pages read. {long} were longer than max_chars: scrape them one by one with start_index"
             " to read on.",
-            read=len(urls) - failed,
-            total=len(urls),
+            read=done,
+            total=total,
             long=longer,
         )
+    elif walls:
+        guidance = say(
+            "{read} of {total} pages read; {walls} answered with a bot wall or challenge page (blocked), not the page:"
+            " inspect_url says more about one.",
+            read=done,
+            total=total,
+            walls=walls,
+        )
+        next_step = "inspect_url" if not done else DONE
+    else:
+        guidance = say("{read} of {total} pages read.", read=done, total=total)
     return Outcome(
-        BatchScrapeOutput(results=results, succeeded=len(urls) - failed, failed=failed),
-        next_step="scrape" if longer else DONE,
+        BatchScrapeOutput(results=results, succeeded=done, failed=failed),
+        next_step=next_step,
         guidance=guidance,
         source=", ".join(urls[:3]) + (" …" if len(urls) > 3 else ""),
     )
 
 
 async def download(args: DownloadInput, ctx: Context) -> Outcome:
-    facts = await document_facts(ctx.fetcher, ctx.readers, args.url, args.max_size)
+    fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
+    facts = await document_facts(fetcher, ctx.readers, args.url, size_cap(args.max_size, ctx.fetcher))
     payload = DownloadOutput(
         url=args.url,
         final_url=facts.final_url,
@@ -106,6 +132,7 @@ async def download(args: DownloadInput, ctx: Context) -> Outcome:
         redirects=facts.redirects,
         mime_type=facts.media_type,
         size=facts.size,
+        content_hash=f"sha256:{facts.sha256}",
         sha256=facts.sha256,
         filename=facts.filename,
         page=PageMetadata.model_validate(facts.page) if facts.page else None,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import anyio
+
 from netglean.calls.context import Context
-from netglean.core.envelope import DONE, Outcome, say
+from netglean.core.envelope import DONE, Guidance, Outcome, say
 from netglean.core.errors import ToolError
 from netglean.generated.models import (
     BatchCrawlInput,
@@ -15,20 +17,24 @@ from netglean.generated.models import (
     SiteCrawl,
     Sources,
 )
-from netglean.handlers.pages import item_error, scraped
+from netglean.handlers.pages import item_error, scraped, with_links
 from netglean.net.urls import parse_url
+from netglean.sites.asked import concurrency, robots_fetcher
 from netglean.sites.crawl import Crawl, CrawlPlan, Visit, crawl, globs
 from netglean.sites.discovery import discover
 from netglean.sites.pages import Reading
 
 CRAWL_CHARS = 400_000
 """The most content characters one crawl returns in all; each page gets its share."""
+PAGE_SHARE_FLOOR = 1_000
+"""The least share of CRAWL_CHARS a page gets however large max_pages is (max_chars permitting): a crawl that
+asks for 100,000 pages reads pages, not four characters of each, and stops once the pages hold CRAWL_CHARS."""
 
 
 async def map_site(args: MapInput, ctx: Context) -> Outcome:
     limit = args.limit
     found = await discover(
-        ctx.fetcher,
+        robots_fetcher(ctx.fetcher, args.respect_robots_txt),
         ctx.readers,
         args.url,
         limit=limit,
@@ -36,9 +42,12 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
         search=args.search or "",
         same_domain=args.same_domain,
     )
+    listed = args.format == "markdown"
     payload = MapOutput(
         url=args.url,
-        urls=found.urls,
+        format=args.format,
+        content="\n".join(f"- {url}" for url in found.urls) if listed else None,
+        urls=None if listed else found.urls,
         count=len(found.urls),
         truncated=found.found > limit,
         sitemaps=found.sitemaps,
@@ -54,6 +63,7 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
 
 
 def _plan(args: CrawlInput | BatchCrawlInput) -> CrawlPlan:
+    share = min(args.max_chars, max(CRAWL_CHARS // args.max_pages, PAGE_SHARE_FLOOR))
     return CrawlPlan(
         max_depth=args.max_depth,
         max_pages=args.max_pages,
@@ -61,14 +71,15 @@ def _plan(args: CrawlInput | BatchCrawlInput) -> CrawlPlan:
         include=globs(args.include_patterns or []),
         exclude=globs(args.exclude_patterns or []),
         reading=Reading(
-            args.format, args.main_content, min(args.max_chars, CRAWL_CHARS // args.max_pages), False, frontier=True
+            args.format, args.main_content, share, with_links(args.format, include_links=False), frontier=True
         ),
+        max_content=CRAWL_CHARS,
     )
 
 
-def _visit(visit: Visit) -> CrawlVisit:
+def _visit(visit: Visit, links: bool) -> CrawlVisit:
     """One URL visited: the page read, else the page read already that it duplicates, else why it failed."""
-    page = scraped(visit.page, include_links=False) if visit.page is not None else None
+    page = scraped(visit.page, include_links=links) if visit.page is not None else None
     duplicate_of = visit.duplicate_of if page is None else None
     failed = visit.error if page is None and duplicate_of is None else None
     return CrawlVisit(
@@ -81,54 +92,116 @@ def _visit(visit: Visit) -> CrawlVisit:
     )
 
 
-def _report(result: Crawl) -> SiteCrawl:
+def _report(result: Crawl, links: bool) -> SiteCrawl:
     return SiteCrawl(
         url=result.url,
-        pages=[_visit(visit) for visit in result.visits],
+        pages=[_visit(visit, links) for visit in result.visits],
         read=result.read,
         failed=result.failed,
         truncated=result.truncated,
+        stopped=result.stopped,  # type: ignore[arg-type]  # one of the schema's words, typed str by the engine
+        unvisited=result.unvisited or None,
     )
 
 
-async def _crawled(ctx: Context, seed: str, plan: CrawlPlan) -> Crawl:
-    async def report(visited: int, most: int) -> None:
-        await ctx.report(visited, most, f"read {visited} of at most {most} pages")
-
-    return await crawl(ctx.fetcher, ctx.readers, seed, plan, stop_by=ctx.work_until(), report=report)
+def _walls(result: Crawl) -> int:
+    return sum(1 for visit in result.visits if visit.error is not None and visit.error.code == "blocked")
 
 
 async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
     parse_url(args.url)  # a start URL that can never be fetched is the call's error, not a failed page
-    result = await _crawled(ctx, args.url, _plan(args))
-    if result.truncated:
+    fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
+
+    async def report(visited: int, most: int) -> None:
+        await ctx.report(visited, most, f"read {visited} of at most {most} pages")
+
+    plan = _plan(args)
+    result = await crawl(fetcher, ctx.readers, args.url, plan, stop_by=ctx.work_until(), report=report)
+    next_step = DONE
+    if result.stopped == "deadline":
         guidance = say(
-            "Read {count} page(s); more links were left unvisited (max_pages, or the call's deadline, was reached:"
-            " raise max_pages or narrow include_patterns).",
+            "Read {count} page(s) before the call's deadline; {left} link(s) were left unvisited (payload.stopped is"
+            " deadline): crawl again from one of the pages not yet read, or narrow include_patterns.",
             count=result.read,
+            left=result.unvisited,
         )
+    elif result.stopped == "content_limit":
+        guidance = say(
+            "Read {count} page(s), which hold the {most} characters a crawl returns; {left} link(s) were left"
+            " unvisited: lower max_chars or narrow include_patterns to read further.",
+            count=result.read,
+            most=CRAWL_CHARS,
+            left=result.unvisited,
+        )
+    elif result.stopped == "max_pages":
+        guidance = say(
+            "Read {count} page(s); {left} more link(s) were left unvisited at max_pages: raise max_pages or narrow"
+            " include_patterns.",
+            count=result.read,
+            left=result.unvisited,
+        )
+    elif not result.read and _walls(result):
+        guidance = say("The start page answered with a bot wall or challenge page (blocked): inspect_url says more.")
+        next_step = "inspect_url"
     else:
         guidance = say("Read {count} page(s).", count=result.read)
-    return Outcome(_report(result), next_step=DONE, guidance=guidance, source=args.url)
+    return Outcome(_report(result, plan.reading.include_links), next_step=next_step, guidance=guidance, source=args.url)
 
 
 async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
-    plan = _plan(args)
     seeds = args.urls
-    crawls: list[SiteCrawl] = []
-    total = 0
-    for seed in seeds:  # one seed after another: politeness is per host, and the output stays in seed order
+    width = concurrency(args.concurrency, ctx.fetcher, most=len(seeds))
+    fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
+    plan, stop_by = _plan(args), ctx.work_until()
+    crawls: list[SiteCrawl | None] = [None] * len(seeds)
+    results: list[Crawl] = []
+    visited = [0] * len(seeds)
+    room = anyio.CapacityLimiter(width)
+
+    async def one(index: int, seed: str) -> None:
+        async def report(count: int, most: int) -> None:
+            visited[index] = count
+            await ctx.report(sum(visited), most * len(seeds), f"read {sum(visited)} pages from {len(seeds)} seeds")
+
         try:
             parse_url(seed)  # a malformed seed is that seed's error, before any request
-            result = await _crawled(ctx, seed, plan)
+            async with room:
+                result = await crawl(fetcher, ctx.readers, seed, plan, stop_by=stop_by, report=report)
         except ToolError as error:
-            crawls.append(SiteCrawl(url=seed, pages=[], read=0, failed=1, truncated=False, error=item_error(error)))
-            continue
-        crawls.append(_report(result))
-        total += result.read
+            crawls[index] = SiteCrawl(url=seed, pages=[], read=0, failed=1, truncated=False, error=item_error(error))
+            return
+        crawls[index] = _report(result, plan.reading.include_links)
+        results.append(result)
+
+    async with anyio.create_task_group() as tasks:  # output in seed order; politeness per host is the fetcher's
+        for index, seed in enumerate(seeds):
+            tasks.start_soon(one, index, seed)
     return Outcome(
-        BatchCrawlOutput(crawls=crawls),
+        BatchCrawlOutput(crawls=[c for c in crawls if c is not None]),
         next_step=DONE,
-        guidance=say("Read {count} page(s) from {seeds} seed(s).", count=total, seeds=len(seeds)),
+        guidance=_batch_guidance(results, len(seeds)),
         source=", ".join(seeds[:3]),
     )
+
+
+def _batch_guidance(results: list[Crawl], seeds: int) -> Guidance:
+    total = sum(result.read for result in results)
+    late = sum(1 for result in results if result.stopped == "deadline")
+    walls = sum(_walls(result) for result in results)
+    if late:
+        return say(
+            "Read {count} page(s) from {seeds} seed(s); the call's deadline stopped {late} crawl(s) early (their"
+            " stopped is deadline): crawl those again, or with fewer seeds at once.",
+            count=total,
+            seeds=seeds,
+            late=late,
+        )
+    if walls:
+        return say(
+            "Read {count} page(s) from {seeds} seed(s); {walls} page(s) answered with a bot wall or challenge page"
+            " (blocked): inspect_url says more about one.",
+            count=total,
+            seeds=seeds,
+            walls=walls,
+        )
+    return say("Read {count} page(s) from {seeds} seed(s).", count=total, seeds=seeds)

@@ -17,7 +17,7 @@ import copy
 import socket
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import anyio
@@ -119,6 +119,15 @@ class Fetcher:
         """This fetcher, its requests counted against ``budget``: pins, robots.txt, limits and memory shared."""
         view = copy.copy(self)
         view.budget = budget
+        return view
+
+    def obeying_robots(self) -> Fetcher:
+        """This fetcher obeying robots.txt even where the operator lets fetches ignore it: a call may tighten the
+        policy, never loosen it (pins, robots.txt cache, limits, memory and budget shared)."""
+        if self.policy.obey_robots:
+            return self
+        view = copy.copy(self)
+        view.policy = replace(self.policy, obey_robots=True)
         return view
 
     def prepare(self) -> None:

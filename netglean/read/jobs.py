@@ -17,19 +17,61 @@ from netglean.read.document import Document
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall, candidate_items, feeds
-from netglean.read.reading import HtmlReading, read_html
+from netglean.read.reading import HtmlReading, read_html, read_text
+from netglean.read.render import Slice
 from netglean.read.sitemaps import page_links as links
 from netglean.read.sitemaps import read_sitemap
 
-__all__ = ["Diagnosis", "diagnosis", "page_facts", "page_links", "plain_text", "read_page", "sitemap"]
+__all__ = [
+    "Diagnosis",
+    "diagnosis",
+    "page_facts",
+    "page_links",
+    "plain_text",
+    "read_page",
+    "sitemap",
+    "text_page",
+    "wall_signals",
+]
 """The jobs, and what they return: all a reader process will run from this module."""
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 
-def read_page(*, document: Document, fmt: str, main_content: bool, frontier: bool) -> HtmlReading:
-    """An HTML page as the page tools return it: metadata, links, the content in ``fmt``."""
-    return read_html(document.text(), document.url, fmt=fmt, main_content=main_content, frontier=frontier)
+def read_page(
+    *,
+    document: Document,
+    fmt: str,
+    main_content: bool,
+    frontier: bool,
+    start: int = 0,
+    limit: int | None = None,
+    status: int = 200,
+    headers: Mapping[str, str] | None = None,
+) -> HtmlReading:
+    """An HTML page as the page tools return it: metadata, links, the content in ``fmt`` (``limit`` characters of
+    it from ``start``), and whether the answer (``status``, ``headers``) is a bot wall."""
+    return read_html(
+        document.text(),
+        document.url,
+        fmt=fmt,
+        main_content=main_content,
+        frontier=frontier,
+        start=start,
+        limit=limit,
+        status=status,
+        headers=headers,
+    )
+
+
+def text_page(*, document: Document, fmt: str, start: int = 0, limit: int | None = None) -> Slice:
+    """A text body as the page tools return it, decoded, sanitised and sliced."""
+    return read_text(sanitize(document.text()), fmt=fmt, start=start, limit=limit)
+
+
+def wall_signals(*, document: Document, status: int, headers: Mapping[str, str]) -> list[str]:
+    """The bot-wall signals of an answer (an error page's: scrape reads no content from it)."""
+    return bot_wall(status, headers, document.text() if document.media_type in HTML_TYPES else "")
 
 
 def plain_text(*, document: Document) -> str:

@@ -1,4 +1,5 @@
-"""A page's HTML to what the page tools return, from one parse: metadata, links, the content rendered.
+"""A page's HTML to what the page tools return, from one parse: metadata, links, the content rendered and sliced,
+and whether the page is a bot wall rather than content.
 
 This is the CPU-bound half of reading a page, kept free of I/O so it can run off the event
 loop, and so the benchmark's in-process floor times exactly what the server does per page.
@@ -6,30 +7,106 @@ loop, and so the benchmark's in-process floor times exactly what the server does
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from netglean.read.extract import extract
+from netglean.read.extract import Block, Extraction, extract
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
-from netglean.read.render import render
+from netglean.read.page_signals import bot_wall
+from netglean.read.render import Slice, formatted, text_slice
 from netglean.read.sitemaps import page_links
+
+WALL_STATUSES = frozenset({401, 403, 429, 503})
+"""The statuses bot walls and WAF challenges answer with: with any sign of one, the answer is the wall."""
+WALL_TEXT = 1_500
+"""Characters of readable text (the whole page's, navigation included) under which a page that answered 2xx and
+carries signs of a wall is the wall. Challenge and block pages are small (Cloudflare's block page is ~900
+characters); a page that embeds a captcha in its comment form, or names DataDome or a turnstile, carries its own
+text, and stays content."""
+_CONCLUSIVE = frozenset({"cloudflare-challenge-header"})
+"""Signs that are walls whatever the page says: the vendor's own header marking the answer a challenge."""
+_PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
 @dataclass(frozen=True, slots=True)
 class HtmlReading:
     metadata: dict[str, Any]
     content: str
+    """This slice of the formatted content (all of it unless a limit was given)."""
     title: str | None
     links: list[dict[str, str]]
     """The links of the content (what ``include_links`` returns)."""
     frontier: list[str]
     """Every link of the page, navigation included (what a crawl may follow); empty unless asked for."""
+    start_index: int = 0
+    total_chars: int = 0
+    next_start: int | None = None
+    wall: tuple[str, ...] = ()
+    """The bot-wall signals, when they say the page is a wall rather than content (else empty)."""
 
 
-def read_html(html: str, url: str, *, fmt: str, main_content: bool, frontier: bool = False) -> HtmlReading:
+def read_html(
+    html: str,
+    url: str,
+    *,
+    fmt: str,
+    main_content: bool,
+    frontier: bool = False,
+    start: int = 0,
+    limit: int | None = None,
+    status: int = 200,
+    headers: Mapping[str, str] | None = None,
+) -> HtmlReading:
     tree = parse_html(html)
     every_link = page_links(tree, url) if frontier else []
     metadata = page_metadata(tree, url)  # before extraction, which prunes the tree
+    signals = bot_wall(status, headers or {}, html)
     extraction = extract(tree, url, main_content=main_content)
-    return HtmlReading(metadata, render(extraction, fmt), extraction.title, extraction.links, every_link)
+    text = formatted(extraction, fmt, start, limit)
+    wall: tuple[str, ...] = ()
+    if signals:
+        whole = extraction if not main_content else extract(parse_html(html), url, main_content=False)
+        wall = tuple(signals) if is_wall(signals, status, _text_chars(whole.blocks)) else ()
+    return HtmlReading(
+        metadata,
+        text.content,
+        extraction.title,
+        extraction.links,
+        every_link,
+        text.start_index,
+        text.total_chars,
+        text.next_start,
+        wall,
+    )
+
+
+def is_wall(signals: Sequence[str], status: int, text_chars: int) -> bool:
+    """Whether an answer with these bot-wall ``signals`` is the wall, not the page: on a wall's status, or with a
+    conclusive sign, it is; on any other answer only when the page holds little text of its own (WALL_TEXT).
+
+    Signs are read from the raw markup, so a page can carry one without being a wall: a reCAPTCHA in its comment
+    form, an article naming a vendor. A wall never carries an article."""
+    if not signals:
+        return False
+    if status in WALL_STATUSES or _CONCLUSIVE.intersection(signals):
+        return True
+    return text_chars < WALL_TEXT
+
+
+def _text_chars(blocks: Sequence[Block]) -> int:
+    return sum(
+        len(block.text) + sum(map(len, block.items)) + sum(len(cell) for row in block.rows for cell in row)
+        for block in blocks
+    )
+
+
+def read_text(text: str, *, fmt: str, start: int = 0, limit: int | None = None) -> Slice:
+    """A text body as the page tools return it: as it is, or for json its paragraphs (split at blank lines) as
+    paragraph blocks."""
+    if fmt != "json":
+        return text_slice(text, start, limit)
+    paragraphs = [Block("paragraph", part.strip()) for part in _PARAGRAPHS.split(text) if part.strip()]
+    return formatted(Extraction(None, paragraphs), fmt, start, limit)

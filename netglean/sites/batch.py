@@ -1,5 +1,5 @@
-"""Reading many pages at once, as batch_scrape does: concurrently (the fetcher's per-host and global limits
-apply), each page's failure its own, and every page not read by the time to answer in marked late."""
+"""Reading many pages at once, as batch_scrape does: at most ``width`` at a time (the fetcher's per-host and global
+limits apply too), each page's failure its own, and every page not read by the time to answer in marked late."""
 
 from __future__ import annotations
 
@@ -22,15 +22,18 @@ LATE = "not read before the call's deadline: the pages already read are returned
 
 
 async def read_pages(
-    fetcher: Fetcher, readers: Readers, urls: Sequence[str], how: Reading, *, stop_by: float
+    fetcher: Fetcher, readers: Readers, urls: Sequence[str], how: Reading, *, stop_by: float, width: int
 ) -> list[PageRead | ToolError]:
-    """Each URL's page, or why it could not be read, in the order given; nothing is started after ``stop_by``."""
+    """Each URL's page, or why it could not be read, in the order given, ``width`` at a time; nothing is started
+    after ``stop_by``."""
     results: list[PageRead | ToolError] = [FetchTimeout(LATE) for _ in urls]
+    room = anyio.CapacityLimiter(width)
 
     async def one(index: int, url: str) -> None:
         try:
             with anyio.CancelScope(deadline=stop_by) as entry:
-                results[index] = await read_page(fetcher, readers, url, 0, how)
+                async with room:
+                    results[index] = await read_page(fetcher, readers, url, 0, how)
             if entry.cancelled_caught:
                 results[index] = FetchTimeout(LATE, detail={"url": url})
         except ToolError as error:

@@ -1,5 +1,6 @@
 """Crawling a site breadth-first from a start URL: depth and page bounds, glob include/exclude, canonical URLs
-read once, each page's failure kept as that page's, and the work stopped in time for the call to answer."""
+read once, each page's failure kept as that page's, and the work stopped in time for the call to answer (with
+what was read, and why it stopped)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ class CrawlPlan:
     include: tuple[re.Pattern[str], ...]
     exclude: tuple[re.Pattern[str], ...]
     reading: Reading
+    max_content: int
+    """Characters of content the whole crawl may return; reading stops once its pages hold that many."""
 
     def wants(self, url: str, home: str) -> bool:
         if self.stay_on_domain and not same_site(url, home):
@@ -62,8 +65,14 @@ class Visit:
 class Crawl:
     url: str
     visits: list[Visit] = field(default_factory=list)
-    truncated: bool = False
-    """Links were left unvisited: max_pages, or the time to answer in, was reached."""
+    unvisited: int = 0
+    """Links found and wanted but left unvisited."""
+    stopped: str | None = None
+    """Why links were left: max_pages, deadline (the time to answer in) or content_limit (max_content)."""
+
+    @property
+    def truncated(self) -> bool:
+        return self.unvisited > 0
 
     @property
     def read(self) -> int:
@@ -84,13 +93,21 @@ async def crawl(
     seen = {queue[0][0]}
     canonical_seen: dict[str, str] = {}
     result = Crawl(seed)
-    while queue and len(result.visits) < plan.max_pages:
+    content = 0
+    while queue:
+        if len(result.visits) >= plan.max_pages:
+            result.stopped = "max_pages"
+            break
+        if content >= plan.max_content:
+            result.stopped = "content_limit"
+            break
         url, depth = queue.popleft()
         try:
             with anyio.CancelScope(deadline=stop_by) as page_scope:
                 read = await read_page(fetcher, readers, url, 0, plan.reading)
             if page_scope.cancelled_caught:  # out of time: what was read is the crawl, and the rest is left
                 queue.appendleft((url, depth))
+                result.stopped = "deadline"
                 break
         except ToolError as error:
             result.visits.append(Visit(url, depth, error=error))
@@ -101,6 +118,7 @@ async def crawl(
             continue
         canonical_seen[canonical] = url
         result.visits.append(Visit(url, depth, page=read))
+        content += len(read.content)
         await report(len(result.visits), plan.max_pages)
         if depth < plan.max_depth:
             for link in read.frontier:
@@ -108,5 +126,5 @@ async def crawl(
                 if target not in seen and plan.wants(target, home):
                     seen.add(target)
                     queue.append((target, depth + 1))
-    result.truncated = bool(queue)
+    result.unvisited = len(queue)
     return result

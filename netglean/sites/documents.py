@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
+from netglean.core.errors import ResponseTooLarge
 from netglean.core.untrusted import sanitize
 from netglean.read import jobs as read_jobs
 from netglean.sites.pages import HTML
@@ -34,7 +35,13 @@ class DocumentFacts:
 
 
 async def document_facts(fetcher: Fetcher, readers: Readers, url: str, max_size: int | None) -> DocumentFacts:
+    """What the document at ``url`` is; one larger than ``max_size`` bytes, as sent or decompressed, is refused."""
     page = await fetcher.fetch(url, accept="*/*", max_bytes=max_size)
+    if max_size is not None and len(page.body) > max_size:
+        raise ResponseTooLarge(
+            f"the document decompresses to {len(page.body)} bytes; max_size is {max_size}",
+            detail={"limit": max_size, "size": len(page.body)},
+        )
     metadata = await readers.run(read_jobs.page_facts, document=page.document) if page.media_type in HTML else {}
     return DocumentFacts(
         final_url=page.url,

@@ -1,16 +1,20 @@
 """Reading one page, as scrape, batch_scrape and the crawls do: fetched under the policy, read in a reader process
-(HTML into metadata, links and content in a format; other text sanitised), and sliced."""
+(HTML into metadata, links and content in a format; other text sanitised) and sliced there; a bot wall or WAF
+challenge answering instead of the page is an error (Blocked), never content."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from netglean.core.errors import UnsupportedContent
+from netglean.core.errors import Blocked, HttpStatus, UnsupportedContent
 from netglean.read import jobs as read_jobs
+from netglean.read.page_signals import bot_wall
+from netglean.read.reading import WALL_STATUSES
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
+    from netglean.net.page import Page
     from netglean.workers.pool import Readers
 
 HTML = read_jobs.HTML_TYPES
@@ -47,12 +51,8 @@ class PageRead:
     """The content's links, each once (when asked for)."""
     frontier: list[str] = field(default_factory=list)
     """Every link of the page, navigation included: where a crawl may go next (when asked for)."""
-
-    @property
-    def next_start(self) -> int | None:
-        """Where the next slice starts, when more content follows this one."""
-        end = self.start_index + len(self.content)
-        return end if end < self.total_chars else None
+    next_start: int | None = None
+    """Where the next slice starts, when more content follows this one."""
 
     @property
     def canonical(self) -> str | None:
@@ -62,11 +62,10 @@ class PageRead:
 
 async def read_page(fetcher: Fetcher, readers: Readers, url: str, start: int, how: Reading) -> PageRead:
     """Fetch one page and read it: ``how.limit`` characters of its content from ``start``, with its metadata."""
-    page = await fetcher.fetch(url)
-    metadata: dict[str, Any] = {}
-    links: list[dict[str, str]] = []
-    frontier: list[str] = []
-    title = None
+    page = await fetcher.fetch(url, error_pages=True)  # a wall often answers 403: its markup says which it is
+    if page.status >= 400:
+        await _refuse(readers, page)
+    headers = dict(page.headers)
     if page.media_type in HTML:
         reading = await readers.run(
             read_jobs.read_page,
@@ -74,32 +73,70 @@ async def read_page(fetcher: Fetcher, readers: Readers, url: str, start: int, ho
             fmt=how.fmt,
             main_content=how.main_content,
             frontier=how.frontier,
+            start=start,
+            limit=how.limit,
+            status=page.status,
+            headers=headers,
         )
-        metadata, frontier, content, title, links = (
-            reading.metadata,
-            reading.frontier,
-            reading.content,
-            reading.title,
-            reading.links,
+        if reading.wall:
+            raise _blocked(page, list(reading.wall))
+        return PageRead(
+            url=url,
+            final_url=page.url,
+            status=page.status,
+            format=how.fmt,
+            content=reading.content,
+            start_index=reading.start_index,
+            total_chars=reading.total_chars,
+            bytes=len(page.body),
+            metadata=reading.metadata,
+            title=reading.title or None,
+            links=list({link["url"]: link for link in reading.links}.values()) if how.include_links else [],
+            frontier=reading.frontier,
+            next_start=reading.next_start,
         )
-    elif page.media_type in TEXT or page.media_type.startswith("text/"):
-        content = await readers.run(read_jobs.plain_text, document=page.document)
-    else:
-        raise UnsupportedContent(
-            f"{page.url} is {page.media_type}, not a page to read; use download to identify it",
-            detail={"media_type": page.media_type, "url": page.url},
+    if page.media_type in TEXT or page.media_type.startswith("text/"):
+        signals = bot_wall(page.status, headers, "")  # a text body has no markup: only a vendor's header says so
+        if signals:
+            raise _blocked(page, signals)
+        text = await readers.run(read_jobs.text_page, document=page.document, fmt=how.fmt, start=start, limit=how.limit)
+        return PageRead(
+            url=url,
+            final_url=page.url,
+            status=page.status,
+            format=how.fmt,
+            content=text.content,
+            start_index=text.start_index,
+            total_chars=text.total_chars,
+            bytes=len(page.body),
+            metadata={},
+            next_start=text.next_start,
         )
-    return PageRead(
-        url=url,
-        final_url=page.url,
-        status=page.status,
-        format=how.fmt,
-        content=content[start : start + how.limit],
-        start_index=start,
-        total_chars=len(content),
-        bytes=len(page.body),
-        metadata=metadata,
-        title=title or None,
-        links=list({link["url"]: link for link in links}.values()) if how.include_links else [],
-        frontier=frontier,
+    raise UnsupportedContent(
+        f"{page.url} is {page.media_type}, not a page to read; use download to identify it",
+        detail={"media_type": page.media_type, "url": page.url},
+    )
+
+
+async def _refuse(readers: Readers, page: Page) -> None:
+    """An error page is never content: a wall's (its status and signs say so) is Blocked, any other HttpStatus."""
+    if page.status in WALL_STATUSES:
+        signals = await readers.run(
+            read_jobs.wall_signals, document=page.document, status=page.status, headers=dict(page.headers)
+        )
+        if signals:
+            raise _blocked(page, signals)
+    if page.lease is not None:
+        page.lease.release()  # now, not when the traceback that holds the page is let go
+    raise HttpStatus(f"{page.url} answered HTTP {page.status}", status=page.status, detail={"url": page.url})
+
+
+def _blocked(page: Page, signals: list[str]) -> Blocked:
+    if page.lease is not None:
+        page.lease.release()
+    return Blocked(
+        f"{page.url} answered with a bot wall or challenge page (HTTP {page.status}), not the page; netglean does "
+        "not get past it",
+        detail={"url": page.url, "status": page.status, "signals": signals},
+        next_step="inspect_url",
     )

@@ -96,7 +96,7 @@ def test_a_table_holding_tables_is_read_as_layout_its_tables_as_blocks_once() ->
         "<tr><td>Severn</td><td>15</td></tr></tbody></table><p>Measured in metres.</p></td></tr></table>"
     )
     blocks = json.loads(render(extract(parse_html(page), "https://example.test/", main_content=False), "json"))
-    assert blocks["blocks"] == [
+    assert blocks == [
         {"type": "paragraph", "text": "[Home page](https://example.test/)"},
         {"type": "heading", "text": "Tide tables", "level": 1},
         {"type": "paragraph", "text": "Heights by harbour."},

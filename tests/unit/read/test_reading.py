@@ -1,11 +1,13 @@
 """A page to what the page tools return (netglean.read.reading): metadata read before extraction prunes the tree,
-the content in each format, the content's links and, when asked, every link of the page."""
+the content in each format and its slices (json's whole blocks), the content's links and, when asked, every link
+of the page, and whether the page is a bot wall rather than content."""
 
 from __future__ import annotations
 
 import json
 
-from netglean.read.reading import read_html
+from netglean.read.page_signals import bot_wall
+from netglean.read.reading import WALL_TEXT, is_wall, read_html, read_text
 
 URL = "https://harbour.test/news/tides"
 PAGE = (
@@ -48,11 +50,56 @@ def test_text_has_no_marks_and_html_is_escaped() -> None:
 
 
 def test_json_is_the_blocks() -> None:
-    content = json.loads(read_html(PAGE, URL, fmt="json", main_content=True).content)
-    assert content["title"] == "Tides"
-    assert [block["type"] for block in content["blocks"]] == ["heading", "paragraph", "list", "table", "paragraph"]
-    assert content["blocks"][0] == {"type": "heading", "text": "Tides", "level": 1}
-    assert content["blocks"][3]["rows"] == [["Harbour", "Range"], ["Fundy", "16 m"]]
+    reading = read_html(PAGE, URL, fmt="json", main_content=True)
+    blocks = json.loads(reading.content)
+    assert reading.title == "Tides" and reading.total_chars == len(reading.content) and reading.next_start is None
+    assert [block["type"] for block in blocks] == ["heading", "paragraph", "list", "table", "paragraph"]
+    assert blocks[0] == {"type": "heading", "text": "Tides", "level": 1}
+    assert blocks[3]["rows"] == [["Harbour", "Range"], ["Fundy", "16 m"]]
+
+
+def _json_slices(html: str, limit: int) -> list[list[dict[str, object]]]:
+    """Every json slice of ``html`` at ``limit`` characters, following next_start from 0."""
+    slices, start = [], 0
+    while True:
+        reading = read_html(html, URL, fmt="json", main_content=False, start=start, limit=limit)
+        assert len(reading.content) <= limit and reading.start_index == start
+        slices.append(json.loads(reading.content))  # each slice parses on its own
+        if reading.next_start is None:
+            return slices
+        assert reading.next_start > start
+        start = reading.next_start
+
+
+def test_json_slices_are_whole_blocks_that_each_parse() -> None:
+    whole = json.loads(read_html(PAGE, URL, fmt="json", main_content=False).content)
+    slices = _json_slices(PAGE, 300)
+    assert len(slices) > 2 and [block for part in slices for block in part] == whole
+
+
+def test_a_block_longer_than_a_slice_comes_in_numbered_parts_that_join_back() -> None:
+    words = " ".join(f"word{n}" for n in range(300))
+    rows = "".join(f"<tr><td>harbour {n}</td><td>{n} m</td></tr>" for n in range(60))
+    items = "".join(f"<li>item {n} {'x' * 40}</li>" for n in range(30))
+    page = f'<p>{words}</p><table>{rows}</table><ul>{items}</ul><p>"quoted" \\ end</p>'
+    blocks = [block for part in _json_slices(page, 200) for block in part]
+    paragraphs = [block for block in blocks if block["type"] == "paragraph" and "part" in block]
+    assert [block["part"] for block in paragraphs] == list(range(1, len(paragraphs) + 1)) and len(paragraphs) > 5
+    assert "".join(str(block["text"]) for block in paragraphs) == words
+    tables = [block for block in blocks if block["type"] == "table"]
+    assert [row for table in tables for row in table["rows"]] == [[f"harbour {n}", f"{n} m"] for n in range(60)]
+    lists = [block for block in blocks if block["type"] == "list"]
+    assert [item for block in lists for item in block["items"]] == [f"item {n} {'x' * 40}" for n in range(30)]
+    assert blocks[-1] == {"type": "paragraph", "text": '"quoted" \\ end'}  # no part: it fitted whole
+
+
+def test_a_json_slice_starts_at_the_block_its_index_falls_in_and_past_the_end_is_empty() -> None:
+    first = read_html(PAGE, URL, fmt="json", main_content=False, limit=160)
+    assert first.next_start is not None
+    inside = read_html(PAGE, URL, fmt="json", main_content=False, start=first.next_start + 3, limit=160)
+    assert inside.start_index == first.next_start
+    past = read_html(PAGE, URL, fmt="json", main_content=False, start=10**6, limit=160)
+    assert (past.content, past.next_start) == ("[]", None)
 
 
 def test_metadata_is_read_from_the_whole_page() -> None:
@@ -85,3 +132,45 @@ def test_sibling_divs_do_not_run_their_words_together() -> None:
     text, so the divs in it ran together and the words at their edges merged ('Read nextThe last ferry')."""
     page = "<article><div>High water</div><div>Low water</div></article>"
     assert read_html(page, URL, fmt="text", main_content=False).content.split() == ["High", "water", "Low", "water"]
+
+
+CHALLENGE = (
+    "<html><head><title>Just a moment...</title></head><body><div id='cf-chl-widget'></div>"
+    "<p>Checking if the site connection is secure. Enable JavaScript and cookies to continue.</p></body></html>"
+)
+ARTICLE = (
+    "<html><head><title>Turnstiles</title><script src='https://www.google.com/recaptcha/api.js'></script></head>"
+    "<body><article><h1>How turnstiles count a crowd</h1>"
+    + "<p>A turnstile lets one person through at a time, and every turn is counted by the gate.</p>" * 20
+    + "<form><div class='g-recaptcha' data-sitekey='k'></div><textarea></textarea></form></article></body></html>"
+)
+
+
+def test_a_challenge_page_is_a_wall_whatever_its_status() -> None:
+    for status in (200, 403, 503):
+        reading = read_html(CHALLENGE, URL, fmt="markdown", main_content=True, status=status)
+        assert "cloudflare-challenge" in reading.wall and "browser-check" in reading.wall, status
+
+
+def test_a_page_with_a_captcha_in_its_comment_form_is_content() -> None:
+    reading = read_html(ARTICLE, URL, fmt="markdown", main_content=True)
+    assert reading.wall == () and "turnstile lets one person through" in reading.content
+    assert bot_wall(200, {}, ARTICLE) == ["captcha"]  # the signs are there: the rule weighs them
+
+
+def test_the_wall_rule_weighs_the_status_the_header_and_the_text() -> None:
+    assert is_wall(["captcha"], 200, 200) and not is_wall(["captcha"], 200, WALL_TEXT)
+    assert is_wall(["captcha"], 403, 10_000) and is_wall(["cloudflare-403"], 403, 10_000)
+    assert is_wall(["cloudflare-challenge-header"], 200, 10_000)  # the vendor says so itself
+    assert not is_wall(["captcha"], 404, 10_000) and not is_wall([], 403, 0)
+    walled = read_html(ARTICLE, URL, fmt="text", main_content=True, headers={"cf-mitigated": "challenge"})
+    assert walled.wall == ("captcha", "cloudflare-challenge-header")
+
+
+def test_a_text_body_is_its_paragraphs_as_json() -> None:
+    text = read_text("High water.\n\n  \nLow water,\nand the range.", fmt="json")
+    assert json.loads(text.content) == [
+        {"type": "paragraph", "text": "High water."},
+        {"type": "paragraph", "text": "Low water,\nand the range."},
+    ]
+    assert read_text("High water.\n\nLow water.", fmt="html", start=5, limit=5).content == "water"

@@ -1,0 +1,111 @@
+"""The crawl engine (netglean.sites.crawl) on an in-memory site: why a crawl stops, and what it says it left."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager
+
+import anyio
+import pytest
+
+from netglean.core.settings import Settings
+from netglean.net.fetcher import Fetcher
+from netglean.net.policy import FetchPolicy
+from netglean.net.testing import PUBLIC, FakeDNS
+from netglean.sites.crawl import Crawl, CrawlPlan, crawl
+from netglean.sites.pages import Reading
+from netglean.workers.pool import Readers
+
+WORDS = "Words enough to be this page's main content, and then some more of them. " * 4
+
+
+@dataclasses.dataclass
+class _Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        yield self.body
+
+
+class Site:
+    """A transport that answers from a dict: /n links to /n+1 and /n+2, up to /20; robots.txt is missing."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    @asynccontextmanager
+    async def get(self, url: str, headers: Mapping[str, str]) -> AsyncIterator[_Answer]:
+        self.asked.append(url)
+        path = url.split("site.test", 1)[1]
+        if path == "/robots.txt":
+            yield _Answer(404, {"content-type": "text/plain"}, b"none")
+            return
+        n = int(path.strip("/") or 0)
+        links = "".join(f"<a href='/{m}'>{m}</a>" for m in (n + 1, n + 2) if m <= 20)
+        page = f"<html><body><article><h1>Page {n}</h1><p>{WORDS}</p>{links}</article></body></html>"
+        yield _Answer(200, {"content-type": "text/html"}, page.encode())
+
+    def prepare(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+@pytest.fixture
+def fetcher() -> Iterator[Fetcher]:
+    policy = dataclasses.replace(
+        FetchPolicy.from_settings(Settings.load(environ={})), host_interval=0.0, only_hosts=frozenset()
+    )
+    yield Fetcher(policy, resolver=FakeDNS({"site.test": [PUBLIC]}), transport=Site())
+
+
+def _plan(**changes: object) -> CrawlPlan:
+    plan = CrawlPlan(
+        max_depth=100,
+        max_pages=100_000,
+        stay_on_domain=True,
+        include=(),
+        exclude=(),
+        reading=Reading("markdown", True, 1_000, False, frontier=True),
+        max_content=10**9,
+    )
+    return dataclasses.replace(plan, **changes)  # type: ignore[arg-type]
+
+
+async def _nothing(visited: int, most: int) -> None:
+    return None
+
+
+def _crawl(fetcher: Fetcher, plan: CrawlPlan, stop_by: float = float("inf")) -> Crawl:
+    async def run() -> Crawl:
+        return await crawl(fetcher, Readers(0), "http://site.test/", plan, stop_by=stop_by, report=_nothing)
+
+    return anyio.run(run)
+
+
+def test_a_crawl_that_reads_everything_did_not_stop(fetcher: Fetcher) -> None:
+    result = _crawl(fetcher, _plan())
+    assert result.read == 21 and result.stopped is None and result.unvisited == 0 and not result.truncated
+
+
+def test_max_pages_stops_a_crawl_and_counts_the_links_left(fetcher: Fetcher) -> None:
+    result = _crawl(fetcher, _plan(max_pages=3))
+    assert (result.read, result.stopped, result.truncated) == (3, "max_pages", True)
+    assert result.unvisited == 2  # /3 and /4, found from /1 and /2
+
+
+def test_the_content_a_crawl_returns_stops_it(fetcher: Fetcher) -> None:
+    first = _crawl(fetcher, _plan(max_pages=1)).visits[0].page
+    assert first is not None
+    page = len(first.content)
+    result = _crawl(fetcher, _plan(max_content=page * 2))
+    assert (result.read, result.stopped) == (2, "content_limit")
+
+
+def test_a_deadline_already_past_stops_before_the_first_page(fetcher: Fetcher) -> None:
+    result = _crawl(fetcher, _plan(), stop_by=0.0)
+    assert (result.read, result.stopped, result.unvisited) == (0, "deadline", 1)
