@@ -1,11 +1,15 @@
-"""robots.txt as netglean obeys it: parsed (protego), and cached per origin, bounded and expiring."""
+"""robots.txt as netglean obeys it: parsed (protego), read once per origin however many fetches ask at once, and
+cached per origin, bounded and expiring."""
 
 from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
+
+import anyio
 
 from netglean.net.policy import ROBOTS_AGENT
 
@@ -31,11 +35,20 @@ class Robots:
         return float(delay or 0.0)
 
 
+@dataclass
+class _Reading:
+    """One robots.txt read in flight, which every fetch to its origin that comes meanwhile waits for."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    robots: Robots | None = None
+    """What the read found; None when it ended without an answer (it raised, or was cancelled)."""
+
+
 class RobotsCache:
-    """robots.txt per origin, bounded and expiring.
+    """robots.txt per origin, bounded and expiring, and read once per origin at a time.
 
     RFC 9309 asks crawlers not to trust a cached robots.txt for more than a day; an
-    unreadable one (5xx, timeout) is asked again sooner, so a passing outage does not
+    unreadable one (5xx, timeout, unreachable) is asked again sooner, so a passing outage does not
     keep a site closed for a day. Past ``size`` origins the least recently used goes.
     """
 
@@ -47,6 +60,7 @@ class RobotsCache:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._items: OrderedDict[str, tuple[float, Robots]] = OrderedDict()
+        self._reading: dict[str, _Reading] = {}
         self._size, self._ttl, self._unreadable_ttl, self._clock = size, ttl, unreadable_ttl, clock
 
     def get(self, origin: str) -> Robots | None:
@@ -66,3 +80,32 @@ class RobotsCache:
         self._items.move_to_end(origin)
         while len(self._items) > self._size:
             self._items.popitem(last=False)
+
+    async def read_once(self, origin: str, read: Callable[[], Awaitable[Robots]]) -> Robots:
+        """The cached robots.txt of ``origin``, else the one ``read`` in flight for it, else ``read()`` (cached).
+
+        A batch of URLs on one cold origin starts its fetches at once: each used to read robots.txt itself, so
+        four URLs made four reads and spent four requests of the session's budget before the first page. Now
+        the first fetch reads and the others wait for its answer. A read that ends without one (it raised: the
+        reader's budget was spent; or its call was cancelled) is not cached and not handed on: each waiting
+        fetch then asks again, the first of them reading for itself, so one failure never closes an origin.
+        What an unreadable robots.txt means is an answer, cached for ``unreadable_ttl`` only.
+        """
+        while True:
+            robots = self.get(origin)
+            if robots is not None:
+                return robots
+            reading = self._reading.get(origin)
+            if reading is not None:
+                await reading.done.wait()
+                if reading.robots is not None:
+                    return reading.robots
+                continue
+            reading = self._reading[origin] = _Reading()
+            try:
+                reading.robots = await read()
+                self.put(origin, reading.robots)
+                return reading.robots
+            finally:
+                del self._reading[origin]
+                reading.done.set()
