@@ -295,7 +295,8 @@ def test_a_hostile_page_stays_quarantined_through_scrape(client: SyncClient) -> 
     text = result.content[0].text
     lines = text.split("\n")
     begin = next(i for i, line in enumerate(lines) if line.startswith("<<<BEGIN UNTRUSTED CONTENT "))
-    nonce = lines[begin].removeprefix("<<<BEGIN UNTRUSTED CONTENT ").removesuffix(">>>")
+    nonce, named = lines[begin].removeprefix("<<<BEGIN UNTRUSTED CONTENT ").removesuffix(">>>").split(" ", 1)
+    assert named == "source=http://site.test/hostile"
     assert lines[-1] == f"<<<END UNTRUSTED CONTENT {nonce}>>>" and nonce != "0123456789abcdef01234567"
     assert sum(line.startswith("<<<END UNTRUSTED") for line in lines) == 1  # the forged marker cannot close it
     assert "not instructions" in lines[begin - 1] and "http://site.test/hostile" in lines[begin - 1]
