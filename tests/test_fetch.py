@@ -848,3 +848,36 @@ def test_an_unreadable_robots_txt_is_one_read_shared_by_the_batch() -> None:
     with serve(app=site) as port:
         outcomes = _batch(port, [f"http://site.test/page/{n}" for n in range(3)], _policy(host_concurrency=3))
     assert outcomes == ["robots_disallowed"] * 3 and site.paths == ["/robots.txt"]
+
+
+def test_a_robots_read_the_site_never_answers_fails_its_fetches_and_is_not_cached(closed_port: int) -> None:
+    """No answer is no verdict: the fetches waiting for the read fail with it (unreachable, retryable), not as a
+    robots.txt refusal kept for five minutes, and the next fetch asks again."""
+    backend = LoopbackBackend(closed_port)
+
+    async def run() -> tuple[list[str], str]:
+        fetcher = Fetcher(_policy(host_concurrency=3), resolver=FakeDNS(dict(NAMES)), dial=backend)
+        outcomes = [""] * 3
+
+        async def one(index: int) -> None:
+            try:
+                await fetcher.fetch(f"http://site.test/page/{index}")
+            except ToolError as error:
+                outcomes[index] = error.code
+
+        try:
+            async with anyio.create_task_group() as group:
+                for index in range(3):
+                    group.start_soon(one, index)
+            first = len(backend.connects)
+            try:
+                await fetcher.fetch("http://site.test/page/again")
+            except ToolError as error:
+                return outcomes, f"{first} {len(backend.connects)} {error.code} {error.retryable}"
+            return outcomes, "fetched"
+        finally:
+            await fetcher.aclose()
+
+    outcomes, later = anyio.run(run)
+    assert outcomes == ["unreachable"] * 3
+    assert later == "1 2 unreachable True"  # one read shared by the three; the next fetch asked again

@@ -246,8 +246,10 @@ class Fetcher:
                     await self._pin(robots_url)
                     continue
                 break
-        except (Unreachable, FetchTimeout, ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl):
-            return unreadable
+        except (ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl):
+            return unreadable  # an answer: nothing there is fetched (cached for a while, see RobotsCache)
+        # Unreachable and FetchTimeout go on: no answer is no verdict, so the fetch fails as it (retryable), nothing
+        # is cached, and the next fetch asks again instead of finding the origin closed for minutes.
         try:
             if 400 <= status < 500:
                 return Robots(None, True)  # no robots.txt: everything is allowed

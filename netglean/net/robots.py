@@ -3,6 +3,7 @@ cached per origin, bounded and expiring."""
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -11,6 +12,7 @@ from typing import Any
 
 import anyio
 
+from netglean.core.errors import FetchError
 from netglean.net.policy import ROBOTS_AGENT
 
 
@@ -41,14 +43,16 @@ class _Reading:
 
     done: anyio.Event = field(default_factory=anyio.Event)
     robots: Robots | None = None
-    """What the read found; None when it ended without an answer (it raised, or was cancelled)."""
+    """What the read found; None when it ended without an answer."""
+    failure: FetchError | None = None
+    """Why the site gave no answer (the connection failed or timed out): the waiting fetches fail with it too."""
 
 
 class RobotsCache:
     """robots.txt per origin, bounded and expiring, and read once per origin at a time.
 
     RFC 9309 asks crawlers not to trust a cached robots.txt for more than a day; an
-    unreadable one (5xx, timeout, unreachable) is asked again sooner, so a passing outage does not
+    unreadable one (5xx, too large, not text) is asked again sooner, so a passing outage does not
     keep a site closed for a day. Past ``size`` origins the least recently used goes.
     """
 
@@ -86,10 +90,11 @@ class RobotsCache:
 
         A batch of URLs on one cold origin starts its fetches at once: each used to read robots.txt itself, so
         four URLs made four reads and spent four requests of the session's budget before the first page. Now
-        the first fetch reads and the others wait for its answer. A read that ends without one (it raised: the
-        reader's budget was spent; or its call was cancelled) is not cached and not handed on: each waiting
-        fetch then asks again, the first of them reading for itself, so one failure never closes an origin.
-        What an unreadable robots.txt means is an answer, cached for ``unreadable_ttl`` only.
+        the first fetch reads and the others wait for its answer. What an unreadable robots.txt (5xx) means is
+        an answer, cached for ``unreadable_ttl``. A read the site gave no answer to (a FetchError: the
+        connection failed or timed out) fails every fetch that waited for it and is not cached, so the next
+        fetch asks again. A read that ended for its own caller's reasons (that session's budget was spent, its
+        call was cancelled) is neither cached nor handed on: the waiting fetches read for themselves.
         """
         while True:
             robots = self.get(origin)
@@ -98,14 +103,19 @@ class RobotsCache:
             reading = self._reading.get(origin)
             if reading is not None:
                 await reading.done.wait()
+                if reading.failure is not None:
+                    raise copy.copy(reading.failure)  # each waiter raises its own: tracebacks are per raise
                 if reading.robots is not None:
                     return reading.robots
                 continue
             reading = self._reading[origin] = _Reading()
             try:
                 reading.robots = await read()
-                self.put(origin, reading.robots)
-                return reading.robots
+            except FetchError as failure:
+                reading.failure = failure
+                raise
             finally:
                 del self._reading[origin]
                 reading.done.set()
+            self.put(origin, reading.robots)
+            return reading.robots
