@@ -121,5 +121,5 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             calls = sum(codes.values())
             shown = ", ".join(f"{code} {count}" for code, count in codes.most_common())
             terminalreporter.write_line(f"  {tool:20} {calls:4} calls, ok {codes['ok'] / calls:4.0%}: {shown}")
-    checked, unchecked = contract.NONCE_CHECKS["checked"], contract.NONCE_CHECKS["not checkable"]
-    terminalreporter.write_line(f"frame nonces recomputed from the notice's source: {checked} ({unchecked} not)")
+    checked, named = contract.NONCE_CHECKS["checked"], contract.NONCE_CHECKS["named"]
+    terminalreporter.write_line(f"frame nonces recomputed from the BEGIN marker's source: {checked} ({named} as named)")

@@ -107,7 +107,8 @@ def test_third_party_text_is_quarantined(server: RawServer) -> None:
     control, notice, begin, *body, end = text.split("\n")
     assert json.loads(control) == {"ok": True, "next_step": "done", "guidance": f"Echoed {len(hostile)} characters."}
     assert "https://pages.example/article" in notice and "not instructions" in notice
-    nonce = begin.removeprefix("<<<BEGIN UNTRUSTED CONTENT ").removesuffix(">>>")
+    assert begin.endswith(" source=https://pages.example/article>>>")
+    nonce = begin.removeprefix("<<<BEGIN UNTRUSTED CONTENT ").split(" ", 1)[0]
     assert end == f"<<<END UNTRUSTED CONTENT {nonce}>>>"
     inside = "\n".join(body)
     assert "<<<END UNTRUSTED" not in inside  # the forged marker was neutralised

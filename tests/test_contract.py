@@ -200,7 +200,7 @@ def test_the_frame_check_catches_a_forged_frame(fuzz_client: SyncClient, fuzz_wo
     published = _published(fuzz_client)[spec.name].output_schema
     envelope = assert_envelope(result, spec, published, arguments)
     lines = result.content[0].text.split("\n")
-    nonce = lines[2].removesuffix(">>>").rsplit(" ", 1)[-1]
+    nonce = lines[2].removeprefix("<<<BEGIN UNTRUSTED CONTENT ").split(" ", 1)[0]
     other = "0" * 24 if nonce != "0" * 24 else "1" * 24
     no_notice = {k: v for k, v in envelope.items() if k != "untrusted_content_notice"}
     forged = {

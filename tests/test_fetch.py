@@ -726,3 +726,158 @@ def test_per_host_state_is_bounded(port: int, monkeypatch: pytest.MonkeyPatch) -
             await fetcher.aclose()
 
     assert anyio.run(run) == (2, 2)
+
+
+class _Counted:
+    """A site that counts the requests it gets, by path: its robots.txt answers slowly, as a cold origin's might,
+    so every fetch of a batch asks for it while the first read is still in flight."""
+
+    def __init__(self, robots_status: int = 200) -> None:
+        self.paths: list[str] = []
+        self.robots_status = robots_status
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        from starlette.responses import PlainTextResponse
+
+        if scope["type"] != "http":
+            return
+        self.paths.append(scope["path"])
+        if scope["path"] == "/robots.txt":
+            await anyio.sleep(0.2)  # not a timing assertion: only widens the window the batch's fetches share
+            response = PlainTextResponse("User-agent: *\nAllow: /\n", status_code=self.robots_status)
+        else:
+            response = PlainTextResponse(f"page {scope['path']}")
+        await response(scope, receive, send)
+
+
+def _batch(port: int, urls: list[str], policy: FetchPolicy) -> list[str]:
+    """Fetch ``urls`` at once with one fresh fetcher; what each ended as (ok or its error code), in order."""
+    backend = LoopbackBackend(port)
+
+    async def run() -> list[str]:
+        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=backend)
+        outcomes = [""] * len(urls)
+
+        async def one(index: int, url: str) -> None:
+            try:
+                await fetcher.fetch(url)
+                outcomes[index] = "ok"
+            except ToolError as error:
+                outcomes[index] = error.code
+
+        try:
+            async with anyio.create_task_group() as group:
+                for index, url in enumerate(urls):
+                    group.start_soon(one, index, url)
+        finally:
+            await fetcher.aclose()
+        return outcomes
+
+    return anyio.run(run)
+
+
+def test_robots_txt_is_read_once_for_a_batch_on_a_cold_origin() -> None:
+    site = _Counted()
+    with serve(app=site) as port:
+        urls = [f"http://site.test/page/{n}" for n in range(4)]
+        assert _batch(port, urls, _policy(host_concurrency=4)) == ["ok"] * 4
+    assert site.paths.count("/robots.txt") == 1
+    assert sorted(site.paths) == sorted(["/robots.txt", *(f"/page/{n}" for n in range(4))])
+
+
+@pytest.mark.parametrize(("budget", "pages"), [(4, 3), (3, 2)])
+def test_the_budget_counts_one_robots_read_per_origin(budget: int, pages: int) -> None:
+    """Three URLs on a cold origin cost four requests: robots.txt once, then the pages (a budget of three used to
+    go on three reads of robots.txt and read no page at all)."""
+    site = _Counted()
+    with serve(app=site) as port:
+        urls = [f"http://site.test/page/{n}" for n in range(3)]
+        outcomes = _batch(port, urls, _policy(host_concurrency=3, session_budget=budget))
+    assert sorted(outcomes) == sorted(["ok"] * pages + ["budget_exhausted"] * (3 - pages))
+    assert site.paths.count("/robots.txt") == 1 and len(site.paths) == 1 + pages
+
+
+def test_a_robots_read_that_ends_without_an_answer_is_not_handed_on() -> None:
+    """The fetch reading robots.txt is cancelled (its call's deadline) while two others wait for its answer: they
+    read for themselves, one read for both, and nothing the cancelled read did closes the origin."""
+    site = _Counted()
+    with serve(app=site) as port:
+        backend = LoopbackBackend(port)
+
+        async def run() -> list[str]:
+            fetcher = Fetcher(_policy(host_concurrency=4), resolver=FakeDNS(dict(NAMES)), dial=backend)
+            outcomes = ["cancelled", "", ""]
+
+            async def one(index: int) -> None:
+                try:
+                    await fetcher.fetch(f"http://site.test/page/{index}")
+                    outcomes[index] = "ok"
+                except ToolError as error:
+                    outcomes[index] = error.code
+
+            first = anyio.CancelScope()
+
+            async def cancellable() -> None:
+                with first:
+                    await one(0)
+
+            try:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(cancellable)
+                    while "http://site.test" not in fetcher._robots._reading:
+                        await anyio.sleep(0.01)
+                    reading = fetcher._robots._reading["http://site.test"]
+                    group.start_soon(one, 1)
+                    group.start_soon(one, 2)
+                    while reading.done.statistics().tasks_waiting < 2:
+                        await anyio.sleep(0.01)
+                    first.cancel()
+                return outcomes
+            finally:
+                await fetcher.aclose()
+
+        outcomes = anyio.run(run)
+    assert outcomes == ["cancelled", "ok", "ok"]
+    assert site.paths.count("/robots.txt") == 2  # the cancelled read, and the one both waiting fetches shared
+
+
+def test_an_unreadable_robots_txt_is_one_read_shared_by_the_batch() -> None:
+    """robots.txt answering 503 is an answer (do not fetch), handed to the fetches waiting for it; the cache keeps it
+    for unreadable_ttl only (test_the_robots_cache_expires_and_is_bounded)."""
+    site = _Counted(robots_status=503)
+    with serve(app=site) as port:
+        outcomes = _batch(port, [f"http://site.test/page/{n}" for n in range(3)], _policy(host_concurrency=3))
+    assert outcomes == ["robots_disallowed"] * 3 and site.paths == ["/robots.txt"]
+
+
+def test_a_robots_read_the_site_never_answers_fails_its_fetches_and_is_not_cached(closed_port: int) -> None:
+    """No answer is no verdict: the fetches waiting for the read fail with it (unreachable, retryable), not as a
+    robots.txt refusal kept for five minutes, and the next fetch asks again."""
+    backend = LoopbackBackend(closed_port)
+
+    async def run() -> tuple[list[str], str]:
+        fetcher = Fetcher(_policy(host_concurrency=3), resolver=FakeDNS(dict(NAMES)), dial=backend)
+        outcomes = [""] * 3
+
+        async def one(index: int) -> None:
+            try:
+                await fetcher.fetch(f"http://site.test/page/{index}")
+            except ToolError as error:
+                outcomes[index] = error.code
+
+        try:
+            async with anyio.create_task_group() as group:
+                for index in range(3):
+                    group.start_soon(one, index)
+            first = len(backend.connects)
+            try:
+                await fetcher.fetch("http://site.test/page/again")
+            except ToolError as error:
+                return outcomes, f"{first} {len(backend.connects)} {error.code} {error.retryable}"
+            return outcomes, "fetched"
+        finally:
+            await fetcher.aclose()
+
+    outcomes, later = anyio.run(run)
+    assert outcomes == ["unreachable"] * 3
+    assert later == "1 2 unreachable True"  # one read shared by the three; the next fetch asked again

@@ -11,7 +11,9 @@ the framed JSON must be exactly the structured payload.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -159,6 +161,13 @@ def test_every_target_tool_is_called_here(registry: Registry) -> None:
     assert targets == {name for name, _ in CALLS}
 
 
+def _asked(arguments: dict[str, Any]) -> str:
+    """The (first) URL a call asks to read."""
+    if "config" in arguments:
+        return str(arguments["config"]["channel"]["url"])
+    return str(arguments.get("url") or arguments["urls"][0])
+
+
 @pytest.mark.parametrize(("tool", "arguments"), CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CALLS)])
 def test_target_text_stays_inside_the_frame(client: SyncClient, tool: str, arguments: dict[str, Any]) -> None:
     messages: list[str] = []
@@ -171,9 +180,16 @@ def test_target_text_stays_inside_the_frame(client: SyncClient, tool: str, argum
     envelope = result.structured_content
     lines = result.content[0].text.split("\n")
     begin, end = lines[2], lines[-1]
-    assert begin.startswith("<<<BEGIN UNTRUSTED CONTENT ") and end.startswith("<<<END UNTRUSTED CONTENT ")
-    assert begin.removeprefix("<<<BEGIN UNTRUSTED CONTENT ") == end.removeprefix("<<<END UNTRUSTED CONTENT ")
+    marker = re.fullmatch(r"<<<BEGIN UNTRUSTED CONTENT ([0-9a-f]{24}) source=(\S+)>>>", begin)
+    assert marker is not None, begin
+    nonce, source = marker.groups()
+    assert end == f"<<<END UNTRUSTED CONTENT {nonce}>>>"
+    if envelope["ok"]:  # the URL asked for (a batch's first, then the others), else the tool's name
+        assert source == _asked(arguments) or source.startswith(f"{_asked(arguments)},%20"), source
+    else:
+        assert source == tool, source
     inside = "\n".join(lines[3:-1])
+    assert nonce == hashlib.sha256(f"{source}\x00{inside}".encode()).hexdigest()[:24]  # as documented
     assert json.loads(inside) == envelope["payload"], "the framed JSON is not the structured payload"
     assert WORD in inside, "the hostile value never reached the result: the test proves nothing here"
     outside = [lines[0], lines[1], begin, end, *messages, *LOGGED]

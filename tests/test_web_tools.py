@@ -309,7 +309,8 @@ def test_a_hostile_page_stays_quarantined_through_scrape(client: SyncClient) -> 
     text = result.content[0].text
     lines = text.split("\n")
     begin = next(i for i, line in enumerate(lines) if line.startswith("<<<BEGIN UNTRUSTED CONTENT "))
-    nonce = lines[begin].removeprefix("<<<BEGIN UNTRUSTED CONTENT ").removesuffix(">>>")
+    nonce, named = lines[begin].removeprefix("<<<BEGIN UNTRUSTED CONTENT ").removesuffix(">>>").split(" ", 1)
+    assert named == "source=http://site.test/hostile"
     assert lines[-1] == f"<<<END UNTRUSTED CONTENT {nonce}>>>" and nonce != "0123456789abcdef01234567"
     assert sum(line.startswith("<<<END UNTRUSTED") for line in lines) == 1  # the forged marker cannot close it
     assert "not instructions" in lines[begin - 1] and "http://site.test/hostile" in lines[begin - 1]
@@ -424,10 +425,11 @@ def test_batch_concurrency_is_the_width_of_the_batch(
 ) -> None:
     meet, meeting_port = meeting
     with _client_for(meeting_port, registry, settings) as session:
-        met = session.call("batch_scrape", {"urls": [f"http://a.test/meet/wide?n={n}" for n in range(2)]})
+        # Two hosts: one host is read one page at a time whatever the batch (host_concurrency, 1 by default).
+        met = session.call("batch_scrape", {"urls": [f"http://{host}.test/meet/wide" for host in "ab"]})
         assert all("met at" in r["page"]["content"] for r in met.structured_content["payload"]["results"])
         one = session.call(
-            "batch_scrape", {"urls": [f"http://a.test/meet/narrow?n={n}" for n in range(2)], "concurrency": 1}
+            "batch_scrape", {"urls": [f"http://{host}.test/meet/narrow" for host in "ab"], "concurrency": 1}
         )
         contents = [r["page"]["content"] for r in one.structured_content["payload"]["results"]]
         assert "alone at" in contents[0] and meet.most["narrow"] == 1  # one at a time: the first waited alone

@@ -34,7 +34,7 @@ from netglean.core.errors import (
     ToolError,
     Unavailable,
 )
-from netglean.core.validation import Problem, SchemaValidator, json_type, reported
+from netglean.core.validation import Problem, SchemaValidator, bounded, json_type, named, reported
 
 log = logging.getLogger("netglean.calls.runner")
 
@@ -279,6 +279,8 @@ def _default_guidance(next_step: str) -> str:
 
 
 def _pydantic_problem(error: Mapping[str, Any]) -> Problem:
-    parts = [str(p) for p in error.get("loc", ())]
+    """A model's objection as a problem, quoted as briefly as the schema's (a name or value the caller chose is
+    cut by ``named`` and ``bounded``)."""
+    parts = [named(str(p)) for p in error.get("loc", ())]
     where = ".".join(parts)
-    return Problem("/" + "/".join(parts), where, f"argument '{where}': {error.get('msg', 'invalid')}")
+    return Problem("/" + "/".join(parts), where, bounded(f"argument '{where}': {error.get('msg', 'invalid')}"))

@@ -133,7 +133,14 @@ SETTINGS: tuple[Setting, ...] = (
         http=True,
     ),
     Setting("host", str, "127.0.0.1", "Address to bind; anything beyond loopback requires a token.", http=True),
-    Setting("host_concurrency", int, 2, "Fetches in flight at once to one host.", 1),
+    Setting(
+        "host_concurrency",
+        int,
+        1,
+        "Fetches in flight at once to one host (one, as polite crawlers and Rebilder's scanner do: with "
+        "host_interval's spacing a second one only helps a site that answers slower than that).",
+        1,
+    ),
     Setting(
         "host_interval", float, 1.0, "Least seconds between two fetches from one host (Crawl-delay may ask more).", 0
     ),

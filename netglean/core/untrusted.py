@@ -2,10 +2,17 @@
 
 Text is cleaned — ANSI escapes, C0/C1 controls, bidi overrides, invisible and hidden-text
 characters removed, look-alikes of the frame's markers neutralised — then framed between
-BEGIN/END markers whose nonce is a hash of the source and the cleaned content. A page cannot
-forge its own end marker: it would have to contain the hash of itself. The structured payload
-of a target-origin tool is cleaned the same way (``clean_tree``), so the text block and
-``structuredContent`` carry the same words.
+BEGIN/END markers whose nonce is a hash of the source and the cleaned content:
+
+    <<<BEGIN UNTRUSTED CONTENT 3f1c…(24 hex digits) source=https://example.com/page>>>
+    …the cleaned content…
+    <<<END UNTRUSTED CONTENT 3f1c…>>>
+
+A page cannot forge its own end marker: it would have to contain the hash of itself. The source in
+the BEGIN marker is spelt so that it cannot end the marker or start a line (``marker_source``), and
+the nonce is the hash of that spelling and the content between the markers, so anyone holding the
+frame alone can check it. The structured payload of a target-origin tool is cleaned the same way
+(``clean_tree``), so the text block and ``structuredContent`` carry the same words.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote, unquote
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 # Removed: C0 controls but tab, newline and carriage return; DEL and C1 controls; the soft hyphen; the
@@ -91,7 +99,11 @@ PAYLOAD_NOTICE = (
 """The notice every target-origin envelope carries, for clients that hand structuredContent to a model."""
 
 _SHOWN_SOURCE = 300
-"""Most characters of a source named in the notice, which stands outside the frame."""
+"""Most characters of a source named in the notice, which stands outside the frame, and in the BEGIN marker."""
+_URL_SAFE = "!#$%&'()*+,/:;=?@[]~"
+"""What the BEGIN marker's source keeps as it is beyond letters, digits and ``-._``: RFC 3986's reserved characters
+and the percent sign of escapes already made. Everything else (spaces, line breaks, ``<`` and ``>``, quotes,
+backslashes, anything beyond ASCII) is percent-encoded, as a browser would write it in a URL."""
 
 _ASCII_CONTROLS = bytes(range(0x09)) + b"\x0b\x0c" + bytes(range(0x0E, 0x20)) + b"\x7f"  # ESC included
 
@@ -142,19 +154,42 @@ def _clean_key(key: str) -> str:
 
 
 def nonce(source: str, content: str) -> str:
+    """The frame's tag: the first 24 hex digits of sha256(source, a NUL, content), as UTF-8."""
     return hashlib.sha256(f"{source}\x00{content}".encode()).hexdigest()[:24]
 
 
+def marker_source(source: str) -> str:
+    """``source`` as the BEGIN marker names it: one token of at most 300 characters that cannot end the marker,
+    start a line or read as a marker itself, whatever a target made of the URL (a redirect's, a page's link).
+
+    Cleaned as any third-party text, then percent-encoded where a URL would be (``_URL_SAFE``): no space, line
+    break, ``>`` or character beyond ASCII is left, so ``>>>`` and a second line cannot occur. A marker spelt in
+    escapes (``END%20UNTRUSTED``) is neutralised too. A longer source is cut before an escape it would split,
+    and ends in ``…`` (the one character beyond ASCII it can hold)."""
+    shown = quote(clean(source), safe=_URL_SAFE)
+    decoded = unquote(shown)
+    if neutralise_markers(decoded) != decoded:
+        shown = quote(neutralise_markers(decoded), safe=_URL_SAFE)
+    if len(shown) > _SHOWN_SOURCE:
+        cut = shown[: _SHOWN_SOURCE - 1]
+        escape = cut.find("%", len(cut) - 2)
+        shown = (cut[:escape] if escape != -1 else cut) + "…"
+    return shown
+
+
 def frame(source: str, content: str, *, cleaned: bool = False) -> str:
-    """Quarantine ``content`` from ``source``: notice, then the data between nonce-tagged markers.
+    """Quarantine ``content`` from ``source``: notice, then the data between nonce-tagged markers, the BEGIN one
+    naming the source (``marker_source``); the nonce is ``nonce(that spelling of the source, the content)``.
 
     ``cleaned`` says ``content`` is the JSON of a value ``clean_tree`` made (the runner's payloads): JSON
     encoding of clean text adds nothing ``clean`` would take out, so it is not cleaned twice."""
     text = content if cleaned else clean(content)
-    tag = nonce(source, text)
+    named = marker_source(source)
+    tag = nonce(named, text)
     shown = " ".join(clean(source).split())
     if len(shown) > _SHOWN_SOURCE:
         shown = shown[: _SHOWN_SOURCE - 1] + "…"
     return (
-        f"{NOTICE.format(source=shown)}\n<<<BEGIN UNTRUSTED CONTENT {tag}>>>\n{text}\n<<<END UNTRUSTED CONTENT {tag}>>>"
+        f"{NOTICE.format(source=shown)}\n<<<BEGIN UNTRUSTED CONTENT {tag} source={named}>>>\n{text}\n"
+        f"<<<END UNTRUSTED CONTENT {tag}>>>"
     )

@@ -43,20 +43,55 @@ def json_type(value: Any) -> str:
     return "null" if value is None else _JSON_TYPES.get(type(value), type(value).__name__)
 
 
+QUOTED_CHARS = 80
+"""Most characters of a value (or of a name the caller chose) an error message quotes: a 100,000-character string
+or a 101-URL array must not come back whole, in the message and again in its detail."""
+MESSAGE_CHARS = 240
+"""Most characters of one problem's sentence, whatever the validator wrote."""
+
+
+def quoted(value: Any) -> str:
+    """``value`` as an error quotes it: its JSON, cut after QUOTED_CHARS characters, then how much there was
+    (``["https://a.test/1", "https://a.test/2", … (101 items)``)."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) <= QUOTED_CHARS:
+        return text
+    return f"{text[:QUOTED_CHARS]}… ({_size(value, text)})"
+
+
+def named(name: str) -> str:
+    """A key the caller chose (an unknown argument's name), quoted as briefly as a value."""
+    return name if len(name) <= QUOTED_CHARS else f"{name[:QUOTED_CHARS]}… ({_count(len(name), 'character')})"
+
+
+def bounded(message: str) -> str:
+    """A sentence cut to MESSAGE_CHARS, keeping its start and its end (where a validator says what is wrong)."""
+    if len(message) <= MESSAGE_CHARS:
+        return message
+    return f"{message[:QUOTED_CHARS]}… ({_count(len(message), 'character')}) …{message[-QUOTED_CHARS:]}"
+
+
+def _size(value: Any, text: str) -> str:
+    if isinstance(value, list | tuple):
+        return _count(len(value), "item")
+    if isinstance(value, Mapping):
+        return _count(len(value), "key")
+    return _count(len(value) if isinstance(value, str) else len(text), "character")
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
+
+
 def _pointer(parts: list[str | int]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    return "".join("/" + named(str(p)).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 def _dotted(parts: list[str | int]) -> str:
     out = ""
     for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        out += f"[{part}]" if isinstance(part, int) else (f".{named(part)}" if out else named(part))
     return out
-
-
-def _shown(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _describe(error: jsonschema_rs.ValidationError) -> list[Problem]:
@@ -80,18 +115,19 @@ def _describe(error: jsonschema_rs.ValidationError) -> list[Problem]:
             Problem(
                 _pointer(parts),
                 where,
-                f"{subject} must be {wanted}, got {json_type(error.instance)} {_shown(error.instance)}",
+                f"{subject} must be {wanted}, got {json_type(error.instance)} {quoted(error.instance)}",
             )
         ]
-    return [Problem(_pointer(parts), where, f"{subject}: {_quoted_briefly(error.message, error.instance)}")]
+    return [Problem(_pointer(parts), where, bounded(f"{subject}: {_quoted_briefly(error.message, error.instance)}"))]
 
 
 def _quoted_briefly(message: str, instance: Any) -> str:
-    """The validator's message with the value it quotes cut short: a 100,000-character string or a 101-URL
-    array must not come back whole in an error."""
-    written = json.dumps(instance, ensure_ascii=False, separators=(",", ":"), default=str)
-    if len(written) > 60 and written in message:
-        return message.replace(written, _shown(instance), 1)
+    """The validator's message with the value it quotes cut short (``quoted``); where the validator spelt the value
+    some other way, ``bounded`` still cuts the sentence."""
+    for ascii_only in (False, True):
+        written = json.dumps(instance, ensure_ascii=ascii_only, separators=(",", ":"), default=str)
+        if len(written) > QUOTED_CHARS and written in message:
+            return message.replace(written, quoted(instance), 1)
     return message
 
 

@@ -246,9 +246,10 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                        'as an agent (preferring text/markdown, then text/plain) and once as '
                                        'a browser (preferring text/html). Return both side by side - status, '
                                        'content type, bytes, approximate tokens and a bounded excerpt - and '
-                                       'say whether the site negotiated content and how the two answers '
-                                       'diverge. Use it to check whether a site serves agents a lighter, '
-                                       'cleaner representation.',
+                                       'say whether the site negotiated content, how the two answers diverge '
+                                       'and what the comparison cost. Use it to check whether a site serves '
+                                       'agents a lighter, cleaner representation. robots.txt is read first '
+                                       'and obeyed, as for every fetch.',
                         'help': 'Compare what agents and browsers get',
                         'options': [{'choices': None,
                                      'flag': '--url',
@@ -263,7 +264,19 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                      'item_type': None,
                                      'name': 'excerpt_chars',
                                      'required': False,
-                                     'type': 'integer'}]},
+                                     'type': 'integer'},
+                                    {'choices': ['public', 'self'],
+                                     'flag': '--vantage',
+                                     'help': "Whose view to take. public (the default): any agent's, with "
+                                             'robots.txt read and obeyed. self is a claim that you operate '
+                                             'the origin, which would skip robots.txt: only the operator can '
+                                             'do that (ignore_robots), so self is refused with '
+                                             'operator_policy unless the operator already ignores '
+                                             'robots.txt, when it changes nothing.',
+                                     'item_type': None,
+                                     'name': 'vantage',
+                                     'required': False,
+                                     'type': 'string'}]},
  'crawl': {'description': 'Read a site breadth-first from a start URL: the start page, the pages it links '
                           'to, and so on up to max_depth links away and max_pages pages, on the same site by '
                           'default, following only URLs that match include_patterns and none of '

@@ -665,6 +665,10 @@ class CompareAgentViewInput(BaseModel):
     """
     The http(s) URL to fetch both ways.
     """
+    vantage: Literal["public", "self"] = "public"
+    """
+    Whose view to take. public (the default): any agent's, with robots.txt read and obeyed. self is a claim that you operate the origin, which would skip robots.txt: only the operator can do that (ignore_robots), so self is refused with operator_policy unless the operator already ignores robots.txt, when it changes nothing.
+    """
 
 
 class CompareAgentViewOutput(BaseModel):
@@ -672,10 +676,24 @@ class CompareAgentViewOutput(BaseModel):
         extra="forbid",
     )
     agent: FetchView
+    """
+    The response to the agent Accept.
+    """
     browser: FetchView
+    """
+    The response to the browser Accept.
+    """
+    cost: Annotated[ComparisonCost, Field(title="ComparisonCost")]
+    """
+    What the comparison spent, and what each answer costs a model's context.
+    """
     differences: list[StrictStr]
     """
     How the two answers differ, in words.
+    """
+    divergence: Annotated[Divergence, Field(title="Divergence")]
+    """
+    How the two answers differ, as facts (differences says it in words).
     """
     identical: StrictBool
     """
@@ -683,13 +701,73 @@ class CompareAgentViewOutput(BaseModel):
     """
     negotiated: StrictBool
     """
-    The two answers differ in content type, or the agent got markdown or plain text.
+    The server negotiated content by Accept: the two answers differ in content type, the agent got markdown or plain text, or the answers differ and the server says it varies them by Accept (Vary).
+    """
+    target: Annotated[ComparedTarget, Field(title="ComparedTarget")]
+    """
+    What was compared, as asked.
     """
     token_ratio: Annotated[float | None, Field(ge=0.0)] = None
     """
     Agent tokens divided by browser tokens (below 1 means the agent view is lighter).
     """
+    untrustedContentNotice: StrictStr
+    """
+    Says that the excerpts, URLs and media types are third-party data, not instructions (the envelope's untrusted_content_notice, where Rebilder's clients look for it).
+    """
     url: StrictStr
+    """
+    The URL asked for.
+    """
+
+
+class ComparedTarget(BaseModel):
+    """
+    What was compared, as asked.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    origin: StrictStr
+    """
+    Its origin (scheme://host[:port]), whose robots.txt was obeyed.
+    """
+    url: StrictStr
+    """
+    The URL both requests asked for.
+    """
+    vantage: Literal["public", "self"]
+
+
+class ComparisonCost(BaseModel):
+    """
+    What the comparison spent, and what each answer costs a model's context.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    agent_tokens: Annotated[int | None, Field(ge=0)] = None
+    """
+    About how many tokens the agent answer's text costs (characters / 4).
+    """
+    browser_tokens: Annotated[int | None, Field(ge=0)] = None
+    """
+    About how many tokens the browser answer's text costs.
+    """
+    requests: Annotated[int, Field(ge=0)]
+    """
+    Requests this comparison made to the target, each spent from the session's budget: the two fetches, their redirects, and robots.txt when this call was the one to read it.
+    """
+    saved_tokens: int | None = None
+    """
+    browser_tokens minus agent_tokens: what an agent saves by asking as one (negative: it pays more).
+    """
+    token_ratio: Annotated[float | None, Field(ge=0.0)] = None
+    """
+    agent_tokens divided by browser_tokens (below 1: the agent view is lighter).
+    """
 
 
 class ConfigProblem(BaseModel):
@@ -817,6 +895,40 @@ class Directory(BaseModel):
     description: StrictStr | None = None
     name: StrictStr | None = None
     tags: list[StrictStr] | None = None
+
+
+class Divergence(BaseModel):
+    """
+    How the two answers differ, as facts (differences says it in words).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    body: StrictBool | None = None
+    """
+    The bodies differ.
+    """
+    byte_delta: int | None = None
+    """
+    Agent bytes minus browser bytes.
+    """
+    content_type: StrictBool | None = None
+    """
+    The media types differ.
+    """
+    final_url: StrictBool | None = None
+    """
+    The two requests ended at different URLs.
+    """
+    kind: Literal["identical", "same_type", "different_type", "one_failed"]
+    """
+    identical: the same bytes; same_type: the same media type, other bytes; different_type: another media type for agents; one_failed: only one request succeeded (its error is on its side).
+    """
+    status: StrictBool | None = None
+    """
+    The HTTP statuses differ.
+    """
 
 
 class DownloadInput(BaseModel):
@@ -1106,7 +1218,7 @@ class FeedScraperSwitch(BaseModel):
 
 class FetchView(BaseModel):
     """
-    One answer to one request, as compare_agent_view saw it.
+    One answer to one request, as compare_agent_view saw it: the agent's (the response to the agent Accept) or the browser's (the response to the browser Accept).
     """
 
     model_config = ConfigDict(
@@ -1118,9 +1230,12 @@ class FetchView(BaseModel):
     """
     approx_tokens: Annotated[int | None, Field(ge=0)] = None
     """
-    About characters / 4.
+    About how many tokens the answer's text costs a model's context (characters / 4).
     """
     bytes: Annotated[int | None, Field(ge=0)] = None
+    """
+    The size of the body as read.
+    """
     content_type: StrictStr | None = None
     """
     The media type of the answer.
@@ -1134,7 +1249,17 @@ class FetchView(BaseModel):
     The start of the answer's text.
     """
     final_url: StrictStr | None = None
+    """
+    The URL that answered, after redirects.
+    """
     status: int | None = None
+    """
+    The HTTP status of the final answer.
+    """
+    vary: StrictStr | None = None
+    """
+    The answer's Vary header, when it sent one (naming Accept says it negotiates).
+    """
 
 
 class GenerateCitationsInput(BaseModel):

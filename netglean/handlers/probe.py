@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Literal
+from urllib.parse import urlsplit
+
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
+from netglean.core.errors import OperatorPolicy
+from netglean.core.untrusted import PAYLOAD_NOTICE
 from netglean.feeds.pages import page_listing
 from netglean.generated.models import (
     CompareAgentViewInput,
     CompareAgentViewOutput,
+    ComparedTarget,
+    ComparisonCost,
+    Divergence,
     FetchView,
     InspectUrlInput,
     InspectUrlOutput,
     ItemError,
 )
 from netglean.net.strategy import require_plain_http
-from netglean.sites.probe import View, compare, inspect
+from netglean.sites.probe import Comparison, View, compare, inspect
 
 
 async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
@@ -96,22 +104,61 @@ def _side(seen: View, excerpt_chars: int) -> FetchView:
         status=seen.page.status,
         final_url=seen.page.url,
         content_type=seen.page.media_type,
+        vary=seen.vary or None,
         bytes=len(seen.page.body),
-        approx_tokens=(len(seen.text) + 3) // 4,
+        approx_tokens=seen.tokens,
         excerpt=seen.text[:excerpt_chars],
     )
 
 
+def _divergence(both: Comparison) -> Divergence:
+    """How the answers differ, as facts: netglean's own words and numbers, whatever the target sent."""
+    agent, browser = both.agent.page, both.browser.page
+    if agent is None or browser is None:
+        return Divergence(kind="one_failed")
+    kind: Literal["identical", "same_type", "different_type"] = "different_type"
+    if agent.body == browser.body:
+        kind = "identical"
+    elif agent.media_type == browser.media_type:
+        kind = "same_type"
+    return Divergence(
+        kind=kind,
+        content_type=agent.media_type != browser.media_type,
+        status=agent.status != browser.status,
+        final_url=agent.url != browser.url,
+        body=agent.body != browser.body,
+        byte_delta=len(agent.body) - len(browser.body),
+    )
+
+
+def _cost(both: Comparison) -> ComparisonCost:
+    agent = both.agent.tokens if both.agent.page is not None else None
+    browser = both.browser.tokens if both.browser.page is not None else None
+    if agent is None or browser is None:
+        return ComparisonCost(requests=both.requests, agent_tokens=agent, browser_tokens=browser)
+    ratio = round(agent / browser, 4) if browser else None
+    return ComparisonCost(
+        requests=both.requests,
+        agent_tokens=agent,
+        browser_tokens=browser,
+        saved_tokens=browser - agent,
+        token_ratio=ratio,
+    )
+
+
 async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outcome:
+    if args.vantage == "self" and ctx.fetcher.policy.obey_robots:  # where the operator ignores it, self is a no-op
+        raise OperatorPolicy(
+            "vantage 'self' would skip robots.txt; only the operator can do that (ignore_robots), and this one "
+            "has not, so robots.txt is read and obeyed",
+            detail={"setting": "ignore_robots", "argument": "vantage"},
+        )
     both = await compare(ctx.fetcher, ctx.readers, args.url)
     agent, browser = both.agent, both.browser
     if agent.error is not None and browser.page is None:
         raise agent.error  # nothing to compare: the call fails as the fetch did
-    token_ratio: float | None = None
+    cost = _cost(both)
     if agent.page is not None and browser.page is not None:
-        agent_tokens, browser_tokens = (len(agent.text) + 3) // 4, (len(browser.text) + 3) // 4
-        if browser_tokens:
-            token_ratio = round(agent_tokens / browser_tokens, 4)
         negotiated, identical = both.negotiated, agent.page.body == browser.page.body
         guidance = (
             say("The site negotiates: agents get their own answer (payload.agent.content_type says which).")
@@ -127,13 +174,18 @@ async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outco
             if agent.page is None
             else say("Only the agent request succeeded.")
         )
+    parts = urlsplit(args.url)
     payload = CompareAgentViewOutput(
         url=args.url,
+        target=ComparedTarget(url=args.url, origin=f"{parts.scheme}://{parts.netloc}".lower(), vantage=args.vantage),
         agent=_side(agent, args.excerpt_chars),
         browser=_side(browser, args.excerpt_chars),
+        cost=cost,
         negotiated=negotiated,
         identical=identical,
-        token_ratio=token_ratio,
+        divergence=_divergence(both),
+        token_ratio=cost.token_ratio,
         differences=both.differences(),
+        untrustedContentNotice=PAYLOAD_NOTICE,
     )
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)

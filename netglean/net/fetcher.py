@@ -2,10 +2,11 @@
 
 For each hop (the first request and every redirect) the URL is admitted: its host resolved and EVERY
 address checked (netglean.net.addresses), the connection pinned to the checked address, robots.txt
-read (and cached per origin) and obeyed. The request then goes through the transport (netglean.net.
-transport, aiohttp) under the limiter's spacing and caps and the session's budget; its body is read
-under the caps and the memory budget (netglean.net.bodies); connect, read and total deadlines hold
-even against a server that drips one byte at a time.
+read (once per origin however many fetches ask at once, then cached) and obeyed. The request then goes
+through the transport (netglean.net.transport, aiohttp) under the limiter's spacing and caps and the
+session's budget, which robots.txt reads spend too; its body is read under the caps and the memory
+budget (netglean.net.bodies); connect, read and total deadlines hold even against a server that drips
+one byte at a time.
 
 One Fetcher serves a whole server: pins, robots.txt, politeness and memory are shared. Each session
 spends its own budget through ``spending(budget)``, a view that shares everything else.
@@ -225,11 +226,7 @@ class Fetcher:
 
     async def _robots_for(self, url: httpx.URL) -> Robots:
         origin = f"{url.scheme}://{url.netloc.decode('ascii')}"
-        robots = self._robots.get(origin)
-        if robots is None:
-            robots = await self._read_robots(origin)
-            self._robots.put(origin, robots)
-        return robots
+        return await self._robots.read_once(origin, lambda: self._read_robots(origin))
 
     async def _check_robots(self, url: httpx.URL) -> None:
         origin = f"{url.scheme}://{url.netloc.decode('ascii')}"
@@ -258,8 +255,10 @@ class Fetcher:
                     await self._pin(robots_url)
                     continue
                 break
-        except (Unreachable, FetchTimeout, ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl):
-            return unreadable
+        except (ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl):
+            return unreadable  # an answer: nothing there is fetched (cached for a while, see RobotsCache)
+        # Unreachable and FetchTimeout go on: no answer is no verdict, so the fetch fails as it (retryable), nothing
+        # is cached, and the next fetch asks again instead of finding the origin closed for minutes.
         try:
             if 400 <= status < 500:
                 return Robots(None, True)  # no robots.txt: everything is allowed

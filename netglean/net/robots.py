@@ -1,12 +1,18 @@
-"""robots.txt as netglean obeys it: parsed (protego), and cached per origin, bounded and expiring."""
+"""robots.txt as netglean obeys it: parsed (protego), read once per origin however many fetches ask at once, and
+cached per origin, bounded and expiring."""
 
 from __future__ import annotations
 
+import copy
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+
+from netglean.core.errors import FetchError
 from netglean.net.policy import ROBOTS_AGENT
 
 
@@ -31,11 +37,22 @@ class Robots:
         return float(delay or 0.0)
 
 
+@dataclass
+class _Reading:
+    """One robots.txt read in flight, which every fetch to its origin that comes meanwhile waits for."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    robots: Robots | None = None
+    """What the read found; None when it ended without an answer."""
+    failure: FetchError | None = None
+    """Why the site gave no answer (the connection failed or timed out): the waiting fetches fail with it too."""
+
+
 class RobotsCache:
-    """robots.txt per origin, bounded and expiring.
+    """robots.txt per origin, bounded and expiring, and read once per origin at a time.
 
     RFC 9309 asks crawlers not to trust a cached robots.txt for more than a day; an
-    unreadable one (5xx, timeout) is asked again sooner, so a passing outage does not
+    unreadable one (5xx, too large, not text) is asked again sooner, so a passing outage does not
     keep a site closed for a day. Past ``size`` origins the least recently used goes.
     """
 
@@ -47,6 +64,7 @@ class RobotsCache:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._items: OrderedDict[str, tuple[float, Robots]] = OrderedDict()
+        self._reading: dict[str, _Reading] = {}
         self._size, self._ttl, self._unreadable_ttl, self._clock = size, ttl, unreadable_ttl, clock
 
     def get(self, origin: str) -> Robots | None:
@@ -66,3 +84,38 @@ class RobotsCache:
         self._items.move_to_end(origin)
         while len(self._items) > self._size:
             self._items.popitem(last=False)
+
+    async def read_once(self, origin: str, read: Callable[[], Awaitable[Robots]]) -> Robots:
+        """The cached robots.txt of ``origin``, else the one ``read`` in flight for it, else ``read()`` (cached).
+
+        A batch of URLs on one cold origin starts its fetches at once: each used to read robots.txt itself, so
+        four URLs made four reads and spent four requests of the session's budget before the first page. Now
+        the first fetch reads and the others wait for its answer. What an unreadable robots.txt (5xx) means is
+        an answer, cached for ``unreadable_ttl``. A read the site gave no answer to (a FetchError: the
+        connection failed or timed out) fails every fetch that waited for it and is not cached, so the next
+        fetch asks again. A read that ended for its own caller's reasons (that session's budget was spent, its
+        call was cancelled) is neither cached nor handed on: the waiting fetches read for themselves.
+        """
+        while True:
+            robots = self.get(origin)
+            if robots is not None:
+                return robots
+            reading = self._reading.get(origin)
+            if reading is not None:
+                await reading.done.wait()
+                if reading.failure is not None:
+                    raise copy.copy(reading.failure)  # each waiter raises its own: tracebacks are per raise
+                if reading.robots is not None:
+                    return reading.robots
+                continue
+            reading = self._reading[origin] = _Reading()
+            try:
+                reading.robots = await read()
+            except FetchError as failure:
+                reading.failure = failure
+                raise
+            finally:
+                del self._reading[origin]
+                reading.done.set()
+            self.put(origin, reading.robots)
+            return reading.robots

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from netglean.core.errors import BadUrl
+from netglean.core.validation import QUOTED_CHARS, bounded
 from netglean.net.addresses import literal_ip
 
 if TYPE_CHECKING:
@@ -32,6 +33,12 @@ def allowed_headers(headers: Mapping[str, str]) -> dict[str, str]:
     }
 
 
+def _brief(text: str) -> str:
+    """``text`` (a URL, a scheme) as a refusal quotes it, as briefly as core.validation quotes an argument: its first
+    characters and how many there were."""
+    return repr(text) if len(text) <= QUOTED_CHARS else f"{text[:QUOTED_CHARS]!r}… ({len(text)} characters)"
+
+
 def parse_url(url: str) -> httpx.URL:
     """``url`` as an httpx URL, or ``BadUrl`` saying why it will not be fetched."""
     import httpx  # here, not at import: starting the server never pays for it
@@ -39,11 +46,12 @@ def parse_url(url: str) -> httpx.URL:
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, TypeError) as exc:
-        raise BadUrl(f"not a URL: {url!r} ({exc})") from exc
+        raise BadUrl(bounded(f"not a URL: {_brief(url)} ({exc})")) from exc
     if parsed.scheme not in {"http", "https"}:
-        raise BadUrl(f"only http and https URLs are fetched, not {parsed.scheme or 'a relative URL'}: {url!r}")
+        scheme = (_brief(parsed.scheme) if len(parsed.scheme) > QUOTED_CHARS else parsed.scheme) or "a relative URL"
+        raise BadUrl(f"only http and https URLs are fetched, not {scheme}: {_brief(url)}")
     if not parsed.host:
-        raise BadUrl(f"the URL has no host: {url!r}")
+        raise BadUrl(f"the URL has no host: {_brief(url)}")
     if parsed.userinfo:
         raise BadUrl("URLs with credentials (user:password@) are not fetched")
     literal = literal_ip(parsed.host)

@@ -13,6 +13,7 @@ from netglean.read.page_signals import blocked_surface
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
     from netglean.net.page import Page
+    from netglean.net.politeness import Budget
     from netglean.workers.pool import Readers
 
 AGENT_ACCEPT = "text/markdown, text/plain;q=0.9, text/html;q=0.5, */*;q=0.1"
@@ -67,6 +68,15 @@ class View:
     error: ToolError | None
     text: str = ""
 
+    @property
+    def tokens(self) -> int:
+        """About how many tokens the answer's text costs a model's context (characters / 4)."""
+        return (len(self.text) + 3) // 4
+
+    @property
+    def vary(self) -> str:
+        return self.page.headers.get("vary", "") if self.page is not None else ""
+
 
 async def view(fetcher: Fetcher, readers: Readers, url: str, accept: str) -> View:
     try:
@@ -80,13 +90,22 @@ async def view(fetcher: Fetcher, readers: Readers, url: str, accept: str) -> Vie
 class Comparison:
     agent: View
     browser: View
+    requests: int = 0
+    """Requests the comparison made to the target, robots.txt's included when it was the one to read it."""
 
     @property
     def negotiated(self) -> bool:
+        """The server answered by Accept: another media type for agents, markdown or plain text for them, or other
+        bytes from a server whose Vary header names Accept."""
         agent, browser = self.agent.page, self.browser.page
         if agent is None or browser is None:
             return False
-        return agent.media_type != browser.media_type or agent.media_type in {"text/markdown", "text/plain"}
+        if agent.media_type != browser.media_type or agent.media_type in {"text/markdown", "text/plain"}:
+            return True
+        varies = any(
+            "accept" in {part.strip().lower() for part in side.vary.split(",")} for side in (self.agent, self.browser)
+        )
+        return varies and agent.body != browser.body
 
     def differences(self) -> list[str]:
         """How the two answers differ, in words (third-party values quoted: inside the frame only)."""
@@ -106,8 +125,22 @@ class Comparison:
         return found
 
 
+class _Counted:
+    """The session's budget, counting what one comparison spends of it (its cost)."""
+
+    def __init__(self, budget: Budget) -> None:
+        self._budget = budget
+        self.spent = 0
+
+    def spend(self) -> None:
+        self._budget.spend()
+        self.spent += 1
+
+
 async def compare(fetcher: Fetcher, readers: Readers, url: str) -> Comparison:
-    """The same URL asked for as an agent (preferring markdown), then as a browser."""
-    agent = await view(fetcher, readers, url, AGENT_ACCEPT)
-    browser = await view(fetcher, readers, url, BROWSER_ACCEPT)
-    return Comparison(agent, browser)
+    """The same URL asked for as an agent (preferring markdown), then as a browser, under the whole policy."""
+    counted = _Counted(fetcher.budget)
+    spending = fetcher.spending(counted)
+    agent = await view(spending, readers, url, AGENT_ACCEPT)
+    browser = await view(spending, readers, url, BROWSER_ACCEPT)
+    return Comparison(agent, browser, counted.spent)

@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import jsonschema_rs
 import yaml
@@ -42,8 +43,8 @@ MIN_OK_SHARE = 0.3
 STATS: defaultdict[str, defaultdict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
 """What each fuzz test saw, by test and tool: result codes ("ok" for a success); printed after the run."""
 NONCE_CHECKS: Counter[str] = Counter()
-"""Target-origin results whose nonce was recomputed from the notice's source ("checked"), and those whose
-source the notice could not show exactly (truncated, or cleaned arguments: "not checkable")."""
+"""Target-origin results whose nonce was recomputed from the BEGIN marker's source and the framed text ("checked"),
+and those whose notice showed the source exactly, so that the marker's spelling of it was checked too ("named")."""
 SHARED_SCHEMAS = PROJECT / "netglean" / "generated" / "schemas" / "shared"
 NOTICE_KEY = "untrusted_content_notice"
 
@@ -510,7 +511,14 @@ def arbitrary_arguments(schema: Mapping[str, Any], world: World) -> st.SearchStr
 
 # --- The envelope and its text block --------------------------------------------------------------------------
 
-_FRAME = re.compile(r"<<<(BEGIN|END) UNTRUSTED CONTENT ([0-9a-f]{24})>>>")
+_BEGIN = re.compile(
+    r"<<<BEGIN UNTRUSTED CONTENT (?P<nonce>[0-9a-f]{24}) source=(?P<source>[!-~]{0,300}|[!-~]{0,299}…)>>>"
+)
+_END = re.compile(r"<<<END UNTRUSTED CONTENT (?P<nonce>[0-9a-f]{24})>>>")
+_FRAME = re.compile(r"<<<(BEGIN|END) UNTRUSTED CONTENT")
+"""Anything that starts a marker: none may occur between the two real ones."""
+_URL_RESERVED = "!#$%&'()*+,/:;=?@[]~"
+"""RFC 3986's reserved characters (and escapes' percent sign): what the marker's source keeps as the notice shows it."""
 _NOTICE = re.compile(re.escape(untrusted.NOTICE).replace(re.escape("{source}"), "(?P<source>.*)"))
 
 
@@ -559,31 +567,37 @@ def strict_json(text: str) -> Any:
 
 
 def assert_frame(text: str, envelope: Mapping[str, Any], spec: ToolSpec, arguments: Any = None) -> None:
-    """A target-origin text block: control line, notice naming the source, payload JSON framed by one nonce."""
+    """A target-origin text block: control line, notice naming the source, payload JSON framed by one nonce, the BEGIN
+    marker naming the source in one token (``source=``), the nonce the hash of that token and the framed text."""
     lines = text.split("\n")
     assert len(lines) >= 4, f"{spec.name}: the text block is not control line, notice and frame: {text[:300]!r}"
     control = strict_json(lines[0])
     assert control == {key: envelope[key] for key in ("ok", "next_step", "guidance")}, "the control line differs"
     notice = _NOTICE.fullmatch(lines[1])
     assert notice is not None, f"{spec.name}: not the untrusted-content notice: {lines[1][:300]!r}"
-    begin, end = _FRAME.fullmatch(lines[2]), _FRAME.fullmatch(lines[-1])
-    assert begin is not None and begin[1] == "BEGIN", f"{spec.name}: no BEGIN marker: {lines[2][:200]!r}"
-    assert end is not None and end[1] == "END", f"{spec.name}: no END marker: {lines[-1][:200]!r}"
-    assert begin[2] == end[2], f"{spec.name}: BEGIN nonce {begin[2]} but END nonce {end[2]}"
+    begin, end = _BEGIN.fullmatch(lines[2]), _END.fullmatch(lines[-1])
+    assert begin is not None, f"{spec.name}: no BEGIN marker with nonce and source=: {lines[2][:200]!r}"
+    assert end is not None, f"{spec.name}: no END marker: {lines[-1][:200]!r}"
+    assert begin["nonce"] == end["nonce"], f"{spec.name}: BEGIN nonce {begin['nonce']} but END nonce {end['nonce']}"
+    named = begin["source"]
+    assert ">" not in named and "<" not in named, f"{spec.name}: the marker's source can break the marker: {named!r}"
     inside = "\n".join(lines[3:-1])
     assert strict_json(inside) == envelope["payload"], f"{spec.name}: the framed JSON is not the structured payload"
     assert not _FRAME.search(inside), f"{spec.name}: a frame marker inside the frame"
     assert_cleaned(envelope["payload"], spec.name)
     assert envelope.get(NOTICE_KEY), f"{spec.name}: a target-origin envelope without {NOTICE_KEY}"
+    expected = untrusted.nonce(named, inside)  # what any client holding the frame alone can recompute
+    assert begin["nonce"] == expected, f"{spec.name}: nonce {begin['nonce']}, but nonce(source, content) is {expected}"
+    NONCE_CHECKS["checked"] += 1
     source = notice["source"]
     shown_whole = not (len(source) >= 300 and source.endswith("…"))
     args_plain = arguments is not None and all(_plain(s) for s in _strings(arguments))
     if shown_whole and (args_plain or source == spec.name):
-        NONCE_CHECKS["checked"] += 1
-        expected = untrusted.nonce(source, inside)
-        assert begin[2] == expected, f"{spec.name}: nonce {begin[2]}, but nonce(source, content) is {expected}"
-    else:
-        NONCE_CHECKS["not checkable"] += 1
+        NONCE_CHECKS["named"] += 1
+        spelt = quote(source, safe=_URL_RESERVED)
+        assert named == spelt or (named.endswith("…") and spelt.startswith(named[:-1])), (
+            f"{spec.name}: the marker names {named!r}, the notice {source!r}"
+        )
     if envelope["ok"] and shown_whole and args_plain and isinstance(arguments, Mapping):
         for name, value in arguments.items():
             asked = value[0] if isinstance(value, list) and value else value

@@ -75,16 +75,27 @@ def test_many_argument_problems_are_counted_not_all_spelt_out(registry: Registry
     assert len(json.dumps(envelope)) < 10_000
 
 
-def test_quoted_values_are_cut_short(registry: Registry, settings: Settings) -> None:
+@pytest.mark.parametrize(
+    ("tool", "arguments", "says"),
+    [
+        ("batch_scrape", {"urls": [f"https://example.org/{n}/{'x' * 100}" for n in range(101)]}, "(101 items)"),
+        ("scrape", {"url": "https://example.org/" + "x" * 100_000}, "(100020 characters)"),
+        ("scrape", {"url": "https://example.org/", "x" * 100_000: 1}, "(100000 characters)"),
+    ],
+    ids=["101-url-array", "100-kB-string", "100-kB-name"],
+)
+def test_quoted_values_are_cut_short(
+    registry: Registry, settings: Settings, tool: str, arguments: Any, says: str
+) -> None:
     async def run() -> dict[str, object]:
         runner = build_runner(registry, settings)
-        urls = [f"https://example.org/{n}/{'x' * 100}" for n in range(101)]
-        envelope, _ = await runner.call("batch_scrape", {"urls": urls})
+        envelope, _ = await runner.call(tool, arguments)
         return envelope.as_dict()
 
-    error = anyio.run(run)["payload"]["error"]  # type: ignore[index]
-    assert error["code"] == "invalid_arguments" and "more than 100 items" in error["message"]
-    assert len(error["message"]) < 500
+    envelope = anyio.run(run)
+    error = envelope["payload"]["error"]  # type: ignore[index]
+    assert error["code"] == "invalid_arguments" and says in error["message"]
+    assert len(error["message"]) < 500 and len(json.dumps(envelope)) < 2_000  # the detail quotes it as briefly
 
 
 def _call(runner: ToolRunner, name: str, arguments: Any) -> dict[str, Any]:

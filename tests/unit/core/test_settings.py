@@ -86,3 +86,13 @@ def test_secrets_are_never_shown() -> None:
     assert "token" not in policy and policy["token_required"] is True
     assert Settings.load(environ={}).policy()["token_required"] is False
     assert {s.name for s in SETTINGS if s.secret} == {"token"}
+
+
+def test_politeness_defaults() -> None:
+    """What one site sees of netglean by default: one request at a time, a second apart, robots.txt obeyed (the
+    seeds' scanner's rules); the global cap, the session budget and the body caps stay sized for batches, crawls
+    and documents (NOTES.md says why each differs from Rebilder's)."""
+    loaded = Settings.load(environ={})
+    assert (loaded.host_concurrency, loaded.host_interval, loaded.ignore_robots) == (1, 1.0, False)
+    assert (loaded.global_concurrency, loaded.session_budget) == (16, 1000)
+    assert (loaded.fetch_max_bytes, loaded.fetch_max_decoded_bytes) == (5 * 2**20, 20 * 2**20)

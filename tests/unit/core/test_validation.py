@@ -5,7 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from netglean.core.validation import MAX_REPORTED, Problem, SchemaValidator, json_type, reported
+from netglean.core.validation import (
+    MAX_REPORTED,
+    MESSAGE_CHARS,
+    QUOTED_CHARS,
+    Problem,
+    SchemaValidator,
+    bounded,
+    json_type,
+    named,
+    quoted,
+    reported,
+)
 
 SCHEMA = {
     "type": "object",
@@ -75,7 +86,62 @@ def test_problems_come_in_pointer_order_once_each() -> None:
 def test_a_long_value_is_quoted_short() -> None:
     [(_, _, message)] = _problems({"url": "https://a.test/" + "x" * 100_000})
     assert message.startswith("argument 'url': \"https://a.test/xxx") and "is longer than 20 characters" in message
-    assert len(message) < 150
+    assert "… (100015 characters)" in message and len(message) < 150
+
+
+URLS = [f"https://example.org/page/{n}" for n in range(101)]
+LISTS = SchemaValidator(
+    {
+        "type": "object",
+        "properties": {
+            "urls": {"type": "array", "maxItems": 100, "items": {"type": "string"}},
+            "one": {"type": "string"},
+            "ratio": {"type": "array", "maxItems": 1},
+            "name": {"enum": ["a", "b"]},
+        },
+        "additionalProperties": False,
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "pointer", "size", "says"),
+    [
+        ({"urls": URLS}, "/urls", "(101 items)", "has more than 100 items"),
+        ({"one": URLS}, "/one", "(101 items)", "argument 'one' must be string, got array"),
+        ({"name": "n" * 100_000}, "/name", "(100000 characters)", 'is not one of "a" or "b"'),
+        ({"one": {str(n): n for n in range(500)}}, "/one", "(500 keys)", "must be string, got object"),
+    ],
+    ids=["101-url-array", "array-for-a-string", "100-kB-string", "object-for-a-string"],
+)
+def test_an_argument_value_is_quoted_in_80_characters_and_its_size(
+    arguments: dict[str, object], pointer: str, size: str, says: str
+) -> None:
+    [problem] = LISTS.problems(arguments)
+    assert problem.pointer == pointer and says in problem.message and size in problem.message
+    assert len(problem.message) < QUOTED_CHARS + 80  # the quote, its size and the sentence around it
+
+
+def test_a_long_unknown_name_is_cut_in_the_message_the_pointer_and_the_argument() -> None:
+    [problem] = LISTS.problems({"k" * 100_000: 1})
+    cut = "k" * QUOTED_CHARS + "… (100000 characters)"
+    assert problem.message == f"unknown argument '{cut}'"
+    assert (problem.pointer, problem.argument) == (f"/{cut}", cut)
+
+
+def test_a_value_the_validator_spells_its_own_way_still_makes_a_bounded_sentence() -> None:
+    [problem] = LISTS.problems({"ratio": [1.5e300] * 5_000})  # the validator writes 1.5e+300, JSON 1.5e300
+    assert len(problem.message) <= MESSAGE_CHARS and problem.message.endswith("has more than 1 item")
+
+
+def test_quoting_keeps_short_values_whole_and_counts_long_ones() -> None:
+    assert quoted(URLS[:2]) == '["https://example.org/page/0", "https://example.org/page/1"]'
+    assert quoted(URLS) == f"{quoted(URLS[:3])[:QUOTED_CHARS]}… (101 items)"
+    assert quoted(["x" * 200]).endswith("… (1 item)") and quoted("é" * 81).endswith("… (81 characters)")
+    assert named("short") == "short" and named("n" * 81) == "n" * 80 + "… (81 characters)"
+    long = "a" * 300 + " has more than 1 item"
+    assert bounded("fine") == "fine" and bounded(long).endswith("has more than 1 item")
+    assert bounded(long).startswith("a" * QUOTED_CHARS + "… (321 characters) …")
 
 
 def test_what_is_not_an_object_is_the_arguments_fault() -> None:
