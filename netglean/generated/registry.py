@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'cbb8914207d1c261fcdebe4ac2c19445ced06734b336968aa22b3d01c3679dee'
+CATALOG_HASH: Any = 'b456e5039aa2761c152befb33270d6a770b6872fd5912557010129c14501c338'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
@@ -3552,6 +3552,45 @@ RESOURCES: Any = ({'description': "What this build's feed runtime can do, as boo
   'title': 'Feed request strategies',
   'uri': 'netglean://feeds/strategies',
   'uri_template': None},
+ {'description': 'The extractors a feed config field may name, alphabetically, as a JSON array of names '
+                 '(attribute, href, html, static, text). html is the outer HTML of every element found, '
+                 'sanitised; what each one takes, and the post-processing steps, are in '
+                 'netglean://feeds/extractors.',
+  'handler': 'netglean.handlers.feeds:read_extractor_names',
+  'mime_type': 'application/json',
+  'name': 'html2rss_extractors',
+  'title': 'html2rss extractor names',
+  'uri': 'html2rss://extractors',
+  'uri_template': None},
+ {'description': 'What the feed runtime can use, as booleans only: botasaurus_configured (whether a '
+                 'botasaurus scraper is set up; false in this build, which has no browser). Never an address '
+                 'or a secret.',
+  'handler': 'netglean.handlers.feeds:read_runtime',
+  'mime_type': 'application/json',
+  'name': 'html2rss_runtime',
+  'title': 'html2rss runtime',
+  'uri': 'html2rss://runtime',
+  'uri_template': None},
+ {'description': "The JSON Schema (2020-12) of feed configs in the html2rss format, under html2rss's own "
+                 'address: channel, selectors with their extractors and post-processing steps, auto_source, '
+                 'parameters, headers, request controls, strategy, and the registry and directory keys of '
+                 'html2rss-configs. The same document as netglean://feeds/config-schema; keys it does not '
+                 'name are ignored with a warning.',
+  'handler': 'netglean.handlers.feeds:read_config_schema',
+  'mime_type': 'application/json',
+  'name': 'html2rss_schema',
+  'title': 'html2rss feed config schema',
+  'uri': 'html2rss://schema',
+  'uri_template': None},
+ {'description': "The request strategies the feed tools take, under html2rss's names, as a JSON array: auto, "
+                 'faraday, botasaurus (local_file is never one). auto and faraday read over plain HTTP; '
+                 'html2rss://runtime says whether botasaurus can run (in this build it cannot).',
+  'handler': 'netglean.handlers.feeds:read_mcp_strategies',
+  'mime_type': 'application/json',
+  'name': 'html2rss_strategies',
+  'title': 'html2rss request strategies',
+  'uri': 'html2rss://strategies',
+  'uri_template': None},
  {'description': "The running server's operator policy as booleans and numbers only (limits, timeouts, "
                  'switches); never secrets. Tool arguments cannot change any of it.',
   'handler': 'netglean.handlers.meta:read_policy',
@@ -3577,7 +3616,39 @@ RESOURCES: Any = ({'description': "What this build's feed runtime can do, as boo
   'uri': None,
   'uri_template': 'netglean://tools/{name}'})
 
-PROMPTS: Any = ({'arguments': [{'default': None,
+PROMPTS: Any = ({'arguments': [{'default': None, 'description': 'Target URL to analyze.', 'name': 'url', 'required': True}],
+  'description': "html2rss's four-step workflow for a durable feed config: capture_config drafts it, "
+                 'inspect_url only when weak, validate_config must pass, apply_config must find items; with '
+                 'the rewrite html2rss-configs needs.',
+  'messages': [{'role': 'user',
+                'text': 'Build a durable feed config for ${url}:\n'
+                        '1. Call capture_config with url ${url}. The YAML draft is payload.yaml. Check '
+                        'payload.articles_count and\n'
+                        '   the selectors it found. Keep enhance: true in the draft.\n'
+                        '2. If the draft is weak (few or no articles, missing selectors) or you need recon, '
+                        'call inspect_url on\n'
+                        '   ${url} (auto reads it over plain HTTP).\n'
+                        '3. Call validate_config with the yaml (or the config object). It must not be an '
+                        'error (isError); if it\n'
+                        '   is, fix each problem in payload.errors at the path it names and validate again. '
+                        'Look at\n'
+                        '   payload.warnings: each names a key that is ignored, with the closest known key.\n'
+                        '4. Call apply_config with url ${url} and the yaml. It is an error if the feed has '
+                        'zero items\n'
+                        '   (payload.item_count is 0; then call inspect_url and fix the items selector). '
+                        'Confirm\n'
+                        '   payload.item_count before shipping.\n'
+                        'If the destination is html2rss-configs, rewrite the draft before validating: add '
+                        'registry.id,\n'
+                        'directory.topics (a non-empty list), directory.title, and mirror directory.title in '
+                        'channel.title (Feed\n'
+                        'Directory configs require it); directory.summary is optional, at most 160 '
+                        'characters. Set an explicit\n'
+                        'channel.url.\n'
+                        'Finish with the final YAML config and payload.item_count.\n'}],
+  'name': 'capture-feed-config',
+  'title': 'Capture a durable feed config'},
+ {'arguments': [{'default': None,
                  'description': 'What the answer is about.',
                  'name': 'topic',
                  'required': True},
@@ -3631,7 +3702,23 @@ PROMPTS: Any = ({'arguments': [{'default': None,
                         'is\n'
                         '(its own feed, a bot wall, a single article) and what to try next.\n'}],
   'name': 'feed_now',
-  'title': "Get a listing page's latest articles"})
+  'title': "Get a listing page's latest articles"},
+ {'arguments': [{'default': None, 'description': 'Target URL to scrape.', 'name': 'url', 'required': True}],
+  'description': "html2rss's one-call workflow: read a page's articles with one scrape_url call (strategy "
+                 'auto), and call inspect_url only when the result is weak.',
+  'messages': [{'role': 'user',
+                'text': 'Scrape the articles of ${url}:\n'
+                        '1. Call scrape_url once with url ${url} and strategy auto (auto already picks how '
+                        'to read the page).\n'
+                        '   Its articles are in payload.items.\n'
+                        '2. Only if the result is weak (no items, or items without titles or links) or you '
+                        'need to know what the\n'
+                        '   page is, call inspect_url on the same URL and say what it found (its own feed, a '
+                        'bot wall, a single\n'
+                        "   article). Follow the result's next_step rather than guessing the next tool.\n"
+                        'List the items as "title - url (date)".\n'}],
+  'name': 'scrape-webpage',
+  'title': "Scrape a webpage's articles"})
 
 GRAPH: Any = {'edges': {'apply_config': ['done', 'inspect_url'],
            'batch_crawl': ['done', 'scrape', 'generate_citations'],

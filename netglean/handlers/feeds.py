@@ -185,6 +185,23 @@ async def read_strategies(ctx: Context) -> dict[str, Any]:
     return {"strategies": feed_config.STRATEGIES, "available": available, "default": feed_config.DEFAULT_STRATEGY}
 
 
+async def read_extractor_names(ctx: Context) -> list[str]:
+    """html2rss://extractors: the names alone, alphabetically, as html2rss lists them."""
+    return sorted(feed_config.EXTRACTORS)
+
+
+async def read_mcp_strategies(ctx: Context) -> list[str]:
+    """html2rss://strategies: the strategies the tools take under html2rss's names (html2rss://runtime says
+    whether a browser one can run)."""
+    return list(feed_config.MCP_STRATEGIES)
+
+
+async def read_runtime(ctx: Context) -> dict[str, bool]:
+    """html2rss://runtime, booleans only: this build has no browser layer, so botasaurus is never configured (and
+    no scraper address exists to leak)."""
+    return {"botasaurus_configured": False}
+
+
 async def read_capabilities(ctx: Context) -> dict[str, bool]:
     return {
         "plain_http": True,
