@@ -102,7 +102,7 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
     config = loaded.config
     warnings = [warning.as_dict() for warning in loaded.warnings]
     try:
-        require_plain_http(config.get("strategy", "auto"))
+        require_plain_http(config.get("strategy", feed_config.DEFAULT_STRATEGY))
         run = await read_feed(ctx.fetcher, ctx.readers, config, stop_by=ctx.work_until())
         found = unique(run.items)
         limit = args.limit  # None: every item found
