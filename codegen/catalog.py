@@ -224,6 +224,9 @@ def _make_tool(
     if declared is not None and bool(declared) != open_args:
         out.add(source, "/input/additionalProperties", "additionalProperties contradicts additional_arguments")
     input_schema.setdefault("additionalProperties", open_args)
+    groups = tuple(tuple(group) for group in data.get("exactly_one_of", ()))
+    _check_groups(source, groups, input_schema, out)
+    _check_root(source, input_schema, out)
     if source.path.stem != data["name"]:
         out.add(source, "/name", f"tool name '{data['name']}' must equal the file name '{source.path.stem}'")
     family = source.path.parent.name
@@ -236,11 +239,16 @@ def _make_tool(
         )
     payload = bundle(outputs.schema, shared)
     check_untrusted_marks(source, payload, out)
+    failed, failed_used = _failure_payload(source, shared, inliner, out)
     output = envelope_schema(
-        data["name"], {k: v for k, v in payload.items() if k != "$defs"}, data["next_step"], data["origin"]
+        data["name"],
+        {k: v for k, v in payload.items() if k != "$defs"},
+        data["next_step"],
+        data["origin"],
+        failed.get("properties", {}),
     )
-    if "$defs" in payload:
-        output["$defs"] = payload["$defs"]
+    if "$defs" in payload or "$defs" in failed:
+        output["$defs"] = {**payload.get("$defs", {}), **failed.get("$defs", {})}
     tool = Tool(
         name=data["name"],
         title=data["title"],
@@ -256,9 +264,64 @@ def _make_tool(
         next_step=tuple(data["next_step"]),
         examples=tuple(data["examples"]),
         failure_guidance={code: text.strip() for code, text in data.get("failure_guidance", {}).items()},
+        exactly_one_of=groups,
+        failure_payload=failed,
         source=source,
     )
-    return tool, usable, inputs.used | outputs.used
+    return tool, usable, inputs.used | outputs.used | failed_used
+
+
+def _check_groups(
+    source: SourceFile, groups: tuple[tuple[str, ...], ...], input_schema: dict[str, Any], out: Collector
+) -> None:
+    """Each argument of an exactly_one_of group is an optional argument of the tool; no argument is in two."""
+    properties, required = input_schema.get("properties", {}), set(input_schema.get("required", []))
+    seen: set[str] = set()
+    for index, group in enumerate(groups):
+        for name in group:
+            where = f"/exactly_one_of/{index}"
+            if name not in properties:
+                out.add(source, where, f"{where}: '{name}' is no argument of the tool")
+            elif name in required:
+                out.add(source, where, f"{where}: '{name}' is required, so no other argument can stand in for it")
+            elif name in seen:
+                out.add(source, where, f"{where}: '{name}' is in another group too")
+            seen.add(name)
+
+
+def _check_root(source: SourceFile, input_schema: dict[str, Any], out: Collector) -> None:
+    """No composition at an input schema's root: function-calling clients (Anthropic's, OpenAI's) refuse it."""
+    for key in ("oneOf", "anyOf", "allOf", "not"):
+        if key in input_schema:
+            where = f"/input/{key}"
+            message = "name the arguments a call gives exactly one of in exactly_one_of instead"
+            out.add(source, where, f"{where}: function-calling clients refuse {key} at an input's root; {message}")
+
+
+_FAILURE_PAYLOAD_KEYS = frozenset({"type", "description", "properties"})
+
+
+def _failure_payload(
+    source: SourceFile, shared: dict[str, Any], inliner: Inliner, out: Collector
+) -> tuple[dict[str, Any], frozenset[str]]:
+    """The tool's failure payload (the fields a failure carries beside error), its fragments inlined and the shared
+    schemas it references bundled, and the fragments it uses; empty when the tool declares none."""
+    raw = source.data.get("failure_payload")
+    if raw is None:
+        return {}, frozenset()
+    inlined = inliner.inline(source, "/failure_payload", raw)
+    check_schema(source, "/failure_payload", inlined, shared, out, raw=raw)
+    schema = inlined.schema if isinstance(inlined.schema, dict) else {}
+    for key in sorted(set(schema) - _FAILURE_PAYLOAD_KEYS):
+        where = f"/failure_payload/{escape(key)}"
+        out.add(source, where, f"{where}: a failure payload states its properties only (type, description, properties)")
+    fields = schema.get("properties", {})
+    if not fields:
+        out.add(source, "/failure_payload", "/failure_payload: name the fields a failure carries (properties)")
+    if "error" in fields:
+        where = "/failure_payload/properties/error"
+        out.add(source, where, f"{where}: error is the envelope's own field; name the detail fields to carry beside it")
+    return bundle(schema, shared), inlined.used
 
 
 def _make_resource(source: SourceFile) -> Resource:

@@ -26,7 +26,16 @@ class Tool:
     examples: tuple[dict[str, Any], ...]
     failure_guidance: dict[str, str]
     """What to do after a failure, by error code: the tool's own words, said before the generic sentence."""
+    exactly_one_of: tuple[tuple[str, ...], ...]
+    """Groups of arguments of which a call gives exactly one each (config or yaml), checked by the runner."""
+    failure_payload: dict[str, Any]
+    """The fields a failure's payload carries beside error (copied from its detail), as an object schema with
+    its shared schemas bundled; empty when the tool declares none."""
     source: SourceFile = field(repr=False, compare=False)
+
+    @property
+    def failure_fields(self) -> tuple[str, ...]:
+        return tuple(self.failure_payload.get("properties", {}))
 
     @property
     def class_stem(self) -> str:

@@ -178,9 +178,12 @@ def check_examples(tool: Tool, out: Collector) -> None:
         at = f"/examples/{index}"
         expect = example["expect"]
         invalid_on_purpose = expect.get("error") == "invalid_arguments"
-        problems = list(arguments.iter_errors(example["arguments"]))
+        problems = [error.message for error in arguments.iter_errors(example["arguments"])]
+        for group in tool.exactly_one_of:
+            if sum(name in example["arguments"] for name in group) != 1:
+                problems.append(f"give exactly one of {', '.join(group)}")
         if problems and not invalid_on_purpose:
-            out.add(tool.source, f"{at}/arguments", f"example arguments break the input schema: {problems[0].message}")
+            out.add(tool.source, f"{at}/arguments", f"example arguments break the input schema: {problems[0]}")
         if invalid_on_purpose and not problems:
             out.add(tool.source, f"{at}/arguments", "example expects invalid_arguments but its arguments are valid")
         if expect["next_step"] not in allowed:
@@ -193,13 +196,14 @@ def check_examples(tool: Tool, out: Collector) -> None:
             for error in payload.iter_errors(expect["payload"]):
                 where = f"{at}/expect/payload{json_pointer(error.absolute_path)}"
                 out.add(tool.source, where, f"expected payload breaks the output schema: {error.message}")
-        properties = tool.payload_schema.get("properties", {})
+        # a failure's payload_includes names the fields its failure payload carries beside error
+        declared = tool.payload_schema if expect["ok"] else tool.failure_payload
+        properties = declared.get("properties", {})
         for key, value in expect.get("payload_includes", {}).items():
             if key not in properties:
-                out.add(
-                    tool.source, f"{at}/expect/payload_includes/{escape(key)}", f"'{key}' is not an output property"
-                )
+                kind = "an output property" if expect["ok"] else "a failure_payload property"
+                out.add(tool.source, f"{at}/expect/payload_includes/{escape(key)}", f"'{key}' is not {kind}")
                 continue
-            sub = Draft202012Validator({**properties[key], "$defs": tool.payload_schema.get("$defs", {})})
+            sub = Draft202012Validator({**properties[key], "$defs": declared.get("$defs", {})})
             for error in sub.iter_errors(value):
                 out.add(tool.source, f"{at}/expect/payload_includes/{escape(key)}", f"'{key}': {error.message}")

@@ -115,6 +115,7 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
             inputs=schema_rows(tool.input_schema),
             required_flags=[o["flag"] for o in cli_options(tool) if o["required"]],
             outputs=schema_rows(tool.payload_schema),
+            failures=schema_rows(tool.failure_payload) if tool.failure_payload else [],
             previous=sorted(t.name for t in catalog.tools if tool.name in t.next_step and t.name != tool.name),
         )
     return pages

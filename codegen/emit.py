@@ -67,6 +67,8 @@ def _tool_entry(tool: Tool, packages: Packages) -> dict[str, Any]:
         "next_step": tuple(tool.next_step),
         "examples": tuple(tool.examples),
         "failure_guidance": dict(tool.failure_guidance),
+        "failure_payload": tool.failure_fields,
+        "exactly_one_of": tool.exactly_one_of,
     }
 
 

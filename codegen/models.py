@@ -66,8 +66,9 @@ def render_models(catalog: Catalog, header: str) -> str:
         # A field with a default is never None: `max_chars: int = 20000`, so the catalog's default is the only
         # one and a handler needs no fallback of its own.
         strict_nullable=True,
-        # A oneOf/anyOf that only says which properties must be there (config or yaml) is a check on one model,
-        # not a union of near-copies (ApplyConfigInput1 | ApplyConfigInput2 inside a RootModel); uniqueItems too.
+        # A oneOf/anyOf that only says which properties must be there (a feed config's selectors or auto_source)
+        # is a check on one model, not a union of near-copies (FeedConfig1 | FeedConfig2 in a RootModel);
+        # uniqueItems too.
         generate_schema_validators=True,
         # A constrained string in a list is an alias of an annotated str, not a RootModel: args.urls holds
         # strings. (collapse_root_models keeps a constrained root model beside a list, by design.)

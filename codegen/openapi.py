@@ -63,7 +63,7 @@ def _operation(tool: Tool) -> dict[str, Any]:
             "tags": [tool.source.path.parent.name],
             "requestBody": {
                 # An empty body means no arguments ({}): the body is optional exactly when {} is valid.
-                "required": not Draft202012Validator(tool.input_schema).is_valid({}),
+                "required": not Draft202012Validator(_request_schema(tool)).is_valid({}),
                 "description": "The tool's arguments as a JSON object; an empty body means no arguments ({}).",
                 "content": {"application/json": {"schema": {"$ref": f"{_COMPONENTS}{stem}Input"}}},
             },
@@ -101,12 +101,24 @@ _HEALTH = {
 }
 
 
+def _request_schema(tool: Tool) -> dict[str, Any]:
+    """The tool's input schema with its exactly_one_of groups as the oneOf a request body can hold: an OpenAPI
+    document is read by HTTP clients and fuzzers, not by function calling, so it states the whole rule."""
+    schema = copy.deepcopy(tool.input_schema)
+    choices = [{"oneOf": [{"required": [name]} for name in group]} for group in tool.exactly_one_of]
+    if len(choices) == 1:
+        schema.update(choices[0])
+    elif choices:
+        schema["allOf"] = choices
+    return schema
+
+
 def openapi_document(catalog: Catalog, version: str, comment: str) -> dict[str, Any]:
     schemas: dict[str, Any] = {name: _rehome(copy.deepcopy(s)) for name, s in catalog.shared.items()}
     schemas["Refusal"] = REFUSAL_SCHEMA
     paths: dict[str, Any] = {"/healthz": _HEALTH}
     for tool in catalog.tools:
-        schemas[f"{tool.class_stem}Input"] = _rehome(tool.input_schema)
+        schemas[f"{tool.class_stem}Input"] = _rehome(_request_schema(tool))
         schemas[f"{tool.class_stem}Result"] = _rehome(tool.output_schema)
         paths[f"/v1/tools/{tool.name}"] = _operation(tool)
     server = catalog.server

@@ -86,8 +86,11 @@ def test_a_fragment_is_inlined_whole_wherever_it_is_named() -> None:
     assert batch["properties"]["urls"]["items"] == {"type": "string", "minLength": 1, "maxLength": 4096}
     assert crawl["properties"]["include_patterns"]["items"] == {"type": "string", "minLength": 1, "maxLength": 200}
     validate, apply = catalog.tool("validate_config").input_schema, catalog.tool("apply_config").input_schema
-    assert validate["oneOf"] == apply["oneOf"] == [{"required": ["config"]}, {"required": ["yaml"]}]
-    assert list(apply["properties"]) == ["config", "yaml", "parameters", "format", "limit"]
+    shared = ("config", "yaml", "parameters")
+    assert {name: validate["properties"][name] for name in shared} == {
+        name: apply["properties"][name] for name in shared
+    }
+    assert list(apply["properties"]) == ["config", "yaml", "parameters", "url", "format", "limit"]
 
 
 def test_an_unknown_fragment_is_named_at_its_site(project: Path) -> None:

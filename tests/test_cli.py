@@ -63,7 +63,7 @@ def test_demo_runs_end_to_end() -> None:
         [sys.executable, "-m", "netglean", "demo"], cwd=PROJECT, capture_output=True, text=True, timeout=60, check=True
     )
     assert "tools/call generate_citations" in done.stdout and "isError=True" in done.stdout
-    assert '"path": "/selectors/published_at/extractor"' in done.stdout and "valid=True" in done.stdout
+    assert '"path": "/selectors/published_at/extractor"' in done.stdout and "isError=False" in done.stdout
 
 
 def test_string_flags_read_a_file_with_an_at_sign(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from tests.support.contract import (
     Mutation,
     Tally,
     arbitrary_arguments,
+    argument_schema,
     arguments_strategy,
     assert_envelope,
     assert_matches_example,
@@ -75,7 +76,7 @@ def test_generated_valid_inputs_give_valid_envelopes(
 
     @_fuzz(VALID_EXAMPLES)
     @seed(SEED)
-    @given(arguments_strategy(spec.input_schema, fuzz_world))
+    @given(arguments_strategy(argument_schema(spec), fuzz_world))
     def check(arguments: dict[str, Any]) -> None:
         note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
         with tally.watching():
@@ -101,7 +102,7 @@ def test_arbitrary_json_arguments_never_break_the_contract(
 
     @_fuzz(ARBITRARY_EXAMPLES)
     @seed(SEED)
-    @given(arbitrary_arguments(spec.input_schema, fuzz_world))
+    @given(arbitrary_arguments(argument_schema(spec), fuzz_world))
     def check(arguments: Any) -> None:
         note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
         with tally.watching():
@@ -142,7 +143,7 @@ def test_mutated_inputs_come_back_naming_the_argument(
     enums, at the top level and inside arrays and nested objects: each is invalid_arguments naming its
     argument; each problem inside a feed config is reported at its JSON pointer."""
     spec = registry.tools[name]
-    base = sample(spec.input_schema, spec.input_schema.get("$defs", {}))
+    base = sample(argument_schema(spec), spec.input_schema.get("$defs", {}))
     cases = list(mutations(spec, base)) + list(config_mutations(spec, base, fuzz_world))
     assert cases, f"{name}: no mutation applies; the input schema is too loose to test"
     _check_mutations(fuzz_client, registry, name, cases)
@@ -172,8 +173,8 @@ def test_contract_holds_over_a_spawned_stdio_server(
     @_fuzz(STDIO_EXAMPLES)
     @seed(SEED)
     @given(
-        arguments_strategy(spec.input_schema, fuzz_world)
-        | arbitrary_arguments(spec.input_schema, fuzz_world)
+        arguments_strategy(argument_schema(spec), fuzz_world)
+        | arbitrary_arguments(argument_schema(spec), fuzz_world)
         | st.dictionaries(st.text(max_size=8), JSON, max_size=3)
     )
     def check(arguments: dict[str, Any]) -> None:

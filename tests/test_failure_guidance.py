@@ -1,4 +1,5 @@
-"""A tool's own advice after a failure comes from its catalog entry; the runner's table says only what fits any tool."""
+"""A tool's own advice after a failure comes from its catalog entry, and so do the detail fields its failures carry
+beside the error (failure_payload); the runner's table says only what fits any tool."""
 
 from __future__ import annotations
 
@@ -63,7 +64,7 @@ def test_guidance_names_only_real_tools(project: Path) -> None:
 
 
 def test_a_description_names_only_real_tools(project: Path) -> None:
-    _edit(project, APPLY, "No items is an error whose next step is inspect_url.", "Then call check_feed.")
+    _edit(project, APPLY, "Pagination is followed when the config asks.", "Then call check_feed.")
     _assert_problem(project, APPLY, _line_of(project, APPLY, "description:"), "'check_feed' is no tool")
 
 
@@ -109,3 +110,61 @@ def test_a_failure_is_guided_by_the_tools_catalog_entry_first(registry: Registry
     wrong = _fail(registry, settings, "apply_config", {"config": config, "limit": 0})
     assert wrong["payload"]["error"]["code"] == "invalid_arguments"
     assert wrong["guidance"] == runner_module._GUIDANCE["invalid_arguments"].format(tool="apply_config")
+
+
+def test_a_failure_payload_names_detail_fields_only(project: Path) -> None:
+    _edit(project, APPLY, "failure_payload:\n  type: object\n  properties:\n", "failure_payload:\n  type: object\n"
+          "  required: [item_count]\n  properties:\n    error: {type: object}\n")  # fmt: skip
+    _assert_problem(project, APPLY, _line_of(project, APPLY, "required: [item_count]"), "states its properties only")
+    _assert_problem(project, APPLY, _line_of(project, APPLY, "error: {type: object}"), "error is the envelope's own")
+
+
+def test_a_failed_examples_payload_names_failure_payload_fields(project: Path) -> None:
+    _edit(
+        project,
+        APPLY,
+        "      payload_includes:\n        errors:",
+        "      payload_includes:\n        pages: 1\n        errors:",
+    )
+    _assert_problem(project, APPLY, _line_of(project, APPLY, "pages: 1"), "'pages' is not a failure_payload property")
+
+
+def test_the_published_failure_branch_holds_the_failure_payload(registry: Registry) -> None:
+    apply = registry.tools["apply_config"]
+    assert apply.failure_payload == ("item_count", "errors", "warnings")
+    failed = next(b for b in apply.output_schema["oneOf"] if b["properties"]["ok"] == {"const": False})
+    assert set(failed["properties"]["payload"]["properties"]) == {"error", "item_count", "errors", "warnings"}
+    assert failed["properties"]["payload"]["required"] == ["error"]
+    assert registry.tools["get_version"].failure_payload == ()
+
+
+VALIDATE = "catalog/tools/feeds/validate_config.yaml"
+
+
+def test_exactly_one_of_names_optional_arguments_of_the_tool(project: Path) -> None:
+    _edit(project, VALIDATE, "exactly_one_of: [[config, yaml]]", "exactly_one_of: [[config, yml]]")
+    _assert_problem(project, VALIDATE, _line_of(project, VALIDATE, "exactly_one_of:"), "'yml' is no argument")
+
+
+def test_a_root_oneof_in_an_input_is_refused_for_exactly_one_of(project: Path) -> None:
+    """Function-calling clients refuse composition at an input's root, so the catalog says it another way."""
+    _edit(project, VALIDATE, "  additionalProperties: false\noutput:", "  additionalProperties: false\n  oneOf:\n"
+          "    - required: [config]\n    - required: [yaml]\noutput:")  # fmt: skip
+    _assert_problem(project, VALIDATE, _line_of(project, VALIDATE, "  oneOf:"), "name the arguments a call gives")
+
+
+def test_the_runner_asks_for_exactly_one_of_each_group(registry: Registry, settings: Settings) -> None:
+    neither = _fail(registry, settings, "validate_config", {})
+    both = _fail(registry, settings, "validate_config", {"config": {}, "yaml": "a: 1"})
+    assert neither["payload"]["error"]["detail"]["errors"] == [
+        {"argument": "", "pointer": "", "problem": "give exactly one of config or yaml; the call gives none of them"}
+    ]
+    assert both["payload"]["error"]["detail"]["errors"] == [
+        {
+            "argument": "yaml",
+            "pointer": "/yaml",
+            "problem": "give exactly one of config or yaml, not config and yaml together",
+        }
+    ]
+    assert neither["next_step"] == both["next_step"] == "validate_config"
+    assert "errors" not in neither["payload"]  # an argument problem is not a config's (payload.errors is)

@@ -225,22 +225,102 @@ def test_failures_point_somewhere_useful(feeds: tuple[SyncClient, int]) -> None:
         "channel": {"url": f"http://127.0.0.1:{port}/feeds/news"},
         "selectors": {"items": {"selector": "div.nothing-here"}, "title": {"selector": "h2"}},
     }
-    empty = _call(client, "apply_config", {"config": nothing})
-    assert empty["ok"] is False and empty["payload"]["error"]["code"] == "no_items"
-    assert empty["next_step"] == "inspect_url"
+    empty = client.call("apply_config", {"config": nothing})
+    assert empty.is_error and empty.structured_content["payload"]["error"]["code"] == "no_items"
+    assert empty.structured_content["next_step"] == "inspect_url"
+    assert empty.structured_content["payload"]["item_count"] == 0
     browser = {**nothing, "strategy": "browserless"}
     checked = _call(client, "validate_config", {"config": browser})["payload"]
     assert checked["valid"] is True and checked["browser_required"] is True
     refused = _call(client, "apply_config", {"config": browser})
     assert refused["payload"]["error"]["code"] == "not_available"
-    assert "browser rendering is not available" in refused["payload"]["error"]["message"]
-    invalid = _call(
-        client, "validate_config", {"yaml": "channel: {url: 'file:///etc/passwd'}\nselectors: {items: {selector: a}}"}
+    assert "renders the page in a browser, which is not in this build" in refused["payload"]["error"]["message"]
+    assert "strategy is auto or faraday" in refused["guidance"]
+    invalid = client.call(
+        "validate_config", {"yaml": "channel: {url: 'file:///etc/passwd'}\nselectors: {items: {selector: a}}"}
     )
-    assert invalid["payload"]["valid"] is False and invalid["next_step"] == "validate_config"
-    assert invalid["payload"]["errors"][0]["path"] == "/channel/url"
-    both = client.call("validate_config", {"yaml": "a: 1", "config": {}}).structured_content
-    assert both["payload"]["error"]["code"] == "invalid_arguments"
+    envelope = invalid.structured_content
+    assert invalid.is_error and envelope["ok"] is False and envelope["next_step"] == "validate_config"
+    assert envelope["payload"]["errors"] == envelope["payload"]["error"]["detail"]["errors"]
+    assert envelope["payload"]["errors"][0]["path"] == "/channel/url" and envelope["payload"]["warnings"] == []
+    assert "payload.errors" in envelope["guidance"]
+    both = client.call("validate_config", {"yaml": "a: 1", "config": {}})
+    assert both.is_error and both.structured_content["payload"]["error"]["code"] == "invalid_arguments"
+    assert both.structured_content["next_step"] == "validate_config"
+    neither = client.call("apply_config", {"url": f"http://127.0.0.1:{port}/feeds/news"}).structured_content
+    assert neither["payload"]["error"]["message"].endswith(
+        "give exactly one of config or yaml; the call gives none of them"
+    )
+
+
+def test_strategy_auto_validates_and_applies(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    config = {
+        "strategy": "auto",
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/paged"},
+        "selectors": {"items": {"selector": "li.entry"}, "title": {"selector": "a"}},
+    }
+    checked = _call(client, "validate_config", {"config": config})["payload"]
+    assert checked["browser_required"] is False and checked["config"]["strategy"] == "auto"
+    assert _call(client, "apply_config", {"config": config})["payload"]["item_count"] == 3
+
+
+def test_the_url_argument_stands_in_for_a_missing_channel_url(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    page = f"http://127.0.0.1:{port}/feeds/paged"
+    bare = {"selectors": {"items": {"selector": "li.entry"}, "title": {"selector": "a"}}}
+    applied = _call(client, "apply_config", {"config": bare, "url": page})
+    assert applied["ok"] and applied["payload"]["item_count"] == 3 and applied["payload"]["warnings"] == []
+    own = {**bare, "channel": {"url": page}}
+    other = _call(client, "apply_config", {"config": own, "url": f"http://127.0.0.1:{port}/feeds/news"})
+    assert other["payload"]["item_count"] == 3  # the config's own channel.url is read
+    assert [w["path"] for w in other["payload"]["warnings"]] == ["/channel/url"]
+    assert "1 warning(s) about the config" in other["guidance"]
+    missing = client.call("apply_config", {"config": {**bare, "channel": {"title": "Posts"}}})
+    [problem] = missing.structured_content["payload"]["errors"]
+    assert missing.is_error and problem["path"] == "/channel" and "url argument stands in" in problem["message"]
+
+
+def test_a_limit_cuts_only_when_asked_and_the_guidance_says_so(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    config = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/paged"},
+        "selectors": {"items": {"selector": "li.entry", "pagination": {"max_pages": 3}}, "title": {"selector": "a"}},
+    }
+    everything = _call(client, "apply_config", {"config": config})
+    assert everything["payload"]["item_count"] == 9 and "items_over_limit" not in everything["payload"]
+    assert everything["guidance"] == "9 items from 3 page(s)."
+    limited = _call(client, "apply_config", {"config": config, "limit": 4})
+    assert limited["payload"]["item_count"] == 4 and limited["payload"]["items_over_limit"] == 5
+    assert "5 more were found beyond the limit of 4 and left out" in limited["guidance"]
+
+
+def test_unknown_config_keys_are_warnings_and_the_config_applies(feeds: tuple[SyncClient, int]) -> None:
+    """A config written for html2rss may carry keys it ignores (a comment, a template step's methods)."""
+    client, port = feeds
+    text = f"""
+comment: html2rss ignores this
+channel: {{url: "http://127.0.0.1:{port}/feeds/paged"}}
+selectors:
+  items: {{selector: li.entry}}
+  title:
+    selector: a
+    post_process:
+      - {{name: template, string: "Post: %{{self}}", methods: [upcase]}}
+"""
+    checked = _call(client, "validate_config", {"yaml": text})
+    assert checked["ok"] and checked["next_step"] == "apply_config"
+    paths = [w["path"] for w in checked["payload"]["warnings"]]
+    assert paths == ["/comment", "/selectors/title/post_process/0/methods"]
+    assert "2 key(s) the format does not know were ignored" in checked["guidance"]
+    applied = _call(client, "apply_config", {"yaml": text, "format": "json_feed"})["payload"]
+    assert [w["path"] for w in applied["warnings"]] == paths
+    assert applied["feed"]["items"][0]["title"] == "Post: Post 0 of page 1"
+    typo = text.replace("items: {selector: li.entry}", "items: {selector: li.entry, selectr: x}").replace(
+        "title:\n    selector: a", "title:\n    selecter: a"
+    )
+    warned = _call(client, "validate_config", {"yaml": typo})["payload"]["warnings"]
+    assert any(w["path"] == "/selectors/title/selecter" and "did you mean 'selector'?" in w["message"] for w in warned)
 
 
 def test_feed_resources(feeds: tuple[SyncClient, int]) -> None:
@@ -251,8 +331,23 @@ def test_feed_resources(feeds: tuple[SyncClient, int]) -> None:
     assert schema["title"] == "FeedConfig" and "FeedField" in schema["$defs"]
     extractors = json.loads(client.run("read_resource", "netglean://feeds/extractors").contents[0].text)
     assert set(extractors["extractors"]) == {"text", "html", "href", "attribute", "static"}
+    assert "outer HTML" in extractors["extractors"]["html"]
     assert "parse_time" in extractors["post_processors"]
     capabilities = json.loads(client.run("read_resource", "netglean://feeds/capabilities").contents[0].text)
     assert capabilities["browser_rendering"] is False and all(isinstance(v, bool) for v in capabilities.values())
     strategies = json.loads(client.run("read_resource", "netglean://feeds/strategies").contents[0].text)
-    assert strategies["available"] == ["faraday"]
+    assert strategies["available"] == ["auto", "faraday"] and set(strategies["strategies"]) >= {"auto", "botasaurus"}
+
+
+def test_the_html_extractor_gives_outer_html_as_the_resources_say(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    config = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/paged"},
+        "selectors": {
+            "items": {"selector": "li.entry"},
+            "title": {"selector": "a"},
+            "description": {"selector": "a", "extractor": "html"},
+        },
+    }
+    items = _call(client, "apply_config", {"config": config, "format": "json_feed"})["payload"]["feed"]["items"]
+    assert items[0]["content_html"].startswith("<a ") and items[0]["content_html"].endswith("</a>")

@@ -233,7 +233,7 @@ def test_validate_config_reports_a_pattern_bomb_as_a_problem(site: tuple[SyncCli
     step = {"name": "gsub", "pattern": "(?:a{2000}){2000}", "replacement": ""}
     config = _config("https://example.com/", description={"selector": "p", "post_process": [step]})
     envelope = _call(client, "validate_config", {"config": config})
-    assert envelope["ok"] and envelope["payload"]["valid"] is False
+    assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "invalid_config"
     assert envelope["payload"]["errors"][0]["path"] == "/selectors/description/post_process/0/pattern"
 
 

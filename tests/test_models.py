@@ -46,11 +46,12 @@ def test_constrained_strings_in_lists_are_plain_strings() -> None:
 
 
 def test_a_presence_rule_is_checked_on_one_model() -> None:
-    """oneOf [required config] | [required yaml] is one ApplyConfigInput, not a union of near-copies."""
-    assert models.ApplyConfigInput.model_validate({"yaml": "channel: {}"}).limit == 100
-    for wrong in ({}, {"yaml": "a: 1", "config": {}}):
-        with pytest.raises(ValidationError):
-            models.ApplyConfigInput.model_validate(wrong)
+    """A feed config's anyOf [required selectors] | [required auto_source] is one FeedConfig, not a union of
+    near-copies; the tools' "config or yaml" is the runner's (exactly_one_of), so their model is one model too."""
+    assert models.ApplyConfigInput.model_validate({"yaml": "channel: {}"}).limit is None
+    assert set(models.FeedConfig.model_fields) >= {"selectors", "auto_source"}
+    with pytest.raises(ValidationError):
+        models.FeedConfig.model_validate({"channel": {"url": "https://example.org/"}})
     with pytest.raises(ValidationError):
         models.BatchScrapeInput.model_validate({"urls": ["https://example.org/", "https://example.org/"]})
 

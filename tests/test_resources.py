@@ -66,3 +66,44 @@ def test_prompt_errors_name_the_problem(memory_client: SyncClient) -> None:
         memory_client.run("get_prompt", "cite_sources", {"topic": "x", "tone": "y"})
     with pytest.raises(MCPError, match="Unknown prompt"):
         memory_client.run("get_prompt", "nope", {})
+
+
+def _json_resource(client: SyncClient, uri: str) -> tuple[str | None, object]:
+    contents = client.run("read_resource", uri).contents[0]
+    return contents.mime_type, json.loads(contents.text)
+
+
+def test_html2rss_resources_under_their_own_addresses(memory_client: SyncClient) -> None:
+    """html2rss's four resources are served as its clients read them, beside netglean's own feed resources."""
+    uris = {str(r.uri) for r in memory_client.run("list_resources").resources}
+    assert {"html2rss://schema", "html2rss://extractors", "html2rss://strategies", "html2rss://runtime"} <= uris
+    assert {"netglean://feeds/config-schema", "netglean://feeds/extractors", "netglean://feeds/strategies"} <= uris
+    mime, schema = _json_resource(memory_client, "html2rss://schema")
+    assert mime == "application/json" and isinstance(schema, dict)
+    assert schema == _json_resource(memory_client, "netglean://feeds/config-schema")[1]
+    assert {"registry", "directory", "strategy"} <= set(schema["properties"])
+    _, extractors = _json_resource(memory_client, "html2rss://extractors")
+    assert extractors == ["attribute", "href", "html", "static", "text"]
+    _, strategies = _json_resource(memory_client, "html2rss://strategies")
+    assert strategies == ["auto", "faraday", "botasaurus"]
+    _, runtime = _json_resource(memory_client, "html2rss://runtime")
+    assert runtime == {"botasaurus_configured": False}
+
+
+def test_html2rss_prompts_under_their_hyphenated_names(memory_client: SyncClient) -> None:
+    prompts = {p.name: p for p in memory_client.run("list_prompts").prompts}
+    assert {"scrape-webpage", "capture-feed-config", "feed_now", "feed_config_workflow", "cite_sources"} <= set(prompts)
+    for name in ("scrape-webpage", "capture-feed-config"):
+        [argument] = prompts[name].arguments or []
+        assert (argument.name, argument.required) == ("url", True)
+    scrape = memory_client.run("get_prompt", "scrape-webpage", {"url": "https://example.com/news"})
+    text = scrape.messages[0].content.text
+    assert "scrape_url once with url https://example.com/news and strategy auto" in text and "inspect_url" in text
+    capture = memory_client.run("get_prompt", "capture-feed-config", {"url": "https://example.com/news"})
+    steps = capture.messages[0].content.text
+    order = [steps.index(tool) for tool in ("capture_config", "inspect_url", "validate_config", "apply_config")]
+    assert order == sorted(order) and "payload.item_count" in steps
+    for key in ("registry.id", "directory.topics", "directory.title", "channel.title", "directory.summary"):
+        assert key in steps
+    with pytest.raises(MCPError, match="needs the argument 'url'"):
+        memory_client.run("get_prompt", "capture-feed-config", {})

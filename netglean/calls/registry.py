@@ -36,6 +36,10 @@ class ToolSpec:
     examples: tuple[Mapping[str, Any], ...]
     failure_guidance: Mapping[str, str] = field(default_factory=dict)
     """The tool's own advice after a failure, by error code (from its catalog entry; none in an older registry)."""
+    failure_payload: tuple[str, ...] = ()
+    """The fields of a failure's detail its payload also carries beside ``error`` (the catalog's failure_payload)."""
+    exactly_one_of: tuple[tuple[str, ...], ...] = ()
+    """Groups of arguments of which a call gives exactly one each (the catalog's exactly_one_of)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from netglean.calls.context import Context, Progress, Services
 from netglean.calls.registry import ToolSpec, resolve
 from netglean.core import untrusted
-from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, failure
+from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, failure, failure_field_schemas
 from netglean.core.errors import (
     ArgumentsTooLarge,
     CallTimeout,
@@ -66,11 +66,14 @@ class UnknownTool(LookupError):
 class _Compiled:
     """Per-tool validators, input model and handler, built on the tool's first call."""
 
-    __slots__ = ("handler", "input_model", "inputs", "outputs")
+    __slots__ = ("beside", "handler", "input_model", "inputs", "outputs")
 
     def __init__(self, spec: ToolSpec) -> None:
         self.inputs = SchemaValidator(spec.input_schema)
         self.outputs = SchemaValidator(spec.output_schema)
+        fields = failure_field_schemas(spec.output_schema)
+        self.beside = {name: SchemaValidator(fields[name]) for name in spec.failure_payload if name in fields}
+        """The detail fields a failure also carries beside ``error``, each with the schema it must meet there."""
         self.input_model: type[BaseModel] = resolve(spec.input_model)
         self.handler: Handler = resolve(spec.handler)
 
@@ -197,7 +200,7 @@ class ToolRunner:
                 f"arguments are {size} bytes; the limit is {self.settings.max_argument_bytes}",
                 detail={"bytes": size, "limit": self.settings.max_argument_bytes},
             )
-        problems = compiled.inputs.problems(arguments)
+        problems = compiled.inputs.problems(arguments) + _choice_problems(spec.exactly_one_of, arguments)
         if not problems:
             try:
                 return compiled.input_model.model_validate(arguments)
@@ -255,10 +258,21 @@ class ToolRunner:
             tool=spec.name
         )
         next_step = error.next_step if error.next_step in spec.next_step else spec.name
+        compiled = self._compiled.get(spec.name)
+        checks = compiled.beside if compiled is not None else {}
+        # A detail field goes beside the error when it is what the tool declares there: another code's detail may
+        # hold a field of the same name and another shape (invalid_arguments' errors are not a config's).
+        beside = {
+            name: value
+            for name, check in checks.items()
+            if name in error.detail and check.is_valid(value := error.detail[name])
+        }
         if spec.origin != "target":
-            return failure(error, next_step=next_step, guidance=guidance)
+            return failure(error, next_step=next_step, guidance=guidance, beside=beside)
         # A refusal can quote what a target chose (a redirect chain, a final URL): cleaned like any payload.
-        envelope = failure(error, next_step=next_step, guidance=guidance, notice=untrusted.PAYLOAD_NOTICE)
+        envelope = failure(
+            error, next_step=next_step, guidance=guidance, notice=untrusted.PAYLOAD_NOTICE, beside=beside
+        )
         return dataclasses.replace(envelope, payload=untrusted.clean_tree(envelope.payload))
 
     def render_text(self, name: str, envelope: Envelope, source: str | None) -> str:
@@ -276,6 +290,22 @@ class ToolRunner:
 
 def _default_guidance(next_step: str) -> str:
     return "Done: no further call is needed." if next_step == DONE else f"Next, call {next_step}."
+
+
+def _choice_problems(groups: tuple[tuple[str, ...], ...], arguments: Mapping[str, Any]) -> list[Problem]:
+    """A call must give exactly one argument of each group (a feed config as config or as yaml): the input schema
+    cannot say so, since function-calling clients refuse a oneOf at its root."""
+    found = []
+    for group in groups:
+        given = [name for name in group if name in arguments]
+        choice = " or ".join(group)
+        if not given:
+            found.append(Problem("", "", f"give exactly one of {choice}; the call gives none of them"))
+        elif len(given) > 1:
+            found.append(
+                Problem(f"/{given[1]}", given[1], f"give exactly one of {choice}, not {' and '.join(given)} together")
+            )
+    return found
 
 
 def _pydantic_problem(error: Mapping[str, Any]) -> Problem:

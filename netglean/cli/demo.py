@@ -73,8 +73,8 @@ async def run_demo() -> int:
             checked = await client.call_tool("validate_config", {"yaml": _FEED.replace("{extractor}", extractor)})
             payload = (checked.structured_content or {})["payload"]
             _show(
-                f"tools/call validate_config, extractor {extractor!r} -> valid={payload['valid']}",
-                payload["errors"] or f"next step: {(checked.structured_content or {})['next_step']}",
+                f"tools/call validate_config, extractor {extractor!r} -> isError={checked.is_error}",
+                payload.get("errors") or f"next step: {(checked.structured_content or {})['next_step']}",
             )
     print("\nAll of the above went through the stdio server with the official MCP client.")
     return 0

@@ -5,11 +5,18 @@ generated/schemas/shared/). Checking goes past the schema where a config could p
 still not work: a regex that does not compile, a template naming no field, a time zone that
 does not exist, a channel that is not an http(s) page. Every problem carries the JSON
 pointer of the offending value and a sentence a person understands.
+
+A key the schema does not name is not a problem: html2rss ignores such keys (a comment, a
+``methods`` in a template step), so configs written for it carry them. Each becomes a warning at
+its own pointer, with the closest key the schema names (a typo is still caught), and the config
+runs without it. An object schema that names its ``properties`` and says nothing of other keys
+is one whose other keys are unknown; ``additionalProperties`` makes them values (fields, headers).
 """
 
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import json
 import math
@@ -23,6 +30,7 @@ import yaml
 
 from netglean.core.errors import InvalidFeedConfig
 from netglean.feeds.selectors import selector_problem
+from netglean.net import strategy as fetch_strategy
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "generated" / "schemas" / "shared" / "FeedConfig.json"
 MAX_YAML_CHARS = 131_072  # the tools' yaml maxLength: even 4-byte characters fit the default argument cap
@@ -33,19 +41,28 @@ MAX_YAML_VALUES = 50_000
 can stand for a billion strings, which every later step (checking, copying, echoing) would walk."""
 RESERVED_SELECTORS = frozenset({"items", "categories", "guid"})
 EXTRACTORS: dict[str, str] = {
-    "text": "The element's text, whitespace collapsed (the default).",
-    "html": "The element's inner HTML.",
-    "href": "The element's href attribute, made absolute against the page URL.",
-    "attribute": "The value of the attribute named by `attribute` (src, datetime, data-*...).",
+    "attribute": "The first element's value of the attribute named by `attribute` (src, datetime, data-*...).",
+    "href": "The first element's href attribute, made absolute against the page URL.",
+    "html": "The outer HTML of every element the selector finds, joined and sanitised (no scripts, styles, "
+    "handlers or frames; URLs made absolute).",
     "static": "The fixed value given as `static`; no element is read.",
+    "text": "The text of every element the selector finds, joined by a space, whitespace collapsed (the default).",
 }
+"""The extractors a field may name, alphabetically, each with what it takes."""
 STRATEGIES: dict[str, str] = {
-    "faraday": "Plain HTTP through netglean's fetcher (the default).",
-    "browserless": "A rendering browser; not available in this build, so such configs validate but do not apply.",
-    "botasaurus": "A rendering browser; not available in this build, so such configs validate but do not apply.",
+    name: "Plain HTTP through netglean's fetcher."
+    if name in fetch_strategy.PLAIN_HTTP
+    else "A rendering browser; not in this build, so such configs validate but applying them is not_available."
+    for name in fetch_strategy.STRATEGIES
 }
-BROWSER_STRATEGIES = frozenset({"browserless", "botasaurus"})
+"""The request strategies a config may name (net.strategy's), each with what it means in this build."""
+BROWSER_STRATEGIES = frozenset(fetch_strategy.BROWSER)
 """The strategies that need a rendering browser, which this build does not have."""
+DEFAULT_STRATEGY = "faraday"
+"""What a config that names no strategy gets, as in html2rss: plain HTTP."""
+MCP_STRATEGIES = ("auto", "faraday", "botasaurus")
+"""The strategies html2rss's MCP server publishes (html2rss://strategies): browserless is a strategy of configs it
+does not offer to MCP clients, and local_file is never one."""
 _PARAMETER = re.compile(r"%<(\w+)>s")
 _FIELD_REFERENCE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
 
@@ -173,51 +190,147 @@ def problems(config: Any) -> list[Problem]:
     return found or _semantic_problems(config)
 
 
-def load(config: Any, parameters: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A checked config with its parameters filled in, or InvalidFeedConfig listing every problem."""
-    found = problems(config)
+def without_unknown_keys(config: Any) -> tuple[Any, list[Problem]]:
+    """``config`` without the keys the format does not name (html2rss ignores them, and so does netglean), and a
+    warning for each, at the key's own pointer and with the closest key that is named there."""
+    found: list[Problem] = []
+    kept = _known(config, config_schema(), "", found)
+    return kept, sorted(found, key=lambda p: p.path)
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A config ready to run, and what the caller should know about how it was read."""
+
+    config: dict[str, Any]
+    """The config as it runs: only the keys the format names, its parameters filled in."""
+    warnings: tuple[Problem, ...]
+    """The keys left out (unknown to the format), and a url argument the config's own channel.url overrides."""
+
+
+def load(config: Any, parameters: dict[str, Any] | None = None, *, url: str | None = None) -> Loaded:
+    """A checked config with its parameters filled in, or InvalidFeedConfig listing every problem (and the
+    warnings). ``url`` stands in for a missing channel.url, as html2rss's apply_config takes it."""
+    config, noted = _with_url(config, url)
+    kept, unknown = without_unknown_keys(config)
+    warnings = (*unknown, *noted)
+    found = problems(kept)
     if found:
-        raise _invalid(found)
-    values = {name: spec.get("default") for name, spec in (config.get("parameters") or {}).items()}
+        raise _invalid(found, warnings)
+    values = {name: spec.get("default") for name, spec in (kept.get("parameters") or {}).items()}
     for name, value in (parameters or {}).items():
         if name not in values:
             known = ", ".join(sorted(values)) or "none"
-            raise _invalid([Problem(f"/parameters/{name}", f"the config has no parameter {name!r} (it has: {known})")])
+            problem = Problem(f"/parameters/{name}", f"the config has no parameter {name!r} (it has: {known})")
+            raise _invalid([problem], warnings)
         values[name] = value
-    filled = copy.deepcopy(config)
+    filled = copy.deepcopy(kept)
     for section in ("channel", "headers"):  # where html2rss fills parameters in
         if section in filled:
-            filled[section] = _fill(filled[section], values, f"/{section}")
-    url = filled["channel"]["url"]
-    if not re.match(r"https?://", url, re.IGNORECASE):
-        raise _invalid([Problem("/channel/url", f"{url!r} is not an http(s) URL; tools never read local files")])
-    return dict(filled)
+            filled[section] = _fill(filled[section], values, warnings, f"/{section}")
+    channel_url = filled["channel"]["url"]
+    if not re.match(r"https?://", channel_url, re.IGNORECASE):
+        problem = Problem("/channel/url", f"{channel_url!r} is not an http(s) URL; tools never read local files")
+        raise _invalid([problem], warnings)
+    return Loaded(dict(filled), warnings)
 
 
-def _invalid(found: list[Problem]) -> InvalidFeedConfig:
+def _with_url(config: Any, url: str | None) -> tuple[Any, tuple[Problem, ...]]:
+    """``config`` with ``url`` as its channel.url when it has none; a note when its own differs from ``url``."""
+    if url is None or not isinstance(config, dict) or not isinstance(config.get("channel", {}), dict):
+        return config, ()
+    channel = config.get("channel", {})
+    if "url" not in channel:
+        return {**config, "channel": {**channel, "url": url}}, ()
+    if channel["url"] != url:
+        note = "the config's own channel.url is read, not the url argument, which stands in only for a missing one"
+        return config, (Problem("/channel/url", note),)
+    return config, ()
+
+
+def _invalid(found: list[Problem], warnings: tuple[Problem, ...] = ()) -> InvalidFeedConfig:
     first = found[0]
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     return InvalidFeedConfig(
         f"the feed config is not valid: {first.path or '/'}: {first.message}{more}",
-        detail={"errors": [p.as_dict() for p in found]},
+        detail={"errors": [p.as_dict() for p in found], "warnings": [p.as_dict() for p in warnings]},
     )
 
 
-def _fill(value: Any, values: dict[str, Any], path: str = "") -> Any:
+def _known(value: Any, schema: dict[str, Any], path: str, found: list[Problem]) -> Any:
+    """``value`` without the keys ``schema`` does not name, each added to ``found`` as a warning. Of a oneOf or
+    anyOf, the branch meant for the value's JSON type is the one whose keys count."""
+    schema = _resolved(schema)
+    for keyword in ("oneOf", "anyOf"):
+        branch = next((b for b in schema.get(keyword, ()) if _meant_for(_resolved(b), value)), None)
+        if branch is not None:
+            value = _known(value, branch, path, found)
+    if isinstance(value, dict):
+        properties: dict[str, Any] = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        kept: dict[str, Any] = {}
+        for key, inner in value.items():
+            where = f"{path}/{_pointer([key])[1:]}"
+            if key in properties:
+                kept[key] = _known(inner, properties[key], where, found)
+            elif isinstance(extra, dict):
+                kept[key] = _known(inner, extra, where, found)
+            elif properties and extra is None and isinstance(key, str):
+                found.append(Problem(where, _unknown_key(key, path, sorted(properties))))
+            else:
+                kept[key] = inner
+        return kept
+    items = schema.get("items")
+    if isinstance(value, list) and isinstance(items, dict):
+        return [_known(inner, items, f"{path}/{n}", found) for n, inner in enumerate(value)]
+    return value
+
+
+def _resolved(schema: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        resolved: dict[str, Any] = config_schema()["$defs"][ref.removeprefix("#/$defs/")]
+        return resolved
+    return schema
+
+
+def _meant_for(schema: dict[str, Any], value: Any) -> bool:
+    """Whether ``schema`` states the JSON type ``value`` has (a schema that states none is meant for any)."""
+    stated = schema.get("type")
+    if stated is None:
+        return True
+    kinds = {stated} if isinstance(stated, str) else set(stated)
+    if isinstance(value, bool):
+        return "boolean" in kinds
+    if isinstance(value, int):
+        return bool(kinds & {"integer", "number"})
+    named = {dict: "object", list: "array", str: "string", float: "number", type(None): "null"}
+    return named.get(type(value)) in kinds
+
+
+def _unknown_key(key: str, path: str, known: list[str]) -> str:
+    said = f"{key!r} is not a key of {_named(path)}, so it is ignored (as html2rss ignores it)"
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    if close:
+        return f"{said}; did you mean {close[0]!r}?"
+    return f"{said}; the keys there are: {', '.join(known)}"
+
+
+def _fill(value: Any, values: dict[str, Any], warnings: tuple[Problem, ...], path: str = "") -> Any:
     """Replace %<name>s with parameter values in every string."""
     if isinstance(value, str):
 
         def replace(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in values:
-                raise _invalid([Problem(path, f"%<{name}>s names no parameter")])
+                raise _invalid([Problem(path, f"%<{name}>s names no parameter")], warnings)
             return str(values[name])
 
         return _PARAMETER.sub(replace, value)
     if isinstance(value, dict):
-        return {k: _fill(v, values, f"{path}/{k}") for k, v in value.items()}
+        return {k: _fill(v, values, warnings, f"{path}/{k}") for k, v in value.items()}
     if isinstance(value, list):
-        return [_fill(v, values, f"{path}/{i}") for i, v in enumerate(value)]
+        return [_fill(v, values, warnings, f"{path}/{i}") for i, v in enumerate(value)]
     return value
 
 
@@ -240,13 +353,6 @@ def _explain(error: Any) -> Problem:
     path = _pointer(error.absolute_path)
     kind, value, schema = error.validator, error.instance, error.schema
     where = _named(path)
-    if kind == "additionalProperties":
-        allowed = ", ".join(sorted(schema.get("properties", {})))
-        extra = sorted(set(value) - set(schema.get("properties", {})))
-        return Problem(
-            path,
-            f"unknown key {', '.join(map(repr, extra))} in {where}" + (f" (allowed: {allowed})" if allowed else ""),
-        )
     if kind == "required":
         missing = re.findall(r"'([^']+)' is a required property", error.message)
         name = missing[0] if missing else error.message
@@ -286,6 +392,9 @@ def _json_type(value: Any) -> str:
 
 def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
     found: list[Problem] = []
+    if "local_file_path" in (config.get("request") or {}):
+        hint = "the tools never read local files (html2rss's CLI reads a fixture with --input)"
+        found.append(Problem("/request/local_file_path", f"a local file cannot be the page: {hint}"))
     zone = config["channel"].get("time_zone")
     if zone and not _known_zone(zone):
         found.append(Problem("/channel/time_zone", f"{zone!r} is not a known IANA time zone (like Europe/Berlin)"))

@@ -62,14 +62,16 @@ async def draft(
     return page.url, drafted
 
 
-async def load(config: Any, text: str | None, parameters: dict[str, Any] | None) -> dict[str, Any]:
+async def load(
+    config: Any, text: str | None, parameters: dict[str, Any] | None, url: str | None = None
+) -> feed_config.Loaded:
     """A config (an object, or YAML) parsed and checked, in a worker thread: YAML, schemas and patterns are CPU
-    work, bounded but not for the event loop."""
+    work, bounded but not for the event loop. ``url`` stands in for a missing channel.url."""
     if (config is None) == (text is None):
         raise InvalidArguments("give exactly one of config (an object) or yaml (its text)")
 
-    def checked() -> dict[str, Any]:
-        return feed_config.load(feed_config.parse_yaml(text) if text is not None else config, parameters)
+    def checked() -> feed_config.Loaded:
+        return feed_config.load(feed_config.parse_yaml(text) if text is not None else config, parameters, url=url)
 
     return await anyio.to_thread.run_sync(checked, abandon_on_cancel=True)
 

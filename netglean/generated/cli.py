@@ -5,13 +5,16 @@ from typing import Any
 
 COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2rss format against its page and return the '
                                  'feed: RSS 2.0 XML (default) or JSON Feed 1.1, with item_count counted from '
-                                 'the rendered items. Give exactly one of config or yaml; parameters '
-                                 "override the config's defaults. Pagination is followed when the config "
-                                 'asks. No items is an error whose next step is inspect_url.',
+                                 'the rendered items. Give config or yaml (exactly one); url stands in for '
+                                 "the config's channel.url when it has none; parameters override the "
+                                 "config's defaults. Pagination is followed when the config asks. Every item "
+                                 'found is returned unless limit is given. No items is an error whose '
+                                 'payload.item_count is 0 and whose next step is inspect_url.',
                   'help': 'Run a feed config',
                   'options': [{'choices': None,
                                'flag': '--config',
-                               'help': 'The config as an object (channel, selectors, ...).',
+                               'help': 'The config as an object (channel, selectors, ...); give config or '
+                                       'yaml, not both.',
                                'item_type': None,
                                'name': 'config',
                                'required': False,
@@ -19,18 +22,28 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                               {'choices': None,
                                'flag': '--yaml',
                                'help': 'The config as YAML text (at most 32 levels deep; aliases may stand '
-                                       'for at most 50,000 values).',
+                                       'for at most 50,000 values); give yaml or config, not both.',
                                'item_type': None,
                                'name': 'yaml',
                                'required': False,
                                'type': 'string'},
                               {'choices': None,
                                'flag': '--parameters',
-                               'help': "Values for the config's parameters, overriding their defaults.",
+                               'help': "Values for the config's parameters (text, numbers or booleans), "
+                                       'overriding their defaults.',
                                'item_type': None,
                                'name': 'parameters',
                                'required': False,
                                'type': 'json'},
+                              {'choices': None,
+                               'flag': '--url',
+                               'help': 'The page to read, when the config names none: it becomes channel.url '
+                                       "(a config's own channel.url is read instead, and a warning says so "
+                                       'when the two differ).',
+                               'item_type': None,
+                               'name': 'url',
+                               'required': False,
+                               'type': 'string'},
                               {'choices': ['rss', 'json_feed'],
                                'flag': '--format',
                                'help': 'RSS 2.0 XML, or a JSON Feed 1.1 object.',
@@ -40,7 +53,8 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                'type': 'string'},
                               {'choices': None,
                                'flag': '--limit',
-                               'help': 'Most items in the feed.',
+                               'help': 'Most items in the feed; without it, every item found (the guidance '
+                                       'says when items were cut).',
                                'item_type': None,
                                'name': 'limit',
                                'required': False,
@@ -648,15 +662,18 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                              'required': False,
                              'type': 'string'}]},
  'validate_config': {'description': 'Check a feed config in the html2rss format without fetching anything: '
-                                    'give exactly one of config (an object) or yaml (its text). Returns '
-                                    'valid, every problem with the JSON pointer of the offending value and a '
-                                    'sentence saying what is wrong, whether applying it needs a browser, and '
-                                    'the config with its parameters filled in. Valid configs go to '
-                                    'apply_config.',
+                                    'give config (an object) or yaml (its text), exactly one. A config that '
+                                    'cannot be read is an error result whose payload.errors lists every '
+                                    'problem with the JSON pointer of the offending value and a sentence; '
+                                    'fix them and validate again. A valid one goes to apply_config, with '
+                                    'payload.warnings naming each key the format does not know (ignored, as '
+                                    'html2rss ignores it, with the closest key it knows), whether applying '
+                                    'it needs a browser, and the config as it runs.',
                      'help': 'Check a feed config',
                      'options': [{'choices': None,
                                   'flag': '--config',
-                                  'help': 'The config as an object (channel, selectors, ...).',
+                                  'help': 'The config as an object (channel, selectors, ...); give config or '
+                                          'yaml, not both.',
                                   'item_type': None,
                                   'name': 'config',
                                   'required': False,
@@ -664,14 +681,15 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                  {'choices': None,
                                   'flag': '--yaml',
                                   'help': 'The config as YAML text (at most 32 levels deep; aliases may '
-                                          'stand for at most 50,000 values).',
+                                          'stand for at most 50,000 values); give yaml or config, not both.',
                                   'item_type': None,
                                   'name': 'yaml',
                                   'required': False,
                                   'type': 'string'},
                                  {'choices': None,
                                   'flag': '--parameters',
-                                  'help': "Values for the config's parameters, overriding their defaults.",
+                                  'help': "Values for the config's parameters (text, numbers or booleans), "
+                                          'overriding their defaults.',
                                   'item_type': None,
                                   'name': 'parameters',
                                   'required': False,

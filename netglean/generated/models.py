@@ -333,34 +333,33 @@ class AlternateFeed(BaseModel):
     url: StrictStr
 
 
-class ApplyConfigInput(_JsonSchemaRuntimeValidationBase):
+class ApplyConfigInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-
-    __json_schema_one_of_required_groups__: ClassVar[tuple[Any, ...]] = (
-        ((("config",),), (("yaml",),)),
-    )
-
     config: dict[str, Any] | None = None
     """
-    The config as an object (channel, selectors, ...).
+    The config as an object (channel, selectors, ...); give config or yaml, not both.
     """
     format: Literal["rss", "json_feed"] = "rss"
     """
     RSS 2.0 XML, or a JSON Feed 1.1 object.
     """
-    limit: Annotated[int, Field(ge=1, le=1000)] = 100
+    limit: Annotated[int | None, Field(ge=1)] = None
     """
-    Most items in the feed.
+    Most items in the feed; without it, every item found (the guidance says when items were cut).
     """
     parameters: dict[str, StrictStr | int | float | StrictBool] | None = None
     """
-    Values for the config's parameters, overriding their defaults.
+    Values for the config's parameters (text, numbers or booleans), overriding their defaults.
+    """
+    url: Annotated[StrictStr | None, Field(max_length=4096, min_length=1)] = None
+    """
+    The page to read, when the config names none: it becomes channel.url (a config's own channel.url is read instead, and a warning says so when the two differ).
     """
     yaml: Annotated[StrictStr | None, Field(max_length=131072, min_length=1)] = None
     """
-    The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values).
+    The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values); give yaml or config, not both.
     """
 
 
@@ -381,6 +380,10 @@ class ApplyConfigOutput(BaseModel):
     """
     Items left out because the feed reached the most text one feed may carry (10 million characters).
     """
+    items_over_limit: Annotated[int | None, Field(ge=1)] = None
+    """
+    Items found beyond limit and left out.
+    """
     pages: Annotated[int, Field(ge=1)]
     """
     Pages read (pagination).
@@ -396,6 +399,10 @@ class ApplyConfigOutput(BaseModel):
     url: StrictStr
     """
     The channel page read (after redirects).
+    """
+    warnings: list[ConfigProblem]
+    """
+    Each key of the config the format does not know (ignored, as html2rss ignores it), and a url argument the config's own channel.url overrides.
     """
 
 
@@ -641,7 +648,7 @@ class Channel(BaseModel):
     """
     url: Annotated[StrictStr, Field(min_length=1)]
     """
-    The page to read (http or https).
+    The page to read (http or https); apply_config's url argument stands in when a config has none.
     """
 
 
@@ -772,7 +779,7 @@ class ComparisonCost(BaseModel):
 
 class ConfigProblem(BaseModel):
     """
-    One thing wrong with a feed config.
+    One finding about a feed config, a problem (it cannot be read) or a warning (a key it does not know, ignored): where it is and what it is.
     """
 
     model_config = ConfigDict(
@@ -784,7 +791,7 @@ class ConfigProblem(BaseModel):
     """
     path: StrictStr
     """
-    JSON pointer to the offending value (/ for the whole config).
+    JSON pointer to the value concerned (/ for the whole config).
     """
 
 
@@ -885,16 +892,24 @@ class CrawlVisit(BaseModel):
 
 class Directory(BaseModel):
     """
-    Where a shared config is listed (html2rss-configs directory metadata).
+    How the html2rss Feed Directory lists the config: its title (mirror it in channel.title), topics and an optional short summary.
     """
 
     model_config = ConfigDict(
         extra="forbid",
     )
-    category: StrictStr | None = None
-    description: StrictStr | None = None
-    name: StrictStr | None = None
-    tags: list[StrictStr] | None = None
+    summary: Annotated[StrictStr | None, Field(max_length=160)] = None
+    """
+    One line about the feed (at most 160 characters).
+    """
+    title: Annotated[StrictStr, Field(min_length=1)]
+    """
+    The name the directory shows.
+    """
+    topics: Annotated[list[Topic], Field(min_length=1)]
+    """
+    The topics it is listed under (at least one).
+    """
 
 
 class Divergence(BaseModel):
@@ -1018,7 +1033,7 @@ class Feed(BaseModel):
 
 class FeedConfig(_JsonSchemaRuntimeValidationBase):
     """
-    A feed config in the html2rss format: which page to read (channel), how to find its items and read their fields (selectors), or how to detect them (auto_source). Configs written for html2rss work unchanged.
+    A feed config in the html2rss format: which page to read (channel), how to find its items and read their fields (selectors), or how to detect them (auto_source). Configs written for html2rss work unchanged: as html2rss does, a key this schema does not name is ignored (a warning names it, with the closest key it does name), and only what cannot be read is an error.
 
     """
 
@@ -1040,7 +1055,7 @@ class FeedConfig(_JsonSchemaRuntimeValidationBase):
     """
     directory: Directory | None = None
     """
-    Where a shared config is listed (html2rss-configs directory metadata).
+    How the html2rss Feed Directory lists the config: its title (mirror it in channel.title), topics and an optional short summary.
     """
     enhance: StrictBool | None = None
     """
@@ -1054,14 +1069,18 @@ class FeedConfig(_JsonSchemaRuntimeValidationBase):
     """
     Values for %<name>s placeholders; each has a default, which a caller may override.
     """
+    registry: Registry | None = None
+    """
+    Where the config is registered in html2rss-configs.
+    """
     request: Request | None = None
     selectors: Selectors | None = None
     """
     items (required) finds each item; every other key names a field read from it.
     """
-    strategy: Literal["faraday", "browserless", "botasaurus"] | None = None
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless"] | None = None
     """
-    faraday: plain HTTP. browserless and botasaurus: a rendering browser (not in this build).
+    How the page is requested: auto and faraday read it over plain HTTP (the default); botasaurus and browserless render it in a browser, which this build does not have (such configs validate, and applying them is not_available).
     """
     stylesheets: list[Stylesheet] | None = None
 
@@ -1678,12 +1697,30 @@ class Reference(BaseModel):
     """
 
 
+class Registry(BaseModel):
+    """
+    Where the config is registered in html2rss-configs.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    id: Annotated[StrictStr, Field(min_length=1)]
+    """
+    The config's id in the registry.
+    """
+
+
 class Request(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     botasaurus: dict[str, Any] | None = None
     browserless: dict[str, Any] | None = None
+    local_file_path: StrictStr | None = None
+    """
+    html2rss's CLI fixture file; refused here, since the tools never read local files.
+    """
     max_redirects: Annotated[int | None, Field(ge=0)] = None
     max_requests: Annotated[int | None, Field(ge=1)] = None
     timeout_seconds: Annotated[float | None, Field(gt=0.0)] = None
@@ -1922,29 +1959,27 @@ class Stylesheet(BaseModel):
     type: StrictStr
 
 
+Topic = TypeAliasType("Topic", Annotated[StrictStr, Field(min_length=1)])
+
+
 Url = TypeAliasType("Url", Annotated[StrictStr, Field(max_length=4096, min_length=1)])
 
 
-class ValidateConfigInput(_JsonSchemaRuntimeValidationBase):
+class ValidateConfigInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-
-    __json_schema_one_of_required_groups__: ClassVar[tuple[Any, ...]] = (
-        ((("config",),), (("yaml",),)),
-    )
-
     config: dict[str, Any] | None = None
     """
-    The config as an object (channel, selectors, ...).
+    The config as an object (channel, selectors, ...); give config or yaml, not both.
     """
     parameters: dict[str, StrictStr | int | float | StrictBool] | None = None
     """
-    Values for the config's parameters, overriding their defaults.
+    Values for the config's parameters (text, numbers or booleans), overriding their defaults.
     """
     yaml: Annotated[StrictStr | None, Field(max_length=131072, min_length=1)] = None
     """
-    The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values).
+    The config as YAML text (at most 32 levels deep; aliases may stand for at most 50,000 values); give yaml or config, not both.
     """
 
 
@@ -1952,16 +1987,26 @@ class ValidateConfigOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    browser_required: StrictBool | None = None
+    browser_required: StrictBool
     """
     The config's strategy needs a rendering browser (not in this build).
     """
-    config: dict[str, Any] | None = None
+    config: dict[str, Any]
     """
-    The config with its parameters filled in (when valid).
+    The config as it runs, its parameters filled in and the keys the format does not know left out.
     """
-    errors: list[ConfigProblem]
-    valid: StrictBool
+    errors: Annotated[list[ConfigProblem], Field(max_length=0)]
+    """
+    Always empty here (kept for clients that read it); problems come in a failed call's payload.errors.
+    """
+    valid: Literal[True]
+    """
+    Always true here; a config that cannot be read is an error result, its problems in payload.errors.
+    """
+    warnings: list[ConfigProblem]
+    """
+    Each key the format does not know, at its own pointer, ignored as html2rss ignores it.
+    """
 
 
 CrawlOutput = SiteCrawl

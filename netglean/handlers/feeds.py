@@ -7,8 +7,8 @@ from typing import Any
 import yaml
 
 from netglean.calls.context import Context
-from netglean.core.envelope import DONE, Outcome, say
-from netglean.core.errors import InvalidFeedConfig, NoItems, NotAvailable
+from netglean.core.envelope import DONE, Guidance, Outcome, say
+from netglean.core.errors import InvalidFeedConfig, NoItems, ToolError
 from netglean.feeds import config as feed_config
 from netglean.feeds.output import count_items, json_feed, rss, unique, within_output_cap
 from netglean.feeds.pages import draft, listing, load, read_feed
@@ -109,42 +109,52 @@ async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
 
 
 async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
-    try:
-        config = await load(args.config, args.yaml, args.parameters)
-    except InvalidFeedConfig as invalid:
-        errors = [ConfigProblem.model_validate(problem) for problem in invalid.detail["errors"]]
-        guidance = f"{len(errors)} problem(s), each with its path: fix them and call validate_config again."
-        return Outcome(ValidateConfigOutput(valid=False, errors=errors), next_step="validate_config", guidance=guidance)
+    loaded = await load(args.config, args.yaml, args.parameters)  # a config that cannot be read: invalid_config
+    config = loaded.config
     browser = config.get("strategy") in feed_config.BROWSER_STRATEGIES
-    payload = ValidateConfigOutput(valid=True, errors=[], browser_required=browser, config=config)
-    guidance = "Valid. Run it with apply_config."
+    warnings = [ConfigProblem.model_validate(warning.as_dict()) for warning in loaded.warnings]
+    payload = ValidateConfigOutput(valid=True, errors=[], warnings=warnings, browser_required=browser, config=config)
+    parts = [say("Valid. Run it with apply_config.")]
     if browser:
-        guidance = f"Valid, but strategy {config['strategy']} needs a rendering browser, which this build lacks."
-    return Outcome(payload, next_step="apply_config", guidance=guidance)
+        parts = [say("Valid, but its strategy needs a rendering browser, which this build lacks.")]
+    if warnings:
+        parts.append(
+            say("{count} key(s) the format does not know were ignored (payload.warnings).", count=len(warnings))
+        )
+    return Outcome(payload, next_step="apply_config", guidance=Guidance(" ".join(parts)))
 
 
 async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
-    config = await load(args.config, args.yaml, args.parameters)
-    if config.get("strategy") in feed_config.BROWSER_STRATEGIES:
-        raise NotAvailable(
-            f"browser rendering is not available in this build, and strategy {config['strategy']} needs it",
-            detail={"strategy": config["strategy"]},
-        )
-    run = await read_feed(ctx.fetcher, ctx.readers, config, stop_by=ctx.work_until())
-    items, cut = within_output_cap(unique(run.items)[: args.limit])
-    if args.format == "rss":
-        document = rss(run.channel, items, config.get("stylesheets") or ())
-        feed, count = None, count_items(document)
-    else:
-        document, feed = None, json_feed(run.channel, items)
-        count = len(feed["items"])
-    if count == 0:
-        selectors = config.get("selectors") or {}
-        raise NoItems(
-            f"the config found no items on {run.url}: its items selector matches nothing there",
-            detail={"url": run.url, "items_selector": (selectors.get("items") or {}).get("selector")},
-            next_step="inspect_url",
-        )
+    loaded = await load(args.config, args.yaml, args.parameters, args.url)
+    config = loaded.config
+    warnings = [warning.as_dict() for warning in loaded.warnings]
+    try:
+        require_plain_http(config.get("strategy", feed_config.DEFAULT_STRATEGY))
+        run = await read_feed(ctx.fetcher, ctx.readers, config, stop_by=ctx.work_until())
+        found = unique(run.items)
+        limit = args.limit  # None: every item found
+        over = len(found) - limit if limit and len(found) > limit else 0
+        items, cut = within_output_cap(found[:limit])
+        if args.format == "rss":
+            document = rss(run.channel, items, config.get("stylesheets") or ())
+            feed, count = None, count_items(document)
+        else:
+            document, feed = None, json_feed(run.channel, items)
+            count = len(feed["items"])
+        if count == 0:
+            selectors = config.get("selectors") or {}
+            raise NoItems(
+                f"the config found no items on {run.url}: its items selector matches nothing there",
+                detail={
+                    "url": run.url,
+                    "items_selector": (selectors.get("items") or {}).get("selector"),
+                    "item_count": 0,
+                },
+                next_step="inspect_url",
+            )
+    except ToolError as error:  # what was ignored in the config may be why (an items key misspelt)
+        error.detail.setdefault("warnings", warnings)
+        raise
     payload = ApplyConfigOutput(
         url=run.url,
         format=args.format,
@@ -152,28 +162,36 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
         feed=feed,
         item_count=count,
         pages=run.pages,
+        warnings=[ConfigProblem.model_validate(warning) for warning in warnings],
         pagination_stopped=PaginationStopped.model_validate(run.stopped) if run.stopped is not None else None,
+        items_over_limit=over or None,
         items_cut=cut or None,
     )
-    pages = run.pages
+    parts = [say("{count} items from {pages} page(s).", count=count, pages=run.pages)]
     if run.stopped is not None:
-        guidance = say(
-            "{count} items from {pages} page(s); page {page} could not be read, so pagination stopped there"
-            " (payload.pagination_stopped says why).",
-            count=count,
-            pages=pages,
-            page=pages + 1,
+        parts.append(
+            say(
+                "Page {page} could not be read, so pagination stopped there (payload.pagination_stopped says why).",
+                page=run.pages + 1,
+            )
         )
-    elif cut:
-        guidance = say(
-            "{count} items from {pages} page(s); {cut} more were left out, past the size one feed may have.",
-            count=count,
-            pages=pages,
-            cut=cut,
+    if over:
+        parts.append(
+            say(
+                "{over} more were found beyond the limit of {limit} and left out (payload.items_over_limit).",
+                over=over,
+                limit=limit or 0,
+            )
         )
-    else:
-        guidance = say("{count} items from {pages} page(s).", count=count, pages=pages)
-    return Outcome(payload, next_step=DONE, guidance=guidance, source=config["channel"]["url"])
+    if cut:
+        parts.append(
+            say("{cut} more were left out, past the most text one feed may carry (payload.items_cut).", cut=cut)
+        )
+    if warnings:
+        parts.append(say("{count} warning(s) about the config in payload.warnings.", count=len(warnings)))
+    # the notice names what the call was asked to read: the config's page, and a url argument it overrode
+    source = ", ".join(dict.fromkeys(url for url in (config["channel"]["url"], args.url) if url))
+    return Outcome(payload, next_step=DONE, guidance=Guidance(" ".join(parts)), source=source)
 
 
 async def read_config_schema(ctx: Context) -> dict[str, Any]:
@@ -191,7 +209,24 @@ async def read_extractors(ctx: Context) -> dict[str, Any]:
 
 async def read_strategies(ctx: Context) -> dict[str, Any]:
     available = [name for name in feed_config.STRATEGIES if name not in feed_config.BROWSER_STRATEGIES]
-    return {"strategies": feed_config.STRATEGIES, "available": available, "default": "faraday"}
+    return {"strategies": feed_config.STRATEGIES, "available": available, "default": feed_config.DEFAULT_STRATEGY}
+
+
+async def read_extractor_names(ctx: Context) -> list[str]:
+    """html2rss://extractors: the names alone, alphabetically, as html2rss lists them."""
+    return sorted(feed_config.EXTRACTORS)
+
+
+async def read_mcp_strategies(ctx: Context) -> list[str]:
+    """html2rss://strategies: the strategies the tools take under html2rss's names (html2rss://runtime says
+    whether a browser one can run)."""
+    return list(feed_config.MCP_STRATEGIES)
+
+
+async def read_runtime(ctx: Context) -> dict[str, bool]:
+    """html2rss://runtime, booleans only: this build has no browser layer, so botasaurus is never configured (and
+    no scraper address exists to leak)."""
+    return {"botasaurus_configured": False}
 
 
 async def read_capabilities(ctx: Context) -> dict[str, bool]:

@@ -462,6 +462,18 @@ def _steer(draw: st.DrawFn, name: str, schema: Mapping[str, Any], value: Any, wo
     return value
 
 
+def argument_schema(spec: ToolSpec) -> dict[str, Any]:
+    """The tool's input schema with its exactly_one_of groups written as the oneOf the published schema cannot
+    hold (function-calling clients refuse one at the root): what valid arguments are, for the fuzzer."""
+    schema = dict(spec.input_schema)
+    choices = [{"oneOf": [{"required": [name]} for name in group]} for group in spec.exactly_one_of]
+    if len(choices) == 1:
+        schema.update(choices[0])
+    elif choices:
+        schema["allOf"] = choices
+    return schema
+
+
 def arguments_strategy(schema: Mapping[str, Any], world: World | None = None) -> st.SearchStrategy[Any]:
     """Valid arguments drawn from the input schema; with a ``world``, URLs, feed configs and selectors in them
     are drawn from it (any draw the schema refuses is put back as generated)."""
@@ -634,13 +646,15 @@ class Mutation:
 
     ``fault`` is the path of the wrong value (for an unknown or missing key: the key's own place, its last
     part). ``config`` names the argument holding a feed config when the fault is inside it (then ``fault``
-    is relative to the config)."""
+    is relative to the config); an unknown key there is a ``warning``, not an error."""
 
     what: str
     arguments: dict[str, Any]
     fault: tuple[str | int, ...]
     key: str | None = None
     config: str | None = None
+    warning: bool = False
+    """A key the config format does not know: ignored with a warning at ``fault``, as html2rss ignores it."""
 
 
 def _value_faults(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
@@ -740,7 +754,7 @@ def _sample_or_none(schema: Mapping[str, Any], defs: Mapping[str, Any]) -> Any:
 
 def mutations(spec: ToolSpec, base: dict[str, Any]) -> Iterator[Mutation]:
     """Every generic way to get ``base`` (valid arguments) wrong, at the top level and inside arrays and objects."""
-    schema = spec.input_schema
+    schema = argument_schema(spec)
     for what, arguments, fault, key in _faults(schema, base, schema.get("$defs", {})):
         yield Mutation(what, arguments, fault, key)
 
@@ -768,15 +782,31 @@ def config_mutations(spec: ToolSpec, base: dict[str, Any], world: World) -> Iter
         defs = schema.get("$defs", {})
         tried: set[tuple[str, tuple[str | int, ...]]] = set()
         for config in representative_configs(world):
-            found = [(what, inner, fault, key) for what, inner, fault, key in _faults(schema, config, defs)]
-            found += [(what, inner, fault, None) for what, inner, fault in _semantic_faults(config)]
-            for what, inner, fault, key in found:
+            found = [(what, inner, fault, key, False) for what, inner, fault, key in _faults(schema, config, defs)]
+            found += [(what, inner, fault, None, False) for what, inner, fault in _semantic_faults(config)]
+            found += [(UNKNOWN_KEY, inner, fault, None, True) for inner, fault in _unknown_keys(schema, config, defs)]
+            for what, inner, fault, key, warning in found:
                 # one case per way to be wrong at each place in the schema (every field is a FeedField)
                 if (case := (what.rsplit(": ", 1)[-1], _abstract(schema, fault, defs))) in tried:
                     continue
                 tried.add(case)
                 value = inner if kind == "object" else dump_yaml(inner)
-                yield Mutation(f"{name} ({kind}), {what}", {**rest, name: value}, fault, key, config=name)
+                arguments = {**rest, name: value}
+                yield Mutation(f"{name} ({kind}), {what}", arguments, fault, key, config=name, warning=warning)
+
+
+UNKNOWN_KEY = "a key the format does not know"
+
+
+def _unknown_keys(
+    schema: Mapping[str, Any], config: dict[str, Any], defs: Mapping[str, Any]
+) -> Iterator[tuple[dict[str, Any], tuple[str | int, ...]]]:
+    """``config`` with an unknown key added to each object whose schema names its properties and says nothing of
+    other keys (those the format reads), and where it stands."""
+    for path in _nodes(config):
+        holder = _branch(subschema(schema, path, defs), "object", defs)
+        if isinstance(_get(config, path), dict) and holder.get("properties") and "additionalProperties" not in holder:
+            yield _set(config, (*path, UNKNOWN), 1), (*path, UNKNOWN)
 
 
 def _abstract(schema: Mapping[str, Any], path: tuple[str | int, ...], defs: Mapping[str, Any]) -> tuple[str | int, ...]:
@@ -814,21 +844,33 @@ def assert_names_argument(envelope: Mapping[str, Any], mutation: Mutation) -> No
 
 
 def assert_names_config_problem(envelope: Mapping[str, Any], mutation: Mutation) -> None:
-    """A config problem comes back as the feed tools document it: ``invalid_config`` with detail.errors, or a
-    result with ``valid: false`` and errors; either way each error is {path (a JSON pointer), message}."""
-    if envelope["ok"]:
-        payload = envelope["payload"]
-        assert payload.get("valid") is False, f"a wrong config was accepted: {json.dumps(payload)[:300]}"
-        problems = payload["errors"]
-    else:
-        error = envelope["payload"]["error"]
-        assert error["code"] == "invalid_config", error
-        problems = error["detail"]["errors"]
+    """A config problem comes back as the feed tools document it: ``invalid_config`` whose payload.errors (a copy of
+    detail.errors) lists each problem as {path (a JSON pointer), message}; a key the format does not know comes
+    back as a warning at its own pointer in payload.warnings, whether the call then succeeds or fails."""
+    if mutation.warning:
+        _assert_names_config_warning(envelope, mutation)
+        return
+    assert envelope["ok"] is False, f"a wrong config was accepted: {json.dumps(envelope['payload'])[:300]}"
+    error = envelope["payload"]["error"]
+    assert error["code"] == "invalid_config", error
+    problems = error["detail"]["errors"]
+    assert envelope["payload"].get("errors") == problems, "payload.errors is not the error's detail.errors"
     want = pointer(mutation.fault[:-1] if mutation.key else mutation.fault) or "/"
     at = [p for p in problems if p["path"] == want]
     assert at, f"the problems point at {[p['path'] for p in problems]}, not {want!r}"
     if mutation.key:
         assert any(mutation.key in p["message"] for p in at), f"no problem at {want} names {mutation.key!r}: {at}"
+
+
+def _assert_names_config_warning(envelope: Mapping[str, Any], mutation: Mutation) -> None:
+    payload = envelope["payload"]
+    if not envelope["ok"]:
+        assert payload["error"]["code"] != "invalid_config", f"an unknown key made the config invalid: {payload}"
+    want = pointer(mutation.fault)
+    warnings = payload.get("warnings")
+    assert warnings is not None, f"no payload.warnings: {json.dumps(payload)[:300]}"
+    at = [w for w in warnings if w["path"] == want]
+    assert at and UNKNOWN in at[0]["message"], f"the warnings point at {[w['path'] for w in warnings]}, not {want!r}"
 
 
 def assert_matches_example(envelope: Mapping[str, Any], expect: Mapping[str, Any]) -> None:

@@ -82,6 +82,10 @@ async def misbehave(args: MisbehaveInput, ctx: Context) -> Outcome:
         raise ToolError("try shouting instead", next_step="shout")
     if mode == "refuse_towards_page_echo":  # a next tool the catalog entry does not declare
         raise ToolError("try the page instead", next_step="page_echo")
+    if mode == "refuse_counting":  # a detail field the failure payload carries beside error
+        raise ToolError("nothing counted", detail={"count": 0, "where": "here"})
+    if mode == "refuse_miscounting":  # the same field, breaking its declared schema
+        raise ToolError("nothing counted", detail={"count": "none"})
     if mode == "model":
         return Outcome(_Fine(fine=True))
     return Outcome({"fine": True})
@@ -137,6 +141,7 @@ def _tool(
     *,
     origin: str = "local",
     model: str,
+    failure_payload: Mapping[str, Any] | None = None,
 ) -> ToolSpec:
     return ToolSpec(
         name=name,
@@ -149,9 +154,10 @@ def _tool(
         annotations={"read_only": True, "destructive": False, "idempotent": True, "open_world": origin == "target"},
         execution="sync",
         input_schema=input_schema,
-        output_schema=envelope_schema(name, payload, next_step, origin),
+        output_schema=envelope_schema(name, payload, next_step, origin, failure_payload),
         next_step=next_step,
         examples=(),
+        failure_payload=tuple(failure_payload or ()),
     )
 
 
@@ -197,6 +203,7 @@ TOOLS = (
         _FINE,
         (DONE, "shout"),
         model="MisbehaveInput",
+        failure_payload={"count": {"type": "integer", "minimum": 0}},
     ),
     _tool("hold", {"type": "object", "additionalProperties": False}, _FINE, (DONE,), model="HoldInput"),
 )

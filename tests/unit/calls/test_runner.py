@@ -196,6 +196,18 @@ def test_a_refusal_may_point_to_a_declared_tool_only() -> None:
     assert undeclared["next_step"] == "misbehave"
 
 
+def test_a_failure_carries_its_declared_detail_fields_beside_the_error() -> None:
+    """A tool's failure_payload names detail fields its failures also carry at the top of the payload (where
+    html2rss's clients read payload.errors); one of another shape (another code's field) stays in the detail."""
+    counted = _call(toy_runner(), "misbehave", {"mode": "refuse_counting"})
+    assert counted["payload"]["count"] == 0 and set(counted["payload"]) == {"error", "count"}
+    assert _error(counted)["detail"] == {"count": 0, "where": "here"}  # the detail keeps it too
+    miscounted = _call(toy_runner(), "misbehave", {"mode": "refuse_miscounting"})
+    assert set(miscounted["payload"]) == {"error"} and _error(miscounted)["detail"] == {"count": "none"}
+    refused = _call(toy_runner(), "misbehave", {"mode": "refuse_towards_shout"})
+    assert set(refused["payload"]) == {"error"}  # nothing to carry: the payload is the error alone
+
+
 def test_a_target_origin_result_is_cleaned_and_noticed_in_both_forms() -> None:
     runner = toy_runner()
 
