@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from codegen.catalog import load_catalog
 from codegen.emit import render
-from codegen.errors import CatalogError
 from codegen.main import main as gen_main
+from tests.support.catalog_copy import assert_problem, catalog_problems, copy_project, edit, line_of
 from tests.support.paths import PROJECT
 
 TOOL = "catalog/tools/text/generate_citations.yaml"
@@ -19,36 +18,7 @@ TOOL = "catalog/tools/text/generate_citations.yaml"
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    shutil.copytree(PROJECT / "catalog", tmp_path / "catalog")
-    handlers = PROJECT / "netglean" / "handlers"
-    shutil.copytree(handlers, tmp_path / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
-    return tmp_path
-
-
-def _edit(project: Path, relative: str, old: str, new: str) -> None:
-    path = project / relative
-    text = path.read_text()
-    assert old in text, f"fixture text not found in {relative}: {old!r}"
-    path.write_text(text.replace(old, new, 1))
-
-
-def _line_of(project: Path, relative: str, needle: str) -> int:
-    for number, line in enumerate((project / relative).read_text().splitlines(), start=1):
-        if needle in line:
-            return number
-    raise AssertionError(f"{needle!r} not in {relative}")
-
-
-def _problems(project: Path) -> list[str]:
-    with pytest.raises(CatalogError) as caught:
-        load_catalog(project / "catalog", project / "handlers")
-    return [str(p) for p in caught.value.problems]
-
-
-def _assert_problem(project: Path, relative: str, line: int, fragment: str) -> None:
-    problems = _problems(project)
-    expected = f"{relative}:{line}: "
-    assert any(p.startswith(expected) and fragment in p for p in problems), problems
+    return copy_project(tmp_path)
 
 
 def test_the_real_catalog_is_valid() -> None:
@@ -57,78 +27,78 @@ def test_the_real_catalog_is_valid() -> None:
 
 
 def test_unknown_key(project: Path) -> None:
-    _edit(project, TOOL, "execution: sync", "execution: sync\nexecuton: async")
-    _assert_problem(project, TOOL, _line_of(project, TOOL, "executon:"), "unknown key 'executon'")
-    assert len(_problems(project)) == 1, "one typo must give one error, not a cascade"
+    edit(project, TOOL, "execution: sync", "execution: sync\nexecuton: async")
+    assert_problem(project, TOOL, line_of(project, TOOL, "executon:"), "unknown key 'executon'")
+    assert len(catalog_problems(project)) == 1, "one typo must give one error, not a cascade"
 
 
 def test_missing_field(project: Path) -> None:
-    _edit(project, TOOL, "origin: local\n", "")
-    _assert_problem(project, TOOL, 1, "missing 'origin'")
+    edit(project, TOOL, "origin: local\n", "")
+    assert_problem(project, TOOL, 1, "missing 'origin'")
 
 
 def test_invalid_json_schema(project: Path) -> None:
-    _edit(project, TOOL, "      maxLength: 200\n", "      maxLength: lots\n")
-    _assert_problem(project, TOOL, _line_of(project, TOOL, "maxLength: lots"), "not a valid JSON Schema 2020-12")
+    edit(project, TOOL, "      maxLength: 200\n", "      maxLength: lots\n")
+    assert_problem(project, TOOL, line_of(project, TOOL, "maxLength: lots"), "not a valid JSON Schema 2020-12")
 
 
 def test_a_schema_word_json_schema_would_ignore_is_an_error(project: Path) -> None:
     """A description with a comma in a YAML flow mapping ends at the comma, and the rest became a silent keyword
     (six catalog files had such halves, 'after redirects.' among them)."""
-    _edit(project, TOOL, "      maxLength: 200\n", "      maxLength: 200\n      maxLenght: 10\n")
-    _assert_problem(project, TOOL, _line_of(project, TOOL, "maxLenght"), "'maxLenght' is not a JSON Schema 2020-12")
+    edit(project, TOOL, "      maxLength: 200\n", "      maxLength: 200\n      maxLenght: 10\n")
+    assert_problem(project, TOOL, line_of(project, TOOL, "maxLenght"), "'maxLenght' is not a JSON Schema 2020-12")
     site_map = "catalog/tools/sites/map.yaml"
-    _edit(project, site_map, "count: {type: integer, minimum: 0}", "count: {type: integer, description: URLs, kept}")
-    _assert_problem(project, site_map, _line_of(project, site_map, "URLs, kept"), "quote a flow-mapping text")
+    edit(project, site_map, "count: {type: integer, minimum: 0}", "count: {type: integer, description: URLs, kept}")
+    assert_problem(project, site_map, line_of(project, site_map, "URLs, kept"), "quote a flow-mapping text")
 
 
 def test_dangling_ref(project: Path) -> None:
-    _edit(project, TOOL, '$ref: "#/$defs/Reference"', '$ref: "#/$defs/Refrence"')
-    _assert_problem(project, TOOL, _line_of(project, TOOL, "Refrence"), "does not resolve")
+    edit(project, TOOL, '$ref: "#/$defs/Reference"', '$ref: "#/$defs/Refrence"')
+    assert_problem(project, TOOL, line_of(project, TOOL, "Refrence"), "does not resolve")
 
 
 def test_duplicate_tool_name(project: Path) -> None:
     copy = project / "catalog/tools/text/copy.yaml"
     copy.write_text((project / TOOL).read_text())
-    problems = _problems(project)
+    problems = catalog_problems(project)
     assert any("duplicate tool name 'generate_citations'" in p for p in problems), problems
     assert any(p.startswith("catalog/tools/text/copy.yaml:1:") and "must equal the file name" in p for p in problems)
 
 
 def test_next_step_pointing_nowhere(project: Path) -> None:
-    _edit(project, TOOL, "next_step: [done]", "next_step: [done, scrape_everything]")
-    _assert_problem(project, TOOL, _line_of(project, TOOL, "next_step:"), "'scrape_everything' is neither a tool")
+    edit(project, TOOL, "next_step: [done]", "next_step: [done, scrape_everything]")
+    assert_problem(project, TOOL, line_of(project, TOOL, "next_step:"), "'scrape_everything' is neither a tool")
 
 
 def test_unreachable_tool(project: Path) -> None:
     version = "catalog/tools/meta/get_version.yaml"  # no tool leads to it: without entry_point it is unreachable
-    _edit(project, version, "entry_point: true\n", "")
-    _assert_problem(project, version, _line_of(project, version, "name: get_version"), "unreachable")
+    edit(project, version, "entry_point: true\n", "")
+    assert_problem(project, version, line_of(project, version, "name: get_version"), "unreachable")
 
 
 def test_example_that_fails_its_schema(project: Path) -> None:
-    _edit(project, TOOL, "first_number: 4}", "first_number: 0}")
-    _assert_problem(project, TOOL, _line_of(project, TOOL, "first_number: 0}"), "break the input schema")
+    edit(project, TOOL, "first_number: 4}", "first_number: 0}")
+    assert_problem(project, TOOL, line_of(project, TOOL, "first_number: 0}"), "break the input schema")
 
 
 def test_example_payload_that_fails_the_output_schema(project: Path) -> None:
-    _edit(project, TOOL, "        citation_count: 3", "        citation_count: -3")
-    _assert_problem(project, TOOL, _line_of(project, TOOL, "citation_count: -3"), "breaks the output schema")
+    edit(project, TOOL, "        citation_count: 3", "        citation_count: -3")
+    assert_problem(project, TOOL, line_of(project, TOOL, "citation_count: -3"), "breaks the output schema")
 
 
 def test_third_party_fields_are_marked_on_target_tools_only(project: Path) -> None:
-    _edit(project, TOOL, "    citation_count:\n", "    citation_count:\n      x-untrusted: true\n")
-    _assert_problem(project, TOOL, _line_of(project, TOOL, "x-untrusted"), "a local tool returns no third-party text")
+    edit(project, TOOL, "    citation_count:\n", "    citation_count:\n      x-untrusted: true\n")
+    assert_problem(project, TOOL, line_of(project, TOOL, "x-untrusted"), "a local tool returns no third-party text")
     site_map = "catalog/tools/sites/map.yaml"
     path = project / site_map
     path.write_text(path.read_text().replace(", x-untrusted: true", "").replace("      x-untrusted: true\n", ""))
-    _assert_problem(project, site_map, _line_of(project, site_map, "output:"), "mark the fields that carry third-party")
+    assert_problem(project, site_map, line_of(project, site_map, "output:"), "mark the fields that carry third-party")
 
 
 def test_tool_without_handler(project: Path) -> None:
-    _edit(project, TOOL, "handler: text.generate_citations", "handler: text.make_citations")
-    problems = _problems(project)
-    line = _line_of(project, TOOL, "handler:")
+    edit(project, TOOL, "handler: text.generate_citations", "handler: text.make_citations")
+    problems = catalog_problems(project)
+    line = line_of(project, TOOL, "handler:")
     assert any(p.startswith(f"{TOOL}:{line}:") and "'text.make_citations' not found" in p for p in problems)
     # ...and the function it no longer names is now a handler without a tool.
     assert any(p.startswith("handlers/text.py:") and "has no tool" in p for p in problems), problems
@@ -136,48 +106,48 @@ def test_tool_without_handler(project: Path) -> None:
 
 def test_a_handler_lives_in_the_module_of_its_family(project: Path) -> None:
     scrape = "catalog/tools/pages/scrape.yaml"
-    _edit(project, scrape, "handler: pages.scrape", "handler: sites.scrape")
-    _assert_problem(project, scrape, _line_of(project, scrape, "handler:"), "its handler in handlers/pages.py")
+    edit(project, scrape, "handler: pages.scrape", "handler: sites.scrape")
+    assert_problem(project, scrape, line_of(project, scrape, "handler:"), "its handler in handlers/pages.py")
 
 
 def test_handler_without_tool(project: Path) -> None:
     (project / "handlers/extra.py").write_text("async def orphan(args, ctx):\n    return None\n")
-    _assert_problem(project, "handlers/extra.py", 1, "'extra.orphan' has no tool or resource")
+    assert_problem(project, "handlers/extra.py", 1, "'extra.orphan' has no tool or resource")
 
 
 def test_yaml_syntax_error_and_duplicate_key(project: Path) -> None:
-    _edit(project, TOOL, "execution: sync", "execution: sync\nexecution: async")
-    _assert_problem(project, TOOL, _line_of(project, TOOL, "execution: async"), "duplicate key 'execution'")
+    edit(project, TOOL, "execution: sync", "execution: sync\nexecution: async")
+    assert_problem(project, TOOL, line_of(project, TOOL, "execution: async"), "duplicate key 'execution'")
     (project / TOOL).write_text("name: [unclosed\n")
-    _assert_problem(project, TOOL, 2, "invalid YAML")
+    assert_problem(project, TOOL, 2, "invalid YAML")
 
 
 def test_bad_tool_name(project: Path) -> None:
-    _edit(project, TOOL, "name: generate_citations", "name: generate citations!")
-    _assert_problem(project, TOOL, 1, "does not match")
+    edit(project, TOOL, "name: generate_citations", "name: generate citations!")
+    assert_problem(project, TOOL, 1, "does not match")
 
 
 def test_prompt_placeholder_must_be_an_argument(project: Path) -> None:
     relative = "catalog/prompts/cite_sources.yaml"
-    _edit(project, relative, "Audience: ${audience}", "Audience: ${reader}")
-    _assert_problem(project, relative, _line_of(project, relative, "text: |"), "'${reader}' is not a declared argument")
+    edit(project, relative, "Audience: ${audience}", "Audience: ${reader}")
+    assert_problem(project, relative, line_of(project, relative, "text: |"), "'${reader}' is not a declared argument")
 
 
 def test_resource_template_variables_match_handler(project: Path) -> None:
     relative = "catalog/resources/tool_spec.yaml"
-    _edit(project, relative, "netglean://tools/{name}", "netglean://tools/{tool}")
-    _assert_problem(project, relative, _line_of(project, relative, "uri_template"), "must match the parameters")
+    edit(project, relative, "netglean://tools/{name}", "netglean://tools/{tool}")
+    assert_problem(project, relative, line_of(project, relative, "uri_template"), "must match the parameters")
 
 
 def test_stray_file(project: Path) -> None:
     (project / "catalog/notes.txt").write_text("todo")
-    _assert_problem(project, "catalog/notes.txt", 1, "unexpected file")
+    assert_problem(project, "catalog/notes.txt", 1, "unexpected file")
 
 
 def test_problems_are_all_reported_at_once(project: Path) -> None:
-    _edit(project, TOOL, "execution: sync", "execution: sometimes")
+    edit(project, TOOL, "execution: sync", "execution: sometimes")
     (project / "handlers/extra.py").write_text("async def orphan(args, ctx):\n    return None\n")
-    assert len(_problems(project)) >= 2
+    assert len(catalog_problems(project)) >= 2
 
 
 def test_a_bad_catalog_writes_nothing(project: Path) -> None:
@@ -187,8 +157,8 @@ def test_a_bad_catalog_writes_nothing(project: Path) -> None:
         == 0
     )
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    _edit(project, TOOL, "next_step: [done]", "next_step: [nowhere]")
-    _edit(project, TOOL, "title: Turn inline links", "title: Changed title, turn inline links")
+    edit(project, TOOL, "next_step: [done]", "next_step: [nowhere]")
+    edit(project, TOOL, "title: Turn inline links", "title: Changed title, turn inline links")
     assert (
         gen_main(["--catalog", str(project / "catalog"), "--handlers", str(project / "handlers"), "--out", str(out)])
         == 1
@@ -233,4 +203,4 @@ def test_every_generated_file_says_it_is_generated() -> None:
 
 def test_shared_schema_names_cannot_collide_with_generated_ones(project: Path) -> None:
     (project / "catalog/schemas/GetVersionResult.yaml").write_text("title: GetVersionResult\ntype: object\n")
-    _assert_problem(project, "catalog/schemas/GetVersionResult.yaml", 1, "collides with the name generated for tool")
+    assert_problem(project, "catalog/schemas/GetVersionResult.yaml", 1, "collides with the name generated for tool")

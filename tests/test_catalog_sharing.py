@@ -3,48 +3,22 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from codegen.catalog import load_catalog
-from codegen.errors import CatalogError
+from tests.support.catalog_copy import assert_problem, copy_project, edit, line_of
+from tests.support.paths import PROJECT
 
-PROJECT = Path(__file__).resolve().parent.parent
 GENERATED = PROJECT / "netglean" / "generated"
 CRAWL = "catalog/tools/sites/crawl.yaml"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    shutil.copytree(PROJECT / "catalog", tmp_path / "catalog")
-    shutil.copytree(
-        PROJECT / "netglean" / "handlers", tmp_path / "handlers", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    return tmp_path
-
-
-def _edit(project: Path, relative: str, old: str, new: str) -> None:
-    path = project / relative
-    text = path.read_text()
-    assert old in text, f"fixture text not found in {relative}: {old!r}"
-    path.write_text(text.replace(old, new, 1))
-
-
-def _line_of(project: Path, relative: str, needle: str) -> int:
-    for number, line in enumerate((project / relative).read_text().splitlines(), start=1):
-        if needle in line:
-            return number
-    raise AssertionError(f"{needle!r} not in {relative}")
-
-
-def _assert_problem(project: Path, relative: str, line: int, fragment: str) -> None:
-    with pytest.raises(CatalogError) as caught:
-        load_catalog(project / "catalog", project / "handlers")
-    problems = [str(p) for p in caught.value.problems]
-    assert any(p.startswith(f"{relative}:{line}: ") and fragment in p for p in problems), problems
+    return copy_project(tmp_path)
 
 
 def _refs(schema: Any) -> list[str]:
@@ -94,60 +68,58 @@ def test_a_fragment_is_inlined_whole_wherever_it_is_named() -> None:
 
 
 def test_an_unknown_fragment_is_named_at_its_site(project: Path) -> None:
-    _edit(project, CRAWL, "x-inline: TargetUrl", "x-inline: TargetURL")
-    _assert_problem(project, CRAWL, _line_of(project, CRAWL, "TargetURL"), "fragment 'TargetURL' not found")
+    edit(project, CRAWL, "x-inline: TargetUrl", "x-inline: TargetURL")
+    assert_problem(project, CRAWL, line_of(project, CRAWL, "TargetURL"), "fragment 'TargetURL' not found")
 
 
 def test_a_site_may_add_keywords_but_not_change_a_fragments(project: Path) -> None:
-    _edit(project, CRAWL, "      x-inline: TargetUrl\n", "      x-inline: TargetUrl\n      maxLength: 100\n")
-    _assert_problem(project, CRAWL, _line_of(project, CRAWL, "maxLength: 100"), "fragment TargetUrl sets 'maxLength'")
+    edit(project, CRAWL, "      x-inline: TargetUrl\n", "      x-inline: TargetUrl\n      maxLength: 100\n")
+    assert_problem(project, CRAWL, line_of(project, CRAWL, "maxLength: 100"), "fragment TargetUrl sets 'maxLength'")
 
 
 def test_a_property_both_define_is_an_error(project: Path) -> None:
-    _edit(
+    edit(
         project,
         CRAWL,
         "      description: The start URL.\n",
         "      description: The start URL.\n    max_depth: {type: integer}\n",
     )
-    _assert_problem(
-        project, CRAWL, _line_of(project, CRAWL, "max_depth: {type"), "fragment CrawlOptions defines it too"
-    )
+    assert_problem(project, CRAWL, line_of(project, CRAWL, "max_depth: {type"), "fragment CrawlOptions defines it too")
 
 
 def test_fragments_that_inline_each_other_are_an_error(project: Path) -> None:
     relative = "catalog/fragments/UrlPatterns.yaml"
-    _edit(project, relative, "  items: {type: string", "  items: {x-inline: CrawlOptions, type: string")
-    _assert_problem(project, relative, _line_of(project, relative, "items:"), "fragments inline each other")
+    edit(project, relative, "  items: {type: string", "  items: {x-inline: CrawlOptions, type: string")
+    assert_problem(project, relative, line_of(project, relative, "items:"), "fragments inline each other")
 
 
 def test_a_fragment_inlined_nowhere_is_an_error(project: Path) -> None:
     relative = "catalog/fragments/Spare.yaml"
     (project / relative).write_text("name: Spare\ndescription: Unused.\nschema: {type: string}\n")
-    _assert_problem(project, relative, 1, "fragment 'Spare' is inlined nowhere")
+    assert_problem(project, relative, 1, "fragment 'Spare' is inlined nowhere")
 
 
 def test_a_fragment_is_checked_in_its_own_file(project: Path) -> None:
     relative = "catalog/fragments/TargetUrl.yaml"
-    _edit(project, relative, "  minLength: 1", "  minLenght: 1")
-    _assert_problem(project, relative, _line_of(project, relative, "minLenght"), "'minLenght' is not a JSON Schema")
-    _edit(project, relative, "name: TargetUrl", "name: TargetUrl\nsummary: typo")
-    _assert_problem(project, relative, _line_of(project, relative, "summary"), "unknown key 'summary'")
+    edit(project, relative, "  minLength: 1", "  minLenght: 1")
+    assert_problem(project, relative, line_of(project, relative, "minLenght"), "'minLenght' is not a JSON Schema")
+    edit(project, relative, "name: TargetUrl", "name: TargetUrl\nsummary: typo")
+    assert_problem(project, relative, line_of(project, relative, "summary"), "unknown key 'summary'")
 
 
 def test_an_input_schema_may_not_reference_a_shared_schema(project: Path) -> None:
-    _edit(project, CRAWL, "      x-inline: TargetUrl\n", '      $ref: "#/$defs/Reference"\n')
-    _assert_problem(project, CRAWL, _line_of(project, CRAWL, "$ref"), "input schemas are published flat")
+    edit(project, CRAWL, "      x-inline: TargetUrl\n", '      $ref: "#/$defs/Reference"\n')
+    assert_problem(project, CRAWL, line_of(project, CRAWL, "$ref"), "input schemas are published flat")
 
 
 def test_x_inline_stands_only_where_a_schema_does(project: Path) -> None:
-    _edit(
+    edit(
         project,
         CRAWL,
         "      description: The start URL.\n",
         "      description: The start URL.\n      examples: [{x-inline: TargetUrl}]\n",
     )
-    _assert_problem(project, CRAWL, _line_of(project, CRAWL, "examples:"), "stands only where a schema does")
+    assert_problem(project, CRAWL, line_of(project, CRAWL, "examples:"), "stands only where a schema does")
 
 
 def _resolved(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
@@ -215,5 +187,5 @@ def test_a_batch_page_is_validated_field_by_field() -> None:
 
 def test_an_object_title_names_its_model_and_may_not_collide(project: Path) -> None:
     relative = "catalog/tools/pages/batch_scrape.yaml"
-    _edit(project, relative, "title: BatchEntry", "title: ScrapedPage")
-    _assert_problem(project, relative, _line_of(project, relative, "title: ScrapedPage"), "names a model")
+    edit(project, relative, "title: BatchEntry", "title: ScrapedPage")
+    assert_problem(project, relative, line_of(project, relative, "title: ScrapedPage"), "names a model")

@@ -4,68 +4,40 @@ beside the error (failure_payload); the runner's table says only what fits any t
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
-from codegen.catalog import load_catalog
-from codegen.errors import CatalogError
 from netglean.app import build_runner
 from netglean.calls import runner as runner_module
 from netglean.calls.registry import Registry
 from netglean.core.errors import ERROR_CODES
 from netglean.core.settings import Settings
+from tests.support.catalog_copy import assert_problem, copy_project, edit, line_of
 
-PROJECT = Path(__file__).resolve().parent.parent
 APPLY = "catalog/tools/feeds/apply_config.yaml"
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    shutil.copytree(PROJECT / "catalog", tmp_path / "catalog")
-    shutil.copytree(
-        PROJECT / "netglean" / "handlers", tmp_path / "handlers", ignore=shutil.ignore_patterns("__pycache__")
-    )
-    return tmp_path
-
-
-def _edit(project: Path, relative: str, old: str, new: str) -> None:
-    path = project / relative
-    text = path.read_text()
-    assert old in text, f"fixture text not found in {relative}: {old!r}"
-    path.write_text(text.replace(old, new, 1))
-
-
-def _line_of(project: Path, relative: str, needle: str) -> int:
-    for number, line in enumerate((project / relative).read_text().splitlines(), start=1):
-        if needle in line:
-            return number
-    raise AssertionError(f"{needle!r} not in {relative}")
-
-
-def _assert_problem(project: Path, relative: str, line: int, fragment: str) -> None:
-    with pytest.raises(CatalogError) as caught:
-        load_catalog(project / "catalog", project / "handlers")
-    problems = [str(p) for p in caught.value.problems]
-    assert any(p.startswith(f"{relative}:{line}: ") and fragment in p for p in problems), problems
+    return copy_project(tmp_path)
 
 
 def test_guidance_is_keyed_by_a_real_error_code(project: Path) -> None:
-    _edit(project, APPLY, "  no_items: >-", "  no_item: >-")
-    _assert_problem(project, APPLY, _line_of(project, APPLY, "no_item:"), "'no_item' is not an error code")
+    edit(project, APPLY, "  no_items: >-", "  no_item: >-")
+    assert_problem(project, APPLY, line_of(project, APPLY, "no_item:"), "'no_item' is not an error code")
 
 
 def test_guidance_names_only_real_tools(project: Path) -> None:
-    _edit(project, APPLY, "inspect the page with inspect_url", "inspect the page with inspect_page")
-    _assert_problem(project, APPLY, _line_of(project, APPLY, "no_items:"), "'inspect_page' is no tool")
+    edit(project, APPLY, "inspect the page with inspect_url", "inspect the page with inspect_page")
+    assert_problem(project, APPLY, line_of(project, APPLY, "no_items:"), "'inspect_page' is no tool")
 
 
 def test_a_description_names_only_real_tools(project: Path) -> None:
-    _edit(project, APPLY, "Pagination is followed when the config asks.", "Then call check_feed.")
-    _assert_problem(project, APPLY, _line_of(project, APPLY, "description:"), "'check_feed' is no tool")
+    edit(project, APPLY, "Pagination is followed when the config asks.", "Then call check_feed.")
+    assert_problem(project, APPLY, line_of(project, APPLY, "description:"), "'check_feed' is no tool")
 
 
 def test_the_registry_carries_each_tools_guidance(registry: Registry) -> None:
@@ -113,20 +85,20 @@ def test_a_failure_is_guided_by_the_tools_catalog_entry_first(registry: Registry
 
 
 def test_a_failure_payload_names_detail_fields_only(project: Path) -> None:
-    _edit(project, APPLY, "failure_payload:\n  type: object\n  properties:\n", "failure_payload:\n  type: object\n"
+    edit(project, APPLY, "failure_payload:\n  type: object\n  properties:\n", "failure_payload:\n  type: object\n"
           "  required: [item_count]\n  properties:\n    error: {type: object}\n")  # fmt: skip
-    _assert_problem(project, APPLY, _line_of(project, APPLY, "required: [item_count]"), "states its properties only")
-    _assert_problem(project, APPLY, _line_of(project, APPLY, "error: {type: object}"), "error is the envelope's own")
+    assert_problem(project, APPLY, line_of(project, APPLY, "required: [item_count]"), "states its properties only")
+    assert_problem(project, APPLY, line_of(project, APPLY, "error: {type: object}"), "error is the envelope's own")
 
 
 def test_a_failed_examples_payload_names_failure_payload_fields(project: Path) -> None:
-    _edit(
+    edit(
         project,
         APPLY,
         "      payload_includes:\n        errors:",
         "      payload_includes:\n        pages: 1\n        errors:",
     )
-    _assert_problem(project, APPLY, _line_of(project, APPLY, "pages: 1"), "'pages' is not a failure_payload property")
+    assert_problem(project, APPLY, line_of(project, APPLY, "pages: 1"), "'pages' is not a failure_payload property")
 
 
 def test_the_published_failure_branch_holds_the_failure_payload(registry: Registry) -> None:
@@ -142,15 +114,15 @@ VALIDATE = "catalog/tools/feeds/validate_config.yaml"
 
 
 def test_exactly_one_of_names_optional_arguments_of_the_tool(project: Path) -> None:
-    _edit(project, VALIDATE, "exactly_one_of: [[config, yaml]]", "exactly_one_of: [[config, yml]]")
-    _assert_problem(project, VALIDATE, _line_of(project, VALIDATE, "exactly_one_of:"), "'yml' is no argument")
+    edit(project, VALIDATE, "exactly_one_of: [[config, yaml]]", "exactly_one_of: [[config, yml]]")
+    assert_problem(project, VALIDATE, line_of(project, VALIDATE, "exactly_one_of:"), "'yml' is no argument")
 
 
 def test_a_root_oneof_in_an_input_is_refused_for_exactly_one_of(project: Path) -> None:
     """Function-calling clients refuse composition at an input's root, so the catalog says it another way."""
-    _edit(project, VALIDATE, "  additionalProperties: false\noutput:", "  additionalProperties: false\n  oneOf:\n"
+    edit(project, VALIDATE, "  additionalProperties: false\noutput:", "  additionalProperties: false\n  oneOf:\n"
           "    - required: [config]\n    - required: [yaml]\noutput:")  # fmt: skip
-    _assert_problem(project, VALIDATE, _line_of(project, VALIDATE, "  oneOf:"), "name the arguments a call gives")
+    assert_problem(project, VALIDATE, line_of(project, VALIDATE, "  oneOf:"), "name the arguments a call gives")
 
 
 def test_the_runner_asks_for_exactly_one_of_each_group(registry: Registry, settings: Settings) -> None:
