@@ -19,26 +19,17 @@ import copy
 import difflib
 import functools
 import json
-import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import yaml
-
-from netglean.core.errors import InvalidFeedConfig
+from netglean.feeds.problems import Problem, invalid, json_pointer
 from netglean.feeds.selectors import selector_problem
 from netglean.net import strategy as fetch_strategy
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "generated" / "schemas" / "shared" / "FeedConfig.json"
-MAX_YAML_CHARS = 131_072  # the tools' yaml maxLength: even 4-byte characters fit the default argument cap
-MAX_YAML_DEPTH = 32
-"""Deepest nesting a YAML config may have (the corpus's deepest is 6); deeper would exhaust the reader's stack."""
-MAX_YAML_VALUES = 50_000
-"""Most values a YAML config may stand for once its aliases are expanded: 500 bytes of aliases to aliases
-can stand for a billion strings, which every later step (checking, copying, echoing) would walk."""
 RESERVED_SELECTORS = frozenset({"items", "categories", "guid"})
 EXTRACTORS: dict[str, str] = {
     "attribute": "The first element's value of the attribute named by `attribute` (src, datetime, data-*...).",
@@ -67,15 +58,6 @@ _PARAMETER = re.compile(r"%<(\w+)>s")
 _FIELD_REFERENCE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    path: str
-    message: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"path": self.path or "/", "message": self.message}
-
-
 @functools.cache
 def config_schema() -> dict[str, Any]:
     schema: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
@@ -87,98 +69,6 @@ def _validator() -> Any:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(config_schema())
-
-
-def parse_yaml(text: str) -> Any:
-    """The YAML document, or InvalidFeedConfig naming the line where it breaks."""
-    if len(text) > MAX_YAML_CHARS:
-        raise _invalid([Problem("", f"the YAML is {len(text)} characters; the limit is {MAX_YAML_CHARS}")])
-    try:
-        _check_shape(text)
-        document = yaml.load(text, Loader=_ConfigLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        reason = getattr(exc, "problem", None) or str(exc)
-        raise _invalid([Problem("", f"not valid YAML{where}: {reason}")]) from None
-    found = _not_json(document)
-    if found:
-        raise _invalid(found)
-    return document
-
-
-class _ConfigLoader(yaml.SafeLoader):
-    """PyYAML's safe loader, except that a date or time written plainly stays the text it is: a config holds
-    what JSON holds, and a ``since: 2026-11-29`` in free-form metadata must not break the config's echo."""
-
-
-_ConfigLoader.yaml_implicit_resolvers = {
-    first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-def _not_json(document: Any) -> list[Problem]:
-    """What YAML read as something JSON cannot hold: keys that are not text (null, yes, 1...: a config's keys
-    are names), numbers that are not finite (.inf, .nan), and explicitly tagged binaries, sets and dates."""
-    found: list[Problem] = []
-    stack: list[tuple[Any, str]] = [(document, "")]
-    while stack:  # nesting is bounded by _check_shape
-        value, path = stack.pop()
-        if isinstance(value, dict):
-            for key, inner in value.items():
-                if not isinstance(key, str):
-                    hint = "quote it: YAML reads null, ~, yes, no, on, off and numbers as other types"
-                    found.append(Problem(path or "/", f"the key {key!r} is not text; {hint}"))
-                stack.append((inner, f"{path}/{_pointer([key])[1:]}"))
-        elif isinstance(value, list):
-            stack.extend((inner, f"{path}/{n}") for n, inner in enumerate(value))
-        elif isinstance(value, float) and not math.isfinite(value):
-            found.append(Problem(path or "/", f"{value!r} is not a number a config can hold; quote it if it is text"))
-        elif not isinstance(value, str | int | float | bool) and value is not None:
-            kind = type(value).__name__
-            found.append(Problem(path or "/", f"YAML read this as a {kind}, which a config cannot hold"))
-    return sorted(found, key=lambda p: (p.path, p.message))
-
-
-def _check_shape(text: str) -> None:
-    """Refuse, from the event stream and before anything is built, YAML nested past MAX_YAML_DEPTH, aliases
-    that refer to the value holding them, or aliases standing for more than MAX_YAML_VALUES values."""
-    anchored: dict[str, int | None] = {}  # anchor -> values its node stands for; None while the node is open
-    open_nodes: list[tuple[str | None, int]] = [(None, 0)]  # (anchor, values so far) for each open collection
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        if isinstance(event, yaml.CollectionStartEvent):
-            if len(open_nodes) > MAX_YAML_DEPTH:
-                raise _invalid([Problem("", f"the YAML nests deeper than {MAX_YAML_DEPTH} levels {_at(event)}")])
-            if event.anchor is not None:
-                anchored[event.anchor] = None
-            open_nodes.append((event.anchor, 1))
-            continue
-        if isinstance(event, yaml.CollectionEndEvent):
-            anchor, size = open_nodes.pop()
-            if anchor is not None:
-                anchored[anchor] = size
-        elif isinstance(event, yaml.AliasEvent):
-            known = anchored.get(event.anchor or "", 1)  # an unknown anchor is the composer's error to report
-            if known is None:
-                raise _invalid([Problem("", f"the alias *{event.anchor} {_at(event)} refers to a value that holds it")])
-            size = known
-        elif isinstance(event, yaml.ScalarEvent):
-            size = 1
-            if event.anchor is not None:
-                anchored[event.anchor] = size
-        else:
-            continue
-        anchor, total = open_nodes[-1]
-        open_nodes[-1] = (anchor, total + size)
-        if sum(count for _, count in open_nodes) > MAX_YAML_VALUES:
-            expanded = f"the YAML stands for more than {MAX_YAML_VALUES} values once its aliases are expanded"
-            raise _invalid([Problem("", f"{expanded} ({_at(event)})")])
-
-
-def _at(event: yaml.Event) -> str:
-    mark = event.start_mark
-    return f"at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "in the YAML"
 
 
 def problems(config: Any) -> list[Problem]:
@@ -216,13 +106,13 @@ def load(config: Any, parameters: dict[str, Any] | None = None, *, url: str | No
     warnings = (*unknown, *noted)
     found = problems(kept)
     if found:
-        raise _invalid(found, warnings)
+        raise invalid(found, warnings)
     values = {name: spec.get("default") for name, spec in (kept.get("parameters") or {}).items()}
     for name, value in (parameters or {}).items():
         if name not in values:
             known = ", ".join(sorted(values)) or "none"
             problem = Problem(f"/parameters/{name}", f"the config has no parameter {name!r} (it has: {known})")
-            raise _invalid([problem], warnings)
+            raise invalid([problem], warnings)
         values[name] = value
     filled = copy.deepcopy(kept)
     for section in ("channel", "headers"):  # where html2rss fills parameters in
@@ -231,7 +121,7 @@ def load(config: Any, parameters: dict[str, Any] | None = None, *, url: str | No
     channel_url = filled["channel"]["url"]
     if not re.match(r"https?://", channel_url, re.IGNORECASE):
         problem = Problem("/channel/url", f"{channel_url!r} is not an http(s) URL; tools never read local files")
-        raise _invalid([problem], warnings)
+        raise invalid([problem], warnings)
     return Loaded(dict(filled), warnings)
 
 
@@ -248,15 +138,6 @@ def _with_url(config: Any, url: str | None) -> tuple[Any, tuple[Problem, ...]]:
     return config, ()
 
 
-def _invalid(found: list[Problem], warnings: tuple[Problem, ...] = ()) -> InvalidFeedConfig:
-    first = found[0]
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    return InvalidFeedConfig(
-        f"the feed config is not valid: {first.path or '/'}: {first.message}{more}",
-        detail={"errors": [p.as_dict() for p in found], "warnings": [p.as_dict() for p in warnings]},
-    )
-
-
 def _known(value: Any, schema: dict[str, Any], path: str, found: list[Problem]) -> Any:
     """``value`` without the keys ``schema`` does not name, each added to ``found`` as a warning. Of a oneOf or
     anyOf, the branch meant for the value's JSON type is the one whose keys count."""
@@ -270,7 +151,7 @@ def _known(value: Any, schema: dict[str, Any], path: str, found: list[Problem]) 
         extra = schema.get("additionalProperties")
         kept: dict[str, Any] = {}
         for key, inner in value.items():
-            where = f"{path}/{_pointer([key])[1:]}"
+            where = f"{path}/{json_pointer([key])[1:]}"
             if key in properties:
                 kept[key] = _known(inner, properties[key], where, found)
             elif isinstance(extra, dict):
@@ -323,7 +204,7 @@ def _fill(value: Any, values: dict[str, Any], warnings: tuple[Problem, ...], pat
         def replace(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in values:
-                raise _invalid([Problem(path, f"%<{name}>s names no parameter")], warnings)
+                raise invalid([Problem(path, f"%<{name}>s names no parameter")], warnings)
             return str(values[name])
 
         return _PARAMETER.sub(replace, value)
@@ -332,10 +213,6 @@ def _fill(value: Any, values: dict[str, Any], warnings: tuple[Problem, ...], pat
     if isinstance(value, list):
         return [_fill(v, values, warnings, f"{path}/{i}") for i, v in enumerate(value)]
     return value
-
-
-def _pointer(parts: Any) -> str:
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
 
 
 def _explain(error: Any) -> Problem:
@@ -350,7 +227,7 @@ def _explain(error: Any) -> Problem:
         inner = best_match(meant or error.context, key=lambda e: -len(e.absolute_path))
         if inner is not None and len(inner.absolute_path) >= len(error.absolute_path):
             return _explain(inner)
-    path = _pointer(error.absolute_path)
+    path = json_pointer(error.absolute_path)
     kind, value, schema = error.validator, error.instance, error.schema
     where = _named(path)
     if kind == "required":

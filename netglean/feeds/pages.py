@@ -12,6 +12,7 @@ import anyio
 from netglean.core.errors import InvalidArguments, ToolError
 from netglean.feeds import config as feed_config
 from netglean.feeds import jobs as feed_jobs
+from netglean.feeds.config_yaml import parse_yaml
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
@@ -71,7 +72,7 @@ async def load(
         raise InvalidArguments("give exactly one of config (an object) or yaml (its text)")
 
     def checked() -> feed_config.Loaded:
-        return feed_config.load(feed_config.parse_yaml(text) if text is not None else config, parameters, url=url)
+        return feed_config.load(parse_yaml(text) if text is not None else config, parameters, url=url)
 
     return await anyio.to_thread.run_sync(checked, abandon_on_cancel=True)
 

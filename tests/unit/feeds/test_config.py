@@ -12,6 +12,7 @@ import yaml
 
 from netglean.core.errors import InvalidFeedConfig
 from netglean.feeds import config as feed_config
+from netglean.feeds.config_yaml import parse_yaml
 from tests.support.paths import CORPUS
 
 CORPUS_FILES = sorted(CORPUS.glob("*/*.yml"))
@@ -23,7 +24,7 @@ def test_the_corpus_is_there() -> None:
 
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_corpus_config_validates_and_loads(path: Path) -> None:
-    raw = feed_config.parse_yaml(path.read_text(encoding="utf-8"))
+    raw = parse_yaml(path.read_text(encoding="utf-8"))
     assert feed_config.problems(raw) == []
     loaded = feed_config.load(raw)
     assert "%<" not in loaded.config["channel"]["url"] and loaded.config["channel"]["url"].startswith("https://")
@@ -115,9 +116,9 @@ def test_yaml_values_json_cannot_hold_are_text_or_named_problems() -> None:
     """Found by the contract fuzzer: a plain date in free-form metadata broke the call's answer (a date is not
     JSON), and .inf made a text block that was not JSON."""
     head = "channel: {url: 'https://e.com/'}\nselectors: {items: {selector: li}}\n"
-    assert feed_config.parse_yaml(head + "directory: {since: 2026-11-29}")["directory"] == {"since": "2026-11-29"}
+    assert parse_yaml(head + "directory: {since: 2026-11-29}")["directory"] == {"since": "2026-11-29"}
     with pytest.raises(InvalidFeedConfig) as refused:
-        feed_config.parse_yaml(head + "parameters: {x: {default: .inf}}\ndirectory: {b: !!binary aGk=, n: .nan}")
+        parse_yaml(head + "parameters: {x: {default: .inf}}\ndirectory: {b: !!binary aGk=, n: .nan}")
     assert [(p["path"], p["message"].split(" ")[0]) for p in refused.value.detail["errors"]] == [
         ("/directory/b", "YAML"),
         ("/directory/n", "nan"),
@@ -127,7 +128,7 @@ def test_yaml_values_json_cannot_hold_are_text_or_named_problems() -> None:
 
 def test_yaml_errors_name_the_line_and_local_files_are_refused() -> None:
     with pytest.raises(InvalidFeedConfig) as broken:
-        feed_config.parse_yaml("channel:\n  url: [unclosed\n")
+        parse_yaml("channel:\n  url: [unclosed\n")
     assert "line 3" in broken.value.message or "line 2" in broken.value.message
     with pytest.raises(InvalidFeedConfig) as local:
         feed_config.load(_with(channel__url="file:///etc/passwd"))
@@ -152,9 +153,9 @@ def test_yaml_errors_name_the_line_and_local_files_are_refused() -> None:
 def test_yaml_that_would_expand_or_nest_without_end_is_refused_before_it_is_built(tail: str, words: str) -> None:
     head = "channel: {url: 'https://example.com/'}\nselectors: {items: {selector: li}}\n"
     with pytest.raises(InvalidFeedConfig) as refused:
-        feed_config.parse_yaml(head + tail)
+        parse_yaml(head + tail)
     assert words in refused.value.message
-    shared = feed_config.parse_yaml(head + "directory: {a: &x [1, 2], b: *x, c: {<<: {d: 1}}}\n")
+    shared = parse_yaml(head + "directory: {a: &x [1, 2], b: *x, c: {<<: {d: 1}}}\n")
     assert shared["directory"] == {"a": [1, 2], "b": [1, 2], "c": {"d": 1}}  # aliases within bounds still work
 
 
