@@ -176,6 +176,7 @@ def test_one_slow_page_does_not_cost_a_batch_its_other_pages(site: tuple[SyncCli
     results = envelope["payload"]["results"]
     assert [result["ok"] for result in results] == [True, True, True, False]
     assert results[3]["error"]["code"] == "timeout" and results[3]["error"]["retryable"] is True
+    assert envelope["next_step"] == "batch_scrape" and "1 ran out of time" in envelope["guidance"]  # retry them
 
 
 def test_a_crawl_out_of_time_returns_what_it_read(site: tuple[SyncClient, str]) -> None:

@@ -344,6 +344,9 @@ def test_a_bot_wall_is_blocked_in_scrape_batch_scrape_and_crawl(client: SyncClie
     assert wall["error"]["code"] == "blocked" and page["ok"] and batch.structured_content["next_step"] == "done"
     crawled = client.call("crawl", {"url": "http://site.test/challenge"}).structured_content
     assert crawled["payload"]["pages"][0]["error"]["code"] == "blocked" and crawled["next_step"] == "inspect_url"
+    crawls = client.call("batch_crawl", {"urls": ["http://site.test/challenge"]}).structured_content
+    assert crawls["payload"]["crawls"][0]["pages"][0]["error"]["code"] == "blocked"
+    assert crawls["next_step"] == "inspect_url"  # as crawl: nothing was read, so the wall is what to look at
     missing = client.call("scrape", {"url": "http://site.test/status/404"}).structured_content["payload"]["error"]
     assert missing["code"] == "http_status" and missing["detail"]["status"] == 404  # an error page, not a wall
 
@@ -473,3 +476,14 @@ def test_a_crawl_the_deadline_cuts_short_returns_its_pages_and_says_so(
         payload = envelope["payload"]
         assert payload["stopped"] == "deadline" and payload["truncated"] is True and payload["read"] == 0
         assert payload["unvisited"] == 1 and "deadline" in envelope["guidance"]
+
+
+def test_the_seeds_of_a_batch_crawl_share_what_one_call_returns() -> None:
+    """Ten seeds of max_pages 100,000 each answered 4.3 million characters: a call returns CRAWL_CHARS in all."""
+    from netglean.generated.models import BatchCrawlInput, CrawlInput
+    from netglean.handlers.sites import CRAWL_CHARS, _plan
+
+    seeds = [f"http://site.test/{n}" for n in range(10)]
+    batch = _plan(BatchCrawlInput(urls=seeds, max_pages=100_000), seeds=len(seeds))
+    single = _plan(CrawlInput(url=seeds[0], max_pages=100_000))
+    assert single.max_content == CRAWL_CHARS and batch.max_content * len(seeds) == CRAWL_CHARS

@@ -138,10 +138,11 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                               'type': 'boolean'},
                              {'choices': None,
                               'flag': '--max-chars',
-                              'help': 'The most characters per page. A crawl returns at most 400,000 in all: '
-                                      'each page gets at most its share of that for max_pages (never under '
-                                      '1,000 while max_chars allows), and reading stops (stopped '
-                                      '"content_limit") once the pages hold it.',
+                              'help': 'The most characters per page. A call returns at most 400,000 in all '
+                                      '(the seeds of a batch_crawl share them): each page gets at most its '
+                                      'share of that for max_pages (never under 1,000 while max_chars '
+                                      'allows), and reading stops (stopped "content_limit") once the pages '
+                                      'hold it.',
                               'item_type': None,
                               'name': 'max_chars',
                               'required': False,
@@ -364,10 +365,10 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                         'type': 'boolean'},
                        {'choices': None,
                         'flag': '--max-chars',
-                        'help': 'The most characters per page. A crawl returns at most 400,000 in all: each '
-                                'page gets at most its share of that for max_pages (never under 1,000 while '
-                                'max_chars allows), and reading stops (stopped "content_limit") once the '
-                                'pages hold it.',
+                        'help': 'The most characters per page. A call returns at most 400,000 in all (the '
+                                'seeds of a batch_crawl share them): each page gets at most its share of '
+                                'that for max_pages (never under 1,000 while max_chars allows), and reading '
+                                'stops (stopped "content_limit") once the pages hold it.',
                         'item_type': None,
                         'name': 'max_chars',
                         'required': False,

@@ -448,7 +448,7 @@ class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
     """
     max_chars: Annotated[int, Field(ge=100, le=20000)] = 3000
     """
-    The most characters per page. A crawl returns at most 400,000 in all: each page gets at most its share of that for max_pages (never under 1,000 while max_chars allows), and reading stops (stopped "content_limit") once the pages hold it.
+    The most characters per page. A call returns at most 400,000 in all (the seeds of a batch_crawl share them): each page gets at most its share of that for max_pages (never under 1,000 while max_chars allows), and reading stops (stopped "content_limit") once the pages hold it.
     """
     max_depth: Annotated[int, Field(ge=0, le=100)] = 2
     """
@@ -839,7 +839,7 @@ class CrawlInput(BaseModel):
     """
     max_chars: Annotated[int, Field(ge=100, le=20000)] = 3000
     """
-    The most characters per page. A crawl returns at most 400,000 in all: each page gets at most its share of that for max_pages (never under 1,000 while max_chars allows), and reading stops (stopped "content_limit") once the pages hold it.
+    The most characters per page. A call returns at most 400,000 in all (the seeds of a batch_crawl share them): each page gets at most its share of that for max_pages (never under 1,000 while max_chars allows), and reading stops (stopped "content_limit") once the pages hold it.
     """
     max_depth: Annotated[int, Field(ge=0, le=100)] = 2
     """

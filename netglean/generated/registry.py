@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'a8f0fc19c349bdea1080d2a22df7b40aeb871cb922487499e52f0401407a9062'
+CATALOG_HASH: Any = 'cdf19ffee4bc5b97064e676571dffa9446104e8af53f0de1122e8357ad58e513'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -448,12 +448,13 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                    'description': 'As in scrape.',
                                                    'type': 'boolean'},
                                   'max_chars': {'default': 3000,
-                                                'description': 'The most characters per page. A crawl '
-                                                               'returns at most 400,000 in all: each page '
-                                                               'gets at most its share of that for max_pages '
-                                                               '(never under 1,000 while max_chars allows), '
-                                                               'and reading stops (stopped "content_limit") '
-                                                               'once the pages hold it.',
+                                                'description': 'The most characters per page. A call returns '
+                                                               'at most 400,000 in all (the seeds of a '
+                                                               'batch_crawl share them): each page gets at '
+                                                               'most its share of that for max_pages (never '
+                                                               'under 1,000 while max_chars allows), and '
+                                                               'reading stops (stopped "content_limit") once '
+                                                               'the pages hold it.',
                                                 'maximum': 20000,
                                                 'minimum': 100,
                                                 'type': 'integer'},
@@ -957,7 +958,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                    'required': ['urls'],
                    'type': 'object'},
   'name': 'batch_scrape',
-  'next_step': ('done', 'scrape', 'generate_citations', 'inspect_url'),
+  'next_step': ('done', 'scrape', 'batch_scrape', 'generate_citations', 'inspect_url'),
   'origin': 'target',
   'output_schema': {'$defs': {'ItemError': {'additionalProperties': False,
                                             'description': 'Why one part of a call failed (a page of a batch '
@@ -2129,12 +2130,13 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                    'description': 'As in scrape.',
                                                    'type': 'boolean'},
                                   'max_chars': {'default': 3000,
-                                                'description': 'The most characters per page. A crawl '
-                                                               'returns at most 400,000 in all: each page '
-                                                               'gets at most its share of that for max_pages '
-                                                               '(never under 1,000 while max_chars allows), '
-                                                               'and reading stops (stopped "content_limit") '
-                                                               'once the pages hold it.',
+                                                'description': 'The most characters per page. A call returns '
+                                                               'at most 400,000 in all (the seeds of a '
+                                                               'batch_crawl share them): each page gets at '
+                                                               'most its share of that for max_pages (never '
+                                                               'under 1,000 while max_chars allows), and '
+                                                               'reading stops (stopped "content_limit") once '
+                                                               'the pages hold it.',
                                                 'maximum': 20000,
                                                 'minimum': 100,
                                                 'type': 'integer'},
@@ -4921,7 +4923,7 @@ PROMPTS: Any = ({'arguments': [{'default': None, 'description': 'Target URL to a
 
 GRAPH: Any = {'edges': {'apply_config': ['done', 'inspect_url'],
            'batch_crawl': ['done', 'scrape', 'generate_citations', 'inspect_url'],
-           'batch_scrape': ['done', 'scrape', 'generate_citations', 'inspect_url'],
+           'batch_scrape': ['done', 'scrape', 'batch_scrape', 'generate_citations', 'inspect_url'],
            'capture_config': ['validate_config', 'inspect_url'],
            'compare_agent_view': ['done', 'scrape'],
            'crawl': ['done', 'scrape', 'generate_citations', 'inspect_url'],

@@ -103,6 +103,15 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
             total=total,
             long=longer,
         )
+    elif late := sum(1 for read in reads if isinstance(read, ToolError) and read.code == "timeout"):
+        guidance = say(
+            "{read} of {total} pages read; {late} ran out of time (timeout, retryable): call batch_scrape again with"
+            " those URLs, or fewer at once.",
+            read=done,
+            total=total,
+            late=late,
+        )
+        next_step = "batch_scrape"
     elif walls:
         guidance = say(
             "{read} of {total} pages read; {walls} answered with a bot wall or challenge page (blocked), not the page:"

@@ -62,8 +62,10 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step="batch_scrape" if found.urls else DONE, guidance=guidance, source=args.url)
 
 
-def _plan(args: CrawlInput | BatchCrawlInput) -> CrawlPlan:
-    share = min(args.max_chars, max(CRAWL_CHARS // args.max_pages, PAGE_SHARE_FLOOR))
+def _plan(args: CrawlInput | BatchCrawlInput, seeds: int = 1) -> CrawlPlan:
+    """The crawl's bounds; the seeds of a batch_crawl share CRAWL_CHARS, so a batch answers no larger than a crawl."""
+    most = CRAWL_CHARS // seeds
+    share = min(args.max_chars, max(most // args.max_pages, PAGE_SHARE_FLOOR))
     return CrawlPlan(
         max_depth=args.max_depth,
         max_pages=args.max_pages,
@@ -73,7 +75,7 @@ def _plan(args: CrawlInput | BatchCrawlInput) -> CrawlPlan:
         reading=Reading(
             args.format, args.main_content, share, with_links(args.format, include_links=False), frontier=True
         ),
-        max_content=CRAWL_CHARS,
+        max_content=most,
     )
 
 
@@ -152,7 +154,7 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     seeds = args.urls
     width = concurrency(args.concurrency, ctx.fetcher, most=len(seeds))
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
-    plan, stop_by = _plan(args), ctx.work_until()
+    plan, stop_by = _plan(args, seeds=len(seeds)), ctx.work_until()
     crawls: list[SiteCrawl | None] = [None] * len(seeds)
     results: list[Crawl] = []
     visited = [0] * len(seeds)
@@ -176,9 +178,10 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     async with anyio.create_task_group() as tasks:  # output in seed order; politeness per host is the fetcher's
         for index, seed in enumerate(seeds):
             tasks.start_soon(one, index, seed)
+    walled = any(map(_walls, results)) and not sum(result.read for result in results)
     return Outcome(
         BatchCrawlOutput(crawls=[c for c in crawls if c is not None]),
-        next_step=DONE,
+        next_step="inspect_url" if walled else DONE,
         guidance=_batch_guidance(results, len(seeds)),
         source=", ".join(seeds[:3]),
     )
