@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'a8f0fc19c349bdea1080d2a22df7b40aeb871cb922487499e52f0401407a9062'
+CATALOG_HASH: Any = 'b3b2782ca9ce66c99c4f081d72cf199f349e383f53c11351e3980943045f50ed'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -55,12 +55,14 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
   'failure_guidance': {'invalid_config': 'Fix every problem in payload.errors (each names its JSON pointer) '
                                          'and call apply_config again; validate_config checks a config '
                                          'without fetching anything.',
-                       'no_items': 'The config found no items on its page (payload.item_count is 0): inspect '
-                                   'the page with inspect_url, then fix the items selector (payload.warnings '
-                                   'names any key that was ignored).',
+                       'no_items': 'The config found no items on its page (payload.item_count is 0; the '
+                                   "error's detail.elements_matched counts the elements its items selector "
+                                   'found, 0 for none): inspect the page with inspect_url, then fix the '
+                                   'items selector, or its title and url fields when it matched elements '
+                                   '(payload.warnings names any key that was ignored).',
                        'not_available': 'This build has no rendering browser: use a config whose strategy is '
                                         'auto or faraday (plain HTTP), or leave the strategy out.'},
-  'failure_payload': ('item_count', 'errors', 'warnings'),
+  'failure_payload': ('item_count', 'errors', 'more_errors', 'warnings', 'more_warnings'),
   'handler': 'netglean.handlers.feeds:apply_config',
   'input_model': 'netglean.generated.models:ApplyConfigInput',
   'input_schema': {'additionalProperties': False,
@@ -106,12 +108,20 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                'does not know, ignored): where it is and '
                                                                'what it is.',
                                                 'properties': {'message': {'description': 'What is wrong, in '
-                                                                                          'a sentence.',
+                                                                                          'a sentence; it '
+                                                                                          'quotes at most 80 '
+                                                                                          'characters of any '
+                                                                                          'value of the '
+                                                                                          'config.',
                                                                            'type': 'string'},
                                                                'path': {'description': 'JSON pointer to the '
                                                                                        'value concerned (/ '
                                                                                        'for the whole '
-                                                                                       'config).',
+                                                                                       'config); a key '
+                                                                                       'longer than 80 '
+                                                                                       'characters is cut '
+                                                                                       'there, with its '
+                                                                                       'length.',
                                                                         'type': 'string'}},
                                                 'required': ['path', 'message'],
                                                 'title': 'ConfigProblem',
@@ -167,6 +177,17 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                              'out.',
                                                                                               'minimum': 1,
                                                                                               'type': 'integer'},
+                                                                         'more_warnings': {'description': 'Warnings '
+                                                                                                          'past '
+                                                                                                          'the '
+                                                                                                          'first '
+                                                                                                          '20, '
+                                                                                                          'left '
+                                                                                                          'out '
+                                                                                                          'of '
+                                                                                                          'warnings.',
+                                                                                           'minimum': 1,
+                                                                                           'type': 'integer'},
                                                                          'pages': {'description': 'Pages '
                                                                                                   'read '
                                                                                                   '(pagination).',
@@ -268,8 +289,22 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                      "config's "
                                                                                                      'own '
                                                                                                      'channel.url '
-                                                                                                     'overrides.',
+                                                                                                     'overrides '
+                                                                                                     '(once '
+                                                                                                     'its '
+                                                                                                     'parameters '
+                                                                                                     'are '
+                                                                                                     'filled '
+                                                                                                     'in): '
+                                                                                                     'the '
+                                                                                                     'first '
+                                                                                                     '20 '
+                                                                                                     '(more_warnings '
+                                                                                                     'counts '
+                                                                                                     'the '
+                                                                                                     'rest).',
                                                                                       'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                      'maxItems': 20,
                                                                                       'type': 'array'}},
                                                           'required': ['url',
                                                                        'format',
@@ -323,11 +358,10 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                 'detail'],
                                                                                    'title': 'ToolFailure',
                                                                                    'type': 'object'},
-                                                                         'errors': {'description': 'Every '
-                                                                                                   'problem '
+                                                                         'errors': {'description': 'The '
+                                                                                                   'problems '
                                                                                                    'that '
-                                                                                                   'keeps '
-                                                                                                   'the '
+                                                                                                   'keep the '
                                                                                                    'config '
                                                                                                    'from '
                                                                                                    'being '
@@ -336,8 +370,15 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                    'each '
                                                                                                    'with its '
                                                                                                    'JSON '
-                                                                                                   'pointer.',
+                                                                                                   'pointer: '
+                                                                                                   'the '
+                                                                                                   'first 20 '
+                                                                                                   '(more_errors '
+                                                                                                   'counts '
+                                                                                                   'the '
+                                                                                                   'rest).',
                                                                                     'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                    'maxItems': 20,
                                                                                     'minItems': 1,
                                                                                     'type': 'array'},
                                                                          'item_count': {'const': 0,
@@ -352,6 +393,28 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                        'page '
                                                                                                        '(no_items).',
                                                                                         'type': 'integer'},
+                                                                         'more_errors': {'description': 'Problems '
+                                                                                                        'past '
+                                                                                                        'the '
+                                                                                                        'first '
+                                                                                                        '20, '
+                                                                                                        'left '
+                                                                                                        'out '
+                                                                                                        'of '
+                                                                                                        'errors.',
+                                                                                         'minimum': 1,
+                                                                                         'type': 'integer'},
+                                                                         'more_warnings': {'description': 'Warnings '
+                                                                                                          'past '
+                                                                                                          'the '
+                                                                                                          'first '
+                                                                                                          '20, '
+                                                                                                          'left '
+                                                                                                          'out '
+                                                                                                          'of '
+                                                                                                          'warnings.',
+                                                                                           'minimum': 1,
+                                                                                           'type': 'integer'},
                                                                          'warnings': {'description': 'The '
                                                                                                      'keys '
                                                                                                      'of the '
@@ -368,8 +431,16 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                      'the '
                                                                                                      'config '
                                                                                                      'was '
-                                                                                                     'read.',
+                                                                                                     'read: '
+                                                                                                     'the '
+                                                                                                     'first '
+                                                                                                     '20 '
+                                                                                                     '(more_warnings '
+                                                                                                     'counts '
+                                                                                                     'the '
+                                                                                                     'rest).',
                                                                                       'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                      'maxItems': 20,
                                                                                       'type': 'array'}},
                                                           'required': ['error'],
                                                           'type': 'object'}}}],
@@ -4464,7 +4535,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_config',
                            'next_step': 'validate_config',
                            'ok': False,
-                           'payload_includes': {'errors': [{'message': "'txt' is not allowed for extractor; "
+                           'payload_includes': {'errors': [{'message': '"txt" is not allowed for extractor; '
                                                                        'use one of: text, html, href, '
                                                                        'attribute, static',
                                                             'path': '/selectors/title/extractor'}],
@@ -4478,7 +4549,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'next_step': 'apply_config',
                            'ok': True,
                            'payload_includes': {'valid': True,
-                                                'warnings': [{'message': "'comment' is not a key of the "
+                                                'warnings': [{'message': '"comment" is not a key of the '
                                                                          'config, so it is ignored (as '
                                                                          'html2rss ignores it); the keys '
                                                                          'there are: auto_source, channel, '
@@ -4486,7 +4557,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                          'parameters, registry, request, '
                                                                          'selectors, strategy, stylesheets',
                                                               'path': '/comment'},
-                                                             {'message': "'selectr' is not a key of items, "
+                                                             {'message': '"selectr" is not a key of items, '
                                                                          'so it is ignored (as html2rss '
                                                                          'ignores it); did you mean '
                                                                          "'selector'?",
@@ -4496,7 +4567,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
   'failure_guidance': {'invalid_config': 'Fix every problem in payload.errors (each names its JSON pointer) '
                                          'and call validate_config again; payload.warnings names the keys '
                                          'that were ignored.'},
-  'failure_payload': ('errors', 'warnings'),
+  'failure_payload': ('errors', 'more_errors', 'warnings', 'more_warnings'),
   'handler': 'netglean.handlers.feeds:validate_config',
   'input_model': 'netglean.generated.models:ValidateConfigInput',
   'input_schema': {'additionalProperties': False,
@@ -4527,12 +4598,20 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                'does not know, ignored): where it is and '
                                                                'what it is.',
                                                 'properties': {'message': {'description': 'What is wrong, in '
-                                                                                          'a sentence.',
+                                                                                          'a sentence; it '
+                                                                                          'quotes at most 80 '
+                                                                                          'characters of any '
+                                                                                          'value of the '
+                                                                                          'config.',
                                                                            'type': 'string'},
                                                                'path': {'description': 'JSON pointer to the '
                                                                                        'value concerned (/ '
                                                                                        'for the whole '
-                                                                                       'config).',
+                                                                                       'config); a key '
+                                                                                       'longer than 80 '
+                                                                                       'characters is cut '
+                                                                                       'there, with its '
+                                                                                       'length.',
                                                                         'type': 'string'}},
                                                 'required': ['path', 'message'],
                                                 'title': 'ConfigProblem',
@@ -4587,6 +4666,17 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                     'items': {'$ref': '#/$defs/ConfigProblem'},
                                                                                     'maxItems': 0,
                                                                                     'type': 'array'},
+                                                                         'more_warnings': {'description': 'Warnings '
+                                                                                                          'past '
+                                                                                                          'the '
+                                                                                                          'first '
+                                                                                                          '20, '
+                                                                                                          'left '
+                                                                                                          'out '
+                                                                                                          'of '
+                                                                                                          'warnings.',
+                                                                                           'minimum': 1,
+                                                                                           'type': 'integer'},
                                                                          'valid': {'const': True,
                                                                                    'description': 'Always '
                                                                                                   'true '
@@ -4615,8 +4705,16 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                      'as '
                                                                                                      'html2rss '
                                                                                                      'ignores '
-                                                                                                     'it.',
+                                                                                                     'it: '
+                                                                                                     'the '
+                                                                                                     'first '
+                                                                                                     '20 '
+                                                                                                     '(more_warnings '
+                                                                                                     'counts '
+                                                                                                     'the '
+                                                                                                     'rest).',
                                                                                       'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                      'maxItems': 20,
                                                                                       'type': 'array'}},
                                                           'required': ['valid',
                                                                        'errors',
@@ -4668,11 +4766,10 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                 'detail'],
                                                                                    'title': 'ToolFailure',
                                                                                    'type': 'object'},
-                                                                         'errors': {'description': 'Every '
-                                                                                                   'problem '
+                                                                         'errors': {'description': 'The '
+                                                                                                   'problems '
                                                                                                    'that '
-                                                                                                   'keeps '
-                                                                                                   'the '
+                                                                                                   'keep the '
                                                                                                    'config '
                                                                                                    'from '
                                                                                                    'being '
@@ -4682,10 +4779,39 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                    'JSON '
                                                                                                    'pointer '
                                                                                                    'and a '
-                                                                                                   'sentence.',
+                                                                                                   'sentence: '
+                                                                                                   'the '
+                                                                                                   'first 20 '
+                                                                                                   '(more_errors '
+                                                                                                   'counts '
+                                                                                                   'the '
+                                                                                                   'rest).',
                                                                                     'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                    'maxItems': 20,
                                                                                     'minItems': 1,
                                                                                     'type': 'array'},
+                                                                         'more_errors': {'description': 'Problems '
+                                                                                                        'past '
+                                                                                                        'the '
+                                                                                                        'first '
+                                                                                                        '20, '
+                                                                                                        'left '
+                                                                                                        'out '
+                                                                                                        'of '
+                                                                                                        'errors.',
+                                                                                         'minimum': 1,
+                                                                                         'type': 'integer'},
+                                                                         'more_warnings': {'description': 'Warnings '
+                                                                                                          'past '
+                                                                                                          'the '
+                                                                                                          'first '
+                                                                                                          '20, '
+                                                                                                          'left '
+                                                                                                          'out '
+                                                                                                          'of '
+                                                                                                          'warnings.',
+                                                                                           'minimum': 1,
+                                                                                           'type': 'integer'},
                                                                          'warnings': {'description': 'Each '
                                                                                                      'key '
                                                                                                      'the '
@@ -4703,8 +4829,16 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                      'with '
                                                                                                      'the '
                                                                                                      'closest '
-                                                                                                     'key).',
+                                                                                                     'key): '
+                                                                                                     'the '
+                                                                                                     'first '
+                                                                                                     '20 '
+                                                                                                     '(more_warnings '
+                                                                                                     'counts '
+                                                                                                     'the '
+                                                                                                     'rest).',
                                                                                       'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                      'maxItems': 20,
                                                                                       'type': 'array'}},
                                                           'required': ['error'],
                                                           'type': 'object'}}}],
