@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'b3b2782ca9ce66c99c4f081d72cf199f349e383f53c11351e3980943045f50ed'
+CATALOG_HASH: Any = 'dcabca480e02209bd502acb38bb7e048de364c3d61f12f4c4110779f940c8329'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -4957,17 +4957,20 @@ PROMPTS: Any = ({'arguments': [{'default': None, 'description': 'Target URL to a
                 'text': 'Build a durable feed config for ${url}:\n'
                         '1. Call capture_config with url ${url}. The YAML draft is payload.yaml. Check '
                         'payload.articles_count and\n'
-                        '   the selectors it found. Keep enhance: true in the draft.\n'
-                        '2. If the draft is weak (few or no articles, missing selectors) or you need recon, '
-                        'call inspect_url on\n'
-                        '   ${url} (auto reads it over plain HTTP).\n'
+                        '   payload.has_selectors (false: the draft leaves finding items to detection, '
+                        'auto_source). Strive for\n'
+                        '   enhance: true in the draft.\n'
+                        '2. If the draft is weak (few or no articles, no selectors) or you need recon, call '
+                        'inspect_url on ${url}\n'
+                        '   (auto reads it over plain HTTP; this build has no browser, so botasaurus is not '
+                        'available).\n'
                         '3. Call validate_config with the yaml (or the config object). It must not be an '
                         'error (isError); if it\n'
                         '   is, fix each problem in payload.errors at the path it names and validate again. '
                         'Look at\n'
                         '   payload.warnings: each names a key that is ignored, with the closest known key.\n'
-                        '4. Call apply_config with url ${url} and the yaml. It is an error if the feed has '
-                        'zero items\n'
+                        '4. Call apply_config with url ${url} and the yaml. It is an error (isError) if the '
+                        'feed has zero items\n'
                         '   (payload.item_count is 0; then call inspect_url and fix the items selector). '
                         'Confirm\n'
                         '   payload.item_count before shipping.\n'
@@ -5007,8 +5010,8 @@ PROMPTS: Any = ({'arguments': [{'default': None, 'description': 'Target URL to a
                  'checks it, apply_config runs it and returns RSS.',
   'messages': [{'role': 'user',
                 'text': 'Build a feed for ${url}:\n'
-                        '1. Call capture_config with the url. Look at articles_count and the selectors it '
-                        'chose.\n'
+                        '1. Call capture_config with the url. Look at payload.articles_count and '
+                        'payload.has_selectors.\n'
                         '2. Call validate_config with its yaml. If it reports problems, fix each one at the '
                         'path\n'
                         '   it names and validate again.\n'
