@@ -103,9 +103,16 @@ def test_a_failed_examples_payload_names_failure_payload_fields(project: Path) -
 
 def test_the_published_failure_branch_holds_the_failure_payload(registry: Registry) -> None:
     apply = registry.tools["apply_config"]
-    assert apply.failure_payload == ("item_count", "errors", "warnings")
+    assert apply.failure_payload == ("item_count", "errors", "more_errors", "warnings", "more_warnings")
     failed = next(b for b in apply.output_schema["oneOf"] if b["properties"]["ok"] == {"const": False})
-    assert set(failed["properties"]["payload"]["properties"]) == {"error", "item_count", "errors", "warnings"}
+    assert set(failed["properties"]["payload"]["properties"]) == {
+        "error",
+        "item_count",
+        "errors",
+        "more_errors",
+        "warnings",
+        "more_warnings",
+    }
     assert failed["properties"]["payload"]["required"] == ["error"]
     assert registry.tools["get_version"].failure_payload == ()
 

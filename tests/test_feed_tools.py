@@ -126,7 +126,7 @@ def test_scrape_url_with_a_selector_hint_and_an_empty_page(feeds: tuple[SyncClie
     }
     unreadable = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/jobs", "items_selector": "tr[["})
     assert unreadable["payload"]["error"]["code"] == "invalid_config"
-    assert unreadable["payload"]["error"]["message"] == "items_selector: 'tr[[' is not a CSS selector netglean can read"
+    assert unreadable["payload"]["error"]["message"] == 'items_selector: "tr[[" is not a CSS selector netglean can read'
     empty = _call(client, "scrape_url", {"url": f"http://127.0.0.1:{port}/feeds/empty"})
     assert empty["ok"] is True and empty["payload"]["items"] == [] and empty["next_step"] == "inspect_url"
 
@@ -351,3 +351,113 @@ def test_the_html_extractor_gives_outer_html_as_the_resources_say(feeds: tuple[S
     }
     items = _call(client, "apply_config", {"config": config, "format": "json_feed"})["payload"]["feed"]["items"]
     assert items[0]["content_html"].startswith("<a ") and items[0]["content_html"].endswith("</a>")
+
+
+def _text(result: Any) -> str:
+    """The answer's text block, which is what a model reads."""
+    text: str = result.content[0].text
+    return text
+
+
+def test_config_errors_quote_values_briefly_and_list_at_most_twenty(feeds: tuple[SyncClient, int]) -> None:
+    """A config is the caller's text up to the argument cap: what comes back quotes 80 characters of any value or
+    key, lists 20 problems (and 20 warnings) and counts the rest, whatever the config holds."""
+    client, port = feeds
+    page = f"http://127.0.0.1:{port}/feeds/paged"
+    base = {"channel": {"url": page}, "selectors": {"items": {"selector": "li.entry"}, "title": {"selector": "a"}}}
+    fields = {f"f{n}": {"selector": "a", "extractor": "nope" * 1000} for n in range(50)}
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        (
+            "validate_config",
+            {"config": {**base, "directory": {"title": "t", "topics": ["a"], "summary": "y" * 100_000}}},
+            "/directory/summary",
+        ),
+        ("validate_config", {"config": {**base, "strategy": "z" * 50_000}}, "/strategy"),
+        ("validate_config", {"config": {**base, "channel": {"url": "ftp://" + "a" * 50_000}}}, "/channel/url"),
+        ("apply_config", {"config": {**base, "channel": {"url": "ftp://" + "a" * 50_000}}}, "/channel/url"),
+        (
+            "validate_config",
+            {"config": {**base, "selectors": {"items": {"selector": "[[[" + "a" * 50_000}}}},
+            "/selectors/items/selector",
+        ),
+        (
+            "validate_config",
+            {"config": {**base, "selectors": {**base["selectors"], **fields}}},
+            "/selectors/f0/extractor",
+        ),
+        (
+            "apply_config",
+            {"config": base, "parameters": {"k" * 100_000: 1}},
+            "/parameters/" + "k" * 80 + "… (100000 characters)",
+        ),
+    ]
+    for tool, arguments, path in cases:
+        result = client.call(tool, arguments)
+        payload = result.structured_content["payload"]
+        assert result.is_error and payload["error"]["code"] == "invalid_config", (tool, payload["error"])
+        assert len(_text(result)) < 20_000, (tool, path, len(_text(result)))
+        assert payload["errors"][0]["path"] == path and len(payload["error"]["message"]) <= 300
+    many = client.call("validate_config", {"config": {**base, "selectors": {**base["selectors"], **fields}}})
+    payload = many.structured_content["payload"]
+    assert (
+        len(payload["errors"]) == 20
+        and payload["more_errors"] == 30
+        and payload["error"]["detail"]["more_errors"] == 30
+    )
+    assert payload["error"]["message"].endswith("(and 49 more)")
+    assert '"nopenope' in payload["errors"][0]["message"] and "(4000 characters)" in payload["errors"][0]["message"]
+    unknown = client.call("validate_config", {"config": {**base, "k" * 50_000: 1}})
+    [warning] = unknown.structured_content["payload"]["warnings"]
+    assert not unknown.is_error and len(_text(unknown)) < 20_000
+    assert warning["message"].startswith('"' + "k" * 79 + "… (50000 characters) is not a key of the config")
+    keys = {**base, **{f"x{n}": n for n in range(30)}}
+    checked = _call(client, "validate_config", {"config": keys})
+    assert len(checked["payload"]["warnings"]) == 20 and checked["payload"]["more_warnings"] == 10
+    assert "30 key(s) the format does not know were ignored" in checked["guidance"]
+    applied = _call(client, "apply_config", {"config": keys})
+    assert len(applied["payload"]["warnings"]) == 20 and applied["payload"]["more_warnings"] == 10
+    selector = client.call("scrape_url", {"url": page, "items_selector": "[[" + "b" * 490})
+    assert selector.is_error and len(selector.structured_content["payload"]["error"]["message"]) < 200
+
+
+def test_no_items_says_what_the_config_found(feeds: tuple[SyncClient, int]) -> None:
+    """No items: the items selector matched nothing, matched elements that gave no item, or there is no items
+    selector and detection found none. The message holds counts and the config's own selector, never page text."""
+    client, port = feeds
+    page = f"http://127.0.0.1:{port}/feeds/paged"
+    cases = [
+        (
+            {"items": {"selector": "div.none"}, "title": {"selector": "a"}},
+            'its items selector "div.none" matches nothing there',
+            0,
+        ),
+        (
+            {"items": {"selector": "li.entry", "enhance": False}, "title": {"selector": "h9"}},
+            'its items selector "li.entry" matched 3 element(s) there, but none gave an item with a title or link',
+            3,
+        ),
+    ]
+    for selectors, words, matched in cases:
+        result = client.call("apply_config", {"config": {"channel": {"url": page}, "selectors": selectors}})
+        error = result.structured_content["payload"]["error"]
+        assert error["code"] == "no_items" and error["message"].endswith(words), error["message"]
+        assert error["detail"]["elements_matched"] == matched
+    detected = client.call(
+        "apply_config", {"config": {"channel": {"url": f"http://127.0.0.1:{port}/feeds/empty"}, "auto_source": {}}}
+    )
+    error = detected.structured_content["payload"]["error"]
+    assert error["code"] == "no_items" and error["message"].endswith("detection (auto_source) found none there")
+    assert error["detail"]["items_selector"] is None and "Checking" not in error["message"]
+
+
+def test_a_url_argument_equal_to_the_filled_in_channel_url_is_no_warning(feeds: tuple[SyncClient, int]) -> None:
+    client, port = feeds
+    config = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/%<section>s"},
+        "parameters": {"section": {"type": "string", "default": "paged"}},
+        "selectors": {"items": {"selector": "li.entry"}, "title": {"selector": "a"}},
+    }
+    same = _call(client, "apply_config", {"config": config, "url": f"http://127.0.0.1:{port}/feeds/paged"})
+    assert same["payload"]["item_count"] == 3 and same["payload"]["warnings"] == []
+    other = _call(client, "apply_config", {"config": config, "url": f"http://127.0.0.1:{port}/feeds/news"})
+    assert [w["path"] for w in other["payload"]["warnings"]] == ["/channel/url"]

@@ -8,12 +8,13 @@ Validators are built on a tool's first call and kept for the process's life.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import jsonschema_rs
 
+_Reported = TypeVar("_Reported")
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
 
 
@@ -34,9 +35,9 @@ MAX_REPORTED = 20
 the answer naming them all would be larger than the request."""
 
 
-def reported(problems: list[Problem]) -> tuple[list[Problem], int]:
-    """The problems an error names, and how many more there are."""
-    return problems[:MAX_REPORTED], max(len(problems) - MAX_REPORTED, 0)
+def reported(problems: Sequence[_Reported]) -> tuple[list[_Reported], int]:
+    """The problems an error names (or a feed config's warnings), and how many more there are."""
+    return list(problems[:MAX_REPORTED]), max(len(problems) - MAX_REPORTED, 0)
 
 
 def json_type(value: Any) -> str:

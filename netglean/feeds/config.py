@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from netglean.core.validation import MAX_REPORTED, bounded, named, quoted
 from netglean.feeds.problems import Problem, invalid, json_pointer
 from netglean.feeds.selectors import selector_problem
 from netglean.net import strategy as fetch_strategy
@@ -101,17 +102,21 @@ class Loaded:
 def load(config: Any, parameters: dict[str, Any] | None = None, *, url: str | None = None) -> Loaded:
     """A checked config with its parameters filled in, or InvalidFeedConfig listing every problem (and the
     warnings). ``url`` stands in for a missing channel.url, as html2rss's apply_config takes it."""
-    config, noted = _with_url(config, url)
+    config, own = _with_url(config, url)
     kept, unknown = without_unknown_keys(config)
-    warnings = (*unknown, *noted)
+    # A parameterised channel.url is compared with the url argument once its parameters are filled in.
+    compared = url if own is not None and url is not None and not _PARAMETER.search(own) else None
+    warnings = (*unknown, *_url_note(own, compared))
     found = problems(kept)
     if found:
         raise invalid(found, warnings)
     values = {name: spec.get("default") for name, spec in (kept.get("parameters") or {}).items()}
     for name, value in (parameters or {}).items():
         if name not in values:
-            known = ", ".join(sorted(values)) or "none"
-            problem = Problem(f"/parameters/{name}", f"the config has no parameter {name!r} (it has: {known})")
+            problem = Problem(
+                json_pointer(["parameters", name]),
+                f"the config has no parameter {quoted(name)} (it has: {_names(sorted(values))})",
+            )
             raise invalid([problem], warnings)
         values[name] = value
     filled = copy.deepcopy(kept)
@@ -119,23 +124,39 @@ def load(config: Any, parameters: dict[str, Any] | None = None, *, url: str | No
         if section in filled:
             filled[section] = _fill(filled[section], values, warnings, f"/{section}")
     channel_url = filled["channel"]["url"]
+    if compared is None and url is not None:
+        warnings = (*warnings, *_url_note(channel_url, url))
     if not re.match(r"https?://", channel_url, re.IGNORECASE):
-        problem = Problem("/channel/url", f"{channel_url!r} is not an http(s) URL; tools never read local files")
+        problem = Problem("/channel/url", f"{quoted(channel_url)} is not an http(s) URL; tools never read local files")
         raise invalid([problem], warnings)
     return Loaded(dict(filled), warnings)
 
 
-def _with_url(config: Any, url: str | None) -> tuple[Any, tuple[Problem, ...]]:
-    """``config`` with ``url`` as its channel.url when it has none; a note when its own differs from ``url``."""
+def _with_url(config: Any, url: str | None) -> tuple[Any, str | None]:
+    """``config`` with ``url`` as its channel.url when it has none, and its own channel.url when it has one."""
     if url is None or not isinstance(config, dict) or not isinstance(config.get("channel", {}), dict):
-        return config, ()
+        return config, None
     channel = config.get("channel", {})
     if "url" not in channel:
-        return {**config, "channel": {**channel, "url": url}}, ()
-    if channel["url"] != url:
-        note = "the config's own channel.url is read, not the url argument, which stands in only for a missing one"
-        return config, (Problem("/channel/url", note),)
-    return config, ()
+        return {**config, "channel": {**channel, "url": url}}, None
+    own = channel["url"]
+    return config, own if isinstance(own, str) else None
+
+
+def _url_note(own: str | None, url: str | None) -> tuple[Problem, ...]:
+    """A warning when the config's own channel.url, the page it reads, is not the url argument."""
+    if own is None or url is None or own == url:
+        return ()
+    note = "the config's own channel.url is read, not the url argument, which stands in only for a missing one"
+    return (Problem("/channel/url", note),)
+
+
+def _names(names: list[str]) -> str:
+    """Names of the config's own (its parameters), each cut short, at most MAX_REPORTED of them."""
+    if not names:
+        return "none"
+    more = f" and {len(names) - MAX_REPORTED} more" if len(names) > MAX_REPORTED else ""
+    return ", ".join(named(name) for name in names[:MAX_REPORTED]) + more
 
 
 def _known(value: Any, schema: dict[str, Any], path: str, found: list[Problem]) -> Any:
@@ -190,7 +211,7 @@ def _meant_for(schema: dict[str, Any], value: Any) -> bool:
 
 
 def _unknown_key(key: str, path: str, known: list[str]) -> str:
-    said = f"{key!r} is not a key of {_named(path)}, so it is ignored (as html2rss ignores it)"
+    said = f"{quoted(key)} is not a key of {_named(path)}, so it is ignored (as html2rss ignores it)"
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
     if close:
         return f"{said}; did you mean {close[0]!r}?"
@@ -204,12 +225,12 @@ def _fill(value: Any, values: dict[str, Any], warnings: tuple[Problem, ...], pat
         def replace(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in values:
-                raise invalid([Problem(path, f"%<{name}>s names no parameter")], warnings)
+                raise invalid([Problem(path, f"%<{named(name)}>s names no parameter")], warnings)
             return str(values[name])
 
         return _PARAMETER.sub(replace, value)
     if isinstance(value, dict):
-        return {k: _fill(v, values, warnings, f"{path}/{k}") for k, v in value.items()}
+        return {k: _fill(v, values, warnings, path + json_pointer([k])) for k, v in value.items()}
     if isinstance(value, list):
         return [_fill(v, values, warnings, f"{path}/{i}") for i, v in enumerate(value)]
     return value
@@ -234,18 +255,25 @@ def _explain(error: Any) -> Problem:
         missing = re.findall(r"'([^']+)' is a required property", error.message)
         name = missing[0] if missing else error.message
         hint = (schema.get("properties", {}).get(name) or {}).get("description", "")
-        subject = f"{value.get('name')} needs" if isinstance(value, dict) and "name" in value else f"{where} needs"
+        subject = (
+            f"{named(str(value['name']))} needs" if isinstance(value, dict) and "name" in value else f"{where} needs"
+        )
         return Problem(path, f"{subject} {name!r}" + (f": {hint}" if hint else ""))
     if kind == "enum":
         choices = ", ".join(str(c) for c in error.validator_value)
-        return Problem(path, f"{value!r} is not allowed for {where}; use one of: {choices}")
+        return Problem(path, f"{quoted(value)} is not allowed for {where}; use one of: {choices}")
     if kind == "type":
         expected = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
-        return Problem(path, f"{where} must be {_article(expected)}, not {_json_type(value)} {value!r}"[:300])
-    if kind in {"minimum", "maximum", "exclusiveMinimum", "minLength"}:
-        return Problem(path, f"{where}: {error.message}")
-    return Problem(path, error.message)
+        return Problem(path, f"{where} must be {_article(expected)}, not {_json_type(value)} {quoted(value)}")
+    if kind in {"minimum", "maximum", "exclusiveMinimum", "minLength", "maxLength"}:
+        return Problem(path, bounded(f"{where}: {_quoted_briefly(error.message, value)}"))
+    return Problem(path, bounded(_quoted_briefly(error.message, value)))
+
+
+def _quoted_briefly(message: str, value: Any) -> str:
+    """jsonschema's message with the value it quotes (as Python writes it) cut short by ``quoted``."""
+    return message.replace(repr(value), quoted(value), 1)
 
 
 def _named(path: str) -> str:
@@ -274,7 +302,9 @@ def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
         found.append(Problem("/request/local_file_path", f"a local file cannot be the page: {hint}"))
     zone = config["channel"].get("time_zone")
     if zone and not _known_zone(zone):
-        found.append(Problem("/channel/time_zone", f"{zone!r} is not a known IANA time zone (like Europe/Berlin)"))
+        found.append(
+            Problem("/channel/time_zone", f"{quoted(zone)} is not a known IANA time zone (like Europe/Berlin)")
+        )
     selectors: dict[str, Any] = config.get("selectors") or {}
     found.extend(_selector_problems(selectors))
     if "url" in selectors and "link" in selectors:
@@ -283,11 +313,13 @@ def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
     for listing in ("categories", "guid"):
         for index, name in enumerate(selectors.get(listing) or []):
             if name not in fields:
-                found.append(Problem(f"/selectors/{listing}/{index}", f"{name!r} names no field of the selectors"))
+                found.append(
+                    Problem(f"/selectors/{listing}/{index}", f"{quoted(name)} names no field of the selectors")
+                )
     for name in sorted(fields):
         steps = selectors[name].get("post_process") or []
         for index, step in enumerate(steps if isinstance(steps, list) else [steps]):
-            path = f"/selectors/{name}/post_process" + (f"/{index}" if isinstance(steps, list) else "")
+            path = json_pointer(["selectors", name, "post_process"]) + (f"/{index}" if isinstance(steps, list) else "")
             found.extend(_step_problems(step, path, fields))
     return found
 
@@ -307,7 +339,7 @@ def _selector_problems(selectors: dict[str, Any]) -> list[Problem]:
         if name in RESERVED_SELECTORS or not isinstance(spec, dict) or not spec.get("selector"):
             continue
         if (problem := selector_problem(spec["selector"], items=items)) is not None:
-            found.append(Problem(f"/selectors/{name}/selector", problem))
+            found.append(Problem(json_pointer(["selectors", name, "selector"]), problem))
     return found
 
 
@@ -321,14 +353,14 @@ def _step_problems(step: dict[str, Any], path: str, fields: set[str]) -> list[Pr
         try:
             ruby_regex(step["pattern"])
         except regex.error as exc:
-            found.append(Problem(f"{path}/pattern", f"the pattern does not compile: {exc}"))
+            found.append(Problem(f"{path}/pattern", bounded(f"the pattern does not compile: {exc}")))
     if step["name"] == "template":
         for match in _FIELD_REFERENCE.finditer(step["string"]):
             name = match.group(1) or match.group(2)
             if name != "self" and name not in fields:
-                found.append(Problem(f"{path}/string", f"the template names {name!r}, which is no field"))
+                found.append(Problem(f"{path}/string", f"the template names {quoted(name)}, which is no field"))
     if step["name"] == "parse_time" and step.get("time_zone") and not _known_zone(step["time_zone"]):
-        found.append(Problem(f"{path}/time_zone", f"{step['time_zone']!r} is not a known IANA time zone"))
+        found.append(Problem(f"{path}/time_zone", f"{quoted(step['time_zone'])} is not a known IANA time zone"))
     return found
 
 

@@ -113,11 +113,13 @@ def draft_feed(*, document: Document, items_selector: str | None = None, deadlin
 
 @dataclass(frozen=True, slots=True)
 class FeedPage:
-    """One page of a feed: its items, its title (when asked for), and the next page's URL ("" for none)."""
+    """One page of a feed: its items, its title (when asked for), the next page's URL ("" for none), and how many
+    elements its items selector found (0 when detection read the page), items or not."""
 
     items: list[dict[str, Any]]
     title: str | None
     next_url: str
+    matched: int = 0
 
 
 def feed_page(
@@ -129,12 +131,14 @@ def feed_page(
     title = (_title(tree, url) or url) if want_title and not is_json else None
     selectors = config.get("selectors")
     zone = config["channel"].get("time_zone") or "UTC"
+    drops: Counter[str] = Counter()
     if selectors:
-        items = read_items(tree, config, url, is_json, feed_steps.Allowance.for_page(deadline))
+        items = read_items(tree, config, url, is_json, feed_steps.Allowance.for_page(deadline), drops=drops)
     else:
         items = auto_items(tree, url, config.get("auto_source"), zone)
     pagination = selectors["items"].get("pagination") if selectors else None
-    return FeedPage(items, title, _next_page(tree, url, pagination) if pagination is not None else "")
+    next_url = _next_page(tree, url, pagination) if pagination is not None else ""
+    return FeedPage(items, title, next_url, len(items) + drops["empty"] if selectors else 0)
 
 
 def _next_page(tree: Any, url: str, pagination: Mapping[str, Any]) -> str:

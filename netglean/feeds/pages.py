@@ -89,6 +89,8 @@ class FeedRun:
     pages: int = 1
     stopped: dict[str, Any] | None = None
     """The page that could not be read: its number, URL, error code and message."""
+    matched: int = 0
+    """Elements the items selector found on every page read, whether or not they gave an item."""
 
 
 async def read_feed(fetcher: Fetcher, readers: Readers, config: dict[str, Any], *, stop_by: float) -> FeedRun:
@@ -103,7 +105,7 @@ async def read_feed(fetcher: Fetcher, readers: Readers, config: dict[str, Any], 
     first_url, first = await _page(fetcher, readers, config, channel["url"], want_title=not channel.get("title"))
     if first.title:
         channel["title"] = first.title
-    run = FeedRun(first_url, channel, list(first.items))
+    run = FeedRun(first_url, channel, list(first.items), matched=first.matched)
     url, seen = first.next_url, {channel["url"], first_url}
     while url and run.pages < allowed and url not in seen:
         seen.add(url)
@@ -119,6 +121,7 @@ async def read_feed(fetcher: Fetcher, readers: Readers, config: dict[str, Any], 
             break
         run.pages += 1
         run.items += later.items
+        run.matched += later.matched
         url = later.next_url
     return run
 

@@ -1,11 +1,17 @@
-"""A feed config's problems: each at the JSON pointer of its value, with a sentence a person understands."""
+"""A feed config's problems: each at the JSON pointer of its value, with a sentence a person understands.
+
+A config is the caller's text, up to the argument cap: a message quotes at most QUOTED_CHARS of any value or key
+in it (``quoted``, ``named``), and an answer lists at most MAX_REPORTED problems and warnings, counting the rest.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from netglean.core.errors import InvalidFeedConfig
+from netglean.core.validation import bounded, named, reported
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,14 +23,25 @@ class Problem:
         return {"path": self.path or "/", "message": self.message}
 
 
-def invalid(found: list[Problem], warnings: tuple[Problem, ...] = ()) -> InvalidFeedConfig:
+def listed(found: Sequence[Problem], key: str) -> dict[str, Any]:
+    """``found`` as an answer lists them under ``key`` (errors, warnings): the first MAX_REPORTED, and
+    ``more_<key>`` counting the rest when there are more."""
+    shown, more = reported(found)
+    out: dict[str, Any] = {key: [p.as_dict() for p in shown]}
+    if more:
+        out[f"more_{key}"] = more
+    return out
+
+
+def invalid(found: list[Problem], warnings: Sequence[Problem] = ()) -> InvalidFeedConfig:
     first = found[0]
     more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
     return InvalidFeedConfig(
-        f"the feed config is not valid: {first.path or '/'}: {first.message}{more}",
-        detail={"errors": [p.as_dict() for p in found], "warnings": [p.as_dict() for p in warnings]},
+        bounded(f"the feed config is not valid: {first.path or '/'}: {first.message}") + more,
+        detail={**listed(found, "errors"), **listed(warnings, "warnings")},
     )
 
 
 def json_pointer(parts: Any) -> str:
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+    """The pointer of ``parts``, each key cut as ``named`` cuts it: a 50,000-character key is not quoted whole."""
+    return "".join("/" + named(str(part)).replace("~", "~0").replace("/", "~1") for part in parts)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from netglean.core.validation import quoted
+
 _KEEP_TYPES = frozenset({"object", "array"})
 _NESTED = frozenset({"has", "not", "is", "where"})
 _PSEUDO = re.compile(r"::?([\w-]+)(\()?")
@@ -104,12 +106,12 @@ def selector_problem(selector: str, *, items: str = "") -> str | None:
 
     stripped = selector.lstrip()
     if items and stripped[:1] in {"+", "~"}:
-        return f"{selector!r} starts at the item's siblings; a field is read from inside its item"
+        return f"{quoted(selector)} starts at the item's siblings; a field is read from inside its item"
     empty = parse_html("")
     for json_keys in (False, True):  # a config does not say which its page is: it must read either
         scope = lexbor_selector(items, json_keys=json_keys) if items else ""
         try:
             empty.css(lexbor_selector(selector, scope=scope, json_keys=json_keys))
         except Exception:  # selectolax raises its own SelectolaxError, imported only with the parser
-            return f"{selector!r} is not a CSS selector netglean can read"
+            return f"{quoted(selector)} is not a CSS selector netglean can read"
     return None

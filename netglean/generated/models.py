@@ -384,6 +384,10 @@ class ApplyConfigOutput(BaseModel):
     """
     Items found beyond limit and left out.
     """
+    more_warnings: Annotated[int | None, Field(ge=1)] = None
+    """
+    Warnings past the first 20, left out of warnings.
+    """
     pages: Annotated[int, Field(ge=1)]
     """
     Pages read (pagination).
@@ -400,9 +404,9 @@ class ApplyConfigOutput(BaseModel):
     """
     The channel page read (after redirects).
     """
-    warnings: list[ConfigProblem]
+    warnings: Annotated[list[ConfigProblem], Field(max_length=20)]
     """
-    Each key of the config the format does not know (ignored, as html2rss ignores it), and a url argument the config's own channel.url overrides.
+    Each key of the config the format does not know (ignored, as html2rss ignores it), and a url argument the config's own channel.url overrides (once its parameters are filled in): the first 20 (more_warnings counts the rest).
     """
 
 
@@ -787,11 +791,11 @@ class ConfigProblem(BaseModel):
     )
     message: StrictStr
     """
-    What is wrong, in a sentence.
+    What is wrong, in a sentence; it quotes at most 80 characters of any value of the config.
     """
     path: StrictStr
     """
-    JSON pointer to the value concerned (/ for the whole config).
+    JSON pointer to the value concerned (/ for the whole config); a key longer than 80 characters is cut there, with its length.
     """
 
 
@@ -1999,13 +2003,17 @@ class ValidateConfigOutput(BaseModel):
     """
     Always empty here (kept for clients that read it); problems come in a failed call's payload.errors.
     """
+    more_warnings: Annotated[int | None, Field(ge=1)] = None
+    """
+    Warnings past the first 20, left out of warnings.
+    """
     valid: Literal[True]
     """
     Always true here; a config that cannot be read is an error result, its problems in payload.errors.
     """
-    warnings: list[ConfigProblem]
+    warnings: Annotated[list[ConfigProblem], Field(max_length=20)]
     """
-    Each key the format does not know, at its own pointer, ignored as html2rss ignores it.
+    Each key the format does not know, at its own pointer, ignored as html2rss ignores it: the first 20 (more_warnings counts the rest).
     """
 
 

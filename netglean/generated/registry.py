@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'cdf19ffee4bc5b97064e676571dffa9446104e8af53f0de1122e8357ad58e513'
+CATALOG_HASH: Any = 'bfca2bc0499ca2e1f4459656eba37dbbedda85332f9e568ee52aa72c59eeab59'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -55,12 +55,14 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
   'failure_guidance': {'invalid_config': 'Fix every problem in payload.errors (each names its JSON pointer) '
                                          'and call apply_config again; validate_config checks a config '
                                          'without fetching anything.',
-                       'no_items': 'The config found no items on its page (payload.item_count is 0): inspect '
-                                   'the page with inspect_url, then fix the items selector (payload.warnings '
-                                   'names any key that was ignored).',
+                       'no_items': 'The config found no items on its page (payload.item_count is 0; the '
+                                   "error's detail.elements_matched counts the elements its items selector "
+                                   'found, 0 for none): inspect the page with inspect_url, then fix the '
+                                   'items selector, or its title and url fields when it matched elements '
+                                   '(payload.warnings names any key that was ignored).',
                        'not_available': 'This build has no rendering browser: use a config whose strategy is '
                                         'auto or faraday (plain HTTP), or leave the strategy out.'},
-  'failure_payload': ('item_count', 'errors', 'warnings'),
+  'failure_payload': ('item_count', 'errors', 'more_errors', 'warnings', 'more_warnings'),
   'handler': 'netglean.handlers.feeds:apply_config',
   'input_model': 'netglean.generated.models:ApplyConfigInput',
   'input_schema': {'additionalProperties': False,
@@ -106,12 +108,20 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                'does not know, ignored): where it is and '
                                                                'what it is.',
                                                 'properties': {'message': {'description': 'What is wrong, in '
-                                                                                          'a sentence.',
+                                                                                          'a sentence; it '
+                                                                                          'quotes at most 80 '
+                                                                                          'characters of any '
+                                                                                          'value of the '
+                                                                                          'config.',
                                                                            'type': 'string'},
                                                                'path': {'description': 'JSON pointer to the '
                                                                                        'value concerned (/ '
                                                                                        'for the whole '
-                                                                                       'config).',
+                                                                                       'config); a key '
+                                                                                       'longer than 80 '
+                                                                                       'characters is cut '
+                                                                                       'there, with its '
+                                                                                       'length.',
                                                                         'type': 'string'}},
                                                 'required': ['path', 'message'],
                                                 'title': 'ConfigProblem',
@@ -167,6 +177,17 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                              'out.',
                                                                                               'minimum': 1,
                                                                                               'type': 'integer'},
+                                                                         'more_warnings': {'description': 'Warnings '
+                                                                                                          'past '
+                                                                                                          'the '
+                                                                                                          'first '
+                                                                                                          '20, '
+                                                                                                          'left '
+                                                                                                          'out '
+                                                                                                          'of '
+                                                                                                          'warnings.',
+                                                                                           'minimum': 1,
+                                                                                           'type': 'integer'},
                                                                          'pages': {'description': 'Pages '
                                                                                                   'read '
                                                                                                   '(pagination).',
@@ -268,8 +289,22 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                      "config's "
                                                                                                      'own '
                                                                                                      'channel.url '
-                                                                                                     'overrides.',
+                                                                                                     'overrides '
+                                                                                                     '(once '
+                                                                                                     'its '
+                                                                                                     'parameters '
+                                                                                                     'are '
+                                                                                                     'filled '
+                                                                                                     'in): '
+                                                                                                     'the '
+                                                                                                     'first '
+                                                                                                     '20 '
+                                                                                                     '(more_warnings '
+                                                                                                     'counts '
+                                                                                                     'the '
+                                                                                                     'rest).',
                                                                                       'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                      'maxItems': 20,
                                                                                       'type': 'array'}},
                                                           'required': ['url',
                                                                        'format',
@@ -323,11 +358,10 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                 'detail'],
                                                                                    'title': 'ToolFailure',
                                                                                    'type': 'object'},
-                                                                         'errors': {'description': 'Every '
-                                                                                                   'problem '
+                                                                         'errors': {'description': 'The '
+                                                                                                   'problems '
                                                                                                    'that '
-                                                                                                   'keeps '
-                                                                                                   'the '
+                                                                                                   'keep the '
                                                                                                    'config '
                                                                                                    'from '
                                                                                                    'being '
@@ -336,8 +370,15 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                    'each '
                                                                                                    'with its '
                                                                                                    'JSON '
-                                                                                                   'pointer.',
+                                                                                                   'pointer: '
+                                                                                                   'the '
+                                                                                                   'first 20 '
+                                                                                                   '(more_errors '
+                                                                                                   'counts '
+                                                                                                   'the '
+                                                                                                   'rest).',
                                                                                     'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                    'maxItems': 20,
                                                                                     'minItems': 1,
                                                                                     'type': 'array'},
                                                                          'item_count': {'const': 0,
@@ -352,6 +393,28 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                        'page '
                                                                                                        '(no_items).',
                                                                                         'type': 'integer'},
+                                                                         'more_errors': {'description': 'Problems '
+                                                                                                        'past '
+                                                                                                        'the '
+                                                                                                        'first '
+                                                                                                        '20, '
+                                                                                                        'left '
+                                                                                                        'out '
+                                                                                                        'of '
+                                                                                                        'errors.',
+                                                                                         'minimum': 1,
+                                                                                         'type': 'integer'},
+                                                                         'more_warnings': {'description': 'Warnings '
+                                                                                                          'past '
+                                                                                                          'the '
+                                                                                                          'first '
+                                                                                                          '20, '
+                                                                                                          'left '
+                                                                                                          'out '
+                                                                                                          'of '
+                                                                                                          'warnings.',
+                                                                                           'minimum': 1,
+                                                                                           'type': 'integer'},
                                                                          'warnings': {'description': 'The '
                                                                                                      'keys '
                                                                                                      'of the '
@@ -368,8 +431,16 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                      'the '
                                                                                                      'config '
                                                                                                      'was '
-                                                                                                     'read.',
+                                                                                                     'read: '
+                                                                                                     'the '
+                                                                                                     'first '
+                                                                                                     '20 '
+                                                                                                     '(more_warnings '
+                                                                                                     'counts '
+                                                                                                     'the '
+                                                                                                     'rest).',
                                                                                       'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                      'maxItems': 20,
                                                                                       'type': 'array'}},
                                                           'required': ['error'],
                                                           'type': 'object'}}}],
@@ -4466,7 +4537,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_config',
                            'next_step': 'validate_config',
                            'ok': False,
-                           'payload_includes': {'errors': [{'message': "'txt' is not allowed for extractor; "
+                           'payload_includes': {'errors': [{'message': '"txt" is not allowed for extractor; '
                                                                        'use one of: text, html, href, '
                                                                        'attribute, static',
                                                             'path': '/selectors/title/extractor'}],
@@ -4480,7 +4551,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'next_step': 'apply_config',
                            'ok': True,
                            'payload_includes': {'valid': True,
-                                                'warnings': [{'message': "'comment' is not a key of the "
+                                                'warnings': [{'message': '"comment" is not a key of the '
                                                                          'config, so it is ignored (as '
                                                                          'html2rss ignores it); the keys '
                                                                          'there are: auto_source, channel, '
@@ -4488,7 +4559,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                          'parameters, registry, request, '
                                                                          'selectors, strategy, stylesheets',
                                                               'path': '/comment'},
-                                                             {'message': "'selectr' is not a key of items, "
+                                                             {'message': '"selectr" is not a key of items, '
                                                                          'so it is ignored (as html2rss '
                                                                          'ignores it); did you mean '
                                                                          "'selector'?",
@@ -4498,7 +4569,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
   'failure_guidance': {'invalid_config': 'Fix every problem in payload.errors (each names its JSON pointer) '
                                          'and call validate_config again; payload.warnings names the keys '
                                          'that were ignored.'},
-  'failure_payload': ('errors', 'warnings'),
+  'failure_payload': ('errors', 'more_errors', 'warnings', 'more_warnings'),
   'handler': 'netglean.handlers.feeds:validate_config',
   'input_model': 'netglean.generated.models:ValidateConfigInput',
   'input_schema': {'additionalProperties': False,
@@ -4529,12 +4600,20 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                'does not know, ignored): where it is and '
                                                                'what it is.',
                                                 'properties': {'message': {'description': 'What is wrong, in '
-                                                                                          'a sentence.',
+                                                                                          'a sentence; it '
+                                                                                          'quotes at most 80 '
+                                                                                          'characters of any '
+                                                                                          'value of the '
+                                                                                          'config.',
                                                                            'type': 'string'},
                                                                'path': {'description': 'JSON pointer to the '
                                                                                        'value concerned (/ '
                                                                                        'for the whole '
-                                                                                       'config).',
+                                                                                       'config); a key '
+                                                                                       'longer than 80 '
+                                                                                       'characters is cut '
+                                                                                       'there, with its '
+                                                                                       'length.',
                                                                         'type': 'string'}},
                                                 'required': ['path', 'message'],
                                                 'title': 'ConfigProblem',
@@ -4589,6 +4668,17 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                     'items': {'$ref': '#/$defs/ConfigProblem'},
                                                                                     'maxItems': 0,
                                                                                     'type': 'array'},
+                                                                         'more_warnings': {'description': 'Warnings '
+                                                                                                          'past '
+                                                                                                          'the '
+                                                                                                          'first '
+                                                                                                          '20, '
+                                                                                                          'left '
+                                                                                                          'out '
+                                                                                                          'of '
+                                                                                                          'warnings.',
+                                                                                           'minimum': 1,
+                                                                                           'type': 'integer'},
                                                                          'valid': {'const': True,
                                                                                    'description': 'Always '
                                                                                                   'true '
@@ -4617,8 +4707,16 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                      'as '
                                                                                                      'html2rss '
                                                                                                      'ignores '
-                                                                                                     'it.',
+                                                                                                     'it: '
+                                                                                                     'the '
+                                                                                                     'first '
+                                                                                                     '20 '
+                                                                                                     '(more_warnings '
+                                                                                                     'counts '
+                                                                                                     'the '
+                                                                                                     'rest).',
                                                                                       'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                      'maxItems': 20,
                                                                                       'type': 'array'}},
                                                           'required': ['valid',
                                                                        'errors',
@@ -4670,11 +4768,10 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                 'detail'],
                                                                                    'title': 'ToolFailure',
                                                                                    'type': 'object'},
-                                                                         'errors': {'description': 'Every '
-                                                                                                   'problem '
+                                                                         'errors': {'description': 'The '
+                                                                                                   'problems '
                                                                                                    'that '
-                                                                                                   'keeps '
-                                                                                                   'the '
+                                                                                                   'keep the '
                                                                                                    'config '
                                                                                                    'from '
                                                                                                    'being '
@@ -4684,10 +4781,39 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                    'JSON '
                                                                                                    'pointer '
                                                                                                    'and a '
-                                                                                                   'sentence.',
+                                                                                                   'sentence: '
+                                                                                                   'the '
+                                                                                                   'first 20 '
+                                                                                                   '(more_errors '
+                                                                                                   'counts '
+                                                                                                   'the '
+                                                                                                   'rest).',
                                                                                     'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                    'maxItems': 20,
                                                                                     'minItems': 1,
                                                                                     'type': 'array'},
+                                                                         'more_errors': {'description': 'Problems '
+                                                                                                        'past '
+                                                                                                        'the '
+                                                                                                        'first '
+                                                                                                        '20, '
+                                                                                                        'left '
+                                                                                                        'out '
+                                                                                                        'of '
+                                                                                                        'errors.',
+                                                                                         'minimum': 1,
+                                                                                         'type': 'integer'},
+                                                                         'more_warnings': {'description': 'Warnings '
+                                                                                                          'past '
+                                                                                                          'the '
+                                                                                                          'first '
+                                                                                                          '20, '
+                                                                                                          'left '
+                                                                                                          'out '
+                                                                                                          'of '
+                                                                                                          'warnings.',
+                                                                                           'minimum': 1,
+                                                                                           'type': 'integer'},
                                                                          'warnings': {'description': 'Each '
                                                                                                      'key '
                                                                                                      'the '
@@ -4705,8 +4831,16 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                      'with '
                                                                                                      'the '
                                                                                                      'closest '
-                                                                                                     'key).',
+                                                                                                     'key): '
+                                                                                                     'the '
+                                                                                                     'first '
+                                                                                                     '20 '
+                                                                                                     '(more_warnings '
+                                                                                                     'counts '
+                                                                                                     'the '
+                                                                                                     'rest).',
                                                                                       'items': {'$ref': '#/$defs/ConfigProblem'},
+                                                                                      'maxItems': 20,
                                                                                       'type': 'array'}},
                                                           'required': ['error'],
                                                           'type': 'object'}}}],
@@ -4825,17 +4959,20 @@ PROMPTS: Any = ({'arguments': [{'default': None, 'description': 'Target URL to a
                 'text': 'Build a durable feed config for ${url}:\n'
                         '1. Call capture_config with url ${url}. The YAML draft is payload.yaml. Check '
                         'payload.articles_count and\n'
-                        '   the selectors it found. Keep enhance: true in the draft.\n'
-                        '2. If the draft is weak (few or no articles, missing selectors) or you need recon, '
-                        'call inspect_url on\n'
-                        '   ${url} (auto reads it over plain HTTP).\n'
+                        '   payload.has_selectors (false: the draft leaves finding items to detection, '
+                        'auto_source). Strive for\n'
+                        '   enhance: true in the draft.\n'
+                        '2. If the draft is weak (few or no articles, no selectors) or you need recon, call '
+                        'inspect_url on ${url}\n'
+                        '   (auto reads it over plain HTTP; this build has no browser, so botasaurus is not '
+                        'available).\n'
                         '3. Call validate_config with the yaml (or the config object). It must not be an '
                         'error (isError); if it\n'
                         '   is, fix each problem in payload.errors at the path it names and validate again. '
                         'Look at\n'
                         '   payload.warnings: each names a key that is ignored, with the closest known key.\n'
-                        '4. Call apply_config with url ${url} and the yaml. It is an error if the feed has '
-                        'zero items\n'
+                        '4. Call apply_config with url ${url} and the yaml. It is an error (isError) if the '
+                        'feed has zero items\n'
                         '   (payload.item_count is 0; then call inspect_url and fix the items selector). '
                         'Confirm\n'
                         '   payload.item_count before shipping.\n'
@@ -4875,8 +5012,8 @@ PROMPTS: Any = ({'arguments': [{'default': None, 'description': 'Target URL to a
                  'checks it, apply_config runs it and returns RSS.',
   'messages': [{'role': 'user',
                 'text': 'Build a feed for ${url}:\n'
-                        '1. Call capture_config with the url. Look at articles_count and the selectors it '
-                        'chose.\n'
+                        '1. Call capture_config with the url. Look at payload.articles_count and '
+                        'payload.has_selectors.\n'
                         '2. Call validate_config with its yaml. If it reports problems, fix each one at the '
                         'path\n'
                         '   it names and validate again.\n'

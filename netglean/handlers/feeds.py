@@ -9,9 +9,11 @@ import yaml
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Guidance, Outcome, say
 from netglean.core.errors import InvalidFeedConfig, NoItems, ToolError
+from netglean.core.validation import named, quoted
 from netglean.feeds import config as feed_config
 from netglean.feeds.output import count_items, json_feed, rss, unique, within_output_cap
-from netglean.feeds.pages import draft, listing, load, read_feed
+from netglean.feeds.pages import FeedRun, draft, listing, load, read_feed
+from netglean.feeds.problems import listed
 from netglean.feeds.selectors import selector_problem
 from netglean.generated.models import (
     AdmissionDrops,
@@ -112,14 +114,21 @@ async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
     loaded = await load(args.config, args.yaml, args.parameters)  # a config that cannot be read: invalid_config
     config = loaded.config
     browser = config.get("strategy") in feed_config.BROWSER_STRATEGIES
-    warnings = [ConfigProblem.model_validate(warning.as_dict()) for warning in loaded.warnings]
-    payload = ValidateConfigOutput(valid=True, errors=[], warnings=warnings, browser_required=browser, config=config)
+    payload = ValidateConfigOutput.model_validate(
+        {
+            "valid": True,
+            "errors": [],
+            **listed(loaded.warnings, "warnings"),
+            "browser_required": browser,
+            "config": config,
+        }
+    )
     parts = [say("Valid. Run it with apply_config.")]
     if browser:
         parts = [say("Valid, but its strategy needs a rendering browser, which this build lacks.")]
-    if warnings:
+    if loaded.warnings:
         parts.append(
-            say("{count} key(s) the format does not know were ignored (payload.warnings).", count=len(warnings))
+            say("{count} key(s) the format does not know were ignored (payload.warnings).", count=len(loaded.warnings))
         )
     return Outcome(payload, next_step="apply_config", guidance=Guidance(" ".join(parts)))
 
@@ -127,7 +136,7 @@ async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
 async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
     loaded = await load(args.config, args.yaml, args.parameters, args.url)
     config = loaded.config
-    warnings = [warning.as_dict() for warning in loaded.warnings]
+    warned = listed(loaded.warnings, "warnings")
     try:
         require_plain_http(config.get("strategy", feed_config.DEFAULT_STRATEGY))
         run = await read_feed(ctx.fetcher, ctx.readers, config, stop_by=ctx.work_until())
@@ -142,18 +151,10 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
             document, feed = None, json_feed(run.channel, items)
             count = len(feed["items"])
         if count == 0:
-            selectors = config.get("selectors") or {}
-            raise NoItems(
-                f"the config found no items on {run.url}: its items selector matches nothing there",
-                detail={
-                    "url": run.url,
-                    "items_selector": (selectors.get("items") or {}).get("selector"),
-                    "item_count": 0,
-                },
-                next_step="inspect_url",
-            )
+            raise _no_items(config, run)
     except ToolError as error:  # what was ignored in the config may be why (an items key misspelt)
-        error.detail.setdefault("warnings", warnings)
+        for key, value in warned.items():
+            error.detail.setdefault(key, value)
         raise
     payload = ApplyConfigOutput(
         url=run.url,
@@ -162,7 +163,8 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
         feed=feed,
         item_count=count,
         pages=run.pages,
-        warnings=[ConfigProblem.model_validate(warning) for warning in warnings],
+        warnings=[ConfigProblem.model_validate(warning) for warning in warned["warnings"]],
+        more_warnings=warned.get("more_warnings"),
         pagination_stopped=PaginationStopped.model_validate(run.stopped) if run.stopped is not None else None,
         items_over_limit=over or None,
         items_cut=cut or None,
@@ -187,11 +189,37 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
         parts.append(
             say("{cut} more were left out, past the most text one feed may carry (payload.items_cut).", cut=cut)
         )
-    if warnings:
-        parts.append(say("{count} warning(s) about the config in payload.warnings.", count=len(warnings)))
+    if loaded.warnings:
+        parts.append(say("{count} warning(s) about the config in payload.warnings.", count=len(loaded.warnings)))
     # the notice names what the call was asked to read: the config's page, and a url argument it overrode
     source = ", ".join(dict.fromkeys(url for url in (config["channel"]["url"], args.url) if url))
     return Outcome(payload, next_step=DONE, guidance=Guidance(" ".join(parts)), source=source)
+
+
+def _no_items(config: dict[str, Any], run: FeedRun) -> NoItems:
+    """No items, said as it happened: detection found none, the items selector matched nothing, or it matched
+    elements that gave no item. Counts and the config's own selector only: nothing the page wrote."""
+    selector = ((config.get("selectors") or {}).get("items") or {}).get("selector")
+    where = "there" if run.pages == 1 else f"on its {run.pages} pages"
+    if selector is None:
+        why = f"detection (auto_source) found none {where}"
+    elif run.matched == 0:
+        why = f"its items selector {quoted(selector)} matches nothing {where}"
+    else:
+        why = (
+            f"its items selector {quoted(selector)} matched {run.matched} element(s) {where}, but none gave an item"
+            " with a title or link"
+        )
+    return NoItems(
+        f"the config found no items on {run.url}: {why}",
+        detail={
+            "url": run.url,
+            "items_selector": named(selector) if selector is not None else None,
+            "item_count": 0,
+            "elements_matched": run.matched,
+        },
+        next_step="inspect_url",
+    )
 
 
 async def read_config_schema(ctx: Context) -> dict[str, Any]:

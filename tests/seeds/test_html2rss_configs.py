@@ -236,8 +236,12 @@ def test_the_capture_feed_config_prompt(seed: tuple[SyncClient, str]) -> None:
     text = client.run("get_prompt", "capture-feed-config", {"url": "https://example.com/"}).messages[0].content.text
     steps = re.split(r"^\s*\d\. ", text, flags=re.MULTILINE)[1:]
     assert len(steps) == len(TOOLS) and all(tool in step for tool, step in zip(TOOLS, steps, strict=True)), steps
-    for words in ("payload.yaml", "articles_count", "enhance: true", "isError", "zero items", "payload.item_count"):
+    for words in ("payload.yaml", "enhance: true", "isError", "zero items", "payload.item_count"):
         assert words in text, words
+    # the seed's step 1 checks two fields capture_config answers with: the count, and whether selectors were written
+    assert "payload.articles_count and payload.has_selectors" in " ".join(steps[0].split()), steps[0]
+    workflow = client.run("get_prompt", "feed_config_workflow", {"url": "https://example.com/"}).messages[0]
+    assert "payload.articles_count and payload.has_selectors" in " ".join(workflow.content.text.split())
     for key in ("registry.id", "directory.topics", "directory.title", "channel.title", "directory.summary", "160"):
         assert key in text, key
 

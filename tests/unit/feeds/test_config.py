@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from netglean.core.errors import InvalidFeedConfig
+from netglean.core.validation import quoted
 from netglean.feeds import config as feed_config
 from netglean.feeds.config_yaml import parse_yaml
 from tests.support.paths import CORPUS
@@ -55,9 +56,9 @@ def _with(**changes: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("config", "path", "words"),
     [
-        (_with(channel__ttl="60"), "/channel/ttl", "must be an integer, not a string '60'"),
+        (_with(channel__ttl="60"), "/channel/ttl", 'must be an integer, not a string "60"'),
         (_with(selectors__items__selector=None), "/selectors/items", "items needs 'selector'"),
-        (_with(selectors__title={"selector": "h2", "extractor": "txt"}), "/selectors/title/extractor", "'txt'"),
+        (_with(selectors__title={"selector": "h2", "extractor": "txt"}), "/selectors/title/extractor", '"txt"'),
         (_with(selectors__title={"extractor": "attribute"}), "/selectors/title", "needs 'attribute'"),
         (
             _with(selectors__title={"selector": "h2", "post_process": [{"name": "gsub", "pattern": "x"}]}),
@@ -82,7 +83,7 @@ def _with(**changes: Any) -> dict[str, Any]:
         (
             _with(selectors__title={"post_process": [{"name": "template", "string": "%{nothing}"}]}),
             "/selectors/title/post_process/0/string",
-            "'nothing', which is no field",
+            '"nothing", which is no field',
         ),
         (_with(channel__time_zone="Mars/Olympus"), "/channel/time_zone", "not a known IANA time zone"),
         (_with(selectors=None), "", "selectors (with items) or auto_source"),
@@ -91,9 +92,9 @@ def _with(**changes: Any) -> dict[str, Any]:
         (_with(directory={"title": "News", "topics": []}), "/directory/topics", "should be non-empty"),
         (_with(directory={"title": "N", "topics": ["a"], "summary": "x" * 161}), "/directory/summary", "is too long"),
         (_with(registry={}), "/registry", "registry needs 'id'"),
-        (_with(strategy="local_file"), "/strategy", "'local_file' is not allowed for strategy"),
+        (_with(strategy="local_file"), "/strategy", '"local_file" is not allowed for strategy'),
         (_with(request={"local_file_path": "feed.html"}), "/request/local_file_path", "never read local files"),
-        (_with(selectors__items__selector="li[["), "/selectors/items/selector", "'li[[' is not a CSS selector"),
+        (_with(selectors__items__selector="li[["), "/selectors/items/selector", '"li[[" is not a CSS selector'),
         (_with(selectors__title={"selector": "h2::"}), "/selectors/title/selector", "not a CSS selector netglean"),
         (_with(selectors__title={"selector": "+ div"}), "/selectors/title/selector", "a field is read from inside"),
         (_with(selectors__url={"selector": "a"}, selectors__link={"selector": "a"}), "/selectors/link", "url or link"),
@@ -133,7 +134,7 @@ def test_yaml_errors_name_the_line_and_local_files_are_refused() -> None:
     with pytest.raises(InvalidFeedConfig) as local:
         feed_config.load(_with(channel__url="file:///etc/passwd"))
     assert local.value.detail["errors"] == [
-        {"path": "/channel/url", "message": "'file:///etc/passwd' is not an http(s) URL; tools never read local files"}
+        {"path": "/channel/url", "message": '"file:///etc/passwd" is not an http(s) URL; tools never read local files'}
     ]
 
 
@@ -147,7 +148,7 @@ def test_yaml_errors_name_the_line_and_local_files_are_refused() -> None:
         ),
         ("directory: &a {x: [1, *a]}\n", "the alias *a at line 3, column 23 refers to a value that holds it"),
         ("directory: " + "[" * 5000 + "]" * 5000 + "\n", "nests deeper than 32 levels at line 3, column 43"),
-        ("directory: {yes: 1, ~: 2}\n", "the key None is not text; quote it"),  # YAML's null and yes are not names
+        ("directory: {yes: 1, ~: 2}\n", "the key null is not text; quote it"),  # YAML's null and yes are not names
     ],
 )
 def test_yaml_that_would_expand_or_nest_without_end_is_refused_before_it_is_built(tail: str, words: str) -> None:
@@ -164,7 +165,7 @@ def test_parameters_fill_the_channel_and_unknown_ones_are_refused() -> None:
     config["channel"]["url"] = "https://example.com/%<section>s"
     assert feed_config.load(config).config["channel"]["url"] == "https://example.com/news"
     assert feed_config.load(config, {"section": "sport"}).config["channel"]["url"] == "https://example.com/sport"
-    with pytest.raises(InvalidFeedConfig, match="no parameter 'region'"):
+    with pytest.raises(InvalidFeedConfig, match='no parameter "region"'):
         feed_config.load(config, {"region": "x"})
 
 
@@ -204,7 +205,7 @@ STEP_KEYS = "end, name, pattern, replacement, start, string, time_zone"
 
 
 def _unknown(key: str, where: str, then: str) -> str:
-    return f"{key!r} is not a key of {where}, so it is ignored (as html2rss ignores it); {then}"
+    return f"{quoted(key)} is not a key of {where}, so it is ignored (as html2rss ignores it); {then}"
 
 
 def test_a_typo_in_a_required_key_is_an_error_and_a_warning_naming_the_key_meant() -> None:
