@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'a8f0fc19c349bdea1080d2a22df7b40aeb871cb922487499e52f0401407a9062'
+CATALOG_HASH: Any = '380fe60e93b168372cb6c1393a38c9bf1e546eddbe86b5fc9b5e80f79bdddfe9'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -3165,10 +3165,13 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                  "type, what robots.txt says for netglean, the RSS/Atom feeds the page's head announces "
                  '(alternate_feeds; JSON Feeds apart, json_feeds), how many articles scrape_url finds on it '
                  '(articles_count, with admission_drops for the candidates left out), and whether the answer '
-                 'is a bot wall or challenge page rather than content (blocked_surface names it). The next '
-                 'step says what to do: done when the page has its own feed (or is a wall or an error page, '
-                 'which another read would meet again), capture_config when articles were found (a feed can '
-                 'be made from them), otherwise scrape_url.',
+                 'is a bot wall or challenge page rather than content (blocked_surface names it, by the rule '
+                 "scrape applies: signs on a 401/403/429/503 answer, Cloudflare's challenge header, or signs "
+                 'on a page with little text of its own; bot_wall_signals lists every sign seen, which an '
+                 'ordinary page can carry too). The next step says what to do: done when the page has its '
+                 'own feed (or is a wall, an error page, a feed itself, or no HTML page at all, which '
+                 'another read would meet again), capture_config when articles were found (a feed can be '
+                 'made from them), otherwise scrape_url.',
   'entry_point': True,
   'exactly_one_of': (),
   'examples': ({'arguments': {'url': 'http://localhost:631/'},
@@ -3288,11 +3291,27 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                             'head '
                                                                                                             'announces '
                                                                                                             '(link '
-                                                                                                            'rel=alternate; '
+                                                                                                            'rel=alternate, '
+                                                                                                            'resolved '
+                                                                                                            'against '
+                                                                                                            'the '
+                                                                                                            "page's "
+                                                                                                            'base '
+                                                                                                            'URL; '
                                                                                                             'no '
                                                                                                             'guessed '
                                                                                                             'paths). '
-                                                                                                            'A '
+                                                                                                            'Only '
+                                                                                                            'http(s) '
+                                                                                                            'addresses '
+                                                                                                            'other '
+                                                                                                            'than '
+                                                                                                            'the '
+                                                                                                            "page's "
+                                                                                                            'own '
+                                                                                                            'are '
+                                                                                                            'feeds; '
+                                                                                                            'a '
                                                                                                             "page's "
                                                                                                             'application/json '
                                                                                                             'link '
@@ -3354,15 +3373,49 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                             'one '
                                                                                                             'did.',
                                                                                              'type': 'string'},
-                                                                         'bot_wall': {'type': 'boolean'},
-                                                                         'bot_wall_signals': {'description': 'Which '
+                                                                         'bot_wall': {'description': 'Whether '
+                                                                                                     'the '
+                                                                                                     'answer '
+                                                                                                     'is a '
+                                                                                                     'wall '
+                                                                                                     'rather '
+                                                                                                     'than '
+                                                                                                     'content '
+                                                                                                     '(blocked_surface '
+                                                                                                     'is '
+                                                                                                     'set).',
+                                                                                      'type': 'boolean'},
+                                                                         'bot_wall_signals': {'description': 'Every '
                                                                                                              'challenge '
                                                                                                              'or '
                                                                                                              'block '
                                                                                                              'page '
-                                                                                                             'signs '
-                                                                                                             'were '
-                                                                                                             'seen.',
+                                                                                                             'sign '
+                                                                                                             'seen '
+                                                                                                             'in '
+                                                                                                             'the '
+                                                                                                             'answer; '
+                                                                                                             'an '
+                                                                                                             'ordinary '
+                                                                                                             'page '
+                                                                                                             'can '
+                                                                                                             'carry '
+                                                                                                             'one '
+                                                                                                             '(a '
+                                                                                                             'captcha '
+                                                                                                             'in '
+                                                                                                             'its '
+                                                                                                             'comment '
+                                                                                                             'form), '
+                                                                                                             'so '
+                                                                                                             'bot_wall '
+                                                                                                             'says '
+                                                                                                             'whether '
+                                                                                                             'they '
+                                                                                                             'make '
+                                                                                                             'it '
+                                                                                                             'a '
+                                                                                                             'wall.',
                                                                                               'items': {'type': 'string'},
                                                                                               'type': 'array'},
                                                                          'bytes': {'minimum': 0,
@@ -4163,7 +4216,12 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                          '(payload.error.detail.errors says why): fix it, or leave it out '
                                          'and scrape_url finds the items itself.',
                        'not_available': 'This build reads pages over plain HTTP only: call scrape_url again '
-                                        'with strategy auto (the default).'},
+                                        'with strategy auto (the default).',
+                       'unsupported_content': 'The answer is not a page scrape_url can read items from (a '
+                                              'PDF, an image, an RSS or Atom feed, broken JSON): another '
+                                              'scrape_url call would meet the same. inspect_url says what '
+                                              'the URL is; download identifies a document and scrape reads a '
+                                              'text one.'},
   'failure_payload': (),
   'handler': 'netglean.handlers.feeds:scrape_url',
   'input_model': 'netglean.generated.models:ScrapeUrlInput',
