@@ -462,10 +462,14 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                 'apart, json_feeds), how many articles scrape_url finds on it '
                                 '(articles_count, with admission_drops for the candidates left out), and '
                                 'whether the answer is a bot wall or challenge page rather than content '
-                                '(blocked_surface names it). The next step says what to do: done when the '
-                                'page has its own feed (or is a wall or an error page, which another read '
-                                'would meet again), capture_config when articles were found (a feed can be '
-                                'made from them), otherwise scrape_url.',
+                                '(blocked_surface names it, by the rule scrape applies: signs on a '
+                                "401/403/429/503 answer, Cloudflare's challenge header, or signs on a page "
+                                'with little text of its own; bot_wall_signals lists every sign seen, which '
+                                'an ordinary page can carry too). The next step says what to do: done when '
+                                'the page has its own feed (or is a wall, an error page, a feed itself, or '
+                                'no HTML page at all, which another read would meet again), capture_config '
+                                'when articles were found (a feed can be made from them), otherwise '
+                                'scrape_url.',
                  'help': 'Inspect a URL',
                  'options': [{'choices': None,
                               'flag': '--url',

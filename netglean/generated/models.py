@@ -1389,7 +1389,7 @@ class InspectUrlOutput(BaseModel):
     """
     alternate_feeds: list[AlternateFeed] | None = None
     """
-    The RSS and Atom feeds the page's head announces (link rel=alternate; no guessed paths). A page's application/json link to an API (WordPress's REST route) is no feed and is not listed.
+    The RSS and Atom feeds the page's head announces (link rel=alternate, resolved against the page's base URL; no guessed paths). Only http(s) addresses other than the page's own are feeds; a page's application/json link to an API (WordPress's REST route) is no feed and is not listed.
     """
     articles: Annotated[int | None, Field(ge=0)] = None
     """
@@ -1404,9 +1404,12 @@ class InspectUrlOutput(BaseModel):
     Which bot wall or interstitial answered (the first of bot_wall_signals to name one), when one did.
     """
     bot_wall: StrictBool | None = None
+    """
+    Whether the answer is a wall rather than content (blocked_surface is set).
+    """
     bot_wall_signals: list[StrictStr] | None = None
     """
-    Which challenge or block page signs were seen.
+    Every challenge or block page sign seen in the answer; an ordinary page can carry one (a captcha in its comment form), so bot_wall says whether they make it a wall.
     """
     bytes: Annotated[int | None, Field(ge=0)] = None
     content_type: StrictStr | None = None

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'bfca2bc0499ca2e1f4459656eba37dbbedda85332f9e568ee52aa72c59eeab59'
+CATALOG_HASH: Any = '6fe05345284bb0ff2c1073f9421381b5c138fec62cecea16909b044a31ddd5c2'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -3238,10 +3238,13 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                  "type, what robots.txt says for netglean, the RSS/Atom feeds the page's head announces "
                  '(alternate_feeds; JSON Feeds apart, json_feeds), how many articles scrape_url finds on it '
                  '(articles_count, with admission_drops for the candidates left out), and whether the answer '
-                 'is a bot wall or challenge page rather than content (blocked_surface names it). The next '
-                 'step says what to do: done when the page has its own feed (or is a wall or an error page, '
-                 'which another read would meet again), capture_config when articles were found (a feed can '
-                 'be made from them), otherwise scrape_url.',
+                 'is a bot wall or challenge page rather than content (blocked_surface names it, by the rule '
+                 "scrape applies: signs on a 401/403/429/503 answer, Cloudflare's challenge header, or signs "
+                 'on a page with little text of its own; bot_wall_signals lists every sign seen, which an '
+                 'ordinary page can carry too). The next step says what to do: done when the page has its '
+                 'own feed (or is a wall, an error page, a feed itself, or no HTML page at all, which '
+                 'another read would meet again), capture_config when articles were found (a feed can be '
+                 'made from them), otherwise scrape_url.',
   'entry_point': True,
   'exactly_one_of': (),
   'examples': ({'arguments': {'url': 'http://localhost:631/'},
@@ -3361,11 +3364,27 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                             'head '
                                                                                                             'announces '
                                                                                                             '(link '
-                                                                                                            'rel=alternate; '
+                                                                                                            'rel=alternate, '
+                                                                                                            'resolved '
+                                                                                                            'against '
+                                                                                                            'the '
+                                                                                                            "page's "
+                                                                                                            'base '
+                                                                                                            'URL; '
                                                                                                             'no '
                                                                                                             'guessed '
                                                                                                             'paths). '
-                                                                                                            'A '
+                                                                                                            'Only '
+                                                                                                            'http(s) '
+                                                                                                            'addresses '
+                                                                                                            'other '
+                                                                                                            'than '
+                                                                                                            'the '
+                                                                                                            "page's "
+                                                                                                            'own '
+                                                                                                            'are '
+                                                                                                            'feeds; '
+                                                                                                            'a '
                                                                                                             "page's "
                                                                                                             'application/json '
                                                                                                             'link '
@@ -3427,15 +3446,49 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                             'one '
                                                                                                             'did.',
                                                                                              'type': 'string'},
-                                                                         'bot_wall': {'type': 'boolean'},
-                                                                         'bot_wall_signals': {'description': 'Which '
+                                                                         'bot_wall': {'description': 'Whether '
+                                                                                                     'the '
+                                                                                                     'answer '
+                                                                                                     'is a '
+                                                                                                     'wall '
+                                                                                                     'rather '
+                                                                                                     'than '
+                                                                                                     'content '
+                                                                                                     '(blocked_surface '
+                                                                                                     'is '
+                                                                                                     'set).',
+                                                                                      'type': 'boolean'},
+                                                                         'bot_wall_signals': {'description': 'Every '
                                                                                                              'challenge '
                                                                                                              'or '
                                                                                                              'block '
                                                                                                              'page '
-                                                                                                             'signs '
-                                                                                                             'were '
-                                                                                                             'seen.',
+                                                                                                             'sign '
+                                                                                                             'seen '
+                                                                                                             'in '
+                                                                                                             'the '
+                                                                                                             'answer; '
+                                                                                                             'an '
+                                                                                                             'ordinary '
+                                                                                                             'page '
+                                                                                                             'can '
+                                                                                                             'carry '
+                                                                                                             'one '
+                                                                                                             '(a '
+                                                                                                             'captcha '
+                                                                                                             'in '
+                                                                                                             'its '
+                                                                                                             'comment '
+                                                                                                             'form), '
+                                                                                                             'so '
+                                                                                                             'bot_wall '
+                                                                                                             'says '
+                                                                                                             'whether '
+                                                                                                             'they '
+                                                                                                             'make '
+                                                                                                             'it '
+                                                                                                             'a '
+                                                                                                             'wall.',
                                                                                               'items': {'type': 'string'},
                                                                                               'type': 'array'},
                                                                          'bytes': {'minimum': 0,
@@ -4236,7 +4289,12 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                          '(payload.error.detail.errors says why): fix it, or leave it out '
                                          'and scrape_url finds the items itself.',
                        'not_available': 'This build reads pages over plain HTTP only: call scrape_url again '
-                                        'with strategy auto (the default).'},
+                                        'with strategy auto (the default).',
+                       'unsupported_content': 'The answer is not a page scrape_url can read items from (a '
+                                              'PDF, an image, an RSS or Atom feed, broken JSON): another '
+                                              'scrape_url call would meet the same. inspect_url says what '
+                                              'the URL is; download identifies a document and scrape reads a '
+                                              'text one.'},
   'failure_payload': (),
   'handler': 'netglean.handlers.feeds:scrape_url',
   'input_model': 'netglean.generated.models:ScrapeUrlInput',

@@ -8,7 +8,7 @@ import yaml
 
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Guidance, Outcome, say
-from netglean.core.errors import InvalidFeedConfig, NoItems, ToolError
+from netglean.core.errors import InvalidFeedConfig, NoItems, ToolError, UnsupportedContent
 from netglean.core.validation import named, quoted
 from netglean.feeds import config as feed_config
 from netglean.feeds.output import count_items, json_feed, rss, unique, within_output_cap
@@ -35,7 +35,10 @@ from netglean.net.strategy import require_plain_http
 async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
     require_plain_http(args.strategy)
     _check_items_selector(args.items_selector)
-    found = await listing(ctx.fetcher, ctx.readers, args.url, args.items_selector)
+    try:
+        found = await listing(ctx.fetcher, ctx.readers, args.url, args.items_selector)
+    except UnsupportedContent as error:  # no retry reads it: inspect_url says what the URL is instead
+        raise UnsupportedContent(error.message, detail=error.detail, next_step="inspect_url") from error
     limit = args.limit
     payload = ScrapeUrlOutput(
         url=found.url,

@@ -84,6 +84,16 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
     if page.status >= 400:
         guidance = say("The server answered HTTP {status}: another read would get the same.", status=page.status)
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
+    if not found.html:  # scrape_url reads items from HTML pages: on anything else it would fail, and be retried
+        guidance = (
+            say("The URL is a feed itself (payload.content_type says which): read it as it is.")
+            if found.feed
+            else say(
+                "Not an HTML page (payload.content_type says what it is), so no listing to detect items on: download"
+                " identifies a document, scrape reads a text one (a JSON listing takes scrape_url's items_selector)."
+            )
+        )
+        return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     if count or found.listed:
         guidance = say(
             "{count} articles found: capture_config drafts a feed config for them (scrape_url reads them now).",

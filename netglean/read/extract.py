@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from netglean.core.untrusted import sanitize
-from netglean.read.html_tree import TextMeasure, with_ancestors
+from netglean.read.html_tree import TextMeasure, document_base, with_ancestors
 
 _NEVER = "script, style, noscript, template, svg, canvas, iframe, object, embed, form, button, select, input, textarea"
 _CHROME = "nav, aside, footer, header, [role=navigation], [role=banner], [role=contentinfo], [role=complementary]"
@@ -400,8 +400,10 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
         child = child.next
 
 
-def extract(tree: Any, base_url: str, main_content: bool = True) -> Extraction:
-    """The page's blocks. Prunes ``tree`` as it goes: read metadata and links from it first."""
+def extract(tree: Any, page_url: str, main_content: bool = True) -> Extraction:
+    """The blocks of the page at ``page_url``, links resolved against its base URL. Prunes ``tree`` as it goes:
+    read metadata and links from it first."""
+    base_url = document_base(tree, page_url)
     title_node = tree.css_first("title")
     title = _clean(title_node.text()) if title_node is not None else None
     _remove(tree, _NEVER)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, TypeVar, cast
+from urllib.parse import urljoin, urlsplit
 
 T = TypeVar("T")
 
@@ -14,6 +15,18 @@ def parse_html(markup: str) -> Any:
     from selectolax.lexbor import LexborHTMLParser
 
     return LexborHTMLParser(markup)
+
+
+def document_base(tree: Any, url: str) -> str:
+    """The URL a page's relative links resolve against: its head's first <base href>, itself resolved against the
+    page's ``url``, when that is http(s); else ``url``. Every reader of a page's links resolves them through this,
+    so a feed, a link and a canonical URL of one page agree."""
+    node = tree.css_first("head base[href]")
+    href = (node.attributes.get("href") or "").strip() if node is not None else ""
+    if not href:
+        return url
+    base = urljoin(url, href)
+    return base if urlsplit(base).scheme in {"http", "https"} else url
 
 
 def with_ancestors(nodes: Iterable[Any]) -> set[int]:

@@ -17,7 +17,7 @@ from netglean.read.document import Document
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall, candidate_items, feeds
-from netglean.read.reading import HtmlReading, read_html, read_text
+from netglean.read.reading import HtmlReading, read_html, read_text, walled
 from netglean.read.render import Slice
 from netglean.read.sitemaps import page_links as links
 from netglean.read.sitemaps import read_sitemap
@@ -89,15 +89,20 @@ class Diagnosis:
     feeds: list[dict[str, str]]
     counts: dict[str, int]
     signals: list[str]
+    """Every sign of a wall seen in the answer: facts, which an ordinary page can carry too."""
+    wall: list[str]
+    """The signs, when they make the answer the wall (scrape's rule: reading.walled), else empty."""
 
 
 def diagnosis(*, document: Document, status: int, headers: Mapping[str, str]) -> Diagnosis:
-    """A page's announced feeds, item counts and bot-wall signals, from one parse (inspect_url)."""
+    """A page's announced feeds, item counts, bot-wall signs and whether they make it a wall, from one parse
+    (inspect_url)."""
     markup = document.text() if document.media_type in HTML_TYPES else ""
     tree = parse_html(markup) if markup else None
     found = feeds(tree, document.url) if tree is not None else []
     counts = candidate_items(tree) if tree is not None else {"articles": 0, "repeated_items": 0}
-    return Diagnosis(found, counts, bot_wall(status, headers, markup))
+    signals = bot_wall(status, headers, markup)
+    return Diagnosis(found, counts, signals, list(walled(signals, status, markup, document.url)))
 
 
 def page_links(*, document: Document) -> list[str]:

@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from netglean.core.untrusted import sanitize
-from netglean.read.html_tree import script_json
+from netglean.read.html_tree import document_base, script_json
 
 JSON_LD = 'script[type="application/ld+json"]'
 """Where a page keeps its JSON-LD."""
@@ -20,8 +20,10 @@ def _clean(value: str | None, limit: int = 500) -> str | None:
     return text[:limit] or None
 
 
-def page_metadata(tree: Any, base_url: str) -> dict[str, Any]:
-    """The page's own description of itself; keys are present only when the page gives a value."""
+def page_metadata(tree: Any, page_url: str) -> dict[str, Any]:
+    """The page's own description of itself (its canonical URL resolved against its base URL); keys are present
+    only when the page gives a value."""
+    base_url = document_base(tree, page_url)
     metas: dict[str, str] = {}  # name or property -> the first non-empty content: one pass over the tree
     for node in tree.css("meta"):
         content = node.attributes.get("content")

@@ -7,10 +7,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 from netglean.core.untrusted import sanitize
-from netglean.read.html_tree import TextMeasure, with_ancestors
+from netglean.read.html_tree import TextMeasure, document_base, with_ancestors
 
 _FEED_TYPES = {"application/rss+xml": "rss", "application/atom+xml": "atom", "application/feed+json": "json"}
 
@@ -33,15 +33,22 @@ _WALL_MARKUP = (
 )
 
 
-def feeds(tree: Any, base_url: str) -> list[dict[str, str]]:
-    """The RSS, Atom and JSON feeds a page announces with <link rel="alternate"> in its head (no guessed paths).
+def feeds(tree: Any, page_url: str) -> list[dict[str, str]]:
+    """The RSS, Atom and JSON feeds a page at ``page_url`` announces with <link rel="alternate"> in its head (no
+    guessed paths), resolved against its base URL.
 
-    A JSON link counts when it is typed application/feed+json, or application/json with a title or an address
-    that says feed: WordPress's application/json link to its REST API is no feed."""
+    Only an http(s) address other than the page's own is a feed: javascript: and data: links, and an empty or
+    fragment-only href (the page itself), are not. A JSON link counts when it is typed application/feed+json, or
+    application/json with a title or an address that says feed: WordPress's application/json link to its REST API
+    is no feed."""
+    base, page = document_base(tree, page_url), urldefrag(page_url).url
     found: dict[str, dict[str, str]] = {}
     for node in tree.css('head link[rel~="alternate"][href]'):
         media_type = (node.attributes.get("type") or "").split(";")[0].strip().lower()
-        url = urljoin(base_url, node.attributes.get("href") or "")
+        href = (node.attributes.get("href") or "").strip()
+        url = urljoin(base, href)
+        if not href or urlsplit(url).scheme not in {"http", "https"} or urldefrag(url).url == page:
+            continue
         title = " ".join(sanitize(node.attributes.get("title") or "").split())
         kind = _FEED_TYPES.get(media_type)
         if media_type == "application/json" and _names_a_feed(title, urlsplit(url).path):

@@ -66,10 +66,7 @@ def read_html(
     signals = bot_wall(status, headers or {}, html)
     extraction = extract(tree, url, main_content=main_content)
     text = formatted(extraction, fmt, start, limit)
-    wall: tuple[str, ...] = ()
-    if signals:
-        whole = extraction if not main_content else extract(parse_html(html), url, main_content=False)
-        wall = tuple(signals) if is_wall(signals, status, _text_chars(whole.blocks)) else ()
+    wall = walled(signals, status, html, url, whole=extraction if not main_content else None)
     return HtmlReading(
         metadata,
         text.content,
@@ -94,6 +91,21 @@ def is_wall(signals: Sequence[str], status: int, text_chars: int) -> bool:
     if status in WALL_STATUSES or _CONCLUSIVE.intersection(signals):
         return True
     return text_chars < WALL_TEXT
+
+
+def walled(
+    signals: Sequence[str], status: int, html: str, url: str, *, whole: Extraction | None = None
+) -> tuple[str, ...]:
+    """``signals`` (``bot_wall``'s, for this answer) when is_wall says they make the answer the wall, else (): the
+    one rule every tool that reports a wall applies. The page's whole text (``whole``, its extraction with
+    navigation kept, else read from ``html``) is measured only when the rule needs it."""
+    if not signals:
+        return ()
+    if status in WALL_STATUSES or _CONCLUSIVE.intersection(signals):
+        return tuple(signals)
+    if whole is None:
+        whole = extract(parse_html(html), url, main_content=False)
+    return tuple(signals) if is_wall(signals, status, _text_chars(whole.blocks)) else ()
 
 
 def _text_chars(blocks: Sequence[Block]) -> int:

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from netglean.core.errors import ResponseTooLarge, UnsupportedContent
+from netglean.read.html_tree import document_base
 
 _LOC_TAG = re.compile(rb"<(/?)loc>", re.IGNORECASE)
 MAX_LOCATION_BYTES = 4096
@@ -58,8 +59,10 @@ def _locations(body: bytes) -> list[bytes]:
     return found
 
 
-def page_links(tree: Any, base_url: str) -> list[str]:
-    """Every http(s) link of a page, absolute and without fragment, in document order, once each."""
+def page_links(tree: Any, page_url: str) -> list[str]:
+    """Every http(s) link of the page at ``page_url``, absolute (against its base URL) and without fragment, in
+    document order, once each."""
+    base_url = document_base(tree, page_url)
     found: dict[str, None] = {}
     for anchor in tree.css("a[href]"):
         href = (anchor.attributes.get("href") or "").strip()

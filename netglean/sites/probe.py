@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from netglean.net.politeness import Budget
     from netglean.workers.pool import Readers
 
+FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/feed+json"})
+"""Media types that say the answer is a feed."""
+_XML_TYPES = frozenset({"application/xml", "text/xml"})
+_FEED_ROOTS = (b"<rss", b"<feed", b"<rdf:rdf")
 AGENT_ACCEPT = "text/markdown, text/plain;q=0.9, text/html;q=0.5, */*;q=0.1"
 BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
@@ -29,17 +33,29 @@ class Inspection:
     feeds: list[dict[str, str]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     signals: list[str] = field(default_factory=list)
-    """Signs of a challenge or block page."""
+    """Every sign of a challenge or block page seen (an ordinary page can carry some)."""
+    wall: list[str] = field(default_factory=list)
+    """The signs, when they make the answer a wall by scrape's rule (netglean.read.reading.walled)."""
 
     @property
     def blocked_surface(self) -> str | None:
-        """Which bot wall or interstitial answered, by name, when one did."""
-        return blocked_surface(self.signals)
+        """Which bot wall or interstitial answered, by name, when one did (not merely left a sign)."""
+        return blocked_surface(self.wall)
 
     @property
     def html(self) -> bool:
         """Whether the page fetched is an HTML page."""
         return self.page is not None and self.page.media_type in read_jobs.HTML_TYPES
+
+    @property
+    def feed(self) -> bool:
+        """Whether the answer is a feed itself: typed as one, or plain XML whose root is rss, feed or rdf:RDF."""
+        if self.page is None:
+            return False
+        if self.page.media_type in FEED_TYPES:
+            return True
+        head = self.page.body[:2048].lower()
+        return self.page.media_type in _XML_TYPES and any(root in head for root in _FEED_ROOTS)
 
     @property
     def listed(self) -> int:
@@ -56,7 +72,7 @@ async def inspect(fetcher: Fetcher, readers: Readers, url: str) -> Inspection:
     diagnosis = await readers.run(
         read_jobs.diagnosis, document=page.document, status=page.status, headers=dict(page.headers)
     )
-    return Inspection(verdict, page, diagnosis.feeds, diagnosis.counts, diagnosis.signals)
+    return Inspection(verdict, page, diagnosis.feeds, diagnosis.counts, diagnosis.signals, diagnosis.wall)
 
 
 @dataclass(frozen=True, slots=True)

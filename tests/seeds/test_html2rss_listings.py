@@ -71,9 +71,33 @@ WALL = (
     "<body><div id='cf-chl-widget'></div><p>Checking your browser before accessing site.test.</p></body></html>"
 )
 
+SIGNS = (  # a listing that names walls in passing: a noscript notice, a script comment, articles quoting a challenge
+    "<!doctype html><html><head><title>Harbour Wire</title><script>/* turnstile off */</script></head><body>"
+    "<noscript>Please enable JavaScript and cookies to comment.</noscript><main>"
+    + "".join(
+        f"<article><h2><a href='/wire/{n}'>Wire story {n} from the harbour</a></h2><p>Checking your browser is"
+        f" what a wall says; story {n} tells of the ferries instead.</p><div class='challenge-platform'></div>"
+        "</article>"
+        for n in range(30)
+    )
+    + "</main></body></html>"
+)
+NOT_FEEDS = (
+    "<!doctype html><html><head><title>Odd links</title><base href='http://site.test/sub/'>"
+    "<link rel='alternate' type='application/rss+xml' href='javascript:void(0)'>"
+    "<link rel='alternate' type='application/rss+xml' href='data:text/xml,<x/>'>"
+    "<link rel='alternate' type='application/atom+xml' href=''>"
+    "<link rel='alternate' type='application/rss+xml' href='a.rss'>"
+    "</head><body><main><p>One real feed, under the base URL.</p></main></body></html>"
+)
+
 
 async def _page(request: Request) -> Response:
-    pages = {"/news": LISTING, "/blog": FEEDS, "/about": WEAK}
+    if request.url.path == "/report.pdf":
+        return Response(b"%PDF-1.7\n%\xe2\xe3\n1 0 obj <<>> endobj", media_type="application/pdf")
+    if request.url.path == "/feed.rss":
+        return Response(b"<?xml version='1.0'?><rss version='2.0'><channel/></rss>", media_type="application/xml")
+    pages = {"/news": LISTING, "/blog": FEEDS, "/about": WEAK, "/wire": SIGNS, "/odd": NOT_FEEDS}
     return HTMLResponse(pages.get(request.url.path, "<h1>Not found</h1>"), status_code=200)
 
 
@@ -227,6 +251,39 @@ def test_inspect_url_names_the_bot_wall(client: SyncClient) -> None:
     assert payload["articles_count"] == 0
     # netglean's own choice past the seed: a wall ends the inspection (scrape_url would read the same wall)
     assert envelope["next_step"] == "done"
+
+
+def test_inspect_url_reads_a_listing_that_names_walls_in_passing_as_a_listing(client: SyncClient) -> None:
+    """Signs of a wall on a page of its own text are facts (bot_wall_signals), not a wall: scrape's rule."""
+    envelope = _call(client, "inspect_url", {"url": f"{SITE}/wire"})
+    payload = envelope["payload"]
+    assert payload["articles_count"] == 30 and "blocked_surface" not in payload and payload["bot_wall"] is False
+    assert {"browser-check", "captcha", "cloudflare-challenge"} <= set(payload["bot_wall_signals"])
+    assert envelope["next_step"] == "capture_config" and "challenge" not in envelope["guidance"]
+    assert _call(client, "scrape_url", {"url": f"{SITE}/wire"})["payload"]["total"] == 30
+
+
+def test_inspect_url_lists_only_http_feeds_resolved_against_the_base_url(client: SyncClient) -> None:
+    envelope = _call(client, "inspect_url", {"url": f"{SITE}/odd"})
+    payload = envelope["payload"]
+    assert payload["alternate_feeds"] == [{"url": f"{SITE}/sub/a.rss", "type": "rss"}]
+    assert payload["feeds"] == payload["alternate_feeds"] and payload["json_feeds"] == []
+    assert "1 feed(s)" in envelope["guidance"]
+
+
+def test_inspect_url_on_what_is_no_html_page_is_done(client: SyncClient) -> None:
+    """scrape_url would refuse a PDF: sending the agent there would loop."""
+    pdf = _call(client, "inspect_url", {"url": f"{SITE}/report.pdf"})
+    assert pdf["ok"] is True and pdf["next_step"] == "done" and pdf["payload"]["html_response"] is False
+    assert "download identifies a document" in pdf["guidance"]
+    feed = _call(client, "inspect_url", {"url": f"{SITE}/feed.rss"})
+    assert feed["next_step"] == "done" and "a feed itself" in feed["guidance"]
+
+
+def test_scrape_url_on_what_it_cannot_read_does_not_send_the_agent_back_to_itself(client: SyncClient) -> None:
+    envelope = _call(client, "scrape_url", {"url": f"{SITE}/report.pdf"})
+    assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "unsupported_content"
+    assert envelope["next_step"] == "inspect_url" and "download identifies a document" in envelope["guidance"]
 
 
 def test_inspect_url_reports_an_https_to_http_redirect_the_operator_allows(downgrading: SyncClient) -> None:

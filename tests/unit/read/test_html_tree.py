@@ -8,7 +8,15 @@ import random
 
 import pytest
 
-from netglean.read.html_tree import MAX_JSON_DEPTH, TextMeasure, page_json, parse_html, script_json, with_ancestors
+from netglean.read.html_tree import (
+    MAX_JSON_DEPTH,
+    TextMeasure,
+    document_base,
+    page_json,
+    parse_html,
+    script_json,
+    with_ancestors,
+)
 from tests.support.work_counting import work
 
 TREE = "<div id=a><p id=b><span id=c>x</span></p><p id=d>y</p></div><p id=e>z</p>"
@@ -78,3 +86,19 @@ def test_script_blocks_are_read_up_to_a_length_and_broken_ones_skipped() -> None
     selector = 'script[type="application/ld+json"]'
     assert list(script_json(tree, selector, 1_000)) == [{"a": 1}, {"b": "x" * 50}]
     assert list(script_json(tree, selector, 20)) == [{"a": 1}]  # the long one, cut, no longer parses
+
+
+@pytest.mark.parametrize(
+    ("head", "base"),
+    [
+        ("<base href='http://site.test/sub/'>", "http://site.test/sub/"),
+        ("<base href='sub/'><base href='/other/'>", "http://site.test/dir/sub/"),  # the first, against the page
+        ("<base target=_blank><base href='/sub/'>", "http://site.test/sub/"),  # the first with an href
+        ("<base href='javascript:alert(1)'>", "http://site.test/dir/page"),  # not http(s): the page's own URL
+        ("<base href='  '>", "http://site.test/dir/page"),
+        ("", "http://site.test/dir/page"),
+    ],
+)
+def test_the_document_base_is_the_heads_first_base_href_when_it_is_http(head: str, base: str) -> None:
+    tree = parse_html(f"<html><head>{head}</head><body><a href=x>x</a></body></html>")
+    assert document_base(tree, "http://site.test/dir/page") == base

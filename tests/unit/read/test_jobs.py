@@ -29,11 +29,21 @@ def test_a_diagnosis_of_an_html_page_and_of_anything_else() -> None:
     assert diagnosis.feeds == [{"url": "https://harbour.test/feed", "type": "rss"}]
     assert diagnosis.counts == {"articles": 0, "repeated_items": 3} and diagnosis.signals == []
     walled = jobs.diagnosis(document=DOCUMENT, status=403, headers={"cf-mitigated": "challenge"})
-    assert walled.signals == ["cloudflare-challenge-header"]
+    assert walled.signals == walled.wall == ["cloudflare-challenge-header"]
     pdf = Document("https://harbour.test/r.pdf", b"%PDF-1.7 <link rel=alternate>", None, "application/pdf")
     nothing = jobs.diagnosis(document=pdf, status=200, headers={})
     assert (nothing.feeds, nothing.counts) == ([], {"articles": 0, "repeated_items": 0})
     assert pickle.loads(pickle.dumps(diagnosis)) == diagnosis
+
+
+def test_a_diagnosis_reports_a_walls_signs_and_whether_they_make_the_page_one() -> None:
+    """Scrape's rule: on a 2xx page with text of its own, signs are facts, not a wall; on a wall's status they are."""
+    text = "<p>" + "A story of the harbour and its ferries. " * 60 + "</p>"
+    page = f"<html><body><noscript>Please enable JavaScript and cookies</noscript>{text}</body></html>".encode()
+    listing = Document("https://harbour.test/", page, "utf-8")
+    content = jobs.diagnosis(document=listing, status=200, headers={})
+    assert content.signals == ["browser-check"] and content.wall == []
+    assert jobs.diagnosis(document=listing, status=503, headers={}).wall == ["browser-check"]
 
 
 def test_page_facts_links_and_plain_text() -> None:

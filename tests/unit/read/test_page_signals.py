@@ -120,3 +120,22 @@ def test_a_group_needs_three_by_default() -> None:
 def test_candidate_items_count_articles_and_the_largest_group() -> None:
     assert candidate_items(parse_html(LISTING)) == {"articles": 2, "repeated_items": 4}
     assert candidate_items(parse_html("<p>nothing listed</p>")) == {"articles": 0, "repeated_items": 0}
+
+
+def test_only_http_links_other_than_the_page_itself_are_feeds() -> None:
+    """A javascript: or data: link, or an empty or fragment-only href (which resolves to the page), is no feed."""
+    page = (
+        "<head><link rel=alternate type=application/rss+xml href='javascript:void(0)'>"
+        "<link rel=alternate type=application/rss+xml href='data:text/xml,<x/>'>"
+        "<link rel=alternate type=application/atom+xml href=''>"
+        "<link rel=alternate type=application/atom+xml href='#feed'>"
+        "<link rel=alternate type=application/feed+json href='https://harbour.test/news/'>"
+        "<link rel=alternate type=application/rss+xml href='ftp://harbour.test/rss'>"
+        "<link rel=alternate type=application/rss+xml href='/rss'></head>"
+    )
+    assert feeds(parse_html(page), "https://harbour.test/news/") == [{"url": "https://harbour.test/rss", "type": "rss"}]
+
+
+def test_feeds_resolve_against_the_documents_base_url() -> None:
+    page = "<head><base href='http://site.test/sub/'><link rel=alternate type=application/rss+xml href='a.rss'></head>"
+    assert feeds(parse_html(page), "http://site.test/") == [{"url": "http://site.test/sub/a.rss", "type": "rss"}]

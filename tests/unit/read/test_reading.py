@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from netglean.read.page_signals import bot_wall
-from netglean.read.reading import WALL_TEXT, is_wall, read_html, read_text
+from netglean.read.reading import WALL_TEXT, is_wall, read_html, read_text, walled
 
 URL = "https://harbour.test/news/tides"
 PAGE = (
@@ -174,3 +174,35 @@ def test_a_text_body_is_its_paragraphs_as_json() -> None:
         {"type": "paragraph", "text": "Low water,\nand the range."},
     ]
     assert read_text("High water.\n\nLow water.", fmt="html", start=5, limit=5).content == "water"
+
+
+def test_links_images_and_the_canonical_url_resolve_against_the_documents_base_url() -> None:
+    page = (
+        "<html><head><base href='http://site.test/sub/'><link rel=canonical href='here'></head><body><article>"
+        "<p>Read <a href='a.html'>the story</a> and <a href='#top'>go up</a>.</p>"
+        "<p><img src='i.png' alt='A photo'></p></article></body></html>"
+    )
+    reading = read_html(page, "http://site.test/", fmt="markdown", main_content=False, frontier=True)
+    assert reading.links[0] == {"url": "http://site.test/sub/a.html", "text": "the story"}
+    assert "(http://site.test/sub/i.png)" in reading.content
+    assert reading.metadata["canonical"] == "http://site.test/sub/here"
+    assert reading.frontier == ["http://site.test/sub/a.html", "http://site.test/sub/"]
+
+
+def test_a_listing_that_names_a_wall_in_passing_is_content() -> None:
+    """A noscript notice, a script comment naming a turnstile, articles quoting a challenge: signs, not a wall."""
+    listing = (
+        "<html><head><script>/* no turnstile here */</script></head><body>"
+        "<noscript>Please enable JavaScript and cookies to comment.</noscript><main>"
+        + "".join(
+            f"<article><h2><a href='/n/{n}'>Story {n}</a></h2><p>Checking your browser is what a wall says; this"
+            f" story {n} tells of the harbour instead.</p><div class='challenge-platform'></div></article>"
+            for n in range(30)
+        )
+        + "</main></body></html>"
+    )
+    assert {"browser-check", "captcha", "cloudflare-challenge"} <= set(bot_wall(200, {}, listing))
+    for main_content in (True, False):
+        assert read_html(listing, URL, fmt="text", main_content=main_content).wall == ()
+    assert walled(bot_wall(200, {}, listing), 200, listing, URL) == ()
+    assert walled(bot_wall(403, {}, listing), 403, listing, URL) != ()  # a wall's status: the signs count

@@ -66,3 +66,8 @@ def test_page_links_are_absolute_without_fragments_once_each_in_order() -> None:
         "https://other.test/p",
         "https://h.test/dir/page?q=1",
     ]
+
+
+def test_page_links_resolve_against_the_documents_base_url() -> None:
+    page = "<head><base href='http://site.test/sub/'></head><body><a href='a.html'>a</a><a href='/b'>b</a></body>"
+    assert page_links(parse_html(page), "http://site.test/") == ["http://site.test/sub/a.html", "http://site.test/b"]
