@@ -18,7 +18,7 @@ from netglean.feeds import steps as feed_steps
 from netglean.feeds.hints import MarkupHints
 from netglean.feeds.items import item_id, strip_code
 from netglean.feeds.selectors import lexbor_selector
-from netglean.read.html_tree import script_json
+from netglean.read.html_tree import document_base, script_json
 from netglean.read.page_meta import JSON_LD
 from netglean.read.page_signals import ItemGroup, item_groups
 
@@ -42,23 +42,24 @@ def auto_items(
     cleanup = (auto_source or {}).get("cleanup") or {}
     found: list[dict[str, Any]] = []
     hints = MarkupHints(tree)  # its first query comes after strip_code, the one change to the tree
+    base = document_base(tree, page_url)  # links resolve as the page's do; cleanup still compares with the page
     for name in SCRAPERS:
         if (scrapers.get(name) or {}).get("enabled", True) is False:
             continue
         if name == "schema":
-            found += _schema(tree, page_url, time_zone)
+            found += _schema(tree, base, time_zone)
         elif name == "json_state":
-            found += _json_state(tree, page_url, time_zone)
+            found += _json_state(tree, base, time_zone)
         elif name == "semantic_html":
             strip_code(tree)  # the JSON detectors above read scripts; the markup detectors must not
-            found += _from_nodes(hints, tree.css("article"), page_url, time_zone)
+            found += _from_nodes(hints, tree.css("article"), base, time_zone)
         elif name == "html":
             options = scrapers.get("html") or {}
             groups = item_groups(tree, options.get("minimum_selector_frequency", 3))
             for group in groups[: options.get("use_top_selectors", 1)]:
-                found += _from_nodes(hints, group.nodes, page_url, time_zone)
+                found += _from_nodes(hints, group.nodes, base, time_zone)
         elif name == "sitemap":
-            found += _sitemap(tree, page_url, time_zone)
+            found += _sitemap(tree, base, time_zone)
     return _cleanup(found, page_url, cleanup, Counter() if drops is None else drops)
 
 

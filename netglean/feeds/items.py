@@ -22,7 +22,7 @@ from netglean.feeds.config import RESERVED_SELECTORS
 from netglean.feeds.hints import MarkupHints, enhanced
 from netglean.feeds.selectors import lexbor_selector
 from netglean.feeds.steps import Value, text_of
-from netglean.read.html_tree import page_json, parse_html
+from netglean.read.html_tree import document_base, page_json, parse_html
 
 ITEM_FIELDS = ("title", "url", "description", "published_at", "updated", "author", "image", "enclosure")
 ENHANCED_FIELDS = ("title", "url", "description", "published_at", "image")
@@ -291,6 +291,7 @@ def read_items(
     What reading them may produce, and how long its patterns may run, is ``allowance`` (a page's by default);
     an element with nothing to show (no title, url or description) is left out and counted in ``drops``."""
     selectors: Mapping[str, Any] = config["selectors"]
+    base_url = base_url if is_json else document_base(tree, base_url)  # as the page's own links resolve
     strip_code(tree)
     items_spec = selectors["items"]
     zone = config["channel"].get("time_zone") or "UTC"

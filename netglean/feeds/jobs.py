@@ -21,6 +21,7 @@ from netglean.feeds.items import read_items
 from netglean.feeds.output import unique
 from netglean.feeds.selectors import lexbor_selector
 from netglean.read.document import Document
+from netglean.read.html_tree import document_base
 from netglean.read.jobs import HTML_TYPES
 from netglean.read.page_meta import page_metadata
 
@@ -147,4 +148,4 @@ def _next_page(tree: Any, url: str, pagination: Mapping[str, Any]) -> str:
     selector = pagination.get("selector")
     link = tree.css_first(lexbor_selector(selector) if selector else "a[rel~=next], link[rel~=next]")
     href = link.attributes.get("href") if link is not None else None
-    return urljoin(url, href) if href else ""
+    return urljoin(document_base(tree, url), href) if href else ""

@@ -63,3 +63,12 @@ def test_a_page_without_a_repeated_structure_drafts_to_detection() -> None:
         "channel": {"url": "https://example.com/about", "time_zone": "UTC", "ttl": 360},
         "auto_source": {},
     }
+
+
+def test_detected_items_resolve_against_the_documents_base_url() -> None:
+    stories = "".join(
+        f"<article><h2><a href='story-{n}'>The harbour story {n}</a></h2><p>Words</p></article>" for n in range(3)
+    )
+    page = f"<html><head><base href='https://example.com/news/'></head><body>{stories}</body></html>"
+    found = auto_items(document(page, is_json=False), "https://example.com/front")
+    assert [item["url"] for item in found] == [f"https://example.com/news/story-{n}" for n in range(3)]

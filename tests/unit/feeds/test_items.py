@@ -183,3 +183,17 @@ def test_an_item_with_nothing_to_show_is_left_out_and_counted() -> None:
     drops: Counter[str] = Counter()
     [shown] = read_items(document(page, is_json=False), config, "https://example.com/", drops=drops)
     assert shown["title"] == "Shown" and drops == {"empty": 2}
+
+
+def test_item_links_resolve_against_the_documents_base_url() -> None:
+    """Found by review: items resolved links against the page URL while the page's own links used <base href>."""
+    page = '<head><base href="https://cdn.example.com/news/"></head><body>' + TAGGED + "</body>"
+    config: dict[str, Any] = {
+        "channel": {"url": "https://example.com/list"},
+        "selectors": {"items": {"selector": "li.post"}, "title": {"selector": "h2"}, "link": {"selector": "a"}},
+    }
+    first, _ = read_items(document(page, is_json=False), config, "https://example.com/list")
+    assert first["url"] == "https://cdn.example.com/p/1"  # /p/1 against the base's host
+    relative = page.replace('href="/p/1"', 'href="p/1"')
+    first, _ = read_items(document(relative, is_json=False), config, "https://example.com/list")
+    assert first["url"] == "https://cdn.example.com/news/p/1"
