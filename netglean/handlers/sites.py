@@ -62,8 +62,9 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step="batch_scrape" if found.urls else DONE, guidance=guidance, source=args.url)
 
 
-def _plan(args: CrawlInput | BatchCrawlInput, seeds: int = 1) -> CrawlPlan:
-    """The crawl's bounds; the seeds of a batch_crawl share CRAWL_CHARS, so a batch answers no larger than a crawl."""
+def _plan(args: CrawlInput | BatchCrawlInput, seeds: int = 1, width: int = 1) -> CrawlPlan:
+    """The crawl's bounds; the seeds of a batch_crawl share CRAWL_CHARS, so a batch answers no larger than a crawl.
+    ``width`` pages are read at once."""
     most = CRAWL_CHARS // seeds
     share = min(args.max_chars, max(most // args.max_pages, PAGE_SHARE_FLOOR))
     return CrawlPlan(
@@ -76,6 +77,7 @@ def _plan(args: CrawlInput | BatchCrawlInput, seeds: int = 1) -> CrawlPlan:
             args.format, args.main_content, share, with_links(args.format, include_links=False), frontier=True
         ),
         max_content=most,
+        width=width,
     )
 
 
@@ -117,7 +119,7 @@ async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
     async def report(visited: int, most: int) -> None:
         await ctx.report(visited, most, f"read {visited} of at most {most} pages")
 
-    plan = _plan(args)
+    plan = _plan(args, width=concurrency(None, ctx.fetcher, most=args.max_pages))
     result = await crawl(fetcher, ctx.readers, args.url, plan, stop_by=ctx.work_until(), report=report)
     next_step = DONE
     if result.stopped == "deadline":
@@ -152,9 +154,11 @@ async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
 
 async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     seeds = args.urls
-    width = concurrency(args.concurrency, ctx.fetcher, most=len(seeds))
+    pages_at_once = concurrency(args.concurrency, ctx.fetcher, most=args.max_pages * len(seeds))
+    width = min(pages_at_once, len(seeds))  # seeds crawled at once; they share the pages in flight
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
-    plan, stop_by = _plan(args, seeds=len(seeds)), ctx.work_until()
+    plan = _plan(args, seeds=len(seeds), width=max(1, pages_at_once // width))
+    stop_by = ctx.work_until()
     crawls: list[SiteCrawl | None] = [None] * len(seeds)
     results: list[Crawl] = []
     visited = [0] * len(seeds)

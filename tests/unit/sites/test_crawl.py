@@ -109,3 +109,54 @@ def test_the_content_a_crawl_returns_stops_it(fetcher: Fetcher) -> None:
 def test_a_deadline_already_past_stops_before_the_first_page(fetcher: Fetcher) -> None:
     result = _crawl(fetcher, _plan(), stop_by=0.0)
     assert (result.read, result.stopped, result.unvisited) == (0, "deadline", 1)
+
+
+class _Held(Site):
+    """Site, each answer held a moment so that reads started together are seen in flight together."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.in_flight = self.most = 0
+
+    @asynccontextmanager
+    async def get(self, url: str, headers: Mapping[str, str]) -> AsyncIterator[_Answer]:
+        self.in_flight += 1
+        self.most = max(self.most, self.in_flight)
+        try:
+            await anyio.sleep(0.01)
+            async with super().get(url, headers) as answer:
+                yield answer
+        finally:
+            self.in_flight -= 1
+
+
+def _wide_fetcher(site: Site) -> Fetcher:
+    policy = dataclasses.replace(
+        FetchPolicy.from_settings(Settings.load(environ={})),
+        host_interval=0.0,
+        host_concurrency=8,
+        only_hosts=frozenset(),
+    )
+    return Fetcher(policy, resolver=FakeDNS({"site.test": [PUBLIC]}), transport=site)
+
+
+def _visits(result: Crawl) -> list[tuple[str, int, bool]]:
+    return [(visit.url, visit.depth, visit.page is not None) for visit in result.visits]
+
+
+@pytest.mark.parametrize("bounds", [{}, {"max_pages": 5}, {"max_depth": 2}, {"max_content": 2_500}])
+def test_pages_read_at_once_are_taken_in_breadth_order(bounds: dict[str, int]) -> None:
+    one, wide = _Held(), _Held()
+    alone = _crawl(_wide_fetcher(one), _plan(width=1, **bounds))
+    together = _crawl(_wide_fetcher(wide), _plan(width=4, **bounds))
+    assert _visits(together) == _visits(alone) and (together.stopped, together.unvisited) == (
+        alone.stopped,
+        alone.unvisited,
+    )
+    assert one.most == 1 and wide.most > 1  # the same crawl, read several pages at a time
+
+
+def test_a_wide_crawl_out_of_time_leaves_what_it_read_ahead_unvisited() -> None:
+    site = _Held()
+    result = _crawl(_wide_fetcher(site), _plan(width=4), stop_by=0.0)
+    assert (result.read, result.stopped, result.unvisited) == (0, "deadline", 1)
