@@ -1,6 +1,7 @@
 """A generated website for the fetch benchmarks: N article pages with realistic boilerplate, on 127.0.0.1.
 
-Run as `python -m bench.site PORT`; page n of a family is at /FAMILY/n (see PAGES).
+Run as `python -m bench.site PORT`; page n of a family is at /FAMILY/n (see PAGES), and its links point to pages
+of its own family (0-999), so a crawl from any page finds the rest.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ def lean_page(n: int) -> bytes:
         return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 20))).capitalize() + "."
 
     paragraphs = "".join(f"<p>{' '.join(sentence() for _ in range(rng.randint(3, 6)))}</p>" for _ in range(8))
-    nav = "".join(f'<a href="/p/{rng.randint(0, 999)}">Section {i}</a> ' for i in range(12))
-    related = "".join(f'<li><a href="/p/{rng.randint(0, 999)}">Related story {i}</a></li>' for i in range(8))
+    nav = "".join(f'<a href="/lean/{rng.randint(0, 999)}">Section {i}</a> ' for i in range(12))
+    related = "".join(f'<li><a href="/lean/{rng.randint(0, 999)}">Related story {i}</a></li>' for i in range(8))
     return (
         f"<!doctype html><html lang='en'><head><title>Article {n}</title>"
         f"<meta name='description' content='{sentence()}'><script>var tracking = {n};</script>"
@@ -63,7 +64,7 @@ def news_page(n: int) -> bytes:
         return words(8, 22).capitalize() + "."
 
     def link(text: str) -> str:
-        return f'<a href="/p/{rng.randint(0, 999)}" class="c-link c-link--{rng.randint(1, 9)}">{text}</a>'
+        return f'<a href="/news/{rng.randint(0, 999)}" class="c-link c-link--{rng.randint(1, 9)}">{text}</a>'
 
     title = f"Article {n}: {sentence()}"
     meta = "".join(
@@ -142,7 +143,7 @@ def news_page(n: int) -> bytes:
     return (
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{title}</title>"
-        f"<meta name='description' content='{sentence()}'>{meta}<link rel='canonical' href='/p/{n}'>{preload}"
+        f"<meta name='description' content='{sentence()}'>{meta}<link rel='canonical' href='/news/{n}'>{preload}"
         f"<style>{css}</style><script type='application/ld+json'>{json.dumps(ld)}</script>"
         f"<script>window.dataLayer=window.dataLayer||[];function gtag(){{dataLayer.push(arguments)}}"
         f"gtag('js',new Date());gtag('config','G-{n:08d}');</script></head>"
