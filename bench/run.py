@@ -7,7 +7,7 @@ import json
 import platform
 from pathlib import Path
 
-from bench import extraction, feeds, fetch, generator, http, stdio
+from bench import crawl, extraction, feeds, fetch, generator, http, stdio
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -30,6 +30,7 @@ def main() -> None:
             reference_pages=50 if args.quick else 200,
             spawns=2 if args.quick else 5,
         ),
+        "crawl": crawl.run(pages=50 if args.quick else 200, repeats=1 if args.quick else 3),
     }
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -89,6 +90,15 @@ def main() -> None:
         f"  a fresh stdio server's first scrape, {p['pause_s']:g} s after initialize: {p['first_ms']:.0f} ms; "
         f"its next: {p['next_ms']:.0f} ms (medians of {p['spawns']} servers)"
     )
+    c = figures["crawl"]
+    print(f"\ncrawl of {c['pages']} pages over stdio by width (pages read at once; medians of {c['repeats']})")
+    for family, rows in c["families"].items():
+        for width, row in rows.items():
+            print(
+                f"  {family:<6} width {width:>3}: crawl {row['crawl_pages_per_s']:>6.0f} pages/s "
+                f"({row['speedup_over_width_1']:.2f}x width 1), batch_scrape of the same pages "
+                f"{row['batch_scrape_pages_per_s']:>6.0f} pages/s -> crawl/batch {row['crawl_to_batch_scrape']:.2f}"
+            )
     print(f"\nwritten to {RESULTS / 'latest.json'}")
 
 
