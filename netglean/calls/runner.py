@@ -278,11 +278,11 @@ class ToolRunner:
     def render_text(self, name: str, envelope: Envelope, source: str | None) -> str:
         """The text block: the envelope as JSON, with third-party payloads quarantined."""
         spec = self.spec(name)
-        if spec.origin != "target":
-            return json.dumps(envelope.as_dict(), ensure_ascii=False)
         control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
         # No indent: CPython's C encoder only runs without one (indenting a 1 MB batch result costs ~10 ms).
         content = envelope.payload_json or json.dumps(envelope.payload, ensure_ascii=False)  # cleaned already
+        if spec.origin != "target":  # the envelope as JSON, its payload written once (by the runner, as a check)
+            return json.dumps(control, ensure_ascii=False)[:-1] + ', "payload": ' + content + "}"
         return (
             json.dumps(control, ensure_ascii=False) + "\n" + untrusted.frame(source or spec.name, content, cleaned=True)
         )

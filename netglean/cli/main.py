@@ -7,12 +7,25 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from netglean.core.cli_flags import JSON_FLAG, TEXT_FLAG
 from netglean.core.errors import ConfigurationError
 from netglean.core.logs import configure
 from netglean.core.settings import SETTINGS, Settings
+
+if TYPE_CHECKING:
+    from netglean.calls.runner import ToolRunner
+
+
+def _runner(settings: Settings) -> ToolRunner:
+    """The runner each command serves or calls: the settings' registry, the protocol versions this SDK speaks
+    (imported here, not at start: the CLI's other commands never load the runtime)."""
+    from netglean.app import build_runner
+    from netglean.calls.registry import load_registry
+    from netglean.serve.versions import spoken
+
+    return build_runner(load_registry(settings.registry), settings, protocol_versions=spoken)
 
 
 def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
@@ -126,10 +139,7 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
 def _call(args: argparse.Namespace) -> int:
     import anyio
 
-    from netglean.app import build_runner
-    from netglean.calls.registry import load_registry
     from netglean.core.envelope import Envelope
-    from netglean.serve.versions import spoken
 
     settings = _settings(args)
     arguments: dict[str, Any] = {}
@@ -144,7 +154,7 @@ def _call(args: argparse.Namespace) -> int:
         value = getattr(args, option["name"])
         if value is not None:
             arguments[option["name"]] = value
-    runner = build_runner(load_registry(settings.registry), settings, protocol_versions=spoken)
+    runner = _runner(settings)
 
     async def call_once() -> tuple[Envelope, str | None]:
         try:
@@ -163,26 +173,20 @@ def _call(args: argparse.Namespace) -> int:
 def _mcp(args: argparse.Namespace) -> int:
     import anyio
 
-    from netglean.app import build_runner
-    from netglean.calls.registry import load_registry
     from netglean.serve.mcp import serve_stdio
-    from netglean.serve.versions import spoken
 
     settings = _settings(args)
-    anyio.run(serve_stdio, build_runner(load_registry(settings.registry), settings, protocol_versions=spoken))
+    anyio.run(serve_stdio, _runner(settings))
     return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
     import anyio
 
-    from netglean.app import build_runner
-    from netglean.calls.registry import load_registry
     from netglean.serve.http import serve_http
-    from netglean.serve.versions import spoken
 
     settings = _settings(args)
-    anyio.run(serve_http, build_runner(load_registry(settings.registry), settings, protocol_versions=spoken))
+    anyio.run(serve_http, _runner(settings))
     return 0
 
 

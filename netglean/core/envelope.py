@@ -71,6 +71,11 @@ class Outcome:
     frame, so never a URL a target chose (a redirect's, a link's)."""
 
 
+def sources(urls: Sequence[str]) -> str:
+    """The ``source`` of a call asked to read several URLs: the first three, and an ellipsis when there are more."""
+    return ", ".join(urls[:3]) + (" …" if len(urls) > 3 else "")
+
+
 @dataclass(frozen=True, slots=True)
 class Envelope:
     ok: bool

@@ -166,10 +166,15 @@ def marker_source(source: str) -> str:
     break, ``>`` or character beyond ASCII is left, so ``>>>`` and a second line cannot occur. A marker spelt in
     escapes (``END%20UNTRUSTED``) is neutralised too. A longer source is cut before an escape it would split,
     and ends in ``…`` (the one character beyond ASCII it can hold)."""
-    shown = quote(clean(source), safe=_URL_SAFE)
+    return _marker_source(clean(source))
+
+
+def _marker_source(cleaned: str) -> str:
+    shown = quote(cleaned, safe=_URL_SAFE)
     decoded = unquote(shown)
-    if neutralise_markers(decoded) != decoded:
-        shown = quote(neutralise_markers(decoded), safe=_URL_SAFE)
+    neutral = neutralise_markers(decoded)
+    if neutral != decoded:
+        shown = quote(neutral, safe=_URL_SAFE)
     if len(shown) > _SHOWN_SOURCE:
         cut = shown[: _SHOWN_SOURCE - 1]
         escape = cut.find("%", len(cut) - 2)
@@ -184,9 +189,10 @@ def frame(source: str, content: str, *, cleaned: bool = False) -> str:
     ``cleaned`` says ``content`` is the JSON of a value ``clean_tree`` made (the runner's payloads): JSON
     encoding of clean text adds nothing ``clean`` would take out, so it is not cleaned twice."""
     text = content if cleaned else clean(content)
-    named = marker_source(source)
+    source = clean(source)
+    named = _marker_source(source)
     tag = nonce(named, text)
-    shown = " ".join(clean(source).split())
+    shown = " ".join(source.split())
     if len(shown) > _SHOWN_SOURCE:
         shown = shown[: _SHOWN_SOURCE - 1] + "…"
     return (

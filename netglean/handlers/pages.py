@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from netglean.calls.context import Context
-from netglean.core.envelope import DONE, Outcome, say
+from netglean.core.envelope import DONE, Outcome, say, sources
 from netglean.core.errors import Blocked, ToolError
 from netglean.generated.models import (
     BatchEntry,
@@ -127,7 +127,7 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
         BatchScrapeOutput(results=results, succeeded=done, failed=failed),
         next_step=next_step,
         guidance=guidance,
-        source=", ".join(urls[:3]) + (" …" if len(urls) > 3 else ""),
+        source=sources(urls),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 
 from netglean.calls.context import Context
-from netglean.core.envelope import DONE, Guidance, Outcome, say
+from netglean.core.envelope import DONE, Guidance, Outcome, say, sources
 from netglean.core.errors import ToolError
 from netglean.generated.models import (
     BatchCrawlInput,
@@ -187,7 +187,7 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
         BatchCrawlOutput(crawls=[c for c in crawls if c is not None]),
         next_step="inspect_url" if walled else DONE,
         guidance=_batch_guidance(results, len(seeds)),
-        source=", ".join(seeds[:3]),
+        source=sources(seeds),
     )
 
 

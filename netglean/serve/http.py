@@ -34,7 +34,7 @@ from netglean.core.settings import Settings
 from netglean.serve.events import BoundedEventStore
 from netglean.serve.guard import Guard, is_loopback
 from netglean.serve.jsonrpc import BAD_ID, error, has_bad_id
-from netglean.serve.mcp import build_server
+from netglean.serve.mcp import build_server, peer_session
 
 log = logging.getLogger("netglean.http")
 
@@ -112,9 +112,7 @@ def build_app(runner: ToolRunner) -> Guard:
             arguments: Any = from_json(body) if body.strip() else {}
         except ValueError as exc:
             return _refusal(400, f"Where it breaks: {exc}.")
-        client = request.client
-        session = f"peer:{client.host if client else '?'}"  # a REST client's requests spend its address's budget
-        envelope, _ = await runner.call(name, arguments, session=session)
+        envelope, _ = await runner.call(name, arguments, session=peer_session(request))
         error = envelope.payload.get("error", {}).get("code") if not envelope.ok else None
         return JSONResponse(envelope.as_dict(), status_code=status_for(envelope.ok, error))
 

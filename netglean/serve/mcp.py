@@ -55,6 +55,11 @@ A log notification sits outside the untrusted-content frame of the result, and a
 message can quote what a target chose (a URL, a redirect chain); the message stays in the result."""
 
 
+def peer_session(request: Any) -> str:
+    """The budget a client without a session spends: its address's (a REST client, a 2026 MCP client)."""
+    return f"peer:{request.client.host if request.client else '?'}"
+
+
 def _tool(spec: ToolSpec) -> types.Tool:
     hints = spec.annotations
     return types.Tool(
@@ -165,7 +170,7 @@ def build_server(runner: ToolRunner) -> Server[Any]:
         session = request.headers.get("mcp-session-id")
         if session:
             return f"mcp:{session}"
-        return f"peer:{request.client.host if request.client else '?'}"
+        return peer_session(request)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:

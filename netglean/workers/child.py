@@ -10,6 +10,7 @@ when its stdin closes. Pickles only ever cross this private pipe to the server t
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import importlib
 import os
@@ -25,8 +26,10 @@ JOB_MODULES = ("netglean.read.jobs", "netglean.feeds.jobs")
 the pool sits below the engines whose jobs it runs."""
 
 
+@functools.cache
 def job(reference: str) -> Callable[..., Any]:
-    """The reader job ``module:function`` names, or ValueError for anything else."""
+    """The reader job ``module:function`` names, or ValueError for anything else (checked on every job, in the
+    server and in the reader process: found once each)."""
     module_name, _, name = reference.partition(":")
     if module_name not in JOB_MODULES:
         raise ValueError(f"{reference} is not a reader job: only {', '.join(JOB_MODULES)} hold them")
