@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from netglean.core.validation import MAX_REPORTED, bounded, named, quoted
+from netglean.core.validation import MAX_REPORTED, bounded, json_type, named, quoted
+from netglean.feeds import steps as feed_steps
 from netglean.feeds.problems import Problem, invalid, json_pointer
 from netglean.feeds.selectors import selector_problem
 from netglean.net import strategy as fetch_strategy
@@ -48,15 +49,12 @@ STRATEGIES: dict[str, str] = {
     for name in fetch_strategy.STRATEGIES
 }
 """The request strategies a config may name (net.strategy's), each with what it means in this build."""
-BROWSER_STRATEGIES = frozenset(fetch_strategy.BROWSER)
-"""The strategies that need a rendering browser, which this build does not have."""
 DEFAULT_STRATEGY = "faraday"
 """What a config that names no strategy gets, as in html2rss: plain HTTP."""
 MCP_STRATEGIES = ("auto", "faraday", "botasaurus")
 """The strategies html2rss's MCP server publishes (html2rss://strategies): browserless is a strategy of configs it
 does not offer to MCP clients, and local_file is never one."""
 _PARAMETER = re.compile(r"%<(\w+)>s")
-_FIELD_REFERENCE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
 
 
 @functools.cache
@@ -206,8 +204,7 @@ def _meant_for(schema: dict[str, Any], value: Any) -> bool:
         return "boolean" in kinds
     if isinstance(value, int):
         return bool(kinds & {"integer", "number"})
-    named = {dict: "object", list: "array", str: "string", float: "number", type(None): "null"}
-    return named.get(type(value)) in kinds
+    return json_type(value) in kinds
 
 
 def _unknown_key(key: str, path: str, known: list[str]) -> str:
@@ -355,7 +352,7 @@ def _step_problems(step: dict[str, Any], path: str, fields: set[str]) -> list[Pr
         except regex.error as exc:
             found.append(Problem(f"{path}/pattern", bounded(f"the pattern does not compile: {exc}")))
     if step["name"] == "template":
-        for match in _FIELD_REFERENCE.finditer(step["string"]):
+        for match in feed_steps.TEMPLATE_REFERENCE.finditer(step["string"]):
             name = match.group(1) or match.group(2)
             if name != "self" and name not in fields:
                 found.append(Problem(f"{path}/string", f"the template names {quoted(name)}, which is no field"))

@@ -22,7 +22,7 @@ from netglean.feeds.patterns import ruby_regex, ruby_replacement
 
 Value = str | datetime | None
 
-_TEMPLATE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
+TEMPLATE_REFERENCE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
 _SAFE_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details", "dfn", "div", "dl",
     "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li",
@@ -180,7 +180,7 @@ def _gsub(step: Mapping[str, Any], *, allowance: Allowance, **_: Any) -> Work:
 def _template(string: str, values: list[Value], columns: Columns, ended: set[int], room: int) -> list[Value]:
     """``%<name>s`` and ``%{name}`` filled from each item's fields (``self`` is the value so far); once the
     values built pass ``room`` characters in all, the rest are not built."""
-    pieces = _TEMPLATE.split(string)  # literal, then the two name groups and a literal, repeated
+    pieces = TEMPLATE_REFERENCE.split(string)  # literal, then the two name groups and a literal, repeated
     count = len(values)
     parts: list[list[str]] = []
     for k in range(0, len(pieces), 3):

@@ -29,7 +29,7 @@ from netglean.generated.models import (
     ValidateConfigInput,
     ValidateConfigOutput,
 )
-from netglean.net.strategy import require_plain_http
+from netglean.net.strategy import BROWSER, PLAIN_HTTP, require_plain_http
 
 
 async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
@@ -116,7 +116,7 @@ async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
 async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
     loaded = await load(args.config, args.yaml, args.parameters)  # a config that cannot be read: invalid_config
     config = loaded.config
-    browser = config.get("strategy") in feed_config.BROWSER_STRATEGIES
+    browser = config.get("strategy") in BROWSER
     payload = ValidateConfigOutput.model_validate(
         {
             "valid": True,
@@ -239,8 +239,11 @@ async def read_extractors(ctx: Context) -> dict[str, Any]:
 
 
 async def read_strategies(ctx: Context) -> dict[str, Any]:
-    available = [name for name in feed_config.STRATEGIES if name not in feed_config.BROWSER_STRATEGIES]
-    return {"strategies": feed_config.STRATEGIES, "available": available, "default": feed_config.DEFAULT_STRATEGY}
+    return {
+        "strategies": feed_config.STRATEGIES,
+        "available": list(PLAIN_HTTP),
+        "default": feed_config.DEFAULT_STRATEGY,
+    }
 
 
 async def read_extractor_names(ctx: Context) -> list[str]:

@@ -6,7 +6,7 @@ import anyio
 
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Guidance, Outcome, say, sources
-from netglean.core.errors import ToolError
+from netglean.core.errors import Blocked, ToolError
 from netglean.generated.models import (
     BatchCrawlInput,
     BatchCrawlOutput,
@@ -109,7 +109,7 @@ def _report(result: Crawl, links: bool) -> SiteCrawl:
 
 
 def _walls(result: Crawl) -> int:
-    return sum(1 for visit in result.visits if visit.error is not None and visit.error.code == "blocked")
+    return sum(1 for visit in result.visits if isinstance(visit.error, Blocked))
 
 
 async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
@@ -182,19 +182,17 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     async with anyio.create_task_group() as tasks:  # output in seed order; politeness per host is the fetcher's
         for index, seed in enumerate(seeds):
             tasks.start_soon(one, index, seed)
-    walled = any(map(_walls, results)) and not sum(result.read for result in results)
+    read, walls = sum(result.read for result in results), sum(map(_walls, results))
     return Outcome(
         BatchCrawlOutput(crawls=[c for c in crawls if c is not None]),
-        next_step="inspect_url" if walled else DONE,
-        guidance=_batch_guidance(results, len(seeds)),
+        next_step="inspect_url" if walls and not read else DONE,
+        guidance=_batch_guidance(results, len(seeds), read, walls),
         source=sources(seeds),
     )
 
 
-def _batch_guidance(results: list[Crawl], seeds: int) -> Guidance:
-    total = sum(result.read for result in results)
+def _batch_guidance(results: list[Crawl], seeds: int, total: int, walls: int) -> Guidance:
     late = sum(1 for result in results if result.stopped == "deadline")
-    walls = sum(_walls(result) for result in results)
     if late:
         return say(
             "Read {count} page(s) from {seeds} seed(s); the call's deadline stopped {late} crawl(s) early (their"

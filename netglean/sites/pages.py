@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from netglean.workers.pool import Readers
 
 HTML = read_jobs.HTML_TYPES
-TEXT = frozenset({"text/plain", "text/markdown", "application/json", "text/csv"})
+TEXT_BEYOND = frozenset({"application/json"})
+"""Media types read as text besides every text/* one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +96,7 @@ async def read_page(fetcher: Fetcher, readers: Readers, url: str, start: int, ho
             frontier=reading.frontier,
             next_start=reading.next_start,
         )
-    if page.media_type in TEXT or page.media_type.startswith("text/"):
+    if page.media_type in TEXT_BEYOND or page.media_type.startswith("text/"):
         signals = bot_wall(page.status, headers, "")  # a text body has no markup: only a vendor's header says so
         if signals:
             raise _blocked(page, signals)

@@ -257,7 +257,6 @@ def test_strategies_are_the_fetch_layers_and_auto_validates() -> None:
     schema = feed_config.config_schema()
     assert schema["properties"]["strategy"]["enum"] == list(strategy.STRATEGIES)
     assert list(feed_config.STRATEGIES) == list(strategy.STRATEGIES)
-    assert set(strategy.BROWSER) == feed_config.BROWSER_STRATEGIES
     assert set(feed_config.MCP_STRATEGIES) <= set(strategy.STRATEGIES)
     assert feed_config.problems(_with(strategy="auto")) == []
     assert feed_config.load(_with(strategy="auto")).config["strategy"] == "auto"
