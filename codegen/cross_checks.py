@@ -17,6 +17,7 @@ from codegen.schemas import json_pointer
 from codegen.yaml_source import SourceFile, escape
 from netglean.core.envelope import DONE
 from netglean.core.errors import ERROR_CODES
+from netglean.core.validation import choice_problems
 
 
 def check_names(tools: list[Tool], resources: list[Resource], prompts: list[Prompt], out: Collector) -> None:
@@ -179,9 +180,7 @@ def check_examples(tool: Tool, out: Collector) -> None:
         expect = example["expect"]
         invalid_on_purpose = expect.get("error") == "invalid_arguments"
         problems = [error.message for error in arguments.iter_errors(example["arguments"])]
-        for group in tool.exactly_one_of:
-            if sum(name in example["arguments"] for name in group) != 1:
-                problems.append(f"give exactly one of {', '.join(group)}")
+        problems += [problem.message for problem in choice_problems(tool.exactly_one_of, example["arguments"])]
         if problems and not invalid_on_purpose:
             out.add(tool.source, f"{at}/arguments", f"example arguments break the input schema: {problems[0]}")
         if invalid_on_purpose and not problems:

@@ -34,7 +34,7 @@ from netglean.core.errors import (
     ToolError,
     Unavailable,
 )
-from netglean.core.validation import Problem, SchemaValidator, bounded, json_type, named, reported
+from netglean.core.validation import Problem, SchemaValidator, bounded, choice_problems, json_type, named, reported
 
 log = logging.getLogger("netglean.calls.runner")
 
@@ -200,7 +200,7 @@ class ToolRunner:
                 f"arguments are {size} bytes; the limit is {self.settings.max_argument_bytes}",
                 detail={"bytes": size, "limit": self.settings.max_argument_bytes},
             )
-        problems = compiled.inputs.problems(arguments) + _choice_problems(spec.exactly_one_of, arguments)
+        problems = compiled.inputs.problems(arguments) + choice_problems(spec.exactly_one_of, arguments)
         if not problems:
             try:
                 return compiled.input_model.model_validate(arguments)
@@ -290,22 +290,6 @@ class ToolRunner:
 
 def _default_guidance(next_step: str) -> str:
     return "Done: no further call is needed." if next_step == DONE else f"Next, call {next_step}."
-
-
-def _choice_problems(groups: tuple[tuple[str, ...], ...], arguments: Mapping[str, Any]) -> list[Problem]:
-    """A call must give exactly one argument of each group (a feed config as config or as yaml): the input schema
-    cannot say so, since function-calling clients refuse a oneOf at its root."""
-    found = []
-    for group in groups:
-        given = [name for name in group if name in arguments]
-        choice = " or ".join(group)
-        if not given:
-            found.append(Problem("", "", f"give exactly one of {choice}; the call gives none of them"))
-        elif len(given) > 1:
-            found.append(
-                Problem(f"/{given[1]}", given[1], f"give exactly one of {choice}, not {' and '.join(given)} together")
-            )
-    return found
 
 
 def _pydantic_problem(error: Mapping[str, Any]) -> Problem:

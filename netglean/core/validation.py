@@ -156,3 +156,19 @@ class SchemaValidator:
     def hint(self) -> str:
         """What a caller may send, for messages about unknown arguments."""
         return f"expected arguments: {', '.join(self._allowed)}" if self._allowed else ""
+
+
+def choice_problems(groups: tuple[tuple[str, ...], ...], arguments: Mapping[str, Any]) -> list[Problem]:
+    """A call must give exactly one argument of each group (a feed config as config or as yaml): the input schema
+    cannot say so, since function-calling clients refuse a oneOf at its root."""
+    found = []
+    for group in groups:
+        given = [name for name in group if name in arguments]
+        choice = " or ".join(group)
+        if not given:
+            found.append(Problem("", "", f"give exactly one of {choice}; the call gives none of them"))
+        elif len(given) > 1:
+            found.append(
+                Problem(f"/{given[1]}", given[1], f"give exactly one of {choice}, not {' and '.join(given)} together")
+            )
+    return found
