@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import yaml
 
 from netglean.calls.context import Context
@@ -146,13 +147,18 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
         found = unique(run.items)
         limit = args.limit  # None: every item found
         over = len(found) - limit if limit and len(found) > limit else 0
-        items, cut = within_output_cap(found[:limit])
-        if args.format == "rss":
-            document = rss(run.channel, items, config.get("stylesheets") or ())
-            feed, count = None, count_items(document)
-        else:
-            document, feed = None, json_feed(run.channel, items)
-            count = len(feed["items"])
+
+        def written() -> tuple[str | None, dict[str, Any] | None, int, int]:
+            """The feed as sent, its item count and the items the output cap left out: up to 10 million
+            characters written and escaped, so off the event loop."""
+            items, cut = within_output_cap(found[:limit])
+            if args.format == "rss":
+                document = rss(run.channel, items, config.get("stylesheets") or ())
+                return document, None, count_items(document), cut
+            feed = json_feed(run.channel, items)
+            return None, feed, len(feed["items"]), cut
+
+        document, feed, count, cut = await anyio.to_thread.run_sync(written)
         if count == 0:
             raise _no_items(config, run)
     except ToolError as error:  # what was ignored in the config may be why (an items key misspelt)
