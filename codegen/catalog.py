@@ -219,6 +219,7 @@ def _make_tool(
     for where, _ in marks(inputs.schema, "/input"):
         out.add(source, where, f"{where}: {UNTRUSTED_MARK} marks third-party text in an output; inputs have none")
     input_schema = dict(inputs.schema)
+    run_used = _run_options(source, input_schema, inliner, out)
     open_args = data.get("additional_arguments", False)
     declared = input_schema.get("additionalProperties")
     if declared is not None and bool(declared) != open_args:
@@ -240,13 +241,17 @@ def _make_tool(
     payload = bundle(outputs.schema, shared)
     check_untrusted_marks(source, payload, out)
     failed, failed_used = _failure_payload(source, shared, inliner, out)
-    output = envelope_schema(
-        data["name"],
-        {k: v for k, v in payload.items() if k != "$defs"},
-        data["next_step"],
-        data["origin"],
-        failed.get("properties", {}),
-    )
+    answered = {k: v for k, v in payload.items() if k != "$defs"}
+    next_step = list(data["next_step"])
+    if data["execution"] == "async":
+        if RUN_STATUS not in shared:
+            out.add(
+                source, "/execution", f"/execution: an async tool answers with a run: add schemas/{RUN_STATUS}.yaml"
+            )
+        answered = {k: v for k, v in bundle({"anyOf": [outputs.schema, RUN_HANDLE]}, shared).items() if k != "$defs"}
+        payload = {**payload, "$defs": bundle({"anyOf": [outputs.schema, RUN_HANDLE]}, shared)["$defs"]}
+        next_step += [step for step in RUN_STEPS if step not in next_step]
+    output = envelope_schema(data["name"], answered, next_step, data["origin"], failed.get("properties", {}))
     if "$defs" in payload or "$defs" in failed:
         output["$defs"] = {**payload.get("$defs", {}), **failed.get("$defs", {})}
     tool = Tool(
@@ -261,14 +266,52 @@ def _make_tool(
         input_schema=bundle(input_schema, shared),
         payload_schema=payload,
         output_schema=output,
-        next_step=tuple(data["next_step"]),
+        next_step=tuple(next_step),
         examples=tuple(data["examples"]),
         failure_guidance={code: text.strip() for code, text in data.get("failure_guidance", {}).items()},
         exactly_one_of=groups,
         failure_payload=failed,
         source=source,
     )
-    return tool, usable, inputs.used | outputs.used | failed_used
+    return tool, usable, inputs.used | outputs.used | failed_used | run_used
+
+
+RUN_OPTIONS = "RunOptions"
+"""The fragment of arguments every async tool takes besides its own (wait, timeout_ms, label)."""
+RUN_STATUS = "RunStatus"
+RUN_HANDLE: dict[str, Any] = {
+    "type": "object",
+    "description": "The run, when the call did not wait for it to end (wait false, or timeout_ms passed first).",
+    "properties": {"run": {"$ref": f"#/$defs/{RUN_STATUS}"}},
+    "required": ["run"],
+    "additionalProperties": False,
+}
+RUN_STEPS = ("get_run_status", "get_run_result")
+"""The next steps of every async tool's answer, besides its own."""
+
+
+def _run_options(source: SourceFile, input_schema: dict[str, Any], inliner: Inliner, out: Collector) -> frozenset[str]:
+    """An async tool's input gains the RunOptions arguments, ``wait`` defaulting to what its entry says; the
+    fragments that used."""
+    data = source.data
+    if data["execution"] != "async":
+        if "wait" in data:
+            out.add(source, "/wait", "/wait: only an async tool (execution: async) has a run to wait for")
+        return frozenset()
+    if "wait" not in data:
+        out.add(source, "/execution", "/execution: an async tool says whether a call waits by default (wait: ...)")
+    if RUN_OPTIONS not in inliner.names:
+        out.add(source, "/execution", f"/execution: an async tool takes the arguments of fragments/{RUN_OPTIONS}.yaml")
+        return frozenset()
+    options = inliner.fragment(RUN_OPTIONS)
+    properties = dict(input_schema.get("properties", {}))
+    for name, schema in options.schema.get("properties", {}).items():
+        if name in properties:
+            out.add(source, f"/input/properties/{escape(name)}", f"{name} is an argument every async tool has already")
+            continue
+        properties[name] = {**schema, "default": data["wait"]} if name == "wait" and "wait" in data else schema
+    input_schema["properties"] = properties
+    return frozenset({RUN_OPTIONS, *options.used})
 
 
 def _check_groups(

@@ -2,7 +2,8 @@
 services a ToolRunner. The one place that wires them; every door (stdio, HTTP, the command line) builds here.
 
 Building is cheap: nothing here connects, starts a process or imports an HTTP client. The fetcher makes its
-transport on its first request and the readers start their processes on the runner's warm-up (or first job).
+transport on its first request, the readers start their processes on the runner's warm-up (or first job), and the
+run store opens when a door starts hosting runs (or on its first use).
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ from collections.abc import Callable
 from netglean.calls.context import Services
 from netglean.calls.registry import Registry
 from netglean.calls.runner import ToolRunner
+from netglean.calls.runs import Runs
 from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.politeness import SessionBudgets
+from netglean.store.open import open_store
 from netglean.workers.pool import Readers, worker_count
 
 
@@ -34,6 +37,7 @@ def build_services(
         fetcher=fetcher or Fetcher(FetchPolicy.from_settings(settings)),
         readers=Readers(worker_count(settings.read_workers)),
         budgets=SessionBudgets(settings.session_budget),
+        runs=Runs(settings, lambda: open_store(settings.data_dir)),
         protocol_versions=protocol_versions,
     )
 

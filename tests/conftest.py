@@ -3,6 +3,7 @@ policy and, for the contract fuzzer, under a policy that reaches the fuzz site o
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Iterator
@@ -76,14 +77,27 @@ def closed_port() -> Iterator[int]:
 
 
 @pytest.fixture(scope="session")
-def fuzz_world(fuzz_port: int, closed_port: int) -> World:
+def fuzz_world(fuzz_port: int, closed_port: int, request: pytest.FixtureRequest) -> World:
     """What the fuzzer draws from; every fuzz test uses it, so the project is imported whole here first (see
-    tests.support.contract.import_project_modules: a seed then generates the same inputs whatever ran before)."""
+    tests.support.contract.import_project_modules: a seed then generates the same inputs whatever ran before).
+    Its runs are made through the fuzz client: finished crawls with items, and cancelled ones to resume."""
     from tests.support import fuzz_site
     from tests.support.contract import import_project_modules
 
     import_project_modules()
-    return fuzz_site.world(fuzz_port, closed_port)
+    built = fuzz_site.world(fuzz_port, closed_port)
+    client: SyncClient = request.getfixturevalue("fuzz_client")
+    origin = f"http://127.0.0.1:{fuzz_port}"
+    runs = []
+    for arguments in ({"url": f"{origin}/crawl/", "max_pages": 3}, {"url": f"{origin}/article", "max_depth": 0}):
+        runs.append(client.call("crawl", arguments).structured_content["payload"]["run_id"])
+    batch = client.call("batch_crawl", {"urls": [f"{origin}/crawl/", "ftp://x/"], "max_pages": 2})
+    runs.append(batch.structured_content["payload"]["crawls"][0]["run_id"])
+    for _ in range(3):
+        started = client.call("crawl", {"url": f"{origin}/crawl/", "wait": False}).structured_content["payload"]
+        runs.append(started["run"]["run_id"])
+        client.call("cancel_run", {"run_id": runs[-1], "force": True})
+    return dataclasses.replace(built, runs=tuple(runs))
 
 
 @pytest.fixture(scope="session")

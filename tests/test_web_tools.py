@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Any
@@ -463,27 +464,23 @@ def test_respect_robots_txt_tightens_an_operator_who_ignores_it(
         assert session.call("scrape", {"url": url, "respect_robots_txt": False}).structured_content["ok"]
 
 
-def test_a_crawl_the_deadline_cuts_short_returns_its_pages_and_says_so(
+def test_a_crawl_past_the_calls_deadline_answers_with_its_run_which_goes_on(
     meeting: tuple[Meeting, int], registry: Registry
 ) -> None:
     _, meeting_port = meeting
     short = Settings.load({"call_timeout": 2.5}, environ=TEST_ENVIRONMENT)
     with _client_for(meeting_port, registry, short) as session:
-        # /meet/late?size=9 waits 3 s for company that never comes: past the crawl's time to answer in
+        # /meet/late?size=9 waits 3 s for company that never comes: past the call's deadline, not the run's
         crawled = session.call("crawl", {"url": "http://a.test/meet/late?size=9", "max_pages": 100_000})
         envelope = crawled.structured_content
         assert crawled.is_error is False and envelope["ok"], envelope
-        payload = envelope["payload"]
-        assert payload["stopped"] == "deadline" and payload["truncated"] is True and payload["read"] == 0
-        assert payload["unvisited"] == 1 and "deadline" in envelope["guidance"]
-
-
-def test_the_seeds_of_a_batch_crawl_share_what_one_call_returns() -> None:
-    """Ten seeds of max_pages 100,000 each answered 4.3 million characters: a call returns CRAWL_CHARS in all."""
-    from netglean.generated.models import BatchCrawlInput, CrawlInput
-    from netglean.handlers.sites import CRAWL_CHARS, _plan
-
-    seeds = [f"http://site.test/{n}" for n in range(10)]
-    batch = _plan(BatchCrawlInput(urls=seeds, max_pages=100_000), seeds=len(seeds))
-    single = _plan(CrawlInput(url=seeds[0], max_pages=100_000))
-    assert single.max_content == CRAWL_CHARS and batch.max_content * len(seeds) == CRAWL_CHARS
+        assert envelope["next_step"] == "get_run_status" and envelope["payload"]["run"]["status"] == "running"
+        run_id = envelope["payload"]["run"]["run_id"]
+        status = session.call("get_run_status", {"run_id": run_id}).structured_content["payload"]["run"]
+        while status["status"] == "running":
+            time.sleep(0.1)
+            status = session.call("get_run_status", {"run_id": run_id}).structured_content["payload"]["run"]
+        assert status["status"] == "succeeded" and status["has_result"], status
+        result = session.call("get_run_result", {"run_id": run_id}).structured_content["payload"]
+        assert result["total_items"] == 1 and result["items"][0]["item"]["url"] == "http://a.test/meet/late?size=9"
+        assert result["result"]["read"] == 1 and "pages" not in result["result"]  # the items hold the pages

@@ -17,6 +17,7 @@ from netglean.calls.registry import Registry
 from netglean.core.settings import Settings
 
 if TYPE_CHECKING:
+    from netglean.calls.runs import Runs, RunScope
     from netglean.net.fetcher import Fetcher
     from netglean.net.politeness import SessionBudgets
     from netglean.workers.pool import Readers
@@ -38,24 +39,47 @@ class Services:
     fetcher: Fetcher
     readers: Readers
     budgets: SessionBudgets
+    runs: Runs
     protocol_versions: Callable[[], tuple[str, ...]] = tuple
     """The MCP protocol versions the server speaks, as its door (netglean.serve) knows them."""
 
     async def aclose(self) -> None:
         self.readers.close()
         await self.fetcher.aclose()
+        self.runs.close()
 
 
 class Context:
-    """One call's view of the services: its session's fetcher, the readers, and its progress channel."""
+    """One call's view of the services: its session's fetcher, the readers, the runs, and its progress channel;
+    ``run`` is the background run the call works as, when it is one."""
 
-    __slots__ = ("_progress", "fetcher", "protocol_versions", "readers", "registry", "settings")
+    __slots__ = (
+        "_progress",
+        "fetcher",
+        "protocol_versions",
+        "readers",
+        "registry",
+        "run",
+        "runs",
+        "session",
+        "settings",
+    )
 
-    def __init__(self, services: Services, *, session: str = "", progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        services: Services,
+        *,
+        session: str = "",
+        progress: Progress | None = None,
+        run: RunScope | None = None,
+    ) -> None:
         self.settings = services.settings
         self.registry = services.registry
+        self.session = session
         self.fetcher = services.fetcher.spending(services.budgets.for_session(session))
         self.readers = services.readers
+        self.runs = services.runs
+        self.run = run
         self.protocol_versions = services.protocol_versions
         self._progress = progress
 

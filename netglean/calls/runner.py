@@ -21,10 +21,11 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, ValidationError
 
-from netglean.calls.context import Context, Progress, Services
+from netglean.calls.context import ANSWER_RESERVE, Context, Progress, Services
 from netglean.calls.registry import ToolSpec, resolve
+from netglean.calls.runs import RunScope, described, stored_envelope
 from netglean.core import untrusted
-from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, failure, failure_field_schemas
+from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, failure, failure_field_schemas, say
 from netglean.core.errors import (
     ArgumentsTooLarge,
     CallTimeout,
@@ -35,6 +36,7 @@ from netglean.core.errors import (
     Unavailable,
 )
 from netglean.core.validation import Problem, SchemaValidator, bounded, choice_problems, json_type, named, reported
+from netglean.store.base import Run
 
 log = logging.getLogger("netglean.calls.runner")
 
@@ -53,6 +55,9 @@ _GUIDANCE = {
     "operator_policy": "The operator's settings do not allow what the call asks (payload.error.detail names the "
     "setting); call {tool} again without asking for it.",
     "blocked": "The site answered with a bot wall or challenge page, not the page asked for; its text is not content.",
+    "not_found": "No run of this server's store has that id: list_runs shows the runs there are.",
+    "store_error": "The server's run store could not take a write (payload.error says why); call {tool} again once "
+    "the operator has fixed it.",
 }
 """What to do after a failure, by error code, for any tool: a tool's catalog entry may say better for itself
 (``failure_guidance``), and the tool-specific advice (which tool to call instead) lives there."""
@@ -93,6 +98,7 @@ class ToolRunner:
         self._last_call = time.monotonic()  # quiet is counted from the start too: a first call comes first
         self._draining = False
         self._running: set[anyio.CancelScope] = set()
+        services.runs.bind(self._run_tool)
 
     async def warm_up(self, quiet: float = WARM_UP_QUIET) -> None:
         """Build every tool (validators, input model, handler and what it imports) before its first call, one
@@ -174,11 +180,15 @@ class ToolRunner:
             with self._stoppable():
                 compiled = self._compile(spec)  # a handler that fails to import is this call's internal_error
                 model = self._validated(spec, compiled, arguments)
+                if spec.execution == "async":  # a run: it takes no call slot, and goes on past the call
+                    with anyio.fail_after(self.settings.call_timeout):
+                        return await self._start_run(
+                            spec, compiled, model, arguments, progress=progress, session=session
+                        )
                 async with self._limit:
                     with anyio.fail_after(self.settings.call_timeout):
                         context = Context(self.services, session=session, progress=progress)
-                        outcome = await compiled.handler(model, context)
-            return self._finish(spec, compiled, outcome), outcome.source
+                        return await self._invoke(spec, compiled, model, context)
         except ToolError as error:
             return self._fail(spec, error), None
         except TimeoutError:
@@ -189,6 +199,71 @@ class ToolRunner:
         finally:
             self._in_flight -= 1
             self._last_call = time.monotonic()
+
+    async def _invoke(
+        self, spec: ToolSpec, compiled: _Compiled, model: BaseModel, context: Context
+    ) -> tuple[Envelope, str | None]:
+        outcome = await compiled.handler(model, context)
+        return self._finish(spec, compiled, outcome), outcome.source
+
+    async def _start_run(
+        self,
+        spec: ToolSpec,
+        compiled: _Compiled,
+        model: BaseModel,
+        arguments: Mapping[str, Any],
+        *,
+        progress: Progress | None,
+        session: str,
+    ) -> tuple[Envelope, str | None]:
+        """Start the call as a background run and wait for it as long as it asks, within the call's deadline
+        (less the share kept for answering): its result when it ends in time, else the run."""
+        runs = self.services.runs
+        if not runs.hosted:  # a door that hosts no runs (an embedding's own): the run lives as long as the call
+            async with runs.hosting():
+                return await self._start_run(spec, compiled, model, arguments, progress=progress, session=session)
+        run = await runs.start(spec.name, dict(arguments), session=session, label=getattr(model, "label", None))
+        if getattr(model, "wait", False):
+            asked = getattr(model, "timeout_ms", None)
+            seconds = self.settings.call_timeout * (1 - ANSWER_RESERVE)
+            run = await runs.wait(run.id, seconds if asked is None else min(asked / 1000, seconds), progress)
+        return await self.run_answer(spec, compiled, run)
+
+    async def run_answer(self, spec: ToolSpec, compiled: _Compiled, run: Run) -> tuple[Envelope, str | None]:
+        """A run's answer to the call that started it: the run's own envelope once it has one, else the run."""
+        if run.has_result:
+            stored = await self.services.runs.store.result(run.id)
+            if stored is not None:
+                text, source = stored
+                return stored_envelope(text), source
+        if run.finished:
+            guidance = say(
+                "The run (payload.run.run_id) ended without a result (payload.run.status says how): get_run_status"
+                " says more, and resume_run continues it."
+            )
+        else:
+            guidance = say(
+                "The run (payload.run.run_id) goes on in the background ({done} done so far): get_run_status follows"
+                " it, and get_run_result reads its result once it has finished.",
+                done=run.done,
+            )
+        source = f"run {run.id}"
+        outcome = Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=source)
+        return self._finish(spec, compiled, outcome), source
+
+    async def _run_tool(self, run: Run, scope: RunScope, report: Progress) -> tuple[Envelope, str | None]:
+        """One run's work: the call path without a call's deadline or slot (the run has its own)."""
+        spec = self.spec(run.tool)
+        try:
+            compiled = self._compile(spec)
+            model = self._validated(spec, compiled, run.arguments)
+            context = Context(self.services, session=run.session, progress=report, run=scope)
+            return await self._invoke(spec, compiled, model, context)
+        except ToolError as error:
+            return self._fail(spec, error), None
+        except Exception as exc:
+            log.exception("run %s of %s raised", run.id, run.tool)
+            return self._fail(spec, HandlerCrashed(f"{run.tool} failed: {type(exc).__name__}")), None
 
     def _validated(self, spec: ToolSpec, compiled: _Compiled, arguments: Any) -> BaseModel:
         if not isinstance(arguments, Mapping):

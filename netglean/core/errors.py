@@ -29,7 +29,9 @@ parses a message to decide what to do::
     │   ├── InvalidFeedConfig          invalid_config     - a feed config breaks the html2rss format
     │   ├── NoItems                    no_items           - a feed config found nothing on its page
     │   ├── NotAvailable               not_available      - not in this build (browser rendering)
-    │   └── Unavailable                unavailable        - the server cannot take it now (shutting down, busy)
+    │   ├── Unavailable                unavailable        - the server cannot take it now (shutting down, busy)
+    │   ├── RunNotFound                not_found          - no run of that id in this server's store
+    │   └── StoreFailure               store_error        - the run store could not write (disk full, read-only)
     └── ConfigurationError             a setting or the generated registry is unusable (start-up)
 
 Catalog errors live in ``codegen.errors``: they belong to generation time, not run time.
@@ -190,6 +192,20 @@ class Unavailable(ToolError):
     can succeed later, here or on another server."""
 
     code = "unavailable"
+    retryable = True
+
+
+class RunNotFound(ToolError):
+    """A run id this server's store does not hold (never made here, or past the operator's retention)."""
+
+    code = "not_found"
+
+
+class StoreFailure(ToolError):
+    """The run store could not take a write (its disk is full, it became read-only): nothing it had committed
+    is lost, and the same call can succeed once the operator makes room."""
+
+    code = "store_error"
     retryable = True
 
 

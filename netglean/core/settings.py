@@ -96,6 +96,13 @@ SETTINGS: tuple[Setting, ...] = (
         http=True,
     ),
     Setting("call_timeout", float, 60.0, "Seconds a tool call may run before it ends with a timeout error.", 0.001),
+    Setting(
+        "data_dir",
+        str,
+        "",
+        "Folder of the run store (runs, their logs, checkpoints and results), created on first use; several "
+        "servers may share one. Empty: $XDG_DATA_HOME/netglean (~/.local/share/netglean).",
+    ),
     Setting("fetch_connect_timeout", float, 10.0, "Seconds to open a connection to a target.", 0.001),
     Setting("fetch_max_bytes", int, 5_242_880, "Largest response body read from a target, as sent (compressed).", 1),
     Setting("fetch_max_decoded_bytes", int, 20_971_520, "Largest response body after decompression.", 1),
@@ -167,6 +174,13 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("max_concurrent_calls", int, 8, "Tool calls that may run at once; later ones wait their turn.", 1),
     Setting("max_redirects", int, 5, "Redirects one fetch may follow; each hop is checked like the first.", 0),
+    Setting(
+        "max_runs",
+        int,
+        4,
+        "Background runs (crawl, batch_crawl, ...) one server works at once; later ones wait as queued.",
+        1,
+    ),
     Setting("port", int, 8080, "TCP port to listen on (0 picks a free one and logs it).", 0, http=True),
     Setting(
         "read_workers",
@@ -205,6 +219,13 @@ SETTINGS: tuple[Setting, ...] = (
         "Fetch even when robots.txt answers 5xx or cannot be read (by default that means: do not fetch).",
     ),
     Setting(
+        "run_retention_days",
+        float,
+        30.0,
+        "Days a finished run (its result, log and checkpoint) is kept in the store; 0 keeps every run.",
+        0,
+    ),
+    Setting(
         "session_budget",
         int,
         1000,
@@ -235,6 +256,7 @@ class Settings:
     allowed_hosts: str
     allowed_origins: str
     call_timeout: float
+    data_dir: str
     fetch_connect_timeout: float
     fetch_max_bytes: int
     fetch_max_decoded_bytes: int
@@ -256,12 +278,14 @@ class Settings:
     max_client_connections: int
     max_concurrent_calls: int
     max_redirects: int
+    max_runs: int
     port: int
     read_workers: int
     registry: str
     request_timeout: float
     resumable: bool
     robots_unreadable_allows: bool
+    run_retention_days: float
     session_budget: int
     shutdown_grace: float
     stateless: bool

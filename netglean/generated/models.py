@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping as _Mapping
 from typing import Annotated, Any, ClassVar, Dict, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
 from typing_extensions import TypeAliasType
 
 
@@ -432,7 +432,7 @@ class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
 
     concurrency: Annotated[int | None, Field(ge=1, le=1000)] = None
     """
-    The most seeds crawled at once (each crawl reads one page at a time). Left out, the operator's global_concurrency; more than it is refused (operator_policy).
+    The most pages read at once, shared by the seeds crawled together. Left out, the operator's global_concurrency; more than it is refused (operator_policy).
     """
     exclude_patterns: Annotated[list[ExcludePattern] | None, Field(max_length=20)] = None
     """
@@ -446,13 +446,17 @@ class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
     """
     Glob patterns (* and ?) a URL must match to be followed, e.g. https://example.org/blog/*.
     """
+    label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
+    """
+    A name for the run, shown by get_run_status and list_runs (your own words).
+    """
     main_content: StrictBool = True
     """
     As in scrape.
     """
     max_chars: Annotated[int, Field(ge=100, le=20000)] = 3000
     """
-    The most characters per page. A call returns at most 400,000 in all (the seeds of a batch_crawl share them): each page gets at most its share of that for max_pages (never under 1,000 while max_chars allows), and reading stops (stopped "content_limit") once the pages hold it.
+    The most characters per page. An answer holds at most 400,000 characters of pages (the seeds of a batch_crawl share them); the run keeps every page whole to max_chars, and get_run_result pages through them.
     """
     max_depth: Annotated[int, Field(ge=0, le=100)] = 2
     """
@@ -460,7 +464,7 @@ class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
     """
     max_pages: Annotated[int, Field(ge=1, le=100000)] = 25
     """
-    The most pages to read (per seed). A crawl runs within one call: one that cannot finish before the call's deadline returns the pages it read, with stopped "deadline".
+    The most URLs to visit (per seed). A crawl works as a background run: it goes on past the call's deadline, and every page it reads is kept in the run store.
     """
     respect_robots_txt: StrictBool | None = None
     """
@@ -470,9 +474,17 @@ class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
     """
     Follow only links to the same host or its subdomains.
     """
+    timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
+    """
+    The most milliseconds to wait (with wait true); left out, until the server's call deadline is near. Never past that deadline: the run goes on, and get_run_status follows it.
+    """
     urls: Annotated[list[Url], Field(max_length=10, min_length=1)]
     """
     The start URLs.
+    """
+    wait: StrictBool = True
+    """
+    Wait for the run to end and answer with its result; false answers at once with the run (its run_id: follow it with get_run_status). A wait that ends first (timeout_ms, or the server's call deadline) answers with the run, which goes on.
     """
 
 
@@ -550,6 +562,27 @@ class BatchScrapeOutput(BaseModel):
     One entry per URL, in the order given.
     """
     succeeded: Annotated[int, Field(ge=0)]
+
+
+class CancelRunInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    force: StrictBool = False
+    """
+    Stop at once rather than at the next page.
+    """
+    run_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The run's id (32 hexadecimal digits, as the tool that started it answered).
+    """
+
+
+class CancelRunOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    run: RunStatus
 
 
 class CaptureConfigInput(BaseModel):
@@ -837,13 +870,17 @@ class CrawlInput(BaseModel):
     """
     Glob patterns (* and ?) a URL must match to be followed, e.g. https://example.org/blog/*.
     """
+    label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
+    """
+    A name for the run, shown by get_run_status and list_runs (your own words).
+    """
     main_content: StrictBool = True
     """
     As in scrape.
     """
     max_chars: Annotated[int, Field(ge=100, le=20000)] = 3000
     """
-    The most characters per page. A call returns at most 400,000 in all (the seeds of a batch_crawl share them): each page gets at most its share of that for max_pages (never under 1,000 while max_chars allows), and reading stops (stopped "content_limit") once the pages hold it.
+    The most characters per page. An answer holds at most 400,000 characters of pages (the seeds of a batch_crawl share them); the run keeps every page whole to max_chars, and get_run_result pages through them.
     """
     max_depth: Annotated[int, Field(ge=0, le=100)] = 2
     """
@@ -851,7 +888,7 @@ class CrawlInput(BaseModel):
     """
     max_pages: Annotated[int, Field(ge=1, le=100000)] = 25
     """
-    The most pages to read (per seed). A crawl runs within one call: one that cannot finish before the call's deadline returns the pages it read, with stopped "deadline".
+    The most URLs to visit (per seed). A crawl works as a background run: it goes on past the call's deadline, and every page it reads is kept in the run store.
     """
     respect_robots_txt: StrictBool | None = None
     """
@@ -861,9 +898,17 @@ class CrawlInput(BaseModel):
     """
     Follow only links to the same host or its subdomains.
     """
+    timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
+    """
+    The most milliseconds to wait (with wait true); left out, until the server's call deadline is near. Never past that deadline: the run goes on, and get_run_status follows it.
+    """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
     The start URL.
+    """
+    wait: StrictBool = True
+    """
+    Wait for the run to end and answer with its result; false answers at once with the run (its run_id: follow it with get_run_status). A wait that ends first (timeout_ms, or the server's call deadline) answers with the run, which goes on.
     """
 
 
@@ -1321,6 +1366,101 @@ class GenerateCitationsOutput(BaseModel):
     """
 
 
+class GetRunLogInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    """
+    The lowest level shown.
+    """
+    run_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The run's id (32 hexadecimal digits, as the tool that started it answered).
+    """
+    tail_chars: Annotated[int, Field(ge=1, le=200000)] = 8000
+    """
+    The most characters of messages to return (the latest lines).
+    """
+
+
+class GetRunLogOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    lines: list[RunLogLine]
+    omitted: Annotated[int, Field(ge=0)]
+    """
+    Older lines at these levels left out by tail_chars.
+    """
+    run_id: StrictStr
+
+
+class GetRunResultInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    full_response: StrictBool = False
+    """
+    Give strings whole, however long (a page's content can be long; per_page keeps the answer small).
+    """
+    page: Annotated[int, Field(ge=1, le=1000000)] = 1
+    """
+    Which page of items (1 first).
+    """
+    per_page: Annotated[int, Field(ge=1, le=200)] = 20
+    """
+    Items per page.
+    """
+    run_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The run's id (32 hexadecimal digits, as the tool that started it answered).
+    """
+
+
+class GetRunResultOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    cut_strings: Annotated[int, Field(ge=0)]
+    """
+    Strings cut at 20,000 characters (full_response gives them whole).
+    """
+    has_more: StrictBool
+    """
+    Whether a later page holds more items.
+    """
+    items: list[RunItem]
+    """
+    This page's items, in the order the run produced them.
+    """
+    page: Annotated[int, Field(ge=1)]
+    per_page: Annotated[int, Field(ge=1)]
+    result: dict[str, Any] | None = None
+    """
+    The tool's own answer (page 1 only, when the run has one): its payload, or its error.
+    """
+    run: RunStatus
+    total_items: Annotated[int, Field(ge=0)]
+
+
+class GetRunStatusInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    run_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The run's id (32 hexadecimal digits, as the tool that started it answered).
+    """
+
+
+class GetRunStatusOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    run: RunStatus
+
+
 class GetVersionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1529,6 +1669,41 @@ class Link(BaseModel):
     url: StrictStr
 
 
+class ListRunsInput(_JsonSchemaRuntimeValidationBase):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    __json_schema_unique_items__: ClassVar[tuple[tuple[object, ...], ...]] = (
+        (("status",),),
+        (("tool",),),
+    )
+
+    page: Annotated[int, Field(ge=1, le=1000000)] = 1
+    per_page: Annotated[int, Field(ge=1, le=200)] = 20
+    status: Annotated[
+        list[Literal["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]] | None,
+        Field(max_length=6),
+    ] = None
+    """
+    Only runs of these statuses.
+    """
+    tool: Annotated[list[ToolItem] | None, Field(max_length=50)] = None
+    """
+    Only runs of these tools.
+    """
+
+
+class ListRunsOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    has_more: StrictBool
+    page: Annotated[int, Field(ge=1)]
+    per_page: Annotated[int, Field(ge=1)]
+    runs: list[RunStatus]
+    total: Annotated[int, Field(ge=0)]
+
+
 class MapInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1733,6 +1908,124 @@ class Request(BaseModel):
     timeout_seconds: Annotated[float | None, Field(gt=0.0)] = None
 
 
+class ResumeRunInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    retry_failed: StrictBool = False
+    """
+    Read again the pages that failed.
+    """
+    run_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The run's id (32 hexadecimal digits, as the tool that started it answered).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
+    """
+    The most milliseconds to wait.
+    """
+    wait: StrictBool = False
+    """
+    Wait for the run to end (within timeout_ms and the call's deadline).
+    """
+
+
+class ResumeRunOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    run: RunStatus
+
+
+class RunItem(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    item: dict[str, Any]
+    """
+    The item (a crawl's visit: url, depth, ok, page or error).
+    """
+    part: Annotated[int, Field(ge=0)]
+    """
+    Which list the item belongs to (the seed's index, for batch_crawl).
+    """
+    seq: Annotated[int, Field(ge=0)]
+    """
+    Its place there (a crawl's breadth order).
+    """
+
+
+class RunLogLine(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    at: AwareDatetime
+    level: Literal["debug", "info", "warning", "error"]
+    message: StrictStr
+
+
+class RunStatus(BaseModel):
+    """
+    A background run as its store holds it: what it is, where it stands, and what can be done with it next.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attempts: Annotated[int, Field(ge=0)]
+    """
+    How many times it has started (1, and one more per resume).
+    """
+    cancel_requested: Literal["graceful", "force"] | None = None
+    """
+    A cancel asked and not yet carried out.
+    """
+    created_at: AwareDatetime
+    current: StrictStr | None = None
+    """
+    What the run did last (a crawl's last URL).
+    """
+    done: Annotated[int, Field(ge=0)]
+    """
+    Units of work done so far (a crawl's URLs visited).
+    """
+    error: ItemError | None = None
+    """
+    Why it failed or was cancelled.
+    """
+    finished_at: AwareDatetime | None = None
+    has_result: StrictBool
+    """
+    Whether get_run_result has a result to give.
+    """
+    label: StrictStr | None = None
+    """
+    The label the caller gave it.
+    """
+    resumable: StrictBool
+    """
+    Whether resume_run can continue it.
+    """
+    run_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The run's id (for the run tools and MCP tasks).
+    """
+    started_at: AwareDatetime | None = None
+    status: Literal["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]
+    """
+    queued (waiting for one of the server's run slots), running, succeeded, failed (payload.error says why), cancelled, or interrupted (its server stopped or died: resume_run continues it from its checkpoint).
+    """
+    tool: StrictStr
+    """
+    The tool the run works.
+    """
+    total: Annotated[int | None, Field(ge=0)] = None
+    """
+    The most units there may be (a crawl's max_pages).
+    """
+    updated_at: AwareDatetime
+
+
 class ScrapeInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1925,19 +2218,27 @@ class SiteCrawl(BaseModel):
     failed: Annotated[int, Field(ge=0)]
     pages: list[CrawlVisit]
     """
-    Every URL visited, in the order read.
+    Every URL visited, in the order read (the first ones, when unreturned says some are left out).
     """
     read: Annotated[int, Field(ge=0)]
     """
     Pages read (duplicates and failures not counted).
     """
-    stopped: Literal["max_pages", "deadline", "content_limit"] | None = None
+    run_id: Annotated[StrictStr | None, Field(pattern="^[0-9a-f]{32}$")] = None
     """
-    Why links were left unvisited, when they were: max_pages was reached; the call's deadline came first (the pages read are returned rather than the call timing out); or the pages hold the 400,000 characters a crawl returns.
+    The background run that holds every visit.
+    """
+    stopped: Literal["max_pages", "cancelled"] | None = None
+    """
+    Why links were left unvisited, when they were: max_pages was reached, or the run was cancelled (resume_run continues it).
     """
     truncated: StrictBool
     """
     Links were left unvisited (stopped says why).
+    """
+    unreturned: Annotated[int | None, Field(ge=1)] = None
+    """
+    Visits the run holds but this answer leaves out (an answer holds at most 400,000 characters of pages): get_run_result with run_id pages through them all.
     """
     unvisited: Annotated[int | None, Field(ge=0)] = None
     """
@@ -1964,6 +2265,9 @@ class Stylesheet(BaseModel):
     href: StrictStr
     media: StrictStr | None = None
     type: StrictStr
+
+
+ToolItem = TypeAliasType("ToolItem", Annotated[StrictStr, Field(max_length=64, min_length=1)])
 
 
 Topic = TypeAliasType("Topic", Annotated[StrictStr, Field(min_length=1)])

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import anyio
 
 from netglean.calls.context import Context
+from netglean.calls.runs import RunScope
 from netglean.core.envelope import DONE, Guidance, Outcome, say, sources
-from netglean.core.errors import Blocked, ToolError
+from netglean.core.errors import HandlerContractError, ToolError
 from netglean.generated.models import (
     BatchCrawlInput,
     BatchCrawlOutput,
@@ -23,12 +26,14 @@ from netglean.sites.asked import concurrency, robots_fetcher
 from netglean.sites.crawl import Crawl, CrawlPlan, Visit, crawl, globs
 from netglean.sites.discovery import discover
 from netglean.sites.pages import Reading
+from netglean.sites.urls import normal
+from netglean.store.base import Checkpoint, Queued, Visited
 
-CRAWL_CHARS = 400_000
-"""The most content characters one crawl returns in all; each page gets its share."""
-PAGE_SHARE_FLOOR = 1_000
-"""The least share of CRAWL_CHARS a page gets however large max_pages is (max_chars permitting): a crawl that
-asks for 100,000 pages reads pages, not four characters of each, and stops once the pages hold CRAWL_CHARS."""
+ANSWER_CHARS = 400_000
+"""The most characters of visits (as JSON) one crawl's answer holds; a run keeps them all, and get_run_result pages
+through them. The seeds of a batch_crawl share it."""
+PAGE_BATCH = 200
+"""Visits read back from the store at a time while an answer is put together."""
 
 
 async def map_site(args: MapInput, ctx: Context) -> Outcome:
@@ -62,11 +67,8 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step="batch_scrape" if found.urls else DONE, guidance=guidance, source=args.url)
 
 
-def _plan(args: CrawlInput | BatchCrawlInput, seeds: int = 1, width: int = 1) -> CrawlPlan:
-    """The crawl's bounds; the seeds of a batch_crawl share CRAWL_CHARS, so a batch answers no larger than a crawl.
-    ``width`` pages are read at once."""
-    most = CRAWL_CHARS // seeds
-    share = min(args.max_chars, max(most // args.max_pages, PAGE_SHARE_FLOOR))
+def _plan(args: CrawlInput | BatchCrawlInput, width: int = 1) -> CrawlPlan:
+    """The crawl's bounds; ``width`` pages are read at once."""
     return CrawlPlan(
         max_depth=args.max_depth,
         max_pages=args.max_pages,
@@ -74,9 +76,8 @@ def _plan(args: CrawlInput | BatchCrawlInput, seeds: int = 1, width: int = 1) ->
         include=globs(args.include_patterns or []),
         exclude=globs(args.exclude_patterns or []),
         reading=Reading(
-            args.format, args.main_content, share, with_links(args.format, include_links=False), frontier=True
+            args.format, args.main_content, args.max_chars, with_links(args.format, include_links=False), frontier=True
         ),
-        max_content=most,
         width=width,
     )
 
@@ -96,45 +97,90 @@ def _visit(visit: Visit, links: bool) -> CrawlVisit:
     )
 
 
-def _report(result: Crawl, links: bool) -> SiteCrawl:
+class _Journal:
+    """A crawl's journal in its run's store: each visit kept as the CrawlVisit the answer shows (part ``part``),
+    with the links it queued; a failed page is a line of the run's log too."""
+
+    def __init__(self, run: RunScope, part: int, links: bool) -> None:
+        self._run, self._part, self._links = run, part, links
+
+    async def start(self, seed: str) -> Checkpoint:
+        await self._run.store.seed(self._run.id, self._part, seed)
+        return await self._run.store.checkpoint(self._run.id, self._part)
+
+    async def visited(self, visit: Visit, seq: int, links: Sequence[Queued]) -> None:
+        body = _visit(visit, self._links).model_dump(mode="json", by_alias=True, exclude_none=True)
+        page = visit.page
+        kept = Visited(
+            seq,
+            body,
+            read=page is not None,
+            failed=visit.error is not None,
+            canonical=normal(page.canonical or page.final_url) if page is not None else None,
+            url=visit.url,
+            links=links,
+        )
+        await self._run.store.visited(self._run.id, self._part, kept)
+        self._run.current = visit.url
+        if visit.error is not None:
+            await self._run.log("warning", f"{visit.url}: {visit.error.code}")
+
+
+def _run_of(ctx: Context) -> RunScope:
+    if ctx.run is None:
+        raise HandlerContractError("a crawl works as a background run (execution: async), and this call is none")
+    return ctx.run
+
+
+async def _answered(run: RunScope, part: int, budget: int) -> tuple[list[CrawlVisit], int]:
+    """The first visits of ``part`` that fit ``budget`` characters (one at least), and how many are left out."""
+    pages: list[CrawlVisit] = []
+    used = offset = 0
+    while True:
+        items, total = await run.store.items(run.id, offset=offset, limit=PAGE_BATCH, part=part)
+        for item in items:
+            if pages and used + item.size > budget:
+                return pages, total - len(pages)
+            used += item.size
+            pages.append(CrawlVisit.model_validate(item.body))
+        offset += len(items)
+        if not items or offset >= total:
+            return pages, total - len(pages)
+
+
+async def _report(result: Crawl, run: RunScope, part: int, budget: int) -> SiteCrawl:
+    pages, unreturned = await _answered(run, part, budget)
     return SiteCrawl(
         url=result.url,
-        pages=[_visit(visit, links) for visit in result.visits],
+        pages=pages,
         read=result.read,
         failed=result.failed,
         truncated=result.truncated,
         stopped=result.stopped,  # type: ignore[arg-type]  # one of the schema's words, typed str by the engine
         unvisited=result.unvisited or None,
+        run_id=run.id,
+        unreturned=unreturned or None,
     )
-
-
-def _walls(result: Crawl) -> int:
-    return sum(1 for visit in result.visits if isinstance(visit.error, Blocked))
 
 
 async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
     parse_url(args.url)  # a start URL that can never be fetched is the call's error, not a failed page
+    run = _run_of(ctx)
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
 
-    async def report(visited: int, most: int) -> None:
-        await ctx.report(visited, most, f"read {visited} of at most {most} pages")
+    async def report(visited: int, most: int, url: str) -> None:
+        await ctx.report(visited, most, f"visited {visited} of at most {most} URLs")
 
     plan = _plan(args, width=concurrency(None, ctx.fetcher, most=args.max_pages))
-    result = await crawl(fetcher, ctx.readers, args.url, plan, stop_by=ctx.work_until(), report=report)
-    next_step = DONE
-    if result.stopped == "deadline":
+    journal = _Journal(run, 0, plan.reading.include_links)
+    result = await crawl(fetcher, ctx.readers, args.url, plan, journal=journal, report=report, stop=run.stop)
+    answer = await _report(result, run, 0, ANSWER_CHARS)
+    next_step = "get_run_result" if answer.unreturned else DONE
+    if result.stopped == "cancelled":
         guidance = say(
-            "Read {count} page(s) before the call's deadline; {left} link(s) were left unvisited (payload.stopped is"
-            " deadline): crawl again from one of the pages not yet read, or narrow include_patterns.",
+            "Read {count} page(s) before the run was cancelled; {left} link(s) were left unvisited: resume_run"
+            " continues it.",
             count=result.read,
-            left=result.unvisited,
-        )
-    elif result.stopped == "content_limit":
-        guidance = say(
-            "Read {count} page(s), which hold the {most} characters a crawl returns; {left} link(s) were left"
-            " unvisited: lower max_chars or narrow include_patterns to read further.",
-            count=result.read,
-            most=CRAWL_CHARS,
             left=result.unvisited,
         )
     elif result.stopped == "max_pages":
@@ -144,69 +190,87 @@ async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
             count=result.read,
             left=result.unvisited,
         )
-    elif not result.read and _walls(result):
+    elif not result.read and result.blocked:
         guidance = say("The start page answered with a bot wall or challenge page (blocked): inspect_url says more.")
         next_step = "inspect_url"
     else:
         guidance = say("Read {count} page(s).", count=result.read)
-    return Outcome(_report(result, plan.reading.include_links), next_step=next_step, guidance=guidance, source=args.url)
+    if answer.unreturned:
+        more = say(
+            "This answer holds the first {shown} visit(s); get_run_result with payload.run_id pages through all"
+            " {total}.",
+            shown=len(answer.pages),
+            total=len(answer.pages) + answer.unreturned,
+        )
+        guidance = Guidance(f"{guidance} {more}")
+    return Outcome(answer, next_step=next_step, guidance=guidance, source=args.url)
 
 
 async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     seeds = args.urls
+    run = _run_of(ctx)
     pages_at_once = concurrency(args.concurrency, ctx.fetcher, most=args.max_pages * len(seeds))
     width = min(pages_at_once, len(seeds))  # seeds crawled at once; they share the pages in flight
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
-    plan = _plan(args, seeds=len(seeds), width=max(1, pages_at_once // width))
-    stop_by = ctx.work_until()
+    plan = _plan(args, width=max(1, pages_at_once // width))
     crawls: list[SiteCrawl | None] = [None] * len(seeds)
     results: list[Crawl] = []
     visited = [0] * len(seeds)
     room = anyio.CapacityLimiter(width)
 
     async def one(index: int, seed: str) -> None:
-        async def report(count: int, most: int) -> None:
+        async def report(count: int, most: int, url: str) -> None:
             visited[index] = count
-            await ctx.report(sum(visited), most * len(seeds), f"read {sum(visited)} pages from {len(seeds)} seeds")
+            await ctx.report(sum(visited), most * len(seeds), f"visited {sum(visited)} URLs from {len(seeds)} seeds")
 
         try:
             parse_url(seed)  # a malformed seed is that seed's error, before any request
             async with room:
-                result = await crawl(fetcher, ctx.readers, seed, plan, stop_by=stop_by, report=report)
+                journal = _Journal(run, index, plan.reading.include_links)
+                result = await crawl(fetcher, ctx.readers, seed, plan, journal=journal, report=report, stop=run.stop)
         except ToolError as error:
             crawls[index] = SiteCrawl(url=seed, pages=[], read=0, failed=1, truncated=False, error=item_error(error))
             return
-        crawls[index] = _report(result, plan.reading.include_links)
+        crawls[index] = await _report(result, run, index, ANSWER_CHARS // len(seeds))
         results.append(result)
 
     async with anyio.create_task_group() as tasks:  # output in seed order; politeness per host is the fetcher's
         for index, seed in enumerate(seeds):
             tasks.start_soon(one, index, seed)
-    read, walls = sum(result.read for result in results), sum(map(_walls, results))
+    answered = [c for c in crawls if c is not None]
+    read, walls = sum(result.read for result in results), sum(result.blocked for result in results)
+    unreturned = sum(c.unreturned or 0 for c in answered)
+    next_step = "get_run_result" if unreturned else "inspect_url" if walls and not read else DONE
     return Outcome(
-        BatchCrawlOutput(crawls=[c for c in crawls if c is not None]),
-        next_step="inspect_url" if walls and not read else DONE,
-        guidance=_batch_guidance(results, len(seeds), read, walls),
+        BatchCrawlOutput(crawls=answered),
+        next_step=next_step,
+        guidance=_batch_guidance(results, len(seeds), read, walls, unreturned),
         source=sources(seeds),
     )
 
 
-def _batch_guidance(results: list[Crawl], seeds: int, total: int, walls: int) -> Guidance:
-    late = sum(1 for result in results if result.stopped == "deadline")
-    if late:
-        return say(
-            "Read {count} page(s) from {seeds} seed(s); the call's deadline stopped {late} crawl(s) early (their"
-            " stopped is deadline): crawl those again, or with fewer seeds at once.",
+def _batch_guidance(results: list[Crawl], seeds: int, total: int, walls: int, unreturned: int) -> Guidance:
+    cancelled = sum(1 for result in results if result.stopped == "cancelled")
+    if cancelled:
+        told = say(
+            "Read {count} page(s) from {seeds} seed(s) before the run was cancelled: resume_run continues it.",
             count=total,
             seeds=seeds,
-            late=late,
         )
-    if walls:
-        return say(
+    elif walls:
+        told = say(
             "Read {count} page(s) from {seeds} seed(s); {walls} page(s) answered with a bot wall or challenge page"
             " (blocked): inspect_url says more about one.",
             count=total,
             seeds=seeds,
             walls=walls,
         )
-    return say("Read {count} page(s) from {seeds} seed(s).", count=total, seeds=seeds)
+    else:
+        told = say("Read {count} page(s) from {seeds} seed(s).", count=total, seeds=seeds)
+    if not unreturned:
+        return told
+    more = say(
+        "{left} visit(s) are left out of this answer: get_run_result with a crawl's run_id pages through them all.",
+        left=unreturned,
+    )
+    return Guidance(f"{told} {more}")

@@ -125,7 +125,7 @@ def build_app(runner: ToolRunner) -> Guard:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
-            async with manager.run(), anyio.create_task_group() as background:
+            async with runner.services.runs.hosting(), manager.run(), anyio.create_task_group() as background:
                 background.start_soon(runner.warm_up)
                 yield
                 background.cancel_scope.cancel()

@@ -37,9 +37,11 @@ FAILURE_SENTENCES: dict[str, str] = {
     "invalid_arguments": "The arguments did not validate.",
     "invalid_config": "The feed config did not validate.",
     "no_items": "The feed config found no items.",
+    "not_found": "No run of this server's store has that id.",
     "not_available": "This build cannot do what was asked.",
     "operator_policy": "An argument asked for more than the operator's settings allow.",
     "robots_disallowed": "robots.txt does not allow the fetch.",
+    "store_error": "The run store could not take a write.",
     "scheme_downgrade": "A redirect went from https to http, which the operator does not allow.",
     "timeout": "The call ran past a deadline.",
     "too_large": "The document was larger than the operator's limit.",
@@ -260,7 +262,11 @@ async def serve_stdio(runner: ToolRunner) -> None:
 
     server = build_server(runner)
     try:
-        async with stdio_streams() as (read_stream, write_stream), anyio.create_task_group() as background:
+        async with (
+            runner.services.runs.hosting(),
+            stdio_streams() as (read_stream, write_stream),
+            anyio.create_task_group() as background,
+        ):
             background.start_soon(runner.warm_up)
             await server.run(read_stream, write_stream, server.create_initialization_options())
             background.cancel_scope.cancel()

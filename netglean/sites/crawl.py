@@ -1,6 +1,9 @@
 """Crawling a site breadth-first from a start URL: depth and page bounds, glob include/exclude, canonical URLs
-read once, each page's failure kept as that page's, and the work stopped in time for the call to answer (with
-what was read, and why it stopped)."""
+read once, each page's failure kept as that page's.
+
+A crawl writes each visit to its journal as it goes (the run store, for a crawl run as a background run): the
+visit and the links it queued together, so a crawl stopped at any point — cancelled, or its process killed —
+resumes from its journal without reading a page twice or losing one, and pages never pile up in memory."""
 
 from __future__ import annotations
 
@@ -9,21 +12,22 @@ import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 import anyio
 
-from netglean.core.errors import ToolError
+from netglean.core.errors import Blocked, ToolError
 from netglean.sites.pages import PageRead, Reading, read_page
 from netglean.sites.urls import normal, same_site
+from netglean.store.base import Checkpoint, Queued
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
     from netglean.workers.pool import Readers
 
-Report = Callable[[int, int], Awaitable[None]]
-"""Told how many pages have been visited so far, and the most there may be."""
+Report = Callable[[int, int, str], Awaitable[None]]
+"""Told how many URLs have been visited so far, the most there may be, and the URL just visited."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +38,6 @@ class CrawlPlan:
     include: tuple[re.Pattern[str], ...]
     exclude: tuple[re.Pattern[str], ...]
     reading: Reading
-    max_content: int
-    """Characters of content the whole crawl may return; reading stops once its pages hold that many."""
     width: int = 1
     """Pages read at once (the operator's global concurrency, or the batch's share of it)."""
 
@@ -63,45 +65,79 @@ class Visit:
     error: ToolError | None = None
 
 
+class Journal(Protocol):
+    """Where a crawl keeps what it has done: its checkpoint when it starts, each visit as it is made."""
+
+    async def start(self, seed: str) -> Checkpoint:
+        """The crawl's state so far (nothing visited and the seed queued, for a new crawl)."""
+        ...
+
+    async def visited(self, visit: Visit, seq: int, links: Sequence[Queued]) -> None:
+        """Keep one visit and the links it queued, together."""
+        ...
+
+
+class MemoryJournal:
+    """A journal in memory: the visits of one crawl in order, for a crawl that no run store holds."""
+
+    def __init__(self) -> None:
+        self.visits: list[Visit] = []
+        self._frontier: list[Queued] = []
+        self._done: dict[int, Visit] = {}
+
+    async def start(self, seed: str) -> Checkpoint:
+        if not self._frontier:
+            self._frontier.append(Queued(0, seed, 0))
+        read = [visit for visit in self._done.values() if visit.page is not None]
+        return Checkpoint(
+            queued=[entry for entry in self._frontier if entry.seq not in self._done],
+            seen={entry.url for entry in self._frontier},
+            canonical={normal(v.page.canonical or v.page.final_url): v.url for v in read if v.page is not None},
+            visited=len(self._done),
+            read=len(read),
+            failed=sum(1 for visit in self._done.values() if visit.error is not None),
+            next_seq=len(self._frontier),
+        )
+
+    async def visited(self, visit: Visit, seq: int, links: Sequence[Queued]) -> None:
+        self.visits.append(visit)
+        self._done[seq] = visit
+        self._frontier.extend(links)
+
+
 @dataclass(slots=True)
 class Crawl:
+    """What a crawl did, in counts (its visits are in its journal)."""
+
     url: str
-    visits: list[Visit] = field(default_factory=list)
+    visited: int = 0
+    read: int = 0
+    failed: int = 0
+    blocked: int = 0
+    """Failures that were bot walls or challenge pages."""
     unvisited: int = 0
     """Links found and wanted but left unvisited."""
     stopped: str | None = None
-    """Why links were left: max_pages, deadline (the time to answer in) or content_limit (max_content)."""
+    """Why links were left: max_pages, or cancelled (the run was cancelled, or its server stopped)."""
 
     @property
     def truncated(self) -> bool:
         return self.unvisited > 0
-
-    @property
-    def read(self) -> int:
-        return sum(1 for visit in self.visits if visit.page is not None)
-
-    @property
-    def failed(self) -> int:
-        return sum(1 for visit in self.visits if visit.error is not None)
 
 
 @dataclass(slots=True)
 class _Slot:
     """A page being read ahead of its turn: its outcome waits here until the crawl reaches it in breadth order."""
 
-    url: str
-    depth: int
+    entry: Queued
     done: anyio.Event = field(default_factory=anyio.Event)
     read: PageRead | None = None
     error: ToolError | None = None
-    late: bool = False
 
 
-async def _read(fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Reading, stop_by: float) -> None:
+async def _read(fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Reading) -> None:
     try:
-        with anyio.CancelScope(deadline=stop_by) as scope:
-            slot.read = await read_page(fetcher, readers, slot.url, 0, reading)
-        slot.late = scope.cancelled_caught  # out of time: the crawl ends at this page, which stays unvisited
+        slot.read = await read_page(fetcher, readers, slot.entry.url, 0, reading)
     except ToolError as error:
         slot.error = error
     finally:
@@ -109,60 +145,71 @@ async def _read(fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Readin
 
 
 async def crawl(
-    fetcher: Fetcher, readers: Readers, seed: str, plan: CrawlPlan, *, stop_by: float, report: Report
+    fetcher: Fetcher,
+    readers: Readers,
+    seed: str,
+    plan: CrawlPlan,
+    *,
+    journal: Journal,
+    report: Report,
+    stop: anyio.Event | None = None,
 ) -> Crawl:
-    """Breadth-first from ``seed``: each page read once (canonical URLs de-duplicated), failures kept per page,
-    nothing started after ``stop_by`` (anyio time). Up to ``plan.width`` pages are read at once, ahead of their
-    turn, and taken in queue order, so the visits, the depths and the bounds are those of reading one at a time;
-    politeness per host is the fetcher's."""
+    """Breadth-first from ``seed`` (or from where ``journal`` says an earlier attempt stopped): each page read once
+    (canonical URLs de-duplicated), failures kept per page, nothing started once ``stop`` is set. Up to
+    ``plan.width`` pages are read at once, ahead of their turn, and taken in queue order, so the visits, the depths
+    and the bounds are those of reading one at a time; politeness per host is the fetcher's."""
     home = urlsplit(seed).hostname or ""
-    queue = deque([(normal(seed), 0)])
-    seen = {queue[0][0]}
-    canonical_seen: dict[str, str] = {}
-    result = Crawl(seed)
-    content = 0
+    state = await journal.start(normal(seed))
+    queue = deque(state.queued)
+    seen, canonical_seen, next_seq = set(state.seen), dict(state.canonical), state.next_seq
+    result = Crawl(seed, visited=state.visited, read=state.read, failed=state.failed)
     window: deque[_Slot] = deque()
+    halt = stop or anyio.Event()
     async with anyio.create_task_group() as tasks:
 
         def fill() -> None:
-            while queue and len(window) < plan.width and len(result.visits) + len(window) < plan.max_pages:
-                slot = _Slot(*queue.popleft())
+            while queue and len(window) < plan.width and result.visited + len(window) < plan.max_pages:
+                slot = _Slot(queue.popleft())
                 window.append(slot)
-                tasks.start_soon(_read, fetcher, readers, slot, plan.reading, stop_by)
+                tasks.start_soon(_read, fetcher, readers, slot, plan.reading)
 
         fill()
-        while window:
+        while window and not halt.is_set():
             slot = window[0]
             await slot.done.wait()
-            if slot.late or content >= plan.max_content:
-                result.stopped = "deadline" if slot.late else "content_limit"
+            if halt.is_set():
                 break
             window.popleft()
+            entry, links = slot.entry, []
             if slot.read is None:
-                result.visits.append(Visit(slot.url, slot.depth, error=slot.error))
-                fill()
-                continue
-            read = slot.read
-            canonical = normal(read.canonical or read.final_url)
-            if canonical in canonical_seen:
-                result.visits.append(Visit(slot.url, slot.depth, duplicate_of=canonical_seen[canonical]))
-                fill()
-                continue
-            canonical_seen[canonical] = slot.url
-            result.visits.append(Visit(slot.url, slot.depth, page=read))
-            content += len(read.content)
-            await report(len(result.visits), plan.max_pages)
-            if slot.depth < plan.max_depth:
-                for link in read.frontier:
-                    target = normal(link)
-                    if target not in seen and plan.wants(target, home):
-                        seen.add(target)
-                        queue.append((target, slot.depth + 1))
-            if content < plan.max_content:
-                fill()
+                visit = Visit(entry.url, entry.depth, error=slot.error)
+                result.failed += 1
+                result.blocked += isinstance(slot.error, Blocked)
+            else:
+                canonical = normal(slot.read.canonical or slot.read.final_url)
+                if canonical in canonical_seen:
+                    visit = Visit(entry.url, entry.depth, duplicate_of=canonical_seen[canonical])
+                else:
+                    canonical_seen[canonical] = entry.url
+                    visit = Visit(entry.url, entry.depth, page=slot.read)
+                    result.read += 1
+                    if entry.depth < plan.max_depth:
+                        for link in slot.read.frontier:
+                            target = normal(link)
+                            if target not in seen and plan.wants(target, home):
+                                seen.add(target)
+                                links.append(Queued(next_seq, target, entry.depth + 1))
+                                next_seq += 1
+            await journal.visited(visit, entry.seq, links)
+            queue.extend(links)
+            result.visited += 1
+            await report(result.visited, plan.max_pages, entry.url)
+            fill()
         tasks.cancel_scope.cancel()  # pages read ahead of a stop are left: they are counted unvisited
-    queue.extendleft((slot.url, slot.depth) for slot in reversed(window))
-    if queue and result.stopped is None:
-        result.stopped = "max_pages" if len(result.visits) >= plan.max_pages else "content_limit"
+    queue.extendleft(slot.entry for slot in reversed(window))
+    if halt.is_set() and (queue or window):
+        result.stopped = "cancelled"
+    elif queue:
+        result.stopped = "max_pages"
     result.unvisited = len(queue)
     return result

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,15 +28,16 @@ class SyncClient:
 
 
 def open_client(server: Any, runner: ToolRunner | None = None) -> AbstractContextManager[SyncClient]:
-    """A client session; an in-process server's ``runner`` is closed in the session's own loop at the end."""
+    """A client session; an in-process server's ``runner`` hosts its runs in the session's own loop, as a door
+    does, and is closed there at the end."""
 
     @contextmanager
     def session() -> Iterator[SyncClient]:
         with start_blocking_portal() as portal:
             client = server if isinstance(server, Client) else Client(server)
-            cm = portal.wrap_async_context_manager(client)
+            hosting = portal.wrap_async_context_manager(runner.services.runs.hosting()) if runner else nullcontext()
             try:
-                with cm:
+                with hosting, portal.wrap_async_context_manager(client):
                     yield SyncClient(portal, client)
             finally:
                 if runner is not None:

@@ -435,6 +435,8 @@ def _steer(draw: st.DrawFn, name: str, schema: Mapping[str, Any], value: Any, wo
         return draw(st.sampled_from([dump_yaml(config), value]))
     if isinstance(value, str) and is_url(name, schema):
         return draw(url_strategy(world, value))
+    if isinstance(value, str) and name == "run_id" and world.runs:
+        return draw(st.one_of(st.sampled_from(world.runs), st.just(value)))
     if isinstance(value, str) and is_glob(name, schema):
         return draw(st.one_of(st.sampled_from(world.globs), st.just(value)))
     if isinstance(value, str) and is_selector(name, schema):
@@ -610,7 +612,8 @@ def assert_frame(text: str, envelope: Mapping[str, Any], spec: ToolSpec, argumen
         assert named == spelt or (named.endswith("…") and spelt.startswith(named[:-1])), (
             f"{spec.name}: the marker names {named!r}, the notice {source!r}"
         )
-    if envelope["ok"] and shown_whole and args_plain and isinstance(arguments, Mapping):
+    handle = set(envelope["payload"]) == {"run"}  # a background run's answer: its frame names the run, not a URL
+    if envelope["ok"] and shown_whole and args_plain and isinstance(arguments, Mapping) and not handle:
         for name, value in arguments.items():
             asked = value[0] if isinstance(value, list) and value else value
             if is_url(name, spec.input_schema.get("properties", {}).get(name, {})) and isinstance(asked, str):

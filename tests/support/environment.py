@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-TEST_ENVIRONMENT = {"NETGLEAN_FETCH_ONLY_HOSTS": "127.0.0.1"}
+import tempfile
+
+STORE = tempfile.mkdtemp(prefix="netglean-tests-")
+"""The run store's folder for a test session (and XDG data home: a settings object built without the environment
+puts its store there too), never the user's own."""
+TEST_ENVIRONMENT = {"NETGLEAN_FETCH_ONLY_HOSTS": "127.0.0.1", "NETGLEAN_DATA_DIR": STORE, "XDG_DATA_HOME": STORE}
 """Tests touch only 127.0.0.1: every fetch, in this process and in every server it spawns, is refused before any DNS
-lookup unless it is for 127.0.0.1, whatever URL a test or a fuzzer makes up (tests/conftest.py sets it)."""
+lookup unless it is for 127.0.0.1, whatever URL a test or a fuzzer makes up (tests/conftest.py sets it); runs go to
+the session's own store."""
 FUZZ_ENVIRONMENT = {
     **TEST_ENVIRONMENT,
     "NETGLEAN_ALLOW_PRIVATE_HOSTS": "1",

@@ -434,6 +434,8 @@ class World:
     yaml_texts: tuple[str, ...]
     selectors: tuple[str, ...]
     globs: tuple[str, ...]
+    runs: tuple[str, ...] = ()
+    """Ids of background runs in the fuzz server's store (the run tools' run_id), of every final status."""
 
     def config(self, index: int) -> dict[str, Any]:
         return copy.deepcopy(dict(self.configs[index]))

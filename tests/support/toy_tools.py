@@ -20,9 +20,12 @@ from pydantic import BaseModel, ConfigDict
 from netglean.calls.context import Context, Services
 from netglean.calls.registry import PromptArgument, PromptSpec, Registry, ResourceSpec, ServerSpec, ToolSpec
 from netglean.calls.runner import ToolRunner
+from netglean.calls.runs import Runs
 from netglean.core.envelope import DONE, Outcome, envelope_schema, say
 from netglean.core.errors import ToolError, Unreachable
 from netglean.core.settings import Settings
+from netglean.store.open import open_store
+from tests.support.environment import TEST_ENVIRONMENT
 
 HERE = __name__
 
@@ -280,8 +283,9 @@ class Readers:
 
 
 def toy_services(**settings: Any) -> Services:
-    loaded = dataclasses.replace(Settings.load(environ={}), **settings)
-    return Services(loaded, toy_registry(), Fetcher(), Readers(), Budgets())  # type: ignore[arg-type]
+    loaded = dataclasses.replace(Settings.load(environ=TEST_ENVIRONMENT), **settings)
+    runs = Runs(loaded, lambda: open_store(loaded.data_dir))
+    return Services(loaded, toy_registry(), Fetcher(), Readers(), Budgets(), runs)  # type: ignore[arg-type]
 
 
 def toy_runner(**settings: Any) -> ToolRunner:

@@ -1,4 +1,5 @@
-"""The crawl engine (netglean.sites.crawl) on an in-memory site: why a crawl stops, and what it says it left."""
+"""The crawl engine (netglean.sites.crawl) on an in-memory site: why a crawl stops, what it says it left, and how
+it goes on from its journal."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS
-from netglean.sites.crawl import Crawl, CrawlPlan, crawl
+from netglean.sites.crawl import Crawl, CrawlPlan, MemoryJournal, crawl
 from netglean.sites.pages import Reading
 from netglean.workers.pool import Readers
 
@@ -71,44 +72,59 @@ def _plan(**changes: object) -> CrawlPlan:
         include=(),
         exclude=(),
         reading=Reading("markdown", True, 1_000, False, frontier=True),
-        max_content=10**9,
     )
     return dataclasses.replace(plan, **changes)  # type: ignore[arg-type]
 
 
-async def _nothing(visited: int, most: int) -> None:
+async def _nothing(visited: int, most: int, url: str) -> None:
     return None
 
 
-def _crawl(fetcher: Fetcher, plan: CrawlPlan, stop_by: float = float("inf")) -> Crawl:
-    async def run() -> Crawl:
-        return await crawl(fetcher, Readers(0), "http://site.test/", plan, stop_by=stop_by, report=_nothing)
+def _crawl(
+    fetcher: Fetcher, plan: CrawlPlan, journal: MemoryJournal | None = None, stop_after: int | None = None
+) -> tuple[Crawl, MemoryJournal]:
+    """The crawl and its journal; ``stop_after`` visits, it is stopped (as a graceful cancel stops it)."""
+    kept = journal or MemoryJournal()
+    stop = anyio.Event()
 
-    return anyio.run(run)
+    async def report(visited: int, most: int, url: str) -> None:
+        if stop_after is not None and visited >= stop_after:
+            stop.set()
+
+    async def run() -> Crawl:
+        return await crawl(fetcher, Readers(0), "http://site.test/", plan, journal=kept, report=report, stop=stop)
+
+    return anyio.run(run), kept
 
 
 def test_a_crawl_that_reads_everything_did_not_stop(fetcher: Fetcher) -> None:
-    result = _crawl(fetcher, _plan())
+    result, _ = _crawl(fetcher, _plan())
     assert result.read == 21 and result.stopped is None and result.unvisited == 0 and not result.truncated
 
 
 def test_max_pages_stops_a_crawl_and_counts_the_links_left(fetcher: Fetcher) -> None:
-    result = _crawl(fetcher, _plan(max_pages=3))
+    result, _ = _crawl(fetcher, _plan(max_pages=3))
     assert (result.read, result.stopped, result.truncated) == (3, "max_pages", True)
     assert result.unvisited == 2  # /3 and /4, found from /1 and /2
 
 
-def test_the_content_a_crawl_returns_stops_it(fetcher: Fetcher) -> None:
-    first = _crawl(fetcher, _plan(max_pages=1)).visits[0].page
-    assert first is not None
-    page = len(first.content)
-    result = _crawl(fetcher, _plan(max_content=page * 2))
-    assert (result.read, result.stopped) == (2, "content_limit")
+def test_a_stopped_crawl_goes_on_from_its_journal_reading_each_page_once(fetcher: Fetcher) -> None:
+    whole, _ = _crawl(fetcher, _plan())
+    site = Site()
+    fetcher = _wide_fetcher(site)
+    stopped, journal = _crawl(fetcher, _plan(), stop_after=5)
+    assert (stopped.visited, stopped.stopped) == (5, "cancelled") and stopped.unvisited > 0
+    resumed, _ = _crawl(fetcher, _plan(), journal=journal)
+    assert (resumed.read, resumed.visited, resumed.stopped) == (whole.read, 21, None)
+    pages = [url for url in site.asked if not url.endswith("/robots.txt")]
+    assert sorted(pages) == sorted(set(pages)) and len(pages) == 21  # no page read twice, none lost
+    assert [v.url for v in journal.visits] == [f"http://site.test/{n}" if n else "http://site.test/" for n in range(21)]
 
 
-def test_a_deadline_already_past_stops_before_the_first_page(fetcher: Fetcher) -> None:
-    result = _crawl(fetcher, _plan(), stop_by=0.0)
-    assert (result.read, result.stopped, result.unvisited) == (0, "deadline", 1)
+def test_a_resumed_crawl_keeps_its_bounds(fetcher: Fetcher) -> None:
+    _, journal = _crawl(fetcher, _plan(max_pages=8), stop_after=3)
+    resumed, _ = _crawl(fetcher, _plan(max_pages=8), journal=journal)
+    assert (resumed.visited, resumed.stopped) == (8, "max_pages") and len(journal.visits) == 8
 
 
 class _Held(Site):
@@ -140,23 +156,24 @@ def _wide_fetcher(site: Site) -> Fetcher:
     return Fetcher(policy, resolver=FakeDNS({"site.test": [PUBLIC]}), transport=site)
 
 
-def _visits(result: Crawl) -> list[tuple[str, int, bool]]:
-    return [(visit.url, visit.depth, visit.page is not None) for visit in result.visits]
+def _visits(journal: MemoryJournal) -> list[tuple[str, int, bool]]:
+    return [(visit.url, visit.depth, visit.page is not None) for visit in journal.visits]
 
 
-@pytest.mark.parametrize("bounds", [{}, {"max_pages": 5}, {"max_depth": 2}, {"max_content": 2_500}])
+@pytest.mark.parametrize("bounds", [{}, {"max_pages": 5}, {"max_depth": 2}])
 def test_pages_read_at_once_are_taken_in_breadth_order(bounds: dict[str, int]) -> None:
     one, wide = _Held(), _Held()
-    alone = _crawl(_wide_fetcher(one), _plan(width=1, **bounds))
-    together = _crawl(_wide_fetcher(wide), _plan(width=4, **bounds))
-    assert _visits(together) == _visits(alone) and (together.stopped, together.unvisited) == (
+    alone, alone_kept = _crawl(_wide_fetcher(one), _plan(width=1, **bounds))
+    together, together_kept = _crawl(_wide_fetcher(wide), _plan(width=4, **bounds))
+    assert _visits(together_kept) == _visits(alone_kept) and (together.stopped, together.unvisited) == (
         alone.stopped,
         alone.unvisited,
     )
     assert one.most == 1 and wide.most > 1  # the same crawl, read several pages at a time
 
 
-def test_a_wide_crawl_out_of_time_leaves_what_it_read_ahead_unvisited() -> None:
+def test_a_wide_crawl_stopped_leaves_what_it_read_ahead_unvisited() -> None:
     site = _Held()
-    result = _crawl(_wide_fetcher(site), _plan(width=4), stop_by=0.0)
-    assert (result.read, result.stopped, result.unvisited) == (0, "deadline", 1)
+    result, journal = _crawl(_wide_fetcher(site), _plan(width=4), stop_after=1)
+    assert (result.visited, result.stopped) == (1, "cancelled") and len(journal.visits) == 1
+    assert result.unvisited == 2  # the two links of the start page, read ahead or not, are left for a resume

@@ -1,0 +1,314 @@
+"""Background runs: a tool whose catalog entry says ``execution: async`` works as a run, kept in the run store,
+that outlives the call that started it, its client and (as an interrupted, resumable run) its server process.
+
+The door that serves (stdio, HTTP, a command-line call) hosts the runs (``Runs.hosting``): their tasks live in
+its task group, not in any call's. A call starts a run and waits for it as long as it asks (``wait``,
+``timeout_ms``), within the call's own deadline; a wait that ends first leaves the run going. Another process's
+run (several servers may share one store) is seen, waited for and cancelled through the store.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio.abc import TaskGroup
+
+from netglean.core.envelope import Envelope
+from netglean.core.errors import RunNotFound, ToolError, Unavailable
+from netglean.core.settings import Settings
+from netglean.store.base import RESUMABLE, Run
+
+if TYPE_CHECKING:
+    from netglean.store.base import RunStore
+
+log = logging.getLogger("netglean.calls.runs")
+
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+Execute = Callable[[Run, "RunScope", Progress], Awaitable[tuple[Envelope, str | None]]]
+"""Runs one run's tool (the runner's call path, without a call's deadline): its envelope and source."""
+
+CANCEL_GRACE = 5.0
+"""Seconds a graceful cancel waits for a run to stop at a page boundary before it is forced."""
+POLL = 0.25
+"""Seconds between looks at the store, for a run another process works on."""
+PROGRESS_EVERY = 0.5
+"""Least seconds between two progress writes of one run (the last one is always written)."""
+SWEEP_EVERY = 3600.0
+"""Seconds between two prunings of the runs past the operator's retention."""
+
+
+@dataclass(slots=True)
+class RunScope:
+    """What a handler working as a run may use besides its Context: the run's id, the store it writes its
+    checkpoint and items to, its log, and the event a graceful cancel sets (stop at the next page)."""
+
+    id: str
+    store: RunStore
+    stop: anyio.Event = field(default_factory=anyio.Event)
+    current: str | None = None
+    """What the run did last (a crawl's last URL): written with its next progress, shown inside the frame."""
+
+    async def log(self, level: str, message: str) -> None:
+        await self.store.log(self.id, level, message)
+
+
+@dataclass(slots=True)
+class _Active:
+    """A run this process is working on."""
+
+    scope: RunScope
+    cancel: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    done: anyio.Event = field(default_factory=anyio.Event)
+    forced: bool = False
+    listeners: set[Progress] = field(default_factory=set)
+    written: float = 0.0
+
+
+class Runs:
+    """The runs one server hosts, and every run of its store."""
+
+    def __init__(self, settings: Settings, open_store: Callable[[], RunStore]) -> None:
+        self._settings = settings
+        self._open_store = open_store
+        self._store: RunStore | None = None
+        self._tasks: TaskGroup | None = None
+        self._active: dict[str, _Active] = {}
+        self._slots: anyio.Semaphore | None = None
+        self._execute: Execute | None = None
+
+    def bind(self, execute: Execute) -> None:
+        self._execute = execute
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    @property
+    def store(self) -> RunStore:
+        """The store, opened (and migrated) on first use; ConfigurationError when it cannot be."""
+        if self._store is None:
+            self._store = self._open_store()
+        return self._store
+
+    @property
+    def hosted(self) -> bool:
+        return self._tasks is not None
+
+    @asynccontextmanager
+    async def hosting(self) -> AsyncIterator[None]:
+        """Work runs while the door serves; at its end, the runs still going stop, ``interrupted`` (resumable)."""
+        store = self.store
+        swept = await store.interrupt_orphans()
+        if swept:
+            log.info("%d run(s) left by a stopped process are now interrupted", swept)
+        self._slots = anyio.Semaphore(self._settings.max_runs)
+        try:
+            async with anyio.create_task_group() as tasks:
+                self._tasks = tasks
+                tasks.start_soon(self._keep)
+                try:
+                    yield
+                finally:
+                    self._tasks = None
+                    tasks.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                stopped = await store.interrupt_own()
+                if stopped:
+                    log.info("%d run(s) were interrupted by the server's stop; resume_run continues them", stopped)
+
+    async def _keep(self) -> None:
+        """Carry out cancels other processes asked of this one's runs, and prune what retention lets go."""
+        pruned_at = -math.inf
+        while True:
+            for run_id, active in list(self._active.items()):
+                run = await self.store.get(run_id)
+                if run is not None and run.cancel and not active.scope.stop.is_set():
+                    self._tasks_cancel(active, force=run.cancel == "force")
+            days = self._settings.run_retention_days
+            if days and time.monotonic() - pruned_at > SWEEP_EVERY:
+                pruned_at = time.monotonic()
+                pruned = await self.store.prune(time.time() - days * 86_400)
+                if pruned:
+                    log.info("pruned %d run(s) finished more than %g day(s) ago", pruned, days)
+            await anyio.sleep(POLL * 2)
+
+    async def start(self, tool: str, arguments: dict[str, Any], *, session: str, label: str | None) -> Run:
+        run = await self.store.create(uuid.uuid4().hex, tool, arguments, label, session)
+        self._launch(run.id)
+        return run
+
+    def _launch(self, run_id: str) -> None:
+        if self._tasks is None or self._slots is None or self._execute is None:
+            raise Unavailable("this server is not hosting background runs (it is starting or stopping)")
+        active = _Active(RunScope(run_id, self.store))
+        self._active[run_id] = active
+        self._tasks.start_soon(self._work, active, self._slots, self._execute)
+
+    async def _work(self, active: _Active, slots: anyio.Semaphore, execute: Execute) -> None:
+        scope, store = active.scope, self.store
+        try:
+            async with slots:
+                run = await store.claim(scope.id)
+                if run is None:  # cancelled while it waited its turn
+                    return
+                await scope.log("info", f"{run.tool} started (attempt {run.attempts})")
+                envelope: Envelope | None = None
+                with active.cancel:
+                    envelope, source = await execute(run, scope, self._reporter(active))
+                if envelope is None:
+                    if active.forced:
+                        await store.finish(scope.id, "cancelled", error=("cancelled", "the run was cancelled"))
+                        await scope.log("info", "cancelled (forced)")
+                    return  # the server is stopping: hosting() marks the run interrupted
+                error = envelope.payload.get("error", {}) if not envelope.ok else {}
+                status = "cancelled" if scope.stop.is_set() else "succeeded" if envelope.ok else "failed"
+                await store.finish(
+                    scope.id,
+                    status,
+                    result=_envelope_json(envelope),
+                    source=source,
+                    error=(error.get("code", "tool_error"), error.get("message", "")) if error else None,
+                )
+                await scope.log("info" if envelope.ok else "error", f"{run.tool} {status}")
+        except ToolError as exc:  # the store failed under the run: it stays active until its process ends
+            log.error("run %s: %s", scope.id, exc.message)
+        finally:
+            active.done.set()
+            self._active.pop(scope.id, None)
+
+    def _reporter(self, active: _Active) -> Progress:
+        async def report(done: float, total: float | None, message: str | None) -> None:
+            now = time.monotonic()
+            final = total is not None and done >= total
+            if final or now - active.written >= PROGRESS_EVERY:
+                active.written = now
+                most = None if total is None else int(total)
+                await self.store.progress(active.scope.id, int(done), most, active.scope.current)
+            for listener in list(active.listeners):
+                try:
+                    await listener(done, total, message)
+                except Exception:  # a caller that went away stops listening; the run goes on
+                    active.listeners.discard(listener)
+
+        return report
+
+    async def get(self, run_id: str) -> Run:
+        run = await self.store.get(run_id)
+        if run is None:
+            raise RunNotFound(f"no run {run_id} in this server's run store (an id from another store, or pruned)")
+        return run
+
+    async def wait(self, run_id: str, seconds: float, progress: Progress | None = None) -> Run:
+        """The run once it has finished, or as it stands after ``seconds``; ``progress`` hears its progress."""
+        active = self._active.get(run_id)
+        with anyio.move_on_after(seconds):
+            if active is not None:
+                if progress is not None:
+                    active.listeners.add(progress)
+                try:
+                    await active.done.wait()
+                finally:
+                    if progress is not None:
+                        active.listeners.discard(progress)
+            else:
+                while not (await self.get(run_id)).finished:
+                    await anyio.sleep(POLL)
+        return await self.get(run_id)
+
+    async def cancel(self, run_id: str, *, force: bool) -> Run:
+        """Stop a run: gracefully (at its next page, its result so far kept) unless ``force``; the final status
+        within CANCEL_GRACE seconds when the run is this process's, else as soon as its process sees the ask."""
+        run = await self.get(run_id)
+        if run.finished:
+            return run
+        active = self._active.get(run_id)
+        if active is None:
+            await self.store.ask_cancel(run_id, "force" if force else "graceful")  # its process carries it out
+            return await self.wait(run_id, CANCEL_GRACE)
+        if run.status == "queued":
+            await self.store.finish(run_id, "cancelled", error=("cancelled", "the run was cancelled before it began"))
+            return await self.get(run_id)
+        self._tasks_cancel(active, force=force)
+        with anyio.move_on_after(CANCEL_GRACE):
+            await active.done.wait()
+        if not active.done.is_set():
+            self._tasks_cancel(active, force=True)
+            with anyio.move_on_after(CANCEL_GRACE):
+                await active.done.wait()
+        return await self.get(run_id)
+
+    @staticmethod
+    def _tasks_cancel(active: _Active, *, force: bool) -> None:
+        active.scope.stop.set()
+        if force:
+            active.forced = True
+            active.cancel.cancel()
+
+    async def resume(self, run_id: str, *, retry_failed: bool) -> tuple[Run, bool]:
+        """Continue a run from its checkpoint (an interrupted, cancelled or failed one; a succeeded one only to
+        retry what failed), as the same run; and whether it was continued (a run still working, or succeeded with
+        nothing to retry, is left as it is: asking twice is harmless)."""
+        run = await self.get(run_id)
+        if not (run.status in RESUMABLE or (retry_failed and run.status == "succeeded")):
+            return run, False
+        if retry_failed:
+            forgotten = await self.store.forget_failures(run_id)
+            await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
+        run = await self.store.requeue(run_id)
+        self._launch(run_id)
+        return run, True
+
+
+def _when(epoch: float | None) -> str | None:
+    return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
+
+
+def described(run: Run) -> dict[str, Any]:
+    """A run as the RunStatus schema shows it."""
+    shown: dict[str, Any] = {
+        "run_id": run.id,
+        "tool": run.tool,
+        "label": run.label,
+        "status": run.status,
+        "done": run.done,
+        "total": run.total,
+        "current": run.current,
+        "created_at": _when(run.created_at),
+        "started_at": _when(run.started_at),
+        "updated_at": _when(run.updated_at),
+        "finished_at": _when(run.finished_at),
+        "attempts": run.attempts,
+        "cancel_requested": run.cancel,
+        "has_result": run.has_result,
+        "resumable": run.status in RESUMABLE,
+    }
+    if run.error_code:
+        retryable = run.status in RESUMABLE
+        shown["error"] = {"code": run.error_code, "message": run.error_message or "", "retryable": retryable}
+    return {key: value for key, value in shown.items() if value is not None}
+
+
+def _envelope_json(envelope: Envelope) -> str:
+    """The envelope as the store keeps it: the runner's own JSON of the payload, not written twice."""
+    control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
+    if envelope.notice:
+        control["notice"] = envelope.notice
+    payload = envelope.payload_json or json.dumps(envelope.payload, ensure_ascii=False)
+    return json.dumps(control, ensure_ascii=False)[:-1] + ', "payload": ' + payload + "}"
+
+
+def stored_envelope(text: str) -> Envelope:
+    data = json.loads(text)
+    return Envelope(data["ok"], data["next_step"], data["guidance"], data["payload"], data.get("notice", ""))

@@ -1,0 +1,223 @@
+"""Background runs, for the agent that started one: where it stands, what it produced, its log; cancel, resume,
+list. Every run tool reads the same store, so a run started through one server is seen through any other that
+shares it."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from netglean.calls.context import ANSWER_RESERVE, Context
+from netglean.calls.resources import ResourceNotFound
+from netglean.calls.runs import described, stored_envelope
+from netglean.core import untrusted
+from netglean.core.envelope import DONE, Outcome, say
+from netglean.core.errors import RunNotFound
+from netglean.generated.models import (
+    CancelRunInput,
+    GetRunLogInput,
+    GetRunResultInput,
+    GetRunStatusInput,
+    ListRunsInput,
+    ResumeRunInput,
+)
+from netglean.store.base import Run
+
+LONG_STRING = 20_000
+"""Characters a string of a run's result keeps unless full_response asks for it whole."""
+ITEM_LISTS = ("pages",)
+"""The lists of a tool's answer that its stored items stand for (a crawl's pages): left out of get_run_result's
+result, whose items hold them all."""
+LOG_LEVELS = ("debug", "info", "warning", "error")
+RESOURCE_RUNS = 50
+"""Runs the netglean://runs resource lists (the newest; list_runs pages through them all)."""
+RUN_ID = re.compile(r"[0-9a-f]{32}")
+
+
+async def _run(ctx: Context, run_id: str) -> Run:
+    try:
+        return await ctx.runs.get(run_id)
+    except RunNotFound as error:
+        error.next_step = "list_runs"
+        raise
+
+
+def _next(run: Run) -> str:
+    if run.has_result:
+        return "get_run_result"
+    return "resume_run" if run.status in ("interrupted", "cancelled", "failed") else "get_run_status"
+
+
+async def get_run_status(args: GetRunStatusInput, ctx: Context) -> Outcome:
+    run = await _run(ctx, args.run_id)
+    if not run.finished:
+        guidance = say(
+            "The run is still working ({done} done so far): call get_run_status again in a few seconds.",
+            done=run.done,
+        )
+        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance)
+    if run.has_result:
+        guidance = say("The run has ended (payload.run.status): get_run_result reads what it produced.")
+    elif run.status == "interrupted":
+        guidance = say("The run was interrupted when its server stopped: resume_run continues it from its checkpoint.")
+    else:
+        guidance = say("The run ended without a result (payload.run.error says why): resume_run tries it again.")
+    return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance)
+
+
+def _cut(value: Any, whole: bool, counter: list[int]) -> Any:
+    """``value`` with its strings longer than LONG_STRING cut (counted in ``counter``), unless ``whole``."""
+    if isinstance(value, str):
+        if whole or len(value) <= LONG_STRING:
+            return value
+        counter[0] += 1
+        return value[:LONG_STRING] + f"… [cut: {len(value) - LONG_STRING} more characters; full_response gives them]"
+    if isinstance(value, dict):
+        return {key: _cut(inner, whole, counter) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_cut(inner, whole, counter) for inner in value]
+    return value
+
+
+def _without_items(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _without_items(inner) for key, inner in value.items() if key not in ITEM_LISTS}
+    if isinstance(value, list):
+        return [_without_items(inner) for inner in value]
+    return value
+
+
+async def get_run_result(args: GetRunResultInput, ctx: Context) -> Outcome:
+    run = await _run(ctx, args.run_id)
+    store = ctx.runs.store
+    offset = (args.page - 1) * args.per_page
+    items, total = await store.items(run.id, offset=offset, limit=args.per_page)
+    cut = [0]
+    payload: dict[str, Any] = {
+        "run": described(run),
+        "items": [{"part": i.part, "seq": i.seq, "item": _cut(i.body, args.full_response, cut)} for i in items],
+        "page": args.page,
+        "per_page": args.per_page,
+        "total_items": total,
+        "has_more": offset + len(items) < total,
+    }
+    stored = await store.result(run.id) if args.page == 1 and run.has_result else None
+    if stored is not None:
+        envelope = stored_envelope(stored[0])
+        answer = envelope.payload if envelope.ok else {"error": envelope.payload.get("error", {})}
+        payload["result"] = _cut(_without_items(answer) if total else answer, args.full_response, cut)
+    payload["cut_strings"] = cut[0]
+    if not run.finished:
+        guidance = say(
+            "The run is still working ({done} done so far); these are its first items: get_run_status follows it.",
+            done=run.done,
+        )
+        next_step = "get_run_status"
+    elif payload["has_more"]:
+        guidance = say(
+            "Items {first} to {last} of {total}: call get_run_result with page {next} for the next ones.",
+            first=offset + 1,
+            last=offset + len(items),
+            total=total,
+            next=args.page + 1,
+        )
+        next_step = "get_run_result"
+    else:
+        guidance = say("Items {shown} of {total} shown; no more pages.", shown=len(items), total=total)
+        next_step = DONE
+    return Outcome(payload, next_step=next_step, guidance=guidance, source=f"run {run.id}")
+
+
+async def get_run_log(args: GetRunLogInput, ctx: Context) -> Outcome:
+    run = await _run(ctx, args.run_id)
+    levels = LOG_LEVELS[LOG_LEVELS.index(args.level) :]
+    lines, omitted = await ctx.runs.store.log_lines(run.id, levels=levels, tail_chars=args.tail_chars)
+    payload = {
+        "run_id": run.id,
+        "lines": [
+            {
+                "at": datetime.fromtimestamp(line.at, UTC).isoformat(timespec="milliseconds"),
+                "level": line.level,
+                "message": line.message,
+            }
+            for line in lines
+        ],
+        "omitted": omitted,
+    }
+    guidance = say(
+        "{count} line(s); {omitted} older line(s) left out by tail_chars.", count=len(lines), omitted=omitted
+    )
+    return Outcome(payload, next_step="get_run_status", guidance=guidance, source=f"run {run.id}")
+
+
+async def cancel_run(args: CancelRunInput, ctx: Context) -> Outcome:
+    await _run(ctx, args.run_id)
+    run = await ctx.runs.cancel(args.run_id, force=args.force)
+    if not run.finished:
+        guidance = say(
+            "The cancel is asked; the server working the run has not carried it out yet: get_run_status follows it."
+        )
+        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance)
+    guidance = say("The run has ended (payload.run.status); resume_run continues a cancelled run.")
+    return Outcome({"run": described(run)}, next_step=_next(run) if run.has_result else DONE, guidance=guidance)
+
+
+async def resume_run(args: ResumeRunInput, ctx: Context) -> Outcome:
+    await _run(ctx, args.run_id)
+    run, resumed = await ctx.runs.resume(args.run_id, retry_failed=args.retry_failed)
+    if not resumed:
+        if run.finished:
+            guidance = say(
+                "The run has succeeded: nothing to resume (retry_failed reads its failed pages again);"
+                " get_run_result reads what it produced."
+            )
+            return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance)
+        guidance = say("The run is still working: nothing to resume; get_run_status follows it.")
+        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance)
+    if args.wait:
+        seconds = ctx.settings.call_timeout * (1 - ANSWER_RESERVE)
+        asked = args.timeout_ms
+        run = await ctx.runs.wait(run.id, seconds if asked is None else min(asked / 1000, seconds), ctx.report)
+    if run.finished:
+        guidance = say("The resumed run has ended (payload.run.status): get_run_result reads what it produced.")
+        return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance)
+    guidance = say("The run goes on from its checkpoint: get_run_status follows it.")
+    return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance)
+
+
+async def list_runs(args: ListRunsInput, ctx: Context) -> Outcome:
+    offset = (args.page - 1) * args.per_page
+    runs, total = await ctx.runs.store.list_runs(
+        statuses=list(args.status or ()), tools=list(args.tool or ()), offset=offset, limit=args.per_page
+    )
+    has_more = offset + len(runs) < total
+    payload = {
+        "runs": [described(run) for run in runs],
+        "page": args.page,
+        "per_page": args.per_page,
+        "total": total,
+        "has_more": has_more,
+    }
+    guidance = say("{count} of {total} run(s).", count=len(runs), total=total)
+    return Outcome(
+        payload, next_step="list_runs" if has_more else "get_run_status" if runs else DONE, guidance=guidance
+    )
+
+
+def _framed(source: str, value: Any) -> str:
+    """A resource's JSON, quarantined as a target tool's payload is: a resource has no envelope to mark it."""
+    return untrusted.frame(source, json.dumps(untrusted.clean_tree(value), ensure_ascii=False), cleaned=True)
+
+
+async def read_runs(ctx: Context) -> str:
+    runs, total = await ctx.runs.store.list_runs(statuses=(), tools=(), offset=0, limit=RESOURCE_RUNS)
+    return _framed("netglean://runs", {"runs": [described(run) for run in runs], "total": total})
+
+
+async def read_run(ctx: Context, run_id: str) -> str:
+    run = await ctx.runs.store.get(run_id) if RUN_ID.fullmatch(run_id) else None
+    if run is None:
+        raise ResourceNotFound(f"netglean://runs/{run_id}")
+    return _framed(f"netglean://runs/{run_id}", {"run": described(run)})

@@ -1,0 +1,189 @@
+"""What the runs manager and the handlers need of a store, whatever database holds it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+ACTIVE = ("queued", "running")
+"""Statuses of a run some process is (or should be) working on."""
+FINISHED = ("succeeded", "failed", "cancelled", "interrupted")
+STATUSES = ACTIVE + FINISHED
+RESUMABLE = ("failed", "cancelled", "interrupted")
+"""Statuses a run can be resumed from (a succeeded one too, to retry its failed pages)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One run as the store holds it (the result envelope apart: ``RunStore.result``)."""
+
+    id: str
+    tool: str
+    arguments: dict[str, Any]
+    label: str | None
+    session: str
+    status: str
+    owner: str | None
+    done: int
+    total: int | None
+    current: str | None
+    created_at: float
+    started_at: float | None
+    updated_at: float
+    finished_at: float | None
+    error_code: str | None
+    error_message: str | None
+    attempts: int
+    cancel: str | None
+    """A cancel asked of the run's owner and not yet carried out: graceful or force."""
+    has_result: bool
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    seq: int
+    at: float
+    level: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One stored piece of a run's result (a crawl's visit): ``part`` is which list it belongs to (a seed of a
+    batch_crawl), ``seq`` its place there."""
+
+    part: int
+    seq: int
+    body: dict[str, Any]
+    size: int
+    """Characters of the item as JSON."""
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    """A URL a crawl found and has still to visit, in breadth order (``seq``)."""
+
+    seq: int
+    url: str
+    depth: int
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """Where a crawl stands in the store: what it has still to visit, every URL it has queued, and the canonical
+    URL of each page it read (with the URL it read it at)."""
+
+    queued: list[Queued]
+    seen: set[str]
+    canonical: dict[str, str]
+    visited: int
+    read: int
+    failed: int
+    next_seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Visited:
+    """One visit as a crawl records it: the item to keep, and the links it queued (written together)."""
+
+    seq: int
+    body: dict[str, Any]
+    read: bool
+    failed: bool
+    canonical: str | None
+    url: str
+    links: Sequence[Queued] = ()
+
+
+class RunStore(Protocol):
+    """The runs and what they hold. Every method may raise StoreFailure (a write the disk would not take) or
+    Unavailable (the database stayed locked by another process past the wait)."""
+
+    @property
+    def location(self) -> str:
+        """Where the store is (a path), for the operator: never shown to a model."""
+        ...
+
+    @property
+    def kind(self) -> str: ...
+
+    async def create(
+        self, run_id: str, tool: str, arguments: dict[str, Any], label: str | None, session: str
+    ) -> Run: ...
+
+    async def get(self, run_id: str) -> Run | None: ...
+
+    async def list_runs(
+        self, *, statuses: Sequence[str], tools: Sequence[str], offset: int, limit: int
+    ) -> tuple[list[Run], int]: ...
+
+    async def claim(self, run_id: str) -> Run | None:
+        """Take a queued run for this process (running); None when another took it or it is no longer queued."""
+        ...
+
+    async def requeue(self, run_id: str) -> Run:
+        """A resumed run: queued again, owned by this process, its error and cancel request cleared."""
+        ...
+
+    async def progress(self, run_id: str, done: int, total: int | None, current: str | None) -> None: ...
+
+    async def finish(
+        self,
+        run_id: str,
+        status: str,
+        *,
+        result: str | None = None,
+        source: str | None = None,
+        error: tuple[str, str] | None = None,
+    ) -> Run: ...
+
+    async def result(self, run_id: str) -> tuple[str, str | None] | None:
+        """The run's final envelope (as JSON) and the source of its third-party content."""
+        ...
+
+    async def ask_cancel(self, run_id: str, mode: str) -> Run | None: ...
+
+    async def log(self, run_id: str, level: str, message: str) -> None: ...
+
+    async def log_lines(self, run_id: str, *, levels: Sequence[str], tail_chars: int) -> tuple[list[LogLine], int]:
+        """The last lines at ``levels`` that fit ``tail_chars``, oldest first, and how many lines were left out."""
+        ...
+
+    async def checkpoint(self, run_id: str, part: int) -> Checkpoint: ...
+
+    async def seed(self, run_id: str, part: int, url: str) -> None:
+        """Queue a crawl's start URL (seq 0), unless the crawl has begun already."""
+        ...
+
+    async def visited(self, run_id: str, part: int, visit: Visited) -> None: ...
+
+    async def items(self, run_id: str, *, offset: int, limit: int, part: int | None = None) -> tuple[list[Item], int]:
+        """A run's items in order (of one part only, when given), and how many there are."""
+        ...
+
+    async def forget_failures(self, run_id: str) -> int:
+        """Drop the failed visits of a run, so that resuming it visits those URLs again; how many."""
+        ...
+
+    async def interrupt_orphans(self) -> int:
+        """Mark ``interrupted`` every active run whose owning process has died; how many."""
+        ...
+
+    async def interrupt_own(self) -> int:
+        """This process stops: its active runs are ``interrupted`` (resumable)."""
+        ...
+
+    async def prune(self, older_than: float) -> int:
+        """Delete the finished runs that finished before ``older_than`` (epoch seconds); how many."""
+        ...
+
+    async def counts(self) -> dict[str, int]:
+        """How many runs the store holds, by status."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,59 @@
+"""The store's schema, as the steps that build it: step N takes a store from version N-1 to N (SQLite's
+``user_version``). A step is never edited once released; a change is a new step."""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            tool TEXT NOT NULL,
+            arguments TEXT NOT NULL,
+            label TEXT,
+            session TEXT NOT NULL,
+            status TEXT NOT NULL,
+            owner TEXT,
+            done INTEGER NOT NULL DEFAULT 0,
+            total INTEGER,
+            current TEXT,
+            created_at REAL NOT NULL,
+            started_at REAL,
+            updated_at REAL NOT NULL,
+            finished_at REAL,
+            error_code TEXT,
+            error_message TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            cancel TEXT,
+            result TEXT,
+            source TEXT
+        )""",
+        "CREATE INDEX runs_by_created ON runs (created_at DESC, id)",
+        "CREATE INDEX runs_by_status ON runs (status, owner)",
+        """CREATE TABLE run_log (
+            run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            at REAL NOT NULL,
+            level TEXT NOT NULL,
+            message TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE run_frontier (
+            run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            part INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            url TEXT NOT NULL,
+            depth INTEGER NOT NULL,
+            PRIMARY KEY (run_id, part, seq)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE run_items (
+            run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            part INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            url TEXT NOT NULL,
+            canonical TEXT,
+            body TEXT NOT NULL,
+            PRIMARY KEY (run_id, part, seq)
+        ) WITHOUT ROWID""",
+    ),
+)

@@ -1,0 +1,458 @@
+"""The embedded run store: one SQLite database in WAL mode under the operator's data directory.
+
+WAL lets readers go on while a writer writes, and several processes (a stdio server per client, plus `serve`)
+share one file: writes take SQLite's lock in turn (``BEGIN IMMEDIATE``, waiting up to ``BUSY_WAIT``). Each
+connection is used by one thread at a time (its own limiter), so the event loop never waits on the disk.
+``synchronous=NORMAL``: a process killed at any point loses nothing committed; a power cut may lose the last
+commits, never the database.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+
+from netglean.core.errors import ConfigurationError, StoreFailure, Unavailable
+from netglean.store.base import ACTIVE, FINISHED, Checkpoint, Item, LogLine, Queued, Run, Visited
+from netglean.store.migrations import MIGRATIONS
+from netglean.store.owners import Owners
+
+log = logging.getLogger("netglean.store")
+
+T = TypeVar("T")
+
+FILE_NAME = "runs.sqlite3"
+BUSY_WAIT = 10.0
+"""Seconds a write waits for another process's write to end before the call fails as unavailable."""
+LOG_LINES_KEPT = 2_000
+"""Lines of one run's log the store keeps (the latest)."""
+
+_RUN_COLUMNS = (
+    "id, tool, arguments, label, session, status, owner, done, total, current, created_at, started_at, updated_at,"
+    " finished_at, error_code, error_message, attempts, cancel, result IS NOT NULL"
+)
+
+
+def _run(row: tuple[Any, ...]) -> Run:
+    return Run(
+        id=row[0],
+        tool=row[1],
+        arguments=json.loads(row[2]),
+        label=row[3],
+        session=row[4],
+        status=row[5],
+        owner=row[6],
+        done=row[7],
+        total=row[8],
+        current=row[9],
+        created_at=row[10],
+        started_at=row[11],
+        updated_at=row[12],
+        finished_at=row[13],
+        error_code=row[14],
+        error_message=row[15],
+        attempts=row[16],
+        cancel=row[17],
+        has_result=bool(row[18]),
+    )
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+class _Connection:
+    """One SQLite connection and the limiter that keeps it to one thread at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA foreign_keys = ON")
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        self.limiter = anyio.CapacityLimiter(1)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+
+def _failure(exc: sqlite3.Error, path: Path) -> Exception:
+    """What a database error means to a caller, in words that hold no path (the operator's log has it)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    log.error("run store %s: %s", path, exc)
+    if code == sqlite3.SQLITE_FULL:
+        return StoreFailure(
+            "the run store's disk is full; nothing it had committed is lost (the operator must free space)"
+        )
+    if code == sqlite3.SQLITE_BUSY:
+        return Unavailable(f"the run store stayed locked by another process for {BUSY_WAIT:g} s")
+    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
+        return StoreFailure("the run store became read-only; nothing it had committed is lost")
+    return StoreFailure(f"the run store failed: {type(exc).__name__}")
+
+
+class SqliteStore:
+    """The RunStore protocol over one SQLite file (see the module's docstring)."""
+
+    kind = "sqlite"
+
+    def __init__(self, folder: Path) -> None:
+        self._path = folder / FILE_NAME
+        self._owners = Owners(folder / "owners")
+        self._writer = _Connection(self._path)
+        self._reader = _Connection(self._path)
+
+    @classmethod
+    def open(cls, folder: Path) -> SqliteStore:
+        """The store in ``folder``, created and brought to the current schema; refuses, naming the path and what to
+        do, a folder it cannot write, a file that is no store, and a store from a newer netglean."""
+        path = folder / FILE_NAME
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            store = cls(folder)
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot write the run store folder {folder} ({exc.strerror}): give netglean write access to it, "
+                "or choose another with --data-dir (NETGLEAN_DATA_DIR)"
+            ) from None
+        except sqlite3.Error as exc:
+            raise ConfigurationError(_unusable(path, exc)) from None
+        try:
+            store._migrate()
+        except sqlite3.Error as exc:
+            store.close()
+            raise ConfigurationError(_unusable(path, exc)) from None
+        except ConfigurationError:
+            store.close()
+            raise
+        return store
+
+    def _migrate(self) -> None:
+        db = self._writer.db
+        db.execute("PRAGMA journal_mode = WAL")
+        with self._writer.transaction():
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                raise ConfigurationError(
+                    f"the run store {self._path} was made by a newer netglean (schema {version}; this one knows up "
+                    f"to {len(MIGRATIONS)}): upgrade netglean, or choose another folder with --data-dir"
+                )
+            for step in MIGRATIONS[version:]:
+                for statement in step:
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+        db.execute("SELECT count(*) FROM runs").fetchone()  # a damaged file fails here, at start-up
+
+    @property
+    def location(self) -> str:
+        return str(self._path)
+
+    @property
+    def owner(self) -> str:
+        return self._owners.id
+
+    async def _do(self, connection: _Connection, work: Callable[[sqlite3.Connection], T], *, write: bool) -> T:
+        def run() -> T:
+            try:
+                if write:
+                    with connection.transaction() as db:
+                        return work(db)
+                return work(connection.db)
+            except sqlite3.Error as exc:
+                raise _failure(exc, self._path) from None
+
+        return await anyio.to_thread.run_sync(run, limiter=connection.limiter)
+
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await self._do(self._writer, work, write=True)
+
+    async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await self._do(self._reader, work, write=False)
+
+    @staticmethod
+    def _one(db: sqlite3.Connection, run_id: str) -> Run | None:
+        row = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
+        return _run(row) if row else None
+
+    async def create(self, run_id: str, tool: str, arguments: dict[str, Any], label: str | None, session: str) -> Run:
+        now = time.time()
+
+        def work(db: sqlite3.Connection) -> Run:
+            db.execute(
+                "INSERT INTO runs (id, tool, arguments, label, session, status, owner, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
+                (run_id, tool, json.dumps(arguments, ensure_ascii=False), label, session, self.owner, now, now),
+            )
+            return self._one(db, run_id)  # type: ignore[return-value]  # just written
+
+        return await self._write(work)
+
+    async def get(self, run_id: str) -> Run | None:
+        run = await self._read(lambda db: self._one(db, run_id))
+        if run is not None and run.status in ACTIVE and not self._owners.alive(run.owner):
+            await self.interrupt_orphans()
+            run = await self._read(lambda db: self._one(db, run_id))
+        return run
+
+    async def list_runs(
+        self, *, statuses: Sequence[str], tools: Sequence[str], offset: int, limit: int
+    ) -> tuple[list[Run], int]:
+        await self.interrupt_orphans()
+        where, values = ["1"], []
+        if statuses:
+            where.append(f"status IN ({_marks(len(statuses))})")
+            values += list(statuses)
+        if tools:
+            where.append(f"tool IN ({_marks(len(tools))})")
+            values += list(tools)
+        clause = " AND ".join(where)
+
+        def work(db: sqlite3.Connection) -> tuple[list[Run], int]:
+            total = db.execute(f"SELECT count(*) FROM runs WHERE {clause}", values).fetchone()[0]
+            rows = db.execute(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE {clause} ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+                [*values, limit, offset],
+            ).fetchall()
+            return [_run(row) for row in rows], total
+
+        return await self._read(work)
+
+    async def claim(self, run_id: str) -> Run | None:
+        now = time.time()
+
+        def work(db: sqlite3.Connection) -> Run | None:
+            claimed = db.execute(
+                "UPDATE runs SET status = 'running', owner = ?, started_at = ?, updated_at = ?,"
+                " attempts = attempts + 1 WHERE id = ? AND status = 'queued'",
+                (self.owner, now, now, run_id),
+            ).rowcount
+            return self._one(db, run_id) if claimed else None
+
+        return await self._write(work)
+
+    async def requeue(self, run_id: str) -> Run:
+        now = time.time()
+
+        def work(db: sqlite3.Connection) -> Run:
+            db.execute(
+                "UPDATE runs SET status = 'queued', owner = ?, updated_at = ?, finished_at = NULL, error_code = NULL,"
+                " error_message = NULL, cancel = NULL, result = NULL, source = NULL WHERE id = ?",
+                (self.owner, now, run_id),
+            )
+            return self._one(db, run_id)  # type: ignore[return-value]  # the caller checked that it exists
+
+        return await self._write(work)
+
+    async def progress(self, run_id: str, done: int, total: int | None, current: str | None) -> None:
+        now = time.time()
+        await self._write(
+            lambda db: db.execute(
+                "UPDATE runs SET done = ?, total = ?, current = ?, updated_at = ? WHERE id = ?",
+                (done, total, current, now, run_id),
+            )
+        )
+
+    async def finish(
+        self,
+        run_id: str,
+        status: str,
+        *,
+        result: str | None = None,
+        source: str | None = None,
+        error: tuple[str, str] | None = None,
+    ) -> Run:
+        now = time.time()
+        code, message = error or (None, None)
+
+        def work(db: sqlite3.Connection) -> Run:
+            db.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, updated_at = ?, result = ?, source = ?, error_code = ?,"
+                " error_message = ?, cancel = NULL, current = NULL WHERE id = ?",
+                (status, now, now, result, source, code, message, run_id),
+            )
+            return self._one(db, run_id)  # type: ignore[return-value]  # the run being finished exists
+
+        return await self._write(work)
+
+    async def result(self, run_id: str) -> tuple[str, str | None] | None:
+        row = await self._read(
+            lambda db: db.execute("SELECT result, source FROM runs WHERE id = ?", (run_id,)).fetchone()
+        )
+        return (row[0], row[1]) if row and row[0] is not None else None
+
+    async def ask_cancel(self, run_id: str, mode: str) -> Run | None:
+        def work(db: sqlite3.Connection) -> Run | None:
+            db.execute(
+                f"UPDATE runs SET cancel = ? WHERE id = ? AND status IN ({_marks(len(ACTIVE))})",
+                (mode, run_id, *ACTIVE),
+            )
+            return self._one(db, run_id)
+
+        return await self._write(work)
+
+    async def log(self, run_id: str, level: str, message: str) -> None:
+        now = time.time()
+
+        def work(db: sqlite3.Connection) -> None:
+            seq = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM run_log WHERE run_id = ?", (run_id,)).fetchone()[0]
+            db.execute("INSERT INTO run_log VALUES (?, ?, ?, ?, ?)", (run_id, seq, now, level, message))
+            if seq > LOG_LINES_KEPT:
+                db.execute("DELETE FROM run_log WHERE run_id = ? AND seq <= ?", (run_id, seq - LOG_LINES_KEPT))
+
+        await self._write(work)
+
+    async def log_lines(self, run_id: str, *, levels: Sequence[str], tail_chars: int) -> tuple[list[LogLine], int]:
+        def work(db: sqlite3.Connection) -> tuple[list[LogLine], int]:
+            rows = db.execute(
+                f"SELECT seq, at, level, message FROM run_log WHERE run_id = ? AND level IN ({_marks(len(levels))})"
+                " ORDER BY seq DESC",
+                (run_id, *levels),
+            )
+            kept: list[LogLine] = []
+            used = left = 0
+            for seq, at, level, message in rows:
+                if left or used + len(message) > tail_chars:
+                    left += 1
+                    continue
+                used += len(message)
+                kept.append(LogLine(seq, at, level, message))
+            return kept[::-1], left
+
+        return await self._read(work)
+
+    async def checkpoint(self, run_id: str, part: int) -> Checkpoint:
+        def work(db: sqlite3.Connection) -> Checkpoint:
+            frontier = db.execute(
+                "SELECT seq, url, depth FROM run_frontier WHERE run_id = ? AND part = ? ORDER BY seq", (run_id, part)
+            ).fetchall()
+            visits = db.execute(
+                "SELECT seq, kind, url, canonical FROM run_items WHERE run_id = ? AND part = ?", (run_id, part)
+            ).fetchall()
+            done = {seq for seq, _, _, _ in visits}
+            kinds = [kind for _, kind, _, _ in visits]
+            return Checkpoint(
+                queued=[Queued(seq, url, depth) for seq, url, depth in frontier if seq not in done],
+                seen={url for _, url, _ in frontier},
+                canonical={canonical: url for _, kind, url, canonical in visits if kind == "read" and canonical},
+                visited=len(visits),
+                read=kinds.count("read"),
+                failed=kinds.count("failed"),
+                next_seq=frontier[-1][0] + 1 if frontier else 0,
+            )
+
+        return await self._read(work)
+
+    async def seed(self, run_id: str, part: int, url: str) -> None:
+        await self._write(
+            lambda db: db.execute("INSERT OR IGNORE INTO run_frontier VALUES (?, ?, 0, ?, 0)", (run_id, part, url))
+        )
+
+    async def visited(self, run_id: str, part: int, visit: Visited) -> None:
+        kind = "read" if visit.read else "failed" if visit.failed else "duplicate"
+        body = json.dumps(visit.body, ensure_ascii=False)
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT OR REPLACE INTO run_items VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (run_id, part, visit.seq, kind, visit.url, visit.canonical, body),
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO run_frontier VALUES (?, ?, ?, ?, ?)",
+                [(run_id, part, link.seq, link.url, link.depth) for link in visit.links],
+            )
+
+        await self._write(work)
+
+    async def items(self, run_id: str, *, offset: int, limit: int, part: int | None = None) -> tuple[list[Item], int]:
+        where, values = ("run_id = ?", (run_id,)) if part is None else ("run_id = ? AND part = ?", (run_id, part))
+
+        def work(db: sqlite3.Connection) -> tuple[list[Item], int]:
+            total = db.execute(f"SELECT count(*) FROM run_items WHERE {where}", values).fetchone()[0]
+            rows = db.execute(
+                f"SELECT part, seq, body FROM run_items WHERE {where} ORDER BY part, seq LIMIT ? OFFSET ?",
+                (*values, limit, offset),
+            ).fetchall()
+            return [Item(part, seq, json.loads(body), len(body)) for part, seq, body in rows], total
+
+        return await self._read(work)
+
+    async def forget_failures(self, run_id: str) -> int:
+        return await self._write(
+            lambda db: db.execute("DELETE FROM run_items WHERE run_id = ? AND kind = 'failed'", (run_id,)).rowcount
+        )
+
+    async def interrupt_orphans(self) -> int:
+        owners = await self._read(
+            lambda db: [
+                row[0]
+                for row in db.execute(
+                    f"SELECT DISTINCT owner FROM runs WHERE status IN ({_marks(len(ACTIVE))})", ACTIVE
+                )
+            ]
+        )
+        dead = [owner for owner in owners if not self._owners.alive(owner)]
+        return sum([await self._interrupt(owner) for owner in dead])
+
+    async def interrupt_own(self) -> int:
+        return await self._interrupt(self.owner)
+
+    async def _interrupt(self, owner: str | None) -> int:
+        now = time.time()
+        return await self._write(
+            lambda db: (
+                db.execute(
+                    "UPDATE runs SET status = 'interrupted', finished_at = ?, updated_at = ?, current = NULL,"
+                    f" cancel = NULL WHERE owner IS ? AND status IN ({_marks(len(ACTIVE))})",
+                    (now, now, owner, *ACTIVE),
+                ).rowcount
+            )
+        )
+
+    async def prune(self, older_than: float) -> int:
+        return await self._write(
+            lambda db: (
+                db.execute(
+                    f"DELETE FROM runs WHERE status IN ({_marks(len(FINISHED))}) AND finished_at < ?",
+                    (*FINISHED, older_than),
+                ).rowcount
+            )
+        )
+
+    async def counts(self) -> dict[str, int]:
+        rows = await self._read(lambda db: db.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall())
+        return dict(rows)
+
+    def close(self) -> None:
+        self._writer.db.close()
+        self._reader.db.close()
+        self._owners.close()
+
+
+def _unusable(path: Path, exc: sqlite3.Error) -> str:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+        return (
+            f"{path} is not a usable run store ({exc}): move it aside (netglean then starts a new, empty store "
+            "there) or choose another folder with --data-dir"
+        )
+    if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
+        return (
+            f"cannot write the run store {path} ({exc}): give netglean write access to its folder, or choose "
+            "another with --data-dir (NETGLEAN_DATA_DIR)"
+        )
+    if code == sqlite3.SQLITE_FULL:
+        return f"the disk of the run store {path} is full: free space, or choose another folder with --data-dir"
+    return f"cannot open the run store {path} ({exc}); choose another folder with --data-dir"
