@@ -156,9 +156,13 @@ def client(registry: Registry, settings: Settings) -> Iterator[SyncClient]:
             yield session
 
 
+RUN_TOOLS = ("get_run_status", "get_run_result", "get_run_log", "list_runs", "cancel_run", "resume_run")
+"""The run tools, called on a run that crawled the hostile site: its URLs and pages are in their payloads."""
+
+
 def test_every_target_tool_is_called_here(registry: Registry) -> None:
     targets = {name for name, spec in registry.tools.items() if spec.origin == "target"}
-    assert targets == {name for name, _ in CALLS}
+    assert targets == {name for name, _ in CALLS} | set(RUN_TOOLS)
 
 
 def _asked(arguments: dict[str, Any]) -> str:
@@ -177,6 +181,12 @@ def test_target_text_stays_inside_the_frame(client: SyncClient, tool: str, argum
         messages.append(message or "")
 
     result = client.portal.call(client.client.call_tool, tool, arguments, None, on_progress)
+    ok = result.structured_content["ok"]  # the URL asked for (a batch's first, then the others), else the tool
+    _assert_framed(result, tool, (_asked(arguments), f"{_asked(arguments)},%20") if ok else (tool, tool), messages)
+
+
+def _assert_framed(result: Any, tool: str, source_is: tuple[str, str], messages: list[str]) -> None:
+    """The result's third-party text is all inside its frame, which names ``source_is`` (exactly, or by prefix)."""
     envelope = result.structured_content
     lines = result.content[0].text.split("\n")
     begin, end = lines[2], lines[-1]
@@ -184,14 +194,11 @@ def test_target_text_stays_inside_the_frame(client: SyncClient, tool: str, argum
     assert marker is not None, begin
     nonce, source = marker.groups()
     assert end == f"<<<END UNTRUSTED CONTENT {nonce}>>>"
-    if envelope["ok"]:  # the URL asked for (a batch's first, then the others), else the tool's name
-        assert source == _asked(arguments) or source.startswith(f"{_asked(arguments)},%20"), source
-    else:
-        assert source == tool, source
+    assert source == source_is[0] or source.startswith(source_is[1]), source
     inside = "\n".join(lines[3:-1])
     assert nonce == hashlib.sha256(f"{source}\x00{inside}".encode()).hexdigest()[:24]  # as documented
     assert json.loads(inside) == envelope["payload"], "the framed JSON is not the structured payload"
-    assert WORD in inside, "the hostile value never reached the result: the test proves nothing here"
+    assert WORD in inside, f"{tool}: the hostile value never reached the result: the test proves nothing here"
     outside = [lines[0], lines[1], begin, end, *messages, *LOGGED]
     assert envelope["ok"] or LOGGED, "a failure the client asked to hear of was not logged: nothing was checked"
     outside.append(json.dumps({key: value for key, value in envelope.items() if key != "payload"}))
@@ -199,6 +206,32 @@ def test_target_text_stays_inside_the_frame(client: SyncClient, tool: str, argum
         assert WORD not in text.lower(), f"target text outside the frame: {text[:300]}"
     assert envelope["untrusted_content_notice"]
     assert "\u202e" not in json.dumps(envelope, ensure_ascii=False)
+
+
+def test_the_run_tools_keep_a_runs_target_text_inside_the_frame(client: SyncClient) -> None:
+    crawled = client.call("crawl", {"url": f"{SITE}/go", "max_pages": 6}).structured_content["payload"]
+    run_id = crawled["run_id"]
+    calls = {
+        "get_run_status": {"run_id": run_id},
+        "get_run_result": {"run_id": run_id},
+        "get_run_log": {"run_id": run_id, "level": "debug"},
+        "list_runs": {"tool": ["crawl"], "per_page": 1},
+        "cancel_run": {"run_id": run_id},
+        "resume_run": {"run_id": run_id, "retry_failed": True, "wait": True},
+    }
+    assert tuple(calls) == RUN_TOOLS
+    messages: list[str] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        messages.append(message or "")
+
+    for tool, arguments in calls.items():
+        messages.clear()
+        LOGGED.clear()
+        result = client.portal.call(client.client.call_tool, tool, arguments, None, on_progress)
+        assert result.structured_content["ok"], result.structured_content
+        source = "netglean://runs" if tool == "list_runs" else f"run%20{run_id}"
+        _assert_framed(result, tool, (source, source), messages)
 
 
 def test_every_say_template_in_the_handlers_is_a_literal() -> None:

@@ -55,7 +55,8 @@ _GUIDANCE = {
     "operator_policy": "The operator's settings do not allow what the call asks (payload.error.detail names the "
     "setting); call {tool} again without asking for it.",
     "blocked": "The site answered with a bot wall or challenge page, not the page asked for; its text is not content.",
-    "not_found": "No run of this server's store has that id: list_runs shows the runs there are.",
+    "not_found": "No run of this server's store has that id (an id from another server, or one past the operator's "
+    "retention).",
     "store_error": "The server's run store could not take a write (payload.error says why); call {tool} again once "
     "the operator has fixed it.",
 }

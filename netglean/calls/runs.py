@@ -72,6 +72,8 @@ class _Active:
     forced: bool = False
     listeners: set[Progress] = field(default_factory=set)
     written: float = 0.0
+    latest: tuple[int, int | None] | None = None
+    """The last progress reported, written or not (a run's last one is written when it ends)."""
 
 
 class Runs:
@@ -100,6 +102,10 @@ class Runs:
         if self._store is None:
             self._store = self._open_store()
         return self._store
+
+    def prepare(self) -> None:
+        """Open the store now: a door that does so before it serves makes a bad store a start-up error."""
+        _ = self.store
 
     @property
     def hosted(self) -> bool:
@@ -167,6 +173,7 @@ class Runs:
                 envelope: Envelope | None = None
                 with active.cancel:
                     envelope, source = await execute(run, scope, self._reporter(active))
+                await self._written(active)
                 if envelope is None:
                     if active.forced:
                         await store.finish(scope.id, "cancelled", error=("cancelled", "the run was cancelled"))
@@ -191,11 +198,10 @@ class Runs:
     def _reporter(self, active: _Active) -> Progress:
         async def report(done: float, total: float | None, message: str | None) -> None:
             now = time.monotonic()
-            final = total is not None and done >= total
-            if final or now - active.written >= PROGRESS_EVERY:
+            active.latest = (int(done), None if total is None else int(total))
+            if now - active.written >= PROGRESS_EVERY:
                 active.written = now
-                most = None if total is None else int(total)
-                await self.store.progress(active.scope.id, int(done), most, active.scope.current)
+                await self._written(active)
             for listener in list(active.listeners):
                 try:
                     await listener(done, total, message)
@@ -203,6 +209,11 @@ class Runs:
                     active.listeners.discard(listener)
 
         return report
+
+    async def _written(self, active: _Active) -> None:
+        if active.latest is not None:
+            done, total = active.latest
+            await self.store.progress(active.scope.id, done, total, active.scope.current)
 
     async def get(self, run_id: str) -> Run:
         run = await self.store.get(run_id)
@@ -237,8 +248,7 @@ class Runs:
         if active is None:
             await self.store.ask_cancel(run_id, "force" if force else "graceful")  # its process carries it out
             return await self.wait(run_id, CANCEL_GRACE)
-        if run.status == "queued":
-            await self.store.finish(run_id, "cancelled", error=("cancelled", "the run was cancelled before it began"))
+        if run.status == "queued" and await self.store.drop_queued(run_id):  # it has not begun: it never will
             return await self.get(run_id)
         self._tasks_cancel(active, force=force)
         with anyio.move_on_after(CANCEL_GRACE):

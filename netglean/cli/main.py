@@ -158,7 +158,11 @@ def _call(args: argparse.Namespace) -> int:
 
     async def call_once() -> tuple[Envelope, str | None]:
         try:
-            return await runner.call(args.tool, arguments)
+            if runner.spec(args.tool).execution != "async":
+                return await runner.call(args.tool, arguments)
+            # A run lives as long as this process: one the call does not wait for ends interrupted (resume_run).
+            async with runner.services.runs.hosting():
+                return await runner.call(args.tool, arguments)
         finally:
             await runner.services.aclose()
 

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'e66efd5d2cf4e00a88551ec9c1e197e8b2e6c518cf6ef0f6e3555e72d7baa8b8'
+CATALOG_HASH: Any = '192db05c6d7a51a4311125e15892412e11f1273a02fe09ed11e7ec7f08a4c7ff'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -11,8 +11,12 @@ SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agent
                  "'download' to identify a\n"
                  "document without its bytes. Sites: 'map' discovers a site's URLs (links and sitemaps), "
                  "'crawl' follows links\n"
-                 "across a site, 'batch_crawl' crawls from several start URLs. Use format 'json' for "
-                 'structured output (typed\n'
+                 "across a site, 'batch_crawl' crawls from several start URLs; a crawl is a background run "
+                 'that goes on past the\n'
+                 "call: a call that answers with payload.run is followed with 'get_run_status' and read with "
+                 "'get_run_result'\n"
+                 "('cancel_run', 'resume_run', 'get_run_log', 'list_runs'). Use format 'json' for structured "
+                 'output (typed\n'
                  "blocks, metadata, links) or 'markdown' (the default) for readable content.\n"
                  "Feeds: 'scrape_url' returns a listing page's articles now; for a durable feed, "
                  "'capture_config' drafts a\n"
@@ -3631,7 +3635,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
   'input_schema': {'additionalProperties': False,
                    'properties': {'level': {'default': 'info',
                                             'description': 'The lowest level shown.',
-                                            'enum': ['debug', 'info', 'warning', 'error']},
+                                            'enum': ['debug', 'info', 'warning', 'error'],
+                                            'type': 'string'},
                                   'run_id': {'description': "The run's id (32 hexadecimal digits, as the "
                                                             'tool that started it answered).',
                                              'pattern': '^[0-9a-f]{32}$',
@@ -4978,7 +4983,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                 'succeeded',
                                                                 'failed',
                                                                 'cancelled',
-                                                                'interrupted']},
+                                                                'interrupted'],
+                                                       'type': 'string'},
                                              'maxItems': 6,
                                              'type': 'array',
                                              'uniqueItems': True},

@@ -44,6 +44,11 @@ async def _run(ctx: Context, run_id: str) -> Run:
         raise
 
 
+def _source(run: Run) -> str:
+    """What a run tool's frame names: the run (its payload holds what the run read, from many URLs)."""
+    return f"run {run.id}"
+
+
 def _next(run: Run) -> str:
     if run.has_result:
         return "get_run_result"
@@ -57,14 +62,14 @@ async def get_run_status(args: GetRunStatusInput, ctx: Context) -> Outcome:
             "The run is still working ({done} done so far): call get_run_status again in a few seconds.",
             done=run.done,
         )
-        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance)
+        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=_source(run))
     if run.has_result:
         guidance = say("The run has ended (payload.run.status): get_run_result reads what it produced.")
     elif run.status == "interrupted":
         guidance = say("The run was interrupted when its server stopped: resume_run continues it from its checkpoint.")
     else:
         guidance = say("The run ended without a result (payload.run.error says why): resume_run tries it again.")
-    return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance)
+    return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance, source=_source(run))
 
 
 def _cut(value: Any, whole: bool, counter: list[int]) -> Any:
@@ -127,7 +132,7 @@ async def get_run_result(args: GetRunResultInput, ctx: Context) -> Outcome:
     else:
         guidance = say("Items {shown} of {total} shown; no more pages.", shown=len(items), total=total)
         next_step = DONE
-    return Outcome(payload, next_step=next_step, guidance=guidance, source=f"run {run.id}")
+    return Outcome(payload, next_step=next_step, guidance=guidance, source=_source(run))
 
 
 async def get_run_log(args: GetRunLogInput, ctx: Context) -> Outcome:
@@ -149,7 +154,7 @@ async def get_run_log(args: GetRunLogInput, ctx: Context) -> Outcome:
     guidance = say(
         "{count} line(s); {omitted} older line(s) left out by tail_chars.", count=len(lines), omitted=omitted
     )
-    return Outcome(payload, next_step="get_run_status", guidance=guidance, source=f"run {run.id}")
+    return Outcome(payload, next_step="get_run_status", guidance=guidance, source=_source(run))
 
 
 async def cancel_run(args: CancelRunInput, ctx: Context) -> Outcome:
@@ -159,9 +164,14 @@ async def cancel_run(args: CancelRunInput, ctx: Context) -> Outcome:
         guidance = say(
             "The cancel is asked; the server working the run has not carried it out yet: get_run_status follows it."
         )
-        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance)
+        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=_source(run))
     guidance = say("The run has ended (payload.run.status); resume_run continues a cancelled run.")
-    return Outcome({"run": described(run)}, next_step=_next(run) if run.has_result else DONE, guidance=guidance)
+    return Outcome(
+        {"run": described(run)},
+        next_step=_next(run) if run.has_result else DONE,
+        guidance=guidance,
+        source=_source(run),
+    )
 
 
 async def resume_run(args: ResumeRunInput, ctx: Context) -> Outcome:
@@ -173,18 +183,18 @@ async def resume_run(args: ResumeRunInput, ctx: Context) -> Outcome:
                 "The run has succeeded: nothing to resume (retry_failed reads its failed pages again);"
                 " get_run_result reads what it produced."
             )
-            return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance)
+            return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance, source=_source(run))
         guidance = say("The run is still working: nothing to resume; get_run_status follows it.")
-        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance)
+        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=_source(run))
     if args.wait:
         seconds = ctx.settings.call_timeout * (1 - ANSWER_RESERVE)
         asked = args.timeout_ms
         run = await ctx.runs.wait(run.id, seconds if asked is None else min(asked / 1000, seconds), ctx.report)
     if run.finished:
         guidance = say("The resumed run has ended (payload.run.status): get_run_result reads what it produced.")
-        return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance)
+        return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance, source=_source(run))
     guidance = say("The run goes on from its checkpoint: get_run_status follows it.")
-    return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance)
+    return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=_source(run))
 
 
 async def list_runs(args: ListRunsInput, ctx: Context) -> Outcome:
@@ -201,9 +211,8 @@ async def list_runs(args: ListRunsInput, ctx: Context) -> Outcome:
         "has_more": has_more,
     }
     guidance = say("{count} of {total} run(s).", count=len(runs), total=total)
-    return Outcome(
-        payload, next_step="list_runs" if has_more else "get_run_status" if runs else DONE, guidance=guidance
-    )
+    next_step = "list_runs" if has_more else "get_run_status" if runs else DONE
+    return Outcome(payload, next_step=next_step, guidance=guidance, source="netglean://runs")
 
 
 def _framed(source: str, value: Any) -> str:

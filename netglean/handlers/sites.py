@@ -111,6 +111,12 @@ class _Journal:
     async def visited(self, visit: Visit, seq: int, links: Sequence[Queued]) -> None:
         body = _visit(visit, self._links).model_dump(mode="json", by_alias=True, exclude_none=True)
         page = visit.page
+        if visit.error is not None:
+            line = ("warning", f"failed {visit.url}: {visit.error.code}")
+        elif visit.duplicate_of is not None:
+            line = ("debug", f"{visit.url} has the canonical URL of {visit.duplicate_of}, read already")
+        else:
+            line = ("debug", f"read {visit.url}")
         kept = Visited(
             seq,
             body,
@@ -119,11 +125,10 @@ class _Journal:
             canonical=normal(page.canonical or page.final_url) if page is not None else None,
             url=visit.url,
             links=links,
+            log=line,
         )
         await self._run.store.visited(self._run.id, self._part, kept)
         self._run.current = visit.url
-        if visit.error is not None:
-            await self._run.log("warning", f"{visit.url}: {visit.error.code}")
 
 
 def _run_of(ctx: Context) -> RunScope:

@@ -162,6 +162,7 @@ async def serve_http(runner: ToolRunner) -> None:
 
     settings = runner.settings
     check_binding(settings)
+    runner.services.runs.prepare()
     # sse-starlette (the SDK's SSE responses) cuts every stream the moment the signal comes, so calls in flight
     # would lose their results; here the drain ends them, the calls first (netglean.serve.connections).
     AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]

@@ -144,6 +144,21 @@ async def _read(fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Readin
         slot.done.set()
 
 
+async def _either(done: anyio.Event, halt: anyio.Event) -> None:
+    """Wait for a page's outcome, or for the crawl to be stopped (a slow page does not hold up a cancel)."""
+    if done.is_set() or halt.is_set():
+        return
+    async with anyio.create_task_group() as waiting:
+
+        async def halted() -> None:
+            await halt.wait()
+            waiting.cancel_scope.cancel()
+
+        waiting.start_soon(halted)
+        await done.wait()
+        waiting.cancel_scope.cancel()
+
+
 async def crawl(
     fetcher: Fetcher,
     readers: Readers,
@@ -176,7 +191,7 @@ async def crawl(
         fill()
         while window and not halt.is_set():
             slot = window[0]
-            await slot.done.wait()
+            await _either(slot.done, halt)
             if halt.is_set():
                 break
             window.popleft()

@@ -98,6 +98,8 @@ class Visited:
     canonical: str | None
     url: str
     links: Sequence[Queued] = ()
+    log: tuple[str, str] | None = None
+    """A line of the run's log about the visit (level, message), kept with it."""
 
 
 class RunStore(Protocol):
@@ -141,6 +143,10 @@ class RunStore(Protocol):
         source: str | None = None,
         error: tuple[str, str] | None = None,
     ) -> Run: ...
+
+    async def drop_queued(self, run_id: str) -> bool:
+        """Cancel a run that is still queued (it never begins); False when it has begun or ended meanwhile."""
+        ...
 
     async def result(self, run_id: str) -> tuple[str, str | None] | None:
         """The run's final envelope (as JSON) and the source of its third-party content."""

@@ -33,7 +33,8 @@ FILE_NAME = "runs.sqlite3"
 BUSY_WAIT = 10.0
 """Seconds a write waits for another process's write to end before the call fails as unavailable."""
 LOG_LINES_KEPT = 2_000
-"""Lines of one run's log the store keeps (the latest)."""
+"""Lines of one run's log the store keeps (the latest; up to TRIM_EVERY more between two trims)."""
+TRIM_EVERY = 100
 
 _RUN_COLUMNS = (
     "id, tool, arguments, label, session, status, owner, done, total, current, created_at, started_at, updated_at,"
@@ -280,12 +281,25 @@ class SqliteStore:
         def work(db: sqlite3.Connection) -> Run:
             db.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, updated_at = ?, result = ?, source = ?, error_code = ?,"
-                " error_message = ?, cancel = NULL, current = NULL WHERE id = ?",
+                " error_message = ?, cancel = NULL WHERE id = ?",
                 (status, now, now, result, source, code, message, run_id),
             )
             return self._one(db, run_id)  # type: ignore[return-value]  # the run being finished exists
 
         return await self._write(work)
+
+    async def drop_queued(self, run_id: str) -> bool:
+        now = time.time()
+        dropped = await self._write(
+            lambda db: (
+                db.execute(
+                    "UPDATE runs SET status = 'cancelled', finished_at = ?, updated_at = ?, error_code = 'cancelled',"
+                    " error_message = 'the run was cancelled before it began' WHERE id = ? AND status = 'queued'",
+                    (now, now, run_id),
+                ).rowcount
+            )
+        )
+        return bool(dropped)
 
     async def result(self, run_id: str) -> tuple[str, str | None] | None:
         row = await self._read(
@@ -305,14 +319,7 @@ class SqliteStore:
 
     async def log(self, run_id: str, level: str, message: str) -> None:
         now = time.time()
-
-        def work(db: sqlite3.Connection) -> None:
-            seq = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM run_log WHERE run_id = ?", (run_id,)).fetchone()[0]
-            db.execute("INSERT INTO run_log VALUES (?, ?, ?, ?, ?)", (run_id, seq, now, level, message))
-            if seq > LOG_LINES_KEPT:
-                db.execute("DELETE FROM run_log WHERE run_id = ? AND seq <= ?", (run_id, seq - LOG_LINES_KEPT))
-
-        await self._write(work)
+        await self._write(lambda db: _log_line(db, run_id, level, message, now))
 
     async def log_lines(self, run_id: str, *, levels: Sequence[str], tail_chars: int) -> tuple[list[LogLine], int]:
         def work(db: sqlite3.Connection) -> tuple[list[LogLine], int]:
@@ -363,6 +370,7 @@ class SqliteStore:
     async def visited(self, run_id: str, part: int, visit: Visited) -> None:
         kind = "read" if visit.read else "failed" if visit.failed else "duplicate"
         body = json.dumps(visit.body, ensure_ascii=False)
+        now = time.time()
 
         def work(db: sqlite3.Connection) -> None:
             db.execute(
@@ -373,6 +381,8 @@ class SqliteStore:
                 "INSERT OR IGNORE INTO run_frontier VALUES (?, ?, ?, ?, ?)",
                 [(run_id, part, link.seq, link.url, link.depth) for link in visit.links],
             )
+            if visit.log is not None:
+                _log_line(db, run_id, *visit.log, now)
 
         await self._write(work)
 
@@ -439,6 +449,14 @@ class SqliteStore:
         self._writer.db.close()
         self._reader.db.close()
         self._owners.close()
+
+
+def _log_line(db: sqlite3.Connection, run_id: str, level: str, message: str, now: float) -> None:
+    """One more line of a run's log; every TRIM_EVERY lines, the lines past LOG_LINES_KEPT go."""
+    seq = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM run_log WHERE run_id = ?", (run_id,)).fetchone()[0]
+    db.execute("INSERT INTO run_log VALUES (?, ?, ?, ?, ?)", (run_id, seq, now, level, message))
+    if seq > LOG_LINES_KEPT and seq % TRIM_EVERY == 0:
+        db.execute("DELETE FROM run_log WHERE run_id = ? AND seq <= ?", (run_id, seq - LOG_LINES_KEPT))
 
 
 def _unusable(path: Path, exc: sqlite3.Error) -> str:
