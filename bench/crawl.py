@@ -35,7 +35,7 @@ from typing import Any
 
 from bench.fetch import LIFTED
 from bench.http import _free_port, _start
-from bench.scrapy_crawl import SCRAPY
+from bench.scrapy_crawl import SCRAPY, SCRAPY_VERSION
 from bench.site import SIZE
 from bench.stdio import LineClient
 
@@ -215,7 +215,7 @@ def run(
 ) -> dict[str, Any]:
     python = scrapy_python()
     scrapy: dict[str, Any] = {
-        "version": SCRAPY,
+        "version": SCRAPY_VERSION,
         "width": WIDTH,
         "max_depth": MAX_DEPTH,
         "max_chars": MAX_CHARS,

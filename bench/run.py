@@ -104,9 +104,9 @@ def main() -> None:
             )
     r = c["scrapy"]
     print(
-        f"crawl against {r['version']} (a minimal breadth-first spider: same start URL, width {r['width']}, "
+        f"crawl against Scrapy {r['version']} (a minimal breadth-first spider: same start URL, width {r['width']}, "
         f"max_depth {r['max_depth']}, max_chars {r['max_chars']}; Scrapy timed from engine start to close, with "
-        f"its whole process in brackets; medians of {c['repeats']} alternating pairs)"
+        f"its whole process in brackets; medians of {c['repeats']} pair(s), the order alternating)"
     )
     for family, row in r["families"].items():
         print(f"  {family:<6} {c['pages']:>5} pages: {_versus(row)}")

@@ -20,7 +20,8 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-SCRAPY = "scrapy==2.19.0"
+SCRAPY_VERSION = "2.19.0"
+SCRAPY = f"scrapy=={SCRAPY_VERSION}"
 """The Scrapy the benchmark installs into its own environment (bench/.scrapy-venv)."""
 
 TITLE = "//title/text()"
