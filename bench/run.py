@@ -6,6 +6,7 @@ import argparse
 import json
 import platform
 from pathlib import Path
+from typing import Any
 
 from bench import crawl, extraction, feeds, fetch, generator, http, stdio
 
@@ -30,7 +31,9 @@ def main() -> None:
             reference_pages=50 if args.quick else 200,
             spawns=2 if args.quick else 5,
         ),
-        "crawl": crawl.run(pages=50 if args.quick else 200, repeats=1 if args.quick else 3),
+        "crawl": crawl.run(
+            pages=50 if args.quick else 200, repeats=1 if args.quick else 3, long_pages=None if args.quick else 2000
+        ),
     }
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -99,7 +102,34 @@ def main() -> None:
                 f"({row['speedup_over_width_1']:.2f}x width 1), batch_scrape of the same pages "
                 f"{row['batch_scrape_pages_per_s']:>6.0f} pages/s -> crawl/batch {row['crawl_to_batch_scrape']:.2f}"
             )
+    r = c["scrapy"]
+    print(
+        f"crawl against Scrapy {r['version']} (a minimal breadth-first spider: same start URL, width {r['width']}, "
+        f"max_depth {r['max_depth']}, max_chars {r['max_chars']}; Scrapy timed from engine start to close, with "
+        f"its whole process in brackets; medians of {c['repeats']} pair(s), the order alternating)"
+    )
+    for family, row in r["families"].items():
+        print(f"  {family:<6} {c['pages']:>5} pages: {_versus(row)}")
+    if "long" in r:
+        long = r["long"]
+        for family, row in long["families"].items():
+            if "ratio" in row:
+                print(
+                    f"  {family:<6} {long['pages']:>5} pages ({long['site_pages']}-page site, one pair): {_versus(row)}"
+                )
+            else:
+                print(
+                    f"  {family:<6} {long['pages']:>5} pages: not compared, netglean's crawl stopped at "
+                    f"{row['netglean_stopped']} after {row['netglean_read']} pages in one call"
+                )
     print(f"\nwritten to {RESULTS / 'latest.json'}")
+
+
+def _versus(row: dict[str, Any]) -> str:
+    return (
+        f"netglean {row['netglean_pages_per_s']:>5.0f} pages/s, Scrapy {row['scrapy_pages_per_s']:>4.0f} pages/s "
+        f"({row['scrapy_process_pages_per_s']:.0f}) -> netglean/Scrapy {row['ratio']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

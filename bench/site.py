@@ -1,7 +1,7 @@
 """A generated website for the fetch benchmarks: N article pages with realistic boilerplate, on 127.0.0.1.
 
-Run as `python -m bench.site PORT`; page n of a family is at /FAMILY/n (see PAGES), and its links point to pages
-of its own family (0-999), so a crawl from any page finds the rest.
+Run as `python -m bench.site PORT [SIZE]`; page n of a family is at /FAMILY/n (see PAGES), and its links point to
+pages of its own family (0 to SIZE-1, SIZE 1000 unless given), so a crawl from any page finds the rest.
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ WORDS = (
     "tide moon ocean current harbour vessel coast storm wave reef salt depth chart signal beacon keel anchor "
     "island channel delta estuary lagoon pier jetty buoy compass latitude meridian voyage crew cargo"
 ).split()
+SIZE = 1000
+"""Pages a family's links point to unless the site is started with another size (a crawl longer than that)."""
 
 
 @functools.cache
-def lean_page(n: int) -> bytes:
+def lean_page(n: int, size: int = SIZE) -> bytes:
     """A 5 KB article with little around it: the least extraction work a page can ask for."""
     rng = random.Random(n)
 
@@ -32,8 +34,8 @@ def lean_page(n: int) -> bytes:
         return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 20))).capitalize() + "."
 
     paragraphs = "".join(f"<p>{' '.join(sentence() for _ in range(rng.randint(3, 6)))}</p>" for _ in range(8))
-    nav = "".join(f'<a href="/lean/{rng.randint(0, 999)}">Section {i}</a> ' for i in range(12))
-    related = "".join(f'<li><a href="/lean/{rng.randint(0, 999)}">Related story {i}</a></li>' for i in range(8))
+    nav = "".join(f'<a href="/lean/{rng.randint(0, size - 1)}">Section {i}</a> ' for i in range(12))
+    related = "".join(f'<li><a href="/lean/{rng.randint(0, size - 1)}">Related story {i}</a></li>' for i in range(8))
     return (
         f"<!doctype html><html lang='en'><head><title>Article {n}</title>"
         f"<meta name='description' content='{sentence()}'><script>var tracking = {n};</script>"
@@ -47,7 +49,7 @@ def lean_page(n: int) -> bytes:
 
 
 @functools.cache
-def news_page(n: int) -> bytes:
+def news_page(n: int, size: int = SIZE) -> bytes:
     """A news article page built the way publishers' pages are (about 100 KB, most of it not the article).
 
     A head with social and preload tags, critical CSS, JSON-LD and an app-state script that
@@ -64,7 +66,7 @@ def news_page(n: int) -> bytes:
         return words(8, 22).capitalize() + "."
 
     def link(text: str) -> str:
-        return f'<a href="/news/{rng.randint(0, 999)}" class="c-link c-link--{rng.randint(1, 9)}">{text}</a>'
+        return f'<a href="/news/{rng.randint(0, size - 1)}" class="c-link c-link--{rng.randint(1, 9)}">{text}</a>'
 
     title = f"Article {n}: {sentence()}"
     meta = "".join(
@@ -174,18 +176,21 @@ PAGES = {"lean": lean_page, "news": news_page}
 """The page families: /lean/n and /news/n."""
 
 
-async def page(request: Request) -> Response:
-    build = PAGES.get(request.path_params["family"])
-    if build is None:
-        return PlainTextResponse("no such page family", status_code=404)
-    return Response(build(int(request.path_params["n"])), media_type="text/html")
+def app(size: int = SIZE) -> Starlette:
+    """The site, its families' links pointing to pages 0 to ``size``-1."""
 
+    async def page(request: Request) -> Response:
+        build = PAGES.get(request.path_params["family"])
+        if build is None:
+            return PlainTextResponse("no such page family", status_code=404)
+        return Response(build(int(request.path_params["n"]), size), media_type="text/html")
 
-async def robots(request: Request) -> Response:
-    return PlainTextResponse("User-agent: *\nAllow: /\n")
+    async def robots(request: Request) -> Response:
+        return PlainTextResponse("User-agent: *\nAllow: /\n")
 
+    return Starlette(routes=[Route("/{family}/{n:int}", page), Route("/robots.txt", robots)])
 
-APP = Starlette(routes=[Route("/{family}/{n:int}", page), Route("/robots.txt", robots)])
 
 if __name__ == "__main__":
-    uvicorn.run(APP, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
+    size = int(sys.argv[2]) if len(sys.argv) > 2 else SIZE
+    uvicorn.run(app(size), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
