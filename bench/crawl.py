@@ -13,9 +13,10 @@ Runs alternate pair by pair (netglean first, then Scrapy first: the machine is n
 crawled once untimed before it, so the site has built its pages and the server is warm. Both sides count the
 pages they read (404s are neither's); Scrapy is timed inside its process, engine_started to spider_closed, and
 its whole process (interpreter and Scrapy start-up) is reported beside that. ratio = netglean pages/s over
-Scrapy's. The long crawl (``long_pages``, one pair on a site of LONG_SITE times as many pages) runs Scrapy only
-when netglean's crawl reads that many pages in one call (a crawl that returns its pages inline stops once they
-hold 400,000 characters, at ``content_limit``); otherwise it reports where netglean's crawl stopped.
+Scrapy's. The long crawl (``long_pages``, one pair on a site of LONG_SITE times as many pages) runs Scrapy when
+netglean's crawl has read most of the pages. netglean's crawl is a background run persisted in the server's own
+run store (``--data-dir``, a temporary folder per server); the call waits for it, and the visits an answer leaves
+out (past its 400,000 characters) are read back through get_run_result after the clock stops.
 """
 
 from __future__ import annotations
@@ -64,11 +65,12 @@ class Crawled:
 def _server(width: int) -> Iterator[LineClient]:
     lifted = list(LIFTED)
     lifted[lifted.index("--global-concurrency") + 1] = str(width)
-    client = LineClient([sys.executable, "-m", "netglean", "mcp", *lifted])
-    try:
-        yield client
-    finally:
-        client.close()
+    with tempfile.TemporaryDirectory() as data:  # each server its own run store: a crawl is a persisted run
+        client = LineClient([sys.executable, "-m", "netglean", "mcp", *lifted, "--data-dir", data])
+        try:
+            yield client
+        finally:
+            client.close()
 
 
 def _crawl(client: LineClient, start: str, pages: int) -> Crawled:
@@ -77,7 +79,16 @@ def _crawl(client: LineClient, start: str, pages: int) -> Crawled:
     result = client.call("crawl", arguments)
     elapsed = time.perf_counter() - started
     payload = result["structuredContent"]["payload"]
-    return Crawled(elapsed, [visit["url"] for visit in payload["pages"] if visit.get("page")], payload.get("stopped"))
+    visits = payload["pages"]
+    if payload.get("unreturned"):  # the answer holds the first 400,000 characters of visits; the run holds all
+        visits = []
+        for page in range(1, 10**6):
+            got = client.call("get_run_result", {"run_id": payload["run_id"], "page": page, "per_page": 200})
+            found = got["structuredContent"]["payload"]
+            visits += [item["item"] for item in found["items"]]
+            if not found["has_more"]:
+                break
+    return Crawled(elapsed, [visit["url"] for visit in visits if visit.get("page")], payload.get("stopped"))
 
 
 def _full(crawled: Crawled, pages: int) -> Crawled:
@@ -179,7 +190,7 @@ def _versus_scrapy(python: Path, port: int, family: str, pages: int, repeats: in
 
 
 def _long(python: Path, port: int, family: str, pages: int) -> dict[str, Any]:
-    """One pair of crawls of ``pages`` pages, when netglean's crawl reads that many in one call."""
+    """One pair of crawls of ``pages`` pages, when netglean's crawl reads that many."""
     start = f"http://127.0.0.1:{port}/{family}/0"
     with _server(WIDTH) as client:
         warm = _crawl(client, start, pages)

@@ -43,6 +43,9 @@ POLL = 0.25
 """Seconds between looks at the store, for a run another process works on."""
 PROGRESS_EVERY = 0.5
 """Least seconds between two progress writes of one run (the last one is always written)."""
+QUEUED_PER_SLOT = 25
+"""Runs one server holds (working and queued) per run slot (max_runs); past that, a new run is refused as
+unavailable (retryable) rather than queued without end."""
 SWEEP_EVERY = 3600.0
 """Seconds between two prunings of the runs past the operator's retention."""
 
@@ -151,6 +154,9 @@ class Runs:
             await anyio.sleep(POLL * 2)
 
     async def start(self, tool: str, arguments: dict[str, Any], *, session: str, label: str | None) -> Run:
+        most = self._settings.max_runs * QUEUED_PER_SLOT
+        if len(self._active) >= most:
+            raise Unavailable(f"this server holds {most} runs already (working or queued); start this one later")
         run = await self.store.create(uuid.uuid4().hex, tool, arguments, label, session)
         self._launch(run.id)
         return run
