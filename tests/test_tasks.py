@@ -38,7 +38,7 @@ from netglean.calls.runner import ToolRunner
 from netglean.core.errors import StoreFailure
 from netglean.core.settings import Settings
 from netglean.serve.mcp import build_server
-from netglean.serve.tasks import CAPABILITY, EXTENSION, RELATED_TASK
+from netglean.serve.tasks import CAPABILITY, EXTENSION, IMMEDIATE_RESPONSE, RELATED_TASK
 from tests.support.environment import FUZZ_ENVIRONMENT
 from tests.support.fixture_site import crawl_page, serve
 from tests.support.httpserver import HttpServer
@@ -253,7 +253,9 @@ def _call(wire: Wire, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]
 
 def _task(wire: Wire, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
     created = _ok(wire, "tools/call", {"name": name, "arguments": dict(arguments), "task": {"ttl": 60_000}})
-    assert set(created) == {"task"}, created  # the task, not the tool's result
+    assert set(created) == {"task", "_meta"}, created  # the task, not the tool's result
+    # what a host may show the model meanwhile: the answer of a call that does not wait, which names the run
+    assert created["task"]["taskId"] in created["_meta"][IMMEDIATE_RESPONSE]
     return dict(created["task"])
 
 

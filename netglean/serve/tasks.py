@@ -45,6 +45,8 @@ TASKS_VERSION = "2025-11-25"
 """The one protocol version with core tasks (2026-07-28 moved them to an extension)."""
 EXTENSION = "io.modelcontextprotocol/tasks"
 RELATED_TASK = "io.modelcontextprotocol/related-task"
+IMMEDIATE_RESPONSE = "io.modelcontextprotocol/model-immediate-response"
+"""What a host may hand the model while the task works (2025-11-25): the text a wait-false call answers, the run."""
 TASK_CALL = "netglean/tasks/call"
 """Where the middleware routes a tools/call that may become a task: never advertised, reached only so."""
 CAPABILITY: dict[str, Any] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
@@ -183,7 +185,10 @@ class _Tasks:
         if status is None or status["status"] not in ACTIVE:
             return serialize_server_result("tools/call", ctx.protocol_version, _dumped(result))
         task = self._task(status, core=core)
-        return {"task": task} if core else {"resultType": "task", **task}
+        if not core:
+            return {"resultType": "task", **task}
+        text = "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+        return {"task": task, "_meta": {IMMEDIATE_RESPONSE: text}}
 
     async def get(self, ctx: ServerRequestContext[Any], params: types.GetTaskRequestParams) -> HandlerResult:
         core = self._gate(ctx, "tasks/get", core_only=False)
