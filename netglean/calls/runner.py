@@ -252,6 +252,12 @@ class ToolRunner:
         outcome = Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=source)
         return self._finish(spec, compiled, outcome), source
 
+    async def answer_run(self, run: Run) -> tuple[Envelope, str | None]:
+        """``run_answer`` for a door that holds only the run, not the call that started it (an MCP task's result):
+        what a call that waited for ``run`` answers."""
+        spec = self.spec(run.tool)
+        return await self.run_answer(spec, self._compile(spec), run)
+
     async def _run_tool(self, run: Run, scope: RunScope, report: Progress) -> tuple[Envelope, str | None]:
         """One run's work: the call path without a call's deadline or slot (the run has its own)."""
         spec = self.spec(run.tool)

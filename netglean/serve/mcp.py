@@ -18,6 +18,7 @@ from netglean.calls.context import Context
 from netglean.calls.registry import ToolSpec
 from netglean.calls.resources import PromptError, ResourceNotFound, read_resource, render_prompt
 from netglean.calls.runner import ToolRunner, UnknownTool
+from netglean.serve import tasks
 
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's error code for an unknown resource URI."""
@@ -77,6 +78,8 @@ def _tool(spec: ToolSpec) -> types.Tool:
             idempotent_hint=hints["idempotent"],
             open_world_hint=hints["open_world"],
         ),
+        # A run may be asked for as a task (2025-11-25); the SDK leaves this out of what a 2026 client sees.
+        execution=types.ToolExecution(task_support="optional") if spec.execution == "async" else None,
     )
 
 
@@ -254,6 +257,7 @@ def build_server(runner: ToolRunner) -> Server[Any]:
         )
     # The SDK installs an OpenTelemetry span middleware by default; netglean sends no telemetry.
     server.middleware = []
+    tasks.install(server, runner, call_tool)
     return server
 
 
