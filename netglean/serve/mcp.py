@@ -18,6 +18,7 @@ from netglean.calls.context import Context
 from netglean.calls.registry import ToolSpec
 from netglean.calls.resources import PromptError, ResourceNotFound, read_resource, render_prompt
 from netglean.calls.runner import ToolRunner, UnknownTool
+from netglean.core.errors import ToolError
 from netglean.serve import tasks
 
 RESOURCE_NOT_FOUND = -32002
@@ -211,6 +212,8 @@ def build_server(runner: ToolRunner) -> Server[Any]:
             body = await read_resource(registry.resources, Context(runner.services), str(params.uri))
         except ResourceNotFound:
             raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {params.uri}") from None
+        except ToolError as error:  # the run store failed under a runs resource: our words, its code
+            raise MCPError(types.INTERNAL_ERROR, FAILURE_SENTENCES.get(error.code, "The read failed.")) from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=body.uri, mime_type=body.mime_type, text=body.text)]
         )
