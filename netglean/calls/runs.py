@@ -141,16 +141,19 @@ class Runs:
         """Carry out cancels other processes asked of this one's runs, and prune what retention lets go."""
         pruned_at = -math.inf
         while True:
-            for run_id, active in list(self._active.items()):
-                run = await self.store.get(run_id)
-                if run is not None and run.cancel and not active.scope.stop.is_set():
-                    self._tasks_cancel(active, force=run.cancel == "force")
-            days = self._settings.run_retention_days
-            if days and time.monotonic() - pruned_at > SWEEP_EVERY:
-                pruned_at = time.monotonic()
-                pruned = await self.store.prune(time.time() - days * 86_400)
-                if pruned:
-                    log.info("pruned %d run(s) finished more than %g day(s) ago", pruned, days)
+            try:
+                for run_id, active in list(self._active.items()):
+                    run = await self.store.get(run_id)
+                    if run is not None and run.cancel and not active.scope.stop.is_set():
+                        self._tasks_cancel(active, force=run.cancel == "force")
+                days = self._settings.run_retention_days
+                if days and time.monotonic() - pruned_at > SWEEP_EVERY:
+                    pruned_at = time.monotonic()
+                    pruned = await self.store.prune(time.time() - days * 86_400)
+                    if pruned:
+                        log.info("pruned %d run(s) finished more than %g day(s) ago", pruned, days)
+            except ToolError as exc:  # a busy or full store: the next round tries again; the server goes on
+                log.warning("the run store could not be read or pruned: %s", exc.message)
             await anyio.sleep(POLL * 2)
 
     async def start(self, tool: str, arguments: dict[str, Any], *, session: str, label: str | None) -> Run:
@@ -197,6 +200,8 @@ class Runs:
                 await scope.log("info" if envelope.ok else "error", f"{run.tool} {status}")
         except ToolError as exc:  # the store failed under the run: it stays active until its process ends
             log.error("run %s: %s", scope.id, exc.message)
+        except Exception:  # never the server's end: the run is left to be interrupted, as above
+            log.exception("run %s failed outside its tool", scope.id)
         finally:
             active.done.set()
             self._active.pop(scope.id, None)
