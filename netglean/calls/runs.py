@@ -72,6 +72,9 @@ class _Active:
     forced: bool = False
     listeners: set[Progress] = field(default_factory=set)
     written: float = 0.0
+    reported: tuple[int, int | None] | None = None
+    """The run's last progress (done, total), written to the store at most every PROGRESS_EVERY and at its end."""
+    stored: tuple[int, int | None] | None = None
 
 
 class Runs:
@@ -167,6 +170,8 @@ class Runs:
                 envelope: Envelope | None = None
                 with active.cancel:
                     envelope, source = await execute(run, scope, self._reporter(active))
+                if envelope is not None or active.forced:
+                    await self._write_progress(active)
                 if envelope is None:
                     if active.forced:
                         await store.finish(scope.id, "cancelled", error=("cancelled", "the run was cancelled"))
@@ -191,11 +196,11 @@ class Runs:
     def _reporter(self, active: _Active) -> Progress:
         async def report(done: float, total: float | None, message: str | None) -> None:
             now = time.monotonic()
+            active.reported = (int(done), None if total is None else int(total))
             final = total is not None and done >= total
             if final or now - active.written >= PROGRESS_EVERY:
                 active.written = now
-                most = None if total is None else int(total)
-                await self.store.progress(active.scope.id, int(done), most, active.scope.current)
+                await self._write_progress(active)
             for listener in list(active.listeners):
                 try:
                     await listener(done, total, message)
@@ -203,6 +208,11 @@ class Runs:
                     active.listeners.discard(listener)
 
         return report
+
+    async def _write_progress(self, active: _Active) -> None:
+        if active.reported is not None and active.reported != active.stored:
+            active.stored = active.reported
+            await self.store.progress(active.scope.id, *active.reported, active.scope.current)
 
     async def get(self, run_id: str) -> Run:
         run = await self.store.get(run_id)
