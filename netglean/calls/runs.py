@@ -163,6 +163,8 @@ class Runs:
         scope, store = active.scope, self.store
         try:
             async with slots:
+                if self._active.get(scope.id) is not active:  # cancelled while queued and resumed: resume_run's task
+                    return
                 run = await store.claim(scope.id)
                 if run is None:  # cancelled while it waited its turn
                     return
@@ -191,7 +193,8 @@ class Runs:
             log.error("run %s: %s", scope.id, exc.message)
         finally:
             active.done.set()
-            self._active.pop(scope.id, None)
+            if self._active.get(scope.id) is active:
+                del self._active[scope.id]
 
     def _reporter(self, active: _Active) -> Progress:
         async def report(done: float, total: float | None, message: str | None) -> None:
