@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from mcp.client._memory import InMemoryTransport
@@ -28,23 +28,10 @@ from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.serve.mcp import build_server
 from tests.support.clients import SyncClient, open_client
 from tests.support.environment import TEST_ENVIRONMENT
+from tests.support.polling import until
 from tests.support.run_site import LONG_TEXT, Gate, RunSite, serve_run_site
 
-T = TypeVar("T")
 SITE = "http://site.test"
-BOUND = 60.0
-"""Seconds any one poll may take before the test fails (a run here takes well under one)."""
-
-
-def until(check: Callable[[], T | None], what: str, bound: float = BOUND) -> T:
-    """``check()`` once it is truthy, polled; fails naming ``what`` after ``bound`` seconds."""
-    deadline = time.monotonic() + bound
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"gave up waiting for {what}"
-        time.sleep(0.02)
 
 
 def runs_client(port: int, registry: Registry, data_dir: Path, **overrides: Any) -> AbstractContextManager[SyncClient]:
@@ -254,6 +241,26 @@ def test_a_run_cancelled_while_queued_and_resumed_is_the_one_a_later_cancel_stop
         resumed = envelope(one, "resume_run", {"run_id": second, "wait": True})["payload"]["run"]
         assert resumed["status"] == "succeeded", resumed
         assert sorted(visit["url"] for visit in visits(one, second)) == sorted(tree("gated", 7))
+
+
+def test_a_cancel_asked_through_another_server_is_carried_out_by_the_server_working_the_run(
+    served: tuple[RunSite, int], registry: Registry, tmp_path: Path, gate: Gate
+) -> None:
+    with runs_client(served[1], registry, tmp_path) as owner, runs_client(served[1], registry, tmp_path) as other:
+        run_id = started(envelope(owner, "crawl", {"url": f"{SITE}/gated/8/0", "max_depth": 10, "wait": False}))
+        until(lambda: gate.waiting, "the crawl to reach the gate")
+        # Graceful: the owner stops at the run's next page, which waits at the gate; the ask is still pending.
+        asked = envelope(other, "cancel_run", {"run_id": run_id})
+        run = asked["payload"]["run"]
+        assert run["status"] == "running" and run["cancel_requested"] == "graceful", asked
+        assert asked["next_step"] == "get_run_status"
+        forced = envelope(other, "cancel_run", {"run_id": run_id, "force": True})["payload"]["run"]
+        assert forced["status"] == "cancelled" and "cancel_requested" not in forced, forced
+        assert status(owner, run_id)["status"] == "cancelled"
+        gate.open()
+        resumed = envelope(other, "resume_run", {"run_id": run_id, "wait": True})["payload"]["run"]
+        assert resumed["status"] == "succeeded", resumed
+        assert sorted(visit["url"] for visit in visits(owner, run_id)) == sorted(tree("gated", 8))
 
 
 def test_a_run_its_server_stopped_is_interrupted_and_resumes_from_its_checkpoint(
