@@ -137,7 +137,9 @@ class Runs:
         while True:
             for run_id, active in list(self._active.items()):
                 run = await self.store.get(run_id)
-                if run is not None and run.cancel and not active.scope.stop.is_set():
+                if run is None or not run.cancel or active.forced:
+                    continue
+                if run.cancel == "force" or not active.scope.stop.is_set():  # a force may follow a graceful ask
                     self._tasks_cancel(active, force=run.cancel == "force")
             days = self._settings.run_retention_days
             if days and time.monotonic() - pruned_at > SWEEP_EVERY:
