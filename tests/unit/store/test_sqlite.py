@@ -226,12 +226,14 @@ def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(sto
     async def work() -> None:
         await store.create(RUN, "crawl", {}, None, "")
         await store.log(RUN, "info", "before the disk filled")
-        db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages + 8}")  # room for a few visits, then the disk is full
         kept = 0
         with pytest.raises(StoreFailure) as full:
             for seq in range(10_000):
                 await store.visited(RUN, 0, _visit(seq, "x" * 3000, links=(Queued(seq + 1, f"u{seq}", 1),)))
                 kept += 1
+        assert kept > 0
         failures = [full.value]
         for write in (
             lambda: store.log(RUN, "warning", "y" * 20_000),
