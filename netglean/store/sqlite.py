@@ -84,7 +84,8 @@ class _Connection:
         try:
             yield self.db
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:  # SQLite rolls some failures (a full disk among them) back itself
+                self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
 
