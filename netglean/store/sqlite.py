@@ -14,7 +14,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -74,8 +74,12 @@ class _Connection:
 
     def __init__(self, path: Path) -> None:
         self.db = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA foreign_keys = ON")
-        self.db.execute("PRAGMA synchronous = NORMAL")
+        try:
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error:
+            self.db.close()
+            raise
         self.limiter = anyio.CapacityLimiter(1)
 
     @contextmanager
@@ -113,8 +117,12 @@ class SqliteStore:
     def __init__(self, folder: Path) -> None:
         self._path = folder / FILE_NAME
         self._owners = Owners(folder / "owners")
-        self._writer = _Connection(self._path)
-        self._reader = _Connection(self._path)
+        with ExitStack() as undo:  # a store that does not open leaves no lock or connection behind
+            undo.callback(self._owners.close)
+            self._writer = _Connection(self._path)
+            undo.callback(self._writer.db.close)
+            self._reader = _Connection(self._path)
+            undo.pop_all()
 
     @classmethod
     def open(cls, folder: Path) -> SqliteStore:
