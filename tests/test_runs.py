@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -21,6 +22,8 @@ from mcp.shared.exceptions import MCPError
 
 from netglean.app import build_runner
 from netglean.calls.registry import Registry
+from netglean.calls.runner import ToolRunner
+from netglean.core.errors import StoreFailure
 from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
@@ -34,16 +37,24 @@ from tests.support.run_site import LONG_TEXT, Gate, RunSite, serve_run_site
 SITE = "http://site.test"
 
 
-def runs_client(port: int, registry: Registry, data_dir: Path, **overrides: Any) -> AbstractContextManager[SyncClient]:
-    """An MCP client of a server whose run store is ``data_dir``, fetching site.test from the run site."""
+def runs_runner(port: int, registry: Registry, data_dir: Path, **overrides: Any) -> ToolRunner:
+    """A server whose run store is ``data_dir``, fetching site.test from the run site."""
     settings = Settings.load(
         {"data_dir": str(data_dir), "read_workers": 0, "session_budget": 1_000_000, **overrides},
         environ=TEST_ENVIRONMENT,
     )
     policy = dataclasses.replace(FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset())
     fetcher = Fetcher(policy, resolver=FakeDNS({"site.test": [PUBLIC]}), dial=LoopbackBackend(port))
-    runner = build_runner(registry, settings, fetcher=fetcher)
+    return build_runner(registry, settings, fetcher=fetcher)
+
+
+def hosted(runner: ToolRunner) -> AbstractContextManager[SyncClient]:
+    """An MCP client of ``runner``, which hosts runs for as long as the client is open."""
     return open_client(InMemoryTransport(build_server(runner)), runner)
+
+
+def runs_client(port: int, registry: Registry, data_dir: Path, **overrides: Any) -> AbstractContextManager[SyncClient]:
+    return hosted(runs_runner(port, registry, data_dir, **overrides))
 
 
 def envelope(client: SyncClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -295,6 +306,49 @@ def test_a_crawl_refused_as_a_whole_is_a_failed_run_with_its_error_code(client: 
     assert answer["payload"]["result"]["error"]["code"] == "operator_policy" and answer["payload"]["items"] == []
     log = envelope(client, "get_run_log", {"run_id": run_id, "level": "error"})["payload"]["lines"]
     assert [line["message"] for line in log] == ["crawl failed"]
+
+
+# Keeping runs -----------------------------------------------------------------------------------------------------
+
+
+def test_runs_finished_before_the_retention_are_pruned_when_a_server_starts_hosting(
+    served: tuple[RunSite, int], registry: Registry, tmp_path: Path
+) -> None:
+    with runs_client(served[1], registry, tmp_path) as first:
+        made = [envelope(first, "crawl", {"url": f"{SITE}/tree/1/0"})["payload"]["run_id"] for _ in range(3)]
+    days_ago = dict(zip(made, (70, 40, 0), strict=True))
+    with sqlite3.connect(tmp_path / "runs.sqlite3") as db:
+        for run_id, days in days_ago.items():
+            db.execute("UPDATE runs SET finished_at = finished_at - ? WHERE id = ?", (days * 86_400, run_id))
+    with runs_client(served[1], registry, tmp_path, run_retention_days=60) as later:
+
+        def gone(run_id: str) -> bool:
+            answer = envelope(later, "get_run_status", {"run_id": run_id})
+            return not answer["ok"] and answer["payload"]["error"]["code"] == "not_found"
+
+        until(lambda: gone(made[0]), "the 70-day-old run to be pruned")
+        assert not gone(made[1]) and not gone(made[2])
+        assert envelope(later, "list_runs", {})["payload"]["total"] == 2
+
+
+def test_a_store_failure_in_the_background_sweep_leaves_the_server_hosting_runs(
+    served: tuple[RunSite, int], registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = runs_runner(served[1], registry, tmp_path)
+    sweeps: list[float] = []
+
+    async def full(older_than: float) -> int:
+        sweeps.append(older_than)
+        raise StoreFailure(
+            "the run store's disk is full; nothing it had committed is lost (the operator must free space)"
+        )
+
+    monkeypatch.setattr(runner.services.runs.store, "prune", full)
+    with hosted(runner) as session:
+        until(lambda: sweeps, "the sweep to prune")
+        answer = envelope(session, "crawl", {"url": f"{SITE}/tree/3/0"})
+        assert answer["ok"] and answer["payload"]["read"] == 3, answer
+        assert status(session, answer["payload"]["run_id"])["status"] == "succeeded"
 
 
 # Reading what runs did --------------------------------------------------------------------------------------------
