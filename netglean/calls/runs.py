@@ -132,21 +132,25 @@ class Runs:
                     log.info("%d run(s) were interrupted by the server's stop; resume_run continues them", stopped)
 
     async def _keep(self) -> None:
-        """Carry out cancels other processes asked of this one's runs, and prune what retention lets go."""
+        """Carry out cancels other processes asked of this one's runs, and prune what retention lets go; a store
+        that fails here (a full disk, a lock held too long) is logged and tried again, never the end of hosting."""
         pruned_at = -math.inf
         while True:
-            for run_id, active in list(self._active.items()):
-                run = await self.store.get(run_id)
-                if run is None or not run.cancel or active.forced:
-                    continue
-                if run.cancel == "force" or not active.scope.stop.is_set():  # a force may follow a graceful ask
-                    self._tasks_cancel(active, force=run.cancel == "force")
-            days = self._settings.run_retention_days
-            if days and time.monotonic() - pruned_at > SWEEP_EVERY:
-                pruned_at = time.monotonic()
-                pruned = await self.store.prune(time.time() - days * 86_400)
-                if pruned:
-                    log.info("pruned %d run(s) finished more than %g day(s) ago", pruned, days)
+            try:
+                for run_id, active in list(self._active.items()):
+                    run = await self.store.get(run_id)
+                    if run is None or not run.cancel or active.forced:
+                        continue
+                    if run.cancel == "force" or not active.scope.stop.is_set():  # a force may follow a graceful ask
+                        self._tasks_cancel(active, force=run.cancel == "force")
+                days = self._settings.run_retention_days
+                if days and time.monotonic() - pruned_at > SWEEP_EVERY:
+                    pruned_at = time.monotonic()
+                    pruned = await self.store.prune(time.time() - days * 86_400)
+                    if pruned:
+                        log.info("pruned %d run(s) finished more than %g day(s) ago", pruned, days)
+            except ToolError as exc:
+                log.error("run store: %s", exc.message)
             await anyio.sleep(POLL * 2)
 
     async def start(self, tool: str, arguments: dict[str, Any], *, session: str, label: str | None) -> Run:
