@@ -264,6 +264,21 @@ def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(sto
     run(work)
 
 
+def test_opening_a_current_store_writes_nothing_so_it_opens_on_a_full_disk(tmp_path: Path) -> None:
+    first = SqliteStore.open(tmp_path)
+    run(lambda: first.create(RUN, "crawl", {}, None, ""))
+    first.close()  # the last connection checkpoints the write-ahead log into the file
+    before = (tmp_path / FILE_NAME).read_bytes()
+    again = SqliteStore.open(tmp_path)
+    try:
+        wal = tmp_path / f"{FILE_NAME}-wal"
+        assert not wal.exists() or wal.stat().st_size == 0  # nothing written: nothing that needs room
+        assert (tmp_path / FILE_NAME).read_bytes() == before
+        assert run(lambda: again.get(RUN)) is not None
+    finally:
+        again.close()
+
+
 # Runs left by a dead process ------------------------------------------------------------------------------------
 
 _OWNER = """
