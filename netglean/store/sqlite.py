@@ -162,7 +162,8 @@ class SqliteStore:
             for step in MIGRATIONS[version:]:
                 for statement in step:
                     db.execute(statement)
-            db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+            if version < len(MIGRATIONS):  # a current store is not written to at all: it opens on a full disk
+                db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
         db.execute("SELECT count(*) FROM runs").fetchone()  # a damaged file fails here, at start-up
 
     @property
