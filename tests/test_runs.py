@@ -181,7 +181,7 @@ def test_a_graceful_cancel_keeps_the_result_so_far_and_resume_reads_the_rest_onc
     assert run["status"] == "cancelled" and run["has_result"] and run["resumable"], answer
     assert answer["next_step"] == "get_run_result"
     kept = envelope(client, "get_run_result", {"run_id": run_id})["payload"]
-    assert 2 <= kept["total_items"] < 40 and kept["result"]["stopped"] == "cancelled", kept
+    assert 1 <= kept["total_items"] < 40 and kept["result"]["stopped"] == "cancelled", kept
     assert kept["result"]["unvisited"] > 0
 
     gate.open()

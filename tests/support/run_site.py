@@ -63,12 +63,17 @@ class Gate:
                 return True
             return False
 
-    async def passing(self) -> None:
+    async def passing(self, request: Request) -> bool:
+        """Wait to be let through (True), or until the client has gone (False): ``waiting`` counts live requests
+        only, so a cancelled crawl's page is not taken for the next crawl's."""
         with self._lock:
             self.waiting += 1
         try:
             while not self._take():
+                if await request.is_disconnected():
+                    return False
                 await asyncio.sleep(0.01)
+            return True
         finally:
             with self._lock:
                 self.waiting -= 1
@@ -122,8 +127,8 @@ class RunSite:
     async def gated(self, request: Request) -> Response:
         self._count(request)
         size, n = request.path_params["size"], request.path_params["n"]
-        if n >= 2:
-            await self.gate.passing()
+        if n >= 2 and not await self.gate.passing(request):
+            return PlainTextResponse("gone", status_code=499)
         return _page(f"Gated page {n}", WORDS * 3, _tree_links("/gated", size, n))
 
     async def big(self, request: Request) -> Response:
