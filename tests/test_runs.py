@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp.client._memory import InMemoryTransport
 from mcp.shared.exceptions import MCPError
@@ -29,6 +30,7 @@ from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.serve.mcp import build_server
+from netglean.store.base import Run
 from tests.support.clients import SyncClient, open_client
 from tests.support.environment import TEST_ENVIRONMENT
 from tests.support.polling import until
@@ -252,6 +254,39 @@ def test_a_run_cancelled_while_queued_and_resumed_is_the_one_a_later_cancel_stop
         resumed = envelope(one, "resume_run", {"run_id": second, "wait": True})["payload"]["run"]
         assert resumed["status"] == "succeeded", resumed
         assert sorted(visit["url"] for visit in visits(one, second)) == sorted(tree("gated", 7))
+
+
+def test_a_cancel_that_finds_a_run_queued_holds_when_the_run_takes_a_slot_meanwhile(
+    served: tuple[RunSite, int], registry: Registry, tmp_path: Path, gate: Gate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runner = runs_runner(served[1], registry, tmp_path, max_runs=1)
+    store = runner.services.runs.store
+    finish = store.finish
+    second: list[str] = []
+
+    async def claimed_first(run_id: str, status: str, **outcome: Any) -> Run:
+        """The cancel has seen the run queued; before it writes, the slot frees and the run's task claims it."""
+        if second and run_id == second[0] and status == "cancelled" and (await store.get(run_id)).status == "queued":  # type: ignore[union-attr]
+            gate.open()
+            while (await store.get(run_id)).status == "queued":  # type: ignore[union-attr]
+                await anyio.sleep(0.01)
+        return await finish(run_id, status, **outcome)
+
+    monkeypatch.setattr(store, "finish", claimed_first)
+    with hosted(runner) as one:
+        first = started(envelope(one, "crawl", {"url": f"{SITE}/gated/5/0", "wait": False}))
+        until(lambda: gate.waiting, "the first run to reach the gate")
+        second.append(started(envelope(one, "crawl", {"url": f"{SITE}/tree/60/0", "max_depth": 10, "wait": False})))
+        cancelled = envelope(one, "cancel_run", {"run_id": second[0]})["payload"]["run"]
+        assert cancelled["status"] == "cancelled", cancelled
+
+        def ended() -> list[str]:
+            lines = envelope(one, "get_run_log", {"run_id": second[0]})["payload"]["lines"]
+            return [line["message"] for line in lines if line["message"] != "crawl started (attempt 1)"]
+
+        assert until(ended, "the second run's task to end") in (["crawl cancelled"], ["cancelled (forced)"])
+        assert status(one, second[0])["status"] == "cancelled"
+        assert finished(one, first)["status"] == "succeeded"
 
 
 def test_a_cancel_asked_through_another_server_is_carried_out_by_the_server_working_the_run(
