@@ -258,6 +258,7 @@ class Runs:
             return await self.wait(run_id, CANCEL_GRACE)
         if run.status == "queued":
             await self.store.finish(run_id, "cancelled", error=("cancelled", "the run was cancelled before it began"))
+            self._tasks_cancel(active, force=True)  # its task may have claimed it since: it stops at once
             return await self.get(run_id)
         self._tasks_cancel(active, force=force)
         with anyio.move_on_after(CANCEL_GRACE):
