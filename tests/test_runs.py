@@ -309,24 +309,27 @@ def test_a_cancel_asked_through_another_server_is_carried_out_by_the_server_work
         assert sorted(visit["url"] for visit in visits(owner, run_id)) == sorted(tree("gated", 8))
 
 
-def test_a_run_its_server_stopped_is_interrupted_and_resumes_from_its_checkpoint(
+def test_runs_their_server_stopped_are_interrupted_and_resume_from_their_checkpoints(
     served: tuple[RunSite, int], registry: Registry, tmp_path: Path, gate: Gate, site: RunSite
 ) -> None:
-    with runs_client(served[1], registry, tmp_path) as before:
-        run_id = started(envelope(before, "crawl", {"url": f"{SITE}/gated/9/0", "max_depth": 10, "wait": False}))
+    with runs_client(served[1], registry, tmp_path, max_runs=1) as before:
+        working = started(envelope(before, "crawl", {"url": f"{SITE}/gated/9/0", "max_depth": 10, "wait": False}))
         until(lambda: gate.waiting, "the crawl to reach the gate")
+        waiting = started(envelope(before, "crawl", {"url": f"{SITE}/tree/5/0", "max_depth": 10, "wait": False}))
+        assert status(before, waiting)["status"] == "queued"
     with runs_client(served[1], registry, tmp_path) as after:
-        answer = envelope(after, "get_run_status", {"run_id": run_id})
+        answer = envelope(after, "get_run_status", {"run_id": working})
         run = answer["payload"]["run"]
         assert run["status"] == "interrupted" and run["resumable"] and not run["has_result"], answer
-        assert answer["next_step"] == "resume_run"
-        assert [r["run_id"] for r in envelope(after, "list_runs", {"status": ["interrupted"]})["payload"]["runs"]] == [
-            run_id
-        ]
+        assert answer["next_step"] == "resume_run" and run["attempts"] == 1
+        assert status(after, waiting)["status"] == "interrupted" and status(after, waiting)["attempts"] == 0
+        interrupted = envelope(after, "list_runs", {"status": ["interrupted"]})["payload"]["runs"]
+        assert [r["run_id"] for r in interrupted] == [waiting, working]
         gate.open()
-        resumed = envelope(after, "resume_run", {"run_id": run_id, "wait": True})["payload"]["run"]
-        assert resumed["status"] == "succeeded" and resumed["attempts"] == 2, resumed
-        assert sorted(visit["url"] for visit in visits(after, run_id)) == sorted(tree("gated", 9))
+        for run_id, pages, attempts in ((working, tree("gated", 9), 2), (waiting, tree("tree", 5), 1)):
+            resumed = envelope(after, "resume_run", {"run_id": run_id, "wait": True})["payload"]["run"]
+            assert resumed["status"] == "succeeded" and resumed["attempts"] == attempts, resumed
+            assert sorted(visit["url"] for visit in visits(after, run_id)) == sorted(pages)
     assert site.asked("/gated/9/")["/gated/9/0"] == 1  # read before the stop, not again
 
 
@@ -341,6 +344,8 @@ def test_a_crawl_refused_as_a_whole_is_a_failed_run_with_its_error_code(client: 
     assert answer["payload"]["result"]["error"]["code"] == "operator_policy" and answer["payload"]["items"] == []
     log = envelope(client, "get_run_log", {"run_id": run_id, "level": "error"})["payload"]["lines"]
     assert [line["message"] for line in log] == ["crawl failed"]
+    again = envelope(client, "resume_run", {"run_id": run_id, "wait": True})["payload"]["run"]
+    assert again["status"] == "failed" and again["attempts"] == 2 and again["error"]["code"] == "operator_policy"
 
 
 # Keeping runs -----------------------------------------------------------------------------------------------------
