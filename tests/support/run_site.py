@@ -5,8 +5,8 @@ every request, so a test can tell which pages a crawl read and how often.
 ``/tree/{size}/{n}`` links to pages 2n+1 and 2n+2 below ``size``; ``/gated/{size}/{n}`` is the same tree whose pages
 from 2 on wait at the gate; ``/big/{size}/{n}`` holds ~19,000 characters of text per page; ``/flaky/{key}`` links to
 ``/flaky/{key}/page``, which fails (503) on its first request and answers on the next, and to
-``/flaky/{key}/steady``, which always answers; ``/long`` is one page with a
-50,000-character text and title. ``/p/{n}`` is the 2,000-page site the restart tests crawl from another process.
+``/flaky/{key}/steady``, which always answers; ``/long`` is one page with a 50,000-character text and title.
+``/p/{n}`` is the 2,000-page site the restart tests crawl from another process.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ LONG_TEXT = 50_000
 BIG_TEXT = 19_000
 """Characters of text on each /big page (max_chars is at most 20,000): 22 of them pass a crawl's 400,000."""
 SITE_PAGES = 2_000
-"""Pages of /p/{n}: 0 links to 1 .. 4, n to 5n+1 .. 5n+5 (those below 2,000), and back to 0 and n-1."""
+"""Pages of /p/{n}: page n links to 5n+1 .. 5n+5 (those below 2,000), and back to 0 and n-1."""
 
 
 class Gate:
