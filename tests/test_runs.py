@@ -499,6 +499,10 @@ def test_retry_failed_reads_again_only_the_page_that_failed(client: SyncClient, 
     assert all(item["ok"] for item in items)
     result = envelope(client, "get_run_result", {"run_id": run_id})["payload"]["result"]
     assert result["read"] == 3 and result["failed"] == 0
+    again = envelope(client, "resume_run", {"run_id": run_id, "retry_failed": True})  # nothing failed: left as it is
+    run = again["payload"]["run"]
+    assert again["ok"] and run["status"] == "succeeded" and run["attempts"] == 2 and run["has_result"], again
+    assert again["next_step"] == "get_run_result"
 
 
 def test_the_runs_resources_list_and_show_runs_framed(client: SyncClient) -> None:
