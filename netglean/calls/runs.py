@@ -285,6 +285,8 @@ class Runs:
             return run, False
         if retry_failed:
             forgotten = await self.store.forget_failures(run_id)
+            if not forgotten and run.status == "succeeded":  # nothing to retry
+                return run, False
             await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
         run = await self.store.requeue(run_id)
         self._launch(run_id)
