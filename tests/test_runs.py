@@ -216,6 +216,23 @@ def test_a_forced_cancel_ends_the_run_at_once_and_resume_goes_on_from_its_checkp
     assert again["ok"] and again["payload"]["run"]["attempts"] == 2 and again["next_step"] == "get_run_result"
 
 
+def test_a_cancelled_batch_crawl_resumes_every_seed_from_its_own_checkpoint(client: SyncClient, gate: Gate) -> None:
+    seeds = [f"{SITE}/gated/11/0", f"{SITE}/gated/12/0", "ftp://not-crawled/"]
+    run_id = started(envelope(client, "batch_crawl", {"urls": seeds, "max_depth": 10, "wait": False}))
+    until(lambda: gate.waiting, "the crawls to reach the gate")
+    assert envelope(client, "cancel_run", {"run_id": run_id, "force": True})["payload"]["run"]["status"] == "cancelled"
+    gate.open()
+    resumed = envelope(client, "resume_run", {"run_id": run_id, "wait": True})["payload"]["run"]
+    assert resumed["status"] == "succeeded", resumed
+    answer = envelope(client, "get_run_result", {"run_id": run_id, "per_page": 200})["payload"]
+    by_part: dict[int, list[str]] = {0: [], 1: []}
+    for item in answer["items"]:
+        by_part[item["part"]].append(item["item"]["url"])
+    assert sorted(by_part[0]) == sorted(tree("gated", 11)) and sorted(by_part[1]) == sorted(tree("gated", 12))
+    crawls = answer["result"]["crawls"]
+    assert [crawl["read"] for crawl in crawls] == [11, 12, 0] and crawls[2]["error"]["code"] == "bad_url"
+
+
 def test_a_run_waits_queued_for_a_slot_and_a_cancel_before_it_begins_holds(
     served: tuple[RunSite, int], registry: Registry, tmp_path: Path, gate: Gate
 ) -> None:
