@@ -75,8 +75,9 @@ class _Active:
     forced: bool = False
     listeners: set[Progress] = field(default_factory=set)
     written: float = 0.0
-    latest: tuple[int, int | None] | None = None
-    """The last progress reported, written or not (a run's last one is written when it ends)."""
+    reported: tuple[int, int | None] | None = None
+    """The run's last progress (done, total), written to the store at most every PROGRESS_EVERY and at its end."""
+    stored: tuple[int, int | None] | None = None
 
 
 class Runs:
@@ -138,13 +139,16 @@ class Runs:
                     log.info("%d run(s) were interrupted by the server's stop; resume_run continues them", stopped)
 
     async def _keep(self) -> None:
-        """Carry out cancels other processes asked of this one's runs, and prune what retention lets go."""
+        """Carry out cancels other processes asked of this one's runs, and prune what retention lets go; a store
+        that fails here (a full disk, a lock held too long) is logged and tried again, never the end of hosting."""
         pruned_at = -math.inf
         while True:
             try:
                 for run_id, active in list(self._active.items()):
                     run = await self.store.get(run_id)
-                    if run is not None and run.cancel and not active.scope.stop.is_set():
+                    if run is None or not run.cancel or active.forced:
+                        continue
+                    if run.cancel == "force" or not active.scope.stop.is_set():  # a force may follow a graceful ask
                         self._tasks_cancel(active, force=run.cancel == "force")
                 days = self._settings.run_retention_days
                 if days and time.monotonic() - pruned_at > SWEEP_EVERY:
@@ -175,6 +179,8 @@ class Runs:
         scope, store = active.scope, self.store
         try:
             async with slots:
+                if self._active.get(scope.id) is not active:  # cancelled while queued and resumed: resume_run's task
+                    return
                 run = await store.claim(scope.id)
                 if run is None:  # cancelled while it waited its turn
                     return
@@ -182,7 +188,8 @@ class Runs:
                 envelope: Envelope | None = None
                 with active.cancel:
                     envelope, source = await execute(run, scope, self._reporter(active))
-                await self._written(active)
+                if envelope is not None or active.forced:
+                    await self._write_progress(active)
                 if envelope is None:
                     if active.forced:
                         await store.finish(scope.id, "cancelled", error=("cancelled", "the run was cancelled"))
@@ -204,15 +211,17 @@ class Runs:
             log.exception("run %s failed outside its tool", scope.id)
         finally:
             active.done.set()
-            self._active.pop(scope.id, None)
+            if self._active.get(scope.id) is active:
+                del self._active[scope.id]
 
     def _reporter(self, active: _Active) -> Progress:
         async def report(done: float, total: float | None, message: str | None) -> None:
             now = time.monotonic()
-            active.latest = (int(done), None if total is None else int(total))
-            if now - active.written >= PROGRESS_EVERY:
+            active.reported = (int(done), None if total is None else int(total))
+            final = total is not None and done >= total
+            if final or now - active.written >= PROGRESS_EVERY:
                 active.written = now
-                await self._written(active)
+                await self._write_progress(active)
             for listener in list(active.listeners):
                 try:
                     await listener(done, total, message)
@@ -221,10 +230,10 @@ class Runs:
 
         return report
 
-    async def _written(self, active: _Active) -> None:
-        if active.latest is not None:
-            done, total = active.latest
-            await self.store.progress(active.scope.id, done, total, active.scope.current)
+    async def _write_progress(self, active: _Active) -> None:
+        if active.reported is not None and active.reported != active.stored:
+            active.stored = active.reported
+            await self.store.progress(active.scope.id, *active.reported, active.scope.current)
 
     async def get(self, run_id: str) -> Run:
         run = await self.store.get(run_id)
@@ -259,7 +268,9 @@ class Runs:
         if active is None:
             await self.store.ask_cancel(run_id, "force" if force else "graceful")  # its process carries it out
             return await self.wait(run_id, CANCEL_GRACE)
-        if run.status == "queued" and await self.store.drop_queued(run_id):  # it has not begun: it never will
+        if run.status == "queued":
+            await self.store.finish(run_id, "cancelled", error=("cancelled", "the run was cancelled before it began"))
+            self._tasks_cancel(active, force=True)  # its task may have claimed it since: it stops at once
             return await self.get(run_id)
         self._tasks_cancel(active, force=force)
         with anyio.move_on_after(CANCEL_GRACE):
@@ -286,6 +297,8 @@ class Runs:
             return run, False
         if retry_failed:
             forgotten = await self.store.forget_failures(run_id)
+            if not forgotten and run.status == "succeeded":  # nothing to retry
+                return run, False
             await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
         run = await self.store.requeue(run_id)
         self._launch(run_id)

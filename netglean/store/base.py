@@ -144,10 +144,6 @@ class RunStore(Protocol):
         error: tuple[str, str] | None = None,
     ) -> Run: ...
 
-    async def drop_queued(self, run_id: str) -> bool:
-        """Cancel a run that is still queued (it never begins); False when it has begun or ended meanwhile."""
-        ...
-
     async def result(self, run_id: str) -> tuple[str, str | None] | None:
         """The run's final envelope (as JSON) and the source of its third-party content."""
         ...

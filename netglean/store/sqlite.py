@@ -14,7 +14,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -75,8 +75,12 @@ class _Connection:
 
     def __init__(self, path: Path) -> None:
         self.db = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA foreign_keys = ON")
-        self.db.execute("PRAGMA synchronous = NORMAL")
+        try:
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error:
+            self.db.close()
+            raise
         self.limiter = anyio.CapacityLimiter(1)
 
     @contextmanager
@@ -85,7 +89,8 @@ class _Connection:
         try:
             yield self.db
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:  # SQLite rolls some failures (a full disk among them) back itself
+                self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
 
@@ -113,8 +118,12 @@ class SqliteStore:
     def __init__(self, folder: Path) -> None:
         self._path = folder / FILE_NAME
         self._owners = Owners(folder / "owners")
-        self._writer = _Connection(self._path)
-        self._reader = _Connection(self._path)
+        with ExitStack() as undo:  # a store that does not open leaves no lock or connection behind
+            undo.callback(self._owners.close)
+            self._writer = _Connection(self._path)
+            undo.callback(self._writer.db.close)
+            self._reader = _Connection(self._path)
+            undo.pop_all()
 
     @classmethod
     def open(cls, folder: Path) -> SqliteStore:
@@ -154,7 +163,8 @@ class SqliteStore:
             for step in MIGRATIONS[version:]:
                 for statement in step:
                     db.execute(statement)
-            db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+            if version < len(MIGRATIONS):  # a current store is not written to at all: it opens on a full disk
+                db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
         db.execute("SELECT count(*) FROM runs").fetchone()  # a damaged file fails here, at start-up
 
     @property
@@ -287,19 +297,6 @@ class SqliteStore:
             return self._one(db, run_id)  # type: ignore[return-value]  # the run being finished exists
 
         return await self._write(work)
-
-    async def drop_queued(self, run_id: str) -> bool:
-        now = time.time()
-        dropped = await self._write(
-            lambda db: (
-                db.execute(
-                    "UPDATE runs SET status = 'cancelled', finished_at = ?, updated_at = ?, error_code = 'cancelled',"
-                    " error_message = 'the run was cancelled before it began' WHERE id = ? AND status = 'queued'",
-                    (now, now, run_id),
-                ).rowcount
-            )
-        )
-        return bool(dropped)
 
     async def result(self, run_id: str) -> tuple[str, str | None] | None:
         row = await self._read(

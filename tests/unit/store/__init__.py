@@ -1,0 +1,1 @@
+"""The run store (netglean.store)."""
