@@ -158,6 +158,8 @@ class Runs:
                         log.info("pruned %d run(s) finished more than %g day(s) ago", pruned, days)
             except ToolError as exc:  # a busy or full store: the next round tries again; the server goes on
                 log.warning("the run store could not be read or pruned: %s", exc.message)
+            except OSError as exc:  # an owner's lock file that cannot be opened (permissions): the same
+                log.warning("the run store's owner locks could not be read: %s", exc)
             await anyio.sleep(POLL * 2)
 
     async def start(self, tool: str, arguments: dict[str, Any], *, session: str, label: str | None) -> Run:

@@ -153,7 +153,8 @@ class RunStore(Protocol):
     async def log(self, run_id: str, level: str, message: str) -> None: ...
 
     async def log_lines(self, run_id: str, *, levels: Sequence[str], tail_chars: int) -> tuple[list[LogLine], int]:
-        """The last lines at ``levels`` that fit ``tail_chars``, oldest first, and how many lines were left out."""
+        """The last lines at ``levels`` that fit ``tail_chars``, oldest first, and how many lines were left out; a
+        latest line longer than ``tail_chars`` alone comes cut to its end."""
         ...
 
     async def checkpoint(self, run_id: str, part: int) -> Checkpoint: ...

@@ -328,6 +328,10 @@ class SqliteStore:
             kept: list[LogLine] = []
             used = left = 0
             for seq, at, level, message in rows:
+                if not kept and not left and len(message) > tail_chars:  # the latest line alone: its end, cut
+                    kept.append(LogLine(seq, at, level, "…" + message[len(message) - tail_chars + 1 :]))
+                    used = tail_chars
+                    continue
                 if left or used + len(message) > tail_chars:
                     left += 1
                     continue

@@ -433,7 +433,9 @@ def test_log_lines_gives_the_latest_lines_that_fit_tail_chars_at_the_levels_aske
         assert await shown(59) == (["b", "c"], 1)
         assert await shown(50) == (["b", "c"], 1)
         assert await shown(49) == (["c"], 2)
-        assert await shown(29) == ([], 3)  # the latest line alone is longer: nothing older is shown in its place
+        assert await shown(29) == (["…"], 2)  # the latest line alone is longer: its end, cut; nothing older
+        cut, _ = await store.log_lines(RUN, levels=("info",), tail_chars=29)
+        assert cut[0].message == "…" + "c" * 28
         assert await shown(100, "warning") == (["b"], 0)
         assert await shown(100, "debug", "info", "warning") == (["a", "b", "d", "c"], 0)
         assert await shown(35, "debug", "info", "warning") == (["d", "c"], 2)
