@@ -7,7 +7,7 @@ import json
 import platform
 from pathlib import Path
 
-from bench import crawl, extraction, feeds, fetch, generator, http, stdio
+from bench import crawl, extraction, feeds, fetch, generator, http, runs, stdio
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -31,6 +31,15 @@ def main() -> None:
             spawns=2 if args.quick else 5,
         ),
         "crawl": crawl.run(pages=50 if args.quick else 200, repeats=1 if args.quick else 3),
+        "runs": runs.run(
+            pages=300 if args.quick else 2000,
+            repeats=1 if args.quick else 5,
+            handle_pairs=20 if args.quick else 100,
+            memory_sizes=(50, 300) if args.quick else (200, 2000),
+            memory_repeats=1 if args.quick else 3,
+            store_visits=500 if args.quick else 5000,
+            families=("lean",) if args.quick else ("news", "lean"),
+        ),
     }
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -99,6 +108,7 @@ def main() -> None:
                 f"({row['speedup_over_width_1']:.2f}x width 1), batch_scrape of the same pages "
                 f"{row['batch_scrape_pages_per_s']:>6.0f} pages/s -> crawl/batch {row['crawl_to_batch_scrape']:.2f}"
             )
+    runs.show(figures["runs"])
     print(f"\nwritten to {RESULTS / 'latest.json'}")
 
 
