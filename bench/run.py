@@ -8,7 +8,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from bench import crawl, extraction, feeds, fetch, generator, http, stdio
+from bench import crawl, extraction, feeds, fetch, generator, http, runs, stdio
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -33,6 +33,15 @@ def main() -> None:
         ),
         "crawl": crawl.run(
             pages=50 if args.quick else 200, repeats=1 if args.quick else 3, long_pages=None if args.quick else 2000
+        ),
+        "runs": runs.run(
+            pages=300 if args.quick else 2000,
+            repeats=1 if args.quick else 5,
+            handle_pairs=20 if args.quick else 100,
+            memory_sizes=(50, 300) if args.quick else (200, 2000),
+            memory_repeats=1 if args.quick else 3,
+            store_visits=500 if args.quick else 5000,
+            families=("lean",) if args.quick else ("news", "lean"),
         ),
     }
     RESULTS.mkdir(exist_ok=True)
@@ -122,6 +131,7 @@ def main() -> None:
                     f"  {family:<6} {long['pages']:>5} pages: not compared, netglean's crawl stopped at "
                     f"{row['netglean_stopped']} after {row['netglean_read']} pages in one call"
                 )
+    runs.show(figures["runs"])
     print(f"\nwritten to {RESULTS / 'latest.json'}")
 
 
