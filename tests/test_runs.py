@@ -312,16 +312,14 @@ def test_a_cancel_asked_through_another_server_is_carried_out_by_the_server_work
     with runs_client(served[1], registry, tmp_path) as owner, runs_client(served[1], registry, tmp_path) as other:
         run_id = started(envelope(owner, "crawl", {"url": f"{SITE}/gated/8/0", "max_depth": 10, "wait": False}))
         until(lambda: gate.waiting, "the crawl to reach the gate")
-        # Graceful: the owner stops without waiting for the page held at the gate, as soon as it sees the ask.
+        # Graceful: the owner stops at the run's next page, which waits at the gate; the ask is still pending.
         asked = envelope(other, "cancel_run", {"run_id": run_id})
         run = asked["payload"]["run"]
-        assert run["status"] == "cancelled" and "cancel_requested" not in run, asked
-        assert status(owner, run_id)["status"] == "cancelled"
-        # Force, from the other server too, on a second run held at the gate.
-        held = started(envelope(owner, "crawl", {"url": f"{SITE}/gated/6/0", "max_depth": 10, "wait": False}))
-        until(lambda: status(owner, held)["done"] >= 1, "the second crawl to read its first page")
-        forced = envelope(other, "cancel_run", {"run_id": held, "force": True})["payload"]["run"]
+        assert run["status"] == "running" and run["cancel_requested"] == "graceful", asked
+        assert asked["next_step"] == "get_run_status"
+        forced = envelope(other, "cancel_run", {"run_id": run_id, "force": True})["payload"]["run"]
         assert forced["status"] == "cancelled" and "cancel_requested" not in forced, forced
+        assert status(owner, run_id)["status"] == "cancelled"
         gate.open()
         resumed = envelope(other, "resume_run", {"run_id": run_id, "wait": True})["payload"]["run"]
         assert resumed["status"] == "succeeded", resumed

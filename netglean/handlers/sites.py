@@ -23,11 +23,11 @@ from netglean.generated.models import (
 from netglean.handlers.pages import item_error, scraped, with_links
 from netglean.net.urls import parse_url
 from netglean.sites.asked import concurrency, robots_fetcher
-from netglean.sites.crawl import Crawl, CrawlPlan, Visit, crawl, globs
+from netglean.sites.crawl import Crawl, CrawlPlan, Recorded, Visit, crawl, globs
 from netglean.sites.discovery import discover
 from netglean.sites.pages import Reading
 from netglean.sites.urls import normal
-from netglean.store.base import Checkpoint, Queued, Visited
+from netglean.store.base import Checkpoint, Visited
 
 ANSWER_CHARS = 400_000
 """The most characters of visits (as JSON) one crawl's answer holds; a run keeps them all, and get_run_result pages
@@ -108,27 +108,28 @@ class _Journal:
         await self._run.store.seed(self._run.id, self._part, seed)
         return await self._run.store.checkpoint(self._run.id, self._part)
 
-    async def visited(self, visit: Visit, seq: int, links: Sequence[Queued]) -> None:
-        body = _visit(visit, self._links).model_dump(mode="json", by_alias=True, exclude_none=True)
-        page = visit.page
+    async def visited(self, visits: Sequence[Recorded]) -> None:
+        await self._run.store.visited(self._run.id, self._part, [self._kept(recorded) for recorded in visits])
+        self._run.current = visits[-1].visit.url
+
+    def _kept(self, recorded: Recorded) -> Visited:
+        visit, page = recorded.visit, recorded.visit.page
         if visit.error is not None:
             line = ("warning", f"failed {visit.url}: {visit.error.code}")
         elif visit.duplicate_of is not None:
             line = ("debug", f"{visit.url} has the canonical URL of {visit.duplicate_of}, read already")
         else:
             line = ("debug", f"read {visit.url}")
-        kept = Visited(
-            seq,
-            body,
+        return Visited(
+            recorded.seq,
+            _visit(visit, self._links).model_dump(mode="json", by_alias=True, exclude_none=True),
             read=page is not None,
             failed=visit.error is not None,
             canonical=normal(page.canonical or page.final_url) if page is not None else None,
             url=visit.url,
-            links=links,
+            links=recorded.links,
             log=line,
         )
-        await self._run.store.visited(self._run.id, self._part, kept)
-        self._run.current = visit.url
 
 
 def _run_of(ctx: Context) -> RunScope:

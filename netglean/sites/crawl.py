@@ -23,6 +23,8 @@ from netglean.sites.urls import normal, same_site
 from netglean.store.base import Checkpoint, Queued
 
 if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream
+
     from netglean.net.fetcher import Fetcher
     from netglean.workers.pool import Readers
 
@@ -65,15 +67,24 @@ class Visit:
     error: ToolError | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """A visit as the journal gets it: the visit, its place in breadth order, and the links it queued."""
+
+    visit: Visit
+    seq: int
+    links: Sequence[Queued]
+
+
 class Journal(Protocol):
-    """Where a crawl keeps what it has done: its checkpoint when it starts, each visit as it is made."""
+    """Where a crawl keeps what it has done: its checkpoint when it starts, its visits in order as they are made."""
 
     async def start(self, seed: str) -> Checkpoint:
         """The crawl's state so far (nothing visited and the seed queued, for a new crawl)."""
         ...
 
-    async def visited(self, visit: Visit, seq: int, links: Sequence[Queued]) -> None:
-        """Keep one visit and the links it queued, together."""
+    async def visited(self, visits: Sequence[Recorded]) -> None:
+        """Keep these visits (the next ones in order), each with the links it queued, together."""
         ...
 
 
@@ -99,10 +110,11 @@ class MemoryJournal:
             next_seq=len(self._frontier),
         )
 
-    async def visited(self, visit: Visit, seq: int, links: Sequence[Queued]) -> None:
-        self.visits.append(visit)
-        self._done[seq] = visit
-        self._frontier.extend(links)
+    async def visited(self, visits: Sequence[Recorded]) -> None:
+        for recorded in visits:
+            self.visits.append(recorded.visit)
+            self._done[recorded.seq] = recorded.visit
+            self._frontier.extend(recorded.links)
 
 
 @dataclass(slots=True)
@@ -144,19 +156,33 @@ async def _read(fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Readin
         slot.done.set()
 
 
-async def _either(done: anyio.Event, halt: anyio.Event) -> None:
-    """Wait for a page's outcome, or for the crawl to be stopped (a slow page does not hold up a cancel)."""
-    if done.is_set() or halt.is_set():
-        return
-    async with anyio.create_task_group() as waiting:
+JOURNAL_BACKLOG = 64
+"""Visits a crawl may be ahead of its journal: reading goes on while the writer keeps them, a batch at a time."""
 
-        async def halted() -> None:
-            await halt.wait()
-            waiting.cancel_scope.cancel()
 
-        waiting.start_soon(halted)
-        await done.wait()
-        waiting.cancel_scope.cancel()
+@dataclass(slots=True)
+class _Writer:
+    """The crawl's journal writer: it takes what the crawl has visited, in order, as many at a time as are there."""
+
+    journal: Journal
+    done: anyio.Event = field(default_factory=anyio.Event)
+    error: ToolError | None = None
+
+    async def run(self, receive: MemoryObjectReceiveStream[Recorded]) -> None:
+        try:
+            async with receive:
+                async for first in receive:
+                    batch = [first]
+                    while len(batch) < JOURNAL_BACKLOG:
+                        try:
+                            batch.append(receive.receive_nowait())
+                        except (anyio.WouldBlock, anyio.EndOfStream):
+                            break
+                    await self.journal.visited(batch)
+        except ToolError as error:  # the crawl stops at its next visit, and fails with this
+            self.error = error
+        finally:
+            self.done.set()
 
 
 async def crawl(
@@ -170,7 +196,8 @@ async def crawl(
     stop: anyio.Event | None = None,
 ) -> Crawl:
     """Breadth-first from ``seed`` (or from where ``journal`` says an earlier attempt stopped): each page read once
-    (canonical URLs de-duplicated), failures kept per page, nothing started once ``stop`` is set. Up to
+    (canonical URLs de-duplicated), failures kept per page, nothing started once ``stop`` is set (the pages being
+    read then are waited for and kept: a graceful stop reads no page twice; a forced one cancels the crawl). Up to
     ``plan.width`` pages are read at once, ahead of their turn, and taken in queue order, so the visits, the depths
     and the bounds are those of reading one at a time; politeness per host is the fetcher's."""
     home = urlsplit(seed).hostname or ""
@@ -180,7 +207,10 @@ async def crawl(
     result = Crawl(seed, visited=state.visited, read=state.read, failed=state.failed)
     window: deque[_Slot] = deque()
     halt = stop or anyio.Event()
+    writer = _Writer(journal)
+    send, receive = anyio.create_memory_object_stream[Recorded](JOURNAL_BACKLOG)
     async with anyio.create_task_group() as tasks:
+        tasks.start_soon(writer.run, receive)
 
         def fill() -> None:
             while queue and len(window) < plan.width and result.visited + len(window) < plan.max_pages:
@@ -189,11 +219,9 @@ async def crawl(
                 tasks.start_soon(_read, fetcher, readers, slot, plan.reading)
 
         fill()
-        while window and not halt.is_set():
+        while window:  # once stopped, no page is begun; the pages being read are waited for and kept
             slot = window[0]
-            await _either(slot.done, halt)
-            if halt.is_set():
-                break
+            await slot.done.wait()
             window.popleft()
             entry, links = slot.entry, []
             if slot.read is None:
@@ -215,14 +243,22 @@ async def crawl(
                                 seen.add(target)
                                 links.append(Queued(next_seq, target, entry.depth + 1))
                                 next_seq += 1
-            await journal.visited(visit, entry.seq, links)
             queue.extend(links)
             result.visited += 1
+            if not halt.is_set():
+                fill()  # reading goes on while the visit is written
+            try:
+                await send.send(Recorded(visit, entry.seq, links))
+            except anyio.BrokenResourceError:  # the writer failed: nothing more can be kept
+                break
             await report(result.visited, plan.max_pages, entry.url)
-            fill()
+        send.close()
+        await writer.done.wait()  # every visit made is in the journal before the crawl answers
         tasks.cancel_scope.cancel()  # pages read ahead of a stop are left: they are counted unvisited
-    queue.extendleft(slot.entry for slot in reversed(window))
-    if halt.is_set() and (queue or window):
+    if writer.error is not None:
+        raise writer.error
+    queue.extendleft(slot.entry for slot in reversed(window))  # a failed write leaves pages read ahead unvisited
+    if halt.is_set() and queue:
         result.stopped = "cancelled"
     elif queue:
         result.stopped = "max_pages"

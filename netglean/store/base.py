@@ -163,7 +163,9 @@ class RunStore(Protocol):
         """Queue a crawl's start URL (seq 0), unless the crawl has begun already."""
         ...
 
-    async def visited(self, run_id: str, part: int, visit: Visited) -> None: ...
+    async def visited(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
+        """Keep a crawl's next visits, each with the links it queued and its log line, in one transaction."""
+        ...
 
     async def items(self, run_id: str, *, offset: int, limit: int, part: int | None = None) -> tuple[list[Item], int]:
         """A run's items in order (of one part only, when given), and how many there are."""

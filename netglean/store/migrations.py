@@ -45,6 +45,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             depth INTEGER NOT NULL,
             PRIMARY KEY (run_id, part, seq)
         ) WITHOUT ROWID""",
+        # A rowid table, its key a unique index: its rows hold a page each (kilobytes), too large for WITHOUT ROWID.
         """CREATE TABLE run_items (
             run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
             part INTEGER NOT NULL,
@@ -52,8 +53,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             kind TEXT NOT NULL,
             url TEXT NOT NULL,
             canonical TEXT,
-            body TEXT NOT NULL,
-            PRIMARY KEY (run_id, part, seq)
-        ) WITHOUT ROWID""",
+            body TEXT NOT NULL
+        )""",
+        "CREATE UNIQUE INDEX run_items_key ON run_items (run_id, part, seq)",
     ),
 )

@@ -368,22 +368,21 @@ class SqliteStore:
             lambda db: db.execute("INSERT OR IGNORE INTO run_frontier VALUES (?, ?, 0, ?, 0)", (run_id, part, url))
         )
 
-    async def visited(self, run_id: str, part: int, visit: Visited) -> None:
-        kind = "read" if visit.read else "failed" if visit.failed else "duplicate"
-        body = json.dumps(visit.body, ensure_ascii=False)
+    async def visited(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
         now = time.time()
+        kinds = ["read" if v.read else "failed" if v.failed else "duplicate" for v in visits]
+        rows = [
+            (run_id, part, v.seq, kind, v.url, v.canonical, json.dumps(v.body, ensure_ascii=False))
+            for v, kind in zip(visits, kinds, strict=True)
+        ]
+        links = [(run_id, part, link.seq, link.url, link.depth) for v in visits for link in v.links]
 
         def work(db: sqlite3.Connection) -> None:
-            db.execute(
-                "INSERT OR REPLACE INTO run_items VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (run_id, part, visit.seq, kind, visit.url, visit.canonical, body),
-            )
-            db.executemany(
-                "INSERT OR IGNORE INTO run_frontier VALUES (?, ?, ?, ?, ?)",
-                [(run_id, part, link.seq, link.url, link.depth) for link in visit.links],
-            )
-            if visit.log is not None:
-                _log_line(db, run_id, *visit.log, now)
+            db.executemany("INSERT OR REPLACE INTO run_items VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            db.executemany("INSERT OR IGNORE INTO run_frontier VALUES (?, ?, ?, ?, ?)", links)
+            for visit in visits:
+                if visit.log is not None:
+                    _log_line(db, run_id, *visit.log, now)
 
         await self._write(work)
 

@@ -113,7 +113,8 @@ def test_a_stopped_crawl_goes_on_from_its_journal_reading_each_page_once(fetcher
     site = Site()
     fetcher = _wide_fetcher(site)
     stopped, journal = _crawl(fetcher, _plan(), stop_after=5)
-    assert (stopped.visited, stopped.stopped) == (5, "cancelled") and stopped.unvisited > 0
+    # the page begun before the stop came (reading goes on while a visit is written) is waited for and kept
+    assert (stopped.visited, stopped.stopped) == (6, "cancelled") and stopped.unvisited > 0
     resumed, _ = _crawl(fetcher, _plan(), journal=journal)
     assert (resumed.read, resumed.visited, resumed.stopped) == (whole.read, 21, None)
     pages = [url for url in site.asked if not url.endswith("/robots.txt")]
@@ -172,8 +173,9 @@ def test_pages_read_at_once_are_taken_in_breadth_order(bounds: dict[str, int]) -
     assert one.most == 1 and wide.most > 1  # the same crawl, read several pages at a time
 
 
-def test_a_wide_crawl_stopped_leaves_what_it_read_ahead_unvisited() -> None:
+def test_a_wide_crawl_stopped_keeps_the_pages_it_was_reading_and_begins_no_other() -> None:
     site = _Held()
     result, journal = _crawl(_wide_fetcher(site), _plan(width=4), stop_after=1)
-    assert (result.visited, result.stopped) == (1, "cancelled") and len(journal.visits) == 1
-    assert result.unvisited == 2  # the two links of the start page, read ahead or not, are left for a resume
+    # the start page's two links were being read when the stop came: both are kept, their own links left
+    assert (result.visited, result.stopped) == (3, "cancelled") and len(journal.visits) == 3
+    assert result.unvisited == 2 and len(site.asked) == 4  # /3 and /4 left; robots.txt and the three pages asked

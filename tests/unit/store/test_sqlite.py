@@ -68,7 +68,7 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
         made = await first.create(RUN, "crawl", {"url": "http://site.test/", "max_pages": 5}, "mine", "session-1")
         await first.log(RUN, "info", "started")
         await first.seed(RUN, 0, "http://site.test/")
-        await first.visited(RUN, 0, _visit(0, links=(Queued(1, "http://site.test/1", 1),)))
+        await first.visited(RUN, 0, [_visit(0, links=(Queued(1, "http://site.test/1", 1),))])
         return made
 
     made = run(write)
@@ -231,14 +231,14 @@ def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(sto
         kept = 0
         with pytest.raises(StoreFailure) as full:
             for seq in range(10_000):
-                await store.visited(RUN, 0, _visit(seq, "x" * 3000, links=(Queued(seq + 1, f"u{seq}", 1),)))
+                await store.visited(RUN, 0, [_visit(seq, "x" * 3000, links=(Queued(seq + 1, f"u{seq}", 1),))])
                 kept += 1
         assert kept > 0
         failures = [full.value]
         for write in (
             lambda: store.log(RUN, "warning", "y" * 20_000),
             lambda: store.create(OTHER, "crawl", {"big": "z" * 20_000}, None, ""),
-            lambda: store.visited(RUN, 0, _visit(20_000, "x" * 20_000)),
+            lambda: store.visited(RUN, 0, [_visit(20_000, "x" * 20_000)]),
         ):
             with pytest.raises(StoreFailure) as again:
                 await write()
@@ -372,7 +372,7 @@ def test_prune_deletes_only_finished_runs_past_retention_with_all_they_hold(stor
             await store.create(run_id, "crawl", {}, None, "")
             await store.log(run_id, "info", "a line")
             await store.seed(run_id, 0, "http://site.test/")
-            await store.visited(run_id, 0, _visit(0))
+            await store.visited(run_id, 0, [_visit(0)])
             finished = await store.finish(run_id, status, result="{}" if status == "succeeded" else None)
             assert finished.finished_at is not None
             ends[status] = finished.finished_at
@@ -471,9 +471,9 @@ def test_forget_failures_queues_the_failed_visits_again(store: SqliteStore) -> N
         await store.create(RUN, "crawl", {}, None, "")
         await store.seed(RUN, 0, "http://site.test/0")
         links = (Queued(1, "http://site.test/1", 1), Queued(2, "http://site.test/2", 1))
-        await store.visited(RUN, 0, _visit(0, links=links))
-        await store.visited(RUN, 0, _visit(1, failed=True))
-        await store.visited(RUN, 0, _visit(2))
+        await store.visited(RUN, 0, [_visit(0, links=links)])
+        await store.visited(RUN, 0, [_visit(1, failed=True)])
+        await store.visited(RUN, 0, [_visit(2)])
         await store.seed(RUN, 0, "http://site.test/other")  # begun already: the seed is not queued again
         point = await store.checkpoint(RUN, 0)
         assert point.queued == [] and (point.visited, point.read, point.failed) == (3, 2, 1)
