@@ -220,14 +220,15 @@ class ToolRunner:
         """Start the call as a background run and wait for it as long as it asks, within the call's deadline
         (less the share kept for answering): its result when it ends in time, else the run."""
         runs = self.services.runs
-        if not runs.hosted:  # a door that hosts no runs (an embedding's own): the run lives as long as the call
-            async with runs.hosting():
-                return await self._start_run(spec, compiled, model, arguments, progress=progress, session=session)
-        run = await runs.start(spec.name, dict(arguments), session=session, label=getattr(model, "label", None))
-        if getattr(model, "wait", False):
-            asked = getattr(model, "timeout_ms", None)
-            seconds = self.settings.call_timeout * (1 - ANSWER_RESERVE)
-            run = await runs.wait(run.id, seconds if asked is None else min(asked / 1000, seconds), progress)
+        # A door that hosts no runs (an embedding's own): the run lives as long as the call, which waits for it.
+        async with runs.hosted_here() as only_now:
+            run = await runs.start(spec.name, dict(arguments), session=session, label=getattr(model, "label", None))
+            if getattr(model, "wait", False) or only_now:
+                asked = getattr(model, "timeout_ms", None)
+                seconds = self.settings.call_timeout * (1 - ANSWER_RESERVE)
+                run = await runs.wait(run.id, seconds if asked is None else min(asked / 1000, seconds), progress)
+        if only_now and not run.finished:  # it ended with the hosting: interrupted, as the answer says
+            run = await runs.get(run.id)
         return await self.run_answer(spec, compiled, run)
 
     async def run_answer(self, spec: ToolSpec, compiled: _Compiled, run: Run) -> tuple[Envelope, str | None]:

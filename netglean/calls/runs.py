@@ -47,6 +47,8 @@ QUEUED_PER_SLOT = 25
 """Runs one server holds (working and queued) per run slot (max_runs); past that, a new run is refused as
 unavailable (retryable) rather than queued without end."""
 SWEEP_EVERY = 3600.0
+LOST_SWEEP_EVERY = 10.0
+"""Seconds between two looks for this process's runs whose end could not be written (a write each)."""
 """Seconds between two prunings of the runs past the operator's retention."""
 
 
@@ -75,6 +77,8 @@ class _Active:
     forced: bool = False
     listeners: set[Progress] = field(default_factory=set)
     written: float = 0.0
+    asked_at: float = 0.0
+    """When a graceful cancel another process asked was begun here (it is forced CANCEL_GRACE later)."""
     reported: tuple[int, int | None] | None = None
     """The run's last progress (done, total), written to the store at most every PROGRESS_EVERY and at its end."""
     stored: tuple[int, int | None] | None = None
@@ -119,9 +123,7 @@ class Runs:
     async def hosting(self) -> AsyncIterator[None]:
         """Work runs while the door serves; at its end, the runs still going stop, ``interrupted`` (resumable)."""
         store = self.store
-        swept = await store.interrupt_orphans()
-        if swept:
-            log.info("%d run(s) left by a stopped process are now interrupted", swept)
+        await self._sweep(store.interrupt_orphans, "left by a stopped process")
         self._slots = anyio.Semaphore(self._settings.max_runs)
         try:
             async with anyio.create_task_group() as tasks:
@@ -134,22 +136,43 @@ class Runs:
                     tasks.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
-                stopped = await store.interrupt_own()
-                if stopped:
-                    log.info("%d run(s) were interrupted by the server's stop; resume_run continues them", stopped)
+                await self._sweep(store.interrupt_own, "interrupted by the server's stop (resume_run continues them)")
+
+    @asynccontextmanager
+    async def hosted_here(self) -> AsyncIterator[bool]:
+        """Runs hosted for as long as the block lasts, when no door hosts them (an embedding's own call, the
+        command line's resume_run): True then, and a run started in the block ends with it unless waited for."""
+        if self.hosted:
+            yield False
+            return
+        async with self.hosting():
+            yield True
+
+    async def _sweep(self, sweep: Callable[[], Awaitable[int]], what: str) -> int:
+        """One of the store's sweeps, whose failure (a busy or full store) is logged: a later round tries again."""
+        try:
+            swept = await sweep()
+        except ToolError as exc:
+            log.warning("the run store could not mark runs %s: %s", what, exc.message)
+            return 0
+        except OSError as exc:  # an owner's lock file that cannot be opened (permissions)
+            log.warning("the run store's owner locks could not be read: %s", exc)
+            return 0
+        if swept:
+            log.info("%d run(s) %s", swept, what)
+        return swept
 
     async def _keep(self) -> None:
-        """Carry out cancels other processes asked of this one's runs, and prune what retention lets go; a store
-        that fails here (a full disk, a lock held too long) is logged and tried again, never the end of hosting."""
-        pruned_at = -math.inf
+        """Carry out cancels other processes asked of this one's runs (forcing a graceful one after CANCEL_GRACE),
+        mark interrupted this process's runs it lost track of (their end could not be written), and prune what
+        retention lets go; a store that fails here is logged and tried again, never the end of hosting."""
+        pruned_at = swept_at = -math.inf
         while True:
             try:
                 for run_id, active in list(self._active.items()):
                     run = await self.store.get(run_id)
-                    if run is None or not run.cancel or active.forced:
-                        continue
-                    if run.cancel == "force" or not active.scope.stop.is_set():  # a force may follow a graceful ask
-                        self._tasks_cancel(active, force=run.cancel == "force")
+                    if run is not None and run.cancel and not active.forced:
+                        await self._carry_out(active, run)
                 days = self._settings.run_retention_days
                 if days and time.monotonic() - pruned_at > SWEEP_EVERY:
                     pruned_at = time.monotonic()
@@ -160,21 +183,51 @@ class Runs:
                 log.warning("the run store could not be read or pruned: %s", exc.message)
             except OSError as exc:  # an owner's lock file that cannot be opened (permissions): the same
                 log.warning("the run store's owner locks could not be read: %s", exc)
+            if time.monotonic() - swept_at > LOST_SWEEP_EVERY:
+                swept_at = time.monotonic()
+                await self._sweep(lambda: self.store.interrupt_own(keep=tuple(self._active)), "lost track of")
             await anyio.sleep(POLL * 2)
+
+    async def _carry_out(self, active: _Active, run: Run) -> None:
+        """A cancel another process asked of this one's run, as cancel() does it here."""
+        if run.status == "queued":
+            await self._cancel_queued(active)
+        elif run.cancel == "force" or (active.asked_at and time.monotonic() - active.asked_at > CANCEL_GRACE):
+            self._tasks_cancel(active, force=True)
+        elif not active.scope.stop.is_set():
+            active.asked_at = time.monotonic()
+            self._tasks_cancel(active, force=False)
 
     async def start(self, tool: str, arguments: dict[str, Any], *, session: str, label: str | None) -> Run:
         most = self._settings.max_runs * QUEUED_PER_SLOT
         if len(self._active) >= most:
             raise Unavailable(f"this server holds {most} runs already (working or queued); start this one later")
-        run = await self.store.create(uuid.uuid4().hex, tool, arguments, label, session)
-        self._launch(run.id)
+        run_id = uuid.uuid4().hex
+        active = self._held(run_id)  # before the row: the lost-track sweep never takes a run being made
+        try:
+            run = await self.store.create(run_id, tool, arguments, label, session)
+        except BaseException:
+            self._active.pop(run_id, None)
+            raise
+        self._launch(active)
         return run
 
-    def _launch(self, run_id: str) -> None:
+    def _held(self, run_id: str) -> _Active:
         if self._tasks is None or self._slots is None or self._execute is None:
             raise Unavailable("this server is not hosting background runs (it is starting or stopping)")
-        active = _Active(RunScope(run_id, self.store))
-        self._active[run_id] = active
+        active = self._active[run_id] = _Active(RunScope(run_id, self.store))
+        return active
+
+    def _give_back(self, run_id: str, before: _Active | None) -> None:
+        if before is None:
+            self._active.pop(run_id, None)
+        else:
+            self._active[run_id] = before
+
+    def _launch(self, active: _Active) -> None:
+        if self._tasks is None or self._slots is None or self._execute is None:
+            self._active.pop(active.scope.id, None)
+            raise Unavailable("this server is not hosting background runs (it is starting or stopping)")
         self._tasks.start_soon(self._work, active, self._slots, self._execute)
 
     async def _work(self, active: _Active, slots: anyio.Semaphore, execute: Execute) -> None:
@@ -207,14 +260,22 @@ class Runs:
                     error=(error.get("code", "tool_error"), error.get("message", "")) if error else None,
                 )
                 await scope.log("info" if envelope.ok else "error", f"{run.tool} {status}")
-        except ToolError as exc:  # the store failed under the run: it stays active until its process ends
+        except ToolError as exc:  # the store failed under the run: interrupted (resumable), now or by the sweep
             log.error("run %s: %s", scope.id, exc.message)
-        except Exception:  # never the server's end: the run is left to be interrupted, as above
+            await self._ended(scope.id, "interrupted", None)
+        except Exception:  # never the server's end: the run fails, now or (marked interrupted) by the sweep
             log.exception("run %s failed outside its tool", scope.id)
+            await self._ended(scope.id, "failed", ("internal_error", "the run failed inside the server"))
         finally:
             active.done.set()
             if self._active.get(scope.id) is active:
                 del self._active[scope.id]
+
+    async def _ended(self, run_id: str, status: str, error: tuple[str, str] | None) -> None:
+        try:
+            await self.store.finish(run_id, status, error=error)
+        except ToolError:  # the store still fails: _keep's sweep marks it interrupted once it can
+            log.warning("run %s could not be marked %s; it will be marked interrupted", run_id, status)
 
     def _reporter(self, active: _Active) -> Progress:
         async def report(done: float, total: float | None, message: str | None) -> None:
@@ -271,8 +332,7 @@ class Runs:
             await self.store.ask_cancel(run_id, "force" if force else "graceful")  # its process carries it out
             return await self.wait(run_id, CANCEL_GRACE)
         if run.status == "queued":
-            await self.store.finish(run_id, "cancelled", error=("cancelled", "the run was cancelled before it began"))
-            self._tasks_cancel(active, force=True)  # its task may have claimed it since: it stops at once
+            await self._cancel_queued(active)
             return await self.get(run_id)
         self._tasks_cancel(active, force=force)
         with anyio.move_on_after(CANCEL_GRACE):
@@ -283,6 +343,11 @@ class Runs:
                 await active.done.wait()
         return await self.get(run_id)
 
+    async def _cancel_queued(self, active: _Active) -> None:
+        run_id = active.scope.id
+        await self.store.finish(run_id, "cancelled", error=("cancelled", "the run was cancelled before it began"))
+        self._tasks_cancel(active, force=True)  # its task may have claimed it since: it stops at once
+
     @staticmethod
     def _tasks_cancel(active: _Active, *, force: bool) -> None:
         active.scope.stop.set()
@@ -290,21 +355,27 @@ class Runs:
             active.forced = True
             active.cancel.cancel()
 
-    async def resume(self, run_id: str, *, retry_failed: bool) -> tuple[Run, bool]:
+    async def resume(self, run_id: str, *, retry_failed: bool, session: str) -> tuple[Run, bool]:
         """Continue a run from its checkpoint (an interrupted, cancelled or failed one; a succeeded one only to
-        retry what failed), as the same run; and whether it was continued (a run still working, or succeeded with
-        nothing to retry, is left as it is: asking twice is harmless)."""
+        retry what failed), as the same run, spending ``session``'s budget; and whether it was continued (a run
+        still working, or succeeded with nothing to retry, is left as it is: asking twice is harmless)."""
         run = await self.get(run_id)
-        if not (run.status in RESUMABLE or (retry_failed and run.status == "succeeded")):
+        if run_id in self._active and not run.finished:  # still this process's, working
             return run, False
-        if retry_failed:
-            forgotten = await self.store.forget_failures(run_id)
-            if not forgotten and run.status == "succeeded":  # nothing to retry
-                return run, False
+        before = self._active.get(run_id)  # a task cancelled while queued, still waiting its turn: it gives way
+        active = self._held(run_id)  # not hosting: refused before anything is written
+        try:
+            resumed, forgotten = await self.store.requeue(run_id, session=session, retry_failed=retry_failed)
+        except BaseException:
+            self._give_back(run_id, before)
+            raise
+        if resumed is None:
+            self._give_back(run_id, before)
+            return await self.get(run_id), False
+        if forgotten:
             await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
-        run = await self.store.requeue(run_id)
-        self._launch(run_id)
-        return run, True
+        self._launch(active)
+        return resumed, True
 
 
 def _when(epoch: float | None) -> str | None:

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '192db05c6d7a51a4311125e15892412e11f1273a02fe09ed11e7ec7f08a4c7ff'
+CATALOG_HASH: Any = 'a82be2c0d8bfab7de64b714cb7d6d09f45bf80b0bac454ba8d060b4e37d47d80'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -5452,7 +5452,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                    'required': ['run_id'],
                    'type': 'object'},
   'name': 'resume_run',
-  'next_step': ('get_run_status', 'get_run_result', 'list_runs', 'done'),
+  'next_step': ('get_run_status', 'get_run_result', 'resume_run', 'list_runs', 'done'),
   'origin': 'target',
   'output_schema': {'$defs': {'ItemError': {'additionalProperties': False,
                                             'description': 'Why one part of a call failed (a page of a batch '
@@ -6894,7 +6894,7 @@ GRAPH: Any = {'edges': {'apply_config': ['done', 'inspect_url'],
            'inspect_url': ['done', 'capture_config', 'scrape_url'],
            'list_runs': ['get_run_status', 'get_run_result', 'list_runs', 'done'],
            'map': ['batch_scrape', 'scrape', 'done'],
-           'resume_run': ['get_run_status', 'get_run_result', 'list_runs', 'done'],
+           'resume_run': ['get_run_status', 'get_run_result', 'resume_run', 'list_runs', 'done'],
            'scrape': ['done', 'scrape', 'generate_citations', 'inspect_url'],
            'scrape_url': ['done', 'capture_config', 'inspect_url'],
            'validate_config': ['apply_config', 'validate_config']},

@@ -176,7 +176,15 @@ async def cancel_run(args: CancelRunInput, ctx: Context) -> Outcome:
 
 async def resume_run(args: ResumeRunInput, ctx: Context) -> Outcome:
     await _run(ctx, args.run_id)
-    run, resumed = await ctx.runs.resume(args.run_id, retry_failed=args.retry_failed)
+    # Where no door hosts runs (the command line), the run is hosted for this call, which then waits for it.
+    async with ctx.runs.hosted_here() as only_now:
+        run, resumed = await ctx.runs.resume(args.run_id, retry_failed=args.retry_failed, session=ctx.session)
+        if resumed and (args.wait or only_now):
+            seconds = ctx.settings.call_timeout * (1 - ANSWER_RESERVE)
+            asked = args.timeout_ms
+            run = await ctx.runs.wait(run.id, seconds if asked is None else min(asked / 1000, seconds), ctx.report)
+    if only_now and resumed and not run.finished:
+        run = await ctx.runs.get(run.id)
     if not resumed:
         if run.finished:
             guidance = say(
@@ -186,10 +194,6 @@ async def resume_run(args: ResumeRunInput, ctx: Context) -> Outcome:
             return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance, source=_source(run))
         guidance = say("The run is still working: nothing to resume; get_run_status follows it.")
         return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=_source(run))
-    if args.wait:
-        seconds = ctx.settings.call_timeout * (1 - ANSWER_RESERVE)
-        asked = args.timeout_ms
-        run = await ctx.runs.wait(run.id, seconds if asked is None else min(asked / 1000, seconds), ctx.report)
     if run.finished:
         guidance = say("The resumed run has ended (payload.run.status): get_run_result reads what it produced.")
         return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance, source=_source(run))

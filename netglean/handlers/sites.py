@@ -9,7 +9,7 @@ import anyio
 from netglean.calls.context import Context
 from netglean.calls.runs import RunScope
 from netglean.core.envelope import DONE, Guidance, Outcome, say, sources
-from netglean.core.errors import HandlerContractError, ToolError
+from netglean.core.errors import HandlerContractError, StoreFailure, ToolError, Unavailable
 from netglean.generated.models import (
     BatchCrawlInput,
     BatchCrawlOutput,
@@ -234,15 +234,21 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
             async with room:
                 journal = _Journal(run, index, plan.reading.include_links)
                 result = await crawl(fetcher, ctx.readers, seed, plan, journal=journal, report=report, stop=run.stop)
+        except (StoreFailure, Unavailable) as error:  # the run's, not the seed's: it fails, resumable
+            unkept.append(error)
+            return
         except ToolError as error:
             crawls[index] = SiteCrawl(url=seed, pages=[], read=0, failed=1, truncated=False, error=item_error(error))
             return
         crawls[index] = await _report(result, run, index, ANSWER_CHARS // len(seeds))
         results.append(result)
 
+    unkept: list[ToolError] = []
     async with anyio.create_task_group() as tasks:  # output in seed order; politeness per host is the fetcher's
         for index, seed in enumerate(seeds):
             tasks.start_soon(one, index, seed)
+    if unkept:
+        raise unkept[0]
     answered = [c for c in crawls if c is not None]
     read, walls = sum(result.read for result in results), sum(result.blocked for result in results)
     unreturned = sum(c.unreturned or 0 for c in answered)

@@ -156,8 +156,9 @@ async def _read(fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Readin
         slot.done.set()
 
 
-JOURNAL_BACKLOG = 64
-"""Visits a crawl may be ahead of its journal: reading goes on while the writer keeps them, a batch at a time."""
+JOURNAL_BACKLOG = 16
+"""Visits a crawl may be ahead of its journal (and the most one write keeps): reading goes on while the writer
+keeps them. What a crash or a forced stop can make a resume read again: these twice over, and the pages in flight."""
 
 
 @dataclass(slots=True)
@@ -165,6 +166,10 @@ class _Writer:
     """The crawl's journal writer: it takes what the crawl has visited, in order, as many at a time as are there."""
 
     journal: Journal
+    report: Report
+    most: int
+    kept: int
+    """Visits in the journal: the progress reported is theirs (what a resume would not read again)."""
     done: anyio.Event = field(default_factory=anyio.Event)
     error: ToolError | None = None
 
@@ -179,6 +184,8 @@ class _Writer:
                         except (anyio.WouldBlock, anyio.EndOfStream):
                             break
                     await self.journal.visited(batch)
+                    self.kept += len(batch)
+                    await self.report(self.kept, self.most, batch[-1].visit.url)
         except ToolError as error:  # the crawl stops at its next visit, and fails with this
             self.error = error
         finally:
@@ -207,7 +214,7 @@ async def crawl(
     result = Crawl(seed, visited=state.visited, read=state.read, failed=state.failed)
     window: deque[_Slot] = deque()
     halt = stop or anyio.Event()
-    writer = _Writer(journal)
+    writer = _Writer(journal, report, plan.max_pages, result.visited)
     send, receive = anyio.create_memory_object_stream[Recorded](JOURNAL_BACKLOG)
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(writer.run, receive)
@@ -218,7 +225,8 @@ async def crawl(
                 window.append(slot)
                 tasks.start_soon(_read, fetcher, readers, slot, plan.reading)
 
-        fill()
+        if not halt.is_set():
+            fill()
         while window:  # once stopped, no page is begun; the pages being read are waited for and kept
             slot = window[0]
             await slot.done.wait()
@@ -251,7 +259,6 @@ async def crawl(
                 await send.send(Recorded(visit, entry.seq, links))
             except anyio.BrokenResourceError:  # the writer failed: nothing more can be kept
                 break
-            await report(result.visited, plan.max_pages, entry.url)
         send.close()
         await writer.done.wait()  # every visit made is in the journal before the crawl answers
         tasks.cancel_scope.cancel()  # pages read ahead of a stop are left: they are counted unvisited

@@ -128,8 +128,11 @@ class RunStore(Protocol):
         """Take a queued run for this process (running); None when another took it or it is no longer queued."""
         ...
 
-    async def requeue(self, run_id: str) -> Run:
-        """A resumed run: queued again, owned by this process, its error and cancel request cleared."""
+    async def requeue(self, run_id: str, *, session: str, retry_failed: bool) -> tuple[Run | None, int]:
+        """Resume a run, as one step: queued again, owned by this process, spending ``session``'s budget, its
+        result, error and cancel cleared, and (``retry_failed``) its failed visits dropped so they are read again;
+        with how many were dropped. None when the run is not (or no longer) resumable: working (another resume
+        came first), or succeeded with nothing to retry."""
         ...
 
     async def progress(self, run_id: str, done: int, total: int | None, current: str | None) -> None: ...
@@ -142,7 +145,9 @@ class RunStore(Protocol):
         result: str | None = None,
         source: str | None = None,
         error: tuple[str, str] | None = None,
-    ) -> Run: ...
+    ) -> Run | None:
+        """End an active run; an ended one is left as it is (a cancel that came after its end, say)."""
+        ...
 
     async def result(self, run_id: str) -> tuple[str, str | None] | None:
         """The run's final envelope (as JSON) and the source of its third-party content."""
@@ -171,16 +176,13 @@ class RunStore(Protocol):
         """A run's items in order (of one part only, when given), and how many there are."""
         ...
 
-    async def forget_failures(self, run_id: str) -> int:
-        """Drop the failed visits of a run, so that resuming it visits those URLs again; how many."""
-        ...
-
     async def interrupt_orphans(self) -> int:
         """Mark ``interrupted`` every active run whose owning process has died; how many."""
         ...
 
-    async def interrupt_own(self) -> int:
-        """This process stops: its active runs are ``interrupted`` (resumable)."""
+    async def interrupt_own(self, keep: Sequence[str] = ()) -> int:
+        """This process's active runs, but those in ``keep``, are ``interrupted`` (resumable): it stops, or lost
+        track of them (a write of their end that failed)."""
         ...
 
     async def prune(self, older_than: float) -> int:

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import anyio
 
 from netglean.core.errors import ConfigurationError, StoreFailure, Unavailable
-from netglean.store.base import ACTIVE, FINISHED, Checkpoint, Item, LogLine, Queued, Run, Visited
+from netglean.store.base import ACTIVE, FINISHED, RESUMABLE, Checkpoint, Item, LogLine, Queued, Run, Visited
 from netglean.store.migrations import MIGRATIONS
 from netglean.store.owners import Owners
 
@@ -254,16 +254,25 @@ class SqliteStore:
 
         return await self._write(work)
 
-    async def requeue(self, run_id: str) -> Run:
+    async def requeue(self, run_id: str, *, session: str, retry_failed: bool) -> tuple[Run | None, int]:
         now = time.time()
 
-        def work(db: sqlite3.Connection) -> Run:
+        def work(db: sqlite3.Connection) -> tuple[Run | None, int]:
+            found = db.execute("SELECT status FROM runs WHERE id = ?", (run_id,)).fetchone()
+            status = found[0] if found else None
+            if status not in RESUMABLE and not (retry_failed and status == "succeeded"):
+                return None, 0
+            forgotten = 0
+            if retry_failed:
+                forgotten = db.execute("DELETE FROM run_items WHERE run_id = ? AND kind = 'failed'", (run_id,)).rowcount
+                if not forgotten and status == "succeeded":  # nothing to retry: left as it is
+                    return None, 0
             db.execute(
-                "UPDATE runs SET status = 'queued', owner = ?, updated_at = ?, finished_at = NULL, error_code = NULL,"
-                " error_message = NULL, cancel = NULL, result = NULL, source = NULL WHERE id = ?",
-                (self.owner, now, run_id),
+                "UPDATE runs SET status = 'queued', owner = ?, session = ?, updated_at = ?, finished_at = NULL,"
+                " error_code = NULL, error_message = NULL, cancel = NULL, result = NULL, source = NULL WHERE id = ?",
+                (self.owner, session, now, run_id),
             )
-            return self._one(db, run_id)  # type: ignore[return-value]  # the caller checked that it exists
+            return self._one(db, run_id), forgotten
 
         return await self._write(work)
 
@@ -284,17 +293,17 @@ class SqliteStore:
         result: str | None = None,
         source: str | None = None,
         error: tuple[str, str] | None = None,
-    ) -> Run:
+    ) -> Run | None:
         now = time.time()
         code, message = error or (None, None)
 
-        def work(db: sqlite3.Connection) -> Run:
+        def work(db: sqlite3.Connection) -> Run | None:
             db.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, updated_at = ?, result = ?, source = ?, error_code = ?,"
-                " error_message = ?, cancel = NULL WHERE id = ?",
-                (status, now, now, result, source, code, message, run_id),
+                f" error_message = ?, cancel = NULL WHERE id = ? AND status IN ({_marks(len(ACTIVE))})",
+                (status, now, now, result, source, code, message, run_id, *ACTIVE),
             )
-            return self._one(db, run_id)  # type: ignore[return-value]  # the run being finished exists
+            return self._one(db, run_id)
 
         return await self._write(work)
 
@@ -399,11 +408,6 @@ class SqliteStore:
 
         return await self._read(work)
 
-    async def forget_failures(self, run_id: str) -> int:
-        return await self._write(
-            lambda db: db.execute("DELETE FROM run_items WHERE run_id = ? AND kind = 'failed'", (run_id,)).rowcount
-        )
-
     async def interrupt_orphans(self) -> int:
         owners = await self._read(
             lambda db: [
@@ -416,20 +420,21 @@ class SqliteStore:
         dead = [owner for owner in owners if not self._owners.alive(owner)]
         return sum([await self._interrupt(owner) for owner in dead])
 
-    async def interrupt_own(self) -> int:
-        return await self._interrupt(self.owner)
+    async def interrupt_own(self, keep: Sequence[str] = ()) -> int:
+        return await self._interrupt(self.owner, keep)
 
-    async def _interrupt(self, owner: str | None) -> int:
+    async def _interrupt(self, owner: str | None, keep: Sequence[str] = ()) -> int:
         now = time.time()
-        return await self._write(
-            lambda db: (
-                db.execute(
-                    "UPDATE runs SET status = 'interrupted', finished_at = ?, updated_at = ?, current = NULL,"
-                    f" cancel = NULL WHERE owner IS ? AND status IN ({_marks(len(ACTIVE))})",
-                    (now, now, owner, *ACTIVE),
-                ).rowcount
-            )
-        )
+        kept = f" AND id NOT IN ({_marks(len(keep))})" if keep else ""
+
+        def work(db: sqlite3.Connection) -> int:
+            return db.execute(
+                "UPDATE runs SET status = 'interrupted', finished_at = ?, updated_at = ?, cancel = NULL"
+                f" WHERE owner IS ? AND status IN ({_marks(len(ACTIVE))}){kept}",
+                (now, now, owner, *ACTIVE, *keep),
+            ).rowcount
+
+        return await self._write(work)
 
     async def prune(self, older_than: float) -> int:
         return await self._write(

@@ -457,8 +457,10 @@ def test_a_run_is_claimed_once_and_requeued_clean(store: SqliteStore) -> None:
         ended = await store.finish(RUN, "failed", result='{"ok": false}', error=("http_status", "it failed"))
         assert ended.status == "failed" and ended.cancel is None and ended.has_result and ended.error_code
         assert (await store.ask_cancel(RUN, "force")).cancel is None  # type: ignore[union-attr]  # ended already
-        again = await store.requeue(RUN)
+        again, forgotten = await store.requeue(RUN, session="peer:elsewhere", retry_failed=False)
+        assert again is not None and forgotten == 0 and again.session == "peer:elsewhere"  # the resumer's budget
         assert again.status == "queued" and not again.has_result and again.error_code is None
+        assert await store.requeue(RUN, session="", retry_failed=True) == (None, 0)  # resumed already: left as is
         assert again.finished_at is None and await store.result(RUN) is None
         assert (await store.claim(RUN)).attempts == 2  # type: ignore[union-attr]
         assert await store.ask_cancel("f" * 32, "force") is None
@@ -466,7 +468,7 @@ def test_a_run_is_claimed_once_and_requeued_clean(store: SqliteStore) -> None:
     run(work)
 
 
-def test_forget_failures_queues_the_failed_visits_again(store: SqliteStore) -> None:
+def test_a_resume_with_retry_failed_queues_the_failed_visits_again(store: SqliteStore) -> None:
     async def work() -> None:
         await store.create(RUN, "crawl", {}, None, "")
         await store.seed(RUN, 0, "http://site.test/0")
@@ -477,7 +479,10 @@ def test_forget_failures_queues_the_failed_visits_again(store: SqliteStore) -> N
         await store.seed(RUN, 0, "http://site.test/other")  # begun already: the seed is not queued again
         point = await store.checkpoint(RUN, 0)
         assert point.queued == [] and (point.visited, point.read, point.failed) == (3, 2, 1)
-        assert await store.forget_failures(RUN) == 1
+        assert await store.requeue(RUN, session="", retry_failed=True) == (None, 0)  # still running: not resumable
+        await store.finish(RUN, "succeeded")
+        again, forgotten = await store.requeue(RUN, session="", retry_failed=True)
+        assert again is not None and again.status == "queued" and forgotten == 1
         point = await store.checkpoint(RUN, 0)
         assert [q.url for q in point.queued] == ["http://site.test/1"] and point.failed == 0 and point.next_seq == 3
         assert (await store.items(RUN, offset=0, limit=10))[1] == 2
