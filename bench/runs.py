@@ -13,18 +13,16 @@
 Each server runs with politeness lifted (bench.fetch.LIFTED) and its own fresh ``--data-dir``. Both sides of a
 comparison take turns pair by pair, the order swapped each pair, so the machine's noise hits them alike.
 
-bench.site's pages link only within /FAMILY/0-999, so no crawl there visits 2,000 pages: the site here
-(``python -m bench.runs site PORT SIZE``) serves bench.site's pages at /FAMILY/0 to SIZE-1, page n being page
-n % 1000 with its links moved into blocks of 1,000 (a link to m stays in n's block for an even m and goes to the
-next block for an odd one) and its canonical URL its own.
+The site is bench.site with twice as many pages a family as the largest crawl visits (``python -m bench.site PORT
+SIZE --prebuild``), so every crawl finds as many pages as it asks for. Its pages are built before its port opens,
+so no crawl pays for building one (a news page takes about 2 ms), and each page's canonical URL is its own
+(/news/n; lean pages declare none), so no page a crawl reads is set aside as another's duplicate.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import re
 import socket
 import statistics
 import subprocess
@@ -40,58 +38,19 @@ import anyio
 
 from bench.fetch import LIFTED
 from bench.http import _free_port
-from bench.site import PAGES, WORDS
+from bench.site import WORDS
 from bench.stdio import LineClient
 
 ROOT = Path(__file__).resolve().parent.parent
-BLOCK = 1000
-"""bench.site's pages per family: its links stay within /FAMILY/0-999."""
 POLL = 0.05
 """Seconds between two get_run_status calls while a run is followed."""
-_LINK = re.compile(rb"/(news|lean)/(\d+)")
-_CANONICAL = re.compile(rb"rel='canonical' href='/news/\d+'")
-
-
-@functools.cache
-def wide_page(family: str, n: int, size: int) -> bytes:
-    """Page ``n`` of a site of ``size`` pages per family (see the module's docstring)."""
-    blocks, block = size // BLOCK, n // BLOCK
-
-    def moved(match: re.Match[bytes]) -> bytes:
-        target = int(match[2])
-        return b"/%s/%d" % (match[1], target + BLOCK * ((block + target % 2) % blocks))
-
-    body = _LINK.sub(moved, PAGES[family](n % BLOCK))
-    return _CANONICAL.sub(b"rel='canonical' href='/news/%d'" % n, body)
-
-
-def serve_site(port: int, size: int) -> None:
-    """Serve the wide site, every page built before the port opens, so no crawl pays for building one."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import PlainTextResponse, Response
-    from starlette.routing import Route
-
-    for family in PAGES:
-        for n in range(size):
-            wide_page(family, n, size)
-
-    async def page(request: Request) -> Response:
-        family, n = request.path_params["family"], request.path_params["n"]
-        if family not in PAGES or n >= size:
-            return PlainTextResponse("no such page", status_code=404)
-        return Response(wide_page(family, n, size), media_type="text/html")
-
-    app = Starlette(routes=[Route("/{family}/{n:int}", page)])
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
 @contextmanager
 def _site(size: int) -> Iterator[int]:
-    """The wide site of ``size`` pages per family on a free port, while the with block lasts."""
+    """bench.site of ``size`` pages a family, every page built first, on a free port while the with block lasts."""
     port = _free_port()
-    command = [sys.executable, "-m", "bench.runs", "site", str(port), str(size)]
+    command = [sys.executable, "-m", "bench.site", str(port), str(size), "--prebuild"]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 300  # building 2 x size pages first, on a busy machine
@@ -287,7 +246,8 @@ def throughput(port: int, pages: int, repeats: int, families: tuple[str, ...]) -
         engines: list[_Pass] = []
         try:
             with _server() as client:
-                warm = f"http://127.0.0.1:{port}/{family}/{BLOCK - 1}"  # each side's first crawl: untimed
+                # each side's first crawl, untimed, from a page no timed pass starts at
+                warm = f"http://127.0.0.1:{port}/{family}/{repeats}"
                 await anyio.to_thread.run_sync(_crawl_run, client, warm, 200)
                 await engine.crawl(warm, 200)  # its readers start here
                 server = [client.pid, *_children(client.pid)]
@@ -481,7 +441,7 @@ def run(
     families: tuple[str, ...] = ("news", "lean"),
 ) -> dict[str, Any]:
     largest = max(pages, *memory_sizes)
-    with _site(BLOCK * -(-2 * largest // BLOCK)) as port:  # twice the pages the largest crawl visits, at least
+    with _site(2 * largest) as port:
         figures = {
             "handle": handle(port, handle_pairs),
             "throughput": throughput(port, pages, repeats, families),
@@ -522,7 +482,4 @@ def show(r: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["site"]:
-        serve_site(int(sys.argv[2]), int(sys.argv[3]))
-    else:
-        show(run())
+    show(run())

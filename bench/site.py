@@ -1,15 +1,16 @@
 """A generated website for the fetch benchmarks: N article pages with realistic boilerplate, on 127.0.0.1.
 
-Run as `python -m bench.site PORT [SIZE]`; page n of a family is at /FAMILY/n (see PAGES), and its links point to
-pages of its own family (0 to SIZE-1, SIZE 1000 unless given), so a crawl from any page finds the rest.
+Run as `python -m bench.site PORT [SIZE] [--prebuild]`; page n of a family is at /FAMILY/n (see PAGES), and its
+links point to pages of its own family (0 to SIZE-1, SIZE 1000 unless given), so a crawl from any page finds the
+rest. Each page is built on its first request unless --prebuild builds them all before the port opens.
 """
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import random
-import sys
 
 import uvicorn
 from starlette.applications import Starlette
@@ -91,11 +92,12 @@ def news_page(n: int, size: int = SIZE) -> bytes:
         "related": [{"id": rng.randint(0, 999), "title": sentence(), "teaser": sentence()} for _ in range(30)],
         "config": {f"flag_{i}": rng.random() > 0.5 for i in range(120)},
     }
+    published = f"2026-0{1 + n % 9}-1{n % 10}T08:00:00Z"
     ld = {
         "@context": "https://schema.org",
         "@type": "NewsArticle",
         "headline": title,
-        "datePublished": f"2026-0{1 + n % 9}-1{n % 10}T08:00:00Z",
+        "datePublished": published,
         "author": {"@type": "Person", "name": f"Reporter {n % 17}"},
         "publisher": {"@type": "Organization", "name": "Tidewater Gazette"},
     }
@@ -158,7 +160,7 @@ def news_page(n: int, size: int = SIZE) -> bytes:
         f"<nav class='breadcrumb'><ol><li><a href='/'>Home</a></li><li><a href='/news'>News</a></li></ol></nav>"
         f"<main id='main'><article class='story'><header><h1>{title}</h1><p class='standfirst'>{sentence()}</p>"
         f"<p class='byline'>By <a rel='author' href='/by/{n % 17}'>Reporter {n % 17}</a> "
-        f"<time datetime='{ld['datePublished']}'>{ld['datePublished'][:10]}</time></p></header>{figure}"
+        f"<time datetime='{published}'>{published[:10]}</time></p></header>{figure}"
         f"<div class='story__body'>{body}</div><ul class='share'>{share}</ul><ul class='tags'>{tags}</ul></article>"
         f"<aside class='most-read'><h2>Most read</h2><ol>{popular}</ol></aside>"
         f"<aside class='newsletter'><h2>Newsletter</h2><form><input type='email'><button>Sign up</button></form>"
@@ -176,8 +178,13 @@ PAGES = {"lean": lean_page, "news": news_page}
 """The page families: /lean/n and /news/n."""
 
 
-def app(size: int = SIZE) -> Starlette:
-    """The site, its families' links pointing to pages 0 to ``size``-1."""
+def app(size: int = SIZE, *, prebuild: bool = False) -> Starlette:
+    """The site, its families' links pointing to pages 0 to ``size``-1; with ``prebuild``, pages 0 to ``size``-1
+    of every family are built first, so no timed crawl pays for building one (a news page takes about 2 ms)."""
+    if prebuild:
+        for build in PAGES.values():
+            for n in range(size):
+                build(n, size)
 
     async def page(request: Request) -> Response:
         build = PAGES.get(request.path_params["family"])
@@ -191,6 +198,17 @@ def app(size: int = SIZE) -> Starlette:
     return Starlette(routes=[Route("/{family}/{n:int}", page), Route("/robots.txt", robots)])
 
 
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.site", description="Serve the benchmark site on 127.0.0.1.")
+    parser.add_argument("port", type=int)
+    parser.add_argument("size", type=int, nargs="?", default=SIZE, help=f"pages a family (default {SIZE})")
+    parser.add_argument("--prebuild", action="store_true", help="build every page before the port opens")
+    args = parser.parse_args(argv)
+    if args.size < 1:
+        parser.error(f"size must be at least 1 page a family, not {args.size}")
+    site = app(args.size, prebuild=args.prebuild)
+    uvicorn.run(site, host="127.0.0.1", port=args.port, log_level="warning", access_log=False)
+
+
 if __name__ == "__main__":
-    size = int(sys.argv[2]) if len(sys.argv) > 2 else SIZE
-    uvicorn.run(app(size), host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
+    main()

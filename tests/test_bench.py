@@ -3,14 +3,16 @@ someone needs its figures. Nothing is timed (timings belong in bench/); only tha
 
 from __future__ import annotations
 
+import re
 import sys
 from urllib.parse import urljoin, urlsplit
 
 import lxml.html
+from starlette.testclient import TestClient
 
-from bench import crawl, generator, scrapy_crawl
+from bench import crawl, generator, runs, scrapy_crawl
 from bench.http import _free_port, _start
-from bench.site import PAGES
+from bench.site import PAGES, SIZE, app
 from netglean.read.reading import read_html
 from netglean.sites.urls import normal, same_site
 
@@ -60,3 +62,35 @@ def test_the_crawl_benchmark_crawls_the_site_and_its_spider_follows_what_netglea
         }
         frontier = read_html(html, url, fmt="markdown", main_content=True, frontier=True).frontier
         assert followed == {normal(link) for link in frontier if same_site(link, "127.0.0.1")}
+
+
+def test_a_larger_site_links_past_the_default_size_within_its_own_and_each_news_page_is_its_own_canonical() -> None:
+    """bench.runs crawls 2,000 pages on bench.site at a larger size: its links must reach the pages past the default
+    1,000 and none past its size, and each news page must declare its own canonical URL, or the crawl would fold
+    pages together. Built up front (every page of every family before the site is returned), its pages are the ones
+    a lazily built site serves; the default site's are PAGES' own."""
+    size = SIZE + 100
+    built = {family: build.cache_info().currsize for family, build in PAGES.items()}
+    wide_site = app(size, prebuild=True)
+    assert all(build.cache_info().currsize - built[family] == size for family, build in PAGES.items())
+    with TestClient(wide_site) as wide, TestClient(app()) as default:
+        for family in PAGES:
+            targets: set[int] = set()
+            for n in (0, 7, SIZE + 42):
+                body = wide.get(f"/{family}/{n}").content
+                assert body == PAGES[family](n, size)
+                targets |= {int(m) for m in re.findall(rb"/%s/(\d+)" % family.encode(), body)}
+                if family == "news":
+                    assert b"<link rel='canonical' href='/news/%d'>" % n in body
+                assert default.get(f"/{family}/{n}").content == PAGES[family](n)
+            assert max(targets) < size and any(m >= SIZE for m in targets)
+        assert wide.get("/other/1").status_code == 404
+
+
+def test_the_runs_benchmark_measures_each_of_its_four_parts_on_the_site() -> None:
+    """bench.runs on the bench.site it starts (built up front), each part with the fewest calls that give figures."""
+    figures = runs.run(
+        pages=20, repeats=1, handle_pairs=2, memory_sizes=(5, 20), memory_repeats=1, store_visits=20, families=("lean",)
+    )
+    assert figures["handle"]["crawl_handle_ms"] > 0 and figures["throughput"]["families"]["lean"]["read"] >= 18
+    assert figures["memory"]["large"]["server_peak_mb"] > 0 and figures["store"]["rows_per_s"] > 0
