@@ -95,6 +95,10 @@ class Runs:
         self._active: dict[str, _Active] = {}
         self._slots: anyio.Semaphore | None = None
         self._execute: Execute | None = None
+        self._resuming = anyio.Lock()
+        """Resumes here go one at a time, each seeing the run as the one before left it: two that both read it
+        before either requeued it would swap their tasks in _active, and the task that found another's there would
+        give way to none (the run left queued for good)."""
 
     def bind(self, execute: Execute) -> None:
         self._execute = execute
@@ -359,23 +363,24 @@ class Runs:
         """Continue a run from its checkpoint (an interrupted, cancelled or failed one; a succeeded one only to
         retry what failed), as the same run, spending ``session``'s budget; and whether it was continued (a run
         still working, or succeeded with nothing to retry, is left as it is: asking twice is harmless)."""
-        run = await self.get(run_id)
-        if run_id in self._active and not run.finished:  # still this process's, working
-            return run, False
-        before = self._active.get(run_id)  # a task cancelled while queued, still waiting its turn: it gives way
-        active = self._held(run_id)  # not hosting: refused before anything is written
-        try:
-            resumed, forgotten = await self.store.requeue(run_id, session=session, retry_failed=retry_failed)
-        except BaseException:
-            self._give_back(run_id, before)
-            raise
-        if resumed is None:
-            self._give_back(run_id, before)
-            return await self.get(run_id), False
-        if forgotten:
-            await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
-        self._launch(active)
-        return resumed, True
+        async with self._resuming:  # other processes' resumes are kept apart by the store's one step
+            run = await self.get(run_id)
+            if run_id in self._active and not run.finished:  # still this process's, working
+                return run, False
+            before = self._active.get(run_id)  # a task cancelled while queued, still waiting its turn: it gives way
+            active = self._held(run_id)  # not hosting: refused before anything is written
+            try:
+                resumed, forgotten = await self.store.requeue(run_id, session=session, retry_failed=retry_failed)
+            except BaseException:
+                self._give_back(run_id, before)
+                raise
+            if resumed is None:
+                self._give_back(run_id, before)
+                return await self.get(run_id), False
+            if forgotten:
+                await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
+            self._launch(active)
+            return resumed, True
 
 
 def _when(epoch: float | None) -> str | None:
