@@ -298,9 +298,12 @@ class Runs:
         return report
 
     async def _write_progress(self, active: _Active) -> None:
-        if active.reported is not None and active.reported != active.stored:
-            active.stored = active.reported
-            await self.store.progress(active.scope.id, *active.reported, active.scope.current)
+        """The last progress reported, unless written already: ``stored`` only once the write is made, so a write
+        that a forced stop cancels (waiting for a busy store) is made at the run's end."""
+        reported = active.reported
+        if reported is not None and reported != active.stored:
+            await self.store.progress(active.scope.id, *reported, active.scope.current)
+            active.stored = reported
 
     async def get(self, run_id: str) -> Run:
         run = await self.store.get(run_id)
