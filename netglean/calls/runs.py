@@ -47,9 +47,9 @@ QUEUED_PER_SLOT = 25
 """Runs one server holds (working and queued) per run slot (max_runs); past that, a new run is refused as
 unavailable (retryable) rather than queued without end."""
 SWEEP_EVERY = 3600.0
+"""Seconds between two prunings of the runs past the operator's retention."""
 LOST_SWEEP_EVERY = 10.0
 """Seconds between two looks for this process's runs whose end could not be written (a write each)."""
-"""Seconds between two prunings of the runs past the operator's retention."""
 
 
 @dataclass(slots=True)
