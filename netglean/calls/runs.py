@@ -16,6 +16,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,9 @@ SWEEP_EVERY = 3600.0
 """Seconds between two prunings of the runs past the operator's retention."""
 LOST_SWEEP_EVERY = 10.0
 """Seconds between two looks for this process's runs whose end could not be written (a write each)."""
+
+_CALLS_RUNS: ContextVar[set[str] | None] = ContextVar("netglean_calls_runs", default=None)
+"""The runs started (or resumed) by the call that hosts runs for itself (Runs.hosted_here): they end with it."""
 
 
 @dataclass(slots=True)
@@ -95,6 +99,9 @@ class Runs:
         self._active: dict[str, _Active] = {}
         self._slots: anyio.Semaphore | None = None
         self._execute: Execute | None = None
+        self._calls = 0
+        """Calls in hosted_here's block that host runs for themselves (no door does): the hosting is theirs."""
+        self._call_ended: anyio.Event | None = None
         self._resuming = anyio.Lock()
         """Resumes here go one at a time, each seeing the run as the one before left it: two that both read it
         before either requeued it would swap their tasks in _active, and the task that found another's there would
@@ -145,12 +152,51 @@ class Runs:
     @asynccontextmanager
     async def hosted_here(self) -> AsyncIterator[bool]:
         """Runs hosted for as long as the block lasts, when no door hosts them (an embedding's own call, the
-        command line's resume_run): True then, and a run started in the block ends with it unless waited for."""
-        if self.hosted:
+        command line's resume_run): True then, and a run started in the block ends with it (interrupted) unless
+        waited for. Such calls at once share the first one's hosting, which lasts until the last of them ends."""
+        if self.hosted and not self._calls:  # a door's: runs outlive the call
             yield False
             return
+        ours: set[str] = set()
+        token = _CALLS_RUNS.set(ours)
+        self._calls += 1
+        try:
+            async with self._shared():
+                try:
+                    yield True
+                finally:
+                    await self._end_calls_runs(ours)
+        finally:
+            self._calls -= 1
+            _CALLS_RUNS.reset(token)
+            if self._call_ended is not None:
+                self._call_ended.set()
+                self._call_ended = None
+
+    @asynccontextmanager
+    async def _shared(self) -> AsyncIterator[None]:
+        """hosting() for the first of the calls that host runs for themselves, until the last of them has ended."""
+        if self.hosted:
+            yield
+            return
         async with self.hosting():
-            yield True
+            try:
+                yield
+            finally:
+                while self._calls > 1:  # the others' runs end with their own calls
+                    self._call_ended = self._call_ended or anyio.Event()
+                    await self._call_ended.wait()
+
+    async def _end_calls_runs(self, ours: set[str]) -> None:
+        """The runs of a call that hosted them, still going at its end, stop as at a server's stop: interrupted."""
+        going = {run_id for run_id in ours if run_id in self._active}
+        if not going:
+            return
+        for run_id in going:
+            self._active[run_id].cancel.cancel()  # not forced: the run writes no end of its own
+        others = tuple(run_id for run_id in self._active if run_id not in going)
+        with anyio.CancelScope(shield=True):
+            await self._sweep(lambda: self.store.interrupt_own(keep=others), "ended with the call that hosted them")
 
     async def _sweep(self, sweep: Callable[[], Awaitable[int]], what: str) -> int:
         """One of the store's sweeps, whose failure (a busy or full store) is logged: a later round tries again."""
@@ -214,7 +260,14 @@ class Runs:
             self._active.pop(run_id, None)
             raise
         self._launch(active)
+        self._of_call(run_id)
         return run
+
+    @staticmethod
+    def _of_call(run_id: str) -> None:
+        ours = _CALLS_RUNS.get()
+        if ours is not None:
+            ours.add(run_id)
 
     def _held(self, run_id: str) -> _Active:
         if self._tasks is None or self._slots is None or self._execute is None:
@@ -383,6 +436,7 @@ class Runs:
             if forgotten:
                 await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
             self._launch(active)
+            self._of_call(run_id)
             return resumed, True
 
 
