@@ -179,7 +179,7 @@ async def resume_run(args: ResumeRunInput, ctx: Context) -> Outcome:
     # Where no door hosts runs (the command line), the run is hosted for this call, which then waits for it.
     async with ctx.runs.hosted_here() as only_now:
         run, resumed = await ctx.runs.resume(args.run_id, retry_failed=args.retry_failed, session=ctx.session)
-        if resumed and (args.wait or only_now):
+        if resumed and (only_now or args.wait):
             seconds = ctx.settings.call_timeout * (1 - ANSWER_RESERVE)
             asked = args.timeout_ms
             run = await ctx.runs.wait(run.id, seconds if asked is None else min(asked / 1000, seconds), ctx.report)
