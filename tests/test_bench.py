@@ -3,14 +3,16 @@ someone needs its figures. Nothing is timed (timings belong in bench/); only tha
 
 from __future__ import annotations
 
+import json
 import re
 import sys
+from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import lxml.html
 from starlette.testclient import TestClient
 
-from bench import crawl, generator, runs, scrapy_crawl
+from bench import crawl, devset, generator, runs, scrapy_crawl
 from bench.http import _free_port, _start
 from bench.site import PAGES, SIZE, app
 from netglean.read.reading import read_html
@@ -94,3 +96,53 @@ def test_the_runs_benchmark_measures_each_of_its_four_parts_on_the_site() -> Non
     )
     assert figures["handle"]["crawl_handle_ms"] > 0 and figures["throughput"]["families"]["lean"]["read"] >= 18
     assert figures["memory"]["large"]["server_peak_mb"] > 0 and figures["store"]["rows_per_s"] > 0
+
+
+_ARTICLE = " ".join(f"Sentence {n} of the article says something about the harbour and its boats." for n in range(40))
+
+
+def _devset_page(root: Path, name: str, source: str, expected: str, metadata: dict[str, object]) -> None:
+    folder = root / name
+    folder.mkdir()
+    (folder / "source.html").write_text(source)
+    (folder / "expected.html").write_text(expected)
+    (folder / "expected-metadata.json").write_text(json.dumps(metadata))
+
+
+def test_the_devset_benchmark_scores_every_extractor_and_reader_on_the_corpus_layout(tmp_path: Path) -> None:
+    """Two pages laid out as the Readability corpus is: one article (scored), one page Readability marks not
+    readerable (scored apart); every extractor and metadata reader runs on both."""
+    article = (
+        '<html lang="en"><head><title>Harbour news</title><meta name="author" content="Ann Lee">'
+        '<meta property="og:site_name" content="The Harbour"><meta name="description" content="Boats.">'
+        '<meta property="article:published_time" content="2024-05-01T10:00:00Z"></head>'
+        f"<body><nav><a href='/'>Home</a></nav><article><h1>Harbour news</h1><p>{_ARTICLE}</p></article></body></html>"
+    )
+    meta = {"title": "Harbour news", "byline": "Ann Lee", "lang": "en", "excerpt": "Boats.", "siteName": "The Harbour"}
+    _devset_page(
+        tmp_path,
+        "001",
+        article,
+        f"<div><p>{_ARTICLE}</p></div>",
+        {**meta, "publishedTime": "2024-05-01", "readerable": True},
+    )
+    _devset_page(tmp_path, "002", "<html><body><ul><li>a</li></ul></body></html>", "<p>a</p>", {"readerable": False})
+    for page in devset.load(corpus=tmp_path):
+        assert page.readerable == (page.name == "001")
+
+    figures = devset.run(repeats=1, corpus=tmp_path)
+    assert figures["pages"] == 2 and figures["readerable_pages"] == 1
+    assert set(figures["extractors"]) == {"netglean", "trafilatura", "readability-lxml"}
+    for row in figures["extractors"].values():
+        assert row["pages"] == 1 and row["not_readerable"]["pages"] == 1 and row["pages_per_s"] > 0
+        assert 0 <= row["f1"] <= 1 and row["empty"] == [] and row["zero_overlap"] == []
+    assert figures["metadata"]["netglean"] == {field: {"accuracy": 1.0, "pages": 1} for field in devset.FIELDS}
+    assert set(figures["metadata"]["readability-lxml"]) == {"title"}
+
+
+def test_devset_shingles_score_word_order_and_tag_stripping_keeps_blocks_apart() -> None:
+    text = "one two three four five six"
+    assert devset.score(text, text) == (1.0, 1.0, 1.0)
+    assert devset.score("six five four three two one", text) == (0.0, 0.0, 0.0)  # same words, no shared 4-gram
+    assert devset.score("", text) == (0.0, 0.0, 0.0)
+    assert devset.html_text("<p>end</p><p>start</p><script>x()</script>").split() == ["end", "start"]
