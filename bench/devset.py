@@ -27,7 +27,7 @@ from typing import Any
 
 import lxml.html
 
-from bench.extraction import _netglean, _trafilatura
+from bench.extraction import _netglean, _trafilatura, overlap_scores
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "readability-test-pages" / "pages"
 """The development set: ../shared/corpora beside the checkout (a worktree's parent holds it as main's does)."""
@@ -106,12 +106,7 @@ def shingles(text: str) -> Counter[tuple[str, ...]]:
 def score(extracted: str, reference: str) -> tuple[float, float, float]:
     """Precision, recall and F1 of the extracted text's shingles against the reference's. Nothing extracted, or
     nothing shared, scores 0 on all three: an empty answer is not a precise one."""
-    got, want = shingles(extracted), shingles(reference)
-    overlap = sum((got & want).values())
-    if not overlap:
-        return 0.0, 0.0, 0.0
-    precision, recall = overlap / sum(got.values()), overlap / sum(want.values())
-    return precision, recall, 2 * precision * recall / (precision + recall)
+    return overlap_scores(shingles(extracted), shingles(reference))
 
 
 def _readability(html: str) -> str:

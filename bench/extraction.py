@@ -19,7 +19,12 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 def f1(extracted: str, gold: str) -> tuple[float, float, float]:
-    got, want = Counter(_TOKEN.findall(extracted.lower())), Counter(_TOKEN.findall(gold.lower()))
+    return overlap_scores(Counter(_TOKEN.findall(extracted.lower())), Counter(_TOKEN.findall(gold.lower())))
+
+
+def overlap_scores(got: Counter[Any], want: Counter[Any]) -> tuple[float, float, float]:
+    """Precision, recall and F1 of counted units (words, shingles) against the reference's; nothing shared, or
+    nothing extracted, scores 0 on all three."""
     overlap = sum((got & want).values())
     if not overlap:
         return 0.0, 0.0, 0.0

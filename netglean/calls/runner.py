@@ -21,7 +21,7 @@ from typing import Any
 import anyio
 from pydantic import BaseModel, ValidationError
 
-from netglean.calls.context import ANSWER_RESERVE, Context, Progress, Services
+from netglean.calls.context import Context, Progress, Services
 from netglean.calls.registry import ToolSpec, resolve
 from netglean.calls.runs import RunScope, described, stored_envelope
 from netglean.core import untrusted
@@ -224,9 +224,7 @@ class ToolRunner:
         async with runs.hosted_here() as only_now:
             run = await runs.start(spec.name, dict(arguments), session=session, label=getattr(model, "label", None))
             if getattr(model, "wait", False) or only_now:
-                asked = getattr(model, "timeout_ms", None)
-                seconds = self.settings.call_timeout * (1 - ANSWER_RESERVE)
-                run = await runs.wait(run.id, seconds if asked is None else min(asked / 1000, seconds), progress)
+                run = await runs.wait_for_call(run.id, getattr(model, "timeout_ms", None), progress)
         if only_now and not run.finished:  # it ended with the hosting: interrupted, as the answer says
             run = await runs.get(run.id)
         return await self.run_answer(spec, compiled, run)

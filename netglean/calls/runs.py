@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.abc import TaskGroup
 
+from netglean.calls.context import ANSWER_RESERVE
 from netglean.core.envelope import Envelope
 from netglean.core.errors import RunNotFound, ToolError, Unavailable
 from netglean.core.settings import Settings
@@ -269,9 +270,13 @@ class Runs:
         if ours is not None:
             ours.add(run_id)
 
-    def _held(self, run_id: str) -> _Active:
+    def _hosting_now(self) -> tuple[TaskGroup, anyio.Semaphore, Execute]:
         if self._tasks is None or self._slots is None or self._execute is None:
             raise Unavailable("this server is not hosting background runs (it is starting or stopping)")
+        return self._tasks, self._slots, self._execute
+
+    def _held(self, run_id: str) -> _Active:
+        self._hosting_now()
         active = self._active[run_id] = _Active(RunScope(run_id, self.store))
         return active
 
@@ -282,10 +287,12 @@ class Runs:
             self._active[run_id] = before
 
     def _launch(self, active: _Active) -> None:
-        if self._tasks is None or self._slots is None or self._execute is None:
+        try:
+            tasks, slots, execute = self._hosting_now()  # hosting may have ended while the run's row was written
+        except Unavailable:
             self._active.pop(active.scope.id, None)
-            raise Unavailable("this server is not hosting background runs (it is starting or stopping)")
-        self._tasks.start_soon(self._work, active, self._slots, self._execute)
+            raise
+        tasks.start_soon(self._work, active, slots, execute)
 
     async def _work(self, active: _Active, slots: anyio.Semaphore, execute: Execute) -> None:
         scope, store = active.scope, self.store
@@ -364,6 +371,12 @@ class Runs:
             raise RunNotFound(f"no run {run_id} in this server's run store (an id from another store, or pruned)")
         return run
 
+    async def wait_for_call(self, run_id: str, timeout_ms: int | None, progress: Progress | None) -> Run:
+        """wait() as a call does: at most ``timeout_ms``, never past the call's deadline less the share kept for
+        answering."""
+        most = self._settings.call_timeout * (1 - ANSWER_RESERVE)
+        return await self.wait(run_id, most if timeout_ms is None else min(timeout_ms / 1000, most), progress)
+
     async def wait(self, run_id: str, seconds: float, progress: Progress | None = None) -> Run:
         """The run once it has finished, or as it stands after ``seconds``; ``progress`` hears its progress."""
         active = self._active.get(run_id)
@@ -440,7 +453,8 @@ class Runs:
             return resumed, True
 
 
-def _when(epoch: float | None) -> str | None:
+def when(epoch: float | None) -> str | None:
+    """An epoch time as the run tools show it: ISO 8601, UTC, milliseconds."""
     return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
 
 
@@ -454,10 +468,10 @@ def described(run: Run) -> dict[str, Any]:
         "done": run.done,
         "total": run.total,
         "current": run.current,
-        "created_at": _when(run.created_at),
-        "started_at": _when(run.started_at),
-        "updated_at": _when(run.updated_at),
-        "finished_at": _when(run.finished_at),
+        "created_at": when(run.created_at),
+        "started_at": when(run.started_at),
+        "updated_at": when(run.updated_at),
+        "finished_at": when(run.finished_at),
         "attempts": run.attempts,
         "cancel_requested": run.cancel,
         "has_result": run.has_result,

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime
 from typing import Any
 
-from netglean.calls.context import ANSWER_RESERVE, Context
+from netglean.calls.context import Context
 from netglean.calls.resources import ResourceNotFound
-from netglean.calls.runs import described, stored_envelope
+from netglean.calls.runs import described, stored_envelope, when
 from netglean.core import untrusted
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import RunNotFound
@@ -143,7 +142,7 @@ async def get_run_log(args: GetRunLogInput, ctx: Context) -> Outcome:
         "run_id": run.id,
         "lines": [
             {
-                "at": datetime.fromtimestamp(line.at, UTC).isoformat(timespec="milliseconds"),
+                "at": when(line.at),
                 "level": line.level,
                 "message": line.message,
             }
@@ -180,9 +179,7 @@ async def resume_run(args: ResumeRunInput, ctx: Context) -> Outcome:
     async with ctx.runs.hosted_here() as only_now:
         run, resumed = await ctx.runs.resume(args.run_id, retry_failed=args.retry_failed, session=ctx.session)
         if resumed and (only_now or args.wait):
-            seconds = ctx.settings.call_timeout * (1 - ANSWER_RESERVE)
-            asked = args.timeout_ms
-            run = await ctx.runs.wait(run.id, seconds if asked is None else min(asked / 1000, seconds), ctx.report)
+            run = await ctx.runs.wait_for_call(run.id, args.timeout_ms, ctx.report)
     if only_now and resumed and not run.finished:
         run = await ctx.runs.get(run.id)
     if not resumed:
