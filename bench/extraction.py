@@ -37,7 +37,7 @@ def _netglean(html: str) -> str:
     from netglean.read.html_tree import parse_html
     from netglean.read.render import render
 
-    return render(extract(parse_html(html), "https://example.test/"), "text")
+    return render(extract(parse_html(html), "https://example.test/", plain=True), "text")
 
 
 def _trafilatura(html: str) -> str:

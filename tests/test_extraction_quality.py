@@ -26,24 +26,25 @@ PAGES = FIXTURES / "quality"
 
 MINIMUM_F1 = {
     "blog": 0.98,  # 0.987: the headline sits outside the post's body and is lost
-    "divsoup": 0.91,  # 0.918: no <p> anywhere, so the whole page is read, menu and footer too (0.927 while sibling
-    # divs' words ran together: a merged pair of boilerplate words was one wrong token instead of two)
+    "divsoup": 0.99,  # 0.994: no <p> anywhere; the divs of inline text are scored as paragraphs
     "docs": 0.99,  # 1.000
-    "forum": 0.76,  # 0.766: posts are divs, not paragraphs: the forum's header, user cards and footer come along
-    "german": 0.93,  # 0.934: the byline and share links are kept
+    "forum": 0.85,  # 0.856: posts are divs, not paragraphs: the user cards come along
+    "german": 0.99,  # 1.000 (0.934 before the byline and share links were dropped)
     "japanese": 0.94,  # 0.950: the headline sits outside the entry's body and is lost
-    "news": 0.95,  # 0.956: the byline and the photo caption are kept
-    "product": 0.97,  # 0.974: the product's name sits outside its description and is lost
+    "news": 0.97,  # 0.972: the photo caption is kept
+    "product": 0.96,  # 0.966: the price and stock line are kept, which the gold text leaves out (0.974 when they
+    # were dropped with the rest of the product's header): an agent reading a product page wants them
     "reference": 0.99,  # 1.000
 }
-"""Each page's F1 on 2026-12-01 (divsoup after the sibling-div fix), rounded down to the hundredth below it.
+"""Each page's F1 on 2026-12-01 (after main-content selection became Readability's method), rounded down to the
+hundredth below it.
 
 Why just under today's score: extraction is deterministic — the same page gives the same text — so a score moves
 only when the code does. The hundredth of room lets a change that moves a word or two between blocks pass; losing
 or adding a paragraph on any layout costs more than that and fails here. A change that raises a score should raise
 its minimum in the same commit, so the gate keeps what was gained."""
-MINIMUM_MEAN_F1 = 0.94
-"""The mean over the pages on 2026-12-01 was 0.944: rounded down to the hundredth, for the same reason."""
+MINIMUM_MEAN_F1 = 0.96
+"""The mean over the pages on 2026-12-01 was 0.969: rounded down to the hundredth, for the same reason."""
 
 _TOKEN = re.compile(r"\w+")
 

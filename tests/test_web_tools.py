@@ -324,10 +324,12 @@ def test_a_hostile_page_stays_quarantined_through_scrape(client: SyncClient) -> 
 
 
 def test_a_page_nested_thousands_deep_is_read_to_the_bottom(client: SyncClient) -> None:
-    scraped = client.call("scrape", {"url": "http://site.test/deep"}).structured_content
-    assert scraped["ok"], scraped
-    content = scraped["payload"]["content"]
+    whole = client.call("scrape", {"url": "http://site.test/deep", "main_content": False}).structured_content
+    assert whole["ok"], whole
+    content = whole["payload"]["content"]
     assert all(f"Words at the bottom of nest {n}" in content for n in range(3)) and "After the nests." in content
+    main = client.call("scrape", {"url": "http://site.test/deep"}).structured_content["payload"]["content"]
+    assert "Words at the bottom of nest 0" in main and "After the nests." in main  # the list and links: furniture
     for tool in ("inspect_url", "map", "scrape_url", "compare_agent_view"):
         assert client.call(tool, {"url": "http://site.test/deep"}).structured_content["ok"], tool
 

@@ -16,7 +16,7 @@ from netglean.read.extract import Block, Extraction, extract
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall
-from netglean.read.render import Slice, formatted, text_slice
+from netglean.read.render import PLAIN_FORMATS, Slice, formatted, text_slice
 from netglean.read.sitemaps import page_links
 
 WALL_STATUSES = frozenset({401, 403, 429, 503})
@@ -64,7 +64,7 @@ def read_html(
     every_link = page_links(tree, url) if frontier else []
     metadata = page_metadata(tree, url)  # before extraction, which prunes the tree
     signals = bot_wall(status, headers or {}, html)
-    extraction = extract(tree, url, main_content=main_content)
+    extraction = extract(tree, url, main_content=main_content, plain=fmt in PLAIN_FORMATS)
     text = formatted(extraction, fmt, start, limit)
     wall = walled(signals, status, html, url, whole=extraction if not main_content else None)
     return HtmlReading(

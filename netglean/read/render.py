@@ -1,6 +1,6 @@
 """The blocks of an extraction (netglean.read.extract) written as markdown, text, html or json, in time
-proportional to the blocks (link and image marks are dropped for text in one forward pass), and cut into the
-slices the page tools return: characters of the text formats, whole blocks of json (every slice parses)."""
+proportional to the blocks, and cut into the slices the page tools return: characters of the text formats, whole
+blocks of json (every slice parses)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,14 @@ class Slice:
     next_start: int | None = None
 
 
+PLAIN_FORMATS = frozenset({"text", "html"})
+"""Formats written from blocks whose inline content is plain text (``extract(..., plain=True)``)."""
+
+
 def render(extraction: Extraction, fmt: str) -> str:
     """The blocks as markdown, text, html or json (a JSON array of typed blocks)."""
+    if extraction.plain != (fmt in PLAIN_FORMATS):
+        raise ValueError(f"{fmt} is written from {'plain' if fmt in PLAIN_FORMATS else 'markdown'} blocks")
     if fmt == "json":
         return "[" + ",".join(json_pieces(extraction.blocks, math.inf)) + "]"
     if fmt == "html":
@@ -159,51 +165,16 @@ def _block_markdown(block: Block) -> str:
     return block.text
 
 
-def _plain(markdown: str) -> str:
-    """The text of markdown: images by their alt text, then links by theirs, without emphasis or code marks, a
-    hard break as a plain newline."""
-    text = _unlinked(_unlinked(markdown, "!["), "[").replace("*", "").replace("`", "")
-    return text.replace("  \n", "\n") if "  \n" in text else text
-
-
-def _unlinked(markdown: str, opener: str) -> str:
-    r"""``markdown`` with each ``opener``text](url) replaced by its text, as ``re.sub(r"OPENER([^\]]*)\]\([^)]*\)",
-    r"\1", markdown)`` does, in one pass: the pattern looked for a ] and a ) after every opener, so 80 KB of
-    "![" took 17 s. The first ] and ) after a place are remembered until the search passes them."""
-    parts: list[str] = []
-    done = 0  # markdown[:done] is in parts
-    close = paren = -2  # the first "]" / ")" after where it was last looked for; -1: there is none
-    start = markdown.find(opener)
-    while start >= 0:
-        text = start + len(opener)
-        if close != -1 and close < text:
-            close = markdown.find("]", text)
-        if close == -1:
-            break
-        if not markdown.startswith("(", close + 1):
-            start = markdown.find(opener, start + 1)
-            continue
-        if paren != -1 and paren < close + 2:
-            paren = markdown.find(")", close + 2)
-        if paren == -1:
-            break
-        parts += (markdown[done:start], markdown[text:close])
-        done = paren + 1
-        start = markdown.find(opener, done)
-    parts.append(markdown[done:])
-    return "".join(parts)
-
-
 def _block_text(block: Block) -> str:
     if block.kind == "list":
-        return "\n".join(f"- {_plain(item)}" for item in block.items)
+        return "\n".join(f"- {item}" for item in block.items)
     if block.kind == "table":
         return "\n".join("\t".join(row) for row in block.rows)
     if block.kind == "code":
         return block.text
     if block.kind == "rule":
         return ""
-    return _plain(block.text)
+    return block.text
 
 
 def _block_html(block: Block) -> str:
@@ -212,7 +183,7 @@ def _block_html(block: Block) -> str:
         return f"<h{block.level}>{escape(block.text)}</h{block.level}>"
     if block.kind == "list":
         tag = "ol" if block.level else "ul"
-        return f"<{tag}>" + "".join(f"<li>{escape(_plain(i))}</li>" for i in block.items) + f"</{tag}>"
+        return f"<{tag}>" + "".join(f"<li>{escape(i)}</li>" for i in block.items) + f"</{tag}>"
     if block.kind == "quote":
         return f"<blockquote>{escape(block.text)}</blockquote>"
     if block.kind == "code":
@@ -224,4 +195,4 @@ def _block_html(block: Block) -> str:
         return f'<img alt="{escape(block.text)}" src="{escape(block.items[0])}">'
     if block.kind == "rule":
         return "<hr>"
-    return f"<p>{escape(_plain(block.text))}</p>"
+    return f"<p>{escape(block.text)}</p>"

@@ -43,7 +43,24 @@ class Counted:
         self._tree = parse_html(markup)
         self._sizes = _sizes(self._tree.root)
         self.nodes = self._sizes[self._tree.root.mem_id]
-        self.work = 0
+        self._work = [0]
+
+    @property
+    def work(self) -> int:
+        return self._work[0]
+
+    @work.setter
+    def work(self, value: int) -> None:
+        self._work[0] = value
+
+    def clone(self) -> Counted:
+        """A copy of the tree (one walk of it), counting into this tree's work."""
+        self.work += self.nodes
+        copy = Counted.__new__(Counted)
+        copy._tree = self._tree.clone()
+        copy._sizes = _sizes(copy._tree.root)
+        copy.nodes, copy._work = self.nodes, self._work
+        return copy
 
     def step(self, node: Any) -> Any:
         if node is None:

@@ -1,0 +1,638 @@
+"""Which part of a page is its main content: score paragraphs into their containers, take the best container and
+the siblings that belong with it, then clean what it holds.
+
+The method is Readability's (the Firefox Reader View extractor; readability-lxml is a port of its ancestor),
+written here for lexbor trees so it runs at several times the speed of the Python libraries that do the same job
+(README, "Main content"). In outline:
+
+- Drop what is never read: hidden elements, bylines, and, on the first attempt, elements whose class or id says
+  they are page furniture (comments, sidebars, menus) unless it also says they hold content ("sidebar-content").
+- Score every paragraph-like element (p, td, pre, a section, a div of inline content, a run of inline content in a
+  div) by its length and commas, and pass the score up to five ancestors, less at each level. A container's own
+  class and id weigh for or against it; its score is cut by the share of its text inside links.
+- Take the best container, move up while its parent scores nearly as well, and keep the siblings that score near
+  it or read as prose.
+- Clean it: remove blocks (divs, lists, tables, forms) that read as furniture by their links, images, inputs and
+  headings; share bars; headings marked as furniture.
+- If what is left is short, try again with the rules relaxed one at a time, and keep the longest attempt.
+
+Every measure comes from one walk of the tree per attempt (at most four), so a page nested thousands deep costs
+work in proportion to its size; attempts run on clones of the page, so each starts from the page as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from operator import add
+from typing import Any
+
+Attributes = dict[str, str | None]
+"""An element's attributes, as lexbor gives them (a value is None for an attribute written without one)."""
+
+_UNLIKELY = re.compile(
+    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|"
+    r"menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|"
+    r"pagination|pager|popup|yom-remote|newsletter|cookie|outbrain|taboola",
+    re.IGNORECASE,
+)
+"""Class and id words of page furniture, matched anywhere in the names (so "comment-list", "page-sidebar")."""
+_MAYBE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
+"""Words that keep an element the furniture words would drop: "sidebar-content", "main-column" hold content."""
+_POSITIVE = re.compile(r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story", re.I)
+_NEGATIVE = re.compile(
+    r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|"
+    r"outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
+    re.IGNORECASE,
+)
+_BYLINE = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNORECASE)
+_SHARE = re.compile(r"(\b|_)(share|sharedaddy)(\b|_)", re.IGNORECASE)
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_COMMAS = re.compile("[,\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c]")
+_SENTENCE_END = re.compile(r"\.( |$)")
+_HASH_ONLY = re.compile(r"^#.+")
+
+_UNLIKELY_ROLES = frozenset({"menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog"})
+_FURNITURE_TAGS = frozenset({"nav", "aside", "footer"})
+"""Dropped before scoring on every attempt: what they hold is never the article's own text."""
+_BLOCKS = frozenset({"blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul"})
+"""Elements whose presence makes a div a container rather than a paragraph of inline text."""
+_SCORED = frozenset({"section", "h2", "h3", "h4", "h5", "h6", "p", "td", "pre"})
+_EMPTY_DROPPED = frozenset({"div", "section", "header", "h1", "h2", "h3", "h4", "h5", "h6"})
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_EMBEDS = frozenset({"object", "embed", "iframe", "video", "audio"})
+_NEVER_KEPT = frozenset(
+    {"object", "embed", "footer", "link", "aside", "iframe", "input", "textarea", "select", "button"}
+)
+"""Removed from the chosen content whatever they hold."""
+_CLEANED = frozenset({"div", "ul", "ol", "table", "form", "fieldset", "section"})
+"""Blocks inside the chosen content that are removed when they read as furniture."""
+_TAG_SCORE = {
+    "div": 5,
+    "article": 5,
+    "main": 5,
+    "pre": 3,
+    "td": 3,
+    "blockquote": 3,
+    "address": -3,
+    "ol": -3,
+    "ul": -3,
+    "dl": -3,
+    "dd": -3,
+    "dt": -3,
+    "li": -3,
+    "form": -3,
+    "h1": -5,
+    "h2": -5,
+    "h3": -5,
+    "h4": -5,
+    "h5": -5,
+    "h6": -5,
+    "th": -5,
+}
+MIN_CHARS = 500
+"""Content shorter than this after cleaning sends the selection round again with its rules relaxed."""
+CANDIDATES = 5
+READERABLE_MIN_CHARS = 140
+READERABLE_MIN_SCORE = 20.0
+
+# Tallies, one list per element: text characters, commas, characters inside links, then what cleaning counts.
+_CHARS, _COMMA, _LINK, _P, _IMG, _LI, _INPUT, _EMBED, _HEAD, _LIST, _BLOCK, _TABLE, _DATA, _ROWS = range(14)
+_WIDTH = 14
+_DATA_PARTS = frozenset({"th", "thead", "tfoot", "colgroup", "col", "caption"})
+
+
+@dataclass(slots=True)
+class _Rules:
+    """What one attempt applies, and which of its rules changed anything: relaxing a rule that changed nothing
+    would repeat the attempt exactly, so the next attempt relaxes the next rule too."""
+
+    strip_unlikely: bool = True
+    weigh_classes: bool = True
+    clean: bool = True
+    stripped: bool = False
+    weighed: bool = False
+    cleaned: bool = False
+
+    def relaxed(self) -> _Rules | None:
+        """The next attempt's rules (Readability's order: furniture words, then class weights, then cleaning),
+        or None when nothing is left to relax."""
+        strip, weigh, clean = self.strip_unlikely, self.weigh_classes, self.clean
+        changed = (self.stripped, self.weighed, self.cleaned)
+        flags = [strip, weigh, clean]
+        for index in range(3):
+            if flags[index]:
+                flags[index] = False
+                if changed[index]:
+                    return _Rules(*flags)
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class MainContent:
+    """The element holding a page's main content and nothing else, in ``tree``: a clone of the page the selection
+    was asked about (the page itself is left as it was), pruned to it."""
+
+    tree: Any
+    root: Any
+    chars: int
+    byline: str | None = None
+
+
+def _names(attributes: Attributes) -> str:
+    return f"{attributes.get('class') or ''} {attributes.get('id') or ''}"
+
+
+def _hidden(attributes: Attributes) -> bool:
+    if "hidden" in attributes:
+        return True
+    if (attributes.get("aria-hidden") or "").strip().lower() == "true":
+        return "fallback-image" not in (attributes.get("class") or "")
+    style = attributes.get("style")
+    return style is not None and _HIDDEN_STYLE.search(style) is not None
+
+
+def _class_weight(attributes: Attributes, rules: _Rules) -> int:
+    if not rules.weigh_classes:
+        return 0
+    weight = 0
+    for name in (attributes.get("class"), attributes.get("id")):
+        if name:
+            if _NEGATIVE.search(name):
+                weight -= 25
+            if _POSITIVE.search(name):
+                weight += 25
+    if weight:
+        rules.weighed = True
+    return weight
+
+
+@dataclass
+class _Walk:
+    """One walk of a subtree: every element's tally, the elements dropped on the way, and what scoring needs."""
+
+    tallies: dict[int, list[int]] = field(default_factory=dict)
+    texts: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """Each text node's characters and commas (blank ones left out)."""
+    dropped: list[Any] = field(default_factory=list)
+    inline_runs: list[tuple[Any, list[int]]] = field(default_factory=list)
+    """Runs of inline content directly in a container div, each scored as a paragraph of that div."""
+    paragraph_divs: set[int] = field(default_factory=set)
+    """Divs holding no block: scored, and kept as siblings, as paragraphs."""
+    byline: str | None = None
+    """The text of the first short element marked as the byline: dropped from the content."""
+
+
+def _walk(root: Any, enter: Any, leave: Any) -> _Walk:
+    """Tally ``root``'s subtree in one post-order pass. ``enter(node, walk)`` gives an element's attributes, or
+    None to drop it before reading it (its subtree is not read); ``leave(node, attributes, tally, walk, flags)``
+    says whether to drop it once its children are counted. Dropped elements add nothing to the tallies above."""
+    walk = _Walk()
+    tallies, texts = walk.tallies, walk.texts
+    # Frames: [element, next child to read, its tally, flags (inside a figure, inside code), its attributes].
+    stack: list[list[Any]] = [[root, root.child, [0] * _WIDTH, 0, root.attributes]]
+    while stack:
+        frame = stack[-1]
+        child, tally = frame[1], frame[2]
+        descended = False
+        while child is not None:
+            tag = child.tag
+            if tag == "-text":
+                text = child.text_content
+                words = text.split() if text else None
+                if words:
+                    chars = sum(map(len, words)) + len(words) - 1 + (text[0].isspace() or text[-1].isspace())
+                    commas = text.count(",") if text.isascii() else len(_COMMAS.findall(text))
+                    texts[child.mem_id] = (chars, commas)
+                    tally[_CHARS] += chars
+                    tally[_COMMA] += commas
+                child = child.next
+                continue
+            if tag is None or tag[0] == "-":
+                child = child.next
+                continue
+            attributes = enter(child, tag, walk)
+            if attributes is None:
+                child = child.next
+                continue
+            flags = frame[3]
+            if tag == "figure":
+                flags |= 1
+            elif tag in {"code", "pre"}:
+                flags |= 4
+            frame[1] = child
+            stack.append([child, child.child, [0] * _WIDTH, flags, attributes])
+            descended = True
+            break
+        if descended:
+            continue
+        node = frame[0]
+        stack.pop()
+        if leave(node, frame[4], tally, walk, frame[3]) and stack:
+            walk.dropped.append(node)
+        else:
+            tallies[node.mem_id] = tally
+            if stack:
+                parent = stack[-1]
+                parent[2] = list(map(add, parent[2], tally))
+        if stack:
+            stack[-1][1] = stack[-1][1].next
+    return walk
+
+
+def _grab_rules(rules: _Rules) -> tuple[Any, Any]:
+    """The enter and leave steps of the scoring walk."""
+
+    def enter(node: Any, tag: str, walk: _Walk) -> Attributes | None:
+        attributes: Attributes = node.attributes
+        if not attributes or tag == "body":
+            if rules.strip_unlikely and tag in _FURNITURE_TAGS:
+                walk.dropped.append(node)
+                rules.stripped = True
+                return None
+            return attributes
+        if _hidden(attributes):
+            walk.dropped.append(node)
+            return None
+        if rules.strip_unlikely:
+            names = _names(attributes)
+            if (
+                tag in _FURNITURE_TAGS
+                or (attributes.get("role") or "") in _UNLIKELY_ROLES
+                or (len(names) > 1 and tag != "a" and _UNLIKELY.search(names) and not _MAYBE.search(names))
+            ):
+                walk.dropped.append(node)
+                rules.stripped = True
+                return None
+        return attributes
+
+    def leave(node: Any, attributes: Attributes, tally: list[int], walk: _Walk, flags: int) -> bool:
+        tag = node.tag
+        _count(tag, attributes, tally)
+        if tag in _EMPTY_DROPPED and not tally[_CHARS] and not tally[_IMG] and not tally[_EMBED]:
+            return True
+        if walk.byline is None and attributes and 0 < tally[_CHARS] < 100 and _marks_byline(attributes):
+            walk.byline = " ".join(node.text().split())
+            return True
+        if tag == "div":
+            if not tally[_BLOCK]:
+                walk.paragraph_divs.add(node.mem_id)
+            else:
+                walk.inline_runs.extend((node, run) for run in _inline_runs(node, walk))
+        _blocks(tag, tally)
+        return False
+
+    return enter, leave
+
+
+def _blocks(tag: str, tally: list[int]) -> None:
+    """An element counted, after its own rules, among the blocks and tables of those above it."""
+    if tag in _BLOCKS:
+        tally[_BLOCK] += 1
+    if tag == "table":
+        tally[_TABLE] += 1
+
+
+def _marks_byline(attributes: Attributes) -> bool:
+    if attributes.get("rel") == "author" or "author" in (attributes.get("itemprop") or ""):
+        return True
+    names = _names(attributes)
+    return len(names) > 1 and bool(_BYLINE.search(names))
+
+
+def _count(tag: str, attributes: Attributes, tally: list[int]) -> None:
+    """What an element adds to its own tally once its children are counted."""
+    if tag == "a":
+        href = attributes.get("href") or ""
+        tally[_LINK] = tally[_CHARS] * 3 // 10 if _HASH_ONLY.match(href) else tally[_CHARS]
+    elif tag == "p":
+        tally[_P] += 1
+    elif tag == "img":
+        tally[_IMG] += 1
+    elif tag == "li":
+        tally[_LI] += 1
+    elif tag in {"input", "select", "textarea", "button"}:
+        tally[_INPUT] += 1
+    elif tag in _EMBEDS:
+        tally[_EMBED] += 1
+    elif tag in _HEADINGS:
+        tally[_HEAD] = tally[_CHARS]
+    elif tag in {"ul", "ol"}:
+        tally[_LIST] = tally[_CHARS]
+    elif tag == "tr":
+        tally[_ROWS] += 1
+    elif tag in _DATA_PARTS:
+        tally[_DATA] += 1
+
+
+def _inline_runs(node: Any, walk: _Walk) -> Iterator[list[int]]:
+    """The tallies of each run of inline children of a container div (text and elements holding no block)."""
+    run: list[int] | None = None
+    child = node.child
+    while child is not None:
+        if child.tag == "-text":
+            text = walk.texts.get(child.mem_id)
+            if text is not None:
+                run = run or [0] * _WIDTH
+                run[_CHARS] += text[0]
+                run[_COMMA] += text[1]
+        elif (counted := walk.tallies.get(child.mem_id)) is not None:
+            if child.tag in _BLOCKS or counted[_BLOCK]:
+                if run is not None and run[_CHARS]:
+                    yield run
+                run = None
+            else:
+                run = run or [0] * _WIDTH
+                run[_CHARS] += counted[_CHARS]
+                run[_COMMA] += counted[_COMMA]
+        child = child.next
+    if run is not None and run[_CHARS]:
+        yield run
+
+
+def _ancestors(node: Any, levels: int) -> Iterator[Any]:
+    node = node.parent
+    while levels and node is not None and node.tag not in {"html", None} and not node.tag.startswith("-"):
+        yield node
+        node = node.parent
+        levels -= 1
+
+
+def _score(walk: _Walk, tree: Any, rules: _Rules) -> dict[int, list[Any]]:
+    """Each container's score, as [score, node], from the paragraphs below it."""
+    tallies = walk.tallies
+    scores: dict[int, list[Any]] = {}
+
+    def add(holder: Any, level: int, points: float) -> None:
+        entry = scores.get(holder.mem_id)
+        if entry is None:
+            base = _TAG_SCORE.get(holder.tag, 0) + _class_weight(holder.attributes, rules)
+            entry = scores[holder.mem_id] = [float(base), holder]
+        entry[0] += points / (1 if level == 0 else 2 if level == 1 else level * 3)
+
+    def points(tally: list[int]) -> float | None:
+        chars = tally[_CHARS]
+        if chars < 25:
+            return None
+        return 1 + tally[_COMMA] + min(chars // 100, 3)
+
+    body = tree.body
+    if body is None:
+        return scores
+    for node in body.traverse():
+        tag = node.tag
+        if tag in _SCORED or (tag == "div" and node.mem_id in walk.paragraph_divs):
+            tally = tallies.get(node.mem_id)
+            if tally is None:
+                continue
+            gained = points(tally)
+            if gained is not None:
+                for level, holder in enumerate(_ancestors(node, 5)):
+                    add(holder, level, gained)
+    for div, run in walk.inline_runs:
+        gained = points(run)
+        if gained is not None:
+            add(div, 0, gained)
+            for level, holder in enumerate(_ancestors(div, 4), start=1):
+                add(holder, level, gained)
+    return scores
+
+
+def _link_density(tally: list[int] | None) -> float:
+    if not tally or not tally[_CHARS]:
+        return 0.0
+    return min(1.0, tally[_LINK] / tally[_CHARS])
+
+
+def _element_children(node: Any) -> Iterator[Any]:
+    child = node.child
+    while child is not None:
+        if child.tag is not None and not child.tag.startswith("-"):
+            yield child
+        child = child.next
+
+
+def _all_children(node: Any) -> Iterator[Any]:
+    child = node.child
+    while child is not None:
+        yield child
+        child = child.next
+
+
+def _top(scores: dict[int, list[Any]], walk: _Walk, tree: Any) -> tuple[Any, float]:
+    """The best container and its score, moved up where its parent belongs with it."""
+    tallies = walk.tallies
+    ranked = sorted(
+        ((entry[0] * (1 - _link_density(tallies.get(key))), entry[1]) for key, entry in scores.items()),
+        key=lambda pair: -pair[0],
+    )[:CANDIDATES]
+    body = tree.body
+    if not ranked or ranked[0][1].tag == "body":
+        return body, 0.0
+    best_score, top = ranked[0]
+
+    def score_of(node: Any) -> float | None:
+        entry = scores.get(node.mem_id)
+        return entry[0] * (1 - _link_density(tallies.get(node.mem_id))) if entry is not None else None
+
+    # Several near-best candidates under one ancestor: that ancestor is the content (a story split in columns).
+    close = [node for score, node in ranked[1:] if score / best_score >= 0.75] if best_score > 0 else []
+    if len(close) >= 3:
+        close_ids = [{a.mem_id for a in _ancestors(node, 1_000)} for node in close]
+        for ancestor in _ancestors(top, 1_000):
+            if ancestor.tag == "body":
+                break
+            if sum(ancestor.mem_id in ids for ids in close_ids) >= 3:
+                top = ancestor
+                break
+    # A parent scoring better than the candidate, before scores fall away, holds more of the content.
+    last = score_of(top) or best_score
+    threshold = last / 3
+    for parent in _ancestors(top, 1_000):
+        if parent.tag == "body":
+            break
+        parent_score = score_of(parent)
+        if parent_score is None:
+            continue
+        if parent_score < threshold:
+            break
+        if parent_score > last:
+            top = parent
+            break
+        last = parent_score
+    # An only child: its parent is the same content, and the parent's siblings are the ones to weigh.
+    parent = top.parent
+    while parent is not None and parent.tag != "body" and len(list(_element_children(parent))) == 1:
+        top, parent = parent, parent.parent
+    return top, score_of(top) or best_score
+
+
+def _with_siblings(top: Any, top_score: float, scores: dict[int, list[Any]], walk: _Walk) -> list[Any]:
+    """The top candidate and the siblings that belong with it: those scoring near it, and prose."""
+    parent = top.parent
+    if parent is None or top.tag == "body":
+        return [top]
+    tallies = walk.tallies
+    threshold = max(10.0, top_score * 0.2)
+    top_class = top.attributes.get("class") or ""
+    kept = []
+    for sibling in _element_children(parent):
+        if sibling.mem_id == top.mem_id:
+            kept.append(sibling)
+            continue
+        tally = tallies.get(sibling.mem_id)
+        if tally is None:
+            continue
+        bonus = top_score * 0.2 if top_class and sibling.attributes.get("class") == top_class else 0.0
+        entry = scores.get(sibling.mem_id)
+        if entry is not None and entry[0] * (1 - _link_density(tally)) + bonus >= threshold:
+            kept.append(sibling)
+        elif sibling.tag == "p" or sibling.mem_id in walk.paragraph_divs:
+            density, chars = _link_density(tally), tally[_CHARS]
+            prose = chars > 80 and density < 0.25
+            if prose or (0 < chars < 80 and density == 0 and _SENTENCE_END.search(" ".join(sibling.text().split()))):
+                kept.append(sibling)
+    return kept
+
+
+def _data_table(attributes: Attributes, tally: list[int]) -> bool:
+    """Whether a table holds data (kept whole) rather than laying the page out: tables that hold tables lay it
+    out; a summary, headers, a caption or ten rows say data."""
+    if attributes.get("role") == "presentation" or attributes.get("datatable") == "0" or tally[_TABLE]:
+        return False
+    return bool(attributes.get("summary")) or bool(tally[_DATA]) or tally[_ROWS] >= 10
+
+
+def _clean_rules(rules: _Rules, roots: set[int]) -> tuple[Any, Any]:
+    """The enter and leave steps of the cleaning walk over the chosen content."""
+
+    def enter(node: Any, tag: str, walk: _Walk) -> Attributes | None:
+        if tag in _NEVER_KEPT:
+            walk.dropped.append(node)
+            return None
+        attributes: Attributes = node.attributes
+        if tag in {"h1", "h2"} and attributes and _class_weight(attributes, rules) < 0:
+            walk.dropped.append(node)
+            return None
+        return attributes
+
+    def leave(node: Any, attributes: Attributes, tally: list[int], walk: _Walk, flags: int) -> bool:
+        tag = node.tag
+        _count(tag, attributes, tally)
+        if node.mem_id in roots:
+            return False
+        if attributes and tally[_CHARS] < MIN_CHARS and _SHARE.search(_names(attributes)):
+            return True
+        drop = (
+            rules.clean
+            and tag in _CLEANED
+            and not flags & 4
+            and not (tag == "table" and _data_table(attributes, tally))
+            and _furniture(tag, attributes, tally, flags, rules)
+        )
+        if drop:
+            rules.cleaned = True
+        _blocks(tag, tally)
+        return drop
+
+    return enter, leave
+
+
+def _furniture(tag: str, attributes: Attributes, tally: list[int], flags: int, rules: _Rules) -> bool:
+    """Whether a block inside the content reads as furniture: by its class, or, when it is short on commas, by its
+    links, images, inputs, list items and headings."""
+    weight = _class_weight(attributes, rules)
+    if weight < 0:
+        return True
+    if tally[_COMMA] >= 10:
+        return False
+    chars = tally[_CHARS]
+    paragraphs, images, inputs, embeds = tally[_P], tally[_IMG], tally[_INPUT], tally[_EMBED]
+    items = tally[_LI] - 100
+    is_list = tag in {"ul", "ol"} or (chars > 0 and tally[_LIST] / chars > 0.9)
+    density = _link_density(tally)
+    heading_density = tally[_HEAD] / chars if chars else 0.0
+    in_figure = bool(flags & 1)
+    return (
+        (images > 1 and paragraphs / images < 0.5 and not in_figure)
+        or (not is_list and items > paragraphs)
+        or (inputs > paragraphs // 3)
+        or (
+            not is_list
+            and heading_density < 0.9
+            and chars < 25
+            and (images == 0 or images > 2)
+            and not in_figure
+            and density > 0
+        )
+        or (not is_list and weight < 25 and density > 0.2)
+        or (weight >= 25 and density > 0.5)
+        or (embeds == 1 and chars < 75)
+        or embeds > 1
+    )
+
+
+def _attempt(tree: Any, rules: _Rules) -> MainContent:
+    body = tree.body
+    if body is None:
+        return MainContent(tree, tree.root, 0)
+    enter, leave = _grab_rules(rules)
+    walk = _walk(body, enter, leave)
+    for node in walk.dropped:
+        node.decompose()
+    scores = _score(walk, tree, rules)
+    top, top_score = _top(scores, walk, tree)
+    kept = _with_siblings(top, top_score, scores, walk)
+    kept_ids = {node.mem_id for node in kept}
+    chars = 0
+    enter, leave = _clean_rules(rules, kept_ids)
+    for root in kept:
+        cleaned = _walk(root, enter, leave)
+        for node in cleaned.dropped:
+            node.decompose()
+        chars += cleaned.tallies[root.mem_id][_CHARS]
+    holder = top.parent if top.tag != "body" and top.parent is not None else top
+    if holder is not top:
+        for child in list(_all_children(holder)):
+            if child.mem_id not in kept_ids:
+                child.decompose()
+    return MainContent(tree, holder, chars, walk.byline)
+
+
+def select(tree: Any) -> MainContent:
+    """The main content of ``tree``, which is left as it was. Each attempt works on a clone; the first that keeps
+    MIN_CHARS of text wins, else the one that kept the most."""
+    best: MainContent | None = None
+    rules: _Rules | None = _Rules()
+    while rules is not None:
+        found = _attempt(tree.clone(), rules)
+        if found.chars >= MIN_CHARS:
+            return found
+        if best is None or found.chars > best.chars:
+            best = found
+        rules = rules.relaxed()
+    assert best is not None
+    return best
+
+
+def readerable(tree: Any) -> bool:
+    """Whether the page reads as an article at all: enough long, visible paragraphs outside page furniture. A page
+    that is not (a home page, a search form, a list of links) has no main content to return."""
+    score = 0.0
+    for node in tree.css("p, pre, article"):
+        attributes = node.attributes
+        names = _names(attributes)
+        if len(names) > 1 and _UNLIKELY.search(names) and not _MAYBE.search(names):
+            continue
+        if _hidden(attributes):
+            continue
+        if node.tag != "article" and node.parent is not None and node.parent.tag == "li":
+            continue
+        chars = len(" ".join(node.text().split()))
+        if chars < READERABLE_MIN_CHARS:
+            continue
+        score += (chars - READERABLE_MIN_CHARS) ** 0.5
+        if score > READERABLE_MIN_SCORE:
+            return True
+    return False
