@@ -126,11 +126,11 @@ of its tags as the reference is."""
 
 
 def _netglean_meta(html: str) -> dict[str, str | None]:
-    """The metadata scrape returns (netglean/read/page_meta.py), under the reference's field names."""
-    from netglean.read.html_tree import parse_html
-    from netglean.read.page_meta import page_metadata
+    """The metadata scrape returns (netglean/read/reading.py: the page's own, a byline from its markup when it
+    names no author), under the reference's field names."""
+    from netglean.read.reading import read_html
 
-    found = page_metadata(parse_html(html), PAGE_URL)
+    found = read_html(html, PAGE_URL, fmt="text", main_content=True).metadata
     return {
         "title": found.get("title"),
         "byline": found.get("author"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Generic, TypeVar, cast
 from urllib.parse import urljoin, urlsplit
@@ -113,11 +114,16 @@ def page_json(text: str) -> Any:
     return value
 
 
+_CDATA = re.compile(r"^\s*<!\[CDATA\[|\]\]>\s*$")
+"""The CDATA wrapper some pages put around a script's JSON (for XHTML parsers): not part of the JSON."""
+
+
 def script_json(tree: Any, selector: str, max_chars: int) -> Iterator[Any]:
     """The parsed JSON of each script ``selector`` finds (JSON-LD, app state), at most ``max_chars`` of it read;
     broken blocks, and blocks nested past MAX_JSON_DEPTH, are skipped."""
     for node in tree.css(selector):
+        text = node.text(deep=True)[:max_chars]
         try:
-            yield page_json(node.text(deep=True)[:max_chars])
+            yield page_json(_CDATA.sub("", text) if "<![CDATA[" in text else text)
         except ValueError:
             continue

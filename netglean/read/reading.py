@@ -14,7 +14,7 @@ from typing import Any
 
 from netglean.read.extract import Block, Extraction, extract
 from netglean.read.html_tree import parse_html
-from netglean.read.page_meta import page_metadata
+from netglean.read.page_meta import byline, page_metadata
 from netglean.read.page_signals import bot_wall
 from netglean.read.render import PLAIN_FORMATS, Slice, formatted, text_slice
 from netglean.read.sitemaps import page_links
@@ -65,6 +65,8 @@ def read_html(
     metadata = page_metadata(tree, url)  # before extraction, which prunes the tree
     signals = bot_wall(status, headers or {}, html)
     extraction = extract(tree, url, main_content=main_content, plain=fmt in PLAIN_FORMATS)
+    if "author" not in metadata and extraction.byline:
+        metadata["author"] = byline(extraction.byline)
     text = formatted(extraction, fmt, start, limit)
     wall = walled(signals, status, html, url, whole=extraction if not main_content else None)
     return HtmlReading(

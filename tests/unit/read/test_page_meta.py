@@ -7,6 +7,7 @@ import pytest
 
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
+from netglean.read.reading import read_html
 
 BASE = "https://harbour.test/news/tides"
 PAGE = """<html lang=" en-GB "><head><title> Tide\u202e  tables </title>
@@ -105,3 +106,56 @@ def test_opengraph_keys_are_sanitised_bounded_and_first_one_wins() -> None:
     assert page_metadata(parse_html(hidden), BASE).get("opengraph", {}) == {}
     twice = '<meta property="og:title" content="First"><meta property="og:ti\u200btle" content="Second">'
     assert page_metadata(parse_html(twice), BASE)["opengraph"] == {"title": "First"}
+
+
+ARTICLE_LD = """<script type="application/ld+json">
+<![CDATA[{"@context": "https://schema.org", "@type": ["NewsArticle"], "headline": "Tide tables for 2027",
+"name": "Harbour news", "description": "When the water comes and goes next year.",
+"author": [{"@type": "Person", "name": "Ana Lopes"}, {"@type": "Person", "name": " Ben Ng "}, "nobody"],
+"publisher": {"@type": "Organization", "name": "Harbour Press"}, "datePublished": "2026-11-30"}]]>
+</script>"""
+
+
+def test_the_pages_json_ld_article_comes_first_cdata_and_all() -> None:
+    """Readability's order: a schema.org article's own fields before any meta tag; its headline or name, whichever
+    is nearer the <title>; all of its authors; the CDATA wrapper some pages put around the JSON is not JSON."""
+    head = (
+        "<title>Tide tables for 2027 | Harbour</title><meta property='og:title' content='OG title'>"
+        "<meta name='author' content='Meta Author'><meta property='og:site_name' content='Harbour News'>"
+        f"<meta name='description' content='Meta description'>{ARTICLE_LD}"
+    )
+    found = page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE)
+    assert (found["title"], found["author"]) == ("Tide tables for 2027", "Ana Lopes, Ben Ng")
+    assert (found["description"], found["site_name"]) == ("When the water comes and goes next year.", "Harbour Press")
+    assert found["published"] == "2026-11-30"
+
+
+@pytest.mark.parametrize(
+    ("head", "field", "value"),
+    [
+        ("<meta name='author' content='Plain'><meta name='DC.creator' content='Dublin Core'>", "author", "Dublin Core"),
+        ("<meta name='parsely-author' content='Parsely'>", "author", "Parsely"),
+        ("<meta property='article:author' content='https://social.test/ana'>", "author", None),  # a URL, not a name
+        ("<meta property='article:author' content='Ana Lopes'>", "author", "Ana Lopes"),
+        ("<meta property='dc:title og:title' content='Both at once'><title>Element</title>", "title", "Both at once"),
+        ("<meta name='twitter:title' content='Twitter'><meta property='og:title' content='OG'>", "title", "OG"),
+        ("<meta name='parsely-title' content='Parsely title'>", "title", "Parsely title"),
+        ("<meta name='parsely-pub-date' content='2026-02-03'>", "published", "2026-02-03"),
+        (
+            "<meta name='twitter:description' content='Tw'><meta name='dcterm:description' content='DC'>",
+            "description",
+            "DC",
+        ),
+    ],
+)
+def test_each_field_prefers_the_keys_readability_does(head: str, field: str, value: str | None) -> None:
+    assert page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE).get(field) == value
+
+
+def test_a_byline_in_the_markup_names_the_author_when_the_metadata_does_not() -> None:
+    story = "<p>" + "Tides rise and fall twice a day because the moon pulls the sea. " * 10 + "</p>"
+    page = f"<article><h1>Tides</h1><p class='byline'>By Ana Lopes</p>{story}</article>"
+    read = read_html(page, BASE, fmt="markdown", main_content=True)
+    assert read.metadata["author"] == "By Ana Lopes" and "Ana Lopes" not in read.content
+    named = read_html(f"<meta name='author' content='Ben Ng'>{page}", BASE, fmt="markdown", main_content=True)
+    assert named.metadata["author"] == "Ben Ng"
