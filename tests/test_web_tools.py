@@ -128,7 +128,19 @@ def test_scrape_keeps_the_article_and_drops_the_boilerplate(client: SyncClient) 
     assert metadata["author"] == "Ada Marin" and metadata["published"] == "2026-03-01T10:00:00Z"
     assert metadata["json_ld"][0]["@type"] == "NewsArticle" and metadata["language"] == "en"
     assert payload["title"] == "How Tides Work | Ocean Weekly"
+    assert payload["readerable"] is False  # 527 characters of article: short, by Readability's measure
+    assert str(envelope["guidance"]).startswith("The page has little or no article text")
     assert payload["cost"]["chars"] == len(content) and payload["cost"]["approx_tokens"] > 0
+
+
+def test_a_page_with_no_article_says_so(client: SyncClient) -> None:
+    """A listing has no main content: scrape says so, in the payload and the guidance, rather than passing a
+    random block off as the article. The whole page (main_content false) asks no such question."""
+    envelope = client.call("scrape", {"url": "http://site.test/listing"}).structured_content
+    assert envelope["ok"] and envelope["payload"]["readerable"] is False
+    assert envelope["guidance"].startswith("The page has little or no article text") and "map" in envelope["guidance"]
+    whole = client.call("scrape", {"url": "http://site.test/listing", "main_content": False}).structured_content
+    assert "readerable" not in whole["payload"] and "Story 11" in whole["payload"]["content"]
 
 
 def test_scrape_formats_and_the_whole_page(client: SyncClient) -> None:

@@ -2151,6 +2151,10 @@ class ScrapedPage(BaseModel):
     """
     Present when more content follows this slice.
     """
+    readerable: StrictBool | None = None
+    """
+    Whether the page reads as an article (present when main_content is true and the page is HTML), by Firefox Reader View's measure (enough long paragraphs): false for a page with little or no article text (a short page, a home page, a listing, a search, a form), whose content is then a best guess at its main part.
+    """
     start_index: Annotated[int, Field(ge=0)]
     """
     Where this slice starts, in characters of the whole formatted content.

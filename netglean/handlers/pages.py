@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from netglean.calls.context import Context
-from netglean.core.envelope import DONE, Outcome, say, sources
+from netglean.core.envelope import DONE, Guidance, Outcome, say, sources
 from netglean.core.errors import Blocked, ToolError
 from netglean.generated.models import (
     BatchEntry,
@@ -39,6 +39,7 @@ def scraped(read: PageRead, include_links: bool) -> ScrapedPage:
         next_start_index=read.next_start,
         total_chars=read.total_chars,
         metadata=PageMetadata.model_validate(read.metadata),
+        readerable=read.readerable,
         links=[Link.model_validate(link) for link in read.links] if include_links else None,
         cost=Cost(bytes=read.bytes, chars=chars, approx_tokens=(chars + 3) // 4),
     )
@@ -67,14 +68,26 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
             more=total - read.next_start,
             next=read.next_start,
         )
-        return Outcome(payload, next_step="scrape", guidance=guidance, source=args.url)
+        return Outcome(payload, next_step="scrape", guidance=_unless_readerable(read, guidance), source=args.url)
     if start >= total and total:
         guidance = say(
             "start_index {start} is past the end ({total} characters); nothing more to read.", start=start, total=total
         )
     else:
         guidance = say("The whole content has been returned.")
-    return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)
+    return Outcome(payload, next_step=DONE, guidance=_unless_readerable(read, guidance), source=args.url)
+
+
+def _unless_readerable(read: PageRead, guidance: Guidance) -> Guidance:
+    """The guidance, told first when the page has no main content to speak of (readerable false)."""
+    if read.readerable is not False:
+        return guidance
+    warning = say(
+        "The page has little or no article text (a short page, a home page, a listing, a search or a form): the"
+        " content is a best guess at its main part. scrape with main_content false returns every block; map lists"
+        " its links."
+    )
+    return Guidance(f"{warning} {guidance}")
 
 
 async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from operator import add
 from typing import Any
 
+from netglean.read.html_tree import TextMeasure
+
 Attributes = dict[str, str | None]
 """An element's attributes, as lexbor gives them (a value is None for an attribute written without one)."""
 
@@ -620,7 +622,15 @@ def readerable(tree: Any) -> bool:
     """Whether the page reads as an article at all: enough long, visible paragraphs outside page furniture. A page
     that is not (a home page, a search form, a list of links) has no main content to return."""
     score = 0.0
-    for node in tree.css("p, pre, article"):
+    nodes = tree.css("p, pre, article")
+    seen = {node.mem_id for node in nodes}
+    for br in tree.css("div > br"):  # a div of text broken into lines reads as paragraphs too
+        if br.parent.mem_id not in seen:
+            seen.add(br.parent.mem_id)
+            nodes.append(br.parent)
+    # Nested candidates (articles, divs of lines) are measured from their parts: each character read once.
+    length = TextMeasure(nodes, lambda text: len(" ".join(text.split())), add, 0)
+    for node in nodes:
         attributes = node.attributes
         names = _names(attributes)
         if len(names) > 1 and _UNLIKELY.search(names) and not _MAYBE.search(names):
@@ -629,7 +639,7 @@ def readerable(tree: Any) -> bool:
             continue
         if node.tag != "article" and node.parent is not None and node.parent.tag == "li":
             continue
-        chars = len(" ".join(node.text().split()))
+        chars = length(node)
         if chars < READERABLE_MIN_CHARS:
             continue
         score += (chars - READERABLE_MIN_CHARS) ** 0.5

@@ -46,6 +46,8 @@ class HtmlReading:
     next_start: int | None = None
     wall: tuple[str, ...] = ()
     """The bot-wall signals, when they say the page is a wall rather than content (else empty)."""
+    readerable: bool | None = None
+    """Whether the page reads as an article (asked only for its main content)."""
 
 
 def read_html(
@@ -79,6 +81,7 @@ def read_html(
         text.total_chars,
         text.next_start,
         wall,
+        extraction.readerable,
     )
 
 

@@ -54,6 +54,8 @@ class PageRead:
     """Every link of the page, navigation included: where a crawl may go next (when asked for)."""
     next_start: int | None = None
     """Where the next slice starts, when more content follows this one."""
+    readerable: bool | None = None
+    """Whether the page reads as an article (HTML read for its main content only)."""
 
     @property
     def canonical(self) -> str | None:
@@ -95,6 +97,7 @@ async def read_page(fetcher: Fetcher, readers: Readers, url: str, start: int, ho
             links=list({link["url"]: link for link in reading.links}.values()) if how.include_links else [],
             frontier=reading.frontier,
             next_start=reading.next_start,
+            readerable=reading.readerable,
         )
     if page.media_type in TEXT_BEYOND or page.media_type.startswith("text/"):
         signals = bot_wall(page.status, headers, "")  # a text body has no markup: only a vendor's header says so

@@ -159,3 +159,15 @@ def test_a_byline_in_the_markup_names_the_author_when_the_metadata_does_not() ->
     assert read.metadata["author"] == "By Ana Lopes" and "Ana Lopes" not in read.content
     named = read_html(f"<meta name='author' content='Ben Ng'>{page}", BASE, fmt="markdown", main_content=True)
     assert named.metadata["author"] == "Ben Ng"
+
+
+@pytest.mark.parametrize(
+    ("declared", "published"),
+    [("2026-11-30T10:00:00Z", "2026-11-30T10:00:00Z"), ("2026-12-25", "2026-11-30")],
+    ids=["the meta tag says the same day, with its time", "the meta tag says another day"],
+)
+def test_the_articles_date_comes_before_the_meta_tags_unless_that_says_it_more_precisely(
+    declared: str, published: str
+) -> None:
+    head = f"<meta property='article:published_time' content='{declared}'>{ARTICLE_LD}"
+    assert page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE)["published"] == published
