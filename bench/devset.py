@@ -1,6 +1,6 @@
 """Main content and page metadata on the development set, netglean beside trafilatura and readability-lxml in one run.
 
-The set is Mozilla Readability's test pages (``../shared/corpora/readability-test-pages/``: each page's source, the
+The set is Mozilla Readability's test pages (``tests/corpora/readability-test-pages/``: each page's source, the
 content Readability extracts, and its metadata), real pages the extractor was not written alongside, unlike
 bench/pages.py's. Text is scored with word 4-gram shingles, page by page, averaged over pages: precision and recall
 count shingles shared with the reference, so a right word in the wrong place (a sidebar repeating the headline)
@@ -29,8 +29,8 @@ import lxml.html
 
 from bench.extraction import _netglean, _trafilatura, overlap_scores
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "readability-test-pages" / "pages"
-"""The development set: ../shared/corpora beside the checkout (a worktree's parent holds it as main's does)."""
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "corpora" / "readability-test-pages" / "pages"
+"""The development set, as the repository keeps it (an unmodified copy of the team's shared corpus)."""
 PAGE_URL = "https://example.test/"
 """The URL the pages are read as: none of them is fetched, and the corpus keeps no page's own address."""
 SHINGLE = 4
@@ -215,7 +215,7 @@ def _text_figures(extractor: Callable[[str], str], pages: Sequence[Page], repeat
     }
 
 
-def _metadata_figures(reader: Callable[[str], dict[str, str | None]], pages: Sequence[Page]) -> dict[str, Any]:
+def metadata_figures(reader: Callable[[str], dict[str, str | None]], pages: Sequence[Page]) -> dict[str, Any]:
     found = [reader(page.html) for page in pages]
     figures: dict[str, Any] = {}
     for field in FIELDS:
@@ -235,7 +235,7 @@ def run(every: int = 1, repeats: int = 3, corpus: Path = CORPUS) -> dict[str, An
         "readerable_pages": sum(page.readerable for page in pages),
         "repeats": repeats,
         "extractors": {name: _text_figures(extractor, pages, repeats) for name, extractor in EXTRACTORS.items()},
-        "metadata": {name: _metadata_figures(reader, pages) for name, reader in METADATA.items()},
+        "metadata": {name: metadata_figures(reader, pages) for name, reader in METADATA.items()},
     }
 
 
