@@ -93,8 +93,11 @@ def _inline(node: Any, scope: _Scope, depth: int = 0) -> str:
         parts.append(_inline_one(child, scope, depth))
         child = child.next
     joined = "".join(parts)
-    if depth:
-        return joined
+    return joined if depth else _squeezed(joined, scope)
+
+
+def _squeezed(joined: str, scope: _Scope) -> str:
+    """A block's inline text once read: blanks squeezed, line breaks written (a hard break in markdown)."""
     joined = _SPACES.sub(" ", joined)
     return _BREAK.sub("\n" if scope.plain else "  \n", joined) if _BREAK_MARK in joined else joined
 
@@ -181,13 +184,18 @@ def _layout(table: Any, scope: _Scope, out: Extraction, depth: int) -> None:
     """A table that holds tables lays the page out: its cells are read in order as containers, so the tables
     they hold (and the text around them) are blocks of their own, each read once."""
     for row in _rows(table):
-        for cell in _cells(row):
-            if cell.mem_id in scope.blocks:
-                _walk(cell, scope, out, depth + 1)
-                continue
-            text = _inline(cell, scope).strip()
-            if len(_clean(text)) >= 2:
-                out.blocks.append(Block("paragraph", text))
+        _row(row, scope, out, depth)
+
+
+def _row(row: Any, scope: _Scope, out: Extraction, depth: int) -> None:
+    """A layout row's cells, each a container or a paragraph of its own (never one run of text)."""
+    for cell in _cells(row):
+        if cell.mem_id in scope.blocks:
+            _walk(cell, scope, out, depth + 1)
+            continue
+        text = _inline(cell, scope).strip()
+        if len(_clean(text)) >= 2:
+            out.blocks.append(Block("paragraph", text))
 
 
 def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
@@ -233,6 +241,10 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
                 out.blocks.append(Block("image", alt, items=(urljoin(base_url, child.attributes.get("src") or ""),)))
         elif tag == "hr":
             out.blocks.append(Block("rule", ""))
+        elif tag in {"tbody", "thead", "tfoot", "tr"} and depth < MAX_BLOCK_DEPTH:
+            # Rows outside their table: the main content can be a table's rows (a chosen cell's siblings).
+            for row in (child,) if tag == "tr" else (part for part in child.iter() if part.tag == "tr"):
+                _row(row, scope, out, depth)
         elif depth >= MAX_BLOCK_DEPTH:
             text = _clean(child.text(deep=True))
             if text:
@@ -250,7 +262,7 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
             ):
                 child = child.next
                 run.append(child)
-            text = _SPACES.sub(" ", "".join(_inline_one(n, scope) for n in run))
+            text = _squeezed("".join(_inline_one(n, scope) for n in run), scope)
             if len(_clean(text)) >= 2:
                 out.blocks.append(Block("paragraph", text.strip()))
         child = child.next
