@@ -8,7 +8,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from bench import crawl, devset, extraction, feeds, fetch, generator, http, runs, stdio
+from bench import browser, crawl, devset, extraction, feeds, fetch, generator, http, runs, stdio
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -25,6 +25,7 @@ def main() -> None:
         "http": http.run(seconds=1.0 if args.quick else 3.0, repeats=1 if args.quick else 3),
         "extraction": extraction.run(per_layout=2 if args.quick else 5, repeats=1 if args.quick else 3),
         "devset": devset.run(every=5 if args.quick else 1, repeats=1 if args.quick else 3),
+        "browser": browser.run(pages=10 if args.quick else 30, repeats=1 if args.quick else 3),
         "feeds": feeds.run(repeats=5 if args.quick else 15),
         "fetch": fetch.run(
             pages=200 if args.quick else 1000,
@@ -79,6 +80,7 @@ def main() -> None:
             f"{row['ms_per_page']:.2f} ms/page"
         )
     devset.show(figures["devset"])
+    browser.show(figures["browser"])
     d = figures["feeds"]
     print(f"\nfeed configs, network excluded (medians of {d['repeats']}; floor = one selectolax parse of the page)")
     for name in ("apply_config", "capture_config"):

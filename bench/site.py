@@ -174,6 +174,16 @@ def news_page(n: int, size: int = SIZE) -> bytes:
     ).encode()
 
 
+def spa_page(n: int) -> bytes:
+    """A single-page app: an empty root the script fills with lean page ``n``'s body, fetched after the load."""
+    return (
+        "<!doctype html><html><head><title>App</title></head><body><div id=root></div><script>"
+        f"fetch('/api/story/{n}').then(r => r.text()).then(html => {{"
+        "document.getElementById('root').innerHTML = new DOMParser().parseFromString(html, 'text/html').body.innerHTML;"
+        "});</script></body></html>"
+    ).encode()
+
+
 PAGES = {"lean": lean_page, "news": news_page}
 """The page families: /lean/n and /news/n."""
 
@@ -195,7 +205,20 @@ def app(size: int = SIZE, *, prebuild: bool = False) -> Starlette:
     async def robots(request: Request) -> Response:
         return PlainTextResponse("User-agent: *\nAllow: /\n")
 
-    return Starlette(routes=[Route("/{family}/{n:int}", page), Route("/robots.txt", robots)])
+    async def spa(request: Request) -> Response:
+        return Response(spa_page(int(request.path_params["n"])), media_type="text/html")
+
+    async def story(request: Request) -> Response:
+        return Response(lean_page(int(request.path_params["n"]), size), media_type="text/html")
+
+    return Starlette(
+        routes=[
+            Route("/spa/{n:int}", spa),
+            Route("/api/story/{n:int}", story),
+            Route("/{family}/{n:int}", page),
+            Route("/robots.txt", robots),
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from netglean.browser.pool import BrowserPool
 from netglean.calls.context import Services
 from netglean.calls.registry import Registry
 from netglean.calls.runner import ToolRunner
@@ -31,11 +32,13 @@ def build_services(
 ) -> Services:
     """The services for ``settings``; ``fetcher`` replaces the one they describe (tests give one a fake DNS), and
     ``protocol_versions`` is the door's own (get_version reports them)."""
+    fetcher = fetcher or Fetcher(FetchPolicy.from_settings(settings))
     return Services(
         settings=settings,
         registry=registry,
-        fetcher=fetcher or Fetcher(FetchPolicy.from_settings(settings)),
+        fetcher=fetcher,
         readers=Readers(worker_count(settings.read_workers)),
+        browser=BrowserPool(fetcher, path=settings.browser_path, contexts=settings.browser_contexts),
         budgets=SessionBudgets(settings.session_budget),
         runs=Runs(settings, lambda: open_store(settings.data_dir)),
         protocol_versions=protocol_versions,

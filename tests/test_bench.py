@@ -12,7 +12,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.html
 from starlette.testclient import TestClient
 
-from bench import crawl, devset, generator, runs, scrapy_crawl
+from bench import browser, crawl, devset, generator, runs, scrapy_crawl
 from bench.http import _free_port, _start
 from bench.site import PAGES, SIZE, app
 from netglean.read.reading import read_html
@@ -146,3 +146,11 @@ def test_devset_shingles_score_word_order_and_tag_stripping_keeps_blocks_apart()
     assert devset.score("six five four three two one", text) == (0.0, 0.0, 0.0)  # same words, no shared 4-gram
     assert devset.score("", text) == (0.0, 0.0, 0.0)
     assert devset.html_text("<p>end</p><p>start</p><script>x()</script>").split() == ["end", "start"]
+
+
+def test_the_browser_benchmark_renders_the_app_warm_cold_and_without_the_proxy() -> None:
+    """bench.browser on the bench.site it starts: every reading holds its page's content (the run checks), and
+    each figure is there."""
+    figures = browser.run(pages=2, repeats=1)
+    assert set(figures["ms_per_page"]) == {"warm", "cold", "http", "no_proxy"}
+    assert figures["warm_vs_cold"] > 0 and figures["render_vs_http"] > 0 and figures["proxy_overhead"] > 0

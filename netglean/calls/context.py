@@ -17,6 +17,7 @@ from netglean.calls.registry import Registry
 from netglean.core.settings import Settings
 
 if TYPE_CHECKING:
+    from netglean.browser.pool import BrowserPool
     from netglean.calls.runs import Runs, RunScope
     from netglean.net.fetcher import Fetcher
     from netglean.net.politeness import SessionBudgets
@@ -38,6 +39,7 @@ class Services:
     registry: Registry
     fetcher: Fetcher
     readers: Readers
+    browser: BrowserPool
     budgets: SessionBudgets
     runs: Runs
     protocol_versions: Callable[[], tuple[str, ...]] = tuple
@@ -45,6 +47,7 @@ class Services:
 
     async def aclose(self) -> None:
         self.readers.close()
+        await self.browser.aclose()
         await self.fetcher.aclose()
         self.runs.close()
 
@@ -55,6 +58,7 @@ class Context:
 
     __slots__ = (
         "_progress",
+        "browser",
         "fetcher",
         "protocol_versions",
         "readers",
@@ -78,6 +82,7 @@ class Context:
         self.session = session
         self.fetcher = services.fetcher.spending(services.budgets.for_session(session))
         self.readers = services.readers
+        self.browser = services.browser
         self.runs = services.runs
         self.run = run
         self.protocol_versions = services.protocol_versions

@@ -95,6 +95,20 @@ SETTINGS: tuple[Setting, ...] = (
         "Extra browser Origins to accept, comma-separated (e.g. https://app.example).",
         http=True,
     ),
+    Setting(
+        "browser_contexts",
+        int,
+        2,
+        "Pages the browser renders at once (each call in a fresh, isolated context); more calls wait their turn.",
+        1,
+    ),
+    Setting(
+        "browser_path",
+        str,
+        "",
+        "The Chromium the browser strategy drives (Debian's: apt-get install chromium). Empty: chromium on PATH; "
+        "with none, pages are read over plain HTTP and asking for a browser is not_available.",
+    ),
     Setting("call_timeout", float, 60.0, "Seconds a tool call may run before it ends with a timeout error.", 0.001),
     Setting(
         "data_dir",
@@ -255,6 +269,8 @@ class Settings:
     allow_private_targets: str
     allowed_hosts: str
     allowed_origins: str
+    browser_contexts: int
+    browser_path: str
     call_timeout: float
     data_dir: str
     fetch_connect_timeout: float

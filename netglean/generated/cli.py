@@ -835,10 +835,21 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                          'name': 'include_links',
                          'required': False,
                          'type': 'boolean'},
+                        {'choices': ['auto', 'http', 'browser', 'faraday', 'botasaurus', 'browserless'],
+                         'flag': '--strategy',
+                         'help': 'auto (the default) reads the page over plain HTTP and renders it in the '
+                                 "server's browser only when it needs it (a JavaScript shell with little "
+                                 'content, or a bot wall); http never renders; browser always does. '
+                                 "html2rss's names mean the same: faraday is http, botasaurus and "
+                                 'browserless are browser. Every request the browser makes is held to the '
+                                 'same network policy, robots.txt and budget as a plain fetch.',
+                         'item_type': None,
+                         'name': 'strategy',
+                         'required': False,
+                         'type': 'string'},
                         {'choices': None,
                          'flag': '--use-browser',
-                         'help': 'Render the page in a browser first. This build reads pages over plain HTTP '
-                                 'only, so true is a not_available result.',
+                         'help': "Render the page in the browser (Crawlberg's name for strategy browser).",
                          'item_type': None,
                          'name': 'use_browser',
                          'required': False,

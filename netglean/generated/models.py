@@ -2054,13 +2054,17 @@ class ScrapeInput(BaseModel):
     """
     Where this slice starts, in characters of the formatted content (from next_start_index; for json, a slice starts at the block this falls in).
     """
+    strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    auto (the default) reads the page over plain HTTP and renders it in the server's browser only when it needs it (a JavaScript shell with little content, or a bot wall); http never renders; browser always does. html2rss's names mean the same: faraday is http, botasaurus and browserless are browser. Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
+    """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
     The http(s) URL of the page.
     """
     use_browser: StrictBool = False
     """
-    Render the page in a browser first. This build reads pages over plain HTTP only, so true is a not_available result.
+    Render the page in the browser (Crawlberg's name for strategy browser).
     """
 
 
@@ -2154,6 +2158,10 @@ class ScrapedPage(BaseModel):
     readerable: StrictBool | None = None
     """
     Whether the page reads as an article (present when main_content is true and the page is HTML), by Firefox Reader View's measure (enough long paragraphs): false for a page with little or no article text (a short page, a home page, a listing, a search, a form), whose content is then a best guess at its main part.
+    """
+    selected_strategy: Literal["http", "browser"] | None = None
+    """
+    How the page was read (strategy auto says here whether it rendered the page).
     """
     start_index: Annotated[int, Field(ge=0)]
     """

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'c40978bd271074679af9511add21dc9095cabcb58e510454e18151c8f09e71cb'
+CATALOG_HASH: Any = '10f0a6db37430b35d3b4e896ba988f371dde3a50887f29964d630cb8f85c0c68'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -865,6 +865,19 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                            'guess at its '
                                                                                            'main part.',
                                                                             'type': 'boolean'},
+                                                             'selected_strategy': {'description': 'How the '
+                                                                                                  'page was '
+                                                                                                  'read '
+                                                                                                  '(strategy '
+                                                                                                  'auto says '
+                                                                                                  'here '
+                                                                                                  'whether '
+                                                                                                  'it '
+                                                                                                  'rendered '
+                                                                                                  'the '
+                                                                                                  'page).',
+                                                                                   'enum': ['http',
+                                                                                            'browser']},
                                                              'start_index': {'description': 'Where this '
                                                                                             'slice starts, '
                                                                                             'in characters '
@@ -1382,6 +1395,19 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                            'guess at its '
                                                                                            'main part.',
                                                                             'type': 'boolean'},
+                                                             'selected_strategy': {'description': 'How the '
+                                                                                                  'page was '
+                                                                                                  'read '
+                                                                                                  '(strategy '
+                                                                                                  'auto says '
+                                                                                                  'here '
+                                                                                                  'whether '
+                                                                                                  'it '
+                                                                                                  'rendered '
+                                                                                                  'the '
+                                                                                                  'page).',
+                                                                                   'enum': ['http',
+                                                                                            'browser']},
                                                              'start_index': {'description': 'Where this '
                                                                                             'slice starts, '
                                                                                             'in characters '
@@ -2960,6 +2986,19 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                            'guess at its '
                                                                                            'main part.',
                                                                             'type': 'boolean'},
+                                                             'selected_strategy': {'description': 'How the '
+                                                                                                  'page was '
+                                                                                                  'read '
+                                                                                                  '(strategy '
+                                                                                                  'auto says '
+                                                                                                  'here '
+                                                                                                  'whether '
+                                                                                                  'it '
+                                                                                                  'rendered '
+                                                                                                  'the '
+                                                                                                  'page).',
+                                                                                   'enum': ['http',
+                                                                                            'browser']},
                                                              'start_index': {'description': 'Where this '
                                                                                             'slice starts, '
                                                                                             'in characters '
@@ -5744,9 +5783,6 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                {'arguments': {'format': 'pdf', 'url': 'https://example.org/'},
                 'expect': {'error': 'invalid_arguments', 'next_step': 'scrape', 'ok': False},
                 'title': 'Formats are named, not guessed'},
-               {'arguments': {'url': 'https://example.org/', 'use_browser': True},
-                'expect': {'error': 'not_available', 'next_step': 'scrape', 'ok': False},
-                'title': 'No browser in this build'},
                {'arguments': {'respect_robots_txt': False, 'url': 'https://example.org/'},
                 'expect': {'error': 'operator_policy', 'next_step': 'scrape', 'ok': False},
                 'title': 'robots.txt cannot be switched off by an argument'}),
@@ -5755,8 +5791,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                   '(payload.error.detail.signals names the signs seen); netglean does not '
                                   'get past it. inspect_url shows what the answer is; read the content from '
                                   'another source.',
-                       'not_available': 'Browser rendering is not in this build: call scrape again without '
-                                        'use_browser to read the page over plain HTTP.'},
+                       'not_available': 'This server has no browser to render with: call scrape again with '
+                                        'strategy http (or without use_browser) to read the page over plain '
+                                        'HTTP.'},
   'failure_payload': (),
   'handler': 'netglean.handlers.pages:scrape',
   'input_model': 'netglean.generated.models:ScrapeInput',
@@ -5804,14 +5841,31 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                  'at the block this falls in).',
                                                   'minimum': 0,
                                                   'type': 'integer'},
+                                  'strategy': {'default': 'auto',
+                                               'description': 'auto (the default) reads the page over plain '
+                                                              "HTTP and renders it in the server's browser "
+                                                              'only when it needs it (a JavaScript shell '
+                                                              'with little content, or a bot wall); http '
+                                                              'never renders; browser always does. '
+                                                              "html2rss's names mean the same: faraday is "
+                                                              'http, botasaurus and browserless are browser. '
+                                                              'Every request the browser makes is held to '
+                                                              'the same network policy, robots.txt and '
+                                                              'budget as a plain fetch.',
+                                               'enum': ['auto',
+                                                        'http',
+                                                        'browser',
+                                                        'faraday',
+                                                        'botasaurus',
+                                                        'browserless'],
+                                               'type': 'string'},
                                   'url': {'description': 'The http(s) URL of the page.',
                                           'maxLength': 4096,
                                           'minLength': 1,
                                           'type': 'string'},
                                   'use_browser': {'default': False,
-                                                  'description': 'Render the page in a browser first. This '
-                                                                 'build reads pages over plain HTTP only, so '
-                                                                 'true is a not_available result.',
+                                                  'description': 'Render the page in the browser '
+                                                                 "(Crawlberg's name for strategy browser).",
                                                   'type': 'boolean'}},
                    'required': ['url'],
                    'type': 'object'},
@@ -5975,6 +6029,19 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                            'guess at its '
                                                                                            'main part.',
                                                                             'type': 'boolean'},
+                                                             'selected_strategy': {'description': 'How the '
+                                                                                                  'page was '
+                                                                                                  'read '
+                                                                                                  '(strategy '
+                                                                                                  'auto says '
+                                                                                                  'here '
+                                                                                                  'whether '
+                                                                                                  'it '
+                                                                                                  'rendered '
+                                                                                                  'the '
+                                                                                                  'page).',
+                                                                                   'enum': ['http',
+                                                                                            'browser']},
                                                              'start_index': {'description': 'Where this '
                                                                                             'slice starts, '
                                                                                             'in characters '

@@ -18,7 +18,7 @@ from netglean.generated.models import (
     ScrapedPage,
     ScrapeInput,
 )
-from netglean.net.strategy import require_plain_http
+from netglean.net.strategy import page_strategy
 from netglean.sites.asked import concurrency, robots_fetcher, size_cap
 from netglean.sites.batch import read_pages
 from netglean.sites.documents import document_facts
@@ -40,6 +40,7 @@ def scraped(read: PageRead, include_links: bool) -> ScrapedPage:
         total_chars=read.total_chars,
         metadata=PageMetadata.model_validate(read.metadata),
         readerable=read.readerable,
+        selected_strategy=read.strategy,  # type: ignore[arg-type]  # http or browser, as read_page read it
         links=[Link.model_validate(link) for link in read.links] if include_links else None,
         cost=Cost(bytes=read.bytes, chars=chars, approx_tokens=(chars + 3) // 4),
     )
@@ -56,11 +57,11 @@ def with_links(fmt: str, include_links: bool) -> bool:
 
 
 async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
-    require_plain_http(use_browser=args.use_browser)
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
     start, links = args.start_index, with_links(args.format, args.include_links)
-    how = Reading(args.format, args.main_content, args.max_chars, links)
-    read = await read_page(fetcher, ctx.readers, args.url, start, how)
+    strategy = page_strategy(args.strategy, use_browser=args.use_browser)
+    how = Reading(args.format, args.main_content, args.max_chars, links, strategy=strategy)
+    read = await read_page(fetcher, ctx.readers, args.url, start, how, browser=ctx.browser)
     payload, total = scraped(read, links), read.total_chars
     if read.next_start is not None:
         guidance = say(

@@ -110,6 +110,7 @@ class Fetcher:
         # old pin can only make a later connect refuse ("not checked"), never skip the check.
         self._pins: OrderedDict[str, str] = OrderedDict()
         self._verdicts: OrderedDict[tuple[str, str], str | None] = OrderedDict()
+        self._dial = dial
         self._carrier = _Carrier(lambda: transport or _aiohttp(policy, self._pins, dial, ssl_context))
         self.limiter = limiter or HostLimiter(policy.host_concurrency, policy.global_concurrency)
         self.budget: Budget = budget or SessionBudget(policy.session_budget)
@@ -173,6 +174,15 @@ class Fetcher:
         await self._pin(url)  # the address policy first: a refused host is never asked for robots.txt
         if self.policy.obey_robots:
             await self._check_robots(url)
+
+    async def connect_target(self, host: str, port: int) -> tuple[str, int]:
+        """Where a connection to ``host``:``port`` may go under the address policy: the host resolved, every address
+        checked, the connection pinned to the first; the (address, port) to connect to. What the browser's proxy
+        asks before it opens any connection (robots.txt is asked per request, by the browser's router)."""
+        if not 0 < port < 65536:
+            raise BadUrl(f"port {port} is not a port")
+        await self._pin(parse_url(f"http://{host if ':' not in host else f'[{host}]'}:{port}/"))
+        return self._dial(self._pins[pin_key(host.strip("[]"))], port)
 
     async def _follow(self, url: str, ask: _Ask) -> Page:
         current = parse_url(url)

@@ -17,6 +17,16 @@ PLAIN_HTTP: Final = ("auto", "faraday")
 BROWSER: Final = ("botasaurus", "browserless")
 """Strategies that render the page in a browser."""
 STRATEGIES: Final = PLAIN_HTTP + BROWSER
+PAGE_STRATEGIES: Final = ("auto", "http", "browser", *PLAIN_HTTP[1:], *BROWSER)
+"""What scrape takes: netglean's names (auto, http, browser) and html2rss's for the same."""
+
+
+def page_strategy(strategy: str, *, use_browser: bool = False) -> str:
+    """The strategy a page tool's arguments ask for, in netglean's names: auto (HTTP, rendered when the page
+    needs it), http, or browser (Crawlberg's use_browser, html2rss's botasaurus and browserless)."""
+    if use_browser or strategy in BROWSER or strategy == "browser":
+        return "browser"
+    return "http" if strategy in {"http", "faraday"} else "auto"
 
 
 def require_plain_http(strategy: str = "auto", *, use_browser: bool = False) -> None:

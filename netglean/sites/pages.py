@@ -4,15 +4,18 @@ challenge answering instead of the page is an error (Blocked), never content."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from netglean.core.errors import Blocked, HttpStatus, UnsupportedContent
+from netglean.core.errors import Blocked, HttpStatus, NotAvailable, UnsupportedContent
 from netglean.read import jobs as read_jobs
+from netglean.read.document import Document
 from netglean.read.page_signals import bot_wall
 from netglean.read.reading import WALL_STATUSES
 
 if TYPE_CHECKING:
+    from netglean.browser.pool import BrowserPool
     from netglean.net.fetcher import Fetcher
     from netglean.net.page import Page
     from netglean.workers.pool import Readers
@@ -32,6 +35,8 @@ class Reading:
     include_links: bool
     frontier: bool = False
     """Also return every link of the page (navigation included): what a crawl follows."""
+    strategy: str = "http"
+    """auto (HTTP, rendered when the page needs it), http or browser (netglean.net.strategy.page_strategy)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,8 @@ class PageRead:
     """Where the next slice starts, when more content follows this one."""
     readerable: bool | None = None
     """Whether the page reads as an article (HTML read for its main content only)."""
+    strategy: str = "http"
+    """How the page was read: over plain HTTP, or rendered in the browser."""
 
     @property
     def canonical(self) -> str | None:
@@ -63,8 +70,105 @@ class PageRead:
         return canonical if isinstance(canonical, str) else None
 
 
-async def read_page(fetcher: Fetcher, readers: Readers, url: str, start: int, how: Reading) -> PageRead:
-    """Fetch one page and read it: ``how.limit`` characters of its content from ``start``, with its metadata."""
+SHELL_CHARS = 200
+"""Characters of content under which an HTML page that carries scripts is taken for a JavaScript shell, which
+``auto`` renders."""
+_SCRIPT = re.compile(rb"<script", re.IGNORECASE)
+
+
+async def read_page(
+    fetcher: Fetcher, readers: Readers, url: str, start: int, how: Reading, *, browser: BrowserPool | None = None
+) -> PageRead:
+    """Read one page as ``how.strategy`` says: ``how.limit`` characters of its content from ``start``, with its
+    metadata. ``auto`` reads over HTTP and renders in ``browser`` only when the page needs it (a JavaScript shell:
+    little content and scripts; or a bot wall, which a browser may pass) and a browser is installed."""
+    if how.strategy == "browser":
+        if browser is None:
+            raise NotAvailable("this server has no browser to render with", detail={"argument": "strategy"})
+        return await _read_rendered(fetcher, readers, browser, url, start=start, how=how)
+    renders = how.strategy == "auto" and browser is not None and browser.installed
+    try:
+        read, shell = await _read_over_http(fetcher, readers, url, start, how)
+    except Blocked as wall:
+        if not renders:
+            raise
+        assert browser is not None
+        try:
+            return await _read_rendered(fetcher, readers, browser, url, start=start, how=how)
+        except Blocked:
+            raise wall from None  # the wall as plain HTTP met it: its status and headers say the most
+    if renders and shell:
+        assert browser is not None
+        return await _read_rendered(fetcher, readers, browser, url, start=start, how=how)
+    return read
+
+
+async def _read_rendered(
+    fetcher: Fetcher, readers: Readers, browser: BrowserPool, url: str, *, start: int, how: Reading
+) -> PageRead:
+    rendered = await browser.render(fetcher, url, timeout=fetcher.policy.total_timeout)
+    body = rendered.html.encode("utf-8")
+    reading = await readers.run(
+        read_jobs.read_page,
+        document=Document(rendered.final_url, body, "utf-8"),
+        fmt=how.fmt,
+        main_content=how.main_content,
+        frontier=how.frontier,
+        start=start,
+        limit=how.limit,
+        status=rendered.status,
+        headers={},
+    )
+    if reading.wall:
+        raise Blocked(
+            f"{rendered.final_url} answered with a bot wall or challenge page (HTTP {rendered.status}) in a browser "
+            "too, not the page; netglean does not get past it",
+            detail={"url": rendered.final_url, "status": rendered.status, "signals": list(reading.wall)},
+            next_step="inspect_url",
+        )
+    if rendered.status >= 400:
+        raise HttpStatus(
+            f"{rendered.final_url} answered HTTP {rendered.status}",
+            status=rendered.status,
+            detail={"url": rendered.final_url},
+        )
+    return _page_read(
+        url,
+        final_url=rendered.final_url,
+        status=rendered.status,
+        size=len(body),
+        how=how,
+        reading=reading,
+        strategy="browser",
+    )
+
+
+def _page_read(
+    url: str, *, final_url: str, status: int, size: int, how: Reading, reading: Any, strategy: str
+) -> PageRead:
+    return PageRead(
+        url=url,
+        final_url=final_url,
+        status=status,
+        format=how.fmt,
+        content=reading.content,
+        start_index=reading.start_index,
+        total_chars=reading.total_chars,
+        bytes=size,
+        metadata=reading.metadata,
+        title=reading.title or None,
+        links=list({link["url"]: link for link in reading.links}.values()) if how.include_links else [],
+        frontier=reading.frontier,
+        next_start=reading.next_start,
+        readerable=reading.readerable,
+        strategy=strategy,
+    )
+
+
+async def _read_over_http(
+    fetcher: Fetcher, readers: Readers, url: str, start: int, how: Reading
+) -> tuple[PageRead, bool]:
+    """The page read over plain HTTP, and whether it looks like a JavaScript shell."""
     page = await fetcher.fetch(url, error_pages=True)  # a wall often answers 403: its markup says which it is
     if page.status >= 400:
         await _refuse(readers, page)
@@ -83,22 +187,11 @@ async def read_page(fetcher: Fetcher, readers: Readers, url: str, start: int, ho
         )
         if reading.wall:
             raise _blocked(page, list(reading.wall))
-        return PageRead(
-            url=url,
-            final_url=page.url,
-            status=page.status,
-            format=how.fmt,
-            content=reading.content,
-            start_index=reading.start_index,
-            total_chars=reading.total_chars,
-            bytes=len(page.body),
-            metadata=reading.metadata,
-            title=reading.title or None,
-            links=list({link["url"]: link for link in reading.links}.values()) if how.include_links else [],
-            frontier=reading.frontier,
-            next_start=reading.next_start,
-            readerable=reading.readerable,
+        shell = reading.total_chars < SHELL_CHARS and _SCRIPT.search(page.body) is not None
+        read = _page_read(
+            url, final_url=page.url, status=page.status, size=len(page.body), how=how, reading=reading, strategy="http"
         )
+        return read, shell
     if page.media_type in TEXT_BEYOND or page.media_type.startswith("text/"):
         signals = bot_wall(page.status, headers, "")  # a text body has no markup: only a vendor's header says so
         if signals:
@@ -115,7 +208,7 @@ async def read_page(fetcher: Fetcher, readers: Readers, url: str, start: int, ho
             bytes=len(page.body),
             metadata={},
             next_start=text.next_start,
-        )
+        ), False
     raise UnsupportedContent(
         f"{page.url} is {page.media_type}, not a page to read; use download to identify it",
         detail={"media_type": page.media_type, "url": page.url},

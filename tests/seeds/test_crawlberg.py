@@ -185,10 +185,10 @@ def test_scrape_json_is_the_structured_result(client: SyncClient) -> None:
     assert {"url": "http://example.com/api/reference", "text": "/api/reference"} in page["links"]
 
 
-def test_scrape_use_browser_is_not_in_this_build(client: SyncClient) -> None:
-    envelope = _error(client, "scrape", {"url": "http://example.com", "use_browser": True}, "not_available")
-    assert envelope["payload"]["error"]["detail"] == {"argument": "use_browser"}
-    assert envelope["next_step"] == "scrape" and "without use_browser" in envelope["guidance"]
+def test_scrape_use_browser_renders_the_page_in_the_browser(client: SyncClient) -> None:
+    """Crawlberg's use_browser is strategy browser: the page is rendered (under the same policy) and read."""
+    envelope = _ok(client, "scrape", {"url": "http://example.com", "use_browser": True})
+    assert envelope["payload"]["selected_strategy"] == "browser" and envelope["payload"]["status"] == 200
 
 
 def test_a_waf_challenge_is_an_error_never_content(client: SyncClient) -> None:

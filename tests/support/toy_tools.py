@@ -271,6 +271,13 @@ class Fetcher:
         return None
 
 
+class Browser:
+    """The toy server's browser: never started, closed with the rest."""
+
+    async def aclose(self) -> None:
+        return None
+
+
 class Readers:
     started = False
     closed = False
@@ -285,7 +292,7 @@ class Readers:
 def toy_services(**settings: Any) -> Services:
     loaded = dataclasses.replace(Settings.load(environ=TEST_ENVIRONMENT), **settings)
     runs = Runs(loaded, lambda: open_store(loaded.data_dir))
-    return Services(loaded, toy_registry(), Fetcher(), Readers(), Budgets(), runs)  # type: ignore[arg-type]
+    return Services(loaded, toy_registry(), Fetcher(), Readers(), Browser(), Budgets(), runs)  # type: ignore[arg-type]
 
 
 def toy_runner(**settings: Any) -> ToolRunner:

@@ -1,0 +1,286 @@
+"""One long-lived Chromium per server, reached only through the policy proxy, lending isolated contexts to calls.
+
+Playwright (imported here and nowhere else, on first use) drives Debian's Chromium (``--browser-path``). Chromium
+starts with the proxy as its only route out, its own DNS failing (so nothing bypasses the proxy), the loopback
+bypass removed, background networking, component updates, sync, pings and sign-in off, and WebRTC limited to
+proxied UDP, which the proxy does not carry. Each call gets a fresh context (no cookies or storage shared), service
+workers blocked and downloads refused, and a router that admits every request the page makes under the call's own
+fetcher: robots.txt, politeness and the session's budget count browser requests as they count any other. A crashed
+browser is replaced at the next call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from netglean.browser.proxy import PolicyProxy
+from netglean.core.errors import NotAvailable, ToolError
+from netglean.net.urls import parse_url
+
+if TYPE_CHECKING:
+    from netglean.net.fetcher import Fetcher
+
+FLAGS = (
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    "--proxy-bypass-list=<-loopback>",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-domain-reliability",
+    "--disable-client-side-phishing-detection",
+    "--disable-breakpad",
+    "--no-pings",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--dns-prefetch-disable",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,"
+    "CertificateTransparencyComponentUpdater,SigninInterception,NetworkPrediction,HttpsUpgrades,"
+    "HttpsFirstBalancedModeAutoEnable",
+    "--metrics-recording-only",
+)
+"""What Chromium starts with besides the proxy: nothing it would call out to on its own, no DNS of its own."""
+SETTLE = 3.0
+"""The most seconds a render waits after the load event for the page's network to go quiet."""
+QUIET = 0.15
+"""Seconds without a request in flight that count as quiet: a single-page app fetches its content after the load
+event, and asks nothing more once it has it."""
+MAX_HTML = 5 * 1024 * 1024
+"""The most characters of rendered HTML a call takes (a page's DOM can grow without bound as scripts run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A page as the browser left it: where it ended up, its status, its HTML (cut at MAX_HTML)."""
+
+    url: str
+    final_url: str
+    status: int
+    html: str
+    truncated: bool = False
+
+
+def find_browser(path: str) -> str | None:
+    """The Chromium to drive: ``path`` when it names an executable, else one on PATH."""
+    if path:
+        return shutil.which(path)
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+class BrowserPool:
+    """The server's browser, started on first use, with at most ``contexts`` calls inside it at once."""
+
+    def __init__(self, fetcher: Fetcher, *, path: str = "", contexts: int = 2) -> None:
+        self._fetcher = fetcher
+        self._path = path
+        self._slots = anyio.Semaphore(max(1, contexts))
+        self._lock = anyio.Lock()
+        self._playwright: Any = None
+        self._browser: Any = None
+        self._proxy: PolicyProxy | None = None
+        self._proxy_scope: anyio.CancelScope | None = None
+        self._proxy_done: anyio.Event | None = None
+        self._installed: bool | None = None
+        self.launches = 0
+        """How many times a browser was started (a test reads it: auto on a static page launches none)."""
+
+    @property
+    def proxy(self) -> PolicyProxy | None:
+        return self._proxy
+
+    @property
+    def installed(self) -> bool:
+        """Whether there is a Chromium to drive (looked for once)."""
+        if self._installed is None:
+            self._installed = find_browser(self._path) is not None
+        return self._installed
+
+    async def _ensure(self) -> Any:
+        async with self._lock:
+            if self._browser is not None and self._browser.is_connected():
+                return self._browser
+            executable = find_browser(self._path)
+            if executable is None:
+                raise NotAvailable(
+                    "no Chromium to render with: the operator installs one (apt-get install chromium) or names it "
+                    "with --browser-path",
+                    detail={"argument": "strategy"},
+                )
+            if self._proxy is None:
+                await self._start_proxy()
+            if self._playwright is None:
+                from playwright.async_api import async_playwright
+
+                self._playwright = await async_playwright().start()
+            assert self._proxy is not None
+            self._browser = await self._playwright.chromium.launch(
+                executable_path=executable,
+                args=[f"--proxy-server=http://127.0.0.1:{self._proxy.port}", *FLAGS],
+            )
+            self.launches += 1
+            return self._browser
+
+    async def _start_proxy(self) -> None:
+        proxy = PolicyProxy(self._fetcher)
+        started = anyio.Event()
+        done = anyio.Event()
+        scope = anyio.CancelScope()
+
+        async def run() -> None:
+            with scope:
+                await proxy.serve(_Started(started))
+            done.set()
+
+        # The proxy lives as long as the pool: a task of its own, outside any one call's task group.
+        _spawn(run)
+        await started.wait()
+        self._proxy, self._proxy_scope, self._proxy_done = proxy, scope, done
+
+    @contextlib.asynccontextmanager
+    async def page(self, fetcher: Fetcher, refused: list[ToolError] | None = None) -> AsyncIterator[Any]:
+        """A page in a fresh context whose every request is admitted under ``fetcher`` (the call's view); why a
+        navigation of its main frame was refused is appended to ``refused``."""
+        async with self._slots:
+            browser = await self._ensure()
+            try:
+                context = await browser.new_context(
+                    service_workers="block", accept_downloads=False, java_script_enabled=True
+                )
+            except Exception:  # the browser died between calls: start another
+                self._browser = None
+                browser = await self._ensure()
+                context = await browser.new_context(
+                    service_workers="block", accept_downloads=False, java_script_enabled=True
+                )
+            try:
+                assert self._proxy is not None
+                await context.route("**/*", _router(fetcher, self._proxy, [] if refused is None else refused))
+                page = await context.new_page()
+                yield page
+            finally:
+                with contextlib.suppress(Exception):
+                    await context.close()
+
+    async def render(self, fetcher: Fetcher, url: str, *, timeout: float, settle: float = SETTLE) -> Rendered:
+        """``url`` loaded in a fresh context until its load event, then until its network has been quiet for
+        QUIET seconds (what scripts fetch after the load builds a single-page app), ``settle`` seconds at most;
+        its HTML as scripts left it."""
+        parse_url(url)
+        refused: list[ToolError] = []
+        async with self.page(fetcher, refused) as page:
+            pending = in_flight(page)
+            try:
+                response = await page.goto(url, wait_until="load", timeout=timeout * 1000)
+            except Exception as exc:
+                if refused:  # the policy's own words for the page (or a redirect) it refused
+                    raise refused[0] from None
+                raise _navigation_error(url, exc) from None
+            await quiet(pending, settle)
+            html = await page.content()
+            status = response.status if response is not None else 200
+            truncated = len(html) > MAX_HTML
+            return Rendered(url, page.url, status, html[:MAX_HTML], truncated)
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(Exception):
+            if self._browser is not None:
+                await self._browser.close()
+        with contextlib.suppress(Exception):
+            if self._playwright is not None:
+                await self._playwright.stop()
+        if self._proxy_scope is not None and self._proxy_done is not None:
+            self._proxy_scope.cancel()
+            await self._proxy_done.wait()
+        self._browser = self._playwright = self._proxy = None
+
+
+def in_flight(page: Any) -> set[Any]:
+    """The page's requests in flight, kept current by its events (Playwright takes functions, not builtins)."""
+    pending: set[Any] = set()
+
+    def started(request: Any) -> None:
+        pending.add(request)
+
+    def ended(request: Any) -> None:
+        pending.discard(request)
+
+    page.on("request", started)
+    page.on("requestfinished", ended)
+    page.on("requestfailed", ended)
+    return pending
+
+
+async def quiet(pending: set[Any], settle: float) -> None:
+    """Wait until no request has been in flight for QUIET seconds, ``settle`` seconds at most."""
+    step, quiet_for, waited = 0.025, 0.0, 0.0
+    while waited < settle and quiet_for < QUIET:
+        await anyio.sleep(step)
+        waited += step
+        quiet_for = quiet_for + step if not pending else 0.0
+
+
+def _router(fetcher: Fetcher, proxy: PolicyProxy, refused: list[ToolError]) -> Any:
+    """Every request a page makes, admitted as a fetch is: the address policy, robots.txt, the session's budget
+    and the politeness spacing; anything else (file:, chrome:, a refused host) is aborted. A host admitted here is
+    one the proxy may connect to: it refuses hosts no page asked for (the browser's own calls home)."""
+
+    async def route(request_route: Any) -> None:
+        url = request_route.request.url
+        try:
+            parsed = parse_url(url)
+            await fetcher.admit(parsed)
+            fetcher.budget.spend()
+            proxy.expect(parsed.host)
+            async with fetcher.limiter.slot(parsed.host, fetcher.policy.host_interval):
+                await request_route.continue_()
+        except ToolError as refusal:
+            request = request_route.request
+            if request.is_navigation_request() and request.frame.parent_frame is None:
+                refused.append(refusal)
+            with contextlib.suppress(Exception):
+                await request_route.abort("blockedbyclient")
+
+    return route
+
+
+def _navigation_error(url: str, exc: Exception) -> ToolError:
+    from netglean.core.errors import FetchTimeout, Unreachable
+
+    text = str(exc)
+    if "Timeout" in type(exc).__name__ or "Timeout" in text:
+        return FetchTimeout(f"rendering {url} took longer than allowed", detail={"url": url})
+    return Unreachable(f"the browser could not load {url}", detail={"url": url})
+
+
+class _Started:
+    """A task status that sets an event when the proxy listens (its port is read from the proxy)."""
+
+    def __init__(self, event: anyio.Event) -> None:
+        self._event = event
+
+    def started(self, value: object = None) -> None:
+        self._event.set()
+
+
+def _spawn(run: Any) -> None:
+    import asyncio
+
+    task = asyncio.get_running_loop().create_task(run())
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+
+
+_TASKS: set[Any] = set()
+"""The proxies' tasks, held so the loop does not lose them."""
