@@ -8,6 +8,7 @@ server on 127.0.0.1 counts every connection it gets, so anything that went aroun
 
 from __future__ import annotations
 
+import math
 import socket
 import threading
 from collections.abc import Awaitable, Callable, Iterator
@@ -23,6 +24,7 @@ from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.politeness import SessionBudget
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
+from netglean.sites.batch import read_pages
 from netglean.sites.pages import PageRead, Reading, read_page
 from netglean.workers.pool import Readers
 from tests.support import browser_site
@@ -201,3 +203,17 @@ def test_a_refused_page_is_refused_in_the_browser_too(site: tuple[int, Counter])
         raise AssertionError("evil.test was read")
 
     assert _with_pool(site[0], work) is BlockedAddress
+
+
+def test_a_batch_renders_the_pages_its_strategy_asks_for(site: tuple[int, Counter]) -> None:
+    """batch_scrape (and the crawls, which read each page the same way) pass their strategy and the browser on."""
+
+    async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> list[Any]:
+        how = Reading("markdown", True, 20_000, False, strategy="auto")
+        urls = ["http://browser.test/spa", "http://browser.test/static", "http://evil.test/"]
+        return await read_pages(fetcher, readers, urls, how, stop_by=math.inf, width=2, browser=pool)
+
+    spa, static, refused = _with_pool(site[0], work)
+    assert isinstance(spa, PageRead) and spa.strategy == "browser" and "harbour wall" in spa.content
+    assert isinstance(static, PageRead) and static.strategy == "http"
+    assert isinstance(refused, BlockedAddress)

@@ -21,6 +21,7 @@ import anyio
 
 from netglean.browser.proxy import PolicyProxy
 from netglean.core.errors import NotAvailable, ToolError
+from netglean.net.policy import USER_AGENT
 from netglean.net.urls import parse_url
 
 if TYPE_CHECKING:
@@ -155,15 +156,10 @@ class BrowserPool:
         async with self._slots:
             browser = await self._ensure()
             try:
-                context = await browser.new_context(
-                    service_workers="block", accept_downloads=False, java_script_enabled=True
-                )
+                context = await _context(browser)
             except Exception:  # the browser died between calls: start another
                 self._browser = None
-                browser = await self._ensure()
-                context = await browser.new_context(
-                    service_workers="block", accept_downloads=False, java_script_enabled=True
-                )
+                context = await _context(await self._ensure())
             try:
                 assert self._proxy is not None
                 await context.route("**/*", _router(fetcher, self._proxy, [] if refused is None else refused))
@@ -229,6 +225,14 @@ async def quiet(pending: set[Any], settle: float) -> None:
         await anyio.sleep(step)
         waited += step
         quiet_for = quiet_for + step if not pending else 0.0
+
+
+async def _context(browser: Any) -> Any:
+    """A fresh context: nothing shared with another call, no service workers, no downloads, and netglean's own
+    honest user agent (never a browser's, which would say HeadlessChrome and pretend to be someone else)."""
+    return await browser.new_context(
+        service_workers="block", accept_downloads=False, java_script_enabled=True, user_agent=USER_AGENT
+    )
 
 
 def _router(fetcher: Fetcher, proxy: PolicyProxy, refused: list[ToolError]) -> Any:

@@ -146,6 +146,18 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                               'name': 'max_chars',
                               'required': False,
                               'type': 'integer'},
+                             {'choices': ['auto', 'http', 'browser', 'faraday', 'botasaurus', 'browserless'],
+                              'flag': '--strategy',
+                              'help': 'auto (the default) reads the page over plain HTTP and renders it in '
+                                      "the server's browser only when it needs it (a JavaScript shell with "
+                                      'little content, or a bot wall); http never renders; browser always '
+                                      "does. html2rss's names mean the same: faraday is http, botasaurus and "
+                                      'browserless are browser. Every request the browser makes is held to '
+                                      'the same network policy, robots.txt and budget as a plain fetch.',
+                              'item_type': None,
+                              'name': 'strategy',
+                              'required': False,
+                              'type': 'string'},
                              {'choices': None,
                               'flag': '--respect-robots-txt',
                               'help': 'true obeys robots.txt for this call even where the operator lets '
@@ -236,6 +248,18 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                                'name': 'concurrency',
                                'required': False,
                                'type': 'integer'},
+                              {'choices': ['auto', 'http', 'browser', 'faraday', 'botasaurus', 'browserless'],
+                               'flag': '--strategy',
+                               'help': 'auto (the default) reads the page over plain HTTP and renders it in '
+                                       "the server's browser only when it needs it (a JavaScript shell with "
+                                       'little content, or a bot wall); http never renders; browser always '
+                                       "does. html2rss's names mean the same: faraday is http, botasaurus "
+                                       'and browserless are browser. Every request the browser makes is held '
+                                       'to the same network policy, robots.txt and budget as a plain fetch.',
+                               'item_type': None,
+                               'name': 'strategy',
+                               'required': False,
+                               'type': 'string'},
                               {'choices': None,
                                'flag': '--respect-robots-txt',
                                'help': 'true obeys robots.txt for this call even where the operator lets '
@@ -421,6 +445,18 @@ COMMANDS: Any = {'apply_config': {'description': 'Run a feed config in the html2
                         'name': 'max_chars',
                         'required': False,
                         'type': 'integer'},
+                       {'choices': ['auto', 'http', 'browser', 'faraday', 'botasaurus', 'browserless'],
+                        'flag': '--strategy',
+                        'help': 'auto (the default) reads the page over plain HTTP and renders it in the '
+                                "server's browser only when it needs it (a JavaScript shell with little "
+                                'content, or a bot wall); http never renders; browser always does. '
+                                "html2rss's names mean the same: faraday is http, botasaurus and browserless "
+                                'are browser. Every request the browser makes is held to the same network '
+                                'policy, robots.txt and budget as a plain fetch.',
+                        'item_type': None,
+                        'name': 'strategy',
+                        'required': False,
+                        'type': 'string'},
                        {'choices': None,
                         'flag': '--respect-robots-txt',
                         'help': 'true obeys robots.txt for this call even where the operator lets fetches '

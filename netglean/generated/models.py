@@ -474,6 +474,10 @@ class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
     """
     Follow only links to the same host or its subdomains.
     """
+    strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    auto (the default) reads the page over plain HTTP and renders it in the server's browser only when it needs it (a JavaScript shell with little content, or a bot wall); http never renders; browser always does. html2rss's names mean the same: faraday is http, botasaurus and browserless are browser. Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
+    """
     timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
     """
     The most milliseconds to wait (with wait true); left out, until the server's call deadline is near. Never past that deadline: the run goes on, and get_run_status follows it.
@@ -545,6 +549,10 @@ class BatchScrapeInput(_JsonSchemaRuntimeValidationBase):
     respect_robots_txt: StrictBool | None = None
     """
     true obeys robots.txt for this call even where the operator lets fetches ignore it; false is refused (operator_policy) where the operator obeys robots.txt, as it does by default. Left out, the operator's setting holds.
+    """
+    strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    auto (the default) reads the page over plain HTTP and renders it in the server's browser only when it needs it (a JavaScript shell with little content, or a bot wall); http never renders; browser always does. html2rss's names mean the same: faraday is http, botasaurus and browserless are browser. Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
     """
     urls: Annotated[list[Url], Field(max_length=100, min_length=1)]
     """
@@ -897,6 +905,10 @@ class CrawlInput(BaseModel):
     stay_on_domain: StrictBool = True
     """
     Follow only links to the same host or its subdomains.
+    """
+    strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    auto (the default) reads the page over plain HTTP and renders it in the server's browser only when it needs it (a JavaScript shell with little content, or a bot wall); http never renders; browser always does. html2rss's names mean the same: faraday is http, botasaurus and browserless are browser. Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
     """
     timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
     """

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '10f0a6db37430b35d3b4e896ba988f371dde3a50887f29964d630cb8f85c0c68'
+CATALOG_HASH: Any = '3c94e07659f050a175c8492a8f1135d0bcd258847f037f92d57dd009e9e0dc14'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -564,6 +564,24 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                      'description': 'Follow only links to the same host or '
                                                                     'its subdomains.',
                                                      'type': 'boolean'},
+                                  'strategy': {'default': 'auto',
+                                               'description': 'auto (the default) reads the page over plain '
+                                                              "HTTP and renders it in the server's browser "
+                                                              'only when it needs it (a JavaScript shell '
+                                                              'with little content, or a bot wall); http '
+                                                              'never renders; browser always does. '
+                                                              "html2rss's names mean the same: faraday is "
+                                                              'http, botasaurus and browserless are browser. '
+                                                              'Every request the browser makes is held to '
+                                                              'the same network policy, robots.txt and '
+                                                              'budget as a plain fetch.',
+                                               'enum': ['auto',
+                                                        'http',
+                                                        'browser',
+                                                        'faraday',
+                                                        'botasaurus',
+                                                        'browserless'],
+                                               'type': 'string'},
                                   'timeout_ms': {'description': 'The most milliseconds to wait (with wait '
                                                                 "true); left out, until the server's call "
                                                                 'deadline is near. Never past that deadline: '
@@ -1195,6 +1213,24 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                         'does by default. Left out, the '
                                                                         "operator's setting holds.",
                                                          'type': 'boolean'},
+                                  'strategy': {'default': 'auto',
+                                               'description': 'auto (the default) reads the page over plain '
+                                                              "HTTP and renders it in the server's browser "
+                                                              'only when it needs it (a JavaScript shell '
+                                                              'with little content, or a bot wall); http '
+                                                              'never renders; browser always does. '
+                                                              "html2rss's names mean the same: faraday is "
+                                                              'http, botasaurus and browserless are browser. '
+                                                              'Every request the browser makes is held to '
+                                                              'the same network policy, robots.txt and '
+                                                              'budget as a plain fetch.',
+                                               'enum': ['auto',
+                                                        'http',
+                                                        'browser',
+                                                        'faraday',
+                                                        'botasaurus',
+                                                        'browserless'],
+                                               'type': 'string'},
                                   'urls': {'description': 'The http(s) URLs to read.',
                                            'items': {'maxLength': 4096, 'minLength': 1, 'type': 'string'},
                                            'maxItems': 100,
@@ -2687,6 +2723,24 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                      'description': 'Follow only links to the same host or '
                                                                     'its subdomains.',
                                                      'type': 'boolean'},
+                                  'strategy': {'default': 'auto',
+                                               'description': 'auto (the default) reads the page over plain '
+                                                              "HTTP and renders it in the server's browser "
+                                                              'only when it needs it (a JavaScript shell '
+                                                              'with little content, or a bot wall); http '
+                                                              'never renders; browser always does. '
+                                                              "html2rss's names mean the same: faraday is "
+                                                              'http, botasaurus and browserless are browser. '
+                                                              'Every request the browser makes is held to '
+                                                              'the same network policy, robots.txt and '
+                                                              'budget as a plain fetch.',
+                                               'enum': ['auto',
+                                                        'http',
+                                                        'browser',
+                                                        'faraday',
+                                                        'botasaurus',
+                                                        'browserless'],
+                                               'type': 'string'},
                                   'timeout_ms': {'description': 'The most milliseconds to wait (with wait '
                                                                 "true); left out, until the server's call "
                                                                 'deadline is near. Never past that deadline: '

@@ -96,8 +96,10 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
     width = concurrency(args.concurrency, ctx.fetcher, most=len(urls))
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
     links = with_links(args.format, args.include_links)
-    how = Reading(args.format, args.main_content, args.max_chars, links)
-    reads = await read_pages(fetcher, ctx.readers, urls, how, stop_by=ctx.work_until(), width=width)
+    how = Reading(args.format, args.main_content, args.max_chars, links, strategy=page_strategy(args.strategy))
+    reads = await read_pages(
+        fetcher, ctx.readers, urls, how, stop_by=ctx.work_until(), width=width, browser=ctx.browser
+    )
     results = [
         BatchEntry(url=url, ok=False, error=item_error(read))
         if isinstance(read, ToolError)

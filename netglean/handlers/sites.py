@@ -21,6 +21,7 @@ from netglean.generated.models import (
     Sources,
 )
 from netglean.handlers.pages import item_error, scraped, with_links
+from netglean.net.strategy import page_strategy
 from netglean.net.urls import parse_url
 from netglean.sites.asked import concurrency, robots_fetcher
 from netglean.sites.crawl import Crawl, CrawlPlan, Recorded, Visit, crawl, globs
@@ -76,7 +77,12 @@ def _plan(args: CrawlInput | BatchCrawlInput, width: int = 1) -> CrawlPlan:
         include=globs(args.include_patterns or []),
         exclude=globs(args.exclude_patterns or []),
         reading=Reading(
-            args.format, args.main_content, args.max_chars, with_links(args.format, include_links=False), frontier=True
+            args.format,
+            args.main_content,
+            args.max_chars,
+            with_links(args.format, include_links=False),
+            frontier=True,
+            strategy=page_strategy(args.strategy),
         ),
         width=width,
     )
@@ -179,7 +185,9 @@ async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
 
     plan = _plan(args, width=concurrency(None, ctx.fetcher, most=args.max_pages))
     journal = _Journal(run, 0, plan.reading.include_links)
-    result = await crawl(fetcher, ctx.readers, args.url, plan, journal=journal, report=report, stop=run.stop)
+    result = await crawl(
+        fetcher, ctx.readers, args.url, plan, journal=journal, report=report, stop=run.stop, browser=ctx.browser
+    )
     answer = await _report(result, run, 0, ANSWER_CHARS)
     next_step = "get_run_result" if answer.unreturned else DONE
     if result.stopped == "cancelled":
@@ -233,7 +241,9 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
             parse_url(seed)  # a malformed seed is that seed's error, before any request
             async with room:
                 journal = _Journal(run, index, plan.reading.include_links)
-                result = await crawl(fetcher, ctx.readers, seed, plan, journal=journal, report=report, stop=run.stop)
+                result = await crawl(
+                    fetcher, ctx.readers, seed, plan, journal=journal, report=report, stop=run.stop, browser=ctx.browser
+                )
         except (StoreFailure, Unavailable) as error:  # the run's, not the seed's: it fails, resumable
             unkept.append(error)
             return

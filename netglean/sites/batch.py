@@ -13,6 +13,7 @@ from netglean.core.errors import FetchTimeout, HandlerCrashed, ToolError
 from netglean.sites.pages import PageRead, Reading, read_page
 
 if TYPE_CHECKING:
+    from netglean.browser.pool import BrowserPool
     from netglean.net.fetcher import Fetcher
     from netglean.workers.pool import Readers
 
@@ -22,10 +23,17 @@ LATE = "not read before the call's deadline: the pages already read are returned
 
 
 async def read_pages(
-    fetcher: Fetcher, readers: Readers, urls: Sequence[str], how: Reading, *, stop_by: float, width: int
+    fetcher: Fetcher,
+    readers: Readers,
+    urls: Sequence[str],
+    how: Reading,
+    *,
+    stop_by: float,
+    width: int,
+    browser: BrowserPool | None = None,
 ) -> list[PageRead | ToolError]:
     """Each URL's page, or why it could not be read, in the order given, ``width`` at a time; nothing is started
-    after ``stop_by``."""
+    after ``stop_by``; ``browser`` renders the pages ``how.strategy`` asks it to."""
     results: list[PageRead | ToolError] = [FetchTimeout(LATE) for _ in urls]
     room = anyio.CapacityLimiter(width)
 
@@ -33,7 +41,7 @@ async def read_pages(
         try:
             with anyio.CancelScope(deadline=stop_by) as entry:
                 async with room:
-                    results[index] = await read_page(fetcher, readers, url, 0, how)
+                    results[index] = await read_page(fetcher, readers, url, 0, how, browser=browser)
             if entry.cancelled_caught:
                 results[index] = FetchTimeout(LATE, detail={"url": url})
         except ToolError as error:

@@ -25,6 +25,7 @@ from netglean.store.base import Checkpoint, Queued
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream
 
+    from netglean.browser.pool import BrowserPool
     from netglean.net.fetcher import Fetcher
     from netglean.workers.pool import Readers
 
@@ -147,9 +148,9 @@ class _Slot:
     error: ToolError | None = None
 
 
-async def _read(fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Reading) -> None:
+async def _read(fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Reading, browser: BrowserPool | None) -> None:
     try:
-        slot.read = await read_page(fetcher, readers, slot.entry.url, 0, reading)
+        slot.read = await read_page(fetcher, readers, slot.entry.url, 0, reading, browser=browser)
     except ToolError as error:
         slot.error = error
     finally:
@@ -201,6 +202,7 @@ async def crawl(
     journal: Journal,
     report: Report,
     stop: anyio.Event | None = None,
+    browser: BrowserPool | None = None,
 ) -> Crawl:
     """Breadth-first from ``seed`` (or from where ``journal`` says an earlier attempt stopped): each page read once
     (canonical URLs de-duplicated), failures kept per page, nothing started once ``stop`` is set (the pages being
@@ -223,7 +225,7 @@ async def crawl(
             while queue and len(window) < plan.width and result.visited + len(window) < plan.max_pages:
                 slot = _Slot(queue.popleft())
                 window.append(slot)
-                tasks.start_soon(_read, fetcher, readers, slot, plan.reading)
+                tasks.start_soon(_read, fetcher, readers, slot, plan.reading, browser)
 
         if not halt.is_set():
             fill()

@@ -71,9 +71,16 @@ class PageRead:
 
 
 SHELL_CHARS = 200
-"""Characters of content under which an HTML page that carries scripts is taken for a JavaScript shell, which
-``auto`` renders."""
-_SCRIPT = re.compile(rb"<script", re.IGNORECASE)
+"""Characters of content under which an HTML page that shows a framework's marks is taken for a JavaScript shell,
+which ``auto`` renders."""
+_SHELL = re.compile(
+    rb"""<(?:div|main|app-root)[^>]*\bid=["']?(?:root|app|__next|__nuxt|svelte|main-app|application)\b"""
+    rb"|<app-root|data-reactroot|ng-version=|ng-app|__NEXT_DATA__|__NUXT__|data-server-rendered"
+    rb"|<noscript[^>]*>[^<]{0,200}\b(?:enable|requires?|needs?)\s+javascript",
+    re.IGNORECASE,
+)
+"""A framework's marks on a page: an app's mount point, its attributes and state, a noscript asking for
+JavaScript."""
 
 
 async def read_page(
@@ -187,7 +194,7 @@ async def _read_over_http(
         )
         if reading.wall:
             raise _blocked(page, list(reading.wall))
-        shell = reading.total_chars < SHELL_CHARS and _SCRIPT.search(page.body) is not None
+        shell = reading.total_chars < SHELL_CHARS and _SHELL.search(page.body) is not None
         read = _page_read(
             url, final_url=page.url, status=page.status, size=len(page.body), how=how, reading=reading, strategy="http"
         )
