@@ -115,17 +115,7 @@ async def _read_rendered(
 ) -> PageRead:
     rendered = await browser.render(fetcher, url, timeout=fetcher.policy.total_timeout)
     body = rendered.html.encode("utf-8")
-    reading = await readers.run(
-        read_jobs.read_page,
-        document=Document(rendered.final_url, body, "utf-8"),
-        fmt=how.fmt,
-        main_content=how.main_content,
-        frontier=how.frontier,
-        start=start,
-        limit=how.limit,
-        status=rendered.status,
-        headers={},
-    )
+    reading = await _read_html(readers, Document(rendered.final_url, body, "utf-8"), how, start, rendered.status, {})
     if reading.wall:
         raise Blocked(
             f"{rendered.final_url} answered with a bot wall or challenge page (HTTP {rendered.status}) in a browser "
@@ -147,6 +137,23 @@ async def _read_rendered(
         how=how,
         reading=reading,
         strategy="browser",
+    )
+
+
+async def _read_html(  # noqa: PLR0917
+    readers: Readers, document: Document, how: Reading, start: int, status: int, headers: dict[str, str]
+) -> Any:
+    """An HTML page read in a reader process as ``how`` says, fetched or rendered alike."""
+    return await readers.run(
+        read_jobs.read_page,
+        document=document,
+        fmt=how.fmt,
+        main_content=how.main_content,
+        frontier=how.frontier,
+        start=start,
+        limit=how.limit,
+        status=status,
+        headers=headers,
     )
 
 
@@ -181,17 +188,7 @@ async def _read_over_http(
         await _refuse(readers, page)
     headers = dict(page.headers)
     if page.media_type in HTML:
-        reading = await readers.run(
-            read_jobs.read_page,
-            document=page.document,
-            fmt=how.fmt,
-            main_content=how.main_content,
-            frontier=how.frontier,
-            start=start,
-            limit=how.limit,
-            status=page.status,
-            headers=headers,
-        )
+        reading = await _read_html(readers, page.document, how, start, page.status, headers)
         if reading.wall:
             raise _blocked(page, list(reading.wall))
         shell = reading.total_chars < SHELL_CHARS and _SHELL.search(page.body) is not None
