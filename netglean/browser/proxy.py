@@ -31,6 +31,8 @@ HEAD_LIMIT = 64 * 1024
 """The most bytes of request head the proxy reads before it refuses: a browser's heads are a few kilobytes."""
 CHUNK = 64 * 1024
 CONNECT_TIMEOUT = 10.0
+HEAD_TIMEOUT = 10.0
+"""Seconds a connection may take to say where it goes: a head sent a byte at a time holds nothing for long."""
 EXPECTED = 10_000
 _HOP_HEADERS = frozenset({b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"})
 
@@ -94,8 +96,9 @@ class PolicyProxy:
     async def _client(self, client: SocketStream) -> None:
         async with client:
             try:
-                head, rest = await _read_head(client)
-            except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError):
+                with anyio.fail_after(HEAD_TIMEOUT):
+                    head, rest = await _read_head(client)
+            except (anyio.EndOfStream, anyio.BrokenResourceError, ValueError, TimeoutError):
                 return
             try:
                 await self._handle(client, head, rest)
