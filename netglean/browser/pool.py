@@ -16,6 +16,7 @@ import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -180,14 +181,23 @@ class BrowserPool:
             try:
                 response = await page.goto(url, wait_until="load", timeout=timeout * 1000)
             except Exception as exc:
-                if refused:  # the policy's own words for the page (or a redirect) it refused
+                if refused:  # the policy's own words for the page it refused
                     raise refused[0] from None
-                raise _navigation_error(url, exc) from None
+                raise self._refused_at_proxy(url) or _navigation_error(url, exc) from None
             await quiet(pending, settle)
             html = await page.content()
             status = response.status if response is not None else 200
             truncated = len(html) > MAX_HTML
             return Rendered(url, page.url, status, html[:MAX_HTML], truncated)
+
+    def _refused_at_proxy(self, url: str) -> ToolError | None:
+        """Why the proxy last refused ``url``'s host (a redirect to a page robots.txt disallows, say), if it did."""
+        host = (urlsplit(url).hostname or "").lower()
+        if self._proxy is not None:
+            for refusal in reversed(self._proxy.log.refused):
+                if refusal.host.strip("[]").lower() == host and refusal.error is not None:
+                    return refusal.error
+        return None
 
     async def aclose(self) -> None:
         with contextlib.suppress(Exception):
@@ -246,13 +256,14 @@ def _router(fetcher: Fetcher, proxy: PolicyProxy, refused: list[ToolError]) -> A
             parsed = parse_url(url)
             await fetcher.admit(parsed)
             fetcher.budget.spend()
-            proxy.expect(parsed.host)
+            proxy.expect(parsed.scheme, parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80))
             async with fetcher.limiter.slot(parsed.host, fetcher.policy.host_interval):
                 await request_route.continue_()
         except ToolError as refusal:
             request = request_route.request
-            if request.is_navigation_request() and request.frame.parent_frame is None:
-                refused.append(refusal)
+            with contextlib.suppress(Exception):  # a popup's request has no frame to ask
+                if request.is_navigation_request() and request.frame.parent_frame is None:
+                    refused.append(refusal)
             with contextlib.suppress(Exception):
                 await request_route.abort("blockedbyclient")
 

@@ -6,8 +6,10 @@ browser is started with this proxy as its only route to the network and its own 
 an absolute-form request for plain http), the proxy asks the fetcher where it may go (``Fetcher.connect_target``:
 the host resolved, every address checked and the connection pinned, the fetcher's one implementation of the
 policy), connects there, and only then passes bytes; anything refused is answered 403 and logged nowhere a page
-could read it. A plain-http connection carries one request: a browser that keeps it open for another host must
-come back through the policy.
+could read it. Only what a page's router asked for passes (scheme, host and port): a tunnel only to a TLS origin,
+and a plain-http request only with robots.txt asked for its path (the hops of a redirect and a download link,
+which no router sees). A plain-http connection carries one request: a browser that keeps it open for another
+host must come back through the policy.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import anyio
 from anyio.abc import ByteStream, SocketStream
 
 from netglean.core.errors import BlockedAddress, ToolError
+from netglean.net.urls import parse_url
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
@@ -44,6 +47,8 @@ class Refusal:
     host: str
     port: int
     reason: str
+    error: ToolError | None = None
+    """The refusal as the policy worded it (a render whose page was refused reports it)."""
 
 
 @dataclass
@@ -72,13 +77,14 @@ class PolicyProxy:
         self.log = ProxyLog()
         self.port = 0
         self._listener: Any = None
-        self._expected: OrderedDict[str, None] = OrderedDict()
+        self._expected: OrderedDict[tuple[str, str, int], None] = OrderedDict()
 
-    def expect(self, host: str) -> None:
-        """Let connections to ``host`` through (still under the address policy): a page's router admitted a
-        request to it. Hosts no page asked for (the browser calling home, a worker's socket to a host the page
-        never named) are refused. The newest EXPECTED hosts are kept."""
-        key = host.strip("[]").lower()
+    def expect(self, scheme: str, host: str, port: int) -> None:
+        """Let connections to ``host``:``port`` through (still under the address policy) for ``scheme``: a page's
+        router admitted a request there. Anything no page asked for (the browser calling home, a worker's socket to
+        a host or port the page never named, a tunnel to a plain-http port) is refused. The newest EXPECTED are
+        kept."""
+        key = (scheme, host.strip("[]").lower(), port)
         self._expected[key] = None
         self._expected.move_to_end(key)
         while len(self._expected) > EXPECTED:
@@ -104,6 +110,8 @@ class PolicyProxy:
                 await self._handle(client, head, rest)
             except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 return
+            except Exception:  # a head nobody could parse: refused, and the proxy serves on
+                await _answer(client, 400, "Bad Request")
 
     async def _handle(self, client: SocketStream, head: bytes, rest: bytes) -> None:
         request_line, _, header_block = head.partition(b"\r\n")
@@ -120,12 +128,18 @@ class PolicyProxy:
                 await _answer(client, 400, "Bad Request")
                 return
             host, port = parts.hostname, parts.port or 80
+        tunnel = method.upper() == "CONNECT"
         try:
-            if host.strip("[]").lower() not in self._expected:
-                raise BlockedAddress(f"{host} was asked for by no page", detail={"host": host})
+            # A tunnel only to a TLS origin a page asked for (a ws:// socket tunnelled to a plain-http port is not);
+            # a plain-http request is checked whole, path and all, as a fetch is: robots.txt holds for redirects and
+            # downloads, which no router sees.
+            if ("https" if tunnel else "http", host.strip("[]").lower(), port) not in self._expected:
+                raise BlockedAddress(f"{host}:{port} was asked for by no page", detail={"host": host})
+            if not tunnel:
+                await self._fetcher.admit(parse_url(target))
             address, dial_port = await self._fetcher.connect_target(host, port)
         except ToolError as refused:
-            refusal = Refusal(host, port, refused.message)
+            refusal = Refusal(host, port, refused.message, refused)
             self.log.refuse(refusal)
             if self._on_refusal is not None:
                 self._on_refusal(refusal)
@@ -174,7 +188,7 @@ async def _read_head(stream: ByteStream) -> tuple[bytes, bytes]:
 
 def _host_port(target: str, default: int) -> tuple[str, int]:
     host, _, port = target.rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not (port.isascii() and port.isdigit()):
         return target.strip("[]"), default
     return host.strip("[]"), int(port)
 
