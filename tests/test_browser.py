@@ -9,8 +9,6 @@ server on 127.0.0.1 counts every connection it gets, so anything that went aroun
 from __future__ import annotations
 
 import math
-import socket
-import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
@@ -28,33 +26,17 @@ from netglean.sites.batch import read_pages
 from netglean.sites.pages import PageRead, Reading, read_page
 from netglean.workers.pool import Readers
 from tests.support import browser_site
+from tests.support.browser_site import ConnectionCounter
 from tests.support.fixture_site import serve
 
+Site = tuple[int, ConnectionCounter]
+"""The browser site's port, and the server that counts connections nothing should make."""
 NAMES = {"browser.test": [PUBLIC], "evil.test": ["10.0.0.1"]}
 
 
-class Counter:
-    """A TCP server on 127.0.0.1 that counts the connections it accepts and answers none."""
-
-    def __init__(self) -> None:
-        self.socket = socket.create_server(("127.0.0.1", 0))
-        self.port = int(self.socket.getsockname()[1])
-        self.connections = 0
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.socket.accept()
-            except OSError:
-                return
-            self.connections += 1
-            connection.close()
-
-
 @pytest.fixture(scope="module")
-def site() -> Iterator[tuple[int, Counter]]:
-    counter = Counter()
+def site() -> Iterator[Site]:
+    counter = browser_site.ConnectionCounter()
     browser_site.APP.state.forbidden = f"127.0.0.1:{counter.port}"
     with serve(app=browser_site.APP) as port:
         yield port, counter
@@ -88,7 +70,9 @@ def _read(fetcher: Fetcher, pool: BrowserPool, readers: Readers, path: str, stra
     return read_page(fetcher, readers, f"http://browser.test{path}", 0, how, browser=pool)
 
 
-def test_a_page_built_by_javascript_is_read_by_auto_and_browser_and_not_by_http(site: tuple[int, Counter]) -> None:
+def test_a_page_built_by_javascript_is_read_by_auto_and_browser_and_not_by_http(
+    site: Site,
+) -> None:
     async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> dict[str, PageRead]:
         return {
             strategy: await _read(fetcher, pool, readers, "/spa", strategy) for strategy in ("http", "auto", "browser")
@@ -102,7 +86,7 @@ def test_a_page_built_by_javascript_is_read_by_auto_and_browser_and_not_by_http(
         assert read.final_url == "http://browser.test/spa" and read.status == 200
 
 
-def test_auto_on_a_static_page_never_starts_a_browser(site: tuple[int, Counter]) -> None:
+def test_auto_on_a_static_page_never_starts_a_browser(site: Site) -> None:
     async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> tuple[PageRead, int]:
         read = await _read(fetcher, pool, readers, "/static", "auto")
         return read, pool.launches
@@ -111,7 +95,7 @@ def test_auto_on_a_static_page_never_starts_a_browser(site: tuple[int, Counter])
     assert read.strategy == "http" and "The wall" in read.content and launches == 0
 
 
-def test_a_wall_that_clears_once_javascript_runs_is_read_in_the_browser(site: tuple[int, Counter]) -> None:
+def test_a_wall_that_clears_once_javascript_runs_is_read_in_the_browser(site: Site) -> None:
     async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> PageRead:
         return await _read(fetcher, pool, readers, "/wall", "auto")
 
@@ -119,7 +103,7 @@ def test_a_wall_that_clears_once_javascript_runs_is_read_in_the_browser(site: tu
     assert read.strategy == "browser" and "Past the check" in read.content
 
 
-def test_no_request_the_browser_makes_reaches_what_the_policy_refuses(site: tuple[int, Counter]) -> None:
+def test_no_request_the_browser_makes_reaches_what_the_policy_refuses(site: Site) -> None:
     """The page tries iframes, fetch, XHR, sendBeacon, a worker's WebSockets and fetch, a service worker, CSS
     imports, a redirect, dns-prefetch and preconnect, WebRTC, towards a private address (evil.test, 10.0.0.5) and a
     loopback server that counts connections. None is connected to; the page itself is read; Chromium's own calls
@@ -151,7 +135,7 @@ def test_no_request_the_browser_makes_reaches_what_the_policy_refuses(site: tupl
     assert not any(refusal.host == "browser.test" for refusal in log.refused)
 
 
-def test_browser_requests_count_against_the_session_budget_and_robots(site: tuple[int, Counter]) -> None:
+def test_browser_requests_count_against_the_session_budget_and_robots(site: Site) -> None:
     fetcher, _, _ = _engine(site[0])
 
     async def run() -> tuple[int, type[Exception] | None]:
@@ -176,7 +160,9 @@ def test_browser_requests_count_against_the_session_budget_and_robots(site: tupl
     assert refused is RobotsDisallowed
 
 
-def test_a_dead_browser_is_replaced_and_a_page_that_never_loads_ends_at_its_deadline(site: tuple[int, Counter]) -> None:
+def test_a_dead_browser_is_replaced_and_a_page_that_never_loads_ends_at_its_deadline(
+    site: Site,
+) -> None:
     async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> tuple[int, bool, str]:
         await _read(fetcher, pool, readers, "/spa", "browser")
         await pool._browser.close()  # the browser is gone between calls
@@ -193,7 +179,7 @@ def test_a_dead_browser_is_replaced_and_a_page_that_never_loads_ends_at_its_dead
     assert launches == 2 and ok and "The wall" in after
 
 
-def test_a_refused_page_is_refused_in_the_browser_too(site: tuple[int, Counter]) -> None:
+def test_a_refused_page_is_refused_in_the_browser_too(site: Site) -> None:
     async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> type[Exception]:
         how = Reading("markdown", True, 20_000, False, strategy="browser")
         try:
@@ -205,7 +191,7 @@ def test_a_refused_page_is_refused_in_the_browser_too(site: tuple[int, Counter])
     assert _with_pool(site[0], work) is BlockedAddress
 
 
-def test_a_batch_renders_the_pages_its_strategy_asks_for(site: tuple[int, Counter]) -> None:
+def test_a_batch_renders_the_pages_its_strategy_asks_for(site: Site) -> None:
     """batch_scrape (and the crawls, which read each page the same way) pass their strategy and the browser on."""
 
     async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> list[Any]:

@@ -28,29 +28,11 @@ from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
+from tests.support.browser_site import ConnectionCounter
 from tests.support.fixture_site import serve
 
 HITS: list[str] = []
 """Every path and query the review site was asked for."""
-
-
-class TcpCounter:
-    """A TCP server on 127.0.0.1 that counts the connections it accepts and answers none."""
-
-    def __init__(self) -> None:
-        self.socket = socket.create_server(("127.0.0.1", 0))
-        self.port = int(self.socket.getsockname()[1])
-        self.count = 0
-        threading.Thread(target=self._run, daemon=True).start()
-
-    def _run(self) -> None:
-        while True:
-            try:
-                connection, _ = self.socket.accept()
-            except OSError:
-                return
-            self.count += 1
-            connection.close()
 
 
 class UdpCounter:
@@ -72,7 +54,7 @@ class UdpCounter:
             self.count += 1
 
 
-TCP, UDP = TcpCounter(), UdpCounter()
+TCP, UDP = ConnectionCounter(), UdpCounter()
 
 WORKER = """<!doctype html><html><body><p>worker</p><script>
 const code = "const s = new WebSocket('ws://browser.test/private?worker'); " +
@@ -229,7 +211,7 @@ def test_loopback_in_any_spelling_the_proxy_port_rebinding_and_udp_are_never_rea
     answer among public ones; WebTransport and WebRTC over UDP. Nothing is connected to, nothing dialled but
     the public fixture address."""
     log, backend, _ = _visit(site, "/loopback")
-    assert TCP.count == 0 and UDP.count == 0
+    assert TCP.connections == 0 and UDP.count == 0
     assert {address for address, _ in backend.connects} == {PUBLIC}
     assert {host for host, _ in log.admitted} <= {"browser.test", "rebind.test"}
     assert any(refusal.host == "rebind.test" for refusal in log.refused)  # the second answer was checked

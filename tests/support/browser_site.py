@@ -9,11 +9,35 @@ so a request that slipped past the proxy would show as a count, not just as a mi
 
 from __future__ import annotations
 
+import socket
+import threading
+
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+
+class ConnectionCounter:
+    """A TCP server on 127.0.0.1 that counts the connections it accepts and answers none: a request that went
+    around the browser's proxy shows here as a count."""
+
+    def __init__(self) -> None:
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.socket.getsockname()[1])
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            self.connections += 1
+            connection.close()
+
 
 PARAGRAPH = "The harbour wall was built in 1820, rebuilt after the storm of 1953, and raised again in 2004. "
 SPA = """<!doctype html><html><head><title>Harbour app</title></head><body><div id="root"></div>
