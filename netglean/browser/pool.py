@@ -67,7 +67,6 @@ class Rendered:
     final_url: str
     status: int
     html: str
-    truncated: bool = False
 
 
 def find_browser(path: str) -> str | None:
@@ -187,8 +186,7 @@ class BrowserPool:
             await quiet(pending, settle)
             html = await page.content()
             status = response.status if response is not None else 200
-            truncated = len(html) > MAX_HTML
-            return Rendered(url, page.url, status, html[:MAX_HTML], truncated)
+            return Rendered(url, page.url, status, html[:MAX_HTML])
 
     def _refused_at_proxy(self, url: str) -> ToolError | None:
         """Why the proxy last refused ``url``'s host (a redirect to a page robots.txt disallows, say), if it did."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -71,9 +70,8 @@ class ProxyLog:
 class PolicyProxy:
     """A forward proxy that connects only where ``fetcher``'s address policy allows."""
 
-    def __init__(self, fetcher: Fetcher, on_refusal: Callable[[Refusal], None] | None = None) -> None:
+    def __init__(self, fetcher: Fetcher) -> None:
         self._fetcher = fetcher
-        self._on_refusal = on_refusal
         self.log = ProxyLog()
         self.port = 0
         self._listener: Any = None
@@ -141,8 +139,6 @@ class PolicyProxy:
         except ToolError as refused:
             refusal = Refusal(host, port, refused.message, refused)
             self.log.refuse(refusal)
-            if self._on_refusal is not None:
-                self._on_refusal(refusal)
             await _answer(client, 403, "Forbidden")
             return
         try:

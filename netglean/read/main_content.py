@@ -414,11 +414,7 @@ def _link_density(tally: list[int] | None) -> float:
 
 
 def _element_children(node: Any) -> Iterator[Any]:
-    child = node.child
-    while child is not None:
-        if child.tag is not None and not child.tag.startswith("-"):
-            yield child
-        child = child.next
+    return (child for child in _all_children(node) if child.tag is not None and not child.tag.startswith("-"))
 
 
 def _all_children(node: Any) -> Iterator[Any]:

@@ -12,7 +12,7 @@ from netglean.core.errors import Blocked, HttpStatus, NotAvailable, UnsupportedC
 from netglean.read import jobs as read_jobs
 from netglean.read.document import Document
 from netglean.read.page_signals import bot_wall
-from netglean.read.reading import WALL_STATUSES
+from netglean.read.reading import WALL_STATUSES, HtmlReading
 
 if TYPE_CHECKING:
     from netglean.browser.pool import BrowserPool
@@ -142,7 +142,7 @@ async def _read_rendered(
 
 async def _read_html(  # noqa: PLR0917
     readers: Readers, document: Document, how: Reading, start: int, status: int, headers: dict[str, str]
-) -> Any:
+) -> HtmlReading:
     """An HTML page read in a reader process as ``how`` says, fetched or rendered alike."""
     return await readers.run(
         read_jobs.read_page,
@@ -158,7 +158,7 @@ async def _read_html(  # noqa: PLR0917
 
 
 def _page_read(
-    url: str, *, final_url: str, status: int, size: int, how: Reading, reading: Any, strategy: str
+    url: str, *, final_url: str, status: int, size: int, how: Reading, reading: HtmlReading, strategy: str
 ) -> PageRead:
     return PageRead(
         url=url,
