@@ -19,7 +19,7 @@ from netglean.core.settings import Settings
 from netglean.serve.mcp import build_server
 from netglean.serve.versions import spoken
 from tests.support.clients import SyncClient, open_client
-from tests.support.environment import FUZZ_ENVIRONMENT, TEST_ENVIRONMENT
+from tests.support.environment import BROWSER_FUZZ_ENVIRONMENT, FUZZ_ENVIRONMENT, TEST_ENVIRONMENT
 from tests.support.paths import PROJECT
 
 if TYPE_CHECKING:
@@ -105,6 +105,16 @@ def fuzz_client(registry: Registry, fuzz_port: int) -> Iterator[SyncClient]:
     """The official client over the in-memory transport, to a server under the fuzzer's policy."""
     settings = Settings.load(environ=FUZZ_ENVIRONMENT)
     runner = build_runner(registry, settings, protocol_versions=spoken)
+    with open_client(InMemoryTransport(build_server(runner)), runner) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def fuzz_browser_client(registry: Registry, fuzz_port: int) -> Iterator[SyncClient]:
+    """The same, to a server with Chromium, for the tools that drive it (each action waits 0.2 s at most)."""
+    environment = {**FUZZ_ENVIRONMENT, **BROWSER_FUZZ_ENVIRONMENT}
+    environment.pop("NETGLEAN_BROWSER_PATH")
+    runner = build_runner(registry, Settings.load(environ=environment), protocol_versions=spoken)
     with open_client(InMemoryTransport(build_server(runner)), runner) as client:
         yield client
 

@@ -9,14 +9,17 @@ server on 127.0.0.1 counts every connection it gets, so anything that went aroun
 from __future__ import annotations
 
 import math
+import os
+import signal
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
 from netglean.browser.pool import BrowserPool
-from netglean.core.errors import BlockedAddress, FetchTimeout, RobotsDisallowed
+from netglean.core.errors import BlockedAddress, FetchTimeout, RobotsDisallowed, ToolError
 from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
@@ -203,3 +206,57 @@ def test_a_batch_renders_the_pages_its_strategy_asks_for(site: Site) -> None:
     assert isinstance(spa, PageRead) and spa.strategy == "browser" and "harbour wall" in spa.content
     assert isinstance(static, PageRead) and static.strategy == "http"
     assert isinstance(refused, BlockedAddress)
+
+
+def _browser_processes(pool: BrowserPool) -> list[int]:
+    """The pids of the pool's Chromium (its main process: the one started with the proxy, not a renderer)."""
+    assert pool.proxy is not None
+    mark = f"--proxy-server=http://127.0.0.1:{pool.proxy.port}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if mark in command and not any(part.startswith(b"--type=") for part in command):
+                found.append(int(entry.name))
+    return found
+
+
+def test_a_browser_killed_mid_call_fails_that_call_and_the_next_one_works(site: Site) -> None:
+    async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> tuple[type[Exception], int, str]:
+        await _read(fetcher, pool, readers, "/static", "browser")
+        (pid,) = _browser_processes(pool)
+        failed: list[type[Exception]] = []
+
+        async def long_call() -> None:
+            try:
+                await pool.render(fetcher, "http://browser.test/endless", timeout=10.0)
+            except Exception as exc:
+                failed.append(type(exc))
+
+        with anyio.fail_after(8):  # the call ends with the browser, not at its own 10 s deadline
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(long_call)
+                await anyio.sleep(1.0)
+                os.kill(pid, signal.SIGKILL)
+        after = await _read(fetcher, pool, readers, "/spa", "browser")
+        return failed[0], pool.launches, after.content
+
+    failure, launches, after = _with_pool(site[0], work)
+    assert issubclass(failure, ToolError) and launches == 2 and "harbour wall" in after
+
+
+def test_a_page_that_never_loads_gives_its_context_back(site: Site) -> None:
+    async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> tuple[bool, int]:
+        try:
+            await pool.render(fetcher, "http://browser.test/endless", timeout=1.5)
+        except FetchTimeout:
+            timed_out = True
+        else:
+            timed_out = False
+        return timed_out, len(pool._browser.contexts)
+
+    timed_out, contexts = _with_pool(site[0], work)
+    assert timed_out and contexts == 0

@@ -39,6 +39,9 @@ TOOLS = sorted(load_registry().tools)
 EXAMPLES = [(name, index) for name in TOOLS for index in range(len(load_registry().tools[name].examples))]
 VALID_EXAMPLES, ARBITRARY_EXAMPLES, STDIO_EXAMPLES = 400, 200, 60
 """Hypothesis examples per tool: the knob for how long the contract tests take (about 1 ms to 15 ms a call)."""
+BROWSER_TOOLS = {"interact": 30, "analyze_page": 20, "analyze_api_endpoint": 20}
+"""The tools that only drive the browser, and their valid-input examples: each call opens a page in Chromium
+(some 100 ms to 1 s), so they are fuzzed less, against a server that has it (fuzz_browser_client)."""
 
 
 def _fuzz(examples: int) -> settings:
@@ -68,13 +71,14 @@ def test_listing_publishes_every_tool_with_its_schemas(memory_client: SyncClient
 
 @pytest.mark.parametrize("name", TOOLS)
 def test_generated_valid_inputs_give_valid_envelopes(
-    name: str, fuzz_client: SyncClient, fuzz_world: World, registry: Registry
+    name: str, request: pytest.FixtureRequest, fuzz_world: World, registry: Registry
 ) -> None:
     spec = registry.tools[name]
+    fuzz_client: SyncClient = request.getfixturevalue("fuzz_browser_client" if name in BROWSER_TOOLS else "fuzz_client")
     published = _published(fuzz_client)[name].output_schema
     tally = Tally("valid inputs", name)
 
-    @_fuzz(VALID_EXAMPLES)
+    @_fuzz(BROWSER_TOOLS.get(name, VALID_EXAMPLES))
     @seed(SEED)
     @given(arguments_strategy(argument_schema(spec), fuzz_world))
     def check(arguments: dict[str, Any]) -> None:

@@ -3,6 +3,7 @@ beside the error (failure_payload); the runner's table says only what fits any t
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -75,8 +76,10 @@ def test_a_failure_is_guided_by_the_tools_catalog_entry_first(registry: Registry
         "selectors": {"items": {"selector": "li"}, "title": {"selector": "a"}},
         "strategy": "browserless",
     }
-    refused = _fail(registry, settings, "apply_config", {"config": config})
+    without_chromium = dataclasses.replace(settings, browser_path="netglean-tests-no-such-chromium")
+    refused = _fail(registry, without_chromium, "apply_config", {"config": config})
     assert refused["payload"]["error"]["code"] == "not_available"
+    assert "no Chromium to render with" in refused["payload"]["error"]["message"]
     assert refused["guidance"] == registry.tools["apply_config"].failure_guidance["not_available"]
     # A code the tool says nothing about gets the table's sentence, naming the tool.
     wrong = _fail(registry, settings, "apply_config", {"config": config, "limit": 0})

@@ -232,10 +232,8 @@ def test_failures_point_somewhere_useful(feeds: tuple[SyncClient, int]) -> None:
     browser = {**nothing, "strategy": "browserless"}
     checked = _call(client, "validate_config", {"config": browser})["payload"]
     assert checked["valid"] is True and checked["browser_required"] is True
-    refused = _call(client, "apply_config", {"config": browser})
-    assert refused["payload"]["error"]["code"] == "not_available"
-    assert "renders the page in a browser, which is not in this build" in refused["payload"]["error"]["message"]
-    assert "strategy is auto or faraday" in refused["guidance"]
+    rendered = _call(client, "apply_config", {"config": browser})  # rendered, and no items there either
+    assert rendered["payload"]["error"]["code"] == "no_items" and rendered["next_step"] == "inspect_url"
     invalid = client.call(
         "validate_config", {"yaml": "channel: {url: 'file:///etc/passwd'}\nselectors: {items: {selector: a}}"}
     )
@@ -334,9 +332,10 @@ def test_feed_resources(feeds: tuple[SyncClient, int]) -> None:
     assert "outer HTML" in extractors["extractors"]["html"]
     assert "parse_time" in extractors["post_processors"]
     capabilities = json.loads(client.run("read_resource", "netglean://feeds/capabilities").contents[0].text)
-    assert capabilities["browser_rendering"] is False and all(isinstance(v, bool) for v in capabilities.values())
+    assert capabilities["browser_rendering"] is True and all(isinstance(v, bool) for v in capabilities.values())
     strategies = json.loads(client.run("read_resource", "netglean://feeds/strategies").contents[0].text)
-    assert strategies["available"] == ["auto", "faraday"] and set(strategies["strategies"]) >= {"auto", "botasaurus"}
+    assert strategies["available"] == ["auto", "faraday", "botasaurus", "browserless"]
+    assert "browser" in strategies["strategies"]["botasaurus"]
 
 
 def test_the_html_extractor_gives_outer_html_as_the_resources_say(feeds: tuple[SyncClient, int]) -> None:

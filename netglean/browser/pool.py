@@ -13,20 +13,26 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 import anyio
 
+from netglean.browser.capture import Capture, Captured
 from netglean.browser.proxy import PolicyProxy
-from netglean.core.errors import NotAvailable, ToolError
+from netglean.core.errors import NotAvailable, ResponseTooLarge, ToolError
+from netglean.net.page import Page
 from netglean.net.policy import USER_AGENT
-from netglean.net.urls import parse_url
+from netglean.net.urls import allowed_headers, parse_url
+from netglean.read.jobs import HTML_TYPES
+from netglean.read.page_signals import scripted
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
+
+T = TypeVar("T")
 
 FLAGS = (
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
@@ -61,12 +67,31 @@ MAX_HTML = 5 * 1024 * 1024
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """A page as the browser left it: where it ended up, its status, its HTML (cut at MAX_HTML)."""
+    """A page as the browser left it: where it ended up, its status, its HTML (cut at MAX_HTML), and the XHR and
+    fetch requests it made while loading (when asked for)."""
 
     url: str
     final_url: str
     status: int
     html: str
+    requests: tuple[Captured, ...] = field(default=())
+    grew_on_scroll: bool | None = None
+    """Whether scrolling to the bottom made the page longer (an infinite list), when that was tried."""
+
+    def as_page(self) -> Page:
+        """The rendered HTML as a fetched page, for the engines that read pages (feeds, probes, maps)."""
+        headers = {"content-type": "text/html; charset=utf-8"}
+        return Page(self.url, self.final_url, self.status, headers, self.html.encode("utf-8"))
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """An endpoint's answer as the browser got it."""
+
+    final_url: str
+    status: int
+    headers: dict[str, str]
+    body: bytes
 
 
 def find_browser(path: str) -> str | None:
@@ -169,24 +194,73 @@ class BrowserPool:
                 with contextlib.suppress(Exception):
                     await context.close()
 
-    async def render(self, fetcher: Fetcher, url: str, *, timeout: float, settle: float = SETTLE) -> Rendered:
+    async def render(
+        self,
+        fetcher: Fetcher,
+        url: str,
+        *,
+        timeout: float,
+        settle: float = SETTLE,
+        headers: Mapping[str, str] | None = None,
+        capture: bool = False,
+        scroll: bool = False,
+    ) -> Rendered:
         """``url`` loaded in a fresh context until its load event, then until its network has been quiet for
         QUIET seconds (what scripts fetch after the load builds a single-page app), ``settle`` seconds at most;
-        its HTML as scripts left it."""
-        parse_url(url)
+        its HTML as scripts left it. ``headers`` (a feed config's) go with every request, less those netglean
+        decides; ``capture`` keeps the XHR and fetch requests made meanwhile; ``scroll`` then scrolls to the bottom
+        once to see whether the page grows (an infinite list loads its next items)."""
         refused: list[ToolError] = []
         async with self.page(fetcher, refused) as page:
+            if headers:
+                await page.set_extra_http_headers(allowed_headers(headers))
+            captured = Capture(page) if capture else None
             pending = in_flight(page)
+            status = await self.load(page, url, timeout=timeout, refused=refused)
+            await quiet(pending, settle)
+            grew = await _grows_on_scroll(page, pending, settle) if scroll else None
+            html = await content(page)
+            requests = await captured.finished() if captured is not None else ()
+            return Rendered(url, page.url, status, html[:MAX_HTML], requests, grew)
+
+    async def load(self, page: Any, url: str, *, timeout: float, refused: list[ToolError]) -> int:
+        """``page`` navigated to ``url`` until its load event; its status. A navigation the policy refused raises
+        the policy's own words for it; one that failed or took longer than ``timeout`` seconds says so."""
+        parse_url(url)
+        try:
+            response = await page.goto(url, wait_until="load", timeout=timeout * 1000)
+        except Exception as exc:
+            if refused:
+                raise refused[0] from None
+            raise self._refused_at_proxy(url) or _navigation_error(url, exc) from None
+        return response.status if response is not None else 200
+
+    async def answer(self, fetcher: Fetcher, url: str, *, timeout: float) -> Answered:
+        """``url`` requested as the browser's own navigation (an API endpoint, its cookies and headers as a page
+        would send them): its status, headers and body, at most the fetcher's byte cap."""
+        refused: list[ToolError] = []
+        async with self.page(fetcher, refused) as page:
+            parse_url(url)
             try:
-                response = await page.goto(url, wait_until="load", timeout=timeout * 1000)
+                response = await page.goto(url, wait_until="commit", timeout=timeout * 1000)
             except Exception as exc:
-                if refused:  # the policy's own words for the page it refused
+                if refused:
                     raise refused[0] from None
                 raise self._refused_at_proxy(url) or _navigation_error(url, exc) from None
-            await quiet(pending, settle)
-            html = await page.content()
-            status = response.status if response is not None else 200
-            return Rendered(url, page.url, status, html[:MAX_HTML])
+            if response is None:
+                raise _navigation_error(url, RuntimeError("no response"))
+            headers = {name.lower(): value for name, value in (await response.all_headers()).items()}
+            declared = int(headers.get("content-length") or 0)
+            cap = fetcher.policy.max_bytes
+            if declared > cap:
+                raise ResponseTooLarge(f"{url} is {declared} bytes; the limit is {cap}", detail={"url": url})
+            try:
+                body = await response.body()
+            except Exception as exc:
+                raise _navigation_error(url, exc) from None
+            if len(body) > cap:
+                raise ResponseTooLarge(f"{url} is over {cap} bytes", detail={"url": url})
+            return Answered(response.url, response.status, headers, body)
 
     def _refused_at_proxy(self, url: str) -> ToolError | None:
         """Why the proxy last refused ``url``'s host (a redirect to a page robots.txt disallows, say), if it did."""
@@ -208,6 +282,64 @@ class BrowserPool:
             self._proxy_scope.cancel()
             await self._proxy_done.wait()
         self._browser = self._playwright = self._proxy = None
+
+
+async def read_by_strategy(
+    strategy: str,
+    fetcher: Fetcher,
+    browser: BrowserPool | None,
+    url: str,
+    read: Callable[[Page], Awaitable[T]],
+    *,
+    lacking: Callable[[T], bool] = lambda _: False,
+    headers: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    max_redirects: int | None = None,
+) -> tuple[T, str]:
+    """``read`` of ``url`` as ``strategy`` says, and which strategy served it (http or browser): ``http`` fetches,
+    ``browser`` renders, ``auto`` fetches and renders only an HTML page with scripts (one without renders to
+    itself) when what ``read`` made of it is ``lacking`` (no items where a feed expects some) and the server has a
+    browser installed."""
+    deadline = min(fetcher.policy.total_timeout, timeout or fetcher.policy.total_timeout)
+
+    async def rendered() -> T:
+        if browser is None:
+            raise NotAvailable("this server has no browser to render with", detail={"argument": "strategy"})
+        page = await browser.render(fetcher, url, timeout=deadline, headers=headers)
+        return await read(page.as_page())
+
+    if strategy == "browser":
+        return await rendered(), "browser"
+    page = await fetcher.fetch(url, headers=headers, timeout=timeout, max_redirects=max_redirects)
+    found = await read(page)
+    renders = strategy == "auto" and browser is not None and browser.installed
+    if renders and page.media_type in HTML_TYPES and scripted(page.body) and lacking(found):
+        return await rendered(), "browser"
+    return found, "http"
+
+
+_HEIGHT = "document.documentElement.scrollHeight"
+GROWTH = 100
+"""Pixels a page must grow by, scrolled to its bottom, to count as an infinite list."""
+
+
+async def _grows_on_scroll(page: Any, pending: set[Any], settle: float) -> bool:
+    before = int(await page.evaluate(_HEIGHT))
+    await page.evaluate(f"window.scrollTo(0, {_HEIGHT})")
+    await quiet(pending, settle)
+    return int(await page.evaluate(_HEIGHT)) > before + GROWTH
+
+
+async def content(page: Any) -> str:
+    """The page's HTML now; a page in the middle of a navigation is given a moment to land (a few tries), and one
+    that never does reads as empty."""
+    for _ in range(10):
+        try:
+            return str(await page.content())
+        except Exception:  # "the page is navigating and changing the content"
+            with contextlib.suppress(Exception):
+                await page.wait_for_load_state("domcontentloaded", timeout=500)
+    return ""
 
 
 def in_flight(page: Any) -> set[Any]:

@@ -50,7 +50,8 @@ _GUIDANCE = {
     "internal_error": "{tool} failed inside the server, not because of your arguments; try again later.",
     "invalid_config": "Fix every problem in payload.error.detail.errors (each names its path) and call {tool} again.",
     "no_items": "{tool} found no items to work with (payload.error says where it looked).",
-    "not_available": "This build of netglean cannot do what the call asks (payload.error says what).",
+    "not_available": "This server cannot do what the call asks (payload.error says what, and who can change it).",
+    "action_failed": "A browser action did not happen (payload.error names the action); fix it and call {tool} again.",
     "unavailable": "The server cannot take this call now (see payload.error); call {tool} again shortly.",
     "operator_policy": "The operator's settings do not allow what the call asks (payload.error.detail names the "
     "setting); call {tool} again without asking for it.",

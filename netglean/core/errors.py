@@ -28,7 +28,8 @@ parses a message to decide what to do::
     │       └── Blocked                blocked            - a bot wall or WAF challenge answered, not the page
     │   ├── InvalidFeedConfig          invalid_config     - a feed config breaks the html2rss format
     │   ├── NoItems                    no_items           - a feed config found nothing on its page
-    │   ├── NotAvailable               not_available      - not in this build (browser rendering)
+    │   ├── ActionFailed               action_failed      - a browser action the page did not let happen
+    │   ├── NotAvailable               not_available      - not on this server (a browser, evaluate)
     │   ├── Unavailable                unavailable        - the server cannot take it now (shutting down, busy)
     │   ├── RunNotFound                not_found          - no run of that id in this server's store
     │   └── StoreFailure               store_error        - the run store could not write (disk full, read-only)
@@ -181,8 +182,15 @@ class NoItems(ToolError):
     code = "no_items"
 
 
+class ActionFailed(ToolError):
+    """A browser action (interact) the page did not let happen: no element for its selector in time, an element
+    that does not take it. Said in netglean's words (the action, the caller's selector), never the page's."""
+
+    code = "action_failed"
+
+
 class NotAvailable(ToolError):
-    """Something this build of netglean cannot do (browser rendering)."""
+    """Something this server cannot do: render without a Chromium, run a script the operator has not allowed."""
 
     code = "not_available"
 

@@ -103,6 +103,21 @@ SETTINGS: tuple[Setting, ...] = (
         1,
     ),
     Setting(
+        "browser_action_timeout",
+        float,
+        30.0,
+        "The most seconds one interact action may wait (for its element, a condition, a time); an action's "
+        "timeout_ms may only lower it.",
+        0.05,
+    ),
+    Setting(
+        "browser_evaluate",
+        bool,
+        False,
+        "Let interact run scripts the caller writes in the page (its evaluate action). Off: a model driven by page "
+        "text could be told to run anything there; the network policy holds either way.",
+    ),
+    Setting(
         "browser_path",
         str,
         "",
@@ -269,7 +284,9 @@ class Settings:
     allow_private_targets: str
     allowed_hosts: str
     allowed_origins: str
+    browser_action_timeout: float
     browser_contexts: int
+    browser_evaluate: bool
     browser_path: str
     call_timeout: float
     data_dir: str

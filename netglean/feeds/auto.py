@@ -20,7 +20,7 @@ from netglean.feeds.items import item_id, strip_code
 from netglean.feeds.selectors import lexbor_selector
 from netglean.read.html_tree import document_base, script_json
 from netglean.read.page_meta import JSON_LD
-from netglean.read.page_signals import ItemGroup, item_groups
+from netglean.read.page_signals import css_ident, group_selector, item_groups
 
 SCRAPERS = ("schema", "json_state", "semantic_html", "html", "sitemap")
 _ARTICLE_TYPES = {"Article", "NewsArticle", "BlogPosting", "Report", "TechArticle", "Event", "JobPosting", "Product"}
@@ -256,7 +256,7 @@ def draft_config(
 ) -> tuple[dict[str, Any], int] | None:
     """A config for the page's best listing (its repeated structure), and how many items it finds; None if none."""
     for group in item_groups(tree):
-        selector = _group_selector(group, tree)
+        selector = group_selector(group, tree)
         if selector is None:
             continue
         config = _draft(page_url, title, language, {"items": {"selector": selector, "enhance": True}})
@@ -294,33 +294,6 @@ def _draft(page_url: str, title: str | None, language: str | None, selectors: di
     return {"channel": channel, "selectors": selectors} if selectors is not None else {"channel": channel}
 
 
-def _group_selector(group: ItemGroup, tree: Any) -> str | None:
-    """A CSS selector that finds exactly the group's items: the parent's path, then tag and classes."""
-    item = group.tag + "".join(f".{_css_ident(c)}" for c in group.classes if _css_ident(c) == c)
-    node, path = group.parent, list[str]()
-    for _ in range(4):
-        if node is None or node.tag in {"html", "-undef"}:
-            break
-        path.insert(0, _node_selector(node))
-        selector = " > ".join([*path, item])
-        if len(tree.css(selector)) == len(group.nodes):
-            return selector
-        node = node.parent
-    return None
-
-
-def _node_selector(node: Any) -> str:
-    ident = node.attributes.get("id")
-    if ident and _css_ident(ident) == ident:
-        return f"{node.tag}#{ident}"
-    classes = [c for c in (node.attributes.get("class") or "").split() if _css_ident(c) == c][:3]
-    return str(node.tag) + "".join(f".{c}" for c in classes)
-
-
-def _css_ident(value: str) -> str:
-    return "".join(ch for ch in value if ch.isalnum() or ch in "-_") if value and not value[0].isdigit() else ""
-
-
 def _field_selectors(items: tuple[Any, ...]) -> dict[str, Any]:
     """Field selectors read off the first item: heading or link text for the title, the link, date, image,
     summary. A title's text is every element its selector finds (as html2rss reads it), so the title takes
@@ -331,7 +304,7 @@ def _field_selectors(items: tuple[Any, ...]) -> dict[str, Any]:
     link = "a[href]" if item.tag != "a" else None
     candidates = [h for h in ("h1", "h2", "h3", "h4", "h5", "h6") if item.css_first(h) is not None]
     if link is not None and (first := item.css_first(link)) is not None:
-        classes = "".join(f".{c}" for c in (first.attributes.get("class") or "").split() if _css_ident(c) == c)
+        classes = "".join(f".{c}" for c in (first.attributes.get("class") or "").split() if css_ident(c) == c)
         candidates += [f"a{classes}[href]", link] if classes else [link]
     sample = items[:10]
     title = next((c for c in candidates if all(len(node.css(c)) == 1 for node in sample)), None)

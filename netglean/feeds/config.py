@@ -29,7 +29,6 @@ from netglean.core.validation import MAX_REPORTED, bounded, json_type, named, qu
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.problems import Problem, invalid, json_pointer
 from netglean.feeds.selectors import selector_problem
-from netglean.net import strategy as fetch_strategy
 
 SCHEMA_FILE = Path(__file__).resolve().parents[1] / "generated" / "schemas" / "shared" / "FeedConfig.json"
 RESERVED_SELECTORS = frozenset({"items", "categories", "guid"})
@@ -43,12 +42,13 @@ EXTRACTORS: dict[str, str] = {
 }
 """The extractors a field may name, alphabetically, each with what it takes."""
 STRATEGIES: dict[str, str] = {
-    name: "Plain HTTP through netglean's fetcher."
-    if name in fetch_strategy.PLAIN_HTTP
-    else "A rendering browser; not in this build, so such configs validate but applying them is not_available."
-    for name in fetch_strategy.STRATEGIES
+    "auto": "Plain HTTP through netglean's fetcher; the page is rendered in the server's browser when it gives no "
+    "items over HTTP (a single-page app's listing).",
+    "faraday": "Plain HTTP through netglean's fetcher, never rendered.",
+    "botasaurus": "Rendered in the server's browser (Chromium, inside the same network policy).",
+    "browserless": "Rendered in the server's browser (Chromium, inside the same network policy).",
 }
-"""The request strategies a config may name (net.strategy's), each with what it means in this build."""
+"""The request strategies a config may name (net.strategy's), each with what it means here."""
 DEFAULT_STRATEGY = "faraday"
 """What a config that names no strategy gets, as in html2rss: plain HTTP."""
 MCP_STRATEGIES = ("auto", "faraday", "botasaurus")

@@ -1,20 +1,28 @@
 """Reading listing pages for the feed tools: one page's items or a draft config (scrape_url, capture_config), and a
-config's pages followed through their pagination (apply_config) — each page fetched under the policy and read
-in a reader process."""
+config's pages followed through their pagination (apply_config) — each page fetched under the policy (or rendered
+in the browser, as the strategy says) and read in a reader process.
+
+``auto`` reads over plain HTTP and renders only when the page gives no items where some are expected: a
+single-page app's listing is an empty mount point until its scripts run.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from netglean.browser.pool import read_by_strategy
 from netglean.core.errors import InvalidArguments, ToolError
 from netglean.feeds import config as feed_config
 from netglean.feeds import jobs as feed_jobs
 from netglean.feeds.config_yaml import parse_yaml
+from netglean.net.strategy import page_strategy
 
 if TYPE_CHECKING:
+    from netglean.browser.pool import BrowserPool
     from netglean.net.fetcher import Fetcher
     from netglean.net.page import Page
     from netglean.workers.pool import Readers
@@ -31,11 +39,28 @@ class Listing:
     items: list[dict[str, Any]]
     drops: dict[str, int]
     """Candidate items left out, by why (catalog/schemas/AdmissionDrops.yaml names them)."""
+    strategy: str = "http"
+    """How the page was read: over plain HTTP, or rendered in the browser."""
 
 
-async def listing(fetcher: Fetcher, readers: Readers, url: str, items_selector: str | None) -> Listing:
-    """A listing page's items, found by ``items_selector`` or by detection."""
-    return await page_listing(readers, await fetcher.fetch(url), items_selector)
+async def listing(
+    fetcher: Fetcher,
+    readers: Readers,
+    url: str,
+    items_selector: str | None,
+    *,
+    strategy: str = "auto",
+    browser: BrowserPool | None = None,
+) -> Listing:
+    """A listing page's items, found by ``items_selector`` or by detection; ``auto`` renders a page without any."""
+
+    async def read(page: Page) -> Listing:
+        return await page_listing(readers, page, items_selector)
+
+    found, served = await read_by_strategy(
+        page_strategy(strategy), fetcher, browser, url, read, lacking=lambda found: not found.items
+    )
+    return dataclasses.replace(found, strategy=served)
 
 
 async def page_listing(readers: Readers, page: Page, items_selector: str | None = None) -> Listing:
@@ -49,18 +74,44 @@ async def page_listing(readers: Readers, page: Page, items_selector: str | None 
     return Listing(page.url, found.title, found.items, found.drops)
 
 
+@dataclass(frozen=True, slots=True)
+class Drafted:
+    url: str
+    """Where the page was found, after redirects."""
+    draft: feed_jobs.Draft
+    strategy: str
+    """How the page was read (http or browser); a draft from a rendered page names a browser strategy itself."""
+
+
 async def draft(
-    fetcher: Fetcher, readers: Readers, url: str, items_selector: str | None
-) -> tuple[str, feed_jobs.Draft]:
-    """Where the page was found, and a draft config for it (by ``items_selector`` when given) with its counts."""
-    page = await fetcher.fetch(url)
-    drafted = await readers.run(
-        feed_jobs.draft_feed,
-        document=page.document,
-        items_selector=items_selector,
-        deadline=anyio.current_effective_deadline(),
+    fetcher: Fetcher,
+    readers: Readers,
+    url: str,
+    items_selector: str | None,
+    *,
+    strategy: str = "auto",
+    browser: BrowserPool | None = None,
+) -> Drafted:
+    """A draft config for the page (by ``items_selector`` when given) with its counts; ``auto`` renders a page
+    whose draft finds no items, and a draft written from a rendered page says ``strategy: browserless``, so
+    apply_config renders it too."""
+
+    async def read(page: Page) -> tuple[str, feed_jobs.Draft]:
+        drafted = await readers.run(
+            feed_jobs.draft_feed,
+            document=page.document,
+            items_selector=items_selector,
+            deadline=anyio.current_effective_deadline(),
+        )
+        return page.url, drafted
+
+    (found_at, drafted), served = await read_by_strategy(
+        page_strategy(strategy), fetcher, browser, url, read, lacking=lambda found: not found[1].articles_count
     )
-    return page.url, drafted
+    if served == "browser":
+        config = {**drafted.config, "strategy": "browserless"}
+        drafted = dataclasses.replace(drafted, config=config)
+    return Drafted(found_at, drafted, served)
 
 
 async def load(
@@ -91,27 +142,44 @@ class FeedRun:
     """The page that could not be read: its number, URL, error code and message."""
     matched: int = 0
     """Elements the items selector found on every page read, whether or not they gave an item."""
+    strategy: str = "http"
+    """How the pages were read (the first page's strategy serves the rest)."""
 
 
-async def read_feed(fetcher: Fetcher, readers: Readers, config: dict[str, Any], *, stop_by: float) -> FeedRun:
-    """The config's pages, from its channel URL through its pagination. A later page that cannot be read (another
-    scheme, a blocked address, a failure, or not before ``stop_by``) ends the pagination, not the feed."""
+async def read_feed(
+    fetcher: Fetcher,
+    readers: Readers,
+    config: dict[str, Any],
+    *,
+    stop_by: float,
+    strategy: str | None = None,
+    browser: BrowserPool | None = None,
+) -> FeedRun:
+    """The config's pages, from its channel URL through its pagination, read as ``strategy`` (else the config's
+    own strategy) says; under ``auto`` a first page without items is rendered, and so are the pages after it. A
+    later page that cannot be read (another scheme, a blocked address, a failure, or not before ``stop_by``) ends
+    the pagination, not the feed."""
+    how = page_strategy(strategy or config.get("strategy", feed_config.DEFAULT_STRATEGY))
     channel = dict(config["channel"])
     selectors = config.get("selectors")
     pagination = (selectors or {}).get("items", {}).get("pagination") if selectors else None
     request = config.get("request") or {}  # the config's own limits: they may only lower the operator's
     allowed = (pagination.get("max_pages", DEFAULT_PAGES) if pagination is not None else 1) or 1
     allowed = min(allowed, request.get("max_requests", allowed))
-    first_url, first = await _page(fetcher, readers, config, channel["url"], want_title=not channel.get("title"))
+    (first_url, first), served = await _page(
+        fetcher, readers, config, channel["url"], want_title=not channel.get("title"), strategy=how, browser=browser
+    )
     if first.title:
         channel["title"] = first.title
-    run = FeedRun(first_url, channel, list(first.items), matched=first.matched)
+    run = FeedRun(first_url, channel, list(first.items), matched=first.matched, strategy=served)
     url, seen = first.next_url, {channel["url"], first_url}
     while url and run.pages < allowed and url not in seen:
         seen.add(url)
         with anyio.CancelScope(deadline=stop_by) as waited:
             try:
-                _, later = await _page(fetcher, readers, config, url, want_title=False)
+                (_, later), _ = await _page(
+                    fetcher, readers, config, url, want_title=False, strategy=served, browser=browser
+                )
             except ToolError as error:
                 run.stopped = {"page": run.pages + 1, "url": url, "code": error.code, "message": error.message}
                 break
@@ -127,20 +195,35 @@ async def read_feed(fetcher: Fetcher, readers: Readers, config: dict[str, Any], 
 
 
 async def _page(
-    fetcher: Fetcher, readers: Readers, config: dict[str, Any], url: str, *, want_title: bool
-) -> tuple[str, feed_jobs.FeedPage]:
+    fetcher: Fetcher,
+    readers: Readers,
+    config: dict[str, Any],
+    url: str,
+    *,
+    want_title: bool,
+    strategy: str,
+    browser: BrowserPool | None,
+) -> tuple[tuple[str, feed_jobs.FeedPage], str]:
     request = config.get("request") or {}
-    page = await fetcher.fetch(
+
+    async def read(page: Page) -> tuple[str, feed_jobs.FeedPage]:
+        found = await readers.run(
+            feed_jobs.feed_page,
+            document=page.document,
+            config=config,
+            want_title=want_title,
+            deadline=anyio.current_effective_deadline(),
+        )
+        return page.url, found
+
+    return await read_by_strategy(
+        strategy,
+        fetcher,
+        browser,
         url,
+        read,
+        lacking=lambda found: not found[1].items,
         headers=config.get("headers") or {},
         max_redirects=request.get("max_redirects"),
         timeout=request.get("timeout_seconds"),
     )
-    read = await readers.run(
-        feed_jobs.feed_page,
-        document=page.document,
-        config=config,
-        want_title=want_title,
-        deadline=anyio.current_effective_deadline(),
-    )
-    return page.url, read

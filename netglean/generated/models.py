@@ -333,6 +333,99 @@ class AlternateFeed(BaseModel):
     url: StrictStr
 
 
+class AnalyzeApiEndpointInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
+    """
+    A name for the run, shown by get_run_status and list_runs (your own words).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
+    """
+    The most milliseconds to wait (with wait true); left out, until the server's call deadline is near. Never past that deadline: the run goes on, and get_run_status follows it.
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The endpoint (often one analyze_page found in requests).
+    """
+    wait: StrictBool = True
+    """
+    Wait for the run to end and answer with its result; false answers at once with the run (its run_id: follow it with get_run_status). A wait that ends first (timeout_ms, or the server's call deadline) answers with the run, which goes on.
+    """
+
+
+class AnalyzeApiEndpointOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    bytes: Annotated[int, Field(ge=0)]
+    content_type: StrictStr
+    final_url: StrictStr
+    headers: dict[str, StrictStr]
+    """
+    The answer's headers that say how to read and page it (no cookies).
+    """
+    json_: Annotated[Json | None, Field(alias="json")] = None
+    pagination_hints: list[StrictStr]
+    """
+    What looks like pagination, in netglean's words with the names found.
+    """
+    status: Annotated[int, Field(ge=0)]
+    text_sample: StrictStr | None = None
+    """
+    A non-JSON answer's first 500 bytes, as text.
+    """
+    url: StrictStr
+
+
+class AnalyzePageInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    full_response: StrictBool = False
+    """
+    Keep strings over 20,000 characters whole (false cuts them, as RTILA does).
+    """
+    label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
+    """
+    A name for the run, shown by get_run_status and list_runs (your own words).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
+    """
+    The most milliseconds to wait (with wait true); left out, until the server's call deadline is near. Never past that deadline: the run goes on, and get_run_status follows it.
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The page to analyze.
+    """
+    wait: StrictBool = True
+    """
+    Wait for the run to end and answer with its result; false answers at once with the run (its run_id: follow it with get_run_status). A wait that ends first (timeout_ms, or the server's call deadline) answers with the run, which goes on.
+    """
+
+
+class AnalyzePageOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    features: Features
+    final_url: StrictStr
+    forms: list[Form]
+    item_selectors: list[ItemSelector]
+    """
+    Groups of alike elements that each hold a link (a listing's items), largest first.
+    """
+    requests: Annotated[list[CapturedRequest], Field(max_length=50)]
+    """
+    The XHR and fetch requests made while the page loaded and scrolled.
+    """
+    status: Annotated[int, Field(ge=0)]
+    tables: list[Table]
+    url: StrictStr
+    waf: Waf
+
+
 class ApplyConfigInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -352,6 +445,10 @@ class ApplyConfigInput(BaseModel):
     parameters: dict[str, StrictStr | int | float | StrictBool] | None = None
     """
     Values for the config's parameters (text, numbers or booleans), overriding their defaults.
+    """
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless"] | None = None
+    """
+    How to request the pages, overriding the config's own strategy (without it, the config's strategy; a config that names none is read over plain HTTP, faraday, as html2rss reads it).
     """
     url: Annotated[StrictStr | None, Field(max_length=4096, min_length=1)] = None
     """
@@ -399,6 +496,10 @@ class ApplyConfigOutput(BaseModel):
     rss: StrictStr | None = None
     """
     The RSS 2.0 document (format rss).
+    """
+    selected_strategy: Literal["http", "browser"] | None = None
+    """
+    How the page was read, over plain HTTP or rendered in the browser (strategy auto says here whether it rendered).
     """
     url: StrictStr
     """
@@ -572,6 +673,68 @@ class BatchScrapeOutput(BaseModel):
     succeeded: Annotated[int, Field(ge=0)]
 
 
+class BrowserAction(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    action: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate"]
+    """
+    navigate (url), click (selector), type (selector, text: fills the field), press (key, optionally on selector), select (selector, values), hover (selector), scroll (to bottom or top, or pixels, repeat times; or a selector scrolled into view), wait_for (selector, text, network_idle or time_ms), screenshot (the viewport, full_page, or one selector's element), scrape (the page read at that point), evaluate (script; only where the operator allows it).
+    """
+    full_page: StrictBool = False
+    """
+    screenshot: the page from its top, down to 4,000 pixels, instead of the viewport (1280 × 800).
+    """
+    key: Annotated[StrictStr | None, Field(max_length=50, min_length=1)] = None
+    """
+    press: a key as Playwright names it (Enter, Tab, ArrowDown, Control+A).
+    """
+    network_idle: StrictBool = False
+    """
+    wait_for: until no request has been in flight for a moment.
+    """
+    pixels: Annotated[int | None, Field(ge=-100000, le=100000)] = None
+    """
+    scroll: by how many pixels instead (negative: up).
+    """
+    repeat: Annotated[int, Field(ge=1, le=20)] = 1
+    """
+    scroll: how many times, the network let go quiet in between (an infinite list's next items).
+    """
+    script: Annotated[StrictStr | None, Field(max_length=20000, min_length=1)] = None
+    """
+    evaluate: a JavaScript expression or function body run in the page; its result comes back as JSON (20,000 characters at most).
+    """
+    selector: Annotated[StrictStr | None, Field(max_length=2000, min_length=1)] = None
+    """
+    The element acted on (the first one the selector finds).
+    """
+    text: Annotated[StrictStr | None, Field(max_length=10000)] = None
+    """
+    type: the text to fill in; wait_for: the text to wait for.
+    """
+    time_ms: Annotated[int | None, Field(ge=0, le=30000)] = None
+    """
+    wait_for: this many milliseconds.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=1, le=30000)] = None
+    """
+    The most milliseconds this action waits (10,000 by default).
+    """
+    to: Literal["bottom", "top"] | None = None
+    """
+    scroll: where to (bottom by default).
+    """
+    url: Annotated[StrictStr | None, Field(max_length=8192, min_length=1)] = None
+    """
+    navigate: where to go (held to the network policy like any URL).
+    """
+    values: Annotated[list[Value] | None, Field(max_length=50, min_length=1)] = None
+    """
+    select: the option values (or labels) to choose.
+    """
+
+
 class CancelRunInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -603,7 +766,7 @@ class CaptureConfigInput(BaseModel):
     """
     strategy: Literal["auto", "faraday", "botasaurus", "browserless"] = "auto"
     """
-    How to request the page: auto (the default) and faraday read it over plain HTTP; botasaurus and browserless render it in a browser, which this build does not have yet (a not_available result).
+    How to request the page: auto (the default) reads it over plain HTTP and renders it in the server's browser only when it must (no items where a feed expects some); faraday never renders; botasaurus and browserless always do (not_available on a server without Chromium). Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
     """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
@@ -635,9 +798,13 @@ class CaptureConfigOutput(BaseModel):
     """
     Whether the draft has selectors (false: it relies on auto_source detection).
     """
-    requested_strategy: Literal["auto", "faraday"]
+    requested_strategy: Literal["auto", "faraday", "botasaurus", "browserless"]
     """
-    The strategy asked for (both read the page over plain HTTP).
+    The strategy asked for.
+    """
+    selected_strategy: Literal["http", "browser"] | None = None
+    """
+    How the page was read, over plain HTTP or rendered in the browser (strategy auto says here whether it rendered).
     """
     selectors: dict[str, StrictStr]
     """
@@ -650,6 +817,31 @@ class CaptureConfigOutput(BaseModel):
     yaml: StrictStr
     """
     The draft config as YAML.
+    """
+
+
+class CapturedRequest(BaseModel):
+    """
+    An XHR or fetch request a rendered page made while it loaded, and its answer: where a single-page app loads its data from. Query values whose names look secret (token, key, signature, session …) are replaced by ***, and no userinfo or fragment is kept.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    bytes: Annotated[int | None, Field(ge=0)] = None
+    """
+    The answer's size (JSON answers of up to 256 KiB, which are read).
+    """
+    content_type: StrictStr
+    json_: Annotated[Json1 | None, Field(alias="json")] = None
+    """
+    A JSON answer described without being copied whole.
+    """
+    method: StrictStr
+    status: Annotated[int, Field(ge=0)]
+    url: StrictStr
+    """
+    The request's URL, its secrets redacted.
     """
 
 
@@ -1083,6 +1275,33 @@ class Enclosure(BaseModel):
 ExcludePattern = TypeAliasType("ExcludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)])
 
 
+class Features(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    frameworks: list[StrictStr]
+    """
+    Frameworks whose marks the page carries (next.js, nuxt, gatsby, remix, react, vue, angular, svelte, jquery).
+    """
+    infinite_scroll: StrictBool
+    """
+    Scrolling to the bottom made the page longer.
+    """
+    loads_data_by_xhr: StrictBool
+    """
+    The page loaded JSON by XHR or fetch.
+    """
+    pagination: Pagination
+    rendering: Literal["client", "server", "unknown"]
+    """
+    client: the plain-HTTP answer holds under half the rendered text; server: it holds it; unknown: it could not be read.
+    """
+    text_chars: Annotated[int, Field(ge=0)]
+    """
+    Characters of text on the rendered page.
+    """
+
+
 class Feed(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1141,7 +1360,7 @@ class FeedConfig(_JsonSchemaRuntimeValidationBase):
     """
     strategy: Literal["auto", "faraday", "botasaurus", "browserless"] | None = None
     """
-    How the page is requested: auto and faraday read it over plain HTTP (the default); botasaurus and browserless render it in a browser, which this build does not have (such configs validate, and applying them is not_available).
+    How the page is requested: faraday (the default, as in html2rss) reads it over plain HTTP; auto does too and renders it in the server's browser when it gives no items; botasaurus and browserless always render it (not_available on a server without Chromium).
     """
     stylesheets: list[Stylesheet] | None = None
 
@@ -1342,6 +1561,27 @@ class FetchView(BaseModel):
     """
 
 
+class FieldModel(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    label: StrictStr | None = None
+    name: StrictStr
+    options: list[StrictStr] | None = None
+    required: StrictBool
+    type: StrictStr
+
+
+class Form(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    action: StrictStr
+    fields: list[FieldModel]
+    method: StrictStr
+    selector: StrictStr
+
+
 class GenerateCitationsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1514,6 +1754,32 @@ class Html(BaseModel):
     use_top_selectors: Annotated[int | None, Field(ge=1)] = None
 
 
+class Image(BaseModel):
+    """
+    An image a tool made (a screenshot). Over REST and the command line, data holds it in base64; over MCP it is an image content block of the result instead, and content_index says which.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    action: Annotated[int, Field(ge=0)]
+    """
+    The action that took it.
+    """
+    bytes: Annotated[int, Field(ge=0)]
+    content_index: Annotated[int | None, Field(ge=1)] = None
+    """
+    MCP: the index of its image block in the result's content.
+    """
+    data: Annotated[StrictStr | None, Field(json_schema_extra={"contentEncoding": "base64"})] = None
+    """
+    The image in base64 (REST and the command line).
+    """
+    height: Annotated[int, Field(ge=0)]
+    mime_type: Literal["image/png", "image/jpeg"]
+    width: Annotated[int, Field(ge=0)]
+
+
 IncludePattern = TypeAliasType("IncludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)])
 
 
@@ -1523,7 +1789,7 @@ class InspectUrlInput(BaseModel):
     )
     strategy: Literal["auto", "faraday", "botasaurus", "browserless"] = "auto"
     """
-    How to request the page: auto (the default) and faraday read it over plain HTTP; botasaurus and browserless render it in a browser, which this build does not have yet (a not_available result).
+    How to request the page: auto (the default) reads it over plain HTTP and renders it in the server's browser only when it must (no items where a feed expects some); faraday never renders; botasaurus and browserless always do (not_available on a server without Chromium). Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
     """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
@@ -1594,9 +1860,9 @@ class InspectUrlOutput(BaseModel):
     """
     The largest group of alike sibling elements that each hold a link (a listing), 0 if under 3.
     """
-    requested_strategy: Literal["auto", "faraday"]
+    requested_strategy: Literal["auto", "faraday", "botasaurus", "browserless"]
     """
-    The strategy asked for (both read the page over plain HTTP).
+    The strategy asked for.
     """
     requested_url: StrictStr
     """
@@ -1610,9 +1876,86 @@ class InspectUrlOutput(BaseModel):
     """
     The same as downgraded, under html2rss's name.
     """
+    selected_strategy: Literal["http", "browser"] | None = None
+    """
+    How the page was read, over plain HTTP or rendered in the browser (strategy auto says here whether it rendered).
+    """
     status: int | None = None
     """
     The HTTP status of the final answer.
+    """
+    url: StrictStr
+    """
+    The URL asked for.
+    """
+    xhr_capture: XhrCapture | None = None
+    """
+    With a browser strategy (botasaurus, browserless, browser): the XHR and fetch requests the page made while it loaded, as html2rss reports them.
+    """
+
+
+class InteractInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    actions: Annotated[list[BrowserAction], Field(max_length=50, min_length=1)]
+    """
+    The actions, carried out in order until one fails.
+    """
+    format: Literal["markdown", "text", "html"] = "markdown"
+    """
+    How scrape actions and the final page are written.
+    """
+    main_content: StrictBool = True
+    """
+    Keep only the main content (true) or every block of the page (false).
+    """
+    max_chars: Annotated[int, Field(ge=100, le=200000)] = 20000
+    """
+    The most characters of content each scrape action and the final page return.
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The page to open before the first action.
+    """
+
+
+class InteractOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    completed: StrictBool
+    """
+    Every action was carried out.
+    """
+    content: StrictStr
+    """
+    The final page in format.
+    """
+    failed_action: Annotated[int | None, Field(ge=0)] = None
+    """
+    The index of the action that failed (and ended the list).
+    """
+    final_url: StrictStr
+    """
+    Where the page ended up.
+    """
+    images: Annotated[list[Image] | None, Field(max_length=5)] = None
+    """
+    The screenshots, in the order they were taken.
+    """
+    steps: list[Step]
+    title: StrictStr | None = None
+    """
+    The final page's title.
+    """
+    total_chars: Annotated[int, Field(ge=0)]
+    """
+    The final content's whole length.
+    """
+    truncated: StrictBool
+    """
+    The final content was cut at max_chars.
     """
     url: StrictStr
     """
@@ -1646,6 +1989,18 @@ class ItemError(BaseModel):
     """
 
 
+class ItemSelector(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    count: Annotated[int, Field(ge=0)]
+    sample: list[StrictStr]
+    """
+    The first items' text (200 characters each).
+    """
+    selector: StrictStr
+
+
 class Items(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1658,10 +2013,46 @@ class Items(BaseModel):
     """
     reverse lists the items bottom-up.
     """
-    pagination: Pagination | None = None
+    pagination: Pagination1 | None = None
     selector: Annotated[StrictStr, Field(min_length=1)]
     """
     CSS selector of each item element.
+    """
+
+
+class Json(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    items_count: Annotated[int | None, Field(ge=0)] = None
+    items_pointer: StrictStr | None = None
+    sample: Any
+    shape: dict[str, Any]
+
+
+class Json1(BaseModel):
+    """
+    A JSON answer described without being copied whole.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    items_count: Annotated[int | None, Field(ge=0)] = None
+    """
+    How many items that array holds.
+    """
+    items_pointer: StrictStr | None = None
+    """
+    The JSON pointer of its longest array of objects ("" for a top-level array): the items.
+    """
+    sample: Any
+    """
+    The answer cut down: strings to 120 characters, arrays to 2 items, 4 levels.
+    """
+    shape: dict[str, Any]
+    """
+    Its type; an object's keys (the first 30) with theirs; an array's length and its first item's shape (4 levels).
     """
 
 
@@ -1744,6 +2135,10 @@ class MapInput(BaseModel):
     """
     Keep only URLs containing this text (case-insensitive).
     """
+    strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    auto (the default) reads the page over plain HTTP and renders it in the server's browser only when it needs it (a JavaScript shell with little content, or a bot wall); http never renders; browser always does. html2rss's names mean the same: faraday is http, botasaurus and browserless are browser. Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
+    """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
     A page of the site (often its home page).
@@ -1762,6 +2157,10 @@ class MapOutput(BaseModel):
     format: Literal["markdown", "json"]
     """
     The format asked for.
+    """
+    selected_strategy: Literal["http", "browser"] | None = None
+    """
+    How the page was read, over plain HTTP or rendered in the browser (strategy auto says here whether it rendered).
     """
     sitemaps: list[StrictStr]
     """
@@ -1826,6 +2225,15 @@ class PageMetadata(BaseModel):
 
 
 class Pagination(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    kind: Literal["links", "load_more", "infinite_scroll", "none"]
+    next_url: StrictStr | None = None
+    selector: StrictStr | None = None
+
+
+class Pagination1(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -2094,7 +2502,7 @@ class ScrapeUrlInput(BaseModel):
     """
     strategy: Literal["auto", "faraday", "botasaurus", "browserless"] = "auto"
     """
-    How to request the page: auto (the default) and faraday read it over plain HTTP; botasaurus and browserless render it in a browser, which this build does not have yet (a not_available result).
+    How to request the page: auto (the default) reads it over plain HTTP and renders it in the server's browser only when it must (no items where a feed expects some); faraday never renders; botasaurus and browserless always do (not_available on a server without Chromium). Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
     """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
@@ -2115,9 +2523,13 @@ class ScrapeUrlOutput(BaseModel):
     The channel title, under html2rss's name (the same as title).
     """
     items: list[FeedItem]
-    requested_strategy: Literal["auto", "faraday"]
+    requested_strategy: Literal["auto", "faraday", "botasaurus", "browserless"]
     """
-    The strategy asked for (both read the page over plain HTTP).
+    The strategy asked for.
+    """
+    selected_strategy: Literal["http", "browser"] | None = None
+    """
+    How the page was read, over plain HTTP or rendered in the browser (strategy auto says here whether it rendered).
     """
     source: Literal["selector", "auto"]
     """
@@ -2173,7 +2585,7 @@ class ScrapedPage(BaseModel):
     """
     selected_strategy: Literal["http", "browser"] | None = None
     """
-    How the page was read (strategy auto says here whether it rendered the page).
+    How the page was read, over plain HTTP or rendered in the browser (strategy auto says here whether it rendered).
     """
     start_index: Annotated[int, Field(ge=0)]
     """
@@ -2282,6 +2694,47 @@ class Sources(BaseModel):
     sitemaps: Annotated[int, Field(ge=0)]
 
 
+class Step(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    action: StrictStr
+    content: StrictStr | None = None
+    """
+    scrape: the page at that point, in format.
+    """
+    error: ItemError | None = None
+    """
+    Why the action failed.
+    """
+    image: Annotated[int | None, Field(ge=0)] = None
+    """
+    screenshot: the index of its image in images.
+    """
+    index: Annotated[int, Field(ge=0)]
+    ms: Annotated[int, Field(ge=0)]
+    """
+    Milliseconds the action took.
+    """
+    ok: StrictBool
+    total_chars: Annotated[int | None, Field(ge=0)] = None
+    """
+    scrape: the content's whole length.
+    """
+    truncated: StrictBool | None = None
+    """
+    evaluate: the result was cut to 20,000 characters (then it is a string).
+    """
+    url: StrictStr | None = None
+    """
+    The page's URL after the action.
+    """
+    value: Any | None = None
+    """
+    evaluate: what the script returned (JSON).
+    """
+
+
 class Stylesheet(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -2289,6 +2742,19 @@ class Stylesheet(BaseModel):
     href: StrictStr
     media: StrictStr | None = None
     type: StrictStr
+
+
+class Table(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    caption: StrictStr | None = None
+    headers: list[StrictStr]
+    row_count: Annotated[int, Field(ge=0)]
+    rows: list[list[StrictStr]]
+    """
+    The first 20 rows.
+    """
 
 
 ToolItem = TypeAliasType("ToolItem", Annotated[StrictStr, Field(max_length=64, min_length=1)])
@@ -2324,7 +2790,7 @@ class ValidateConfigOutput(BaseModel):
     )
     browser_required: StrictBool
     """
-    The config's strategy needs a rendering browser (not in this build).
+    The config's strategy renders its pages in the browser (see html2rss://runtime for whether this server has one).
     """
     config: dict[str, Any]
     """
@@ -2345,6 +2811,43 @@ class ValidateConfigOutput(BaseModel):
     warnings: Annotated[list[ConfigProblem], Field(max_length=20)]
     """
     Each key the format does not know, at its own pointer, ignored as html2rss ignores it: the first 20 (more_warnings counts the rest).
+    """
+
+
+Value = TypeAliasType("Value", Annotated[StrictStr, Field(max_length=1000)])
+
+
+class Waf(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    detected: StrictBool
+    signals: list[StrictStr]
+    surface: StrictStr | None = None
+    """
+    Which wall or interstitial answered, when one did.
+    """
+
+
+class XhrCapture(BaseModel):
+    """
+    With a browser strategy (botasaurus, browserless, browser): the XHR and fetch requests the page made while it loaded, as html2rss reports them.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    candidate_articles: Annotated[int, Field(ge=0)]
+    """
+    The most items one JSON answer held (0 for none).
+    """
+    count: Annotated[int, Field(ge=0)]
+    """
+    Requests made (at most 50 are kept).
+    """
+    sample_endpoints: Annotated[list[CapturedRequest], Field(max_length=10)]
+    """
+    The first 10, URLs redacted.
     """
 
 

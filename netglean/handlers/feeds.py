@@ -30,14 +30,15 @@ from netglean.generated.models import (
     ValidateConfigInput,
     ValidateConfigOutput,
 )
-from netglean.net.strategy import BROWSER, PLAIN_HTTP, require_plain_http
+from netglean.net.strategy import BROWSER
 
 
 async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
-    require_plain_http(args.strategy)
     _check_items_selector(args.items_selector)
     try:
-        found = await listing(ctx.fetcher, ctx.readers, args.url, args.items_selector)
+        found = await listing(
+            ctx.fetcher, ctx.readers, args.url, args.items_selector, strategy=args.strategy, browser=ctx.browser
+        )
     except UnsupportedContent as error:  # no retry reads it: inspect_url says what the URL is instead
         raise UnsupportedContent(error.message, detail=error.detail, next_step="inspect_url") from error
     limit = args.limit
@@ -48,7 +49,8 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
         items=[FeedItem.model_validate(item) for item in found.items[:limit]],
         total=len(found.items),
         source="selector" if args.items_selector else "auto",
-        requested_strategy=args.strategy,  # type: ignore[arg-type]  # a plain HTTP one: require_plain_http saw to it
+        requested_strategy=args.strategy,
+        selected_strategy=found.strategy,  # type: ignore[arg-type]  # http or browser, as listing read it
         admission_drops=AdmissionDrops.model_validate(found.drops) if found.drops else None,
     )
     if not found.items:
@@ -75,9 +77,11 @@ def _check_items_selector(items_selector: str | None) -> None:
 
 
 async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
-    require_plain_http(args.strategy)
     _check_items_selector(args.items_selector)
-    url, drafted = await draft(ctx.fetcher, ctx.readers, args.url, args.items_selector)
+    found = await draft(
+        ctx.fetcher, ctx.readers, args.url, args.items_selector, strategy=args.strategy, browser=ctx.browser
+    )
+    url, drafted = found.url, found.draft
     config, count = drafted.config, drafted.articles_count
     written = config.get("selectors") or {}  # none in a draft that leaves the items to auto_source
     selectors = {
@@ -91,7 +95,8 @@ async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
         has_selectors="selectors" in config,
         selectors=selectors,
         channel_title=config["channel"].get("title"),
-        requested_strategy=args.strategy,  # type: ignore[arg-type]  # a plain HTTP one: require_plain_http saw to it
+        requested_strategy=args.strategy,
+        selected_strategy=found.strategy,  # type: ignore[arg-type]  # http or browser, as draft read it
         admission_drops=AdmissionDrops.model_validate(drafted.drops) if drafted.drops else None,
     )
     if count == 0:
@@ -128,8 +133,8 @@ async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
         }
     )
     parts = [say("Valid. Run it with apply_config.")]
-    if browser:
-        parts = [say("Valid, but its strategy needs a rendering browser, which this build lacks.")]
+    if browser and not ctx.browser.installed:
+        parts = [say("Valid, but its strategy needs a rendering browser, which this server has not got.")]
     if loaded.warnings:
         parts.append(
             say("{count} key(s) the format does not know were ignored (payload.warnings).", count=len(loaded.warnings))
@@ -142,8 +147,9 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
     config = loaded.config
     warned = listed(loaded.warnings, "warnings")
     try:
-        require_plain_http(config.get("strategy", feed_config.DEFAULT_STRATEGY))
-        run = await read_feed(ctx.fetcher, ctx.readers, config, stop_by=ctx.work_until())
+        run = await read_feed(
+            ctx.fetcher, ctx.readers, config, stop_by=ctx.work_until(), strategy=args.strategy, browser=ctx.browser
+        )
         found = unique(run.items)
         limit = args.limit  # None: every item found
         over = len(found) - limit if limit and len(found) > limit else 0
@@ -177,6 +183,7 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
         pagination_stopped=PaginationStopped.model_validate(run.stopped) if run.stopped is not None else None,
         items_over_limit=over or None,
         items_cut=cut or None,
+        selected_strategy=run.strategy,  # type: ignore[arg-type]  # http or browser, as read_feed read it
     )
     parts = [say("{count} items from {pages} page(s).", count=count, pages=run.pages)]
     if run.stopped is not None:
@@ -247,7 +254,7 @@ async def read_extractors(ctx: Context) -> dict[str, Any]:
 async def read_strategies(ctx: Context) -> dict[str, Any]:
     return {
         "strategies": feed_config.STRATEGIES,
-        "available": list(PLAIN_HTTP),
+        "available": list(feed_config.STRATEGIES) if ctx.browser.installed else ["auto", "faraday"],
         "default": feed_config.DEFAULT_STRATEGY,
     }
 
@@ -264,15 +271,15 @@ async def read_mcp_strategies(ctx: Context) -> list[str]:
 
 
 async def read_runtime(ctx: Context) -> dict[str, bool]:
-    """html2rss://runtime, booleans only: this build has no browser layer, so botasaurus is never configured (and
-    no scraper address exists to leak)."""
-    return {"botasaurus_configured": False}
+    """html2rss://runtime, booleans only: whether the browser strategies can render (a Chromium is installed);
+    never where it is."""
+    return {"botasaurus_configured": ctx.browser.installed}
 
 
 async def read_capabilities(ctx: Context) -> dict[str, bool]:
     return {
         "plain_http": True,
-        "browser_rendering": False,
+        "browser_rendering": ctx.browser.installed,
         "json_pages": True,
         "auto_source": True,
         "pagination": True,

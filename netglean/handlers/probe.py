@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from netglean.calls.context import Context
@@ -21,15 +21,24 @@ from netglean.generated.models import (
     InspectUrlOutput,
     ItemError,
 )
-from netglean.net.strategy import require_plain_http
-from netglean.sites.probe import Comparison, View, compare, inspect
+from netglean.net.strategy import page_strategy
+from netglean.sites.probe import Comparison, Inspection, View, compare, inspect
+
+SAMPLE_ENDPOINTS = 10
+"""The most XHR and fetch requests inspect_url lists (the count says how many there were)."""
 
 
 async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
-    require_plain_http(args.strategy)
-    found = await inspect(ctx.fetcher, ctx.readers, args.url)
+    rendered = page_strategy(args.strategy) == "browser"  # auto is a cheap diagnostic over HTTP, as html2rss's
+    found = await inspect(ctx.fetcher, ctx.readers, args.url, ctx.browser if rendered else None)
     page, source = found.page, args.url
-    asked = {"url": args.url, "requested_url": args.url, "requested_strategy": args.strategy, "robots": found.robots}
+    asked = {
+        "url": args.url,
+        "requested_url": args.url,
+        "requested_strategy": args.strategy,
+        "selected_strategy": "browser" if rendered else "http",
+        "robots": found.robots,
+    }
     if page is None:
         guidance = say("robots.txt does not let netglean read this URL (payload.robots says why).")
         return Outcome(
@@ -66,6 +75,7 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
             "bot_wall": surface is not None,
             "bot_wall_signals": found.signals,
             "blocked_surface": surface,
+            "xhr_capture": _xhr_capture(found),
         }
     )
     if surface is not None:
@@ -102,6 +112,19 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
         return Outcome(payload, next_step="capture_config", source=source, guidance=guidance)
     guidance = say("No articles found and no feed announced: scrape_url reads the page as a listing.")
     return Outcome(payload, next_step="scrape_url", source=source, guidance=guidance)
+
+
+def _xhr_capture(found: Inspection) -> dict[str, Any] | None:
+    """What the rendered page asked for by XHR and fetch: how many, the first few (URLs redacted), and the most
+    items one JSON answer held (a listing's data endpoint)."""
+    if found.requests is None:
+        return None
+    counts = [request.json.get("items_count", 0) for request in found.requests if request.json is not None]
+    return {
+        "count": len(found.requests),
+        "sample_endpoints": [request.as_dict() for request in found.requests[:SAMPLE_ENDPOINTS]],
+        "candidate_articles": max(counts, default=0),
+    }
 
 
 def _side(seen: View, excerpt_chars: int) -> FetchView:

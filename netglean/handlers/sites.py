@@ -47,6 +47,8 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
         include_sitemaps=args.include_sitemaps,
         search=args.search or "",
         same_domain=args.same_domain,
+        strategy=page_strategy(args.strategy),
+        browser=ctx.browser,
     )
     listed = args.format == "markdown"
     payload = MapOutput(
@@ -58,6 +60,7 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
         truncated=found.found > limit,
         sitemaps=found.sitemaps,
         sources=Sources(links=found.linked, sitemaps=found.listed),
+        selected_strategy=found.strategy,  # type: ignore[arg-type]  # http or browser, as discover read the page
     )
     if found.found > limit:
         guidance = say(

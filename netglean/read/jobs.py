@@ -25,6 +25,7 @@ from netglean.read.sitemaps import read_sitemap
 __all__ = [
     "Diagnosis",
     "diagnosis",
+    "page_analysis",
     "page_facts",
     "page_links",
     "plain_text",
@@ -113,3 +114,18 @@ def page_links(*, document: Document) -> list[str]:
 def sitemap(*, body: bytes, max_bytes: int) -> Any:
     """The URLs a sitemap lists (netglean.read.sitemaps.Sitemap)."""
     return read_sitemap(body, max_bytes)
+
+
+def page_analysis(
+    *, document: Document, status: int, headers: Mapping[str, str], http_document: Document | None
+) -> dict[str, Any]:
+    """A rendered page's analysis (analyze_page), beside its plain-HTTP answer when there is one."""
+    from netglean.read.analysis import analysis
+
+    return analysis(
+        markup=document.text(),
+        url=document.url,
+        status=status,
+        headers=dict(headers),
+        http_markup=http_document.text() if http_document is not None else None,
+    )

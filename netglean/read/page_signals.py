@@ -33,6 +33,27 @@ _WALL_MARKUP = (
 )
 
 
+_SHELL = re.compile(
+    rb"""<(?:div|main|app-root)[^>]*\bid=["']?(?:root|app|__next|__nuxt|svelte|main-app|application)\b"""
+    rb"|<app-root|data-reactroot|ng-version=|ng-app|__NEXT_DATA__|__NUXT__|data-server-rendered"
+    rb"|<noscript[^>]*>[^<]{0,200}\b(?:enable|requires?|needs?)\s+javascript",
+    re.IGNORECASE,
+)
+"""A framework's marks on a page: an app's mount point, its attributes and state, a noscript asking for
+JavaScript."""
+_SCRIPT = re.compile(rb"<script\b", re.IGNORECASE)
+
+
+def javascript_shell(body: bytes) -> bool:
+    """Whether ``body`` shows a framework's marks (a page with little content besides is built by its scripts)."""
+    return _SHELL.search(body) is not None
+
+
+def scripted(body: bytes) -> bool:
+    """Whether an HTML page has a script at all (one without renders to the page it is, so is never rendered)."""
+    return _SCRIPT.search(body) is not None
+
+
 def feeds(tree: Any, page_url: str) -> list[dict[str, str]]:
     """The RSS, Atom and JSON feeds a page at ``page_url`` announces with <link rel="alternate"> in its head (no
     guessed paths), resolved against its base URL.
@@ -125,6 +146,34 @@ def item_groups(tree: Any, minimum: int = 3) -> list[ItemGroup]:
     # items can hold listings): their text is measured once, not once per group holding it.
     length = TextMeasure((node for group in groups for node in group.nodes), len, operator.add, 0)
     return sorted(groups, key=lambda g: (-len(g.nodes), -sum(length(n) for n in g.nodes)))
+
+
+def group_selector(group: ItemGroup, tree: Any) -> str | None:
+    """A CSS selector that finds exactly the group's items: the parent's path, then tag and classes."""
+    item = group.tag + "".join(f".{css_ident(c)}" for c in group.classes if css_ident(c) == c)
+    node, path = group.parent, list[str]()
+    for _ in range(4):
+        if node is None or node.tag in {"html", "-undef"}:
+            break
+        path.insert(0, node_selector(node))
+        selector = " > ".join([*path, item])
+        if len(tree.css(selector)) == len(group.nodes):
+            return selector
+        node = node.parent
+    return None
+
+
+def node_selector(node: Any) -> str:
+    ident = node.attributes.get("id")
+    if ident and css_ident(ident) == ident:
+        return f"{node.tag}#{ident}"
+    classes = [c for c in (node.attributes.get("class") or "").split() if css_ident(c) == c][:3]
+    return str(node.tag) + "".join(f".{c}" for c in classes)
+
+
+def css_ident(value: str) -> str:
+    """``value`` as a CSS identifier can hold it without escapes (empty when it starts with a digit)."""
+    return "".join(ch for ch in value if ch.isalnum() or ch in "-_") if value and not value[0].isdigit() else ""
 
 
 def _in_page_chrome(node: Any, known: dict[int, bool]) -> bool:

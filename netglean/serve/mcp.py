@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 import weakref
 from typing import Any
@@ -18,6 +19,7 @@ from netglean.calls.context import Context
 from netglean.calls.registry import ToolSpec
 from netglean.calls.resources import PromptError, ResourceNotFound, read_resource, render_prompt
 from netglean.calls.runner import ToolRunner, UnknownTool
+from netglean.core.envelope import Envelope
 from netglean.core.errors import ToolError
 from netglean.serve import tasks
 
@@ -57,6 +59,24 @@ FAILURE_SENTENCES: dict[str, str] = {
 
 A log notification sits outside the untrusted-content frame of the result, and a target-origin error
 message can quote what a target chose (a URL, a redirect chain); the message stays in the result."""
+
+
+def image_blocks(envelope: Envelope) -> tuple[Envelope, list[types.ImageContent]]:
+    """A payload's images (catalog/schemas/Image.yaml) as MCP image content: each one's base64 leaves the payload
+    (a model reads the image, not its base64 in the text) and ``content_index`` says which block holds it."""
+    images = envelope.payload.get("images")
+    if not isinstance(images, list) or not any(isinstance(image, dict) and "data" in image for image in images):
+        return envelope, []
+    blocks: list[types.ImageContent] = []
+    kept = []
+    for image in images:
+        shown = {key: value for key, value in image.items() if key != "data"}
+        if "data" in image:
+            blocks.append(types.ImageContent(type="image", data=image["data"], mime_type=image["mime_type"]))
+            shown["content_index"] = len(blocks)
+        kept.append(shown)
+    payload = {**envelope.payload, "images": kept}
+    return dataclasses.replace(envelope, payload=payload, payload_json=None), blocks
 
 
 def peer_session(request: Any) -> str:
@@ -191,8 +211,9 @@ def build_server(runner: ToolRunner) -> Server[Any]:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name!r}") from None
         if not envelope.ok:
             await report_failure(ctx, params.name, envelope.payload.get("error", {}))
+        envelope, images = image_blocks(envelope)
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=runner.render_text(params.name, envelope, source))],
+            content=[types.TextContent(type="text", text=runner.render_text(params.name, envelope, source)), *images],
             structured_content=envelope.as_dict(),
             is_error=not envelope.ok,
         )

@@ -1,5 +1,7 @@
 """A site's URLs, as map finds them: the page's own links, then its sitemaps (robots.txt's Sitemap: lines and
-/sitemap.xml, indexes followed, at most MAX_SITEMAPS read), filtered and capped."""
+/sitemap.xml, indexes followed, at most MAX_SITEMAPS read), filtered and capped. The page's links are those of
+the page as the strategy reads it: ``auto`` renders a JavaScript shell with no links, whose navigation its
+scripts build."""
 
 from __future__ import annotations
 
@@ -7,13 +9,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from netglean.browser.pool import read_by_strategy
 from netglean.core.errors import ToolError
 from netglean.read import jobs as read_jobs
+from netglean.read.page_signals import javascript_shell
 from netglean.sites.pages import HTML
 from netglean.sites.urls import same_site
 
 if TYPE_CHECKING:
+    from netglean.browser.pool import BrowserPool
     from netglean.net.fetcher import Fetcher
+    from netglean.net.page import Page
     from netglean.workers.pool import Readers
 
 MAX_SITEMAPS = 25
@@ -29,6 +35,8 @@ class Discovery:
     sitemaps: list[str]
     linked: int
     listed: int
+    strategy: str = "http"
+    """How the page was read: over plain HTTP, or rendered in the browser."""
 
 
 async def discover(
@@ -40,12 +48,19 @@ async def discover(
     include_sitemaps: bool,
     search: str,
     same_domain: bool,
+    strategy: str = "auto",
+    browser: BrowserPool | None = None,
 ) -> Discovery:
-    page = await fetcher.fetch(url)
+    async def links_of(page: Page) -> tuple[Page, list[str]]:
+        if page.media_type not in HTML:
+            return page, []
+        return page, await readers.run(read_jobs.page_links, document=page.document)
+
+    def shell(found: tuple[Page, list[str]]) -> bool:
+        return not found[1] and javascript_shell(found[0].body)
+
+    (page, linked), served = await read_by_strategy(strategy, fetcher, browser, url, links_of, lacking=shell)
     home = urlsplit(page.url).hostname or ""
-    linked: list[str] = []
-    if page.media_type in HTML:
-        linked = await readers.run(read_jobs.page_links, document=page.document)
     listed: list[str] = []
     read: list[str] = []
     if include_sitemaps:
@@ -71,4 +86,4 @@ async def discover(
         for found in dict.fromkeys([*linked, *listed])
         if (same_site(found, home) or not same_domain) and needle in found.lower()
     ]
-    return Discovery(keep[:limit], len(keep), read, len(linked), len(listed))
+    return Discovery(keep[:limit], len(keep), read, len(linked), len(listed), served)

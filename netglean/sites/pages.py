@@ -4,14 +4,13 @@ challenge answering instead of the page is an error (Blocked), never content."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from netglean.core.errors import Blocked, HttpStatus, NotAvailable, UnsupportedContent
 from netglean.read import jobs as read_jobs
 from netglean.read.document import Document
-from netglean.read.page_signals import bot_wall
+from netglean.read.page_signals import bot_wall, javascript_shell
 from netglean.read.reading import WALL_STATUSES, HtmlReading
 
 if TYPE_CHECKING:
@@ -73,14 +72,6 @@ class PageRead:
 SHELL_CHARS = 200
 """Characters of content under which an HTML page that shows a framework's marks is taken for a JavaScript shell,
 which ``auto`` renders."""
-_SHELL = re.compile(
-    rb"""<(?:div|main|app-root)[^>]*\bid=["']?(?:root|app|__next|__nuxt|svelte|main-app|application)\b"""
-    rb"|<app-root|data-reactroot|ng-version=|ng-app|__NEXT_DATA__|__NUXT__|data-server-rendered"
-    rb"|<noscript[^>]*>[^<]{0,200}\b(?:enable|requires?|needs?)\s+javascript",
-    re.IGNORECASE,
-)
-"""A framework's marks on a page: an app's mount point, its attributes and state, a noscript asking for
-JavaScript."""
 
 
 async def read_page(
@@ -191,7 +182,7 @@ async def _read_over_http(
         reading = await _read_html(readers, page.document, how, start, page.status, headers)
         if reading.wall:
             raise _blocked(page, list(reading.wall))
-        shell = reading.total_chars < SHELL_CHARS and _SHELL.search(page.body) is not None
+        shell = reading.total_chars < SHELL_CHARS and javascript_shell(page.body)
         read = _page_read(
             url, final_url=page.url, status=page.status, size=len(page.body), how=how, reading=reading, strategy="http"
         )

@@ -11,6 +11,8 @@ from netglean.read import jobs as read_jobs
 from netglean.read.page_signals import blocked_surface
 
 if TYPE_CHECKING:
+    from netglean.browser.capture import Captured
+    from netglean.browser.pool import BrowserPool
     from netglean.net.fetcher import Fetcher
     from netglean.net.page import Page
     from netglean.net.politeness import Budget
@@ -36,6 +38,8 @@ class Inspection:
     """Every sign of a challenge or block page seen (an ordinary page can carry some)."""
     wall: list[str] = field(default_factory=list)
     """The signs, when they make the answer a wall by scrape's rule (netglean.read.reading.walled)."""
+    requests: tuple[Captured, ...] | None = None
+    """The XHR and fetch requests the page made while it loaded, when it was rendered."""
 
     @property
     def blocked_surface(self) -> str | None:
@@ -64,15 +68,22 @@ class Inspection:
         return self.counts.get("repeated_items", 0) or (articles if articles >= 3 else 0)
 
 
-async def inspect(fetcher: Fetcher, readers: Readers, url: str) -> Inspection:
+async def inspect(fetcher: Fetcher, readers: Readers, url: str, browser: BrowserPool | None = None) -> Inspection:
+    """One fetch of ``url`` diagnosed; with ``browser``, the page rendered there instead, and the XHR and fetch
+    requests it made while loading."""
     verdict = await fetcher.robots_verdict(url)
     if verdict in {"disallowed", "unreadable"}:
         return Inspection(verdict)
-    page = await fetcher.fetch(url, error_pages=True)
+    requests = None
+    if browser is not None:
+        rendered = await browser.render(fetcher, url, timeout=fetcher.policy.total_timeout, capture=True)
+        page, requests = rendered.as_page(), rendered.requests
+    else:
+        page = await fetcher.fetch(url, error_pages=True)
     diagnosis = await readers.run(
         read_jobs.diagnosis, document=page.document, status=page.status, headers=dict(page.headers)
     )
-    return Inspection(verdict, page, diagnosis.feeds, diagnosis.counts, diagnosis.signals, diagnosis.wall)
+    return Inspection(verdict, page, diagnosis.feeds, diagnosis.counts, diagnosis.signals, diagnosis.wall, requests)
 
 
 @dataclass(frozen=True, slots=True)

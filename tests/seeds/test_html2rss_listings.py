@@ -339,12 +339,24 @@ def test_capture_config_on_a_weak_page_still_returns_a_draft(client: SyncClient)
 def test_faraday_is_plain_http_like_auto(client: SyncClient, tool: str) -> None:
     envelope = _call(client, tool, {"url": f"{SITE}/news", "strategy": "faraday"})
     assert envelope["ok"] is True and envelope["payload"]["requested_strategy"] == "faraday"
+    assert envelope["payload"]["selected_strategy"] == "http"
 
 
 @pytest.mark.parametrize("tool", ["scrape_url", "inspect_url", "capture_config"])
 @pytest.mark.parametrize("strategy", ["botasaurus", "browserless"])
-def test_a_browser_strategy_is_not_available(client: SyncClient, tool: str, strategy: str) -> None:
+def test_a_browser_strategy_renders_the_page_in_the_servers_browser(
+    client: SyncClient, tool: str, strategy: str
+) -> None:
+    """The listing is the same rendered (it needs no script): what the tools find in it is the same too."""
+    plain = _call(client, tool, {"url": f"{SITE}/news"})["payload"]
     envelope = _call(client, tool, {"url": f"{SITE}/news", "strategy": strategy})
-    assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "not_available"
-    assert envelope["payload"]["error"]["detail"]["argument"] == "strategy"
-    assert envelope["next_step"] == tool
+    payload = envelope["payload"]
+    assert envelope["ok"] is True and payload["requested_strategy"] == strategy
+    assert payload["selected_strategy"] == "browser" and plain["selected_strategy"] == "http"
+    if tool == "scrape_url":
+        assert [item["url"] for item in payload["items"]] == [item["url"] for item in plain["items"]]
+    elif tool == "capture_config":
+        assert payload["articles_count"] == plain["articles_count"] and payload["config"]["strategy"] == "browserless"
+        assert "strategy" not in plain["config"]
+    else:
+        assert payload["articles_count"] == plain["articles_count"] and payload["xhr_capture"]["count"] == 0

@@ -1,6 +1,7 @@
-"""Pages that need a browser, served on 127.0.0.1 for tests/test_browser.py: a single-page app that builds its
-article from a fetch, a static article, a page that tries every way out of the network policy, a wall that clears
-once JavaScript runs, and a page that never finishes loading.
+"""Pages that need a browser, served on 127.0.0.1 for tests/test_browser.py and tests/test_browser_tools.py: a
+single-page app that builds its article from a fetch, a React-like listing built from static files and a JSON API,
+an infinite-scroll listing, a form, a static article, a page that tries every way out of the network policy, a
+wall that clears once JavaScript runs, and a page that never finishes loading.
 
 Every "forbidden" address here is one the tests' policy refuses: ``evil.test`` resolves (by the tests' DNS) to a
 private address, and ``FORBIDDEN`` is filled in with a real 127.0.0.1 server that counts the connections it gets,
@@ -88,6 +89,67 @@ document.body.innerHTML = '<article><h1>Past the check</h1>' + '<p>"""
 )
 
 
+STORIES = [f"Harbour story {n}" for n in range(1, 31)]
+"""What the listing API holds: 30 stories, 10 to a page."""
+LISTING = """<!doctype html><html><head><title>Harbour news</title></head><body><div id="root"></div>
+<script src="/static/vendor.js"></script><script src="/static/app.js"></script></body></html>"""
+VENDOR_JS = """window.h = function (tag, props, children) {
+  const node = document.createElement(tag);
+  Object.entries(props || {}).forEach(([k, v]) => node.setAttribute(k, v));
+  (children || []).forEach(c => node.append(typeof c === 'string' ? document.createTextNode(c) : c));
+  return node;
+};"""
+APP_JS = """fetch('/api/items?page=1&token=s3cret').then(r => r.json()).then(data => {
+  const list = h('ul', {class: 'stories'}, data.items.map(item =>
+    h('li', {class: 'story'}, [h('h2', {}, [h('a', {href: item.url}, [item.title])]),
+                               h('p', {}, [item.summary])])));
+  document.getElementById('root').append(h('main', {}, [h('h1', {}, ['Harbour news']), list]));
+});"""
+INFINITE = """<!doctype html><html><head><title>Endless harbour</title>
+<style>li.story { height: 120px; }</style></head><body><main><h1>Endless harbour</h1><ul class="stories"></ul></main>
+<script>
+let page = 0, loading = false;
+function more() {
+  if (loading || page >= 3) return;
+  loading = true;
+  fetch('/api/items?page=' + (page + 1)).then(r => r.json()).then(data => {
+    page += 1;
+    const list = document.querySelector('ul.stories');
+    data.items.forEach(item => {
+      const li = document.createElement('li'); li.className = 'story';
+      li.innerHTML = '<h2><a href="' + item.url + '">' + item.title + '</a></h2>';
+      list.append(li);
+    });
+    loading = false;
+  });
+}
+window.addEventListener('scroll', () => {
+  if (window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 200) more();
+});
+more();
+</script></body></html>"""
+FORM = """<!doctype html><html><head><title>Harbour permits</title></head><body><main><h1>Apply for a mooring</h1>
+<form id="permit" action="/permit" method="post">
+<label for="name">Your name</label><input id="name" name="name" type="text" required>
+<label for="email">Email</label><input id="email" name="email" type="email" required>
+<label for="berth">Berth</label><select id="berth" name="berth"><option value="north">North quay</option>
+<option value="south">South quay</option></select>
+<textarea name="notes"></textarea>
+<button id="send" type="submit">Apply</button>
+</form>
+<table><caption>Fees</caption><thead><tr><th>Berth</th><th>Fee</th></tr></thead>
+<tbody><tr><td>North quay</td><td>120</td></tr><tr><td>South quay</td><td>95</td></tr></tbody></table>
+<div id="result"></div></main>
+<script>
+document.getElementById('permit').addEventListener('submit', event => {
+  event.preventDefault();
+  const data = new FormData(event.target);
+  document.getElementById('result').innerHTML = '<p class="done">Thanks, ' + data.get('name') +
+    ': a ' + data.get('berth') + ' berth permit is on its way.</p>';
+});
+</script></body></html>"""
+
+
 def _forbidden(request: Request, page: str) -> str:
     return page.replace("FORBIDDEN", request.app.state.forbidden)
 
@@ -136,6 +198,36 @@ async def endless(request: Request) -> Response:
     return StreamingResponse(drip(), media_type="text/html")
 
 
+async def listing(request: Request) -> Response:
+    return Response(LISTING, media_type="text/html")
+
+
+async def script(request: Request) -> Response:
+    return Response(VENDOR_JS if request.path_params["name"] == "vendor" else APP_JS, media_type="text/javascript")
+
+
+async def items(request: Request) -> Response:
+    page = int(request.query_params.get("page", "1"))
+    chosen = STORIES[(page - 1) * 10 : page * 10]
+    found = [
+        {"title": title, "url": f"/stories/{(page - 1) * 10 + n + 1}", "summary": f"{title}: {PARAGRAPH}"}
+        for n, title in enumerate(chosen)
+    ]
+    following = f"/api/items?page={page + 1}" if page * 10 < len(STORIES) else None
+    return JSONResponse(
+        {"items": found, "page": page, "total": len(STORIES), "next": following},
+        headers={"x-total-count": str(len(STORIES)), "set-cookie": "session=secret-cookie"},
+    )
+
+
+async def infinite(request: Request) -> Response:
+    return Response(INFINITE, media_type="text/html")
+
+
+async def form(request: Request) -> Response:
+    return Response(FORM, media_type="text/html")
+
+
 async def robots(request: Request) -> Response:
     return PlainTextResponse("User-agent: *\nDisallow: /private\n")
 
@@ -153,5 +245,10 @@ APP = Starlette(
         Route("/endless", endless),
         Route("/private", static),
         Route("/robots.txt", robots),
+        Route("/listing", listing),
+        Route("/static/{name}.js", script),
+        Route("/api/items", items),
+        Route("/infinite", infinite),
+        Route("/form", form),
     ]
 )

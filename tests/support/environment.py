@@ -17,6 +17,14 @@ FUZZ_ENVIRONMENT = {
     "NETGLEAN_HOST_INTERVAL": "0",
     "NETGLEAN_SESSION_BUDGET": "1000000000",
     "NETGLEAN_CALL_TIMEOUT": "30",
+    "NETGLEAN_BROWSER_PATH": "netglean-fuzzing-has-no-chromium",
 }
 """The fuzzer's servers: loopback allowed (the fuzz site is on 127.0.0.1), still nothing but 127.0.0.1, no
-spacing between requests and a budget no run spends."""
+spacing between requests and a budget no run spends; and no Chromium, so a browser strategy is the declared
+not_available (a render costs some 300 ms, and half the generated calls ask for one: minutes a run). What the
+browser serves is held to the same published schemas by every call tests/test_browser_tools.py makes (the runner
+checks each envelope against its tool's output schema), and the tools that only drive the browser are fuzzed
+against a server that has it (BROWSER_FUZZ_ENVIRONMENT)."""
+BROWSER_FUZZ_ENVIRONMENT = {"NETGLEAN_BROWSER_ACTION_TIMEOUT": "0.2"}
+"""What the fuzzer's server for the browser tools changes: Chromium on PATH, and no action waiting more than 0.2 s
+for an element a generated selector never finds."""

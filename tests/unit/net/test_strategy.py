@@ -1,27 +1,23 @@
-"""Request strategies: the plain-HTTP ones pass, a browser one is a clear not_available naming its argument."""
+"""Request strategies: every name a client sends (netglean's, html2rss's, Crawlberg's use_browser) means one of
+auto, http or browser."""
 
 from __future__ import annotations
 
 import pytest
 
-from netglean.core.errors import NotAvailable
-from netglean.net.strategy import BROWSER, PLAIN_HTTP, require_plain_http
+from netglean.net.strategy import PAGE_STRATEGIES, page_strategy
 
 
-@pytest.mark.parametrize("strategy", PLAIN_HTTP)
-def test_plain_http_strategies_are_served(strategy: str) -> None:
-    require_plain_http(strategy)
+@pytest.mark.parametrize(
+    ("strategy", "meant"),
+    [("auto", "auto"), ("http", "http"), ("faraday", "http"), ("browser", "browser"), ("botasaurus", "browser"),
+     ("browserless", "browser")],
+)  # fmt: skip
+def test_each_name_means_one_of_netgleans_three(strategy: str, meant: str) -> None:
+    assert strategy in PAGE_STRATEGIES
+    assert page_strategy(strategy) == meant
 
 
-@pytest.mark.parametrize("strategy", BROWSER)
-def test_a_browser_strategy_is_not_available_and_says_what_to_send(strategy: str) -> None:
-    with pytest.raises(NotAvailable) as refused:
-        require_plain_http(strategy)
-    assert refused.value.detail == {"argument": "strategy", "available": ["auto", "faraday"]}
-    assert "strategy 'auto'" in refused.value.message
-
-
-def test_use_browser_is_not_available_whatever_the_strategy() -> None:
-    with pytest.raises(NotAvailable) as refused:
-        require_plain_http("auto", use_browser=True)
-    assert refused.value.detail == {"argument": "use_browser"}
+@pytest.mark.parametrize("strategy", PAGE_STRATEGIES)
+def test_use_browser_renders_whatever_the_strategy(strategy: str) -> None:
+    assert page_strategy(strategy, use_browser=True) == "browser"

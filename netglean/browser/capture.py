@@ -1,0 +1,123 @@
+"""The XHR and fetch requests a page makes while it loads, as inspect_url (strategy browser) and analyze_page
+report them: method, URL with its secrets redacted, status, content type, and for JSON a bounded sample.
+
+A single-page app loads its items from an endpoint; naming that endpoint (and what its answer looks like) lets an
+agent read the data directly next time. Query values whose names say they are secrets (token, key, signature,
+session …) and any userinfo are never reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from netglean.core.logs import REDACTED
+from netglean.read.json_shape import items_path, sample, shape
+
+MAX_REQUESTS = 50
+"""The most requests one capture keeps (the first ones: a page's data comes early)."""
+SAMPLE_BYTES = 256 * 1024
+"""The largest JSON answer a capture reads for its sample; a larger one is described by its size alone."""
+WAIT = 2.0
+"""Seconds the capture waits, at the end, for the answers it is still reading."""
+_SECRET = re.compile(
+    r"token|key|secret|sig|signature|auth|session|sid|password|passwd|pwd|code|credential|jwt|bearer|hash",
+    re.IGNORECASE,
+)
+
+
+def redacted_url(url: str) -> str:
+    """``url`` without userinfo, the values of query parameters whose names look secret replaced, and no
+    fragment."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"[{host}]" if ":" in host else host
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    query = urlencode(
+        [(name, REDACTED if _SECRET.search(name) else value) for name, value in parse_qsl(parts.query, True)],
+        safe="*",
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+@dataclass(frozen=True, slots=True)
+class Captured:
+    """One XHR or fetch request and its answer."""
+
+    method: str
+    url: str
+    """Redacted (redacted_url)."""
+    status: int
+    content_type: str
+    bytes: int | None = None
+    """The answer's size, when it was read (JSON answers)."""
+    json: dict[str, Any] | None = None
+    """A JSON answer's shape, where its items are, and a bounded sample."""
+
+    def as_dict(self) -> dict[str, Any]:
+        described: dict[str, Any] = {
+            "method": self.method,
+            "url": self.url,
+            "status": self.status,
+            "content_type": self.content_type,
+        }
+        if self.bytes is not None:
+            described["bytes"] = self.bytes
+        if self.json is not None:
+            described["json"] = self.json
+        return described
+
+
+def described(value: Any) -> dict[str, Any]:
+    """A JSON answer as a capture describes it: its shape, the pointer and length of its items, a sample."""
+    found = items_path(value)
+    summary: dict[str, Any] = {"shape": shape(value), "sample": sample(value)}
+    if found is not None:
+        summary["items_pointer"], summary["items_count"] = found
+    return summary
+
+
+class Capture:
+    """Listens to a page's answers from the moment it is made; ``finished`` gives what it heard."""
+
+    def __init__(self, page: Any) -> None:
+        self._kept: list[Captured] = []
+        self._reading: set[asyncio.Task[None]] = set()
+
+        def answered(response: Any) -> None:  # Playwright takes functions, not builtins
+            if response.request.resource_type in {"xhr", "fetch"} and len(self._kept) + len(self._reading) < (
+                MAX_REQUESTS
+            ):
+                task = asyncio.get_running_loop().create_task(self._record(response))
+                self._reading.add(task)
+                task.add_done_callback(self._reading.discard)
+
+        page.on("response", answered)
+
+    async def _record(self, response: Any) -> None:
+        request = response.request
+        media = (response.headers.get("content-type") or "").split(";")[0].strip().lower()
+        size: int | None = None
+        summary: dict[str, Any] | None = None
+        if media == "application/json" or media.endswith("+json"):
+            with contextlib.suppress(Exception):  # an answer the page let go of, or not JSON after all
+                declared = int(response.headers.get("content-length") or 0)
+                if declared <= SAMPLE_BYTES:
+                    body = await response.body()
+                    size = len(body)
+                    if size <= SAMPLE_BYTES:
+                        summary = described(json.loads(body))
+        self._kept.append(Captured(request.method, redacted_url(response.url), response.status, media, size, summary))
+
+    async def finished(self) -> tuple[Captured, ...]:
+        """What was captured, once the answers being read are read (WAIT seconds at most)."""
+        if self._reading:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*self._reading, return_exceptions=True), WAIT)
+        return tuple(self._kept)

@@ -1,0 +1,187 @@
+"""The browser tools' engines: a list of actions on one page (interact), a page's analysis (analyze_page) and an
+endpoint's answer (analyze_api_endpoint), each in a fresh browser context under the call's fetcher.
+
+What the page shows at a scrape action, and at the end, is read as scrape reads any page (a reader process, the
+same extraction and slicing); what an analysis reads off the markup runs there too (netglean.read.analysis).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from netglean.browser.actions import Action, Performed, perform
+from netglean.browser.capture import described
+from netglean.core.errors import NotAvailable, ToolError, UnsupportedContent
+from netglean.read import jobs as read_jobs
+from netglean.read.document import Document
+from netglean.read.json_shape import pagination_hints
+
+if TYPE_CHECKING:
+    from netglean.browser.pool import BrowserPool
+    from netglean.net.fetcher import Fetcher
+    from netglean.read.reading import HtmlReading
+    from netglean.workers.pool import Readers
+
+_ENDPOINT_HEADERS = frozenset(
+    {
+        "content-type",
+        "content-length",
+        "cache-control",
+        "etag",
+        "last-modified",
+        "link",
+        "x-total-count",
+        "x-total",
+        "x-total-pages",
+        "x-page",
+        "x-per-page",
+        "x-next-page",
+        "x-ratelimit-limit",
+        "x-ratelimit-remaining",
+        "access-control-allow-origin",
+        "vary",
+    }
+)
+"""The answer headers analyze_api_endpoint reports: what says how to read and page an API, never a cookie."""
+_PAGE_PARAMETERS = frozenset({"page", "p", "offset", "start", "skip", "cursor", "after", "before", "limit", "per_page"})
+
+
+def _pool(browser: BrowserPool | None) -> BrowserPool:
+    if browser is None or not browser.installed:
+        raise NotAvailable(
+            "no Chromium to drive: the operator installs one (apt-get install chromium) or names it with "
+            "--browser-path",
+            detail={"argument": "url"},
+        )
+    return browser
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction:
+    performed: Performed
+    scraped: dict[int, HtmlReading]
+    """What each scrape action read, by its index."""
+    final: HtmlReading
+
+
+async def interact(
+    fetcher: Fetcher,
+    readers: Readers,
+    browser: BrowserPool | None,
+    url: str,
+    actions: Sequence[Action],
+    *,
+    fmt: str,
+    main_content: bool,
+    max_chars: int,
+    allow_evaluate: bool,
+    action_timeout: float,
+) -> Interaction:
+    """``url`` loaded, each action carried out until one fails, and the page read at every scrape and at the end."""
+    pool = _pool(browser)
+    refused: list[ToolError] = []
+    async with pool.page(fetcher, refused) as page:
+        done = await perform(
+            pool,
+            page,
+            url,
+            actions,
+            timeout=fetcher.policy.total_timeout,
+            refused=refused,
+            allow_evaluate=allow_evaluate,
+            cap=action_timeout,
+        )
+
+    async def read(at: str, html: str) -> HtmlReading:
+        return await readers.run(
+            read_jobs.read_page,
+            document=Document(at, html.encode("utf-8"), "utf-8"),
+            fmt=fmt,
+            main_content=main_content,
+            frontier=False,
+            limit=max_chars,
+        )
+
+    scraped = {step.index: await read(step.url, step.html) for step in done.steps if step.html is not None}
+    return Interaction(done, scraped, await read(done.final_url, done.final_html))
+
+
+async def analyze(fetcher: Fetcher, readers: Readers, browser: BrowserPool | None, url: str) -> dict[str, Any]:
+    """The page rendered (its XHR and fetch requests kept, scrolled once to see whether it grows) and analysed,
+    beside its plain-HTTP answer (which tells a page its scripts build from one sent whole)."""
+    pool = _pool(browser)
+    rendered = await pool.render(fetcher, url, timeout=fetcher.policy.total_timeout, capture=True, scroll=True)
+    http_document = None
+    try:
+        plain = await fetcher.fetch(url, error_pages=True)
+        if plain.media_type in read_jobs.HTML_TYPES:
+            http_document = plain.document
+    except ToolError:  # the comparison is lost, not the analysis
+        http_document = None
+    page = rendered.as_page()
+    found: dict[str, Any] = await readers.run(
+        read_jobs.page_analysis,
+        document=page.document,
+        status=rendered.status,
+        headers=dict(page.headers),
+        http_document=http_document,
+    )
+    features = found["features"]
+    features["infinite_scroll"] = bool(rendered.grew_on_scroll)
+    if rendered.grew_on_scroll and features["pagination"]["kind"] == "none":
+        features["pagination"] = {"kind": "infinite_scroll"}
+    json_requests = [request for request in rendered.requests if request.json is not None]
+    features["loads_data_by_xhr"] = bool(json_requests)
+    return {
+        "url": url,
+        "final_url": rendered.final_url,
+        "status": rendered.status,
+        **found,
+        "requests": [request.as_dict() for request in rendered.requests],
+    }
+
+
+async def analyze_endpoint(fetcher: Fetcher, browser: BrowserPool | None, url: str) -> dict[str, Any]:
+    """An endpoint's answer in a browser context: status, the headers that say how to read and page it, its
+    content type, and for JSON its shape, where its items are, a sample, and what looks like pagination."""
+    pool = _pool(browser)
+    answered = await pool.answer(fetcher, url, timeout=fetcher.policy.total_timeout)
+    media = answered.headers.get("content-type", "").split(";")[0].strip().lower()
+    report: dict[str, Any] = {
+        "url": url,
+        "final_url": answered.final_url,
+        "status": answered.status,
+        "content_type": media,
+        "bytes": len(answered.body),
+        "headers": {name: value for name, value in answered.headers.items() if name in _ENDPOINT_HEADERS},
+    }
+    hints = [f"query parameter {name}" for name in _query_names(answered.final_url) if name in _PAGE_PARAMETERS]
+    if 'rel="next"' in answered.headers.get("link", "") or "rel=next" in answered.headers.get("link", ""):
+        hints.append("Link header rel=next")
+    hints += [
+        f"header {name}" for name in ("x-total-count", "x-total-pages", "x-next-page") if name in answered.headers
+    ]
+    if media == "application/json" or media.endswith("+json") or answered.body.lstrip()[:1] in {b"{", b"["}:
+        try:
+            value = json.loads(answered.body)
+        except ValueError:
+            if media == "application/json" or media.endswith("+json"):
+                raise UnsupportedContent(
+                    f"{url} says it is JSON but cannot be read as JSON", detail={"url": url}
+                ) from None
+        else:
+            report["json"] = described(value)
+            hints += [f"key {pointer}" for pointer in pagination_hints(value)]
+    else:
+        report["text_sample"] = answered.body[:500].decode("utf-8", "replace")
+    report["pagination_hints"] = hints
+    return report
+
+
+def _query_names(url: str) -> list[str]:
+    from urllib.parse import parse_qsl, urlsplit
+
+    return [name.lower() for name, _ in parse_qsl(urlsplit(url).query, keep_blank_values=True)]
