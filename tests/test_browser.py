@@ -21,6 +21,7 @@ import pytest
 from netglean.browser.pool import BrowserPool
 from netglean.core.errors import BlockedAddress, FetchTimeout, RobotsDisallowed, ToolError
 from netglean.core.settings import Settings
+from netglean.feeds.pages import listing
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.politeness import SessionBudget
@@ -96,6 +97,19 @@ def test_auto_on_a_static_page_never_starts_a_browser(site: Site) -> None:
 
     read, launches = _with_pool(site[0], work)
     assert read.strategy == "http" and "The wall" in read.content and launches == 0
+
+
+def test_auto_renders_a_page_without_items_only_when_it_has_scripts(site: Site) -> None:
+    """A listing without items renders under auto only if scripts could change it: a page with none would render
+    to itself."""
+
+    async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> tuple[str, int, str, int]:
+        bare = await listing(fetcher, readers, "http://browser.test/plain", None, strategy="auto", browser=pool)
+        launched = pool.launches
+        scripted = await listing(fetcher, readers, "http://browser.test/listing", None, strategy="auto", browser=pool)
+        return bare.strategy, launched, scripted.strategy, len(scripted.items)
+
+    assert _with_pool(site[0], work) == ("http", 0, "browser", 10)
 
 
 def test_a_wall_that_clears_once_javascript_runs_is_read_in_the_browser(site: Site) -> None:

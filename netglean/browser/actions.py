@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from netglean.browser.pool import content, in_flight, quiet
+from netglean.browser.pool import MAX_HTML, content, in_flight, quiet
 from netglean.core.errors import ActionFailed, NotAvailable, ToolError
 from netglean.core.validation import quoted
 
@@ -90,7 +90,7 @@ class Step:
     """The page's URL after the action."""
     error: ToolError | None = None
     html: str | None = None
-    """The page's HTML at that point (scrape), read into markdown by the caller."""
+    """The page's HTML at that point (scrape, cut at MAX_HTML), read into markdown by the caller."""
     value: Any = None
     """What evaluate returned (as JSON, bounded)."""
     truncated: bool = False
@@ -144,7 +144,7 @@ async def perform(
         if not step.ok:
             break
     done.final_url = page.url
-    done.final_html = await content(page)
+    done.final_html = (await content(page))[:MAX_HTML]
     return done
 
 
@@ -190,7 +190,7 @@ async def _act(
             raise ActionFailed(f"action {step.index} (screenshot): at most {MAX_SHOTS} screenshots a call")
         done.shots.append(await _screenshot(page, action, step.index))
     elif kind == "scrape":
-        step.html = await content(page)
+        step.html = (await content(page))[:MAX_HTML]
     elif kind == "evaluate":
         if not allow_evaluate:
             raise NotAvailable(

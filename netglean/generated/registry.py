@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '50d3a8ca09c4048e2580d1e4c8d2855a6bd5bd7403ca7d0fa6761996f29d216d'
+CATALOG_HASH: Any = 'a2182bf7d3d11ca99b2657a83438dfa964c98db53dff7c7d9b5003eda8d51fe3'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -22,7 +22,14 @@ SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agent
                  "'capture_config' drafts a\n"
                  "config, 'validate_config' checks it, 'apply_config' runs it.\n"
                  "Before reading an unfamiliar URL, 'inspect_url' says what it is (its feeds, a listing, a "
-                 'bot wall);\n'
+                 'bot wall).\n'
+                 "Pages built by scripts are rendered in the server's browser when they need it (strategy "
+                 "auto; 'browser'\n"
+                 "always); 'interact' clicks, types and scrolls on a page, 'analyze_page' reports how a page "
+                 'is built (its\n'
+                 "items, forms, tables, the requests it loads data by) and 'analyze_api_endpoint' describes "
+                 "such a request's\n"
+                 'answer.\n'
                  "'compare_agent_view' shows what agents get next to browsers; 'generate_citations' turns "
                  'markdown links into\n'
                  "numbered references; 'get_version' names this server's version.\n"
@@ -8607,7 +8614,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                     'type': 'object'},
   'title': 'Check a feed config'})
 
-RESOURCES: Any = ({'description': "What this build's feed runtime can do, as booleans only: plain HTTP, browser rendering, "
+RESOURCES: Any = ({'description': "What this server's feed runtime can do, as booleans only: plain HTTP, browser rendering, "
                  'JSON pages, auto-detection, pagination, RSS and JSON Feed output, local files.',
   'handler': 'netglean.handlers.feeds:read_capabilities',
   'mime_type': 'application/json',
@@ -8670,8 +8677,9 @@ RESOURCES: Any = ({'description': "What this build's feed runtime can do, as boo
   'uri': 'html2rss://schema',
   'uri_template': None},
  {'description': "The request strategies the feed tools take, under html2rss's names, as a JSON array: auto, "
-                 'faraday, botasaurus (local_file is never one). auto and faraday read over plain HTTP; '
-                 'html2rss://runtime says whether botasaurus can run (in this build it cannot).',
+                 'faraday, botasaurus (local_file is never one). faraday reads over plain HTTP, auto too and '
+                 "renders in the server's browser when a listing gives no items, botasaurus always renders; "
+                 'html2rss://runtime says whether botasaurus can run here (a Chromium is installed).',
   'handler': 'netglean.handlers.feeds:read_mcp_strategies',
   'mime_type': 'application/json',
   'name': 'html2rss_strategies',
@@ -8732,8 +8740,10 @@ PROMPTS: Any = ({'arguments': [{'default': None, 'description': 'Target URL to a
                         '   enhance: true in the draft.\n'
                         '2. If the draft is weak (few or no articles, no selectors) or you need recon, call '
                         'inspect_url on ${url}\n'
-                        '   (auto reads it over plain HTTP; this build has no browser, so botasaurus is not '
-                        'available).\n'
+                        '   (auto reads it over plain HTTP, a cheap diagnostic; pin strategy botasaurus to '
+                        'render it in the browser\n'
+                        '   and see the requests it makes, when html2rss://runtime says '
+                        'botasaurus_configured).\n'
                         '3. Call validate_config with the yaml (or the config object). It must not be an '
                         'error (isError); if it\n'
                         '   is, fix each problem in payload.errors at the path it names and validate again. '

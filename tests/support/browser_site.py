@@ -198,6 +198,10 @@ async def endless(request: Request) -> Response:
     return StreamingResponse(drip(), media_type="text/html")
 
 
+async def plain(request: Request) -> Response:
+    return Response(STATIC.replace("<script>var analytics = 1;</script>", ""), media_type="text/html")
+
+
 async def listing(request: Request) -> Response:
     return Response(LISTING, media_type="text/html")
 
@@ -246,6 +250,7 @@ APP = Starlette(
         Route("/private", static),
         Route("/robots.txt", robots),
         Route("/listing", listing),
+        Route("/plain", plain),
         Route("/static/{name}.js", script),
         Route("/api/items", items),
         Route("/infinite", infinite),
