@@ -248,3 +248,10 @@ def test_analyze_api_endpoint_describes_the_answer_and_its_pagination(client: Sy
     assert {"query parameter page", "header x-total-count", "key /next", "key /page", "key /total"} <= set(
         report["pagination_hints"]
     )
+
+
+def test_a_file_to_download_is_no_answer_to_analyze(client: SyncClient, site: str) -> None:
+    envelope = _call(client, "analyze_api_endpoint", {"url": f"{site}/file.pdf"})
+    error = envelope["payload"]["error"]
+    assert error["code"] == "unsupported_content" and error["retryable"] is False
+    assert "a file to download" in error["message"]

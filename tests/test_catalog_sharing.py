@@ -64,7 +64,7 @@ def test_a_fragment_is_inlined_whole_wherever_it_is_named() -> None:
     assert {name: validate["properties"][name] for name in shared} == {
         name: apply["properties"][name] for name in shared
     }
-    assert list(apply["properties"]) == ["config", "yaml", "parameters", "url", "format", "limit"]
+    assert list(apply["properties"]) == ["config", "yaml", "parameters", "url", "format", "limit", "strategy"]
 
 
 def test_an_unknown_fragment_is_named_at_its_site(project: Path) -> None:

@@ -134,6 +134,12 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("apply_config", {"config": CONFIG}),
     ("apply_config", {"config": CONFIG, "format": "json_feed"}),
     ("apply_config", {"config": {**CONFIG, "channel": {"url": f"{SITE}/missing"}}}),
+    ("interact", {"url": f"{SITE}/go", "actions": [{"action": "scrape"}, {"action": "screenshot"}]}),
+    ("interact", {"url": f"{SITE}/go", "actions": [{"action": "click", "selector": "#none", "timeout_ms": 200}]}),
+    ("interact", {"url": f"{SITE}/go", "actions": [{"action": "navigate", "url": f"{SITE}/bad-scheme"}]}),
+    ("interact", {"url": f"{SITE}/missing", "actions": [{"action": "scrape"}]}),
+    ("analyze_page", {"url": f"{SITE}/go"}),
+    ("analyze_api_endpoint", {"url": f"{SITE}/go"}),
 ]
 
 

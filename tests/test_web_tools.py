@@ -314,7 +314,8 @@ def test_inspect_url_reads_feeds_listings_and_bot_walls(client: SyncClient) -> N
 def test_inspect_url_reports_robots_without_fetching(client: SyncClient) -> None:
     blocked = client.call("inspect_url", {"url": "http://robots-block.test/private"}).structured_content["payload"]
     asked = {"url": "http://robots-block.test/private", "requested_url": "http://robots-block.test/private"}
-    assert blocked == {**asked, "requested_strategy": "auto", "robots": "disallowed", "fetched": False}
+    expected = {"requested_strategy": "auto", "selected_strategy": "http", "robots": "disallowed", "fetched": False}
+    assert blocked == {**asked, **expected}
 
 
 def test_a_hostile_page_stays_quarantined_through_scrape(client: SyncClient) -> None:

@@ -401,9 +401,14 @@ def _router(fetcher: Fetcher, proxy: PolicyProxy, refused: list[ToolError]) -> A
 
 
 def _navigation_error(url: str, exc: Exception) -> ToolError:
-    from netglean.core.errors import FetchTimeout, Unreachable
+    from netglean.core.errors import FetchTimeout, Unreachable, UnsupportedContent
 
     text = str(exc)
+    if "Download is starting" in text:  # downloads are refused: the answer is a file, not a page
+        return UnsupportedContent(
+            f"{url} answers with a file to download, not a page the browser shows; download identifies it",
+            detail={"url": url},
+        )
     if "Timeout" in type(exc).__name__ or "Timeout" in text:
         return FetchTimeout(f"rendering {url} took longer than allowed", detail={"url": url})
     return Unreachable(f"the browser could not load {url}", detail={"url": url})

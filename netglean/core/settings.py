@@ -96,19 +96,19 @@ SETTINGS: tuple[Setting, ...] = (
         http=True,
     ),
     Setting(
-        "browser_contexts",
-        int,
-        2,
-        "Pages the browser renders at once (each call in a fresh, isolated context); more calls wait their turn.",
-        1,
-    ),
-    Setting(
         "browser_action_timeout",
         float,
         30.0,
         "The most seconds one interact action may wait (for its element, a condition, a time); an action's "
         "timeout_ms may only lower it.",
         0.05,
+    ),
+    Setting(
+        "browser_contexts",
+        int,
+        2,
+        "Pages the browser renders at once (each call in a fresh, isolated context); more calls wait their turn.",
+        1,
     ),
     Setting(
         "browser_evaluate",

@@ -286,6 +286,68 @@ class _JsonSchemaRuntimeValidationBase(BaseModel):
         return cls._json_schema_unique_items_equal(left, right) or cls._json_schema_unique_items_equal(right, left)
 
 
+class Action(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    action: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate"]
+    """
+    navigate (url), click (selector), type (selector, text: fills the field), press (key, optionally on selector), select (selector, values), hover (selector), scroll (to bottom or top, or pixels, repeat times; or a selector scrolled into view), wait_for (selector, text, network_idle or time_ms), screenshot (the viewport, full_page, or one selector's element), scrape (the page read at that point), evaluate (script; only where the operator allows it).
+    """
+    full_page: StrictBool = False
+    """
+    screenshot: the page from its top, down to 4,000 pixels, instead of the viewport (1280 × 800).
+    """
+    key: Annotated[StrictStr | None, Field(max_length=50, min_length=1)] = None
+    """
+    press: a key as Playwright names it (Enter, Tab, ArrowDown, Control+A).
+    """
+    network_idle: StrictBool = False
+    """
+    wait_for: until no request has been in flight for a moment.
+    """
+    pixels: Annotated[int | None, Field(ge=-100000, le=100000)] = None
+    """
+    scroll: by how many pixels instead (negative: up).
+    """
+    repeat: Annotated[int, Field(ge=1, le=20)] = 1
+    """
+    scroll: how many times, the network let go quiet in between (an infinite list's next items).
+    """
+    script: Annotated[StrictStr | None, Field(max_length=20000, min_length=1)] = None
+    """
+    evaluate: a JavaScript expression or function body run in the page; its result comes back as JSON (20,000 characters at most).
+    """
+    selector: Annotated[StrictStr | None, Field(max_length=2000, min_length=1)] = None
+    """
+    The element acted on (the first one the selector finds).
+    """
+    text: Annotated[StrictStr | None, Field(max_length=10000)] = None
+    """
+    type: the text to fill in; wait_for: the text to wait for.
+    """
+    time_ms: Annotated[int | None, Field(ge=0, le=30000)] = None
+    """
+    wait_for: this many milliseconds.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=1, le=30000)] = None
+    """
+    The most milliseconds this action waits (10,000 by default).
+    """
+    to: Literal["bottom", "top"] | None = None
+    """
+    scroll: where to (bottom by default).
+    """
+    url: Annotated[StrictStr | None, Field(max_length=8192, min_length=1)] = None
+    """
+    navigate: where to go (held to the network policy like any URL).
+    """
+    values: Annotated[list[Value] | None, Field(max_length=50, min_length=1)] = None
+    """
+    select: the option values (or labels) to choose.
+    """
+
+
 class AdmissionDrops(BaseModel):
     """
     How many candidate items were left out while a page's items were read, by why (html2rss's cleanup drop reasons); only reasons that happened are present. Counts, in netglean's own words: no third-party text.
@@ -671,68 +733,6 @@ class BatchScrapeOutput(BaseModel):
     One entry per URL, in the order given.
     """
     succeeded: Annotated[int, Field(ge=0)]
-
-
-class BrowserAction(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    action: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate"]
-    """
-    navigate (url), click (selector), type (selector, text: fills the field), press (key, optionally on selector), select (selector, values), hover (selector), scroll (to bottom or top, or pixels, repeat times; or a selector scrolled into view), wait_for (selector, text, network_idle or time_ms), screenshot (the viewport, full_page, or one selector's element), scrape (the page read at that point), evaluate (script; only where the operator allows it).
-    """
-    full_page: StrictBool = False
-    """
-    screenshot: the page from its top, down to 4,000 pixels, instead of the viewport (1280 × 800).
-    """
-    key: Annotated[StrictStr | None, Field(max_length=50, min_length=1)] = None
-    """
-    press: a key as Playwright names it (Enter, Tab, ArrowDown, Control+A).
-    """
-    network_idle: StrictBool = False
-    """
-    wait_for: until no request has been in flight for a moment.
-    """
-    pixels: Annotated[int | None, Field(ge=-100000, le=100000)] = None
-    """
-    scroll: by how many pixels instead (negative: up).
-    """
-    repeat: Annotated[int, Field(ge=1, le=20)] = 1
-    """
-    scroll: how many times, the network let go quiet in between (an infinite list's next items).
-    """
-    script: Annotated[StrictStr | None, Field(max_length=20000, min_length=1)] = None
-    """
-    evaluate: a JavaScript expression or function body run in the page; its result comes back as JSON (20,000 characters at most).
-    """
-    selector: Annotated[StrictStr | None, Field(max_length=2000, min_length=1)] = None
-    """
-    The element acted on (the first one the selector finds).
-    """
-    text: Annotated[StrictStr | None, Field(max_length=10000)] = None
-    """
-    type: the text to fill in; wait_for: the text to wait for.
-    """
-    time_ms: Annotated[int | None, Field(ge=0, le=30000)] = None
-    """
-    wait_for: this many milliseconds.
-    """
-    timeout_ms: Annotated[int | None, Field(ge=1, le=30000)] = None
-    """
-    The most milliseconds this action waits (10,000 by default).
-    """
-    to: Literal["bottom", "top"] | None = None
-    """
-    scroll: where to (bottom by default).
-    """
-    url: Annotated[StrictStr | None, Field(max_length=8192, min_length=1)] = None
-    """
-    navigate: where to go (held to the network policy like any URL).
-    """
-    values: Annotated[list[Value] | None, Field(max_length=50, min_length=1)] = None
-    """
-    select: the option values (or labels) to choose.
-    """
 
 
 class CancelRunInput(BaseModel):
@@ -1898,7 +1898,7 @@ class InteractInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    actions: Annotated[list[BrowserAction], Field(max_length=50, min_length=1)]
+    actions: Annotated[list[Action], Field(max_length=50, min_length=1)]
     """
     The actions, carried out in order until one fails.
     """

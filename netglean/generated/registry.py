@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'a2182bf7d3d11ca99b2657a83438dfa964c98db53dff7c7d9b5003eda8d51fe3'
+CATALOG_HASH: Any = '8075563657bb3922d0749ec22100a536fc2bf087a841cd97eda6fc4ea9a59435'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -6352,7 +6352,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                            'wait_for',
                                                                                            'screenshot',
                                                                                            'scrape',
-                                                                                           'evaluate']},
+                                                                                           'evaluate'],
+                                                                                  'type': 'string'},
                                                                        'full_page': {'default': False,
                                                                                      'description': 'screenshot: '
                                                                                                     'the '
@@ -6474,7 +6475,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                        'to': {'description': 'scroll: where '
                                                                                              'to (bottom by '
                                                                                              'default).',
-                                                                              'enum': ['bottom', 'top']},
+                                                                              'enum': ['bottom', 'top'],
+                                                                              'type': 'string'},
                                                                        'url': {'description': 'navigate: '
                                                                                               'where to go '
                                                                                               '(held to the '
@@ -6495,7 +6497,6 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                   'minItems': 1,
                                                                                   'type': 'array'}},
                                                         'required': ['action'],
-                                                        'title': 'BrowserAction',
                                                         'type': 'object'},
                                               'maxItems': 50,
                                               'minItems': 1,

@@ -31,6 +31,7 @@ _FAILURE_LEVEL = {"internal_error": "error", "timeout": "warning"}
 """The log level a failed call is reported at to clients that asked for logs; other codes are "info"."""
 
 FAILURE_SENTENCES: dict[str, str] = {
+    "action_failed": "A browser action did not happen.",
     "bad_url": "The URL is not one netglean fetches.",
     "blocked": "The target answered with a bot wall or challenge page, not the page.",
     "blocked_address": "The operator's network policy refused the address.",
@@ -42,7 +43,7 @@ FAILURE_SENTENCES: dict[str, str] = {
     "invalid_config": "The feed config did not validate.",
     "no_items": "The feed config found no items.",
     "not_found": "No run of this server's store has that id.",
-    "not_available": "This build cannot do what was asked.",
+    "not_available": "This server cannot do what was asked.",
     "operator_policy": "An argument asked for more than the operator's settings allow.",
     "robots_disallowed": "robots.txt does not allow the fetch.",
     "store_error": "The run store could not take a write.",

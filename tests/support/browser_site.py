@@ -198,6 +198,10 @@ async def endless(request: Request) -> Response:
     return StreamingResponse(drip(), media_type="text/html")
 
 
+async def attachment(request: Request) -> Response:
+    return Response(b"%PDF-1.4", media_type="application/pdf", headers={"content-disposition": "attachment"})
+
+
 async def plain(request: Request) -> Response:
     return Response(STATIC.replace("<script>var analytics = 1;</script>", ""), media_type="text/html")
 
@@ -251,6 +255,7 @@ APP = Starlette(
         Route("/robots.txt", robots),
         Route("/listing", listing),
         Route("/plain", plain),
+        Route("/file.pdf", attachment),
         Route("/static/{name}.js", script),
         Route("/api/items", items),
         Route("/infinite", infinite),
