@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from netglean.browser.pool import MAX_HTML, content, in_flight, quiet
+import anyio
+
+from netglean.browser.pool import MAX_HTML, SETTLE, VIEWPORT, content, height, in_flight, quiet
 from netglean.core.errors import ActionFailed, NotAvailable, ToolError
 from netglean.core.validation import quoted
 
@@ -30,13 +33,14 @@ ACTION_TIMEOUT = 30.0
 DEFAULT_TIMEOUT = 10.0
 WAIT_CAP = 30.0
 """The most seconds a wait_for may wait."""
-VIEWPORT = {"width": 1280, "height": 800}
 SHOT_HEIGHT = 4000
 """The most pixels of page height a full-page screenshot takes (a page can be endless)."""
 SHOT_BYTES = 2 * 1024 * 1024
 """The largest screenshot returned: past it, the PNG is taken again as a JPEG, and past that too it is refused."""
 MAX_SHOTS = 5
 SCROLL_REPEAT = 20
+GRACE = 1.0
+"""Seconds past an action's own timeout it may take to give up (a page that never yields is cut off then)."""
 EVALUATED_CHARS = 20_000
 """The most characters of an evaluate result (as JSON) kept."""
 
@@ -102,6 +106,8 @@ class Performed:
     shots: list[Shot] = field(default_factory=list)
     final_url: str = ""
     final_html: str = ""
+    unresponsive: bool = False
+    """The page stopped answering (a script that never yields): its final HTML is not asked for."""
 
 
 async def perform(
@@ -129,9 +135,17 @@ async def perform(
         step = Step(index, action.action, ok=True, ms=0)
         seen = len(refused)
         try:
-            await _act(
-                browser, page, action, step, done=done, pending=pending, refused=refused, allow_evaluate=allow_evaluate
-            )
+            with anyio.fail_after(action.timeout + GRACE):  # nothing a page does holds an action past its time
+                await _act(
+                    browser,
+                    page,
+                    action,
+                    step,
+                    done=done,
+                    pending=pending,
+                    refused=refused,
+                    allowed=allow_evaluate,
+                )
             if len(refused) > seen:  # a navigation the action caused was refused by the policy
                 raise refused[-1]
         except ToolError as error:
@@ -144,7 +158,7 @@ async def perform(
         if not step.ok:
             break
     done.final_url = page.url
-    done.final_html = (await content(page))[:MAX_HTML]
+    done.final_html = "" if done.unresponsive else ((await content(page)) or "")[:MAX_HTML]
     return done
 
 
@@ -157,15 +171,21 @@ async def _act(
     done: Performed,
     pending: set[Any],
     refused: list[ToolError],
-    allow_evaluate: bool,
+    allowed: bool,
 ) -> None:
     kind, ms = action.action, action.timeout * 1000
+    deadline = anyio.current_time() + action.timeout
+
+    async def settle() -> None:
+        """Let the page's network go quiet (what a click or a key sets off), within the action's own time."""
+        await quiet(pending, max(0.0, min(SETTLE, deadline - anyio.current_time())))
+
     if kind == "navigate":
         await browser.load(page, _needs(action, "url"), timeout=action.timeout, refused=refused)
-        await quiet(pending, 3.0)
+        await settle()
     elif kind == "click":
         await page.locator(_needs(action, "selector")).first.click(timeout=ms)
-        await quiet(pending, 3.0)
+        await settle()
     elif kind == "type":
         await page.locator(_needs(action, "selector")).first.fill(_needs(action, "text"), timeout=ms)
     elif kind == "press":
@@ -174,7 +194,7 @@ async def _act(
             await page.locator(action.selector).first.press(key, timeout=ms)
         else:
             await page.keyboard.press(key)
-        await quiet(pending, 3.0)
+        await settle()
     elif kind == "select":
         if not action.values:
             raise _missing(action, "values")
@@ -182,7 +202,7 @@ async def _act(
     elif kind == "hover":
         await page.locator(_needs(action, "selector")).first.hover(timeout=ms)
     elif kind == "scroll":
-        await _scroll(page, action, pending)
+        await _scroll(page, action, settle)
     elif kind == "wait_for":
         await _wait(page, action, pending)
     elif kind == "screenshot":
@@ -190,18 +210,25 @@ async def _act(
             raise ActionFailed(f"action {step.index} (screenshot): at most {MAX_SHOTS} screenshots a call")
         done.shots.append(await _screenshot(page, action, step.index))
     elif kind == "scrape":
-        step.html = (await content(page))[:MAX_HTML]
+        html = await content(page, within=max(0.0, deadline - anyio.current_time()))
+        if html is None:
+            done.unresponsive = True
+            raise ActionFailed(
+                f"action {step.index} (scrape): the page did not answer in {action.timeout:g} s (its scripts hold it)",
+                detail={"action": step.index},
+            )
+        step.html = html[:MAX_HTML]
     elif kind == "evaluate":
-        if not allow_evaluate:
+        if not allowed:
             raise NotAvailable(
                 f"action {step.index} (evaluate): running scripts is off on this server; only its operator can "
                 "turn it on (--browser-evaluate)",
                 detail={"action": step.index},
             )
-        step.value, step.truncated = _bounded(await page.evaluate(_needs(action, "script")))
+        step.value, step.truncated = _bounded(await _evaluate(page, _needs(action, "script")))
 
 
-async def _scroll(page: Any, action: Action, pending: set[Any]) -> None:
+async def _scroll(page: Any, action: Action, settle: Callable[[], Awaitable[None]]) -> None:
     """Scroll the page (or the element ``selector`` finds into view): to the bottom or top, or by ``pixels``;
     ``repeat`` times, letting the page's network go quiet in between (what loads an infinite list's next items)."""
     if action.selector:
@@ -213,8 +240,8 @@ async def _scroll(page: Any, action: Action, pending: set[Any]) -> None:
         elif action.pixels is not None:
             await page.mouse.wheel(0, action.pixels)
         else:
-            await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-        await quiet(pending, 3.0)
+            await page.evaluate("window.scrollTo(0, 1e9)")
+        await settle()
 
 
 async def _wait(page: Any, action: Action, pending: set[Any]) -> None:
@@ -234,30 +261,55 @@ async def _wait(page: Any, action: Action, pending: set[Any]) -> None:
 
 
 async def _screenshot(page: Any, action: Action, index: int) -> Shot:
-    """The viewport, or the page from its top down to SHOT_HEIGHT pixels (``full_page``), or one element."""
+    """The viewport, or the page from its top down to SHOT_HEIGHT pixels (``full_page``), or one element (its
+    first SHOT_HEIGHT pixels); a PNG, taken again as a JPEG of the same area past SHOT_BYTES."""
+    clip: dict[str, float] | None = None
+    whole = False
     if action.selector:
         element = page.locator(action.selector).first
-        data = await element.screenshot(timeout=action.timeout * 1000, type="png")
-        box = await element.bounding_box() or {"width": 0, "height": 0}
-        width, height = int(box["width"]), int(box["height"])
-    else:
-        width = VIEWPORT["width"]
-        height = VIEWPORT["height"]
-        clip = None
-        if action.full_page:
-            height = min(int(await page.evaluate("document.documentElement.scrollHeight")), SHOT_HEIGHT)
-            clip = {"x": 0, "y": 0, "width": width, "height": height}
-        data = await page.screenshot(type="png", full_page=action.full_page, clip=clip)
+        await element.scroll_into_view_if_needed(timeout=action.timeout * 1000)
+        box = await element.bounding_box(timeout=action.timeout * 1000)
+        if box is None or box["width"] < 1 or box["height"] < 1:
+            raise ActionFailed(
+                f"action {index} (screenshot): the element {quoted(action.selector)} is not shown on the page",
+                detail={"action": index},
+            )
+        offset = await page.evaluate("[window.scrollX, window.scrollY]")
+        left, top = (float(offset[0]), float(offset[1])) if _numbers(offset) else (0.0, 0.0)
+        clip = {"x": box["x"] + left, "y": box["y"] + top, "width": min(box["width"], VIEWPORT["width"] * 4)}
+        clip["height"] = min(box["height"], SHOT_HEIGHT)
+        whole = True  # the clip is in the page's coordinates
+    elif action.full_page:
+        tall = await height(page) or VIEWPORT["height"]
+        clip = {"x": 0, "y": 0, "width": VIEWPORT["width"], "height": max(1, min(tall, SHOT_HEIGHT))}
+        whole = True
+    data = await page.screenshot(type="png", full_page=whole, clip=clip)
     mime = "image/png"
     if len(data) > SHOT_BYTES:
-        data, mime = await page.screenshot(type="jpeg", quality=60, full_page=action.full_page), "image/jpeg"
+        data, mime = await page.screenshot(type="jpeg", quality=60, full_page=whole, clip=clip), "image/jpeg"
     if len(data) > SHOT_BYTES:
         raise ActionFailed(
             f"action {index} (screenshot): the image is over {SHOT_BYTES} bytes even as a JPEG; take the viewport "
             "or one element instead",
             detail={"action": index},
         )
-    return Shot(index, data, mime, width, height)
+    width = int(clip["width"]) if clip is not None else VIEWPORT["width"]
+    shown = int(clip["height"]) if clip is not None else VIEWPORT["height"]
+    return Shot(index, data, mime, width, shown)
+
+
+def _numbers(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(n, int | float) for n in value)
+
+
+async def _evaluate(page: Any, script: str) -> Any:
+    """``script`` run in the page: an expression (a function is called), or a function body with ``return``."""
+    try:
+        return await page.evaluate(script)
+    except Exception as exc:
+        if "Illegal return statement" not in str(exc):
+            raise
+    return await page.evaluate(f"async () => {{\n{script}\n}}")
 
 
 def _bounded(value: Any) -> tuple[Any, bool]:
@@ -270,7 +322,7 @@ def _bounded(value: Any) -> tuple[Any, bool]:
 
 def _needs(action: Action, name: str) -> str:
     value = getattr(action, name)
-    if not value:
+    if value is None:
         raise _missing(action, name)
     return str(value)
 
@@ -284,12 +336,17 @@ def _failed(index: int, action: Action, exc: Exception) -> ActionFailed:
     timed out; Playwright's own message is never passed on (it quotes the page)."""
     what = f"action {index} ({action.action})"
     target = f" on selector {quoted(action.selector)}" if action.selector else ""
+    said = str(exc).splitlines()[0] if str(exc) else ""  # read for its kind, never passed on
     if "Timeout" in type(exc).__name__:
         message = f"{what} timed out after {action.timeout:g} s{target}: no element was ready in time"
-    elif "strict mode" in str(exc) or "not an <select>" in str(exc) or "Not a checkbox" in str(exc):
+    elif "Unknown key" in said:
+        message = f"{what}: {quoted(action.key)} is not a key the browser knows (Enter, Tab, ArrowDown, Control+A …)"
+    elif re.search(r"is not an? <|Element is not an?\b|Not a checkbox|not a <select>", said):
         message = f"{what} cannot act{target}: the element found is not one that takes this action"
-    elif "selector" in str(exc).lower() and "parse" in str(exc).lower():
+    elif re.search(r"pars(e|ing)|Unexpected token|not a valid selector|Unknown engine", said, re.IGNORECASE):
         message = f"{what}: {quoted(action.selector)} is not a selector the browser can read"
+    elif action.action == "evaluate":
+        message = f"{what}: the script threw an error or returned something that is not JSON"
     else:
         message = f"{what} failed{target}"
     return ActionFailed(message, detail={"action": index})

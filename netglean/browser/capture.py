@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from netglean.core.logs import REDACTED
 from netglean.read.json_shape import items_path, sample, shape
@@ -32,18 +32,29 @@ _SECRET = re.compile(
 
 
 def redacted_url(url: str) -> str:
-    """``url`` without userinfo, the values of query parameters whose names look secret replaced, and no
-    fragment."""
+    """``url`` without userinfo or fragment, and the values of parameters whose names look secret replaced:
+    query parameters (split on ``&`` and ``;``) and path parameters (``/cart;jsessionid=…``)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     netloc = f"[{host}]" if ":" in host else host
     if parts.port is not None:
         netloc += f":{parts.port}"
-    query = urlencode(
-        [(name, REDACTED if _SECRET.search(name) else value) for name, value in parse_qsl(parts.query, True)],
-        safe="*",
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    path = _PATH_PARAMETER.sub(_hidden, parts.path)
+    query = "&".join(_pair(pair) for pair in re.split(r"[&;]", parts.query) if pair)
+    return urlunsplit((parts.scheme, netloc, path, query, ""))
+
+
+_PATH_PARAMETER = re.compile(r";([^;/=]*)(=[^;/]*)?")
+
+
+def _hidden(match: re.Match[str]) -> str:
+    name = match.group(1)
+    return f";{name}={REDACTED}" if _SECRET.search(name) or match.group(2) is None else match.group(0)
+
+
+def _pair(pair: str) -> str:
+    name, mark, _ = pair.partition("=")
+    return f"{name}={REDACTED}" if mark and _SECRET.search(unquote_plus(name)) else pair
 
 
 @dataclass(frozen=True, slots=True)

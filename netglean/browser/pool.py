@@ -12,6 +12,7 @@ browser is replaced at the next call.
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import anyio
 
 from netglean.browser.capture import Capture, Captured
 from netglean.browser.proxy import PolicyProxy
-from netglean.core.errors import NotAvailable, ResponseTooLarge, ToolError
+from netglean.core.errors import FetchTimeout, NotAvailable, ResponseTooLarge, ToolError
 from netglean.net.page import Page
 from netglean.net.policy import USER_AGENT
 from netglean.net.urls import allowed_headers, parse_url
@@ -58,11 +59,20 @@ FLAGS = (
 """What Chromium starts with besides the proxy: nothing it would call out to on its own, no DNS of its own."""
 SETTLE = 3.0
 """The most seconds a render waits after the load event for the page's network to go quiet."""
+VIEWPORT = {"width": 1280, "height": 800}
+"""Every page's viewport (what a screenshot of it shows)."""
 QUIET = 0.15
 """Seconds without a request in flight that count as quiet: a single-page app fetches its content after the load
 event, and asks nothing more once it has it."""
 MAX_HTML = 5 * 1024 * 1024
 """The most characters of rendered HTML a call takes (a page's DOM can grow without bound as scripts run)."""
+CLOSE_TIMEOUT = 5.0
+"""Seconds a context is given to close, and a page's answer to be read back, past the call's own time."""
+ASK_TIMEOUT = 2.0
+"""Seconds netglean waits for one answer from a page (its HTML, its height): a page whose script never yields
+answers nothing, and is read as empty."""
+TEXT_TYPES = frozenset({"application/json", "application/xml", "text/xml", "text/plain", "application/feed+json"})
+"""Non-HTML answers whose bodies are read as they came (the browser wraps them in a viewer page)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,21 +87,23 @@ class Rendered:
     requests: tuple[Captured, ...] = field(default=())
     grew_on_scroll: bool | None = None
     """Whether scrolling to the bottom made the page longer (an infinite list), when that was tried."""
+    media_type: str = "text/html"
+    """The answer's own media type: an HTML page's DOM is ``html``, any other answer its body as text."""
 
     def as_page(self) -> Page:
-        """The rendered HTML as a fetched page, for the engines that read pages (feeds, probes, maps)."""
-        headers = {"content-type": "text/html; charset=utf-8"}
+        """The rendered page as a fetched one, for the engines that read pages (feeds, probes, maps)."""
+        headers = {"content-type": f"{self.media_type}; charset=utf-8"}
         return Page(self.url, self.final_url, self.status, headers, self.html.encode("utf-8"))
 
 
 @dataclass(frozen=True, slots=True)
 class Answered:
-    """An endpoint's answer as the browser got it."""
+    """An endpoint's answer as the browser got it: its body when it is JSON or text (None otherwise)."""
 
     final_url: str
     status: int
     headers: dict[str, str]
-    body: bytes
+    body: bytes | None
 
 
 def find_browser(path: str) -> str | None:
@@ -175,9 +187,17 @@ class BrowserPool:
         self._proxy, self._proxy_scope, self._proxy_done = proxy, scope, done
 
     @contextlib.asynccontextmanager
-    async def page(self, fetcher: Fetcher, refused: list[ToolError] | None = None) -> AsyncIterator[Any]:
+    async def page(
+        self,
+        fetcher: Fetcher,
+        refused: list[ToolError] | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        origin: str = "",
+    ) -> AsyncIterator[Any]:
         """A page in a fresh context whose every request is admitted under ``fetcher`` (the call's view); why a
-        navigation of its main frame was refused is appended to ``refused``."""
+        navigation of its main frame was refused is appended to ``refused``. ``headers`` (a feed config's, less
+        those netglean decides) go with the requests to ``origin`` only, never to a third party the page names."""
         async with self._slots:
             browser = await self._ensure()
             try:
@@ -187,11 +207,13 @@ class BrowserPool:
                 context = await _context(await self._ensure())
             try:
                 assert self._proxy is not None
-                await context.route("**/*", _router(fetcher, self._proxy, [] if refused is None else refused))
+                extra = (allowed_headers(headers), origin) if headers else None
+                await context.route("**/*", _router(fetcher, self._proxy, [] if refused is None else refused, extra))
                 page = await context.new_page()
                 yield page
             finally:
-                with contextlib.suppress(Exception):
+                # Shielded: a call cancelled at its deadline still gives its context (and its renderer) back.
+                with anyio.move_on_after(CLOSE_TIMEOUT, shield=True), contextlib.suppress(Exception):
                     await context.close()
 
     async def render(
@@ -211,65 +233,73 @@ class BrowserPool:
         decides; ``capture`` keeps the XHR and fetch requests made meanwhile; ``scroll`` then scrolls to the bottom
         once to see whether the page grows (an infinite list loads its next items)."""
         refused: list[ToolError] = []
-        async with self.page(fetcher, refused) as page:
-            if headers:
-                await page.set_extra_http_headers(allowed_headers(headers))
-            captured = Capture(page) if capture else None
-            pending = in_flight(page)
-            status = await self.load(page, url, timeout=timeout, refused=refused)
-            await quiet(pending, settle)
-            grew = await _grows_on_scroll(page, pending, settle) if scroll else None
-            html = await content(page)
-            requests = await captured.finished() if captured is not None else ()
-            return Rendered(url, page.url, status, html[:MAX_HTML], requests, grew)
+        try:
+            with anyio.fail_after(timeout):  # the fetch's time in all: a page that never lets go ends too
+                async with self.page(fetcher, refused, headers=headers, origin=_origin(url)) as page:
+                    captured = Capture(page) if capture else None
+                    pending = in_flight(page)
+                    response = await self._goto(page, url, timeout=timeout, refused=refused, until="load")
+                    await quiet(pending, settle)
+                    grew = await _grows_on_scroll(page, pending, settle) if scroll else None
+                    status, media = _status(response)
+                    if media in HTML_TYPES:
+                        html = ((await content(page)) or "")[:MAX_HTML]
+                    else:  # a JSON or XML answer: its own body, not the viewer Chromium wraps around it
+                        html = await _body(response, fetcher.policy.max_bytes)
+                    requests = await captured.finished() if captured is not None else ()
+                    return Rendered(url, page.url, status, html, requests, grew, media)
+        except TimeoutError:
+            raise FetchTimeout(f"rendering {url} took longer than allowed", detail={"url": url}) from None
 
     async def load(self, page: Any, url: str, *, timeout: float, refused: list[ToolError]) -> int:
         """``page`` navigated to ``url`` until its load event; its status. A navigation the policy refused raises
         the policy's own words for it; one that failed or took longer than ``timeout`` seconds says so."""
+        response = await self._goto(page, url, timeout=timeout, refused=refused, until="load")
+        return _status(response)[0]
+
+    async def _goto(self, page: Any, url: str, *, timeout: float, refused: list[ToolError], until: str) -> Any:
         parse_url(url)
+        mark = self._proxy.log.refusals if self._proxy is not None else 0
         try:
-            response = await page.goto(url, wait_until="load", timeout=timeout * 1000)
+            return await page.goto(url, wait_until=until, timeout=timeout * 1000)
         except Exception as exc:
-            if refused:
+            if refused:  # the policy's own words for the page it refused
                 raise refused[0] from None
-            raise self._refused_at_proxy(url) or _navigation_error(url, exc) from None
-        return response.status if response is not None else 200
+            raise self._refused_at_proxy(url, mark) or _navigation_error(url, exc) from None
 
     async def answer(self, fetcher: Fetcher, url: str, *, timeout: float) -> Answered:
         """``url`` requested as the browser's own navigation (an API endpoint, its cookies and headers as a page
-        would send them): its status, headers and body, at most the fetcher's byte cap."""
+        would send them): its status, headers and, for a JSON or text answer, its body (at most the fetcher's
+        byte cap); an answer Chromium shows in a viewer (a PDF) is described by its headers alone."""
         refused: list[ToolError] = []
-        async with self.page(fetcher, refused) as page:
-            parse_url(url)
-            try:
-                response = await page.goto(url, wait_until="commit", timeout=timeout * 1000)
-            except Exception as exc:
-                if refused:
-                    raise refused[0] from None
-                raise self._refused_at_proxy(url) or _navigation_error(url, exc) from None
-            if response is None:
-                raise _navigation_error(url, RuntimeError("no response"))
-            headers = {name.lower(): value for name, value in (await response.all_headers()).items()}
-            declared = int(headers.get("content-length") or 0)
-            cap = fetcher.policy.max_bytes
-            if declared > cap:
-                raise ResponseTooLarge(f"{url} is {declared} bytes; the limit is {cap}", detail={"url": url})
-            try:
-                body = await response.body()
-            except Exception as exc:
-                raise _navigation_error(url, exc) from None
-            if len(body) > cap:
-                raise ResponseTooLarge(f"{url} is over {cap} bytes", detail={"url": url})
-            return Answered(response.url, response.status, headers, body)
+        try:
+            with anyio.fail_after(timeout):  # the fetch's time in all: a body that trickles out ends with it
+                async with self.page(fetcher, refused) as page:
+                    response = await self._goto(page, url, timeout=timeout, refused=refused, until="commit")
+                    if response is None:
+                        raise _navigation_error(url, RuntimeError("no response"))
+                    headers = {name.lower(): value for name, value in (await response.all_headers()).items()}
+                    media = headers.get("content-type", "").split(";")[0].strip().lower()
+                    readable = media in TEXT_TYPES or media.startswith("text/") or media.endswith(("+json", "+xml"))
+                    body = await _bytes(response, fetcher.policy.max_bytes) if readable else None
+                    return Answered(response.url, response.status, headers, body)
+        except TimeoutError:
+            raise FetchTimeout(f"{url} took longer than allowed to answer", detail={"url": url}) from None
 
-    def _refused_at_proxy(self, url: str) -> ToolError | None:
-        """Why the proxy last refused ``url``'s host (a redirect to a page robots.txt disallows, say), if it did."""
+    def _refused_at_proxy(self, url: str, mark: int) -> ToolError | None:
+        """Why the proxy refused a connection since refusal ``mark`` (a redirect to a refused address, or to a page
+        robots.txt disallows): ``url``'s host's refusal first, else the newest one the policy worded."""
+        if self._proxy is None:
+            return None
+        log = self._proxy.log
+        since = [r for r in log.refused[len(log.refused) - min(log.refusals - mark, len(log.refused)) :] if r.error]
         host = (urlsplit(url).hostname or "").lower()
-        if self._proxy is not None:
-            for refusal in reversed(self._proxy.log.refused):
-                if refusal.host.strip("[]").lower() == host and refusal.error is not None:
-                    return refusal.error
-        return None
+        for refusal in reversed(since):
+            if refusal.host.strip("[]").lower() == host:
+                return refusal.error
+        # Else where the navigation was sent (a redirect no router sees), never Chromium's own calls home.
+        led = [r for r in since if not r.unasked or not _HOME.search(r.host)]
+        return led[-1].error if led else None
 
     async def aclose(self) -> None:
         with contextlib.suppress(Exception):
@@ -324,22 +354,74 @@ GROWTH = 100
 
 
 async def _grows_on_scroll(page: Any, pending: set[Any], settle: float) -> bool:
-    before = int(await page.evaluate(_HEIGHT))
-    await page.evaluate(f"window.scrollTo(0, {_HEIGHT})")
+    before = await height(page)
+    with anyio.move_on_after(ASK_TIMEOUT), contextlib.suppress(Exception):
+        await page.evaluate("window.scrollTo(0, 1e9)")
     await quiet(pending, settle)
-    return int(await page.evaluate(_HEIGHT)) > before + GROWTH
+    after = await height(page)
+    return before is not None and after is not None and after > before + GROWTH
 
 
-async def content(page: Any) -> str:
-    """The page's HTML now; a page in the middle of a navigation is given a moment to land (a few tries), and one
-    that never does reads as empty."""
-    for _ in range(10):
-        try:
-            return str(await page.content())
-        except Exception:  # "the page is navigating and changing the content"
-            with contextlib.suppress(Exception):
-                await page.wait_for_load_state("domcontentloaded", timeout=500)
-    return ""
+async def height(page: Any) -> int | None:
+    """The page's height in pixels, None when it does not say (a script that never yields, or one that made the
+    height something else than a number)."""
+    with anyio.move_on_after(ASK_TIMEOUT), contextlib.suppress(Exception):
+        value = await page.evaluate(_HEIGHT)
+        if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 10**9:
+            return int(value)
+    return None
+
+
+_HOME = re.compile(r"(?:^|\.)(?:google|googleapis|gstatic|gvt1|gvt2|googleusercontent|chromium)\.(?:com|org)$")
+"""The hosts Chromium calls by itself (updates, sign-in, safe browsing): refused, never a page's cause."""
+
+
+def _status(response: Any) -> tuple[int, str]:
+    """A navigation's status and media type (a navigation with no answer of its own: 200, HTML)."""
+    if response is None:
+        return 200, "text/html"
+    media = (response.headers.get("content-type") or "text/html").split(";")[0].strip().lower()
+    return response.status, media
+
+
+async def _bytes(response: Any, cap: int) -> bytes:
+    declared = response.headers.get("content-length") or ""
+    if declared.isdigit() and int(declared) > cap:
+        raise ResponseTooLarge(f"the answer is {declared} bytes; the limit is {cap}", detail={"limit": cap})
+    try:
+        body: bytes = await response.body()
+    except Exception as exc:
+        raise _navigation_error(response.url, exc) from None
+    if len(body) > cap:
+        raise ResponseTooLarge(f"the answer is over {cap} bytes", detail={"limit": cap})
+    return body
+
+
+async def _body(response: Any, cap: int) -> str:
+    """A non-HTML navigation's own body as text (a JSON listing, an XML feed), cut at MAX_HTML."""
+    if response is None:
+        return ""
+    return (await _bytes(response, cap)).decode("utf-8", "replace")[:MAX_HTML]
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+async def content(page: Any, within: float = ASK_TIMEOUT) -> str | None:
+    """The page's HTML now; a page in the middle of a navigation is given a moment to land (a few tries), one
+    that never does reads as empty, and one that does not answer ``within`` seconds (a script that never yields
+    holds its renderer) is None."""
+    with anyio.move_on_after(within):
+        for _ in range(5):
+            try:
+                return str(await page.content())
+            except Exception:  # "the page is navigating and changing the content"
+                with contextlib.suppress(Exception):
+                    await page.wait_for_load_state("domcontentloaded", timeout=500)
+        return ""
+    return None
 
 
 def in_flight(page: Any) -> set[Any]:
@@ -371,11 +453,17 @@ async def _context(browser: Any) -> Any:
     """A fresh context: nothing shared with another call, no service workers, no downloads, and netglean's own
     honest user agent (never a browser's, which would say HeadlessChrome and pretend to be someone else)."""
     return await browser.new_context(
-        service_workers="block", accept_downloads=False, java_script_enabled=True, user_agent=USER_AGENT
+        service_workers="block",
+        accept_downloads=False,
+        java_script_enabled=True,
+        user_agent=USER_AGENT,
+        viewport=VIEWPORT,
     )
 
 
-def _router(fetcher: Fetcher, proxy: PolicyProxy, refused: list[ToolError]) -> Any:
+def _router(
+    fetcher: Fetcher, proxy: PolicyProxy, refused: list[ToolError], extra: tuple[dict[str, str], str] | None
+) -> Any:
     """Every request a page makes, admitted as a fetch is: the address policy, robots.txt, the session's budget
     and the politeness spacing; anything else (file:, chrome:, a refused host) is aborted. A host admitted here is
     one the proxy may connect to: it refuses hosts no page asked for (the browser's own calls home)."""
@@ -388,7 +476,10 @@ def _router(fetcher: Fetcher, proxy: PolicyProxy, refused: list[ToolError]) -> A
             fetcher.budget.spend()
             proxy.expect(parsed.scheme, parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80))
             async with fetcher.limiter.slot(parsed.host, fetcher.policy.host_interval):
-                await request_route.continue_()
+                if extra is not None and _origin(url) == extra[1]:
+                    await request_route.continue_(headers={**request_route.request.headers, **extra[0]})
+                else:
+                    await request_route.continue_()
         except ToolError as refusal:
             request = request_route.request
             with contextlib.suppress(Exception):  # a popup's request has no frame to ask
@@ -401,7 +492,7 @@ def _router(fetcher: Fetcher, proxy: PolicyProxy, refused: list[ToolError]) -> A
 
 
 def _navigation_error(url: str, exc: Exception) -> ToolError:
-    from netglean.core.errors import FetchTimeout, Unreachable, UnsupportedContent
+    from netglean.core.errors import Unreachable, UnsupportedContent
 
     text = str(exc)
     if "Download is starting" in text:  # downloads are refused: the answer is a file, not a page

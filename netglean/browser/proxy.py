@@ -39,6 +39,10 @@ EXPECTED = 10_000
 _HOP_HEADERS = frozenset({b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"})
 
 
+class _Unasked(BlockedAddress):
+    """A host no page asked for (so no router admitted it)."""
+
+
 @dataclass
 class Refusal:
     """A connection the proxy refused: the host and port asked for, and why."""
@@ -48,6 +52,8 @@ class Refusal:
     reason: str
     error: ToolError | None = None
     """The refusal as the policy worded it (a render whose page was refused reports it)."""
+    unasked: bool = False
+    """Refused because no page asked for the host: Chromium's own calls home, or a redirect no router saw."""
 
 
 @dataclass
@@ -56,6 +62,8 @@ class ProxyLog:
 
     admitted: list[tuple[str, int]] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
+    refusals: int = 0
+    """Refusals ever logged (the list keeps the newest): a navigation asks for those made since it began."""
     limit: int = 1_000
 
     def admit(self, host: str, port: int) -> None:
@@ -63,6 +71,7 @@ class ProxyLog:
         del self.admitted[: -self.limit]
 
     def refuse(self, refusal: Refusal) -> None:
+        self.refusals += 1
         self.refused.append(refusal)
         del self.refused[: -self.limit]
 
@@ -132,12 +141,12 @@ class PolicyProxy:
             # a plain-http request is checked whole, path and all, as a fetch is: robots.txt holds for redirects and
             # downloads, which no router sees.
             if ("https" if tunnel else "http", host.strip("[]").lower(), port) not in self._expected:
-                raise BlockedAddress(f"{host}:{port} was asked for by no page", detail={"host": host})
+                raise _Unasked(f"{host}:{port} was asked for by no page of this call", detail={"host": host})
             if not tunnel:
                 await self._fetcher.admit(parse_url(target))
             address, dial_port = await self._fetcher.connect_target(host, port)
         except ToolError as refused:
-            refusal = Refusal(host, port, refused.message, refused)
+            refusal = Refusal(host, port, refused.message, refused, unasked=isinstance(refused, _Unasked))
             self.log.refuse(refusal)
             await _answer(client, 403, "Forbidden")
             return

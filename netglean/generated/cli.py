@@ -160,11 +160,12 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                'name': 'limit',
                                'required': False,
                                'type': 'integer'},
-                              {'choices': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                              {'choices': ['auto', 'faraday', 'botasaurus', 'browserless', 'http', 'browser'],
                                'flag': '--strategy',
-                               'help': "How to request the pages, overriding the config's own strategy "
-                                       "(without it, the config's strategy; a config that names none is read "
-                                       'over plain HTTP, faraday, as html2rss reads it).',
+                               'help': "How to request the pages (html2rss's names or netglean's: http is "
+                                       "faraday, browser is browserless), overriding the config's own "
+                                       "strategy (without it, the config's strategy; a config that names "
+                                       'none is read over plain HTTP, faraday, as html2rss reads it).',
                                'item_type': None,
                                'name': 'strategy',
                                'required': False,
@@ -419,14 +420,21 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                  'name': 'url',
                                  'required': True,
                                  'type': 'string'},
-                                {'choices': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                                {'choices': ['auto',
+                                             'faraday',
+                                             'botasaurus',
+                                             'browserless',
+                                             'http',
+                                             'browser'],
                                  'flag': '--strategy',
                                  'help': 'How to request the page: auto (the default) reads it over plain '
-                                         "HTTP and renders it in the server's browser only when it must (no "
-                                         'items where a feed expects some); faraday never renders; '
-                                         'botasaurus and browserless always do (not_available on a server '
-                                         'without Chromium). Every request the browser makes is held to the '
-                                         'same network policy, robots.txt and budget as a plain fetch.',
+                                         "HTTP and renders it in the server's browser only when the tool "
+                                         'finds it lacking (scrape_url and capture_config: no items; '
+                                         "inspect_url's auto never renders); faraday (or http) never "
+                                         'renders; botasaurus, browserless (or browser) always do '
+                                         '(not_available on a server without Chromium). Every request the '
+                                         'browser makes is held to the same network policy, robots.txt and '
+                                         'budget as a plain fetch.',
                                  'item_type': None,
                                  'name': 'strategy',
                                  'required': False,
@@ -786,14 +794,15 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                               'name': 'url',
                               'required': True,
                               'type': 'string'},
-                             {'choices': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                             {'choices': ['auto', 'faraday', 'botasaurus', 'browserless', 'http', 'browser'],
                               'flag': '--strategy',
                               'help': 'How to request the page: auto (the default) reads it over plain HTTP '
-                                      "and renders it in the server's browser only when it must (no items "
-                                      'where a feed expects some); faraday never renders; botasaurus and '
-                                      'browserless always do (not_available on a server without Chromium). '
-                                      'Every request the browser makes is held to the same network policy, '
-                                      'robots.txt and budget as a plain fetch.',
+                                      "and renders it in the server's browser only when the tool finds it "
+                                      "lacking (scrape_url and capture_config: no items; inspect_url's auto "
+                                      'never renders); faraday (or http) never renders; botasaurus, '
+                                      'browserless (or browser) always do (not_available on a server without '
+                                      'Chromium). Every request the browser makes is held to the same '
+                                      'network policy, robots.txt and budget as a plain fetch.',
                               'item_type': None,
                               'name': 'strategy',
                               'required': False,
@@ -1096,14 +1105,15 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                              'name': 'url',
                              'required': True,
                              'type': 'string'},
-                            {'choices': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                            {'choices': ['auto', 'faraday', 'botasaurus', 'browserless', 'http', 'browser'],
                              'flag': '--strategy',
                              'help': 'How to request the page: auto (the default) reads it over plain HTTP '
-                                     "and renders it in the server's browser only when it must (no items "
-                                     'where a feed expects some); faraday never renders; botasaurus and '
-                                     'browserless always do (not_available on a server without Chromium). '
-                                     'Every request the browser makes is held to the same network policy, '
-                                     'robots.txt and budget as a plain fetch.',
+                                     "and renders it in the server's browser only when the tool finds it "
+                                     "lacking (scrape_url and capture_config: no items; inspect_url's auto "
+                                     'never renders); faraday (or http) never renders; botasaurus, '
+                                     'browserless (or browser) always do (not_available on a server without '
+                                     'Chromium). Every request the browser makes is held to the same network '
+                                     'policy, robots.txt and budget as a plain fetch.',
                              'item_type': None,
                              'name': 'strategy',
                              'required': False,

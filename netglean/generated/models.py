@@ -421,7 +421,10 @@ class AnalyzeApiEndpointOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    bytes: Annotated[int, Field(ge=0)]
+    bytes: Annotated[int | None, Field(ge=0)] = None
+    """
+    The answer's size (as its Content-Length says, for an answer that is not JSON or text, which is not read).
+    """
     content_type: StrictStr
     final_url: StrictStr
     headers: dict[str, StrictStr]
@@ -436,7 +439,7 @@ class AnalyzeApiEndpointOutput(BaseModel):
     status: Annotated[int, Field(ge=0)]
     text_sample: StrictStr | None = None
     """
-    A non-JSON answer's first 500 bytes, as text.
+    A text answer's first 500 bytes (one that is not JSON).
     """
     url: StrictStr
 
@@ -508,9 +511,9 @@ class ApplyConfigInput(BaseModel):
     """
     Values for the config's parameters (text, numbers or booleans), overriding their defaults.
     """
-    strategy: Literal["auto", "faraday", "botasaurus", "browserless"] | None = None
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"] | None = None
     """
-    How to request the pages, overriding the config's own strategy (without it, the config's strategy; a config that names none is read over plain HTTP, faraday, as html2rss reads it).
+    How to request the pages (html2rss's names or netglean's: http is faraday, browser is browserless), overriding the config's own strategy (without it, the config's strategy; a config that names none is read over plain HTTP, faraday, as html2rss reads it).
     """
     url: Annotated[StrictStr | None, Field(max_length=4096, min_length=1)] = None
     """
@@ -764,9 +767,9 @@ class CaptureConfigInput(BaseModel):
     """
     A CSS selector for each item, when you know it; fields are then read from each item's markup. An unreadable selector is an invalid_config error naming why.
     """
-    strategy: Literal["auto", "faraday", "botasaurus", "browserless"] = "auto"
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"] = "auto"
     """
-    How to request the page: auto (the default) reads it over plain HTTP and renders it in the server's browser only when it must (no items where a feed expects some); faraday never renders; botasaurus and browserless always do (not_available on a server without Chromium). Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
+    How to request the page: auto (the default) reads it over plain HTTP and renders it in the server's browser only when the tool finds it lacking (scrape_url and capture_config: no items; inspect_url's auto never renders); faraday (or http) never renders; botasaurus, browserless (or browser) always do (not_available on a server without Chromium). Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
     """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
@@ -798,7 +801,7 @@ class CaptureConfigOutput(BaseModel):
     """
     Whether the draft has selectors (false: it relies on auto_source detection).
     """
-    requested_strategy: Literal["auto", "faraday", "botasaurus", "browserless"]
+    requested_strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"]
     """
     The strategy asked for.
     """
@@ -1787,9 +1790,9 @@ class InspectUrlInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    strategy: Literal["auto", "faraday", "botasaurus", "browserless"] = "auto"
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"] = "auto"
     """
-    How to request the page: auto (the default) reads it over plain HTTP and renders it in the server's browser only when it must (no items where a feed expects some); faraday never renders; botasaurus and browserless always do (not_available on a server without Chromium). Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
+    How to request the page: auto (the default) reads it over plain HTTP and renders it in the server's browser only when the tool finds it lacking (scrape_url and capture_config: no items; inspect_url's auto never renders); faraday (or http) never renders; botasaurus, browserless (or browser) always do (not_available on a server without Chromium). Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
     """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
@@ -1860,7 +1863,7 @@ class InspectUrlOutput(BaseModel):
     """
     The largest group of alike sibling elements that each hold a link (a listing), 0 if under 3.
     """
-    requested_strategy: Literal["auto", "faraday", "botasaurus", "browserless"]
+    requested_strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"]
     """
     The strategy asked for.
     """
@@ -2500,9 +2503,9 @@ class ScrapeUrlInput(BaseModel):
     """
     Most items to return.
     """
-    strategy: Literal["auto", "faraday", "botasaurus", "browserless"] = "auto"
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"] = "auto"
     """
-    How to request the page: auto (the default) reads it over plain HTTP and renders it in the server's browser only when it must (no items where a feed expects some); faraday never renders; botasaurus and browserless always do (not_available on a server without Chromium). Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
+    How to request the page: auto (the default) reads it over plain HTTP and renders it in the server's browser only when the tool finds it lacking (scrape_url and capture_config: no items; inspect_url's auto never renders); faraday (or http) never renders; botasaurus, browserless (or browser) always do (not_available on a server without Chromium). Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
     """
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
@@ -2523,7 +2526,7 @@ class ScrapeUrlOutput(BaseModel):
     The channel title, under html2rss's name (the same as title).
     """
     items: list[FeedItem]
-    requested_strategy: Literal["auto", "faraday", "botasaurus", "browserless"]
+    requested_strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"]
     """
     The strategy asked for.
     """

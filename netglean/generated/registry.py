@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '8075563657bb3922d0749ec22100a536fc2bf087a841cd97eda6fc4ea9a59435'
+CATALOG_HASH: Any = 'd366ed6f2a5d4af9c86a2c87f0849c8223270607ed56702ffa6918049b339e9e'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -219,7 +219,27 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                    'instructions.',
                     'oneOf': [{'properties': {'ok': {'const': True},
                                               'payload': {'anyOf': [{'additionalProperties': False,
-                                                                     'properties': {'bytes': {'minimum': 0,
+                                                                     'properties': {'bytes': {'description': 'The '
+                                                                                                             "answer's "
+                                                                                                             'size '
+                                                                                                             '(as '
+                                                                                                             'its '
+                                                                                                             'Content-Length '
+                                                                                                             'says, '
+                                                                                                             'for '
+                                                                                                             'an '
+                                                                                                             'answer '
+                                                                                                             'that '
+                                                                                                             'is '
+                                                                                                             'not '
+                                                                                                             'JSON '
+                                                                                                             'or '
+                                                                                                             'text, '
+                                                                                                             'which '
+                                                                                                             'is '
+                                                                                                             'not '
+                                                                                                             'read).',
+                                                                                              'minimum': 0,
                                                                                               'type': 'integer'},
                                                                                     'content_type': {'type': 'string'},
                                                                                     'final_url': {'type': 'string'},
@@ -263,20 +283,22 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                     'status': {'minimum': 0,
                                                                                                'type': 'integer'},
                                                                                     'text_sample': {'description': 'A '
-                                                                                                                   'non-JSON '
+                                                                                                                   'text '
                                                                                                                    "answer's "
                                                                                                                    'first '
                                                                                                                    '500 '
-                                                                                                                   'bytes, '
-                                                                                                                   'as '
-                                                                                                                   'text.',
+                                                                                                                   'bytes '
+                                                                                                                   '(one '
+                                                                                                                   'that '
+                                                                                                                   'is '
+                                                                                                                   'not '
+                                                                                                                   'JSON).',
                                                                                                     'type': 'string'},
                                                                                     'url': {'type': 'string'}},
                                                                      'required': ['url',
                                                                                   'final_url',
                                                                                   'status',
                                                                                   'content_type',
-                                                                                  'bytes',
                                                                                   'headers',
                                                                                   'pagination_hints'],
                                                                      'type': 'object',
@@ -976,12 +998,18 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                 'numbers or booleans), overriding their '
                                                                 'defaults.',
                                                  'type': 'object'},
-                                  'strategy': {'description': 'How to request the pages, overriding the '
-                                                              "config's own strategy (without it, the "
-                                                              "config's strategy; a config that names none "
-                                                              'is read over plain HTTP, faraday, as html2rss '
-                                                              'reads it).',
-                                               'enum': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                                  'strategy': {'description': "How to request the pages (html2rss's names or "
+                                                              "netglean's: http is faraday, browser is "
+                                                              "browserless), overriding the config's own "
+                                                              "strategy (without it, the config's strategy; "
+                                                              'a config that names none is read over plain '
+                                                              'HTTP, faraday, as html2rss reads it).',
+                                               'enum': ['auto',
+                                                        'faraday',
+                                                        'botasaurus',
+                                                        'browserless',
+                                                        'http',
+                                                        'browser'],
                                                'type': 'string'},
                                   'url': {'description': 'The page to read, when the config names none: it '
                                                          "becomes channel.url (a config's own channel.url is "
@@ -2791,14 +2819,21 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                   'strategy': {'default': 'auto',
                                                'description': 'How to request the page: auto (the default) '
                                                               'reads it over plain HTTP and renders it in '
-                                                              "the server's browser only when it must (no "
-                                                              'items where a feed expects some); faraday '
-                                                              'never renders; botasaurus and browserless '
-                                                              'always do (not_available on a server without '
-                                                              'Chromium). Every request the browser makes is '
-                                                              'held to the same network policy, robots.txt '
-                                                              'and budget as a plain fetch.',
-                                               'enum': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                                                              "the server's browser only when the tool finds "
+                                                              'it lacking (scrape_url and capture_config: no '
+                                                              "items; inspect_url's auto never renders); "
+                                                              'faraday (or http) never renders; botasaurus, '
+                                                              'browserless (or browser) always do '
+                                                              '(not_available on a server without Chromium). '
+                                                              'Every request the browser makes is held to '
+                                                              'the same network policy, robots.txt and '
+                                                              'budget as a plain fetch.',
+                                               'enum': ['auto',
+                                                        'faraday',
+                                                        'botasaurus',
+                                                        'browserless',
+                                                        'http',
+                                                        'browser'],
                                                'type': 'string'},
                                   'url': {'description': 'The http(s) URL of the listing page.',
                                           'maxLength': 4096,
@@ -2934,7 +2969,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                 'enum': ['auto',
                                                                                                          'faraday',
                                                                                                          'botasaurus',
-                                                                                                         'browserless']},
+                                                                                                         'browserless',
+                                                                                                         'http',
+                                                                                                         'browser']},
                                                                          'selected_strategy': {'description': 'How '
                                                                                                               'the '
                                                                                                               'page '
@@ -5625,14 +5662,21 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                    'properties': {'strategy': {'default': 'auto',
                                                'description': 'How to request the page: auto (the default) '
                                                               'reads it over plain HTTP and renders it in '
-                                                              "the server's browser only when it must (no "
-                                                              'items where a feed expects some); faraday '
-                                                              'never renders; botasaurus and browserless '
-                                                              'always do (not_available on a server without '
-                                                              'Chromium). Every request the browser makes is '
-                                                              'held to the same network policy, robots.txt '
-                                                              'and budget as a plain fetch.',
-                                               'enum': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                                                              "the server's browser only when the tool finds "
+                                                              'it lacking (scrape_url and capture_config: no '
+                                                              "items; inspect_url's auto never renders); "
+                                                              'faraday (or http) never renders; botasaurus, '
+                                                              'browserless (or browser) always do '
+                                                              '(not_available on a server without Chromium). '
+                                                              'Every request the browser makes is held to '
+                                                              'the same network policy, robots.txt and '
+                                                              'budget as a plain fetch.',
+                                               'enum': ['auto',
+                                                        'faraday',
+                                                        'botasaurus',
+                                                        'browserless',
+                                                        'http',
+                                                        'browser'],
                                                'type': 'string'},
                                   'url': {'description': 'The http(s) URL to inspect.',
                                           'maxLength': 4096,
@@ -6066,7 +6110,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                 'enum': ['auto',
                                                                                                          'faraday',
                                                                                                          'botasaurus',
-                                                                                                         'browserless']},
+                                                                                                         'browserless',
+                                                                                                         'http',
+                                                                                                         'browser']},
                                                                          'requested_url': {'description': 'The '
                                                                                                           'URL '
                                                                                                           'asked '
@@ -7982,14 +8028,21 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                   'strategy': {'default': 'auto',
                                                'description': 'How to request the page: auto (the default) '
                                                               'reads it over plain HTTP and renders it in '
-                                                              "the server's browser only when it must (no "
-                                                              'items where a feed expects some); faraday '
-                                                              'never renders; botasaurus and browserless '
-                                                              'always do (not_available on a server without '
-                                                              'Chromium). Every request the browser makes is '
-                                                              'held to the same network policy, robots.txt '
-                                                              'and budget as a plain fetch.',
-                                               'enum': ['auto', 'faraday', 'botasaurus', 'browserless'],
+                                                              "the server's browser only when the tool finds "
+                                                              'it lacking (scrape_url and capture_config: no '
+                                                              "items; inspect_url's auto never renders); "
+                                                              'faraday (or http) never renders; botasaurus, '
+                                                              'browserless (or browser) always do '
+                                                              '(not_available on a server without Chromium). '
+                                                              'Every request the browser makes is held to '
+                                                              'the same network policy, robots.txt and '
+                                                              'budget as a plain fetch.',
+                                               'enum': ['auto',
+                                                        'faraday',
+                                                        'botasaurus',
+                                                        'browserless',
+                                                        'http',
+                                                        'browser'],
                                                'type': 'string'},
                                   'url': {'description': 'The http(s) URL of the listing page.',
                                           'maxLength': 4096,
@@ -8131,7 +8184,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                 'enum': ['auto',
                                                                                                          'faraday',
                                                                                                          'botasaurus',
-                                                                                                         'browserless']},
+                                                                                                         'browserless',
+                                                                                                         'http',
+                                                                                                         'browser']},
                                                                          'selected_strategy': {'description': 'How '
                                                                                                               'the '
                                                                                                               'page '

@@ -146,6 +146,8 @@ async def analyze_api_endpoint(args: AnalyzeApiEndpointInput, ctx: Context) -> O
         )
     elif payload.json_ is not None:
         guidance = say("A JSON answer (payload.json describes its shape).")
-    else:
+    elif payload.text_sample is not None:
         guidance = say("Not a JSON answer (payload.content_type says what it is; payload.text_sample shows it).")
+    else:
+        guidance = say("Neither JSON nor text (payload.content_type says what it is): download identifies it.")
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)

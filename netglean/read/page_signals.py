@@ -41,7 +41,11 @@ _SHELL = re.compile(
 )
 """A framework's marks on a page: an app's mount point, its attributes and state, a noscript asking for
 JavaScript."""
-_SCRIPT = re.compile(rb"<script\b", re.IGNORECASE)
+_SCRIPT = re.compile(rb"<script\b([^>]*)>", re.IGNORECASE)
+_SCRIPT_TYPE = re.compile(rb"""\btype\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.IGNORECASE)
+_RUNNABLE = frozenset(
+    {b"", b"module", b"text/javascript", b"application/javascript", b"text/ecmascript", b"application/ecmascript"}
+)
 
 
 def javascript_shell(body: bytes) -> bool:
@@ -50,8 +54,13 @@ def javascript_shell(body: bytes) -> bool:
 
 
 def scripted(body: bytes) -> bool:
-    """Whether an HTML page has a script at all (one without renders to the page it is, so is never rendered)."""
-    return _SCRIPT.search(body) is not None
+    """Whether an HTML page has a script a browser runs (one without renders to the page it is, so is never
+    rendered): a script element with no type or a JavaScript one, not JSON-LD or a template."""
+    for found in _SCRIPT.finditer(body):
+        kind = _SCRIPT_TYPE.search(found.group(1))
+        if kind is None or kind.group(1).strip(b"\"' ").lower() in _RUNNABLE:
+            return True
+    return False
 
 
 def feeds(tree: Any, page_url: str) -> list[dict[str, str]]:

@@ -8,6 +8,7 @@ same extraction and slicing); what an analysis reads off the markup runs there t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -150,35 +151,39 @@ async def analyze_endpoint(fetcher: Fetcher, browser: BrowserPool | None, url: s
     pool = _pool(browser)
     answered = await pool.answer(fetcher, url, timeout=fetcher.policy.total_timeout)
     media = answered.headers.get("content-type", "").split(";")[0].strip().lower()
+    body = answered.body
+    declared = answered.headers.get("content-length", "")
+    size = len(body) if body is not None else (int(declared) if declared.isdigit() else None)
     report: dict[str, Any] = {
         "url": url,
         "final_url": answered.final_url,
         "status": answered.status,
         "content_type": media,
-        "bytes": len(answered.body),
+        "bytes": size,
         "headers": {name: value for name, value in answered.headers.items() if name in _ENDPOINT_HEADERS},
     }
     hints = [f"query parameter {name}" for name in _query_names(answered.final_url) if name in _PAGE_PARAMETERS]
-    if 'rel="next"' in answered.headers.get("link", "") or "rel=next" in answered.headers.get("link", ""):
+    if re.search(r"rel=\"?next\b", answered.headers.get("link", "")):
         hints.append("Link header rel=next")
-    hints += [
-        f"header {name}" for name in ("x-total-count", "x-total-pages", "x-next-page") if name in answered.headers
-    ]
-    if media == "application/json" or media.endswith("+json") or answered.body.lstrip()[:1] in {b"{", b"["}:
+    counted = ("x-total-count", "x-total-pages", "x-next-page")
+    hints += [f"header {name}" for name in counted if name in answered.headers]
+    declared_json = media == "application/json" or media.endswith("+json")
+    if body is not None and (declared_json or body.lstrip()[:1] in {b"{", b"["}):
         try:
-            value = json.loads(answered.body)
-        except ValueError:
-            if media == "application/json" or media.endswith("+json"):
+            value = json.loads(body)
+        except (ValueError, RecursionError):  # not JSON after all, or nested past what can be read
+            if declared_json:
                 raise UnsupportedContent(
                     f"{url} says it is JSON but cannot be read as JSON", detail={"url": url}
                 ) from None
+            report["text_sample"] = body[:500].decode("utf-8", "replace")
         else:
             report["json"] = described(value)
             hints += [f"key {pointer}" for pointer in pagination_hints(value)]
-    else:
-        report["text_sample"] = answered.body[:500].decode("utf-8", "replace")
+    elif body is not None:
+        report["text_sample"] = body[:500].decode("utf-8", "replace")
     report["pagination_hints"] = hints
-    return report
+    return {key: value for key, value in report.items() if value is not None}
 
 
 def _query_names(url: str) -> list[str]:
