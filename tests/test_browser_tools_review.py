@@ -2,9 +2,10 @@
 in Debian's Chromium for real, against awkward and hostile pages served on 127.0.0.1 by this module's own app.
 
 Each test names in its docstring a bug the review found (what happened, where the cause was, the fix it asked
-for), now fixed, so the test keeps it fixed; the few others pin properties that were checked and held. Nothing here reaches past 127.0.0.1 (the tests' fetch_only_hosts): the
-"refused" address is 10.0.0.9, which that policy refuses before any lookup. The servers run with short deadlines
-(a call 4 s, a fetch 2 s) so that a hang shows as a hang in seconds, not minutes.
+for), now fixed, so the test keeps it fixed; the few others pin properties that were checked and held. Nothing
+here reaches past 127.0.0.1 (the tests' fetch_only_hosts): the "refused" address is 10.0.0.9, which that policy
+refuses before any lookup. The servers run with short deadlines (a call 4 s, a fetch 2 s) so that a hang shows
+as a hang in seconds, not minutes.
 """
 
 from __future__ import annotations
