@@ -39,10 +39,6 @@ EXPECTED = 10_000
 _HOP_HEADERS = frozenset({b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"})
 
 
-class _Unasked(BlockedAddress):
-    """A host no page asked for (so no router admitted it)."""
-
-
 @dataclass
 class Refusal:
     """A connection the proxy refused: the host and port asked for, and why."""
@@ -136,17 +132,18 @@ class PolicyProxy:
                 return
             host, port = parts.hostname, parts.port or 80
         tunnel = method.upper() == "CONNECT"
+        unasked = ("https" if tunnel else "http", host.strip("[]").lower(), port) not in self._expected
         try:
             # A tunnel only to a TLS origin a page asked for (a ws:// socket tunnelled to a plain-http port is not);
             # a plain-http request is checked whole, path and all, as a fetch is: robots.txt holds for redirects and
             # downloads, which no router sees.
-            if ("https" if tunnel else "http", host.strip("[]").lower(), port) not in self._expected:
-                raise _Unasked(f"{host}:{port} was asked for by no page of this call", detail={"host": host})
+            if unasked:
+                raise BlockedAddress(f"{host}:{port} was asked for by no page of this call", detail={"host": host})
             if not tunnel:
                 await self._fetcher.admit(parse_url(target))
             address, dial_port = await self._fetcher.connect_target(host, port)
         except ToolError as refused:
-            refusal = Refusal(host, port, refused.message, refused, unasked=isinstance(refused, _Unasked))
+            refusal = Refusal(host, port, refused.message, refused, unasked=unasked)
             self.log.refuse(refusal)
             await _answer(client, 403, "Forbidden")
             return
