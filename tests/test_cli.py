@@ -40,6 +40,17 @@ def test_invalid_arguments_exit_1_with_an_error_envelope(capsys: pytest.CaptureF
     )
 
 
+def test_a_flag_of_objects_takes_them_one_a_flag_or_as_one_json_array(capsys: pytest.CaptureFixture[str]) -> None:
+    """interact's actions: both spellings reach the tool as the same two actions (the policy then refuses the
+    page before any browser starts)."""
+    click, shot = '{"action": "click", "selector": "#b"}', '{"action": "screenshot"}'
+    for flags in (["--actions", f"[{click}, {shot}]"], ["--actions", click, "--actions", shot]):
+        code, out = _run(capsys, "call", "interact", "--url", "http://10.0.0.1/", *flags)
+        assert code == 1 and json.loads(out)["payload"]["error"]["code"] == "blocked_address"
+    code, out = _run(capsys, "call", "interact", "--url", "http://10.0.0.1/", "--actions", "[[1]]")
+    assert code == 1 and json.loads(out)["payload"]["error"]["code"] == "invalid_arguments"
+
+
 def test_cli_type_errors_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_info:
         main(["call", "generate_citations", "--markdown", "x", "--first-number", "many"])

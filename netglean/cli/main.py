@@ -152,6 +152,9 @@ def _call(args: argparse.Namespace) -> int:
         arguments.update(loaded)
     for option in _commands(settings.registry)[args.tool]["options"]:
         value = getattr(args, option["name"])
+        if value is not None and option["type"] == "array" and option["item_type"] in {None, "json", "object"}:
+            # a flag whose items are objects takes them one a flag or as one JSON array (interact's actions)
+            value = [item for given in value for item in (given if isinstance(given, list) else [given])]
         if value is not None:
             arguments[option["name"]] = value
     runner = _runner(settings)

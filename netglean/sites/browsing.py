@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from netglean.browser.actions import Action, Performed, perform
 from netglean.browser.capture import described
 from netglean.core.errors import NotAvailable, ToolError, UnsupportedContent
+from netglean.net.urls import parse_url
 from netglean.read import jobs as read_jobs
 from netglean.read.document import Document
 from netglean.read.json_shape import pagination_hints
@@ -50,7 +51,9 @@ _ENDPOINT_HEADERS = frozenset(
 _PAGE_PARAMETERS = frozenset({"page", "p", "offset", "start", "skip", "cursor", "after", "before", "limit", "per_page"})
 
 
-def _pool(browser: BrowserPool | None) -> BrowserPool:
+async def _pool(browser: BrowserPool | None, fetcher: Fetcher, url: str) -> BrowserPool:
+    """The browser to open ``url`` in, once the policy admits it: a refused page never starts a browser."""
+    await fetcher.admit(parse_url(url))
     if browser is None or not browser.installed:
         raise NotAvailable(
             "no Chromium to drive: the operator installs one (apt-get install chromium) or names it with "
@@ -82,7 +85,7 @@ async def interact(
     action_timeout: float,
 ) -> Interaction:
     """``url`` loaded, each action carried out until one fails, and the page read at every scrape and at the end."""
-    pool = _pool(browser)
+    pool = await _pool(browser, fetcher, url)
     refused: list[ToolError] = []
     async with pool.page(fetcher, refused) as page:
         done = await perform(
@@ -113,7 +116,7 @@ async def interact(
 async def analyze(fetcher: Fetcher, readers: Readers, browser: BrowserPool | None, url: str) -> dict[str, Any]:
     """The page rendered (its XHR and fetch requests kept, scrolled once to see whether it grows) and analysed,
     beside its plain-HTTP answer (which tells a page its scripts build from one sent whole)."""
-    pool = _pool(browser)
+    pool = await _pool(browser, fetcher, url)
     rendered = await pool.render(fetcher, url, timeout=fetcher.policy.total_timeout, capture=True, scroll=True)
     http_document = None
     try:
@@ -148,7 +151,7 @@ async def analyze(fetcher: Fetcher, readers: Readers, browser: BrowserPool | Non
 async def analyze_endpoint(fetcher: Fetcher, browser: BrowserPool | None, url: str) -> dict[str, Any]:
     """An endpoint's answer in a browser context: status, the headers that say how to read and page it, its
     content type, and for JSON its shape, where its items are, a sample, and what looks like pagination."""
-    pool = _pool(browser)
+    pool = await _pool(browser, fetcher, url)
     answered = await pool.answer(fetcher, url, timeout=fetcher.policy.total_timeout)
     media = answered.headers.get("content-type", "").split(";")[0].strip().lower()
     body = answered.body
