@@ -102,6 +102,43 @@ class Visited:
     """A line of the run's log about the visit (level, message), kept with it."""
 
 
+@dataclass(frozen=True, slots=True)
+class Project:
+    """A saved job: its definition (the kind's own arguments), its variables' defaults, its schedule."""
+
+    id: str
+    name: str
+    kind: str
+    definition: dict[str, Any]
+    variables: dict[str, Any]
+    schedule: str | None
+    secret: str
+    """The feed URL's secret (a feed reader cannot send a bearer token): shown by get_project, never logged."""
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One row of a dataset: its properties, the run that last wrote them, when it was first and last written."""
+
+    dataset: str
+    key: str
+    run_id: str
+    data: dict[str, Any]
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What writing a run's rows did: rows new to the dataset, changed, and the same as already kept."""
+
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
 class RunStore(Protocol):
     """The runs and what they hold. Every method may raise StoreFailure (a write the disk would not take) or
     Unavailable (the database stayed locked by another process past the wait)."""
@@ -191,6 +228,51 @@ class RunStore(Protocol):
 
     async def counts(self) -> dict[str, int]:
         """How many runs the store holds, by status."""
+        ...
+
+    async def save_project(self, project: Project) -> Project:
+        """Create the project, or replace the one of its id (its name stays unique: InvalidArguments if another
+        project has it); the project as kept."""
+        ...
+
+    async def project(self, project_id: str) -> Project | None: ...
+
+    async def projects_named(self, name: str) -> list[Project]: ...
+
+    async def list_projects(
+        self, *, where: tuple[str, Sequence[Any]], order: tuple[str, Sequence[Any]], offset: int, limit: int
+    ) -> tuple[list[Project], int]:
+        """Projects matching ``where`` (SQL over the projects' columns, and its parameters: netglean.store.filters
+        builds it), in ``order``; one page of them and how many match."""
+        ...
+
+    async def delete_project(self, project_id: str) -> bool:
+        """Delete the project and its rows; whether there was one."""
+        ...
+
+    async def write_rows(
+        self, project_id: str, dataset: str, run_id: str, rows: Sequence[tuple[str, dict[str, Any]]]
+    ) -> Written:
+        """Keep ``rows`` (key, data) in ``dataset``: a new key is added, a known one updated when its data
+        changed and left alone when not."""
+        ...
+
+    async def rows(
+        self,
+        project_id: str,
+        dataset: str,
+        *,
+        where: tuple[str, Sequence[Any]],
+        order: tuple[str, Sequence[Any]],
+        offset: int,
+        limit: int,
+    ) -> tuple[list[Row], int]:
+        """One page of a dataset's rows matching ``where`` (SQL over the columns run_id, created and updated, and
+        ``data``, the row's JSON), in ``order``; and how many match."""
+        ...
+
+    async def datasets(self, project_id: str) -> dict[str, int]:
+        """The project's datasets that hold rows, with how many each."""
         ...
 
     def close(self) -> None: ...

@@ -57,4 +57,31 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE UNIQUE INDEX run_items_key ON run_items (run_id, part, seq)",
     ),
+    (
+        """CREATE TABLE projects (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            kind TEXT NOT NULL,
+            definition TEXT NOT NULL,
+            variables TEXT NOT NULL,
+            schedule TEXT,
+            secret TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )""",
+        "CREATE INDEX projects_by_updated ON projects (updated_at DESC, id)",
+        # A row's data is JSON (its properties); its key (a declared property's value, or its content's hash) makes
+        # a re-run write only what is new or changed.
+        """CREATE TABLE dataset_rows (
+            project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+            dataset TEXT NOT NULL,
+            key TEXT NOT NULL,
+            run_id TEXT NOT NULL,
+            data TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )""",
+        "CREATE UNIQUE INDEX dataset_rows_key ON dataset_rows (project_id, dataset, key)",
+        "CREATE INDEX dataset_rows_by_created ON dataset_rows (project_id, dataset, created_at DESC)",
+    ),
 )

@@ -20,8 +20,21 @@ from typing import Any, TypeVar
 
 import anyio
 
-from netglean.core.errors import ConfigurationError, StoreFailure, Unavailable
-from netglean.store.base import ACTIVE, FINISHED, RESUMABLE, Checkpoint, Item, LogLine, Queued, Run, Visited
+from netglean.core.errors import ConfigurationError, InvalidArguments, StoreFailure, Unavailable
+from netglean.store.base import (
+    ACTIVE,
+    FINISHED,
+    RESUMABLE,
+    Checkpoint,
+    Item,
+    LogLine,
+    Project,
+    Queued,
+    Row,
+    Run,
+    Visited,
+    Written,
+)
 from netglean.store.migrations import MIGRATIONS
 from netglean.store.owners import Owners
 
@@ -64,6 +77,18 @@ def _run(row: tuple[Any, ...]) -> Run:
         cancel=row[17],
         has_result=bool(row[18]),
     )
+
+
+_PROJECT_COLUMNS = "id, name, kind, definition, variables, schedule, secret, created_at, updated_at"
+_ROWS = (
+    "(SELECT project_id, dataset, key, run_id, data, created_at AS created, updated_at AS updated FROM dataset_rows)"
+)
+"""The rows as a filter sees them: run_id, created and updated by those names, and data (their JSON)."""
+
+
+def _project(row: tuple[Any, ...]) -> Project:
+    pid, name, kind, definition, variables, schedule, secret, created, updated = row
+    return Project(pid, name, kind, json.loads(definition), json.loads(variables), schedule, secret, created, updated)
 
 
 def _marks(count: int) -> str:
@@ -448,6 +473,138 @@ class SqliteStore:
 
     async def counts(self) -> dict[str, int]:
         rows = await self._read(lambda db: db.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall())
+        return dict(rows)
+
+    async def save_project(self, project: Project) -> Project:
+        def work(db: sqlite3.Connection) -> Project:
+            taken = db.execute("SELECT id FROM projects WHERE name = ? AND id != ?", (project.name, project.id))
+            if taken.fetchone() is not None:
+                raise InvalidArguments(
+                    f"name: another project is named {project.name[:80]!r}; names are unique in a store",
+                    detail={"argument": "name"},
+                )
+            db.execute(
+                "INSERT INTO projects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET"
+                " name = excluded.name, kind = excluded.kind, definition = excluded.definition,"
+                " variables = excluded.variables, schedule = excluded.schedule, updated_at = excluded.updated_at",
+                (
+                    project.id,
+                    project.name,
+                    project.kind,
+                    json.dumps(project.definition, ensure_ascii=False),
+                    json.dumps(project.variables, ensure_ascii=False),
+                    project.schedule,
+                    project.secret,
+                    project.created_at,
+                    project.updated_at,
+                ),
+            )
+            return _project(
+                db.execute(f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?", (project.id,)).fetchone()
+            )
+
+        return await self._write(work)
+
+    async def project(self, project_id: str) -> Project | None:
+        row = await self._read(
+            lambda db: db.execute(f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?", (project_id,)).fetchone()
+        )
+        return _project(row) if row else None
+
+    async def projects_named(self, name: str) -> list[Project]:
+        rows = await self._read(
+            lambda db: db.execute(
+                f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE name = ? ORDER BY created_at", (name,)
+            ).fetchall()
+        )
+        return [_project(row) for row in rows]
+
+    async def list_projects(
+        self, *, where: tuple[str, Sequence[Any]], order: tuple[str, Sequence[Any]], offset: int, limit: int
+    ) -> tuple[list[Project], int]:
+        (condition, bound), (ordering, sorted_by) = where, order
+
+        def work(db: sqlite3.Connection) -> tuple[list[Project], int]:
+            total = db.execute(f"SELECT count(*) FROM projects WHERE {condition}", list(bound)).fetchone()[0]
+            rows = db.execute(
+                f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE {condition} ORDER BY {ordering}, id LIMIT ? OFFSET ?",
+                [*bound, *sorted_by, limit, offset],
+            ).fetchall()
+            return [_project(row) for row in rows], total
+
+        return await self._read(work)
+
+    async def delete_project(self, project_id: str) -> bool:
+        def work(db: sqlite3.Connection) -> bool:
+            db.execute("DELETE FROM dataset_rows WHERE project_id = ?", (project_id,))
+            return db.execute("DELETE FROM projects WHERE id = ?", (project_id,)).rowcount > 0
+
+        return await self._write(work)
+
+    async def write_rows(
+        self, project_id: str, dataset: str, run_id: str, rows: Sequence[tuple[str, dict[str, Any]]]
+    ) -> Written:
+        now = time.time()
+
+        def work(db: sqlite3.Connection) -> Written:
+            new = updated = unchanged = 0
+            for key, data in rows:
+                text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+                kept = db.execute(
+                    "SELECT data FROM dataset_rows WHERE project_id = ? AND dataset = ? AND key = ?",
+                    (project_id, dataset, key),
+                ).fetchone()
+                if kept is None:
+                    db.execute(
+                        "INSERT INTO dataset_rows VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (project_id, dataset, key, run_id, text, now, now),
+                    )
+                    new += 1
+                elif kept[0] != text:
+                    db.execute(
+                        "UPDATE dataset_rows SET data = ?, run_id = ?, updated_at = ?"
+                        " WHERE project_id = ? AND dataset = ? AND key = ?",
+                        (text, run_id, now, project_id, dataset, key),
+                    )
+                    updated += 1
+                else:
+                    unchanged += 1
+            return Written(new, updated, unchanged)
+
+        return await self._write(work)
+
+    async def rows(
+        self,
+        project_id: str,
+        dataset: str,
+        *,
+        where: tuple[str, Sequence[Any]],
+        order: tuple[str, Sequence[Any]],
+        offset: int,
+        limit: int,
+    ) -> tuple[list[Row], int]:
+        (condition, bound), (ordering, sorted_by) = where, order
+        scope = f"project_id = ? AND dataset = ? AND ({condition})"
+        values = [project_id, dataset, *bound]
+
+        def work(db: sqlite3.Connection) -> tuple[list[Row], int]:
+            total = db.execute(f"SELECT count(*) FROM {_ROWS} WHERE {scope}", values).fetchone()[0]
+            found = db.execute(
+                f"SELECT dataset, key, run_id, data, created, updated FROM {_ROWS} WHERE {scope}"
+                f" ORDER BY {ordering}, key LIMIT ? OFFSET ?",
+                [*values, *sorted_by, limit, offset],
+            ).fetchall()
+            return [Row(d, k, r, json.loads(data), c, u) for d, k, r, data, c, u in found], total
+
+        return await self._read(work)
+
+    async def datasets(self, project_id: str) -> dict[str, int]:
+        rows = await self._read(
+            lambda db: db.execute(
+                "SELECT dataset, count(*) FROM dataset_rows WHERE project_id = ? GROUP BY dataset ORDER BY dataset",
+                (project_id,),
+            ).fetchall()
+        )
         return dict(rows)
 
     def close(self) -> None:

@@ -1,0 +1,110 @@
+"""Projects and their datasets in the SQLite store (netglean.store.sqlite): names unique per store, a listing
+filtered and sorted by the data tools' language, rows written incrementally (new, updated, unchanged by key) and
+read back filtered, sorted and paged, and a project's rows going with it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from netglean.core.errors import InvalidArguments
+from netglean.store.base import Project
+from netglean.store.filters import fields_of, order_by, where
+from netglean.store.sqlite import SqliteStore
+
+PROJECT_FIELDS = fields_of(
+    {"id": "id", "name": "name", "kind": "kind", "created": "created_at", "updated": "updated_at"}, None
+)
+ROW_FIELDS = fields_of({"run_id": "run_id", "created": "created", "updated": "updated"}, "data")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    opened = SqliteStore.open(tmp_path)
+    yield opened
+    opened.close()
+
+
+def _project(pid: str, name: str, kind: str = "extract", at: float = 1.0) -> Project:
+    return Project(pid, name, kind, {"start_urls": ["https://a.test/"]}, {"page": 1}, None, f"secret-{pid}", at, at)
+
+
+def _clause(text: str, sort: str, fields: Any, default: str) -> dict[str, Any]:
+    condition, ordering = where(text, fields), order_by(sort, fields, default)
+    return {"where": (condition.sql, condition.params), "order": (ordering.sql, ordering.params)}
+
+
+def test_a_project_is_kept_whole_and_its_name_stays_unique(store: SqliteStore) -> None:
+    async def work() -> tuple[Project | None, list[Project]]:
+        await store.save_project(_project("p1", "shop"))
+        await store.save_project(_project("p1", "shop", at=2.0))  # saved again: an update, not a second project
+        with pytest.raises(InvalidArguments) as taken:
+            await store.save_project(_project("p2", "shop"))
+        assert taken.value.detail == {"argument": "name"} and "unique" in taken.value.message
+        return await store.project("p1"), await store.projects_named("shop")
+
+    kept, named = anyio.run(work)
+    assert kept is not None and kept.definition == {"start_urls": ["https://a.test/"]} and kept.variables == {"page": 1}
+    assert kept.secret == "secret-p1" and kept.updated_at == 2.0 and [p.id for p in named] == ["p1"]
+
+
+def test_projects_are_listed_by_the_filter_language_newest_first(store: SqliteStore) -> None:
+    async def work() -> list[tuple[list[str], int]]:
+        for n, kind in enumerate(["extract", "feed", "crawl", "feed"]):
+            await store.save_project(_project(f"p{n}", f"project {n}", kind, at=float(n)))
+        shown = []
+        for text, sort, offset in [("", "", 0), ('kind = "feed"', "", 0), ('name ~ "project"', "name", 1)]:
+            found, total = await store.list_projects(
+                **_clause(text, sort, PROJECT_FIELDS, "-updated"), offset=offset, limit=2
+            )
+            shown.append(([p.id for p in found], total))
+        return shown
+
+    assert anyio.run(work) == [(["p3", "p2"], 4), (["p3", "p1"], 2), (["p1", "p2"], 4)]
+
+
+def test_rows_are_written_incrementally_by_key(store: SqliteStore) -> None:
+    async def work() -> list[Any]:
+        await store.save_project(_project("p1", "shop"))
+        first = await store.write_rows(
+            "p1", "products", "run1", [("a", {"name": "A", "price": 1}), ("b", {"name": "B", "price": 2})]
+        )
+        again = await store.write_rows(
+            "p1",
+            "products",
+            "run2",
+            [("a", {"name": "A", "price": 1}), ("b", {"name": "B", "price": 3}), ("c", {"name": "C", "price": 5})],
+        )
+        rows, total = await store.rows(
+            "p1", "products", **_clause("price >= 2", "-price", ROW_FIELDS, "-created"), offset=0, limit=10
+        )
+        return [first, again, [(r.key, r.data["price"], r.run_id) for r in rows], total, await store.datasets("p1")]
+
+    first, again, rows, total, datasets = anyio.run(work)
+    assert (first.new, first.updated, first.unchanged) == (2, 0, 0)
+    assert (again.new, again.updated, again.unchanged) == (1, 1, 1)
+    assert rows == [("c", 5, "run2"), ("b", 3, "run2")] and total == 2 and datasets == {"products": 3}
+
+
+def test_rows_stay_in_their_project_and_go_with_it(store: SqliteStore) -> None:
+    async def work() -> tuple[int, int, bool, bool]:
+        await store.save_project(_project("p1", "one"))
+        await store.save_project(_project("p2", "two"))
+        await store.write_rows("p1", "d", "r", [("k", {"x": 1})])
+        await store.write_rows("p2", "d", "r", [("k", {"x": 1})])
+        _, mine = await store.rows(
+            "p1",
+            "d",
+            **_clause("x = 1", "", ROW_FIELDS, "-created"),
+            offset=0,
+            limit=5,
+        )
+        deleted = await store.delete_project("p1")
+        _, after = await store.rows("p1", "d", **_clause("", "", ROW_FIELDS, "-created"), offset=0, limit=5)
+        return mine, after, deleted, await store.delete_project("p1")
+
+    assert anyio.run(work) == (1, 0, True, False)
