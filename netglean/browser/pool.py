@@ -23,7 +23,14 @@ import anyio
 
 from netglean.browser.capture import Capture, Captured
 from netglean.browser.proxy import PolicyProxy
-from netglean.core.errors import FetchTimeout, NotAvailable, ResponseTooLarge, ToolError
+from netglean.core.errors import (
+    FetchTimeout,
+    HttpStatus,
+    NotAvailable,
+    ResponseTooLarge,
+    ToolError,
+    TooManyRedirects,
+)
 from netglean.net.page import Page
 from netglean.net.policy import USER_AGENT
 from netglean.net.urls import allowed_headers, parse_url
@@ -226,12 +233,16 @@ class BrowserPool:
         headers: Mapping[str, str] | None = None,
         capture: bool = False,
         scroll: bool = False,
+        max_redirects: int | None = None,
     ) -> Rendered:
         """``url`` loaded in a fresh context until its load event, then until its network has been quiet for
         QUIET seconds (what scripts fetch after the load builds a single-page app), ``settle`` seconds at most;
         its HTML as scripts left it. ``headers`` (a feed config's) go with every request, less those netglean
         decides; ``capture`` keeps the XHR and fetch requests made meanwhile; ``scroll`` then scrolls to the bottom
-        once to see whether the page grows (an infinite list loads its next items)."""
+        once to see whether the page grows (an infinite list loads its next items). The fetch's limits hold: its
+        redirects (``max_redirects`` may only lower the operator's) and its bytes."""
+        policy = fetcher.policy
+        hops = policy.max_redirects if max_redirects is None else min(max_redirects, policy.max_redirects)
         refused: list[ToolError] = []
         try:
             with anyio.fail_after(timeout):  # the fetch's time in all: a page that never lets go ends too
@@ -239,15 +250,19 @@ class BrowserPool:
                     captured = Capture(page) if capture else None
                     pending = in_flight(page)
                     response = await self._goto(page, url, timeout=timeout, refused=refused, until="load")
+                    _within_redirects(url, response, hops)
                     await quiet(pending, settle)
                     grew = await _grows_on_scroll(page, pending, settle) if scroll else None
                     status, media = _status(response)
                     if media in HTML_TYPES:
+                        await _bytes(response, policy.max_bytes)  # the page as sent is held to the fetch's cap
                         html = ((await content(page)) or "")[:MAX_HTML]
                     else:  # a JSON or XML answer: its own body, not the viewer Chromium wraps around it
-                        html = await _body(response, fetcher.policy.max_bytes)
+                        html = await _body(response, policy.max_bytes)
                     requests = await captured.finished() if captured is not None else ()
-                    return Rendered(url, page.url, status, html, requests, grew, media)
+                    # Where the server answered from, not where a script then moved the address bar.
+                    answered = response.url if response is not None else page.url
+                    return Rendered(url, answered, status, html, requests, grew, media)
         except TimeoutError:
             raise FetchTimeout(f"rendering {url} took longer than allowed", detail={"url": url}) from None
 
@@ -335,7 +350,9 @@ async def read_by_strategy(
     async def rendered() -> T:
         if browser is None:
             raise NotAvailable("this server has no browser to render with", detail={"argument": "strategy"})
-        page = await browser.render(fetcher, url, timeout=deadline, headers=headers)
+        page = await browser.render(fetcher, url, timeout=deadline, headers=headers, max_redirects=max_redirects)
+        if page.status >= 400:  # an error page is never a listing, rendered or not
+            raise HttpStatus(f"{page.final_url} answered HTTP {page.status}", status=page.status, detail={"url": url})
         return await read(page.as_page())
 
     if strategy == "browser":
@@ -395,6 +412,14 @@ async def _bytes(response: Any, cap: int) -> bytes:
     if len(body) > cap:
         raise ResponseTooLarge(f"the answer is over {cap} bytes", detail={"limit": cap})
     return body
+
+
+def _within_redirects(url: str, response: Any, most: int) -> None:
+    hops, request = 0, response.request if response is not None else None
+    while request is not None and request.redirected_from is not None:
+        hops, request = hops + 1, request.redirected_from
+    if hops > most:
+        raise TooManyRedirects(f"{url} redirected more than {most} times", detail={"url": url, "limit": most})
 
 
 async def _body(response: Any, cap: int) -> str:
@@ -469,15 +494,20 @@ def _router(
     one the proxy may connect to: it refuses hosts no page asked for (the browser's own calls home)."""
 
     async def route(request_route: Any) -> None:
-        url = request_route.request.url
+        request = request_route.request
+        url = request.url
         try:
             parsed = parse_url(url)
             await fetcher.admit(parsed)
             fetcher.budget.spend()
-            proxy.expect(parsed.scheme, parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80))
-            async with fetcher.limiter.slot(parsed.host, fetcher.policy.host_interval):
+            document = request.resource_type == "document"
+            for scheme, host, port in _siblings(parsed) if document else [_endpoint(parsed)]:
+                proxy.expect(scheme, host, port, fetcher)
+            # A page's loads are spaced as fetches are (Crawl-delay included); its assets load as a browser loads
+            # them, each admitted and counted all the same.
+            async with fetcher.limiter.slot(parsed.host, fetcher.interval(parsed) if document else 0.0):
                 if extra is not None and _origin(url) == extra[1]:
-                    await request_route.continue_(headers={**request_route.request.headers, **extra[0]})
+                    await request_route.continue_(headers={**request.headers, **extra[0]})
                 else:
                     await request_route.continue_()
         except ToolError as refusal:
@@ -489,6 +519,22 @@ def _router(
                 await request_route.abort("blockedbyclient")
 
     return route
+
+
+def _endpoint(url: Any) -> tuple[str, str, int]:
+    return url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80)
+
+
+def _siblings(url: Any) -> list[tuple[str, str, int]]:
+    """Where a page load may be redirected that no router sees (Playwright routes no redirect hop): its host
+    over http and https, with and without www. The proxy still holds each to the policy and robots.txt; what it
+    refuses is what no page could have led to (the browser's own calls home)."""
+    host = url.host
+    twin = host[4:] if host.startswith("www.") else f"www.{host}"
+    found = [_endpoint(url)]
+    for name in (host, twin) if "." in host and not host.replace(".", "").isdigit() else (host,):
+        found += [("http", name, 80), ("https", name, 443)]
+    return list(dict.fromkeys(found))
 
 
 def _navigation_error(url: str, exc: Exception) -> ToolError:

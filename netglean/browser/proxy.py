@@ -15,10 +15,11 @@ host must come back through the policy.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import anyio
 from anyio.abc import ByteStream, SocketStream
@@ -80,15 +81,15 @@ class PolicyProxy:
         self.log = ProxyLog()
         self.port = 0
         self._listener: Any = None
-        self._expected: OrderedDict[tuple[str, str, int], None] = OrderedDict()
+        self._expected: OrderedDict[tuple[str, str, int], Fetcher] = OrderedDict()
 
-    def expect(self, scheme: str, host: str, port: int) -> None:
+    def expect(self, scheme: str, host: str, port: int, fetcher: Fetcher | None = None) -> None:
         """Let connections to ``host``:``port`` through (still under the address policy) for ``scheme``: a page's
-        router admitted a request there. Anything no page asked for (the browser calling home, a worker's socket to
-        a host or port the page never named, a tunnel to a plain-http port) is refused. The newest EXPECTED are
-        kept."""
+        router admitted a request there, under ``fetcher`` (the call's view: its robots.txt rule), which the proxy
+        then asks too. Anything no page asked for (the browser calling home, a worker's socket to a host or port
+        the page never named, a tunnel to a plain-http port) is refused. The newest EXPECTED are kept."""
         key = (scheme, host.strip("[]").lower(), port)
-        self._expected[key] = None
+        self._expected[key] = fetcher or self._fetcher
         self._expected.move_to_end(key)
         while len(self._expected) > EXPECTED:
             self._expected.popitem(last=False)
@@ -132,7 +133,9 @@ class PolicyProxy:
                 return
             host, port = parts.hostname, parts.port or 80
         tunnel = method.upper() == "CONNECT"
-        unasked = ("https" if tunnel else "http", host.strip("[]").lower(), port) not in self._expected
+        asked = self._expected.get(("https" if tunnel else "http", host.strip("[]").lower(), port))
+        unasked = asked is None
+        fetcher = asked or self._fetcher
         try:
             # A tunnel only to a TLS origin a page asked for (a ws:// socket tunnelled to a plain-http port is not);
             # a plain-http request is checked whole, path and all, as a fetch is: robots.txt holds for redirects and
@@ -140,8 +143,8 @@ class PolicyProxy:
             if unasked:
                 raise BlockedAddress(f"{host}:{port} was asked for by no page of this call", detail={"host": host})
             if not tunnel:
-                await self._fetcher.admit(parse_url(target))
-            address, dial_port = await self._fetcher.connect_target(host, port)
+                await fetcher.admit(parse_url(target))
+            address, dial_port = await fetcher.connect_target(host, port)
         except ToolError as refused:
             refusal = Refusal(host, port, refused.message, refused, unasked=unasked)
             self.log.refuse(refusal)
@@ -169,7 +172,26 @@ class PolicyProxy:
             await upstream.send(forwarded + b"Connection: close\r\n\r\n")
             body = _content_length(kept)
             await _forward_body(client, upstream, rest, body)
-            await _pipe(upstream, client)  # the one answer, then the connection ends
+            await self._answer_back(upstream, client, target, fetcher)  # the one answer, then the connection ends
+
+    async def _answer_back(self, upstream: ByteStream, client: ByteStream, target: str, fetcher: Fetcher) -> None:
+        """The answer passed back whole; a redirect's Location is expected first, under the fetcher that asked
+        for ``target`` (Playwright routes no redirect hop, so no router would): where a page may be led, the
+        policy still decides when the browser goes there."""
+        head = b""
+        with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            while b"\r\n\r\n" not in head and len(head) < HEAD_LIMIT:
+                head += await upstream.receive(CHUNK)
+        location = _redirect_location(head)
+        if location is not None:
+            with contextlib.suppress(ValueError, ToolError):
+                led = parse_url(urljoin(target, location))
+                if led.scheme in {"http", "https"}:
+                    self.expect(led.scheme, led.host, led.port or (443 if led.scheme == "https" else 80), fetcher)
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            if head:
+                await client.send(head)
+        await _pipe(upstream, client)
 
     async def aclose(self) -> None:
         if self._listener is not None:
@@ -214,6 +236,16 @@ async def _forward_body(client: ByteStream, upstream: ByteStream, rest: bytes, l
         chunk = await client.receive(min(CHUNK, left))
         await upstream.send(chunk)
         left -= len(chunk)
+
+
+_REDIRECT = re.compile(rb"HTTP/1\.[01] 30[12378]\b[^\r\n]*\r\n(?:[^\r\n]*\r\n)*?location:[ \t]*([^\r\n]+)", re.I)
+
+
+def _redirect_location(head: bytes) -> str | None:
+    """A redirect's Location, from an answer's head (None for any other answer)."""
+    end = head.find(b"\r\n\r\n")
+    found = _REDIRECT.match(head[: end + 2] if end >= 0 else head)
+    return found.group(1).strip().decode("latin-1") if found else None
 
 
 async def _pipe(source: ByteStream, sink: ByteStream) -> None:

@@ -290,9 +290,11 @@ class Action(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    action: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate"]
+    action: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate", "wait", "executeJs"] | None = (
+        None
+    )
     """
-    navigate (url), click (selector), type (selector, text: fills the field), press (key, optionally on selector), select (selector, values), hover (selector), scroll (to bottom or top, or pixels, repeat times; or a selector scrolled into view), wait_for (selector, text, network_idle or time_ms), screenshot (the viewport, full_page, or one selector's element), scrape (the page read at that point), evaluate (script; only where the operator allows it).
+    navigate (url), click (selector), type (selector, text: fills the field), press (key, optionally on selector), select (selector, values), hover (selector), scroll (to bottom or top, or pixels, repeat times; or a selector scrolled into view), wait_for (selector, text, network_idle or time_ms), screenshot (the viewport, full_page, or one selector's element), scrape (the page read at that point), evaluate (script; only where the operator allows it). Crawlberg's names are taken too: wait is wait_for, executeJs is evaluate.
     """
     full_page: StrictBool = False
     """
@@ -301,6 +303,10 @@ class Action(BaseModel):
     key: Annotated[StrictStr | None, Field(max_length=50, min_length=1)] = None
     """
     press: a key as Playwright names it (Enter, Tab, ArrowDown, Control+A).
+    """
+    milliseconds: Annotated[int | None, Field(ge=0, le=30000)] = None
+    """
+    Crawlberg's name for time_ms (wait).
     """
     network_idle: StrictBool = False
     """
@@ -337,6 +343,12 @@ class Action(BaseModel):
     to: Literal["bottom", "top"] | None = None
     """
     scroll: where to (bottom by default).
+    """
+    type: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate", "wait", "executeJs"] | None = (
+        None
+    )
+    """
+    Crawlberg's name for action (an action object gives one of the two).
     """
     url: Annotated[StrictStr | None, Field(max_length=8192, min_length=1)] = None
     """

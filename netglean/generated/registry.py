@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'd366ed6f2a5d4af9c86a2c87f0849c8223270607ed56702ffa6918049b339e9e'
+CATALOG_HASH: Any = '620406e7098f02b673913e49a32d70b33281c81992312edcceb8327632738b62'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -6387,7 +6387,15 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                  'the '
                                                                                                  'operator '
                                                                                                  'allows '
-                                                                                                 'it).',
+                                                                                                 'it). '
+                                                                                                 "Crawlberg's "
+                                                                                                 'names are '
+                                                                                                 'taken too: '
+                                                                                                 'wait is '
+                                                                                                 'wait_for, '
+                                                                                                 'executeJs '
+                                                                                                 'is '
+                                                                                                 'evaluate.',
                                                                                   'enum': ['navigate',
                                                                                            'click',
                                                                                            'type',
@@ -6398,7 +6406,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                            'wait_for',
                                                                                            'screenshot',
                                                                                            'scrape',
-                                                                                           'evaluate'],
+                                                                                           'evaluate',
+                                                                                           'wait',
+                                                                                           'executeJs'],
                                                                                   'type': 'string'},
                                                                        'full_page': {'default': False,
                                                                                      'description': 'screenshot: '
@@ -6425,6 +6435,14 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                'maxLength': 50,
                                                                                'minLength': 1,
                                                                                'type': 'string'},
+                                                                       'milliseconds': {'description': "Crawlberg's "
+                                                                                                       'name '
+                                                                                                       'for '
+                                                                                                       'time_ms '
+                                                                                                       '(wait).',
+                                                                                        'maximum': 30000,
+                                                                                        'minimum': 0,
+                                                                                        'type': 'integer'},
                                                                        'network_idle': {'default': False,
                                                                                         'description': 'wait_for: '
                                                                                                        'until '
@@ -6523,6 +6541,27 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                              'default).',
                                                                               'enum': ['bottom', 'top'],
                                                                               'type': 'string'},
+                                                                       'type': {'description': "Crawlberg's "
+                                                                                               'name for '
+                                                                                               'action (an '
+                                                                                               'action '
+                                                                                               'object gives '
+                                                                                               'one of the '
+                                                                                               'two).',
+                                                                                'enum': ['navigate',
+                                                                                         'click',
+                                                                                         'type',
+                                                                                         'press',
+                                                                                         'select',
+                                                                                         'hover',
+                                                                                         'scroll',
+                                                                                         'wait_for',
+                                                                                         'screenshot',
+                                                                                         'scrape',
+                                                                                         'evaluate',
+                                                                                         'wait',
+                                                                                         'executeJs'],
+                                                                                'type': 'string'},
                                                                        'url': {'description': 'navigate: '
                                                                                               'where to go '
                                                                                               '(held to the '
@@ -6542,7 +6581,6 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                   'maxItems': 50,
                                                                                   'minItems': 1,
                                                                                   'type': 'array'}},
-                                                        'required': ['action'],
                                                         'type': 'object'},
                                               'maxItems': 50,
                                               'minItems': 1,

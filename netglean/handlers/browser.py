@@ -9,6 +9,7 @@ from typing import Any
 from netglean.browser.actions import Action
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
+from netglean.core.errors import InvalidArguments
 from netglean.generated.models import (
     AnalyzeApiEndpointInput,
     AnalyzeApiEndpointOutput,
@@ -26,7 +27,10 @@ CUT_CHARS = 20_000
 
 
 async def interact(args: InteractInput, ctx: Context) -> Outcome:
-    actions = [_action(step.model_dump(exclude_none=True)) for step in args.actions]
+    actions = [
+        _action(step.model_dump(mode="json", by_alias=True, exclude_none=True), index)
+        for index, step in enumerate(args.actions)
+    ]
     found = await interaction(
         ctx.fetcher,
         ctx.readers,
@@ -94,9 +98,24 @@ async def interact(args: InteractInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)
 
 
-def _action(given: dict[str, Any]) -> Action:
+CRAWLBERG_ACTIONS = {"wait": "wait_for", "executeJs": "evaluate"}
+"""Crawlberg's action names that differ from netglean's."""
+
+
+def _action(given: dict[str, Any], index: int) -> Action:
+    """One action object, in netglean's form or Crawlberg's (``type``, ``wait``, ``milliseconds``, ``executeJs``)."""
+    named = given.pop("action", None) or given.pop("type", None)
+    given.pop("type", None)
+    if named is None:
+        raise InvalidArguments(
+            f"actions[{index}]: give the action's name in action (or type, as Crawlberg does)",
+            detail={"errors": [{"argument": f"actions[{index}].action", "pointer": f"/actions/{index}/action",
+                                "problem": "missing required argument"}]},
+        )  # fmt: skip
+    if "milliseconds" in given:
+        given.setdefault("time_ms", given.pop("milliseconds"))
     given["values"] = tuple(given.get("values") or ())
-    return Action(**given)
+    return Action(action=CRAWLBERG_ACTIONS.get(named, named), **given)
 
 
 async def analyze_page(args: AnalyzePageInput, ctx: Context) -> Outcome:

@@ -186,11 +186,14 @@ class Fetcher:
 
     async def _follow(self, url: str, ask: _Ask) -> Page:
         current = parse_url(url)
+        origin = (current.scheme, current.host, current.port)
         hops: list[Hop] = []
         downgraded = False
         for _ in range(ask.max_redirects + 1):
             await self.admit(current)
-            response_status, headers, body, lease = await self._get(current, ask.accept, ask.cap, ask.headers)
+            # A config's headers (a token, a cookie) go to its page's origin only, never where it redirects.
+            extra = ask.headers if (current.scheme, current.host, current.port) == origin else None
+            response_status, headers, body, lease = await self._get(current, ask.accept, ask.cap, extra)
             location = headers.get("location")
             if response_status in REDIRECTS and location:
                 target = redirect_target(current, location)
@@ -238,6 +241,12 @@ class Fetcher:
         origin = f"{url.scheme}://{url.netloc.decode('ascii')}"
         return await self._robots.read_once(origin, lambda: self._read_robots(origin))
 
+    def interval(self, url: httpx.URL) -> float:
+        """The least seconds between two requests to ``url``'s host: the operator's spacing, or robots.txt's
+        Crawl-delay when it asks for more (a browser's requests are spaced by the same rule)."""
+        robots = self._robots.get(f"{url.scheme}://{url.netloc.decode('ascii')}")
+        return max(self.policy.host_interval, robots.crawl_delay() if robots else 0.0)
+
     async def _check_robots(self, url: httpx.URL) -> None:
         origin = f"{url.scheme}://{url.netloc.decode('ascii')}"
         robots = await self._robots_for(url)
@@ -284,10 +293,8 @@ class Fetcher:
     ) -> tuple[int, dict[str, str], bytes, Lease | None]:
         """One request to an already admitted host, no redirects: budget, politeness, bounded body and its lease."""
         self.budget.spend()
-        robots = self._robots.get(f"{url.scheme}://{url.netloc.decode('ascii')}")
-        interval = max(self.policy.host_interval, robots.crawl_delay() if robots else 0.0)
         async with (
-            self.limiter.slot(url.host, interval),
+            self.limiter.slot(url.host, self.interval(url)),
             self._carrier.get().get(str(url), {"accept": accept, **(extra or {})}) as response,
         ):
             if response.status in REDIRECTS:

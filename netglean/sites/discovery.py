@@ -1,7 +1,7 @@
 """A site's URLs, as map finds them: the page's own links, then its sitemaps (robots.txt's Sitemap: lines and
 /sitemap.xml, indexes followed, at most MAX_SITEMAPS read), filtered and capped. The page's links are those of
 the page as the strategy reads it: ``auto`` renders a JavaScript shell with no links, whose navigation its
-scripts build."""
+scripts build, and a bot wall a browser may pass."""
 
 from __future__ import annotations
 
@@ -51,15 +51,21 @@ async def discover(
     strategy: str = "auto",
     browser: BrowserPool | None = None,
 ) -> Discovery:
-    async def links_of(page: Page) -> tuple[Page, list[str]]:
+    async def links_of(page: Page) -> tuple[Page, list[str], bool]:
         if page.media_type not in HTML:
-            return page, []
-        return page, await readers.run(read_jobs.page_links, document=page.document)
+            return page, [], False
+        linked = await readers.run(read_jobs.page_links, document=page.document)
+        walled = await readers.run(
+            read_jobs.wall_signals, document=page.document, status=page.status, headers=dict(page.headers)
+        )
+        return page, linked, bool(walled)
 
-    def shell(found: tuple[Page, list[str]]) -> bool:
-        return not found[1] and javascript_shell(found[0].body)
+    def lacking(found: tuple[Page, list[str], bool]) -> bool:
+        """A JavaScript shell with no links, or a bot wall a browser may pass."""
+        page, linked, walled = found
+        return walled or (not linked and javascript_shell(page.body))
 
-    (page, linked), served = await read_by_strategy(strategy, fetcher, browser, url, links_of, lacking=shell)
+    (page, linked, _), served = await read_by_strategy(strategy, fetcher, browser, url, links_of, lacking=lacking)
     home = urlsplit(page.url).hostname or ""
     listed: list[str] = []
     read: list[str] = []
