@@ -30,9 +30,9 @@ from netglean.calls.registry import Registry
 from netglean.core.errors import InvalidFeedConfig
 from netglean.core.settings import Settings
 from netglean.feeds import config as feed_config
-from netglean.feeds import patterns
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.output import rss
+from netglean.read import patterns
 from netglean.serve.mcp import build_server
 from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve

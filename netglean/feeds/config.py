@@ -343,7 +343,7 @@ def _selector_problems(selectors: dict[str, Any]) -> list[Problem]:
 def _step_problems(step: dict[str, Any], path: str, fields: set[str]) -> list[Problem]:
     import regex
 
-    from netglean.feeds.patterns import ruby_regex
+    from netglean.read.patterns import ruby_regex
 
     found: list[Problem] = []
     if step["name"] == "gsub":

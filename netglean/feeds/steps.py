@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 from zoneinfo import ZoneInfo
 
-from netglean.feeds.patterns import ruby_regex, ruby_replacement
+from netglean.read.patterns import ruby_regex, ruby_replacement
 
 Value = str | datetime | None
 

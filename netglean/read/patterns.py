@@ -1,6 +1,6 @@
-"""gsub's pattern and replacement as html2rss reads them: Ruby regular expressions, bounded before they are
-compiled (a config's pattern runs against third-party text, and a few bytes can stand for a gigabyte), run by the
-``regex`` module, whose matching takes a deadline."""
+"""Ruby regular expressions as html2rss reads them (a feed step's gsub, a dataset property's regex_replace),
+bounded before they are compiled (a config's pattern runs against third-party text, and a few bytes can stand for
+a gigabyte), run by the ``regex`` module, whose matching takes a deadline."""
 
 from __future__ import annotations
 
