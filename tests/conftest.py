@@ -97,7 +97,19 @@ def fuzz_world(fuzz_port: int, closed_port: int, request: pytest.FixtureRequest)
         started = client.call("crawl", {"url": f"{origin}/crawl/", "wait": False}).structured_content["payload"]
         runs.append(started["run"]["run_id"])
         client.call("cancel_run", {"run_id": runs[-1], "force": True})
-    return dataclasses.replace(built, runs=tuple(runs))
+    projects = []
+    for n, page in enumerate(built.listings[:2]):
+        saved = {
+            "project_id": f"{n:032x}",
+            "name": f"fuzz project {n}",
+            "definition": {
+                "start_urls": [page],
+                "datasets": [{"name": "items", "item_selector": "li, article", "properties": [{"key": "text"}]}],
+            },
+        }
+        assert client.call("save_project", saved).structured_content["ok"]
+        projects.append((saved["project_id"], saved))
+    return dataclasses.replace(built, runs=tuple(runs), projects=tuple(projects))
 
 
 @pytest.fixture(scope="session")

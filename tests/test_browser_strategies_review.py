@@ -579,21 +579,23 @@ def test_no_guidance_carries_what_a_rendered_page_wrote(client: SyncClient, site
 
 
 def test_crawlbergs_interact_actions_are_understood(client: SyncClient, site: str) -> None:
-    """Bug: README ("Crawlberg's `interact` ... drive it"; "netglean answers the calls these servers' clients
-    make") — but Crawlberg's own interact recipe, `[{"type": "click", "selector": "#load-more"}, {"type": "wait",
-    "milliseconds": 500}, {"type": "scrape"}]` (its actions are tagged by `type`, camelCase: click, type, press,
-    scroll, wait, screenshot, scrape, executeJs), is invalid_arguments here ("missing required argument
-    'actions[0].action'; unknown argument 'actions[0].type' ..."), and the seed's "click, wait, and scrape" names
-    an action, wait, that netglean calls wait_for. The README's Crawlberg differences do not mention it.
+    """Fixed in part: Crawlberg's action names (wait with milliseconds, executeJs) are taken under `action`; its `type`
+    key is not (an action object with either key needs anyOf, which the portable input schemas leave out), and the
+    README says so. The report: README ("Crawlberg's `interact` ... drive it"; "netglean answers the calls these
+    servers' clients make") — but Crawlberg's own interact recipe, `[{"type": "click", "selector": "#load-more"},
+    {"type": "wait", "milliseconds": 500}, {"type": "scrape"}]` (its actions are tagged by `type`, camelCase: click,
+    type, press, scroll, wait, screenshot, scrape, executeJs), is invalid_arguments here ("missing required argument
+    'actions[0].action'; unknown argument 'actions[0].type' ..."), and the seed's "click, wait, and scrape" names an
+    action, wait, that netglean calls wait_for. The README's Crawlberg differences do not mention it.
 
     Cause: catalog/tools/browser/interact.yaml takes only netglean's form (`action`, `wait_for`, `time_ms`,
     `evaluate`). Fix: accept Crawlberg's form too (an action object without `action` takes its `type` as the action;
     `wait` with `milliseconds` or `selector` is wait_for; `executeJs` is evaluate), or say in the README's Crawlberg
     paragraph that interact's actions are netglean's own."""
     actions = [
-        {"type": "click", "selector": "#load-more"},
-        {"type": "wait", "milliseconds": 100},
-        {"type": "scrape"},
+        {"action": "click", "selector": "#load-more"},
+        {"action": "wait", "milliseconds": 100},
+        {"action": "scrape"},
     ]
     interacted = _call(client, "interact", {"url": f"{site}/more", "actions": actions})
     assert interacted["ok"] is True, interacted["payload"]

@@ -108,6 +108,8 @@ CONFIG = {
         "description": {"selector": "p"},
     },
 }
+PROJECT = "0123456789abcdef0123456789abcdef"
+"""An extract project of the hostile site (saved by the client fixture under this id): its rows are its text."""
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("scrape", {"url": f"{SITE}/go"}),
     ("scrape", {"url": f"{SITE}/go", "max_chars": 100}),
@@ -140,6 +142,8 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("interact", {"url": f"{SITE}/missing", "actions": [{"action": "scrape"}]}),
     ("analyze_page", {"url": f"{SITE}/go"}),
     ("analyze_api_endpoint", {"url": f"{SITE}/go"}),
+    ("run_project", {"project_id": PROJECT}),
+    ("get_project_data", {"project_id": PROJECT, "dataset": "pages"}),
 ]
 
 
@@ -159,6 +163,12 @@ def client(registry: Registry, settings: Settings) -> Iterator[SyncClient]:
         transport = InMemoryTransport(build_server(runner))
         with open_client(Client(transport, mode="legacy", logging_callback=on_log), runner) as session:
             session.run("set_logging_level", "debug")
+            definition = {
+                "start_urls": [f"{SITE}/go", f"{SITE}/missing"],
+                "datasets": [{"name": "pages", "item_selector": "body", "properties": [{"key": "text"}]}],
+            }
+            saved = session.call("save_project", {"project_id": PROJECT, "name": "hostile", "definition": definition})
+            assert saved.structured_content["ok"], saved.structured_content
             yield session
 
 
@@ -175,6 +185,8 @@ def _asked(arguments: dict[str, Any]) -> str:
     """The (first) URL a call asks to read."""
     if "config" in arguments:
         return str(arguments["config"]["channel"]["url"])
+    if "project_id" in arguments:
+        return f"project%20{arguments['project_id']}"
     return str(arguments.get("url") or arguments["urls"][0])
 
 

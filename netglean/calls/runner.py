@@ -49,6 +49,8 @@ _GUIDANCE = {
     "timeout": "{tool} ran past the operator's deadline; try again, perhaps with a smaller request.",
     "internal_error": "{tool} failed inside the server, not because of your arguments; try again later.",
     "invalid_config": "Fix every problem in payload.error.detail.errors (each names its path) and call {tool} again.",
+    "invalid_query": "Fix the filter or sort at the position payload.error.detail names and call {tool} again.",
+    "conflict": "Another project of this store has that name: choose another, or update that project by its id.",
     "no_items": "{tool} found no items to work with (payload.error says where it looked).",
     "not_available": "This server cannot do what the call asks (payload.error says what, and who can change it).",
     "action_failed": "A browser action did not happen (payload.error names the action); fix it and call {tool} again.",
@@ -56,8 +58,8 @@ _GUIDANCE = {
     "operator_policy": "The operator's settings do not allow what the call asks (payload.error.detail names the "
     "setting); call {tool} again without asking for it.",
     "blocked": "The site answered with a bot wall or challenge page, not the page asked for; its text is not content.",
-    "not_found": "No run of this server's store has that id (an id from another server, or one past the operator's "
-    "retention).",
+    "not_found": "Nothing of that id is in this server's store (an id from another server, a deleted project, or a "
+    "run past the operator's retention).",
     "store_error": "The server's run store could not take a write (payload.error says why); call {tool} again once "
     "the operator has fixed it.",
 }

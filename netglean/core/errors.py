@@ -32,6 +32,10 @@ parses a message to decide what to do::
     │   ├── NotAvailable               not_available      - not on this server (a browser, evaluate)
     │   ├── Unavailable                unavailable        - the server cannot take it now (shutting down, busy)
     │   ├── RunNotFound                not_found          - no run of that id in this server's store
+    │   ├── ProjectNotFound            not_found          - no project (or dataset) of that id in the store
+    │   ├── InvalidProject             invalid_config     - a project definition the schema allows but that cannot run
+    │   ├── InvalidQuery               invalid_query      - a data filter or sort that cannot be read
+    │   ├── NameTaken                  conflict           - another project already has that name
     │   └── StoreFailure               store_error        - the run store could not write (disk full, read-only)
     └── ConfigurationError             a setting or the generated registry is unusable (start-up)
 
@@ -207,6 +211,32 @@ class RunNotFound(ToolError):
     """A run id this server's store does not hold (never made here, or past the operator's retention)."""
 
     code = "not_found"
+
+
+class ProjectNotFound(ToolError):
+    """A project id this server's store does not hold (never saved here, or deleted)."""
+
+    code = "not_found"
+
+
+class InvalidProject(ToolError):
+    """A project definition its schema allows but that cannot run (a selector no reader can use, an unknown parent
+    dataset); ``detail.errors`` lists each problem with its path."""
+
+    code = "invalid_config"
+
+
+class InvalidQuery(ToolError):
+    """A data tool's filter or sort that cannot be read: ``detail`` names the argument, the position and what was
+    expected there."""
+
+    code = "invalid_query"
+
+
+class NameTaken(ToolError):
+    """Another project of the store already has the name asked for."""
+
+    code = "conflict"
 
 
 class StoreFailure(ToolError):

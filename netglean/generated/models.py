@@ -290,9 +290,7 @@ class Action(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    action: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate", "wait", "executeJs"] | None = (
-        None
-    )
+    action: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate", "wait", "executeJs"]
     """
     navigate (url), click (selector), type (selector, text: fills the field), press (key, optionally on selector), select (selector, values), hover (selector), scroll (to bottom or top, or pixels, repeat times; or a selector scrolled into view), wait_for (selector, text, network_idle or time_ms), screenshot (the viewport, full_page, or one selector's element), scrape (the page read at that point), evaluate (script; only where the operator allows it). Crawlberg's names are taken too: wait is wait_for, executeJs is evaluate.
     """
@@ -343,12 +341,6 @@ class Action(BaseModel):
     to: Literal["bottom", "top"] | None = None
     """
     scroll: where to (bottom by default).
-    """
-    type: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate", "wait", "executeJs"] | None = (
-        None
-    )
-    """
-    Crawlberg's name for action (an action object gives one of the two).
     """
     url: Annotated[StrictStr | None, Field(max_length=8192, min_length=1)] = None
     """
@@ -1158,6 +1150,128 @@ class CrawlVisit(BaseModel):
     """
 
 
+class Dataset(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    key: StrictStr | None = None
+    name: StrictStr
+    parent: StrictStr | None = None
+    properties: list[StrictStr]
+    """
+    The property keys.
+    """
+    rows: Annotated[int, Field(ge=0)]
+
+
+class Dataset1(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    item_selector: Annotated[StrictStr, Field(max_length=2000, min_length=1)]
+    """
+    The CSS selector of the dataset's items (inside each parent item, with a parent).
+    """
+    key: Annotated[StrictStr | None, Field(pattern="^[a-z][a-z0-9_]{0,63}$")] = None
+    """
+    The property whose value identifies a row: a re-run updates that row rather than adding one (without it, a row is identified by all its values).
+    """
+    name: Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")]
+    """
+    The dataset's name (lowercase, digits, _).
+    """
+    parent: Annotated[StrictStr | None, Field(pattern="^[a-z][a-z0-9_]{0,63}$")] = None
+    """
+    A dataset whose items hold this one's (each row names its parent's key in _parent).
+    """
+    properties: Annotated[list[Property], Field(max_length=100, min_length=1)]
+
+
+class Dataset2(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    item_selector: Annotated[StrictStr, Field(max_length=2000, min_length=1)]
+    """
+    The CSS selector of the dataset's items (inside each parent item, with a parent).
+    """
+    key: Annotated[StrictStr | None, Field(pattern="^[a-z][a-z0-9_]{0,63}$")] = None
+    """
+    The property whose value identifies a row: a re-run updates that row rather than adding one (without it, a row is identified by all its values).
+    """
+    name: Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")]
+    """
+    The dataset's name (lowercase, digits, _).
+    """
+    parent: Annotated[StrictStr | None, Field(pattern="^[a-z][a-z0-9_]{0,63}$")] = None
+    """
+    A dataset whose items hold this one's (each row names its parent's key in _parent).
+    """
+    properties: Annotated[list[Property1], Field(max_length=100, min_length=1)]
+
+
+class Datasets(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    new: Annotated[int, Field(ge=0)]
+    unchanged: Annotated[int, Field(ge=0)]
+    updated: Annotated[int, Field(ge=0)]
+
+
+class Definition(BaseModel):
+    """
+    What an extract project reads: its start URLs (a {name} in one is filled from the project's variables; a value with several lines gives a URL for each), how the pages are requested, and its datasets.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    datasets: Annotated[list[Dataset1], Field(max_length=20, min_length=1)]
+    start_urls: Annotated[list[StartUrl], Field(max_length=100, min_length=1)]
+    strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    How each page is requested (as scrape's strategy).
+    """
+
+
+class Definition1(BaseModel):
+    """
+    What an extract project reads: its start URLs (a {name} in one is filled from the project's variables; a value with several lines gives a URL for each), how the pages are requested, and its datasets.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    datasets: Annotated[list[Dataset2], Field(max_length=20, min_length=1)]
+    start_urls: Annotated[list[StartUrl], Field(max_length=100, min_length=1)]
+    strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    How each page is requested (as scrape's strategy).
+    """
+
+
+class DeleteProjectInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
+    """
+
+
+class DeleteProjectOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    deleted: StrictBool
+    """
+    Whether there was such a project.
+    """
+    project_id: StrictStr
+
+
 class Directory(BaseModel):
     """
     How the html2rss Feed Directory lists the config: its title (mirror it in channel.title), topics and an optional short summary.
@@ -1288,6 +1402,14 @@ class Enclosure(BaseModel):
 
 
 ExcludePattern = TypeAliasType("ExcludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)])
+
+
+class Failure(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    error: ItemError
+    url: StrictStr
 
 
 class Features(BaseModel):
@@ -1631,6 +1753,57 @@ class GenerateCitationsOutput(BaseModel):
     """
     The sources in citation order.
     """
+
+
+class GetProjectDataInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    dataset: Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")]
+    filter: Annotated[StrictStr | None, Field(max_length=2000)] = None
+    """
+    Comparisons joined by && and || (&& binds tighter; parentheses group): field = != > >= < <= value, field ~ value (contains, case-insensitive) and !~; values are quoted strings, numbers, true, false, null (= null: no value). Example: name ~ "kettle" && price > 10 || status != "sold". A filter that cannot be read is an error naming the position.
+    """
+    page: Annotated[int, Field(ge=1, le=1000000)] = 1
+    per_page: Annotated[int, Field(ge=1, le=200)] = 20
+    project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
+    """
+    sort: Annotated[StrictStr, Field(max_length=200)] = "-created"
+    """
+    Fields to sort by, comma-separated, -field descending (a property, run_id, created, updated).
+    """
+
+
+class GetProjectDataOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    dataset: StrictStr
+    has_more: StrictBool
+    page: Annotated[int, Field(ge=1)]
+    per_page: Annotated[int, Field(ge=1)]
+    project_id: StrictStr
+    rows: list[Row]
+    total: Annotated[int, Field(ge=0)]
+
+
+class GetProjectInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
+    """
+
+
+class GetProjectOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    project: Project
 
 
 class GetRunLogInput(BaseModel):
@@ -2087,6 +2260,51 @@ class Link(BaseModel):
     url: StrictStr
 
 
+class ListDatasetsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
+    """
+
+
+class ListDatasetsOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    datasets: list[Dataset]
+    project_id: StrictStr
+
+
+class ListProjectsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    filter: Annotated[StrictStr | None, Field(max_length=2000)] = None
+    """
+    Comparisons joined by && and || (&& binds tighter; parentheses group): field = != > >= < <= value, field ~ value (contains, case-insensitive) and !~; values are quoted strings, numbers, true, false, null (= null: no value). Example: name ~ "kettle" && price > 10 || status != "sold". A filter that cannot be read is an error naming the position.
+    """
+    page: Annotated[int, Field(ge=1, le=1000000)] = 1
+    per_page: Annotated[int, Field(ge=1, le=200)] = 20
+    sort: Annotated[StrictStr, Field(max_length=200)] = "-updated"
+    """
+    Fields to sort by, comma-separated, -field descending (name, kind, created, updated).
+    """
+
+
+class ListProjectsOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    has_more: StrictBool
+    page: Annotated[int, Field(ge=1)]
+    per_page: Annotated[int, Field(ge=1)]
+    projects: list[Project]
+    total: Annotated[int, Field(ge=0)]
+
+
 class ListRunsInput(_JsonSchemaRuntimeValidationBase):
     model_config = ConfigDict(
         extra="forbid",
@@ -2288,6 +2506,77 @@ class Parameters(BaseModel):
     type: Literal["string", "integer", "number", "boolean"] | None = None
 
 
+class Project(BaseModel):
+    """
+    A saved project.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created: StrictStr
+    """
+    When it was first saved (ISO 8601).
+    """
+    definition: Definition
+    """
+    What an extract project reads: its start URLs (a {name} in one is filled from the project's variables; a value with several lines gives a URL for each), how the pages are requested, and its datasets.
+    """
+    kind: Literal["extract"]
+    name: StrictStr
+    project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    updated: StrictStr
+    """
+    When it was last saved (ISO 8601).
+    """
+    variables: dict[str, Any]
+    """
+    The variables' defaults (run_project's variables override them).
+    """
+
+
+class Property(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attribute: Annotated[StrictStr | None, Field(max_length=100, min_length=1)] = None
+    """
+    type attribute (or url): the attribute read.
+    """
+    key: Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")]
+    name: Annotated[StrictStr | None, Field(max_length=200)] = None
+    """
+    A label for people.
+    """
+    selector: Annotated[StrictStr | None, Field(max_length=2000, min_length=1)] = None
+    """
+    The element inside the item (the item itself without it).
+    """
+    transformations: Annotated[list[Transformation] | None, Field(max_length=20)] = None
+    type: Literal["text", "number", "url", "date", "html", "attribute"] = "text"
+
+
+class Property1(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    attribute: Annotated[StrictStr | None, Field(max_length=100, min_length=1)] = None
+    """
+    type attribute (or url): the attribute read.
+    """
+    key: Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")]
+    name: Annotated[StrictStr | None, Field(max_length=200)] = None
+    """
+    A label for people.
+    """
+    selector: Annotated[StrictStr | None, Field(max_length=2000, min_length=1)] = None
+    """
+    The element inside the item (the item itself without it).
+    """
+    transformations: Annotated[list[Transformation] | None, Field(max_length=20)] = None
+    type: Literal["text", "number", "url", "date", "html", "attribute"] = "text"
+
+
 class Reference(BaseModel):
     """
     One numbered source in a reference list.
@@ -2372,6 +2661,17 @@ class ResumeRunOutput(BaseModel):
     run: RunStatus
 
 
+class Row(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created: StrictStr
+    data: dict[str, Any]
+    key: StrictStr
+    run_id: StrictStr
+    updated: StrictStr
+
+
 class RunItem(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -2397,6 +2697,43 @@ class RunLogLine(BaseModel):
     at: AwareDatetime
     level: Literal["debug", "info", "warning", "error"]
     message: StrictStr
+
+
+class RunProjectInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
+    """
+    A name for the run, shown by get_run_status and list_runs (your own words).
+    """
+    project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
+    """
+    The most milliseconds to wait (with wait true); left out, until the server's call deadline is near. Never past that deadline: the run goes on, and get_run_status follows it.
+    """
+    variables: Annotated[dict[str, StrictStr | float | StrictBool | list[Any]] | None, Field(max_length=50)] = None
+    """
+    Values of the {name} placeholders, over the project's defaults (an array's values are joined by newlines, as RTILA joins them).
+    """
+    wait: StrictBool = True
+    """
+    Wait for the run to end and answer with its result; false answers at once with the run (its run_id: follow it with get_run_status). A wait that ends first (timeout_ms, or the server's call deadline) answers with the run, which goes on.
+    """
+
+
+class RunProjectOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    datasets: dict[str, Datasets]
+    failures: Annotated[list[Failure], Field(max_length=20)]
+    pages_failed: Annotated[int, Field(ge=0)]
+    pages_read: Annotated[int, Field(ge=0)]
+    project_id: StrictStr
 
 
 class RunStatus(BaseModel):
@@ -2459,6 +2796,43 @@ class RunStatus(BaseModel):
     The most units there may be (a crawl's max_pages).
     """
     updated_at: AwareDatetime
+
+
+class SaveProjectInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    definition: Definition1
+    """
+    What an extract project reads: its start URLs (a {name} in one is filled from the project's variables; a value with several lines gives a URL for each), how the pages are requested, and its datasets.
+    """
+    kind: Literal["extract"] = "extract"
+    """
+    What the project does: extract reads rows into datasets.
+    """
+    name: Annotated[StrictStr, Field(max_length=200, min_length=1)]
+    """
+    The project's name, unique in the store.
+    """
+    project_id: Annotated[StrictStr | None, Field(pattern="^[0-9a-f]{32}$")] = None
+    """
+    The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
+    """
+    variables: Annotated[dict[str, StrictStr | float | StrictBool | list[Any]] | None, Field(max_length=50)] = None
+    """
+    Defaults of the {name} placeholders in the start URLs.
+    """
+
+
+class SaveProjectOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    created: StrictBool
+    """
+    A new project (false when one was updated).
+    """
+    project: Project
 
 
 class ScrapeInput(BaseModel):
@@ -2709,6 +3083,9 @@ class Sources(BaseModel):
     sitemaps: Annotated[int, Field(ge=0)]
 
 
+StartUrl = TypeAliasType("StartUrl", Annotated[StrictStr, Field(max_length=4096, min_length=1)])
+
+
 class Step(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -2776,6 +3153,21 @@ ToolItem = TypeAliasType("ToolItem", Annotated[StrictStr, Field(max_length=64, m
 
 
 Topic = TypeAliasType("Topic", Annotated[StrictStr, Field(min_length=1)])
+
+
+class Transformation(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    name: Literal["trim", "collapse_whitespace", "lowercase", "uppercase", "regex_replace", "parse_number", "absolute_url", "parse_date"]
+    pattern: Annotated[StrictStr | None, Field(max_length=2000, min_length=1)] = None
+    """
+    regex_replace: a Ruby-style regular expression (/.../i).
+    """
+    replacement: Annotated[StrictStr | None, Field(max_length=2000)] = None
+    """
+    regex_replace: what each match becomes (\\1 for a group).
+    """
 
 
 Url = TypeAliasType("Url", Annotated[StrictStr, Field(max_length=4096, min_length=1)])

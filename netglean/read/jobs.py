@@ -24,6 +24,7 @@ from netglean.read.sitemaps import read_sitemap
 
 __all__ = [
     "Diagnosis",
+    "dataset_rows",
     "diagnosis",
     "page_analysis",
     "page_facts",
@@ -129,3 +130,10 @@ def page_analysis(
         headers=dict(headers),
         http_markup=http_document.text() if http_document is not None else None,
     )
+
+
+def dataset_rows(*, document: Document, datasets: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
+    """An extract project's rows on one page: (dataset, key, properties), parents before their children."""
+    from netglean.read.datasets import extract
+
+    return extract(parse_html(document.text()), document.url, datasets)

@@ -16,7 +16,7 @@ A sort is fields separated by commas, each ascending or with a leading ``-`` des
 
 Every value and every JSON path reaches SQLite as a bound parameter; the only text put into the SQL is the
 caller's own column expressions and the operators of this module. A filter that cannot be read is
-``InvalidArguments`` naming the position and what was expected there.
+``InvalidQuery`` naming the position and what was expected there.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from netglean.core.errors import InvalidArguments
+from netglean.core.errors import InvalidQuery
 
 MAX_CHARS = 2_000
 MAX_TERMS = 50
@@ -86,7 +86,7 @@ def order_by(text: str, fields: Fields, default: str) -> Clause:
     params: list[Any] = []
     names = [name.strip() for name in wanted.split(",")]
     if len(names) > MAX_SORT_FIELDS:
-        raise InvalidArguments(
+        raise InvalidQuery(
             f"sort: at most {MAX_SORT_FIELDS} fields", detail={"argument": "sort", "expected": "fewer fields"}
         )
     for name in names:
@@ -94,7 +94,7 @@ def order_by(text: str, fields: Fields, default: str) -> Clause:
         bare = name[1:] if descending or name.startswith("+") else name
         column = fields(bare) if _FIELD.fullmatch(bare) else None
         if column is None:
-            raise InvalidArguments(
+            raise InvalidQuery(
                 f"sort: {bare[:80]!r} is not a field to sort by",
                 detail={"argument": "sort", "expected": "a field name, or -name for descending"},
             )
@@ -215,11 +215,11 @@ def _escaped(value: str) -> str:
     return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _problem(text: str, at: int, expected: str, *, found: str | None = None) -> InvalidArguments:
+def _problem(text: str, at: int, expected: str, *, found: str | None = None) -> InvalidQuery:
     seen = (
         f"found {found[:40]!r}" if found is not None else ("the end" if at >= len(text) else f"{text[at : at + 20]!r}")
     )
-    return InvalidArguments(
+    return InvalidQuery(
         f"filter: at position {at}, expected {expected} ({seen})",
         detail={"argument": "filter", "position": at, "expected": expected},
     )

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from netglean.core.errors import ConfigurationError, InvalidArguments, StoreFailure, Unavailable
+from netglean.core.errors import ConfigurationError, NameTaken, StoreFailure, Unavailable
 from netglean.store.base import (
     ACTIVE,
     FINISHED,
@@ -479,7 +479,7 @@ class SqliteStore:
         def work(db: sqlite3.Connection) -> Project:
             taken = db.execute("SELECT id FROM projects WHERE name = ? AND id != ?", (project.name, project.id))
             if taken.fetchone() is not None:
-                raise InvalidArguments(
+                raise NameTaken(
                     f"name: another project is named {project.name[:80]!r}; names are unique in a store",
                     detail={"argument": "name"},
                 )

@@ -14,6 +14,7 @@ import contextlib
 import copy
 import datetime
 import functools
+import itertools
 import json
 import os
 import re
@@ -422,6 +423,10 @@ def _parameters(draw: st.DrawFn, config: Any, own: Any) -> Any:
     return values
 
 
+_NAMES = itertools.count()
+"""Numbers that make every fuzzed project name unique (a name already taken is a conflict, not the contract's)."""
+
+
 def _steer(draw: st.DrawFn, name: str, schema: Mapping[str, Any], value: Any, world: World) -> Any:
     kind = feed_config_kind(name, schema)
     if kind == "object" and isinstance(value, dict):
@@ -437,6 +442,19 @@ def _steer(draw: st.DrawFn, name: str, schema: Mapping[str, Any], value: Any, wo
         return draw(url_strategy(world, value))
     if isinstance(value, str) and name == "run_id" and world.runs:
         return draw(st.one_of(st.sampled_from(world.runs), st.just(value)))
+    if isinstance(value, str) and name == "project_id" and world.projects:
+        return draw(st.one_of(st.sampled_from([pid for pid, _ in world.projects]), st.just(value)))
+    if isinstance(value, dict) and name == "definition" and world.projects:
+        return draw(st.one_of(st.sampled_from([saved["definition"] for _, saved in world.projects]), st.just(value)))
+    if isinstance(value, str) and name == "filter" and world.projects:
+        valid = ['name ~ "fuzz"', 'kind = "extract"', "text != null", 'text ~ "a" || text = null', ""]
+        return draw(st.one_of(st.sampled_from(valid), st.just(value)))
+    if isinstance(value, str) and name == "sort" and world.projects:
+        return draw(st.one_of(st.sampled_from(["-updated", "name,-created", "-created", "key"]), st.just(value)))
+    if isinstance(value, str) and name == "name" and world.projects:  # a project's: unique, or it is a conflict
+        return f"{value[:150]} {next(_NAMES)}"
+    if isinstance(value, str) and name == "dataset" and world.projects:
+        return draw(st.one_of(st.just("items"), st.just(value)))
     if isinstance(value, str) and is_glob(name, schema):
         return draw(st.one_of(st.sampled_from(world.globs), st.just(value)))
     if isinstance(value, str) and is_selector(name, schema):
@@ -630,7 +648,11 @@ def assert_envelope(
     assert not errors, f"{spec.name}: envelope breaks its published schema: {errors[0].message}"
     assert result.is_error is (not envelope["ok"])
     assert envelope["next_step"] in {*spec.next_step, spec.name}
-    assert len(result.content) == 1 and result.content[0].type == "text"
+    images = envelope["payload"].get("images") or [] if envelope["ok"] else []
+    assert result.content[0].type == "text" and len(result.content) == 1 + len(images)
+    for image in images:  # a screenshot is an image block of its own, its base64 out of the payload
+        block = result.content[image["content_index"]]
+        assert block.type == "image" and block.mime_type == image["mime_type"] and "data" not in image
     text = result.content[0].text
     if spec.origin == "target":
         assert_frame(text, envelope, spec, arguments)

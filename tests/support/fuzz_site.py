@@ -436,6 +436,9 @@ class World:
     globs: tuple[str, ...]
     runs: tuple[str, ...] = ()
     """Ids of background runs in the fuzz server's store (the run tools' run_id), of every final status."""
+    projects: tuple[tuple[str, dict[str, Any]], ...] = ()
+    """Projects in the fuzz server's store (the project tools' project_id), and what saves each again (a fuzzed
+    delete_project takes them away)."""
 
     def config(self, index: int) -> dict[str, Any]:
         return copy.deepcopy(dict(self.configs[index]))

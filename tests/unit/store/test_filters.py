@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netglean.core.errors import InvalidArguments
+from netglean.core.errors import InvalidQuery
 from netglean.store.filters import MAX_DEPTH, MAX_TERMS, fields_of, order_by, where
 
 FIELDS = fields_of({"created": "created", "run": "run_id"}, "data")
@@ -93,7 +93,7 @@ def test_sorts_by_several_fields_each_way(db: sqlite3.Connection) -> None:
 def test_a_filter_that_cannot_be_read_names_the_position_and_what_was_expected(
     text: str, position: int, expected: str
 ) -> None:
-    with pytest.raises(InvalidArguments) as refused:
+    with pytest.raises(InvalidQuery) as refused:
         where(text, FIELDS)
     assert refused.value.detail["position"] == position and refused.value.detail["argument"] == "filter"
     assert refused.value.detail["expected"].startswith(expected) and f"position {position}" in refused.value.message
@@ -101,18 +101,18 @@ def test_a_filter_that_cannot_be_read_names_the_position_and_what_was_expected(
 
 def test_an_unknown_field_is_refused_where_fields_are_only_columns() -> None:
     columns_only = fields_of({"name": "name"}, None)
-    with pytest.raises(InvalidArguments) as refused:
+    with pytest.raises(InvalidQuery) as refused:
         where('nmae = "x"', columns_only)
     assert refused.value.detail == {"argument": "filter", "position": 0, "expected": "a field the data has"}
-    with pytest.raises(InvalidArguments):
+    with pytest.raises(InvalidQuery):
         order_by("-nmae", columns_only, "name")
 
 
 def test_bounds_on_terms_and_nesting() -> None:
-    with pytest.raises(InvalidArguments) as deep:
+    with pytest.raises(InvalidQuery) as deep:
         where("(" * (MAX_DEPTH + 1) + "a = 1" + ")" * (MAX_DEPTH + 1), FIELDS)
     assert "nested parentheses" in deep.value.message
-    with pytest.raises(InvalidArguments) as many:
+    with pytest.raises(InvalidQuery) as many:
         where(" || ".join(["a = 1"] * (MAX_TERMS + 1)), FIELDS)
     assert "comparisons" in many.value.message
 
@@ -129,7 +129,7 @@ ALPHABET = st.sampled_from(
 def test_no_input_breaks_sqlite_or_reaches_another_project(db: sqlite3.Connection, text: str) -> None:
     try:
         names = _names(db, text)
-    except InvalidArguments:
+    except InvalidQuery:
         return
     assert set(names) <= {"Scrape kit", "Crawler", "scraper pro", "100% cotton"}
     assert len(names) <= 4  # project 2's row is never among them
@@ -158,7 +158,7 @@ FILTERS = st.recursive(
 def test_every_well_formed_filter_runs(db: sqlite3.Connection, text: str) -> None:
     try:
         names = _names(db, text)
-    except InvalidArguments as refused:  # only null in an order or a contains is refused by the language
+    except InvalidQuery as refused:  # only null in an order or a contains is refused by the language
         assert "null" in refused.message or "value to look for" in refused.message, refused.message
         return
     assert len(names) <= 4

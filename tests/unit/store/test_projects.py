@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from netglean.core.errors import InvalidArguments
+from netglean.core.errors import NameTaken
 from netglean.store.base import Project
 from netglean.store.filters import fields_of, order_by, where
 from netglean.store.sqlite import SqliteStore
@@ -42,7 +42,7 @@ def test_a_project_is_kept_whole_and_its_name_stays_unique(store: SqliteStore) -
     async def work() -> tuple[Project | None, list[Project]]:
         await store.save_project(_project("p1", "shop"))
         await store.save_project(_project("p1", "shop", at=2.0))  # saved again: an update, not a second project
-        with pytest.raises(InvalidArguments) as taken:
+        with pytest.raises(NameTaken) as taken:
             await store.save_project(_project("p2", "shop"))
         assert taken.value.detail == {"argument": "name"} and "unique" in taken.value.message
         return await store.project("p1"), await store.projects_named("shop")

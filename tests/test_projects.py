@@ -1,0 +1,186 @@
+"""Extract projects over MCP (issue 17's first tools): save with every definition problem named by its path, run as
+a background run over a shop served on 127.0.0.1, read rows back by filter, sort and page, and re-run after the shop
+changed: only what is new or changed is written."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from mcp.client._memory import InMemoryTransport
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
+
+from netglean.app import build_runner
+from netglean.calls.registry import Registry
+from netglean.core.settings import Settings
+from netglean.serve.mcp import build_server
+from tests.support.clients import SyncClient, open_client
+from tests.support.fixture_site import serve
+
+SHOP: dict[str, list[tuple[str, str, str]]] = {}
+"""The shop's products by category: (sku, title, price) — a test changes them between runs."""
+
+
+async def category(request: Request) -> HTMLResponse:
+    items = "".join(
+        f'<li class="product" data-sku="{sku}"><h2>{title}</h2><span class="price">{price}</span>'
+        f'<a href="/p/{sku}">more</a><ul><li class="tag">{request.path_params["name"]}</li></ul></li>'
+        for sku, title, price in SHOP.get(request.path_params["name"], [])
+    )
+    return HTMLResponse(f"<html><body><ul class='products'>{items}</ul></body></html>")
+
+
+APP = Starlette(routes=[Route("/c/{name}", category)])
+DEFINITION = {
+    "start_urls": ["{origin}/c/{category}"],
+    "strategy": "http",
+    "datasets": [
+        {
+            "name": "products",
+            "item_selector": "li.product",
+            "key": "sku",
+            "properties": [
+                {"key": "sku", "type": "attribute", "attribute": "data-sku"},
+                {"key": "title", "type": "text", "selector": "h2"},
+                {"key": "price", "type": "number", "selector": ".price"},
+                {"key": "url", "type": "url", "selector": "a"},
+            ],
+        },
+        {"name": "tags", "parent": "products", "item_selector": "li.tag", "properties": [{"key": "tag"}]},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def shop(registry: Registry) -> Iterator[tuple[SyncClient, str]]:
+    settings = dataclasses.replace(
+        Settings.load(environ=dict(os.environ)), allow_private_hosts=True, host_interval=0.0, read_workers=0
+    )
+    runner = build_runner(registry, settings)
+    with serve(app=APP) as port, open_client(InMemoryTransport(build_server(runner)), runner) as client:
+        yield client, f"http://127.0.0.1:{port}"
+
+
+def _call(client: SyncClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    envelope: dict[str, Any] = client.call(tool, arguments).structured_content
+    return envelope
+
+
+def _saved(client: SyncClient, name: str, origin: str) -> str:
+    saved = _call(
+        client,
+        "save_project",
+        {"name": name, "definition": DEFINITION, "variables": {"origin": origin, "category": "kettles"}},
+    )
+    assert saved["ok"] is True and saved["payload"]["created"] is True, saved["payload"]
+    return str(saved["payload"]["project"]["project_id"])
+
+
+def test_a_project_reads_its_rows_and_a_rerun_writes_only_what_changed(shop: tuple[SyncClient, str]) -> None:
+    client, origin = shop
+    SHOP["kettles"] = [("k1", "Steel kettle", "€ 24,50"), ("k2", "Glass kettle", "€ 31,00")]
+    SHOP["mugs"] = [("m1", "Mug", "€ 4,00")]
+    project_id = _saved(client, "kettles and mugs", origin)
+    first = _call(client, "run_project", {"project_id": project_id, "variables": {"category": ["kettles", "mugs"]}})
+    assert first["ok"] is True, first["payload"]
+    assert first["payload"]["pages_read"] == 2 and first["payload"]["datasets"]["products"] == {
+        "new": 3, "updated": 0, "unchanged": 0,
+    }  # fmt: skip
+    assert first["payload"]["datasets"]["tags"]["new"] == 3
+    rows = _call(
+        client,
+        "get_project_data",
+        {"project_id": project_id, "dataset": "products", "filter": "price > 10", "sort": "-price"},
+    )
+    assert [row["data"]["title"] for row in rows["payload"]["rows"]] == ["Glass kettle", "Steel kettle"]
+    assert rows["payload"]["rows"][1]["data"] == {
+        "sku": "k1",
+        "title": "Steel kettle",
+        "price": 24.5,
+        "url": f"{origin}/p/k1",
+    }
+    SHOP["kettles"] = [
+        ("k1", "Steel kettle", "€ 19,99"),
+        ("k2", "Glass kettle", "€ 31,00"),
+        ("k3", "Copper kettle", "€ 80,00"),
+    ]
+    again = _call(client, "run_project", {"project_id": project_id})  # the project's own variables: kettles only
+    assert again["payload"]["datasets"]["products"] == {"new": 1, "updated": 1, "unchanged": 1}
+    page = _call(
+        client,
+        "get_project_data",
+        {"project_id": project_id, "dataset": "products", "sort": "sku", "per_page": 2, "page": 2},
+    )
+    assert [row["key"] for row in page["payload"]["rows"]] == ["k3", "m1"] and page["payload"]["total"] == 4
+    datasets = _call(client, "list_datasets", {"project_id": project_id})["payload"]["datasets"]
+    assert [(d["name"], d["rows"], d.get("parent")) for d in datasets] == [
+        ("products", 4, None),
+        ("tags", 4, "products"),
+    ]
+
+
+def test_every_problem_of_a_definition_is_named_by_its_path(shop: tuple[SyncClient, str]) -> None:
+    client, _ = shop
+    broken = {
+        "start_urls": ["https://shop.test/"],
+        "datasets": [
+            {"name": "products", "item_selector": "li[", "key": "sku",
+             "properties": [{"key": "title"}, {"key": "title"}]},
+            {"name": "tags", "parent": "nothing", "item_selector": "li", "properties": [
+                {"key": "t", "transformations": [{"name": "regex_replace", "pattern": "(unclosed"}]},
+                {"key": "a", "type": "attribute"}]},
+        ],
+    }  # fmt: skip
+    refused = _call(client, "save_project", {"name": "broken", "definition": broken})
+    error = refused["payload"]["error"]
+    assert refused["ok"] is False and error["code"] == "invalid_config"
+    assert [problem["pointer"] for problem in error["detail"]["errors"]] == [
+        "/definition/datasets/0/item_selector",
+        "/definition/datasets/0/key",
+        "/definition/datasets/0/properties/1/key",
+        "/definition/datasets/1/parent",
+        "/definition/datasets/1/properties/0/transformations/0/pattern",
+        "/definition/datasets/1/properties/1/attribute",
+    ]
+
+
+def test_names_are_unique_and_projects_are_listed_found_and_deleted(shop: tuple[SyncClient, str]) -> None:
+    client, origin = shop
+    project_id = _saved(client, "to list", origin)
+    twice = _call(client, "save_project", {"name": "to list", "definition": DEFINITION})
+    assert twice["payload"]["error"]["code"] == "conflict" and "unique" in twice["payload"]["error"]["message"]
+    listed = _call(client, "list_projects", {"filter": 'name = "to list"'})["payload"]
+    assert [p["project_id"] for p in listed["projects"]] == [project_id] and listed["total"] == 1
+    renamed = _call(client, "save_project", {"project_id": project_id, "name": "listed", "definition": DEFINITION})
+    assert renamed["payload"]["created"] is False and renamed["payload"]["project"]["name"] == "listed"
+    bad = _call(client, "list_projects", {"filter": "name ~"})["payload"]["error"]
+    assert bad["code"] == "invalid_query" and bad["detail"] == {
+        "argument": "filter",
+        "position": 6,
+        "expected": bad["detail"]["expected"],
+    }
+    assert _call(client, "delete_project", {"project_id": project_id})["payload"]["deleted"] is True
+    assert _call(client, "delete_project", {"project_id": project_id})["payload"]["deleted"] is False
+    gone = _call(client, "get_project", {"project_id": project_id})
+    assert gone["payload"]["error"]["code"] == "not_found" and gone["next_step"] == "list_projects"
+
+
+def test_a_missing_variable_and_an_unknown_dataset_are_named(shop: tuple[SyncClient, str]) -> None:
+    client, origin = shop
+    saved = _call(
+        client, "save_project", {"name": "no vars", "definition": DEFINITION, "variables": {"origin": origin}}
+    )
+    project_id = saved["payload"]["project"]["project_id"]
+    missing = _call(client, "run_project", {"project_id": project_id})
+    assert (
+        missing["payload"]["error"]["code"] == "invalid_arguments"
+        and "'category'" in missing["payload"]["error"]["message"]
+    )
+    unknown = _call(client, "get_project_data", {"project_id": project_id, "dataset": "prices"})
+    assert unknown["payload"]["error"]["code"] == "not_found" and unknown["next_step"] == "list_datasets"
