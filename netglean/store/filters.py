@@ -132,19 +132,18 @@ class _Parser:
 
     def expression(self, depth: int) -> Clause:
         """or: and-terms joined by ||."""
-        left = self._conjunction(depth)
-        while (token := self._peek()) is not None and token[1] == "||":
-            self.at += 1
-            right = self._conjunction(depth)
-            left = Clause(f"({left.sql} OR {right.sql})", left.params + right.params)
-        return left
+        return self._joined(depth, "||", "OR", self._conjunction)
 
     def _conjunction(self, depth: int) -> Clause:
-        left = self._primary(depth)
-        while (token := self._peek()) is not None and token[1] == "&&":
+        return self._joined(depth, "&&", "AND", self._primary)
+
+    def _joined(self, depth: int, token: str, sql: str, operand: Callable[[int], Clause]) -> Clause:
+        """Operands joined by ``token`` (SQL's ``sql``), left to right."""
+        left = operand(depth)
+        while (found := self._peek()) is not None and found[1] == token:
             self.at += 1
-            right = self._primary(depth)
-            left = Clause(f"({left.sql} AND {right.sql})", left.params + right.params)
+            right = operand(depth)
+            left = Clause(f"({left.sql} {sql} {right.sql})", left.params + right.params)
         return left
 
     def _primary(self, depth: int) -> Clause:
