@@ -2715,7 +2715,7 @@ class RunProjectInput(BaseModel):
     """
     The most milliseconds to wait (with wait true); left out, until the server's call deadline is near. Never past that deadline: the run goes on, and get_run_status follows it.
     """
-    variables: Annotated[dict[str, StrictStr | float | StrictBool | list[Any]] | None, Field(max_length=50)] = None
+    variables: dict[str, StrictStr | float | StrictBool | list[StrictStr]] | None = None
     """
     Values of the {name} placeholders, over the project's defaults (an array's values are joined by newlines, as RTILA joins them).
     """
@@ -2818,7 +2818,7 @@ class SaveProjectInput(BaseModel):
     """
     The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
     """
-    variables: Annotated[dict[str, StrictStr | float | StrictBool | list[Any]] | None, Field(max_length=50)] = None
+    variables: dict[str, StrictStr | float | StrictBool | list[StrictStr]] | None = None
     """
     Defaults of the {name} placeholders in the start URLs.
     """

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '37e6b11e83e7be7fb2dfcd7891b54973f5afaff94ce29c5350d5db6010ec1d4a'
+CATALOG_HASH: Any = 'a2f2c5887da7ed559b949fd9c9626e5962cf5d7e043518e08502508f702f1ef6'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -8711,14 +8711,14 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                  'maximum': 3600000,
                                                  'minimum': 1,
                                                  'type': 'integer'},
-                                  'variables': {'additionalProperties': {'type': ['string',
-                                                                                  'number',
-                                                                                  'boolean',
-                                                                                  'array']},
+                                  'variables': {'additionalProperties': {'anyOf': [{'type': 'string'},
+                                                                                   {'type': 'number'},
+                                                                                   {'type': 'boolean'},
+                                                                                   {'items': {'type': 'string'},
+                                                                                    'type': 'array'}]},
                                                 'description': 'Values of the {name} placeholders, over the '
                                                                "project's defaults (an array's values are "
                                                                'joined by newlines, as RTILA joins them).',
-                                                'maxProperties': 50,
                                                 'type': 'object'},
                                   'wait': {'default': True,
                                            'description': 'Wait for the run to end and answer with its '
@@ -9188,13 +9188,13 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                 'save_project or list_projects gave it).',
                                                  'pattern': '^[0-9a-f]{32}$',
                                                  'type': 'string'},
-                                  'variables': {'additionalProperties': {'type': ['string',
-                                                                                  'number',
-                                                                                  'boolean',
-                                                                                  'array']},
+                                  'variables': {'additionalProperties': {'anyOf': [{'type': 'string'},
+                                                                                   {'type': 'number'},
+                                                                                   {'type': 'boolean'},
+                                                                                   {'items': {'type': 'string'},
+                                                                                    'type': 'array'}]},
                                                 'description': 'Defaults of the {name} placeholders in the '
                                                                'start URLs.',
-                                                'maxProperties': 50,
                                                 'type': 'object'}},
                    'required': ['name', 'definition'],
                    'type': 'object'},
