@@ -179,7 +179,7 @@ def test_a_missing_variable_and_an_unknown_dataset_are_named(shop: tuple[SyncCli
     project_id = saved["payload"]["project"]["project_id"]
     missing = _call(client, "run_project", {"project_id": project_id})
     assert (
-        missing["payload"]["error"]["code"] == "invalid_arguments"
+        missing["payload"]["error"]["code"] == "invalid_config"
         and "'category'" in missing["payload"]["error"]["message"]
     )
     unknown = _call(client, "get_project_data", {"project_id": project_id, "dataset": "prices"})

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'a2f2c5887da7ed559b949fd9c9626e5962cf5d7e043518e08502508f702f1ef6'
+CATALOG_HASH: Any = 'fd74f0057d6c1e8e90420ecf144489a9cf9e22a42eba6e19a5a067b7e4a45d1f'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -8689,7 +8689,10 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                 'expect': {'error': 'invalid_arguments', 'next_step': 'run_project', 'ok': False},
                 'title': 'An id is 32 hexadecimal digits'},),
   'execution': 'async',
-  'failure_guidance': {},
+  'failure_guidance': {'invalid_config': "The project's start URLs need a variable neither this call nor the "
+                                         'project gives (payload.error.detail.missing names it): call '
+                                         'run_project again with it in variables, or save the project with a '
+                                         'default for it.'},
   'failure_payload': (),
   'handler': 'netglean.handlers.projects:run_project',
   'input_model': 'netglean.generated.models:RunProjectInput',

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from netglean.browser.pool import read_by_strategy
-from netglean.core.errors import InvalidArguments, StoreFailure, ToolError, Unavailable
+from netglean.core.errors import InvalidProject, StoreFailure, ToolError, Unavailable
 from netglean.net.strategy import page_strategy
 from netglean.read import jobs as read_jobs
 
@@ -33,7 +33,7 @@ def start_urls(urls: list[str], variables: Mapping[str, Any]) -> list[str]:
         names = _PLACEHOLDER.findall(url)
         missing = [name for name in names if name not in variables]
         if missing:
-            raise InvalidArguments(
+            raise InvalidProject(  # the project cannot run as called: a default or the call's value is wanted
                 f"variables: the start URL needs {missing[0]!r}, which neither the call nor the project gives",
                 detail={"argument": "variables", "missing": missing},
             )
@@ -44,7 +44,7 @@ def start_urls(urls: list[str], variables: Mapping[str, Any]) -> list[str]:
             expanded = [one.replace("{" + name + "}", v.strip()) for one in expanded for v in values]
         filled += expanded
         if len(filled) > MAX_URLS:
-            raise InvalidArguments(
+            raise InvalidProject(
                 f"variables: the start URLs come to more than {MAX_URLS}", detail={"argument": "variables"}
             )
     return list(dict.fromkeys(filled))
