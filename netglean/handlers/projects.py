@@ -45,6 +45,11 @@ def _shown(project: Project) -> dict[str, Any]:
     }
 
 
+def _paging(page: int, per_page: int, total: int) -> dict[str, Any]:
+    """Where a page of a listing stands: its number and size, how many match, whether a later page holds more."""
+    return {"page": page, "per_page": per_page, "total": total, "has_more": page * per_page < total}
+
+
 async def _project(ctx: Context, project_id: str) -> Project:
     project = await ctx.runs.store.project(project_id)
     if project is None:
@@ -176,10 +181,7 @@ async def list_projects(args: ListProjectsInput, ctx: Context) -> Outcome:
     )
     payload = {
         "projects": [_shown(project) for project in found],
-        "page": args.page,
-        "per_page": args.per_page,
-        "total": total,
-        "has_more": args.page * args.per_page < total,
+        **_paging(args.page, args.per_page, total),
     }
     guidance = say("{count} of {total} project(s).", count=len(found), total=total)
     return Outcome(payload, next_step="get_project" if found else DONE, guidance=guidance)
@@ -238,12 +240,9 @@ async def get_project_data(args: GetProjectDataInput, ctx: Context) -> Outcome:
             }
             for r in rows
         ],
-        "page": args.page,
-        "per_page": args.per_page,
-        "total": total,
-        "has_more": args.page * args.per_page < total,
+        **_paging(args.page, args.per_page, total),
     }
-    more = args.page * args.per_page < total
+    more = payload["has_more"]
     guidance = say("{count} of {total} row(s).", count=len(rows), total=total)
     return Outcome(
         payload, next_step="get_project_data" if more else DONE, guidance=guidance, source=f"project {project.id}"

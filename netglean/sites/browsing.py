@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlsplit
 
 from netglean.browser.actions import Action, Performed, perform
 from netglean.browser.capture import described
@@ -190,6 +191,4 @@ async def analyze_endpoint(fetcher: Fetcher, browser: BrowserPool | None, url: s
 
 
 def _query_names(url: str) -> list[str]:
-    from urllib.parse import parse_qsl, urlsplit
-
     return [name.lower() for name, _ in parse_qsl(urlsplit(url).query, keep_blank_values=True)]
