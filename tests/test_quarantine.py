@@ -110,6 +110,10 @@ CONFIG = {
 }
 PROJECT = "0123456789abcdef0123456789abcdef"
 """An extract project of the hostile site (saved by the client fixture under this id): its rows are its text."""
+CRAWL_PROJECT = "1123456789abcdef0123456789abcdef"
+"""A crawl project of the hostile site, run by the fixture: its pages are rows, its URLs in its log."""
+FEED_PROJECT = "2123456789abcdef0123456789abcdef"
+"""A feed project of CONFIG, run by the fixture: its items are rows."""
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("scrape", {"url": f"{SITE}/go"}),
     ("scrape", {"url": f"{SITE}/go", "max_chars": 100}),
@@ -144,6 +148,10 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("analyze_api_endpoint", {"url": f"{SITE}/go"}),
     ("run_project", {"project_id": PROJECT}),
     ("get_project_data", {"project_id": PROJECT, "dataset": "pages"}),
+    ("run_project_by_name", {"name": "hostile"}),
+    ("get_logs", {"project_id": CRAWL_PROJECT, "level": "debug"}),
+    ("get_project_data", {"project_id": CRAWL_PROJECT, "dataset": "pages"}),
+    ("get_project_data", {"project_id": FEED_PROJECT, "dataset": "items"}),
 ]
 
 
@@ -167,8 +175,18 @@ def client(registry: Registry, settings: Settings) -> Iterator[SyncClient]:
                 "start_urls": [f"{SITE}/go", f"{SITE}/missing"],
                 "datasets": [{"name": "pages", "item_selector": "body", "properties": [{"key": "text"}]}],
             }
-            saved = session.call("save_project", {"project_id": PROJECT, "name": "hostile", "definition": definition})
-            assert saved.structured_content["ok"], saved.structured_content
+            for project_id, name, saved_definition in [
+                (PROJECT, "hostile", definition),
+                (CRAWL_PROJECT, "hostile crawl", {"url": f"{SITE}/go", "max_pages": 3}),
+                (FEED_PROJECT, "hostile feed", {"config": CONFIG}),
+            ]:
+                saved = session.call(
+                    "save_project", {"project_id": project_id, "name": name, "definition": saved_definition}
+                )
+                assert saved.structured_content["ok"], saved.structured_content
+            for project_id in (CRAWL_PROJECT, FEED_PROJECT):
+                ran = session.call("run_project", {"project_id": project_id})
+                assert ran.structured_content["ok"], ran.structured_content
             yield session
 
 
@@ -187,6 +205,8 @@ def _asked(arguments: dict[str, Any]) -> str:
         return str(arguments["config"]["channel"]["url"])
     if "project_id" in arguments:
         return f"project%20{arguments['project_id']}"
+    if "name" in arguments:  # the extract project, run by its name
+        return f"project%20{PROJECT}"
     return str(arguments.get("url") or arguments["urls"][0])
 
 

@@ -291,7 +291,14 @@ def test_the_capability_and_task_support_are_declared_on_2025_11_25(wire: Wire, 
     tools = _ok(wire, "tools/list", {})["tools"]
     marked = {tool["name"]: tool["execution"] for tool in tools if "execution" in tool}
     async_tools = {name for name, spec in registry.tools.items() if spec.execution == "async"}
-    assert async_tools == {"crawl", "batch_crawl", "analyze_page", "analyze_api_endpoint", "run_project"}
+    assert async_tools == {
+        "crawl",
+        "batch_crawl",
+        "analyze_page",
+        "analyze_api_endpoint",
+        "run_project",
+        "run_project_by_name",
+    }
     assert marked == {name: {"taskSupport": "optional"} for name in async_tools}
 
 

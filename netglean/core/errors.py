@@ -36,6 +36,7 @@ parses a message to decide what to do::
     │   ├── InvalidProject             invalid_config     - a project definition the schema allows but that cannot run
     │   ├── InvalidQuery               invalid_query      - a data filter or sort that cannot be read
     │   ├── NameTaken                  conflict           - another project already has that name
+    │   ├── AmbiguousName              conflict           - a name that matches several projects (but for case)
     │   └── StoreFailure               store_error        - the run store could not write (disk full, read-only)
     └── ConfigurationError             a setting or the generated registry is unusable (start-up)
 
@@ -235,6 +236,12 @@ class InvalidQuery(ToolError):
 
 class NameTaken(ToolError):
     """Another project of the store already has the name asked for."""
+
+    code = "conflict"
+
+
+class AmbiguousName(ToolError):
+    """A project name that matches several projects but for case; ``detail.project_ids`` lists them."""
 
     code = "conflict"
 

@@ -1154,6 +1154,18 @@ class Dataset(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    name: StrictStr
+    parent: StrictStr | None = None
+    properties: list[StrictStr]
+    """
+    The property keys.
+    """
+
+
+class Dataset1(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
     key: StrictStr | None = None
     name: StrictStr
     parent: StrictStr | None = None
@@ -1164,7 +1176,7 @@ class Dataset(BaseModel):
     rows: Annotated[int, Field(ge=0)]
 
 
-class Dataset1(BaseModel):
+class Dataset2(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1187,7 +1199,7 @@ class Dataset1(BaseModel):
     properties: Annotated[list[Property], Field(max_length=100, min_length=1)]
 
 
-class Dataset2(BaseModel):
+class Dataset3(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
@@ -1227,7 +1239,7 @@ class Definition(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    datasets: Annotated[list[Dataset1], Field(max_length=20, min_length=1)]
+    datasets: Annotated[list[Dataset2], Field(max_length=20, min_length=1)]
     start_urls: Annotated[list[StartUrl], Field(max_length=100, min_length=1)]
     strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
     """
@@ -1237,17 +1249,161 @@ class Definition(BaseModel):
 
 class Definition1(BaseModel):
     """
+    What a crawl project reads: the crawl tool's arguments (a {name} in url is filled from the project's variables). Each page read becomes a row of its dataset pages, keyed by its URL.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    exclude_patterns: Annotated[list[ExcludePattern] | None, Field(max_length=20)] = None
+    """
+    Glob patterns of URLs never to follow.
+    """
+    format: Literal["markdown", "text", "html", "json"] = "markdown"
+    """
+    As in scrape (json gives each page's typed blocks, with its links).
+    """
+    include_patterns: Annotated[list[IncludePattern] | None, Field(max_length=20)] = None
+    """
+    Glob patterns (* and ?) a URL must match to be followed, e.g. https://example.org/blog/*.
+    """
+    main_content: StrictBool = True
+    """
+    As in scrape.
+    """
+    max_chars: Annotated[int, Field(ge=100, le=20000)] = 3000
+    """
+    The most characters per page. An answer holds at most 400,000 characters of pages (the seeds of a batch_crawl share them); the run keeps every page whole to max_chars, and get_run_result pages through them.
+    """
+    max_depth: Annotated[int, Field(ge=0, le=100)] = 2
+    """
+    How many links away from the start page to go (0 reads only the start page).
+    """
+    max_pages: Annotated[int, Field(ge=1, le=100000)] = 25
+    """
+    The most URLs to visit (per seed). A crawl works as a background run: it goes on past the call's deadline, and every page it reads is kept in the run store.
+    """
+    respect_robots_txt: StrictBool | None = None
+    """
+    true obeys robots.txt for this call even where the operator lets fetches ignore it; false is refused (operator_policy) where the operator obeys robots.txt, as it does by default. Left out, the operator's setting holds.
+    """
+    stay_on_domain: StrictBool = True
+    """
+    Follow only links to the same host or its subdomains.
+    """
+    strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    auto (the default) reads the page over plain HTTP and renders it in the server's browser only when it needs it (a JavaScript shell with little content, or a bot wall); http never renders; browser always does. html2rss's names mean the same: faraday is http, botasaurus and browserless are browser. Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The start URL ({name} placeholders filled from the variables).
+    """
+
+
+class Definition2(BaseModel):
+    """
+    What a feed project reads: an html2rss feed config (as apply_config takes it), as an object (config) or YAML text (yaml), exactly one of them; the project's variables are its parameters. Each item read becomes a row of its dataset items, keyed by its guid (else its link), and the feed is served at /feeds/{name}.xml and .json.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    config: dict[str, Any] | None = None
+    """
+    The config as an object (channel, selectors, ...); give config or yaml, not both.
+    """
+    yaml: Annotated[StrictStr | None, Field(max_length=131072, min_length=1)] = None
+    """
+    The config as YAML text; give yaml or config, not both (it is kept as the object it reads as).
+    """
+
+
+class Definition3(BaseModel):
+    """
     What an extract project reads: its start URLs (a {name} in one is filled from the project's variables; a value with several lines gives a URL for each), how the pages are requested, and its datasets.
     """
 
     model_config = ConfigDict(
         extra="forbid",
     )
-    datasets: Annotated[list[Dataset2], Field(max_length=20, min_length=1)]
+    datasets: Annotated[list[Dataset3], Field(max_length=20, min_length=1)]
     start_urls: Annotated[list[StartUrl], Field(max_length=100, min_length=1)]
     strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
     """
     How each page is requested (as scrape's strategy).
+    """
+
+
+class Definition4(BaseModel):
+    """
+    What a crawl project reads: the crawl tool's arguments (a {name} in url is filled from the project's variables). Each page read becomes a row of its dataset pages, keyed by its URL.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    exclude_patterns: Annotated[list[ExcludePattern] | None, Field(max_length=20)] = None
+    """
+    Glob patterns of URLs never to follow.
+    """
+    format: Literal["markdown", "text", "html", "json"] = "markdown"
+    """
+    As in scrape (json gives each page's typed blocks, with its links).
+    """
+    include_patterns: Annotated[list[IncludePattern] | None, Field(max_length=20)] = None
+    """
+    Glob patterns (* and ?) a URL must match to be followed, e.g. https://example.org/blog/*.
+    """
+    main_content: StrictBool = True
+    """
+    As in scrape.
+    """
+    max_chars: Annotated[int, Field(ge=100, le=20000)] = 3000
+    """
+    The most characters per page. An answer holds at most 400,000 characters of pages (the seeds of a batch_crawl share them); the run keeps every page whole to max_chars, and get_run_result pages through them.
+    """
+    max_depth: Annotated[int, Field(ge=0, le=100)] = 2
+    """
+    How many links away from the start page to go (0 reads only the start page).
+    """
+    max_pages: Annotated[int, Field(ge=1, le=100000)] = 25
+    """
+    The most URLs to visit (per seed). A crawl works as a background run: it goes on past the call's deadline, and every page it reads is kept in the run store.
+    """
+    respect_robots_txt: StrictBool | None = None
+    """
+    true obeys robots.txt for this call even where the operator lets fetches ignore it; false is refused (operator_policy) where the operator obeys robots.txt, as it does by default. Left out, the operator's setting holds.
+    """
+    stay_on_domain: StrictBool = True
+    """
+    Follow only links to the same host or its subdomains.
+    """
+    strategy: Literal["auto", "http", "browser", "faraday", "botasaurus", "browserless"] = "auto"
+    """
+    auto (the default) reads the page over plain HTTP and renders it in the server's browser only when it needs it (a JavaScript shell with little content, or a bot wall); http never renders; browser always does. html2rss's names mean the same: faraday is http, botasaurus and browserless are browser. Every request the browser makes is held to the same network policy, robots.txt and budget as a plain fetch.
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The start URL ({name} placeholders filled from the variables).
+    """
+
+
+class Definition5(BaseModel):
+    """
+    What a feed project reads: an html2rss feed config (as apply_config takes it), as an object (config) or YAML text (yaml), exactly one of them; the project's variables are its parameters. Each item read becomes a row of its dataset items, keyed by its guid (else its link), and the feed is served at /feeds/{name}.xml and .json.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    config: dict[str, Any] | None = None
+    """
+    The config as an object (channel, selectors, ...); give config or yaml, not both.
+    """
+    yaml: Annotated[StrictStr | None, Field(max_length=131072, min_length=1)] = None
+    """
+    The config as YAML text; give yaml or config, not both (it is kept as the object it reads as).
     """
 
 
@@ -1399,6 +1555,53 @@ class Enclosure(BaseModel):
     length: Annotated[int | None, Field(ge=0)] = None
     type: StrictStr
     url: StrictStr
+
+
+class EngineInfo(BaseModel):
+    """
+    What a server was started with and what it is doing (never a secret).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    browser: StrictBool
+    """
+    Whether this server has a Chromium to render pages with.
+    """
+    compat: list[StrictStr] | None = None
+    """
+    The compatibility names registered (rtila).
+    """
+    data_dir: StrictStr
+    """
+    Where the store keeps its files (the operator's --data-dir).
+    """
+    max_runs: Annotated[int, Field(ge=1)]
+    """
+    Runs this server works on at once.
+    """
+    name: StrictStr
+    projects: Annotated[int, Field(ge=0)]
+    runs: dict[str, RunsAdditionalProperty]
+    """
+    The store's runs by status (working ones are queued or running).
+    """
+    store: StrictStr
+    """
+    The run store's kind (sqlite).
+    """
+    token_required: StrictBool
+    """
+    Whether /mcp and /v1 ask for a bearer token (never the token).
+    """
+    version: StrictStr
+
+
+class EngineInfoInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
 
 
 ExcludePattern = TypeAliasType("ExcludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)])
@@ -1652,6 +1855,18 @@ class FeedScraperSwitch(BaseModel):
     enabled: StrictBool | None = None
 
 
+class FeedUrls(BaseModel):
+    """
+    A feed project's feed as served by netglean serve (paths on its HTTP address; with the secret when a token is required).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    json_: Annotated[StrictStr, Field(alias="json")]
+    rss: StrictStr
+
+
 class FetchView(BaseModel):
     """
     One answer to one request, as compare_agent_view saw it: the agent's (the response to the agent Accept) or the browser's (the response to the browser Accept).
@@ -1753,6 +1968,70 @@ class GenerateCitationsOutput(BaseModel):
     """
     The sources in citation order.
     """
+
+
+class GetLogsInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    level: Literal["debug", "info", "warning", "error"] = "info"
+    """
+    The lowest level shown.
+    """
+    page: Annotated[int, Field(ge=1, le=100000)] = 1
+    per_page: Annotated[int, Field(ge=1, le=200)] = 50
+    project_id: Annotated[StrictStr | None, Field(pattern="^[0-9a-f]{32}$")] = None
+    """
+    The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
+    """
+    run_id: Annotated[StrictStr | None, Field(pattern="^[0-9a-f]{32}$")] = None
+    """
+    The run's id (32 hexadecimal digits, as the tool that started it answered).
+    """
+
+
+class GetLogsOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    has_more: StrictBool
+    lines: list[Line]
+    page: Annotated[int, Field(ge=1)]
+    per_page: Annotated[int, Field(ge=1)]
+    total: Annotated[int, Field(ge=0)]
+
+
+class GetProjectConfigInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    """
+    The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
+    """
+    summary_only: StrictBool = False
+    """
+    Counts and names only, not the whole definition.
+    """
+
+
+class GetProjectConfigOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    definition: dict[str, Any] | None = None
+    """
+    The whole definition (without summary_only).
+    """
+    kind: Literal["extract", "crawl", "feed"]
+    name: StrictStr
+    project_id: StrictStr
+    schedule: StrictStr | None = None
+    summary: Summary | None = None
+    """
+    What the definition holds, by count and name (with summary_only).
+    """
+    variables: dict[str, Any]
 
 
 class GetProjectDataInput(BaseModel):
@@ -2252,6 +2531,16 @@ class JsonFeed(BaseModel):
     url: StrictStr
 
 
+class Line(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    at: AwareDatetime
+    level: Literal["debug", "info", "warning", "error"]
+    message: StrictStr
+    run_id: StrictStr
+
+
 class Link(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -2274,7 +2563,7 @@ class ListDatasetsOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    datasets: list[Dataset]
+    datasets: list[Dataset1]
     project_id: StrictStr
 
 
@@ -2518,13 +2807,18 @@ class Project(BaseModel):
     """
     When it was first saved (ISO 8601).
     """
-    definition: Definition
+    definition: Definition | Definition1 | Definition2
+    feed_urls: FeedUrls | None = None
     """
-    What an extract project reads: its start URLs (a {name} in one is filled from the project's variables; a value with several lines gives a URL for each), how the pages are requested, and its datasets.
+    A feed project's feed as served by netglean serve (paths on its HTTP address; with the secret when a token is required).
     """
-    kind: Literal["extract"]
+    kind: Literal["extract", "crawl", "feed"]
     name: StrictStr
     project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    schedule: StrictStr | None = None
+    """
+    When the server runs it by itself (an interval or a cron expression, UTC).
+    """
     updated: StrictStr
     """
     When it was last saved (ISO 8601).
@@ -2532,6 +2826,35 @@ class Project(BaseModel):
     variables: dict[str, Any]
     """
     The variables' defaults (run_project's variables override them).
+    """
+
+
+class ProjectRunResult(BaseModel):
+    """
+    What one run of a project read and wrote.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    datasets: dict[str, Datasets]
+    """
+    Rows written by dataset (a crawl's pages, a feed's items).
+    """
+    failures: Annotated[list[Failure], Field(max_length=20)]
+    """
+    The first pages that failed.
+    """
+    kind: Literal["extract", "crawl", "feed"]
+    pages_failed: Annotated[int, Field(ge=0)]
+    pages_read: Annotated[int, Field(ge=0)]
+    """
+    Pages read (a feed's pages through its pagination).
+    """
+    project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    started_from: Annotated[StrictStr | None, Field(pattern="^[0-9a-f]{32}$")] = None
+    """
+    The earlier run whose checkpoint this one took (resume, retry_failed).
     """
 
 
@@ -2699,6 +3022,40 @@ class RunLogLine(BaseModel):
     message: StrictStr
 
 
+class RunProjectByNameInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
+    """
+    A name for the run, shown by get_run_status and list_runs (your own words).
+    """
+    name: Annotated[StrictStr, Field(max_length=200, min_length=1)]
+    """
+    The project's name.
+    """
+    resume: StrictBool = False
+    """
+    Start from the checkpoint of the project's latest interrupted, cancelled or failed run: the pages it read are kept, the rest read (resume_run continues that run itself instead).
+    """
+    retry_failed: StrictBool = False
+    """
+    Read again only the pages that failed in the project's latest finished run (with resume, its failed pages are read again too).
+    """
+    timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
+    """
+    The most milliseconds to wait (with wait true); left out, until the server's call deadline is near. Never past that deadline: the run goes on, and get_run_status follows it.
+    """
+    variables: dict[str, StrictStr | float | StrictBool | list[StrictStr]] | None = None
+    """
+    Values of the {name} placeholders (a feed's parameters), over the project's defaults (an array's values are joined by newlines, as RTILA joins them: each line gives a start URL).
+    """
+    wait: StrictBool = True
+    """
+    Wait for the run to end and answer with its result; false answers at once with the run (its run_id: follow it with get_run_status). A wait that ends first (timeout_ms, or the server's call deadline) answers with the run, which goes on.
+    """
+
+
 class RunProjectInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -2711,29 +3068,26 @@ class RunProjectInput(BaseModel):
     """
     The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
     """
+    resume: StrictBool = False
+    """
+    Start from the checkpoint of the project's latest interrupted, cancelled or failed run: the pages it read are kept, the rest read (resume_run continues that run itself instead).
+    """
+    retry_failed: StrictBool = False
+    """
+    Read again only the pages that failed in the project's latest finished run (with resume, its failed pages are read again too).
+    """
     timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
     """
     The most milliseconds to wait (with wait true); left out, until the server's call deadline is near. Never past that deadline: the run goes on, and get_run_status follows it.
     """
     variables: dict[str, StrictStr | float | StrictBool | list[StrictStr]] | None = None
     """
-    Values of the {name} placeholders, over the project's defaults (an array's values are joined by newlines, as RTILA joins them).
+    Values of the {name} placeholders (a feed's parameters), over the project's defaults (an array's values are joined by newlines, as RTILA joins them: each line gives a start URL).
     """
     wait: StrictBool = True
     """
     Wait for the run to end and answer with its result; false answers at once with the run (its run_id: follow it with get_run_status). A wait that ends first (timeout_ms, or the server's call deadline) answers with the run, which goes on.
     """
-
-
-class RunProjectOutput(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    datasets: dict[str, Datasets]
-    failures: Annotated[list[Failure], Field(max_length=20)]
-    pages_failed: Annotated[int, Field(ge=0)]
-    pages_read: Annotated[int, Field(ge=0)]
-    project_id: StrictStr
 
 
 class RunStatus(BaseModel):
@@ -2798,17 +3152,20 @@ class RunStatus(BaseModel):
     updated_at: AwareDatetime
 
 
+RunsAdditionalProperty = TypeAliasType("RunsAdditionalProperty", Annotated[int, Field(ge=0)])
+
+
 class SaveProjectInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    definition: Definition1
+    definition: Definition3 | Definition4 | Definition5
     """
-    What an extract project reads: its start URLs (a {name} in one is filled from the project's variables; a value with several lines gives a URL for each), how the pages are requested, and its datasets.
+    The kind's definition (extract start_urls and datasets; a crawl's url and options; a feed config).
     """
-    kind: Literal["extract"] = "extract"
+    kind: Literal["extract", "crawl", "feed"] | None = None
     """
-    What the project does: extract reads rows into datasets.
+    What the project does (without it, what its definition's shape says): extract reads rows into datasets, crawl crawls a site, feed runs a feed config.
     """
     name: Annotated[StrictStr, Field(max_length=200, min_length=1)]
     """
@@ -2818,9 +3175,13 @@ class SaveProjectInput(BaseModel):
     """
     The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
     """
+    schedule: Annotated[StrictStr | None, Field(max_length=100, min_length=2)] = None
+    """
+    When the server runs the project by itself while it serves: an interval (30m, 6h, 1d; at least 5 minutes, and for a feed at least its channel's ttl) or a five-field cron expression (0 7 * * 1-5), in UTC.
+    """
     variables: dict[str, StrictStr | float | StrictBool | list[StrictStr]] | None = None
     """
-    Defaults of the {name} placeholders in the start URLs.
+    Defaults of the {name} placeholders in the start URLs (a feed's parameters).
     """
 
 
@@ -3136,6 +3497,26 @@ class Stylesheet(BaseModel):
     type: StrictStr
 
 
+class Summary(BaseModel):
+    """
+    What the definition holds, by count and name (with summary_only).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    datasets: list[Dataset]
+    start_urls: Annotated[int, Field(ge=0)]
+    """
+    Start URLs before their placeholders are filled (a crawl has one).
+    """
+    strategy: StrictStr | None = None
+    variables: list[StrictStr]
+    """
+    The variables' names.
+    """
+
+
 class Table(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -3260,6 +3641,18 @@ class XhrCapture(BaseModel):
 
 CrawlOutput = SiteCrawl
 """The payload is the shared schema SiteCrawl: this is its model."""
+
+
+EngineInfoOutput = EngineInfo
+"""The payload is the shared schema EngineInfo: this is its model."""
+
+
+RunProjectByNameOutput = ProjectRunResult
+"""The payload is the shared schema ProjectRunResult: this is its model."""
+
+
+RunProjectOutput = ProjectRunResult
+"""The payload is the shared schema ProjectRunResult: this is its model."""
 
 
 ScrapeOutput = ScrapedPage

@@ -6,8 +6,8 @@ from typing import Any
 
 from netglean._version import __version__
 from netglean.calls.context import Context
-from netglean.core.envelope import Outcome
-from netglean.generated.models import GetVersionInput, GetVersionOutput
+from netglean.core.envelope import DONE, Outcome
+from netglean.generated.models import EngineInfoInput, GetVersionInput, GetVersionOutput
 
 
 async def get_version(args: GetVersionInput, ctx: Context) -> Outcome:
@@ -21,6 +21,28 @@ async def get_version(args: GetVersionInput, ctx: Context) -> Outcome:
             tool_count=len(registry.tools),
         )
     )
+
+
+async def engine_info(args: EngineInfoInput, ctx: Context) -> Outcome:
+    return Outcome(await read_engine_info(ctx), next_step=DONE)
+
+
+async def read_engine_info(ctx: Context) -> dict[str, Any]:
+    """What the server runs with: the operator's own facts (the data directory among them), never a secret."""
+    store = ctx.runs.store
+    settings = ctx.settings
+    _, projects = await store.list_projects(where=("1", []), order=("id", []), offset=0, limit=0)
+    return {
+        "name": ctx.registry.server.name,
+        "version": __version__,
+        "store": store.kind,
+        "data_dir": settings.data_dir,
+        "runs": await store.counts(),
+        "max_runs": settings.max_runs,
+        "projects": projects,
+        "token_required": bool(settings.token),
+        "browser": ctx.browser.installed,
+    }
 
 
 async def read_policy(ctx: Context) -> dict[str, Any]:

@@ -216,18 +216,18 @@ async def list_runs(args: ListRunsInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step=next_step, guidance=guidance, source="netglean://runs")
 
 
-def _framed(source: str, value: Any) -> str:
+def framed(source: str, value: Any) -> str:
     """A resource's JSON, quarantined as a target tool's payload is: a resource has no envelope to mark it."""
     return untrusted.frame(source, json.dumps(untrusted.clean_tree(value), ensure_ascii=False), cleaned=True)
 
 
 async def read_runs(ctx: Context) -> str:
     runs, total = await ctx.runs.store.list_runs(statuses=(), tools=(), offset=0, limit=RESOURCE_RUNS)
-    return _framed("netglean://runs", {"runs": [described(run) for run in runs], "total": total})
+    return framed("netglean://runs", {"runs": [described(run) for run in runs], "total": total})
 
 
 async def read_run(ctx: Context, run_id: str) -> str:
     run = await ctx.runs.store.get(run_id) if RUN_ID.fullmatch(run_id) else None
     if run is None:
         raise ResourceNotFound(f"netglean://runs/{run_id}")
-    return _framed(f"netglean://runs/{run_id}", {"run": described(run)})
+    return framed(f"netglean://runs/{run_id}", {"run": described(run)})

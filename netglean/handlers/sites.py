@@ -2,39 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import anyio
 
 from netglean.calls.context import Context
-from netglean.calls.runs import RunScope
 from netglean.core.envelope import DONE, Guidance, Outcome, say, sources
-from netglean.core.errors import HandlerContractError, StoreFailure, ToolError, Unavailable
+from netglean.core.errors import StoreFailure, ToolError, Unavailable
 from netglean.generated.models import (
     BatchCrawlInput,
     BatchCrawlOutput,
     CrawlInput,
-    CrawlVisit,
     MapInput,
     MapOutput,
     SiteCrawl,
     Sources,
 )
-from netglean.handlers.pages import item_error, scraped, with_links
+from netglean.handlers._crawling import (
+    ANSWER_CHARS,
+    Journal,
+    crawl_plan,
+    crawl_report,
+    crawled,
+    run_of,
+)
+from netglean.handlers.pages import item_error
 from netglean.net.strategy import page_strategy
 from netglean.net.urls import parse_url
 from netglean.sites.asked import concurrency, robots_fetcher
-from netglean.sites.crawl import Crawl, CrawlPlan, Recorded, Visit, crawl, globs
+from netglean.sites.crawl import Crawl, crawl
 from netglean.sites.discovery import discover
-from netglean.sites.pages import Reading
-from netglean.sites.urls import normal
-from netglean.store.base import Checkpoint, Visited
-
-ANSWER_CHARS = 400_000
-"""The most characters of visits (as JSON) one crawl's answer holds; a run keeps them all, and get_run_result pages
-through them. The seeds of a batch_crawl share it."""
-PAGE_BATCH = 200
-"""Visits read back from the store at a time while an answer is put together."""
 
 
 async def map_site(args: MapInput, ctx: Context) -> Outcome:
@@ -71,127 +66,8 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step="batch_scrape" if found.urls else DONE, guidance=guidance, source=args.url)
 
 
-def _plan(args: CrawlInput | BatchCrawlInput, width: int = 1) -> CrawlPlan:
-    """The crawl's bounds; ``width`` pages are read at once."""
-    return CrawlPlan(
-        max_depth=args.max_depth,
-        max_pages=args.max_pages,
-        stay_on_domain=args.stay_on_domain,
-        include=globs(args.include_patterns or []),
-        exclude=globs(args.exclude_patterns or []),
-        reading=Reading(
-            args.format,
-            args.main_content,
-            args.max_chars,
-            with_links(args.format, include_links=False),
-            frontier=True,
-            strategy=page_strategy(args.strategy),
-        ),
-        width=width,
-    )
-
-
-def _visit(visit: Visit, links: bool) -> CrawlVisit:
-    """One URL visited: the page read, else the page read already that it duplicates, else why it failed."""
-    page = scraped(visit.page, include_links=links) if visit.page is not None else None
-    duplicate_of = visit.duplicate_of if page is None else None
-    failed = visit.error if page is None and duplicate_of is None else None
-    return CrawlVisit(
-        url=visit.url,
-        depth=visit.depth,
-        ok=visit.error is None,
-        page=page,
-        duplicate_of=duplicate_of,
-        error=item_error(failed) if failed is not None else None,
-    )
-
-
-class _Journal:
-    """A crawl's journal in its run's store: each visit kept as the CrawlVisit the answer shows (part ``part``),
-    with the links it queued; a failed page is a line of the run's log too."""
-
-    def __init__(self, run: RunScope, part: int, links: bool) -> None:
-        self._run, self._part, self._links = run, part, links
-
-    async def start(self, seed: str) -> Checkpoint:
-        await self._run.store.seed(self._run.id, self._part, seed)
-        return await self._run.store.checkpoint(self._run.id, self._part)
-
-    async def visited(self, visits: Sequence[Recorded]) -> None:
-        await self._run.store.visited(self._run.id, self._part, [self._kept(recorded) for recorded in visits])
-        self._run.current = visits[-1].visit.url
-
-    def _kept(self, recorded: Recorded) -> Visited:
-        visit, page = recorded.visit, recorded.visit.page
-        if visit.error is not None:
-            line = ("warning", f"failed {visit.url}: {visit.error.code}")
-        elif visit.duplicate_of is not None:
-            line = ("debug", f"{visit.url} has the canonical URL of {visit.duplicate_of}, read already")
-        else:
-            line = ("debug", f"read {visit.url}")
-        return Visited(
-            recorded.seq,
-            _visit(visit, self._links).model_dump(mode="json", by_alias=True, exclude_none=True),
-            read=page is not None,
-            failed=visit.error is not None,
-            canonical=normal(page.canonical or page.final_url) if page is not None else None,
-            url=visit.url,
-            links=recorded.links,
-            log=line,
-        )
-
-
-def _run_of(ctx: Context) -> RunScope:
-    if ctx.run is None:
-        raise HandlerContractError("a crawl works as a background run (execution: async), and this call is none")
-    return ctx.run
-
-
-async def _answered(run: RunScope, part: int, budget: int) -> tuple[list[CrawlVisit], int]:
-    """The first visits of ``part`` that fit ``budget`` characters (one at least), and how many are left out."""
-    pages: list[CrawlVisit] = []
-    used = offset = 0
-    while True:
-        items, total = await run.store.items(run.id, offset=offset, limit=PAGE_BATCH, part=part)
-        for item in items:
-            if pages and used + item.size > budget:
-                return pages, total - len(pages)
-            used += item.size
-            pages.append(CrawlVisit.model_validate(item.body))
-        offset += len(items)
-        if not items or offset >= total:
-            return pages, total - len(pages)
-
-
-async def _report(result: Crawl, run: RunScope, part: int, budget: int) -> SiteCrawl:
-    pages, unreturned = await _answered(run, part, budget)
-    return SiteCrawl(
-        url=result.url,
-        pages=pages,
-        read=result.read,
-        failed=result.failed,
-        truncated=result.truncated,
-        stopped=result.stopped,  # type: ignore[arg-type]  # one of the schema's words, typed str by the engine
-        unvisited=result.unvisited or None,
-        run_id=run.id,
-        unreturned=unreturned or None,
-    )
-
-
 async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
-    parse_url(args.url)  # a start URL that can never be fetched is the call's error, not a failed page
-    run = _run_of(ctx)
-    fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
-
-    async def report(visited: int, most: int, url: str) -> None:
-        await ctx.report(visited, most, f"visited {visited} of at most {most} URLs")
-
-    plan = _plan(args, width=concurrency(None, ctx.fetcher, most=args.max_pages))
-    journal = _Journal(run, 0, plan.reading.include_links)
-    result = await crawl(
-        fetcher, ctx.readers, args.url, plan, journal=journal, report=report, stop=run.stop, browser=ctx.browser
-    )
-    answer = await _report(result, run, 0, ANSWER_CHARS)
+    result, answer = await crawled(args, ctx, Journal)
     next_step = "get_run_result" if answer.unreturned else DONE
     if result.stopped == "cancelled":
         guidance = say(
@@ -225,11 +101,11 @@ async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
 
 async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     seeds = args.urls
-    run = _run_of(ctx)
+    run = run_of(ctx)
     pages_at_once = concurrency(args.concurrency, ctx.fetcher, most=args.max_pages * len(seeds))
     width = min(pages_at_once, len(seeds))  # seeds crawled at once; they share the pages in flight
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
-    plan = _plan(args, width=max(1, pages_at_once // width))
+    plan = crawl_plan(args, width=max(1, pages_at_once // width))
     crawls: list[SiteCrawl | None] = [None] * len(seeds)
     results: list[Crawl] = []
     visited = [0] * len(seeds)
@@ -243,7 +119,7 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
         try:
             parse_url(seed)  # a malformed seed is that seed's error, before any request
             async with room:
-                journal = _Journal(run, index, plan.reading.include_links)
+                journal = Journal(run, index, plan.reading.include_links)
                 result = await crawl(
                     fetcher, ctx.readers, seed, plan, journal=journal, report=report, stop=run.stop, browser=ctx.browser
                 )
@@ -253,7 +129,7 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
         except ToolError as error:
             crawls[index] = SiteCrawl(url=seed, pages=[], read=0, failed=1, truncated=False, error=item_error(error))
             return
-        crawls[index] = await _report(result, run, index, ANSWER_CHARS // len(seeds))
+        crawls[index] = await crawl_report(result, run, index, ANSWER_CHARS // len(seeds))
         results.append(result)
 
     unkept: list[ToolError] = []

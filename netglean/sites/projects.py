@@ -5,7 +5,7 @@ process (netglean.read.datasets) and kept by key in the store, so a re-run write
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,16 +13,18 @@ from netglean.browser.pool import read_by_strategy
 from netglean.core.errors import InvalidProject, StoreFailure, ToolError, Unavailable
 from netglean.net.strategy import page_strategy
 from netglean.read import jobs as read_jobs
+from netglean.store.base import Visited, Written
 
 if TYPE_CHECKING:
     from netglean.browser.pool import BrowserPool
     from netglean.net.fetcher import Fetcher
     from netglean.net.page import Page
-    from netglean.store.base import Project, RunStore
+    from netglean.store.base import Item, Project, RunStore
     from netglean.workers.pool import Readers
 
 MAX_URLS = 1_000
 """The most start URLs one run reads once its variables are filled in."""
+_PAGE_BATCH = 500
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]{0,63})\}")
 
 
@@ -52,10 +54,37 @@ def start_urls(urls: list[str], variables: Mapping[str, Any]) -> list[str]:
 
 @dataclass(slots=True)
 class ProjectRun:
+    """What a project's run did, counted over every page its run holds (those of an attempt before a restart, or
+    of the run it resumed, too)."""
+
     pages_read: int = 0
-    failures: list[tuple[str, ToolError]] = field(default_factory=list)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    """Each page that failed: its url and error (code, message, retryable, detail), as the run keeps it."""
     datasets: dict[str, list[int]] = field(default_factory=dict)
     """new, updated, unchanged by dataset."""
+
+    def count(self, body: Mapping[str, Any]) -> None:
+        """Add one page the run keeps (its visit's body)."""
+        if body.get("error") is not None:
+            self.failures.append({"url": body["url"], "error": body["error"]})
+            return
+        self.pages_read += 1
+        for name, counts in (body.get("datasets") or {}).items():
+            kept = self.datasets.setdefault(name, [0, 0, 0])
+            for index, value in enumerate(counts):
+                kept[index] += value
+
+
+async def kept_pages(store: RunStore, run_id: str) -> AsyncIterator[Item]:
+    """The pages (visits) the run holds already, in order."""
+    offset = 0
+    while True:
+        items, total = await store.items(run_id, offset=offset, limit=_PAGE_BATCH, part=0)
+        for item in items:
+            yield item
+        offset += len(items)
+        if not items or offset >= total:
+            return
 
 
 async def run_extract(
@@ -70,13 +99,20 @@ async def run_extract(
     report: Callable[[int, int], Awaitable[None]] | None = None,
     stop: Callable[[], bool] = lambda: False,
 ) -> ProjectRun:
-    """Every start URL read and its rows kept; a page that fails is reported and the run goes on (the store
-    failing ends it, as the run's own error)."""
+    """Every start URL the run has not read yet read, and its rows kept with the page's visit in one
+    transaction; a page that fails is kept as failed and the run goes on (the store failing ends it, as the run's
+    own error)."""
     definition = project.definition
     urls = start_urls(definition["start_urls"], {**project.variables, **variables})
     datasets = definition["datasets"]
     done = ProjectRun(datasets={d["name"]: [0, 0, 0] for d in datasets})
     strategy = page_strategy(definition.get("strategy", "auto"))
+    seen: set[str] = set()
+    seq = 0
+    async for item in kept_pages(store, run_id):
+        seen.add(item.body["url"])
+        done.count(item.body)
+        seq = max(seq, item.seq + 1)
 
     async def rows_of(page: Page) -> list[tuple[str, str, dict[str, Any]]]:
         found: list[tuple[str, str, dict[str, Any]]] = await readers.run(
@@ -87,22 +123,36 @@ async def run_extract(
     for index, url in enumerate(urls):
         if stop():
             break
+        if url in seen:
+            continue
         try:
             rows, _ = await read_by_strategy(strategy, fetcher, browser, url, rows_of, lacking=lambda rows: not rows)
         except (StoreFailure, Unavailable):
             raise
         except ToolError as error:
-            done.failures.append((url, error))
+            body: dict[str, Any] = {
+                "url": url,
+                "error": {"code": error.code, "message": error.message, "retryable": error.retryable},
+            }
+            if error.detail:
+                body["error"]["detail"] = error.detail
+            visit = Visited(seq, body, read=False, failed=True, canonical=None, url=url, log=_failed(url, error))
+            await store.visited(run_id, 0, [visit])
         else:
-            done.pages_read += 1
-            for dataset in datasets:
-                name = dataset["name"]
-                kept = [(key, data) for of, key, data in rows if of == name]
-                written = await store.write_rows(project.id, name, run_id, kept)
-                counts = done.datasets[name]
-                counts[0] += written.new
-                counts[1] += written.updated
-                counts[2] += written.unchanged
+            by_dataset = {d["name"]: [(key, data) for of, key, data in rows if of == d["name"]] for d in datasets}
+            body = {"url": url}
+
+            def read(written: dict[str, Written], body: dict[str, Any] = body, at: int = seq) -> list[Visited]:
+                body["datasets"] = {name: [w.new, w.updated, w.unchanged] for name, w in written.items()}
+                return [Visited(at, body, read=True, failed=False, canonical=None, url=body["url"])]
+
+            await store.write_rows(project.id, run_id, by_dataset, visits=read)
+        done.count(body)
+        seq += 1
         if report is not None:
             await report(index + 1, len(urls))
     return done
+
+
+def _failed(url: str, error: ToolError) -> tuple[str, str]:
+    return ("warning", f"failed {url}: {error.code}")

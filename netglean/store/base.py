@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -139,6 +139,20 @@ class Written:
     unchanged: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class ProjectFeed:
+    """A feed project's feed as served: the last good one (None before any), and the last refresh that failed
+    after it (when it failed, and why in netglean's words)."""
+
+    run_id: str | None
+    rss: str | None
+    json: str | None
+    etag: str | None
+    built_at: float | None
+    failed_at: float | None
+    failure: str | None
+
+
 class RunStore(Protocol):
     """The runs and what they hold. Every method may raise StoreFailure (a write the disk would not take) or
     Unavailable (the database stayed locked by another process past the wait)."""
@@ -251,10 +265,49 @@ class RunStore(Protocol):
         ...
 
     async def write_rows(
-        self, project_id: str, dataset: str, run_id: str, rows: Sequence[tuple[str, dict[str, Any]]]
-    ) -> Written:
-        """Keep ``rows`` (key, data) in ``dataset``: a new key is added, a known one updated when its data
-        changed and left alone when not."""
+        self,
+        project_id: str,
+        run_id: str,
+        rows: Mapping[str, Sequence[tuple[str, dict[str, Any]]]],
+        *,
+        visits: Callable[[dict[str, Written]], Sequence[Visited]] = lambda _: (),
+        part: int = 0,
+    ) -> dict[str, Written]:
+        """Keep ``rows`` (key, data) by dataset, and the run's visits that read them (``visits`` makes them from
+        what was written), in one transaction, so a run resumed after a crash neither loses nor counts twice what
+        a page gave: a new key is added, a known one updated when its data changed and left alone when not."""
+        ...
+
+    async def link_run(self, project_id: str, run_id: str) -> None:
+        """Note ``run_id`` as a run of the project."""
+        ...
+
+    async def project_runs(
+        self, project_id: str, *, statuses: Sequence[str], offset: int, limit: int
+    ) -> tuple[list[Run], int]:
+        """The project's runs at ``statuses`` (every status when empty), newest first; and how many."""
+        ...
+
+    async def adopt(self, run_id: str, earlier: str, *, failed: bool) -> int:
+        """Give ``run_id`` (not begun) the checkpoint of ``earlier``, a run of the same job: its queued URLs and
+        its visits (``failed`` ones too, or not, so they are read again); how many visits it took."""
+        ...
+
+    async def keep_feed(self, project_id: str, run_id: str, rss: str, json_feed: str, etag: str) -> None:
+        """The project's new good feed, replacing the last (and the failure noted since)."""
+        ...
+
+    async def feed_failed(self, project_id: str, message: str) -> None:
+        """A refresh failed: the last good feed stays served, with why this one failed."""
+        ...
+
+    async def project_feed(self, project_id: str) -> ProjectFeed | None: ...
+
+    async def run_logs(
+        self, run_ids: Sequence[str], *, levels: Sequence[str], offset: int, limit: int
+    ) -> tuple[list[tuple[str, LogLine]], int]:
+        """Log lines of the runs, newest first (with each line's run), at ``levels`` (every level when empty);
+        and how many."""
         ...
 
     async def rows(

@@ -84,4 +84,25 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE UNIQUE INDEX dataset_rows_key ON dataset_rows (project_id, dataset, key)",
         "CREATE INDEX dataset_rows_by_created ON dataset_rows (project_id, dataset, created_at DESC)",
     ),
+    (
+        # The runs of a project (run_project_by_name's arguments name no id): its latest, to resume or retry; its
+        # logs. A run outlives its project's deletion, the link does not.
+        """CREATE TABLE project_runs (
+            project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+            run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            PRIMARY KEY (project_id, run_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX project_runs_by_run ON project_runs (run_id)",
+        # A feed project's last good feed, as served at /feeds/{name}: a failed refresh keeps it and says why.
+        """CREATE TABLE project_feeds (
+            project_id TEXT PRIMARY KEY REFERENCES projects (id) ON DELETE CASCADE,
+            run_id TEXT,
+            rss TEXT,
+            json TEXT,
+            etag TEXT,
+            built_at REAL,
+            failed_at REAL,
+            failure TEXT
+        )""",
+    ),
 )

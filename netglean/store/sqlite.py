@@ -13,7 +13,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,6 +29,7 @@ from netglean.store.base import (
     Item,
     LogLine,
     Project,
+    ProjectFeed,
     Queued,
     Row,
     Run,
@@ -403,22 +404,7 @@ class SqliteStore:
         )
 
     async def visited(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
-        now = time.time()
-        kinds = ["read" if v.read else "failed" if v.failed else "duplicate" for v in visits]
-        rows = [
-            (run_id, part, v.seq, kind, v.url, v.canonical, json.dumps(v.body, ensure_ascii=False))
-            for v, kind in zip(visits, kinds, strict=True)
-        ]
-        links = [(run_id, part, link.seq, link.url, link.depth) for v in visits for link in v.links]
-
-        def work(db: sqlite3.Connection) -> None:
-            db.executemany("INSERT OR REPLACE INTO run_items VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-            db.executemany("INSERT OR IGNORE INTO run_frontier VALUES (?, ?, ?, ?, ?)", links)
-            for visit in visits:
-                if visit.log is not None:
-                    _log_line(db, run_id, *visit.log, now)
-
-        await self._write(work)
+        await self._write(_visits_writer(run_id, part, visits))
 
     async def items(self, run_id: str, *, offset: int, limit: int, part: int | None = None) -> tuple[list[Item], int]:
         where, values = ("run_id = ?", (run_id,)) if part is None else ("run_id = ? AND part = ?", (run_id, part))
@@ -542,36 +528,115 @@ class SqliteStore:
         return await self._write(work)
 
     async def write_rows(
-        self, project_id: str, dataset: str, run_id: str, rows: Sequence[tuple[str, dict[str, Any]]]
-    ) -> Written:
+        self,
+        project_id: str,
+        run_id: str,
+        rows: Mapping[str, Sequence[tuple[str, dict[str, Any]]]],
+        *,
+        visits: Callable[[dict[str, Written]], Sequence[Visited]] = lambda _: (),
+        part: int = 0,
+    ) -> dict[str, Written]:
         now = time.time()
 
-        def work(db: sqlite3.Connection) -> Written:
-            new = updated = unchanged = 0
-            for key, data in rows:
-                text = json.dumps(data, ensure_ascii=False, sort_keys=True)
-                kept = db.execute(
-                    "SELECT data FROM dataset_rows WHERE project_id = ? AND dataset = ? AND key = ?",
-                    (project_id, dataset, key),
-                ).fetchone()
-                if kept is None:
-                    db.execute(
-                        "INSERT INTO dataset_rows VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (project_id, dataset, key, run_id, text, now, now),
-                    )
-                    new += 1
-                elif kept[0] != text:
-                    db.execute(
-                        "UPDATE dataset_rows SET data = ?, run_id = ?, updated_at = ?"
-                        " WHERE project_id = ? AND dataset = ? AND key = ?",
-                        (text, run_id, now, project_id, dataset, key),
-                    )
-                    updated += 1
-                else:
-                    unchanged += 1
-            return Written(new, updated, unchanged)
+        def work(db: sqlite3.Connection) -> dict[str, Written]:
+            written = {
+                dataset: _kept_rows(db, project_id, dataset, run_id, kept, now=now) for dataset, kept in rows.items()
+            }
+            _visits_writer(run_id, part, visits(written))(db)
+            return written
 
         return await self._write(work)
+
+    async def link_run(self, project_id: str, run_id: str) -> None:
+        await self._write(
+            lambda db: db.execute("INSERT OR IGNORE INTO project_runs VALUES (?, ?)", (project_id, run_id))
+        )
+
+    async def project_runs(
+        self, project_id: str, *, statuses: Sequence[str], offset: int, limit: int
+    ) -> tuple[list[Run], int]:
+        await self.interrupt_orphans()
+        clause = "id IN (SELECT run_id FROM project_runs WHERE project_id = ?)"
+        values: list[Any] = [project_id]
+        if statuses:
+            clause += f" AND status IN ({_marks(len(statuses))})"
+            values += list(statuses)
+
+        def work(db: sqlite3.Connection) -> tuple[list[Run], int]:
+            total = db.execute(f"SELECT count(*) FROM runs WHERE {clause}", values).fetchone()[0]
+            found = db.execute(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE {clause} ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+                [*values, limit, offset],
+            ).fetchall()
+            return [_run(row) for row in found], total
+
+        return await self._read(work)
+
+    async def adopt(self, run_id: str, earlier: str, *, failed: bool) -> int:
+        kinds = "" if failed else " AND kind != 'failed'"
+
+        def work(db: sqlite3.Connection) -> int:
+            db.execute(
+                "INSERT OR IGNORE INTO run_frontier SELECT ?, part, seq, url, depth FROM run_frontier WHERE run_id = ?",
+                (run_id, earlier),
+            )
+            return db.execute(
+                "INSERT OR IGNORE INTO run_items SELECT ?, part, seq, kind, url, canonical, body FROM run_items"
+                f" WHERE run_id = ?{kinds}",
+                (run_id, earlier),
+            ).rowcount
+
+        return await self._write(work)
+
+    async def keep_feed(self, project_id: str, run_id: str, rss: str, json_feed: str, etag: str) -> None:
+        now = time.time()
+        await self._write(
+            lambda db: db.execute(
+                "INSERT OR REPLACE INTO project_feeds VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)",
+                (project_id, run_id, rss, json_feed, etag, now),
+            )
+        )
+
+    async def feed_failed(self, project_id: str, message: str) -> None:
+        now = time.time()
+        await self._write(
+            lambda db: db.execute(
+                "INSERT INTO project_feeds (project_id, failed_at, failure) VALUES (?, ?, ?) ON CONFLICT (project_id)"
+                " DO UPDATE SET failed_at = excluded.failed_at, failure = excluded.failure",
+                (project_id, now, message),
+            )
+        )
+
+    async def project_feed(self, project_id: str) -> ProjectFeed | None:
+        row = await self._read(
+            lambda db: db.execute(
+                "SELECT run_id, rss, json, etag, built_at, failed_at, failure FROM project_feeds WHERE project_id = ?",
+                (project_id,),
+            ).fetchone()
+        )
+        return ProjectFeed(*row) if row else None
+
+    async def run_logs(
+        self, run_ids: Sequence[str], *, levels: Sequence[str], offset: int, limit: int
+    ) -> tuple[list[tuple[str, LogLine]], int]:
+        if not run_ids:
+            return [], 0
+        clause = f"run_id IN ({_marks(len(run_ids))})"
+        values: list[Any] = list(run_ids)
+        if levels:
+            clause += f" AND level IN ({_marks(len(levels))})"
+            values += list(levels)
+
+        def work(db: sqlite3.Connection) -> tuple[list[tuple[str, LogLine]], int]:
+            total = db.execute(f"SELECT count(*) FROM run_log WHERE {clause}", values).fetchone()[0]
+            found = db.execute(
+                f"SELECT run_id, seq, at, level, message FROM run_log WHERE {clause}"
+                " ORDER BY at DESC, run_id, seq DESC LIMIT ? OFFSET ?",
+                [*values, limit, offset],
+            ).fetchall()
+            return [(run, LogLine(seq, at, level, message)) for run, seq, at, level, message in found], total
+
+        return await self._read(work)
 
     async def rows(
         self,
@@ -611,6 +676,61 @@ class SqliteStore:
         self._writer.db.close()
         self._reader.db.close()
         self._owners.close()
+
+
+def _visits_writer(run_id: str, part: int, visits: Sequence[Visited]) -> Callable[[sqlite3.Connection], None]:
+    """What writing a run's visits does inside a transaction: each visit, the links it queued, its log line."""
+    now = time.time()
+    kinds = ["read" if v.read else "failed" if v.failed else "duplicate" for v in visits]
+    rows = [
+        (run_id, part, v.seq, kind, v.url, v.canonical, json.dumps(v.body, ensure_ascii=False))
+        for v, kind in zip(visits, kinds, strict=True)
+    ]
+    links = [(run_id, part, link.seq, link.url, link.depth) for v in visits for link in v.links]
+
+    def work(db: sqlite3.Connection) -> None:
+        db.executemany("INSERT OR REPLACE INTO run_items VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT OR IGNORE INTO run_frontier VALUES (?, ?, ?, ?, ?)", links)
+        for visit in visits:
+            if visit.log is not None:
+                _log_line(db, run_id, *visit.log, now)
+
+    return work
+
+
+def _kept_rows(
+    db: sqlite3.Connection,
+    project_id: str,
+    dataset: str,
+    run_id: str,
+    rows: Sequence[tuple[str, dict[str, Any]]],
+    *,
+    now: float,
+) -> Written:
+    """Rows written by key: new ones added, changed ones updated, the same ones left alone; counted."""
+    new = updated = unchanged = 0
+    for key, data in rows:
+        text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+        kept = db.execute(
+            "SELECT data FROM dataset_rows WHERE project_id = ? AND dataset = ? AND key = ?",
+            (project_id, dataset, key),
+        ).fetchone()
+        if kept is None:
+            db.execute(
+                "INSERT INTO dataset_rows VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (project_id, dataset, key, run_id, text, now, now),
+            )
+            new += 1
+        elif kept[0] != text:
+            db.execute(
+                "UPDATE dataset_rows SET data = ?, run_id = ?, updated_at = ?"
+                " WHERE project_id = ? AND dataset = ? AND key = ?",
+                (text, run_id, now, project_id, dataset, key),
+            )
+            updated += 1
+        else:
+            unchanged += 1
+    return Written(new, updated, unchanged)
 
 
 def _log_line(db: sqlite3.Connection, run_id: str, level: str, message: str, now: float) -> None:

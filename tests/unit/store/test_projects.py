@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from netglean.core.errors import NameTaken
-from netglean.store.base import Project
+from netglean.store.base import Project, ProjectFeed, Visited
 from netglean.store.filters import fields_of, order_by, where
 from netglean.store.sqlite import SqliteStore
 
@@ -71,20 +71,26 @@ def test_rows_are_written_incrementally_by_key(store: SqliteStore) -> None:
     async def work() -> list[Any]:
         await store.save_project(_project("p1", "shop"))
         first = await store.write_rows(
-            "p1", "products", "run1", [("a", {"name": "A", "price": 1}), ("b", {"name": "B", "price": 2})]
+            "p1", "run1", {"products": [("a", {"name": "A", "price": 1}), ("b", {"name": "B", "price": 2})]}
         )
         again = await store.write_rows(
             "p1",
-            "products",
             "run2",
-            [("a", {"name": "A", "price": 1}), ("b", {"name": "B", "price": 3}), ("c", {"name": "C", "price": 5})],
+            {
+                "products": [
+                    ("a", {"name": "A", "price": 1}),
+                    ("b", {"name": "B", "price": 3}),
+                    ("c", {"name": "C", "price": 5}),
+                ]
+            },
         )
         rows, total = await store.rows(
             "p1", "products", **_clause("price >= 2", "-price", ROW_FIELDS, "-created"), offset=0, limit=10
         )
         return [first, again, [(r.key, r.data["price"], r.run_id) for r in rows], total, await store.datasets("p1")]
 
-    first, again, rows, total, datasets = anyio.run(work)
+    first_written, again_written, rows, total, datasets = anyio.run(work)
+    first, again = first_written["products"], again_written["products"]
     assert (first.new, first.updated, first.unchanged) == (2, 0, 0)
     assert (again.new, again.updated, again.unchanged) == (1, 1, 1)
     assert rows == [("c", 5, "run2"), ("b", 3, "run2")] and total == 2 and datasets == {"products": 3}
@@ -94,8 +100,8 @@ def test_rows_stay_in_their_project_and_go_with_it(store: SqliteStore) -> None:
     async def work() -> tuple[int, int, bool, bool]:
         await store.save_project(_project("p1", "one"))
         await store.save_project(_project("p2", "two"))
-        await store.write_rows("p1", "d", "r", [("k", {"x": 1})])
-        await store.write_rows("p2", "d", "r", [("k", {"x": 1})])
+        await store.write_rows("p1", "r", {"d": [("k", {"x": 1})]})
+        await store.write_rows("p2", "r", {"d": [("k", {"x": 1})]})
         _, mine = await store.rows(
             "p1",
             "d",
@@ -108,3 +114,57 @@ def test_rows_stay_in_their_project_and_go_with_it(store: SqliteStore) -> None:
         return mine, after, deleted, await store.delete_project("p1")
 
     assert anyio.run(work) == (1, 0, True, False)
+
+
+def test_a_pages_rows_and_its_visit_are_kept_together_and_a_later_run_can_take_the_checkpoint(
+    store: SqliteStore,
+) -> None:
+    async def work() -> dict[str, Any]:
+        await store.save_project(_project("p1", "shop"))
+        for run in ("r1", "r2"):
+            await store.create(run, "run_project", {"project_id": "p1"}, None, "s")
+            await store.link_run("p1", run)
+        read = Visited(0, {"url": "https://a.test/1"}, read=True, failed=False, canonical=None, url="https://a.test/1")
+        failed = Visited(
+            1, {"url": "https://a.test/2"}, read=False, failed=True, canonical=None, url="https://a.test/2"
+        )
+        await store.write_rows("p1", "r1", {"d": [("k", {"x": 1})]}, visits=lambda written: [read])
+        await store.visited("r1", 0, [failed])
+        taken = await store.adopt("r2", "r1", failed=False)
+        items, _ = await store.items("r2", offset=0, limit=10)
+        runs, total = await store.project_runs("p1", statuses=(), offset=0, limit=10)
+        await store.log("r1", "warning", "failed https://a.test/2: unreachable")
+        logs, log_total = await store.run_logs(["r1", "r2"], levels=["warning"], offset=0, limit=10)
+        return {
+            "taken": taken,
+            "items": [item.body["url"] for item in items],
+            "runs": sorted(run.id for run in runs),
+            "total": total,
+            "logs": [(run, line.message) for run, line in logs],
+            "log_total": log_total,
+        }
+
+    assert anyio.run(work) == {
+        "taken": 1,
+        "items": ["https://a.test/1"],
+        "runs": ["r1", "r2"],
+        "total": 2,
+        "logs": [("r1", "failed https://a.test/2: unreachable")],
+        "log_total": 1,
+    }
+
+
+def test_a_feed_keeps_its_last_good_version_when_a_refresh_fails(store: SqliteStore) -> None:
+    async def work() -> list[ProjectFeed | None]:
+        await store.save_project(_project("p1", "news", "feed"))
+        before = await store.project_feed("p1")
+        await store.feed_failed("p1", "unreachable")
+        await store.keep_feed("p1", "r1", "<rss/>", "{}", '"e1"')
+        good = await store.project_feed("p1")
+        await store.feed_failed("p1", "blocked")
+        return [before, good, await store.project_feed("p1")]
+
+    before, good, failed = anyio.run(work)
+    assert before is None and good is not None and failed is not None
+    assert (good.rss, good.etag, good.failure) == ("<rss/>", '"e1"', None)
+    assert (failed.rss, failed.etag, failed.failure) == ("<rss/>", '"e1"', "blocked") and failed.failed_at

@@ -78,7 +78,16 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
         assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert tables == {"runs", "run_log", "run_frontier", "run_items", "projects", "dataset_rows"}
+    assert tables == {
+        "runs",
+        "run_log",
+        "run_frontier",
+        "run_items",
+        "projects",
+        "dataset_rows",
+        "project_runs",
+        "project_feeds",
+    }
 
     again = SqliteStore.open(folder)
     try:
