@@ -478,6 +478,12 @@ def _steer(draw: st.DrawFn, name: str, schema: Mapping[str, Any], value: Any, wo
             steered.pop("parameters", None)
             if parameters is not None:
                 steered["parameters"] = parameters
+        if "definition" in steered and "kind" in steered and draw(st.integers(0, 3)):
+            steered.pop("kind")  # the kind its shape says: most draws name another's
+        if "schedule" in steered and draw(st.integers(0, 3)):
+            steered["schedule"] = draw(st.sampled_from(["2h", "1d", "0 7 * * 1-5", "every 90 minutes"]))
+        if "name" in steered and "definition" not in steered and world.projects and draw(st.booleans()):
+            steered["name"] = draw(st.sampled_from([saved["name"] for _, saved in world.projects]))  # a lookup
         return steered
     return value
 
