@@ -154,7 +154,7 @@ def test_a_template_that_multiplies_text_stops_at_the_page_allowance(site: tuple
     envelope = _call(client, "apply_config", {"config": config, "format": "json_feed", "limit": 1000})
     assert envelope["ok"], envelope["payload"]
     described = sum(len(item.get("content_text", "")) for item in envelope["payload"]["feed"]["items"])
-    assert described <= feed_steps.PAGE_CHARS
+    assert described <= patterns.PAGE_CHARS
     _still_serving(client, base)
 
 
@@ -288,14 +288,14 @@ def test_a_pages_patterns_share_one_time_allowance(monkeypatch: pytest.MonkeyPat
             now[0] += timeout
             raise TimeoutError
 
-    monkeypatch.setattr(feed_steps.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(patterns.time, "monotonic", lambda: now[0])
     monkeypatch.setattr(feed_steps, "ruby_regex", lambda pattern: Slow())
     bomb = {"name": "gsub", "pattern": "/(a|aa)+b/", "replacement": ""}
     config = _config("https://example.com/", description={"selector": "p", "post_process": [bomb]})
     config["selectors"]["items"]["enhance"] = False  # else the item's own <p> stands in for a dropped value
     items = read_items(document(f"<ul>{_items(200, 'a' * 40 + 'c')}</ul>", is_json=False), config, "https://e.com/")
     assert len(items) == 200 and not any("description" in item for item in items)
-    assert len(runs) == feed_steps.GSUB_SECONDS / feed_steps.REGEX_SECONDS  # 8 runs, not 200
+    assert len(runs) == patterns.GSUB_SECONDS / patterns.REGEX_SECONDS  # 8 runs, not 200
 
 
 @pytest.mark.parametrize("reader", ["read_items", "auto_items"])

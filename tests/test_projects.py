@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,7 +37,14 @@ async def category(request: Request) -> HTMLResponse:
     return HTMLResponse(f"<html><body><ul class='products'>{items}</ul></body></html>")
 
 
-APP = Starlette(routes=[Route("/c/{name}", category)])
+async def hostile(request: Request) -> HTMLResponse:
+    """3,000 items, each nested 20 deep, whose text makes a backtracking pattern work hard."""
+    opened = "".join(f"<b class=d{depth}>" for depth in range(20))
+    items = "".join(f"<section class=i>{opened}{n} {'a' * 28}c{'</b>' * 20}</section>" for n in range(3_000))
+    return HTMLResponse(f"<html><body>{items}</body></html>")
+
+
+APP = Starlette(routes=[Route("/c/{name}", category), Route("/hostile", hostile)])
 DEFINITION = {
     "start_urls": ["{origin}/c/{category}"],
     "strategy": "http",
@@ -184,3 +192,48 @@ def test_a_missing_variable_and_an_unknown_dataset_are_named(shop: tuple[SyncCli
     )
     unknown = _call(client, "get_project_data", {"project_id": project_id, "dataset": "prices"})
     assert unknown["payload"]["error"]["code"] == "not_found" and unknown["next_step"] == "list_datasets"
+
+
+def test_a_hostile_page_and_a_deep_definition_stay_bounded(shop: tuple[SyncClient, str]) -> None:
+    """A chain of 20 datasets, each inside the last, over a page of 3,000 items whose text makes a backtracking
+    pattern run for ever: the page gives MAX_ROWS rows (of 60,000 its items hold), the pattern's values are dropped when the page's
+    patterns have had their time, and the run ends with what it read."""
+    from netglean.read.datasets import MAX_ROWS
+
+    client, origin = shop
+    datasets = [{"name": "d0", "item_selector": "section.i", "properties": [{"key": "n", "selector": ".d0"}]}]
+    datasets += [
+        {
+            "name": f"d{depth}",
+            "parent": f"d{depth - 1}",
+            "item_selector": f".d{depth}",
+            "properties": [
+                {
+                    "key": "text",
+                    "transformations": [{"name": "regex_replace", "pattern": "/(a|aa)+b/", "replacement": "x"}],
+                }
+            ],
+        }
+        for depth in range(1, 20)
+    ]
+    saved = _call(
+        client,
+        "save_project",
+        {
+            "name": "hostile",
+            "definition": {"start_urls": [f"{origin}/hostile"], "strategy": "http", "datasets": datasets},
+        },
+    )
+    assert saved["ok"] is True, saved["payload"]
+    ran = _call(client, "run_project", {"project_id": saved["payload"]["project"]["project_id"]})
+    assert ran["ok"] is True, ran["payload"]
+    counts = ran["payload"]["datasets"]
+    assert sum(c["new"] for c in counts.values()) == MAX_ROWS and counts["d0"]["new"] > 0, ran["payload"]["failures"]
+    rows = _call(
+        client,
+        "get_project_data",
+        {"project_id": saved["payload"]["project"]["project_id"], "dataset": "d1", "per_page": 200},
+    )["payload"]["rows"]
+    # Some values were worked out before the page's patterns ran out of time, none after: no value is half done.
+    texts = [row["data"].get("text") for row in rows]
+    assert len(texts) == 200 and all(text is None or re.fullmatch(r"\d+ a{28}c", text) for text in texts)

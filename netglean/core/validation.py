@@ -100,6 +100,8 @@ def _describe(error: jsonschema_rs.ValidationError) -> list[Problem]:
     parts: list[str | int] = list(error.instance_path)
     kind = error.kind
     kinds = jsonschema_rs.ValidationErrorKind
+    if isinstance(kind, kinds.AnyOf | kinds.OneOfNotValid) and kind.context:
+        return [problem for inner in _closest(error, kind.context) for problem in _describe(inner)]
     if isinstance(kind, kinds.Required):
         full = [*parts, kind.property]
         return [Problem(_pointer(full), _dotted(full), f"missing required argument '{_dotted(full)}'")]
@@ -120,6 +122,21 @@ def _describe(error: jsonschema_rs.ValidationError) -> list[Problem]:
             )
         ]
     return [Problem(_pointer(parts), where, bounded(f"{subject}: {_quoted_briefly(error.message, error.instance)}"))]
+
+
+def _closest(
+    error: jsonschema_rs.ValidationError, branches: list[list[jsonschema_rs.ValidationError]]
+) -> list[jsonschema_rs.ValidationError]:
+    """The errors of the choice the value came closest to: the fewest problems with the value itself (a missing
+    or unknown key, a wrong type), then the most inside it (the keys it shares with the choice). An extract
+    definition whose datasets are wrong is told about its datasets, not that it is no crawl."""
+    at = list(error.instance_path)
+
+    def distance(branch: list[jsonschema_rs.ValidationError]) -> tuple[int, int]:
+        own = sum(1 for inner in branch if list(inner.instance_path) == at)
+        return own, own - len(branch)
+
+    return min(branches, key=distance)
 
 
 def _quoted_briefly(message: str, instance: Any) -> str:

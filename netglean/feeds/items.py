@@ -23,6 +23,7 @@ from netglean.feeds.hints import MarkupHints, enhanced
 from netglean.feeds.selectors import lexbor_selector
 from netglean.feeds.steps import Value, text_of
 from netglean.read.html_tree import document_base, page_json, parse_html
+from netglean.read.patterns import MAX_VALUE_CHARS, Allowance
 
 ITEM_FIELDS = ("title", "url", "description", "published_at", "updated", "author", "image", "enclosure")
 ENHANCED_FIELDS = ("title", "url", "description", "published_at", "image")
@@ -104,7 +105,7 @@ class _Columns:
         nested: bool,
         base_url: str,
         zone: str,
-        allowance: feed_steps.Allowance,
+        allowance: Allowance,
     ) -> None:
         self._tree = tree
         self._allowance = allowance
@@ -235,7 +236,7 @@ def _joined(parts: Iterator[str], separator: str = "") -> str:
     for part in parts:
         out.append(part)
         size += len(part) + len(separator)
-        if size >= feed_steps.MAX_VALUE_CHARS:
+        if size >= MAX_VALUE_CHARS:
             break
     return separator.join(out)
 
@@ -283,7 +284,7 @@ def read_items(
     config: Mapping[str, Any],
     base_url: str,
     is_json: bool = False,
-    allowance: feed_steps.Allowance | None = None,
+    allowance: Allowance | None = None,
     *,
     drops: Counter[str] | None = None,
 ) -> list[dict[str, Any]]:
@@ -302,7 +303,7 @@ def read_items(
     nested = tree.css_first(lexbor_selector(items_spec["selector"], scope=items, json_keys=is_json)) is not None
     if items_spec.get("order") == "reverse":
         nodes = list(reversed(nodes))
-    allowance = allowance or feed_steps.Allowance.for_page()
+    allowance = allowance or Allowance.for_page()
     columns = _Columns(
         tree, nodes, fields, items=items, nested=nested, base_url=base_url, zone=zone, allowance=allowance
     )

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from netglean.core.errors import UnsupportedContent
-from netglean.feeds import steps as feed_steps
 from netglean.feeds.auto import auto_items, auto_source_config, draft_config, hinted_config
 from netglean.feeds.items import document as parsed
 from netglean.feeds.items import read_items
@@ -24,6 +23,7 @@ from netglean.read.document import Document
 from netglean.read.html_tree import document_base
 from netglean.read.jobs import HTML_TYPES
 from netglean.read.page_meta import page_metadata
+from netglean.read.patterns import Allowance
 
 __all__ = ["Draft", "FeedPage", "Listed", "draft_feed", "feed_page", "listing_items"]
 """The jobs, and what they return: all a reader process will run from this module."""
@@ -71,7 +71,7 @@ def listing_items(*, document: Document, items_selector: str | None, deadline: f
         "channel": {"url": url, "time_zone": "UTC"},
         "selectors": {"items": {"selector": items_selector, "enhance": True}},
     }
-    items = read_items(tree, config, url, is_json, feed_steps.Allowance.for_page(deadline), drops=drops)
+    items = read_items(tree, config, url, is_json, Allowance.for_page(deadline), drops=drops)
     return Listed(title, items, dict(drops))
 
 
@@ -104,7 +104,7 @@ def draft_feed(*, document: Document, items_selector: str | None = None, deadlin
         config = drafted[0] if drafted is not None else auto_source_config(url, title, language)
     drops: Counter[str] = Counter()
     if "selectors" in config:
-        found = read_items(tree, config, url, allowance=feed_steps.Allowance.for_page(deadline), drops=drops)
+        found = read_items(tree, config, url, allowance=Allowance.for_page(deadline), drops=drops)
         count = len(unique(found))  # as apply_config keeps them: each id once
         drops["duplicate"] += len(found) - count
     else:
@@ -134,7 +134,7 @@ def feed_page(
     zone = config["channel"].get("time_zone") or "UTC"
     drops: Counter[str] = Counter()
     if selectors:
-        items = read_items(tree, config, url, is_json, feed_steps.Allowance.for_page(deadline), drops=drops)
+        items = read_items(tree, config, url, is_json, Allowance.for_page(deadline), drops=drops)
     else:
         items = auto_items(tree, url, config.get("auto_source"), zone)
     pagination = selectors["items"].get("pagination") if selectors else None

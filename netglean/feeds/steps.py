@@ -8,17 +8,20 @@ which ends the chain: one odd item never fails a feed.
 from __future__ import annotations
 
 import functools
-import math
 import re
-import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 from zoneinfo import ZoneInfo
 
-from netglean.read.patterns import ruby_regex, ruby_replacement
+from netglean.read.patterns import (
+    MAX_VALUE_CHARS,
+    Allowance,
+    ruby_regex,
+    ruby_replacement,
+    substitute,
+)
 
 Value = str | datetime | None
 
@@ -44,60 +47,8 @@ _WHITESPACE = re.compile(r"[ \t\r\n\f\v]+")  # Ruby's \s: ASCII only, so a no-br
 _URL_ATTRIBUTE = re.compile(r'\b(href|src|poster)="(?!https?://)([^"]*)"')
 
 
-REGEX_SECONDS = 0.25
-"""Longest one gsub may run on one value; past it the value is dropped (the item keeps its other fields)."""
-GSUB_SECONDS = 2.0
-"""Longest all of a page's gsubs may run together: 0.25 s a value over 200 items would be 50 s."""
-
-
-MAX_VALUE_CHARS = 100_000
-"""Longest a field's value may grow; longer values are cut. A config's template or gsub repeats text: a few
-kilobytes of ``%{self}`` could otherwise make every item of a page hundreds of megabytes."""
-PAGE_CHARS = 50_000_000
-"""Most characters reading one page may produce, every field and step of every item together: the cap on
-each value alone still let ``%{self}`` x 2,000 over 2,000 items build 38 s and 875 MB of text."""
-
-
 Work = Callable[[Value], Value]
 Columns = Callable[[str], "list[Value] | None"]
-
-
-class _TooLong(Exception):
-    """A gsub whose replacements passed MAX_VALUE_CHARS: the value is dropped, as for one that runs too long."""
-
-
-@dataclass
-class Allowance:
-    """What reading one page may still spend: characters produced (read values and every step's output), and
-    time for its patterns (a ``time.monotonic()`` deadline, which reader processes share with the server)."""
-
-    chars: int = PAGE_CHARS
-    gsub_deadline: float = math.inf
-
-    @classmethod
-    def for_page(cls, deadline: float = math.inf) -> Allowance:
-        """A page's allowance; its patterns stop at GSUB_SECONDS from now, or at ``deadline`` if sooner."""
-        return cls(gsub_deadline=min(deadline, time.monotonic() + GSUB_SECONDS))
-
-    def take(self, values: list[Value]) -> list[Value]:
-        """``values`` with every string cut to MAX_VALUE_CHARS and to what the allowance has left, which they
-        spend; once it is spent, strings are None (the item keeps what it already has)."""
-        cut = [value[:MAX_VALUE_CHARS] if isinstance(value, str) else value for value in values]
-        spent = sum(len(value) for value in cut if isinstance(value, str))
-        if spent <= self.chars:  # the usual case, at comprehension speed
-            self.chars -= spent
-            return cut
-        out: list[Value] = []
-        for value in cut:
-            if not isinstance(value, str):
-                out.append(value)
-            elif self.chars <= 0:
-                out.append(None)
-            else:
-                kept = value[: self.chars]
-                self.chars -= len(kept)
-                out.append(kept)
-        return out
 
 
 def apply_column(
@@ -156,23 +107,7 @@ def _gsub(step: Mapping[str, Any], *, allowance: Allowance, **_: Any) -> Work:
     replacement = ruby_replacement(step["replacement"])
 
     def work(value: Value) -> Value:
-        left = allowance.gsub_deadline - time.monotonic()
-        if left <= 0:  # the page's patterns have had their time: the rest of the values are dropped
-            return None
-        produced = 0
-
-        def counted(match: Any) -> str:
-            nonlocal produced
-            text = replacement(match)
-            produced += len(text)
-            if produced > MAX_VALUE_CHARS:
-                raise _TooLong
-            return text
-
-        try:
-            return str(pattern.sub(counted, text_of(value), timeout=min(REGEX_SECONDS, left)))
-        except (TimeoutError, _TooLong):
-            return None
+        return substitute(pattern, replacement, text_of(value), allowance)
 
     return work
 

@@ -3,8 +3,9 @@ item selector (inside each item of its parent dataset, when it has one), each pr
 selector and type, then its transformations, and each row keyed for incremental runs.
 
 A dataset definition has been checked before it reaches here (its selectors readable by lexbor, its patterns
-bounded): what can still go wrong is the page's, and it is bounded too (MAX_ROWS a dataset a page, MAX_VALUE
-characters a value, a regular expression's deadline).
+bounded): what can still go wrong is the page's, and it is bounded too: MAX_ROWS a page, all datasets together;
+MAX_VALUE characters a value; and, as for a feed's steps, the page's allowance (netglean.read.patterns): the
+characters all its values may produce, and the time all its regular expressions may run.
 """
 
 from __future__ import annotations
@@ -12,20 +13,18 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC
 from typing import Any
 from urllib.parse import urljoin
 
 from netglean.read.html_tree import document_base
-from netglean.read.patterns import ruby_regex, ruby_replacement
+from netglean.read.patterns import Allowance, ruby_regex, ruby_replacement, substitute
 
 MAX_ROWS = 10_000
-"""The most rows one dataset takes from one page."""
+"""The most rows one page gives, all its datasets together."""
 MAX_VALUE = 20_000
 """The most characters one property's value keeps."""
-REGEX_SECONDS = 0.5
 TYPES = ("text", "number", "url", "date", "html", "attribute")
 TRANSFORMATIONS = (
     "trim",
@@ -43,6 +42,7 @@ _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:[ ,.\u00a0\u202f]\d{3})+|\d+)(?:[.,]\d+
 def extract(tree: Any, url: str, datasets: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
     """Every dataset's rows on the page, parents before their children: (dataset, key, properties)."""
     base = document_base(tree, url)
+    allowance = Allowance.for_page()
     rows: list[tuple[str, str, dict[str, Any]]] = []
     scopes: dict[str, list[tuple[Any, str]]] = {}
     for dataset in _parents_first(datasets):
@@ -51,9 +51,10 @@ def extract(tree: Any, url: str, datasets: Sequence[Mapping[str, Any]]) -> list[
         found: list[tuple[Any, str]] = []
         for scope, parent_key in within:
             for node in scope.css(dataset["item_selector"]):
-                if len(found) >= MAX_ROWS:
+                if len(rows) >= MAX_ROWS:
                     break
-                data = {prop["key"]: _value(node, prop, base) for prop in dataset["properties"]}
+                values = allowance.take([_value(node, prop, base, allowance) for prop in dataset["properties"]])
+                data = {prop["key"]: value for prop, value in zip(dataset["properties"], values, strict=True)}
                 if parent:
                     data["_parent"] = parent_key
                 key = _key(data, dataset.get("key"))
@@ -87,7 +88,7 @@ def _key(data: Mapping[str, Any], declared: str | None) -> str:
     return "sha1:" + hashlib.sha1(canonical.encode("utf-8")).hexdigest()
 
 
-def _value(item: Any, prop: Mapping[str, Any], base: str) -> Any:
+def _value(item: Any, prop: Mapping[str, Any], base: str, allowance: Allowance) -> Any:
     selector = prop.get("selector")
     node = item.css_first(selector) if selector else item
     if node is None:
@@ -109,13 +110,13 @@ def _value(item: Any, prop: Mapping[str, Any], base: str) -> Any:
     if kind in {"text", "number", "date"}:
         value = " ".join(value.split())
     for step in prop.get("transformations") or ():
-        value = _transformed(value, step, base)
+        value = _transformed(value, step, base, allowance)
         if value is None:
             return None
     return _typed(value, kind, base)
 
 
-def _transformed(value: Any, step: Mapping[str, Any], base: str) -> Any:
+def _transformed(value: Any, step: Mapping[str, Any], base: str, allowance: Allowance) -> Any:
     name = step["name"]
     text = value if isinstance(value, str) else str(value)
     if name == "trim":
@@ -129,7 +130,8 @@ def _transformed(value: Any, step: Mapping[str, Any], base: str) -> Any:
     if name == "regex_replace":
         pattern = ruby_regex(step["pattern"])
         replace = ruby_replacement(step.get("replacement", ""))
-        return str(pattern.sub(replace, text, timeout=REGEX_SECONDS))[:MAX_VALUE]
+        replaced = substitute(pattern, replace, text, allowance)
+        return None if replaced is None else replaced[:MAX_VALUE]
     if name == "parse_number":
         return _number(text)
     if name == "absolute_url":
@@ -169,11 +171,8 @@ def _date(text: str) -> str | None:
     """``text`` as an ISO 8601 date-time (UTC when it names no zone), or None when it is no date."""
     from dateutil import parser
 
-    started = time.monotonic()
     try:
-        stamp = parser.parse(text[:200], fuzzy=True)
+        stamp = parser.parse(text[:200], fuzzy=True)  # 200 characters: fuzzy parsing stays bounded
     except (ValueError, OverflowError):
-        return None
-    if time.monotonic() - started > REGEX_SECONDS:
         return None
     return (stamp if stamp.tzinfo else stamp.replace(tzinfo=UTC)).isoformat()

@@ -9,8 +9,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from netglean.browser.pool import read_by_strategy
-from netglean.core.errors import InvalidProject, StoreFailure, ToolError, Unavailable
+from netglean.core.errors import CallTimeout, InvalidProject, StoreFailure, ToolError, Unavailable
 from netglean.net.strategy import page_strategy
 from netglean.read import jobs as read_jobs
 from netglean.store.base import Visited, Written
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
 
 MAX_URLS = 1_000
 """The most start URLs one run reads once its variables are filled in."""
+READ_SECONDS = 60.0
+"""The longest reading one page's rows may take (a page of 10,000 items, 100 properties each, takes seconds)."""
 _PAGE_BATCH = 500
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]{0,63})\}")
 
@@ -115,10 +119,16 @@ async def run_extract(
         seq = max(seq, item.seq + 1)
 
     async def rows_of(page: Page) -> list[tuple[str, str, dict[str, Any]]]:
-        found: list[tuple[str, str, dict[str, Any]]] = await readers.run(
-            read_jobs.dataset_rows, document=page.document, datasets=datasets
-        )
-        return found
+        # Selectors run in C, out of reach of the patterns' deadline: past READ_SECONDS the reader process reading
+        # the page is replaced (in threads, where none can be stopped, the answer is no longer waited for).
+        with anyio.move_on_after(READ_SECONDS):
+            found: list[tuple[str, str, dict[str, Any]]] = await readers.run(
+                read_jobs.dataset_rows,
+                document=page.document,
+                datasets=datasets,
+            )
+            return found
+        raise CallTimeout(f"reading the page's rows took longer than {READ_SECONDS:g} s", detail={"url": url})
 
     for index, url in enumerate(urls):
         if stop():

@@ -8,6 +8,7 @@ from typing import Any
 
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.items import document, read_items
+from netglean.read import patterns
 
 
 def _step(step: dict[str, Any], value: feed_steps.Value, **fields: str) -> feed_steps.Value:
@@ -64,7 +65,7 @@ def test_steps_run_a_column_at_a_time_with_each_items_own_fields() -> None:
 
 
 def test_a_config_cannot_grow_a_value_past_the_cap() -> None:
-    cap = feed_steps.MAX_VALUE_CHARS
+    cap = patterns.MAX_VALUE_CHARS
     long = "x" * (cap // 2)
     assert _step({"name": "template", "string": "%{self}" * 5_000}, long) == "x" * cap  # not 250 MB, cut as built
     assert _step({"name": "gsub", "pattern": ".", "replacement": "\\0" * 10_000}, long) is None  # dropped
@@ -77,5 +78,5 @@ def test_a_config_cannot_grow_a_value_past_the_cap() -> None:
 
 def test_a_backtracking_pattern_costs_one_value_not_the_server() -> None:
     bomb = {"name": "gsub", "pattern": "/(a|aa)+$/", "replacement": ""}
-    assert _step(bomb, "a" * 40 + "b") is None  # stopped at feed_steps.REGEX_SECONDS
+    assert _step(bomb, "a" * 40 + "b") is None  # stopped at patterns.REGEX_SECONDS
     assert _step({"name": "gsub", "pattern": "/\\Aab/", "replacement": "x"}, "ab\nab") == "x\nab"  # \A: start only
