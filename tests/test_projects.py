@@ -196,8 +196,8 @@ def test_a_missing_variable_and_an_unknown_dataset_are_named(shop: tuple[SyncCli
 
 def test_a_hostile_page_and_a_deep_definition_stay_bounded(shop: tuple[SyncClient, str]) -> None:
     """A chain of 20 datasets, each inside the last, over a page of 3,000 items whose text makes a backtracking
-    pattern run for ever: the page gives MAX_ROWS rows (of 60,000 its items hold), the pattern's values are dropped when the page's
-    patterns have had their time, and the run ends with what it read."""
+    pattern work hard: the page gives MAX_ROWS rows (of the 60,000 its items hold), the pattern's values are
+    dropped once the page's patterns have had their time, and the run ends with what it read."""
     from netglean.read.datasets import MAX_ROWS
 
     client, origin = shop
