@@ -7,12 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.httpserver import HttpServer
 from tests.support.paths import PROJECT
 
 TOKEN = "tok-schemathesis-81b2"
 
 
+@pytest.mark.timeout(660)  # the run's own bound is 600 s: every operation, 100 examples each, on a busy machine
 def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(tmp_path: Path) -> None:
     with HttpServer(env={"NETGLEAN_TOKEN": TOKEN}) as server:
         done = subprocess.run(

@@ -247,15 +247,18 @@ class SqliteStore:
     async def list_runs(
         self, *, statuses: Sequence[str], tools: Sequence[str], offset: int, limit: int
     ) -> tuple[list[Run], int]:
+        where = [f"tool IN ({_marks(len(tools))})"] if tools else []
+        return await self._runs(where, list(tools), statuses=statuses, offset=offset, limit=limit)
+
+    async def _runs(
+        self, where: list[str], values: list[Any], *, statuses: Sequence[str], offset: int, limit: int
+    ) -> tuple[list[Run], int]:
+        """A page of the runs that meet every condition of ``where`` (and have one of ``statuses``, when given),
+        newest first, the dead processes' runs first marked interrupted; and how many."""
         await self.interrupt_orphans()
-        where, values = ["1"], []
         if statuses:
-            where.append(f"status IN ({_marks(len(statuses))})")
-            values += list(statuses)
-        if tools:
-            where.append(f"tool IN ({_marks(len(tools))})")
-            values += list(tools)
-        clause = " AND ".join(where)
+            where, values = [*where, f"status IN ({_marks(len(statuses))})"], [*values, *statuses]
+        clause = " AND ".join(where) or "1"
 
         def work(db: sqlite3.Connection) -> tuple[list[Run], int]:
             total = db.execute(f"SELECT count(*) FROM runs WHERE {clause}", values).fetchone()[0]
@@ -555,22 +558,8 @@ class SqliteStore:
     async def project_runs(
         self, project_id: str, *, statuses: Sequence[str], offset: int, limit: int
     ) -> tuple[list[Run], int]:
-        await self.interrupt_orphans()
-        clause = "id IN (SELECT run_id FROM project_runs WHERE project_id = ?)"
-        values: list[Any] = [project_id]
-        if statuses:
-            clause += f" AND status IN ({_marks(len(statuses))})"
-            values += list(statuses)
-
-        def work(db: sqlite3.Connection) -> tuple[list[Run], int]:
-            total = db.execute(f"SELECT count(*) FROM runs WHERE {clause}", values).fetchone()[0]
-            found = db.execute(
-                f"SELECT {_RUN_COLUMNS} FROM runs WHERE {clause} ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
-                [*values, limit, offset],
-            ).fetchall()
-            return [_run(row) for row in found], total
-
-        return await self._read(work)
+        where = ["id IN (SELECT run_id FROM project_runs WHERE project_id = ?)"]
+        return await self._runs(where, [project_id], statuses=statuses, offset=offset, limit=limit)
 
     async def adopt(self, run_id: str, earlier: str, *, failed: bool) -> int:
         kinds = "" if failed else " AND kind != 'failed'"
