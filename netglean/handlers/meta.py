@@ -8,6 +8,7 @@ from netglean._version import __version__
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome
 from netglean.generated.models import EngineInfoInput, GetVersionInput, GetVersionOutput
+from netglean.store.open import data_dir
 
 
 async def get_version(args: GetVersionInput, ctx: Context) -> Outcome:
@@ -36,7 +37,7 @@ async def read_engine_info(ctx: Context) -> dict[str, Any]:
         "name": ctx.registry.server.name,
         "version": __version__,
         "store": store.kind,
-        "data_dir": settings.data_dir,
+        "data_dir": str(data_dir(settings.data_dir)),
         "runs": await store.counts(),
         "max_runs": settings.max_runs,
         "projects": projects,

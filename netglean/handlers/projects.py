@@ -599,7 +599,13 @@ async def _run(project: Project, args: RunProjectInput | RunProjectByNameInput, 
 async def _run_crawl(project: Project, variables: dict[str, Any], ctx: Context, run: RunScope) -> ProjectRun:
     """The saved crawl, its start URL's placeholders filled; each page read a row of the dataset pages."""
     definition = dict(project.definition)
-    (definition["url"],) = start_urls([definition["url"]], variables)[:1]
+    urls = start_urls([definition["url"]], variables)
+    if len(urls) > 1:
+        raise InvalidProject(
+            f"variables: a crawl has one start URL, and these values give {len(urls)}",
+            detail={"argument": "variables"},
+        )
+    definition["url"] = urls[0]
     args = CrawlInput.model_validate(definition)
     await crawled(args, ctx, lambda scope, part, links: _PagesJournal(scope, part, links, project.id))
     done = ProjectRun()

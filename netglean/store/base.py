@@ -159,7 +159,7 @@ class RunStore(Protocol):
 
     @property
     def location(self) -> str:
-        """Where the store is (a path), for the operator: never shown to a model."""
+        """Where the store's file is (a path), for the operator's messages (engine_info names its folder)."""
         ...
 
     @property
