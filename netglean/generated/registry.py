@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'fd74f0057d6c1e8e90420ecf144489a9cf9e22a42eba6e19a5a067b7e4a45d1f'
+CATALOG_HASH: Any = '722c79068de10a7b9d7d883af5740c7fe6ed005b03b0c6b320ef2cc1c68253eb'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -10705,7 +10705,64 @@ RESOURCES: Any = ({'description': "What this server's feed runtime can do, as bo
   'uri': None,
   'uri_template': 'netglean://tools/{name}'})
 
-PROMPTS: Any = ({'arguments': [{'default': None, 'description': 'Target URL to analyze.', 'name': 'url', 'required': True}],
+PROMPTS: Any = ({'arguments': [{'default': None,
+                 'description': 'The page to extract from (a listing, a table, a search result).',
+                 'name': 'url',
+                 'required': True},
+                {'default': 'the items the page lists, with their useful fields',
+                 'description': 'What to extract, in your words.',
+                 'name': 'goal',
+                 'required': False}],
+  'description': "Turn a page into a saved extract project, as RTILA's build_scraper plans one: inspect_url "
+                 'and analyze_page say how the page is built and where its items are, save_project keeps the '
+                 'definition (start URLs, datasets of selectors and typed properties), run_project reads the '
+                 'rows and get_project_data checks them.',
+  'messages': [{'role': 'user',
+                'text': 'Build a scraper for ${url} as a netglean extract project.\n'
+                        'What to extract: ${goal}\n'
+                        '1. Call inspect_url with url ${url}. It says what the page is: its status, what '
+                        'robots.txt allows, a bot wall,\n'
+                        '   feeds it announces. If robots.txt does not allow it or it is a bot wall, stop '
+                        'and say so.\n'
+                        '2. Call analyze_page with url ${url}. Its candidate item selectors (with counts and '
+                        'samples), tables,\n'
+                        '   pagination and XHR/fetch requests show where the items are and whether the page '
+                        'renders them by script.\n'
+                        "3. Write the definition (save_project's definition):\n"
+                        '   - start_urls: [the url]; a {name} placeholder in a URL is filled from the '
+                        "project's variables (a page\n"
+                        '     number, a search term), so one project reads several pages.\n'
+                        "   - strategy: http when inspect_url's page already holds the items, browser when "
+                        'only the rendered page\n'
+                        '     does, auto to let netglean decide.\n'
+                        '   - datasets, each with a name (lowercase letters, digits, _), an item_selector '
+                        '(CSS) that matches one\n'
+                        '     element per item, a key (the property that identifies an item across runs: an '
+                        'id, a SKU, its URL) and\n'
+                        '     properties: key, type (text, number, url, date, html, attribute), a selector '
+                        'inside the item (none: the\n'
+                        '     item itself), attribute (for type attribute), and transformations applied in '
+                        'order (trim,\n'
+                        '     collapse_whitespace, lowercase, uppercase, regex_replace with pattern and '
+                        'replacement, parse_number,\n'
+                        "     absolute_url, parse_date). Items nested inside another dataset's items form a "
+                        'dataset that names it\n'
+                        '     as parent.\n'
+                        '4. Call save_project with a name and the definition. If it is an error, fix each '
+                        'problem at the path\n'
+                        '   payload.error.detail.errors names and save again.\n'
+                        '5. Call run_project with payload.project.project_id. Its payload counts the pages '
+                        'read and, per dataset, the\n'
+                        '   rows new, updated and unchanged; a dataset with no rows has an item_selector '
+                        'that matches nothing: take\n'
+                        "   another of analyze_page's candidates.\n"
+                        "6. Call get_project_data with the project_id and each dataset's name, and check a "
+                        'page of rows: every\n'
+                        '   property filled, each value of its type.\n'
+                        "Finish with the project's id, its definition and a few rows.\n"}],
+  'name': 'build_scraper',
+  'title': 'Build a scraper for a page'},
+ {'arguments': [{'default': None, 'description': 'Target URL to analyze.', 'name': 'url', 'required': True}],
   'description': "html2rss's four-step workflow for a durable feed config: capture_config drafts it, "
                  'inspect_url only when weak, validate_config must pass, apply_config must find items; with '
                  'the rewrite html2rss-configs needs.',
@@ -10760,6 +10817,38 @@ PROMPTS: Any = ({'arguments': [{'default': None, 'description': 'Target URL to a
                         'return its `markdown` result, which ends with the numbered reference list.\n'}],
   'name': 'cite_sources',
   'title': 'Write an answer that cites its sources'},
+ {'arguments': [{'default': None, 'description': "The dataset's name.", 'name': 'dataset', 'required': True},
+                {'default': 'not given',
+                 'description': 'The project that defines it.',
+                 'name': 'project_id',
+                 'required': False}],
+  'description': "Explain one dataset of a saved project, as RTILA's explain_dataset does: its items, "
+                 "properties and transformations from the project's definition (get_project), its row counts "
+                 '(list_datasets) and sample rows (get_project_data).',
+  'messages': [{'role': 'user',
+                'text': 'Explain the dataset ${dataset} of a netglean project: its structure, properties and '
+                        'transformations.\n'
+                        'Project id: ${project_id}\n'
+                        '1. If the project id is not given, call list_projects and find the project whose '
+                        'definition has a dataset of\n'
+                        "   that name (get_project shows a project's definition).\n"
+                        '2. Call get_project with the project_id. In definition.datasets, the dataset of '
+                        'that name gives its\n'
+                        '   item_selector (the CSS selector of its items), its parent (a dataset whose items '
+                        'hold its items; each of\n'
+                        "   its rows names its parent's key in _parent), its key (the property that "
+                        'identifies a row, so a re-run\n'
+                        "   updates rows rather than adding them) and its properties: each one's key, name, "
+                        'type, selector (inside\n'
+                        '   the item), attribute and transformations (applied in order to the raw value).\n'
+                        '3. Call list_datasets with the project_id for how many rows each dataset holds.\n'
+                        '4. Call get_project_data with the project_id, the dataset and per_page 5 for sample '
+                        'rows.\n'
+                        'Explain each property: where on the page it is read, what its transformations make '
+                        'of the raw value, and\n'
+                        'what the sample rows show (a property often empty has a selector that misses).\n'}],
+  'name': 'explain_dataset',
+  'title': 'Explain a dataset'},
  {'arguments': [{'default': None,
                  'description': 'The listing page to make a feed of.',
                  'name': 'url',
@@ -10797,6 +10886,44 @@ PROMPTS: Any = ({'arguments': [{'default': None, 'description': 'Target URL to a
                         '(its own feed, a bot wall, a single article) and what to try next.\n'}],
   'name': 'feed_now',
   'title': "Get a listing page's latest articles"},
+ {'arguments': [{'default': None,
+                 'description': 'The CSS (or XPath) selector to improve.',
+                 'name': 'selector',
+                 'required': True},
+                {'default': 'nothing yet',
+                 'description': 'What is known of the page (its URL, its structure, what the selector should '
+                                'match).',
+                 'name': 'page_summary',
+                 'required': False}],
+  'description': "Rewrite a CSS selector so that it survives a site's redesigns and builds, as RTILA's "
+                 'optimize_selector does: what to anchor on and what to avoid, then a test of each candidate '
+                 'with scrape_url or analyze_page.',
+  'messages': [{'role': 'user',
+                'text': 'Make this selector reliable: ${selector}\n'
+                        'What is known of the page: ${page_summary}\n'
+                        "1. If the page's URL is not known, ask for it. With it, call analyze_page: its "
+                        'candidate item selectors (with\n'
+                        '   counts and samples) and the frameworks it found show how the page is built.\n'
+                        '2. Anchor on what a site keeps stable: ids and data-* attributes, itemprop and '
+                        'other schema.org attributes,\n'
+                        '   semantic elements (article, li inside a list, h2, time, a[href]) and short class '
+                        'names that name the\n'
+                        '   content (product, price). Avoid generated class names (css-1x2y3z, sc-..., '
+                        'hashed CSS-module names),\n'
+                        "   :nth-child positions, long chains of descendants and paths from the document's "
+                        'root: start from the\n'
+                        '   nearest stable ancestor instead.\n'
+                        "3. netglean's selectors are CSS: write an XPath as the CSS selector that matches "
+                        'the same elements.\n'
+                        "4. Test each candidate: call scrape_url with the page's url and the candidate as "
+                        'items_selector (how many\n'
+                        "   items it finds, and what they hold), and compare with analyze_page's counts. A "
+                        'selector that finds as\n'
+                        '   many items on another page of the same kind (the next page, another listing) '
+                        'holds.\n'
+                        'Finish with the selector, why it holds, and a fallback selector.\n'}],
+  'name': 'optimize_selector',
+  'title': 'Make a selector reliable'},
  {'arguments': [{'default': None, 'description': 'Target URL to scrape.', 'name': 'url', 'required': True}],
   'description': "html2rss's one-call workflow: read a page's articles with one scrape_url call (strategy "
                  'auto), and call inspect_url only when the result is weak.',
