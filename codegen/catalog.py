@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 
 from codegen.catalog_types import Catalog, Prompt, Resource, Tool
 from codegen.cross_checks import (
+    check_compat,
     check_examples,
     check_failure_guidance,
     check_generated_names,
@@ -116,6 +117,7 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     for path, line, message in broken:
         out.add(path, line, message)
     check_names(tools, resources, prompts, out)
+    check_compat(tools, resources, prompts, out)
     check_generated_names(tools, by_kind["shared_schema"], by_kind["fragment"], out)
     check_graph(tools, invalid_names, out)
     check_failure_guidance(tools, out)
@@ -271,6 +273,7 @@ def _make_tool(
         failure_guidance={code: text.strip() for code, text in data.get("failure_guidance", {}).items()},
         exactly_one_of=groups,
         failure_payload=failed,
+        compat=dict(data.get("compat", {})),
         source=source,
     )
     return tool, usable, inputs.used | outputs.used | failed_used | run_used
@@ -377,6 +380,7 @@ def _make_resource(source: SourceFile) -> Resource:
         d.get("uri_template"),
         d["mime_type"],
         d["handler"],
+        dict(d.get("compat", {})),
         source,
     )
 
@@ -394,5 +398,11 @@ def _make_prompt(source: SourceFile, out: Collector) -> Prompt:
         for name in sorted(set(template.get_identifiers()) - declared):
             out.add(source, f"/messages/{index}/text", f"placeholder '${{{name}}}' is not a declared argument")
     return Prompt(
-        d["name"], d["title"], d["description"].strip(), tuple(d.get("arguments", [])), tuple(d["messages"]), source
+        d["name"],
+        d["title"],
+        d["description"].strip(),
+        tuple(d.get("arguments", [])),
+        tuple(d["messages"]),
+        dict(d.get("compat", {})),
+        source,
     )

@@ -31,6 +31,8 @@ class Tool:
     failure_payload: dict[str, Any]
     """The fields a failure's payload carries beside error (copied from its detail), as an object schema with
     its shared schemas bundled; empty when the tool declares none."""
+    compat: dict[str, str]
+    """The tool's names under other servers' compat sets (rtila: rtila_list_projects), served with --compat."""
     source: SourceFile = field(repr=False, compare=False)
 
     @property
@@ -51,6 +53,8 @@ class Resource:
     uri_template: str | None
     mime_type: str
     handler: str
+    compat: dict[str, str]
+    """The resource's addresses under other servers' compat sets (a URI, or a template of the same variables)."""
     source: SourceFile = field(repr=False, compare=False)
 
 
@@ -61,6 +65,8 @@ class Prompt:
     description: str
     arguments: tuple[dict[str, Any], ...]
     messages: tuple[dict[str, str], ...]
+    compat: dict[str, str]
+    """The prompt's names under other servers' compat sets."""
     source: SourceFile = field(repr=False, compare=False)
 
 

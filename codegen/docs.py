@@ -11,7 +11,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from codegen.catalog_types import Catalog
 from codegen.cli_table import cli_options
 from codegen.graph import graph_svg
-from netglean.core.settings import SETTINGS
+from netglean.core.settings import COMPAT_SETS, SETTINGS
 
 TEMPLATES = Path(__file__).with_name("templates") / "docs"
 
@@ -96,7 +96,13 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
         loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True
     )
     env.filters["pretty"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
-    common = {"catalog": catalog, "server": catalog.server, "version": version, "comment": comment}
+    common = {
+        "catalog": catalog,
+        "server": catalog.server,
+        "version": version,
+        "comment": comment,
+        "compat_sets": COMPAT_SETS,
+    }
     pages = {
         "index.html": env.get_template("index.html.j2").render(
             **common, root="", graph=graph_svg(catalog, "tools/"), settings=SETTINGS

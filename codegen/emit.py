@@ -69,6 +69,7 @@ def _tool_entry(tool: Tool, packages: Packages) -> dict[str, Any]:
         "failure_guidance": dict(tool.failure_guidance),
         "failure_payload": tool.failure_fields,
         "exactly_one_of": tool.exactly_one_of,
+        "compat": dict(tool.compat),
     }
 
 
@@ -95,6 +96,7 @@ def _registry(catalog: Catalog, packages: Packages) -> str:
                     "uri_template": r.uri_template,
                     "mime_type": r.mime_type,
                     "handler": f"{packages.handlers}.{r.handler.replace('.', ':')}",
+                    "compat": dict(r.compat),
                 }
                 for r in catalog.resources
             ),
@@ -113,6 +115,7 @@ def _registry(catalog: Catalog, packages: Packages) -> str:
                         for a in p.arguments
                     ],
                     "messages": list(p.messages),
+                    "compat": dict(p.compat),
                 }
                 for p in catalog.prompts
             ),

@@ -204,3 +204,50 @@ def test_every_generated_file_says_it_is_generated() -> None:
 def test_shared_schema_names_cannot_collide_with_generated_ones(project: Path) -> None:
     (project / "catalog/schemas/GetVersionResult.yaml").write_text("title: GetVersionResult\ntype: object\n")
     assert_problem(project, "catalog/schemas/GetVersionResult.yaml", 1, "collides with the name generated for tool")
+
+
+LIST_PROJECTS = "catalog/tools/projects/list_projects.yaml"
+
+
+def test_a_compat_name_is_of_a_known_set_and_carries_its_mark(project: Path) -> None:
+    edit(project, LIST_PROJECTS, "compat: {rtila: rtila_list_projects}", "compat: {rtla: rtila_list_projects}")
+    assert_problem(project, LIST_PROJECTS, 2, "'rtla' is no compat set (the compat setting takes rtila)")
+    edit(project, LIST_PROJECTS, "compat: {rtla: rtila_list_projects}", "compat: {rtila: list_projects_too}")
+    assert_problem(project, LIST_PROJECTS, 2, "a name under compat rtila starts with 'rtila_': 'list_projects_too'")
+    edit(project, LIST_PROJECTS, "compat: {rtila: list_projects_too}", "compat: {rtila: rtila list projects}")
+    assert_problem(project, LIST_PROJECTS, 2, "does not match")
+
+
+def test_a_compat_name_is_no_other_tools_name(project: Path) -> None:
+    """A compat name answers for one tool: not a tool of that name, nor another tool's compat name; the problem
+    names the file that has the name already."""
+    version = project / "catalog/tools/meta/get_version.yaml"
+    (version.parent / "rtila_get_version.yaml").write_text(
+        version.read_text().replace("name: get_version", "name: rtila_get_version")
+    )
+    edit(project, LIST_PROJECTS, "{rtila: rtila_list_projects}", "{rtila: rtila_get_version}")
+    clash = "'rtila_get_version' is already the name of tool 'rtila_get_version' (catalog/tools/meta/rtila_get_version"
+    assert_problem(project, LIST_PROJECTS, 2, clash)
+    edit(project, "catalog/tools/projects/get_project.yaml", "rtila_get_project}", "rtila_list_runs}")
+    problems = catalog_problems(project)
+    clash = "'rtila_list_runs' is already the compat rtila name of tool 'get_project' (catalog/tools/projects/"
+    assert any(p.startswith("catalog/tools/runs/list_runs.yaml:2: ") and clash in p for p in problems), problems
+
+
+def test_a_compat_prompt_name_is_no_other_prompts_name(project: Path) -> None:
+    relative = "catalog/prompts/explain_dataset.yaml"
+    edit(project, relative, "rtila_explain_dataset", "rtila_build_scraper")
+    assert_problem(project, relative, 2, "is already the compat rtila name of prompt 'build_scraper' (catalog/prompts/")
+
+
+def test_a_compat_address_keeps_the_templates_variables_and_is_nothing_elses(project: Path) -> None:
+    """RTILA spells {runId}; an address under compat spells the variables as netglean's template does, so the one
+    handler reads both."""
+    run, runs = "catalog/resources/run.yaml", "catalog/resources/runs.yaml"
+    edit(project, run, '"rtila://runs/{run_id}"', '"rtila://runs/{runId}"')
+    at = line_of(project, run, "compat:")
+    assert_problem(project, run, at, "the variables of 'rtila://runs/{runId}' must be the template's own, as it spells")
+    edit(project, runs, '"rtila://runs"', '"netglean://runs"')
+    at = line_of(project, runs, "compat:")
+    assert_problem(project, runs, at, "an address under compat rtila is rtila://...: 'netglean://runs'")
+    assert_problem(project, runs, at, "'netglean://runs' is already the address of resource 'runs' (catalog/resources/")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -107,3 +108,27 @@ def test_html2rss_prompts_under_their_hyphenated_names(memory_client: SyncClient
         assert key in steps
     with pytest.raises(MCPError, match="needs the argument 'url'"):
         memory_client.run("get_prompt", "capture-feed-config", {})
+
+
+@pytest.mark.parametrize(
+    ("prompt", "arguments", "tools"),
+    [
+        ("build_scraper", {"url": "https://shop.example/"}, ["inspect_url", "analyze_page", "save_project",
+                                                              "run_project", "get_project_data"]),
+        ("optimize_selector", {"selector": "div > div:nth-child(3)"}, ["analyze_page", "scrape_url"]),
+        ("explain_dataset", {"dataset": "products"}, ["list_projects", "get_project_config", "list_datasets",
+                                                      "get_project_data"]),
+    ],
+)  # fmt: skip
+def test_rtilas_prompts_walk_through_netglean_tools(
+    memory_client: SyncClient, registry: Registry, prompt: str, arguments: dict[str, str], tools: list[str]
+) -> None:
+    """RTILA's three prompts, under netglean's names: each takes the seed's arguments (the first required) and names
+    netglean's tools in the order a model calls them."""
+    listed = {p.name: p for p in memory_client.run("list_prompts").prompts}[prompt]
+    assert [a.required for a in listed.arguments or []] == [True, False]
+    text = memory_client.run("get_prompt", prompt, arguments).messages[0].content.text
+    assert all(value in text for value in arguments.values())
+    assert set(tools) <= set(registry.tools)
+    first = [match.start() for tool in tools if (match := re.search(rf"\b{tool}\b", text))]
+    assert len(first) == len(tools) and first == sorted(first), text

@@ -8,13 +8,14 @@ on their first call, so listing tools never pays for a handler's imports.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from netglean.core.errors import ConfigurationError
+from netglean.core.settings import COMPAT_SETS
 
 REGISTRY_MODULE = "netglean.generated.registry"
 
@@ -40,6 +41,10 @@ class ToolSpec:
     """The fields of a failure's detail its payload also carries beside ``error`` (the catalog's failure_payload)."""
     exactly_one_of: tuple[tuple[str, ...], ...] = ()
     """Groups of arguments of which a call gives exactly one each (the catalog's exactly_one_of)."""
+    compat: Mapping[str, str] = field(default_factory=dict)
+    """The tool's names under other servers' compat sets (the catalog's compat), served by ``Registry.with_compat``."""
+    alias_of: str | None = None
+    """For a compat name's spec: the netglean tool it names, whose spec a call runs (its runs, next steps, errors)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +56,8 @@ class ResourceSpec:
     uri_template: str | None
     mime_type: str
     handler: str
+    compat: Mapping[str, str] = field(default_factory=dict)
+    """The resource's addresses under other servers' compat sets (a URI, or a template of the same variables)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +75,8 @@ class PromptSpec:
     description: str
     arguments: tuple[PromptArgument, ...]
     messages: tuple[tuple[str, str], ...]
+    compat: Mapping[str, str] = field(default_factory=dict)
+    """The prompt's names under other servers' compat sets."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +104,26 @@ class Registry:
         """Where the generated package's files are (the docs site the HTTP server serves, the schemas)."""
         return Path(importlib.import_module(self.package).__file__ or "").resolve().parent
 
+    def with_compat(self, sets: Iterable[str]) -> Registry:
+        """This registry answering also to the names its catalog gives its tools, resources and prompts in the
+        compat sets ``sets`` (the operator's ``compat``), so a client written for that server works: each is listed
+        after netglean's own, with the same schemas, annotations and handler, and says whose name it is."""
+        wanted = set(sets)
+        chosen = [key for key in COMPAT_SETS if key in wanted]
+        if not chosen:
+            return self
+        tools, resources, prompts = dict(self.tools), list(self.resources), dict(self.prompts)
+        for key in chosen:
+            server = COMPAT_SETS[key]
+            tools |= {
+                s.compat[key]: _tool_alias(s, s.compat[key], server) for s in self.tools.values() if key in s.compat
+            }
+            resources += [_resource_alias(r, r.compat[key], server) for r in self.resources if key in r.compat]
+            prompts |= {
+                p.compat[key]: _prompt_alias(p, p.compat[key], server) for p in self.prompts.values() if key in p.compat
+            }
+        return replace(self, tools=tools, resources=tuple(resources), prompts=prompts)
+
     @classmethod
     def from_module(cls, module: ModuleType) -> Registry:
         try:
@@ -110,6 +139,7 @@ class Registry:
                         description=p["description"],
                         arguments=tuple(PromptArgument(**a) for a in p["arguments"]),
                         messages=tuple((m["role"], m["text"]) for m in p["messages"]),
+                        compat=p.get("compat", {}),
                     )
                     for p in module.PROMPTS
                 },
@@ -120,6 +150,43 @@ class Registry:
             raise ConfigurationError(
                 f"{module.__name__} is not a netglean registry ({exc}); run `netglean gen`"
             ) from exc
+
+
+def _tool_alias(spec: ToolSpec, name: str, server: str) -> ToolSpec:
+    """``spec`` under ``server``'s ``name``: a call of it runs ``spec`` (``alias_of``), so its envelope, run record and
+    next steps are netglean's tool's."""
+    description = f"{server}'s name for netglean's {spec.name}, the same tool (its next steps name netglean's tools)."
+    return replace(
+        spec,
+        name=name,
+        title=f"{spec.title} ({server}'s name)",
+        description=f"{description} {spec.description}",
+        compat={},
+        alias_of=spec.name,
+    )
+
+
+def _resource_alias(spec: ResourceSpec, address: str, server: str) -> ResourceSpec:
+    """``spec`` at ``server``'s ``address``: a template's variables are spelt as netglean's (the catalog checks)."""
+    own = spec.uri or spec.uri_template
+    return replace(
+        spec,
+        title=f"{spec.title} ({server}'s address)",
+        description=f"{server}'s address for netglean's {own}, the same resource. {spec.description}",
+        uri=address if spec.uri is not None else None,
+        uri_template=address if spec.uri_template is not None else None,
+        compat={},
+    )
+
+
+def _prompt_alias(spec: PromptSpec, name: str, server: str) -> PromptSpec:
+    return replace(
+        spec,
+        name=name,
+        title=f"{spec.title} ({server}'s name)",
+        description=f"{server}'s name for netglean's {spec.name} prompt. {spec.description}",
+        compat={},
+    )
 
 
 def load_registry(module_name: str = REGISTRY_MODULE) -> Registry:

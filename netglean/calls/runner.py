@@ -110,6 +110,8 @@ class ToolRunner:
         agent's first page would otherwise wait while the fetch layer is imported (~150 ms), and a server kept
         busy is never slowed by the building. A tool that fails to build fails its own first call instead."""
         for spec in self.registry.tools.values():
+            if spec.alias_of:  # built as the tool it names
+                continue
             while self._in_flight or time.monotonic() - self._last_call < quiet:
                 await anyio.sleep(quiet)
             if spec.name in self._compiled:
@@ -155,10 +157,12 @@ class ToolRunner:
             raise Unavailable("the server shut down before the call finished")
 
     def spec(self, name: str) -> ToolSpec:
+        """The spec a call of ``name`` runs: a compat name's is the netglean tool's it names."""
         try:
-            return self.registry.tools[name]
+            spec = self.registry.tools[name]
         except KeyError:
             raise UnknownTool(name) from None
+        return self.registry.tools[spec.alias_of] if spec.alias_of else spec
 
     def _compile(self, spec: ToolSpec) -> _Compiled:
         compiled = self._compiled.get(spec.name)

@@ -33,7 +33,8 @@ def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
     for setting in SETTINGS:
         if setting.http and not http:
             continue
-        extra: dict[str, Any] = {"choices": setting.choices} if setting.choices else {}
+        # A list setting's items are checked by Settings.load: argparse would take the whole list for one choice.
+        extra: dict[str, Any] = {"choices": setting.choices} if setting.choices and not setting.several else {}
         if setting.kind is bool:
             group.add_argument(
                 setting.flag, dest=setting.name, action=argparse.BooleanOptionalAction, default=None, help=setting.help

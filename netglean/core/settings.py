@@ -14,6 +14,14 @@ from typing import Any
 from netglean.core.errors import ConfigurationError
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+COMPAT_SETS: Mapping[str, str] = {"rtila": "RTILA"}
+"""The other servers whose names ``compat`` can add to netglean's (catalog entries declare them under ``compat``),
+by the word the setting takes, with the server's own name for descriptions."""
+
+
+def _listed(value: str) -> tuple[str, ...]:
+    """The items of a comma-separated setting, blanks left out, each once."""
+    return tuple(dict.fromkeys(item.strip() for item in value.split(",") if item.strip()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +36,8 @@ class Setting:
     """Applies only to `netglean serve` (the HTTP surfaces)."""
     secret: bool = False
     """Never shown: not in the policy resource, the docs' defaults or any log line."""
+    several: bool = False
+    """A comma-separated list, each item one of ``choices``."""
 
     @property
     def env(self) -> str:
@@ -53,8 +63,9 @@ class Setting:
         return value
 
     def check(self, value: Any, origin: str) -> None:
-        if self.choices and value not in self.choices:
-            raise ConfigurationError(f"{origin}: {value!r} is not one of {', '.join(self.choices)}")
+        for item in _listed(value) if self.several else (value,):
+            if self.choices and item not in self.choices:
+                raise ConfigurationError(f"{origin}: {item!r} is not one of {', '.join(self.choices)}")
         if self.minimum is not None and value < self.minimum:
             raise ConfigurationError(f"{origin}: {value!r} is below the minimum {self.minimum:g}")
 
@@ -125,6 +136,16 @@ SETTINGS: tuple[Setting, ...] = (
         "with none, pages are read over plain HTTP and asking for a browser is not_available.",
     ),
     Setting("call_timeout", float, 60.0, "Seconds a tool call may run before it ends with a timeout error.", 0.001),
+    Setting(
+        "compat",
+        str,
+        "",
+        "Also answer to other servers' names for netglean's tools, resources and prompts, comma-separated: rtila "
+        "(RTILA's rtila_* tools and prompts, rtila:// resources), so a client or prompt written for it works. Off: "
+        "the lists hold netglean's names only.",
+        choices=tuple(COMPAT_SETS),
+        several=True,
+    ),
     Setting(
         "data_dir",
         str,
@@ -289,6 +310,7 @@ class Settings:
     browser_evaluate: bool
     browser_path: str
     call_timeout: float
+    compat: str
     data_dir: str
     fetch_connect_timeout: float
     fetch_max_bytes: int
@@ -338,6 +360,11 @@ class Settings:
                 setting.check(given, setting.flag)
                 values[setting.name] = given
         return cls(**values)
+
+    @property
+    def compat_sets(self) -> tuple[str, ...]:
+        """The compat sets ``compat`` names, in the order given."""
+        return _listed(self.compat)
 
     def policy(self) -> dict[str, bool | int | float]:
         """The settings as booleans and numbers only (no strings, no secrets): safe to show to any client."""

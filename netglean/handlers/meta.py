@@ -43,6 +43,7 @@ async def read_engine_info(ctx: Context) -> dict[str, Any]:
         "projects": projects,
         "token_required": bool(settings.token),
         "browser": ctx.browser.installed,
+        "compat": list(settings.compat_sets),
     }
 
 

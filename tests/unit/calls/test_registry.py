@@ -76,3 +76,19 @@ def test_a_registry_that_cannot_be_imported_is_a_configuration_error() -> None:
 def test_a_reference_that_does_not_resolve_names_itself(reference: str) -> None:
     with pytest.raises(ConfigurationError, match=re.escape(f"registry names '{reference}', which cannot be imported")):
         resolve(reference)
+
+
+def test_compat_names_are_added_only_when_asked_for() -> None:
+    registry = load_registry()
+    assert registry.with_compat([]) is registry and registry.with_compat(["nothing"]) is registry
+    served = registry.with_compat(["rtila"])
+    aliases = {name: spec for name, spec in served.tools.items() if spec.alias_of}
+    assert list(served.tools)[: len(registry.tools)] == list(registry.tools)  # netglean's own first
+    assert aliases and all(name == registry.tools[spec.alias_of].compat["rtila"] for name, spec in aliases.items())
+    alias, own = served.tools["rtila_list_projects"], registry.tools["list_projects"]
+    assert alias.description.startswith("RTILA's name for netglean's list_projects")
+    assert alias.description.endswith(own.description) and alias.alias_of == own.name
+    same = {"name": own.name, "title": own.title, "description": own.description, "compat": own.compat}
+    assert dataclasses.replace(alias, alias_of=None, **same) == own  # the same schemas, annotations and handler
+    assert {"rtila://runs", "rtila://runs/{run_id}"} <= {r.uri or r.uri_template for r in served.resources}
+    assert served.prompts["rtila_build_scraper"].messages == registry.prompts["build_scraper"].messages

@@ -96,3 +96,10 @@ def test_politeness_defaults() -> None:
     assert (loaded.host_concurrency, loaded.host_interval, loaded.ignore_robots) == (1, 1.0, False)
     assert (loaded.global_concurrency, loaded.session_budget) == (16, 1000)
     assert (loaded.fetch_max_bytes, loaded.fetch_max_decoded_bytes) == (5 * 2**20, 20 * 2**20)
+
+
+def test_compat_names_sets_the_setting_takes() -> None:
+    assert Settings.load(environ={}).compat_sets == ()
+    assert Settings.load({"compat": " rtila, rtila"}, environ={}).compat_sets == ("rtila",)
+    with pytest.raises(ConfigurationError, match="NETGLEAN_COMPAT: 'crawlberg' is not one of rtila"):
+        Settings.load(environ={"NETGLEAN_COMPAT": "rtila,crawlberg"})
