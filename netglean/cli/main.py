@@ -1,4 +1,5 @@
-"""The `netglean` command: mcp (stdio server), call (any catalog tool), gen (the generator), demo."""
+"""The `netglean` command: mcp (stdio server), serve (HTTP), call (any catalog tool), project (the store's projects),
+gen (the generator), demo."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from netglean.cli import projects
 from netglean.core.cli_flags import JSON_FLAG, TEXT_FLAG
 from netglean.core.errors import ConfigurationError
 from netglean.core.logs import configure
@@ -198,6 +200,10 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _project(args: argparse.Namespace) -> int:
+    return projects.run_command(args, _runner(_settings(args)))
+
+
 def _demo(args: argparse.Namespace) -> int:
     import anyio
 
@@ -225,6 +231,13 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
     if with_tools:
         _add_tool_commands(tools, registry)
     call.set_defaults(handler=_call)
+
+    project = commands.add_parser(
+        "project", help="the store's projects: list, show, run, and export or import them as YAML files"
+    )
+    for command in projects.add_commands(project):
+        _add_settings(command)
+    project.set_defaults(handler=_project)
 
     # `gen` is parsed by the generator itself (see main); listed here for --help.
     commands.add_parser(
