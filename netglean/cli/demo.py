@@ -8,6 +8,7 @@ a prompt, a good call, a call with a wrong argument, and a feed config checked.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 from typing import Any
@@ -42,7 +43,9 @@ def _show(title: str, value: Any) -> None:
 
 
 async def run_demo() -> int:
-    server = StdioServerParameters(command=sys.executable, args=["-m", "netglean", "mcp"])
+    # The whole environment, not the SDK's default few variables: the operator's NETGLEAN_* settings (the data
+    # directory among them) are the demo server's too.
+    server = StdioServerParameters(command=sys.executable, args=["-m", "netglean", "mcp"], env=dict(os.environ))
     async with Client(server, mode="legacy") as client:
         info = client.server_info
         _show(
