@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '5ce0a2ac616386111bf203be7af599d9ca99613cddb09a9563ff864debca1378'
+CATALOG_HASH: Any = '6fe8edd0608f1cab30f0b773a5c61e8c7240110dfb6e92352e9cc6791b799eff'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -10680,8 +10680,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                  'store does not hold makes a project of that id, so one exported elsewhere keeps its id). '
                  'Every problem of a definition is named with its path (a selector no reader can use, a '
                  "dataset's unknown parent, a key no property has, a regular expression that cannot be "
-                 "compiled, a feed config's problems). A schedule runs it while the server runs. Names are "
-                 "unique in this server's store. run_project reads it; get_project_data reads its rows.",
+                 "compiled, a feed config's problems). A schedule has netglean serve run it by itself (a "
+                 "missed one runs once). Names are unique in this server's store. run_project reads it; "
+                 'get_project_data reads its rows.',
   'entry_point': True,
   'exactly_one_of': (),
   'examples': ({'arguments': {'definition': {'datasets': [{'name': 'products',
