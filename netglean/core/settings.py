@@ -276,6 +276,14 @@ SETTINGS: tuple[Setting, ...] = (
         0,
     ),
     Setting(
+        "schedule_tick",
+        float,
+        30.0,
+        "Seconds between two looks of `netglean serve`'s scheduler for projects whose schedule has come due.",
+        0.01,
+        http=True,
+    ),
+    Setting(
         "session_budget",
         int,
         1000,
@@ -341,6 +349,7 @@ class Settings:
     resumable: bool
     robots_unreadable_allows: bool
     run_retention_days: float
+    schedule_tick: float
     session_budget: int
     shutdown_grace: float
     stateless: bool

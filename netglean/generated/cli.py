@@ -1343,9 +1343,9 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                  'keeps its id). Every problem of a definition is named with its path (a '
                                  "selector no reader can use, a dataset's unknown parent, a key no property "
                                  "has, a regular expression that cannot be compiled, a feed config's "
-                                 'problems). A schedule runs it while the server runs. Names are unique in '
-                                 "this server's store. run_project reads it; get_project_data reads its "
-                                 'rows.',
+                                 'problems). A schedule has netglean serve run it by itself (a missed one '
+                                 "runs once). Names are unique in this server's store. run_project reads it; "
+                                 'get_project_data reads its rows.',
                   'help': 'Save a project',
                   'options': [{'choices': None,
                                'flag': '--project-id',

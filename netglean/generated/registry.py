@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '21338220a8078817b1ed576caf3734e93359d55d0b7613510d1095f514c25ed2'
+CATALOG_HASH: Any = '8f44c6e7b34755fea57c9195375bfe13fc287eb03efd28b6d4cc500079554eb5'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -10711,8 +10711,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                  'store does not hold makes a project of that id, so one exported elsewhere keeps its id). '
                  'Every problem of a definition is named with its path (a selector no reader can use, a '
                  "dataset's unknown parent, a key no property has, a regular expression that cannot be "
-                 "compiled, a feed config's problems). A schedule runs it while the server runs. Names are "
-                 "unique in this server's store. run_project reads it; get_project_data reads its rows.",
+                 "compiled, a feed config's problems). A schedule has netglean serve run it by itself (a "
+                 "missed one runs once). Names are unique in this server's store. run_project reads it; "
+                 'get_project_data reads its rows.',
   'entry_point': True,
   'exactly_one_of': (),
   'examples': ({'arguments': {'definition': {'datasets': [{'name': 'products',

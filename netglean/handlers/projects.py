@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import re
 import secrets
@@ -79,6 +80,8 @@ LOGGED_RUNS = 500
 """The latest runs of a project whose lines get_logs reads."""
 RESOURCE_ROWS = 200
 PROJECT_ID = re.compile(r"[0-9a-f]{32}")
+
+log = logging.getLogger("netglean.handlers.projects")
 
 
 def _shown(project: Project, token_required: bool) -> dict[str, Any]:
@@ -641,6 +644,12 @@ async def _run_feed(project: Project, variables: dict[str, Any], ctx: Context, r
 
         document, feed = await anyio.to_thread.run_sync(written)
     except ToolError as error:
+        log.warning(
+            "feed project %r: a refresh failed (%s: %s); its last good feed stays served",
+            project.name,
+            error.code,
+            error.message,
+        )
         await store.feed_failed(project.id, f"{error.code}: {error.message}")
         raise
     counts = await store.write_rows(project.id, run.id, {ITEMS: [(item["id"], dict(item)) for item in items]})

@@ -1,8 +1,9 @@
 """The HTTP front door: every request passes these checks before any route sees it.
 
 In order: Host allow-list (DNS rebinding), Origin allow-list (a web page must not
-drive the tools), bearer token on /mcp and /v1 (constant-time compare), a cap on
-one client's requests in flight, and a cap and deadline on the request body. A
+drive the tools), bearer token on /mcp and /v1 (constant-time compare; a feed under
+/feeds takes its project's secret instead, netglean.serve.feeds), a cap on one
+client's requests in flight, and a cap and deadline on the request body. A
 refusal is a small JSON body that says what was refused and never echoes the
 request back; no header value, token or body is ever logged.
 

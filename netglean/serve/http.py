@@ -1,8 +1,10 @@
-"""`netglean serve`: one ASGI app with MCP over streamable HTTP, the REST API, the docs and a health check.
+"""`netglean serve`: one ASGI app with MCP over streamable HTTP, the REST API, the feed projects' feeds, the docs
+and a health check; and, while it serves, the scheduler of projects with a schedule (netglean.calls.scheduler).
 
 Both doors share one ToolRunner, so validation, deadlines, the concurrency cap
 and the envelope are the same as over stdio. The Guard in front of everything
-does the Host/Origin/token/size checks (see netglean.serve.guard).
+does the Host/Origin/token/size checks (see netglean.serve.guard); the feeds take
+their project's secret instead of the token (see netglean.serve.feeds).
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from netglean._version import __version__
 from netglean.calls.runner import ToolRunner
+from netglean.calls.scheduler import Scheduler
 from netglean.core.errors import ConfigurationError
 from netglean.core.rest_status import refusal_body, status_for
 from netglean.core.settings import Settings
 from netglean.serve.events import BoundedEventStore
+from netglean.serve.feeds import feed_endpoint
 from netglean.serve.guard import Guard, is_loopback
 from netglean.serve.jsonrpc import BAD_ID, error, has_bad_id
 from netglean.serve.mcp import build_server, peer_session
@@ -127,6 +131,7 @@ def build_app(runner: ToolRunner) -> Guard:
         try:
             async with runner.services.runs.hosting(), manager.run(), anyio.create_task_group() as background:
                 background.start_soon(runner.warm_up)
+                background.start_soon(Scheduler(runner).run)
                 yield
                 background.cancel_scope.cancel()
         finally:
@@ -136,6 +141,7 @@ def build_app(runner: ToolRunner) -> Guard:
         routes=[
             Route("/mcp", _AnswerBadIds(StreamableHTTPASGIApp(manager))),
             Route("/v1/tools/{name}", call_tool, methods=["POST"]),
+            Route("/feeds/{file:path}", feed_endpoint(runner.services.runs, bool(settings.token)), methods=["GET"]),
             Route("/openapi.json", openapi, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),
             Mount("/docs", StaticFiles(directory=generated / "docs", html=True), name="docs"),
