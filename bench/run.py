@@ -8,7 +8,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from bench import browser, crawl, devset, extraction, feeds, fetch, generator, http, runs, stdio
+from bench import browser, crawl, devset, extraction, feeds, fetch, generator, http, projects, runs, stdio
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -44,6 +44,12 @@ def main() -> None:
             memory_repeats=1 if args.quick else 3,
             store_visits=500 if args.quick else 5000,
             families=("lean",) if args.quick else ("news", "lean"),
+        ),
+        "projects": projects.run(
+            rows=10_000 if args.quick else 100_000,
+            items=200 if args.quick else 1000,
+            repeats=3 if args.quick else 15,
+            e2e_repeats=1 if args.quick else 5,
         ),
     }
     RESULTS.mkdir(exist_ok=True)
@@ -136,6 +142,7 @@ def main() -> None:
                     f"{row['netglean_stopped']} after {row['netglean_read']} pages in one call"
                 )
     runs.show(figures["runs"])
+    projects.show(figures["projects"])
     print(f"\nwritten to {RESULTS / 'latest.json'}")
 
 

@@ -189,7 +189,7 @@ class _Engine:
     async def crawl(self, url: str, pages: int) -> tuple[float, int, int]:
         """Seconds for the engine's crawl of ``pages`` from ``url``, the URLs it visited, and the pages it read."""
         from netglean.generated.models import CrawlInput
-        from netglean.handlers.sites import _plan
+        from netglean.handlers._crawling import crawl_plan
         from netglean.sites.asked import concurrency, robots_fetcher
         from netglean.sites.crawl import MemoryJournal, crawl
 
@@ -200,7 +200,7 @@ class _Engine:
         started = time.perf_counter()
         args = CrawlInput.model_validate(_arguments(url, pages))
         fetcher = robots_fetcher(self.fetcher, args.respect_robots_txt)
-        plan = _plan(args, width=concurrency(None, self.fetcher, most=args.max_pages))
+        plan = crawl_plan(args, width=concurrency(None, self.fetcher, most=args.max_pages))
         result = await crawl(fetcher, self.readers, args.url, plan, journal=MemoryJournal(), report=report)
         return time.perf_counter() - started, result.visited, result.read
 

@@ -12,7 +12,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.html
 from starlette.testclient import TestClient
 
-from bench import browser, crawl, devset, generator, runs, scrapy_crawl
+from bench import browser, crawl, devset, generator, projects, runs, scrapy_crawl
 from bench.http import _free_port, _start
 from bench.site import PAGES, SIZE, app
 from netglean.read.reading import read_html
@@ -96,6 +96,17 @@ def test_the_runs_benchmark_measures_each_of_its_four_parts_on_the_site() -> Non
     )
     assert figures["handle"]["crawl_handle_ms"] > 0 and figures["throughput"]["families"]["lean"]["read"] >= 18
     assert figures["memory"]["large"]["server_peak_mb"] > 0 and figures["store"]["rows_per_s"] > 0
+
+
+def test_the_projects_benchmark_reads_a_dataset_and_a_listing_each_against_its_peer() -> None:
+    """bench.projects at the smallest scale that has a deep page: each timed answer was checked against its peer's
+    as it ran (the same keys and total; the same count of rows and items), so only that each figure is there."""
+    figures = projects.run(rows=800, items=20, repeats=1, e2e_repeats=1)
+    data, extraction, end_to_end = figures["data"], figures["extraction"], figures["end_to_end"]
+    assert data["first"]["page"] == 1 and data["deep"]["page"] > 1 and data["matches"] == data["first"]["total"] > 0
+    assert all(data[page][f"{side}_ms"] > 0 for page in ("first", "deep") for side in ("tool", "store", "sql_columns"))
+    assert extraction["rows_per_s"] > 0 and extraction["items_per_s"] > 0 and extraction["items"] == 20
+    assert end_to_end["run_project_ms"] > 0 and end_to_end["apply_config_ms"] > 0
 
 
 _ARTICLE = " ".join(f"Sentence {n} of the article says something about the harbour and its boats." for n in range(40))

@@ -642,12 +642,17 @@ class SqliteStore:
         values = [project_id, dataset, *bound]
 
         def work(db: sqlite3.Connection) -> tuple[list[Row], int]:
-            total = db.execute(f"SELECT count(*) FROM {_ROWS} WHERE {scope}", values).fetchone()[0]
             found = db.execute(
                 f"SELECT dataset, key, run_id, data, created, updated FROM {_ROWS} WHERE {scope}"
                 f" ORDER BY {ordering}, key LIMIT ? OFFSET ?",
                 [*values, *sorted_by, limit, offset],
             ).fetchall()
+            # A page short of its limit holds the last match, so it says how many there are: the count is a second
+            # pass over every row the filter reads (half the time of a filtered page of a large dataset).
+            if len(found) < limit and (found or not offset):
+                total = offset + len(found)
+            else:
+                total = db.execute(f"SELECT count(*) FROM {_ROWS} WHERE {scope}", values).fetchone()[0]
             return [Row(d, k, r, json.loads(data), c, u) for d, k, r, data, c, u in found], total
 
         return await self._read(work)

@@ -168,3 +168,34 @@ def test_a_feed_keeps_its_last_good_version_when_a_refresh_fails(store: SqliteSt
     assert before is None and good is not None and failed is not None
     assert (good.rss, good.etag, good.failure) == ("<rss/>", '"e1"', None)
     assert (failed.rss, failed.etag, failed.failure) == ("<rss/>", '"e1"', "blocked") and failed.failed_at
+
+
+def test_every_page_of_rows_says_how_many_match_whether_full_short_empty_or_past_the_end(store: SqliteStore) -> None:
+    """A page short of its limit gives the total without counting (it holds the last match); a full page, and one
+    past the end, count. Each way, the total is the number of rows the filter matches."""
+
+    async def work() -> list[tuple[list[str], int]]:
+        await store.save_project(_project("p1", "shop"))
+        await store.write_rows("p1", "r", {"d": [(f"k{n}", {"n": n, "even": n % 2 == 0}) for n in range(7)]})
+        shown = []
+        for text, offset in [("", 0), ("", 3), ("", 6), ("", 9), ("n > 0", 3), ("n > 0", 6), ("n > 9", 0),
+                             ("even = true", 0), ("even = true", 3), ("n = 4", 0), ("n = 4", 1)]:  # fmt: skip
+            found, total = await store.rows(
+                "p1", "d", **_clause(text, "n", ROW_FIELDS, "-created"), offset=offset, limit=3
+            )
+            shown.append(([row.key for row in found], total))
+        return shown
+
+    assert anyio.run(work) == [
+        (["k0", "k1", "k2"], 7),
+        (["k3", "k4", "k5"], 7),
+        (["k6"], 7),
+        ([], 7),
+        (["k4", "k5", "k6"], 6),
+        ([], 6),
+        ([], 0),
+        (["k0", "k2", "k4"], 4),
+        (["k6"], 4),
+        (["k4"], 1),
+        ([], 1),
+    ]
