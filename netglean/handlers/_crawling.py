@@ -115,7 +115,8 @@ async def answered(run: RunScope, part: int, budget: int) -> tuple[list[CrawlVis
             if pages and used + item.size > budget:
                 return pages, total - len(pages)
             used += item.size
-            pages.append(CrawlVisit.model_validate(item.body))
+            # A crawl project's visit keeps what writing its row did too (not the answer's).
+            pages.append(CrawlVisit.model_validate({k: v for k, v in item.body.items() if k != "datasets"}))
         offset += len(items)
         if not items or offset >= total:
             return pages, total - len(pages)

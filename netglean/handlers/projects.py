@@ -51,7 +51,7 @@ from netglean.handlers._crawling import Journal, crawled
 from netglean.handlers.runs import LOG_LEVELS, framed
 from netglean.net.urls import parse_url
 from netglean.sites.projects import ProjectRun, kept_pages, run_extract, start_urls
-from netglean.store.base import FINISHED, RESUMABLE, Project, Visited
+from netglean.store.base import FINISHED, RESUMABLE, Project, Visited, Written
 from netglean.store.filters import fields_of, order_by, where
 
 PROJECT_FIELDS = fields_of(
@@ -61,6 +61,8 @@ ROW_FIELDS = fields_of({"run_id": "run_id", "created": "created", "updated": "up
 SHOWN_FAILURES = 20
 PAGES = "pages"
 """A crawl project's dataset: a row for each page read."""
+DATASETS = "datasets"
+"""What writing a crawl project's page did (new, updated, unchanged by dataset), kept in its visit."""
 ITEMS = "items"
 """A feed project's dataset: a row for each item."""
 PAGE_PROPERTIES = ("url", "depth", "status", "title", "content", "description", "language", "author", "published")
@@ -509,15 +511,24 @@ async def read_project_data(ctx: Context, project_id: str, dataset: str) -> str:
 
 
 class _PagesJournal(Journal):
-    """A crawl project's journal: each page read is a row of its dataset pages too, written with its visit."""
+    """A crawl project's journal: each page read is a row of its dataset pages too, written with its visit, and
+    what writing it did kept in the visit (``datasets``, as an extract project's visit keeps it), so a run that
+    holds the visit (after a restart, or started from this run) counts it."""
 
     def __init__(self, run: RunScope, part: int, links: bool, project_id: str) -> None:
         super().__init__(run, part, links)
         self._project_id = project_id
 
     async def keep(self, visits: list[Visited]) -> None:
-        rows = [page_row(visit) for visit in visits if visit.read]
-        await self._run.store.write_rows(self._project_id, self._run.id, {PAGES: rows}, visits=lambda _: visits)
+        read = [visit for visit in visits if visit.read]
+
+        def counted(written: dict[str, Written]) -> list[Visited]:
+            for visit, outcome in zip(read, written[PAGES].each, strict=True):
+                visit.body[DATASETS] = {PAGES: [int(outcome == n) for n in range(3)]}
+            return visits
+
+        rows = [page_row(visit) for visit in read]
+        await self._run.store.write_rows(self._project_id, self._run.id, {PAGES: rows}, visits=counted)
 
 
 def page_row(visit: Visited) -> tuple[str, dict[str, Any]]:
@@ -611,17 +622,10 @@ async def _run_crawl(project: Project, variables: dict[str, Any], ctx: Context, 
     definition["url"] = urls[0]
     args = CrawlInput.model_validate(definition)
     await crawled(args, ctx, lambda scope, part, links: _PagesJournal(scope, part, links, project.id))
-    done = ProjectRun()
+    done = ProjectRun(datasets={PAGES: [0, 0, 0]})
     async for item in kept_pages(ctx.runs.store, run.id):
-        done.count(item.body if item.body.get("page") is None else {"url": item.body["url"]})
-    store = ctx.runs.store
-    # A page is written once a run (a resumed run reads only what it has not), so the run's own rows say what
-    # it added (created as last written) and what it changed.
-    new, updated = [
-        (await store.rows(project.id, PAGES, where=(clause, [run.id]), order=("key", []), offset=0, limit=0))[1]
-        for clause in ("run_id = ? AND created = updated", "run_id = ? AND created < updated")
-    ]
-    done.datasets[PAGES] = [new, updated, max(done.pages_read - new - updated, 0)]
+        body = item.body
+        done.count(body if body.get("page") is None else {"url": body["url"], DATASETS: body.get(DATASETS)})
     return done
 
 

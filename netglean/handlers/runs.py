@@ -86,8 +86,14 @@ def _cut(value: Any, whole: bool, counter: list[int]) -> Any:
 
 
 def _without_items(value: Any) -> Any:
+    """``value`` without its item lists (a list by one of those names: a project's dataset named pages, its
+    counts an object, is kept)."""
     if isinstance(value, dict):
-        return {key: _without_items(inner) for key, inner in value.items() if key not in ITEM_LISTS}
+        return {
+            key: _without_items(inner)
+            for key, inner in value.items()
+            if key not in ITEM_LISTS or not isinstance(inner, list)
+        }
     if isinstance(value, list):
         return [_without_items(inner) for inner in value]
     return value

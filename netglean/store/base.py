@@ -137,6 +137,8 @@ class Written:
     new: int = 0
     updated: int = 0
     unchanged: int = 0
+    each: tuple[int, ...] = ()
+    """What writing each row did, in the rows' order: 0 new, 1 updated, 2 unchanged."""
 
 
 @dataclass(frozen=True, slots=True)

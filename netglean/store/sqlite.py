@@ -702,7 +702,7 @@ def _kept_rows(
     now: float,
 ) -> Written:
     """Rows written by key: new ones added, changed ones updated, the same ones left alone; counted."""
-    new = updated = unchanged = 0
+    each: list[int] = []
     for key, data in rows:
         text = json.dumps(data, ensure_ascii=False, sort_keys=True)
         kept = db.execute(
@@ -714,17 +714,17 @@ def _kept_rows(
                 "INSERT INTO dataset_rows VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (project_id, dataset, key, run_id, text, now, now),
             )
-            new += 1
+            each.append(0)
         elif kept[0] != text:
             db.execute(
                 "UPDATE dataset_rows SET data = ?, run_id = ?, updated_at = ?"
                 " WHERE project_id = ? AND dataset = ? AND key = ?",
                 (text, run_id, now, project_id, dataset, key),
             )
-            updated += 1
+            each.append(1)
         else:
-            unchanged += 1
-    return Written(new, updated, unchanged)
+            each.append(2)
+    return Written(each.count(0), each.count(1), each.count(2), tuple(each))
 
 
 def _log_line(db: sqlite3.Connection, run_id: str, level: str, message: str, now: float) -> None:
