@@ -277,8 +277,7 @@ async def save_project(args: SaveProjectInput, ctx: Context) -> Outcome:
         problems = definition_problems(definition) if kind == "extract" else _crawl_problems(definition)
         if problems:
             raise _invalid(problems)
-    if args.schedule is not None:
-        parse_schedule(args.schedule, at_least=max(SHORTEST, ttl * 60))
+    schedule = parse_schedule(args.schedule, at_least=max(SHORTEST, ttl * 60)).text if args.schedule else None
     store = ctx.runs.store
     now = time.time()
     # An id the store does not hold makes a project of that id: one exported elsewhere keeps its id here.
@@ -289,7 +288,7 @@ async def save_project(args: SaveProjectInput, ctx: Context) -> Outcome:
         kind=kind,
         definition=definition,
         variables=variables,
-        schedule=parse_schedule(args.schedule).text if args.schedule is not None else None,
+        schedule=schedule,
         secret=existing.secret if existing else secrets.token_hex(16),
         created_at=existing.created_at if existing else now,
         updated_at=now,
@@ -472,7 +471,8 @@ async def get_logs(args: GetLogsInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step="get_logs" if payload["has_more"] else DONE, guidance=guidance, source=source)
 
 
-async def _project_or_none(ctx: Context, uri: str, project_id: str) -> Project:
+async def _resource_project(ctx: Context, uri: str, project_id: str) -> Project:
+    """The project a resource URI names; ResourceNotFound (the URI) when it names none."""
     project = await ctx.runs.store.project(project_id) if PROJECT_ID.fullmatch(project_id) else None
     if project is None:
         raise ResourceNotFound(uri)
@@ -488,23 +488,23 @@ async def read_projects(ctx: Context) -> dict[str, Any]:
 
 
 async def read_project(ctx: Context, project_id: str) -> dict[str, Any]:
-    project = await _project_or_none(ctx, f"netglean://projects/{project_id}", project_id)
+    project = await _resource_project(ctx, f"netglean://projects/{project_id}", project_id)
     return {"project": _shown(project, bool(ctx.settings.token))}
 
 
 async def read_project_config(ctx: Context, project_id: str) -> dict[str, Any]:
-    project = await _project_or_none(ctx, f"netglean://projects/{project_id}/config", project_id)
+    project = await _resource_project(ctx, f"netglean://projects/{project_id}/config", project_id)
     return _config(project, summary_only=False)
 
 
 async def read_project_datasets(ctx: Context, project_id: str) -> dict[str, Any]:
-    project = await _project_or_none(ctx, f"netglean://projects/{project_id}/datasets", project_id)
+    project = await _resource_project(ctx, f"netglean://projects/{project_id}/datasets", project_id)
     return _datasets(project, await ctx.runs.store.datasets(project.id))
 
 
 async def read_project_data(ctx: Context, project_id: str, dataset: str) -> str:
     uri = f"netglean://projects/{project_id}/data/{dataset}"
-    project = await _project_or_none(ctx, uri, project_id)
+    project = await _resource_project(ctx, uri, project_id)
     if dataset not in {declared["name"] for declared in datasets_of(project)}:
         raise ResourceNotFound(uri)
     return framed(uri, await _rows(ctx, project, dataset, filter_="", sort="", page=1, per_page=RESOURCE_ROWS))
