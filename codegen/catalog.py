@@ -30,6 +30,7 @@ from codegen.cross_checks import (
 from codegen.errors import CatalogError, CatalogProblem, Collector, relative
 from codegen.fragments import INLINE, Inlined, Inliner
 from codegen.handlers_scan import scan
+from codegen.readability import readability_table
 from codegen.schemas import UNTRUSTED_MARK, bundle, check_schema, check_untrusted_marks, json_pointer, marks, walk_refs
 from codegen.yaml_source import SourceFile, YamlProblem, escape, load
 from netglean.core.envelope import envelope_schema
@@ -56,6 +57,8 @@ def _kind(path: Path, root: Path) -> str | None:
     }
     if len(parts) >= 2 and parts[0] in folders and (parts[0] == "tools" or len(parts) == 2):
         return folders[parts[0]]
+    if parts in {("readability", "scale.yaml"), ("readability", "findings.yaml")}:
+        return f"readability_{path.stem}"
     return None
 
 
@@ -70,6 +73,8 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
         "prompt": [],
         "shared_schema": [],
         "fragment": [],
+        "readability_scale": [],
+        "readability_findings": [],
     }
     invalid_names: set[str] = set()
     invalid_handlers: set[str] = set()
@@ -83,7 +88,7 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
                 path,
                 1,
                 "unexpected file: the catalog holds server.yaml, tools/**/*.yaml, resources/, prompts/, schemas/, "
-                "fragments/",
+                "fragments/, readability/scale.yaml and readability/findings.yaml",
             )
             continue
         try:
@@ -126,6 +131,9 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     for tool, schemas_valid, _ in built:
         if schemas_valid:
             check_examples(tool, out)
+    readability = readability_table(
+        next(iter(by_kind["readability_scale"]), None), next(iter(by_kind["readability_findings"]), None), out
+    )
     if out.problems:
         raise CatalogError(out.problems)
 
@@ -138,6 +146,7 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
         resources=tuple(sorted(resources, key=lambda r: r.name)),
         prompts=tuple(sorted(prompts, key=lambda p: p.name)),
         shared=shared,
+        readability=readability,
         digest=digest.hexdigest(),
     )
 

@@ -77,6 +77,8 @@ class Catalog:
     resources: tuple[Resource, ...]
     prompts: tuple[Prompt, ...]
     shared: dict[str, dict[str, Any]]
+    readability: dict[str, Any]
+    """The agent-readability scale and its findings (catalog/readability/), merged; empty when there is none."""
     digest: str
 
     def tool(self, name: str) -> Tool:

@@ -21,6 +21,7 @@ from codegen.docs import render_docs
 from codegen.graph import graph_data
 from codegen.models import render_models
 from codegen.openapi import openapi_document
+from codegen.readability import check_ids
 from codegen.schemas import bundle
 from netglean._version import __version__
 
@@ -146,6 +147,12 @@ def render(catalog: Catalog, packages: Packages = Packages()) -> dict[str, str]:
         "registry.py": _registry(catalog, packages),
         "models.py": render_models(catalog, f"# {_header('catalog/tools/ and catalog/schemas/')}"),
         "cli.py": _cli(catalog),
+        "readability.py": _python(
+            "The agent-readability scale scan_url scores by: TABLE whole (what the scorer takes), ENTRIES every check "
+            "and finding by id (what explain_check reads).",
+            {"TABLE": catalog.readability, "ENTRIES": check_ids(catalog.readability)},
+            _header("catalog/readability/"),
+        ),
         "openapi.json": _json(openapi_document(catalog, version, _header("catalog/"))),
     }
     for tool in catalog.tools:

@@ -273,3 +273,9 @@ def _codes(cls: type[ToolError]) -> set[str]:
 
 ERROR_CODES: tuple[str, ...] = tuple(sorted(_codes(ToolError)))
 """Every code an error envelope may carry; published in each tool's output schema."""
+
+
+class CheckNotFound(ToolError):
+    """A check id the readability scale does not have."""
+
+    code = "not_found"

@@ -7,9 +7,10 @@ policy resource are all derived from ``SETTINGS``. Tool arguments never change t
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
+from urllib.parse import urlsplit
 
 from netglean.core.errors import ConfigurationError
 
@@ -38,6 +39,8 @@ class Setting:
     """Never shown: not in the policy resource, the docs' defaults or any log line."""
     several: bool = False
     """A comma-separated list, each item one of ``choices``."""
+    rule: Callable[[Any], str | None] | None = None
+    """What is wrong with a value besides its type, range and choices (None when nothing is)."""
 
     @property
     def env(self) -> str:
@@ -68,6 +71,21 @@ class Setting:
                 raise ConfigurationError(f"{origin}: {item!r} is not one of {', '.join(self.choices)}")
         if self.minimum is not None and value < self.minimum:
             raise ConfigurationError(f"{origin}: {value!r} is below the minimum {self.minimum:g}")
+        problem = self.rule(value) if self.rule is not None else None
+        if problem:
+            raise ConfigurationError(f"{origin}: {problem}")
+
+
+def _index_url(value: str) -> str | None:
+    """A remote readability index is asked only over https, and never with credentials or a query in its URL."""
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme != "https" or not parts.hostname:
+        return f"{value!r} is not an https URL"
+    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+        return "the index URL may carry no credentials, query or fragment"
+    return None
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -202,6 +220,14 @@ SETTINGS: tuple[Setting, ...] = (
         "host_interval", float, 1.0, "Least seconds between two fetches from one host (Crawl-delay may ask more).", 0
     ),
     Setting("ignore_robots", bool, False, "Do not read robots.txt (for your own sites and benchmarks only)."),
+    Setting(
+        "index_url",
+        str,
+        "",
+        "A remote readability index get_index_entry may also ask (https, no credentials; off when empty). Nothing"
+        " is ever uploaded to it: it is sent the domain asked about, and nothing else.",
+        rule=_index_url,
+    ),
     Setting("log_level", str, "warning", "Lowest level of log lines written to stderr.", choices=LOG_LEVELS),
     Setting("max_argument_bytes", int, 1_048_576, "Largest tool-call arguments accepted, as JSON bytes.", 1),
     Setting("max_body_bytes", int, 4_194_304, "Largest HTTP request body accepted; larger ones get 413.", 1, http=True),
@@ -334,6 +360,7 @@ class Settings:
     host_concurrency: int
     host_interval: float
     ignore_robots: bool
+    index_url: str
     log_level: str
     max_argument_bytes: int
     max_body_bytes: int

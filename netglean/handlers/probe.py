@@ -7,7 +7,6 @@ from urllib.parse import urlsplit
 
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
-from netglean.core.errors import OperatorPolicy
 from netglean.core.untrusted import PAYLOAD_NOTICE
 from netglean.feeds.pages import page_listing
 from netglean.generated.models import (
@@ -22,7 +21,7 @@ from netglean.generated.models import (
     ItemError,
 )
 from netglean.net.strategy import page_strategy
-from netglean.sites.probe import Comparison, Inspection, View, compare, inspect
+from netglean.sites.probe import Comparison, Inspection, View, check_vantage, compare, inspect
 
 SAMPLE_ENDPOINTS = 10
 """The most XHR and fetch requests inspect_url lists (the count says how many there were)."""
@@ -180,12 +179,7 @@ def _cost(both: Comparison) -> ComparisonCost:
 
 
 async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outcome:
-    if args.vantage == "self" and ctx.fetcher.policy.obey_robots:  # where the operator ignores it, self is a no-op
-        raise OperatorPolicy(
-            "vantage 'self' would skip robots.txt; only the operator can do that (ignore_robots), and this one "
-            "has not, so robots.txt is read and obeyed",
-            detail={"setting": "ignore_robots", "argument": "vantage"},
-        )
+    check_vantage(args.vantage, ctx.fetcher)
     both = await compare(ctx.fetcher, ctx.readers, args.url)
     agent, browser = both.agent, both.browser
     if agent.error is not None and browser.page is None:

@@ -41,7 +41,7 @@ from netglean.net.memory import Lease, MemoryBudget
 from netglean.net.page import Hop, Page
 from netglean.net.policy import REDIRECTS, ROBOTS_AGENT, FetchPolicy
 from netglean.net.politeness import TRACKED, Budget, HostLimiter, Limiter, SessionBudget
-from netglean.net.robots import Robots, RobotsCache
+from netglean.net.robots import Robots, RobotsAnswer, RobotsCache
 from netglean.net.urls import allowed_headers, parse_url, pin_key, redirect_target
 from netglean.net.wire import Dial, Transport, direct
 from netglean.read.document import decode
@@ -61,6 +61,10 @@ async def system_resolve(host: str, port: int) -> list[str]:
     except OSError as exc:
         raise Unreachable(f"could not resolve {host}: {exc.strerror or exc}") from exc
     return list(dict.fromkeys(str(info[4][0]) for info in answers))
+
+
+ROBOTS_MAX_BYTES = 512 * 1024
+"""The most of robots.txt read: RFC 9309 asks crawlers to read at least 500 KiB."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,32 +265,49 @@ class Fetcher:
                 detail={"robots": f"{origin}/robots.txt", "verdict": "disallowed"},
             )
 
-    async def _read_robots(self, origin: str) -> Robots:
+    async def robots_answer(self, url: str) -> Robots:
+        """robots.txt of ``url``'s origin with its answer kept (``Robots.answer``), for a scan's evidence: the
+        cached one when it kept its answer, else read now (and cached in its place). Address policy first."""
+        parsed = parse_url(url)
+        await self._pin(parsed)
+        origin = f"{parsed.scheme}://{parsed.netloc.decode('ascii')}"
+        cached = self._robots.get(origin)
+        if cached is not None and cached.answer is not None:
+            return cached
+        robots = await self._read_robots(origin, keep=True)
+        self._robots.put(origin, robots)
+        return robots
+
+    async def _read_robots(self, origin: str, keep: bool = False) -> Robots:
+        """robots.txt of ``origin`` read and parsed; with ``keep``, its answer too (text and headers)."""
         import protego
 
         robots_url = parse_url(f"{origin}/robots.txt")
-        unreadable = Robots(None, self.policy.robots_unreadable_allows, "could not be read")
         try:
             for _ in range(self.policy.max_redirects + 1):
-                status, headers, body, lease = await self._get(robots_url, "text/plain", 512 * 1024)
+                status, headers, body, lease = await self._get(robots_url, "text/plain", ROBOTS_MAX_BYTES)
                 if status in REDIRECTS and headers.get("location"):
                     robots_url = redirect_target(robots_url, headers["location"])
                     await self._pin(robots_url)
                     continue
                 break
-        except (ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl):
-            return unreadable  # an answer: nothing there is fetched (cached for a while, see RobotsCache)
+        except (ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl) as failure:
+            # An answer: nothing there is fetched (cached for a while, see RobotsCache).
+            answer = RobotsAnswer(str(robots_url), None, {}, "", 0, (failure.code, failure.message)) if keep else None
+            return Robots(None, self.policy.robots_unreadable_allows, "could not be read", answer)
         # Unreachable and FetchTimeout go on: no answer is no verdict, so the fetch fails as it (retryable), nothing
         # is cached, and the next fetch asks again instead of finding the origin closed for minutes.
         try:
+            text = decode(body, None)
+            answer = RobotsAnswer(str(robots_url), status, dict(headers), text, len(body)) if keep else None
             if 400 <= status < 500:
-                return Robots(None, True)  # no robots.txt: everything is allowed
+                return Robots(None, True, answer=answer)  # no robots.txt: everything is allowed
             if status >= 500 or status in REDIRECTS:
-                return Robots(None, self.policy.robots_unreadable_allows, f"answered HTTP {status}")
-            return Robots(protego.Protego.parse(decode(body, None)), None)
+                return Robots(None, self.policy.robots_unreadable_allows, f"answered HTTP {status}", answer)
+            return Robots(protego.Protego.parse(text), None, answer=answer)
         finally:
             if lease is not None:
-                lease.release()  # what robots.txt says is kept, parsed; its body is not
+                lease.release()  # what robots.txt says is kept, parsed (its text only for a scan's evidence)
 
     async def _get(
         self, url: httpx.URL, accept: str, cap: int, extra: Mapping[str, str] | None = None

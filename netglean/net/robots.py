@@ -16,13 +16,30 @@ from netglean.core.errors import FetchError
 from netglean.net.policy import ROBOTS_AGENT
 
 
+@dataclass(frozen=True, slots=True)
+class RobotsAnswer:
+    """What robots.txt's origin answered, kept as a scan's evidence (only when a scan read it)."""
+
+    url: str
+    """Where the answer came from, after redirects."""
+    status: int | None
+    headers: dict[str, str]
+    text: str
+    size: int
+    failure: tuple[str, str] | None = None
+    """(error code, message) when the read ended in an answer that was no robots.txt (too large, not text)."""
+
+
 class Robots:
     """A parsed robots.txt, or a verdict for every path when it was missing or unreadable."""
 
-    def __init__(self, parser: Any | None, everything: bool | None, reason: str = "") -> None:
+    def __init__(
+        self, parser: Any | None, everything: bool | None, reason: str = "", answer: RobotsAnswer | None = None
+    ) -> None:
         self.parser = parser
         self.everything = everything
         self.reason = reason
+        self.answer = answer
 
     def allows(self, url: str) -> bool:
         if self.parser is None:

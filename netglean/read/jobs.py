@@ -17,6 +17,7 @@ from netglean.read.document import Document
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall, candidate_items, feeds
+from netglean.read.readability import links as readability_links
 from netglean.read.reading import HtmlReading, read_html, read_text, walled
 from netglean.read.render import Slice
 from netglean.read.sitemaps import page_links as links
@@ -26,11 +27,13 @@ __all__ = [
     "Diagnosis",
     "dataset_rows",
     "diagnosis",
+    "markdown_alternates",
     "page_analysis",
     "page_facts",
     "page_links",
     "plain_text",
     "read_page",
+    "readability_score",
     "sitemap",
     "text_page",
     "wall_signals",
@@ -137,3 +140,18 @@ def dataset_rows(*, document: Document, datasets: list[dict[str, Any]]) -> list[
     from netglean.read.datasets import extract
 
     return extract(parse_html(document.text()), document.url, datasets)
+
+
+def markdown_alternates(*, document: Document, link_header: str) -> list[str]:
+    """The markdown alternates a page declares: in its Link header, then in its head (HTML only)."""
+    declared = readability_links.header_links(link_header, document.url)
+    if document.media_type in HTML_TYPES:
+        declared += readability_links.head_links(document.text(), document.url)
+    return readability_links.markdown_alternates(declared)
+
+
+def readability_score(*, evidence: Mapping[str, Any], table: Mapping[str, Any]) -> dict[str, Any]:
+    """A scan's result from its evidence: the pure score, run where a hostile page's parse can be cut off."""
+    from netglean.read.readability.score import score
+
+    return score(evidence, table)

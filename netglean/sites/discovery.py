@@ -39,6 +39,31 @@ class Discovery:
     """How the page was read: over plain HTTP, or rendered in the browser."""
 
 
+async def read_sitemaps(
+    fetcher: Fetcher, readers: Readers, pending: list[str], most: int
+) -> tuple[list[str], list[str]]:
+    """The locations the sitemaps ``pending`` list (indexes followed, at most MAX_SITEMAPS read), until there are
+    ``most``; and the sitemaps read. A missing or broken sitemap is skipped: it fails nothing."""
+    listed: list[str] = []
+    read: list[str] = []
+    pending = list(pending)
+    while pending and len(read) < MAX_SITEMAPS and len(listed) < most:
+        sitemap_url = pending.pop(0)
+        if sitemap_url in read:
+            continue
+        read.append(sitemap_url)
+        try:
+            fetched = await fetcher.fetch(sitemap_url, accept=SITEMAP_ACCEPT)
+            sitemap = await readers.run(
+                read_jobs.sitemap, body=fetched.body, max_bytes=fetcher.policy.max_decoded_bytes
+            )
+        except ToolError:
+            read.pop()
+            continue
+        (pending if sitemap.is_index else listed).extend(sitemap.locations)
+    return listed, read
+
+
 async def discover(
     fetcher: Fetcher,
     readers: Readers,
@@ -72,20 +97,7 @@ async def discover(
     if include_sitemaps:
         origin = f"{urlsplit(page.url).scheme}://{urlsplit(page.url).netloc}"
         pending = list(dict.fromkeys([*await fetcher.sitemaps(page.url), f"{origin}/sitemap.xml"]))
-        while pending and len(read) < MAX_SITEMAPS and len(listed) < limit * 4:
-            sitemap_url = pending.pop(0)
-            if sitemap_url in read:
-                continue
-            read.append(sitemap_url)
-            try:
-                fetched = await fetcher.fetch(sitemap_url, accept=SITEMAP_ACCEPT)
-                sitemap = await readers.run(
-                    read_jobs.sitemap, body=fetched.body, max_bytes=fetcher.policy.max_decoded_bytes
-                )
-            except ToolError:
-                read.pop()  # a missing or broken sitemap is not a failure of the map
-                continue
-            (pending if sitemap.is_index else listed).extend(sitemap.locations)
+        listed, read = await read_sitemaps(fetcher, readers, pending, limit * 4)
     needle = search.lower()
     keep = [
         found

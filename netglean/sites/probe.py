@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from netglean.core.errors import ToolError
+from netglean.core.errors import OperatorPolicy, ToolError
 from netglean.read import jobs as read_jobs
 from netglean.read.page_signals import blocked_surface
+from netglean.read.readability.evidence import AGENT_ACCEPT, BROWSER_ACCEPT
 
 if TYPE_CHECKING:
     from netglean.browser.capture import Captured
@@ -22,8 +23,17 @@ FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml", "applicat
 """Media types that say the answer is a feed."""
 _XML_TYPES = frozenset({"application/xml", "text/xml"})
 _FEED_ROOTS = (b"<rss", b"<feed", b"<rdf:rdf")
-AGENT_ACCEPT = "text/markdown, text/plain;q=0.9, text/html;q=0.5, */*;q=0.1"
-BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+def check_vantage(vantage: str, fetcher: Fetcher) -> None:
+    """Refuse vantage ``self`` (a claim to operate the origin, skipping robots.txt) unless the operator already
+    ignores robots.txt, where it changes nothing: no argument loosens the operator's policy."""
+    if vantage == "self" and fetcher.policy.obey_robots:
+        raise OperatorPolicy(
+            "vantage 'self' would skip robots.txt; only the operator can do that (ignore_robots), and this one "
+            "has not, so robots.txt is read and obeyed",
+            detail={"setting": "ignore_robots", "argument": "vantage"},
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -155,6 +155,26 @@ class ProjectFeed:
     failure: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class ScanRecord:
+    """One scan in the local index: where and when, its outcome and score, its result whole (the evidence is
+    kept beside it, read with ``scan_evidence``)."""
+
+    id: str
+    domain: str
+    """The scanned URL's host, lower case (IDNA), without port."""
+    url: str
+    scanned_at: float
+    outcome: str
+    reason: str | None
+    grade: str | None
+    score: int | None
+    evidence_hash: str
+    result: dict[str, Any]
+    run_id: str | None = None
+    """The scan_site run the scan belongs to, when it was one of a site's."""
+
+
 class RunStore(Protocol):
     """The runs and what they hold. Every method may raise StoreFailure (a write the disk would not take) or
     Unavailable (the database stayed locked by another process past the wait)."""
@@ -328,6 +348,20 @@ class RunStore(Protocol):
 
     async def datasets(self, project_id: str) -> dict[str, int]:
         """The project's datasets that hold rows, with how many each."""
+        ...
+
+    async def record_scan(self, scan: ScanRecord, evidence: bytes) -> None:
+        """Keep a scan in the local index, with its evidence (canonical JSON)."""
+        ...
+
+    async def scans(
+        self, *, domain: str | None = None, run_id: str | None = None, offset: int = 0, limit: int = 50
+    ) -> tuple[list[ScanRecord], int]:
+        """A domain's scans, or a run's, latest first, and how many there are."""
+        ...
+
+    async def scan_evidence(self, scan_id: str) -> bytes | None:
+        """A scan's evidence as recorded (canonical JSON), or None for no such scan."""
         ...
 
     def close(self) -> None: ...

@@ -105,4 +105,24 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             failure TEXT
         )""",
     ),
+    (
+        # The local index of scans (scan_url, scan_site; get_index_entry reads it): each scan's result, and its
+        # evidence (canonical JSON, zlib-compressed) so a scan can be scored again.
+        """CREATE TABLE scans (
+            id TEXT PRIMARY KEY,
+            domain TEXT NOT NULL,
+            url TEXT NOT NULL,
+            scanned_at REAL NOT NULL,
+            outcome TEXT NOT NULL,
+            reason TEXT,
+            grade TEXT,
+            score INTEGER,
+            evidence_hash TEXT NOT NULL,
+            result TEXT NOT NULL,
+            evidence BLOB NOT NULL,
+            run_id TEXT
+        )""",
+        "CREATE INDEX scans_by_domain ON scans (domain, scanned_at DESC)",
+        "CREATE INDEX scans_by_run ON scans (run_id)",
+    ),
 )

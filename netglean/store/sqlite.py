@@ -13,6 +13,7 @@ import json
 import logging
 import sqlite3
 import time
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -33,6 +34,7 @@ from netglean.store.base import (
     Queued,
     Row,
     Run,
+    ScanRecord,
     Visited,
     Written,
 )
@@ -666,10 +668,54 @@ class SqliteStore:
         )
         return dict(rows)
 
+    async def record_scan(self, scan: ScanRecord, evidence: bytes) -> None:
+        row = (
+            scan.id,
+            scan.domain,
+            scan.url,
+            scan.scanned_at,
+            scan.outcome,
+            scan.reason,
+            scan.grade,
+            scan.score,
+            scan.evidence_hash,
+            json.dumps(scan.result, ensure_ascii=False, sort_keys=True),
+            zlib.compress(evidence),
+            scan.run_id,
+        )
+        await self._write(lambda db: db.execute(f"INSERT INTO scans VALUES ({_marks(len(row))})", row))
+
+    async def scans(
+        self, *, domain: str | None = None, run_id: str | None = None, offset: int = 0, limit: int = 50
+    ) -> tuple[list[ScanRecord], int]:
+        clause, values = ("domain = ?", [domain]) if domain is not None else ("run_id = ?", [run_id])
+
+        def work(db: sqlite3.Connection) -> tuple[list[ScanRecord], int]:
+            total = db.execute(f"SELECT count(*) FROM scans WHERE {clause}", values).fetchone()[0]
+            found = db.execute(
+                "SELECT id, domain, url, scanned_at, outcome, reason, grade, score, evidence_hash, result, run_id"
+                f" FROM scans WHERE {clause} ORDER BY scanned_at DESC, id LIMIT ? OFFSET ?",
+                [*values, limit, offset],
+            ).fetchall()
+            return [_scan_record(row) for row in found], total
+
+        return await self._read(work)
+
+    async def scan_evidence(self, scan_id: str) -> bytes | None:
+        row = await self._read(lambda db: db.execute("SELECT evidence FROM scans WHERE id = ?", (scan_id,)).fetchone())
+        return zlib.decompress(row[0]) if row else None
+
     def close(self) -> None:
         self._writer.db.close()
         self._reader.db.close()
         self._owners.close()
+
+
+def _scan_record(row: tuple[Any, ...]) -> ScanRecord:
+    scan_id, domain, url, scanned_at, outcome, reason, grade, score, evidence_hash, result, run_id = row
+    return ScanRecord(
+        scan_id, domain, url, scanned_at, outcome, reason, grade, score, evidence_hash, json.loads(result), run_id
+    )
 
 
 def _visits_writer(run_id: str, part: int, visits: Sequence[Visited]) -> Callable[[sqlite3.Connection], None]:

@@ -1,0 +1,215 @@
+"""A page scanned for agent readability: its evidence gathered once, under the whole policy, then scored.
+
+A cold scan asks at most five things of the site: robots.txt, the page as an agent and as a browser
+(the Accept header is the only difference), /llms.txt, and the markdown alternate the page declares
+when the agent did not already get markdown. The well-known agent endpoints are asked only when the
+caller wants them (``well_known``). Every request goes through the fetcher: address policy, robots.txt,
+politeness and the session's budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from netglean.core.errors import FetchError, RobotsDisallowed, ToolError
+from netglean.read import jobs as read_jobs
+from netglean.read.document import decode
+from netglean.read.readability.evidence import (
+    AGENT_ACCEPT,
+    BROWSER_ACCEPT,
+    FORMAT,
+    Evidence,
+    Failure,
+    Probe,
+    evidence_hash,
+    kept_headers,
+)
+from netglean.read.readability.links import MARKDOWN_TYPES
+
+if TYPE_CHECKING:
+    from netglean.net.fetcher import Fetcher
+    from netglean.net.page import Page
+    from netglean.net.politeness import Budget
+    from netglean.net.robots import Robots
+    from netglean.workers.pool import Readers
+
+TEXT_ACCEPT = "text/markdown, text/plain;q=0.9, */*;q=0.1"
+"""What /llms.txt and a markdown alternate are asked for with."""
+JSON_ACCEPT = "application/json, application/linkset+json;q=0.9, */*;q=0.1"
+WELL_KNOWN = {
+    "api_catalog": "/.well-known/api-catalog",
+    "mcp_server_card": "/.well-known/mcp/server-card.json",
+    "oauth_authorization_server": "/.well-known/oauth-authorization-server",
+    "oauth_protected_resource": "/.well-known/oauth-protected-resource",
+    "agent_skills": "/.well-known/skills/index.json",
+}
+"""The well-known agent endpoints a scan asks for when asked to, by the name the evidence keeps them under."""
+EFFORTS = ("config", "template", "engineering")
+"""Efforts from the least: a fix that takes less comes first among those that gain as much."""
+_TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/linkset+json")
+
+
+@dataclass(frozen=True, slots=True)
+class Scan:
+    evidence: Evidence
+    evidence_hash: str
+    result: dict[str, Any]
+    requests: int
+    """Requests the scan made to the site, robots.txt's included when this scan was the one to read it."""
+
+
+class _Counted:
+    """The session's budget, counting what one scan spends of it."""
+
+    def __init__(self, budget: Budget) -> None:
+        self._budget = budget
+        self.spent = 0
+
+    def spend(self) -> None:
+        self._budget.spend()
+        self.spent += 1
+
+
+def _textual(media_type: str) -> bool:
+    return media_type.startswith(_TEXT_TYPES) or media_type.endswith(("+json", "+xml"))
+
+
+def _probe(url: str, accept: str, page: Page | None = None, error: ToolError | None = None) -> Probe:
+    if page is None:
+        redirects = error.detail.get("redirects", []) if error is not None else []
+        return Probe(
+            url=url,
+            accept=accept,
+            final_url=None,
+            status=None,
+            headers={},
+            redirects=[{"url": str(hop), "status": 0} for hop in redirects],
+            body="",
+            bytes=0,
+            error=Failure(code=error.code, message=error.message) if error is not None else None,
+        )
+    return Probe(
+        url=url,
+        accept=accept,
+        final_url=page.url,
+        status=page.status,
+        headers=kept_headers(page.headers),
+        redirects=[{"url": hop.url, "status": hop.status} for hop in page.redirects],
+        body=decode(page.body, page.charset) if _textual(page.media_type) else "",
+        bytes=len(page.body),
+        error=None,
+    )
+
+
+async def _ask(fetcher: Fetcher, url: str, accept: str) -> tuple[Probe, Page | None]:
+    """One probe: the answer whatever its status, or the failure that stood for it (a refusal of the address
+    policy is no evidence: it ends the scan)."""
+    try:
+        page = await fetcher.fetch(url, accept=accept, error_pages=True)
+    except (FetchError, RobotsDisallowed) as failed:
+        return _probe(url, accept, error=failed), None
+    return _probe(url, accept, page), page
+
+
+def _robots_probe(robots: Robots | None, url: str, error: ToolError | None) -> Probe:
+    answer = robots.answer if robots is not None else None
+    if answer is None:
+        return _probe(url, "text/plain", error=error)
+    failure = Failure(code=answer.failure[0], message=answer.failure[1]) if answer.failure else None
+    return Probe(
+        url=url,
+        accept="text/plain",
+        final_url=answer.url if answer.status is not None else None,
+        status=answer.status,
+        headers=kept_headers(answer.headers),
+        redirects=[],
+        body=answer.text,
+        bytes=answer.size,
+        error=failure,
+    )
+
+
+def _verdict(robots: Robots | None, url: str, obeyed: bool) -> str:
+    if not obeyed:
+        return "ignored"
+    if robots is None or (robots.parser is None and robots.everything is False):
+        return "unreadable"
+    return "allowed" if robots.allows(url) else "disallowed"
+
+
+async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bool = False) -> tuple[Evidence, int]:
+    """The evidence of ``url``, and how many requests gathering it took."""
+    counted = _Counted(fetcher.budget)
+    spending = fetcher.spending(counted)
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    robots: Robots | None = None
+    robots_error: ToolError | None = None
+    try:
+        robots = await spending.robots_answer(url)
+    except FetchError as failed:
+        robots_error = failed
+    verdict = _verdict(robots, url, fetcher.policy.obey_robots) if robots_error is None else "unreadable"
+    evidence = Evidence(
+        format=FORMAT,
+        url=url,
+        vantage="public" if fetcher.policy.obey_robots else "self",
+        robots=_robots_probe(robots, f"{origin}/robots.txt", robots_error),
+        robots_verdict=verdict,
+        agent=None,
+        browser=None,
+        llms_txt=None,
+        alternate=None,
+        well_known={},
+        max_bytes=fetcher.policy.max_bytes,
+    )
+    if verdict in {"disallowed", "unreadable"}:
+        return evidence, counted.spent
+    agent_probe, agent = await _ask(spending, url, AGENT_ACCEPT)
+    evidence["agent"] = agent_probe
+    evidence["browser"], _ = await _ask(spending, url, BROWSER_ACCEPT)
+    silent = agent_probe["error"]
+    if silent is not None and silent["code"] in {"unreachable", "timeout"}:
+        return evidence, counted.spent  # the site is not answering: asking it for more only spends the budget
+    evidence["llms_txt"], _ = await _ask(spending, f"{origin}/llms.txt", TEXT_ACCEPT)
+    if agent is not None and agent.media_type not in MARKDOWN_TYPES:
+        alternates = await readers.run(
+            read_jobs.markdown_alternates, document=agent.document, link_header=agent.headers.get("link", "")
+        )
+        if alternates:
+            evidence["alternate"], _ = await _ask(spending, alternates[0], TEXT_ACCEPT)
+    if well_known:
+        for name, path in sorted(WELL_KNOWN.items()):
+            evidence["well_known"][name], _ = await _ask(spending, f"{origin}{path}", JSON_ACCEPT)
+    return evidence, counted.spent
+
+
+async def scan(
+    fetcher: Fetcher, readers: Readers, url: str, table: Mapping[str, Any], *, well_known: bool = False
+) -> Scan:
+    """``url`` scanned: its evidence gathered, then scored in a reader process (the score parses the page)."""
+    evidence, requests = await gather(fetcher, readers, url, well_known=well_known)
+    result = await readers.run(read_jobs.readability_score, evidence=evidence, table=table)
+    return Scan(evidence, evidence_hash(evidence), result, requests)
+
+
+def site_fixes(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The fixes of a site's scored pages, one per check: the points it would gain summed over the pages short of
+    it, ranked by that, then by effort, then by check."""
+    by_check: dict[str, dict[str, Any]] = {}
+    for result in results:
+        for fix in result.get("fixes", []):
+            entry = by_check.setdefault(
+                fix["check"],
+                {key: fix[key] for key in ("check", "dimension", "title", "effort", "fix")}
+                | {"pages": 0, "points": 0.0},
+            )
+            entry["pages"] += 1
+            entry["points"] += fix["points"]
+    for entry in by_check.values():
+        entry["points"] = round(entry["points"], 1)
+        entry["mean_points"] = round(entry["points"] / entry["pages"], 1)
+    return sorted(by_check.values(), key=lambda f: (-f["points"], EFFORTS.index(f["effort"]), f["check"]))

@@ -1,0 +1,143 @@
+"""scan_url, scan_site, explain_check and get_index_entry over MCP, against sites on 127.0.0.1 named by a fake DNS:
+every outcome a scan can have, the evidence and its determinism, the local index and the remote one."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from mcp.client._memory import InMemoryTransport
+
+from netglean.app import build_runner
+from netglean.calls.registry import Registry
+from netglean.core.settings import Settings
+from netglean.net.fetcher import Fetcher
+from netglean.net.policy import FetchPolicy
+from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
+from netglean.serve.mcp import build_server
+from tests.support import scan_site
+from tests.support.clients import SyncClient, open_client
+from tests.support.fixture_site import serve
+
+MAX_BYTES = 300_000
+
+
+@pytest.fixture(scope="module")
+def client(registry: Registry) -> Iterator[SyncClient]:
+    settings = dataclasses.replace(
+        Settings.load(environ=dict(os.environ)),
+        fetch_only_hosts=",".join([*scan_site.HOSTS, "nowhere.test"]),
+        fetch_max_bytes=MAX_BYTES,
+        host_interval=0.0,
+        read_workers=0,
+    )
+    with serve(app=scan_site.APP) as port:
+        names = {host: [PUBLIC] for host in scan_site.HOSTS}
+        fetcher = Fetcher(FetchPolicy.from_settings(settings), resolver=FakeDNS(names), dial=LoopbackBackend(port))
+        runner = build_runner(registry, settings, fetcher=fetcher)
+        with open_client(InMemoryTransport(build_server(runner)), runner) as opened:
+            yield opened
+
+
+def _call(client: SyncClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    envelope: dict[str, Any] = client.call(tool, arguments).structured_content
+    return envelope
+
+
+def _scan(client: SyncClient, url: str, **more: Any) -> dict[str, Any]:
+    envelope = _call(client, "scan_url", {"url": url, **more})
+    assert envelope["ok"] is True, envelope["payload"]
+    return envelope
+
+
+def test_a_plain_shop_page_is_graded_with_every_check_and_ranked_fixes(client: SyncClient) -> None:
+    envelope = _scan(client, "http://shop.test/products/kettle")
+    payload, result = envelope["payload"], envelope["payload"]["result"]
+    assert result["outcome"] == "scored" and result["page_kind"] == "product"
+    assert result["grade"] in {"A", "B", "C", "D", "F"} and 0 <= result["score"] <= 100
+    dimensions = result["dimensions"]
+    assert [d["weight"] for d in dimensions] == [28, 18, 20, 10, 6, 10, 8]
+    checks = [check for dimension in dimensions for check in dimension["checks"]]
+    assert len(checks) == 22 and sum(check["weight"] for check in checks) == 100
+    assert round(sum(check["points"] for check in checks)) == result["score"]
+    split = result["split"]
+    assert split["measured"]["weight"] + split["heuristic"]["weight"] == 100
+    # No markdown for agents, no Vary, no llms.txt: those are fixes, each worth no more than its gap.
+    fixed = {fix["check"]: fix for fix in result["fixes"]}
+    assert {"negotiated_response", "vary_accept", "llms_txt"} <= set(fixed)
+    by_id = {check["id"]: check for check in checks}
+    for check_id, fix in fixed.items():
+        assert 0 < fix["points"] <= by_id[check_id]["weight"] - by_id[check_id]["points"] + 0.05
+    points = [fix["points"] for fix in result["fixes"]]
+    assert points == sorted(points, reverse=True)
+    assert result["context_cost"]["html_bytes"] == len(scan_site.KETTLE_HTML.encode())
+    # A cold scan: robots.txt, the page twice, /llms.txt (the page declares no markdown alternate).
+    assert payload["requests"] == 4
+    assert envelope["next_step"] == "install_snippet"
+
+
+def test_the_same_evidence_gives_the_same_result_byte_for_byte(client: SyncClient) -> None:
+    """Each answer carries a new cookie and request id: the evidence leaves them out, so its hash holds."""
+    first = _scan(client, "http://shop.test/products/kettle")["payload"]
+    second = _scan(client, "http://shop.test/products/kettle")["payload"]
+    assert first["scan_id"] != second["scan_id"]
+    assert first["result"]["evidence_hash"] == second["result"]["evidence_hash"]
+    assert json.dumps(first["result"], sort_keys=True) == json.dumps(second["result"], sort_keys=True)
+    # Warm: robots.txt was read by the first scan of this session.
+    assert second["requests"] == 3
+
+
+@pytest.mark.parametrize(
+    ("url", "outcome", "reason"),
+    [
+        ("http://optout.test/products/kettle", "opt_out", None),
+        ("http://noscanner.test/products/kettle", "unscored", "robots_disallows_scanner"),
+        ("http://robots503.test/products/kettle", "unscored", "robots_unavailable"),
+        ("http://wall.test/products/kettle", "unscored", "blocked_at_edge"),
+        ("http://gone.test/products/kettle", "unscored", "non_2xx"),
+        ("http://loop.test/products/kettle", "unscored", "too_many_redirects"),
+        ("http://big.test/products/kettle", "unscored", "truncated_evidence"),
+        ("http://nowhere.test/products/kettle", "unscored", "unreachable"),
+    ],
+)
+def test_every_outcome_besides_a_grade(client: SyncClient, url: str, outcome: str, reason: str | None) -> None:
+    result = _scan(client, url)["payload"]["result"]
+    assert (result["outcome"], result["reason"]) == (outcome, reason)
+    assert result["grade"] is None and result["score"] is None and result["dimensions"] == []
+
+
+def test_explain_check_reads_the_catalog(client: SyncClient) -> None:
+    envelope = _call(client, "explain_check", {"check_id": "vary_accept"})
+    assert envelope["ok"] is True
+    payload = envelope["payload"]
+    assert payload["dimension"] == "machine_representation" and payload["weight"] == 3
+    assert payload["basis"] in {"measured", "heuristic"} and payload["rule"] and payload["fix"]
+    unknown = _call(client, "explain_check", {"check_id": "no_such_check"})
+    assert unknown["ok"] is False and unknown["payload"]["error"]["code"] == "not_found"
+    assert "vary_accept" in unknown["payload"]["error"]["detail"]["known"]
+
+
+def test_the_local_index_keeps_every_scan_latest_first(client: SyncClient) -> None:
+    scanned = _scan(client, "http://shop.test/products/kettle")["payload"]
+    entry = _call(client, "get_index_entry", {"domain": "shop.test"})
+    assert entry["ok"] is True
+    payload = entry["payload"]
+    assert payload["scans"] >= 1 and payload["latest"]["scan_id"] == scanned["scan_id"]
+    assert payload["latest"]["grade"] == scanned["result"]["grade"]
+    assert "remote" not in payload  # no remote index is set: nothing else is asked
+    assert _call(client, "get_index_entry", {"domain": "http://SHOP.test/x"})["payload"]["domain"] == "shop.test"
+
+
+def test_scan_site_reports_each_page_and_the_fixes_across_the_site(client: SyncClient) -> None:
+    envelope = _call(client, "scan_site", {"url": "http://shop.test/", "sitemap": "http://shop.test/sitemap.xml"})
+    assert envelope["ok"] is True, envelope["payload"]
+    payload = envelope["payload"]
+    assert payload["found"] == 3 and payload["scanned"] == 3
+    assert [page["outcome"] for page in payload["pages"]] == ["scored"] * 3
+    assert sum(payload["grades"].values()) == 3 and payload["median_score"] is not None
+    top = payload["fixes"][0]
+    assert top["pages"] == 3 and top["points"] == pytest.approx(top["mean_points"] * 3, abs=0.2)
