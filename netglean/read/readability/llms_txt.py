@@ -151,7 +151,8 @@ def parse_llms_txt(text: str, content_type: str | None = None) -> LlmsTxt:
     if media_type in _HTML_TYPES or _HTML_START.match(text[:1024]):
         problems.add("html", None)
         return LlmsTxt(None, None, (), 0, problems.frozen())
-    lines = text[:MAX_CHARS].lstrip("\ufeff").splitlines()
+    read = text if len(text) <= MAX_CHARS else text[: text.rfind("\n", 0, MAX_CHARS) + 1 or MAX_CHARS]
+    lines = read.lstrip("\ufeff").splitlines()  # whole lines only: a cut one would read as a broken item
     if len(text) > MAX_CHARS or len(lines) > MAX_LINES:
         problems.add("truncated", None)
     lines = lines[:MAX_LINES]
