@@ -169,7 +169,9 @@ def _declare(
     typed = media_type is not None and kind.split(";", maxsplit=1)[0].strip().lower() == media_type
     if not (matched or typed) or not target.strip():
         return
-    url = urljoin(base, target.strip())[:_URL_LIMIT]
+    url = _resolve(base, target)
+    if url is None:
+        return
     found.setdefault(
         url, {"via": via, "rel": (matched[0] if matched else rel.strip().lower())[:_TEXT_LIMIT], "url": url}
     )
@@ -202,6 +204,15 @@ def _charset(probe: Probe) -> str | None:
         if name.strip().lower() == "charset" and value.strip().strip('"'):
             return value.strip().strip('"')[:_TEXT_LIMIT]
     return None
+
+
+def _resolve(base: str, target: str) -> str | None:
+    """``target`` resolved against ``base``, its fragment dropped, bounded; None when it is no URL (a page's
+    malformed link, an unclosed IPv6 literal, must not stop the findings)."""
+    try:
+        return urldefrag(urljoin(base, target.strip())).url[:_URL_LIMIT]
+    except ValueError:
+        return None
 
 
 def _text(value: Any, limit: int = _TEXT_LIMIT) -> str | None:
@@ -263,20 +274,21 @@ def _markdown_negotiation(page: _Page) -> Result:
     body = agent["body"]
     estimate = (len(body) + 3) // 4
     declared = agent["headers"].get("x-markdown-tokens")
-    canonical = [
-        urljoin(agent["final_url"] or agent["url"], target)[:_URL_LIMIT]
+    resolved = (
+        _resolve(agent["final_url"] or agent["url"], target)
         for target, params in link_header(agent["headers"].get("link", ""))
         if "canonical" in params.get("rel", "").split()
-    ]
+    )
+    canonical = [url for url in resolved if url is not None]
     browser = page.evidence.get("browser")
-    pages = {urldefrag(url).url for url in (page.evidence["url"], browser["final_url"] if browser else None) if url}
+    pages = {_resolve(url, "#") for url in (page.evidence["url"], browser["final_url"] if browser else None) if url}
     detail.update(
         charset=_charset(agent),
         vary_accept=_vary_accept(agent),
         markdown_tokens=_text(declared),
         estimated_tokens=estimate,
         canonical_link=canonical[0] if canonical else None,
-        canonical_is_page=bool(canonical) and urldefrag(canonical[0]).url in pages,
+        canonical_is_page=bool(canonical) and _resolve(canonical[0], "#") in pages,
     )
     if _HTML_START.match(body[:1024]):
         return INVALID, MEASURED, "The answer is typed as markdown but its body is an HTML page.", detail
@@ -300,7 +312,7 @@ def _markdown_negotiation(page: _Page) -> Result:
     ]
     detail["missing"] = missing
     if missing:
-        return (PARTIAL, MEASURED, f"The page negotiates markdown, without: {', '.join(missing)}.", detail)
+        return PARTIAL, MEASURED, f"The page negotiates markdown, without: {', '.join(missing)}.", detail
     return PRESENT, MEASURED, "The page negotiates markdown with a charset, Vary: Accept and a token count.", detail
 
 
@@ -330,11 +342,10 @@ def parse_content_signal(value: str) -> tuple[dict[str, str], list[str]]:
     return signals, sorted(set(problems))
 
 
-def robots_content_signals(body: str) -> tuple[list[dict[str, Any]], int]:
-    """The Content-Signal lines of a robots.txt body, each with the user-agent group it sits in (an empty
-    list of agents: before any User-agent line) and the number of such lines; at most MAX_ITEMS kept."""
+def robots_content_signals(body: str) -> list[dict[str, Any]]:
+    """The Content-Signal lines of a robots.txt body (its first MAX_ROBOTS_CHARS), each with the user-agent
+    group it sits in (at most MAX_ITEMS agents named; none: before any User-agent line)."""
     found: list[dict[str, Any]] = []
-    total = 0
     agents: list[str] = []
     in_rules = False  # a rule line since the last User-agent: the next User-agent line starts a new group
     for line in body[:MAX_ROBOTS_CHARS].splitlines():
@@ -349,15 +360,12 @@ def robots_content_signals(body: str) -> tuple[list[dict[str, Any]], int]:
                 agents.append(value[:_TEXT_LIMIT])
             continue
         in_rules = True
-        if field != "content-signal":
-            continue
-        total += 1
-        if len(found) < MAX_ITEMS:
+        if field == "content-signal":
             signals, problems = parse_content_signal(value)
             if not agents:
                 problems = sorted({*problems, "outside_group"})
-            found.append({"user_agents": list(agents), "signals": signals, "problems": problems})
-    return found, total
+            found.append({"user_agents": agents, "signals": signals, "problems": problems})
+    return found
 
 
 def _content_signal(page: _Page) -> Result:
@@ -366,35 +374,28 @@ def _content_signal(page: _Page) -> Result:
     headers = [p for p in page.page_probes() if "content-signal" in p["headers"]]
     if not read_robots and not headers:
         return NOT_PROBED, MEASURED, "robots.txt was not read and no answer carried a Content-Signal header.", {}
-    lines: list[dict[str, Any]] = []
-    total = 0
-    if read_robots and robots is not None and _ok(robots):
-        lines, total = robots_content_signals(robots["body"])
-    header_signals: dict[str, str] = {}
-    header_problems: list[str] = []
+    lines = robots_content_signals(robots["body"]) if robots is not None and _ok(robots) else []
     if headers:
-        header_signals, header_problems = parse_content_signal(headers[0]["headers"]["content-signal"])
+        signals, problems = parse_content_signal(headers[0]["headers"]["content-signal"])
+        header: dict[str, Any] | None = {"signals": signals, "problems": problems}
+    else:
+        header = None
+    every = lines + ([header] if header else [])
+    declared = [entry for entry in every if entry["signals"]]
+    problems = sorted({problem for entry in every for problem in entry["problems"]})
     detail: dict[str, Any] = {
         "robots_status": robots["status"] if read_robots and robots is not None else None,
-        "robots_lines": lines,
-        "robots_line_count": total,
-        "header": {"signals": header_signals, "problems": header_problems} if headers else None,
+        "robots_lines": lines[:MAX_ITEMS],
+        "robots_line_count": len(lines),
+        "header": header,
+        "problems": problems,
+        "keys_declared": sorted({key for entry in declared for key in entry["signals"]}),
     }
-    declared = [entry for entry in lines if entry["signals"]] + (
-        [{"signals": header_signals}] if header_signals else []
-    )
-    problems = sorted({p for entry in lines for p in entry["problems"]} | set(header_problems))
-    detail["problems"] = problems
-    detail["keys_declared"] = sorted({key for entry in declared for key in entry["signals"]})
-    if not total and not headers:
+    if not every:
         return ABSENT, MEASURED, "robots.txt has no Content-Signal line and no answer a Content-Signal header.", detail
     if not declared:
-        return (
-            INVALID,
-            MEASURED,
-            "Content-Signal is given but declares no use validly (search, ai-input, ai-train).",
-            detail,
-        )
+        summary = "Content-Signal is given but declares no use validly (search, ai-input, ai-train)."
+        return INVALID, MEASURED, summary, detail
     if problems:
         return PARTIAL, MEASURED, f"Content-Signal declares uses, with problems: {', '.join(problems)}.", detail
     return PRESENT, MEASURED, "Content-Signal declares the site's uses validly.", detail
@@ -473,8 +474,9 @@ def _validate_mcp_card(document: Any, probe: Probe) -> Validation:
     for candidate in (transport if isinstance(transport, dict) else {}, document):
         for field in ("url", "endpoint"):
             value = candidate.get(field)
-            if _http_url(value) or (isinstance(value, str) and value.startswith("/")):
-                endpoints.append(urljoin(probe["final_url"] or probe["url"], value))
+            url = _resolve(probe["final_url"] or probe["url"], value) if isinstance(value, str) else None
+            if url is not None and _http_url(url):
+                endpoints.append(url)
     facts = {
         "kind": "card",
         "name": _text(name),

@@ -515,10 +515,12 @@ def test_bounded_on_a_huge_llms_txt() -> None:
 def test_bounded_on_a_huge_robots_txt_and_link_header() -> None:
     body = "".join(f"User-agent: bot{n}\nDisallow: /{n}\nContent-Signal: search=yes\n" for n in range(3_334))
     assert body.count("\n") >= 10_000
-    lines, total = robots_content_signals(body)
-    assert (len(lines), total) == (MAX_ITEMS, 3_334)
+    assert len(robots_content_signals(body)) == 3_334
     item = finding(evidence(robots=robots(body)), "content_signal")
     assert item["status"] == "present"
+    assert (len(item["evidence"]["robots_lines"]), item["evidence"]["robots_line_count"]) == (MAX_ITEMS, 3_334)
+    late = "User-agent: *\n" + "Content-Signal: ai_train=no\n" * 100 + "Content-Signal: ai-train=no\n"
+    assert status(evidence(robots=robots(late)), "content_signal") == "partial"  # a valid line past those kept
     assert len(json.dumps(item)) < 20_000
     assert len(link_header('<https://a.example/>; rel="x", ' * 10_000)) < 300
 
@@ -529,3 +531,17 @@ def test_link_header() -> None:
         ("https://a.example/md", {"rel": "alternate canonical", "type": "text/markdown"}),
         ("/b", {"title": "a, b", "rel": "next"}),
     ]
+
+
+def test_malformed_urls_and_failed_probes_do_not_stop_the_findings() -> None:
+    broken = "http://[::1"
+    page = html_probe(f'<html><head><link rel="mcp" href="{broken}"><link rel="api-catalog" href="/ok"></head></html>')
+    agent = markdown_probe(link=f"<{broken}>; rel=canonical")
+    failed = probe("https://shop.example/.well-known/api-catalog", None)
+    found = {item["id"]: item for item in findings(evidence(agent=agent, browser=page), TABLE)}
+    assert found["mcp_server_card"]["status"] == "not_probed"
+    assert found["api_catalog"]["evidence"]["declared"][0]["url"] == "https://shop.example/ok"
+    assert found["markdown_negotiation"]["evidence"]["canonical_link"] is None
+    assert status(evidence(browser=page, well_known={"api_catalog": failed}), "api_catalog") == "not_probed"
+    deep = well_known("mcp_server_card", "[" * 5_000 + "]" * 5_000)
+    assert status(deep, "mcp_server_card") == "invalid"
