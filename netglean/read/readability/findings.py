@@ -418,10 +418,10 @@ def _well_known(
     asked for, over what the page ``declared``."""
     probe = page.evidence.get("well_known", {}).get(key)
     if probe is not None and not _answered(probe):
-        return NOT_PROBED, MEASURED, f"The well-known path for {noun} was asked for and gave no answer to read.", {}
+        return NOT_PROBED, MEASURED, f"The well-known {noun} path was asked for and gave no answer to read.", {}
     if probe is None:
         if declared:
-            summary = f"The page declares {noun}; the well-known endpoints were not probed."
+            summary = f"The page declares where its {noun} is; the well-known endpoints were not probed."
             return PRESENT, HEURISTIC, summary, {"declared": declared}
         return NOT_PROBED, MEASURED, f"The well-known endpoints were not probed and the page declares no {noun}.", {}
     detail: dict[str, Any] = {"status": probe["status"], "content_type": _text(probe["headers"].get("content-type"))}
@@ -429,14 +429,14 @@ def _well_known(
         detail["declared"] = declared
     if probe["status"] in {404, 410}:
         if declared:
-            return PARTIAL, MEASURED, f"Nothing at the well-known path, though the page declares {noun}.", detail
-        return ABSENT, MEASURED, f"There is no {noun} at the well-known path.", detail
+            return PARTIAL, MEASURED, f"Nothing is at the well-known {noun} path, though the page declares one.", detail
+        return ABSENT, MEASURED, f"No {noun} is at the well-known path.", detail
     if not _ok(probe):
-        return INVALID, MEASURED, f"The well-known path for {noun} answered with an error status.", detail
+        return INVALID, MEASURED, f"The well-known {noun} path answered with an error status.", detail
     document, why = _json_document(probe)
     if why is not None:
         detail["problems"] = [why]
-        return INVALID, MEASURED, f"The well-known path for {noun} answered with no JSON document ({why}).", detail
+        return INVALID, MEASURED, f"The well-known {noun} path answered with no JSON document ({why}).", detail
     status, problems, facts = validate(document, probe)
     detail.update(facts, problems=problems)
     if status == PRESENT:
@@ -499,7 +499,7 @@ def _validate_mcp_card(document: Any, probe: Probe) -> Validation:
 
 def _mcp_server_card(page: _Page) -> Result:
     declared = page.declared(_MCP_RELS, MCP_CARD_TYPE)
-    return _well_known(page, "mcp_server_card", "an MCP server card", _validate_mcp_card, declared)
+    return _well_known(page, "mcp_server_card", "MCP server card", _validate_mcp_card, declared)
 
 
 def _validate_api_catalog(document: Any, probe: Probe) -> Validation:
@@ -533,7 +533,7 @@ def _validate_api_catalog(document: Any, probe: Probe) -> Validation:
 
 def _api_catalog(page: _Page) -> Result:
     declared = page.declared(frozenset({"api-catalog"}))
-    return _well_known(page, "api_catalog", "an API catalog", _validate_api_catalog, declared)
+    return _well_known(page, "api_catalog", "API catalog", _validate_api_catalog, declared)
 
 
 def _validate_protected_resource(document: Any, probe: Probe) -> Validation:
@@ -629,7 +629,7 @@ def _validate_skills(document: Any, probe: Probe) -> Validation:
 
 
 def _agent_skills(page: _Page) -> Result:
-    return _well_known(page, "agent_skills", "an agent skills index", _validate_skills, [])
+    return _well_known(page, "agent_skills", "agent skills index", _validate_skills, [])
 
 
 # ---- 7. WebMCP -----------------------------------------------------------------------------------------

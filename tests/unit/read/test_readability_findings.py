@@ -479,6 +479,11 @@ def marked_evidence() -> Evidence:
 
 def test_summaries_never_carry_page_text() -> None:
     found = findings(marked_evidence(), TABLE)
+    passing = marked_evidence()
+    passing["agent"] = markdown_probe(body=f"# {MARKER}\n", link=f'<https://{MARKER}.example/>; rel="canonical"')
+    passing["robots"] = robots(f"User-agent: {MARKER}\nContent-Signal: search=yes, {MARKER}=no\n")
+    found += findings(passing, TABLE)
+    assert {item["status"] for item in found} >= {"present", "partial", "invalid"}
     for item in found:
         outside = {key: value for key, value in item.items() if key != "evidence"}
         assert MARKER not in json.dumps(outside), item["id"]
