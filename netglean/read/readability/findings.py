@@ -467,7 +467,8 @@ def _validate_mcp_card(document: Any, probe: Probe) -> Validation:
     info: dict[str, Any] = server_info if isinstance(server_info, dict) else document
     name, version = info.get("name"), info.get("version")
     endpoints: list[str] = []
-    for remote in document.get("remotes") or []:
+    remotes = document.get("remotes")
+    for remote in remotes if isinstance(remotes, list) else []:
         if isinstance(remote, dict) and _http_url(remote.get("url")):
             endpoints.append(remote["url"])
     transport = document.get("transport")

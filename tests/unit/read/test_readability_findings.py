@@ -550,3 +550,21 @@ def test_malformed_urls_and_failed_probes_do_not_stop_the_findings() -> None:
     assert status(evidence(browser=page, well_known={"api_catalog": failed}), "api_catalog") == "not_probed"
     deep = well_known("mcp_server_card", "[" * 5_000 + "]" * 5_000)
     assert status(deep, "mcp_server_card") == "invalid"
+
+
+@pytest.mark.parametrize(
+    ("key", "document"),
+    [
+        ("mcp_server_card", {"name": 5, "version": [], "remotes": 5, "transport": "stdio", "url": {"a": 1}}),
+        ("mcp_server_card", {"serverInfo": [], "entries": "x"}),
+        ("mcp_server_card", {"entries": [5, {"url": 3}, None]}),
+        ("api_catalog", {"linkset": [5, {"anchor": 1}, {"anchor": "a", "item": 5}, {"anchor": "a", "item": [5]}]}),
+        ("oauth_protected_resource", {"resource": "https://a.example", "authorization_servers": "https://b"}),
+        ("oauth_authorization_server", {"issuer": ["x"]}),
+        ("agent_skills", {"skills": [5, {"name": 3}, {"name": "a", "files": "x"}]}),
+        ("agent_skills", "null"),
+    ],
+)
+def test_odd_json_is_judged_not_raised(key: str, document: Any) -> None:
+    found = findings(well_known(key, document), TABLE)
+    assert all(item["status"] in {"present", "partial", "absent", "invalid", "not_probed"} for item in found)
