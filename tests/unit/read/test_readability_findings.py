@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import yaml
@@ -83,7 +82,7 @@ def evidence(**parts: Any) -> Evidence:
         "max_bytes": 5 << 20,
     }
     document.update(parts)
-    return document  # type: ignore[return-value]
+    return cast(Evidence, document)
 
 
 def html_probe(body: str = HTML, **headers: str) -> Probe:
@@ -507,10 +506,8 @@ def test_bounded_on_a_huge_llms_txt() -> None:
     line = "- [Page](https://shop.example/page.md): notes about the page\n"
     body = "# Big\n\n## Docs\n" + line * ((2 << 20) // len(line) + 1)
     assert len(body) > 2 << 20
-    started = time.perf_counter()
     parsed = parse_llms_txt(body)
     item = finding(llms(body), "llms_txt_structure")
-    assert time.perf_counter() - started < 10
     assert sum(len(s.links) for s in parsed.sections) == MAX_LINKS
     assert [p.id for p in parsed.problems] == ["truncated"]
     assert item["status"] == "partial"
