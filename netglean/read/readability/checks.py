@@ -131,13 +131,14 @@ def _header(probe: Probe | None, name: str) -> str:
 
 
 def reachable(page: Page, evidence: Evidence) -> Verdict:
-    agent = evidence["agent"]
-    if not ok(agent) or agent is None:
-        status = agent["status"] if agent is not None else None
+    agent = page.agent
+    if agent is None:
+        asked = evidence["agent"]
+        status = asked["status"] if asked is not None else None
         return Verdict(
             0.0,
-            "the page did not answer the agent's request with 2xx (a browser's request was answered)",
-            {"agent_status": status, "error": agent["error"]["code"] if agent and agent["error"] else None},
+            "the agent's request got no usable answer (an error, a non-2xx status or a bot wall) where a browser's did",
+            {"agent_status": status, "error": asked["error"]["code"] if asked and asked["error"] else None},
         )
     hops = len(agent["redirects"])
     share = 1.0 if hops == 0 else max(5, 11 - 2 * hops) / 11
@@ -233,7 +234,7 @@ def _varies_on_accept(probe: Probe | None) -> bool:
 def vary_accept(page: Page, evidence: Evidence) -> Verdict:
     agent, browser = evidence["agent"], evidence["browser"]
     negotiates = (
-        ok(agent) and ok(browser) and media_type(agent) != media_type(browser)
+        page.agent is not None and ok(browser) and media_type(agent) != media_type(browser)
     ) or page.agent_type in TEXT_TYPES
     if not negotiates:
         return Verdict(0.0, "the server does not negotiate on Accept, so there is no Vary: Accept to send")
@@ -289,14 +290,8 @@ def core_facts(page: Page, evidence: Evidence) -> Verdict:
     )
 
 
-def received(evidence: Evidence) -> Probe | None:
-    """The answer an agent works from: the agent probe's, else the browser probe's."""
-    agent = evidence["agent"]
-    return agent if ok(agent) else evidence["browser"]
-
-
 def context_cost(page: Page, evidence: Evidence, reference: int) -> Verdict:
-    probe = received(evidence)
+    probe = page.received
     size = probe["bytes"] if probe is not None else 0
     ratio = size / reference if reference else 0.0
     share = 1.0 if ratio <= 1 else max(0.0, 1 - math.log2(ratio) / 4)
@@ -410,7 +405,7 @@ def _same_page(a: str, b: str) -> bool:
 def canonical(page: Page, evidence: Evidence) -> Verdict:
     here = (page.html_probe["final_url"] if page.html_probe else None) or page.url
     found = {urljoin(here, link["href"]) for link in iter_links(page, "canonical") if link["href"]}
-    header = re.search(r'<([^>]*)>\s*;[^,]*rel="?canonical', _header(received(evidence), "link"), re.I)
+    header = re.search(r'<([^>]*)>\s*;[^,]*rel="?canonical', _header(page.received, "link"), re.I)
     if header:
         found.add(urljoin(here, header.group(1).strip()))
     shown = {"canonical": sorted(clip(u) for u in found)[:5]}
@@ -427,7 +422,7 @@ def canonical(page: Page, evidence: Evidence) -> Verdict:
 
 
 def cache_validators(page: Page, evidence: Evidence) -> Verdict:
-    probe = received(evidence)
+    probe = page.received
     has = [name for name in ("etag", "last-modified") if _header(probe, name)]
     if has:
         return Verdict(1.0, "the answer carries a cache validator", {"validators": has})

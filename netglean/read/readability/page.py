@@ -16,8 +16,9 @@ from typing import Any
 from netglean.read.extract import Block, extract
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
-from netglean.read.page_signals import item_groups, javascript_shell
+from netglean.read.page_signals import bot_wall, item_groups, javascript_shell
 from netglean.read.readability.evidence import Evidence, Probe
+from netglean.read.reading import walled
 from netglean.read.render import render
 
 MAX_LD_DEPTH = 12
@@ -54,10 +55,11 @@ KIND_TYPES: tuple[tuple[str, frozenset[str]], ...] = (
     ),
     ("service", frozenset({"Service", "GovernmentService", "FinancialProduct", "BroadcastService", "TaxiService"})),
     ("collection", frozenset({"ItemList", "CollectionPage", "OfferCatalog", "SearchResultsPage", "ProductCollection"})),
-    ("document", frozenset({"TechArticle", "APIReference", "HowTo", "Dataset", "DigitalDocument", "WebPage"})),
+    ("document", frozenset({"TechArticle", "APIReference", "HowTo", "Dataset", "DigitalDocument"})),
 )
 """schema.org types by the kind they make a page, in order of precedence: a product page lists related
-products (an ItemList) and is a WebPage too, and is still a product page."""
+products (an ItemList) and is still a product page. A bare WebPage says nothing of the kind: the page's shape
+decides."""
 OG_KINDS = {
     "product": "product",
     "product.item": "product",
@@ -134,6 +136,9 @@ class Page:
     """The page's HTML as the server sent it (the browser probe's, else the agent probe's when that is HTML)."""
     html_probe: Probe | None
     agent: Probe | None
+    """The agent probe, when its answer is usable (2xx, no bot wall)."""
+    received: Probe | None
+    """The answer an agent works from: the agent probe's when usable, else the browser probe's."""
     agent_type: str
     agent_text: str
     """The folded head (READ_WINDOW) of what the agent probe received, entities decoded."""
@@ -162,13 +167,30 @@ class Page:
     facts: dict[str, Fact] = field(default_factory=dict)
 
 
-def read_page(evidence: Evidence) -> Page:
-    """The page of a scored scan: its HTML parsed once, metadata and JSON-LD read before extraction prunes it."""
-    agent, browser = evidence["agent"], evidence["browser"]
-    html_probe = next((p for p in (browser, agent) if ok(p) and media_type(p) in HTML_TYPES | {""}), None)
+def probe_problem(probe: Probe) -> str | None:
+    """What is wrong with a page probe's answer, as an unscored reason id, or None when it is usable (2xx, and
+    not a bot wall by the rule every netglean tool applies: netglean.read.reading.walled)."""
+    error = probe["error"]
+    if error is not None:
+        return {"too_many_redirects": "too_many_redirects", "too_large": "truncated_evidence"}.get(
+            error["code"], "unreachable"
+        )
+    status = probe["status"]
+    if status is None:
+        return "unreachable"
+    signals = bot_wall(status, probe["headers"], probe["body"])
+    if walled(signals, status, probe["body"], probe["final_url"] or probe["url"]):
+        return "blocked_at_edge"
+    return None if 200 <= status < 300 else "non_2xx"
+
+
+def read_page(evidence: Evidence, agent: Probe | None, browser: Probe | None) -> Page:
+    """The page of a scored scan (``agent`` and ``browser``: its probes whose answers are usable, else None): its
+    HTML parsed once, metadata and JSON-LD read before extraction prunes it."""
+    html_probe = next((p for p in (browser, agent) if p is not None and media_type(p) in HTML_TYPES | {""}), None)
     markup = html_probe["body"] if html_probe is not None else ""
-    agent_type = media_type(agent) if ok(agent) else ""
-    received = agent["body"] if ok(agent) and agent is not None else ""
+    agent_type = media_type(agent)
+    received = agent["body"] if agent is not None else ""
     if agent_type not in TEXT_TYPES:
         received = html_entities.unescape(received[: READ_WINDOW * 2])
     alternate = evidence["alternate"]
@@ -177,7 +199,16 @@ def read_page(evidence: Evidence) -> Page:
         representation = fold(agent["body"] if agent is not None else "")
     elif ok(alternate) and alternate is not None and media_type(alternate) in TEXT_TYPES | {""}:
         representation = fold(alternate["body"])
-    page = Page(evidence["url"], markup, html_probe, agent, agent_type, fold(received)[:READ_WINDOW], representation)
+    page = Page(
+        evidence["url"],
+        markup,
+        html_probe,
+        agent,
+        agent or browser,
+        agent_type,
+        fold(received)[:READ_WINDOW],
+        representation,
+    )
     if markup:
         _read_markup(page, markup)
     elif representation is not None:  # no HTML: the representation is all there is to read

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from netglean.read.page_signals import bot_wall
 from netglean.read.readability.checks import (
     CHECKS,
     DIMENSIONS,
@@ -25,8 +24,7 @@ from netglean.read.readability.checks import (
     robots_rules,
 )
 from netglean.read.readability.evidence import Evidence, Probe, evidence_hash
-from netglean.read.readability.page import TEXT_TYPES, Page, media_type, ok, read_page
-from netglean.read.reading import walled
+from netglean.read.readability.page import TEXT_TYPES, Page, media_type, ok, probe_problem, read_page
 
 FORMAT = "netglean.ars/1"
 PAGE_REASONS = ("unreachable", "too_many_redirects", "truncated_evidence", "non_2xx", "blocked_at_edge")
@@ -63,43 +61,30 @@ def score(evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
     if rules is not None and not any(assistant_verdicts(rules, evidence["url"]).values()):
         result["outcome"] = "opt_out"
         return result
-    reason = unscored_reason(evidence, rules)
+    probes = {"agent": evidence["agent"], "browser": evidence["browser"]}
+    problems = {name: probe_problem(probe) for name, probe in probes.items() if probe is not None}
+    reason = unscored_reason(evidence, rules, problems)
     if reason is not None:
         result["reason"] = reason
         return result
-    page = read_page(evidence)
+    usable = {name: probes[name] for name, problem in problems.items() if problem is None}
+    page = read_page(evidence, usable.get("agent"), usable.get("browser"))
     _scored(result, page, evidence, table)
     return result
 
 
-def unscored_reason(evidence: Evidence, rules: str | None) -> str | None:
-    """Why the evidence cannot be scored (robots.txt's text ``rules`` as checks.robots_rules reads them), or None."""
+def unscored_reason(evidence: Evidence, rules: str | None, problems: Mapping[str, str | None]) -> str | None:
+    """Why the evidence cannot be scored, or None: from robots.txt's text ``rules`` (as checks.robots_rules reads
+    them) and what is wrong with each page probe that was asked (``problems``, by probe: page.probe_problem's)."""
     if rules is None or evidence["robots_verdict"] == "unreadable":
         return "robots_unavailable"
     if evidence["robots_verdict"] == "disallowed":
         return "robots_disallows_scanner"
-    probes = [probe for probe in (evidence["agent"], evidence["browser"]) if probe is not None]
-    reasons = [_probe_reason(probe) for probe in probes]
-    if not probes:
+    if not problems:
         return "unreachable"
-    if None in reasons:
+    if None in problems.values():
         return None
-    return min((r for r in reasons if r is not None), key=PAGE_REASONS.index)
-
-
-def _probe_reason(probe: Probe) -> str | None:
-    """What is wrong with one page probe's answer, or None when it is usable."""
-    error = probe["error"]
-    if error is not None:
-        code = error["code"]
-        return {"too_many_redirects": "too_many_redirects", "too_large": "truncated_evidence"}.get(code, "unreachable")
-    status = probe["status"]
-    if status is None:
-        return "unreachable"
-    signals = bot_wall(status, probe["headers"], probe["body"])
-    if walled(signals, status, probe["body"], probe["final_url"] or probe["url"]):
-        return "blocked_at_edge"
-    return None if 200 <= status < 300 else "non_2xx"
+    return min((r for r in problems.values() if r is not None), key=PAGE_REASONS.index)
 
 
 def _agrees(table: Mapping[str, Any]) -> None:

@@ -271,6 +271,14 @@ def test_an_agent_refused_where_a_browser_is_served_is_scored_unreachable_for_ag
     assert_consistent(result)
 
 
+def test_an_agent_stopped_by_a_wall_a_browser_passes_is_not_reached() -> None:
+    wall = "<html><head><title>Just a moment...</title></head><body><div id='cf-chl-widget'></div></body></html>"
+    result = score(evidence(agent=probe(URL, wall)), TABLE)
+    assert result["outcome"] == "scored" and result["page_kind"] == "product"
+    assert checks_of(result)["reachable"]["points"] == 0
+    assert checks_of(result)["core_facts"]["status"] == "pass"  # read from the browser's answer
+
+
 def test_redirects_cost_reachable_points() -> None:
     result = score(evidence(agent=probe(URL, PRODUCT_HTML, redirects=2)), TABLE)
     assert checks_of(result)["reachable"]["points"] == 7.0
