@@ -24,7 +24,6 @@ from netglean.read.readability.page import (
     Page,
     clip,
     fold,
-    iter_links,
     main_item,
     media_type,
     ok,
@@ -130,6 +129,34 @@ def _header(probe: Probe | None, name: str) -> str:
     return probe["headers"].get(name, "") if probe is not None else ""
 
 
+_LINK_ENTRY = re.compile(r"<([^>]*)>([^<]*)")
+_LINK_PARAM = re.compile(r"""\b(rel|type)\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.I)
+LINK_HEADER_CHARS = 16_384
+"""Characters of a Link header read (a hostile one can be long; real ones name a handful of links)."""
+
+
+def header_links(*probes: Probe | None) -> list[dict[str, str]]:
+    """The links of the probes' Link headers (RFC 8288) as the head's <link> elements are kept: rel, type, href."""
+    found = []
+    for probe in probes:
+        for entry in _LINK_ENTRY.finditer(_header(probe, "link")[:LINK_HEADER_CHARS]):
+            params = {name.lower(): quoted or bare for name, quoted, bare in _LINK_PARAM.findall(entry.group(2))}
+            found.append({"rel": params.get("rel", ""), "type": params.get("type", ""), "href": entry.group(1).strip()})
+    return found
+
+
+def _has_rel(link: dict[str, str], rel: str) -> bool:
+    return rel in link["rel"].lower().split()
+
+
+def _link_type(link: dict[str, str]) -> str:
+    return link["type"].split(";")[0].strip().lower()
+
+
+def _machine_type(kind: str) -> bool:
+    return kind in MACHINE_TYPES or kind.endswith("+json")
+
+
 def reachable(page: Page, evidence: Evidence) -> Verdict:
     agent = page.agent
     if agent is None:
@@ -200,15 +227,12 @@ def negotiated_response(page: Page, evidence: Evidence) -> Verdict:
 def _declared_markdown(page: Page, evidence: Evidence) -> list[str]:
     """Where the page declares a markdown alternate: the Link header, its <link> elements."""
     where = []
-    link_header = _header(evidence["agent"], "link") + "," + _header(evidence["browser"], "link")
-    if re.search(
-        r'rel="?[^;,]*\balternate\b[^,]*type="?text/markdown|type="?text/markdown[^,]*rel="?[^;,]*\balternate',
-        link_header,
-        re.I,
+    for place, links in (
+        ("link_header", header_links(evidence["agent"], evidence["browser"])),
+        ("html_link", page.links),
     ):
-        where.append("link_header")
-    if any(link["type"].split(";")[0].strip().lower() == "text/markdown" for link in iter_links(page, "alternate")):
-        where.append("html_link")
+        if any(_has_rel(link, "alternate") and _link_type(link) in MARKDOWN_TYPES for link in links):
+            where.append(place)
     return where
 
 
@@ -404,10 +428,8 @@ def _same_page(a: str, b: str) -> bool:
 
 def canonical(page: Page, evidence: Evidence) -> Verdict:
     here = (page.html_probe["final_url"] if page.html_probe else None) or page.url
-    found = {urljoin(here, link["href"]) for link in iter_links(page, "canonical") if link["href"]}
-    header = re.search(r'<([^>]*)>\s*;[^,]*rel="?canonical', _header(page.received, "link"), re.I)
-    if header:
-        found.add(urljoin(here, header.group(1).strip()))
+    links = [*page.links, *header_links(page.received)]
+    found = {urljoin(here, link["href"]) for link in links if _has_rel(link, "canonical") and link["href"]}
     shown = {"canonical": sorted(clip(u) for u in found)[:5]}
     if not found:
         return Verdict(0.0, "the page declares no canonical URL")
@@ -452,7 +474,7 @@ def sitemap(page: Page, evidence: Evidence) -> Verdict:
 
     rules = robots_rules(evidence)
     declared = len(list(protego.Protego.parse(rules).sitemaps)) if rules else 0
-    linked = sum(1 for _ in iter_links(page, "sitemap"))
+    linked = sum(1 for link in page.links if _has_rel(link, "sitemap"))
     if declared or linked:
         return Verdict(1.0, "a sitemap is declared", {"in_robots_txt": declared, "linked": linked})
     return Verdict(0.0, "no sitemap is declared in robots.txt or linked from the page")
@@ -460,15 +482,14 @@ def sitemap(page: Page, evidence: Evidence) -> Verdict:
 
 def machine_endpoint(page: Page, evidence: Evidence) -> Verdict:
     ways = set()
-    for link in page.links:
-        rels = set(link["rel"].lower().split())
-        if rels & MACHINE_RELS or ("alternate" in rels and link["type"].split(";")[0].strip().lower() in MACHINE_TYPES):
-            ways.add("html_link")
-    header = _header(evidence["agent"], "link") + "," + _header(evidence["browser"], "link")
-    if re.search(r"rel=\"?[^;,]*\b(?:service-desc|service-doc|api-catalog|describedby)\b", header, re.I) or re.search(
-        r"type=\"?(?:text/markdown|application/(?:[\w.+-]*json|yaml))", header, re.I
+    for place, links in (
+        ("link_header", header_links(evidence["agent"], evidence["browser"])),
+        ("html_link", page.links),
     ):
-        ways.add("link_header")
+        for link in links:
+            rels = set(link["rel"].lower().split())
+            if rels & MACHINE_RELS or ("alternate" in rels and _machine_type(_link_type(link))):
+                ways.add(place)
     if llms_txt_answers(evidence):
         ways.add("llms_txt")
     answered = sorted(name for name, probe in evidence["well_known"].items() if ok(probe))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html as html_entities
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,9 +132,8 @@ class Page:
     """What the checks read of one scan's evidence."""
 
     url: str
-    html: str
-    """The page's HTML as the server sent it (the browser probe's, else the agent probe's when that is HTML)."""
     html_probe: Probe | None
+    """The answer the page's HTML is read from: the browser probe's, else the agent probe's when that is HTML."""
     agent: Probe | None
     """The agent probe, when its answer is usable (2xx, no bot wall)."""
     received: Probe | None
@@ -160,9 +159,9 @@ class Page:
     shell: bool = False
     item_count: int = 0
     first_item: str | None = None
+    """The text of the first link of the page's largest group of linked alike siblings."""
     terms: int = 0
     """Terms the page defines in description lists (dl > dt), outside navigation and footers."""
-    """The text of the first link of the page's largest group of linked alike siblings."""
     kind: str = "unknown"
     facts: dict[str, Fact] = field(default_factory=dict)
 
@@ -201,7 +200,6 @@ def read_page(evidence: Evidence, agent: Probe | None, browser: Probe | None) ->
         representation = fold(alternate["body"])
     page = Page(
         evidence["url"],
-        markup,
         html_probe,
         agent,
         agent or browser,
@@ -254,8 +252,11 @@ def _read_markup(page: Page, markup: str) -> None:
 def _microdata(page: Page, tree: Any) -> None:
     """The itemprop values facts are read from when no JSON-LD states them (first of each, at most 200 read)."""
     for node in tree.css("[itemprop]")[:200]:
-        name = (node.attributes.get("itemprop") or "").strip()
-        value = node.attributes.get("content") or node.attributes.get("href") or node.text(deep=True)
+        attributes = node.attributes
+        if "itemscope" in attributes:  # an item, not a value
+            continue
+        name = (attributes.get("itemprop") or "").strip()
+        value = attributes.get("content") or attributes.get("href") or node.text(deep=False).strip() or node.text()
         if name and value and name not in page.microdata:
             page.microdata[name] = clip(value)
 
@@ -545,8 +546,3 @@ def _faq(page: Page, put: Put, fact: str, item: Mapping[str, Any]) -> None:
                 ("text", " ".join(shown.split()[:6]) if shown else None),
             ],
         )
-
-
-def iter_links(page: Page, rel: str) -> Iterator[dict[str, str]]:
-    """The head's <link> elements whose rel holds ``rel``."""
-    return (link for link in page.links if rel in link["rel"].lower().split())

@@ -351,6 +351,24 @@ def test_canonical_partial_credit() -> None:
     )
 
 
+def test_link_headers_declare_canonical_and_machine_endpoints() -> None:
+    headers = {"link": f'<{URL}>; rel=canonical, </openapi.json>; rel="service-desc"; type="application/json"'}
+    html = PRODUCT_HTML.replace('rel="canonical"', 'rel="x"')
+    result = checks_of(score(evidence(html, agent=probe(URL, html, headers=headers)), TABLE))
+    assert result["canonical"]["points"] == 4.0
+    assert result["machine_endpoint"]["evidence"]["declared_in"] == ["link_header"]
+    known = evidence()
+    known["well_known"] = {"api_catalog": probe("https://shop.example/.well-known/api-catalog", "{}")}
+    assert checks_of(score(known, TABLE))["machine_endpoint"]["evidence"]["well_known"] == ["api_catalog"]
+
+
+def test_an_html_llms_txt_is_no_llms_txt() -> None:
+    soft = probe("https://shop.example/llms.txt", "# Not found page")  # a 200 HTML page
+    assert checks_of(score(evidence(llms_txt=soft), TABLE))["llms_txt"]["points"] == 0
+    real = probe("https://shop.example/llms.txt", "\ufeff# Shop\n", content_type="text/markdown")
+    assert checks_of(score(evidence(llms_txt=real), TABLE))["llms_txt"]["points"] == 1
+
+
 def test_summaries_and_titles_never_carry_page_text() -> None:
     for result in (score(evidence(), TABLE), score(improved(), TABLE)):
         outside = [c["summary"] for c in checks_of(result).values()] + [
