@@ -332,7 +332,7 @@ def _located(page: Page) -> dict[str, int]:
     """Where each stated core fact first appears in what the agent receives (folded characters)."""
     found = {}
     for fact in page.facts.values():
-        offsets = [at for needle in fact.needles if (at := page.agent_text.find(needle)) >= 0]
+        offsets = [at for needle in fact.needles if (at := page.agent_text.offset(needle)) is not None]
         if offsets:
             found[fact.id] = min(offsets)
     return found

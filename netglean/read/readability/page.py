@@ -7,6 +7,7 @@ JSON-LD bomb, a 2 MiB page, a million links) costs work in proportion to its siz
 
 from __future__ import annotations
 
+import bisect
 import html as html_entities
 import re
 from collections.abc import Callable, Mapping
@@ -27,6 +28,8 @@ MAX_LD_NODES = 2_000
 """JSON-LD objects read at most, all blocks together: a page listing a million offers is read for its first."""
 READ_WINDOW = 262_144
 """Characters of what the agent receives in which facts are located: past the last step of first_fact_offset."""
+_TAG = re.compile(r"<[^>]{0,4096}>")
+_LINE = re.compile(r"\n")
 VALUE_CHARS = 200
 """Longest page-derived value kept as a check's evidence."""
 
@@ -117,6 +120,47 @@ def clip(value: Any) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class AgentText:
+    """The text of the head (READ_WINDOW) of what the agent received, as facts are looked for in it (tags dropped,
+    entities decoded, folded), and where each piece of it stands in the answer as received: a fact's offset is
+    what the agent reads before it, markup, scripts and styles included."""
+
+    text: str
+    starts: tuple[int, ...]
+    """Where each piece begins in ``text``."""
+    origins: tuple[int, ...]
+    """Where each piece begins in the answer."""
+
+    @classmethod
+    def of(cls, body: str, *, markup: bool) -> AgentText:
+        head = body[:READ_WINDOW]
+        pieces: list[str] = []
+        starts: list[int] = []
+        origins: list[int] = []
+        length = position = 0
+        for cut in [*(_TAG if markup else _LINE).finditer(head), None]:
+            end = cut.start() if cut is not None else len(head)
+            segment = head[position:end]
+            words = (html_entities.unescape(segment) if markup and "&" in segment else segment).split()
+            if words:
+                piece = " ".join(words).lower()
+                starts.append(length)
+                origins.append(position + len(segment) - len(segment.lstrip()))
+                pieces.append(piece)
+                length += len(piece) + 1
+            position = cut.end() if cut is not None else end
+        return cls(" ".join(pieces), tuple(starts), tuple(origins))
+
+    def offset(self, needle: str) -> int | None:
+        """Where ``needle`` first appears in the answer (characters), or None."""
+        at = self.text.find(needle)
+        if at < 0:
+            return None
+        piece = bisect.bisect_right(self.starts, at) - 1
+        return self.origins[piece] + at - self.starts[piece]
+
+
+@dataclass(frozen=True, slots=True)
 class Fact:
     """A core fact the page states: where it was read, what it says, and the strings that find it in a text."""
 
@@ -139,8 +183,7 @@ class Page:
     received: Probe | None
     """The answer an agent works from: the agent probe's when usable, else the browser probe's."""
     agent_type: str
-    agent_text: str
-    """The folded head (READ_WINDOW) of what the agent probe received, entities decoded."""
+    agent_text: AgentText
     representation: str | None
     """A machine representation of the page, folded: the agent probe's markdown or plain text, else the declared
     alternate's; None when there is none."""
@@ -189,9 +232,7 @@ def read_page(evidence: Evidence, agent: Probe | None, browser: Probe | None) ->
     html_probe = next((p for p in (browser, agent) if p is not None and media_type(p) in HTML_TYPES | {""}), None)
     markup = html_probe["body"] if html_probe is not None else ""
     agent_type = media_type(agent)
-    received = agent["body"] if agent is not None else ""
-    if agent_type not in TEXT_TYPES:
-        received = html_entities.unescape(received[: READ_WINDOW * 2])
+    received = AgentText.of(agent["body"] if agent is not None else "", markup=agent_type not in TEXT_TYPES)
     alternate = evidence["alternate"]
     representation = None
     if agent_type in TEXT_TYPES:
@@ -204,7 +245,7 @@ def read_page(evidence: Evidence, agent: Probe | None, browser: Probe | None) ->
         agent,
         agent or browser,
         agent_type,
-        fold(received)[:READ_WINDOW],
+        received,
         representation,
     )
     if markup:

@@ -334,6 +334,19 @@ def test_plain_text_negotiation_earns_part_of_the_weight() -> None:
     assert result["vary_accept"]["points"] == 1.5  # the agent's answer says Vary: Accept, the browser's does not
 
 
+def test_fact_offsets_count_the_markup_an_agent_reads_before_them() -> None:
+    script = "<script>var state = " + "[" + "0," * 40_000 + "0];</script>"
+    body = "<h1>Trailrunner 2</h1><p>Price: $149.00, in stock.</p><button>Add to cart</button>"
+    html = f'<html><head><meta property="og:type" content="product">{script}</head><body>{body}</body></html>'
+    plain = checks_of(score(evidence(html), TABLE))
+    assert plain["first_fact_offset"]["evidence"]["offset_chars"] > 80_000
+    assert plain["first_fact_offset"]["points"] == 0 and plain["front_window"]["points"] == 0
+    markdown = probe(URL, "# Trailrunner 2\n\nPrice: $149.00, in stock.\n", content_type="text/markdown")
+    negotiated = checks_of(score(evidence(html, agent=markdown), TABLE))
+    assert negotiated["first_fact_offset"]["points"] == 5
+    assert negotiated["front_window"]["points"] > 0
+
+
 def test_canonical_partial_credit() -> None:
     def canonical_points(href: str) -> float:
         html = PRODUCT_HTML.replace('href="https://shop.example/p/trailrunner-2"', f'href="{href}"')
