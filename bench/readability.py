@@ -6,7 +6,9 @@ reference, blogs; 56 KB to 1.2 MB) answered both the agent and the browser probe
 allowing everyone and /llms.txt missing; and the product fixture of the scorer's tests twice, as plain HTML and
 with the install snippet's changes (markdown on negotiation, Vary, a Link alternate, an ETag, llms.txt). The
 score is pure, so it is timed in process: medians of repeated runs, score and parse taking turns, the order
-swapped each repeat so the machine's noise hits them alike. ``ratio`` is score / parse.
+swapped each repeat so the machine's noise hits them alike. ``ratio`` is score / parse. For scale, the page
+tools' own reading of the same HTML (netglean.read.reading.read_html, markdown of the main content: what
+read_page does per page) is timed alongside, ``to_read`` being score / read.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import yaml
 from netglean.read.html_tree import parse_html
 from netglean.read.readability.evidence import FORMAT, Evidence, Probe
 from netglean.read.readability.score import score
+from netglean.read.reading import read_html
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -120,7 +123,11 @@ def run(*, repeats: int = 15) -> dict[str, Any]:
     for name, ev, html in cases():
         result = score(ev, scale)
         medians = _take_turns(
-            {"score": lambda ev=ev: score(ev, scale), "parse": lambda html=html: parse_html(html)},  # type: ignore[misc]
+            {
+                "score": lambda ev=ev: score(ev, scale),  # type: ignore[misc]
+                "parse": lambda html=html: parse_html(html),  # type: ignore[misc]
+                "read": lambda html=html, url=ev["url"]: read_html(html, url, fmt="markdown", main_content=True),  # type: ignore[misc]
+            },
             repeats,
         )
         rows.append(
@@ -132,23 +139,38 @@ def run(*, repeats: int = 15) -> dict[str, Any]:
                 "grade": result["grade"],
                 "score_ms": round(medians["score"] * 1000, 3),
                 "parse_ms": round(medians["parse"] * 1000, 3),
+                "read_ms": round(medians["read"] * 1000, 3),
                 "ratio": round(medians["score"] / medians["parse"], 1),
+                "to_read": round(medians["score"] / medians["read"], 2),
             }
         )
     ratios = [row["ratio"] for row in rows]
-    return {"repeats": repeats, "pages": rows, "median_ratio": statistics.median(ratios), "max_ratio": max(ratios)}
+    return {
+        "repeats": repeats,
+        "pages": rows,
+        "median_ratio": statistics.median(ratios),
+        "max_ratio": max(ratios),
+        "median_to_read": statistics.median(row["to_read"] for row in rows),
+    }
 
 
 def show(r: dict[str, Any]) -> None:
     """The figures of ``run`` as a table."""
     print(f"\nreadability: score(evidence, table) against one lexbor parse of the page (medians of {r['repeats']})")
-    print(f"  {'page':<20}{'KB':>7}{'kind':>10}{'score':>7}{'score ms':>10}{'parse ms':>10}{'ratio':>7}")
+    print(
+        f"  {'page':<20}{'KB':>7}{'kind':>10}{'score':>7}{'score ms':>10}{'parse ms':>10}{'ratio':>7}"
+        f"{'read ms':>9}{'/read':>7}"
+    )
     for row in r["pages"]:
         print(
             f"  {row['page']:<20}{row['html_bytes'] / 1024:>7.0f}{row['kind']:>10}{row['score']:>5} {row['grade']}"
             f"{row['score_ms']:>10.2f}{row['parse_ms']:>10.2f}{row['ratio']:>7.1f}"
+            f"{row['read_ms']:>9.2f}{row['to_read']:>7.2f}"
         )
-    print(f"  median ratio {r['median_ratio']:.1f}, worst {r['max_ratio']:.1f}")
+    print(
+        f"  score / parse: median {r['median_ratio']:.1f}, worst {r['max_ratio']:.1f}; "
+        f"score / read_page's reading: median {r['median_to_read']:.2f}"
+    )
 
 
 def main() -> None:

@@ -30,6 +30,8 @@ READ_WINDOW = 262_144
 """Characters of what the agent receives in which facts are located: past the last step of first_fact_offset."""
 _TAG = re.compile(r"<[^>]{0,4096}>")
 _LINE = re.compile(r"\n")
+SHELL_WINDOW = 65_536
+"""Characters of the HTML searched for a framework's marks (a mount point, its state: near the top of a shell)."""
 VALUE_CHARS = 200
 """Longest page-derived value kept as a check's evidence."""
 
@@ -279,7 +281,7 @@ def _read_markup(page: Page, markup: str) -> None:
         link = groups[0].nodes[0].css_first("a[href]")
         page.first_item = clip(link.text(deep=True)) if link is not None else None
     page.terms = sum(1 for node in tree.css("dl > dt")[:1_000] if not _in_chrome(node))
-    page.shell = javascript_shell(markup[:200_000].encode(errors="replace"))
+    page.shell = javascript_shell(markup[:SHELL_WINDOW].encode(errors="replace"))
     for node in tree.css("script, style, noscript, template"):
         node.decompose()
     body = tree.body

@@ -62,7 +62,7 @@ def score(evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
         result["outcome"] = "opt_out"
         return result
     probes = {"agent": evidence["agent"], "browser": evidence["browser"]}
-    problems = {name: probe_problem(probe) for name, probe in probes.items() if probe is not None}
+    problems = _problems(probes)
     reason = unscored_reason(evidence, rules, problems)
     if reason is not None:
         result["reason"] = reason
@@ -85,6 +85,22 @@ def unscored_reason(evidence: Evidence, rules: str | None, problems: Mapping[str
     if None in problems.values():
         return None
     return min((r for r in problems.values() if r is not None), key=PAGE_REASONS.index)
+
+
+def _problems(probes: Mapping[str, Probe | None]) -> dict[str, str | None]:
+    """page.probe_problem of each probe asked; a server that ignores Accept sends the same answer twice, and its
+    bot-wall search (the costliest part of the judgement) is run once."""
+    asked = {name: probe for name, probe in probes.items() if probe is not None}
+    judged: dict[str, str | None] = {}
+    for name, probe in asked.items():
+        twin = next((earlier for earlier in judged if _same_answer(asked[earlier], probe)), None)
+        judged[name] = judged[twin] if twin is not None else probe_problem(probe)
+    return judged
+
+
+def _same_answer(a: Probe, b: Probe) -> bool:
+    keys = ("final_url", "status", "error", "headers", "body")
+    return all(a[key] == b[key] for key in keys)  # type: ignore[literal-required]
 
 
 def _agrees(table: Mapping[str, Any]) -> None:
