@@ -30,7 +30,7 @@ from netglean.read.reading import read_html
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-CORPUS = Path("/work/shared/corpora/readability-test-pages/pages")
+CORPUS = ROOT / "tests" / "corpora" / "readability-test-pages" / "pages"
 PAGES = ("ars-1", "medium-1", "mozilla-1", "wikipedia", "nytimes-1", "guardian-1")
 FIXTURES = ROOT / "tests" / "fixtures" / "readability"
 
@@ -154,6 +154,87 @@ def run(*, repeats: int = 15) -> dict[str, Any]:
     }
 
 
+COLD_SITES = {
+    "plain.test": "an HTML page, no llms.txt",
+    "alternate.test": "an HTML page declaring a markdown alternate, and an llms.txt",
+    "negotiated.test": "markdown on negotiation, an llms.txt",
+}
+"""The sites a cold scan is counted on: each a way of serving a page that changes what a scan asks."""
+
+
+def _cold_site() -> Any:
+    """The three sites of COLD_SITES, one per Host, counting the requests each gets."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse, Response
+    from starlette.routing import Route
+
+    html, markdown = (FIXTURES / "product.html").read_text(), (FIXTURES / "product.md").read_text()
+    counted: dict[str, int] = {}
+
+    async def answer(request: Request) -> Response:
+        host, path = request.url.hostname or "", request.url.path
+        counted[host] = counted.get(host, 0) + 1
+        if path == "/robots.txt":
+            return PlainTextResponse("User-agent: *\nAllow: /\n")
+        if path == "/llms.txt":
+            if host == "plain.test":
+                return PlainTextResponse("not here", status_code=404)
+            return PlainTextResponse("# Shop\n\n- [Kettle](https://shop.example/kettle)\n")
+        if path.endswith(".md"):
+            return Response(markdown, media_type="text/markdown")
+        if host == "negotiated.test" and "text/markdown" in request.headers.get("accept", ""):
+            return Response(markdown, media_type="text/markdown", headers={"vary": "Accept"})
+        link = {"link": '<kettle.md>; rel="alternate"; type="text/markdown"'} if host == "alternate.test" else {}
+        return Response(html, media_type="text/html", headers=link)
+
+    app = Starlette(routes=[Route("/{path:path}", answer)])
+    app.state.counted = counted
+    return app
+
+
+def cold_scans() -> dict[str, Any]:
+    """Requests a cold scan makes (a fresh fetcher: robots.txt not cached), by what it reported and by what the
+    site counted, on each of COLD_SITES; Rebilder documents 5 for its cold scan."""
+    import threading
+
+    import anyio
+    import uvicorn
+
+    from netglean.core.settings import Settings
+    from netglean.net.fetcher import Fetcher
+    from netglean.net.policy import FetchPolicy
+    from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
+    from netglean.sites.scan import scan
+    from netglean.workers.pool import Readers
+
+    app = _cold_site()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    port = int(server.servers[0].sockets[0].getsockname()[1])
+    policy = FetchPolicy.from_settings(Settings.load({"host_interval": 0.0, "fetch_only_hosts": ",".join(COLD_SITES)}))
+    rows = []
+    try:
+        for host, what in COLD_SITES.items():
+
+            async def one(host: str = host) -> int:
+                fetcher = Fetcher(policy, resolver=FakeDNS({host: [PUBLIC]}), dial=LoopbackBackend(port))
+                try:
+                    return (await scan(fetcher, Readers(0), f"http://{host}/kettle", table())).requests
+                finally:
+                    await fetcher.aclose()
+
+            reported = anyio.run(one)
+            rows.append({"site": what, "reported": reported, "served": app.state.counted.get(host, 0)})
+    finally:
+        server.should_exit = True
+        thread.join(10)
+    return {"scans": rows, "most": max(row["served"] for row in rows), "rebilder_documented": 5}
+
+
 def show(r: dict[str, Any]) -> None:
     """The figures of ``run`` as a table."""
     print(f"\nreadability: score(evidence, table) against one lexbor parse of the page (medians of {r['repeats']})")
@@ -171,6 +252,10 @@ def show(r: dict[str, Any]) -> None:
         f"  score / parse: median {r['median_ratio']:.1f}, worst {r['max_ratio']:.1f}; "
         f"score / read_page's reading: median {r['median_to_read']:.2f}"
     )
+    cold = r["cold_scans"]
+    print(f"\nrequests per cold scan (Rebilder documents {cold['rebilder_documented']})")
+    for row in cold["scans"]:
+        print(f"  {row['site']:<64}{row['reported']:>3} reported{row['served']:>3} served")
 
 
 def main() -> None:
@@ -178,6 +263,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="3 repeats (a smoke run, not for figures)")
     args = parser.parse_args()
     figures = run(repeats=3 if args.quick else 15)
+    figures["cold_scans"] = cold_scans()
     show(figures)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "readability.json").write_text(json.dumps(figures, indent=2) + "\n")

@@ -8,7 +8,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from bench import browser, crawl, devset, extraction, feeds, fetch, generator, http, projects, runs, stdio
+from bench import browser, crawl, devset, extraction, feeds, fetch, generator, http, projects, readability, runs, stdio
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -51,6 +51,7 @@ def main() -> None:
             repeats=3 if args.quick else 15,
             e2e_repeats=1 if args.quick else 5,
         ),
+        "readability": readability.run(repeats=3 if args.quick else 15) | {"cold_scans": readability.cold_scans()},
     }
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -143,6 +144,7 @@ def main() -> None:
                 )
     runs.show(figures["runs"])
     projects.show(figures["projects"])
+    readability.show(figures["readability"])
     print(f"\nwritten to {RESULTS / 'latest.json'}")
 
 

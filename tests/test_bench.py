@@ -12,7 +12,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.html
 from starlette.testclient import TestClient
 
-from bench import browser, crawl, devset, generator, projects, runs, scrapy_crawl
+from bench import browser, crawl, devset, generator, projects, readability, runs, scrapy_crawl
 from bench.http import _free_port, _start
 from bench.site import PAGES, SIZE, app
 from netglean.read.reading import read_html
@@ -165,3 +165,10 @@ def test_the_browser_benchmark_renders_the_app_warm_cold_and_without_the_proxy()
     figures = browser.run(pages=2, repeats=1)
     assert set(figures["ms_per_page"]) == {"warm", "cold", "http", "no_proxy"}
     assert figures["warm_vs_cold"] > 0 and figures["render_vs_http"] > 0 and figures["proxy_overhead"] > 0
+
+
+def test_the_readability_benchmark_scores_its_pages_and_counts_cold_scans() -> None:
+    figures = readability.run(repeats=1)
+    assert len(figures["pages"]) == 8 and all(row["score"] is not None for row in figures["pages"])
+    cold = readability.cold_scans()
+    assert [row["reported"] for row in cold["scans"]] == [row["served"] for row in cold["scans"]] == [4, 5, 4]

@@ -11,9 +11,14 @@ from typing import Any
 
 import pytest
 from mcp.client._memory import InMemoryTransport
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from netglean.app import build_runner
 from netglean.calls.registry import Registry
+from netglean.core.errors import ConfigurationError
 from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
@@ -22,6 +27,7 @@ from netglean.serve.mcp import build_server
 from tests.support import scan_site
 from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve
+from tests.support.tls_fixture import make_tls
 
 MAX_BYTES = 300_000
 
@@ -138,6 +144,69 @@ def test_scan_site_reports_each_page_and_the_fixes_across_the_site(client: SyncC
     payload = envelope["payload"]
     assert payload["found"] == 3 and payload["scanned"] == 3
     assert [page["outcome"] for page in payload["pages"]] == ["scored"] * 3
-    assert sum(payload["grades"].values()) == 3 and payload["median_score"] is not None
+    assert sum(payload["grades"].values()) == 3 and 0 <= payload["median_score"] <= 100
     top = payload["fixes"][0]
     assert top["pages"] == 3 and top["points"] == pytest.approx(top["mean_points"] * 3, abs=0.2)
+
+
+ASKED: list[tuple[str, str, bytes, dict[str, str]]] = []
+"""What the remote index was asked: method, path with query, body, headers."""
+
+
+async def _index_entry(request: Request) -> Response:
+    ASKED.append(
+        (request.method, str(request.url.path) + "?" + request.url.query, await request.body(), dict(request.headers))
+    )
+    if request.path_params["domain"] == "shop.test":
+        return JSONResponse({"domain": "shop.test", "grade": "B", "score": 81})
+    return JSONResponse({"error": "unknown domain"}, status_code=404)
+
+
+INDEX = Starlette(routes=[Route("/v1/index/{domain}", _index_entry)])
+
+
+@pytest.fixture(scope="module")
+def indexed(registry: Registry, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncClient]:
+    """A server whose operator set a remote index (https, its certificate from a test CA)."""
+    tls = make_tls(tmp_path_factory.mktemp("index-tls"), hostname="index.test")
+    settings = dataclasses.replace(
+        Settings.load(environ=dict(os.environ)),
+        fetch_only_hosts="index.test",
+        index_url="https://index.test/v1/index",
+        host_interval=0.0,
+        read_workers=0,
+    )
+    with serve((tls.cert_file, tls.key_file), app=INDEX) as tls_port:
+        fetcher = Fetcher(
+            FetchPolicy.from_settings(settings),
+            resolver=FakeDNS({"index.test": [PUBLIC]}),
+            dial=LoopbackBackend(tls_port, tls_port=tls_port),
+            ssl_context=tls.client_context(),
+        )
+        runner = build_runner(registry, settings, fetcher=fetcher)
+        with open_client(InMemoryTransport(build_server(runner)), runner) as opened:
+            yield opened
+
+
+def test_a_remote_index_is_sent_the_domain_and_nothing_else(indexed: SyncClient) -> None:
+    ASKED.clear()
+    envelope = _call(indexed, "get_index_entry", {"domain": "shop.test"})
+    assert envelope["ok"] is True, envelope["payload"]
+    remote = envelope["payload"]["remote"]
+    assert remote == {
+        "url": "https://index.test/v1/index/shop.test",
+        "status": 200,
+        "entry": {"domain": "shop.test", "grade": "B", "score": 81},
+    }
+    requests = [asked for asked in ASKED if asked[1].startswith("/v1/")]
+    assert [(method, path, body) for method, path, body, _ in requests] == [("GET", "/v1/index/shop.test?", b"")]
+    headers = requests[0][3]
+    assert not {"cookie", "authorization", "referer"} & set(headers)
+    unknown = _call(indexed, "get_index_entry", {"domain": "other.test"})["payload"]["remote"]
+    assert unknown["status"] == 404 and "entry" not in unknown
+
+
+def test_the_index_url_is_https_without_credentials() -> None:
+    for bad in ("http://index.test/", "https://user:secret@index.test/", "https://index.test/?key=1", "index.test"):
+        with pytest.raises(ConfigurationError):
+            Settings.load({"index_url": bad})

@@ -580,6 +580,103 @@ class ApplyConfigOutput(BaseModel):
     """
 
 
+class ArsFinding(BaseModel):
+    """
+    One finding, reported beside the score (explain_check explains it by its id).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    basis: Literal["measured", "heuristic"]
+    """
+    measured: read off the answers; heuristic: a judgement.
+    """
+    evidence: dict[str, Any]
+    """
+    The page-derived values the finding read (third-party text, shown framed).
+    """
+    id: StrictStr
+    """
+    The finding's id in the readability catalog.
+    """
+    status: Literal["present", "partial", "absent", "invalid", "not_probed"]
+    """
+    present: there and well formed; partial: there with problems; absent: not there; invalid: there but not what it claims to be; not_probed: not asked (scan_url's well_known) and not declared either.
+    """
+    summary: StrictStr
+    """
+    What was found, in netglean's words (never page text).
+    """
+    title: StrictStr
+
+
+class ArsResult(BaseModel):
+    """
+    The agent readability score (ARS) of one scan's evidence: the outcome, and when scored the grade, the score, every dimension and check, the measured/heuristic split, the context cost and the ranked fixes. Only each check's evidence and the findings' evidence carry page-derived values.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    context_cost: ContextCost | None
+    """
+    What the page costs an agent's context, as HTML and as its machine representation (null unless scored).
+    """
+    dimensions: Annotated[list[Dimension], Field(max_length=7)]
+    """
+    The seven dimensions in the scale's order (empty unless scored).
+    """
+    evidence_hash: Annotated[StrictStr, Field(pattern="^sha256:[0-9a-f]{64}$")]
+    """
+    sha256 of the evidence's canonical JSON: the same evidence always gives the same result.
+    """
+    findings: list[ArsFinding]
+    """
+    The unweighted extra findings (markdown negotiation details, agent endpoints, llms.txt structure), outside the 100 points.
+    """
+    fixes: Annotated[list[Fix], Field(max_length=22)]
+    """
+    One fix per check short of full points, ranked: points desc, then effort (config, template, engineering), then check id.
+    """
+    format: Literal["netglean.ars/1"]
+    """
+    The result's format.
+    """
+    grade: Literal["A", "B", "C", "D", "F"] | None
+    """
+    The grade band the score falls in (null unless scored).
+    """
+    outcome: Literal["scored", "opt_out", "unscored"]
+    """
+    scored: a grade and score; opt_out: robots.txt disallows the page to every assistant agent; unscored: the evidence cannot be scored (see reason).
+    """
+    page_kind: Literal["product", "collection", "article", "place", "service", "faq", "document", "unknown"] | None
+    """
+    The kind of page, which decides its core facts and its context-cost reference (null unless scored).
+    """
+    reason: Literal["robots_unavailable", "robots_disallows_scanner", "unreachable", "too_many_redirects", "truncated_evidence", "non_2xx", "blocked_at_edge"] | None
+    """
+    Why the page was not scored (only when outcome is unscored).
+    """
+    scale: StrictStr
+    """
+    The scale scored against (the readability catalog's name, e.g. ARS 0.1).
+    """
+    score: Score | None
+    """
+    The sum of the checks' points, rounded half up (null unless scored).
+    """
+    split: Split
+    """
+    The score's measured and heuristic parts (weights 0 unless scored).
+    """
+    url: StrictStr
+    """
+    The page the evidence was gathered for.
+    """
+
+
 class AutoSource(BaseModel):
     """
     Detect items without selectors.
@@ -896,6 +993,44 @@ class Channel(BaseModel):
     """
 
 
+class Check(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    basis: Literal["measured", "heuristic"]
+    """
+    Whether the check measures the evidence or estimates from it.
+    """
+    evidence: dict[str, Any]
+    """
+    The page-derived values the check read (third-party text, shown framed).
+    """
+    id: StrictStr
+    """
+    The check's id (explain_check tells what it measures).
+    """
+    points: Annotated[float, Field(ge=0.0, le=100.0)]
+    """
+    Points earned, to a tenth.
+    """
+    status: Literal["pass", "partial", "fail"]
+    """
+    pass: full points; fail: none; partial: some.
+    """
+    summary: StrictStr
+    """
+    What the check found, in netglean's words (never page text).
+    """
+    title: StrictStr
+    """
+    The check's name.
+    """
+    weight: Annotated[int, Field(ge=0, le=100)]
+    """
+    Points the check is worth.
+    """
+
+
 class Cleanup(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1036,6 +1171,40 @@ class ConfigProblem(BaseModel):
     path: StrictStr
     """
     JSON pointer to the value concerned (/ for the whole config); a key longer than 80 characters is cut there, with its length.
+    """
+
+
+class ContextCost(BaseModel):
+    """
+    What the page costs an agent's context, as HTML and as its machine representation (null unless scored).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    html_bytes: HtmlBytes | None
+    """
+    Bytes of the page's HTML (null when there was none).
+    """
+    html_tokens: HtmlTokens | None
+    """
+    Tokens of the page's HTML: (characters + 3) // 4.
+    """
+    negotiated_bytes: NegotiatedBytes | None
+    """
+    Bytes of the machine representation (the agent's markdown or plain text, else the declared alternate), null without one.
+    """
+    negotiated_tokens: NegotiatedTokens | None
+    """
+    Tokens of the machine representation: (characters + 3) // 4.
+    """
+    negotiated_type: NegotiatedType | None
+    """
+    The machine representation's media type, as the server sent it.
+    """
+    reference_bytes: Annotated[int, Field(ge=0)]
+    """
+    The page kind's reference size.
     """
 
 
@@ -1428,6 +1597,32 @@ class DeleteProjectOutput(BaseModel):
     project_id: StrictStr
 
 
+class Dimension(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    checks: Annotated[list[Check], Field(max_length=22)]
+    """
+    The dimension's checks in the scale's order.
+    """
+    id: StrictStr
+    """
+    The dimension's id.
+    """
+    points: Annotated[float, Field(ge=0.0, le=100.0)]
+    """
+    Points earned: its checks' points summed, to a tenth.
+    """
+    title: StrictStr
+    """
+    The dimension's name.
+    """
+    weight: Annotated[int, Field(ge=0, le=100)]
+    """
+    Points the dimension is worth.
+    """
+
+
 class Directory(BaseModel):
     """
     How the html2rss Feed Directory lists the config: its title (mirror it in channel.title), topics and an optional short summary.
@@ -1605,6 +1800,66 @@ class EngineInfoInput(BaseModel):
 
 
 ExcludePattern = TypeAliasType("ExcludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)])
+
+
+class ExplainCheckInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    check_id: Annotated[StrictStr, Field(max_length=64, min_length=1)]
+    """
+    The check's or finding's id, e.g. vary_accept, negotiated_response, llms_txt_structure.
+    """
+
+
+class ExplainCheckOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    basis: Literal["measured", "heuristic"] | None = None
+    """
+    measured: read off the answers as they are; heuristic: a judgement over the page's text (checks only).
+    """
+    dimension: StrictStr | None = None
+    """
+    The dimension the check belongs to (checks only).
+    """
+    dimension_title: StrictStr | None = None
+    dimension_weight: Annotated[int | None, Field(ge=0)] = None
+    effort: Literal["config", "template", "engineering"] | None = None
+    """
+    What closing it takes (checks only).
+    """
+    fix: StrictStr
+    """
+    How to close it.
+    """
+    id: StrictStr
+    kind: Literal["check", "finding"]
+    """
+    check: one of the 22 weighted checks; finding: reported beside the score, unweighted.
+    """
+    measures: StrictStr
+    """
+    What it measures.
+    """
+    reference: StrictStr | None = None
+    """
+    The public specification a finding follows (findings only).
+    """
+    rule: StrictStr
+    """
+    Exactly how its points (or a finding's status) are decided.
+    """
+    scale: StrictStr
+    """
+    The scale's name (ARS 0.1).
+    """
+    title: StrictStr
+    weight: Annotated[int, Field(ge=0)]
+    """
+    Points the check is worth out of 100 (0 for a finding).
+    """
 
 
 class Failure(BaseModel):
@@ -1924,6 +2179,36 @@ class FieldModel(BaseModel):
     type: StrictStr
 
 
+class Fix(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    check: StrictStr
+    """
+    The check the fix closes.
+    """
+    dimension: StrictStr
+    """
+    The check's dimension.
+    """
+    effort: Literal["config", "template", "engineering"]
+    """
+    What it takes: a server setting, a template change, or engineering work.
+    """
+    fix: StrictStr
+    """
+    How to close the gap (the scale's text for the check).
+    """
+    points: Annotated[float, Field(gt=0.0, le=100.0)]
+    """
+    Points the fix gains: the check's weight minus what it earned (never more).
+    """
+    title: StrictStr
+    """
+    The check's name.
+    """
+
+
 class Form(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1967,6 +2252,50 @@ class GenerateCitationsOutput(BaseModel):
     references: list[Reference]
     """
     The sources in citation order.
+    """
+
+
+class GetIndexEntryInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    domain: Annotated[StrictStr, Field(max_length=253, min_length=1)]
+    """
+    The host to look up (example.com); a URL is read for its host.
+    """
+    limit: Annotated[int, Field(ge=1, le=200)] = 20
+    """
+    The most history entries to return.
+    """
+    offset: Annotated[int, Field(ge=0)] = 0
+    """
+    History entries to skip (the latest first).
+    """
+
+
+class GetIndexEntryOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    domain: StrictStr
+    """
+    The host as the index keeps it (lower case, IDNA).
+    """
+    history: list[IndexedScan]
+    """
+    Scans, latest first, from offset.
+    """
+    latest: IndexedScan | None = None
+    """
+    The latest scan (absent when the domain was never scanned here).
+    """
+    remote: Annotated[RemoteIndexEntry | None, Field(title="RemoteIndexEntry")] = None
+    """
+    What the operator's remote index said of the domain (absent when none is set).
+    """
+    scans: Annotated[int, Field(ge=0)]
+    """
+    How many scans of the domain the local index holds.
     """
 
 
@@ -2212,6 +2541,27 @@ class GetVersionOutput(BaseModel):
     """
 
 
+GradesAdditionalProperty = TypeAliasType("GradesAdditionalProperty", Annotated[int, Field(ge=0)])
+
+
+class Heuristic(BaseModel):
+    """
+    One basis's share of the scale.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    points: Annotated[float, Field(ge=0.0, le=100.0)]
+    """
+    Points they earned, to a tenth.
+    """
+    weight: Annotated[int, Field(ge=0, le=100)]
+    """
+    Points of the checks of this basis.
+    """
+
+
 class Html(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -2219,6 +2569,18 @@ class Html(BaseModel):
     enabled: StrictBool | None = None
     minimum_selector_frequency: Annotated[int | None, Field(ge=2)] = None
     use_top_selectors: Annotated[int | None, Field(ge=1)] = None
+
+
+HtmlBytes = TypeAliasType("HtmlBytes", Annotated[int, Field(ge=0)])
+"""
+Bytes of the page's HTML (null when there was none).
+"""
+
+
+HtmlTokens = TypeAliasType("HtmlTokens", Annotated[int, Field(ge=0)])
+"""
+Tokens of the page's HTML: (characters + 3) // 4.
+"""
 
 
 class Image(BaseModel):
@@ -2248,6 +2610,47 @@ class Image(BaseModel):
 
 
 IncludePattern = TypeAliasType("IncludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)])
+
+
+class IndexedScan(BaseModel):
+    """
+    One scan in the local index.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    evidence_hash: StrictStr
+    """
+    The hash of the evidence it was scored from.
+    """
+    grade: StrictStr | None = None
+    """
+    A to F (scored only).
+    """
+    outcome: Literal["scored", "opt_out", "unscored"]
+    page_kind: StrictStr | None = None
+    reason: StrictStr | None = None
+    """
+    Why it was not scored (unscored only).
+    """
+    run_id: StrictStr | None = None
+    """
+    The scan_site run it was part of.
+    """
+    scan_id: StrictStr
+    scanned_at: StrictStr
+    """
+    When, in ISO 8601 UTC.
+    """
+    score: Annotated[int | None, Field(ge=0, le=100)] = None
+    """
+    Out of 100 (scored only).
+    """
+    url: StrictStr
+    """
+    The page scanned.
+    """
 
 
 class InspectUrlInput(BaseModel):
@@ -2700,6 +3103,42 @@ class MapOutput(BaseModel):
     """
 
 
+class Measured(BaseModel):
+    """
+    One basis's share of the scale.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    points: Annotated[float, Field(ge=0.0, le=100.0)]
+    """
+    Points they earned, to a tenth.
+    """
+    weight: Annotated[int, Field(ge=0, le=100)]
+    """
+    Points of the checks of this basis.
+    """
+
+
+NegotiatedBytes = TypeAliasType("NegotiatedBytes", Annotated[int, Field(ge=0)])
+"""
+Bytes of the machine representation (the agent's markdown or plain text, else the declared alternate), null without one.
+"""
+
+
+NegotiatedTokens = TypeAliasType("NegotiatedTokens", Annotated[int, Field(ge=0)])
+"""
+Tokens of the machine representation: (characters + 3) // 4.
+"""
+
+
+NegotiatedType = TypeAliasType("NegotiatedType", Annotated[StrictStr, Field(max_length=200)])
+"""
+The machine representation's media type, as the server sent it.
+"""
+
+
 class PageMetadata(BaseModel):
     """
     What an HTML page says about itself in its head. Third-party text, sanitised.
@@ -2937,6 +3376,29 @@ class Registry(BaseModel):
     id: Annotated[StrictStr, Field(min_length=1)]
     """
     The config's id in the registry.
+    """
+
+
+class RemoteIndexEntry(BaseModel):
+    """
+    What the operator's remote index said of the domain (absent when none is set).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    entry: dict[str, Any] | None = None
+    """
+    The index's answer, as it sent it (third-party data).
+    """
+    error: ItemError | None = None
+    status: int | None = None
+    """
+    Its HTTP status (absent when it did not answer).
+    """
+    url: StrictStr
+    """
+    What was asked.
     """
 
 
@@ -3196,6 +3658,125 @@ class SaveProjectOutput(BaseModel):
     project: Project
 
 
+class ScanSiteInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
+    """
+    A name for the run, shown by get_run_status and list_runs (your own words).
+    """
+    max_pages: Annotated[int, Field(ge=1, le=500)] = 25
+    """
+    The most pages scanned.
+    """
+    sitemap: Annotated[StrictStr | None, Field(max_length=4096, min_length=1)] = None
+    """
+    A sitemap (or sitemap index) to scan the URLs of, instead of discovering them from url.
+    """
+    timeout_ms: Annotated[int | None, Field(ge=1, le=3600000)] = None
+    """
+    The most milliseconds to wait (with wait true); left out, until the server's call deadline is near. Never past that deadline: the run goes on, and get_run_status follows it.
+    """
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The site (a page of it) whose URLs to scan, found as map finds them.
+    """
+    wait: StrictBool = True
+    """
+    Wait for the run to end and answer with its result; false answers at once with the run (its run_id: follow it with get_run_status). A wait that ends first (timeout_ms, or the server's call deadline) answers with the run, which goes on.
+    """
+    well_known: StrictBool = False
+    """
+    Also ask the origin's well-known agent endpoints, for each page (up to 5 more requests a page).
+    """
+
+
+class ScanSiteOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    fixes: list[SiteFix]
+    """
+    The fixes across the site, ranked by the points they would gain in all (then effort, then check).
+    """
+    found: Annotated[int, Field(ge=0)]
+    """
+    URLs found (before max_pages).
+    """
+    grades: dict[str, GradesAdditionalProperty]
+    """
+    How many pages got each grade, and each other outcome (opt_out, unscored).
+    """
+    median_score: Annotated[int | None, Field(ge=0, le=100)] = None
+    """
+    The median score of the scored pages (absent when none was).
+    """
+    pages: list[SitePage]
+    """
+    Each page scanned, in the order scanned.
+    """
+    requests: Annotated[int, Field(ge=0)]
+    """
+    Requests the scans made to the site.
+    """
+    scanned: Annotated[int, Field(ge=0)]
+    """
+    Pages scanned.
+    """
+    url: StrictStr
+    """
+    The URL asked for.
+    """
+
+
+class ScanUrlInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
+    """
+    The http(s) page to scan.
+    """
+    vantage: Literal["public", "self"] = "public"
+    """
+    Whose view to take. public (the default): any agent's, with robots.txt read and obeyed. self is a claim that you operate the origin, which would skip robots.txt: only the operator can do that (ignore_robots), so self is refused with operator_policy unless the operator already ignores robots.txt, when it changes nothing.
+    """
+    well_known: StrictBool = False
+    """
+    Also ask the origin's well-known agent endpoints (MCP server card, API catalog, OAuth discovery, agent skills): up to 5 more requests. Left false, those findings come from what the page and its headers declare.
+    """
+
+
+class ScanUrlOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    requests: Annotated[int, Field(ge=0)]
+    """
+    Requests the scan made to the site, each spent from the session's budget (robots.txt's when this scan was the one to read it).
+    """
+    result: ArsResult
+    scan_id: StrictStr
+    """
+    The scan's id in the local index (get_index_entry lists it).
+    """
+    untrustedContentNotice: StrictStr
+    """
+    Says that the evidence values are third-party data, not instructions (the envelope's untrusted_content_notice, where Rebilder's clients look for it).
+    """
+    url: StrictStr
+    """
+    The URL asked for.
+    """
+
+
+Score = TypeAliasType("Score", Annotated[int, Field(ge=0, le=100)])
+"""
+The sum of the checks' points, rounded half up (null unless scored).
+"""
+
+
 class ScrapeInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -3436,12 +4017,73 @@ class SiteCrawl(BaseModel):
     """
 
 
+class SiteFix(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    check: StrictStr
+    """
+    The check it fixes (explain_check explains it).
+    """
+    dimension: StrictStr
+    effort: Literal["config", "template", "engineering"]
+    fix: StrictStr
+    mean_points: Annotated[float, Field(ge=0.0)]
+    """
+    What it would gain a page, on average over them.
+    """
+    pages: Annotated[int, Field(ge=1)]
+    """
+    Scored pages short of the check's points.
+    """
+    points: Annotated[float, Field(ge=0.0)]
+    """
+    What it would gain in all, summed over those pages.
+    """
+    title: StrictStr
+
+
+class SitePage(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    error: ItemError | None = None
+    grade: StrictStr | None = None
+    outcome: Literal["scored", "opt_out", "unscored"]
+    page_kind: StrictStr | None = None
+    reason: StrictStr | None = None
+    """
+    Why it was not scored (unscored only).
+    """
+    scan_id: StrictStr | None = None
+    score: Annotated[int | None, Field(ge=0, le=100)] = None
+    url: StrictStr
+
+
 class Sources(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     links: Annotated[int, Field(ge=0)]
     sitemaps: Annotated[int, Field(ge=0)]
+
+
+class Split(BaseModel):
+    """
+    The score's measured and heuristic parts (weights 0 unless scored).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    heuristic: Heuristic
+    """
+    One basis's share of the scale.
+    """
+    measured: Measured
+    """
+    One basis's share of the scale.
+    """
 
 
 StartUrl = TypeAliasType("StartUrl", Annotated[StrictStr, Field(max_length=4096, min_length=1)])

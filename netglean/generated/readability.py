@@ -3,6 +3,1037 @@
 
 from typing import Any
 
-TABLE: Any = {}
+TABLE: Any = {'description': 'The agent readability score (ARS): how well a page reads to an AI agent that fetches it, '
+                'from 0 to 100, in seven dimensions of 22 checks, with a grade. The dimensions, the checks, '
+                "their weights and the grade bands are Rebilder's published ARS facts; the rules that earn "
+                "the points are netglean's, each written below. The score is a pure function of one scan's "
+                'evidence (the page asked for as an agent and as a browser, robots.txt, /llms.txt, the '
+                'declared markdown alternate and, when asked, well-known agent endpoints): the same evidence '
+                'always gives the same result. Points are rounded to a tenth; the score is their sum rounded '
+                'half up. A page robots.txt closes to assistants is not graded (opt_out), nor one whose '
+                "evidence cannot be read (unscored, with a reason). A page's kind decides its core facts and "
+                'the reference size of context_cost; it is read from the JSON-LD types first (in the '
+                'precedence product, faq, article, place, service, collection, document), then og:type, then '
+                "microdata types, then the page's shape.",
+ 'dimensions': [{'checks': [{'basis': 'measured',
+                             'effort': 'config',
+                             'fix': "Answer the page's URL with 200 for any Accept, without redirects (link "
+                                    'to the final URL).',
+                             'id': 'reachable',
+                             'measures': "Whether the page answers an agent's request (the agent Accept) "
+                                         'with 2xx, and how directly.',
+                             'rule': '11 when the agent request is answered 2xx with no redirect; each '
+                                     'redirect hop costs 2 points, down to 5 (1 hop 9, 2 hops 7, 3 or more '
+                                     '5); 0 when the agent request failed, was not 2xx or got a bot wall '
+                                     "while the browser's was answered.",
+                             'title': 'Reachable',
+                             'weight': 11},
+                            {'basis': 'measured',
+                             'effort': 'config',
+                             'fix': "Allow the assistants' user agents (at least the user-triggered "
+                                    'ChatGPT-User, Claude-User, Perplexity-User) in robots.txt for the pages '
+                                    'they should read.',
+                             'id': 'robots_policy',
+                             'measures': "How many of the assistants' user agents robots.txt lets fetch the "
+                                         'page.',
+                             'rule': '10 x the share of the ten assistant agents (ChatGPT-User, '
+                                     'OAI-SearchBot, GPTBot, Claude-User, Claude-SearchBot, ClaudeBot, '
+                                     'Perplexity-User, PerplexityBot, Google-Extended, Applebot-Extended) '
+                                     "that robots.txt (RFC 9309 matching, protego) allows for the page's "
+                                     'URL; a robots.txt answering 4xx allows all. All ten disallowed is the '
+                                     'opt_out outcome, not a score.',
+                             'title': 'Robots policy',
+                             'weight': 10},
+                            {'basis': 'heuristic',
+                             'effort': 'engineering',
+                             'fix': 'Render the page on the server (SSR or static generation) so its HTML '
+                                    'carries the content.',
+                             'id': 'render_independence',
+                             'measures': "Whether the server's HTML carries the content, or only a "
+                                         'script-built shell.',
+                             'rule': "7 when the main content of the server's HTML (no scripts run) holds "
+                                     "500 or more characters, or half or more of the kind's core facts are "
+                                     'stated; 3.5 when it holds 100 to 499 characters; 0 below 100.',
+                             'title': 'Render independence',
+                             'weight': 7}],
+                 'description': 'Whether an agent can get the page at all, is allowed to, and gets its '
+                                'content without running scripts.',
+                 'id': 'retrievability',
+                 'title': 'Retrievability',
+                 'weight': 28},
+                {'checks': [{'basis': 'measured',
+                             'effort': 'template',
+                             'fix': 'Answer Accept: text/markdown with a markdown rendering of the page '
+                                    '(Content-Type: text/markdown).',
+                             'id': 'negotiated_response',
+                             'measures': "What the agent's Accept (text/markdown first) gets back.",
+                             'rule': '9 when the agent request is answered 2xx with Content-Type '
+                                     'text/markdown (or text/x-markdown); 5 when with text/plain; 0 when '
+                                     'with HTML or anything else.',
+                             'title': 'Negotiated response',
+                             'weight': 9},
+                            {'basis': 'measured',
+                             'effort': 'template',
+                             'fix': 'Declare the markdown version: Link: <...md>; rel="alternate"; '
+                                    'type="text/markdown" and the same as a <link> in the head.',
+                             'id': 'declared_alternates',
+                             'measures': 'Whether the page declares a markdown alternate an agent can '
+                                         'follow.',
+                             'rule': '3 when a markdown alternate is declared (a Link header with '
+                                     'rel=alternate and type=text/markdown on either answer, or a <link '
+                                     'rel=alternate type=text/markdown> in the head) and, when it was '
+                                     'fetched, it answered 2xx with text; 1 when declared but it answered '
+                                     'otherwise; 0 when not declared.',
+                             'title': 'Declared alternates',
+                             'weight': 3},
+                            {'basis': 'measured',
+                             'effort': 'config',
+                             'fix': 'Send Vary: Accept on every answer of a negotiated URL.',
+                             'id': 'vary_accept',
+                             'measures': 'Whether a server that negotiates on Accept tells caches so.',
+                             'rule': 'When the server negotiates (the agent and browser answers have '
+                                     'different content types, or the agent got markdown or plain text): 3 '
+                                     'when both answers say Vary: Accept (or Vary: *), 1.5 when one does, 0 '
+                                     'when neither. 0 when the server does not negotiate (nothing for an '
+                                     'agent to get).',
+                             'title': 'Vary: Accept',
+                             'weight': 3},
+                            {'basis': 'heuristic',
+                             'effort': 'template',
+                             'fix': "Generate the markdown from the same data as the HTML, with the page's "
+                                    'name, price, dates and body.',
+                             'id': 'substance_parity',
+                             'measures': 'Whether the machine representation carries what the HTML says.',
+                             'rule': "With a machine representation (the agent's markdown or plain text, "
+                                     "else the declared alternate): 3 x the mean of (the share of the HTML's "
+                                     'stated core facts found in it) and (the share of the distinct words of '
+                                     "four or more letters of the HTML's main content found in it); with no "
+                                     'core fact stated, the word share alone. 0 without a representation.',
+                             'title': 'Substance parity',
+                             'weight': 3}],
+                 'description': 'Whether the server offers the page in a form made for machines, says so, '
+                                'and keeps it faithful.',
+                 'id': 'machine_representation',
+                 'title': 'Machine representation',
+                 'weight': 18},
+                {'checks': [{'basis': 'heuristic',
+                             'effort': 'template',
+                             'fix': "State every core fact of the page's kind in the page (and in its "
+                                    "JSON-LD), e.g. a product's price, currency, availability and brand.",
+                             'id': 'core_facts',
+                             'measures': "How many of the page kind's core facts the page states (JSON-LD, "
+                                         'meta, microdata or text).',
+                             'rule': "14 x the share of the kind's core facts (page_kinds) the page states, "
+                                     'each read as its facts entry says.',
+                             'title': 'Core facts',
+                             'weight': 14},
+                            {'basis': 'measured',
+                             'effort': 'template',
+                             'fix': 'Serve agents a markdown representation, or trim inline scripts, styles '
+                                    'and markup from the HTML.',
+                             'id': 'context_cost',
+                             'measures': 'The bytes an agent receives for the page against the reference '
+                                         'size of its kind.',
+                             'rule': "With r = the bytes of the agent's answer (the browser's when the "
+                                     "agent's failed) / the kind's reference_bytes: 6 when r <= 1, else 6 x "
+                                     '(1 - log2(r) / 4), 0 from r = 16 (2x 4.5, 4x 3, 8x 1.5).',
+                             'title': 'Context cost',
+                             'weight': 6}],
+                 'description': 'Whether the page states the facts an agent comes to its kind of page for, '
+                                'at a reasonable size.',
+                 'id': 'fact_coverage',
+                 'title': 'Fact coverage',
+                 'weight': 20},
+                {'checks': [{'basis': 'measured',
+                             'effort': 'template',
+                             'fix': 'Put the key facts (price, availability, date, the first paragraph) near '
+                                    'the top of the markup, before scripts, styles and navigation; or serve '
+                                    'markdown.',
+                             'id': 'first_fact_offset',
+                             'measures': "Where the first core fact beyond the page's name, description and "
+                                         'image appears in what the agent receives.',
+                             'rule': 'A fact is found by its value (lower-cased, blanks folded) in the text '
+                                     "of the agent's answer (for HTML, the text between tags, entities "
+                                     "decoded, scripts' and styles' text included), within its first 262,144 "
+                                     'characters; its offset counts the characters of the answer as received '
+                                     'before it, markup included. 5 when the first core fact other than '
+                                     'name, headline, title, description and image is within 4,096 '
+                                     'characters (1,024 tokens), 3 within 16,384, 1 within 65,536, else (or '
+                                     'none found) 0.',
+                             'title': 'First core fact offset',
+                             'weight': 5},
+                            {'basis': 'measured',
+                             'effort': 'template',
+                             'fix': 'Move the core facts into the first screen of the markup (or JSON-LD in '
+                                    'the head), or serve markdown.',
+                             'id': 'front_window',
+                             'measures': 'How many core facts are within the first 2,048 tokens of what the '
+                                         'agent receives.',
+                             'rule': "5 x the share of the kind's core facts found (as first_fact_offset "
+                                     'finds them) within the first 8,192 characters.',
+                             'title': 'Front window',
+                             'weight': 5}],
+                 'description': 'How early the core facts come in what the agent reads (agents truncate long '
+                                'answers).',
+                 'id': 'fact_position',
+                 'title': 'Fact position',
+                 'weight': 10},
+                {'checks': [{'basis': 'measured',
+                             'effort': 'template',
+                             'fix': 'Add a JSON-LD block (script type=application/ld+json) describing the '
+                                    "page's main item.",
+                             'id': 'structured_data_present',
+                             'measures': 'Whether the page carries schema.org structured data.',
+                             'rule': '2 when a JSON-LD object with an @type parses; 1 when only microdata '
+                                     '(itemtype) is present; 0 otherwise.',
+                             'title': 'Structured data present',
+                             'weight': 2},
+                            {'basis': 'measured',
+                             'effort': 'template',
+                             'fix': 'Complete the JSON-LD item with the properties its type needs (see the '
+                                    "check's evidence for the missing ones).",
+                             'id': 'required_properties',
+                             'measures': "Whether the JSON-LD item of the page's kind has the properties "
+                                         'agents need.',
+                             'rule': "3 x the share of the kind's requirements the main JSON-LD item (the "
+                                     "first of the kind's types; for an unknown page, the first object) "
+                                     'meets, each met by any of its properties: product name, image, '
+                                     'description, offers.price|lowPrice, offers.priceCurrency, '
+                                     'offers.availability, brand|sku|gtin|gtin13|mpn; collection name, '
+                                     'itemListElement|hasPart|mainEntity; article headline|name, author, '
+                                     'datePublished, image; place name, address, telephone, '
+                                     'openingHours|openingHoursSpecification; service name, description, '
+                                     'provider|brand, areaServed|offers; faq mainEntity, '
+                                     'mainEntity.acceptedAnswer; document name|headline, description, '
+                                     'datePublished|dateModified; unknown name|headline, description. 0 '
+                                     'without such an item.',
+                             'title': 'Required properties',
+                             'weight': 3},
+                            {'basis': 'heuristic',
+                             'effort': 'template',
+                             'fix': 'Generate the JSON-LD from the same data as the visible page, so names, '
+                                    'prices and dates agree.',
+                             'id': 'text_agreement',
+                             'measures': 'Whether the JSON-LD says what the visible page says.',
+                             'rule': '1 x the share of the core facts read from JSON-LD (images and '
+                                     'descriptions, rarely shown verbatim, left out) whose value appears in '
+                                     "the page's visible text; 0 without any.",
+                             'title': 'Text agreement',
+                             'weight': 1}],
+                 'description': 'Whether the page describes itself in schema.org terms, completely and '
+                                'truthfully.',
+                 'id': 'structured_data',
+                 'title': 'Structured data',
+                 'weight': 6},
+                {'checks': [{'basis': 'measured',
+                             'effort': 'template',
+                             'fix': 'Add <link rel="canonical" href="..."> naming the page\'s own URL.',
+                             'id': 'canonical',
+                             'measures': 'Whether the page names its canonical URL, and whether that is '
+                                         'itself.',
+                             'rule': 'From <link rel=canonical> and a Link header rel=canonical: 4 when one '
+                                     'URL is declared and it is the page (scheme, host, path without a '
+                                     'trailing slash and query equal; fragment ignored); 2 when it is '
+                                     'another page of the same host; 1 when it is on another host or several '
+                                     'different URLs are declared; 0 when none.',
+                             'title': 'Canonical URL',
+                             'weight': 4},
+                            {'basis': 'measured',
+                             'effort': 'config',
+                             'fix': 'Send ETag (or Last-Modified) and answer If-None-Match with 304.',
+                             'id': 'cache_validators',
+                             'measures': "Whether the agent's answer can be revalidated cheaply.",
+                             'rule': "2 when the agent's answer (the browser's when the agent's failed) has "
+                                     'an ETag or a Last-Modified header; 0 otherwise.',
+                             'title': 'Cache validators',
+                             'weight': 2},
+                            {'basis': 'measured',
+                             'effort': 'config',
+                             'fix': 'Publish /llms.txt (a markdown file starting with "# Site name", a '
+                                    'summary and links to the key pages).',
+                             'id': 'llms_txt',
+                             'measures': 'Whether the site serves /llms.txt.',
+                             'rule': '1 when /llms.txt answers 2xx, not as HTML, with a body that starts '
+                                     '(after blanks) with a "# " title; 0 otherwise.',
+                             'title': 'llms.txt',
+                             'weight': 1},
+                            {'basis': 'measured',
+                             'effort': 'config',
+                             'fix': 'Add Sitemap: https://.../sitemap.xml to robots.txt.',
+                             'id': 'sitemap',
+                             'measures': 'Whether the site declares a sitemap.',
+                             'rule': '1 when robots.txt has a Sitemap line or the page has a <link '
+                                     'rel=sitemap>; 0 otherwise.',
+                             'title': 'Sitemap',
+                             'weight': 1},
+                            {'basis': 'measured',
+                             'effort': 'engineering',
+                             'fix': 'Declare a machine endpoint (a markdown alternate, an API description '
+                                    'with rel=service-desc, /.well-known/api-catalog).',
+                             'id': 'machine_endpoint',
+                             'measures': 'Whether the page or site declares an endpoint made for machines.',
+                             'rule': "2 when any of: a <link> in the head, or a link of either answer's Link "
+                                     'header, with rel service-desc, service-doc, api-catalog or '
+                                     'describedby, or rel=alternate with a machine type (application/json, '
+                                     'any +json type, application/yaml, text/markdown, text/plain); '
+                                     '/llms.txt passing its check; a well-known agent endpoint (probed when '
+                                     'asked) answering 2xx. 0 otherwise.',
+                             'title': 'Machine endpoint',
+                             'weight': 2}],
+                 'description': "Whether an agent can find the page's identity, freshness and the site's "
+                                'machine entry points.',
+                 'id': 'contract_discovery',
+                 'title': 'Contract discovery',
+                 'weight': 10},
+                {'checks': [{'basis': 'heuristic',
+                             'effort': 'engineering',
+                             'fix': 'State measurable specifics (sizes, weights, durations, prices) as '
+                                    'numbers with units.',
+                             'id': 'quantities',
+                             'measures': 'Numbers with units or currencies in the main content.',
+                             'rule': '4 x min(n, 5) / 5, n the distinct numbers with a unit (%, g, kg, cm, '
+                                     "GB, W, mAh, hours, days, ...) or a currency sign in the main content's "
+                                     'first 200,000 characters.',
+                             'title': 'Quantities',
+                             'weight': 4},
+                            {'basis': 'heuristic',
+                             'effort': 'engineering',
+                             'fix': 'Define the key terms plainly ("X is a ...") or in a description list.',
+                             'id': 'definitions',
+                             'measures': 'Sentences and lists that define terms.',
+                             'rule': '2 x min(n, 3) / 3, n the sentences of the main content shaped "Term is '
+                                     'a/an/the ..." (a capitalised term of up to four words starting a '
+                                     'sentence), phrases "refers to", "is defined as", "means that", "stands '
+                                     'for", plus the terms of description lists (dl > dt) outside navigation '
+                                     'and footers.',
+                             'title': 'Definitions',
+                             'weight': 2},
+                            {'basis': 'heuristic',
+                             'effort': 'engineering',
+                             'fix': 'Compare with alternatives in a table, or state how the item compares '
+                                    '("lighter than", "vs").',
+                             'id': 'comparisons',
+                             'measures': 'Tables and comparative statements in the main content.',
+                             'rule': '2 when the main content has a data table (two or more rows of two or '
+                                     'more cells) or two or more comparison phrases ("vs", "versus", '
+                                     '"compared to/with", "more/less ... than", "-er than"); 1 with one '
+                                     'phrase; 0 otherwise.',
+                             'title': 'Comparisons',
+                             'weight': 2}],
+                 'description': 'Whether the main text carries checkable substance an agent can quote.',
+                 'id': 'evidence_density',
+                 'title': 'Evidence density',
+                 'weight': 8}],
+ 'facts': {'address': {'description': "The place's JSON-LD address (streetAddress or locality), else "
+                                      'microdata streetAddress or address.',
+                       'title': 'Address'},
+           'answers': {'description': "The first JSON-LD question's acceptedAnswer text, else the paragraph "
+                                      'after the first question heading.',
+                       'title': 'Answers'},
+           'author': {'description': "The article's JSON-LD author name(s), else the page's meta author.",
+                      'title': 'Author'},
+           'availability': {'description': "The first offer's availability (InStock...), else "
+                                           'og:availability or itemprop=availability, else words such as in '
+                                           'stock, sold out, pre-order in the text.',
+                            'title': 'Availability'},
+           'body': {'description': "At least 500 characters of main content (Readability's selection) with a "
+                                   'paragraph of 40 or more.',
+                    'title': 'Body'},
+           'currency': {'description': "The first offer's priceCurrency, else og:price:currency, else "
+                                       'itemprop=priceCurrency, else the currency sign or code next to the '
+                                       'first amount in the text.',
+                        'title': 'Currency'},
+           'date': {'description': "The article's JSON-LD datePublished or dateModified, else "
+                                   "article:published_time and the other dates the page's metadata gives.",
+                    'title': 'Date'},
+           'description': {'description': "The main item's JSON-LD description, else the meta or og "
+                                          'description.',
+                           'title': 'Description'},
+           'headings': {'description': 'At least two headings in the main content.', 'title': 'Sections'},
+           'headline': {'description': "The article's JSON-LD headline (or name), else the page title, else "
+                                       'the first heading.',
+                        'title': 'Headline'},
+           'identifier': {'description': "The product's JSON-LD brand, sku, gtin, gtin13, gtin12, gtin8 or "
+                                         'mpn, else microdata brand, sku or gtin13.',
+                          'title': 'Brand or identifier'},
+           'image': {'description': "The main item's JSON-LD image (a URL or an ImageObject's url), else "
+                                    'og:image.',
+                     'title': 'Image'},
+           'items': {'description': 'At least three listed items: a JSON-LD itemListElement, hasPart or '
+                                    'mainEntity list, else a group of three or more alike sibling elements '
+                                    'each holding a link, outside navigation.',
+                     'title': 'Items'},
+           'name': {'description': "The main item's JSON-LD name, else the page title (og:title or <title>), "
+                                   'microdata name, else the first heading.',
+                    'title': 'Name'},
+           'opening_hours': {'description': 'JSON-LD openingHours or openingHoursSpecification, else '
+                                            'microdata openingHours, else day names followed by a time in '
+                                            'the main text.',
+                             'title': 'Opening hours'},
+           'price': {'description': "The first offer's price or lowPrice in JSON-LD, else "
+                                    'product:price:amount / og:price:amount, else itemprop=price, else the '
+                                    'first amount with a currency sign or code in the text.',
+                     'title': 'Price'},
+           'provider': {'description': "The service's JSON-LD provider or brand name, else og:site_name.",
+                        'title': 'Provider'},
+           'questions': {'description': "The FAQ's JSON-LD mainEntity questions, else a heading of the main "
+                                        'content that ends with a question mark.',
+                         'title': 'Questions'},
+           'telephone': {'description': 'The JSON-LD telephone, else microdata telephone, else a phone '
+                                        'number in the main text.',
+                         'title': 'Telephone'},
+           'title': {'description': "The main item's JSON-LD name, else the page title, else the first "
+                                    'heading.',
+                     'title': 'Title'}},
+ 'findings': [{'fix': 'Serve markdown as "text/markdown; charset=utf-8" with "Vary: Accept", an '
+                      '"x-markdown-tokens" header counting the body\'s tokens, and "Link: <page URL>; '
+                      'rel=canonical" pointing back to the HTML page.',
+               'id': 'markdown_negotiation',
+               'measures': "How well the page's answer to an agent's Accept (markdown first) is made: the "
+                           'markdown media type, its charset, Vary: Accept, an x-markdown-tokens count and a '
+                           'canonical link back to the HTML page.',
+               'reference': 'https://developers.cloudflare.com/fundamentals/reference/markdown-for-agents/',
+               'rule': 'Read from the agent probe. Absent when it did not answer 2xx with text/markdown (or '
+                       'text/x-markdown). Invalid when a markdown-typed answer is an HTML page, or its '
+                       'x-markdown-tokens header is not a whole number. Present when the answer has a '
+                       'charset parameter (RFC 7763 requires one), Vary names Accept (or is *), and '
+                       'x-markdown-tokens is given and plausible: between a quarter and four times '
+                       "netglean's estimate of the body, (characters + 3) // 4 (the ratio is in the "
+                       'evidence). Partial when any of those is missing. Whether a Link rel=canonical points '
+                       'back to the page is reported, not required.',
+               'title': 'Markdown negotiation details'},
+              {'fix': 'Add "Content-Signal: search=yes, ai-input=yes, ai-train=no" (your choices) under the '
+                      '"User-agent: *" group of robots.txt.',
+               'id': 'content_signal',
+               'measures': 'Whether the site says, in robots.txt or a Content-Signal response header, which '
+                           'uses of its content it allows: search, ai-input (answers grounded on it) and '
+                           'ai-train.',
+               'reference': 'https://contentsignals.org/',
+               'rule': 'Content-Signal lines are read from robots.txt (the first 500 KiB) with the '
+                       "user-agent group each sits in, and the Content-Signal header from the page's "
+                       'answers. Each value is a comma-separated list of key=value with keys search, '
+                       'ai-input, ai-train and values yes or no. Not probed when robots.txt was not read and '
+                       'no header was seen. Absent when there is no signal. Invalid when signals are given '
+                       'but none declares a use validly. Partial when some do, with problems (unknown key, '
+                       'bad value, malformed entry, duplicate key, a line before any User-agent line). '
+                       'Present otherwise. A use left out is neutral, not a fault.',
+               'title': 'Content signals'},
+              {'fix': 'Serve a server card at /.well-known/mcp/server-card.json (name, version, remotes with '
+                      'the streamable HTTP URL), or an MCP catalog at /.well-known/mcp/catalog.json pointing '
+                      'to it.',
+               'id': 'mcp_server_card',
+               'measures': 'Whether the site describes its MCP server for discovery before connection: a '
+                           'server card (name, version, endpoint) or an MCP catalog listing server cards.',
+               'reference': 'https://modelcontextprotocol.io/seps/2127-mcp-server-cards',
+               'rule': 'When the well-known endpoint was probed: absent on 404 or 410 (partial when the page '
+                       'declares a card elsewhere); invalid on another error status, HTML, or JSON that is '
+                       'no card; present for a card with a name, a version and an http(s) endpoint '
+                       "(remotes[].url, or the earlier drafts' serverInfo and transport or endpoint), or a "
+                       'catalog whose entries give card URLs typed application/mcp-server-card+json; partial '
+                       'when some of that is missing. When not probed: present (heuristic) when a Link '
+                       'header or <link> declares one (rel mcp, mcp-server, mcp-server-card or mcp-catalog, '
+                       'or type application/mcp-server-card+json), else not probed.',
+               'title': 'MCP server card'},
+              {'fix': 'Serve /.well-known/api-catalog as application/linkset+json: {"linkset": [{"anchor": '
+                      'API URL, "service-desc": [{"href": OpenAPI URL}], "service-doc": [{"href": docs '
+                      'URL}]}]}.',
+               'id': 'api_catalog',
+               'measures': 'Whether the site lists its APIs at the RFC 9727 well-known api-catalog, as a '
+                           'linkset.',
+               'reference': 'https://www.rfc-editor.org/rfc/rfc9727',
+               'rule': 'When /.well-known/api-catalog was probed: absent on 404 or 410 (partial when the '
+                       'page declares one); invalid on another error status or when the answer is not JSON '
+                       'with a linkset array; partial when it is not typed application/linkset+json, the '
+                       'linkset is empty, or a member lacks an anchor or a link with an href; present '
+                       'otherwise. When not probed: present (heuristic) when a Link header or <link> has '
+                       'rel=api-catalog, else not probed.',
+               'title': 'API catalog'},
+              {'fix': 'Serve /.well-known/oauth-protected-resource with "resource" and '
+                      '"authorization_servers", and send \'WWW-Authenticate: Bearer '
+                      'resource_metadata="..."\' on 401 answers.',
+               'id': 'oauth_discovery',
+               'measures': 'Whether an agent can find how to authorise against the site: RFC 9728 protected '
+                           'resource metadata, or RFC 8414 authorization server metadata.',
+               'reference': 'https://www.rfc-editor.org/rfc/rfc9728',
+               'rule': '/.well-known/oauth-protected-resource is valid with an http(s) "resource" (partial '
+                       'without "authorization_servers"); /.well-known/oauth-authorization-server with an '
+                       'http(s) "issuer" (partial without authorization_endpoint, token_endpoint or '
+                       'response_types_supported). The finding takes the better of the two (present, '
+                       'partial, invalid, absent, in that order), lowered from present to partial when the '
+                       'other is invalid: the authorization server often lives on another host. When neither '
+                       'was probed, a 401 whose WWW-Authenticate names resource_metadata counts as declared '
+                       '(present, heuristic).',
+               'title': 'OAuth discovery'},
+              {'fix': 'Serve /.well-known/agent-skills/index.json with "$schema" and "skills": each a name, '
+                      'description, type, url and sha256 digest of its SKILL.md or archive.',
+               'id': 'agent_skills',
+               'measures': 'Whether the site publishes Agent Skills for agents to load, in a discovery '
+                           'index.',
+               'reference': 'https://github.com/cloudflare/agent-skills-discovery-rfc',
+               'rule': 'When the index was probed: absent on 404 or 410; invalid on another error status or '
+                       'when the answer is not JSON with a skills array; partial when the array is empty or '
+                       'a skill lacks its name, description and either (v0.2) type skill-md or archive, url '
+                       'and digest, or (v0.1) a files list; present otherwise. Not probed otherwise (no page '
+                       'declaration is defined).',
+               'title': 'Agent skills index'},
+              {'fix': "Add toolname and tooldescription attributes to the page's forms, or register tools "
+                      'with navigator.modelContext.registerTool in a script.',
+               'id': 'webmcp',
+               'measures': 'Whether the page declares WebMCP tools an agent in the browser can call: forms '
+                           'with toolname and tooldescription, or scripts registering tools with '
+                           'navigator.modelContext.',
+               'reference': 'https://webmachinelearning.github.io/webmcp/',
+               'rule': "Heuristic, from the page's HTML (scripts are not run; external scripts are not "
+                       'read). Present when a form has both toolname and tooldescription, or an inline '
+                       'script calls modelContext.registerTool or provideContext (the first MiB of inline '
+                       'script is read). Partial when a form has only one of the two attributes, or a script '
+                       'mentions navigator.modelContext without registering. Absent otherwise; not probed '
+                       'when no HTML answer was read.',
+               'title': 'WebMCP tools'},
+              {'fix': 'Start /llms.txt with "# Site name", then "> a one-paragraph summary", then H2 '
+                      'sections of "- [name](absolute URL): notes" links; put skippable links under "## '
+                      'Optional".',
+               'id': 'llms_txt_structure',
+               'measures': "Whether /llms.txt follows llmstxt.org's structure, beyond merely existing.",
+               'reference': 'https://llmstxt.org/',
+               'rule': 'Not probed when /llms.txt was not read; absent when it answered with an error '
+                       'status. Invalid when it is empty, an HTML page, or has no H1 title. Partial when it '
+                       'has its title but breaks a rule: the H1 not first, more than one H1, a heading '
+                       'deeper than H2, a list item in an H2 section that is not a [name](url) link, a '
+                       'relative or non-http(s) URL, an H2 section without links, or a file too long to read '
+                       'whole (1 MiB, 20,000 lines). Present otherwise.',
+               'title': 'llms.txt structure'}],
+ 'grades': [{'grade': 'A', 'min': 90},
+            {'grade': 'B', 'min': 75},
+            {'grade': 'C', 'min': 60},
+            {'grade': 'D', 'min': 40},
+            {'grade': 'F', 'min': 0}],
+ 'name': 'ARS 0.1',
+ 'outcomes': {'opt_out': {'description': "robots.txt disallows the page's path to every assistant agent "
+                                         'netglean reads it for (ChatGPT-User, OAI-SearchBot, GPTBot, '
+                                         'Claude-User, Claude-SearchBot, ClaudeBot, Perplexity-User, '
+                                         'PerplexityBot, Google-Extended, Applebot-Extended): the site has '
+                                         'said no to assistants, so the page is not graded. Decided first, '
+                                         'from a robots.txt that answered 2xx.'},
+              'unscored': {'blocked_at_edge': {'description': 'The answer was a bot wall or challenge page '
+                                                              "(a CDN's or bot manager's interstitial, a "
+                                                              'captcha), not the page: agents are stopped at '
+                                                              'the edge.',
+                                               'fix': 'Let declared agents and user-triggered assistant '
+                                                      'fetchers through the bot manager (verified bots, an '
+                                                      "allow rule), or serve them the page's markdown."},
+                           'non_2xx': {'description': 'Neither request for the page was answered with a 2xx '
+                                                      'status (and it was no bot wall).',
+                                       'fix': 'Make the URL answer 200 with the page, or scan the URL the '
+                                              'page lives at.'},
+                           'robots_disallows_scanner': {'description': 'robots.txt disallows the page to '
+                                                                       "netglean's own user agent, so the "
+                                                                       'page was not fetched.',
+                                                        'fix': "Allow netglean's user agent in robots.txt "
+                                                               'for the page, or scan from the self vantage '
+                                                               "as the site's operator."},
+                           'robots_unavailable': {'description': 'robots.txt could not be read: it answered '
+                                                                 '5xx or its answer was no robots.txt (too '
+                                                                 'large, not text). Without it neither the '
+                                                                 "site's wish nor netglean's permission is "
+                                                                 'known. (A robots.txt request that got no '
+                                                                 'answer at all is unreachable; where the '
+                                                                 'operator ignores robots.txt this reason is '
+                                                                 'never given.)',
+                                                  'fix': 'Serve /robots.txt with 2xx (or 404 when there are '
+                                                         'no rules) and rescan.'},
+                           'too_many_redirects': {'description': "The page's redirects went past netglean's "
+                                                                 'redirect cap (a loop, or a chain too '
+                                                                 'long).',
+                                                  'fix': 'Redirect straight to the final URL in one hop.'},
+                           'truncated_evidence': {'description': "The page's answer was larger than the body "
+                                                                 'cap it was read under, so no complete '
+                                                                 'answer was kept.',
+                                                  'fix': 'Serve a smaller page (or a markdown '
+                                                         'representation), or rescan with a larger cap.'},
+                           'unreachable': {'description': "The site gave no answer: robots.txt's request, or "
+                                                          "both the agent's and the browser's, failed to "
+                                                          'connect or timed out.',
+                                           'fix': 'Check that the host resolves to a public address and '
+                                                  'answers HTTP(S), then rescan.'}}},
+ 'page_kinds': {'article': {'core_facts': ['headline', 'author', 'date', 'body', 'description'],
+                            'description': 'JSON-LD typed Article or one of its news, blog, report and '
+                                           'posting types; else og:type article; else a publication date and '
+                                           '1,500 characters of main text.',
+                            'reference_bytes': 24000},
+                'collection': {'core_facts': ['name', 'items', 'description'],
+                               'description': 'JSON-LD typed ItemList, CollectionPage, OfferCatalog, '
+                                              'SearchResultsPage or ProductCollection; else six or more '
+                                              'linked alike items with under 3,000 characters of main text.',
+                               'reference_bytes': 24000},
+                'document': {'core_facts': ['title', 'body', 'headings'],
+                             'description': 'JSON-LD typed TechArticle, APIReference, HowTo, Dataset or '
+                                            'DigitalDocument; else three or more headings and a code block '
+                                            'in the main content.',
+                             'reference_bytes': 32000},
+                'faq': {'core_facts': ['title', 'questions', 'answers'],
+                        'description': 'JSON-LD typed FAQPage or QAPage; else three or more main-content '
+                                       'headings that end with a question mark.',
+                        'reference_bytes': 16000},
+                'place': {'core_facts': ['name', 'address', 'telephone', 'opening_hours', 'description'],
+                          'description': 'JSON-LD typed Place, LocalBusiness or a common subtype '
+                                         '(Restaurant, Store, Hotel...); else og:type business.business, '
+                                         'place or restaurant.restaurant.',
+                          'reference_bytes': 8000},
+                'product': {'core_facts': ['name',
+                                           'price',
+                                           'currency',
+                                           'availability',
+                                           'description',
+                                           'image',
+                                           'identifier'],
+                            'description': 'JSON-LD (or microdata) typed Product, ProductGroup, '
+                                           'ProductModel, IndividualProduct, Car or Vehicle; else og:type '
+                                           'product; else a price in the text and an add-to-cart button.',
+                            'reference_bytes': 8000},
+                'service': {'core_facts': ['name', 'description', 'provider', 'price'],
+                            'description': 'JSON-LD typed Service, GovernmentService, FinancialProduct, '
+                                           'BroadcastService or TaxiService.',
+                            'reference_bytes': 12000},
+                'unknown': {'core_facts': ['title', 'description', 'body'],
+                            'description': 'Any other page.',
+                            'reference_bytes': 16000}}}
 
-ENTRIES: Any = {}
+ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.json with "$schema" and "skills": each a '
+                         'name, description, type, url and sha256 digest of its SKILL.md or archive.',
+                  'id': 'agent_skills',
+                  'kind': 'finding',
+                  'measures': 'Whether the site publishes Agent Skills for agents to load, in a discovery '
+                              'index.',
+                  'reference': 'https://github.com/cloudflare/agent-skills-discovery-rfc',
+                  'rule': 'When the index was probed: absent on 404 or 410; invalid on another error status '
+                          'or when the answer is not JSON with a skills array; partial when the array is '
+                          'empty or a skill lacks its name, description and either (v0.2) type skill-md or '
+                          'archive, url and digest, or (v0.1) a files list; present otherwise. Not probed '
+                          'otherwise (no page declaration is defined).',
+                  'title': 'Agent skills index'},
+ 'api_catalog': {'fix': 'Serve /.well-known/api-catalog as application/linkset+json: {"linkset": [{"anchor": '
+                        'API URL, "service-desc": [{"href": OpenAPI URL}], "service-doc": [{"href": docs '
+                        'URL}]}]}.',
+                 'id': 'api_catalog',
+                 'kind': 'finding',
+                 'measures': 'Whether the site lists its APIs at the RFC 9727 well-known api-catalog, as a '
+                             'linkset.',
+                 'reference': 'https://www.rfc-editor.org/rfc/rfc9727',
+                 'rule': 'When /.well-known/api-catalog was probed: absent on 404 or 410 (partial when the '
+                         'page declares one); invalid on another error status or when the answer is not JSON '
+                         'with a linkset array; partial when it is not typed application/linkset+json, the '
+                         'linkset is empty, or a member lacks an anchor or a link with an href; present '
+                         'otherwise. When not probed: present (heuristic) when a Link header or <link> has '
+                         'rel=api-catalog, else not probed.',
+                 'title': 'API catalog'},
+ 'cache_validators': {'basis': 'measured',
+                      'dimension': 'contract_discovery',
+                      'effort': 'config',
+                      'fix': 'Send ETag (or Last-Modified) and answer If-None-Match with 304.',
+                      'id': 'cache_validators',
+                      'kind': 'check',
+                      'measures': "Whether the agent's answer can be revalidated cheaply.",
+                      'rule': "2 when the agent's answer (the browser's when the agent's failed) has an ETag "
+                              'or a Last-Modified header; 0 otherwise.',
+                      'title': 'Cache validators',
+                      'weight': 2},
+ 'canonical': {'basis': 'measured',
+               'dimension': 'contract_discovery',
+               'effort': 'template',
+               'fix': 'Add <link rel="canonical" href="..."> naming the page\'s own URL.',
+               'id': 'canonical',
+               'kind': 'check',
+               'measures': 'Whether the page names its canonical URL, and whether that is itself.',
+               'rule': 'From <link rel=canonical> and a Link header rel=canonical: 4 when one URL is '
+                       'declared and it is the page (scheme, host, path without a trailing slash and query '
+                       'equal; fragment ignored); 2 when it is another page of the same host; 1 when it is '
+                       'on another host or several different URLs are declared; 0 when none.',
+               'title': 'Canonical URL',
+               'weight': 4},
+ 'comparisons': {'basis': 'heuristic',
+                 'dimension': 'evidence_density',
+                 'effort': 'engineering',
+                 'fix': 'Compare with alternatives in a table, or state how the item compares ("lighter '
+                        'than", "vs").',
+                 'id': 'comparisons',
+                 'kind': 'check',
+                 'measures': 'Tables and comparative statements in the main content.',
+                 'rule': '2 when the main content has a data table (two or more rows of two or more cells) '
+                         'or two or more comparison phrases ("vs", "versus", "compared to/with", "more/less '
+                         '... than", "-er than"); 1 with one phrase; 0 otherwise.',
+                 'title': 'Comparisons',
+                 'weight': 2},
+ 'content_signal': {'fix': 'Add "Content-Signal: search=yes, ai-input=yes, ai-train=no" (your choices) under '
+                           'the "User-agent: *" group of robots.txt.',
+                    'id': 'content_signal',
+                    'kind': 'finding',
+                    'measures': 'Whether the site says, in robots.txt or a Content-Signal response header, '
+                                'which uses of its content it allows: search, ai-input (answers grounded on '
+                                'it) and ai-train.',
+                    'reference': 'https://contentsignals.org/',
+                    'rule': 'Content-Signal lines are read from robots.txt (the first 500 KiB) with the '
+                            "user-agent group each sits in, and the Content-Signal header from the page's "
+                            'answers. Each value is a comma-separated list of key=value with keys search, '
+                            'ai-input, ai-train and values yes or no. Not probed when robots.txt was not '
+                            'read and no header was seen. Absent when there is no signal. Invalid when '
+                            'signals are given but none declares a use validly. Partial when some do, with '
+                            'problems (unknown key, bad value, malformed entry, duplicate key, a line before '
+                            'any User-agent line). Present otherwise. A use left out is neutral, not a '
+                            'fault.',
+                    'title': 'Content signals'},
+ 'context_cost': {'basis': 'measured',
+                  'dimension': 'fact_coverage',
+                  'effort': 'template',
+                  'fix': 'Serve agents a markdown representation, or trim inline scripts, styles and markup '
+                         'from the HTML.',
+                  'id': 'context_cost',
+                  'kind': 'check',
+                  'measures': 'The bytes an agent receives for the page against the reference size of its '
+                              'kind.',
+                  'rule': "With r = the bytes of the agent's answer (the browser's when the agent's failed) "
+                          "/ the kind's reference_bytes: 6 when r <= 1, else 6 x (1 - log2(r) / 4), 0 from r "
+                          '= 16 (2x 4.5, 4x 3, 8x 1.5).',
+                  'title': 'Context cost',
+                  'weight': 6},
+ 'core_facts': {'basis': 'heuristic',
+                'dimension': 'fact_coverage',
+                'effort': 'template',
+                'fix': "State every core fact of the page's kind in the page (and in its JSON-LD), e.g. a "
+                       "product's price, currency, availability and brand.",
+                'id': 'core_facts',
+                'kind': 'check',
+                'measures': "How many of the page kind's core facts the page states (JSON-LD, meta, "
+                            'microdata or text).',
+                'rule': "14 x the share of the kind's core facts (page_kinds) the page states, each read as "
+                        'its facts entry says.',
+                'title': 'Core facts',
+                'weight': 14},
+ 'declared_alternates': {'basis': 'measured',
+                         'dimension': 'machine_representation',
+                         'effort': 'template',
+                         'fix': 'Declare the markdown version: Link: <...md>; rel="alternate"; '
+                                'type="text/markdown" and the same as a <link> in the head.',
+                         'id': 'declared_alternates',
+                         'kind': 'check',
+                         'measures': 'Whether the page declares a markdown alternate an agent can follow.',
+                         'rule': '3 when a markdown alternate is declared (a Link header with rel=alternate '
+                                 'and type=text/markdown on either answer, or a <link rel=alternate '
+                                 'type=text/markdown> in the head) and, when it was fetched, it answered 2xx '
+                                 'with text; 1 when declared but it answered otherwise; 0 when not declared.',
+                         'title': 'Declared alternates',
+                         'weight': 3},
+ 'definitions': {'basis': 'heuristic',
+                 'dimension': 'evidence_density',
+                 'effort': 'engineering',
+                 'fix': 'Define the key terms plainly ("X is a ...") or in a description list.',
+                 'id': 'definitions',
+                 'kind': 'check',
+                 'measures': 'Sentences and lists that define terms.',
+                 'rule': '2 x min(n, 3) / 3, n the sentences of the main content shaped "Term is a/an/the '
+                         '..." (a capitalised term of up to four words starting a sentence), phrases "refers '
+                         'to", "is defined as", "means that", "stands for", plus the terms of description '
+                         'lists (dl > dt) outside navigation and footers.',
+                 'title': 'Definitions',
+                 'weight': 2},
+ 'first_fact_offset': {'basis': 'measured',
+                       'dimension': 'fact_position',
+                       'effort': 'template',
+                       'fix': 'Put the key facts (price, availability, date, the first paragraph) near the '
+                              'top of the markup, before scripts, styles and navigation; or serve markdown.',
+                       'id': 'first_fact_offset',
+                       'kind': 'check',
+                       'measures': "Where the first core fact beyond the page's name, description and image "
+                                   'appears in what the agent receives.',
+                       'rule': 'A fact is found by its value (lower-cased, blanks folded) in the text of the '
+                               "agent's answer (for HTML, the text between tags, entities decoded, scripts' "
+                               "and styles' text included), within its first 262,144 characters; its offset "
+                               'counts the characters of the answer as received before it, markup included. '
+                               '5 when the first core fact other than name, headline, title, description and '
+                               'image is within 4,096 characters (1,024 tokens), 3 within 16,384, 1 within '
+                               '65,536, else (or none found) 0.',
+                       'title': 'First core fact offset',
+                       'weight': 5},
+ 'front_window': {'basis': 'measured',
+                  'dimension': 'fact_position',
+                  'effort': 'template',
+                  'fix': 'Move the core facts into the first screen of the markup (or JSON-LD in the head), '
+                         'or serve markdown.',
+                  'id': 'front_window',
+                  'kind': 'check',
+                  'measures': 'How many core facts are within the first 2,048 tokens of what the agent '
+                              'receives.',
+                  'rule': "5 x the share of the kind's core facts found (as first_fact_offset finds them) "
+                          'within the first 8,192 characters.',
+                  'title': 'Front window',
+                  'weight': 5},
+ 'llms_txt': {'basis': 'measured',
+              'dimension': 'contract_discovery',
+              'effort': 'config',
+              'fix': 'Publish /llms.txt (a markdown file starting with "# Site name", a summary and links to '
+                     'the key pages).',
+              'id': 'llms_txt',
+              'kind': 'check',
+              'measures': 'Whether the site serves /llms.txt.',
+              'rule': '1 when /llms.txt answers 2xx, not as HTML, with a body that starts (after blanks) '
+                      'with a "# " title; 0 otherwise.',
+              'title': 'llms.txt',
+              'weight': 1},
+ 'llms_txt_structure': {'fix': 'Start /llms.txt with "# Site name", then "> a one-paragraph summary", then '
+                               'H2 sections of "- [name](absolute URL): notes" links; put skippable links '
+                               'under "## Optional".',
+                        'id': 'llms_txt_structure',
+                        'kind': 'finding',
+                        'measures': "Whether /llms.txt follows llmstxt.org's structure, beyond merely "
+                                    'existing.',
+                        'reference': 'https://llmstxt.org/',
+                        'rule': 'Not probed when /llms.txt was not read; absent when it answered with an '
+                                'error status. Invalid when it is empty, an HTML page, or has no H1 title. '
+                                'Partial when it has its title but breaks a rule: the H1 not first, more '
+                                'than one H1, a heading deeper than H2, a list item in an H2 section that is '
+                                'not a [name](url) link, a relative or non-http(s) URL, an H2 section '
+                                'without links, or a file too long to read whole (1 MiB, 20,000 lines). '
+                                'Present otherwise.',
+                        'title': 'llms.txt structure'},
+ 'machine_endpoint': {'basis': 'measured',
+                      'dimension': 'contract_discovery',
+                      'effort': 'engineering',
+                      'fix': 'Declare a machine endpoint (a markdown alternate, an API description with '
+                             'rel=service-desc, /.well-known/api-catalog).',
+                      'id': 'machine_endpoint',
+                      'kind': 'check',
+                      'measures': 'Whether the page or site declares an endpoint made for machines.',
+                      'rule': "2 when any of: a <link> in the head, or a link of either answer's Link "
+                              'header, with rel service-desc, service-doc, api-catalog or describedby, or '
+                              'rel=alternate with a machine type (application/json, any +json type, '
+                              'application/yaml, text/markdown, text/plain); /llms.txt passing its check; a '
+                              'well-known agent endpoint (probed when asked) answering 2xx. 0 otherwise.',
+                      'title': 'Machine endpoint',
+                      'weight': 2},
+ 'markdown_negotiation': {'fix': 'Serve markdown as "text/markdown; charset=utf-8" with "Vary: Accept", an '
+                                 '"x-markdown-tokens" header counting the body\'s tokens, and "Link: <page '
+                                 'URL>; rel=canonical" pointing back to the HTML page.',
+                          'id': 'markdown_negotiation',
+                          'kind': 'finding',
+                          'measures': "How well the page's answer to an agent's Accept (markdown first) is "
+                                      'made: the markdown media type, its charset, Vary: Accept, an '
+                                      'x-markdown-tokens count and a canonical link back to the HTML page.',
+                          'reference': 'https://developers.cloudflare.com/fundamentals/reference/markdown-for-agents/',
+                          'rule': 'Read from the agent probe. Absent when it did not answer 2xx with '
+                                  'text/markdown (or text/x-markdown). Invalid when a markdown-typed answer '
+                                  'is an HTML page, or its x-markdown-tokens header is not a whole number. '
+                                  'Present when the answer has a charset parameter (RFC 7763 requires one), '
+                                  'Vary names Accept (or is *), and x-markdown-tokens is given and '
+                                  "plausible: between a quarter and four times netglean's estimate of the "
+                                  'body, (characters + 3) // 4 (the ratio is in the evidence). Partial when '
+                                  'any of those is missing. Whether a Link rel=canonical points back to the '
+                                  'page is reported, not required.',
+                          'title': 'Markdown negotiation details'},
+ 'mcp_server_card': {'fix': 'Serve a server card at /.well-known/mcp/server-card.json (name, version, '
+                            'remotes with the streamable HTTP URL), or an MCP catalog at '
+                            '/.well-known/mcp/catalog.json pointing to it.',
+                     'id': 'mcp_server_card',
+                     'kind': 'finding',
+                     'measures': 'Whether the site describes its MCP server for discovery before connection: '
+                                 'a server card (name, version, endpoint) or an MCP catalog listing server '
+                                 'cards.',
+                     'reference': 'https://modelcontextprotocol.io/seps/2127-mcp-server-cards',
+                     'rule': 'When the well-known endpoint was probed: absent on 404 or 410 (partial when '
+                             'the page declares a card elsewhere); invalid on another error status, HTML, or '
+                             'JSON that is no card; present for a card with a name, a version and an http(s) '
+                             "endpoint (remotes[].url, or the earlier drafts' serverInfo and transport or "
+                             'endpoint), or a catalog whose entries give card URLs typed '
+                             'application/mcp-server-card+json; partial when some of that is missing. When '
+                             'not probed: present (heuristic) when a Link header or <link> declares one (rel '
+                             'mcp, mcp-server, mcp-server-card or mcp-catalog, or type '
+                             'application/mcp-server-card+json), else not probed.',
+                     'title': 'MCP server card'},
+ 'negotiated_response': {'basis': 'measured',
+                         'dimension': 'machine_representation',
+                         'effort': 'template',
+                         'fix': 'Answer Accept: text/markdown with a markdown rendering of the page '
+                                '(Content-Type: text/markdown).',
+                         'id': 'negotiated_response',
+                         'kind': 'check',
+                         'measures': "What the agent's Accept (text/markdown first) gets back.",
+                         'rule': '9 when the agent request is answered 2xx with Content-Type text/markdown '
+                                 '(or text/x-markdown); 5 when with text/plain; 0 when with HTML or anything '
+                                 'else.',
+                         'title': 'Negotiated response',
+                         'weight': 9},
+ 'oauth_discovery': {'fix': 'Serve /.well-known/oauth-protected-resource with "resource" and '
+                            '"authorization_servers", and send \'WWW-Authenticate: Bearer '
+                            'resource_metadata="..."\' on 401 answers.',
+                     'id': 'oauth_discovery',
+                     'kind': 'finding',
+                     'measures': 'Whether an agent can find how to authorise against the site: RFC 9728 '
+                                 'protected resource metadata, or RFC 8414 authorization server metadata.',
+                     'reference': 'https://www.rfc-editor.org/rfc/rfc9728',
+                     'rule': '/.well-known/oauth-protected-resource is valid with an http(s) "resource" '
+                             '(partial without "authorization_servers"); '
+                             '/.well-known/oauth-authorization-server with an http(s) "issuer" (partial '
+                             'without authorization_endpoint, token_endpoint or response_types_supported). '
+                             'The finding takes the better of the two (present, partial, invalid, absent, in '
+                             'that order), lowered from present to partial when the other is invalid: the '
+                             'authorization server often lives on another host. When neither was probed, a '
+                             '401 whose WWW-Authenticate names resource_metadata counts as declared '
+                             '(present, heuristic).',
+                     'title': 'OAuth discovery'},
+ 'quantities': {'basis': 'heuristic',
+                'dimension': 'evidence_density',
+                'effort': 'engineering',
+                'fix': 'State measurable specifics (sizes, weights, durations, prices) as numbers with '
+                       'units.',
+                'id': 'quantities',
+                'kind': 'check',
+                'measures': 'Numbers with units or currencies in the main content.',
+                'rule': '4 x min(n, 5) / 5, n the distinct numbers with a unit (%, g, kg, cm, GB, W, mAh, '
+                        "hours, days, ...) or a currency sign in the main content's first 200,000 "
+                        'characters.',
+                'title': 'Quantities',
+                'weight': 4},
+ 'reachable': {'basis': 'measured',
+               'dimension': 'retrievability',
+               'effort': 'config',
+               'fix': "Answer the page's URL with 200 for any Accept, without redirects (link to the final "
+                      'URL).',
+               'id': 'reachable',
+               'kind': 'check',
+               'measures': "Whether the page answers an agent's request (the agent Accept) with 2xx, and how "
+                           'directly.',
+               'rule': '11 when the agent request is answered 2xx with no redirect; each redirect hop costs '
+                       '2 points, down to 5 (1 hop 9, 2 hops 7, 3 or more 5); 0 when the agent request '
+                       "failed, was not 2xx or got a bot wall while the browser's was answered.",
+               'title': 'Reachable',
+               'weight': 11},
+ 'render_independence': {'basis': 'heuristic',
+                         'dimension': 'retrievability',
+                         'effort': 'engineering',
+                         'fix': 'Render the page on the server (SSR or static generation) so its HTML '
+                                'carries the content.',
+                         'id': 'render_independence',
+                         'kind': 'check',
+                         'measures': "Whether the server's HTML carries the content, or only a script-built "
+                                     'shell.',
+                         'rule': "7 when the main content of the server's HTML (no scripts run) holds 500 or "
+                                 "more characters, or half or more of the kind's core facts are stated; 3.5 "
+                                 'when it holds 100 to 499 characters; 0 below 100.',
+                         'title': 'Render independence',
+                         'weight': 7},
+ 'required_properties': {'basis': 'measured',
+                         'dimension': 'structured_data',
+                         'effort': 'template',
+                         'fix': 'Complete the JSON-LD item with the properties its type needs (see the '
+                                "check's evidence for the missing ones).",
+                         'id': 'required_properties',
+                         'kind': 'check',
+                         'measures': "Whether the JSON-LD item of the page's kind has the properties agents "
+                                     'need.',
+                         'rule': "3 x the share of the kind's requirements the main JSON-LD item (the first "
+                                 "of the kind's types; for an unknown page, the first object) meets, each "
+                                 'met by any of its properties: product name, image, description, '
+                                 'offers.price|lowPrice, offers.priceCurrency, offers.availability, '
+                                 'brand|sku|gtin|gtin13|mpn; collection name, '
+                                 'itemListElement|hasPart|mainEntity; article headline|name, author, '
+                                 'datePublished, image; place name, address, telephone, '
+                                 'openingHours|openingHoursSpecification; service name, description, '
+                                 'provider|brand, areaServed|offers; faq mainEntity, '
+                                 'mainEntity.acceptedAnswer; document name|headline, description, '
+                                 'datePublished|dateModified; unknown name|headline, description. 0 without '
+                                 'such an item.',
+                         'title': 'Required properties',
+                         'weight': 3},
+ 'robots_policy': {'basis': 'measured',
+                   'dimension': 'retrievability',
+                   'effort': 'config',
+                   'fix': "Allow the assistants' user agents (at least the user-triggered ChatGPT-User, "
+                          'Claude-User, Perplexity-User) in robots.txt for the pages they should read.',
+                   'id': 'robots_policy',
+                   'kind': 'check',
+                   'measures': "How many of the assistants' user agents robots.txt lets fetch the page.",
+                   'rule': '10 x the share of the ten assistant agents (ChatGPT-User, OAI-SearchBot, GPTBot, '
+                           'Claude-User, Claude-SearchBot, ClaudeBot, Perplexity-User, PerplexityBot, '
+                           'Google-Extended, Applebot-Extended) that robots.txt (RFC 9309 matching, protego) '
+                           "allows for the page's URL; a robots.txt answering 4xx allows all. All ten "
+                           'disallowed is the opt_out outcome, not a score.',
+                   'title': 'Robots policy',
+                   'weight': 10},
+ 'sitemap': {'basis': 'measured',
+             'dimension': 'contract_discovery',
+             'effort': 'config',
+             'fix': 'Add Sitemap: https://.../sitemap.xml to robots.txt.',
+             'id': 'sitemap',
+             'kind': 'check',
+             'measures': 'Whether the site declares a sitemap.',
+             'rule': '1 when robots.txt has a Sitemap line or the page has a <link rel=sitemap>; 0 '
+                     'otherwise.',
+             'title': 'Sitemap',
+             'weight': 1},
+ 'structured_data_present': {'basis': 'measured',
+                             'dimension': 'structured_data',
+                             'effort': 'template',
+                             'fix': 'Add a JSON-LD block (script type=application/ld+json) describing the '
+                                    "page's main item.",
+                             'id': 'structured_data_present',
+                             'kind': 'check',
+                             'measures': 'Whether the page carries schema.org structured data.',
+                             'rule': '2 when a JSON-LD object with an @type parses; 1 when only microdata '
+                                     '(itemtype) is present; 0 otherwise.',
+                             'title': 'Structured data present',
+                             'weight': 2},
+ 'substance_parity': {'basis': 'heuristic',
+                      'dimension': 'machine_representation',
+                      'effort': 'template',
+                      'fix': "Generate the markdown from the same data as the HTML, with the page's name, "
+                             'price, dates and body.',
+                      'id': 'substance_parity',
+                      'kind': 'check',
+                      'measures': 'Whether the machine representation carries what the HTML says.',
+                      'rule': "With a machine representation (the agent's markdown or plain text, else the "
+                              "declared alternate): 3 x the mean of (the share of the HTML's stated core "
+                              'facts found in it) and (the share of the distinct words of four or more '
+                              "letters of the HTML's main content found in it); with no core fact stated, "
+                              'the word share alone. 0 without a representation.',
+                      'title': 'Substance parity',
+                      'weight': 3},
+ 'text_agreement': {'basis': 'heuristic',
+                    'dimension': 'structured_data',
+                    'effort': 'template',
+                    'fix': 'Generate the JSON-LD from the same data as the visible page, so names, prices '
+                           'and dates agree.',
+                    'id': 'text_agreement',
+                    'kind': 'check',
+                    'measures': 'Whether the JSON-LD says what the visible page says.',
+                    'rule': '1 x the share of the core facts read from JSON-LD (images and descriptions, '
+                            "rarely shown verbatim, left out) whose value appears in the page's visible "
+                            'text; 0 without any.',
+                    'title': 'Text agreement',
+                    'weight': 1},
+ 'vary_accept': {'basis': 'measured',
+                 'dimension': 'machine_representation',
+                 'effort': 'config',
+                 'fix': 'Send Vary: Accept on every answer of a negotiated URL.',
+                 'id': 'vary_accept',
+                 'kind': 'check',
+                 'measures': 'Whether a server that negotiates on Accept tells caches so.',
+                 'rule': 'When the server negotiates (the agent and browser answers have different content '
+                         'types, or the agent got markdown or plain text): 3 when both answers say Vary: '
+                         'Accept (or Vary: *), 1.5 when one does, 0 when neither. 0 when the server does not '
+                         'negotiate (nothing for an agent to get).',
+                 'title': 'Vary: Accept',
+                 'weight': 3},
+ 'webmcp': {'fix': "Add toolname and tooldescription attributes to the page's forms, or register tools with "
+                   'navigator.modelContext.registerTool in a script.',
+            'id': 'webmcp',
+            'kind': 'finding',
+            'measures': 'Whether the page declares WebMCP tools an agent in the browser can call: forms with '
+                        'toolname and tooldescription, or scripts registering tools with '
+                        'navigator.modelContext.',
+            'reference': 'https://webmachinelearning.github.io/webmcp/',
+            'rule': "Heuristic, from the page's HTML (scripts are not run; external scripts are not read). "
+                    'Present when a form has both toolname and tooldescription, or an inline script calls '
+                    'modelContext.registerTool or provideContext (the first MiB of inline script is read). '
+                    'Partial when a form has only one of the two attributes, or a script mentions '
+                    'navigator.modelContext without registering. Absent otherwise; not probed when no HTML '
+                    'answer was read.',
+            'title': 'WebMCP tools'}}

@@ -18,7 +18,6 @@ from netglean.core.envelope import DONE, Guidance, Outcome, say
 from netglean.core.errors import BadUrl, CheckNotFound, StoreFailure, ToolError, Unavailable
 from netglean.core.untrusted import PAYLOAD_NOTICE
 from netglean.generated.models import (
-    ArsResult,
     ExplainCheckInput,
     ExplainCheckOutput,
     GetIndexEntryInput,
@@ -28,7 +27,6 @@ from netglean.generated.models import (
     ScanSiteInput,
     ScanSiteOutput,
     ScanUrlInput,
-    ScanUrlOutput,
     SiteFix,
     SitePage,
 )
@@ -109,13 +107,13 @@ async def scan_url(args: ScanUrlInput, ctx: Context) -> Outcome:
     scanned = await scan(ctx.fetcher, ctx.readers, args.url, TABLE, well_known=args.well_known)
     record = await _record(ctx, args.url, scanned)
     next_step, guidance = _scan_guidance(scanned.result)
-    payload = ScanUrlOutput(
-        url=args.url,
-        scan_id=record.id,
-        requests=scanned.requests,
-        result=ArsResult.model_validate(scanned.result),
-        untrustedContentNotice=PAYLOAD_NOTICE,
-    )
+    payload = {  # a mapping, not a model: the result's nulls (no grade, no reason) are part of its shape
+        "url": args.url,
+        "scan_id": record.id,
+        "requests": scanned.requests,
+        "result": scanned.result,
+        "untrustedContentNotice": PAYLOAD_NOTICE,
+    }
     return Outcome(payload, next_step=next_step, guidance=guidance, source=args.url)
 
 
@@ -203,7 +201,7 @@ def _site_report(
         found=found,
         scanned=len(records),
         requests=requests,
-        median_score=statistics.median_low(scores) if scores else None,
+        median_score=statistics.median_low(scores) if scores else None,  # absent when no page was scored
         grades=dict(sorted(grades.items())),
         pages=pages,
         fixes=[SiteFix.model_validate(fix) for fix in fixes],

@@ -18,6 +18,7 @@ from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall, candidate_items, feeds
 from netglean.read.readability import links as readability_links
+from netglean.read.readability.evidence import Evidence
 from netglean.read.reading import HtmlReading, read_html, read_text, walled
 from netglean.read.render import Slice
 from netglean.read.sitemaps import page_links as links
@@ -150,7 +151,7 @@ def markdown_alternates(*, document: Document, link_header: str) -> list[str]:
     return readability_links.markdown_alternates(declared)
 
 
-def readability_score(*, evidence: Mapping[str, Any], table: Mapping[str, Any]) -> dict[str, Any]:
+def readability_score(*, evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
     """A scan's result from its evidence: the pure score, run where a hostile page's parse can be cut off."""
     from netglean.read.readability.score import score
 

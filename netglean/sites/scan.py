@@ -28,6 +28,7 @@ from netglean.read.readability.evidence import (
     kept_headers,
 )
 from netglean.read.readability.links import MARKDOWN_TYPES
+from netglean.read.readability.score import EFFORTS
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
@@ -38,17 +39,14 @@ if TYPE_CHECKING:
 
 TEXT_ACCEPT = "text/markdown, text/plain;q=0.9, */*;q=0.1"
 """What /llms.txt and a markdown alternate are asked for with."""
-JSON_ACCEPT = "application/json, application/linkset+json;q=0.9, */*;q=0.1"
 WELL_KNOWN = {
-    "api_catalog": "/.well-known/api-catalog",
-    "mcp_server_card": "/.well-known/mcp/server-card.json",
-    "oauth_authorization_server": "/.well-known/oauth-authorization-server",
-    "oauth_protected_resource": "/.well-known/oauth-protected-resource",
-    "agent_skills": "/.well-known/skills/index.json",
+    "agent_skills": ("/.well-known/agent-skills/index.json", "application/json"),
+    "api_catalog": ("/.well-known/api-catalog", "application/linkset+json, application/json;q=0.9"),
+    "mcp_server_card": ("/.well-known/mcp/server-card.json", "application/mcp-server-card+json, application/json"),
+    "oauth_authorization_server": ("/.well-known/oauth-authorization-server", "application/json"),
+    "oauth_protected_resource": ("/.well-known/oauth-protected-resource", "application/json"),
 }
 """The well-known agent endpoints a scan asks for when asked to, by the name the evidence keeps them under."""
-EFFORTS = ("config", "template", "engineering")
-"""Efforts from the least: a fix that takes less comes first among those that gain as much."""
 _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/linkset+json")
 
 
@@ -182,8 +180,8 @@ async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bo
         if alternates:
             evidence["alternate"], _ = await _ask(spending, alternates[0], TEXT_ACCEPT)
     if well_known:
-        for name, path in sorted(WELL_KNOWN.items()):
-            evidence["well_known"][name], _ = await _ask(spending, f"{origin}{path}", JSON_ACCEPT)
+        for name, (path, accept) in WELL_KNOWN.items():
+            evidence["well_known"][name], _ = await _ask(spending, f"{origin}{path}", accept)
     return evidence, counted.spent
 
 

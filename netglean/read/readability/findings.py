@@ -58,12 +58,10 @@ _MODEL_CONTEXT = re.compile(r"\bnavigator\s*(?:\?\.|\.)\s*modelContext\b")
 Finding = dict[str, Any]
 
 
-def findings(evidence: Evidence, table: Mapping[str, Any], *, tree: Any = None) -> list[Finding]:
-    """The catalog's findings (``table["findings"]``), in its order, read from ``evidence``.
-
-    ``tree`` is the parse (``html_tree.parse_html``) of the page's HTML answer (the browser probe's, else the
-    agent probe's), when the caller already has it: the page is then not parsed a second time."""
-    page = _Page(evidence, tree)
+def findings(evidence: Evidence, table: Mapping[str, Any]) -> list[Finding]:
+    """The catalog's findings (``table["findings"]``), in its order, read from ``evidence`` (the page's HTML parsed
+    here again: the score's parse is pruned by main-content extraction)."""
+    page = _Page(evidence)
     found: list[Finding] = []
     for entry in table["findings"]:
         rule = RULES.get(entry["id"])
@@ -91,10 +89,10 @@ class _Page:
     """The evidence with what several rules read from it (the page's HTML parse, its declared links) worked out
     once, on first use."""
 
-    def __init__(self, evidence: Evidence, tree: Any) -> None:
+    def __init__(self, evidence: Evidence) -> None:
         self.evidence = evidence
-        self._tree = tree
-        self._parsed = tree is not None
+        self._tree: Any = None
+        self._parsed = False
 
     @property
     def html(self) -> Probe | None:

@@ -24,9 +24,12 @@ from netglean.read.readability.checks import (
     robots_rules,
 )
 from netglean.read.readability.evidence import Evidence, Probe, evidence_hash
+from netglean.read.readability.findings import findings
 from netglean.read.readability.page import TEXT_TYPES, Page, media_type, ok, probe_problem, read_page
 
 FORMAT = "netglean.ars/1"
+SILENT = frozenset({"unreachable", "timeout"})
+"""Failures that mean the site gave no answer (a robots.txt read that ended so is no robots verdict)."""
 PAGE_REASONS = ("unreachable", "too_many_redirects", "truncated_evidence", "non_2xx", "blocked_at_edge")
 """The page's unscored reasons in the order they are given when the two probes fail differently."""
 EFFORTS = ("config", "template", "engineering")
@@ -55,7 +58,7 @@ def score(evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
         "split": {"measured": {"weight": 0, "points": 0}, "heuristic": {"weight": 0, "points": 0}},
         "context_cost": None,
         "fixes": [],
-        "findings": [],
+        "findings": findings(evidence, table),
     }
     rules = robots_rules(evidence)
     if rules is not None and not any(assistant_verdicts(rules, evidence["url"]).values()):
@@ -76,8 +79,11 @@ def score(evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
 def unscored_reason(evidence: Evidence, rules: str | None, problems: Mapping[str, str | None]) -> str | None:
     """Why the evidence cannot be scored, or None: from robots.txt's text ``rules`` (as checks.robots_rules reads
     them) and what is wrong with each page probe that was asked (``problems``, by probe: page.probe_problem's)."""
-    if rules is None or evidence["robots_verdict"] == "unreadable":
-        return "robots_unavailable"
+    robots_error = evidence["robots"]["error"] if evidence["robots"] is not None else None
+    if robots_error is not None and robots_error["code"] in SILENT:
+        return "unreachable"  # the site gave no answer at all, robots.txt's included
+    if evidence["robots_verdict"] != "ignored" and (rules is None or evidence["robots_verdict"] == "unreadable"):
+        return "robots_unavailable"  # where the operator ignores robots.txt, what it says does not decide
     if evidence["robots_verdict"] == "disallowed":
         return "robots_disallows_scanner"
     if not problems:

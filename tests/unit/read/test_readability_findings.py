@@ -9,7 +9,6 @@ from typing import Any, cast
 import pytest
 import yaml
 
-from netglean.read.html_tree import parse_html
 from netglean.read.readability.evidence import FORMAT, Evidence, Probe, canonical
 from netglean.read.readability.findings import (
     MAX_ITEMS,
@@ -360,13 +359,6 @@ def test_webmcp() -> None:
     outside = "<html><body><p>navigator.modelContext.registerTool(</p></body></html>"
     assert status(evidence(browser=html_probe(outside)), "webmcp") == "absent"
     assert status(evidence(), "webmcp") == "not_probed"
-
-
-def test_a_given_tree_is_used_instead_of_a_parse() -> None:
-    page = evidence(browser=html_probe())
-    tree = parse_html('<html><body><form toolname="a" tooldescription="b"></form></body></html>')
-    found = {item["id"]: item for item in findings(page, TABLE, tree=tree)}
-    assert found["webmcp"]["status"] == "present"
 
 
 # ---- 8. llms.txt structure -----------------------------------------------------------------------------

@@ -200,8 +200,9 @@ def test_a_table_that_disagrees_with_the_code_is_refused() -> None:
     ("ev", "reason"),
     [
         (evidence(robots=probe("https://shop.example/robots.txt", "oops", status=503)), "robots_unavailable"),
-        (evidence(robots=probe("https://shop.example/robots.txt", error="timeout")), "robots_unavailable"),
-        (evidence(robots=None, verdict="ignored"), "robots_unavailable"),
+        (evidence(robots=probe("https://shop.example/robots.txt", error="too_large")), "robots_unavailable"),
+        (evidence(robots=probe("https://shop.example/robots.txt", error="timeout")), "unreachable"),
+        (evidence(robots=None, verdict="unreadable"), "robots_unavailable"),
         (evidence(verdict="unreadable"), "robots_unavailable"),
         (evidence(robots="User-agent: netglean\nDisallow: /\n", verdict="disallowed"), "robots_disallows_scanner"),
         (evidence(agent=probe(URL, error="unreachable"), browser=probe(URL, error="timeout")), "unreachable"),
