@@ -6,7 +6,7 @@ from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.generated.models import InstallSnippetInput
 from netglean.snippets import options, render
-from netglean.snippets.options import markdown_path
+from netglean.snippets.inputs import markdown_path
 
 
 async def install_snippet(args: InstallSnippetInput, ctx: Context) -> Outcome:

@@ -3,7 +3,7 @@
 See netglean.snippets.render for the markdown source model every template follows.
 """
 
-from netglean.snippets.options import FRAMEWORKS, Options, Page, options
+from netglean.snippets.inputs import FRAMEWORKS, Options, Page, options
 from netglean.snippets.render import Check, Snippet, SnippetFile, llms_txt, render
 
 __all__ = ["FRAMEWORKS", "Check", "Options", "Page", "Snippet", "SnippetFile", "llms_txt", "options", "render"]

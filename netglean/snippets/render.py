@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from netglean.snippets.options import Options, markdown_path
+from netglean.snippets.inputs import Options, markdown_path
 
 if TYPE_CHECKING:
     from jinja2 import Environment
