@@ -2379,7 +2379,7 @@ class InstallSnippetInput(BaseModel):
     """
     Where the markdown twins are (letters, digits and ._~+@/- only). For fastapi, flask, django, express and fastify a directory, relative to the app's working directory or absolute (default markdown); for nextjs and cloudflare_worker a folder of the static assets, such as public/markdown for markdown (default markdown); for nginx a directory, relative to nginx's prefix or absolute (default /var/www/markdown).
     """
-    pages: Annotated[list[SnippetPage] | None, Field(max_length=500)] = None
+    pages: Annotated[list[Page] | None, Field(max_length=500)] = None
     """
     The pages llms.txt lists, each linked to its markdown twin; by default the home page alone.
     """
@@ -2773,6 +2773,24 @@ class MapOutput(BaseModel):
     urls: list[StrictStr] | None = None
     """
     json: the URLs found, page links first, then sitemap entries, each once.
+    """
+
+
+class Page(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    note: Annotated[StrictStr, Field(max_length=1000)] = ""
+    """
+    What the page holds, after its link.
+    """
+    path: Annotated[StrictStr, Field(max_length=2000, min_length=1, pattern="^/[A-Za-z0-9._~!*'+,;=:@%/-]*$")]
+    """
+    The page's URL path, such as /pricing (RFC 3986 characters but parentheses).
+    """
+    title: Annotated[StrictStr, Field(max_length=200, min_length=1, pattern="\\S")]
+    """
+    The page's title in llms.txt.
     """
 
 
@@ -3535,24 +3553,6 @@ class SnippetFile(BaseModel):
     path: StrictStr
     """
     Where the file goes, relative to the project (nginx: its llms.txt under markdown_dir).
-    """
-
-
-class SnippetPage(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    note: Annotated[StrictStr, Field(max_length=1000)] = ""
-    """
-    What the page holds, after its link.
-    """
-    path: Annotated[StrictStr, Field(max_length=2000, min_length=1, pattern="^/[A-Za-z0-9._~!*'+,;=:@%/-]*$")]
-    """
-    The page's URL path, such as /pricing (RFC 3986 characters but parentheses).
-    """
-    title: Annotated[StrictStr, Field(max_length=200, min_length=1, pattern="\\S")]
-    """
-    The page's title in llms.txt.
     """
 
 

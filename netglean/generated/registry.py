@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '5a61fb50fb7445a1c7b4490ecb5a88447401d36580fb3d8c41c10feecb43cd17'
+CATALOG_HASH: Any = '483697e47bfbb9d5a0c9440f53918703d36fd91f1453188265d0c698f27ff0b0'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -7944,7 +7944,6 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                'pattern': '\\S',
                                                                                'type': 'string'}},
                                                       'required': ['path', 'title'],
-                                                      'title': 'SnippetPage',
                                                       'type': 'object'},
                                             'maxItems': 500,
                                             'type': 'array'},
