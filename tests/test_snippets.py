@@ -437,6 +437,29 @@ def test_validators_give_304(served: tuple[str, str, Snippet]) -> None:
         assert _get(base, path, accept=accept, **{"if-none-match": '"other"'}).status_code == 200
 
 
+def test_html_validators_where_the_install_adds_them(served: tuple[str, str, Snippet]) -> None:
+    """Flask and Django get a strong ETag for HTML that is not streamed; Express and nginx have their own; the ASGI
+    middleware, Fastify and the Worker leave HTML validators to the app (they would have to hold the whole body)."""
+    framework, base, _ = served
+    first = _get(base, "/about", accept=BROWSER)
+    if framework not in ("flask", "django", "express", "nginx"):
+        assert "etag" not in first.headers  # the fixture apps set none
+        return
+    tag = first.headers["etag"]
+    if framework in ("flask", "django"):
+        assert tag.startswith('"') and len(tag) == 34, tag
+    again = _get(base, "/about", accept=BROWSER, **{"if-none-match": tag})
+    assert again.status_code == 304 and not again.content
+    assert _varies(again)
+
+
+def test_head_asks_as_get_does(served: tuple[str, str, Snippet]) -> None:
+    _, base, _ = served
+    response = httpx.head(base + "/about", headers={"accept": AGENT}, timeout=10)
+    assert response.status_code == 200 and not response.content
+    assert response.headers["content-type"].startswith("text/markdown") and _varies(response)
+
+
 def test_nothing_outside_the_markdown_directory_is_served(served: tuple[str, str, Snippet]) -> None:
     _, base, _ = served
     for path in (
