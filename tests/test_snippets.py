@@ -378,6 +378,7 @@ def test_a_page_without_a_twin_is_the_apps(served: tuple[str, str, Snippet]) -> 
     if framework != "nginx":  # nginx names a twin for every page: it cannot look for the file when it adds Link
         assert "link" not in response.headers
     assert _get(base, "/missing", accept=AGENT).status_code == 404
+    assert _get(base, "/" + "a" * 300, accept=AGENT).status_code == 404  # a name too long for the file system
 
 
 @pytest.mark.parametrize(

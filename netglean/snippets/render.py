@@ -136,6 +136,8 @@ _LAYOUTS: dict[str, _Layout] = {
             "server block with yours, keeping its locations, and set listen and server_name).",
             "Write llms.txt and each page's markdown twin under {markdown_dir}: index.md for /, about.md (or "
             "about/index.md) for /about; the HTML stays under {html_root}.",
+            "If nginx proxies to an app rather than serving {html_root}, put your proxy_pass in place of the "
+            "try_files lines of `location /` and `@netglean_html`.",
             "Check and reload: `nginx -t && nginx -s reload`.",
         ),
     ),
