@@ -672,3 +672,22 @@ def test_the_tool(registry: Registry, settings: Settings) -> None:
     )
     assert wrong["ok"] is False and wrong["payload"]["error"]["code"] == "invalid_arguments"
     assert "install_snippet again" in wrong["guidance"]
+
+
+def test_the_package_face_is_pinned() -> None:
+    import netglean.snippets
+
+    assert netglean.snippets.__all__ == [
+        "FRAMEWORKS",
+        "Check",
+        "Options",
+        "Page",
+        "Snippet",
+        "SnippetFile",
+        "llms_txt",
+        "options",
+        "render",
+    ]
+    probe = "import sys, netglean.snippets, netglean.handlers.snippets; print('jinja2' in sys.modules)"
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "False"
