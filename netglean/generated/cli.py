@@ -998,6 +998,92 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                               'name': 'strategy',
                               'required': False,
                               'type': 'string'}]},
+ 'install_snippet': {'description': 'Render a working install, for one web framework, that makes a site '
+                                    'readable to agents: pages answer Accept: text/markdown with a '
+                                    'pre-rendered markdown twin (and say Vary: Accept, HTML included), HTML '
+                                    'names its twin in a Link rel="alternate" type="text/markdown" header, '
+                                    '/llms.txt is served in the llmstxt.org format, and what the install '
+                                    'serves carries an ETag (If-None-Match gives 304). The markdown twin of '
+                                    '/about is about.md (or about/index.md) in the markdown directory, '
+                                    'index.md is the twin of /, and a direct GET of /about.md serves it too; '
+                                    'nothing outside that directory is ever served. Frameworks: Next.js '
+                                    'middleware, Express, Fastify, a Cloudflare Worker, FastAPI (any ASGI '
+                                    'app), Flask, Django and nginx. Returns the files to add, the install '
+                                    'steps and curl commands that show it works. Rendered from templates: no '
+                                    'network.',
+                     'help': 'Render an install that makes a site readable to agents',
+                     'options': [{'choices': ['nextjs',
+                                              'express',
+                                              'fastify',
+                                              'cloudflare_worker',
+                                              'fastapi',
+                                              'flask',
+                                              'django',
+                                              'nginx'],
+                                  'flag': '--framework',
+                                  'help': 'What serves the site: nextjs (middleware.js), express or fastify '
+                                          '(a Node module), cloudflare_worker (a Worker in front of the '
+                                          'origin, twins as static assets), fastapi (ASGI middleware, '
+                                          'Starlette too), flask, django (middleware), nginx (a server block '
+                                          'serving static HTML).',
+                                  'item_type': None,
+                                  'name': 'framework',
+                                  'required': True,
+                                  'type': 'string'},
+                                 {'choices': None,
+                                  'flag': '--site-name',
+                                  'help': "The site's name, the heading of its llms.txt (one line; newlines "
+                                          'become spaces).',
+                                  'item_type': None,
+                                  'name': 'site_name',
+                                  'required': True,
+                                  'type': 'string'},
+                                 {'choices': None,
+                                  'flag': '--site-url',
+                                  'help': "The site's absolute http(s) URL: its origin, and a base path if "
+                                          'the site lives under one (no credentials, query or fragment). '
+                                          'llms.txt links are made from it.',
+                                  'item_type': None,
+                                  'name': 'site_url',
+                                  'required': True,
+                                  'type': 'string'},
+                                 {'choices': None,
+                                  'flag': '--summary',
+                                  'help': 'One or two sentences about the site, the blockquote of its '
+                                          'llms.txt.',
+                                  'item_type': None,
+                                  'name': 'summary',
+                                  'required': False,
+                                  'type': 'string'},
+                                 {'choices': None,
+                                  'flag': '--markdown-dir',
+                                  'help': 'Where the markdown twins are (letters, digits and ._~+@/- only). '
+                                          'For fastapi, flask, django, express and fastify a directory, '
+                                          "relative to the app's working directory or absolute (default "
+                                          'markdown); for nextjs and cloudflare_worker a folder of the '
+                                          'static assets, such as public/markdown for markdown (default '
+                                          "markdown); for nginx a directory, relative to nginx's prefix or "
+                                          'absolute (default /var/www/markdown).',
+                                  'item_type': None,
+                                  'name': 'markdown_dir',
+                                  'required': False,
+                                  'type': 'string'},
+                                 {'choices': None,
+                                  'flag': '--html-root',
+                                  'help': 'nginx only (ignored otherwise) - where the HTML pages are, the '
+                                          "server's root (default /var/www/html).",
+                                  'item_type': None,
+                                  'name': 'html_root',
+                                  'required': False,
+                                  'type': 'string'},
+                                 {'choices': None,
+                                  'flag': '--pages',
+                                  'help': 'The pages llms.txt lists, each linked to its markdown twin; by '
+                                          'default the home page alone.',
+                                  'item_type': 'json',
+                                  'name': 'pages',
+                                  'required': False,
+                                  'type': 'array'}]},
  'interact': {'description': "Open a URL in the server's browser (Chromium, in a fresh isolated context) and "
                              'carry out actions on it in order: navigate, click, type, press, select, hover, '
                              'scroll, wait_for (a selector, a text, the network going quiet, or a time), '

@@ -2764,6 +2764,82 @@ class InspectUrlOutput(BaseModel):
     """
 
 
+class InstallSnippetInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    framework: Literal["nextjs", "express", "fastify", "cloudflare_worker", "fastapi", "flask", "django", "nginx"]
+    """
+    What serves the site: nextjs (middleware.js), express or fastify (a Node module), cloudflare_worker (a Worker in front of the origin, twins as static assets), fastapi (ASGI middleware, Starlette too), flask, django (middleware), nginx (a server block serving static HTML).
+    """
+    html_root: Annotated[StrictStr | None, Field(max_length=500, min_length=1, pattern="^[A-Za-z0-9._~+@/-]+$")] = None
+    """
+    nginx only (ignored otherwise) - where the HTML pages are, the server's root (default /var/www/html).
+    """
+    markdown_dir: Annotated[StrictStr | None, Field(max_length=500, min_length=1, pattern="^[A-Za-z0-9._~+@/-]+$")] = (
+        None
+    )
+    """
+    Where the markdown twins are (letters, digits and ._~+@/- only). For fastapi, flask, django, express and fastify a directory, relative to the app's working directory or absolute (default markdown); for nextjs and cloudflare_worker a folder of the static assets, such as public/markdown for markdown (default markdown); for nginx a directory, relative to nginx's prefix or absolute (default /var/www/markdown).
+    """
+    pages: Annotated[list[Page] | None, Field(max_length=500)] = None
+    """
+    The pages llms.txt lists, each linked to its markdown twin; by default the home page alone.
+    """
+    site_name: Annotated[StrictStr, Field(max_length=200, min_length=1, pattern="\\S")]
+    """
+    The site's name, the heading of its llms.txt (one line; newlines become spaces).
+    """
+    site_url: Annotated[
+        StrictStr,
+        Field(
+            max_length=2000,
+            pattern="^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.?|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~!*'+,;=:@%/-]*)?$",
+        ),
+    ]
+    """
+    The site's absolute http(s) URL: its origin, and a base path if the site lives under one (no credentials, query or fragment). llms.txt links are made from it.
+    """
+    summary: Annotated[StrictStr, Field(max_length=1000)] = ""
+    """
+    One or two sentences about the site, the blockquote of its llms.txt.
+    """
+
+
+class InstallSnippetOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    files: list[SnippetFile]
+    """
+    The files to add, in the order the steps name them.
+    """
+    framework: StrictStr
+    """
+    The framework rendered for.
+    """
+    llms_txt: StrictStr
+    """
+    The /llms.txt the install serves.
+    """
+    markdown_dir: StrictStr
+    """
+    Where the markdown twins go (the default when none was given).
+    """
+    steps: list[StrictStr]
+    """
+    How to install the files, in order.
+    """
+    twins: list[SnippetTwin]
+    """
+    The markdown twin to write for each page listed in llms.txt.
+    """
+    verify: list[SnippetCheck]
+    """
+    curl commands that show the install works once deployed, with what each should show.
+    """
+
+
 class InteractInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -3137,6 +3213,24 @@ NegotiatedType = TypeAliasType("NegotiatedType", Annotated[StrictStr, Field(max_
 """
 The machine representation's media type, as the server sent it.
 """
+
+
+class Page(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    note: Annotated[StrictStr, Field(max_length=1000)] = ""
+    """
+    What the page holds, after its link.
+    """
+    path: Annotated[StrictStr, Field(max_length=2000, min_length=1, pattern="^/[A-Za-z0-9._~!*'+,;=:@%/-]*$")]
+    """
+    The page's URL path, such as /pricing (RFC 3986 characters but parentheses).
+    """
+    title: Annotated[StrictStr, Field(max_length=200, min_length=1, pattern="\\S")]
+    """
+    The page's title in llms.txt.
+    """
 
 
 class PageMetadata(BaseModel):
@@ -4058,6 +4152,50 @@ class SitePage(BaseModel):
     scan_id: StrictStr | None = None
     score: Annotated[int | None, Field(ge=0, le=100)] = None
     url: StrictStr
+
+
+class SnippetCheck(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    command: StrictStr
+    expect: StrictStr
+
+
+class SnippetFile(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    content: StrictStr
+    """
+    The file's text.
+    """
+    language: Literal["python", "javascript", "nginx", "markdown"]
+    """
+    What the file is written in.
+    """
+    path: StrictStr
+    """
+    Where the file goes, relative to the project (nginx: its llms.txt under markdown_dir).
+    """
+
+
+class SnippetTwin(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    file: StrictStr
+    """
+    The twin's file, relative to markdown_dir (about.md; about/index.md also serves, but for nextjs).
+    """
+    markdown_url: StrictStr
+    """
+    The URL path that serves the twin directly.
+    """
+    path: StrictStr
+    """
+    The page's URL path.
+    """
 
 
 class Sources(BaseModel):

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '8301ae055349eb17128b703466773bae15f08f31ffb1ef4c1f0cf6149d9c6a83'
+CATALOG_HASH: Any = '0d17b7723c8898660112cbb80a4c5401388891e3839388ba589813a5b2decb80'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -4870,7 +4870,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                    'required': ['check_id'],
                    'type': 'object'},
   'name': 'explain_check',
-  'next_step': ('scan_url', 'done'),
+  'next_step': ('scan_url', 'install_snippet', 'done'),
   'origin': 'local',
   'output_schema': {'additionalProperties': False,
                     'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
@@ -5032,7 +5032,10 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                     'properties': {'guidance': {'description': "netglean's own advice: never text from a "
                                                                'target.',
                                                 'type': 'string'},
-                                   'next_step': {'enum': ['done', 'explain_check', 'scan_url'],
+                                   'next_step': {'enum': ['done',
+                                                          'explain_check',
+                                                          'install_snippet',
+                                                          'scan_url'],
                                                  'type': 'string'},
                                    'ok': {'type': 'boolean'},
                                    'payload': {'type': 'object'}},
@@ -8271,6 +8274,385 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                     'title': 'inspect_url result',
                     'type': 'object'},
   'title': 'Inspect a URL'},
+ {'annotations': {'destructive': False, 'idempotent': True, 'open_world': False, 'read_only': True},
+  'compat': {},
+  'description': 'Render a working install, for one web framework, that makes a site readable to agents: '
+                 'pages answer Accept: text/markdown with a pre-rendered markdown twin (and say Vary: '
+                 'Accept, HTML included), HTML names its twin in a Link rel="alternate" type="text/markdown" '
+                 'header, /llms.txt is served in the llmstxt.org format, and what the install serves carries '
+                 'an ETag (If-None-Match gives 304). The markdown twin of /about is about.md (or '
+                 'about/index.md) in the markdown directory, index.md is the twin of /, and a direct GET of '
+                 '/about.md serves it too; nothing outside that directory is ever served. Frameworks: '
+                 'Next.js middleware, Express, Fastify, a Cloudflare Worker, FastAPI (any ASGI app), Flask, '
+                 'Django and nginx. Returns the files to add, the install steps and curl commands that show '
+                 'it works. Rendered from templates: no network.',
+  'entry_point': True,
+  'exactly_one_of': (),
+  'examples': ({'arguments': {'framework': 'flask',
+                              'pages': [{'path': '/', 'title': 'Home'},
+                                        {'note': 'Prices per 100 g and shipping costs.',
+                                         'path': '/pricing',
+                                         'title': 'Pricing'}],
+                              'site_name': 'Example Shop',
+                              'site_url': 'https://shop.example.org',
+                              'summary': 'Hand-made tea, sold by the gram.'},
+                'expect': {'next_step': 'scan_url',
+                           'ok': True,
+                           'payload_includes': {'framework': 'flask',
+                                                'llms_txt': '# Example Shop\n'
+                                                            '\n'
+                                                            '> Hand-made tea, sold by the gram.\n'
+                                                            '\n'
+                                                            '## Pages\n'
+                                                            '\n'
+                                                            '- [Home](https://shop.example.org/index.md)\n'
+                                                            '- '
+                                                            '[Pricing](https://shop.example.org/pricing.md): '
+                                                            'Prices per 100 g and shipping costs.\n',
+                                                'markdown_dir': 'markdown',
+                                                'twins': [{'file': 'index.md',
+                                                           'markdown_url': '/index.md',
+                                                           'path': '/'},
+                                                          {'file': 'pricing.md',
+                                                           'markdown_url': '/pricing.md',
+                                                           'path': '/pricing'}]}},
+                'title': 'A Flask site with two pages'},
+               {'arguments': {'framework': 'nginx',
+                              'site_name': 'Docs',
+                              'site_url': 'https://docs.example.org/'},
+                'expect': {'next_step': 'scan_url',
+                           'ok': True,
+                           'payload_includes': {'framework': 'nginx',
+                                                'llms_txt': '# Docs\n'
+                                                            '\n'
+                                                            '## Pages\n'
+                                                            '\n'
+                                                            '- [Docs](https://docs.example.org/index.md)\n',
+                                                'markdown_dir': '/var/www/markdown',
+                                                'twins': [{'file': 'index.md',
+                                                           'markdown_url': '/index.md',
+                                                           'path': '/'}]}},
+                'title': 'nginx with its default directories'},
+               {'arguments': {'framework': 'nginx',
+                              'markdown_dir': '/srv/$site',
+                              'site_name': 'Example',
+                              'site_url': 'https://example.org'},
+                'expect': {'error': 'invalid_arguments', 'next_step': 'install_snippet', 'ok': False},
+                'title': 'A markdown directory nginx could not read literally'},
+               {'arguments': {'framework': 'rails',
+                              'site_name': 'Example',
+                              'site_url': 'https://example.org'},
+                'expect': {'error': 'invalid_arguments', 'next_step': 'install_snippet', 'ok': False},
+                'title': 'An unknown framework'}),
+  'execution': 'sync',
+  'failure_guidance': {'invalid_arguments': 'payload.error.detail.errors names the option that is wrong and '
+                                            'why: correct it and call install_snippet again.'},
+  'failure_payload': (),
+  'handler': 'netglean.handlers.snippets:install_snippet',
+  'input_model': 'netglean.generated.models:InstallSnippetInput',
+  'input_schema': {'additionalProperties': False,
+                   'properties': {'framework': {'description': 'What serves the site: nextjs '
+                                                               '(middleware.js), express or fastify (a Node '
+                                                               'module), cloudflare_worker (a Worker in '
+                                                               'front of the origin, twins as static '
+                                                               'assets), fastapi (ASGI middleware, Starlette '
+                                                               'too), flask, django (middleware), nginx (a '
+                                                               'server block serving static HTML).',
+                                                'enum': ['nextjs',
+                                                         'express',
+                                                         'fastify',
+                                                         'cloudflare_worker',
+                                                         'fastapi',
+                                                         'flask',
+                                                         'django',
+                                                         'nginx'],
+                                                'type': 'string'},
+                                  'html_root': {'description': 'nginx only (ignored otherwise) - where the '
+                                                               "HTML pages are, the server's root (default "
+                                                               '/var/www/html).',
+                                                'maxLength': 500,
+                                                'minLength': 1,
+                                                'pattern': '^[A-Za-z0-9._~+@/-]+$',
+                                                'type': 'string'},
+                                  'markdown_dir': {'description': 'Where the markdown twins are (letters, '
+                                                                  'digits and ._~+@/- only). For fastapi, '
+                                                                  'flask, django, express and fastify a '
+                                                                  "directory, relative to the app's working "
+                                                                  'directory or absolute (default markdown); '
+                                                                  'for nextjs and cloudflare_worker a folder '
+                                                                  'of the static assets, such as '
+                                                                  'public/markdown for markdown (default '
+                                                                  'markdown); for nginx a directory, '
+                                                                  "relative to nginx's prefix or absolute "
+                                                                  '(default /var/www/markdown).',
+                                                   'maxLength': 500,
+                                                   'minLength': 1,
+                                                   'pattern': '^[A-Za-z0-9._~+@/-]+$',
+                                                   'type': 'string'},
+                                  'pages': {'description': 'The pages llms.txt lists, each linked to its '
+                                                           'markdown twin; by default the home page alone.',
+                                            'items': {'additionalProperties': False,
+                                                      'properties': {'note': {'default': '',
+                                                                              'description': 'What the page '
+                                                                                             'holds, after '
+                                                                                             'its link.',
+                                                                              'maxLength': 1000,
+                                                                              'type': 'string'},
+                                                                     'path': {'description': "The page's URL "
+                                                                                             'path, such as '
+                                                                                             '/pricing (RFC '
+                                                                                             '3986 '
+                                                                                             'characters but '
+                                                                                             'parentheses).',
+                                                                              'maxLength': 2000,
+                                                                              'minLength': 1,
+                                                                              'pattern': "^/[A-Za-z0-9._~!*'+,;=:@%/-]*$",
+                                                                              'type': 'string'},
+                                                                     'title': {'description': "The page's "
+                                                                                              'title in '
+                                                                                              'llms.txt.',
+                                                                               'maxLength': 200,
+                                                                               'minLength': 1,
+                                                                               'pattern': '\\S',
+                                                                               'type': 'string'}},
+                                                      'required': ['path', 'title'],
+                                                      'type': 'object'},
+                                            'maxItems': 500,
+                                            'type': 'array'},
+                                  'site_name': {'description': "The site's name, the heading of its llms.txt "
+                                                               '(one line; newlines become spaces).',
+                                                'maxLength': 200,
+                                                'minLength': 1,
+                                                'pattern': '\\S',
+                                                'type': 'string'},
+                                  'site_url': {'description': "The site's absolute http(s) URL: its origin, "
+                                                              'and a base path if the site lives under one '
+                                                              '(no credentials, query or fragment). llms.txt '
+                                                              'links are made from it.',
+                                               'maxLength': 2000,
+                                               'pattern': "^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.?|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~!*'+,;=:@%/-]*)?$",
+                                               'type': 'string'},
+                                  'summary': {'default': '',
+                                              'description': 'One or two sentences about the site, the '
+                                                             'blockquote of its llms.txt.',
+                                              'maxLength': 1000,
+                                              'type': 'string'}},
+                   'required': ['framework', 'site_name', 'site_url'],
+                   'type': 'object'},
+  'name': 'install_snippet',
+  'next_step': ('scan_url', 'done'),
+  'origin': 'local',
+  'output_schema': {'additionalProperties': False,
+                    'description': 'netglean result envelope: ok, next_step, guidance and the payload (or '
+                                   'the error).',
+                    'oneOf': [{'properties': {'ok': {'const': True},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'files': {'description': 'The files '
+                                                                                                  'to add, '
+                                                                                                  'in the '
+                                                                                                  'order the '
+                                                                                                  'steps '
+                                                                                                  'name '
+                                                                                                  'them.',
+                                                                                   'items': {'additionalProperties': False,
+                                                                                             'properties': {'content': {'description': 'The '
+                                                                                                                                       "file's "
+                                                                                                                                       'text.',
+                                                                                                                        'type': 'string'},
+                                                                                                            'language': {'description': 'What '
+                                                                                                                                        'the '
+                                                                                                                                        'file '
+                                                                                                                                        'is '
+                                                                                                                                        'written '
+                                                                                                                                        'in.',
+                                                                                                                         'enum': ['python',
+                                                                                                                                  'javascript',
+                                                                                                                                  'nginx',
+                                                                                                                                  'markdown'],
+                                                                                                                         'type': 'string'},
+                                                                                                            'path': {'description': 'Where '
+                                                                                                                                    'the '
+                                                                                                                                    'file '
+                                                                                                                                    'goes, '
+                                                                                                                                    'relative '
+                                                                                                                                    'to '
+                                                                                                                                    'the '
+                                                                                                                                    'project '
+                                                                                                                                    '(nginx: '
+                                                                                                                                    'its '
+                                                                                                                                    'llms.txt '
+                                                                                                                                    'under '
+                                                                                                                                    'markdown_dir).',
+                                                                                                                     'type': 'string'}},
+                                                                                             'required': ['path',
+                                                                                                          'language',
+                                                                                                          'content'],
+                                                                                             'title': 'SnippetFile',
+                                                                                             'type': 'object'},
+                                                                                   'type': 'array'},
+                                                                         'framework': {'description': 'The '
+                                                                                                      'framework '
+                                                                                                      'rendered '
+                                                                                                      'for.',
+                                                                                       'type': 'string'},
+                                                                         'llms_txt': {'description': 'The '
+                                                                                                     '/llms.txt '
+                                                                                                     'the '
+                                                                                                     'install '
+                                                                                                     'serves.',
+                                                                                      'type': 'string'},
+                                                                         'markdown_dir': {'description': 'Where '
+                                                                                                         'the '
+                                                                                                         'markdown '
+                                                                                                         'twins '
+                                                                                                         'go '
+                                                                                                         '(the '
+                                                                                                         'default '
+                                                                                                         'when '
+                                                                                                         'none '
+                                                                                                         'was '
+                                                                                                         'given).',
+                                                                                          'type': 'string'},
+                                                                         'steps': {'description': 'How to '
+                                                                                                  'install '
+                                                                                                  'the '
+                                                                                                  'files, in '
+                                                                                                  'order.',
+                                                                                   'items': {'type': 'string'},
+                                                                                   'type': 'array'},
+                                                                         'twins': {'description': 'The '
+                                                                                                  'markdown '
+                                                                                                  'twin to '
+                                                                                                  'write for '
+                                                                                                  'each page '
+                                                                                                  'listed in '
+                                                                                                  'llms.txt.',
+                                                                                   'items': {'additionalProperties': False,
+                                                                                             'properties': {'file': {'description': 'The '
+                                                                                                                                    "twin's "
+                                                                                                                                    'file, '
+                                                                                                                                    'relative '
+                                                                                                                                    'to '
+                                                                                                                                    'markdown_dir '
+                                                                                                                                    '(about.md; '
+                                                                                                                                    'about/index.md '
+                                                                                                                                    'also '
+                                                                                                                                    'serves, '
+                                                                                                                                    'but '
+                                                                                                                                    'for '
+                                                                                                                                    'nextjs).',
+                                                                                                                     'type': 'string'},
+                                                                                                            'markdown_url': {'description': 'The '
+                                                                                                                                            'URL '
+                                                                                                                                            'path '
+                                                                                                                                            'that '
+                                                                                                                                            'serves '
+                                                                                                                                            'the '
+                                                                                                                                            'twin '
+                                                                                                                                            'directly.',
+                                                                                                                             'type': 'string'},
+                                                                                                            'path': {'description': 'The '
+                                                                                                                                    "page's "
+                                                                                                                                    'URL '
+                                                                                                                                    'path.',
+                                                                                                                     'type': 'string'}},
+                                                                                             'required': ['path',
+                                                                                                          'file',
+                                                                                                          'markdown_url'],
+                                                                                             'title': 'SnippetTwin',
+                                                                                             'type': 'object'},
+                                                                                   'type': 'array'},
+                                                                         'verify': {'description': 'curl '
+                                                                                                   'commands '
+                                                                                                   'that '
+                                                                                                   'show the '
+                                                                                                   'install '
+                                                                                                   'works '
+                                                                                                   'once '
+                                                                                                   'deployed, '
+                                                                                                   'with '
+                                                                                                   'what '
+                                                                                                   'each '
+                                                                                                   'should '
+                                                                                                   'show.',
+                                                                                    'items': {'additionalProperties': False,
+                                                                                              'properties': {'command': {'type': 'string'},
+                                                                                                             'expect': {'type': 'string'}},
+                                                                                              'required': ['command',
+                                                                                                           'expect'],
+                                                                                              'title': 'SnippetCheck',
+                                                                                              'type': 'object'},
+                                                                                    'type': 'array'}},
+                                                          'required': ['framework',
+                                                                       'files',
+                                                                       'steps',
+                                                                       'verify',
+                                                                       'markdown_dir',
+                                                                       'twins',
+                                                                       'llms_txt'],
+                                                          'type': 'object'}}},
+                              {'properties': {'ok': {'const': False},
+                                              'payload': {'additionalProperties': False,
+                                                          'properties': {'error': {'additionalProperties': False,
+                                                                                   'description': 'Why the '
+                                                                                                  'call '
+                                                                                                  'failed, '
+                                                                                                  'and '
+                                                                                                  'whether '
+                                                                                                  'the same '
+                                                                                                  'call '
+                                                                                                  'could '
+                                                                                                  'succeed '
+                                                                                                  'later.',
+                                                                                   'properties': {'code': {'enum': ['action_failed',
+                                                                                                                    'arguments_too_large',
+                                                                                                                    'bad_url',
+                                                                                                                    'blocked',
+                                                                                                                    'blocked_address',
+                                                                                                                    'budget_exhausted',
+                                                                                                                    'conflict',
+                                                                                                                    'http_status',
+                                                                                                                    'internal_error',
+                                                                                                                    'invalid_arguments',
+                                                                                                                    'invalid_config',
+                                                                                                                    'invalid_query',
+                                                                                                                    'no_items',
+                                                                                                                    'not_available',
+                                                                                                                    'not_found',
+                                                                                                                    'operator_policy',
+                                                                                                                    'robots_disallowed',
+                                                                                                                    'scheme_downgrade',
+                                                                                                                    'store_error',
+                                                                                                                    'timeout',
+                                                                                                                    'too_large',
+                                                                                                                    'too_many_redirects',
+                                                                                                                    'tool_error',
+                                                                                                                    'unavailable',
+                                                                                                                    'unreachable',
+                                                                                                                    'unsupported_content'],
+                                                                                                           'type': 'string'},
+                                                                                                  'detail': {'type': 'object'},
+                                                                                                  'message': {'type': 'string'},
+                                                                                                  'retryable': {'type': 'boolean'}},
+                                                                                   'required': ['code',
+                                                                                                'message',
+                                                                                                'retryable',
+                                                                                                'detail'],
+                                                                                   'title': 'ToolFailure',
+                                                                                   'type': 'object'}},
+                                                          'required': ['error'],
+                                                          'type': 'object'}}}],
+                    'properties': {'guidance': {'description': "netglean's own advice: never text from a "
+                                                               'target.',
+                                                'type': 'string'},
+                                   'next_step': {'enum': ['done', 'install_snippet', 'scan_url'],
+                                                 'type': 'string'},
+                                   'ok': {'type': 'boolean'},
+                                   'payload': {'type': 'object'}},
+                    'required': ['ok', 'next_step', 'guidance', 'payload'],
+                    'title': 'install_snippet result',
+                    'type': 'object'},
+  'title': 'Render an install that makes a site readable to agents'},
  {'annotations': {'destructive': False, 'idempotent': False, 'open_world': True, 'read_only': False},
   'compat': {},
   'description': "Open a URL in the server's browser (Chromium, in a fresh isolated context) and carry out "
@@ -12541,7 +12923,13 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                    'required': ['url'],
                    'type': 'object'},
   'name': 'scan_site',
-  'next_step': ('explain_check', 'scan_url', 'get_index_entry', 'done', 'get_run_status', 'get_run_result'),
+  'next_step': ('install_snippet',
+                'explain_check',
+                'scan_url',
+                'get_index_entry',
+                'done',
+                'get_run_status',
+                'get_run_result'),
   'origin': 'target',
   'output_schema': {'$defs': {'ItemError': {'additionalProperties': False,
                                             'description': 'Why one part of a call failed (a page of a batch '
@@ -12910,6 +13298,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                           'get_index_entry',
                                                           'get_run_result',
                                                           'get_run_status',
+                                                          'install_snippet',
                                                           'scan_site',
                                                           'scan_url'],
                                                  'type': 'string'},
@@ -12981,7 +13370,12 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                    'required': ['url'],
                    'type': 'object'},
   'name': 'scan_url',
-  'next_step': ('explain_check', 'compare_agent_view', 'get_index_entry', 'scan_url', 'done'),
+  'next_step': ('install_snippet',
+                'explain_check',
+                'compare_agent_view',
+                'get_index_entry',
+                'scan_url',
+                'done'),
   'origin': 'target',
   'output_schema': {'$defs': {'ArsResult': {'additionalProperties': False,
                                             'description': "The agent readability score (ARS) of one scan's "
@@ -13682,6 +14076,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                           'done',
                                                           'explain_check',
                                                           'get_index_entry',
+                                                          'install_snippet',
                                                           'scan_url'],
                                                  'type': 'string'},
                                    'ok': {'type': 'boolean'},
@@ -15240,7 +15635,7 @@ GRAPH: Any = {'edges': {'analyze_api_endpoint': ['done', 'interact', 'scrape', '
            'delete_project': ['list_projects', 'done'],
            'download': ['done'],
            'engine_info': ['done', 'list_runs', 'list_projects'],
-           'explain_check': ['scan_url', 'done'],
+           'explain_check': ['scan_url', 'install_snippet', 'done'],
            'generate_citations': ['done'],
            'get_index_entry': ['scan_url', 'explain_check', 'done'],
            'get_logs': ['get_logs', 'get_run_status', 'done'],
@@ -15270,6 +15665,7 @@ GRAPH: Any = {'edges': {'analyze_api_endpoint': ['done', 'interact', 'scrape', '
                               'done'],
            'get_version': ['done'],
            'inspect_url': ['done', 'capture_config', 'scrape_url'],
+           'install_snippet': ['scan_url', 'done'],
            'interact': ['done', 'interact', 'scrape'],
            'list_datasets': ['get_project_data', 'run_project', 'list_projects', 'done'],
            'list_projects': ['get_project',
@@ -15294,13 +15690,19 @@ GRAPH: Any = {'edges': {'analyze_api_endpoint': ['done', 'interact', 'scrape', '
                                    'get_run_status',
                                    'get_run_result'],
            'save_project': ['run_project', 'done'],
-           'scan_site': ['explain_check',
+           'scan_site': ['install_snippet',
+                         'explain_check',
                          'scan_url',
                          'get_index_entry',
                          'done',
                          'get_run_status',
                          'get_run_result'],
-           'scan_url': ['explain_check', 'compare_agent_view', 'get_index_entry', 'scan_url', 'done'],
+           'scan_url': ['install_snippet',
+                        'explain_check',
+                        'compare_agent_view',
+                        'get_index_entry',
+                        'scan_url',
+                        'done'],
            'scrape': ['done', 'scrape', 'generate_citations', 'inspect_url'],
            'scrape_url': ['done', 'capture_config', 'inspect_url'],
            'validate_config': ['apply_config', 'validate_config']},
@@ -15317,6 +15719,7 @@ GRAPH: Any = {'edges': {'analyze_api_endpoint': ['done', 'interact', 'scrape', '
                   'get_index_entry',
                   'get_version',
                   'inspect_url',
+                  'install_snippet',
                   'interact',
                   'list_projects',
                   'list_runs',
