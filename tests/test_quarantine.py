@@ -132,6 +132,10 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
     ("inspect_url", {"url": f"{SITE}/missing"}),
     ("compare_agent_view", {"url": f"{SITE}/agent"}),
     ("compare_agent_view", {"url": f"{SITE}/missing"}),
+    ("scan_url", {"url": f"{SITE}/agent"}),
+    ("scan_url", {"url": f"{SITE}/go", "well_known": True}),
+    ("scan_site", {"url": f"{SITE}/go", "max_pages": 4}),
+    ("get_index_entry", {"domain": "hostile.test"}),
     ("scrape_url", {"url": f"{SITE}/go"}),
     ("scrape_url", {"url": f"{SITE}/go", "items_selector": "li.story"}),
     ("scrape_url", {"url": f"{SITE}/doc"}),
@@ -205,6 +209,8 @@ def _asked(arguments: dict[str, Any]) -> str:
         return str(arguments["config"]["channel"]["url"])
     if "project_id" in arguments:
         return f"project%20{arguments['project_id']}"
+    if "domain" in arguments:
+        return str(arguments["domain"])
     if "name" in arguments:  # the extract project, run by its name
         return f"project%20{PROJECT}"
     return str(arguments.get("url") or arguments["urls"][0])

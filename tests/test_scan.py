@@ -6,7 +6,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +28,8 @@ from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.serve.mcp import build_server
-from tests.support import scan_site
+from netglean.snippets import options, render
+from tests.support import installs, scan_site
 from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve
 from tests.support.tls_fixture import make_tls
@@ -210,3 +215,90 @@ def test_the_index_url_is_https_without_credentials() -> None:
     for bad in ("http://index.test/", "https://user:secret@index.test/", "https://index.test/?key=1", "index.test"):
         with pytest.raises(ConfigurationError):
             Settings.load({"index_url": bad})
+
+
+SHOP_APP = """\
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
+{install}
+app = FastAPI()
+{mount}
+
+@app.get("/products/kettle")
+def kettle():
+    return HTMLResponse({html!r})
+
+
+@app.get("/robots.txt")
+def robots():
+    return HTMLResponse("User-agent: *\\nAllow: /\\n", media_type="text/plain")
+"""
+
+
+@contextmanager
+def _shop(root: Path, *, installed: bool) -> Iterator[str]:
+    """The shop's FastAPI app on 127.0.0.1, plain or with install_snippet's FastAPI install applied; its origin."""
+    root.mkdir()
+    port = installs.free_port()
+    install, mount = "", ""
+    if installed:
+        snippet = render(
+            "fastapi",
+            options(
+                "fastapi",
+                {
+                    "site_name": "Hearth",
+                    "site_url": f"http://127.0.0.1:{port}",
+                    "summary": "Kettles and pots.",
+                    "pages": [{"path": "/products/kettle", "title": "Stovetop Kettle"}],
+                },
+            ),
+        )
+        installs.write(snippet, root)
+        (root / "markdown" / "products").mkdir(parents=True)
+        (root / "markdown" / "products" / "kettle.md").write_text(scan_site.KETTLE_MARKDOWN)
+        install, mount = "from netglean_agent import AgentReadable", "app.add_middleware(AgentReadable)"
+    (root / "shop.py").write_text(SHOP_APP.format(install=install, mount=mount, html=scan_site.KETTLE_HTML))
+    log = root / "server.log"
+    command = [sys.executable, "-m", "uvicorn", "shop:app", "--host", "127.0.0.1", "--port", str(port)]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command,
+            cwd=root,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)},
+        )
+    try:
+        installs.wait(port, process, log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def loopback(registry: Registry) -> Iterator[SyncClient]:
+    """A server whose operator lets it read 127.0.0.1 (the shop runs there as a real FastAPI app)."""
+    settings = dataclasses.replace(
+        Settings.load(environ=dict(os.environ)), allow_private_hosts=True, host_interval=0.0, read_workers=0
+    )
+    runner = build_runner(registry, settings)
+    with open_client(InMemoryTransport(build_server(runner)), runner) as opened:
+        yield opened
+
+
+def test_scan_apply_the_fastapi_install_rescan_and_its_fixes_are_gone(loopback: SyncClient, tmp_path: Path) -> None:
+    with _shop(tmp_path / "plain", installed=False) as origin:
+        before = _scan(loopback, f"{origin}/products/kettle")["payload"]["result"]
+    with _shop(tmp_path / "installed", installed=True) as origin:
+        after = _scan(loopback, f"{origin}/products/kettle")["payload"]["result"]
+    assert before["outcome"] == after["outcome"] == "scored"
+    assert after["score"] > before["score"] and after["grade"] <= before["grade"]
+    ranked, left = [fix["check"] for fix in before["fixes"]], {fix["check"] for fix in after["fixes"]}
+    closed = set(ranked) - left
+    # What the install does: markdown on negotiation, Vary, the Link alternate, llms.txt, validators on markdown.
+    assert {"negotiated_response", "vary_accept", "declared_alternates", "llms_txt", "cache_validators"} <= closed
+    assert left <= set(ranked), "the install made a check worse"
+    gained = after["score"] - before["score"]
+    assert gained <= sum(fix["points"] for fix in before["fixes"] if fix["check"] in closed) + 1

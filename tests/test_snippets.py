@@ -17,11 +17,10 @@ import http.client
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from netglean.core.errors import InvalidArguments
 from netglean.core.settings import Settings
 from netglean.snippets import FRAMEWORKS, Snippet, inputs, options, render
 from netglean.snippets.render import TEMPLATES
+from tests.support import installs
 from tests.support.paths import PROJECT, TESTS
 
 AGENT = "text/markdown;q=1.0, text/html;q=0.8, text/plain;q=0.5, */*;q=0.1"
@@ -82,32 +82,6 @@ def _site(root: Path) -> Path:
     (root / "secret.md").write_text("SECRET outside the markdown directory\n")
     (root / "markdown" / "escape.md").symlink_to(root / "secret.md")
     return root
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _write(snippet: Snippet, root: Path) -> None:
-    for file in snippet.files:
-        target = Path(file.path) if Path(file.path).is_absolute() else root / file.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(file.content)
-
-
-def _wait(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"the server exited ({process.returncode}):\n{log.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError(f"the server did not listen:\n{log.read_text()}")
 
 
 # The fixture apps: each serves PAGES from html/ and a 404 for anything else, with the rendered install in front.
@@ -301,23 +275,20 @@ def _start(framework: str, root: Path, port: int) -> list[str]:
 SERVED = ("fastapi", "flask", "django", "nginx", "express", "fastify", "cloudflare_worker")
 
 
-@pytest.fixture(scope="module", params=SERVED)
-def served(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[str, str, Snippet]]:
+@contextmanager
+def _serving(framework: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Snippet]]:
     """(framework, base URL, the rendered install) for a running install in front of the fixture site."""
-    framework = request.param
     root = _site(tmp_path_factory.mktemp(framework))
-    port = _free_port()
+    port = installs.free_port()
     snippet = render(framework, _options(framework, root, port))
-    _write(snippet, root)
+    installs.write(snippet, root)
     command = _start(framework, root, port)
     log = root / "server.log"
     environment = {"PATH": "/usr/bin:/bin", "NODE_PATH": str(NODE_MODULES), "PYTHONPATH": str(root)}
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=root, stdout=out, stderr=subprocess.STDOUT, env=environment)
     try:
-        _wait(port, process, log)
+        installs.wait(port, process, log)
         yield framework, f"http://127.0.0.1:{port}", snippet
     finally:
         process.terminate()
@@ -326,6 +297,14 @@ def served(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module", params=SERVED)
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str, Snippet]]:
+    with _serving(request.param, tmp_path_factory) as running:
+        yield running
 
 
 def _get(base: str, path: str, **headers: str) -> httpx.Response:
@@ -691,3 +670,36 @@ def test_the_package_face_is_pinned() -> None:
     probe = "import sys, netglean.snippets, netglean.handlers.snippets; print('jinja2' in sys.modules)"
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert ran.stdout.strip() == "False"
+
+
+SCANNED = ("fastapi", "flask", "django", "nginx")
+"""The installs scanned as they run (the JavaScript ones are held to the same answers above)."""
+
+
+@pytest.mark.parametrize("framework", SCANNED)
+def test_a_scan_of_the_running_install_finds_what_it_installs(
+    framework: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    from netglean.generated.readability import TABLE
+    from netglean.net.fetcher import Fetcher
+    from netglean.net.policy import FetchPolicy
+    from netglean.sites.scan import scan
+    from netglean.workers.pool import Readers
+
+    settings = Settings.load({"allow_private_hosts": True, "host_interval": 0.0, "fetch_only_hosts": "127.0.0.1"})
+
+    async def scanned(base: str) -> dict[str, Any]:
+        fetcher = Fetcher(FetchPolicy.from_settings(settings))
+        try:
+            return (await scan(fetcher, Readers(0), f"{base}/about", TABLE)).result
+        finally:
+            await fetcher.aclose()
+
+    with _serving(framework, tmp_path_factory) as (_, base, _):
+        result = anyio.run(scanned, base)
+    checks = {check["id"]: check for dimension in result["dimensions"] for check in dimension["checks"]}
+    passed = {name for name, check in checks.items() if check["status"] == "pass"}
+    assert {"negotiated_response", "vary_accept", "declared_alternates", "llms_txt", "cache_validators"} <= passed, (
+        framework,
+        {name: checks[name]["summary"] for name in checks if name not in passed},
+    )

@@ -298,6 +298,7 @@ def test_the_capability_and_task_support_are_declared_on_2025_11_25(wire: Wire, 
         "analyze_api_endpoint",
         "run_project",
         "run_project_by_name",
+        "scan_site",
     }
     assert marked == {name: {"taskSupport": "optional"} for name in async_tools}
 

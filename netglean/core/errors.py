@@ -33,6 +33,7 @@ parses a message to decide what to do::
     │   ├── Unavailable                unavailable        - the server cannot take it now (shutting down, busy)
     │   ├── RunNotFound                not_found          - no run of that id in this server's store
     │   ├── ProjectNotFound            not_found          - no project (or dataset) of that id in the store
+    │   ├── CheckNotFound              not_found          - no readability check or finding of that id
     │   ├── InvalidProject             invalid_config     - a project definition the schema allows but that cannot run
     │   ├── InvalidQuery               invalid_query      - a data filter or sort that cannot be read
     │   ├── NameTaken                  conflict           - another project already has that name
@@ -220,6 +221,12 @@ class ProjectNotFound(ToolError):
     code = "not_found"
 
 
+class CheckNotFound(ToolError):
+    """A check id the readability scale does not have."""
+
+    code = "not_found"
+
+
 class InvalidProject(ToolError):
     """A project definition its schema allows but that cannot run (a selector no reader can use, an unknown parent
     dataset); ``detail.errors`` lists each problem with its path."""
@@ -273,9 +280,3 @@ def _codes(cls: type[ToolError]) -> set[str]:
 
 ERROR_CODES: tuple[str, ...] = tuple(sorted(_codes(ToolError)))
 """Every code an error envelope may carry; published in each tool's output schema."""
-
-
-class CheckNotFound(ToolError):
-    """A check id the readability scale does not have."""
-
-    code = "not_found"

@@ -40,7 +40,9 @@ KETTLE_HTML = (
     "</body></html>"
 )
 KETTLE_MARKDOWN = (
-    "# Stovetop Kettle 1.7 L\n\nPrice: EUR 39.00. In stock. Brand: Hearth. SKU: KT-17.\n\n"
+    "# Stovetop Kettle 1.7 L\n\n![Stovetop Kettle](https://shop.test/img/kettle.jpg)\n\n"
+    "Price: EUR 39.00. In stock. Brand: Hearth. SKU: KT-17.\n\n"
+    "A stainless steel stovetop kettle that boils 1.7 litres in six minutes on gas.\n\n"
     "The Stovetop Kettle is a stainless steel kettle for gas, electric and induction hobs. It holds 1.7 litres and"
     " boils a full load in six minutes on gas, two minutes faster than the 1.2 L model.\n\n"
     "| Capacity | Weight |\n|---|---|\n| 1.7 L | 1.1 kg |\n"

@@ -87,6 +87,7 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
         "dataset_rows",
         "project_runs",
         "project_feeds",
+        "scans",
     }
 
     again = SqliteStore.open(folder)
