@@ -2267,7 +2267,7 @@ class GetIndexEntryInput(BaseModel):
     """
     The most history entries to return.
     """
-    offset: Annotated[int, Field(ge=0)] = 0
+    offset: Annotated[int, Field(ge=0, le=1000000)] = 0
     """
     History entries to skip (the latest first).
     """

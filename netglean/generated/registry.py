@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '0d17b7723c8898660112cbb80a4c5401388891e3839388ba589813a5b2decb80'
+CATALOG_HASH: Any = 'dce4eff3baabb0b31d2265b797299c2ac685aa20454273f58894423799217cae'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -5287,6 +5287,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                             'type': 'integer'},
                                   'offset': {'default': 0,
                                              'description': 'History entries to skip (the latest first).',
+                                             'maximum': 1000000,
                                              'minimum': 0,
                                              'type': 'integer'}},
                    'required': ['domain'],

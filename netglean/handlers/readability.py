@@ -207,7 +207,8 @@ def _site_report(
         fixes=[SiteFix.model_validate(fix) for fix in fixes],
     )
     if not records:
-        return Outcome(payload, next_step="scan_url", guidance=say("No page of the site could be scanned."))
+        told = say("No page of the site could be scanned.")
+        return Outcome(payload, next_step="scan_url", guidance=told, source=args.url)
     told = say(
         "{scanned} pages scanned, {scored} scored (median {median} of 100); {fixes} fixes across the site are"
         " ranked in payload.fixes.",

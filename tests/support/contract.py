@@ -453,6 +453,12 @@ def _steer(draw: st.DrawFn, name: str, schema: Mapping[str, Any], value: Any, wo
         return draw(st.one_of(st.sampled_from(["-updated", "name,-created", "-created", "key"]), st.just(value)))
     if isinstance(value, str) and name == "name" and world.projects:  # a project's: unique, or it is a conflict
         return f"{value[:150]} {next(_NAMES)}"
+    if isinstance(value, str) and name == "check_id":
+        from netglean.generated.readability import ENTRIES
+
+        return draw(st.one_of(st.sampled_from(sorted(ENTRIES)), st.just(value)))
+    if isinstance(value, str) and name == "domain":  # a host, or what a model might pass for one
+        return draw(st.one_of(st.sampled_from(["127.0.0.1", "shop.example", "http://127.0.0.1/x"]), st.just(value)))
     if isinstance(value, str) and name == "dataset" and world.projects:
         return draw(st.one_of(st.just("items"), st.just(value)))
     if isinstance(value, str) and is_glob(name, schema):
