@@ -92,6 +92,18 @@ class SessionBudget:
         self.spent += 1
 
 
+class CountedBudget:
+    """A budget, counting what one piece of work (a comparison, a scan) spends of it: that work's cost."""
+
+    def __init__(self, budget: Budget) -> None:
+        self._budget = budget
+        self.spent = 0
+
+    def spend(self) -> None:
+        self._budget.spend()
+        self.spent += 1
+
+
 class SessionBudgets:
     """A budget per session, made on its first request: one client's requests never spend another's. Bounded like
     every per-key table here: a session not heard of in TRACKED others starts afresh if it comes back."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin
 
 from netglean.core.untrusted import sanitize
 from netglean.read.document import Document
@@ -145,7 +146,9 @@ def dataset_rows(*, document: Document, datasets: list[dict[str, Any]]) -> list[
 
 def markdown_alternates(*, document: Document, link_header: str) -> list[str]:
     """The markdown alternates a page declares: in its Link header, then in its head (HTML only)."""
-    declared = readability_links.header_links(link_header, document.url)
+    declared = [
+        {**link, "href": urljoin(document.url, link["href"])} for link in readability_links.header_links(link_header)
+    ]
     if document.media_type in HTML_TYPES:
         declared += readability_links.head_links(document.text(), document.url)
     return readability_links.markdown_alternates(declared)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from netglean.core.errors import OperatorPolicy, ToolError
+from netglean.net.politeness import CountedBudget
 from netglean.read import jobs as read_jobs
 from netglean.read.page_signals import blocked_surface
 from netglean.read.readability.evidence import AGENT_ACCEPT, BROWSER_ACCEPT
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
     from netglean.browser.pool import BrowserPool
     from netglean.net.fetcher import Fetcher
     from netglean.net.page import Page
-    from netglean.net.politeness import Budget
     from netglean.workers.pool import Readers
 
 FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/feed+json"})
@@ -162,21 +162,9 @@ class Comparison:
         return found
 
 
-class _Counted:
-    """The session's budget, counting what one comparison spends of it (its cost)."""
-
-    def __init__(self, budget: Budget) -> None:
-        self._budget = budget
-        self.spent = 0
-
-    def spend(self) -> None:
-        self._budget.spend()
-        self.spent += 1
-
-
 async def compare(fetcher: Fetcher, readers: Readers, url: str) -> Comparison:
     """The same URL asked for as an agent (preferring markdown), then as a browser, under the whole policy."""
-    counted = _Counted(fetcher.budget)
+    counted = CountedBudget(fetcher.budget)
     spending = fetcher.spending(counted)
     agent = await view(spending, readers, url, AGENT_ACCEPT)
     browser = await view(spending, readers, url, BROWSER_ACCEPT)

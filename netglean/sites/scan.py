@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from netglean.core.errors import FetchError, RobotsDisallowed, ToolError
+from netglean.net.politeness import CountedBudget
 from netglean.read import jobs as read_jobs
 from netglean.read.document import decode
 from netglean.read.readability.evidence import (
@@ -33,7 +34,6 @@ from netglean.read.readability.score import EFFORTS
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
     from netglean.net.page import Page
-    from netglean.net.politeness import Budget
     from netglean.net.robots import Robots
     from netglean.workers.pool import Readers
 
@@ -57,18 +57,6 @@ class Scan:
     result: dict[str, Any]
     requests: int
     """Requests the scan made to the site, robots.txt's included when this scan was the one to read it."""
-
-
-class _Counted:
-    """The session's budget, counting what one scan spends of it."""
-
-    def __init__(self, budget: Budget) -> None:
-        self._budget = budget
-        self.spent = 0
-
-    def spend(self) -> None:
-        self._budget.spend()
-        self.spent += 1
 
 
 def _textual(media_type: str) -> bool:
@@ -140,7 +128,7 @@ def _verdict(robots: Robots | None, url: str, obeyed: bool) -> str:
 
 async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bool = False) -> tuple[Evidence, int]:
     """The evidence of ``url``, and how many requests gathering it took."""
-    counted = _Counted(fetcher.budget)
+    counted = CountedBudget(fetcher.budget)
     spending = fetcher.spending(counted)
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"

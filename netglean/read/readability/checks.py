@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+from netglean.read.readability import links as declared
 from netglean.read.readability.evidence import Evidence, Probe
 from netglean.read.readability.page import (
     CORE_FACTS,
@@ -129,20 +130,9 @@ def _header(probe: Probe | None, name: str) -> str:
     return probe["headers"].get(name, "") if probe is not None else ""
 
 
-_LINK_ENTRY = re.compile(r"<([^>]*)>([^<]*)")
-_LINK_PARAM = re.compile(r"""\b(rel|type)\s*=\s*(?:"([^"]*)"|([^\s;,]+))""", re.I)
-LINK_HEADER_CHARS = 16_384
-"""Characters of a Link header read (a hostile one can be long; real ones name a handful of links)."""
-
-
 def header_links(*probes: Probe | None) -> list[dict[str, str]]:
     """The links of the probes' Link headers (RFC 8288) as the head's <link> elements are kept: rel, type, href."""
-    found = []
-    for probe in probes:
-        for entry in _LINK_ENTRY.finditer(_header(probe, "link")[:LINK_HEADER_CHARS]):
-            params = {name.lower(): quoted or bare for name, quoted, bare in _LINK_PARAM.findall(entry.group(2))}
-            found.append({"rel": params.get("rel", ""), "type": params.get("type", ""), "href": entry.group(1).strip()})
-    return found
+    return [link for probe in probes for link in declared.header_links(_header(probe, "link"))]
 
 
 def _has_rel(link: dict[str, str], rel: str) -> bool:

@@ -17,6 +17,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 from netglean.read.html_tree import page_json, parse_html
 from netglean.read.readability.evidence import Evidence, Probe
+from netglean.read.readability.links import header_links
 from netglean.read.readability.llms_txt import parse_llms_txt
 
 PRESENT, PARTIAL, ABSENT, INVALID, NOT_PROBED = "present", "partial", "absent", "invalid", "not_probed"
@@ -28,8 +29,8 @@ MAX_JSON_CHARS = 1 << 20
 """A well-known JSON document read: a longer one is invalid."""
 MAX_SCRIPT_CHARS = 1 << 20
 """Inline script text searched for WebMCP registrations, over all scripts."""
-MAX_LINK_HEADER = 8_192
-"""A Link header read; the rest is left unread."""
+MAX_HEADER_CHARS = 8_192
+"""A WWW-Authenticate header read; the rest is left unread."""
 MAX_ITEMS = 20
 """Entries kept of any list in a finding's evidence; the rest are counted."""
 _TEXT_LIMIT = 300
@@ -48,8 +49,6 @@ MCP_CARD_TYPE = "application/mcp-server-card+json"
 _MCP_RELS = frozenset({"mcp", "mcp-server", "mcp-server-card", "mcp-catalog"})
 _SKILL_TYPES = frozenset({"skill-md", "archive"})
 
-_LINK_VALUE = re.compile(r"<([^>]*)>((?:\s*;\s*[^;,\"]*(?:\"(?:[^\"\\]|\\.)*\"[^;,\"]*)?)*)")
-_LINK_PARAM = re.compile(r";\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(?:=\s*(?:\"((?:[^\"\\]|\\.)*)\"|([^;,\s]*)))?")
 _AUTH_PARAM = re.compile(r"\bresource_metadata\s*=\s*(?:\"((?:[^\"\\]|\\.)*)\"|([^,\s]*))", re.I)
 _REGISTER_TOOL = re.compile(r"\bmodelContext\s*(?:\?\.|\.)\s*registerTool\s*\(")
 _PROVIDE_CONTEXT = re.compile(r"\bmodelContext\s*(?:\?\.|\.)\s*provideContext\s*\(")
@@ -120,14 +119,14 @@ class _Page:
         found: dict[str, dict[str, str]] = {}
         for probe in self.page_probes():
             base = probe["final_url"] or probe["url"]
-            for target, params in link_header(probe["headers"].get("link", "")):
+            for link in header_links(probe["headers"].get("link", "")):
                 _declare(
                     found,
                     via="link_header",
                     base=base,
-                    target=target,
-                    rel=params.get("rel", ""),
-                    kind=params.get("type", ""),
+                    target=link["href"],
+                    rel=link["rel"],
+                    kind=link["type"],
                     rels=rels,
                     media_type=media_type,
                 )
@@ -227,20 +226,6 @@ def _http_url(value: Any) -> bool:
     return parts.scheme in {"http", "https"} and bool(parts.hostname)
 
 
-def link_header(value: str) -> list[tuple[str, dict[str, str]]]:
-    """A Link header's links (RFC 8288): each target and its parameters (names lower-cased; ``rel`` and
-    ``type`` values lower-cased too), the first MAX_LINK_HEADER characters read."""
-    links: list[tuple[str, dict[str, str]]] = []
-    for found in _LINK_VALUE.finditer(value[:MAX_LINK_HEADER]):
-        params: dict[str, str] = {}
-        for param in _LINK_PARAM.finditer(found[2]):
-            name = param[1].lower()
-            text = param[2] if param[2] is not None else (param[3] or "")
-            params.setdefault(name, text.lower() if name in {"rel", "type"} else text)
-        links.append((found[1].strip(), params))
-    return links
-
-
 def _vary_accept(probe: Probe) -> bool:
     names = {name.strip().lower() for name in probe["headers"].get("vary", "").split(",")}
     return "accept" in names or "*" in names
@@ -273,9 +258,9 @@ def _markdown_negotiation(page: _Page) -> Result:
     estimate = (len(body) + 3) // 4
     declared = agent["headers"].get("x-markdown-tokens")
     resolved = (
-        _resolve(agent["final_url"] or agent["url"], target)
-        for target, params in link_header(agent["headers"].get("link", ""))
-        if "canonical" in params.get("rel", "").split()
+        _resolve(agent["final_url"] or agent["url"], link["href"])
+        for link in header_links(agent["headers"].get("link", ""))
+        if "canonical" in link["rel"].split()
     )
     canonical = [url for url in resolved if url is not None]
     browser = page.evidence.get("browser")
@@ -566,7 +551,7 @@ def _oauth_discovery(page: _Page) -> Result:
     answers = [*page.page_probes(), *page.evidence.get("well_known", {}).values()]
     for probe in answers:
         if _answered(probe) and probe["status"] == 401:
-            for found in _AUTH_PARAM.finditer(probe["headers"].get("www-authenticate", "")[:MAX_LINK_HEADER]):
+            for found in _AUTH_PARAM.finditer(probe["headers"].get("www-authenticate", "")[:MAX_HEADER_CHARS]):
                 url = found[1] if found[1] is not None else found[2]
                 if url and url[:_URL_LIMIT] not in challenges and len(challenges) < MAX_ITEMS:
                     challenges.append(url[:_URL_LIMIT])

@@ -10,33 +10,31 @@ from netglean.read.html_tree import document_base, parse_html
 
 MAX_LINKS = 200
 """The most links read from one header or one page: a declaration list, never a crawl frontier."""
+LINK_HEADER_CHARS = 16_384
+"""Characters of a Link header read (a hostile one can be long; real ones name a handful of links)."""
 
-_LINK_VALUE = re.compile(r"\s*<([^>]*)>\s*((?:;\s*[^;,]*)*)")
-_PARAMETER = re.compile(r';\s*([A-Za-z0-9!#$%&\'*+.^_`|~-]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;,]*))?')
+_LINK = re.compile(r"<([^>]*)>([^<]*)")
+_PARAMETER = re.compile(r';\s*([A-Za-z0-9!#$%&\'*+.^_`|~-]+)\s*(?:=\s*(?:"((?:[^"\\]|\\.)*)"|([^;,\s]*)))?')
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
 
 
-def header_links(value: str, base: str) -> list[dict[str, str]]:
-    """The links of a Link header value: href (resolved against ``base``), rel (lower case, space separated) and
-    type, when given. A value that is not a link list gives what was read before it stopped parsing."""
+def header_links(value: str) -> list[dict[str, str]]:
+    """The links of a Link header value (RFC 8288), as the head's <link> elements are kept: href as written (the
+    caller resolves it), rel and type lower-cased ("" when absent), and any other parameter as given."""
     found: list[dict[str, str]] = []
-    position = 0
-    while position < len(value) and len(found) < MAX_LINKS:
-        match = _LINK_VALUE.match(value, position)
-        if match is None:
-            break
-        link = {"href": urljoin(base, match.group(1).strip())}
-        for name, raw in _PARAMETER.findall(match.group(2)):
-            text = raw.strip()
-            if text.startswith('"'):
-                text = re.sub(r"\\(.)", r"\1", text[1:-1])
-            link.setdefault(name.lower(), text.lower() if name.lower() in {"rel", "type"} else text)
+    for entry in _LINK.finditer(value[:LINK_HEADER_CHARS]):
+        link = {"href": entry.group(1).strip(), "rel": "", "type": ""}
+        given: set[str] = set()
+        for name, quoted, bare in _PARAMETER.findall(entry.group(2)):
+            key = name.lower()
+            if key in given:
+                continue  # RFC 8288: a parameter given twice counts once, the first
+            given.add(key)
+            text = re.sub(r"\\(.)", r"\1", quoted) if quoted else bare
+            link[key] = text.lower() if key in {"rel", "type"} else text
         found.append(link)
-        position = match.end()
-        comma = value.find(",", position)
-        if comma < 0:
+        if len(found) == MAX_LINKS:
             break
-        position = comma + 1
     return found
 
 

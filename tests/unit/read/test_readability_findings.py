@@ -14,10 +14,10 @@ from netglean.read.readability.findings import (
     MAX_ITEMS,
     RULES,
     findings,
-    link_header,
     parse_content_signal,
     robots_content_signals,
 )
+from netglean.read.readability.links import header_links
 from netglean.read.readability.llms_txt import MAX_LINKS, parse_llms_txt
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -516,14 +516,14 @@ def test_bounded_on_a_huge_robots_txt_and_link_header() -> None:
     late = "User-agent: *\n" + "Content-Signal: ai_train=no\n" * 100 + "Content-Signal: ai-train=no\n"
     assert status(evidence(robots=robots(late)), "content_signal") == "partial"  # a valid line past those kept
     assert len(json.dumps(item)) < 20_000
-    assert len(link_header('<https://a.example/>; rel="x", ' * 10_000)) < 300
+    assert len(header_links('<https://a.example/>; rel="x", ' * 10_000)) < 300
 
 
 def test_link_header() -> None:
     value = '<https://a.example/md>; rel="alternate canonical"; type="text/markdown", </b>; title="a, b"; rel=next'
-    assert link_header(value) == [
-        ("https://a.example/md", {"rel": "alternate canonical", "type": "text/markdown"}),
-        ("/b", {"title": "a, b", "rel": "next"}),
+    assert header_links(value) == [
+        {"href": "https://a.example/md", "rel": "alternate canonical", "type": "text/markdown"},
+        {"href": "/b", "rel": "next", "type": "", "title": "a, b"},
     ]
 
 
