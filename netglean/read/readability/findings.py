@@ -645,6 +645,8 @@ def _webmcp(page: _Page) -> Result:
             break
         text = node.text(deep=True)[:budget]
         budget -= len(text)
+        if "modelContext" not in text:  # a substring test first: the patterns are costly over a megabyte of script
+            continue
         register += len(_REGISTER_TOOL.findall(text))
         provide += len(_PROVIDE_CONTEXT.findall(text))
         mentions += len(_MODEL_CONTEXT.findall(text))
