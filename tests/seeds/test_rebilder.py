@@ -155,7 +155,7 @@ def test_the_documented_call_answers_in_the_seeds_fields(registry: Registry, sho
     assert cost["saved_tokens"] == cost["browser_tokens"] - cost["agent_tokens"] and cost["token_ratio"] < 1
     assert again["cost"]["requests"] == 2  # robots.txt is cached for the origin now
     assert payload["untrustedContentNotice"] == result.structured_content["untrusted_content_notice"]
-    markdown_first = "text/markdown, text/plain;q=0.9, text/html;q=0.5, */*;q=0.1"
+    markdown_first = "text/markdown;q=1.0, text/html;q=0.8, text/plain;q=0.5, */*;q=0.1"
     html_first = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
     assert [(path, accept) for path, accept, _ in site.seen[:3]] == [
         ("/robots.txt", "text/plain"),
@@ -243,9 +243,27 @@ def test_only_a_malformed_call_is_a_protocol_error(registry: Registry) -> None:
     isError and invalid_arguments, naming the argument, where Rebilder answers a JSON-RPC error."""
     with _client(registry) as client:
         with pytest.raises(MCPError, match="Unknown tool"):
-            client.call("scan_site", {"url": "http://127.0.0.1/"})
+            client.call("scan_everything", {"url": "http://127.0.0.1/"})
         mistyped = client.call("compare_agent_view", {"url": 42})
     assert _error(mistyped)["detail"]["errors"][0]["argument"] == "url"
+
+
+def test_rebilders_five_tools_are_here_by_their_names(registry: Registry) -> None:
+    """scan_url, compare_agent_view, explain_check, get_index_entry and install_snippet, each answering as a
+    result: an unknown check id is isError with a sentence, never a throw."""
+    assert {"scan_url", "compare_agent_view", "explain_check", "get_index_entry", "install_snippet"} <= set(
+        registry.tools
+    )
+    with _client(registry) as client:
+        unknown = client.call("explain_check", {"check_id": "no_such_check"})
+        known = client.call("explain_check", {"check_id": "negotiated_response"})
+        worker = client.call(
+            "install_snippet",
+            {"framework": "cloudflare_worker", "site_name": "Kettles", "site_url": "https://shop.example"},
+        )
+    assert unknown.is_error and _error(unknown)["code"] == "not_found" and _error(unknown)["message"]
+    assert _payload(known)["weight"] == 9 and _payload(known)["dimension"] == "machine_representation"
+    assert not worker.is_error and _payload(worker)["files"]
 
 
 # --- vantage: skipping robots.txt is the operator's switch ------------------------------------------------------------
