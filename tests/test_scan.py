@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp.client._memory import InMemoryTransport
 from starlette.applications import Starlette
@@ -22,11 +23,14 @@ from starlette.routing import Route
 
 from netglean.app import build_runner
 from netglean.calls.registry import Registry
+from netglean.calls.runner import ToolRunner
 from netglean.core.errors import ConfigurationError
 from netglean.core.settings import Settings
+from netglean.generated.readability import TABLE
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
+from netglean.read.readability.score import score
 from netglean.serve.mcp import build_server
 from netglean.snippets import options, render
 from tests.support import installs, scan_site
@@ -50,8 +54,13 @@ def client(registry: Registry) -> Iterator[SyncClient]:
         names = {host: [PUBLIC] for host in scan_site.HOSTS}
         fetcher = Fetcher(FetchPolicy.from_settings(settings), resolver=FakeDNS(names), dial=LoopbackBackend(port))
         runner = build_runner(registry, settings, fetcher=fetcher)
+        RUNNERS["sites"] = runner
         with open_client(InMemoryTransport(build_server(runner)), runner) as opened:
             yield opened
+
+
+RUNNERS: dict[str, ToolRunner] = {}
+"""The runner behind the sites' client: its store holds what the scans kept."""
 
 
 def _call(client: SyncClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -102,6 +111,16 @@ def test_the_same_evidence_gives_the_same_result_byte_for_byte(client: SyncClien
     assert second["requests"] == 3
 
 
+def test_a_kept_scan_scored_again_from_its_stored_evidence_is_the_same_result(client: SyncClient) -> None:
+    scanned = _scan(client, "http://shop.test/products/kettle")["payload"]
+    store = RUNNERS["sites"].services.runs.store
+    stored = anyio.run(store.scan_evidence, scanned["scan_id"])
+    assert stored is not None and json.loads(stored)["url"] == "http://shop.test/products/kettle"
+    again = score(json.loads(stored), TABLE)
+    assert json.dumps(again, sort_keys=True) == json.dumps(scanned["result"], sort_keys=True)
+    assert anyio.run(store.scan_evidence, "0" * 32) is None
+
+
 @pytest.mark.parametrize(
     ("url", "outcome", "reason"),
     [
@@ -119,6 +138,21 @@ def test_every_outcome_besides_a_grade(client: SyncClient, url: str, outcome: st
     result = _scan(client, url)["payload"]["result"]
     assert (result["outcome"], result["reason"]) == (outcome, reason)
     assert result["grade"] is None and result["score"] is None and result["dimensions"] == []
+
+
+def test_a_robots_txt_that_cannot_be_read_is_the_scans_only_request(client: SyncClient) -> None:
+    """Its page is not asked (the score could not be given): one request, robots.txt's (busy.test: no other test
+    reads its robots.txt first, which this session's fetcher would keep)."""
+    result = _scan(client, "http://busy.test/products/kettle")["payload"]
+    assert result["requests"] == 1 and result["result"]["reason"] == "robots_unavailable"
+
+
+def test_an_alternate_the_policy_refuses_is_evidence_not_the_scans_failure(client: SyncClient) -> None:
+    """A page chooses its alternate's URL: one with no host is a failed probe of the scan, never its error."""
+    result = _scan(client, "http://badalt.test/products/kettle")["payload"]["result"]
+    assert result["outcome"] == "scored"
+    declared = next(c for d in result["dimensions"] for c in d["checks"] if c["id"] == "declared_alternates")
+    assert declared["status"] == "partial"  # declared, but what it names could not be read
 
 
 def test_explain_check_reads_the_catalog(client: SyncClient) -> None:
@@ -164,6 +198,10 @@ async def _index_entry(request: Request) -> Response:
     )
     if request.path_params["domain"] == "shop.test":
         return JSONResponse({"domain": "shop.test", "grade": "B", "score": 81})
+    if request.path_params["domain"] == "deep.test":  # an index answering JSON nested past what is read
+        return Response("[" * 5_000 + "]" * 5_000, media_type="application/json")
+    if request.path_params["domain"] == "moved.test":  # a redirect would carry the domain elsewhere
+        return Response(status_code=302, headers={"location": "https://index.test/v1/index/shop.test"})
     return JSONResponse({"error": "unknown domain"}, status_code=404)
 
 
@@ -209,6 +247,39 @@ def test_a_remote_index_is_sent_the_domain_and_nothing_else(indexed: SyncClient)
     assert not {"cookie", "authorization", "referer"} & set(headers)
     unknown = _call(indexed, "get_index_entry", {"domain": "other.test"})["payload"]["remote"]
     assert unknown["status"] == 404 and "entry" not in unknown
+    deep = _call(indexed, "get_index_entry", {"domain": "deep.test"})
+    assert deep["ok"] is True and "entry" not in deep["payload"]["remote"] and deep["payload"]["remote"]["error"]
+    moved = _call(indexed, "get_index_entry", {"domain": "moved.test"})["payload"]["remote"]
+    assert moved["error"]["code"] == "too_many_redirects" and "entry" not in moved
+
+
+@pytest.fixture(scope="module")
+def ignoring(registry: Registry) -> Iterator[SyncClient]:
+    """A server whose operator ignores robots.txt (--ignore-robots): for the operator's own sites."""
+    settings = dataclasses.replace(
+        Settings.load(environ=dict(os.environ)),
+        fetch_only_hosts="noscanner.test",
+        ignore_robots=True,
+        host_interval=0.0,
+        read_workers=0,
+    )
+    with serve(app=scan_site.APP) as port:
+        fetcher = Fetcher(
+            FetchPolicy.from_settings(settings),
+            resolver=FakeDNS({"noscanner.test": [PUBLIC]}),
+            dial=LoopbackBackend(port),
+        )
+        runner = build_runner(registry, settings, fetcher=fetcher)
+        with open_client(InMemoryTransport(build_server(runner)), runner) as opened:
+            yield opened
+
+
+def test_vantage_public_obeys_robots_txt_even_where_the_operator_ignores_it(ignoring: SyncClient) -> None:
+    url = "http://noscanner.test/products/kettle"
+    public = _scan(ignoring, url)["payload"]["result"]
+    assert (public["outcome"], public["reason"]) == ("unscored", "robots_disallows_scanner")
+    own = _scan(ignoring, url, vantage="self")["payload"]["result"]
+    assert own["outcome"] == "scored"  # the operator's claim to operate the site, which only the operator can make
 
 
 def test_the_index_url_is_https_without_credentials() -> None:

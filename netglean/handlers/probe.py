@@ -21,7 +21,7 @@ from netglean.generated.models import (
     ItemError,
 )
 from netglean.net.strategy import page_strategy
-from netglean.sites.probe import Comparison, Inspection, View, check_vantage, compare, inspect
+from netglean.sites.probe import Comparison, Inspection, View, compare, inspect, vantage_fetcher
 
 SAMPLE_ENDPOINTS = 10
 """The most XHR and fetch requests inspect_url lists (the count says how many there were)."""
@@ -179,8 +179,7 @@ def _cost(both: Comparison) -> ComparisonCost:
 
 
 async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outcome:
-    check_vantage(args.vantage, ctx.fetcher)
-    both = await compare(ctx.fetcher, ctx.readers, args.url)
+    both = await compare(vantage_fetcher(args.vantage, ctx.fetcher), ctx.readers, args.url)
     agent, browser = both.agent, both.browser
     if agent.error is not None and browser.page is None:
         raise agent.error  # nothing to compare: the call fails as the fetch did

@@ -4,18 +4,27 @@ generated into netglean.generated.readability."""
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 import uuid
 from collections import Counter
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
+
+import anyio
 
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Guidance, Outcome, say
-from netglean.core.errors import BadUrl, CheckNotFound, StoreFailure, ToolError, Unavailable
+from netglean.core.errors import (
+    BadUrl,
+    BudgetExhausted,
+    CallTimeout,
+    CheckNotFound,
+    StoreFailure,
+    ToolError,
+    Unavailable,
+)
 from netglean.core.untrusted import PAYLOAD_NOTICE
 from netglean.generated.models import (
     ExplainCheckInput,
@@ -33,12 +42,23 @@ from netglean.generated.models import (
 from netglean.generated.readability import ENTRIES, TABLE
 from netglean.handlers._crawling import run_of
 from netglean.handlers.pages import item_error
+from netglean.net.politeness import CountedBudget
+from netglean.read.document import decode
+from netglean.read.html_tree import page_json
 from netglean.read.readability.evidence import canonical
 from netglean.sites.discovery import discover, read_sitemaps
-from netglean.sites.probe import check_vantage
+from netglean.sites.probe import vantage_fetcher
 from netglean.sites.scan import Scan, scan, site_fixes
 from netglean.store.base import ScanRecord
 
+if TYPE_CHECKING:
+    from netglean.net.fetcher import Fetcher
+
+PAGE_SECONDS = 120
+"""The most one page of a site's scan may take (its fetches, and the score in a reader process that is replaced when
+it runs past): a page built to be slow fails alone, as timeout."""
+MAX_SITE_SCANS = 10_000
+"""More than a run can have scanned (max_pages is 500, each page once): a resumed run reads all it kept."""
 REMOTE_MAX_BYTES = 262_144
 """The most of a remote index's answer read: one domain's entry."""
 AFTER_UNSCORED = {"unreachable": "scan_url", "robots_disallows_scanner": DONE, "robots_unavailable": DONE}
@@ -46,22 +66,24 @@ AFTER_UNSCORED = {"unreachable": "scan_url", "robots_disallows_scanner": DONE, "
 
 
 def domain_of(given: str) -> str:
-    """The host an index entry is kept under: lower case, IDNA, no port; a URL is read for its host."""
-    host = urlsplit(given).hostname if "://" in given else given.strip().rstrip(".").split(":")[0]
+    """The host an index entry is kept under: lower case, IDNA, no port or final dot; a URL is read for its host."""
     try:
-        domain = (host or "").encode("idna").decode("ascii").lower()
-    except UnicodeError:
+        host = urlsplit(given.strip()).hostname if "://" in given else given.strip().split("/")[0]
+        if host and host.count(":") == 1 and not host.startswith("["):
+            host = host.split(":")[0]  # a port, not an IPv6 address
+        domain = (host or "").strip("[]").rstrip(".").encode("idna").decode("ascii").lower()
+    except (UnicodeError, ValueError):
         domain = ""
-    if not domain or any(not (c.isalnum() or c in "-.") for c in domain):
-        raise BadUrl("the domain is not a host name (example.com)", detail={"argument": "domain"})
+    if not domain or any(not (c.isalnum() or c in "-._:") for c in domain):
+        raise BadUrl(f"{len(given)} characters that are no host name (example.com)", detail={"argument": "domain"})
     return domain
 
 
-async def _record(ctx: Context, url: str, scanned: Scan, run_id: str | None = None) -> ScanRecord:
+async def _record(ctx: Context, domain: str, url: str, scanned: Scan, run_id: str | None = None) -> ScanRecord:
     result = scanned.result
     record = ScanRecord(
         id=uuid.uuid4().hex,
-        domain=domain_of(url),
+        domain=domain,
         url=url,
         scanned_at=time.time(),
         outcome=result["outcome"],
@@ -103,9 +125,10 @@ def _scan_guidance(result: dict[str, Any]) -> tuple[str, Guidance]:
 
 
 async def scan_url(args: ScanUrlInput, ctx: Context) -> Outcome:
-    check_vantage(args.vantage, ctx.fetcher)
-    scanned = await scan(ctx.fetcher, ctx.readers, args.url, TABLE, well_known=args.well_known)
-    record = await _record(ctx, args.url, scanned)
+    fetcher = vantage_fetcher(args.vantage, ctx.fetcher)
+    domain = domain_of(args.url)  # before any request: a URL the index could not keep is no scan
+    scanned = await scan(fetcher, ctx.readers, args.url, TABLE, well_known=args.well_known)
+    record = await _record(ctx, domain, args.url, scanned)
     next_step, guidance = _scan_guidance(scanned.result)
     payload = {  # a mapping, not a model: the result's nulls (no grade, no reason) are part of its shape
         "url": args.url,
@@ -117,15 +140,15 @@ async def scan_url(args: ScanUrlInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step=next_step, guidance=guidance, source=args.url)
 
 
-async def _site_urls(args: ScanSiteInput, ctx: Context) -> tuple[list[str], int]:
+async def _site_urls(args: ScanSiteInput, fetcher: Fetcher, ctx: Context) -> tuple[list[str], int]:
     """The pages to scan, within max_pages, and how many were found: the sitemap's, else what map finds."""
     home = urlsplit(args.url).hostname
     if args.sitemap is not None:
-        listed, _ = await read_sitemaps(ctx.fetcher, ctx.readers, [args.sitemap], args.max_pages * 4)
+        listed, _ = await read_sitemaps(fetcher, ctx.readers, [args.sitemap], args.max_pages * 4)
         found = list(dict.fromkeys(url for url in listed if urlsplit(url).hostname == home))
     else:
         found_there = await discover(
-            ctx.fetcher,
+            fetcher,
             ctx.readers,
             args.url,
             limit=args.max_pages * 4,
@@ -140,12 +163,13 @@ async def _site_urls(args: ScanSiteInput, ctx: Context) -> tuple[list[str], int]
 
 async def scan_site(args: ScanSiteInput, ctx: Context) -> Outcome:
     run = run_of(ctx)
-    urls, found = await _site_urls(args, ctx)
-    kept, _ = await run.store.scans(run_id=run.id, limit=len(urls) or 1)
+    counted = CountedBudget(ctx.fetcher.budget)
+    fetcher = ctx.fetcher.obeying_robots().spending(counted)
+    urls, found = await _site_urls(args, fetcher, ctx)
+    kept, _ = await run.store.scans(run_id=run.id, limit=MAX_SITE_SCANS)
     earlier = {record.url: record for record in kept}  # a resumed run skips the pages it already scanned
     records: list[ScanRecord] = []
     errors: dict[str, ToolError] = {}
-    requests = 0
     for done, url in enumerate(urls):
         if run.stop.is_set():
             break
@@ -155,15 +179,19 @@ async def scan_site(args: ScanSiteInput, ctx: Context) -> Outcome:
             continue
         run.current = url
         try:
-            scanned = await scan(ctx.fetcher, ctx.readers, url, TABLE, well_known=args.well_known)
-        except (StoreFailure, Unavailable):
-            raise  # the run's, not the page's: it fails, resumable
+            domain = domain_of(url)
+            with anyio.fail_after(PAGE_SECONDS):
+                scanned = await scan(fetcher, ctx.readers, url, TABLE, well_known=args.well_known)
+        except TimeoutError:
+            errors[url] = CallTimeout(f"scanning the page took longer than {PAGE_SECONDS} s")
+            continue
+        except (StoreFailure, Unavailable, BudgetExhausted):
+            raise  # the run's, not the page's: it fails, resumable (a budget is spent for every page alike)
         except ToolError as error:
             errors[url] = error
             continue
-        requests += scanned.requests
-        records.append(await _record(ctx, url, scanned, run.id))
-    return _site_report(args, urls, found=found, records=records, errors=errors, requests=requests)
+        records.append(await _record(ctx, domain, url, scanned, run.id))
+    return _site_report(args, urls, found=found, records=records, errors=errors, requests=counted.spent)
 
 
 def _site_report(
@@ -179,7 +207,8 @@ def _site_report(
     pages = []
     for url in urls:
         if url in errors:
-            pages.append(SitePage(url=url, outcome="unscored", reason="unreachable", error=item_error(errors[url])))
+            error = errors[url]
+            pages.append(SitePage(url=url, outcome="unscored", reason=error.code, error=item_error(error)))
         elif url in by_url:
             record = by_url[url]
             pages.append(
@@ -271,13 +300,16 @@ async def _remote(ctx: Context, domain: str) -> RemoteIndexEntry:
     """The operator's remote index asked about ``domain``, and nothing else: a GET that carries only the domain."""
     url = f"{ctx.settings.index_url.rstrip('/')}/{quote(domain)}"
     try:
-        page = await ctx.fetcher.fetch(url, accept="application/json", max_bytes=REMOTE_MAX_BYTES, error_pages=True)
+        # No redirect is followed: one would carry the domain to wherever the index pointed it.
+        page = await ctx.fetcher.fetch(
+            url, accept="application/json", max_bytes=REMOTE_MAX_BYTES, error_pages=True, max_redirects=0
+        )
     except ToolError as error:
         return RemoteIndexEntry(url=url, error=item_error(error))
     if page.status >= 400:
         return RemoteIndexEntry(url=url, status=page.status)
     try:
-        entry = json.loads(page.body)
+        entry = page_json(decode(page.body, page.charset))
     except ValueError:
         entry = None
     if not isinstance(entry, dict):

@@ -65,6 +65,9 @@ async def system_resolve(host: str, port: int) -> list[str]:
 
 ROBOTS_MAX_BYTES = 512 * 1024
 """The most of robots.txt read: RFC 9309 asks crawlers to read at least 500 KiB."""
+ROBOTS_ANSWERS = 64
+"""Origins whose robots.txt answer (its text) a fetcher keeps for scans: the rules of thousands are kept, the
+text of a few (at most ROBOTS_ANSWERS x ROBOTS_MAX_BYTES)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +122,7 @@ class Fetcher:
         self.limiter = limiter or HostLimiter(policy.host_concurrency, policy.global_concurrency)
         self.budget: Budget = budget or SessionBudget(policy.session_budget)
         self._robots = RobotsCache()
+        self._robots_answers: OrderedDict[str, RobotsAnswer] = OrderedDict()
         self.memory = MemoryBudget(policy.memory_budget, policy.memory_wait)
 
     def spending(self, budget: Budget) -> Fetcher:
@@ -265,21 +269,36 @@ class Fetcher:
                 detail={"robots": f"{origin}/robots.txt", "verdict": "disallowed"},
             )
 
-    async def robots_answer(self, url: str) -> Robots:
-        """robots.txt of ``url``'s origin with its answer kept (``Robots.answer``), for a scan's evidence: the
-        cached one when it kept its answer, else read now (and cached in its place). Address policy first."""
+    async def robots_answer(self, url: str) -> tuple[Robots, RobotsAnswer]:
+        """robots.txt of ``url``'s origin and its answer (text and headers), for a scan's evidence: the cached ones
+        when both are, else read now, within the operator's total timeout, and cached (the address policy first).
+        The answers are kept apart from the rules, for the last ROBOTS_ANSWERS origins only."""
         parsed = parse_url(url)
         await self._pin(parsed)
         origin = f"{parsed.scheme}://{parsed.netloc.decode('ascii')}"
-        cached = self._robots.get(origin)
-        if cached is not None and cached.answer is not None:
-            return cached
-        robots = await self._read_robots(origin, keep=True)
+        cached, answer = self._robots.get(origin), self._robots_answers.get(origin)
+        if cached is not None and answer is not None:
+            self._robots_answers.move_to_end(origin)
+            return cached, answer
+        try:
+            with anyio.fail_after(self.policy.total_timeout):
+                robots, answer = await self._read_robots_answer(origin)
+        except TimeoutError:
+            raise FetchTimeout(
+                f"reading {origin}/robots.txt took longer than {self.policy.total_timeout:g} s",
+                detail={"url": f"{origin}/robots.txt"},
+            ) from None
         self._robots.put(origin, robots)
-        return robots
+        self._robots_answers[origin] = answer
+        while len(self._robots_answers) > ROBOTS_ANSWERS:
+            self._robots_answers.popitem(last=False)
+        return robots, answer
 
-    async def _read_robots(self, origin: str, keep: bool = False) -> Robots:
-        """robots.txt of ``origin`` read and parsed; with ``keep``, its answer too (text and headers)."""
+    async def _read_robots(self, origin: str) -> Robots:
+        return (await self._read_robots_answer(origin))[0]
+
+    async def _read_robots_answer(self, origin: str) -> tuple[Robots, RobotsAnswer]:
+        """robots.txt of ``origin`` read and parsed, and what the origin answered (its text, for a scan)."""
         import protego
 
         robots_url = parse_url(f"{origin}/robots.txt")
@@ -293,18 +312,18 @@ class Fetcher:
                 break
         except (ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl) as failure:
             # An answer: nothing there is fetched (cached for a while, see RobotsCache).
-            answer = RobotsAnswer(str(robots_url), None, {}, "", 0, (failure.code, failure.message)) if keep else None
-            return Robots(None, self.policy.robots_unreadable_allows, "could not be read", answer)
+            unread = RobotsAnswer(str(robots_url), None, {}, "", 0, (failure.code, failure.message))
+            return Robots(None, self.policy.robots_unreadable_allows, "could not be read"), unread
         # Unreachable and FetchTimeout go on: no answer is no verdict, so the fetch fails as it (retryable), nothing
         # is cached, and the next fetch asks again instead of finding the origin closed for minutes.
         try:
             text = decode(body, None)
-            answer = RobotsAnswer(str(robots_url), status, dict(headers), text, len(body)) if keep else None
+            answer = RobotsAnswer(str(robots_url), status, dict(headers), text, len(body))
             if 400 <= status < 500:
-                return Robots(None, True, answer=answer)  # no robots.txt: everything is allowed
+                return Robots(None, True), answer  # no robots.txt: everything is allowed
             if status >= 500 or status in REDIRECTS:
-                return Robots(None, self.policy.robots_unreadable_allows, f"answered HTTP {status}", answer)
-            return Robots(protego.Protego.parse(text), None, answer=answer)
+                return Robots(None, self.policy.robots_unreadable_allows, f"answered HTTP {status}"), answer
+            return Robots(protego.Protego.parse(text), None), answer
         finally:
             if lease is not None:
                 lease.release()  # what robots.txt says is kept, parsed (its text only for a scan's evidence)

@@ -18,7 +18,7 @@ from netglean.net.policy import ROBOTS_AGENT
 
 @dataclass(frozen=True, slots=True)
 class RobotsAnswer:
-    """What robots.txt's origin answered, kept as a scan's evidence (only when a scan read it)."""
+    """What robots.txt's origin answered, kept as a scan's evidence (Fetcher.robots_answer)."""
 
     url: str
     """Where the answer came from, after redirects."""
@@ -33,13 +33,10 @@ class RobotsAnswer:
 class Robots:
     """A parsed robots.txt, or a verdict for every path when it was missing or unreadable."""
 
-    def __init__(
-        self, parser: Any | None, everything: bool | None, reason: str = "", answer: RobotsAnswer | None = None
-    ) -> None:
+    def __init__(self, parser: Any | None, everything: bool | None, reason: str = "") -> None:
         self.parser = parser
         self.everything = everything
         self.reason = reason
-        self.answer = answer
 
     def allows(self, url: str) -> bool:
         if self.parser is None:

@@ -25,15 +25,19 @@ _XML_TYPES = frozenset({"application/xml", "text/xml"})
 _FEED_ROOTS = (b"<rss", b"<feed", b"<rdf:rdf")
 
 
-def check_vantage(vantage: str, fetcher: Fetcher) -> None:
-    """Refuse vantage ``self`` (a claim to operate the origin, skipping robots.txt) unless the operator already
-    ignores robots.txt, where it changes nothing: no argument loosens the operator's policy."""
-    if vantage == "self" and fetcher.policy.obey_robots:
+def vantage_fetcher(vantage: str, fetcher: Fetcher) -> Fetcher:
+    """The fetcher a probe from ``vantage`` reads with. public: robots.txt read and obeyed, even where the operator
+    ignores it (an argument may tighten the policy). self (a claim to operate the origin, skipping robots.txt) is
+    refused unless the operator already ignores robots.txt, where it changes nothing: no argument loosens it."""
+    if vantage == "public":
+        return fetcher.obeying_robots()
+    if fetcher.policy.obey_robots:
         raise OperatorPolicy(
             "vantage 'self' would skip robots.txt; only the operator can do that (ignore_robots), and this one "
             "has not, so robots.txt is read and obeyed",
             detail={"setting": "ignore_robots", "argument": "vantage"},
         )
+    return fetcher
 
 
 @dataclass(frozen=True, slots=True)

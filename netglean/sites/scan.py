@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from netglean.core.errors import FetchError, RobotsDisallowed, ToolError
+from netglean.core.errors import BudgetExhausted, FetchError, PolicyRefusal, ToolError
 from netglean.net.politeness import CountedBudget
 from netglean.read import jobs as read_jobs
 from netglean.read.document import decode
@@ -34,7 +34,7 @@ from netglean.read.readability.score import EFFORTS
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
     from netglean.net.page import Page
-    from netglean.net.robots import Robots
+    from netglean.net.robots import Robots, RobotsAnswer
     from netglean.workers.pool import Readers
 
 TEXT_ACCEPT = "text/markdown, text/plain;q=0.9, */*;q=0.1"
@@ -92,16 +92,18 @@ def _probe(url: str, accept: str, page: Page | None = None, error: ToolError | N
 
 async def _ask(fetcher: Fetcher, url: str, accept: str) -> tuple[Probe, Page | None]:
     """One probe: the answer whatever its status, or the failure that stood for it (a refusal of the address
-    policy is no evidence: it ends the scan)."""
+    policy is evidence too: a page may declare an alternate, or redirect, where the policy does not go; only a spent
+    budget ends the scan)."""
     try:
         page = await fetcher.fetch(url, accept=accept, error_pages=True)
-    except (FetchError, RobotsDisallowed) as failed:
+    except BudgetExhausted:
+        raise
+    except (FetchError, PolicyRefusal) as failed:
         return _probe(url, accept, error=failed), None
     return _probe(url, accept, page), page
 
 
-def _robots_probe(robots: Robots | None, url: str, error: ToolError | None) -> Probe:
-    answer = robots.answer if robots is not None else None
+def _robots_probe(answer: RobotsAnswer | None, url: str, error: ToolError | None) -> Probe:
     if answer is None:
         return _probe(url, "text/plain", error=error)
     failure = Failure(code=answer.failure[0], message=answer.failure[1]) if answer.failure else None
@@ -119,9 +121,11 @@ def _robots_probe(robots: Robots | None, url: str, error: ToolError | None) -> P
 
 
 def _verdict(robots: Robots | None, url: str, obeyed: bool) -> str:
+    """What robots.txt says of ``url`` for netglean, as the score reads it: a robots.txt that could not be read is
+    unreadable even where the operator lets fetches go on then (the score cannot be given without it)."""
     if not obeyed:
         return "ignored"
-    if robots is None or (robots.parser is None and robots.everything is False):
+    if robots is None or (robots.parser is None and robots.reason):
         return "unreadable"
     return "allowed" if robots.allows(url) else "disallowed"
 
@@ -133,9 +137,10 @@ async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bo
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
     robots: Robots | None = None
+    answer: RobotsAnswer | None = None
     robots_error: ToolError | None = None
     try:
-        robots = await spending.robots_answer(url)
+        robots, answer = await spending.robots_answer(url)
     except FetchError as failed:
         robots_error = failed
     verdict = _verdict(robots, url, fetcher.policy.obey_robots) if robots_error is None else "unreadable"
@@ -143,7 +148,7 @@ async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bo
         format=FORMAT,
         url=url,
         vantage="public" if fetcher.policy.obey_robots else "self",
-        robots=_robots_probe(robots, f"{origin}/robots.txt", robots_error),
+        robots=_robots_probe(answer, f"{origin}/robots.txt", robots_error),
         robots_verdict=verdict,
         agent=None,
         browser=None,

@@ -259,7 +259,8 @@ class RunStore(Protocol):
         ...
 
     async def prune(self, older_than: float) -> int:
-        """Delete the finished runs that finished before ``older_than`` (epoch seconds); how many."""
+        """Delete the finished runs that finished before ``older_than`` (epoch seconds), and the evidence of the scans
+        made before it (their index entries stay); how many runs."""
         ...
 
     async def counts(self) -> dict[str, int]:
@@ -361,7 +362,8 @@ class RunStore(Protocol):
         ...
 
     async def scan_evidence(self, scan_id: str) -> bytes | None:
-        """A scan's evidence as recorded (canonical JSON), or None for no such scan."""
+        """A scan's evidence as recorded (canonical JSON), or None for no such scan (or one pruned past the
+        retention, whose index entry is kept without it)."""
         ...
 
     def close(self) -> None: ...

@@ -453,14 +453,17 @@ class SqliteStore:
         return await self._write(work)
 
     async def prune(self, older_than: float) -> int:
-        return await self._write(
-            lambda db: (
+        def work(db: sqlite3.Connection) -> int:
+            # A scan's evidence goes with its retention; its index entry (grade, score) stays, for the history.
+            db.execute("UPDATE scans SET evidence = X'' WHERE scanned_at < ? AND evidence != X''", (older_than,))
+            return int(
                 db.execute(
                     f"DELETE FROM runs WHERE status IN ({_marks(len(FINISHED))}) AND finished_at < ?",
                     (*FINISHED, older_than),
                 ).rowcount
             )
-        )
+
+        return await self._write(work)
 
     async def counts(self) -> dict[str, int]:
         rows = await self._read(lambda db: db.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall())
@@ -703,7 +706,7 @@ class SqliteStore:
 
     async def scan_evidence(self, scan_id: str) -> bytes | None:
         row = await self._read(lambda db: db.execute("SELECT evidence FROM scans WHERE id = ?", (scan_id,)).fetchone())
-        return zlib.decompress(row[0]) if row else None
+        return zlib.decompress(row[0]) if row and row[0] else None
 
     def close(self) -> None:
         self._writer.db.close()

@@ -61,7 +61,7 @@ def _volatile() -> dict[str, str]:
 
 async def robots(request: Request) -> Response:
     host = request.url.hostname or ""
-    if host == "robots503.test":
+    if host in {"robots503.test", "busy.test"}:
         return PlainTextResponse("busy", status_code=503)
     if host in ROBOTS:
         return PlainTextResponse(ROBOTS[host], headers=_volatile())
@@ -77,6 +77,9 @@ async def page(request: Request) -> Response:
         return Response("<html><body><h1>Not found</h1></body></html>", 404, media_type="text/html")
     if host == "loop.test":
         return RedirectResponse(request.url.path + "x", status_code=302)
+    if host == "badalt.test":  # a markdown alternate the policy cannot follow: no host, then a refused address
+        head = '<link rel="alternate" type="text/markdown" href="https:///x">'
+        return Response(KETTLE_HTML.replace("<head>", f"<head>{head}"), media_type="text/html", headers=_volatile())
     if host == "big.test":
         return Response(KETTLE_HTML + "<p>padding</p>" * 40_000, media_type="text/html")
     return Response(KETTLE_HTML, media_type="text/html", headers=_volatile())
@@ -105,4 +108,6 @@ HOSTS = (
     "gone.test",
     "loop.test",
     "big.test",
+    "badalt.test",
+    "busy.test",
 )

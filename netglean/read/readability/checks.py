@@ -176,6 +176,8 @@ def robots_rules(evidence: Evidence) -> str | None:
     robots = evidence["robots"]
     if robots is None or robots["error"] is not None or robots["status"] is None or robots["status"] >= 500:
         return None
+    if 300 <= robots["status"] < 400:
+        return None  # redirects past the cap: unreadable, as the fetcher reads it
     return robots["body"] if 200 <= robots["status"] < 300 else ""
 
 

@@ -22,6 +22,7 @@ BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.
 VOLATILE_HEADERS = frozenset(
     {
         "age",
+        "akamai-grn",
         "cf-ray",
         "date",
         "expires",
@@ -31,24 +32,21 @@ VOLATILE_HEADERS = frozenset(
         "set-cookie",
         "traceparent",
         "tracestate",
-        "x-amz-cf-id",
+        "via",
         "x-amz-cf-pop",
-        "x-amz-request-id",
-        "x-amzn-requestid",
-        "x-amzn-trace-id",
-        "x-cache",
         "x-cache-hits",
         "x-cloud-trace-context",
-        "x-correlation-id",
-        "x-request-id",
+        "x-envoy-upstream-service-time",
         "x-runtime",
         "x-served-by",
-        "x-timer",
-        "x-trace-id",
-        "x-vercel-id",
     }
 )
-"""Headers that change from one answer to the next with nothing on the page changed: never evidence."""
+"""Headers that change from one answer to the next with nothing on the page changed: never evidence. So are those
+named like them (VOLATILE_SUFFIXES). A page whose body changes on each answer (a CSP nonce, a token) still has a
+new hash each time: that is the page, not the answer's envelope."""
+VOLATILE_SUFFIXES = ("-request-id", "-requestid", "-trace-id", "-traceid", "-cache-status", "-cache", "-timer", "-id")
+"""Header name endings of request ids, traces and cache hits (x-fastly-request-id, cf-cache-status, fly-request-id,
+x-vercel-cache...), which say which request it was, not what the page is."""
 
 
 class Failure(TypedDict):
@@ -88,8 +86,8 @@ class Evidence(TypedDict):
     vantage: str
     """public (robots.txt obeyed) or self (the operator ignores robots.txt)."""
     robots: Probe | None
-    """/robots.txt of the page's origin; None when it was not asked (the operator ignores robots.txt and
-    the text was not cached)."""
+    """/robots.txt of the page's origin (always asked: where the operator ignores it, it is still evidence);
+    None only in evidence written by hand."""
     robots_verdict: str
     """What robots.txt says of the page for netglean: allowed, disallowed, unreadable or ignored."""
     agent: Probe | None
@@ -111,7 +109,11 @@ class Evidence(TypedDict):
 def kept_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """The headers worth keeping as evidence: lower-cased names, volatile ones out, sorted."""
     kept = {name.lower(): value for name, value in headers.items()}
-    return {name: kept[name] for name in sorted(kept) if name not in VOLATILE_HEADERS}
+    return {
+        name: kept[name]
+        for name in sorted(kept)
+        if name not in VOLATILE_HEADERS and not name.endswith(VOLATILE_SUFFIXES)
+    }
 
 
 def canonical(document: Mapping[str, Any]) -> bytes:

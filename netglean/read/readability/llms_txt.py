@@ -24,6 +24,8 @@ MAX_SECTIONS = 200
 """Sections kept; more are counted, not kept."""
 MAX_LINKS = 2_000
 """Links kept over all sections; more are counted, not kept."""
+MAX_LINE_CHARS = 4_096
+"""The most of one line read (a longer line is a long link's note or no markdown structure at all)."""
 _TEXT_LIMIT = 1_000
 _URL_LIMIT = 2_048
 
@@ -155,7 +157,8 @@ def parse_llms_txt(text: str, content_type: str | None = None) -> LlmsTxt:
     lines = read.lstrip("\ufeff").splitlines()  # whole lines only: a cut one would read as a broken item
     if len(text) > MAX_CHARS or len(lines) > MAX_LINES:
         problems.add("truncated", None)
-    lines = lines[:MAX_LINES]
+    # A line is read as far as MAX_LINE_CHARS: the patterns below are linear only within a bounded line.
+    lines = [line[:MAX_LINE_CHARS] for line in lines[:MAX_LINES]]
 
     title: str | None = None
     summary: list[str] = []

@@ -89,11 +89,14 @@ IDENTITY_FACTS = frozenset({"name", "headline", "title", "description", "image"}
 """Facts every page states in its head: where the first of the others comes is what first_fact_offset measures."""
 
 _CURRENCY_SIGNS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "₩": "KRW", "₽": "RUB"}
-_PRICE = re.compile(r"(?:([$€£¥₹₩₽])\s?(\d[\d.,]*\d|\d)|(\d[\d.,]*\d|\d)\s?(€|\$|£|USD|EUR|GBP|CHF|JPY|CAD|AUD)\b)")
+# Amounts start where a run of digits does and stay short, so a page of digits is searched in linear time.
+_PRICE = re.compile(
+    r"(?:([$€£¥₹₩₽])\s?(\d[\d.,]{0,18}\d|\d)|(?<![\d.,])(\d[\d.,]{0,18}\d|\d)\s?(€|\$|£|USD|EUR|GBP|CHF|JPY|CAD|AUD)\b)"
+)
 _STOCK = re.compile(r"\b(in stock|out of stock|sold out|available now|pre-?order|backorder)\b", re.I)
 _PHONE = re.compile(r"\+?\d[\d ()./-]{7,}\d")
 _HOURS = re.compile(
-    r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s*[-–to ]+\s*(mon|tue|wed|thu|fri|sat|sun)?"
+    r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]{0,7}\.?\s{0,3}(?:-|–|to)?\s{0,3}(mon|tue|wed|thu|fri|sat|sun)?"
     r"[^\n]{0,12}?\d{1,2}[:.h]\d{2}",
     re.I,
 )
@@ -481,7 +484,7 @@ def _facts(page: Page) -> dict[str, Fact]:
                 ],
             )
         elif fact == "opening_hours":
-            hours = _HOURS.search(page.main_text)
+            hours = _HOURS.search(page.main_text[:50_000])
             put(
                 fact,
                 [

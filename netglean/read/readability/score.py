@@ -28,8 +28,8 @@ from netglean.read.readability.findings import findings
 from netglean.read.readability.page import TEXT_TYPES, Page, media_type, ok, probe_problem, read_page
 
 FORMAT = "netglean.ars/1"
-SILENT = frozenset({"unreachable", "timeout"})
-"""Failures that mean the site gave no answer (a robots.txt read that ended so is no robots verdict)."""
+SILENT = frozenset({"unreachable"})
+"""A robots.txt read that failed so means the site is not there (one that timed out is robots_unavailable)."""
 PAGE_REASONS = ("unreachable", "too_many_redirects", "truncated_evidence", "non_2xx", "blocked_at_edge")
 """The page's unscored reasons in the order they are given when the two probes fail differently."""
 EFFORTS = ("config", "template", "engineering")

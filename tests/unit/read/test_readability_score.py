@@ -201,7 +201,9 @@ def test_a_table_that_disagrees_with_the_code_is_refused() -> None:
     [
         (evidence(robots=probe("https://shop.example/robots.txt", "oops", status=503)), "robots_unavailable"),
         (evidence(robots=probe("https://shop.example/robots.txt", error="too_large")), "robots_unavailable"),
-        (evidence(robots=probe("https://shop.example/robots.txt", error="timeout")), "unreachable"),
+        (evidence(robots=probe("https://shop.example/robots.txt", error="timeout")), "robots_unavailable"),
+        (evidence(robots=probe("https://shop.example/robots.txt", error="unreachable")), "unreachable"),
+        (evidence(robots=probe("https://shop.example/robots.txt", "moved", status=301)), "robots_unavailable"),
         (evidence(robots=None, verdict="unreadable"), "robots_unavailable"),
         (evidence(verdict="unreadable"), "robots_unavailable"),
         (evidence(robots="User-agent: netglean\nDisallow: /\n", verdict="disallowed"), "robots_disallows_scanner"),
@@ -492,3 +494,22 @@ def test_real_pages_score_consistently(name: str) -> None:
     result = score(evidence(html, url=f"https://pages.example/{name}"), TABLE)
     assert result["outcome"] == "scored"
     assert_consistent(result)
+
+
+@pytest.mark.timeout(60)
+def test_text_built_to_make_the_fact_patterns_backtrack_is_read_in_linear_time() -> None:
+    """Found by review: opening hours after a run of spaces were cubic (600 spaces, 13 s), a price in a run of
+    digits quadratic (40,000 digits, 31 s a search), llms.txt's line patterns quadratic on a long line. Each such
+    input is now far past where it took minutes, and the scan is scored (pytest-timeout ends a hang)."""
+    place = {"@type": "LocalBusiness", "name": "Tea room"}
+    body = f"<p>mon{' ' * 20_000}x</p><p>{'1' * 50_000}</p><p>€{'9' * 50_000}</p>"
+    html = f"<html><head>{_ld(place)}</head><body><main><h1>Tea room</h1>{body}</main></body></html>"
+    llms = probe(
+        "https://shop.example/llms.txt",
+        f"# Tea\n#{' ' * 1_000_000}x\n- [a]({' ' * 100_000}\n",
+        content_type="text/plain",
+    )
+    result = score(evidence(html, llms_txt=llms), TABLE)
+    assert result["outcome"] == "scored" and result["page_kind"] == "place"
+    structure = next(item for item in result["findings"] if item["id"] == "llms_txt_structure")
+    assert structure["status"] in {"partial", "invalid"}

@@ -26,7 +26,7 @@ import anyio
 import pytest
 
 from netglean.core.errors import ConfigurationError, StoreFailure
-from netglean.store.base import Queued, Run, Visited
+from netglean.store.base import Queued, Run, ScanRecord, Visited
 from netglean.store.migrations import MIGRATIONS
 from netglean.store.sqlite import FILE_NAME, LOG_LINES_KEPT, TRIM_EVERY, SqliteStore
 from tests.support.paths import PROJECT
@@ -403,6 +403,46 @@ def test_prune_deletes_only_finished_runs_past_retention_with_all_they_hold(stor
     with _raw(tmp_path) as db:
         for table in ("run_log", "run_frontier", "run_items"):
             assert db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
+
+
+def _scan(scan_id: str, at: float, domain: str = "shop.test", run_id: str | None = None) -> ScanRecord:
+    result = {"outcome": "scored", "grade": "B", "score": 80, "page_kind": "product"}
+    return ScanRecord(scan_id, domain, f"http://{domain}/p", at, "scored", None, "B", 80, "sha256:0", result, run_id)
+
+
+def test_scans_are_kept_by_domain_and_run_latest_first_and_prune_drops_only_old_evidence(store: SqliteStore) -> None:
+    async def work() -> None:
+        await store.record_scan(_scan("a" * 32, 100.0), b'{"old": 1}')
+        await store.record_scan(_scan("b" * 32, 200.0, run_id=RUN), b'{"new": 2}')
+        await store.record_scan(_scan("c" * 32, 150.0, domain="other.test"), b"{}")
+        found, total = await store.scans(domain="shop.test", limit=10)
+        assert total == 2 and [s.id for s in found] == ["b" * 32, "a" * 32] and found[0].result["grade"] == "B"
+        assert [s.id for s in (await store.scans(run_id=RUN))[0]] == ["b" * 32]
+        assert [s.id for s in (await store.scans(domain="shop.test", offset=1, limit=1))[0]] == ["a" * 32]
+        assert await store.scan_evidence("a" * 32) == b'{"old": 1}'
+        await store.prune(120.0)
+        assert await store.scan_evidence("a" * 32) is None and await store.scan_evidence("b" * 32) == b'{"new": 2}'
+        assert (await store.scans(domain="shop.test"))[1] == 2  # the history stays
+
+    run(work)
+
+
+def test_a_store_of_the_step_before_gains_the_scan_index_and_keeps_what_it_held(tmp_path: Path) -> None:
+    first = SqliteStore.open(tmp_path)
+    run(lambda: first.create(RUN, "crawl", {"url": "http://site.test/"}, None, ""))
+    first.close()
+    with _raw(tmp_path) as db:  # as a store of migration step 3 was: no scans table
+        db.execute("DROP TABLE scans")
+        db.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+    again = SqliteStore.open(tmp_path)
+    try:
+        assert run(lambda: again.get(RUN)) is not None
+        run(lambda: again.record_scan(_scan("d" * 32, 1.0), b"{}"))
+        assert run(lambda: again.scans(domain="shop.test"))[1] == 1
+    finally:
+        again.close()
+    with _raw(tmp_path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
 
 
 # The log ----------------------------------------------------------------------------------------------------------
