@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'dce4eff3baabb0b31d2265b797299c2ac685aa20454273f58894423799217cae'
+CATALOG_HASH: Any = 'ae95c8f8531267c12aa57f9fed90c960c1050c158fc53beb398891ad2a15b19d'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -13319,9 +13319,10 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                  '(ARS 0.1: seven dimensions, 22 checks, 100 points, grades A to F): robots.txt, the page '
                  'asked for as an agent (Accept preferring text/markdown) and as a browser (identical but '
                  'for Accept), /llms.txt and the markdown alternate the page declares - at most 5 requests '
-                 "on a cold scan, all under the operator's network policy and robots.txt. Returns the grade, "
-                 'every check with its evidence, the measured/heuristic split, the context cost (HTML '
-                 'against what an agent is served, in bytes and tokens), ranked fixes (each naming its '
+                 "on a cold scan (a redirect is one more), all under the operator's network policy and "
+                 'robots.txt (obeyed, even where the operator ignores it, unless vantage is self). Returns '
+                 'the grade, every check with its evidence, the measured/heuristic split, the context cost '
+                 '(HTML against what an agent is served, in bytes and tokens), ranked fixes (each naming its '
                  'check, its points and its effort) and unweighted findings beyond the score (markdown '
                  'negotiation details, Content-Signal, MCP server card, API catalog, OAuth discovery, agent '
                  'skills, WebMCP, llms.txt structure). A page robots.txt closes to assistants is opt_out; '
