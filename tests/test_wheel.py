@@ -183,6 +183,13 @@ def test_netglean_mcp_from_the_wheel_lists_every_tool_and_scrapes_a_page(install
         assert "BEGIN UNTRUSTED CONTENT" in result.content[0].text
         graph = client.run("read_resource", "netglean://tool-graph")  # read from the installed generated package
         assert "scrape" in graph.contents[0].text
+        # The install templates are package data: rendered from the installed wheel, and the scale it scores by.
+        snippet = client.call(
+            "install_snippet", {"framework": "nginx", "site_name": "Docs", "site_url": "https://d.example"}
+        )
+        assert snippet.structured_content["ok"] is True and snippet.structured_content["payload"]["files"]
+        explained = client.call("explain_check", {"check_id": "vary_accept"}).structured_content
+        assert explained["ok"] is True and explained["payload"]["weight"] == 3
 
 
 def test_the_wheel_is_netglean_alone_with_its_generated_files(installed: tuple[Path, Path]) -> None:
@@ -193,3 +200,4 @@ def test_the_wheel_is_netglean_alone_with_its_generated_files(installed: tuple[P
     assert {name.split("/")[0] for name in names} == {"netglean", f"{wheels[0].name.split('-py')[0]}.dist-info"}
     assert "netglean/generated/openapi.json" in names and "netglean/generated/docs/index.html" in names
     assert "netglean/handlers/pages.py" in names and not [name for name in names if "__pycache__" in name]
+    assert "netglean/snippets/templates/nginx.conf.j2" in names and "netglean/generated/readability.py" in names
