@@ -8,10 +8,12 @@ is deterministic: no build time, so the same page gives the same bytes.
 
 from __future__ import annotations
 
+import mimetypes
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 from xml.sax.saxutils import quoteattr
 from zoneinfo import ZoneInfo
 
@@ -19,6 +21,8 @@ from netglean._version import __version__
 from netglean.feeds.steps import rfc822
 
 _DC = "http://purl.org/dc/elements/1.1/"
+_MEDIA = "http://search.yahoo.com/mrss/"
+"""Media RSS: an item's image as media:content, which RSS 2.0 itself has no element for (JSON Feed's image)."""
 MAX_FEED_CHARS = 10_000_000
 """Most characters of item text one feed carries (titles, descriptions, URLs... of all its items together):
 each value is capped, but items times fields times characters must be too, or a feed could be gigabytes."""
@@ -32,7 +36,8 @@ def rss(
     zone = ZoneInfo(channel.get("time_zone") or "UTC")
     out = ['<?xml version="1.0" encoding="UTF-8"?>\n']
     out += [f"<?xml-stylesheet {_pseudo_attributes(sheet)}?>\n" for sheet in stylesheets if sheet.get("href")]
-    out.append(f'<rss version="2.0" xmlns:dc="{_DC}">\n  <channel>\n')
+    media = f' xmlns:media="{_MEDIA}"' if any(item.get("image") for item in items) else ""
+    out.append(f'<rss version="2.0" xmlns:dc="{_DC}"{media}>\n  <channel>\n')
     title = channel.get("title") or channel["url"]
     out.append(_element("title", title, 4) + _element("link", channel["url"], 4))
     out.append(_element("description", channel.get("description") or f"Items from {channel['url']}", 4))
@@ -53,14 +58,25 @@ def rss(
             stamp = datetime.fromisoformat(item["published_at"]).astimezone(zone)
             out.append(f"      <pubDate>{rfc822(stamp)}</pubDate>\n")
         out.append(f'      <guid isPermaLink="false">{_escape(item["id"])}</guid>\n')
-        if item.get("enclosure"):
-            enclosure = item["enclosure"]
+        enclosure = item.get("enclosure") or _image_enclosure(item.get("image"))
+        if enclosure:
             attributes = {"url": enclosure["url"], "type": enclosure["type"], "length": str(enclosure.get("length", 0))}
             pairs = " ".join(f"{name}={quoteattr(value)}" for name, value in attributes.items())
             out.append(f"      <enclosure {pairs}/>\n")
+        if item.get("image"):
+            out.append(f'      <media:content url={quoteattr(item["image"])} medium="image"/>\n')
         out.append("    </item>\n")
     out.append("  </channel>\n</rss>\n")
     return _xml_safe("".join(out))  # the writer's own markup holds no such character: one pass covers every value
+
+
+def _image_enclosure(image: str | None) -> dict[str, str] | None:
+    """An item's image as its enclosure, when it has none of its own and the image's type shows in its path (an
+    enclosure must name its type): what feed readers without Media RSS show."""
+    if not image:
+        return None
+    kind, _ = mimetypes.guess_type(urlsplit(image).path)
+    return {"url": image, "type": kind} if kind and kind.startswith("image/") else None
 
 
 def _escape(text: str) -> str:

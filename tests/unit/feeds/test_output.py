@@ -46,3 +46,26 @@ def test_rss_dates_in_any_zone_and_text_xml_cannot_hold(zone: str, date: str) ->
     assert f"<pubDate>{date}</pubDate>" in xml and "<title>Bell  tolls</title>" in xml and ">ab</guid>" in xml
     assert '<?xml-stylesheet href="/s.xsl?&gt;x"?>' in xml  # a stripped control cannot close the instruction
     assert not feedparser.parse(xml).bozo
+
+
+def test_an_items_image_is_in_the_rss_as_media_content_and_as_its_enclosure_when_it_has_none() -> None:
+    """Found as a new user would: JSON Feed kept an item's image and RSS dropped it."""
+    items = [
+        {"id": "a", "title": "Kettle", "image": "https://example.com/img/kettle.jpg?w=600"},
+        {
+            "id": "b",
+            "title": "Podcast",
+            "image": "https://example.com/cover",
+            "enclosure": {"url": "https://example.com/e.mp3", "type": "audio/mpeg"},
+        },
+    ]
+    parsed = feedparser.parse(rss({"url": "https://example.com/"}, items))
+    assert not parsed.bozo, parsed.get("bozo_exception")
+    kettle, podcast = parsed.entries
+    assert kettle.media_content[0]["url"] == "https://example.com/img/kettle.jpg?w=600"
+    assert [(e["href"], e["type"]) for e in kettle.enclosures] == [
+        ("https://example.com/img/kettle.jpg?w=600", "image/jpeg")
+    ]
+    assert podcast.media_content[0]["url"] == "https://example.com/cover"
+    assert [e["type"] for e in podcast.enclosures] == ["audio/mpeg"]  # its own enclosure stays the one
+    assert "xmlns:media" not in rss({"url": "https://example.com/"}, [{"id": "c", "title": "No image"}])
