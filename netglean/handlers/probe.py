@@ -85,8 +85,8 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     if found.feeds:
         guidance = say(
-            "The page announces {count} feed(s) of its own (payload.alternate_feeds, payload.json_feeds): read one of"
-            " those instead.",
+            "The page announces {count} feed(s) of its own (payload.alternate_feeds, payload.json_feeds), not fetched"
+            " here, so unverified: download one to see that it answers, and read it instead if it does.",
             count=len(found.feeds),
         )
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)

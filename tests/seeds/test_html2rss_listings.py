@@ -225,6 +225,7 @@ def test_inspect_url_lists_only_rss_and_atom_as_alternate_feeds(client: SyncClie
     ]  # WordPress's application/json REST link is no feed
     assert payload["json_feeds"] == [{"url": f"{SITE}/feed.json", "title": "Harbour Blog JSON Feed"}]
     assert all("wp-json" not in feed["url"] for feed in payload["feeds"])
+    assert "unverified" in envelope["guidance"]  # announced, not fetched: it may answer 404 (issue 19)
 
 
 def test_inspect_url_diagnoses_a_listing(client: SyncClient) -> None:
