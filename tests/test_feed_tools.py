@@ -460,3 +460,25 @@ def test_a_url_argument_equal_to_the_filled_in_channel_url_is_no_warning(feeds: 
     assert same["payload"]["item_count"] == 3 and same["payload"]["warnings"] == []
     other = _call(client, "apply_config", {"config": config, "url": f"http://127.0.0.1:{port}/feeds/news"})
     assert [w["path"] for w in other["payload"]["warnings"]] == ["/channel/url"]
+
+
+def test_bylines_tags_and_images_of_a_listing_reach_its_items_and_its_feed(feeds: tuple[SyncClient, int]) -> None:
+    """Found as a new user would (issue 19): scrape_url left out the author and categories in the items' markup,
+    the drafted description took the byline with the summary, and RSS dropped the image JSON Feed kept."""
+    client, port = feeds
+    url = f"http://127.0.0.1:{port}/feeds/bylines"
+    scraped = _call(client, "scrape_url", {"url": url})["payload"]["items"]
+    first = scraped[0]
+    assert (first["author"], first["categories"]) == ("Ana Ruiz", ["weather", "ferries"])
+    assert first["description"] == "Ferries stay in for two days while the storm passes."
+    assert first["image"] == f"http://127.0.0.1:{port}/img/storm.jpg"
+    draft = _call(client, "capture_config", {"url": url})["payload"]["config"]
+    selectors = draft["selectors"]
+    assert selectors["description"]["selector"] == "p.summary" and selectors["author"]["selector"] == "p.byline"
+    assert selectors["categories"] == ["tags"]
+    applied = _call(client, "apply_config", {"config": draft})
+    assert applied["ok"] is True, applied["payload"]
+    entry = feedparser.parse(applied["payload"]["rss"]).entries[0]
+    assert entry.summary == "Ferries stay in for two days while the storm passes." and "Ana" in entry.author
+    assert [tag.term for tag in entry.tags] == ["weather", "ferries"]
+    assert entry.media_content[0]["url"] == f"http://127.0.0.1:{port}/img/storm.jpg"

@@ -8,6 +8,7 @@ are merged and de-duplicated by URL.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -15,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 
 from netglean.core.untrusted import sanitize
 from netglean.feeds import steps as feed_steps
-from netglean.feeds.hints import MarkupHints
+from netglean.feeds.hints import BYLINE, TAGS, MarkupHints
 from netglean.feeds.items import item_id, strip_code
 from netglean.feeds.selectors import lexbor_selector
 from netglean.read.html_tree import document_base, script_json
@@ -96,6 +97,10 @@ def _cleanup(
     return kept
 
 
+_BY = re.compile(r"^(?:by|von|par|por|di|door|af)\s+", re.IGNORECASE)
+"""A byline's lead word ("By Ana Ruiz"): not the author's name."""
+
+
 def _item(title: Any, url: Any, page_url: str, time_zone: str, **extra: Any) -> dict[str, Any]:
     """A candidate item: its title and absolute http(s) URL, "" for what it lacks (``_cleanup`` counts those and
     leaves them out), then what else its source says."""
@@ -117,7 +122,10 @@ def _item(title: Any, url: Any, page_url: str, time_zone: str, **extra: Any) -> 
         item["image"] = urljoin(page_url, image)
     author = extra.get("author")
     if isinstance(author, str) and author:
-        item["author"] = " ".join(sanitize(author).split())
+        item["author"] = _BY.sub("", " ".join(sanitize(author).split()))[:300]
+    categories = extra.get("categories")
+    if categories:
+        item["categories"] = list(categories)
     item["id"] = item_id(link)
     return item
 
@@ -196,6 +204,8 @@ def _from_nodes(hints: MarkupHints, nodes: Any, page_url: str, time_zone: str) -
             description=hints.hint(node, "description"),
             published=hints.hint(node, "published_at"),
             image=hints.hint(node, "image"),
+            author=hints.hint(node, "author"),
+            categories=hints.categories(node),
         )
         found.append(entry)
     return found
@@ -325,6 +335,19 @@ def _field_selectors(items: tuple[Any, ...]) -> dict[str, Any]:
             "attribute": "src",
             "post_process": [{"name": "parse_uri"}],
         }
-    if item.css_first("p") is not None:
-        fields["description"] = {"selector": "p", "extractor": "text"}
+    # A byline paragraph is the author's, never glued into the summary: the summary is named by its own classes.
+    summary = next((p for p in item.css("p") if not p.css_matches(BYLINE)), None)
+    if summary is not None:
+        fields["description"] = {"selector": _own_selector(summary, "p"), "extractor": "text"}
+    if (byline := item.css_first(BYLINE)) is not None:
+        fields["author"] = {"selector": _own_selector(byline, BYLINE), "extractor": "text"}
+    if tags := next((one for one in TAGS.split(", ") if item.css_first(one) is not None), None):
+        fields["tags"] = {"selector": tags, "extractor": "text"}
+        fields["categories"] = ["tags"]  # html2rss: each element the tags selector finds is one category
     return fields
+
+
+def _own_selector(node: Any, fallback: str) -> str:
+    """The selector of ``node`` by its tag and classes (what the draft names it by), else ``fallback``."""
+    classes = "".join(f".{c}" for c in (node.attributes.get("class") or "").split() if css_ident(c) == c)
+    return f"{node.tag}{classes}" if classes else fallback

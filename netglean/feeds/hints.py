@@ -10,19 +10,26 @@ from netglean.core.untrusted import sanitize
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.steps import Value
 
+BYLINE = "[rel~=author], [itemprop=author], .author, .byline"
+"""An item's byline: its author's name, never part of its summary."""
+TAGS = "a[rel~=tag], a[rel~=category], .tags a, .categories a, [itemprop=keywords]"
+"""An item's categories: tag and category links, keyword lists."""
+MAX_CATEGORIES = 10
 _HINTS = {
     "link": "a[href]",
     "heading": "h1, h2, h3, h4, h5, h6, [itemprop=headline]",
-    "paragraph": "p",
+    "paragraph": f"p:not({BYLINE})",
     "time": "time[datetime]",
     "image": "img[src]",
+    "author": BYLINE,
 }
 
 
 class MarkupHints:
     """What items' own markup says their fields are, as written: the title is an item's first heading's text
-    (else its link's), the url its link, the description its first paragraph, published_at its first
-    time[datetime], the image its first img[src]. Read by items.enhance and by auto_source's HTML items.
+    (else its link's), the url its link, the description its first paragraph that is no byline, published_at
+    its first time[datetime], the image its first img[src], the author its byline, the categories its tag
+    links. Read by items.enhance and by auto_source's HTML items.
 
     Each kind of element is found once over the whole tree, each item's first one by one climb from every
     match, and each element's text is read once: items nested in one another (8,000 nested <article>s)
@@ -31,6 +38,7 @@ class MarkupHints:
     def __init__(self, tree: Any) -> None:
         self._tree = tree
         self._first: dict[str, dict[int, Any]] = {}
+        self._tags: dict[int, list[Any]] | None = None
         self._texts: dict[int, str] = {}
 
     def hint(self, node: Any, name: str) -> str | None:
@@ -40,11 +48,24 @@ class MarkupHints:
                 return link.attributes.get("href") if link is not None else None
             heading = self._inside(node, "heading") or link
             return self._text(heading) if heading is not None else None
-        if name == "description":
-            paragraph = self._inside(node, "paragraph")
-            return self._text(paragraph) if paragraph is not None else None
+        if name in {"description", "author"}:
+            found = self._inside(node, "paragraph" if name == "description" else "author")
+            return self._text(found) if found is not None else None
         found = self._inside(node, "time" if name == "published_at" else "image")
         return found.attributes.get("datetime" if name == "published_at" else "src") if found is not None else None
+
+    def categories(self, node: Any) -> list[str]:
+        """The texts of the item's tag links, at most MAX_CATEGORIES, each once."""
+        if self._tags is None:
+            self._tags = {}
+            for match in self._tree.css(TAGS):
+                above = match.parent
+                # An ancestor that holds MAX_CATEGORIES already has those of every item above it too: stop there.
+                while above is not None and len(self._tags.setdefault(above.mem_id, [])) < MAX_CATEGORIES:
+                    self._tags[above.mem_id].append(match)
+                    above = above.parent
+        texts = (" ".join(sanitize(self._text(tag)).split()) for tag in self._tags.get(node.mem_id, []))
+        return list(dict.fromkeys(text[:100] for text in texts if text))
 
     def _inside(self, node: Any, kind: str) -> Any | None:
         """The first element of ``kind`` below ``node``, in document order (``node`` itself is not below it)."""

@@ -12,7 +12,7 @@ from tests.support import paths
 
 FIXTURES = paths.FIXTURES / "feeds"
 PAGES = {"news": "news.html", "blog": "blog.html", "releases": "releases.html", "jobs": "jobs.html",
-         "state": "state.html", "jsonld": "jsonld.html"}  # fmt: skip
+         "state": "state.html", "jsonld": "jsonld.html", "bylines": "bylines.html"}  # fmt: skip
 
 
 async def listing(request: Request) -> Response:
