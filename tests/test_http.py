@@ -119,11 +119,38 @@ def test_rest_status_mapping(server: HttpServer, body: bytes, content_type: str,
     assert found == code
 
 
-def test_unknown_tool_is_404_and_wrong_method_405(server: HttpServer) -> None:
+def test_unknown_tool_is_404_naming_the_closest_and_wrong_method_405(server: HttpServer) -> None:
     assert _post(server.base, "nope", {}).json() == {
         "error": {"code": "unknown_tool", "message": "There is no tool by that name."}
     }
-    assert httpx.get(f"{server.base}/v1/tools/get_version").status_code == 405
+    assert _post(server.base, "scrap", {}).json()["error"]["message"] == (
+        "There is no tool by that name. Did you mean scrape? (GET /v1/tools lists them.)"
+    )
+    assert httpx.get(f"{server.base}/v1/tools/get_versoin").json()["error"]["message"].endswith(
+        "Did you mean get_version? (GET /v1/tools lists them.)"
+    )
+    assert httpx.put(f"{server.base}/v1/tools/get_version").status_code == 405
+
+
+def test_the_root_is_a_landing_page_and_v1_tools_lists_the_tools(server: HttpServer) -> None:
+    """For a person at a browser (issue 19): what the server is, its doors, and how a client connects."""
+    page = httpx.get(f"{server.base}/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    for link in ('href="/docs/"', 'href="/openapi.json"', 'href="/v1/tools"', f"{server.base}/mcp"):
+        assert link in page.text, link
+    assert '"type": "http"' in page.text and "claude_desktop_config.json" in page.text
+    listed = httpx.get(f"{server.base}/v1/tools").json()["tools"]
+    names = [tool["name"] for tool in listed]
+    assert names == sorted(names) and "scrape" in names and len(names) == len(set(names))
+    scrape = next(tool for tool in listed if tool["name"] == "scrape")
+    assert scrape["call"] == scrape["schema"] == f"{server.base}/v1/tools/scrape" and scrape["title"]
+    described = httpx.get(scrape["schema"]).json()
+    assert described["input_schema"]["properties"]["url"] and described["output_schema"]["type"] == "object"
+    assert httpx.get(scrape["docs"]).status_code == 200
+
+
+def test_serve_says_where_its_docs_are(server: HttpServer) -> None:
+    assert f"docs at {server.base}/docs/" in server.stderr
 
 
 def test_openapi_docs_and_health(server: HttpServer) -> None:

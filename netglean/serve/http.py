@@ -23,7 +23,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic_core import from_json
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -38,6 +38,7 @@ from netglean.serve.events import BoundedEventStore
 from netglean.serve.feeds import feed_endpoint
 from netglean.serve.guard import Guard, is_loopback
 from netglean.serve.jsonrpc import BAD_ID, error, has_bad_id
+from netglean.serve.landing import closest_tool, landing_page, tool_description, tool_list
 from netglean.serve.mcp import build_server, peer_session
 
 log = logging.getLogger("netglean.http")
@@ -104,10 +105,17 @@ def build_app(runner: ToolRunner) -> Guard:
     )
     generated = registry.folder
 
+    def base(request: Request) -> str:
+        return str(request.base_url).rstrip("/")  # its Host is one the guard let through
+
+    def unknown(name: str) -> Response:
+        closest = closest_tool(name, registry.tools)
+        return _refusal(404, f"Did you mean {closest}? (GET /v1/tools lists them.)" if closest else "")
+
     async def call_tool(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in registry.tools:
-            return _refusal(404)
+            return unknown(name)
         media_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
         if media_type != "application/json":
             return _refusal(415)
@@ -119,6 +127,18 @@ def build_app(runner: ToolRunner) -> Guard:
         envelope, _ = await runner.call(name, arguments, session=peer_session(request))
         error = envelope.payload.get("error", {}).get("code") if not envelope.ok else None
         return JSONResponse(envelope.as_dict(), status_code=status_for(envelope.ok, error))
+
+    async def describe_tool(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in registry.tools:
+            return unknown(name)
+        return JSONResponse(tool_description(registry.tools[name], base(request)))
+
+    async def list_tools(request: Request) -> Response:
+        return JSONResponse(tool_list(registry.tools, base(request)))
+
+    async def landing(request: Request) -> Response:
+        return HTMLResponse(landing_page(registry.tools, base(request), bool(settings.token)))
 
     async def openapi(request: Request) -> Response:
         return FileResponse(generated / "openapi.json", media_type="application/json")
@@ -140,7 +160,10 @@ def build_app(runner: ToolRunner) -> Guard:
     app = Starlette(
         routes=[
             Route("/mcp", _AnswerBadIds(StreamableHTTPASGIApp(manager))),
+            Route("/", landing, methods=["GET"]),
+            Route("/v1/tools", list_tools, methods=["GET"]),
             Route("/v1/tools/{name}", call_tool, methods=["POST"]),
+            Route("/v1/tools/{name}", describe_tool, methods=["GET"]),
             Route("/feeds/{file:path}", feed_endpoint(runner.services.runs, bool(settings.token)), methods=["GET"]),
             Route("/openapi.json", openapi, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),
@@ -208,7 +231,8 @@ async def serve_http(runner: ToolRunner) -> None:
         shown = f"[{host}]" if ":" in host else host
         # Always printed (whatever the log level): scripts and tests read the port from it.
         print(
-            f"netglean serving on http://{shown}:{port} (MCP at /mcp, REST at /v1/tools/NAME)",
+            f"netglean serving on http://{shown}:{port} (MCP at /mcp, REST at /v1/tools/NAME,"
+            f" docs at http://{shown}:{port}/docs/)",
             file=sys.stderr,
             flush=True,
         )
