@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,79 @@ def test_an_unreadable_private_target_list_stops_the_command_at_start(capsys: py
     """It used to pass start-up and fail the first fetch as internal_error."""
     assert main(["call", "get_version", "--allow-private-targets", "10.0.0.0/33"]) == 2
     assert "allow_private_targets: '10.0.0.0/33' is not a network" in capsys.readouterr().err
+
+
+# For a person at the terminal (issue 19): one line for every operator mistake, never a traceback.
+
+
+def _netglean(*argv: str, env: dict[str, str] | None = None, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "netglean", *argv]
+    return subprocess.run(
+        command, capture_output=True, text=True, cwd=PROJECT, timeout=120, env=env, check=False, **kwargs
+    )  # type: ignore[call-overload]
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0 and capsys.readouterr().out.startswith("netglean ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (
+            ("call", "scrape", "--uri", "https://example.org/"),
+            "netglean call scrape: unknown flag --uri (did you mean --url?)",
+        ),
+        (("serve", "--prot", "1"), "netglean serve: unknown flag --prot (did you mean --port?)"),
+        (("call", "get_version", "--json", "{bad"), "netglean call get_version: --json is not valid JSON: Expecting"),
+    ],
+)
+def test_a_mistyped_command_line_is_one_line_naming_the_fix(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], said: str
+) -> None:
+    assert main(list(argv)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(said) and "Traceback" not in err
+
+
+def test_a_tool_argument_named_like_the_command_line_own(capsys: pytest.CaptureFixture[str]) -> None:
+    """list_runs takes a tool argument, which used to overwrite the subcommand's (KeyError: None)."""
+    code, out = _run(capsys, "call", "list_runs", "--tool", "crawl", "--per-page", "1")
+    assert code == 0 and json.loads(out)["ok"] is True
+
+
+def test_an_unusable_data_directory_is_one_line(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    environment = {"PATH": "/usr/bin:/bin", "NETGLEAN_DATA_DIR": str(blocked / "store")}
+    done = _netglean("call", "list_runs", env=environment)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and str(blocked) in done.stderr, done.stderr
+
+
+def test_a_port_in_use_is_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = _netglean("serve", "--port", str(port))
+    assert done.returncode == 2 and done.stderr.startswith(f"netglean: cannot listen on 127.0.0.1:{port}")
+    assert "Traceback" not in done.stderr
+
+
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
+    markdown = tmp_path / "long.md"
+    markdown.write_text("[a](https://a.test) " * 20_000)
+    reader = subprocess.Popen(["head", "-c", "10"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "netglean", "call", "generate_citations", "--markdown", f"@{markdown}"],
+        stdout=reader.stdin,
+        stderr=subprocess.PIPE,
+        cwd=PROJECT,
+    )
+    assert reader.stdin is not None
+    reader.stdin.close()
+    _, err = writer.communicate(timeout=120)
+    reader.wait(timeout=10)
+    assert b"Traceback" not in err and b"BrokenPipe" not in err, err[-500:]

@@ -126,8 +126,10 @@ def test_unknown_tool_is_404_naming_the_closest_and_wrong_method_405(server: Htt
     assert _post(server.base, "scrap", {}).json()["error"]["message"] == (
         "There is no tool by that name. Did you mean scrape? (GET /v1/tools lists them.)"
     )
-    assert httpx.get(f"{server.base}/v1/tools/get_versoin").json()["error"]["message"].endswith(
-        "Did you mean get_version? (GET /v1/tools lists them.)"
+    assert (
+        httpx.get(f"{server.base}/v1/tools/get_versoin")
+        .json()["error"]["message"]
+        .endswith("Did you mean get_version? (GET /v1/tools lists them.)")
     )
     assert httpx.put(f"{server.base}/v1/tools/get_version").status_code == 405
 

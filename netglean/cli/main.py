@@ -4,12 +4,15 @@ gen (the generator), demo."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from netglean._version import __version__
 from netglean.cli import projects
 from netglean.core.cli_flags import JSON_FLAG, TEXT_FLAG
 from netglean.core.errors import ConfigurationError
@@ -148,12 +151,16 @@ def _call(args: argparse.Namespace) -> int:
     arguments: dict[str, Any] = {}
     if args._json is not None:
         raw = sys.stdin.read() if args._json == "-" else args._json
-        loaded = _json_value(raw)
+        try:
+            loaded = json.loads(raw)
+        except ValueError as exc:
+            print(f"netglean call {args._tool}: --json is not valid JSON: {exc}", file=sys.stderr)
+            return 2
         if not isinstance(loaded, dict):
-            print("netglean call: --json must be a JSON object", file=sys.stderr)
+            print(f"netglean call {args._tool}: --json must be a JSON object", file=sys.stderr)
             return 2
         arguments.update(loaded)
-    for option in _commands(settings.registry)[args.tool]["options"]:
+    for option in _commands(settings.registry)[args._tool]["options"]:
         value = getattr(args, option["name"])
         if value is not None and option["type"] == "array" and option["item_type"] in {None, "json", "object"}:
             # a flag whose items are objects takes them one a flag or as one JSON array (interact's actions)
@@ -161,20 +168,21 @@ def _call(args: argparse.Namespace) -> int:
         if value is not None:
             arguments[option["name"]] = value
     runner = _runner(settings)
+    runner.services.runs.prepare()  # a data directory it cannot use is the operator's one-line error, not the tool's
 
     async def call_once() -> tuple[Envelope, str | None]:
         try:
-            if runner.spec(args.tool).execution != "async":
-                return await runner.call(args.tool, arguments)
+            if runner.spec(args._tool).execution != "async":
+                return await runner.call(args._tool, arguments)
             # A run lives as long as this process: one the call does not wait for ends interrupted (resume_run).
             async with runner.services.runs.hosting():
-                return await runner.call(args.tool, arguments)
+                return await runner.call(args._tool, arguments)
         finally:
             await runner.services.aclose()
 
     envelope, source = anyio.run(call_once)
     if args._text:
-        print(runner.render_text(args.tool, envelope, source))
+        print(runner.render_text(args._tool, envelope, source))
     else:
         print(json.dumps(envelope.as_dict(), indent=2, ensure_ascii=False))
     return 0 if envelope.ok else 1
@@ -186,7 +194,9 @@ def _mcp(args: argparse.Namespace) -> int:
     from netglean.serve.mcp import serve_stdio
 
     settings = _settings(args)
-    anyio.run(serve_stdio, _runner(settings))
+    runner = _runner(settings)
+    runner.services.runs.prepare()  # before the first frame: a bad data directory stops the start, naming it
+    anyio.run(serve_stdio, runner)
     return 0
 
 
@@ -214,6 +224,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 def build_parser(with_tools: bool = True, registry: str = "netglean.generated.registry") -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="netglean", description="Web tools for AI agents over MCP, REST and the CLI.")
+    parser.add_argument("--version", action="version", version=f"netglean {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     mcp = commands.add_parser("mcp", help="serve MCP over stdin/stdout (what MCP clients launch)")
@@ -227,7 +238,8 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
     serve.set_defaults(handler=_serve)
 
     call = commands.add_parser("call", help="call one catalog tool and print its result envelope")
-    tools = call.add_subparsers(dest="tool", required=True, metavar="TOOL")
+    # A private dest: a tool's own argument may be named tool (list_runs' is), and would overwrite it.
+    tools = call.add_subparsers(dest="_tool", required=True, metavar="TOOL")
     if with_tools:
         _add_tool_commands(tools, registry)
     call.set_defaults(handler=_call)
@@ -261,10 +273,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # Only `call` needs the generated option tables; the server starts without importing them.
         calling = bool(argv) and argv[0] == "call"
-        args = build_parser(calling, _registry_named(argv) if calling else "").parse_args(argv)
+        parser = build_parser(calling, _registry_named(argv) if calling else "")
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:
+            return _unknown_flags(parser, args, unknown)
         return int(args.handler(args))
     except ConfigurationError as exc:
         print(f"netglean: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `netglean call … | head`: the reader left; say nothing more, to nobody
+        sys.stdout = Path(os.devnull).open("w")  # noqa: SIM115  # what the interpreter's exit flush writes to
+        return 141
+
+
+def _unknown_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: list[str]) -> int:
+    """Flags the command does not take, each with the closest one it does take (``--uri``: ``--url``)."""
+    command = _subparser(parser, args.command)
+    if args.command == "call" and command is not None:
+        command = _subparser(command, args._tool) or command
+    known = sorted(command._option_string_actions) if command is not None else []
+    prog = command.prog if command is not None else parser.prog
+    for flag in (given.split("=")[0] for given in unknown if given.startswith("-")):
+        closest = difflib.get_close_matches(flag, known, n=1)
+        print(f"{prog}: unknown flag {flag}" + (f" (did you mean {closest[0]}?)" if closest else ""), file=sys.stderr)
+    if not any(given.startswith("-") for given in unknown):
+        print(f"{prog}: unexpected arguments: {' '.join(unknown)}", file=sys.stderr)
+    print(f"{prog} --help lists what it takes", file=sys.stderr)
+    return 2
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:
+    """The subcommand ``name`` of ``parser`` (argparse keeps them in its subparsers action's choices)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            found: argparse.ArgumentParser = action.choices[name]
+            return found
+    return None

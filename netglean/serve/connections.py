@@ -34,6 +34,7 @@ import anyio
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from netglean.core.errors import ConfigurationError
 from netglean.core.settings import Settings
 
 log = logging.getLogger("netglean.http")
@@ -134,3 +135,20 @@ class DrainingServer(uvicorn.Server):
             tasks.start_soon(self._drain)  # it runs before any request is read again: no call slips past it
             await super().shutdown(sockets)
             tasks.cancel_scope.cancel()  # uvicorn's backstop came first: what the drain still awaits is gone
+
+
+def check_listenable(host: str, port: int) -> None:
+    """Refuse to start, in one line, when ``host``:``port`` cannot be listened on (a port in use, an address this
+    machine does not have): uvicorn would log it and exit with a traceback of its own."""
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a TIME_WAIT port is free
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise ConfigurationError(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server on that port? --port picks"
+                " another; 0 takes a free one)"
+            ) from None

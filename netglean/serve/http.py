@@ -187,10 +187,11 @@ async def serve_http(runner: ToolRunner) -> None:
     import uvicorn
     from sse_starlette.sse import AppStatus
 
-    from netglean.serve.connections import DrainingServer, front_protocol
+    from netglean.serve.connections import DrainingServer, check_listenable, front_protocol
 
     settings = runner.settings
     check_binding(settings)
+    check_listenable(settings.host, settings.port)
     runner.services.runs.prepare()
     # sse-starlette (the SDK's SSE responses) cuts every stream the moment the signal comes, so calls in flight
     # would lose their results; here the drain ends them, the calls first (netglean.serve.connections).
