@@ -171,3 +171,8 @@ def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
     _, err = writer.communicate(timeout=120)
     reader.wait(timeout=10)
     assert b"Traceback" not in err and b"BrokenPipe" not in err, err[-500:]
+
+
+def test_dev_warns_on_stderr() -> None:
+    done = _netglean("call", "get_version", "--dev")
+    assert done.returncode == 0 and done.stderr.startswith("netglean: --dev is on:") and "unsafe" in done.stderr

@@ -11,7 +11,7 @@ from urllib.parse import quote
 import anyio
 import pytest
 
-from netglean.core.errors import ToolError
+from netglean.core.errors import BlockedAddress, ToolError
 from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.page import Page
@@ -881,3 +881,34 @@ def test_a_robots_read_the_site_never_answers_fails_its_fetches_and_is_not_cache
     outcomes, later = anyio.run(run)
     assert outcomes == ["unreachable"] * 3
     assert later == "1 2 unreachable True"  # one read shared by the three; the next fetch asked again
+
+
+# For a person trying a local site (issue 19) ---------------------------------------------------------------------
+
+
+def test_a_refused_private_host_names_the_operators_switch_and_a_metadata_one_does_not(port: int) -> None:
+    loopback, _ = _fetch(port, "http://rebind.test/page")
+    assert isinstance(loopback, BlockedAddress) and loopback.detail["setting"] == "allow_private_hosts"
+    assert "only the operator can: --allow-private-hosts, or --dev" in loopback.message
+    assert "no tool argument can" in loopback.message
+    metadata, _ = _fetch(port, "http://meta.test/latest/")
+    assert isinstance(metadata, BlockedAddress) and "setting" not in metadata.detail
+    assert "--allow-private-hosts" not in metadata.message  # no switch opens a metadata endpoint
+
+
+def test_dev_allows_private_hosts_and_spaces_them_not_but_public_ones_still() -> None:
+    policy = FetchPolicy.from_settings(Settings.load({"dev": True, "host_interval": 2.0}, environ={}))
+    assert policy.allow_private_hosts and policy.unspaced_private
+
+    async def intervals() -> tuple[float, float]:
+        fetcher = Fetcher(policy, resolver=FakeDNS({"local.test": ["127.0.0.1"], "public.test": [PUBLIC]}))
+        try:
+            for host in ("local.test", "public.test"):
+                await fetcher._pin(parse_url(f"http://{host}/"))  # the address policy alone: nothing is fetched
+            return fetcher.interval(parse_url("http://local.test/")), fetcher.interval(parse_url("http://public.test/"))
+        finally:
+            await fetcher.aclose()
+
+    assert anyio.run(intervals) == (0.0, 2.0)
+    plain = FetchPolicy.from_settings(Settings.load({}, environ={}))
+    assert not plain.allow_private_hosts and not plain.unspaced_private

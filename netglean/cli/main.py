@@ -56,9 +56,18 @@ def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
             )
 
 
+DEV_WARNING = (
+    "netglean: --dev is on: loopback and private hosts are allowed and fetched without spacing. That is for trying"
+    " netglean on your own machine, and unsafe for an agent reading untrusted pages: they could lead it to your"
+    " local services."
+)
+
+
 def _settings(args: argparse.Namespace) -> Settings:
     settings = Settings.load({s.name: getattr(args, s.name, None) for s in SETTINGS})
     configure(settings.log_level)
+    if settings.dev:
+        print(DEV_WARNING, file=sys.stderr)
     return settings
 
 

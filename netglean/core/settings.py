@@ -171,6 +171,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Folder of the run store (runs, their logs, checkpoints and results), created on first use; several "
         "servers may share one. Empty: $XDG_DATA_HOME/netglean (~/.local/share/netglean).",
     ),
+    Setting(
+        "dev",
+        bool,
+        False,
+        "UNSAFE FOR AGENTS: a profile for trying netglean on your own machine. It allows loopback and private hosts"
+        " (as allow_private_hosts) and fetches them without host_interval's spacing. An agent reading untrusted"
+        " pages could then be led to your local services: never set it for one.",
+    ),
     Setting("fetch_connect_timeout", float, 10.0, "Seconds to open a connection to a target.", 0.001),
     Setting("fetch_max_bytes", int, 5_242_880, "Largest response body read from a target, as sent (compressed).", 1),
     Setting("fetch_max_decoded_bytes", int, 20_971_520, "Largest response body after decompression.", 1),
@@ -346,6 +354,7 @@ class Settings:
     call_timeout: float
     compat: str
     data_dir: str
+    dev: bool
     fetch_connect_timeout: float
     fetch_max_bytes: int
     fetch_max_decoded_bytes: int

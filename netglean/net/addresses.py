@@ -150,6 +150,13 @@ class Targets:
         return cls(frozenset(hosts), tuple(networks))
 
 
+def private_range(ip: IPAddress) -> bool:
+    """Whether ``ip`` (or the address it embeds) is in what ``allow_private_hosts`` opens: loopback, RFC 1918,
+    unique-local; never link-local or a cloud metadata endpoint."""
+    reached = _reached(ip)
+    return not any(address in METADATA for address in reached) and _contains(_PRIVATE, reached[-1])
+
+
 def refusal(host: str, ip: IPAddress, *, private: bool = False, listed: Targets = Targets()) -> str | None:
     """Why ``host`` must not be reached at ``ip`` (a short reason), or None when it may be.
 

@@ -35,7 +35,7 @@ from netglean.core.errors import (
     Unreachable,
     UnsupportedContent,
 )
-from netglean.net.addresses import literal_ip, refusal
+from netglean.net.addresses import literal_ip, private_range, refusal
 from netglean.net.bodies import read_body
 from netglean.net.memory import Lease, MemoryBudget
 from netglean.net.page import Hop, Page
@@ -253,7 +253,12 @@ class Fetcher:
         """The least seconds between two requests to ``url``'s host: the operator's spacing, or robots.txt's
         Crawl-delay when it asks for more (a browser's requests are spaced by the same rule)."""
         robots = self._robots.get(f"{url.scheme}://{url.netloc.decode('ascii')}")
-        return max(self.policy.host_interval, robots.crawl_delay() if robots else 0.0)
+        delay = robots.crawl_delay() if robots else 0.0
+        if self.policy.unspaced_private:  # --dev: the operator's own machine is not spaced (robots.txt still is)
+            pinned = literal_ip(self._pins.get(pin_key(url.raw_host.decode("ascii")), ""))
+            if pinned is not None and private_range(pinned):
+                return delay
+        return max(self.policy.host_interval, delay)
 
     async def _check_robots(self, url: httpx.URL) -> None:
         origin = f"{url.scheme}://{url.netloc.decode('ascii')}"
@@ -364,9 +369,18 @@ class Fetcher:
         for address in addresses:
             reason = self._verdict(host, address)
             if reason:
+                ip = literal_ip(address)
+                switch = ip is not None and private_range(ip)  # what the operator could open; no argument can
                 raise BlockedAddress(
-                    f"{host} resolves to {address}, which is {reason}; the operator's policy does not allow it",
-                    detail={"host": host, "address": address, "reason": reason},
+                    f"{host} resolves to {address}, which is {reason}; the operator's policy does not allow it"
+                    + (
+                        " (only the operator can: --allow-private-hosts, or --dev to try netglean on their own"
+                        " machine; no tool argument can)"
+                        if switch
+                        else ""
+                    ),
+                    detail={"host": host, "address": address, "reason": reason}
+                    | ({"setting": "allow_private_hosts"} if switch else {}),
                 )
         self._pins[host] = addresses[0]
         self._pins.move_to_end(host)

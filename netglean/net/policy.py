@@ -37,6 +37,9 @@ class FetchPolicy:
     global_concurrency: int
     session_budget: int
     only_hosts: frozenset[str] = frozenset()
+    unspaced_private: bool = False
+    """--dev: fetches to loopback and private addresses are not spaced by host_interval (robots.txt's Crawl-delay
+    still holds)."""
     private_targets: Targets = field(default_factory=Targets)
     """The hosts and networks of ``allow_private_targets``, read once (netglean.net.addresses says what they open)."""
 
@@ -47,7 +50,7 @@ class FetchPolicy:
         except ValueError as exc:
             raise ConfigurationError(f"allow_private_targets: {exc}") from None
         return cls(
-            allow_private_hosts=settings.allow_private_hosts,
+            allow_private_hosts=settings.allow_private_hosts or settings.dev,
             allow_https_downgrade=settings.allow_https_downgrade,
             max_redirects=settings.max_redirects,
             max_bytes=settings.fetch_max_bytes,
@@ -67,4 +70,5 @@ class FetchPolicy:
                 h.strip().lower().strip("[]") for h in settings.fetch_only_hosts.split(",") if h.strip()
             ),
             private_targets=private_targets,
+            unspaced_private=settings.dev,
         )
