@@ -283,9 +283,38 @@ def _make_tool(
         exactly_one_of=groups,
         failure_payload=failed,
         compat=dict(data.get("compat", {})),
+        cli=dict(data.get("cli", {})),
         source=source,
     )
+    if usable:
+        _check_cli(tool, out)
     return tool, usable, inputs.used | outputs.used | failed_used | run_used
+
+
+def _payload_fields(payload: dict[str, Any]) -> dict[str, Any]:
+    """The properties of a payload schema, through its top-level $ref or anyOf branches (a run's handle too)."""
+    found: dict[str, Any] = {}
+    stack = [payload]
+    while stack:
+        node = stack.pop()
+        ref = node.get("$ref", "")
+        if ref.startswith("#/$defs/"):
+            stack.append(payload.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {}))
+        stack += node.get("anyOf", [])
+        found |= node.get("properties", {})
+    return found
+
+
+def _check_cli(tool: Tool, out: Collector) -> None:
+    """A cli entry names payload fields the payload has: a person would otherwise get nothing, silently."""
+    fields = _payload_fields(tool.payload_schema)
+    named = [("content", name) for name in tool.cli.get("content", [])]
+    if "table" in tool.cli:
+        named.append(("table/rows", tool.cli["table"]["rows"]))
+    named += [("fails_when", name) for name in tool.cli.get("fails_when", {})]
+    for where, name in named:
+        if name not in fields:
+            out.add(tool.source, f"/cli/{where}", f"/cli/{where}: '{name}' is not a field of the payload")
 
 
 RUN_OPTIONS = "RunOptions"

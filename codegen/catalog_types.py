@@ -33,6 +33,8 @@ class Tool:
     its shared schemas bundled; empty when the tool declares none."""
     compat: dict[str, str]
     """The tool's names under other servers' compat sets (rtila: rtila_list_projects), served with --compat."""
+    cli: dict[str, Any]
+    """How `netglean call` shows the result to a person: its content field or table, and what exits 1."""
     source: SourceFile = field(repr=False, compare=False)
 
     @property

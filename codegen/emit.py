@@ -131,7 +131,7 @@ def _cli(catalog: Catalog) -> str:
         "Command-line options for `netglean call TOOL`, derived from each tool's input schema.",
         {
             "COMMANDS": {
-                t.name: {"help": t.title, "description": t.description, "options": cli_options(t)}
+                t.name: {"help": t.title, "description": t.description, "options": cli_options(t), "output": t.cli}
                 for t in catalog.tools
             }
         },

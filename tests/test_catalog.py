@@ -251,3 +251,27 @@ def test_a_compat_address_keeps_the_templates_variables_and_is_nothing_elses(pro
     at = line_of(project, runs, "compat:")
     assert_problem(project, runs, at, "an address under compat rtila is rtila://...: 'netglean://runs'")
     assert_problem(project, runs, at, "'netglean://runs' is already the address of resource 'runs' (catalog/resources/")
+
+
+def test_a_cli_entry_names_only_payload_fields(project: Path) -> None:
+    scrape = "catalog/tools/pages/scrape.yaml"
+    edit(project, scrape, "cli: {content: [content]}", "cli: {content: [contents]}")
+    assert_problem(
+        project, scrape, line_of(project, scrape, "cli:"), "/cli/content: 'contents' is not a field of the payload"
+    )
+
+
+SCALE = "catalog/readability/scale.yaml"
+
+
+def test_the_readability_scale_adds_up_to_100_and_names_its_facts(project: Path) -> None:
+    edit(project, SCALE, "        weight: 11", "        weight: 12")
+    edit(project, SCALE, "core_facts: [name, price,", "core_facts: [name, prize,")
+    problems = catalog_problems(project)
+    assert any("its checks' weights add up to 29, not its weight 28" in p for p in problems), problems
+    assert any("'prize' is not a fact under /facts" in p for p in problems), problems
+
+
+def test_a_readability_id_is_one_check_or_finding(project: Path) -> None:
+    edit(project, "catalog/readability/findings.yaml", "id: webmcp", "id: vary_accept")
+    assert any("'vary_accept' is already the id at" in p for p in catalog_problems(project))

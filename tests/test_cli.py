@@ -6,6 +6,7 @@ import json
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -83,7 +84,7 @@ def test_string_flags_read_a_file_with_an_at_sign(capsys: pytest.CaptureFixture[
     config.write_text(
         "channel: {url: 'https://example.com/'}\nselectors: {items: {selector: li}, title: {selector: a}}\n"
     )
-    code, out = _run(capsys, "call", "validate_config", "--yaml", f"@{config}")
+    code, out = _run(capsys, "call", "validate_config", "--yaml", f"@{config}", "--envelope")
     envelope = json.loads(out)
     assert code == 0 and envelope["payload"]["valid"] is True and envelope["next_step"] == "apply_config"
     with pytest.raises(SystemExit):
@@ -176,3 +177,74 @@ def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
 def test_dev_warns_on_stderr() -> None:
     done = _netglean("call", "get_version", "--dev")
     assert done.returncode == 0 and done.stderr.startswith("netglean: --dev is on:") and "unsafe" in done.stderr
+
+
+# What a person sees: the content, a table, or one line of failure; the envelope with --envelope (issue 19).
+
+PAGE = (
+    b"<html><head><title>Tides</title></head><body><article><h1>Tides</h1><p>High water comes twice a day here, "
+    b"about fifty minutes later each day than the day before.</p></article></body></html>"
+)
+
+
+@pytest.fixture(scope="module")
+def local_site() -> Iterator[str]:
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse, Response
+    from starlette.routing import Route
+
+    from tests.support.fixture_site import serve
+
+    app = Starlette(
+        routes=[
+            Route("/robots.txt", lambda request: PlainTextResponse("", status_code=404)),
+            Route("/tides", lambda request: Response(PAGE, media_type="text/html")),
+            Route("/gone", lambda request: PlainTextResponse("gone", status_code=404)),
+        ]
+    )
+    with serve(app=app) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+def test_scrape_prints_the_markdown_and_envelope_the_json(local_site: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(capsys, "call", "scrape", "--url", f"{local_site}/tides", "--allow-private-hosts")
+    assert code == 0 and out.startswith("# Tides\n") and "twice a day" in out and not out.startswith("{")
+    code, out = _run(capsys, "call", "scrape", "--url", f"{local_site}/tides", "--allow-private-hosts", "--envelope")
+    assert code == 0 and json.loads(out)["payload"]["content"].startswith("# Tides")
+
+
+def test_a_batch_is_a_table_and_one_that_read_nothing_exits_1(
+    local_site: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    urls = ("--urls", f"{local_site}/tides", "--urls", f"{local_site}/gone")
+    code, out = _run(capsys, "call", "batch_scrape", *urls, "--allow-private-hosts")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["url", "ok", "status", "title", "code"]
+    assert lines[1].split()[:3] == [f"{local_site}/tides", "True", "200"] and lines[2].endswith("http_status")
+    code, out = _run(capsys, "call", "batch_scrape", "--urls", f"{local_site}/gone", "--allow-private-hosts")
+    assert code == 1 and "http_status" in out  # ok: true, but no page read: a failed result
+
+
+def test_a_failure_is_one_line_on_stderr_and_exit_1(local_site: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["call", "scrape", "--url", f"{local_site}/gone", "--allow-private-hosts"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith("netglean call scrape: http_status: ")
+
+
+def test_output_file_takes_what_would_be_printed(
+    local_site: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "tides.md"
+    code, out = _run(
+        capsys, "call", "scrape", "--url", f"{local_site}/tides", "--allow-private-hosts", "-o", str(target)
+    )
+    assert code == 0 and out == "" and target.read_text().startswith("# Tides")
+    unwritable = str(tmp_path / "no" / "x")
+    code = main(["call", "scrape", "--url", f"{local_site}/tides", "--allow-private-hosts", "-o", unwritable])
+    assert code == 2 and "cannot write" in capsys.readouterr().err
+
+
+def test_an_invalid_feed_config_lists_its_problems_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["call", "validate_config", "--json", '{"config": {"channel": {"url": "https://e.com"}}}']) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("netglean call validate_config: invalid_config: ") and "\n  /: a config needs" in err

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from netglean._version import __version__
-from netglean.cli import projects
-from netglean.core.cli_flags import JSON_FLAG, TEXT_FLAG
+from netglean.cli import output, projects
+from netglean.core.cli_flags import ENVELOPE_FLAG, JSON_FLAG, OUTPUT_FLAG, TEXT_FLAG
 from netglean.core.errors import ConfigurationError
 from netglean.core.logs import configure
 from netglean.core.settings import SETTINGS, Settings
@@ -134,7 +134,20 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
             TEXT_FLAG,
             dest="_text",
             action="store_true",
-            help="print the text block a model would read instead of the JSON envelope",
+            help="print the text block a model would read instead",
+        )
+        parser.add_argument(
+            ENVELOPE_FLAG,
+            dest="_envelope",
+            action="store_true",
+            help="print the JSON result envelope (what a client gets) instead of the content",
+        )
+        parser.add_argument(
+            "-o",
+            OUTPUT_FLAG,
+            dest="_output",
+            metavar="FILE",
+            help="write what would be printed to FILE instead of stdout",
         )
         for option in command["options"]:
             kwargs: dict[str, Any] = {"dest": option["name"], "help": option["help"] or None, "default": None}
@@ -190,11 +203,27 @@ def _call(args: argparse.Namespace) -> int:
             await runner.services.aclose()
 
     envelope, source = anyio.run(call_once)
+    shown = _commands(settings.registry)[args._tool].get("output") or {}
+    for_a_person = bool(shown) and not (args._text or args._envelope)  # the tool's content, not its envelope
+    written: str | None
     if args._text:
-        print(runner.render_text(args._tool, envelope, source))
+        written = runner.render_text(args._tool, envelope, source)
+    elif not for_a_person:
+        written = json.dumps(envelope.as_dict(), indent=2, ensure_ascii=False)
+    elif envelope.ok:
+        written = output.shown(envelope.payload, shown)
     else:
-        print(json.dumps(envelope.as_dict(), indent=2, ensure_ascii=False))
-    return 0 if envelope.ok else 1
+        written = None
+        print(f"netglean call {args._tool}: {output.failure(envelope.payload)}", file=sys.stderr)
+    if written is not None and args._output:
+        try:
+            Path(args._output).write_text(written + ("" if written.endswith("\n") else "\n"), encoding="utf-8")
+        except OSError as exc:
+            print(f"netglean call {args._tool}: cannot write {args._output}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    elif written is not None:
+        print(written)
+    return 0 if envelope.ok and not output.failed(envelope.payload, shown) else 1
 
 
 def _mcp(args: argparse.Namespace) -> int:

@@ -7,8 +7,11 @@ from netglean.core.settings import SETTINGS
 
 JSON_FLAG = "--json"
 TEXT_FLAG = "--text"
+ENVELOPE_FLAG = "--envelope"
+OUTPUT_FLAG = "--output-file"
+"""Where the content goes instead of stdout (also -o)."""
 
 
 def reserved_flags() -> frozenset[str]:
-    """Every flag `netglean call TOOL` gives a meaning of its own: help, the two output switches, the settings."""
-    return frozenset({"--help", JSON_FLAG, TEXT_FLAG, *(s.flag for s in SETTINGS)})
+    """Every flag `netglean call TOOL` gives a meaning of its own: help, the output switches, the settings."""
+    return frozenset({"--help", JSON_FLAG, TEXT_FLAG, ENVELOPE_FLAG, OUTPUT_FLAG, *(s.flag for s in SETTINGS)})

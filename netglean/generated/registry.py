@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'ae95c8f8531267c12aa57f9fed90c960c1050c158fc53beb398891ad2a15b19d'
+CATALOG_HASH: Any = 'daa104ff0a7807c339879350adb16819d2e6f22e701c89c5c5868f12faede784'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
