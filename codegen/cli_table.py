@@ -23,6 +23,22 @@ def _kind(schema: dict[str, Any]) -> Any:
     return "json"
 
 
+def _range(schema: dict[str, Any]) -> str | None:
+    """The bounds a number (or a string's or list's length) takes, as a person reads them: 1-500, at most 10."""
+    for low, high, unit in (
+        ("minimum", "maximum", ""),
+        ("minLength", "maxLength", " characters"),
+        ("minItems", "maxItems", " items"),
+    ):
+        if low in schema and high in schema:
+            return f"{schema[low]}-{schema[high]}{unit}"
+        if high in schema:
+            return f"at most {schema[high]}{unit}"
+        if schema.get(low):
+            return f"at least {schema[low]}{unit}"
+    return None
+
+
 def cli_options(tool: Tool) -> list[dict[str, Any]]:
     """Command-line options derived from a tool's input schema, one per top-level property."""
     schema = tool.input_schema
@@ -46,6 +62,8 @@ def cli_options(tool: Tool) -> list[dict[str, Any]]:
                 "required": name in required,
                 "choices": prop.get("enum"),
                 "help": prop.get("description", ""),
+                "default": prop.get("default"),
+                "range": _range(prop),
             }
         )
     return options

@@ -248,3 +248,11 @@ def test_an_invalid_feed_config_lists_its_problems_and_exits_1(capsys: pytest.Ca
     assert main(["call", "validate_config", "--json", '{"config": {"channel": {"url": "https://e.com"}}}']) == 1
     err = capsys.readouterr().err
     assert err.startswith("netglean call validate_config: invalid_config: ") and "\n  /: a config needs" in err
+
+
+def test_a_tools_help_gives_its_flags_defaults_and_ranges_before_the_operator_settings() -> None:
+    done = _netglean("call", "crawl", "--help")
+    text = done.stdout
+    assert done.returncode == 0 and text.startswith("usage: netglean call crawl [flags of crawl]")
+    assert "(default 2; 0-100)" in text and "(default true)" in text and "(required; 1-4096 characters)" in text
+    assert text.index("flags of crawl:") < text.index("operator settings (also NETGLEAN_")

@@ -121,9 +121,26 @@ def _registry_named(argv: Sequence[str]) -> str:
     return Settings.load().registry
 
 
+def _option_help(option: dict[str, Any]) -> str:
+    """A tool flag's help: its description, then whether it is required, its default (as JSON: false, not False)
+    and its range; argparse lists the choices itself."""
+    said = [option["help"].rstrip(".")] if option["help"] else []
+    facts = ["required"] if option["required"] else []
+    if option.get("default") is not None:
+        facts.append(f"default {json.dumps(option['default'], ensure_ascii=False)}")
+    if option.get("range"):
+        facts.append(option["range"])
+    return (". ".join(said) + (f" ({'; '.join(facts)})" if facts else "")).replace("%", "%%")
+
+
 def _add_tool_commands(subparsers: Any, registry: str) -> None:
     for name, command in _commands(registry).items():
-        parser = subparsers.add_parser(name, help=command["help"], description=command["description"])
+        parser = subparsers.add_parser(
+            name,
+            help=command["help"],
+            description=command["description"],
+            usage=f"netglean call {name} [flags of {name}] [--envelope | --text] [-o FILE] [operator settings]",
+        )
         parser.add_argument(
             JSON_FLAG,
             dest="_json",
@@ -149,8 +166,9 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
             metavar="FILE",
             help="write what would be printed to FILE instead of stdout",
         )
+        arguments = parser.add_argument_group(f"flags of {name}")
         for option in command["options"]:
-            kwargs: dict[str, Any] = {"dest": option["name"], "help": option["help"] or None, "default": None}
+            kwargs: dict[str, Any] = {"dest": option["name"], "help": _option_help(option), "default": None}
             if option["type"] == "boolean":
                 kwargs["action"] = argparse.BooleanOptionalAction
             elif option["type"] == "array":
@@ -160,7 +178,7 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
                 kwargs["type"] = _PARSERS[option["type"]]
                 if option["choices"]:
                     kwargs["choices"] = option["choices"]
-            parser.add_argument(option["flag"], **kwargs)
+            arguments.add_argument(option["flag"], required=False, **kwargs)
         _add_settings(parser)
 
 
