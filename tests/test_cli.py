@@ -256,3 +256,56 @@ def test_a_tools_help_gives_its_flags_defaults_and_ranges_before_the_operator_se
     assert done.returncode == 0 and text.startswith("usage: netglean call crawl [flags of crawl]")
     assert "(default 2; 0-100)" in text and "(default true)" in text and "(required; 1-4096 characters)" in text
     assert text.index("flags of crawl:") < text.index("operator settings (also NETGLEAN_")
+
+
+# Shell completion, written from the same tables as the parser, run in each shell (issue 19).
+
+
+def _completion(shell: str, tmp_path: Path) -> Path:
+    done = _netglean("completion", shell)
+    assert done.returncode == 0, done.stderr
+    script = tmp_path / f"netglean.{shell}"
+    script.write_text(done.stdout)
+    return script
+
+
+def test_bash_completes_commands_tools_flags_and_choices(tmp_path: Path) -> None:
+    script = _completion("bash", tmp_path)
+    asked = (
+        f"source {script}; "
+        'COMP_WORDS=(netglean se); COMP_CWORD=1; _netglean; echo "${COMPREPLY[*]}"; '
+        'COMP_WORDS=(netglean call scr); COMP_CWORD=2; _netglean; echo "${COMPREPLY[*]}"; '
+        'COMP_WORDS=(netglean call scrape --ur); COMP_CWORD=3; _netglean; echo "${COMPREPLY[*]}"; '
+        "COMP_WORDS=(netglean call scrape --format ''); COMP_CWORD=4; _netglean; echo \"${COMPREPLY[*]}\"; "
+        'COMP_WORDS=(netglean serve --po); COMP_CWORD=2; _netglean; echo "${COMPREPLY[*]}"'
+    )
+    done = subprocess.run(["bash", "-c", asked], capture_output=True, text=True, timeout=30, check=True)
+    assert done.stdout.splitlines() == ["serve", "scrape scrape_url", "--url", "markdown text html json", "--port"]
+
+
+def test_zsh_completes_tools_and_their_flags(tmp_path: Path) -> None:
+    script = _completion("zsh", tmp_path)
+    stub = 'compadd() { shift; print -l -- "$@"; }'  # what the completion offers, printed (zsh filters by prefix)
+    tools = subprocess.run(
+        ["zsh", "-c", f"source {script}; {stub}; words=(netglean call scr); CURRENT=3; _netglean"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout.split()
+    flags = subprocess.run(
+        ["zsh", "-c", f"source {script}; {stub}; words=(netglean call scrape --u); CURRENT=4; _netglean"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout.split()
+    assert {"scrape", "scrape_url", "crawl"} <= set(tools) and {"--url", "--envelope", "--format"} <= set(flags)
+
+
+def test_fish_completes_tools_flags_and_choices(tmp_path: Path) -> None:
+    script = _completion("fish", tmp_path)
+    asked = f'source {script}; complete -C "netglean call scr"; complete -C "netglean call scrape --format "'
+    done = subprocess.run(["fish", "-c", asked], capture_output=True, text=True, timeout=30, check=True)
+    offered = [line.split("\t")[0] for line in done.stdout.splitlines()]
+    assert offered[:2] == ["scrape", "scrape_url"] and set(offered[2:]) == {"markdown", "text", "html", "json"}

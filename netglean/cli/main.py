@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from netglean._version import __version__
 from netglean.cli import output, projects
+from netglean.cli.completion import SHELLS
 from netglean.core.cli_flags import ENVELOPE_FLAG, JSON_FLAG, OUTPUT_FLAG, TEXT_FLAG
 from netglean.core.errors import ConfigurationError
 from netglean.core.logs import configure
@@ -270,6 +271,13 @@ def _project(args: argparse.Namespace) -> int:
     return projects.run_command(args, _runner(_settings(args)))
 
 
+def _completion(args: argparse.Namespace) -> int:
+    from netglean.cli.completion import script
+
+    print(script(args.shell, _commands(Settings.load().registry)), end="")
+    return 0
+
+
 def _demo(args: argparse.Namespace) -> int:
     import anyio
 
@@ -314,6 +322,12 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
 
     demo = commands.add_parser("demo", help="start the stdio server with the official client, call tools, show results")
     demo.set_defaults(handler=_demo)
+
+    completion = commands.add_parser(
+        "completion", help="print the shell completion script (eval/source it: bash, zsh or fish)"
+    )
+    completion.add_argument("shell", choices=SHELLS)
+    completion.set_defaults(handler=_completion)
     return parser
 
 
