@@ -309,3 +309,37 @@ def test_fish_completes_tools_flags_and_choices(tmp_path: Path) -> None:
     done = subprocess.run(["fish", "-c", asked], capture_output=True, text=True, timeout=30, check=True)
     offered = [line.split("\t")[0] for line in done.stdout.splitlines()]
     assert offered[:2] == ["scrape", "scrape_url"] and set(offered[2:]) == {"markdown", "text", "html", "json"}
+
+
+def test_long_work_shows_progress_on_a_terminal_and_nothing_when_piped(local_site: str) -> None:
+    """The progress events MCP clients get, drawn on a pseudo-terminal's stderr; a pipe gets no bar."""
+    import os
+    import pty
+
+    command = [sys.executable, "-m", "netglean", "call", "crawl", "--url", f"{local_site}/tides"]
+    command += ["--allow-private-hosts", "--host-interval", "0"]
+    leader, follower = pty.openpty()
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=follower, cwd=PROJECT, timeout=120, check=False)
+    os.close(follower)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(leader)
+    assert done.returncode == 0 and b"\r" in drawn and b"visited" in drawn, drawn
+    piped = _netglean(*command[3:])
+    assert piped.returncode == 0 and "visited" not in piped.stderr and "\r" not in piped.stderr
+
+
+def test_log_level_info_says_what_is_fetched(local_site: str) -> None:
+    done = _netglean(
+        "call", "scrape", "--url", f"{local_site}/tides?key=s3cret", "--allow-private-hosts", "--log-level", "info"
+    )
+    fetched = [line for line in done.stderr.splitlines() if "netglean.fetch: GET" in line]
+    assert any(f"GET {local_site}/tides?*** -> 200, {len(PAGE)} bytes, " in line for line in fetched), done.stderr
+    assert "s3cret" not in done.stderr

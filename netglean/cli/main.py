@@ -211,17 +211,22 @@ def _call(args: argparse.Namespace) -> int:
     runner = _runner(settings)
     runner.services.runs.prepare()  # a data directory it cannot use is the operator's one-line error, not the tool's
 
+    progress = output.TerminalProgress()
+
     async def call_once() -> tuple[Envelope, str | None]:
         try:
             if runner.spec(args._tool).execution != "async":
-                return await runner.call(args._tool, arguments)
+                return await runner.call(args._tool, arguments, progress)
             # A run lives as long as this process: one the call does not wait for ends interrupted (resume_run).
             async with runner.services.runs.hosting():
-                return await runner.call(args._tool, arguments)
+                return await runner.call(args._tool, arguments, progress)
         finally:
             await runner.services.aclose()
 
-    envelope, source = anyio.run(call_once)
+    try:
+        envelope, source = anyio.run(call_once)
+    finally:
+        progress.finish()
     shown = _commands(settings.registry)[args._tool].get("output") or {}
     for_a_person = bool(shown) and not (args._text or args._envelope)  # the tool's content, not its envelope
     written: str | None

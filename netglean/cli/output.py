@@ -4,8 +4,11 @@ table, as the tool's catalog entry says (its `cli` key); the JSON envelope stays
 from __future__ import annotations
 
 import json
+import shutil
+import sys
+import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TextIO
 
 MAX_CELL = 60
 """Characters a table cell shows: a long title or URL is cut with an ellipsis (the envelope has it whole)."""
@@ -58,3 +61,37 @@ def _table(rows: Sequence[Any], columns: Sequence[str]) -> str:
     lines = ["  ".join(c.ljust(widths[n]) for n, c in enumerate(headers)).rstrip()]
     lines += ["  ".join(cell.ljust(widths[n]) for n, cell in enumerate(line)).rstrip() for line in cells]
     return "\n".join(lines)
+
+
+class TerminalProgress:
+    """The progress events a call reports (those MCP clients get: pages read, queued, failed) as one line redrawn
+    on a terminal's stderr, at most ten times a second; nothing at all when stderr is no terminal."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self._stream = stream
+        self._on = stream.isatty()
+        self._drawn = 0.0
+        self._shown = False
+
+    async def __call__(self, done: float, total: float | None, message: str | None) -> None:
+        now = time.monotonic()
+        if not self._on or now - self._drawn < 0.1:
+            return
+        self._drawn = now
+        width = max(20, shutil.get_terminal_size((80, 20)).columns - 1)
+        count = f"{done:g}/{total:g}" if total else f"{done:g}"
+        bar = ""
+        if total:
+            filled = int(20 * min(done / total, 1.0))
+            bar = "[" + "#" * filled + "-" * (20 - filled) + "] "
+        line = f"{bar}{count} {message or ''}"[:width]
+        self._stream.write("\r" + line.ljust(width))
+        self._stream.flush()
+        self._shown = True
+
+    def finish(self) -> None:
+        """Clear the line, so what is printed next starts on a clean one."""
+        if self._shown:
+            width = max(20, shutil.get_terminal_size((80, 20)).columns - 1)
+            self._stream.write("\r" + " " * width + "\r")
+            self._stream.flush()

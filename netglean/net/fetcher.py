@@ -15,7 +15,9 @@ spends its own budget through ``spending(budget)``, a view that shares everythin
 from __future__ import annotations
 
 import copy
+import logging
 import socket
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
@@ -43,7 +45,7 @@ from netglean.net.policy import REDIRECTS, ROBOTS_AGENT, FetchPolicy
 from netglean.net.politeness import TRACKED, Budget, HostLimiter, Limiter, SessionBudget
 from netglean.net.robots import Robots, RobotsAnswer, RobotsCache
 from netglean.net.urls import allowed_headers, parse_url, pin_key, redirect_target
-from netglean.net.wire import Dial, Transport, direct
+from netglean.net.wire import Dial, Response, Transport, direct
 from netglean.read.document import decode
 
 if TYPE_CHECKING:
@@ -52,6 +54,8 @@ if TYPE_CHECKING:
     import httpx
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
+
+log = logging.getLogger("netglean.fetch")
 
 
 async def system_resolve(host: str, port: int) -> list[str]:
@@ -338,21 +342,30 @@ class Fetcher:
     ) -> tuple[int, dict[str, str], bytes, Lease | None]:
         """One request to an already admitted host, no redirects: budget, politeness, bounded body and its lease."""
         self.budget.spend()
-        async with (
-            self.limiter.slot(url.host, self.interval(url)),
-            self._carrier.get().get(str(url), {"accept": accept, **(extra or {})}) as response,
-        ):
-            if response.status in REDIRECTS:
-                return response.status, response.headers, b"", None
-            body, lease = await read_body(
-                response.chunks(),
-                response.headers,
-                cap,
-                self.policy.max_decoded_bytes,
-                memory=self.memory,
-                url=str(url),
-            )
-            return response.status, response.headers, body, lease
+        async with self.limiter.slot(url.host, self.interval(url)):
+            started = time.perf_counter()  # once the politeness wait is over: the request's own time
+            async with self._carrier.get().get(str(url), {"accept": accept, **(extra or {})}) as response:
+                return await self._answer(url, response, cap, started)
+
+    async def _answer(
+        self, url: httpx.URL, response: Response, cap: int, started: float
+    ) -> tuple[int, dict[str, str], bytes, Lease | None]:
+        """One answer read: no body for a redirect, else the bounded body and its lease; logged for the operator
+        (--log-level info: what was fetched, never shown to a model; query strings redacted)."""
+        if response.status in REDIRECTS:
+            log.info("GET %s -> %d (redirect)", url, response.status)
+            return response.status, response.headers, b"", None
+        body, lease = await read_body(
+            response.chunks(),
+            response.headers,
+            cap,
+            self.policy.max_decoded_bytes,
+            memory=self.memory,
+            url=str(url),
+        )
+        elapsed = (time.perf_counter() - started) * 1000
+        log.info("GET %s -> %d, %d bytes, %.0f ms", url, response.status, len(body), elapsed)
+        return response.status, response.headers, body, lease
 
     async def _pin(self, url: httpx.URL) -> None:
         """Resolve the URL's host, check every address, and pin connections to the first one."""
