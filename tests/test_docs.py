@@ -35,6 +35,14 @@ def test_docs_cover_every_tool_resource_prompt_and_setting(registry: Registry) -
     settings = (DOCS / "settings.html").read_text()
     for setting in SETTINGS:
         assert setting.env in settings and setting.flag in settings
+    # Defaults as JSON (issue 19): what a person would type in a config file or an environment variable.
+    assert (
+        "<code>false</code>" in settings
+        and "<code>False</code>" not in settings
+        and "<code>None</code>" not in settings
+    )
+    readability = (DOCS / "readability.html").read_text()
+    assert all(f'id="{check}"' in readability for check in ("vary_accept", "negotiated_response", "webmcp"))
     graph = (DOCS / "graph.svg").read_text()
     for name in registry.tools:
         assert f'href="tools/{name}.html"' in graph
