@@ -110,11 +110,13 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
         "resources.html": env.get_template("resources.html.j2").render(**common, root=""),
         "prompts.html": env.get_template("prompts.html.j2").render(**common, root=""),
         "settings.html": env.get_template("settings.html.j2").render(**common, root="", settings=SETTINGS),
+        "getting-started.html": env.get_template("getting-started.html.j2").render(**common, root=""),
         "readability.html": env.get_template("readability.html.j2").render(
             **common, root="", scale=catalog.readability
         ),
         "graph.svg": f"<!-- {comment} -->\n" + graph_svg(catalog, "tools/"),
         "style.css": f"/* {comment} */\n" + (TEMPLATES / "style.css").read_text(encoding="utf-8"),
+        "search.js": f"/* {comment} */\n" + (TEMPLATES / "search.js").read_text(encoding="utf-8"),
     }
     for tool in catalog.tools:
         pages[f"tools/{tool.name}.html"] = env.get_template("tool.html.j2").render(

@@ -48,6 +48,10 @@ def test_docs_cover_every_tool_resource_prompt_and_setting(registry: Registry) -
         assert f'href="tools/{name}.html"' in graph
 
 
+SCREENSHOTS = PROJECT / "build" / "docs-screenshots"
+"""Where the browser test leaves a screenshot of every docs page (CI keeps the folder as an artifact)."""
+
+
 def _chromium() -> str:
     found = os.environ.get("NETGLEAN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not found:
@@ -56,7 +60,7 @@ def _chromium() -> str:
 
 
 @pytest.mark.browser
-def test_every_page_renders_and_every_link_resolves_in_chromium(tmp_path: Path) -> None:
+def test_every_page_renders_and_every_link_resolves_in_chromium() -> None:
     from playwright.sync_api import sync_playwright
 
     pages = sorted(DOCS.rglob("*.html"))
@@ -85,6 +89,9 @@ def test_every_page_renders_and_every_link_resolves_in_chromium(tmp_path: Path) 
                 continue
             visited.add(path)
             page.goto(path.as_uri())
+            shot = SCREENSHOTS / path.relative_to(DOCS.resolve()).with_suffix(".png")
+            shot.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(shot), full_page=True)  # for a person to look at (README: the docs site)
             assert page.title(), f"{path} has no title"
             assert page.locator("main h1").count() == 1, f"{path} has no heading"
             assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui"), (
@@ -112,7 +119,21 @@ def test_every_page_renders_and_every_link_resolves_in_chromium(tmp_path: Path) 
         assert graph is not None
         box = page.locator("figure.graph svg").bounding_box()
         assert box is not None and box["width"] > 200 and box["height"] > 40, "graph picture did not render"
-        page.screenshot(path=str(tmp_path / "index.png"), full_page=True)
+        rows = page.locator("#tool-table tbody tr")
+        total = rows.count()
+        page.fill("#search", "feed config")  # client-side search over tools and their arguments
+        shown = [
+            name
+            for name in page.eval_on_selector_all(
+                "#tool-table tbody tr:not([hidden]) code", "e => e.map(x => x.textContent)"
+            )
+        ]
+        assert 0 < len(shown) < total and "apply_config" in shown and "scrape" not in shown, shown
+        page.fill("#search", "max_pages")
+        assert "crawl" in page.eval_on_selector_all(
+            "#tool-table tbody tr:not([hidden]) code", "e => e.map(x => x.textContent)"
+        )
+        assert page.locator("#search-count").text_content().endswith(f"of {total} tools")
         browser.close()
     assert {p.resolve() for p in pages} <= visited, "some pages are not reachable by links from the others"
     assert not broken, broken

@@ -22,7 +22,7 @@ def shown(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
             return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
     table = spec.get("table")
     if table is not None:
-        return _table(payload.get(table["rows"]) or [], table["columns"])
+        return _table(payload.get(table["rows"]) or [], table["columns"], table["rows"])
     return json.dumps(dict(payload), indent=2, ensure_ascii=False)
 
 
@@ -51,10 +51,10 @@ def _cell(item: Any, column: str) -> str:
     return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
 
 
-def _table(rows: Sequence[Any], columns: Sequence[str]) -> str:
+def _table(rows: Sequence[Any], columns: Sequence[str], named: str) -> str:
     """Rows under a header, columns padded to their widest cell; a row that is a string is its first column."""
     if not rows:
-        return "(none)"
+        return f"no {named}"
     cells = [[_cell(row if isinstance(row, Mapping) else {columns[0]: row}, c) for c in columns] for row in rows]
     headers = [column.rsplit(".", 1)[-1] for column in columns]  # page.status is headed status
     widths = [max(len(h), *(len(line[n]) for line in cells)) for n, h in enumerate(headers)]
