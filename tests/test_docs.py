@@ -48,6 +48,38 @@ def test_docs_cover_every_tool_resource_prompt_and_setting(registry: Registry) -
         assert f'href="tools/{name}.html"' in graph
 
 
+GRAPH_CHECK = """() => {
+  const svg = document.querySelector("figure.graph svg");
+  const boxes = {};
+  for (const node of svg.querySelectorAll("g.node")) {
+    boxes[node.querySelector("title").textContent] = node.querySelector("path, polygon, ellipse, rect").getBBox();
+  }
+  const inside = (p, b, margin) =>
+    p.x > b.x + margin && p.x < b.x + b.width - margin && p.y > b.y + margin && p.y < b.y + b.height - margin;
+  const problems = new Set();
+  const edges = svg.querySelectorAll("g.edge");
+  if (edges.length < 40) problems.add(`only ${edges.length} edges drawn`);
+  for (const edge of edges) {
+    const [from, to] = edge.querySelector("title").textContent.split("->");
+    if (!(from in boxes) || !(to in boxes)) { problems.add(`${from}->${to} has no box`); continue; }
+    const path = edge.querySelector("path");
+    const length = path.getTotalLength();
+    for (let at = 0; at <= length; at += 2) {
+      const point = path.getPointAtLength(at);
+      for (const [name, box] of Object.entries(boxes)) {
+        if (name !== from && name !== to && inside(point, box, 1)) problems.add(`${from}->${to} crosses ${name}`);
+      }
+    }
+    const head = edge.querySelector("polygon").getBBox();
+    const target = boxes[to];
+    const gap = Math.max(target.x - (head.x + head.width), head.x - (target.x + target.width),
+                         target.y - (head.y + head.height), head.y - (target.y + target.height), 0);
+    if (gap > 2) problems.add(`${from}->${to} ends ${gap.toFixed(1)} away from ${to}`);
+  }
+  return [...problems];
+}"""
+"""Every edge of the next-step graph (issue 19): none runs through a box other than its ends', each ends on its
+target (its arrowhead touches the target's box), and none is missing."""
 SCREENSHOTS = PROJECT / "build" / "docs-screenshots"
 """Where the browser test leaves a screenshot of every docs page (CI keeps the folder as an artifact)."""
 
@@ -119,6 +151,25 @@ def test_every_page_renders_and_every_link_resolves_in_chromium() -> None:
         assert graph is not None
         box = page.locator("figure.graph svg").bounding_box()
         assert box is not None and box["width"] > 200 and box["height"] > 40, "graph picture did not render"
+        assert not page.evaluate(GRAPH_CHECK), "the next-step graph has edges through boxes or off their targets"
+        # The check sees a crossing: a box put on an edge's middle is reported (else it would prove nothing).
+        page.evaluate(
+            """() => {
+              const ns = "http://www.w3.org/2000/svg";
+              const path = document.querySelector("figure.graph svg g.edge path");
+              const middle = path.getPointAtLength(path.getTotalLength() / 2);
+              const node = document.createElementNS(ns, "g");
+              const title = document.createElementNS(ns, "title");
+              const rect = document.createElementNS(ns, "rect");
+              node.setAttribute("class", "node");
+              title.textContent = "intruder";
+              Object.entries({x: middle.x - 20, y: middle.y - 10, width: 40, height: 20})
+                .forEach(([key, value]) => rect.setAttribute(key, value));
+              node.append(title, rect);
+              path.closest("g.graph").appendChild(node);
+            }"""
+        )
+        assert any("crosses intruder" in problem for problem in page.evaluate(GRAPH_CHECK))
         rows = page.locator("#tool-table tbody tr")
         total = rows.count()
         page.fill("#search", "feed config")  # client-side search over tools and their arguments
