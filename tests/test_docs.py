@@ -189,3 +189,13 @@ def test_every_page_renders_and_every_link_resolves_in_chromium() -> None:
     assert {p.resolve() for p in pages} <= visited, "some pages are not reachable by links from the others"
     assert not broken, broken
     assert not console_errors, console_errors
+
+
+def test_a_tool_page_lists_each_next_step_once(registry: Registry) -> None:
+    """The tool itself is a declared next step of some (scan_url's after an unreachable site): listed once."""
+    for name in registry.tools:
+        page = (DOCS / "tools" / f"{name}.html").read_text()
+        steps = page.split("<h2>Next step</h2>", 1)[1].split("</ul>", 1)[0]
+        links = [line for line in steps.splitlines() if line.startswith("<li>")]
+        assert len(links) == len(set(links)), name
+        assert steps.count(f'href="{name}.html"') == 1, name
