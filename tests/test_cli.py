@@ -286,21 +286,14 @@ def test_bash_completes_commands_tools_flags_and_choices(tmp_path: Path) -> None
 def test_zsh_completes_tools_and_their_flags(tmp_path: Path) -> None:
     script = _completion("zsh", tmp_path)
     stub = 'compadd() { shift; print -l -- "$@"; }'  # what the completion offers, printed (zsh filters by prefix)
-    tools = subprocess.run(
-        ["zsh", "-c", f"source {script}; {stub}; words=(netglean call scr); CURRENT=3; _netglean"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    ).stdout.split()
-    flags = subprocess.run(
-        ["zsh", "-c", f"source {script}; {stub}; words=(netglean call scrape --u); CURRENT=4; _netglean"],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    ).stdout.split()
-    assert {"scrape", "scrape_url", "crawl"} <= set(tools) and {"--url", "--envelope", "--format"} <= set(flags)
+
+    def offered(words: str, current: int) -> set[str]:
+        asked = f"source {script}; {stub}; words=({words}); CURRENT={current}; _netglean"
+        done = subprocess.run(["zsh", "-c", asked], capture_output=True, text=True, timeout=30, check=True)
+        return set(done.stdout.split())
+
+    tools, flags = offered("netglean call scr", 3), offered("netglean call scrape --u", 4)
+    assert {"scrape", "scrape_url", "crawl"} <= tools and {"--url", "--envelope", "--format"} <= flags
 
 
 def test_fish_completes_tools_flags_and_choices(tmp_path: Path) -> None:
