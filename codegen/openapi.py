@@ -53,9 +53,73 @@ def _responses(tool: Tool) -> dict[str, Any]:
     return dict(sorted(responses.items()))
 
 
+_DESCRIBED_REFUSALS = (401, 403, 408, 421, 429)
+"""What a GET under /v1 may be refused with before it is answered (the token, Origin, Host, a slow or busy client)."""
+_TOOL_DESCRIPTION = {
+    "type": "object",
+    "description": "A tool as GET /v1/tools/NAME describes it: POST to the same URL calls it.",
+    "properties": {
+        "name": {"type": "string"},
+        "title": {"type": "string"},
+        "description": {"type": "string"},
+        "execution": {"enum": ["sync", "async"]},
+        "annotations": {"type": "object", "additionalProperties": {"type": "boolean"}},
+        "next_step": {"type": "array", "items": {"type": "string"}},
+        "input_schema": {"type": "object"},
+        "output_schema": {"type": "object"},
+        "docs": {"type": "string", "description": "The tool's page on the docs site."},
+    },
+    "required": [
+        "name", "title", "description", "execution", "annotations", "next_step", "input_schema", "output_schema", "docs"
+    ],
+    "additionalProperties": False,
+}  # fmt: skip
+_TOOL_LIST = {
+    "type": "object",
+    "description": "The tools, by name (GET /v1/tools).",
+    "properties": {
+        "tools": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "title": {"type": "string"},
+                    "description": {"type": "string"},
+                    "execution": {"enum": ["sync", "async"]},
+                    "read_only": {"type": "boolean"},
+                    "call": {"type": "string", "description": "Where to POST the arguments."},
+                    "schema": {"type": "string", "description": "Where GET gives its schemas."},
+                    "docs": {"type": "string"},
+                },
+                "required": ["name", "title", "description", "execution", "read_only", "call", "schema", "docs"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["tools"],
+    "additionalProperties": False,
+}
+
+
+def _described(operation: str, summary: str, schema: dict[str, Any], what: str) -> dict[str, Any]:
+    """A GET under /v1: its answer, and the refusals that can come before it."""
+    responses = {"200": _json(schema, what)}
+    for status in _DESCRIBED_REFUSALS:
+        code, message = REFUSALS[status]
+        responses[str(status)] = _json({"$ref": f"{_COMPONENTS}Refusal"}, f"Refused ({code}): {message}")
+    return {"operationId": operation, "summary": summary, "responses": responses, "security": [{}, {"bearer": []}]}
+
+
 def _operation(tool: Tool) -> dict[str, Any]:
     stem = tool.class_stem
     return {
+        "get": _described(
+            f"describe_{tool.name}",
+            f"Describe {tool.name}: its schemas",
+            {"$ref": f"{_COMPONENTS}ToolDescription"},
+            "The tool's description and its input and output schemas.",
+        ),
         "post": {
             "operationId": tool.name,
             "summary": tool.title,
@@ -71,7 +135,7 @@ def _operation(tool: Tool) -> dict[str, Any]:
             "security": [{}, {"bearer": []}],
             "x-netglean-origin": tool.origin,
             "x-netglean-next-step": list(tool.next_step),
-        }
+        },
     }
 
 
@@ -116,7 +180,16 @@ def _request_schema(tool: Tool) -> dict[str, Any]:
 def openapi_document(catalog: Catalog, version: str, comment: str) -> dict[str, Any]:
     schemas: dict[str, Any] = {name: _rehome(copy.deepcopy(s)) for name, s in catalog.shared.items()}
     schemas["Refusal"] = REFUSAL_SCHEMA
-    paths: dict[str, Any] = {"/healthz": _HEALTH}
+    schemas["ToolDescription"] = _TOOL_DESCRIPTION
+    schemas["ToolList"] = _TOOL_LIST
+    paths: dict[str, Any] = {
+        "/healthz": _HEALTH,
+        "/v1/tools": {
+            "get": _described(
+                "list_tools", "The tools", {"$ref": f"{_COMPONENTS}ToolList"}, "Every tool, with where it is called."
+            )
+        },
+    }
     for tool in catalog.tools:
         schemas[f"{tool.class_stem}Input"] = _rehome(_request_schema(tool))
         schemas[f"{tool.class_stem}Result"] = _rehome(tool.output_schema)

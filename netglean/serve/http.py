@@ -121,7 +121,7 @@ def build_app(runner: ToolRunner) -> Guard:
             return _refusal(415)
         body = await request.body()
         try:  # pydantic's reader, as the MCP transports use: it also bounds nesting, which json.loads does not
-            arguments: Any = from_json(body) if body.strip() else {}
+            arguments: Any = from_json(body) if body else {}  # only no body at all means no arguments
         except ValueError as exc:
             return _refusal(400, f"Where it breaks: {exc}.")
         envelope, _ = await runner.call(name, arguments, session=peer_session(request))
@@ -133,6 +133,9 @@ def build_app(runner: ToolRunner) -> Guard:
         if name not in registry.tools:
             return unknown(name)
         return JSONResponse(tool_description(registry.tools[name], base(request)))
+
+    async def tool(request: Request) -> Response:
+        return await (describe_tool(request) if request.method == "GET" else call_tool(request))
 
     async def list_tools(request: Request) -> Response:
         return JSONResponse(tool_list(registry.tools, base(request)))
@@ -162,8 +165,8 @@ def build_app(runner: ToolRunner) -> Guard:
             Route("/mcp", _AnswerBadIds(StreamableHTTPASGIApp(manager))),
             Route("/", landing, methods=["GET"]),
             Route("/v1/tools", list_tools, methods=["GET"]),
-            Route("/v1/tools/{name}", call_tool, methods=["POST"]),
-            Route("/v1/tools/{name}", describe_tool, methods=["GET"]),
+            # One route for both methods: a 405 then lists them both in its Allow header.
+            Route("/v1/tools/{name}", tool, methods=["GET", "POST"]),
             Route("/feeds/{file:path}", feed_endpoint(runner.services.runs, bool(settings.token)), methods=["GET"]),
             Route("/openapi.json", openapi, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),
