@@ -22,13 +22,13 @@ from netglean.read.readability.evidence import (
     AGENT_ACCEPT,
     BROWSER_ACCEPT,
     FORMAT,
+    MARKDOWN_TYPES,
     Evidence,
     Failure,
     Probe,
     evidence_hash,
     kept_headers,
 )
-from netglean.read.readability.links import MARKDOWN_TYPES
 from netglean.read.readability.score import EFFORTS
 
 if TYPE_CHECKING:

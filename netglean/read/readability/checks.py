@@ -16,17 +16,15 @@ from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from netglean.read.readability import links as declared
-from netglean.read.readability.evidence import Evidence, Probe
+from netglean.read.readability.evidence import MARKDOWN_TYPES, Evidence, Probe, media_type
 from netglean.read.readability.page import (
     CORE_FACTS,
     IDENTITY_FACTS,
-    MARKDOWN_TYPES,
     TEXT_TYPES,
     Page,
     clip,
     fold,
     main_item,
-    media_type,
     ok,
     types_of,
 )

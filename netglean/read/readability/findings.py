@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from netglean.read.html_tree import page_json, parse_html
-from netglean.read.readability.evidence import Evidence, Probe
+from netglean.read.readability.evidence import HTML_TYPES, MARKDOWN_TYPES, Evidence, Probe, media_type
 from netglean.read.readability.links import header_links
 from netglean.read.readability.llms_txt import parse_llms_txt
 
@@ -39,8 +39,6 @@ _URL_LIMIT = 2_048
 SIGNAL_KEYS = ("search", "ai-input", "ai-train")
 """contentsignals.org's uses, each said yes or no."""
 _SIGNAL_VALUES = frozenset({"yes", "no"})
-MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
-_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _HTML_START = re.compile(r"\s*<(?:!doctype\s+html|html|head|body)\b", re.I)
 TOKEN_RATIO = (0.25, 4.0)
 """The x-markdown-tokens count against netglean's estimate ((characters + 3) // 4) that is still plausible: a
@@ -186,13 +184,9 @@ def _ok(probe: Probe | None) -> bool:
     return _answered(probe) and probe is not None and 200 <= (probe["status"] or 0) < 300
 
 
-def _media_type(probe: Probe) -> str:
-    return probe["headers"].get("content-type", "").split(";")[0].strip().lower()
-
-
 def _is_html(probe: Probe) -> bool:
-    media_type = _media_type(probe)
-    return media_type in _HTML_TYPES or (not media_type and bool(_HTML_START.match(probe["body"][:1024])))
+    declared = media_type(probe)
+    return declared in HTML_TYPES or (not declared and bool(_HTML_START.match(probe["body"][:1024])))
 
 
 def _charset(probe: Probe) -> str | None:
@@ -252,7 +246,7 @@ def _markdown_negotiation(page: _Page) -> Result:
     if not _answered(agent) or agent is None:
         return NOT_PROBED, MEASURED, "The page was not asked for as an agent, so negotiation was not seen.", {}
     detail: dict[str, Any] = {"status": agent["status"], "content_type": _text(agent["headers"].get("content-type"))}
-    if not _ok(agent) or _media_type(agent) not in MARKDOWN_TYPES:
+    if not _ok(agent) or media_type(agent) not in MARKDOWN_TYPES:
         return ABSENT, MEASURED, "Asked for markdown first, the page answered with another type.", detail
     body = agent["body"]
     estimate = (len(body) + 3) // 4
@@ -501,7 +495,7 @@ def _validate_api_catalog(document: Any, probe: Probe) -> Validation:
     facts = {
         "members": len(linkset),
         "complete_members": complete,
-        "linkset_type": _media_type(probe) == "application/linkset+json",
+        "linkset_type": media_type(probe) == "application/linkset+json",
     }
     problems = [
         problem

@@ -7,6 +7,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from netglean.read.html_tree import document_base, parse_html
+from netglean.read.readability.evidence import MARKDOWN_TYPES
 
 MAX_LINKS = 200
 """The most links read from one header or one page: a declaration list, never a crawl frontier."""
@@ -15,7 +16,6 @@ LINK_HEADER_CHARS = 16_384
 
 _LINK = re.compile(r"<([^>]*)>([^<]*)")
 _PARAMETER = re.compile(r';\s*([A-Za-z0-9!#$%&\'*+.^_`|~-]+)\s*(?:=\s*(?:"((?:[^"\\]|\\.)*)"|([^;,\s]*)))?')
-MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
 
 
 def header_links(value: str) -> list[dict[str, str]]:

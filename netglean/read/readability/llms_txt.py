@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from netglean.read.readability.evidence import HTML_TYPES
+
 MAX_CHARS = 1 << 20
 """Characters read from the file (a hostile one may be much longer): the rest is left unread."""
 MAX_LINES = 20_000
@@ -37,7 +39,6 @@ _BLOCKQUOTE = re.compile(r" {0,3}>[ \t]?(.*)$")
 _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]+(.*))?$")
 _LINK_ITEM = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)\s*(?::\s*(.*))?$")
 _HTML_START = re.compile(r"\s*<(?:!doctype\s+html|html|head|body)\b", re.I)
-_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 _MESSAGES = {
     "empty": "the file is empty",
@@ -150,7 +151,7 @@ def parse_llms_txt(text: str, content_type: str | None = None) -> LlmsTxt:
     if not text.strip():
         problems.add("empty", None)
         return LlmsTxt(None, None, (), 0, problems.frozen())
-    if media_type in _HTML_TYPES or _HTML_START.match(text[:1024]):
+    if media_type in HTML_TYPES or _HTML_START.match(text[:1024]):
         problems.add("html", None)
         return LlmsTxt(None, None, (), 0, problems.frozen())
     read = text if len(text) <= MAX_CHARS else text[: text.rfind("\n", 0, MAX_CHARS) + 1 or MAX_CHARS]

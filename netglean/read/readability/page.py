@@ -18,7 +18,7 @@ from netglean.read.extract import Block, extract
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall, item_groups, javascript_shell
-from netglean.read.readability.evidence import Evidence, Probe
+from netglean.read.readability.evidence import HTML_TYPES, MARKDOWN_TYPES, Evidence, Probe, media_type
 from netglean.read.reading import walled
 from netglean.read.render import render
 
@@ -35,9 +35,7 @@ SHELL_WINDOW = 65_536
 VALUE_CHARS = 200
 """Longest page-derived value kept as a check's evidence."""
 
-MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
 TEXT_TYPES = MARKDOWN_TYPES | {"text/plain"}
-HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 KIND_TYPES: tuple[tuple[str, frozenset[str]], ...] = (
     ("product", frozenset({"Product", "ProductGroup", "ProductModel", "IndividualProduct", "Car", "Vehicle"})),
@@ -107,12 +105,6 @@ _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 def fold(text: str) -> str:
     """Text as facts are looked for in it: lower case, each run of blanks one space."""
     return " ".join(text.lower().split())
-
-
-def media_type(probe: Probe | None) -> str:
-    if probe is None:
-        return ""
-    return probe["headers"].get("content-type", "").split(";")[0].strip().lower()
 
 
 def ok(probe: Probe | None) -> bool:

@@ -23,9 +23,9 @@ from netglean.read.readability.checks import (
     context_cost,
     robots_rules,
 )
-from netglean.read.readability.evidence import Evidence, Probe, evidence_hash
+from netglean.read.readability.evidence import Evidence, Probe, evidence_hash, media_type
 from netglean.read.readability.findings import findings
-from netglean.read.readability.page import TEXT_TYPES, Page, media_type, ok, probe_problem, read_page
+from netglean.read.readability.page import TEXT_TYPES, Page, ok, probe_problem, read_page
 
 FORMAT = "netglean.ars/1"
 SILENT = frozenset({"unreachable"})
