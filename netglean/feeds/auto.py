@@ -16,7 +16,7 @@ from urllib.parse import urljoin, urlsplit
 
 from netglean.core.untrusted import sanitize
 from netglean.feeds import steps as feed_steps
-from netglean.feeds.hints import BYLINE, TAGS, MarkupHints
+from netglean.feeds.hints import AUTHOR, BYLINE, TAGS, MarkupHints
 from netglean.feeds.items import item_id, strip_code
 from netglean.feeds.selectors import lexbor_selector
 from netglean.read.html_tree import document_base, script_json
@@ -339,7 +339,7 @@ def _field_selectors(items: tuple[Any, ...]) -> dict[str, Any]:
     summary = next((p for p in item.css("p") if not p.css_matches(BYLINE)), None)
     if summary is not None:
         fields["description"] = {"selector": _own_selector(summary, "p"), "extractor": "text"}
-    if (byline := item.css_first(BYLINE)) is not None:
+    if (byline := item.css_first(AUTHOR) or item.css_first(BYLINE)) is not None:
         fields["author"] = {"selector": _own_selector(byline, BYLINE), "extractor": "text"}
     if tags := next((one for one in TAGS.split(", ") if item.css_first(one) is not None), None):
         fields["tags"] = {"selector": tags, "extractor": "text"}

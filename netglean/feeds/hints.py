@@ -10,9 +10,11 @@ from netglean.core.untrusted import sanitize
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.steps import Value
 
-BYLINE = "[rel~=author], [itemprop=author], .author, .byline"
-"""An item's byline: its author's name, never part of its summary."""
-TAGS = "a[rel~=tag], a[rel~=category], .tags a, .categories a, [itemprop=keywords]"
+AUTHOR = "[rel~=author], [itemprop=author], .author"
+"""The element that holds an item's author's name alone."""
+BYLINE = f"{AUTHOR}, .byline"
+"""An item's byline: its author's name (with a date, a "By"), never part of its summary."""
+TAGS = "a[rel~=tag], a[rel~=category], .tags a, .categories a, [itemprop=keywords], .tags li, .categories li"
 """An item's categories: tag and category links, keyword lists."""
 MAX_CATEGORIES = 10
 _HINTS = {
@@ -21,15 +23,16 @@ _HINTS = {
     "paragraph": f"p:not({BYLINE})",
     "time": "time[datetime]",
     "image": "img[src]",
-    "author": BYLINE,
+    "author": AUTHOR,
+    "byline": BYLINE,
 }
 
 
 class MarkupHints:
     """What items' own markup says their fields are, as written: the title is an item's first heading's text
     (else its link's), the url its link, the description its first paragraph that is no byline, published_at
-    its first time[datetime], the image its first img[src], the author its byline, the categories its tag
-    links. Read by items.enhance and by auto_source's HTML items.
+    its first time[datetime], the image its first img[src], the author the element of its name (else its
+    byline), the categories its tag links or tag list. Read by items.enhance and by auto_source's HTML items.
 
     Each kind of element is found once over the whole tree, each item's first one by one climb from every
     match, and each element's text is read once: items nested in one another (8,000 nested <article>s)
@@ -49,7 +52,7 @@ class MarkupHints:
             heading = self._inside(node, "heading") or link
             return self._text(heading) if heading is not None else None
         if name in {"description", "author"}:
-            found = self._inside(node, "paragraph" if name == "description" else "author")
+            found = self._inside(node, "paragraph") if name == "description" else self._author(node)
             return self._text(found) if found is not None else None
         found = self._inside(node, "time" if name == "published_at" else "image")
         return found.attributes.get("datetime" if name == "published_at" else "src") if found is not None else None
@@ -66,6 +69,10 @@ class MarkupHints:
                     above = above.parent
         texts = (" ".join(sanitize(self._text(tag)).split()) for tag in self._tags.get(node.mem_id, []))
         return list(dict.fromkeys(text[:100] for text in texts if text))
+
+    def _author(self, node: Any) -> Any | None:
+        """The element naming the item's author alone, else its whole byline."""
+        return self._inside(node, "author") or self._inside(node, "byline")
 
     def _inside(self, node: Any, kind: str) -> Any | None:
         """The first element of ``kind`` below ``node``, in document order (``node`` itself is not below it)."""

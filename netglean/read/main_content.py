@@ -50,6 +50,7 @@ _NEGATIVE = re.compile(
     re.IGNORECASE,
 )
 _BYLINE = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNORECASE)
+_ITEM = re.compile(r"story|post|entry|item|card|teaser|comment", re.IGNORECASE)
 _SHARE = re.compile(r"(\b|_)(share|sharedaddy)(\b|_)", re.IGNORECASE)
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _COMMAS = re.compile("[,\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c]")
@@ -192,6 +193,8 @@ class _Walk:
     tally and its five nearest ancestors; each run of inline content in a container div, the div and its four."""
     byline: Any = None
     """The first short element marked as the byline: dropped from the content, its visible text reported."""
+    items: dict[int, bool] = field(default_factory=dict)
+    """Whether each element asked about is a listing's item (``_is_item``), by mem_id: each is asked once."""
 
 
 def _walk(root: Any, enter: Any, leave: Any) -> _Walk:
@@ -290,6 +293,7 @@ def _grab_rules(rules: _Rules) -> tuple[Any, Any]:
             and attributes
             and 0 < tally[_CHARS] < 100
             and _marks_byline(attributes)
+            and not _in_listing_item(node, walk.items)
         ):
             walk.byline = node
             return True
@@ -319,6 +323,33 @@ def _marks_byline(attributes: Attributes) -> bool:
         return True
     names = _names(attributes)
     return len(names) > 1 and bool(_BYLINE.search(names))
+
+
+def _in_listing_item(node: Any, items: dict[int, bool]) -> bool:
+    """Whether the element is inside one of a run of alike items with titles (a listing's stories, a thread's
+    comments): there each item's author is its own, not the page's byline, so none is dropped."""
+    for above in _ancestors(node, 4):
+        found = items.get(above.mem_id)
+        if found is None:
+            found = items[above.mem_id] = _is_item(above)
+        if found:
+            return True
+    return False
+
+
+def _is_item(node: Any) -> bool:
+    shape = (node.tag, node.attributes.get("class"))
+    if not (node.tag in {"article", "li"} or _ITEM.search(shape[1] or "")):
+        return False
+    for step in ("prev", "next"):
+        sibling = getattr(node, step)
+        for _ in range(3):  # past the whitespace and a comment between items; a flood of them is no listing
+            if sibling is None or not sibling.tag.startswith("-"):  # lexbor: "-text", "-comment"
+                break
+            sibling = getattr(sibling, step)
+        if sibling is not None and (sibling.tag, sibling.attributes.get("class")) == shape:
+            return node.css_first("h1, h2, h3, h4, h5, h6") is not None
+    return False
 
 
 def _count(tag: str, attributes: Attributes, tally: list[int]) -> None:

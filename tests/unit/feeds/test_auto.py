@@ -72,3 +72,28 @@ def test_detected_items_resolve_against_the_documents_base_url() -> None:
     page = f"<html><head><base href='https://example.com/news/'></head><body>{stories}</body></html>"
     found = auto_items(document(page, is_json=False), "https://example.com/front")
     assert [item["url"] for item in found] == [f"https://example.com/news/story-{n}" for n in range(3)]
+
+
+def test_an_author_inside_a_byline_and_a_plain_tag_list_are_read_and_drafted() -> None:
+    """Found on the docs' example site: a byline holding the name and the date ("By <span class=author>Mara
+    Quinn</span>, <time>…") gave the author "Mara Quinn , 2026-11-28", and a tag list without links
+    (<ul class=tags><li>) gave no categories."""
+    story = (
+        '<article class="story"><h2><a href="/news/{0}">Story number {0} of the week</a></h2>'
+        '<p class="byline">By <span class="author">Writer {0}</span>, <time datetime="2026-11-2{0}">2{0} Nov</time></p>'
+        '<p class="summary">What happened, in a sentence.</p><ul class="tags"><li>Harbour</li><li>Tag {0}</li></ul>'
+        "</article>"
+    )
+    page = "<html><body><main>" + "".join(story.format(n) for n in range(3)) + "</main></body></html>"
+    items = auto_items(document(page, is_json=False), "https://example.com/news/")
+    assert [(item["author"], item["categories"]) for item in items] == [
+        (f"Writer {n}", ["Harbour", f"Tag {n}"]) for n in range(3)
+    ]
+    drafted = draft_config(document(page, is_json=False), "https://example.com/news/", None, None)
+    assert drafted is not None
+    selectors = drafted[0]["selectors"]
+    assert (selectors["author"]["selector"], selectors["tags"]["selector"]) == ("span.author", ".tags li")
+    read = read_items(document(page, is_json=False), drafted[0], "https://example.com/news/")
+    assert [(item["author"], item["categories"]) for item in read] == [
+        (f"Writer {n}", ["Harbour", f"Tag {n}"]) for n in range(3)
+    ]

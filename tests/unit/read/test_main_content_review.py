@@ -55,6 +55,11 @@ NESTS: dict[str, Callable[[int], str]] = {
     "inline runs": lambda n: "<div>" + "words, words words words words words words<p>x</p>" * n,
     "many candidates": lambda n: "".join(f"<div class=c{i}><p>{'word, ' * 10}</p></div>" for i in range(n)),
     "bylines": lambda n: "<p>" + "word, " * 50 + "</p>" + "<span class=byline>by someone</span>" * n,
+    "a listing's bylines": lambda n: (
+        "<article class=story><h2>T</h2></article><article class=story><h2>T</h2>"
+        + "<p><span class=author>A</span></p>" * n
+        + "</article>"
+    ),
     "share bars": lambda n: "<div class=share>" * n + "x",
     "forms": lambda n: "<form><p>text words, words</p><input>" * n,
 }
@@ -196,3 +201,14 @@ def test_no_page_makes_extraction_raise(options: dict[str, bool]) -> None:
     fmt = "text" if options.get("plain") else "markdown"
     for page in ODD_PAGES + [_soup(rng) for _ in range(300)]:
         render(extract(parse_html(page), "https://e.test/", **options), fmt)
+
+
+def test_a_listings_authors_are_its_items_own_and_none_is_dropped_as_the_byline() -> None:
+    """The first author-marked element was dropped as the page's byline even inside a listing, so the first story
+    of a news page lost its author ("By , 2026-11-28") while the others kept theirs; a thread's comments alike."""
+    story = "<article class=story><h2>{0}</h2><p class=byline>By <span class=author>{1}</span></p><p>{2}</p></article>"
+    page = "<main>" + "".join(story.format(f"Story {n}", f"Writer {n}", STORY) for n in range(3)) + "</main>"
+    markdown = read_html(page, "https://e.test/", fmt="markdown", main_content=True).content
+    assert all(f"By Writer {n}" in markdown for n in range(3)), markdown
+    single = f"<article><p class=byline>By <span class=author>Ann</span></p><p>{STORY}</p></article>"
+    assert extract(parse_html(single), "https://e.test/").byline == "Ann"  # an article's own byline still goes
