@@ -499,3 +499,29 @@ def test_a_crawl_past_the_calls_deadline_answers_with_its_run_which_goes_on(
         result = session.call("get_run_result", {"run_id": run_id}).structured_content["payload"]
         assert result["total_items"] == 1 and result["items"][0]["item"]["url"] == "http://a.test/meet/late?size=9"
         assert result["result"]["read"] == 1 and "pages" not in result["result"]  # the items hold the pages
+
+
+def test_a_site_that_never_answers_is_unreachable_for_every_tool_not_a_robots_verdict(
+    registry: Registry, settings: Settings, closed_port: int
+) -> None:
+    """Issue 19: a closed port was reported as robots_disallowed ("robots.txt could not be read", not retryable)
+    and inspect_url repeated it. A connection refused while reading robots.txt is no answer: unreachable,
+    retryable, for the page tools, the feed tools and the probes alike."""
+    policy = dataclasses.replace(FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset())
+    fetcher = Fetcher(policy, resolver=FakeDNS({"down.test": [PUBLIC]}), dial=LoopbackBackend(closed_port))
+    runner = build_runner(registry, settings, fetcher=fetcher)
+    calls = {
+        "scrape": {"url": "http://down.test/"},
+        "download": {"url": "http://down.test/file.pdf"},
+        "inspect_url": {"url": "http://down.test/"},
+        "scrape_url": {"url": "http://down.test/news", "strategy": "faraday"},
+        "capture_config": {"url": "http://down.test/news", "strategy": "faraday"},
+        "compare_agent_view": {"url": "http://down.test/"},
+        "map": {"url": "http://down.test/"},
+    }
+    with open_client(InMemoryTransport(build_server(runner)), runner) as session:
+        for tool, arguments in calls.items():
+            envelope = session.call(tool, arguments).structured_content
+            error = envelope["payload"]["error"]
+            assert (envelope["ok"], error["code"], error["retryable"]) == (False, "unreachable", True), (tool, error)
+            assert "nothing there is fetched" not in error["message"], (tool, error)  # the robots rule's words
