@@ -4,6 +4,11 @@
 gen:
     uv run netglean gen
 
+# run the catalog's recorded examples on the docs' example site, keep their answers, regenerate the docs
+record:
+    uv run python -m tests.support.recorded
+    uv run netglean gen
+
 # what CI checks besides the tests: netglean/generated/ current, lint, format, types
 check:
     uv run netglean gen --check

@@ -16,6 +16,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from codegen import recordings
 from codegen.catalog_types import Catalog, Prompt, Resource, Tool
 from codegen.cross_checks import (
     check_compat,
@@ -59,11 +60,16 @@ def _kind(path: Path, root: Path) -> str | None:
         return folders[parts[0]]
     if parts in {("readability", "scale.yaml"), ("readability", "findings.yaml")}:
         return f"readability_{path.stem}"
+    if parts[0] == recordings.FOLDER:
+        return "recording"
     return None
 
 
-def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
-    """Read and check every file under ``root``; raise ``CatalogError`` listing all problems."""
+def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Catalog:
+    """Read and check every file under ``root``; raise ``CatalogError`` listing all problems.
+
+    ``recorded=False`` leaves the recorded examples' recordings unread and unchecked: the recorder's view,
+    which makes them."""
     out = Collector(root)
     sources: list[SourceFile] = []
     by_kind: dict[str, list[SourceFile]] = {
@@ -83,12 +89,14 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         label = relative(path, root)
         kind = _kind(path, root)
+        if kind == "recording":  # JSON the recorder writes, read with the tools below
+            continue
         if path.suffix not in {".yaml", ".yml"} or kind is None:
             out.add(
                 path,
                 1,
                 "unexpected file: the catalog holds server.yaml, tools/**/*.yaml, resources/, prompts/, schemas/, "
-                "fragments/, readability/scale.yaml and readability/findings.yaml",
+                f"fragments/, readability/scale.yaml, readability/findings.yaml and {recordings.FOLDER}/TOOL.json",
             )
             continue
         try:
@@ -128,9 +136,14 @@ def load_catalog(root: Path, handlers_dir: Path) -> Catalog:
     check_failure_guidance(tools, out)
     check_mentions(tools, shared, out)
     check_handlers(tools, resources, handlers, invalid_handlers, out)
+    by_name = {tool.name: tool for tool in tools}
     for tool, schemas_valid, _ in built:
+        recordings.check_references(tool, by_name, out)
         if schemas_valid:
             check_examples(tool, out)
+    if recorded:
+        unusable = {tool.name for tool, usable, _ in built if not usable}
+        tools = recordings.attach(tools, root, out, invalid_names | unusable)
     readability = readability_table(
         next(iter(by_kind["readability_scale"]), None), next(iter(by_kind["readability_findings"]), None), out
     )

@@ -36,6 +36,8 @@ class Tool:
     cli: dict[str, Any]
     """How `netglean call` shows the result to a person: its content field or table, and what exits 1."""
     source: SourceFile = field(repr=False, compare=False)
+    recorded: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    """The recorded examples' real calls and envelopes, by example title (catalog/recorded/TOOL.json)."""
 
     @property
     def failure_fields(self) -> tuple[str, ...]:

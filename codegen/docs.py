@@ -96,6 +96,7 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
         loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True
     )
     env.filters["pretty"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+    env.filters["as_sent"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)  # the server's key order
     common = {
         "catalog": catalog,
         "server": catalog.server,

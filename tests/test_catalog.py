@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -275,3 +276,60 @@ def test_the_readability_scale_adds_up_to_100_and_names_its_facts(project: Path)
 def test_a_readability_id_is_one_check_or_finding(project: Path) -> None:
     edit(project, "catalog/readability/findings.yaml", "id: webmcp", "id: vary_accept")
     assert any("'vary_accept' is already the id at" in p for p in catalog_problems(project))
+
+
+# the recorded examples (codegen/recordings.py)
+
+SCRAPE = "catalog/tools/pages/scrape.yaml"
+SCRAPE_RECORDING = "catalog/recorded/scrape.json"
+RECORD = "run uv run python -m tests.support.recorded"
+
+
+def _edit_recording(project: Path, relative: str, change: Any) -> None:
+    path = project / relative
+    document = json.loads(path.read_text())
+    change(document["examples"][0])
+    path.write_text(json.dumps(document))
+
+
+def test_a_recorded_example_without_its_recording(project: Path) -> None:
+    (project / SCRAPE_RECORDING).unlink()
+    line = line_of(project, SCRAPE, "examples:")
+    assert_problem(project, SCRAPE, line, f"example 'An article, as markdown' has no recording yet: {RECORD}")
+
+
+def test_a_recording_of_other_arguments_is_stale(project: Path) -> None:
+    edit(project, SCRAPE, "news/new-pontoon-opens", "news/lifeboat-open-day")
+    assert_problem(project, SCRAPE_RECORDING, 1, "the recording of 'An article, as markdown' is stale")
+
+
+def test_a_recorded_envelope_must_fit_the_output_schema(project: Path) -> None:
+    _edit_recording(project, SCRAPE_RECORDING, lambda entry: entry["envelope"]["payload"].pop("content"))
+    assert_problem(project, SCRAPE_RECORDING, 1, "the recorded envelope breaks the output schema at /payload")
+
+
+def test_a_recorded_envelope_must_meet_the_expectation(project: Path) -> None:
+    _edit_recording(project, SCRAPE_RECORDING, lambda entry: entry["envelope"].update(next_step="scrape"))
+    assert_problem(project, SCRAPE_RECORDING, 1, "recorded {'ok': True, 'next_step': 'scrape', 'error': None}")
+
+
+def test_a_recording_of_no_tool_or_no_example(project: Path) -> None:
+    (project / "catalog/recorded/no_such_tool.json").write_text("{}")
+    _edit_recording(project, SCRAPE_RECORDING, lambda entry: entry.update(title="Renamed"))
+    found = catalog_problems(project)
+    assert any(p.startswith("catalog/recorded/no_such_tool.json:1: a recording of no tool") for p in found), found
+    assert any("'Renamed' is no recorded example of scrape any more" in p for p in found), found
+
+
+def test_an_unreadable_recording(project: Path) -> None:
+    (project / SCRAPE_RECORDING).write_text('{"recorded_by": ')
+    assert_problem(project, SCRAPE_RECORDING, 1, "unreadable recording")
+
+
+def test_references_only_in_recorded_examples_and_only_backwards(project: Path) -> None:
+    tool = "catalog/tools/runs/get_run_status.yaml"
+    edit(project, tool, "{given: 0, pointer: /payload/run_id}", "{given: 1, pointer: /payload/run_id}")
+    assert_problem(project, tool, line_of(project, tool, "given: 1"), "must name one of the given calls")
+    edit(project, TOOL, "    arguments: {markdown: 50}", "    arguments: {markdown: {given: 0, pointer: /payload}}")
+    line = line_of(project, TOOL, "title: A number is not text")
+    assert_problem(project, TOOL, line, "only a recorded example has given calls and references to them")
