@@ -139,6 +139,15 @@ def _operation(tool: Tool) -> dict[str, Any]:
     }
 
 
+_LANDING = {
+    "get": {
+        "operationId": "landing",
+        "summary": "What this server is",
+        "description": "A small HTML page: the doors (/docs/, /openapi.json, /mcp, /v1/tools) and the MCP client "
+        "configs with this server's address. Never needs a token and names none.",
+        "responses": {"200": {"description": "The page.", "content": {"text/html": {"schema": {"type": "string"}}}}},
+    }
+}
 _HEALTH = {
     "get": {
         "operationId": "healthz",
@@ -183,6 +192,7 @@ def openapi_document(catalog: Catalog, version: str, comment: str) -> dict[str, 
     schemas["ToolDescription"] = _TOOL_DESCRIPTION
     schemas["ToolList"] = _TOOL_LIST
     paths: dict[str, Any] = {
+        "/": _LANDING,
         "/healthz": _HEALTH,
         "/v1/tools": {
             "get": _described(

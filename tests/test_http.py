@@ -158,6 +158,7 @@ def test_serve_says_where_its_docs_are(server: HttpServer) -> None:
 def test_openapi_docs_and_health(server: HttpServer) -> None:
     document = httpx.get(f"{server.base}/openapi.json").json()
     assert document == json.loads((PROJECT / "netglean/generated/openapi.json").read_text())
+    assert set(document["paths"]["/"]["get"]["responses"]["200"]["content"]) == {"text/html"}  # the landing page
     assert "netglean" in httpx.get(f"{server.base}/docs/").text
     assert httpx.get(f"{server.base}/docs/tools/get_version.html").status_code == 200
     assert httpx.get(f"{server.base}/healthz").json()["status"] == "ok"
