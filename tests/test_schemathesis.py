@@ -43,5 +43,5 @@ def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(tmp_path: P
     assert "No issues found" in done.stdout
     document = PROJECT / "netglean/generated/openapi.json"
     paths = json.loads(document.read_text())["paths"]
-    operations = sum(len(methods) for methods in paths.values())  # each tool's POST and GET, the lists, health, the landing page
+    operations = sum(len(methods) for methods in paths.values())  # each tool's POST and GET, lists, health, landing
     assert f"Tested: {operations}" in done.stdout  # every operation in the document, every tool among them

@@ -34,7 +34,7 @@ from netglean.core.errors import (
 from netglean.net.page import Page
 from netglean.net.policy import USER_AGENT
 from netglean.net.urls import allowed_headers, parse_url
-from netglean.read.jobs import HTML_TYPES
+from netglean.read.document import HTML_TYPES
 from netglean.read.page_signals import scripted
 
 if TYPE_CHECKING:

@@ -19,9 +19,8 @@ from netglean.feeds.items import document as parsed
 from netglean.feeds.items import read_items
 from netglean.feeds.output import unique
 from netglean.feeds.selectors import lexbor_selector
-from netglean.read.document import Document
+from netglean.read.document import HTML_TYPES, Document
 from netglean.read.html_tree import document_base
-from netglean.read.jobs import HTML_TYPES
 from netglean.read.page_meta import page_metadata
 from netglean.read.patterns import Allowance
 

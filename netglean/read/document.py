@@ -11,6 +11,11 @@ from dataclasses import dataclass
 
 import webencodings
 
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+"""The media types read as HTML."""
+MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+"""The media types read as markdown."""
+
 
 @dataclass(frozen=True, slots=True)
 class Document:

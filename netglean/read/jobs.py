@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from netglean.core.untrusted import sanitize
-from netglean.read.document import Document
+from netglean.read.document import HTML_TYPES, Document
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall, candidate_items, feeds
@@ -41,8 +41,6 @@ __all__ = [
     "wall_signals",
 ]
 """The jobs, and what they return: all a reader process will run from this module."""
-
-HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 
 def read_page(

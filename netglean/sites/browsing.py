@@ -19,7 +19,7 @@ from netglean.browser.capture import described
 from netglean.core.errors import NotAvailable, ToolError, UnsupportedContent
 from netglean.net.urls import parse_url
 from netglean.read import jobs as read_jobs
-from netglean.read.document import Document
+from netglean.read.document import HTML_TYPES, Document
 from netglean.read.json_shape import pagination_hints
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ async def analyze(fetcher: Fetcher, readers: Readers, browser: BrowserPool | Non
     http_document = None
     try:
         plain = await fetcher.fetch(url, error_pages=True)
-        if plain.media_type in read_jobs.HTML_TYPES:
+        if plain.media_type in HTML_TYPES:
             http_document = plain.document
     except ToolError:  # the comparison is lost, not the analysis
         http_document = None

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from netglean.core.errors import Blocked, HttpStatus, NotAvailable, UnsupportedContent
 from netglean.read import jobs as read_jobs
-from netglean.read.document import Document
+from netglean.read.document import HTML_TYPES, Document
 from netglean.read.page_signals import bot_wall, javascript_shell
 from netglean.read.reading import WALL_STATUSES, HtmlReading
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from netglean.net.page import Page
     from netglean.workers.pool import Readers
 
-HTML = read_jobs.HTML_TYPES
+HTML = HTML_TYPES
 TEXT_BEYOND = frozenset({"application/json"})
 """Media types read as text besides every text/* one."""
 

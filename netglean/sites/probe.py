@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from netglean.core.errors import OperatorPolicy, ToolError
 from netglean.net.politeness import CountedBudget
 from netglean.read import jobs as read_jobs
+from netglean.read.document import HTML_TYPES
 from netglean.read.page_signals import blocked_surface
 from netglean.read.readability.evidence import AGENT_ACCEPT, BROWSER_ACCEPT
 
@@ -63,7 +64,7 @@ class Inspection:
     @property
     def html(self) -> bool:
         """Whether the page fetched is an HTML page."""
-        return self.page is not None and self.page.media_type in read_jobs.HTML_TYPES
+        return self.page is not None and self.page.media_type in HTML_TYPES
 
     @property
     def feed(self) -> bool:

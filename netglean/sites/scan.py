@@ -17,12 +17,11 @@ from urllib.parse import urlsplit
 from netglean.core.errors import BudgetExhausted, FetchError, PolicyRefusal, ToolError
 from netglean.net.politeness import CountedBudget
 from netglean.read import jobs as read_jobs
-from netglean.read.document import decode
+from netglean.read.document import MARKDOWN_TYPES, decode
 from netglean.read.readability.evidence import (
     AGENT_ACCEPT,
     BROWSER_ACCEPT,
     FORMAT,
-    MARKDOWN_TYPES,
     Evidence,
     Failure,
     Probe,

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+from netglean.read.document import HTML_TYPES, MARKDOWN_TYPES
 from netglean.read.readability import links as declared
-from netglean.read.readability.evidence import MARKDOWN_TYPES, Evidence, Probe, media_type
+from netglean.read.readability.evidence import Evidence, Probe, media_type
 from netglean.read.readability.page import (
     CORE_FACTS,
     IDENTITY_FACTS,
@@ -446,7 +447,7 @@ def llms_txt_answers(evidence: Evidence) -> bool:
     return bool(
         ok(probe)
         and probe
-        and media_type(probe) not in {"text/html", "application/xhtml+xml"}
+        and media_type(probe) not in HTML_TYPES
         and probe["body"].lstrip("\ufeff \t\r\n").startswith("# ")
     )
 

@@ -106,10 +106,6 @@ class Evidence(TypedDict):
     """The body cap the answers were read under: an answer past it is a too_large failure."""
 
 
-MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
-HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-
-
 def media_type(probe: Probe | None) -> str:
     """The media type an answer declares, lower case without parameters ("" when none, or no answer)."""
     if probe is None:

@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+from netglean.read.document import HTML_TYPES, MARKDOWN_TYPES
 from netglean.read.html_tree import page_json, parse_html
-from netglean.read.readability.evidence import HTML_TYPES, MARKDOWN_TYPES, Evidence, Probe, media_type
+from netglean.read.readability.evidence import Evidence, Probe, media_type
 from netglean.read.readability.links import header_links
 from netglean.read.readability.llms_txt import parse_llms_txt
 

@@ -6,8 +6,8 @@ import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from netglean.read.document import MARKDOWN_TYPES
 from netglean.read.html_tree import document_base, parse_html
-from netglean.read.readability.evidence import MARKDOWN_TYPES
 
 MAX_LINKS = 200
 """The most links read from one header or one page: a declaration list, never a crawl frontier."""

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from netglean.read.readability.evidence import HTML_TYPES
+from netglean.read.document import HTML_TYPES
 
 MAX_CHARS = 1 << 20
 """Characters read from the file (a hostile one may be much longer): the rest is left unread."""

@@ -14,11 +14,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from netglean.read.document import HTML_TYPES, MARKDOWN_TYPES
 from netglean.read.extract import Block, extract
 from netglean.read.html_tree import parse_html
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall, item_groups, javascript_shell
-from netglean.read.readability.evidence import HTML_TYPES, MARKDOWN_TYPES, Evidence, Probe, media_type
+from netglean.read.readability.evidence import Evidence, Probe, media_type
 from netglean.read.reading import walled
 from netglean.read.render import render
 
