@@ -196,10 +196,7 @@ def _cold_site() -> Any:
 def cold_scans() -> dict[str, Any]:
     """Requests a cold scan makes (a fresh fetcher: robots.txt not cached), by what it reported and by what the
     site counted, on each of COLD_SITES; Rebilder documents 5 for its cold scan."""
-    import threading
-
     import anyio
-    import uvicorn
 
     from netglean.core.settings import Settings
     from netglean.net.fetcher import Fetcher
@@ -207,17 +204,12 @@ def cold_scans() -> dict[str, Any]:
     from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
     from netglean.sites.scan import scan
     from netglean.workers.pool import Readers
+    from tests.support.fixture_site import serve  # requests are counted here, not timed
 
     app = _cold_site()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    port = int(server.servers[0].sockets[0].getsockname()[1])
     policy = FetchPolicy.from_settings(Settings.load({"host_interval": 0.0, "fetch_only_hosts": ",".join(COLD_SITES)}))
     rows = []
-    try:
+    with serve(app=app) as port:
         for host, what in COLD_SITES.items():
 
             async def one(host: str = host) -> int:
@@ -229,9 +221,6 @@ def cold_scans() -> dict[str, Any]:
 
             reported = anyio.run(one)
             rows.append({"site": what, "reported": reported, "served": app.state.counted.get(host, 0)})
-    finally:
-        server.should_exit = True
-        thread.join(10)
     return {"scans": rows, "most": max(row["served"] for row in rows), "rebilder_documented": 5}
 
 
