@@ -1,8 +1,9 @@
 """The catalog's recorded examples, run against the docs' example site (tests/support/example_site.py).
 
-``uv run python -m tests.support.recorded`` runs every example marked ``recorded: true`` and writes what each
-tool answered to ``catalog/recorded/TOOL.json``, for the docs pages (then ``uv run netglean gen``);
-``--check`` compares instead of writing, as tests/test_recorded_examples.py does. Each example gets a fresh
+``uv run python -m tests.support.recorded`` generates the runtime from the catalog as it stands (recordings
+aside, so an example runs on the tools as they are now), runs every example marked ``recorded: true``, writes
+what each tool answered to ``catalog/recorded/TOOL.json`` and generates again, docs pages and all. ``--check``
+compares instead of writing, as tests/test_recorded_examples.py does. Each example gets a fresh
 server with an empty store and the default policy, on the tests' DNS and loopback dial, so the site is
 ``http://harbour.test`` with no port. Only the values that differ from one run to the next are masked when
 comparing (``VOLATILE``): run ids, times, durations.
@@ -25,6 +26,9 @@ from typing import Any
 from mcp.client._memory import InMemoryTransport
 
 from codegen.catalog import load_catalog
+from codegen.emit import Packages, render
+from codegen.emit import write as write_generated
+from codegen.main import main as generate
 from codegen.recordings import FOLDER, RECORD_COMMAND, is_reference
 from netglean.app import build_runner
 from netglean.calls.registry import Registry, load_registry
@@ -39,6 +43,8 @@ from tests.support.fixture_site import serve
 from tests.support.paths import PROJECT
 
 CATALOG = PROJECT / "catalog"
+HANDLERS = PROJECT / "netglean" / "handlers"
+GENERATED = PROJECT / "netglean" / "generated"
 VOLATILE = re.compile(r"(^|_)(id|at|ms|seconds|elapsed|time|created|updated|data_dir|catalog_hash|version)$")
 """Keys whose values change from one run to the next (a run's id, a time, a duration, the temporary data
 directory) or with each release (the version, the catalog's hash): masked when comparing. A flag is never
@@ -56,7 +62,7 @@ class Example:
 
 def examples() -> list[Example]:
     """The recorded examples, as the catalog states them now (its recordings unread: they are what is made)."""
-    catalog = load_catalog(CATALOG, PROJECT / "netglean" / "handlers", recorded=False)
+    catalog = load_catalog(CATALOG, HANDLERS, recorded=False)
     return [
         Example(tool.name, example["title"], tuple(example.get("given", ())), example["arguments"], example["expect"])
         for tool in catalog.tools
@@ -166,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare with the recordings instead of writing them")
     parser.add_argument("tools", nargs="*", help="only these tools (default: every recorded example)")
     args = parser.parse_args(argv)
+    if not args.check:
+        write_generated(render(load_catalog(CATALOG, HANDLERS, recorded=False), Packages()), GENERATED)
     chosen = [e for e in examples() if not args.tools or e.tool in args.tools]
     recordings: dict[str, list[dict[str, Any]]] = {}
     differing = 0
@@ -179,14 +187,17 @@ def main(argv: list[str] | None = None) -> int:
             if args.check and (difference := differences(recorded(example.tool).get(example.title), entry)):
                 differing += 1
                 print(f"{example.tool}: '{example.title}' differs from its recording:\n{difference}", file=sys.stderr)
-            recordings.setdefault(example.tool, []).append(entry)
+            kept = recorded(example.tool).get(example.title)
+            unchanged = kept is not None and not differences(kept, entry)  # ids and times aside: keep the file as it is
+            recordings.setdefault(example.tool, []).append(kept if unchanged else entry)
     if args.tools:
         for tool in {path.stem for path in (CATALOG / FOLDER).glob("*.json")} - set(recordings):
             recordings[tool] = list(recorded(tool).values())
-    if not args.check:
-        write(recordings)
-        print(f"recorded {len(chosen)} examples in catalog/{FOLDER}/: now uv run netglean gen")
-    return 1 if differing else 0
+    if args.check:
+        return 1 if differing else 0
+    write(recordings)
+    print(f"recorded {len(chosen)} examples in catalog/{FOLDER}/", file=sys.stderr)
+    return generate([])
 
 
 if __name__ == "__main__":
