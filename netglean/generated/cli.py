@@ -1183,16 +1183,15 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                 '(blocked_surface names it, by the rule scrape applies: signs on a '
                                 "401/403/429/503 answer, Cloudflare's challenge header, or signs on a page "
                                 'with little text of its own; bot_wall_signals lists every sign seen, which '
-                                'an ordinary page can carry too). The next step says what to do: download '
-                                'when the page announces a feed of its own (it is not fetched here: download '
-                                'shows whether it answers), done when it is a wall, an error page, a feed '
-                                'itself, or no HTML page at all (which another read would meet again), '
-                                'capture_config when articles were found (a feed can be made from them), '
-                                'otherwise scrape_url. strategy auto (and faraday) inspects the plain HTTP '
-                                "answer, a cheap diagnostic as html2rss's auto is; botasaurus and "
-                                "browserless render the page in the server's browser and also report the XHR "
-                                'and fetch requests it made while loading (xhr_capture), where a single-page '
-                                'app gets its items.',
+                                'an ordinary page can carry too). The next step says what to do: done when '
+                                'the page has its own feed (announced, not fetched here: download shows '
+                                'whether it answers), or is a wall, an error page, a feed itself, or no HTML '
+                                'page at all (which another read would meet again); capture_config when '
+                                'articles were found (a feed can be made from them), otherwise scrape_url. '
+                                'strategy auto (and faraday) inspects the plain HTTP answer, a cheap '
+                                "diagnostic as html2rss's auto is; botasaurus and browserless render the "
+                                "page in the server's browser and also report the XHR and fetch requests it "
+                                'made while loading (xhr_capture), where a single-page app gets its items.',
                  'help': 'Inspect a URL',
                  'options': [{'choices': None,
                               'default': None,

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'b6edf0f34ac7d5fbb8200495c9add007f35dc60d87373b32edfc88e2f7b2618d'
+CATALOG_HASH: Any = '89e373a18e75c440b166234977370b37f403fc48e8c65c26a92413ca9893e207'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -7857,18 +7857,18 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                  'is a bot wall or challenge page rather than content (blocked_surface names it, by the rule '
                  "scrape applies: signs on a 401/403/429/503 answer, Cloudflare's challenge header, or signs "
                  'on a page with little text of its own; bot_wall_signals lists every sign seen, which an '
-                 'ordinary page can carry too). The next step says what to do: download when the page '
-                 'announces a feed of its own (it is not fetched here: download shows whether it answers), '
-                 'done when it is a wall, an error page, a feed itself, or no HTML page at all (which '
-                 'another read would meet again), capture_config when articles were found (a feed can be '
-                 'made from them), otherwise scrape_url. strategy auto (and faraday) inspects the plain HTTP '
-                 "answer, a cheap diagnostic as html2rss's auto is; botasaurus and browserless render the "
-                 "page in the server's browser and also report the XHR and fetch requests it made while "
-                 'loading (xhr_capture), where a single-page app gets its items.',
+                 'ordinary page can carry too). The next step says what to do: done when the page has its '
+                 'own feed (announced, not fetched here: download shows whether it answers), or is a wall, '
+                 'an error page, a feed itself, or no HTML page at all (which another read would meet '
+                 'again); capture_config when articles were found (a feed can be made from them), otherwise '
+                 'scrape_url. strategy auto (and faraday) inspects the plain HTTP answer, a cheap diagnostic '
+                 "as html2rss's auto is; botasaurus and browserless render the page in the server's browser "
+                 'and also report the XHR and fetch requests it made while loading (xhr_capture), where a '
+                 'single-page app gets its items.',
   'entry_point': True,
   'exactly_one_of': (),
   'examples': ({'arguments': {'url': 'http://harbour.test/'},
-                'expect': {'next_step': 'download', 'ok': True},
+                'expect': {'next_step': 'done', 'ok': True},
                 'recorded': True,
                 'title': 'What a page is and how to read it'},
                {'arguments': {'url': 'http://localhost:631/'},
@@ -7910,7 +7910,7 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                    'required': ['url'],
                    'type': 'object'},
   'name': 'inspect_url',
-  'next_step': ('done', 'capture_config', 'scrape_url', 'download'),
+  'next_step': ('done', 'capture_config', 'scrape_url'),
   'origin': 'target',
   'output_schema': {'$defs': {'AdmissionDrops': {'additionalProperties': False,
                                                  'description': 'How many candidate items were left out '
@@ -8517,7 +8517,6 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                 'type': 'string'},
                                    'next_step': {'enum': ['capture_config',
                                                           'done',
-                                                          'download',
                                                           'inspect_url',
                                                           'scrape_url'],
                                                  'type': 'string'},
@@ -16111,7 +16110,7 @@ GRAPH: Any = {'edges': {'analyze_api_endpoint': ['done', 'interact', 'scrape', '
                               'list_runs',
                               'done'],
            'get_version': ['done'],
-           'inspect_url': ['done', 'capture_config', 'scrape_url', 'download'],
+           'inspect_url': ['done', 'capture_config', 'scrape_url'],
            'install_snippet': ['scan_url', 'done'],
            'interact': ['done', 'interact', 'scrape'],
            'list_datasets': ['get_project_data', 'run_project', 'list_projects', 'done'],

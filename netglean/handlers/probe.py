@@ -89,7 +89,7 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
             " here, so unverified: download one to see that it answers, and read it instead if it does.",
             count=len(found.feeds),
         )
-        return Outcome(payload, next_step="download", source=source, guidance=guidance)
+        return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     if page.status >= 400:
         guidance = say("The server answered HTTP {status}: another read would get the same.", status=page.status)
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)

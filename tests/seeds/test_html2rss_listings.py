@@ -217,7 +217,7 @@ def test_scrape_url_with_no_items_is_still_a_success(client: SyncClient) -> None
 
 def test_inspect_url_lists_only_rss_and_atom_as_alternate_feeds(client: SyncClient) -> None:
     envelope = _call(client, "inspect_url", {"url": f"{SITE}/blog"})
-    assert envelope["ok"] is True and envelope["next_step"] == "download"  # native feeds exist: is one answering?
+    assert envelope["ok"] is True and envelope["next_step"] == "done"  # native feeds exist
     payload = envelope["payload"]
     assert payload["alternate_feeds"] == [
         {"url": f"{SITE}/feed/", "type": "rss", "title": "Harbour Blog RSS"},
