@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import string
 from collections.abc import Collection
 from functools import cache
@@ -323,7 +324,10 @@ def _check_cli(tool: Tool, out: Collector) -> None:
     fields = _payload_fields(tool.payload_schema)
     named = [("content", name) for name in tool.cli.get("content", [])]
     if "table" in tool.cli:
-        named.append(("table/rows", tool.cli["table"]["rows"]))
+        named.append(("table/rows", tool.cli["table"]["rows"].split(".", 1)[0]))
+    named += [("summary", path.split(".", 1)[0]) for path in re.findall(r"\{([\w.|]+)\}", tool.cli.get("summary", ""))]
+    if "summary" in tool.cli and "table" not in tool.cli:
+        out.add(tool.source, "/cli/summary", "/cli/summary: a summary line heads a table: name the table too")
     named += [("fails_when", name) for name in tool.cli.get("fails_when", {})]
     for where, name in named:
         if name not in fields:

@@ -333,3 +333,9 @@ def test_references_only_in_recorded_examples_and_only_backwards(project: Path) 
     edit(project, TOOL, "    arguments: {markdown: 50}", "    arguments: {markdown: {given: 0, pointer: /payload}}")
     line = line_of(project, TOOL, "title: A number is not text")
     assert_problem(project, TOOL, line, "only a recorded example has given calls and references to them")
+
+
+def test_a_cli_summary_names_payload_fields_and_heads_a_table(project: Path) -> None:
+    relative = "catalog/tools/readability/scan_url.yaml"
+    edit(project, relative, "{result.page_kind} page", "{verdict.page_kind} page")
+    assert_problem(project, relative, line_of(project, relative, "summary:"), "'verdict' is not a field of the payload")

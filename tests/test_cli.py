@@ -20,8 +20,11 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
-def test_call_with_flags_prints_the_envelope(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _run(capsys, "call", "generate_citations", "--markdown", "[a](https://a.test)", "--first-number", "2")
+def test_call_with_flags_prints_the_content_and_envelope_the_json(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("call", "generate_citations", "--markdown", "[a](https://a.test)", "--first-number", "2")
+    code, out = _run(capsys, *argv)
+    assert code == 0 and out == "a [2]\n\n## References\n\n[2]: https://a.test\n\n"
+    code, out = _run(capsys, *argv, "--envelope")
     envelope = json.loads(out)
     assert code == 0 and envelope["ok"] is True
     assert envelope["payload"]["references"] == [{"number": 2, "url": "https://a.test", "text": "a"}]
@@ -32,11 +35,21 @@ def test_call_with_json_and_text_rendering(capsys: pytest.CaptureFixture[str]) -
     assert code == 0 and json.loads(out)["payload"]["name"] == "netglean"
 
 
-def test_invalid_arguments_exit_1_with_an_error_envelope(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _run(capsys, "call", "generate_citations", "--json", '{"markdown": "x", "first_number": "50"}')
+def test_invalid_arguments_are_a_usage_error_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """Bad usage exits 2 (issue 19), as argparse's own errors do: a missing required flag, a value out of range."""
+    assert main(["call", "explain_check"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "netglean call explain_check: invalid_arguments: invalid arguments for explain_check: missing required "
+        "argument 'check_id'",
+        "(netglean call explain_check --help lists its flags)",
+    ]
+    code, out = _run(
+        capsys, "call", "generate_citations", "--json", '{"markdown": "x", "first_number": "50"}', "--envelope"
+    )
     error = json.loads(out)["payload"]["error"]
     assert (
-        code == 1
+        code == 1  # the envelope asked for: the result is the failed call's, as a client sees it
         and error["code"] == "invalid_arguments"
         and error["detail"]["errors"][0]["argument"] == "first_number"
     )
@@ -47,9 +60,9 @@ def test_a_flag_of_objects_takes_them_one_a_flag_or_as_one_json_array(capsys: py
     page before any browser starts)."""
     click, shot = '{"action": "click", "selector": "#b"}', '{"action": "screenshot"}'
     for flags in (["--actions", f"[{click}, {shot}]"], ["--actions", click, "--actions", shot]):
-        code, out = _run(capsys, "call", "interact", "--url", "http://10.0.0.1/", *flags)
+        code, out = _run(capsys, "call", "interact", "--url", "http://10.0.0.1/", *flags, "--envelope")
         assert code == 1 and json.loads(out)["payload"]["error"]["code"] == "blocked_address"
-    code, out = _run(capsys, "call", "interact", "--url", "http://10.0.0.1/", "--actions", "[[1]]")
+    code, out = _run(capsys, "call", "interact", "--url", "http://10.0.0.1/", "--actions", "[[1]]", "--envelope")
     assert code == 1 and json.loads(out)["payload"]["error"]["code"] == "invalid_arguments"
 
 
@@ -60,10 +73,17 @@ def test_cli_type_errors_are_usage_errors(capsys: pytest.CaptureFixture[str]) ->
     assert "first-number" in capsys.readouterr().err
 
 
-def test_unknown_tool_lists_the_choices(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit):
-        main(["call", "frobnicate"])
-    assert "generate_citations" in capsys.readouterr().err
+def test_an_unknown_tool_or_command_names_the_closest(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["call", "scrap"]) == 2
+    assert capsys.readouterr().err == (
+        "netglean call: no tool scrap (did you mean scrape? netglean call --help lists the tools)\n"
+    )
+    assert main(["call", "frobnicate"]) == 2
+    assert capsys.readouterr().err == "netglean call: no tool frobnicate (netglean call --help lists the tools)\n"
+    assert main(["serv"]) == 2
+    assert "no command serv (did you mean serve?" in capsys.readouterr().err
+    assert main(["--uri"]) == 2
+    assert capsys.readouterr().err == "netglean: no flag --uri (netglean --help lists the commands)\n"
 
 
 def test_bad_operator_setting_is_reported_not_raised(capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,6 +143,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         ),
         (("serve", "--prot", "1"), "netglean serve: unknown flag --prot (did you mean --port?)"),
         (("call", "get_version", "--json", "{bad"), "netglean call get_version: --json is not valid JSON: Expecting"),
+        (("serve", "--port", "99999"), "netglean: --port: 99999 is no TCP port (at most 65535)"),
     ],
 )
 def test_a_mistyped_command_line_is_one_line_naming_the_fix(
@@ -216,11 +237,17 @@ def test_scrape_prints_the_markdown_and_envelope_the_json(local_site: str, capsy
 def test_a_batch_is_a_table_and_one_that_read_nothing_exits_1(
     local_site: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A failed row shows its status in the table and its message on stderr: a code alone says too little."""
     urls = ("--urls", f"{local_site}/tides", "--urls", f"{local_site}/gone")
-    code, out = _run(capsys, "call", "batch_scrape", *urls, "--allow-private-hosts")
-    lines = out.splitlines()
+    code = main(["call", "batch_scrape", *urls, "--allow-private-hosts"])
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
     assert code == 0 and lines[0].split() == ["url", "ok", "status", "title", "code"]
-    assert lines[1].split()[:3] == [f"{local_site}/tides", "True", "200"] and lines[2].endswith("http_status")
+    assert lines[1].split()[:3] == [f"{local_site}/tides", "True", "200"]
+    assert lines[2].split() == [f"{local_site}/gone", "False", "404", "http_status"]
+    assert captured.err == (
+        f"netglean call batch_scrape: {local_site}/gone: http_status: {local_site}/gone answered HTTP 404\n"
+    )
     code, out = _run(capsys, "call", "batch_scrape", "--urls", f"{local_site}/gone", "--allow-private-hosts")
     assert code == 1 and "http_status" in out  # ok: true, but no page read: a failed result
 
@@ -229,6 +256,11 @@ def test_a_failure_is_one_line_on_stderr_and_exit_1(local_site: str, capsys: pyt
     assert main(["call", "scrape", "--url", f"{local_site}/gone", "--allow-private-hosts"]) == 1
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.startswith("netglean call scrape: http_status: ")
+    for tool in ("inspect_url", "download", "compare_agent_view"):  # tools whose success is JSON fail as one line too
+        assert main(["call", tool, "--url", "http://10.0.0.1/"]) == 1
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.startswith(f"netglean call {tool}: blocked_address: "), tool
+        assert captured.err.count("\n") == 1
 
 
 def test_output_file_takes_what_would_be_printed(
@@ -247,7 +279,12 @@ def test_output_file_takes_what_would_be_printed(
 def test_an_invalid_feed_config_lists_its_problems_and_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["call", "validate_config", "--json", '{"config": {"channel": {"url": "https://e.com"}}}']) == 1
     err = capsys.readouterr().err
-    assert err.startswith("netglean call validate_config: invalid_config: ") and "\n  /: a config needs" in err
+    assert err.startswith("netglean call validate_config: invalid_config: ") and "/: a config needs" in err
+    config = "channel: {url: https://e.com}\nselectors:\n  items: {selector: li}\n  title: {selctor: a, extractor: txt}"
+    typo = json.dumps({"yaml": config})
+    assert main(["call", "validate_config", "--json", typo]) == 1
+    err = capsys.readouterr().err  # the warnings too, whole: the hint is at the end
+    assert "\n  warning /selectors/title/selctor: " in err and err.rstrip().endswith("did you mean 'selector'?")
 
 
 def test_a_tools_help_gives_its_flags_defaults_and_ranges_before_the_operator_settings() -> None:
@@ -336,3 +373,20 @@ def test_log_level_info_says_what_is_fetched(local_site: str) -> None:
     fetched = [line for line in done.stderr.splitlines() if "netglean.fetch: GET" in line]
     assert any(f"GET {local_site}/tides?*** -> 200, {len(PAGE)} bytes, " in line for line in fetched), done.stderr
     assert "s3cret" not in done.stderr
+
+
+def test_a_summary_line_heads_a_table_whose_rows_are_nested_and_whose_last_column_is_whole() -> None:
+    """scan_url's shape: the grade in a line, then the fixes; a missing value is "-", a long fix is not cut."""
+    from netglean.cli import output
+
+    spec = {
+        "summary": "{result.url}: grade {result.grade}, {result.score} of 100",
+        "table": {"rows": "result.fixes", "columns": ["points", "check", "fix"]},
+    }
+    fix = "Answer Accept: text/markdown with a markdown rendering of the page (Content-Type: text/markdown)."
+    payload = {"result": {"url": "https://e.test/", "score": 0, "fixes": [{"points": 9.0, "check": "neg", "fix": fix}]}}
+    assert output.shown(payload, spec).splitlines() == [
+        "https://e.test/: grade -, 0 of 100",
+        "points  check  fix",
+        f"9.0     neg    {fix}",
+    ]

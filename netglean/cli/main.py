@@ -228,17 +228,22 @@ def _call(args: argparse.Namespace) -> int:
     finally:
         progress.finish()
     shown = _commands(settings.registry)[args._tool].get("output") or {}
-    for_a_person = bool(shown) and not (args._text or args._envelope)  # the tool's content, not its envelope
+    for_a_person = not (args._text or args._envelope)  # the tool's content (or its failure), not its envelope
     written: str | None
     if args._text:
         written = runner.render_text(args._tool, envelope, source)
-    elif not for_a_person:
-        written = json.dumps(envelope.as_dict(), indent=2, ensure_ascii=False)
-    elif envelope.ok:
-        written = output.shown(envelope.payload, shown)
-    else:
+    elif not envelope.ok and for_a_person:
         written = None
         print(f"netglean call {args._tool}: {output.failure(envelope.payload)}", file=sys.stderr)
+        if envelope.payload["error"]["code"] == "invalid_arguments":  # the call's usage, as argparse's own errors
+            print(f"(netglean call {args._tool} --help lists its flags)", file=sys.stderr)
+            return 2
+    elif not (shown and for_a_person):
+        written = json.dumps(envelope.as_dict(), indent=2, ensure_ascii=False)
+    else:
+        written = output.shown(envelope.payload, shown)
+        for line in output.row_errors(envelope.payload, shown):
+            print(f"netglean call {args._tool}: {line}", file=sys.stderr)
     if written is not None and args._output:
         try:
             Path(args._output).write_text(written + ("" if written.endswith("\n") else "\n"), encoding="utf-8")
@@ -296,17 +301,24 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
     parser.add_argument("--version", action="version", version=f"netglean {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    mcp = commands.add_parser("mcp", help="serve MCP over stdin/stdout (what MCP clients launch)")
+    mcp = commands.add_parser(
+        "mcp", help="serve MCP over stdin/stdout (what MCP clients launch)", usage="netglean mcp [operator settings]"
+    )
     _add_settings(mcp)
     mcp.set_defaults(handler=_mcp)
 
     serve = commands.add_parser(
-        "serve", help="serve MCP over streamable HTTP at /mcp and the REST API at /v1/tools/NAME (loopback by default)"
+        "serve",
+        help="serve MCP over streamable HTTP at /mcp and the REST API at /v1/tools/NAME (loopback by default)",
+        usage="netglean serve [operator settings]",
     )
     _add_settings(serve, http=True)
     serve.set_defaults(handler=_serve)
 
-    call = commands.add_parser("call", help="call one catalog tool and print its result envelope")
+    call = commands.add_parser(
+        "call",
+        help="call one catalog tool and print its result for a person (its content or table; --envelope: the JSON)",
+    )
     # A private dest: a tool's own argument may be named tool (list_runs' is), and would overwrite it.
     tools = call.add_subparsers(dest="_tool", required=True, metavar="TOOL")
     if with_tools:
@@ -349,6 +361,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Only `call` needs the generated option tables; the server starts without importing them.
         calling = bool(argv) and argv[0] == "call"
         parser = build_parser(calling, _registry_named(argv) if calling else "")
+        if (mistake := _unknown_name(parser, argv)) is not None:
+            print(mistake, file=sys.stderr)
+            return 2
         args, unknown = parser.parse_known_args(argv)
         if unknown:
             return _unknown_flags(parser, args, unknown)
@@ -377,6 +392,28 @@ def _unknown_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, un
         print(f"{prog}: unexpected arguments: {' '.join(unknown)}", file=sys.stderr)
     print(f"{prog} --help lists what it takes", file=sys.stderr)
     return 2
+
+
+def _unknown_name(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """A command, or a tool after `call`, that does not exist, with the closest that does; argparse would list
+    every choice (39 tools) or, for a flag before any command, ask for the command."""
+    commands = _choices(parser)
+    given, known, prog = (argv[0], commands, parser.prog) if argv else ("", [], "")
+    if argv[:1] == ["call"] and len(argv) > 1 and (call := _subparser(parser, "call")) is not None:
+        given, known, prog = argv[1], _choices(call), call.prog
+    if not given or given in known or given in {"-h", "--help", "--version"}:
+        return None
+    if given.startswith("-") and prog != parser.prog:
+        return None  # a flag after `call`: argparse asks for the tool
+    what = "flag" if given.startswith("-") else ("tool" if prog != parser.prog else "command")
+    closest = difflib.get_close_matches(given, known, n=1)
+    hint = f"did you mean {closest[0]}? " if closest and what != "flag" else ""
+    return f"{prog}: no {what} {given} ({hint}{prog} --help lists the {'tools' if what == 'tool' else 'commands'})"
+
+
+def _choices(parser: argparse.ArgumentParser) -> list[str]:
+    actions = (action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    return [name for action in actions for name in action.choices]
 
 
 def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:

@@ -4,6 +4,7 @@ table, as the tool's catalog entry says (its `cli` key); the JSON envelope stays
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import time
@@ -11,19 +12,37 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TextIO
 
 MAX_CELL = 60
-"""Characters a table cell shows: a long title or URL is cut with an ellipsis (the envelope has it whole)."""
+"""Characters a table cell shows (the last column's whole): a long title or URL is cut with an ellipsis (the
+envelope has it whole)."""
+_PLACEHOLDER = re.compile(r"\{([\w.|]+)\}")
 
 
 def shown(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
-    """The payload as the tool's cli entry shows it: its first content field present, else its table."""
+    """The payload as the tool's cli entry shows it: its first content field present, else its summary line and
+    its table."""
     for name in spec.get("content", ()):
         value = payload.get(name)
         if value is not None:
             return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
     table = spec.get("table")
-    if table is not None:
-        return _table(payload.get(table["rows"]) or [], table["columns"], table["rows"])
-    return json.dumps(dict(payload), indent=2, ensure_ascii=False)
+    if table is None:
+        return json.dumps(dict(payload), indent=2, ensure_ascii=False)
+    summary = spec.get("summary")
+    lines = [_PLACEHOLDER.sub(lambda m: _text(_value(payload, m[1])) or "-", summary)] if summary else []
+    rows = _value(payload, table["rows"])
+    lines.append(_table(rows if isinstance(rows, list) else [], table["columns"], table["rows"].rsplit(".", 1)[-1]))
+    return "\n".join(lines)
+
+
+def row_errors(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> list[str]:
+    """A line for each table row that failed, its URL, code and message: what a table's code column cannot say."""
+    table = spec.get("table")
+    rows = _value(payload, table["rows"]) if table else None
+    return [
+        f"{row.get('url', '')}: {row['error'].get('code', 'error')}: {row['error'].get('message', '')}"
+        for row in (rows if isinstance(rows, list) else [])
+        if isinstance(row, Mapping) and isinstance(row.get("error"), Mapping)
+    ]
 
 
 def failed(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
@@ -37,26 +56,44 @@ def failure(payload: Mapping[str, Any]) -> str:
     lines = [f"{error.get('code', 'error')}: {error.get('message', '')}"]
     for problem in (error.get("detail") or {}).get("errors", [])[:20]:
         where = problem.get("path") or problem.get("pointer") or problem.get("argument") or ""
-        lines.append(f"  {where}: {problem.get('message', problem.get('problem', ''))}")
+        said = problem.get("message", problem.get("problem", ""))
+        if said not in lines[0]:  # a lone problem is the message already
+            lines.append(f"  {where}: {said}")
+    for warning in payload.get("warnings") or []:  # validate_config's: ignored keys, beside the errors
+        lines.append(f"  warning {warning.get('path', '')}: {warning.get('message', '')}")
     return "\n".join(lines)
 
 
-def _cell(item: Any, column: str) -> str:
-    value: Any = item
-    for part in column.split("."):
-        value = value.get(part) if isinstance(value, Mapping) else None
-    if value is None:
-        return ""
-    text = " ".join(str(value).split())
-    return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
+def _value(item: Any, path: str) -> Any:
+    """The value at a dotted path; ``a|b`` is b's where a has none."""
+    for alternative in path.split("|"):
+        value: Any = item
+        for part in alternative.split("."):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        if value is not None:
+            return value
+    return None
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else " ".join(str(value).split())
+
+
+def _cell(item: Any, column: str, whole: bool = False) -> str:
+    text = _text(_value(item, column))
+    return text if whole or len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
 
 
 def _table(rows: Sequence[Any], columns: Sequence[str], named: str) -> str:
     """Rows under a header, columns padded to their widest cell; a row that is a string is its first column."""
     if not rows:
         return f"no {named}"
-    cells = [[_cell(row if isinstance(row, Mapping) else {columns[0]: row}, c) for c in columns] for row in rows]
-    headers = [column.rsplit(".", 1)[-1] for column in columns]  # page.status is headed status
+    last = len(columns) - 1
+    cells = [
+        [_cell(row if isinstance(row, Mapping) else {columns[0]: row}, c, n == last) for n, c in enumerate(columns)]
+        for row in rows
+    ]
+    headers = [column.split("|", 1)[0].rsplit(".", 1)[-1] for column in columns]  # page.status is headed status
     widths = [max(len(h), *(len(line[n]) for line in cells)) for n, h in enumerate(headers)]
     lines = ["  ".join(c.ljust(widths[n]) for n, c in enumerate(headers)).rstrip()]
     lines += ["  ".join(cell.ljust(widths[n]) for n, cell in enumerate(line)).rstrip() for line in cells]

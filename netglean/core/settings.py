@@ -76,6 +76,10 @@ class Setting:
             raise ConfigurationError(f"{origin}: {problem}")
 
 
+def _port(value: int) -> str | None:
+    return f"{value} is no TCP port (at most 65535)" if value > 65535 else None
+
+
 def _index_url(value: str) -> str | None:
     """A remote readability index is asked only over https, and never with credentials or a query in its URL."""
     if not value:
@@ -265,7 +269,7 @@ SETTINGS: tuple[Setting, ...] = (
         "Background runs (crawl, batch_crawl, ...) one server works at once; later ones wait as queued.",
         1,
     ),
-    Setting("port", int, 8080, "TCP port to listen on (0 picks a free one and logs it).", 0, http=True),
+    Setting("port", int, 8080, "TCP port to listen on (0 picks a free one and logs it).", 0, http=True, rule=_port),
     Setting(
         "read_workers",
         int,

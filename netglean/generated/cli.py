@@ -371,7 +371,8 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                               'range': '1-200 characters',
                               'required': False,
                               'type': 'string'}],
-                 'output': {}},
+                 'output': {'table': {'columns': ['url', 'read', 'failed', 'stopped', 'error.code'],
+                                      'rows': 'crawls'}}},
  'batch_scrape': {'description': 'Read up to 100 URLs in one call, concurrency at a time (at most the '
                                  "server's own limit) within its politeness limits, and return each page "
                                  "like scrape does (main content as markdown by default, or json's "
@@ -464,7 +465,11 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                'required': False,
                                'type': 'boolean'}],
                   'output': {'fails_when': {'succeeded': 0},
-                             'table': {'columns': ['url', 'ok', 'page.status', 'page.title', 'error.code'],
+                             'table': {'columns': ['url',
+                                                   'ok',
+                                                   'page.status|error.detail.status',
+                                                   'page.title',
+                                                   'error.code'],
                                        'rows': 'results'}}},
  'cancel_run': {'description': 'Stop a queued or running background run. Gracefully by default: it stops at '
                                'its next page and keeps its result so far (get_run_result); force stops it '
@@ -746,7 +751,12 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                         'required': False,
                         'type': 'string'}],
            'output': {'fails_when': {'read': 0},
-                      'table': {'columns': ['url', 'depth', 'ok', 'page.status', 'page.title', 'error.code'],
+                      'table': {'columns': ['url',
+                                            'depth',
+                                            'ok',
+                                            'page.status|error.detail.status',
+                                            'page.title',
+                                            'error.code'],
                                 'rows': 'pages'}}},
  'delete_project': {'description': 'Delete a saved project and every row of its datasets (its runs stay '
                                    "until the operator's retention). Deleting a project that is not there is "
@@ -870,7 +880,7 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                      'range': '1-1000000',
                                      'required': False,
                                      'type': 'integer'}],
-                        'output': {}},
+                        'output': {'content': ['markdown']}},
  'get_index_entry': {'description': "A domain's entry in the local index of past scans (every scan_url and "
                                     'scan_site is kept in the run store): its latest grade, score and '
                                     'outcome, and its history, latest first. When the operator set a remote '
@@ -1947,7 +1957,10 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                             'range': '1-200 characters',
                             'required': False,
                             'type': 'string'}],
-               'output': {}},
+               'output': {'summary': '{url}: {scanned} page(s) scanned, median score {median_score}; the '
+                                     'fixes across the site:',
+                          'table': {'columns': ['points', 'pages', 'check', 'effort', 'fix'],
+                                    'rows': 'fixes'}}},
  'scan_url': {'description': 'Fetch one page the way an agent would and score it against the '
                              'agent-readability scale (ARS 0.1: seven dimensions, 22 checks, 100 points, '
                              'grades A to F): robots.txt, the page asked for as an agent (Accept preferring '
@@ -1999,7 +2012,9 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                            'range': None,
                            'required': False,
                            'type': 'boolean'}],
-              'output': {}},
+              'output': {'summary': '{result.url}: {result.outcome}, grade {result.grade}, {result.score} of '
+                                    '100 ({result.page_kind} page); the fixes:',
+                         'table': {'columns': ['points', 'check', 'effort', 'fix'], 'rows': 'result.fixes'}}},
  'scrape': {'description': 'Fetch one URL and return its readable content: by default only the main content '
                            '(navigation, ads, comment threads, cookie banners and footers removed) as '
                            'markdown; or as plain text, clean html, or json (the structured result: typed '

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '89e373a18e75c440b166234977370b37f403fc48e8c65c26a92413ca9893e207'
+CATALOG_HASH: Any = '224173b5088e5769f41eed456ae2dcd1ed4c034869098d97e819dc7b8487cee3'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'

@@ -97,3 +97,17 @@ def test_an_author_inside_a_byline_and_a_plain_tag_list_are_read_and_drafted() -
     assert [(item["author"], item["categories"]) for item in read] == [
         (f"Writer {n}", ["Harbour", f"Tag {n}"]) for n in range(3)
     ]
+
+
+def test_a_drafted_author_drops_the_bylines_lead_word() -> None:
+    """Found by a first-time user: a draft from "<p class=byline>By Reporter 1</p>" fed "By Reporter 1" as the
+    author, where scrape_url gave "Reporter 1"."""
+    story = (
+        '<article class="story"><h2><a href="/s/{0}">A story told at length {0}</a></h2>'
+        '<p class="byline">By Reporter {0}</p></article>'
+    )
+    page = "<html><body><main>" + "".join(story.format(n) for n in range(3)) + "</main></body></html>"
+    drafted = draft_config(document(page, is_json=False), "https://example.com/news/", None, None)
+    assert drafted is not None
+    read = read_items(document(page, is_json=False), drafted[0], "https://example.com/news/")
+    assert [item["author"] for item in read] == [f"Reporter {n}" for n in range(3)]
