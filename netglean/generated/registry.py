@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '224173b5088e5769f41eed456ae2dcd1ed4c034869098d97e819dc7b8487cee3'
+CATALOG_HASH: Any = '5b0169bfae921d11de49d4122c13db77a8c44f7aaf5fe88945950a8c906a101f'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -30,9 +30,18 @@ SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agent
                  "items, forms, tables, the requests it loads data by) and 'analyze_api_endpoint' describes "
                  "such a request's\n"
                  'answer.\n'
+                 "Agent readability: 'scan_url' grades how readable a page is to agents and ranks the fixes, "
+                 "'scan_site' grades a\n"
+                 "site's pages (a background run), 'explain_check' says what a check measures, "
+                 "'get_index_entry' reads a domain's\n"
+                 "past scans, 'install_snippet' writes the code that serves a site's pages as markdown.\n"
+                 "Projects keep jobs and their rows: 'save_project' (extract rows by selectors, a crawl, a "
+                 "feed), 'run_project',\n"
+                 "'get_project_data' reads the rows ('list_projects', 'get_project', 'list_datasets', "
+                 "'get_logs').\n"
                  "'compare_agent_view' shows what agents get next to browsers; 'generate_citations' turns "
                  'markdown links into\n'
-                 "numbered references; 'get_version' names this server's version.\n"
+                 "numbered references; 'get_version' and 'engine_info' describe this server.\n"
                  "netglean's tools return one envelope: {ok, next_step, guidance, payload}.\n"
                  'Follow next_step: it names the tool that usefully comes next, or "done".\n'
                  'When ok is false, payload.error says what went wrong (code, message, retryable, detail);\n'
@@ -3714,7 +3723,10 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                  'instructions.',
   'entry_point': True,
   'exactly_one_of': (),
-  'examples': ({'arguments': {'max_chars': 600, 'max_pages': 3, 'url': 'http://harbour.test/news/'},
+  'examples': ({'arguments': {'include_patterns': ['http://harbour.test/news/*'],
+                              'max_chars': 600,
+                              'max_pages': 3,
+                              'url': 'http://harbour.test/news/'},
                 'expect': {'next_step': 'done', 'ok': True},
                 'recorded': True,
                 'title': 'A small crawl, waited for'},

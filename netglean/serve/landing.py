@@ -59,8 +59,16 @@ def client_configs(base: str) -> dict[str, Any]:
     return {
         "VS Code (.vscode/mcp.json)": {"servers": {"netglean": {"type": "http", "url": mcp}}},
         "Cursor (~/.cursor/mcp.json)": {"mcpServers": {"netglean": {"url": mcp}}},
-        "Claude Desktop (claude_desktop_config.json, over stdio)": {
+        "Claude Desktop (claude_desktop_config.json), which launches netglean over stdio, installed": {
             "mcpServers": {"netglean": {"command": "netglean", "args": ["mcp"]}}
+        },
+        "Claude Desktop, from a checkout": {
+            "mcpServers": {
+                "netglean": {
+                    "command": "uv",
+                    "args": ["--directory", "/path/to/netglean", "run", "--no-dev", "netglean", "mcp"],
+                }
+            }
         },
     }
 
@@ -97,6 +105,10 @@ how readable a page is to agents, drive a browser, and run long jobs in the back
 <li><a href="/healthz">/healthz</a>: whether the server is up</li>
 </ul>
 <h2>Connect a client</h2>
+<p>VS Code and Cursor reach this server over HTTP at its address. Claude Desktop starts a netglean of its own
+over stdio: installed (<code>uv tool install</code>, <code>pipx install</code>), or run from a checkout (replace
+<code>/path/to/netglean</code>); the <a href="/docs/getting-started.html#connect">getting-started page</a> has the
+stdio configs for every client.</p>
 {configs}
 <h2>Tools</h2>
 <table><thead><tr><th>Tool</th><th>What it does</th></tr></thead><tbody>{rows}</tbody></table>
