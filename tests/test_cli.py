@@ -314,10 +314,22 @@ def test_bash_completes_commands_tools_flags_and_choices(tmp_path: Path) -> None
         'COMP_WORDS=(netglean call scr); COMP_CWORD=2; _netglean; echo "${COMPREPLY[*]}"; '
         'COMP_WORDS=(netglean call scrape --ur); COMP_CWORD=3; _netglean; echo "${COMPREPLY[*]}"; '
         "COMP_WORDS=(netglean call scrape --format ''); COMP_CWORD=4; _netglean; echo \"${COMPREPLY[*]}\"; "
-        'COMP_WORDS=(netglean serve --po); COMP_CWORD=2; _netglean; echo "${COMPREPLY[*]}"'
+        'COMP_WORDS=(netglean serve --po); COMP_CWORD=2; _netglean; echo "${COMPREPLY[*]}"; '
+        'COMP_WORDS=(netglean project ""); COMP_CWORD=2; _netglean; echo "${COMPREPLY[*]}"; '
+        f"cd {tmp_path}; "
+        'COMP_WORDS=(netglean call apply_config --yaml fe); COMP_CWORD=4; _netglean; echo "${COMPREPLY[*]}"'
     )
+    (tmp_path / "feed.yml").write_text("channel: {}\n")
     done = subprocess.run(["bash", "-c", asked], capture_output=True, text=True, timeout=30, check=True)
-    assert done.stdout.splitlines() == ["serve", "scrape scrape_url", "--url", "markdown text html json", "--port"]
+    assert done.stdout.splitlines() == [
+        "serve",
+        "scrape scrape_url",
+        "--url",
+        "markdown text html json",
+        "--port",
+        "list show run export import",
+        "feed.yml",  # a string flag's value may be @FILE: file names are offered
+    ]
 
 
 def test_zsh_completes_tools_and_their_flags(tmp_path: Path) -> None:
@@ -331,6 +343,8 @@ def test_zsh_completes_tools_and_their_flags(tmp_path: Path) -> None:
 
     tools, flags = offered("netglean call scr", 3), offered("netglean call scrape --u", 4)
     assert {"scrape", "scrape_url", "crawl"} <= tools and {"--url", "--envelope", "--format"} <= flags
+    assert offered("netglean call scrape --format ''", 5) == {"markdown", "text", "html", "json"}
+    assert offered("netglean project ''", 3) == {"list", "show", "run", "export", "import"}
 
 
 def test_fish_completes_tools_flags_and_choices(tmp_path: Path) -> None:
@@ -339,6 +353,9 @@ def test_fish_completes_tools_flags_and_choices(tmp_path: Path) -> None:
     done = subprocess.run(["fish", "-c", asked], capture_output=True, text=True, timeout=30, check=True)
     offered = [line.split("\t")[0] for line in done.stdout.splitlines()]
     assert offered[:2] == ["scrape", "scrape_url"] and set(offered[2:]) == {"markdown", "text", "html", "json"}
+    asked = f'source {script}; complete -C "netglean project "'
+    done = subprocess.run(["fish", "-c", asked], capture_output=True, text=True, timeout=30, check=True)
+    assert {line.split("\t")[0] for line in done.stdout.splitlines()} == {"list", "show", "run", "export", "import"}
 
 
 def test_long_work_shows_progress_on_a_terminal_and_nothing_when_piped(local_site: str) -> None:

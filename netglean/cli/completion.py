@@ -3,10 +3,12 @@ commands, the catalog's tools (netglean.generated.cli) with their flags and choi
 
 from __future__ import annotations
 
+import argparse
 import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from netglean.cli import projects
 from netglean.core.cli_flags import ENVELOPE_FLAG, JSON_FLAG, OUTPUT_FLAG, TEXT_FLAG
 from netglean.core.settings import SETTINGS
 
@@ -20,6 +22,14 @@ COMMANDS = {
     "completion": "print a shell completion script",
 }
 SHELLS = ("bash", "zsh", "fish")
+
+
+def _project_commands() -> dict[str, str]:
+    """`netglean project`'s subcommands and their help, read off the parser netglean.cli.projects builds."""
+    parser = argparse.ArgumentParser()
+    projects.add_commands(parser)
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {choice.dest: choice.help or "" for choice in action._choices_actions}
 
 
 def _setting_flags(http: bool) -> list[str]:
@@ -42,6 +52,11 @@ def _tool_flags(command: Mapping[str, Any]) -> list[str]:
     return flags + _setting_flags(False)
 
 
+def _file_flags(command: Mapping[str, Any]) -> list[str]:
+    """The flags whose value may be @FILE (a string read from a file): completed with file names."""
+    return [option["flag"] for option in command["options"] if option["type"] == "string" and not option["choices"]]
+
+
 def script(shell: str, commands: Mapping[str, Any]) -> str:
     """The completion script for ``shell`` over the tools ``commands`` (the generated COMMANDS table)."""
     return {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](commands)
@@ -59,6 +74,7 @@ def _bash(commands: Mapping[str, Any]) -> str:
         for option in command["options"]
         if option["choices"]
     )
+    files = "|".join(sorted({flag for command in commands.values() for flag in _file_flags(command)}))
     return f"""# netglean completion for bash: source it (or save it in ~/.local/share/bash-completion/completions/)
 _netglean() {{
     local cur="${{COMP_WORDS[COMP_CWORD]}}" prev="${{COMP_WORDS[COMP_CWORD-1]}}" flags=""
@@ -72,9 +88,17 @@ _netglean() {{
         fi
         case "${{COMP_WORDS[2]}}:$prev" in
 {choices}        esac
+        case "$prev" in
+        {files or "--"}|{OUTPUT_FLAG}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        esac
         case "${{COMP_WORDS[2]}}" in
 {cases}        esac ;;
-    mcp|project) flags={shlex.quote(" ".join(_setting_flags(False)))} ;;
+    project)
+        if [ "$COMP_CWORD" -eq 2 ]; then
+            COMPREPLY=($(compgen -W {shlex.quote(" ".join(_project_commands()))} -- "$cur")); return
+        fi
+        flags={shlex.quote(" ".join(_setting_flags(False)))} ;;
+    mcp) flags={shlex.quote(" ".join(_setting_flags(False)))} ;;
     serve) flags={shlex.quote(" ".join(_setting_flags(True)))} ;;
     completion) flags={shlex.quote(" ".join(SHELLS))} ;;
     esac
@@ -90,6 +114,13 @@ def _zsh(commands: Mapping[str, Any]) -> str:
         f"        {name}) compadd -- {' '.join(shlex.quote(flag) for flag in _tool_flags(command))} ;;\n"
         for name, command in sorted(commands.items())
     )
+    choices = "".join(
+        f"        {name}:{option['flag']}) compadd -- {' '.join(shlex.quote(str(c)) for c in option['choices'])};"
+        " return ;;\n"
+        for name, command in sorted(commands.items())
+        for option in command["options"]
+        if option["choices"]
+    )
     return f"""#compdef netglean
 # netglean completion for zsh: put it on your $fpath as _netglean (after compinit), or source it
 _netglean() {{
@@ -99,9 +130,14 @@ _netglean() {{
     case "$words[2]" in
     call)
         if (( CURRENT == 3 )); then compadd -- {tools}; return; fi
+        case "$words[3]:$words[CURRENT-1]" in
+{choices}        esac
         case "$words[3]" in
 {cases}        esac ;;
-    mcp|project) compadd -- {" ".join(_setting_flags(False))} ;;
+    project)
+        if (( CURRENT == 3 )); then compadd -- {" ".join(_project_commands())}; return; fi
+        compadd -- {" ".join(_setting_flags(False))} ;;
+    mcp) compadd -- {" ".join(_setting_flags(False))} ;;
     serve) compadd -- {" ".join(_setting_flags(True))} ;;
     completion) compadd -- {" ".join(SHELLS)} ;;
     esac
@@ -128,6 +164,11 @@ def _fish(commands: Mapping[str, Any]) -> str:
                 f"complete -c netglean -n '__fish_seen_subcommand_from {name}' -l {option['flag'].removeprefix('--')}"
                 f"{given}"
             )
+    for name, help_text in _project_commands().items():
+        lines.append(
+            f"complete -c netglean -n '__fish_seen_subcommand_from project; and not __fish_seen_subcommand_from"
+            f" {' '.join(_project_commands())}' -a {name} -d {shlex.quote(help_text)}"
+        )
     for flag in _setting_flags(True):
         lines.append(f"complete -c netglean -n '__fish_seen_subcommand_from serve' -l {flag.removeprefix('--')}")
     lines.append("complete -c netglean -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'")
