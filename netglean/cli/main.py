@@ -43,7 +43,11 @@ def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
         extra: dict[str, Any] = {"choices": setting.choices} if setting.choices and not setting.several else {}
         if setting.kind is bool:
             group.add_argument(
-                setting.flag, dest=setting.name, action=argparse.BooleanOptionalAction, default=None, help=setting.help
+                setting.flag,
+                dest=setting.name,
+                action=argparse.BooleanOptionalAction,
+                default=None,
+                help=f"{setting.help} (default {'on' if setting.default else 'off'}; env {setting.env}=1 or 0)",
             )
         else:
             default = "unset" if setting.secret else setting.default
