@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from netglean.cli import projects
@@ -57,6 +57,14 @@ def _file_flags(command: Mapping[str, Any]) -> list[str]:
     return [option["flag"] for option in command["options"] if option["type"] == "string" and not option["choices"]]
 
 
+def _choices(commands: Mapping[str, Any]) -> Iterator[tuple[str, str, list[str]]]:
+    """Each tool's flags that take one of a few values: (tool, flag, the values)."""
+    for name, command in sorted(commands.items()):
+        for option in command["options"]:
+            if option["choices"]:
+                yield name, option["flag"], [str(choice) for choice in option["choices"]]
+
+
 def script(shell: str, commands: Mapping[str, Any]) -> str:
     """The completion script for ``shell`` over the tools ``commands`` (the generated COMMANDS table)."""
     return {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](commands)
@@ -68,11 +76,8 @@ def _bash(commands: Mapping[str, Any]) -> str:
         for name, command in sorted(commands.items())
     )
     choices = "".join(
-        f"        {name}:{option['flag']}) COMPREPLY=($(compgen -W {shlex.quote(' '.join(map(str, option['choices'])))}"
-        ' -- "$cur")); return ;;\n'
-        for name, command in sorted(commands.items())
-        for option in command["options"]
-        if option["choices"]
+        f'        {name}:{flag}) COMPREPLY=($(compgen -W {shlex.quote(" ".join(values))} -- "$cur")); return ;;\n'
+        for name, flag, values in _choices(commands)
     )
     files = "|".join(sorted({flag for command in commands.values() for flag in _file_flags(command)}))
     return f"""# netglean completion for bash: source it (or save it in ~/.local/share/bash-completion/completions/)
@@ -115,11 +120,8 @@ def _zsh(commands: Mapping[str, Any]) -> str:
         for name, command in sorted(commands.items())
     )
     choices = "".join(
-        f"        {name}:{option['flag']}) compadd -- {' '.join(shlex.quote(str(c)) for c in option['choices'])};"
-        " return ;;\n"
-        for name, command in sorted(commands.items())
-        for option in command["options"]
-        if option["choices"]
+        f"        {name}:{flag}) compadd -- {' '.join(map(shlex.quote, values))}; return ;;\n"
+        for name, flag, values in _choices(commands)
     )
     return f"""#compdef netglean
 # netglean completion for zsh: put it on your $fpath as _netglean (after compinit), or source it
