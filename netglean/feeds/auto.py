@@ -342,7 +342,8 @@ def _field_selectors(items: tuple[Any, ...]) -> dict[str, Any]:
     if summary is not None:
         fields["description"] = {"selector": _own_selector(summary, "p"), "extractor": "text"}
     if (byline := item.css_first(AUTHOR) or item.css_first(BYLINE)) is not None:
-        fields["author"] = {"selector": _own_selector(byline, BYLINE), "extractor": "text"}
+        named = byline.css_matches(AUTHOR)  # a classless <span itemprop=author> is named by AUTHOR, not the byline
+        fields["author"] = {"selector": _own_selector(byline, AUTHOR if named else BYLINE), "extractor": "text"}
         if _BY.match(byline.text(deep=True, separator=" ").strip()):  # "By Ana Ruiz": the feed names Ana Ruiz
             fields["author"]["post_process"] = [{"name": "gsub", "pattern": _BY_RUBY, "replacement": ""}]
     if tags := next((one for one in TAGS.split(", ") if item.css_first(one) is not None), None):

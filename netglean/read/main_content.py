@@ -338,17 +338,45 @@ def _in_listing_item(node: Any, items: dict[int, bool]) -> bool:
 
 
 def _is_item(node: Any) -> bool:
+    """One of a run of at least three alike elements (a tag and class of items) around a title of its own: two
+    alike are an article and its "read next" teaser. Every look is bounded, so a page of nested candidates costs
+    work in proportion to its size."""
     shape = (node.tag, node.attributes.get("class"))
     if not (node.tag in {"article", "li"} or _ITEM.search(shape[1] or "")):
         return False
-    for step in ("prev", "next"):
-        sibling = getattr(node, step)
+    alike = sum(_alike_siblings(node, step, shape) for step in ("prev", "next"))
+    return alike >= 2 and _has_title(node)
+
+
+def _alike_siblings(node: Any, step: str, shape: tuple[str, str | None]) -> int:
+    """How many of the next two elements on one side (past a little whitespace and comments) are alike."""
+    count, sibling = 0, getattr(node, step)
+    while count < 2:
         for _ in range(3):  # past the whitespace and a comment between items; a flood of them is no listing
             if sibling is None or not sibling.tag.startswith("-"):  # lexbor: "-text", "-comment"
                 break
             sibling = getattr(sibling, step)
-        if sibling is not None and (sibling.tag, sibling.attributes.get("class")) == shape:
-            return node.css_first("h1, h2, h3, h4, h5, h6") is not None
+        if sibling is None or (sibling.tag, sibling.attributes.get("class")) != shape:
+            break
+        count, sibling = count + 1, getattr(sibling, step)
+    return count
+
+
+def _has_title(node: Any) -> bool:
+    """A heading within the item's first 40 nodes, two levels down at most (an item's title is near its top)."""
+    looked, level = 0, [node]
+    for _ in range(2):
+        below = []
+        for element in level:
+            for child in _all_children(element):  # text and comments counted too: a flood of them ends the look
+                looked += 1
+                if looked > 40:
+                    return False
+                if child.tag in _HEADINGS:
+                    return True
+                if child.tag is not None and not child.tag.startswith("-"):
+                    below.append(child)
+        level = below
     return False
 
 

@@ -97,6 +97,11 @@ def test_an_author_inside_a_byline_and_a_plain_tag_list_are_read_and_drafted() -
     assert [(item["author"], item["categories"]) for item in read] == [
         (f"Writer {n}", ["Harbour", f"Tag {n}"]) for n in range(3)
     ]
+    itemprop = page.replace('<span class="author">', '<span itemprop="author">')  # no class of its own
+    drafted = draft_config(document(itemprop, is_json=False), "https://example.com/news/", None, None)
+    assert drafted is not None
+    read = read_items(document(itemprop, is_json=False), drafted[0], "https://example.com/news/")
+    assert [item["author"] for item in read] == [f"Writer {n}" for n in range(3)]
 
 
 def test_a_drafted_author_drops_the_bylines_lead_word() -> None:

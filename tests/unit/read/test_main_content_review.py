@@ -60,6 +60,13 @@ NESTS: dict[str, Callable[[int], str]] = {
         + "<p><span class=author>A</span></p>" * n
         + "</article>"
     ),
+    "nested titled items": lambda n: (
+        "<div class=item><h2>t</h2><span class=byline>x</span>" * n
+        + "<p>"
+        + "word, " * 50
+        + "</p>"
+        + "</div><div class=item></div><div class=item></div>" * n
+    ),
     "share bars": lambda n: "<div class=share>" * n + "x",
     "forms": lambda n: "<form><p>text words, words</p><input>" * n,
 }
@@ -212,3 +219,6 @@ def test_a_listings_authors_are_its_items_own_and_none_is_dropped_as_the_byline(
     assert all(f"By Writer {n}" in markdown for n in range(3)), markdown
     single = f"<article><p class=byline>By <span class=author>Ann</span></p><p>{STORY}</p></article>"
     assert extract(parse_html(single), "https://e.test/").byline == "Ann"  # an article's own byline still goes
+    teaser = "<article class=post><h2>Read next</h2><p>More.</p></article>"
+    with_teaser = f"<main><article class=post><h1>Title</h1><p class=byline>By Jane Doe</p><p>{STORY}</p></article>"
+    assert extract(parse_html(with_teaser + teaser + "</main>"), "https://e.test/").byline == "By Jane Doe"
