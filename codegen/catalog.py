@@ -305,33 +305,87 @@ def _make_tool(
     return tool, usable, inputs.used | outputs.used | failed_used | run_used
 
 
+def _concrete(payload: dict[str, Any], node: dict[str, Any]) -> list[dict[str, Any]]:
+    """The schemas ``node`` stands for, through $ref into the payload's $defs and its anyOf/oneOf/allOf branches."""
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        ref = current.get("$ref", "")
+        if ref.startswith("#/$defs/"):
+            stack.append(payload.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {}))
+        stack += [*current.get("anyOf", []), *current.get("oneOf", []), *current.get("allOf", [])]
+        found.append(current)
+    return found
+
+
 def _payload_fields(payload: dict[str, Any]) -> dict[str, Any]:
     """The properties of a payload schema, through its top-level $ref or anyOf branches (a run's handle too)."""
     found: dict[str, Any] = {}
-    stack = [payload]
-    while stack:
-        node = stack.pop()
-        ref = node.get("$ref", "")
-        if ref.startswith("#/$defs/"):
-            stack.append(payload.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {}))
-        stack += node.get("anyOf", [])
+    for node in _concrete(payload, payload):
         found |= node.get("properties", {})
     return found
 
 
+def _at(payload: dict[str, Any], node: dict[str, Any], path: str) -> list[dict[str, Any]] | None:
+    """The schemas at a dotted path below ``node`` (empty: an open object, where any key may be), or None."""
+    nodes = [node]
+    for part in path.split("."):
+        below: list[dict[str, Any]] = []
+        for concrete in (c for n in nodes for c in _concrete(payload, n)):
+            if part in concrete.get("properties", {}):
+                below.append(concrete["properties"][part])
+            elif concrete.get("type") == "object" and concrete.get("additionalProperties", True) is not False:
+                return []
+        if not below:
+            return None
+        nodes = below
+    return [c for n in nodes for c in _concrete(payload, n)]
+
+
+def _types(nodes: list[dict[str, Any]]) -> set[str]:
+    return {
+        kind
+        for node in nodes
+        for kind in ([node["type"]] if isinstance(node.get("type"), str) else node.get("type", []))
+    }
+
+
 def _check_cli(tool: Tool, out: Collector) -> None:
-    """A cli entry names payload fields the payload has: a person would otherwise get nothing, silently."""
-    fields = _payload_fields(tool.payload_schema)
-    named = [("content", name) for name in tool.cli.get("content", [])]
-    if "table" in tool.cli:
-        named.append(("table/rows", tool.cli["table"]["rows"].split(".", 1)[0]))
-    named += [("summary", path.split(".", 1)[0]) for path in re.findall(r"\{([\w.|]+)\}", tool.cli.get("summary", ""))]
-    if "summary" in tool.cli and "table" not in tool.cli:
+    """A cli entry names payload fields the payload has, of the shape it shows them in (a list for a table's rows,
+    a value for a summary's placeholder): a person would otherwise get nothing, or a Python repr, silently."""
+    payload = tool.payload_schema
+    fields = _payload_fields(payload)
+    problems = [
+        ("content", name, "is not a field of the payload") for name in tool.cli.get("content", []) if name not in fields
+    ]
+    problems += [
+        ("fails_when", name, "is not a field of the payload")
+        for name in tool.cli.get("fails_when", {})
+        if name not in fields
+    ]
+    table = tool.cli.get("table")
+    if table is not None:
+        rows = _at(payload, payload, table["rows"])
+        if rows is None or (rows and "array" not in _types(rows)):
+            problems.append(("table/rows", table["rows"], "is not a list in the payload"))
+        else:
+            items = [c for node in rows for c in _concrete(payload, node.get("items", {}))] if rows else []
+            item = {"anyOf": items} if items else {}
+            for column in table["columns"]:
+                for alternative in column.split("|"):
+                    if item and _at(payload, item, alternative) is None:
+                        problems.append(("table/columns", column, f"names {alternative!r}, which its rows do not have"))
+    elif "summary" in tool.cli:
         out.add(tool.source, "/cli/summary", "/cli/summary: a summary line heads a table: name the table too")
-    named += [("fails_when", name) for name in tool.cli.get("fails_when", {})]
-    for where, name in named:
-        if name not in fields:
-            out.add(tool.source, f"/cli/{where}", f"/cli/{where}: '{name}' is not a field of the payload")
+    for placeholder in re.findall(r"\{([\w.|]+)\}", tool.cli.get("summary", "")):
+        for alternative in placeholder.split("|"):
+            found = _at(payload, payload, alternative)
+            if found is None:
+                problems.append(("summary", alternative, "is not a field of the payload"))
+            elif found and _types(found) and _types(found) <= {"object", "array"}:
+                problems.append(("summary", alternative, "is a list or an object, not a value a line can show"))
+    for where, name, problem in problems:
+        out.add(tool.source, f"/cli/{where}", f"/cli/{where}: '{name}' {problem}")
 
 
 RUN_OPTIONS = "RunOptions"

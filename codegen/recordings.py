@@ -37,9 +37,15 @@ _FILE_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "additionalProperties": False,
-                "required": ["title", "given", "arguments", "envelope"],
+                "required": ["title", "as_written", "given", "arguments", "envelope"],
                 "properties": {
                     "title": {"type": "string"},
+                    "as_written": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["given", "arguments"],
+                        "properties": {"given": {"type": "array"}, "arguments": {"type": "object"}},
+                    },
                     "given": {
                         "type": "array",
                         "items": {
@@ -122,10 +128,11 @@ def attach(tools: list[Tool], root: Path, out: Collector, invalid: Collection[st
     """The tools with their recordings, each checked against its catalog example and the tool's schemas (a tool
     whose file is ``invalid`` keeps its recording unreported: its one mistake is reported already)."""
     folder = root / FOLDER
-    files = {path.stem: path for path in sorted(folder.glob("*"))} if folder.is_dir() else {}
+    found = sorted(folder.glob("*")) if folder.is_dir() else []
+    files = {path.stem: path for path in found if path.suffix == ".json" and path.is_file()}
     by_name = {tool.name: tool for tool in tools}
-    for stem, path in files.items():
-        if path.suffix != ".json" or (stem not in by_name and stem not in invalid):
+    for path in found:
+        if files.get(path.stem) != path or (path.stem not in by_name and path.stem not in invalid):
             out.add(path, 1, f"a recording of no tool: catalog/{FOLDER}/ holds TOOL.json, written by {RECORD_COMMAND}")
     return [
         tool if tool.name in invalid else dataclasses.replace(tool, recorded=_recorded(tool, files.get(tool.name), out))
@@ -135,13 +142,13 @@ def attach(tools: list[Tool], root: Path, out: Collector, invalid: Collection[st
 
 def _recorded(tool: Tool, path: Path | None, out: Collector) -> dict[str, dict[str, Any]]:
     wanted = {example["title"]: example for example in tool.examples if example.get("recorded")}
-    if path is None or path.suffix != ".json":
+    if path is None:
         for title in wanted:
             out.add(tool.source, "/examples", f"example '{title}' has no recording yet: run {RECORD_COMMAND}")
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         out.add(path, 1, f"unreadable recording ({exc}): run {RECORD_COMMAND} again")
         return {}
     problems = [f"{json_pointer(e.absolute_path) or '/'}: {e.message}" for e in _validator().iter_errors(data)]
@@ -167,7 +174,8 @@ def _check_entry(tool: Tool, example: dict[str, Any], entry: dict[str, Any], pat
         for call, kept in zip(given, entry["given"], strict=False)
     )
     title = example["title"]
-    if not (same_calls and fits(example["arguments"], entry["arguments"])):
+    as_written = {"given": given, "arguments": example["arguments"]}
+    if entry["as_written"] != as_written or not (same_calls and fits(example["arguments"], entry["arguments"])):
         out.add(path, 1, f"the recording of '{title}' is stale (the catalog's calls changed): run {RECORD_COMMAND}")
         return
     envelope = entry["envelope"]
@@ -178,14 +186,23 @@ def _check_entry(tool: Tool, example: dict[str, Any], entry: dict[str, Any], pat
             where = json_pointer(error.absolute_path) or "/"
             out.add(path, 1, f"'{title}': the recorded {what} schema at {where}: {error.message:.300}")
     expect = example["expect"]
+    payload: dict[str, Any] = envelope["payload"] if isinstance(envelope.get("payload"), dict) else {}
+    failure: dict[str, Any] = payload["error"] if isinstance(payload.get("error"), dict) else {}
     seen = {
         "ok": envelope.get("ok"),
         "next_step": envelope.get("next_step"),
-        "error": (envelope.get("payload") or {}).get("error", {}).get("code") if not envelope.get("ok") else None,
+        "error": None if envelope.get("ok") else failure.get("code"),
     }
     wanted = {"ok": expect["ok"], "next_step": expect["next_step"], "error": expect.get("error")}
     if seen != wanted:
         out.add(path, 1, f"'{title}': recorded {seen}, but the example expects {wanted}: fix one, {RECORD_COMMAND}")
+    if "payload" in expect and payload != expect["payload"]:
+        out.add(
+            path, 1, f"'{title}': the recorded payload is not the one the example expects: fix one, {RECORD_COMMAND}"
+        )
+    for key, value in expect.get("payload_includes", {}).items():
+        if payload.get(key) != value:
+            out.add(path, 1, f"'{title}': the recorded payload's {key} is not the example's: fix one, {RECORD_COMMAND}")
 
 
 def _deepest(errors: Iterable[ValidationError]) -> ValidationError | None:

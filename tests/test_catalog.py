@@ -335,7 +335,60 @@ def test_references_only_in_recorded_examples_and_only_backwards(project: Path) 
     assert_problem(project, TOOL, line, "only a recorded example has given calls and references to them")
 
 
-def test_a_cli_summary_names_payload_fields_and_heads_a_table(project: Path) -> None:
+def test_a_cli_entry_names_payload_fields_of_the_shape_it_shows(project: Path) -> None:
+    """Every dotted segment is checked: a summary's placeholder is a value, a table's rows a list and its columns
+    fields of the rows; ``a|b`` alternatives each."""
     relative = "catalog/tools/readability/scan_url.yaml"
-    edit(project, relative, "{result.page_kind} page", "{verdict.page_kind} page")
-    assert_problem(project, relative, line_of(project, relative, "summary:"), "'verdict' is not a field of the payload")
+    edit(project, relative, "{result.page_kind} page", "{result.page_kind|result.nosuch.deep} page")
+    edit(project, relative, "{result.score} of 100", "{result.fixes} of 100")
+    edit(
+        project,
+        relative,
+        "rows: result.fixes, columns: [points, check,",
+        "rows: result.grade, columns: [points, check,",
+    )
+    site = "catalog/tools/readability/scan_site.yaml"
+    edit(project, site, "columns: [points, pages, check,", "columns: [points, pagez, check,")
+    found = catalog_problems(project)
+    for expected in (
+        f"{relative}:{line_of(project, relative, 'summary:')}: /cli/summary: 'result.nosuch.deep' is not a field",
+        f"{relative}:{line_of(project, relative, 'summary:')}: /cli/summary: 'result.fixes' is a list or an object",
+        f"{relative}:{line_of(project, relative, 'rows:')}: /cli/table/rows: 'result.grade' is not a list",
+        f"{site}:{line_of(project, site, 'columns:')}: /cli/table/columns: 'pagez' names 'pagez', which its rows",
+    ):
+        assert any(problem.startswith(expected) for problem in found), (expected, found)
+    assert len(found) == 4, found
+
+
+def test_a_recording_whose_failed_payload_is_no_object_is_a_problem_not_a_crash(project: Path) -> None:
+    _edit_recording(project, SCRAPE_RECORDING, lambda entry: entry["envelope"].update(ok=False, payload="boom"))
+    assert_problem(project, SCRAPE_RECORDING, 1, "the recorded envelope breaks the output schema")
+
+
+def test_a_recording_nested_past_what_json_reads_is_unreadable(project: Path) -> None:
+    (project / SCRAPE_RECORDING).write_text("[" * 200_000)
+    assert_problem(project, SCRAPE_RECORDING, 1, "unreadable recording")
+
+
+def test_a_recorded_examples_written_arguments_are_checked_beside_its_references(project: Path) -> None:
+    tool = "catalog/tools/runs/get_run_status.yaml"
+    edit(
+        project,
+        tool,
+        "{run_id: {given: 0, pointer: /payload/run_id}}",
+        "{run_id: {given: 0, pointer: /payload/run_id}, bogus: 1}",
+    )
+    assert_problem(project, tool, line_of(project, tool, "bogus: 1"), "example arguments break the input schema")
+
+
+def test_a_changed_reference_makes_the_recording_stale(project: Path) -> None:
+    tool = "catalog/tools/runs/get_run_status.yaml"
+    edit(project, tool, "pointer: /payload/run_id}", "pointer: /payload/nowhere}")
+    assert_problem(project, "catalog/recorded/get_run_status.json", 1, "is stale")
+
+
+def test_a_recording_must_hold_what_the_example_says_its_payload_includes(project: Path) -> None:
+    _edit_recording(
+        project, "catalog/recorded/get_version.json", lambda entry: entry["envelope"]["payload"].update(name="other")
+    )
+    assert_problem(project, "catalog/recorded/get_version.json", 1, "the recorded payload's name is not the example's")

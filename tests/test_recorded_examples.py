@@ -7,16 +7,26 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from markupsafe import escape
 
-from netglean.calls.registry import Registry
+from netglean.calls.registry import Registry, load_registry
 from tests.support import recorded
 from tests.support.contract import assert_matches_example
 from tests.support.paths import PROJECT
 
 EXAMPLES = recorded.examples()
+BROWSER_FAMILY = "netglean.handlers.browser:"
+"""The tools of the browser family (catalog/tools/browser/) always open a page in Chromium."""
+
+
+def _marked(example: recorded.Example) -> Any:
+    uses_browser = load_registry().tools[example.tool].handler.startswith(BROWSER_FAMILY)
+    return pytest.param(
+        example, marks=[pytest.mark.browser] if uses_browser else [], id=f"{example.tool}-{example.title}"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +40,7 @@ def test_every_tool_has_a_recorded_success(registry: Registry) -> None:
     assert succeeding == set(registry.tools)
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[f"{e.tool}-{e.title}" for e in EXAMPLES])
+@pytest.mark.parametrize("example", [_marked(example) for example in EXAMPLES])
 def test_a_recorded_example_answers_as_recorded(site: recorded.Site, example: recorded.Example) -> None:
     fresh = site.run(example)
     assert_matches_example(fresh["envelope"], example.expect)
@@ -48,6 +58,34 @@ def test_each_tool_page_shows_its_recorded_envelope() -> None:
         assert str(escape(json.dumps(envelope, indent=2, ensure_ascii=False))) in shown, example.tool
 
 
-def test_volatile_values_are_masked_and_flags_are_not() -> None:
-    masked = recorded.masked({"run_id": "ab12", "created": True, "updated": "2026-12-01T00:00:00Z", "done": 3})
-    assert masked == {"run_id": "<str>", "created": True, "updated": "<str>", "done": 3}
+def test_only_what_changes_from_run_to_run_is_masked() -> None:
+    """Ids the store drew, times and durations; not a count or a flag of the same name, nor an id or a time the
+    site itself gave (a check's id, a tide's time, an item's published_at)."""
+    answer = {
+        "run_id": "ab12",
+        "created": True,
+        "updated": "2026-12-01T00:00:00Z",
+        "datasets": {"items": {"updated": 3}},
+        "steps": [{"ms": 40}],
+        "checks": [{"id": "llms_txt"}],
+        "tides": [{"time": "2026-12-01T04:12:00Z"}],
+        "data": {"id": "b581", "published_at": "2026-11-28T09:30:00+00:00"},
+    }
+    assert recorded.masked(answer) == {
+        **answer,
+        "run_id": "<str>",
+        "updated": "<str>",
+        "steps": [{"ms": "<int>"}],
+    }
+
+
+def test_a_reference_to_nothing_names_the_call_it_points_into(site: recorded.Site) -> None:
+    example = recorded.Example(
+        "get_run_status",
+        "a reference to nothing",
+        ({"tool": "get_version", "arguments": {}},),
+        {"run_id": {"given": 0, "pointer": "/payload/run_id"}},
+        {"ok": True, "next_step": "done"},
+    )
+    with pytest.raises(recorded.Unfilled, match="given call 0 answered ok, with nothing at /payload/run_id"):
+        site.run(example)
