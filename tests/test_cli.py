@@ -49,7 +49,7 @@ def test_invalid_arguments_are_a_usage_error_exit_2(capsys: pytest.CaptureFixtur
     )
     error = json.loads(out)["payload"]["error"]
     assert (
-        code == 1  # the envelope asked for: the result is the failed call's, as a client sees it
+        code == 2  # the envelope printed, and still the usage error it is
         and error["code"] == "invalid_arguments"
         and error["detail"]["errors"][0]["argument"] == "first_number"
     )
@@ -63,7 +63,7 @@ def test_a_flag_of_objects_takes_them_one_a_flag_or_as_one_json_array(capsys: py
         code, out = _run(capsys, "call", "interact", "--url", "http://10.0.0.1/", *flags, "--envelope")
         assert code == 1 and json.loads(out)["payload"]["error"]["code"] == "blocked_address"
     code, out = _run(capsys, "call", "interact", "--url", "http://10.0.0.1/", "--actions", "[[1]]", "--envelope")
-    assert code == 1 and json.loads(out)["payload"]["error"]["code"] == "invalid_arguments"
+    assert code == 2 and json.loads(out)["payload"]["error"]["code"] == "invalid_arguments"
 
 
 def test_cli_type_errors_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,6 +84,8 @@ def test_an_unknown_tool_or_command_names_the_closest(capsys: pytest.CaptureFixt
     assert "no command serv (did you mean serve?" in capsys.readouterr().err
     assert main(["--uri"]) == 2
     assert capsys.readouterr().err == "netglean: no flag --uri (netglean --help lists the commands)\n"
+    assert main(["call", "--envelope", "scrape"]) == 2
+    assert capsys.readouterr().err.startswith("netglean call: the tool comes first: netglean call TOOL --envelope")
 
 
 def test_bad_operator_setting_is_reported_not_raised(capsys: pytest.CaptureFixture[str]) -> None:
@@ -317,7 +319,9 @@ def test_bash_completes_commands_tools_flags_and_choices(tmp_path: Path) -> None
         'COMP_WORDS=(netglean serve --po); COMP_CWORD=2; _netglean; echo "${COMPREPLY[*]}"; '
         'COMP_WORDS=(netglean project ""); COMP_CWORD=2; _netglean; echo "${COMPREPLY[*]}"; '
         f"cd {tmp_path}; "
-        'COMP_WORDS=(netglean call apply_config --yaml fe); COMP_CWORD=4; _netglean; echo "${COMPREPLY[*]}"'
+        'COMP_WORDS=(netglean call apply_config --yaml @fe); COMP_CWORD=4; _netglean; echo "${COMPREPLY[*]}"; '
+        'COMP_WORDS=(netglean call apply_config --yaml fe); COMP_CWORD=4; _netglean; echo "[${COMPREPLY[*]}]"; '
+        'COMP_WORDS=(netglean call apply_config -o fe); COMP_CWORD=4; _netglean; echo "${COMPREPLY[*]}"'
     )
     (tmp_path / "feed.yml").write_text("channel: {}\n")
     done = subprocess.run(["bash", "-c", asked], capture_output=True, text=True, timeout=30, check=True)
@@ -328,7 +332,9 @@ def test_bash_completes_commands_tools_flags_and_choices(tmp_path: Path) -> None
         "markdown text html json",
         "--port",
         "list show run export import",
-        "feed.yml",  # a string flag's value may be @FILE: file names are offered
+        "@feed.yml",  # a string flag's value may be @FILE: after an @, file names are offered
+        "[]",  # and text is text
+        "feed.yml",  # -o names a file
     ]
 
 
@@ -407,3 +413,19 @@ def test_a_summary_line_heads_a_table_whose_rows_are_nested_and_whose_last_colum
         "points  check  fix",
         f"9.0     neg    {fix}",
     ]
+
+
+def test_text_and_envelope_are_one_choice_and_a_full_disk_is_one_line() -> None:
+    both = _netglean("call", "get_version", "--text", "--envelope")
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    with Path("/dev/full").open("w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "netglean", "call", "get_version"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 2 and done.stderr.strip().endswith("cannot write the output: No space left on device")
+    assert "Traceback" not in done.stderr

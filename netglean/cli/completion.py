@@ -53,7 +53,7 @@ def _tool_flags(command: Mapping[str, Any]) -> list[str]:
 
 
 def _file_flags(command: Mapping[str, Any]) -> list[str]:
-    """The flags whose value may be @FILE (a string read from a file): completed with file names."""
+    """The flags whose value may be @FILE (a string read from a file): a value begun with @ completes a file name."""
     return [option["flag"] for option in command["options"] if option["type"] == "string" and not option["choices"]]
 
 
@@ -94,7 +94,8 @@ _netglean() {{
         case "${{COMP_WORDS[2]}}:$prev" in
 {choices}        esac
         case "$prev" in
-        {files or "--"}|{OUTPUT_FLAG}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        -o|{OUTPUT_FLAG}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        {files or "--"}) [[ "$cur" == @* ]] && COMPREPLY=($(compgen -f -P @ -- "${{cur#@}}")) || COMPREPLY=(); return ;;
         esac
         case "${{COMP_WORDS[2]}}" in
 {cases}        esac ;;

@@ -152,13 +152,14 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
             metavar="ARGS",
             help="all arguments as one JSON object ('-' reads it from stdin); flags override it",
         )
-        parser.add_argument(
+        shown = parser.add_mutually_exclusive_group()
+        shown.add_argument(
             TEXT_FLAG,
             dest="_text",
             action="store_true",
             help="print the text block a model would read instead",
         )
-        parser.add_argument(
+        shown.add_argument(
             ENVELOPE_FLAG,
             dest="_envelope",
             action="store_true",
@@ -233,15 +234,16 @@ def _call(args: argparse.Namespace) -> int:
         progress.finish()
     shown = _commands(settings.registry)[args._tool].get("output") or {}
     for_a_person = not (args._text or args._envelope)  # the tool's content (or its failure), not its envelope
+    # Arguments the tool's schema refuses are the call's usage, as argparse's own errors are: exit 2, in any mode.
+    usage_error = not envelope.ok and envelope.payload["error"]["code"] == "invalid_arguments"
     written: str | None
     if args._text:
         written = runner.render_text(args._tool, envelope, source)
     elif not envelope.ok and for_a_person:
         written = None
         print(f"netglean call {args._tool}: {output.failure(envelope.payload)}", file=sys.stderr)
-        if envelope.payload["error"]["code"] == "invalid_arguments":  # the call's usage, as argparse's own errors
+        if usage_error:
             print(f"(netglean call {args._tool} --help lists its flags)", file=sys.stderr)
-            return 2
     elif not (shown and for_a_person):
         written = json.dumps(envelope.as_dict(), indent=2, ensure_ascii=False)
     else:
@@ -255,7 +257,15 @@ def _call(args: argparse.Namespace) -> int:
             print(f"netglean call {args._tool}: cannot write {args._output}: {exc.strerror or exc}", file=sys.stderr)
             return 2
     elif written is not None:
-        print(written)
+        try:
+            print(written, flush=True)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk under a redirect: say so, as -o does
+            print(f"netglean call {args._tool}: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    if usage_error:
+        return 2
     return 0 if envelope.ok and not output.failed(envelope.payload, shown) else 1
 
 
@@ -408,7 +418,7 @@ def _unknown_name(parser: argparse.ArgumentParser, argv: list[str]) -> str | Non
     if not given or given in known or given in {"-h", "--help", "--version"}:
         return None
     if given.startswith("-") and prog != parser.prog:
-        return None  # a flag after `call`: argparse asks for the tool
+        return f"{prog}: the tool comes first: netglean call TOOL {given} … ({prog} --help lists the tools)"
     what = "flag" if given.startswith("-") else ("tool" if prog != parser.prog else "command")
     closest = difflib.get_close_matches(given, known, n=1)
     hint = f"did you mean {closest[0]}? " if closest and what != "flag" else ""

@@ -39,7 +39,11 @@ def row_errors(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> list[str]
     table = spec.get("table")
     rows = _value(payload, table["rows"]) if table else None
     return [
-        f"{row.get('url', '')}: {row['error'].get('code', 'error')}: {row['error'].get('message', '')}"
+        ": ".join(
+            str(part)
+            for part in (row.get("url"), row["error"].get("code", "error"), row["error"].get("message"))
+            if part
+        )
         for row in (rows if isinstance(rows, list) else [])
         if isinstance(row, Mapping) and isinstance(row.get("error"), Mapping)
     ]
