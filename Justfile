@@ -4,10 +4,9 @@
 gen:
     uv run netglean gen
 
-# run the catalog's recorded examples on the docs' example site, keep their answers, regenerate the docs
+# run the catalog's recorded examples on the docs' example site, keep their answers, regenerate (docs and all)
 record:
     uv run python -m tests.support.recorded
-    uv run netglean gen
 
 # what CI checks besides the tests: netglean/generated/ current, lint, format, types
 check:
