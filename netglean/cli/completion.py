@@ -4,6 +4,7 @@ commands, the catalog's tools (netglean.generated.cli) with their flags and choi
 from __future__ import annotations
 
 import argparse
+import functools
 import shlex
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -24,6 +25,7 @@ COMMANDS = {
 SHELLS = ("bash", "zsh", "fish")
 
 
+@functools.cache
 def _project_commands() -> dict[str, str]:
     """`netglean project`'s subcommands and their help, read off the parser netglean.cli.projects builds."""
     parser = argparse.ArgumentParser()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from netglean._version import __version__
 from netglean.cli import output, projects
-from netglean.cli.completion import SHELLS
+from netglean.cli.completion import SHELLS, script
 from netglean.core.cli_flags import ENVELOPE_FLAG, JSON_FLAG, OUTPUT_FLAG, TEXT_FLAG
 from netglean.core.errors import ConfigurationError
 from netglean.core.logs import configure
@@ -152,14 +152,14 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
             metavar="ARGS",
             help="all arguments as one JSON object ('-' reads it from stdin); flags override it",
         )
-        shown = parser.add_mutually_exclusive_group()
-        shown.add_argument(
+        modes = parser.add_mutually_exclusive_group()
+        modes.add_argument(
             TEXT_FLAG,
             dest="_text",
             action="store_true",
             help="print the text block a model would read instead",
         )
-        shown.add_argument(
+        modes.add_argument(
             ENVELOPE_FLAG,
             dest="_envelope",
             action="store_true",
@@ -206,7 +206,8 @@ def _call(args: argparse.Namespace) -> int:
             print(f"netglean call {args._tool}: --json must be a JSON object", file=sys.stderr)
             return 2
         arguments.update(loaded)
-    for option in _commands(settings.registry)[args._tool]["options"]:
+    command = _commands(settings.registry)[args._tool]
+    for option in command["options"]:
         value = getattr(args, option["name"])
         if value is not None and option["type"] == "array" and option["item_type"] in {None, "json", "object"}:
             # a flag whose items are objects takes them one a flag or as one JSON array (interact's actions)
@@ -232,7 +233,7 @@ def _call(args: argparse.Namespace) -> int:
         envelope, source = anyio.run(call_once)
     finally:
         progress.finish()
-    shown = _commands(settings.registry)[args._tool].get("output") or {}
+    spec = command.get("output") or {}  # the tool's catalog `cli` entry: its content field or table
     for_a_person = not (args._text or args._envelope)  # the tool's content (or its failure), not its envelope
     # Arguments the tool's schema refuses are the call's usage, as argparse's own errors are: exit 2, in any mode.
     usage_error = not envelope.ok and envelope.payload["error"]["code"] == "invalid_arguments"
@@ -244,11 +245,11 @@ def _call(args: argparse.Namespace) -> int:
         print(f"netglean call {args._tool}: {output.failure(envelope.payload)}", file=sys.stderr)
         if usage_error:
             print(f"(netglean call {args._tool} --help lists its flags)", file=sys.stderr)
-    elif not (shown and for_a_person):
+    elif not (spec and for_a_person):
         written = json.dumps(envelope.as_dict(), indent=2, ensure_ascii=False)
     else:
-        written = output.shown(envelope.payload, shown)
-        for line in output.row_errors(envelope.payload, shown):
+        written = output.shown(envelope.payload, spec)
+        for line in output.row_errors(envelope.payload, spec):
             print(f"netglean call {args._tool}: {line}", file=sys.stderr)
     if written is not None and args._output:
         try:
@@ -266,7 +267,7 @@ def _call(args: argparse.Namespace) -> int:
             return 2
     if usage_error:
         return 2
-    return 0 if envelope.ok and not output.failed(envelope.payload, shown) else 1
+    return 0 if envelope.ok and not output.failed(envelope.payload, spec) else 1
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -296,8 +297,6 @@ def _project(args: argparse.Namespace) -> int:
 
 
 def _completion(args: argparse.Namespace) -> int:
-    from netglean.cli.completion import script
-
     print(script(args.shell, _commands(Settings.load().registry)), end="")
     return 0
 

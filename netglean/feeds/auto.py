@@ -97,9 +97,10 @@ def _cleanup(
     return kept
 
 
-_BY = re.compile(r"^(?:by|von|par|por|di|door|af)\s+", re.IGNORECASE)
+_BY_WORDS = "by|von|par|por|di|door|af"
+_BY = re.compile(rf"^(?:{_BY_WORDS})\s+", re.IGNORECASE)
 """A byline's lead word ("By Ana Ruiz"): not the author's name."""
-_BY_RUBY = r"^\s*(?i:by|von|par|por|di|door|af)\s+"
+_BY_RUBY = rf"^\s*(?i:{_BY_WORDS})\s+"
 """_BY as a drafted config writes it, for html2rss's gsub (a Ruby regular expression)."""
 
 

@@ -228,12 +228,12 @@ def main(argv: list[str] | None = None) -> int:
             seen = (envelope["ok"], envelope["next_step"])
             if seen != (example.expect["ok"], example.expect["next_step"]):
                 print(f"{example.tool}: '{example.title}' answered ok={seen[0]} next_step={seen[1]}", file=sys.stderr)
-            if args.check and (difference := differences(recorded(example.tool).get(example.title), entry)):
+            kept = recorded(example.tool).get(example.title)
+            difference = differences(kept, entry)  # ids and times aside
+            if args.check and difference:
                 differing += 1
                 print(f"{example.tool}: '{example.title}' differs from its recording:\n{difference}", file=sys.stderr)
-            kept = recorded(example.tool).get(example.title)
-            unchanged = kept is not None and not differences(kept, entry)  # ids and times aside: keep the file as it is
-            recordings.setdefault(example.tool, []).append(kept if unchanged else entry)
+            recordings.setdefault(example.tool, []).append(kept if kept is not None and not difference else entry)
     if args.tools:
         for tool in {path.stem for path in (CATALOG / FOLDER).glob("*.json")} - set(recordings):
             recordings[tool] = list(recorded(tool).values())
