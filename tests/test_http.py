@@ -121,7 +121,7 @@ def test_rest_status_mapping(server: HttpServer, body: bytes, content_type: str,
 
 def test_unknown_tool_is_404_naming_the_closest_and_wrong_method_405(server: HttpServer) -> None:
     assert _post(server.base, "nope", {}).json() == {
-        "error": {"code": "unknown_tool", "message": "There is no tool by that name."}
+        "error": {"code": "unknown_tool", "message": "There is no tool by that name. (GET /v1/tools lists them.)"}
     }
     assert _post(server.base, "scrap", {}).json()["error"]["message"] == (
         "There is no tool by that name. Did you mean scrape? (GET /v1/tools lists them.)"

@@ -110,7 +110,7 @@ def build_app(runner: ToolRunner) -> Guard:
 
     def unknown(name: str) -> Response:
         closest = closest_tool(name, registry.tools)
-        return _refusal(404, f"Did you mean {closest}? (GET /v1/tools lists them.)" if closest else "")
+        return _refusal(404, (f"Did you mean {closest}? " if closest else "") + "(GET /v1/tools lists them.)")
 
     async def call_tool(request: Request) -> Response:
         name = request.path_params["name"]
