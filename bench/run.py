@@ -8,7 +8,21 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from bench import browser, crawl, devset, extraction, feeds, fetch, generator, http, projects, readability, runs, stdio
+from bench import (
+    browser,
+    crawl,
+    devset,
+    extraction,
+    feeds,
+    fetch,
+    frontier,
+    generator,
+    http,
+    projects,
+    readability,
+    runs,
+    stdio,
+)
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -52,6 +66,11 @@ def main() -> None:
             e2e_repeats=1 if args.quick else 5,
         ),
         "readability": readability.run(repeats=3 if args.quick else 15) | {"cold_scans": readability.cold_scans()},
+        "frontier": frontier.run(
+            hostile_pages=3 if args.quick else 10,
+            links=5_000 if args.quick else 60_000,
+            flat_pages=2_000 if args.quick else 100_000,
+        ),
     }
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(figures, indent=2) + "\n")
@@ -145,6 +164,7 @@ def main() -> None:
     runs.show(figures["runs"])
     projects.show(figures["projects"])
     readability.show(figures["readability"])
+    frontier.show(figures["frontier"])
     print(f"\nwritten to {RESULTS / 'latest.json'}")
 
 

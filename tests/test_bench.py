@@ -10,13 +10,14 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import lxml.html
+import pytest
 from starlette.testclient import TestClient
 
-from bench import browser, crawl, devset, generator, projects, readability, runs, scrapy_crawl
+from bench import browser, crawl, devset, frontier, generator, projects, readability, runs, scrapy_crawl
 from bench.http import _free_port, _start
 from bench.site import PAGES, SIZE, app
+from netglean.read.links import LinkFilter, normal
 from netglean.read.reading import read_html
-from netglean.sites.urls import normal, same_site
 
 
 def test_the_generator_benchmark_generates_the_real_and_a_synthetic_catalog() -> None:
@@ -62,8 +63,8 @@ def test_the_crawl_benchmark_crawls_the_site_and_its_spider_follows_what_netglea
             for link in (urljoin(url, href) for href in scrapy_crawl.once(tree.xpath(scrapy_crawl.HREFS)))
             if urlsplit(link).hostname == "127.0.0.1"  # what Scrapy's offsite filter lets through
         }
-        frontier = read_html(html, url, fmt="markdown", main_content=True, frontier=True).frontier
-        assert followed == {normal(link) for link in frontier if same_site(link, "127.0.0.1")}
+        frontier = read_html(html, url, fmt="markdown", main_content=True, frontier=LinkFilter("127.0.0.1")).frontier
+        assert followed == set(frontier)
 
 
 def test_a_larger_site_links_past_the_default_size_within_its_own_and_each_news_page_is_its_own_canonical() -> None:
@@ -172,3 +173,14 @@ def test_the_readability_benchmark_scores_its_pages_and_counts_cold_scans() -> N
     assert len(figures["pages"]) == 8 and all(row["score"] is not None for row in figures["pages"])
     cold = readability.cold_scans()
     assert [row["reported"] for row in cold["scans"]] == [row["served"] for row in cold["scans"]] == [4, 5, 4]
+
+
+def test_the_frontier_benchmark_crawls_pages_of_many_links_and_a_long_site(capsys: pytest.CaptureFixture[str]) -> None:
+    figures = frontier.run(hostile_pages=2, links=1_500, flat_pages=60)
+    crawled = figures["hostile"]["crawl"]
+    assert crawled["status"] == "succeeded" and crawled["read"] == 2 and crawled["links_dropped"] > 0
+    assert crawled["get_version"]["calls"] > 0 and figures["hostile"]["map"]["ok"] is True
+    assert figures["flat"]["status"] == "succeeded" and figures["flat"]["visited"] == 60
+    assert figures["flat"]["rss_mib_at"]
+    frontier.show(figures)
+    assert "frontier: 2 pages of 1,500 new links each" in capsys.readouterr().out

@@ -13,6 +13,7 @@ import pytest
 from netglean.core.errors import ToolError
 from netglean.read import jobs as read_jobs
 from netglean.read.document import Document
+from netglean.read.links import LinkFilter
 from netglean.read.reading import HtmlReading, read_html
 from netglean.workers.pool import Readers, worker_count
 
@@ -25,7 +26,9 @@ PAGE = (
 
 async def _read(readers: Readers, url: str = "http://site.test/t") -> HtmlReading:
     document = Document(url, PAGE.encode(), "utf-8")
-    return await readers.run(read_jobs.read_page, document=document, fmt="markdown", main_content=True, frontier=True)
+    return await readers.run(
+        read_jobs.read_page, document=document, fmt="markdown", main_content=True, frontier=LinkFilter("site.test")
+    )
 
 
 async def _warm(readers: Readers) -> None:
@@ -52,7 +55,8 @@ def test_worker_processes_read_what_the_server_process_reads() -> None:
     finally:
         readers.close()
     expected = [
-        read_html(PAGE, f"http://site.test/{n}", fmt="markdown", main_content=True, frontier=True) for n in range(9)
+        read_html(PAGE, f"http://site.test/{n}", fmt="markdown", main_content=True, frontier=LinkFilter("site.test"))
+        for n in range(9)
     ]
     assert pooled == sorted(expected, key=lambda reading: str(reading.metadata.get("url")))
     assert "The moon pulls the [sea](http://site.test/sea)." in pooled[0].content

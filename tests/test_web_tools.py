@@ -292,6 +292,24 @@ def test_crawl_limits_pages_and_batch_crawl_isolates_seeds(client: SyncClient) -
     assert batch[1]["error"]["code"] == "bad_url" and batch[2]["pages"][0]["error"]["code"] == "blocked_address"
 
 
+def test_a_page_of_many_links_adds_a_bounded_number_to_a_crawl_and_map_says_it_found_more(
+    client: SyncClient,
+) -> None:
+    crawled = client.call("crawl", {"url": "http://site.test/many-links", "max_pages": 3, "max_depth": 1})
+    payload = crawled.structured_content["payload"]
+    # two of its links are queued (three URLs in all); of the 1,500, 1,000 were taken and 998 found no room
+    assert [page["url"] for page in payload["pages"]][1:] == ["http://site.test/crawl/m0", "http://site.test/crawl/m1"]
+    assert payload["pages"][0]["links_dropped"] == 1_498 and payload["links_dropped"] == 1_498
+    assert (payload["stopped"], payload["truncated"], payload.get("unvisited")) == ("max_pages", True, None)
+    assert "pages gave 1498 more link(s) once max_pages URLs were queued" in crawled.structured_content["guidance"]
+    mapped = client.call("map", {"url": "http://site.test/many-links", "include_sitemaps": False, "format": "json"})
+    found = mapped.structured_content["payload"]
+    assert found["count"] == 200 and found["truncated"] is True and found["sources"]["links"] == 1_500
+    assert found["urls"][:2] == ["http://site.test/crawl/m0", "http://site.test/crawl/m1"]
+    page = client.call("scrape", {"url": "http://site.test/many-links", "format": "json"}).structured_content["payload"]
+    assert len(page["links"]) == 1_000 and page["unlisted_links"] == 500
+
+
 def test_inspect_url_reads_feeds_listings_and_bot_walls(client: SyncClient) -> None:
     listing = client.call("inspect_url", {"url": "http://site.test/listing"}).structured_content
     assert listing["next_step"] == "capture_config" and listing["payload"]["repeated_items"] == 12

@@ -1308,6 +1308,10 @@ class CrawlVisit(BaseModel):
     """
     Why the page could not be read (when not ok; blocked for a bot wall).
     """
+    links_dropped: Annotated[int | None, Field(ge=1)] = None
+    """
+    Links of this page the crawl wanted but did not queue: those past the first 1,000 it wanted, or all it found new once the crawl had queued max_pages URLs.
+    """
     ok: StrictBool
     page: ScrapedPage | None = None
     """
@@ -3997,7 +4001,7 @@ class ScrapedPage(BaseModel):
     format: Literal["markdown", "text", "html", "json"]
     links: list[Link] | None = None
     """
-    The content's links, each once (when include_links, and always for json).
+    The content's links, each once, the first 1,000 of them (when include_links, and always for json).
     """
     metadata: PageMetadata
     next_start_index: Annotated[int | None, Field(ge=1)] = None
@@ -4024,6 +4028,10 @@ class ScrapedPage(BaseModel):
     total_chars: Annotated[int, Field(ge=0)]
     """
     Length of the whole formatted content (for json, the whole array of blocks).
+    """
+    unlisted_links: Annotated[int | None, Field(ge=1)] = None
+    """
+    Links of the content past the first 1,000, which links leaves out.
     """
     url: StrictStr
     """
@@ -4077,6 +4085,10 @@ class SiteCrawl(BaseModel):
     Why this crawl could not start at all.
     """
     failed: Annotated[int, Field(ge=0)]
+    links_dropped: Annotated[int | None, Field(ge=0)] = None
+    """
+    Links the crawl wanted but never queued, counted each time a page gave one (each page's are in its links_dropped): past 1,000 on one page, or found once max_pages URLs were queued.
+    """
     pages: list[CrawlVisit]
     """
     Every URL visited, in the order read (the first ones, when unreturned says some are left out).
@@ -4089,9 +4101,9 @@ class SiteCrawl(BaseModel):
     """
     The background run that holds every visit.
     """
-    stopped: Literal["max_pages", "cancelled"] | None = None
+    stopped: Literal["max_pages", "links_per_page", "cancelled"] | None = None
     """
-    Why links were left unvisited, when they were: max_pages was reached, or the run was cancelled (resume_run continues it).
+    Why links were left unvisited, when they were: max_pages was reached (the crawl queues no more URLs than it may visit), a page held more than 1,000 links the crawl wanted (it takes the first 1,000), or the run was cancelled (resume_run continues it).
     """
     truncated: StrictBool
     """
@@ -4103,7 +4115,7 @@ class SiteCrawl(BaseModel):
     """
     unvisited: Annotated[int | None, Field(ge=0)] = None
     """
-    Links found and wanted but left unvisited.
+    URLs queued but left unvisited (a cancelled run's).
     """
     url: StrictStr
     """

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '5b0169bfae921d11de49d4122c13db77a8c44f7aaf5fe88945950a8c906a101f'
+CATALOG_HASH: Any = '9b81da9fcefdc310925bf7bc89663bb5fc797a5ab945df0be3c89399c5ff0b4d'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -1839,7 +1839,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                  'json'],
                                                                         'type': 'string'},
                                                              'links': {'description': "The content's links, "
-                                                                                      'each once (when '
+                                                                                      'each once, the first '
+                                                                                      '1,000 of them (when '
                                                                                       'include_links, and '
                                                                                       'always for json).',
                                                                        'items': {'additionalProperties': False,
@@ -1919,6 +1920,14 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                             'blocks).',
                                                                              'minimum': 0,
                                                                              'type': 'integer'},
+                                                             'unlisted_links': {'description': 'Links of the '
+                                                                                               'content past '
+                                                                                               'the first '
+                                                                                               '1,000, which '
+                                                                                               'links leaves '
+                                                                                               'out.',
+                                                                                'minimum': 1,
+                                                                                'type': 'integer'},
                                                              'url': {'description': 'The URL asked for (in a '
                                                                                     'crawl, a link an '
                                                                                     'earlier page gave).',
@@ -1941,6 +1950,22 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                      'description': 'Why this crawl could '
                                                                                     'not start at all.'},
                                                            'failed': {'minimum': 0, 'type': 'integer'},
+                                                           'links_dropped': {'description': 'Links the crawl '
+                                                                                            'wanted but '
+                                                                                            'never queued, '
+                                                                                            'counted each '
+                                                                                            'time a page '
+                                                                                            'gave one (each '
+                                                                                            "page's are in "
+                                                                                            'its '
+                                                                                            'links_dropped): '
+                                                                                            'past 1,000 on '
+                                                                                            'one page, or '
+                                                                                            'found once '
+                                                                                            'max_pages URLs '
+                                                                                            'were queued.',
+                                                                             'minimum': 0,
+                                                                             'type': 'integer'},
                                                            'pages': {'description': 'Every URL visited, in '
                                                                                     'the order read (the '
                                                                                     'first ones, when '
@@ -1983,6 +2008,38 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                        'a '
                                                                                                                        'bot '
                                                                                                                        'wall).'},
+                                                                                              'links_dropped': {'description': 'Links '
+                                                                                                                               'of '
+                                                                                                                               'this '
+                                                                                                                               'page '
+                                                                                                                               'the '
+                                                                                                                               'crawl '
+                                                                                                                               'wanted '
+                                                                                                                               'but '
+                                                                                                                               'did '
+                                                                                                                               'not '
+                                                                                                                               'queue: '
+                                                                                                                               'those '
+                                                                                                                               'past '
+                                                                                                                               'the '
+                                                                                                                               'first '
+                                                                                                                               '1,000 '
+                                                                                                                               'it '
+                                                                                                                               'wanted, '
+                                                                                                                               'or '
+                                                                                                                               'all '
+                                                                                                                               'it '
+                                                                                                                               'found '
+                                                                                                                               'new '
+                                                                                                                               'once '
+                                                                                                                               'the '
+                                                                                                                               'crawl '
+                                                                                                                               'had '
+                                                                                                                               'queued '
+                                                                                                                               'max_pages '
+                                                                                                                               'URLs.',
+                                                                                                                'minimum': 1,
+                                                                                                                'type': 'integer'},
                                                                                               'ok': {'type': 'boolean'},
                                                                                               'page': {'$ref': '#/$defs/ScrapedPage',
                                                                                                        'description': 'The '
@@ -2027,11 +2084,19 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                            'stopped': {'description': 'Why links were left '
                                                                                       'unvisited, when they '
                                                                                       'were: max_pages was '
-                                                                                      'reached, or the run '
-                                                                                      'was cancelled '
+                                                                                      'reached (the crawl '
+                                                                                      'queues no more URLs '
+                                                                                      'than it may visit), a '
+                                                                                      'page held more than '
+                                                                                      '1,000 links the crawl '
+                                                                                      'wanted (it takes the '
+                                                                                      'first 1,000), or the '
+                                                                                      'run was cancelled '
                                                                                       '(resume_run continues '
                                                                                       'it).',
-                                                                       'enum': ['max_pages', 'cancelled']},
+                                                                       'enum': ['max_pages',
+                                                                                'links_per_page',
+                                                                                'cancelled']},
                                                            'truncated': {'description': 'Links were left '
                                                                                         'unvisited (stopped '
                                                                                         'says why).',
@@ -2048,9 +2113,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                          'through them all.',
                                                                           'minimum': 1,
                                                                           'type': 'integer'},
-                                                           'unvisited': {'description': 'Links found and '
-                                                                                        'wanted but left '
-                                                                                        'unvisited.',
+                                                           'unvisited': {'description': 'URLs queued but '
+                                                                                        'left unvisited (a '
+                                                                                        "cancelled run's).",
                                                                          'minimum': 0,
                                                                          'type': 'integer'},
                                                            'url': {'description': 'The start URL.',
@@ -2401,7 +2466,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                  'json'],
                                                                         'type': 'string'},
                                                              'links': {'description': "The content's links, "
-                                                                                      'each once (when '
+                                                                                      'each once, the first '
+                                                                                      '1,000 of them (when '
                                                                                       'include_links, and '
                                                                                       'always for json).',
                                                                        'items': {'additionalProperties': False,
@@ -2481,6 +2547,14 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                             'blocks).',
                                                                              'minimum': 0,
                                                                              'type': 'integer'},
+                                                             'unlisted_links': {'description': 'Links of the '
+                                                                                               'content past '
+                                                                                               'the first '
+                                                                                               '1,000, which '
+                                                                                               'links leaves '
+                                                                                               'out.',
+                                                                                'minimum': 1,
+                                                                                'type': 'integer'},
                                                              'url': {'description': 'The URL asked for (in a '
                                                                                     'crawl, a link an '
                                                                                     'earlier page gave).',
@@ -3713,7 +3787,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
   'description': 'Read a site breadth-first from a start URL: the start page, the pages it links to, and so '
                  'on up to max_depth links away and max_pages pages, on the same site by default, following '
                  'only URLs that match include_patterns and none of exclude_patterns (globs). Pages that '
-                 'name a canonical URL already read are reported as duplicates, not read twice. Each page '
+                 'name a canonical URL already read are reported as duplicates, not read twice. A page adds '
+                 'at most the first 1,000 links the crawl wants (links_dropped counts the rest). Each page '
                  'comes as scrape returns it, cut at max_chars; one failing page (a bot wall among them: '
                  "blocked) never stops the crawl. The crawl works as a background run kept in the server's "
                  'run store: by default the call waits and answers with the pages; a wait that ends first '
@@ -4082,7 +4157,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                  'json'],
                                                                         'type': 'string'},
                                                              'links': {'description': "The content's links, "
-                                                                                      'each once (when '
+                                                                                      'each once, the first '
+                                                                                      '1,000 of them (when '
                                                                                       'include_links, and '
                                                                                       'always for json).',
                                                                        'items': {'additionalProperties': False,
@@ -4162,6 +4238,14 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                             'blocks).',
                                                                              'minimum': 0,
                                                                              'type': 'integer'},
+                                                             'unlisted_links': {'description': 'Links of the '
+                                                                                               'content past '
+                                                                                               'the first '
+                                                                                               '1,000, which '
+                                                                                               'links leaves '
+                                                                                               'out.',
+                                                                                'minimum': 1,
+                                                                                'type': 'integer'},
                                                              'url': {'description': 'The URL asked for (in a '
                                                                                     'crawl, a link an '
                                                                                     'earlier page gave).',
@@ -4184,6 +4268,22 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                      'description': 'Why this crawl could '
                                                                                     'not start at all.'},
                                                            'failed': {'minimum': 0, 'type': 'integer'},
+                                                           'links_dropped': {'description': 'Links the crawl '
+                                                                                            'wanted but '
+                                                                                            'never queued, '
+                                                                                            'counted each '
+                                                                                            'time a page '
+                                                                                            'gave one (each '
+                                                                                            "page's are in "
+                                                                                            'its '
+                                                                                            'links_dropped): '
+                                                                                            'past 1,000 on '
+                                                                                            'one page, or '
+                                                                                            'found once '
+                                                                                            'max_pages URLs '
+                                                                                            'were queued.',
+                                                                             'minimum': 0,
+                                                                             'type': 'integer'},
                                                            'pages': {'description': 'Every URL visited, in '
                                                                                     'the order read (the '
                                                                                     'first ones, when '
@@ -4226,6 +4326,38 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                                                        'a '
                                                                                                                        'bot '
                                                                                                                        'wall).'},
+                                                                                              'links_dropped': {'description': 'Links '
+                                                                                                                               'of '
+                                                                                                                               'this '
+                                                                                                                               'page '
+                                                                                                                               'the '
+                                                                                                                               'crawl '
+                                                                                                                               'wanted '
+                                                                                                                               'but '
+                                                                                                                               'did '
+                                                                                                                               'not '
+                                                                                                                               'queue: '
+                                                                                                                               'those '
+                                                                                                                               'past '
+                                                                                                                               'the '
+                                                                                                                               'first '
+                                                                                                                               '1,000 '
+                                                                                                                               'it '
+                                                                                                                               'wanted, '
+                                                                                                                               'or '
+                                                                                                                               'all '
+                                                                                                                               'it '
+                                                                                                                               'found '
+                                                                                                                               'new '
+                                                                                                                               'once '
+                                                                                                                               'the '
+                                                                                                                               'crawl '
+                                                                                                                               'had '
+                                                                                                                               'queued '
+                                                                                                                               'max_pages '
+                                                                                                                               'URLs.',
+                                                                                                                'minimum': 1,
+                                                                                                                'type': 'integer'},
                                                                                               'ok': {'type': 'boolean'},
                                                                                               'page': {'$ref': '#/$defs/ScrapedPage',
                                                                                                        'description': 'The '
@@ -4270,11 +4402,19 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                            'stopped': {'description': 'Why links were left '
                                                                                       'unvisited, when they '
                                                                                       'were: max_pages was '
-                                                                                      'reached, or the run '
-                                                                                      'was cancelled '
+                                                                                      'reached (the crawl '
+                                                                                      'queues no more URLs '
+                                                                                      'than it may visit), a '
+                                                                                      'page held more than '
+                                                                                      '1,000 links the crawl '
+                                                                                      'wanted (it takes the '
+                                                                                      'first 1,000), or the '
+                                                                                      'run was cancelled '
                                                                                       '(resume_run continues '
                                                                                       'it).',
-                                                                       'enum': ['max_pages', 'cancelled']},
+                                                                       'enum': ['max_pages',
+                                                                                'links_per_page',
+                                                                                'cancelled']},
                                                            'truncated': {'description': 'Links were left '
                                                                                         'unvisited (stopped '
                                                                                         'says why).',
@@ -4291,9 +4431,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                          'through them all.',
                                                                           'minimum': 1,
                                                                           'type': 'integer'},
-                                                           'unvisited': {'description': 'Links found and '
-                                                                                        'wanted but left '
-                                                                                        'unvisited.',
+                                                           'unvisited': {'description': 'URLs queued but '
+                                                                                        'left unvisited (a '
+                                                                                        "cancelled run's).",
                                                                          'minimum': 0,
                                                                          'type': 'integer'},
                                                            'url': {'description': 'The start URL.',
@@ -14768,7 +14908,8 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                  'json'],
                                                                         'type': 'string'},
                                                              'links': {'description': "The content's links, "
-                                                                                      'each once (when '
+                                                                                      'each once, the first '
+                                                                                      '1,000 of them (when '
                                                                                       'include_links, and '
                                                                                       'always for json).',
                                                                        'items': {'additionalProperties': False,
@@ -14848,6 +14989,14 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                                                             'blocks).',
                                                                              'minimum': 0,
                                                                              'type': 'integer'},
+                                                             'unlisted_links': {'description': 'Links of the '
+                                                                                               'content past '
+                                                                                               'the first '
+                                                                                               '1,000, which '
+                                                                                               'links leaves '
+                                                                                               'out.',
+                                                                                'minimum': 1,
+                                                                                'type': 'integer'},
                                                              'url': {'description': 'The URL asked for (in a '
                                                                                     'crawl, a link an '
                                                                                     'earlier page gave).',

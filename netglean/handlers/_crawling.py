@@ -15,8 +15,7 @@ from netglean.net.urls import parse_url
 from netglean.sites.asked import concurrency, robots_fetcher
 from netglean.sites.crawl import Crawl, CrawlPlan, Recorded, Visit, crawl, globs
 from netglean.sites.pages import Reading
-from netglean.sites.urls import normal
-from netglean.store.base import Checkpoint, Visited
+from netglean.store.base import Checkpoint, Queued, Visited
 
 ANSWER_CHARS = 400_000
 """The most characters of visits (as JSON) one crawl's answer holds; a run keeps them all, and get_run_result pages
@@ -38,7 +37,6 @@ def crawl_plan(args: CrawlInput | BatchCrawlInput, width: int = 1) -> CrawlPlan:
             args.main_content,
             args.max_chars,
             with_links(args.format, include_links=False),
-            frontier=True,
             strategy=page_strategy(args.strategy),
         ),
         width=width,
@@ -57,6 +55,7 @@ def crawl_visit(visit: Visit, links: bool) -> CrawlVisit:
         page=page,
         duplicate_of=duplicate_of,
         error=item_error(failed) if failed is not None else None,
+        links_dropped=visit.links_dropped or None,
     )
 
 
@@ -70,6 +69,15 @@ class Journal:
     async def start(self, seed: str) -> Checkpoint:
         await self._run.store.seed(self._run.id, self._part, seed)
         return await self._run.store.checkpoint(self._run.id, self._part)
+
+    async def queued_after(self, seq: int, limit: int) -> list[Queued]:
+        return await self._run.store.queued_after(self._run.id, self._part, seq, limit)
+
+    async def known_urls(self, urls: Sequence[str]) -> set[str]:
+        return await self._run.store.known_urls(self._run.id, self._part, urls)
+
+    async def read_at(self, canonical: str) -> str | None:
+        return await self._run.store.read_at(self._run.id, self._part, canonical)
 
     async def visited(self, visits: Sequence[Recorded]) -> None:
         await self.keep([self._kept(recorded) for recorded in visits])
@@ -92,10 +100,11 @@ class Journal:
             crawl_visit(visit, self._links).model_dump(mode="json", by_alias=True, exclude_none=True),
             read=page is not None,
             failed=visit.error is not None,
-            canonical=normal(page.canonical or page.final_url) if page is not None else None,
+            canonical=recorded.canonical,
             url=visit.url,
             links=recorded.links,
             log=line,
+            dropped=visit.links_dropped,
         )
 
 
@@ -132,6 +141,7 @@ async def crawl_report(result: Crawl, run: RunScope, part: int, budget: int) -> 
         truncated=result.truncated,
         stopped=result.stopped,  # type: ignore[arg-type]  # one of the schema's words, typed str by the engine
         unvisited=result.unvisited or None,
+        links_dropped=result.links_dropped or None,
         run_id=run.id,
         unreturned=unreturned or None,
     )

@@ -42,6 +42,7 @@ def scraped(read: PageRead, include_links: bool) -> ScrapedPage:
         readerable=read.readerable,
         selected_strategy=read.strategy,  # type: ignore[arg-type]  # http or browser, as read_page read it
         links=[Link.model_validate(link) for link in read.links] if include_links else None,
+        unlisted_links=read.links_unlisted or None,
         cost=Cost(bytes=read.bytes, chars=chars, approx_tokens=(chars + 3) // 4),
     )
 

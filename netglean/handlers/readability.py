@@ -144,8 +144,8 @@ async def _site_urls(args: ScanSiteInput, fetcher: Fetcher, ctx: Context) -> tup
     """The pages to scan, within max_pages, and how many were found: the sitemap's, else what map finds."""
     home = urlsplit(args.url).hostname
     if args.sitemap is not None:
-        listed, _ = await read_sitemaps(fetcher, ctx.readers, [args.sitemap], args.max_pages * 4)
-        found = list(dict.fromkeys(url for url in listed if urlsplit(url).hostname == home))
+        listed = await read_sitemaps(fetcher, ctx.readers, [args.sitemap], args.max_pages * 4)
+        found = list(dict.fromkeys(url for url in listed.urls if urlsplit(url).hostname == home))
     else:
         found_there = await discover(
             fetcher,

@@ -27,6 +27,7 @@ from netglean.handlers._crawling import (
 from netglean.handlers.pages import item_error
 from netglean.net.strategy import page_strategy
 from netglean.net.urls import parse_url
+from netglean.read.links import LINKS_PER_PAGE
 from netglean.sites.asked import concurrency, robots_fetcher
 from netglean.sites.crawl import Crawl, crawl
 from netglean.sites.discovery import discover
@@ -78,10 +79,18 @@ async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
         )
     elif result.stopped == "max_pages":
         guidance = say(
-            "Read {count} page(s); {left} more link(s) were left unvisited at max_pages: raise max_pages or narrow"
-            " include_patterns.",
+            "Read {count} page(s); pages gave {left} more link(s) once max_pages URLs were queued: raise max_pages"
+            " or narrow include_patterns.",
             count=result.read,
-            left=result.unvisited,
+            left=result.links_dropped,
+        )
+    elif result.stopped == "links_per_page":
+        guidance = say(
+            "Read {count} page(s); {left} link(s) were left because a page held more than {most} the crawl wanted:"
+            " narrow include_patterns, or crawl from those pages' sections.",
+            count=result.read,
+            left=result.links_dropped,
+            most=LINKS_PER_PAGE,
         )
     elif not result.read and result.blocked:
         guidance = say("The start page answered with a bot wall or challenge page (blocked): inspect_url says more.")

@@ -16,14 +16,15 @@ from urllib.parse import urljoin
 from netglean.core.untrusted import sanitize
 from netglean.read.document import HTML_TYPES, Document
 from netglean.read.html_tree import parse_html
+from netglean.read.links import LinkFilter, Taken, take
+from netglean.read.links import page_links as links
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall, candidate_items, feeds
 from netglean.read.readability import links as readability_links
 from netglean.read.readability.evidence import Evidence
 from netglean.read.reading import HtmlReading, read_html, read_text, walled
 from netglean.read.render import Slice
-from netglean.read.sitemaps import page_links as links
-from netglean.read.sitemaps import read_sitemap
+from netglean.read.sitemaps import Sitemap, read_sitemap
 
 __all__ = [
     "Diagnosis",
@@ -48,7 +49,7 @@ def read_page(
     document: Document,
     fmt: str,
     main_content: bool,
-    frontier: bool,
+    frontier: LinkFilter | None,
     start: int = 0,
     limit: int | None = None,
     status: int = 200,
@@ -110,14 +111,17 @@ def diagnosis(*, document: Document, status: int, headers: Mapping[str, str]) ->
     return Diagnosis(found, counts, signals, list(walled(signals, status, markup, document.url)))
 
 
-def page_links(*, document: Document) -> list[str]:
-    """Every http(s) link of an HTML page, absolute (map)."""
-    return links(parse_html(document.text()), document.url)
+def page_links(*, document: Document, wanted: LinkFilter) -> Taken:
+    """The http(s) links of an HTML page that ``wanted`` takes, absolute, each once (map)."""
+    return take(links(parse_html(document.text()), document.url), wanted)
 
 
-def sitemap(*, body: bytes, max_bytes: int) -> Any:
-    """The URLs a sitemap lists (netglean.read.sitemaps.Sitemap)."""
-    return read_sitemap(body, max_bytes)
+def sitemap(*, body: bytes, max_bytes: int, wanted: LinkFilter | None = None) -> Sitemap:
+    """The URLs a sitemap lists; those ``wanted`` takes, when given (an index's sitemaps are all kept)."""
+    read = read_sitemap(body, max_bytes)
+    if wanted is None or read.is_index:
+        return read
+    return Sitemap(False, tuple(take(read.locations, wanted).links), read.listed)
 
 
 def page_analysis(

@@ -14,10 +14,10 @@ from typing import Any
 
 from netglean.read.extract import Block, Extraction, extract
 from netglean.read.html_tree import parse_html
+from netglean.read.links import LinkFilter, content_links, page_links, take
 from netglean.read.page_meta import byline, page_metadata
 from netglean.read.page_signals import bot_wall
 from netglean.read.render import PLAIN_FORMATS, Slice, formatted, text_slice
-from netglean.read.sitemaps import page_links
 
 WALL_STATUSES = frozenset({401, 403, 429, 503})
 """The statuses bot walls and WAF challenges answer with: with any sign of one, the answer is the wall."""
@@ -38,9 +38,10 @@ class HtmlReading:
     """This slice of the formatted content (all of it unless a limit was given)."""
     title: str | None
     links: list[dict[str, str]]
-    """The links of the content (what ``include_links`` returns)."""
+    """The links of the content (what ``include_links`` returns): each once, the first LINKS_PER_PAGE."""
     frontier: list[str]
-    """Every link of the page, navigation included (what a crawl may follow); empty unless asked for."""
+    """The links of the page a crawl follows, navigation included (those its filter takes); empty unless asked
+    for."""
     start_index: int = 0
     total_chars: int = 0
     next_start: int | None = None
@@ -48,6 +49,10 @@ class HtmlReading:
     """The bot-wall signals, when they say the page is a wall rather than content (else empty)."""
     readerable: bool | None = None
     """Whether the page reads as an article (asked only for its main content)."""
+    frontier_dropped: int = 0
+    """Links the crawl's filter wanted past the most it takes from one page."""
+    links_unlisted: int = 0
+    """Links of the content past the first LINKS_PER_PAGE, which ``links`` leaves out."""
 
 
 def read_html(
@@ -56,14 +61,14 @@ def read_html(
     *,
     fmt: str,
     main_content: bool,
-    frontier: bool = False,
+    frontier: LinkFilter | None = None,
     start: int = 0,
     limit: int | None = None,
     status: int = 200,
     headers: Mapping[str, str] | None = None,
 ) -> HtmlReading:
     tree = parse_html(html)
-    every_link = page_links(tree, url) if frontier else []
+    taken = take(page_links(tree, url), frontier) if frontier is not None else None
     metadata = page_metadata(tree, url)  # before extraction, which prunes the tree
     signals = bot_wall(status, headers or {}, html)
     extraction = extract(tree, url, main_content=main_content, plain=fmt in PLAIN_FORMATS)
@@ -71,17 +76,20 @@ def read_html(
         metadata["author"] = byline(extraction.byline)
     text = formatted(extraction, fmt, start, limit)
     wall = walled(signals, status, html, url, whole=extraction if not main_content else None)
+    links, unlisted = content_links(extraction.links)
     return HtmlReading(
         metadata,
         text.content,
         extraction.title,
-        extraction.links,
-        every_link,
+        links,
+        taken.links if taken is not None else [],
         text.start_index,
         text.total_chars,
         text.next_start,
         wall,
         extraction.readerable,
+        taken.dropped if taken is not None else 0,
+        unlisted,
     )
 
 

@@ -1,4 +1,4 @@
-"""Reading sitemaps (XML, gzip-compressed or not) and a page's links, for discovering a site's URLs.
+"""Reading sitemaps (XML, gzip-compressed or not), for discovering a site's URLs.
 
 Sitemaps are third-party input: <loc> values are read with a bounded scan, never through an XML
 parser that could expand entities, and gzip is inflated only up to a cap.
@@ -10,11 +10,8 @@ import html
 import re
 import zlib
 from dataclasses import dataclass
-from typing import Any
-from urllib.parse import urldefrag, urljoin, urlsplit
 
 from netglean.core.errors import ResponseTooLarge, UnsupportedContent
-from netglean.read.html_tree import document_base
 
 _LOC_TAG = re.compile(rb"<(/?)loc>", re.IGNORECASE)
 MAX_LOCATION_BYTES = 4096
@@ -25,6 +22,8 @@ _INDEX = re.compile(rb"<sitemapindex[\s>]", re.IGNORECASE)
 class Sitemap:
     is_index: bool
     locations: tuple[str, ...]
+    listed: int = 0
+    """How many locations the sitemap lists (those not taken among them)."""
 
 
 def read_sitemap(body: bytes, max_bytes: int) -> Sitemap:
@@ -40,7 +39,7 @@ def read_sitemap(body: bytes, max_bytes: int) -> Sitemap:
     if b"<loc" not in body.lower() and b"<urlset" not in body.lower() and not _INDEX.search(body):
         raise UnsupportedContent("not a sitemap: no <urlset>, <sitemapindex> or <loc>")
     locations = tuple(html.unescape(raw.decode("utf-8", "replace")).strip() for raw in _locations(body))
-    return Sitemap(bool(_INDEX.search(body[:4096])), locations)
+    return Sitemap(bool(_INDEX.search(body[:4096])), locations, len(locations))
 
 
 def _locations(body: bytes) -> list[bytes]:
@@ -57,18 +56,3 @@ def _locations(body: bytes) -> list[bytes]:
                 found.append(value)
             start = -1
     return found
-
-
-def page_links(tree: Any, page_url: str) -> list[str]:
-    """Every http(s) link of the page at ``page_url``, absolute (against its base URL) and without fragment, in
-    document order, once each."""
-    base_url = document_base(tree, page_url)
-    found: dict[str, None] = {}
-    for anchor in tree.css("a[href]"):
-        href = (anchor.attributes.get("href") or "").strip()
-        if not href or href.lower().startswith(("javascript:", "mailto:", "tel:", "data:")):
-            continue
-        url = urldefrag(urljoin(base_url, href)).url
-        if urlsplit(url).scheme in {"http", "https"}:
-            found.setdefault(url, None)
-    return list(found)

@@ -106,7 +106,7 @@ async def interact(
             document=Document(at, html.encode("utf-8"), "utf-8"),
             fmt=fmt,
             main_content=main_content,
-            frontier=False,
+            frontier=None,
             limit=max_chars,
         )
 

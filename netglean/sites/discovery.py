@@ -5,16 +5,16 @@ scripts build, and a bot wall a browser may pass."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from netglean.browser.pool import read_by_strategy
 from netglean.core.errors import ToolError
 from netglean.read import jobs as read_jobs
+from netglean.read.links import LinkFilter, Taken
 from netglean.read.page_signals import javascript_shell
 from netglean.sites.pages import HTML
-from netglean.sites.urls import same_site
 
 if TYPE_CHECKING:
     from netglean.browser.pool import BrowserPool
@@ -39,13 +39,24 @@ class Discovery:
     """How the page was read: over plain HTTP, or rendered in the browser."""
 
 
+@dataclass(frozen=True, slots=True)
+class SitemapUrls:
+    urls: list[str]
+    """The locations taken, in the order listed."""
+    read: list[str]
+    """The sitemaps read."""
+    listed: int
+    """How many locations the sitemaps read list, taken or not."""
+
+
 async def read_sitemaps(
-    fetcher: Fetcher, readers: Readers, pending: list[str], most: int
-) -> tuple[list[str], list[str]]:
-    """The locations the sitemaps ``pending`` list (indexes followed, at most MAX_SITEMAPS read), until there are
-    ``most``; and the sitemaps read. A missing or broken sitemap is skipped: it fails nothing."""
+    fetcher: Fetcher, readers: Readers, pending: list[str], most: int, wanted: LinkFilter | None = None
+) -> SitemapUrls:
+    """The locations the sitemaps ``pending`` list (those ``wanted`` takes, when given; indexes followed, at most
+    MAX_SITEMAPS read), until there are ``most``. A missing or broken sitemap is skipped: it fails nothing."""
     listed: list[str] = []
     read: list[str] = []
+    count = 0
     pending = list(pending)
     while pending and len(read) < MAX_SITEMAPS and len(listed) < most:
         sitemap_url = pending.pop(0)
@@ -55,13 +66,14 @@ async def read_sitemaps(
         try:
             fetched = await fetcher.fetch(sitemap_url, accept=SITEMAP_ACCEPT)
             sitemap = await readers.run(
-                read_jobs.sitemap, body=fetched.body, max_bytes=fetcher.policy.max_decoded_bytes
+                read_jobs.sitemap, body=fetched.body, max_bytes=fetcher.policy.max_decoded_bytes, wanted=wanted
             )
         except ToolError:
             read.pop()
             continue
         (pending if sitemap.is_index else listed).extend(sitemap.locations)
-    return listed, read
+        count += 0 if sitemap.is_index else sitemap.listed
+    return SitemapUrls(listed, read, count)
 
 
 async def discover(
@@ -76,32 +88,33 @@ async def discover(
     strategy: str = "auto",
     browser: BrowserPool | None = None,
 ) -> Discovery:
-    async def links_of(page: Page) -> tuple[Page, list[str], bool]:
+    def wanted(page_url: str) -> LinkFilter:
+        return LinkFilter(
+            urlsplit(page_url).hostname or "", stay_on_domain=same_domain, search=search.lower(), most=limit
+        )
+
+    async def links_of(page: Page) -> tuple[Page, Taken, bool]:
         if page.media_type not in HTML:
-            return page, [], False
-        linked = await readers.run(read_jobs.page_links, document=page.document)
+            return page, Taken([]), False
+        linked = await readers.run(read_jobs.page_links, document=page.document, wanted=wanted(page.url))
         walled = await readers.run(
             read_jobs.wall_signals, document=page.document, status=page.status, headers=dict(page.headers)
         )
         return page, linked, bool(walled)
 
-    def lacking(found: tuple[Page, list[str], bool]) -> bool:
+    def lacking(found: tuple[Page, Taken, bool]) -> bool:
         """A JavaScript shell with no links, or a bot wall a browser may pass."""
         page, linked, walled = found
-        return walled or (not linked and javascript_shell(page.body))
+        return walled or (not linked.of and javascript_shell(page.body))
 
     (page, linked, _), served = await read_by_strategy(strategy, fetcher, browser, url, links_of, lacking=lacking)
-    home = urlsplit(page.url).hostname or ""
-    listed: list[str] = []
-    read: list[str] = []
+    listed = SitemapUrls([], [], 0)
     if include_sitemaps:
         origin = f"{urlsplit(page.url).scheme}://{urlsplit(page.url).netloc}"
         pending = list(dict.fromkeys([*await fetcher.sitemaps(page.url), f"{origin}/sitemap.xml"]))
-        listed, read = await read_sitemaps(fetcher, readers, pending, limit * 4)
-    needle = search.lower()
-    keep = [
-        found
-        for found in dict.fromkeys([*linked, *listed])
-        if (same_site(found, home) or not same_domain) and needle in found.lower()
-    ]
-    return Discovery(keep[:limit], len(keep), read, len(linked), len(listed), served)
+        listed = await read_sitemaps(
+            fetcher, readers, pending, limit * 4, wanted=replace(wanted(page.url), most=limit * 4)
+        )
+    # Filtered in the reader processes: what is left here is bounded by limit, however many links there were.
+    keep = list(dict.fromkeys([*linked.links, *listed.urls]))
+    return Discovery(keep[:limit], len(keep) + linked.dropped, listed.read, linked.of, listed.listed, served)

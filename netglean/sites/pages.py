@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from netglean.core.errors import Blocked, HttpStatus, NotAvailable, UnsupportedContent
 from netglean.read import jobs as read_jobs
 from netglean.read.document import HTML_TYPES, Document
+from netglean.read.links import LinkFilter
 from netglean.read.page_signals import bot_wall, javascript_shell
 from netglean.read.reading import WALL_STATUSES, HtmlReading
 
@@ -32,8 +33,8 @@ class Reading:
     main_content: bool
     limit: int
     include_links: bool
-    frontier: bool = False
-    """Also return every link of the page (navigation included): what a crawl follows."""
+    frontier: LinkFilter | None = None
+    """Also return the links of the page (navigation included) that this filter takes: what a crawl follows."""
     strategy: str = "http"
     """auto (HTTP, rendered when the page needs it), http or browser (netglean.net.strategy.page_strategy)."""
 
@@ -55,7 +56,11 @@ class PageRead:
     links: list[dict[str, str]] = field(default_factory=list)
     """The content's links, each once (when asked for)."""
     frontier: list[str] = field(default_factory=list)
-    """Every link of the page, navigation included: where a crawl may go next (when asked for)."""
+    """The links of the page a crawl follows, navigation included: where it may go next (when asked for)."""
+    frontier_dropped: int = 0
+    """Links the crawl wanted past the most it takes from one page."""
+    links_unlisted: int = 0
+    """Links of the content past those ``links`` lists (when asked for)."""
     next_start: int | None = None
     """Where the next slice starts, when more content follows this one."""
     readerable: bool | None = None
@@ -162,8 +167,10 @@ def _page_read(
         bytes=size,
         metadata=reading.metadata,
         title=reading.title or None,
-        links=list({link["url"]: link for link in reading.links}.values()) if how.include_links else [],
+        links=reading.links if how.include_links else [],
+        links_unlisted=reading.links_unlisted if how.include_links else 0,
         frontier=reading.frontier,
+        frontier_dropped=reading.frontier_dropped,
         next_start=reading.next_start,
         readerable=reading.readerable,
         strategy=strategy,

@@ -75,16 +75,16 @@ class Queued:
 
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
-    """Where a crawl stands in the store: what it has still to visit, every URL it has queued, and the canonical
-    URL of each page it read (with the URL it read it at)."""
+    """Where a crawl stands in the store: how many URLs it has queued (seqs 0 to ``queued`` - 1) and how many of
+    those wait to be visited; its visits counted."""
 
-    queued: list[Queued]
-    seen: set[str]
-    canonical: dict[str, str]
+    queued: int
+    waiting: int
     visited: int
     read: int
     failed: int
-    next_seq: int
+    dropped: int
+    """Links its visits wanted but did not queue."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +100,8 @@ class Visited:
     links: Sequence[Queued] = ()
     log: tuple[str, str] | None = None
     """A line of the run's log about the visit (level, message), kept with it."""
+    dropped: int = 0
+    """Links of the page the crawl wanted but did not queue."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +241,18 @@ class RunStore(Protocol):
 
     async def seed(self, run_id: str, part: int, url: str) -> None:
         """Queue a crawl's start URL (seq 0), unless the crawl has begun already."""
+        ...
+
+    async def queued_after(self, run_id: str, part: int, seq: int, limit: int) -> list[Queued]:
+        """The crawl's URLs queued after ``seq`` and not visited yet, in order; at most ``limit``."""
+        ...
+
+    async def known_urls(self, run_id: str, part: int, urls: Sequence[str]) -> set[str]:
+        """Which of ``urls`` the crawl has queued (visited or not)."""
+        ...
+
+    async def read_at(self, run_id: str, part: int, canonical: str) -> str | None:
+        """The URL at which the crawl read a page of canonical URL ``canonical``, if it read one."""
         ...
 
     async def visited(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:

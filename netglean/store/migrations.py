@@ -125,4 +125,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX scans_by_domain ON scans (domain, scanned_at DESC)",
         "CREATE INDEX scans_by_run ON scans (run_id)",
     ),
+    (
+        # A crawl holds a bounded part of its frontier in memory and asks the store for the rest: whether a URL is
+        # queued already, at which URL a page of a canonical URL was read. A visit counts the links its page gave
+        # that the crawl did not queue.
+        "CREATE INDEX run_frontier_by_url ON run_frontier (run_id, part, url)",
+        "CREATE INDEX run_items_by_canonical ON run_items (run_id, part, canonical, seq) WHERE canonical IS NOT NULL",
+        "ALTER TABLE run_items ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0",
+    ),
 )

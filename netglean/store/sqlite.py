@@ -98,6 +98,12 @@ def _marks(count: int) -> str:
     return ",".join("?" * count)
 
 
+_MARKS_AT_ONCE = 500
+"""Values one IN (...) list takes: SQLite builds before 3.32 take at most 999 parameters a statement."""
+_UNVISITED = "NOT EXISTS (SELECT 1 FROM run_items i WHERE i.run_id = f.run_id AND i.part = f.part AND i.seq = f.seq)"
+"""A frontier row (as f) that no visit has taken."""
+
+
 class _Connection:
     """One SQLite connection and the limiter that keeps it to one thread at a time."""
 
@@ -383,23 +389,19 @@ class SqliteStore:
 
     async def checkpoint(self, run_id: str, part: int) -> Checkpoint:
         def work(db: sqlite3.Connection) -> Checkpoint:
-            frontier = db.execute(
-                "SELECT seq, url, depth FROM run_frontier WHERE run_id = ? AND part = ? ORDER BY seq", (run_id, part)
-            ).fetchall()
-            visits = db.execute(
-                "SELECT seq, kind, url, canonical FROM run_items WHERE run_id = ? AND part = ?", (run_id, part)
-            ).fetchall()
-            done = {seq for seq, _, _, _ in visits}
-            kinds = [kind for _, kind, _, _ in visits]
-            return Checkpoint(
-                queued=[Queued(seq, url, depth) for seq, url, depth in frontier if seq not in done],
-                seen={url for _, url, _ in frontier},
-                canonical={canonical: url for _, kind, url, canonical in visits if kind == "read" and canonical},
-                visited=len(visits),
-                read=kinds.count("read"),
-                failed=kinds.count("failed"),
-                next_seq=frontier[-1][0] + 1 if frontier else 0,
-            )
+            queued = db.execute(
+                "SELECT coalesce(max(seq) + 1, 0), count(*) FROM run_frontier WHERE run_id = ? AND part = ?",
+                (run_id, part),
+            ).fetchone()
+            visited, read, failed, dropped = db.execute(
+                "SELECT count(*), coalesce(sum(kind = 'read'), 0), coalesce(sum(kind = 'failed'), 0),"
+                " coalesce(sum(dropped), 0) FROM run_items WHERE run_id = ? AND part = ?",
+                (run_id, part),
+            ).fetchone()
+            waiting = db.execute(
+                f"SELECT count(*) FROM run_frontier f WHERE run_id = ? AND part = ? AND {_UNVISITED}", (run_id, part)
+            ).fetchone()[0]
+            return Checkpoint(queued[0], waiting, visited, read, failed, dropped)
 
         return await self._read(work)
 
@@ -407,6 +409,44 @@ class SqliteStore:
         await self._write(
             lambda db: db.execute("INSERT OR IGNORE INTO run_frontier VALUES (?, ?, 0, ?, 0)", (run_id, part, url))
         )
+
+    async def queued_after(self, run_id: str, part: int, seq: int, limit: int) -> list[Queued]:
+        def work(db: sqlite3.Connection) -> list[Queued]:
+            rows = db.execute(
+                "SELECT seq, url, depth FROM run_frontier f WHERE run_id = ? AND part = ? AND seq > ?"
+                f" AND {_UNVISITED} ORDER BY seq LIMIT ?",
+                (run_id, part, seq, limit),
+            )
+            return [Queued(*row) for row in rows]
+
+        return await self._read(work)
+
+    async def known_urls(self, run_id: str, part: int, urls: Sequence[str]) -> set[str]:
+        def work(db: sqlite3.Connection) -> set[str]:
+            known: set[str] = set()
+            for start in range(0, len(urls), _MARKS_AT_ONCE):
+                chunk = urls[start : start + _MARKS_AT_ONCE]
+                known.update(
+                    row[0]
+                    for row in db.execute(
+                        f"SELECT url FROM run_frontier WHERE run_id = ? AND part = ? AND url IN ({_marks(len(chunk))})",
+                        (run_id, part, *chunk),
+                    )
+                )
+            return known
+
+        return await self._read(work)
+
+    async def read_at(self, run_id: str, part: int, canonical: str) -> str | None:
+        def work(db: sqlite3.Connection) -> str | None:
+            row = db.execute(
+                "SELECT url FROM run_items WHERE run_id = ? AND part = ? AND canonical = ? AND kind = 'read'"
+                " ORDER BY seq LIMIT 1",
+                (run_id, part, canonical),
+            ).fetchone()
+            return None if row is None else str(row[0])
+
+        return await self._read(work)
 
     async def visited(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
         await self._write(_visits_writer(run_id, part, visits))
@@ -575,8 +615,8 @@ class SqliteStore:
                 (run_id, earlier),
             )
             return db.execute(
-                "INSERT OR IGNORE INTO run_items SELECT ?, part, seq, kind, url, canonical, body FROM run_items"
-                f" WHERE run_id = ?{kinds}",
+                "INSERT OR IGNORE INTO run_items"
+                f" SELECT ?, part, seq, kind, url, canonical, body, dropped FROM run_items WHERE run_id = ?{kinds}",
                 (run_id, earlier),
             ).rowcount
 
@@ -726,13 +766,13 @@ def _visits_writer(run_id: str, part: int, visits: Sequence[Visited]) -> Callabl
     now = time.time()
     kinds = ["read" if v.read else "failed" if v.failed else "duplicate" for v in visits]
     rows = [
-        (run_id, part, v.seq, kind, v.url, v.canonical, json.dumps(v.body, ensure_ascii=False))
+        (run_id, part, v.seq, kind, v.url, v.canonical, json.dumps(v.body, ensure_ascii=False), v.dropped)
         for v, kind in zip(visits, kinds, strict=True)
     ]
     links = [(run_id, part, link.seq, link.url, link.depth) for v in visits for link in v.links]
 
     def work(db: sqlite3.Connection) -> None:
-        db.executemany("INSERT OR REPLACE INTO run_items VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT OR REPLACE INTO run_items VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
         db.executemany("INSERT OR IGNORE INTO run_frontier VALUES (?, ?, ?, ?, ?)", links)
         for visit in visits:
             if visit.log is not None:

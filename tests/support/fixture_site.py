@@ -224,6 +224,13 @@ async def crawl_page(request: Request) -> Response:
     return Response((body + "</body></html>").encode(), media_type="text/html")
 
 
+async def many_links(request: Request) -> Response:
+    """A page of 1,500 links to pages of its own site (more than a crawl takes from one page)."""
+    anchors = "".join(f'<a href="/crawl/m{n}">Link {n}</a> ' for n in range(1_500))
+    body = f"<html><head><title>Many links</title></head><body><p>A page of many links.</p>{anchors}</body></html>"
+    return Response(body.encode(), media_type="text/html")
+
+
 async def listing(request: Request) -> Response:
     items = "".join(f'<li class="story"><a href="/story/{n}">Story {n}</a></li>' for n in range(12))
     head = '<link rel="alternate" type="application/rss+xml" title="All stories" href="/feed.xml">'
@@ -271,6 +278,7 @@ APP = Starlette(
         Route("/hostile", hostile),
         Route("/deep", deep),
         Route("/listing", listing),
+        Route("/many-links", many_links),
         Route("/challenge", challenge),
         Route("/crawl/", crawl_page),
         Route("/crawl/{name}", crawl_page),

@@ -4,12 +4,14 @@ data, decoding where it reads."""
 from __future__ import annotations
 
 import pickle
+import re
 
 import pytest
 
 from netglean.core.errors import UnsupportedContent
 from netglean.read import jobs
 from netglean.read.document import Document
+from netglean.read.links import LinkFilter
 
 PAGE = (
     "<html><head><title>Tides</title><link rel=alternate type=application/rss+xml href=/feed></head><body>"
@@ -48,19 +50,27 @@ def test_a_diagnosis_reports_a_walls_signs_and_whether_they_make_the_page_one() 
 
 def test_page_facts_links_and_plain_text() -> None:
     assert jobs.page_facts(document=DOCUMENT) == {"title": "Tides"}
-    assert jobs.page_links(document=DOCUMENT) == [f"https://harbour.test/{name}" for name in "abc"]
+    taken = jobs.page_links(document=DOCUMENT, wanted=LinkFilter("harbour.test", exclude=(re.compile(".*/b"),)))
+    assert (taken.links, taken.of) == (["https://harbour.test/a", "https://harbour.test/c"], 3)
     text = Document("https://harbour.test/n.txt", "notes \x1b[2J\u202eon tides".encode(), None, "text/plain")
     assert jobs.plain_text(document=text) == "notes on tides"
 
 
 def test_a_page_is_read_as_the_page_tools_return_it() -> None:
-    reading = jobs.read_page(document=DOCUMENT, fmt="text", main_content=False, frontier=True)
-    assert reading.content == "- A\n- B\n- C" and reading.title == "Tides" and len(reading.frontier) == 3
+    reading = jobs.read_page(
+        document=DOCUMENT, fmt="text", main_content=False, frontier=LinkFilter("harbour.test", most=2)
+    )
+    assert reading.content == "- A\n- B\n- C" and reading.title == "Tides"
+    assert reading.frontier == ["https://harbour.test/a", "https://harbour.test/b"] and reading.frontier_dropped == 1
+    assert jobs.read_page(document=DOCUMENT, fmt="text", main_content=False, frontier=None).frontier == []
 
 
 def test_a_sitemap_job_raises_what_a_reader_raises() -> None:
     assert jobs.sitemap(body=b"<urlset><loc>https://h.test/a</loc></urlset>", max_bytes=1_000).locations == (
         "https://h.test/a",
     )
+    listed = b"<urlset><loc>https://h.test/a</loc><loc>https://x.test/b</loc><loc>https://h.test/c</loc></urlset>"
+    taken = jobs.sitemap(body=listed, max_bytes=1_000, wanted=LinkFilter("h.test", most=1))
+    assert (taken.locations, taken.listed) == (("https://h.test/a",), 3)
     with pytest.raises(UnsupportedContent):
         jobs.sitemap(body=b"<html></html>", max_bytes=1_000)

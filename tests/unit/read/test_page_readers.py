@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from netglean.read.html_tree import parse_html
+from netglean.read.links import page_links
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import candidate_items, feeds, item_groups
-from netglean.read.sitemaps import page_links
 from tests.support.work_counting import work
 
 PER_NODE = 12

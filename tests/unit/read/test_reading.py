@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from netglean.read.links import LinkFilter
 from netglean.read.page_signals import bot_wall
 from netglean.read.reading import WALL_TEXT, is_wall, read_html, read_text, walled
 
@@ -108,9 +109,9 @@ def test_metadata_is_read_from_the_whole_page() -> None:
     assert reading.metadata["json_ld"] == [{"@type": "NewsArticle", "headline": "Tides"}]  # scripts are pruned later
 
 
-def test_the_frontier_is_every_link_and_only_when_asked() -> None:
+def test_the_frontier_is_every_link_the_filter_takes_navigation_included_and_only_when_asked() -> None:
     assert read_html(PAGE, URL, fmt="markdown", main_content=True).frontier == []
-    frontier = read_html(PAGE, URL, fmt="markdown", main_content=True, frontier=True).frontier
+    frontier = read_html(PAGE, URL, fmt="markdown", main_content=True, frontier=LinkFilter("harbour.test")).frontier
     assert frontier == [
         "https://harbour.test/",
         "https://harbour.test/about",
@@ -182,7 +183,7 @@ def test_links_images_and_the_canonical_url_resolve_against_the_documents_base_u
         "<p>Read <a href='a.html'>the story</a> and <a href='#top'>go up</a>.</p>"
         "<p><img src='i.png' alt='A photo'></p></article></body></html>"
     )
-    reading = read_html(page, "http://site.test/", fmt="markdown", main_content=False, frontier=True)
+    reading = read_html(page, "http://site.test/", fmt="markdown", main_content=False, frontier=LinkFilter("site.test"))
     assert reading.links[0] == {"url": "http://site.test/sub/a.html", "text": "the story"}
     assert "(http://site.test/sub/i.png)" in reading.content
     assert reading.metadata["canonical"] == "http://site.test/sub/here"

@@ -1,5 +1,5 @@
-"""Reading sitemaps and a page's links (netglean.read.sitemaps): third-party XML read by a scan, never by a parser
-that could expand entities; links absolute, http(s) only, once each."""
+"""Reading sitemaps (netglean.read.sitemaps): third-party XML read by a scan, never by a parser that could expand
+entities."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import gzip
 import pytest
 
 from netglean.core.errors import ResponseTooLarge, UnsupportedContent
-from netglean.read.html_tree import parse_html
-from netglean.read.sitemaps import MAX_LOCATION_BYTES, page_links, read_sitemap
+from netglean.read.sitemaps import MAX_LOCATION_BYTES, read_sitemap
 
 
 def test_locations_are_read_with_their_entities_whatever_the_case_of_the_tags() -> None:
@@ -53,21 +52,3 @@ def test_a_sitemap_index_is_told_from_a_url_set() -> None:
     listed = read_sitemap(b"<urlset><url><loc>https://a.example/p</loc></url></urlset>", 1_000)
     assert not listed.is_index and listed.locations == ("https://a.example/p",)
     assert read_sitemap(b"<SITEMAPINDEX xmlns='x'><sitemap><loc>https://a.example/s</loc></sitemap>", 1_000).is_index
-
-
-def test_page_links_are_absolute_without_fragments_once_each_in_order() -> None:
-    page = (
-        '<a href=" /a#top ">a</a><a href="/a">again</a><a href="JavaScript:alert(1)">j</a><a href="MAILTO:x@y">m</a>'
-        '<a href="tel:1">t</a><a href="data:text/html,x">d</a><a href="ftp://files.test/x">f</a><a href="">empty</a>'
-        '<a href="//other.test/p">other</a><a href="?q=1">query</a><a>no href</a><a href="https://h.test/a">abs</a>'
-    )
-    assert page_links(parse_html(page), "https://h.test/dir/page") == [
-        "https://h.test/a",
-        "https://other.test/p",
-        "https://h.test/dir/page?q=1",
-    ]
-
-
-def test_page_links_resolve_against_the_documents_base_url() -> None:
-    page = "<head><base href='http://site.test/sub/'></head><body><a href='a.html'>a</a><a href='/b'>b</a></body>"
-    assert page_links(parse_html(page), "http://site.test/") == ["http://site.test/sub/a.html", "http://site.test/b"]

@@ -9,6 +9,7 @@ uid 65534 when the tests run as root (for whom permissions do not stop writes)."
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import signal
@@ -101,8 +102,10 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
             items, total = await again.items(RUN, offset=0, limit=10)
             assert total == 1 and items[0].body["url"] == "http://site.test/0"
             point = await again.checkpoint(RUN, 0)
-            assert [q.url for q in point.queued] == ["http://site.test/1"] and point.visited == point.read == 1
-            assert point.seen == {"http://site.test/", "http://site.test/1"} and point.next_seq == 2
+            assert (point.queued, point.waiting, point.visited, point.read) == (2, 1, 1, 1)
+            assert [q.url for q in await again.queued_after(RUN, 0, -1, 10)] == ["http://site.test/1"]
+            seen = await again.known_urls(RUN, 0, ["http://site.test/", "http://site.test/1", "http://site.test/2"])
+            assert seen == {"http://site.test/", "http://site.test/1"}
 
         run(read)
     finally:
@@ -264,7 +267,8 @@ def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(sto
             assert [line.message for line in lines] == ["before the disk filled"]
             assert await store.get(OTHER) is None
             point = await store.checkpoint(RUN, 0)
-            assert point.visited == kept and {q.url for q in point.queued} == {f"u{kept - 1}"}
+            assert point.visited == kept and point.waiting == 1
+            assert [q.url for q in await store.queued_after(RUN, 0, -1, 10)] == [f"u{kept - 1}"]
 
         await as_before()
         db.execute("PRAGMA max_page_count = 1073741823")  # room again: the same store takes writes
@@ -427,22 +431,44 @@ def test_scans_are_kept_by_domain_and_run_latest_first_and_prune_drops_only_old_
     run(work)
 
 
-def test_a_store_of_the_step_before_gains_the_scan_index_and_keeps_what_it_held(tmp_path: Path) -> None:
+def test_a_store_of_earlier_steps_gains_the_scan_index_and_the_frontier_lookups_and_keeps_what_it_held(
+    tmp_path: Path,
+) -> None:
     first = SqliteStore.open(tmp_path)
     run(lambda: first.create(RUN, "crawl", {"url": "http://site.test/"}, None, ""))
+    run(lambda: first.seed(RUN, 0, "http://site.test/0"))
+    run(lambda: first.visited(RUN, 0, [_visit(0, links=(Queued(1, "http://site.test/1", 1),))]))
     first.close()
-    with _raw(tmp_path) as db:  # as a store of migration step 3 was: no scans table
+    with _raw(tmp_path) as db:  # as a store of migration step 3 was: no scans table, no frontier lookups
         db.execute("DROP TABLE scans")
-        db.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+        db.execute("DROP INDEX run_frontier_by_url")
+        db.execute("DROP INDEX run_items_by_canonical")
+        db.execute("ALTER TABLE run_items DROP COLUMN dropped")
+        db.execute("PRAGMA user_version = 3")
     again = SqliteStore.open(tmp_path)
     try:
         assert run(lambda: again.get(RUN)) is not None
         run(lambda: again.record_scan(_scan("d" * 32, 1.0), b"{}"))
         assert run(lambda: again.scans(domain="shop.test"))[1] == 1
+        point = run(lambda: again.checkpoint(RUN, 0))
+        assert (point.queued, point.waiting, point.visited, point.dropped) == (2, 1, 1, 0)
+        assert run(lambda: again.known_urls(RUN, 0, ["http://site.test/1"])) == {"http://site.test/1"}
+        assert run(lambda: again.read_at(RUN, 0, "http://site.test/0")) == "http://site.test/0"
     finally:
         again.close()
     with _raw(tmp_path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        plan = db.execute(
+            "EXPLAIN QUERY PLAN SELECT url FROM run_frontier WHERE run_id = ? AND part = ? AND url IN (?, ?)",
+            (RUN, 0, "a", "b"),
+        ).fetchall()
+        assert "run_frontier_by_url" in str(plan)  # a crawl's questions are answered from an index
+        plan = db.execute(
+            "EXPLAIN QUERY PLAN SELECT url FROM run_items WHERE run_id = ? AND part = ? AND canonical = ?"
+            " AND kind = 'read' ORDER BY seq LIMIT 1",
+            (RUN, 0, "a"),
+        ).fetchall()
+        assert "run_items_by_canonical" in str(plan)  # not a walk over every visit of the run
 
 
 # The log ----------------------------------------------------------------------------------------------------------
@@ -528,14 +554,46 @@ def test_a_resume_with_retry_failed_queues_the_failed_visits_again(store: Sqlite
         await store.visited(RUN, 0, [_visit(2)])
         await store.seed(RUN, 0, "http://site.test/other")  # begun already: the seed is not queued again
         point = await store.checkpoint(RUN, 0)
-        assert point.queued == [] and (point.visited, point.read, point.failed) == (3, 2, 1)
+        assert point.waiting == 0 and (point.visited, point.read, point.failed) == (3, 2, 1)
         assert await store.requeue(RUN, session="", retry_failed=True) == (None, 0)  # still running: not resumable
         await store.finish(RUN, "succeeded")
         again, forgotten = await store.requeue(RUN, session="", retry_failed=True)
         assert again is not None and again.status == "queued" and forgotten == 1
         point = await store.checkpoint(RUN, 0)
-        assert [q.url for q in point.queued] == ["http://site.test/1"] and point.failed == 0 and point.next_seq == 3
+        assert (point.waiting, point.failed, point.queued) == (1, 0, 3)
+        assert [q.url for q in await store.queued_after(RUN, 0, -1, 10)] == ["http://site.test/1"]
         assert (await store.items(RUN, offset=0, limit=10))[1] == 2
+
+    run(work)
+
+
+def test_a_crawls_frontier_is_read_back_in_slices_and_asked_what_it_holds(store: SqliteStore) -> None:
+    """What a crawl asks of the store once it holds a bounded part of its frontier in memory."""
+
+    async def work() -> None:
+        await store.create(RUN, "crawl", {}, None, "")
+        await store.seed(RUN, 0, "http://site.test/0")
+        links = tuple(Queued(n, f"http://site.test/{n}", 1) for n in range(1, 1_201))
+        first = dataclasses.replace(_visit(0, links=links), dropped=7)
+        await store.visited(RUN, 0, [first, _visit(1, failed=True), _visit(2)])
+        point = await store.checkpoint(RUN, 0)
+        assert (point.queued, point.waiting, point.visited, point.read, point.failed, point.dropped) == (
+            1_201,
+            1_198,
+            3,
+            2,
+            1,
+            7,
+        )
+        waiting = await store.queued_after(RUN, 0, -1, 2)
+        assert [q.seq for q in waiting] == [3, 4]  # 0, 1 and 2 are visited
+        assert [q.seq for q in await store.queued_after(RUN, 0, 1_198, 10)] == [1_199, 1_200]
+        asked = [f"http://site.test/{n}" for n in range(1_100, 1_300)] * 3  # past one statement's parameters
+        assert await store.known_urls(RUN, 0, asked) == {f"http://site.test/{n}" for n in range(1_100, 1_201)}
+        assert await store.known_urls(RUN, 0, []) == set()
+        assert await store.read_at(RUN, 0, "http://site.test/2") == "http://site.test/2"
+        assert await store.read_at(RUN, 0, "http://site.test/1") is None  # failed: never read
+        assert await store.read_at(RUN, 1, "http://site.test/2") is None  # another seed's
 
     run(work)
 
