@@ -194,6 +194,24 @@ def test_a_missing_variable_and_an_unknown_dataset_are_named(shop: tuple[SyncCli
     assert unknown["payload"]["error"]["code"] == "not_found" and unknown["next_step"] == "list_datasets"
 
 
+def test_variables_whose_combinations_pass_the_cap_are_refused_before_any_url_is_built(
+    shop: tuple[SyncClient, str],
+) -> None:
+    """Three placeholders of 400 lines each (a 6 KB argument) make 64,000,000 start URLs: counted, not built."""
+    client, origin = shop
+    definition = {**DEFINITION, "start_urls": ["{origin}/c/{a}{b}{c}"]}
+    saved = _call(client, "save_project", {"name": "multiplied", "definition": definition})
+    lines = "\n".join(f"x{n}" for n in range(400))
+    variables = {"origin": origin, "a": lines, "b": lines, "c": lines}
+    refused = _call(
+        client, "run_project", {"project_id": saved["payload"]["project"]["project_id"], "variables": variables}
+    )
+    error = refused["payload"]["error"]
+    assert error["code"] == "invalid_arguments" and error["detail"]["combinations"] == 400**3
+    assert error["detail"]["values"] == {"a": 400, "b": 400, "c": 400}
+    assert _call(client, "get_version", {})["ok"] is True
+
+
 def test_a_hostile_page_and_a_deep_definition_stay_bounded(shop: tuple[SyncClient, str]) -> None:
     """A chain of 20 datasets, each inside the last, over a page of 3,000 items whose text makes a backtracking
     pattern work hard: the page gives MAX_ROWS rows (of the 60,000 its items hold), the pattern's values are

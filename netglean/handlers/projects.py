@@ -613,7 +613,7 @@ async def _run(project: Project, args: RunProjectInput | RunProjectByNameInput, 
 async def _run_crawl(project: Project, variables: dict[str, Any], ctx: Context, run: RunScope) -> ProjectRun:
     """The saved crawl, its start URL's placeholders filled; each page read a row of the dataset pages."""
     definition = dict(project.definition)
-    urls = start_urls([definition["url"]], variables)
+    urls = await anyio.to_thread.run_sync(start_urls, [definition["url"]], variables)
     if len(urls) > 1:
         raise InvalidProject(
             f"variables: a crawl has one start URL, and these values give {len(urls)}",

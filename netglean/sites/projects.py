@@ -4,6 +4,7 @@ process (netglean.read.datasets) and kept by key in the store, so a re-run write
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -12,7 +13,14 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from netglean.browser.pool import read_by_strategy
-from netglean.core.errors import CallTimeout, InvalidProject, StoreFailure, ToolError, Unavailable
+from netglean.core.errors import (
+    CallTimeout,
+    InvalidArguments,
+    InvalidProject,
+    StoreFailure,
+    ToolError,
+    Unavailable,
+)
 from netglean.net.strategy import page_strategy
 from netglean.read import jobs as read_jobs
 from netglean.store.base import Visited, Written
@@ -32,28 +40,39 @@ _PAGE_BATCH = 500
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]{0,63})\}")
 
 
+def _values(value: Any) -> list[str]:
+    """A variable's values: an array's items, else its lines (an empty value is one empty value)."""
+    return [str(v) for v in value] if isinstance(value, list) else str(value).splitlines() or [""]
+
+
 def start_urls(urls: list[str], variables: Mapping[str, Any]) -> list[str]:
-    """The start URLs with each ``{name}`` filled in: an array's values (or a value's lines) give a URL each."""
-    filled: list[str] = []
-    for url in urls:
-        names = _PLACEHOLDER.findall(url)
-        missing = [name for name in names if name not in variables]
-        if missing:
-            raise InvalidProject(  # the project cannot run as called: a default or the call's value is wanted
-                f"variables: the start URL needs {missing[0]!r}, which neither the call nor the project gives",
-                detail={"argument": "variables", "missing": missing},
-            )
+    """The start URLs with each ``{name}`` filled in: an array's values (or a value's lines) give a URL each, every
+    combination of them. The combinations are counted before any is built: past MAX_URLS the call is refused,
+    naming the variables that multiply, without building one."""
+    placeholders = [list(dict.fromkeys(_PLACEHOLDER.findall(url))) for url in urls]
+    missing = list(dict.fromkeys(name for names in placeholders for name in names if name not in variables))
+    if missing:
+        raise InvalidProject(  # the project cannot run as called: a default or the call's value is wanted
+            f"variables: the start URL needs {missing[0]!r}, which neither the call nor the project gives",
+            detail={"argument": "variables", "missing": missing},
+        )
+    values = {name: _values(variables[name]) for names in placeholders for name in names}
+    total = sum(math.prod(len(values[name]) for name in names) for names in placeholders)
+    if total > MAX_URLS:
+        counts = {name: len(values[name]) for name in values if len(values[name]) > 1}
+        raise InvalidArguments(
+            f"variables: the start URLs come to {total:,} combinations of "
+            + " x ".join(f"{count} {name!r}" for name, count in counts.items())
+            + f", more than the {MAX_URLS:,} one run reads; give fewer values, or run the project several times",
+            detail={"argument": "variables", "combinations": total, "values": counts, "most": MAX_URLS},
+        )
+    filled: dict[str, None] = {}
+    for url, names in zip(urls, placeholders, strict=True):
         expanded = [url]
-        for name in dict.fromkeys(names):
-            value = variables[name]
-            values = [str(v) for v in value] if isinstance(value, list) else str(value).splitlines() or [""]
-            expanded = [one.replace("{" + name + "}", v.strip()) for one in expanded for v in values]
-        filled += expanded
-        if len(filled) > MAX_URLS:
-            raise InvalidProject(
-                f"variables: the start URLs come to more than {MAX_URLS}", detail={"argument": "variables"}
-            )
-    return list(dict.fromkeys(filled))
+        for name in names:
+            expanded = [one.replace("{" + name + "}", v.strip()) for one in expanded for v in values[name]]
+        filled.update(dict.fromkeys(expanded))
+    return list(filled)
 
 
 @dataclass(slots=True)
@@ -107,7 +126,7 @@ async def run_extract(
     transaction; a page that fails is kept as failed and the run goes on (the store failing ends it, as the run's
     own error)."""
     definition = project.definition
-    urls = start_urls(definition["start_urls"], {**project.variables, **variables})
+    urls = await anyio.to_thread.run_sync(start_urls, definition["start_urls"], {**project.variables, **variables})
     datasets = definition["datasets"]
     done = ProjectRun(datasets={d["name"]: [0, 0, 0] for d in datasets})
     strategy = page_strategy(definition.get("strategy", "auto"))
