@@ -3,10 +3,13 @@
 The budget used to be one per server process, never reset: under `netglean serve` every client together
 spent it until a restart, and one client could spend it for all. And a page over the fetch cap shared the
 code ``too_large`` with arguments over the argument cap, so REST answered it 413 "send smaller arguments".
+
+An MCP session idle for ``session_idle_timeout`` ends (the SDK's 30 minutes, now the operator's).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +25,7 @@ from tests.support.clients import open_client
 from tests.support.environment import TEST_ENVIRONMENT
 from tests.support.fixture_site import serve
 from tests.support.httpserver import HttpServer
+from tests.support.polling import until
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +94,58 @@ def test_a_page_past_the_fetch_cap_is_a_fact_and_arguments_past_theirs_a_refusal
         assert long.status_code == 413 and long.json()["payload"]["error"]["code"] == "arguments_too_large"
     finally:
         running.stop()
+
+
+# Session lifetimes ------------------------------------------------------------------------------
+
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+_MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+class _Peer:
+    """Raw /mcp requests from one loopback address."""
+
+    def __init__(self, server: HttpServer, address: str) -> None:
+        self.base = server.base
+        self.http = httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=30)
+
+    def initialize(self) -> httpx.Response:
+        return self.http.post(f"{self.base}/mcp", json=_INITIALIZE, headers=_MCP_HEADERS)
+
+    def open(self) -> str:
+        opened = self.initialize()
+        assert opened.status_code == 200, opened.text
+        session = opened.headers["mcp-session-id"]
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        told = self.http.post(f"{self.base}/mcp", json=initialized, headers=self._in(session))
+        assert told.status_code == 202
+        return session
+
+    def ping(self, session: str) -> int:
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        return self.http.post(f"{self.base}/mcp", json=ping, headers=self._in(session)).status_code
+
+    @staticmethod
+    def _in(session: str) -> dict[str, str]:
+        return {**_MCP_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+
+
+def test_an_idle_session_expires() -> None:
+    with HttpServer("--session-idle-timeout", "0.2") as running:
+        one = _Peer(running, "127.0.0.1")
+        session = one.open()
+
+        def expired() -> bool:
+            threading.Event().wait(1)  # a second without a request (a ping keeps it alive)
+            return one.ping(session) == 404
+
+        until(expired, "the idle session to expire", bound=30)

@@ -6,6 +6,7 @@ policy resource are all derived from ``SETTINGS``. Tool arguments never change t
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
@@ -78,6 +79,10 @@ class Setting:
 
 def _port(value: int) -> str | None:
     return f"{value} is no TCP port (at most 65535)" if value > 65535 else None
+
+
+def _finite(value: float) -> str | None:
+    return None if math.isfinite(value) else f"{value} is not a finite number of seconds"
 
 
 def _index_url(value: str) -> str | None:
@@ -329,6 +334,16 @@ SETTINGS: tuple[Setting, ...] = (
         "then budget_exhausted.",
         1,
     ),
+    Setting(
+        "session_idle_timeout",
+        float,
+        1800.0,
+        "Seconds an MCP session may sit idle (no request in flight, no stream open) before it is "
+        "closed; its client then gets 404 and opens a new one.",
+        0.001,
+        http=True,
+        rule=_finite,
+    ),
     Setting("shutdown_grace", float, 10.0, "Seconds in-flight requests get to finish on shutdown.", 0, http=True),
     Setting("stateless", bool, False, "Serve /mcp without sessions: every request stands alone.", http=True),
     Setting(
@@ -391,6 +406,7 @@ class Settings:
     run_retention_days: float
     schedule_tick: float
     session_budget: int
+    session_idle_timeout: float
     shutdown_grace: float
     stateless: bool
     token: str

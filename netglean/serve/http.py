@@ -102,6 +102,7 @@ def build_app(runner: ToolRunner) -> Guard:
         # Host/Origin are checked once, for every route, by the Guard.
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=settings.max_body_bytes,
+        session_idle_timeout=settings.session_idle_timeout,
     )
     generated = registry.folder
 
