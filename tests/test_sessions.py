@@ -1,14 +1,19 @@
-"""Each session spends its own request budget, and an error code means one thing at every door.
+"""Each session spends its own request budget, sessions are capped per client and in all, and an
+error code means one thing at every door.
 
 The budget used to be one per server process, never reset: under `netglean serve` every client together
 spent it until a restart, and one client could spend it for all. And a page over the fetch cap shared the
 code ``too_large`` with arguments over the argument cap, so REST answered it 413 "send smaller arguments".
 
-An MCP session idle for ``session_idle_timeout`` ends (the SDK's 30 minutes, now the operator's).
+One client opening MCP sessions in a loop took every one the server would hold (10,000 in about
+a minute, some 400 MiB), and every other client got 503 for up to 30 minutes: each client address
+and the server now have caps, and at a cap an idle session is closed for the new one. An MCP
+session idle for ``session_idle_timeout`` ends (the SDK's 30 minutes, now the operator's).
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +22,7 @@ import anyio
 import httpx
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from netglean.app import build_runner
 from netglean.calls.registry import Registry
@@ -96,7 +102,9 @@ def test_a_page_past_the_fetch_cap_is_a_fact_and_arguments_past_theirs_a_refusal
         running.stop()
 
 
-# Session lifetimes ------------------------------------------------------------------------------
+# Session caps ------------------------------------------------------------------------------------
+# Each peer below is a loopback address of its own (the whole of 127/8 is this machine): the server
+# tells clients apart by the socket's peer address, as its caps on connections and calls do.
 
 _INITIALIZE = {
     "jsonrpc": "2.0",
@@ -134,9 +142,73 @@ class _Peer:
         ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
         return self.http.post(f"{self.base}/mcp", json=ping, headers=self._in(session)).status_code
 
+    def stream(self, session: str) -> contextlib.AbstractContextManager[httpx.Response]:
+        """The session's standalone GET stream, open until the block ends: the session is in use."""
+        headers = {"accept": "text/event-stream", **self._in(session)}
+        return self.http.stream("GET", f"{self.base}/mcp", headers=headers)
+
     @staticmethod
     def _in(session: str) -> dict[str, str]:
         return {**_MCP_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
+
+
+def test_a_client_past_its_session_cap_loses_its_own_idle_sessions_first() -> None:
+    with HttpServer("--max-client-sessions", "3") as running:
+        one, two = _Peer(running, "127.0.0.1"), _Peer(running, "127.0.0.2")
+        first, second, third = one.open(), one.open(), one.open()
+        theirs = two.open()
+        assert one.ping(first) == 200  # now the second is the least recently used
+        fourth = one.open()
+        assert one.ping(second) == 404  # closed for the fourth: its client must initialize anew
+        assert [one.ping(session) for session in (first, third, fourth)] == [200, 200, 200]
+        for _ in range(20):  # a client opening sessions in a loop only ever closes its own
+            one.open()
+        assert two.ping(theirs) == 200
+        assert two.initialize().status_code == 200
+
+
+def test_past_the_server_cap_the_least_recently_used_idle_session_of_any_client_closes() -> None:
+    with HttpServer("--max-sessions", "3") as running:
+        one, two, three, four = (_Peer(running, f"127.0.0.{n}") for n in (1, 2, 3, 4))
+        first, second, third = one.open(), two.open(), three.open()
+        assert one.ping(first) == 200
+        fourth = four.open()
+        assert two.ping(second) == 404
+        assert [one.ping(first), three.ping(third), four.ping(fourth)] == [200, 200, 200]
+
+
+def _refusal(answer: httpx.Response) -> tuple[int, str, Any, str]:
+    error = answer.json()["error"]
+    retry_after = answer.headers.get("retry-after", "")
+    return answer.status_code, retry_after, error["data"], error["message"]
+
+
+def test_sessions_in_use_stay_open_and_the_refusal_names_the_cap_that_was_met() -> None:
+    with HttpServer("--max-client-sessions", "2", "--max-sessions", "3") as running:
+        one, two, three = (_Peer(running, f"127.0.0.{n}") for n in (1, 2, 3))
+        first, second = one.open(), one.open()
+        with one.stream(first), one.stream(second):  # both in use: neither may go for a third
+            status, retry, data, message = _refusal(one.initialize())
+            assert (status, retry) == (429, "1")
+            assert data == {"setting": "max_client_sessions", "limit": 2}
+            assert "max_client_sessions = 2" in message
+            official = Client(f"{running.base}/mcp", mode="legacy")
+            with pytest.raises(BaseException) as refused, open_client(official):
+                pass
+            assert (  # the official client shows the refusal's own words
+                refused.group_contains(MCPError, match="max_client_sessions")
+                if isinstance(refused.value, BaseExceptionGroup)
+                else refused.match("max_client_sessions")
+            )
+            theirs = two.open()
+            with two.stream(theirs):
+                status, retry, data, message = _refusal(three.initialize())
+                assert (status, retry, data) == (503, "5", {"setting": "max_sessions", "limit": 3})
+                assert "max_sessions = 3" in message
+            # Once the server has seen their stream end, their session is idle: it goes for a new one.
+            until(lambda: three.initialize().status_code == 200, "their stream's end to be seen")
+            assert two.ping(theirs) == 404
+            assert [one.ping(first), one.ping(second)] == [200, 200]
 
 
 def test_an_idle_session_expires() -> None:

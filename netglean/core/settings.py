@@ -265,6 +265,16 @@ SETTINGS: tuple[Setting, ...] = (
         1,
         http=True,
     ),
+    Setting(
+        "max_client_sessions",
+        int,
+        64,
+        "MCP sessions one client address may hold open. Past it, its least recently used idle "
+        "session (no request in flight, no stream open) is closed for the new one; with none idle, "
+        "429 (behind a reverse proxy every client shares the proxy's address).",
+        1,
+        http=True,
+    ),
     Setting("max_concurrent_calls", int, 8, "Tool calls that may run at once; later ones wait their turn.", 1),
     Setting("max_redirects", int, 5, "Redirects one fetch may follow; each hop is checked like the first.", 0),
     Setting(
@@ -273,6 +283,15 @@ SETTINGS: tuple[Setting, ...] = (
         4,
         "Background runs (crawl, batch_crawl, ...) one server works at once; later ones wait as queued.",
         1,
+    ),
+    Setting(
+        "max_sessions",
+        int,
+        1000,
+        "MCP sessions the server holds open in all. Past it, the least recently used idle session "
+        "of any client is closed for the new one; with none idle, 503.",
+        1,
+        http=True,
     ),
     Setting("port", int, 8080, "TCP port to listen on (0 picks a free one and logs it).", 0, http=True, rule=_port),
     Setting(
@@ -394,9 +413,11 @@ class Settings:
     max_body_bytes: int
     max_client_calls: int
     max_client_connections: int
+    max_client_sessions: int
     max_concurrent_calls: int
     max_redirects: int
     max_runs: int
+    max_sessions: int
     port: int
     read_workers: int
     registry: str

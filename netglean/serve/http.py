@@ -4,7 +4,8 @@ and a health check; and, while it serves, the scheduler of projects with a sched
 Both doors share one ToolRunner, so validation, deadlines, the concurrency cap
 and the envelope are the same as over stdio. The Guard in front of everything
 does the Host/Origin/token/size checks (see netglean.serve.guard); the feeds take
-their project's secret instead of the token (see netglean.serve.feeds).
+their project's secret instead of the token (see netglean.serve.feeds). /mcp's
+sessions are capped per client and in all (see netglean.serve.sessions).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from netglean.serve.guard import Guard, is_loopback
 from netglean.serve.jsonrpc import BAD_ID, error, has_bad_id
 from netglean.serve.landing import closest_tool, landing_page, tool_description, tool_list
 from netglean.serve.mcp import build_server, peer_session
+from netglean.serve.sessions import SessionGate
 
 log = logging.getLogger("netglean.http")
 
@@ -103,7 +105,13 @@ def build_app(runner: ToolRunner) -> Guard:
         security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=settings.max_body_bytes,
         session_idle_timeout=settings.session_idle_timeout,
+        # The SessionGate holds the caps (per client and in all) and closes idle sessions for new
+        # ones; the SDK's own cap would refuse every new client once one client held it all.
+        max_sessions=None,
     )
+    mcp_app: ASGIApp = StreamableHTTPASGIApp(manager)
+    if not settings.stateless:
+        mcp_app = SessionGate(mcp_app, settings)
     generated = registry.folder
 
     def base(request: Request) -> str:
@@ -163,7 +171,7 @@ def build_app(runner: ToolRunner) -> Guard:
 
     app = Starlette(
         routes=[
-            Route("/mcp", _AnswerBadIds(StreamableHTTPASGIApp(manager))),
+            Route("/mcp", _AnswerBadIds(mcp_app)),
             Route("/", landing, methods=["GET"]),
             Route("/v1/tools", list_tools, methods=["GET"]),
             # One route for both methods: a 405 then lists them both in its Allow header.
