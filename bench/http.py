@@ -3,6 +3,10 @@
 netglean serve (operator caps lifted so 50 clients from one address are not throttled; also
 with --resumable) against a minimal one-tool server on the same SDK's streamable HTTP app. Each client
 keeps one connection (and, for /mcp, one session) and calls in a loop for a fixed time.
+
+And a session flood (``session_flood``): one address opens thousands of MCP sessions and never
+closes them, against netglean serve at its default caps: how fast, the server's resident memory
+before and after, and what a second address then gets when it opens one.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ _INIT = {
     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
 }
 _CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_version", "arguments": {}}}
+_MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
 def _free_port() -> int:
@@ -61,6 +66,66 @@ async def _mcp_client(base: str, until: float, latencies: list[float], errors: l
                 errors.append(f"{response.status_code} {response.text[:80]}")
             if time.perf_counter() >= until:
                 return
+
+
+async def _open_sessions(base: str, sessions: int, width: int) -> int:
+    """Open ``sessions`` sessions, ``width`` at a time; the 429s (calls in flight) it retried."""
+    left = iter(range(sessions))
+    retries = 0
+
+    async def opener(client: httpx.AsyncClient) -> None:
+        nonlocal retries
+        for _ in left:
+            while (answer := await client.post("/mcp", json=_INIT)).status_code == 429:
+                retries += 1
+                await asyncio.sleep(0.01)
+            if answer.status_code != 200:
+                raise RuntimeError(f"initialize got {answer.status_code}: {answer.text[:200]}")
+
+    async with httpx.AsyncClient(base_url=base, headers=_MCP_HEADERS, timeout=60) as client:
+        await asyncio.gather(*(opener(client) for _ in range(width)))
+    return retries
+
+
+def _resident_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"/proc/{pid}/status has no VmRSS")
+
+
+def session_flood(
+    sessions: int = 10_000,
+    width: int = 8,
+    flags: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """One address (127.0.0.1) opens ``sessions`` MCP sessions and keeps them; then another
+    (127.0.0.2) opens one. ``flags`` go to netglean serve."""
+    port = _free_port()
+    process = _start([sys.executable, "-m", "netglean", "serve", "--port", str(port), *flags], port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        httpx.get(f"{base}/healthz", timeout=30)
+        before = _resident_mb(process.pid)
+        started = time.perf_counter()
+        retries = asyncio.run(_open_sessions(base, sessions, width))
+        seconds = time.perf_counter() - started
+        after = _resident_mb(process.pid)
+        elsewhere = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(transport=elsewhere, timeout=30) as second:
+            answer = second.post(f"{base}/mcp", json=_INIT, headers=_MCP_HEADERS)
+    finally:
+        process.terminate()
+        process.wait(10)
+    return {
+        "sessions": sessions,
+        "seconds": seconds,
+        "sessions_per_s": sessions / seconds,
+        "retries_429": retries,
+        "rss_before_mb": before,
+        "rss_after_mb": after,
+        "second_address_status": answer.status_code,
+    }
 
 
 async def _rest_client(base: str, until: float, latencies: list[float], errors: list[str]) -> None:

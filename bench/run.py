@@ -36,7 +36,8 @@ def main() -> None:
         "machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count()},
         "stdio": stdio.run(*scale),
         "generator": generator.run(repeats=1 if args.quick else 3),
-        "http": http.run(seconds=1.0 if args.quick else 3.0, repeats=1 if args.quick else 3),
+        "http": http.run(seconds=1.0 if args.quick else 3.0, repeats=1 if args.quick else 3)
+        | {"session_flood": http.session_flood(sessions=1000 if args.quick else 10_000)},
         "extraction": extraction.run(per_layout=2 if args.quick else 5, repeats=1 if args.quick else 3),
         "devset": devset.run(every=5 if args.quick else 1, repeats=1 if args.quick else 3),
         "browser": browser.run(pages=10 if args.quick else 30, repeats=1 if args.quick else 3),
@@ -98,6 +99,13 @@ def main() -> None:
                 f"{target:<24}{clients:>8}{row['throughput']:>9.0f}{row['throughput_ratio']:>7.2f}"
                 f"{row['p50_ms']:>7.1f}ms{row['p99_ms']:>7.1f}ms{row['errors']:>8}"
             )
+    flood = h["session_flood"]
+    print(
+        f"session flood: one address opened {flood['sessions']} MCP sessions in"
+        f" {flood['seconds']:.1f} s ({flood['sessions_per_s']:.0f}/s); server resident memory"
+        f" {flood['rss_before_mb']:.0f} -> {flood['rss_after_mb']:.0f} MB; a second address's"
+        f" initialize then: {flood['second_address_status']}"
+    )
     e = figures["extraction"]
     print(f"\nmain-content extraction on {e['pages']} pages (bag-of-words F1; median time per page)")
     for name, row in e["extractors"].items():

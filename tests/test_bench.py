@@ -14,7 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from bench import browser, crawl, devset, frontier, generator, projects, readability, runs, scrapy_crawl
-from bench.http import _free_port, _start
+from bench.http import _free_port, _start, session_flood
 from bench.site import PAGES, SIZE, app
 from netglean.read.links import LinkFilter, normal
 from netglean.read.reading import read_html
@@ -184,3 +184,9 @@ def test_the_frontier_benchmark_crawls_pages_of_many_links_and_a_long_site(capsy
     assert figures["flat"]["rss_mib_at"]
     frontier.show(figures)
     assert "frontier: 2 pages of 1,500 new links each" in capsys.readouterr().out
+
+
+def test_the_session_flood_opens_past_the_cap_and_a_second_address_still_gets_in() -> None:
+    figures = session_flood(sessions=30, width=4, flags=("--max-client-sessions", "5"))
+    assert figures["sessions"] == 30 and figures["second_address_status"] == 200
+    assert figures["rss_after_mb"] > 0 and figures["sessions_per_s"] > 0
