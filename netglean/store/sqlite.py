@@ -15,7 +15,7 @@ import sqlite3
 import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -104,17 +104,33 @@ _UNVISITED = "NOT EXISTS (SELECT 1 FROM run_items i WHERE i.run_id = f.run_id AN
 """A frontier row (as f) that no visit has taken."""
 
 
+def _connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
+    """A connection to the store; a read-only one keeps SQLite's shared-memory index (the -shm file)
+    read-only too, so it needs no room on the disk: SQLite reads the write-ahead log into its own
+    memory instead (the ``readonly_shm`` URI parameter; SQLite's walro2 tests;
+    SQLITE_READONLY_CANTINIT)."""
+    target = f"{path.resolve().as_uri()}?mode=ro&readonly_shm=1" if read_only else str(path)
+    db = sqlite3.connect(
+        target,
+        timeout=BUSY_WAIT,
+        isolation_level=None,
+        check_same_thread=False,
+        uri=read_only,
+    )
+    try:
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("PRAGMA synchronous = NORMAL")
+    except sqlite3.Error:
+        db.close()
+        raise
+    return db
+
+
 class _Connection:
     """One SQLite connection and the limiter that keeps it to one thread at a time."""
 
-    def __init__(self, path: Path) -> None:
-        self.db = sqlite3.connect(path, timeout=BUSY_WAIT, isolation_level=None, check_same_thread=False)
-        try:
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-        except sqlite3.Error:
-            self.db.close()
-            raise
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        self.db = _connect(path, read_only=read_only)
         self.limiter = anyio.CapacityLimiter(1)
 
     @contextmanager
@@ -129,14 +145,22 @@ class _Connection:
         self.db.execute("COMMIT")
 
 
+_DISK_FULL = "the run store's disk is full; nothing it had committed is lost (the operator must free space)"
+
+
+def _no_room(exc: sqlite3.Error) -> bool:
+    """Whether SQLite failed for want of room: a write to the database or its log (SQLITE_FULL), or
+    growing the shared-memory index beside them (-shm), which even a read may need."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR_SHMSIZE)
+
+
 def _failure(exc: sqlite3.Error, path: Path) -> Exception:
     """What a database error means to a caller, in words that hold no path (the operator's log has it)."""
     code = getattr(exc, "sqlite_errorcode", None)
     log.error("run store %s: %s", path, exc)
-    if code == sqlite3.SQLITE_FULL:
-        return StoreFailure(
-            "the run store's disk is full; nothing it had committed is lost (the operator must free space)"
-        )
+    if _no_room(exc):
+        return StoreFailure(_DISK_FULL)
     if code == sqlite3.SQLITE_BUSY:
         return Unavailable(f"the run store stayed locked by another process for {BUSY_WAIT:g} s")
     if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
@@ -149,51 +173,91 @@ class SqliteStore:
 
     kind = "sqlite"
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, read_only: bool = False) -> None:
         self._path = folder / FILE_NAME
+        self._read_only = read_only
+        """Opened on a disk too full to write: it serves reads; each write first tries to reopen."""
         self._owners = Owners(folder / "owners")
         with ExitStack() as undo:  # a store that does not open leaves no lock or connection behind
             undo.callback(self._owners.close)
-            self._writer = _Connection(self._path)
+            self._writer = _Connection(self._path, read_only=read_only)
             undo.callback(self._writer.db.close)
-            self._reader = _Connection(self._path)
+            self._reader = _Connection(self._path, read_only=read_only)
             undo.pop_all()
 
     @classmethod
     def open(cls, folder: Path) -> SqliteStore:
         """The store in ``folder``, created and brought to the current schema; refuses, naming the path and what to
-        do, a folder it cannot write, a file that is no store, and a store from a newer netglean."""
+        do, a folder it cannot write, a file that is no store, and a store from a newer netglean.
+        On a full disk a current store opens read-only: SQLite cannot even read it for writing when
+        its -shm cannot grow."""
         path = folder / FILE_NAME
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            store = cls(folder)
+            return cls._migrated(folder)
         except OSError as exc:
             raise ConfigurationError(
                 f"cannot write the run store folder {folder} ({exc.strerror}): give netglean write access to it, "
                 "or choose another with --data-dir (NETGLEAN_DATA_DIR)"
             ) from None
         except sqlite3.Error as exc:
-            raise ConfigurationError(_unusable(path, exc)) from None
+            if not _no_room(exc):
+                raise ConfigurationError(_unusable(path, exc)) from None
+        return cls._read_only_on_a_full_disk(folder)
+
+    @classmethod
+    def _migrated(cls, folder: Path) -> SqliteStore:
+        """The store opened for writing and brought to the current schema, or closed again (an error
+        raised)."""
+        store = cls(folder)
         try:
             store._migrate()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def _read_only_on_a_full_disk(cls, folder: Path) -> SqliteStore:
+        """The store opened read-only, its disk too full to open it for writing; refused, naming the
+        full disk, when its schema is not current (bringing it there needs room)."""
+        path = folder / FILE_NAME
+        full = _full_disk(path)
+        try:
+            store = cls(folder, read_only=True)
+        except (OSError, sqlite3.Error):
+            raise ConfigurationError(full) from None
+        try:
+            if store._version(store._reader.db) < len(MIGRATIONS):
+                raise ConfigurationError(full)
+            store._reader.db.execute("SELECT count(*) FROM runs").fetchone()
         except sqlite3.Error as exc:
             store.close()
             raise ConfigurationError(_unusable(path, exc)) from None
         except ConfigurationError:
             store.close()
             raise
+        log.warning(
+            "the run store %s: its disk is full; it serves reads, writes fail until there is room",
+            path,
+        )
         return store
+
+    def _version(self, db: sqlite3.Connection) -> int:
+        """The store's schema version; refused, naming what to do, when a newer netglean made it."""
+        version: int = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(MIGRATIONS):
+            raise ConfigurationError(
+                f"the run store {self._path} was made by a newer netglean (schema {version}; this one knows up "
+                f"to {len(MIGRATIONS)}): upgrade netglean, or choose another folder with --data-dir"
+            )
+        return version
 
     def _migrate(self) -> None:
         db = self._writer.db
         db.execute("PRAGMA journal_mode = WAL")
         with self._writer.transaction():
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > len(MIGRATIONS):
-                raise ConfigurationError(
-                    f"the run store {self._path} was made by a newer netglean (schema {version}; this one knows up "
-                    f"to {len(MIGRATIONS)}): upgrade netglean, or choose another folder with --data-dir"
-                )
+            version = self._version(db)
             for step in MIGRATIONS[version:]:
                 for statement in step:
                     db.execute(statement)
@@ -222,7 +286,42 @@ class SqliteStore:
         return await anyio.to_thread.run_sync(run, limiter=connection.limiter)
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        if self._read_only:
+            await self._writable_again()
         return await self._do(self._writer, work, write=True)
+
+    async def _writable_again(self) -> None:
+        """A store opened read-only (its disk full) reopened for writing once there is room; a full
+        disk still."""
+        async with self._writer.limiter, self._reader.limiter:  # neither connection is in use
+            if self._read_only:
+                try:
+                    await anyio.to_thread.run_sync(self._reopen)
+                except sqlite3.Error as exc:  # not even reopened read-only: the reads fail too
+                    raise _failure(exc, self._path) from None
+        if self._read_only:
+            raise StoreFailure(_DISK_FULL)
+
+    def _reopen(self) -> None:
+        # The read-only connections close first: SQLite maps one -shm per file in a process, so a
+        # connection opened beside them would share their read-only index and could not write.
+        for connection in (self._writer, self._reader):
+            connection.db.close()
+        try:
+            writer = _connect(self._path, read_only=False)
+            try:
+                writer.execute("PRAGMA journal_mode = WAL")  # grows the -shm: fails on a full disk
+                reader = _connect(self._path, read_only=False)
+            except sqlite3.Error:
+                writer.close()
+                raise
+        except sqlite3.Error:
+            for connection in (self._writer, self._reader):
+                connection.db = _connect(self._path, read_only=True)
+            return
+        self._writer.db, self._reader.db = writer, reader
+        self._read_only = False
+        log.info("the run store %s has room again: it takes writes", self._path)
 
     async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         return await self._do(self._reader, work, write=False)
@@ -248,9 +347,16 @@ class SqliteStore:
     async def get(self, run_id: str) -> Run | None:
         run = await self._read(lambda db: self._one(db, run_id))
         if run is not None and run.status in ACTIVE and not self._owners.alive(run.owner):
-            await self.interrupt_orphans()
+            await self._mark_orphans()
             run = await self._read(lambda db: self._one(db, run_id))
         return run
+
+    async def _mark_orphans(self) -> None:
+        """The dead processes' runs marked interrupted before a read shows them; on a full disk the
+        read is served all the same, those runs as last written (a read once there is room marks
+        them)."""
+        with suppress(StoreFailure):
+            await self.interrupt_orphans()
 
     async def list_runs(
         self, *, statuses: Sequence[str], tools: Sequence[str], offset: int, limit: int
@@ -263,7 +369,7 @@ class SqliteStore:
     ) -> tuple[list[Run], int]:
         """A page of the runs that meet every condition of ``where`` (and have one of ``statuses``, when given),
         newest first, the dead processes' runs first marked interrupted; and how many."""
-        await self.interrupt_orphans()
+        await self._mark_orphans()
         if statuses:
             where, values = [*where, f"status IN ({_marks(len(statuses))})"], [*values, *statuses]
         clause = " AND ".join(where) or "1"
@@ -836,6 +942,10 @@ def _unusable(path: Path, exc: sqlite3.Error) -> str:
             f"cannot write the run store {path} ({exc}): give netglean write access to its folder, or choose "
             "another with --data-dir (NETGLEAN_DATA_DIR)"
         )
-    if code == sqlite3.SQLITE_FULL:
-        return f"the disk of the run store {path} is full: free space, or choose another folder with --data-dir"
+    if _no_room(exc):
+        return _full_disk(path)
     return f"cannot open the run store {path} ({exc}); choose another folder with --data-dir"
+
+
+def _full_disk(path: Path) -> str:
+    return f"the disk of the run store {path} is full: free space, or choose another folder with --data-dir"

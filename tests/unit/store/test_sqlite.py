@@ -2,10 +2,11 @@
 refuses (each named, with what to do), a full disk (a write fails as store_error, nothing committed is lost), runs
 left by a dead process, retention, and the log's bounds.
 
-A full disk is simulated with ``PRAGMA max_page_count`` on the store's writer connection: SQLite then answers a
-write that needs one more page with SQLITE_FULL, exactly as when the file system has no room (portable, unlike a
-tiny tmpfs, which needs the right to mount). A folder the store cannot write is tried in a child process, as
-uid 65534 when the tests run as root (for whom permissions do not stop writes)."""
+A full disk is simulated with ``PRAGMA max_page_count`` on the store's writer connection: SQLite
+then answers a write that needs one more page with SQLITE_FULL, as when the file system has no room
+for it (a really full disk, where SQLite cannot even grow its -shm file to read, is
+tests/test_full_disk.py's). A folder the store cannot write is tried in a child process, as uid
+65534 when the tests run as root (for whom permissions do not stop writes)."""
 
 from __future__ import annotations
 
@@ -278,7 +279,7 @@ def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(sto
     run(work)
 
 
-def test_opening_a_current_store_writes_nothing_so_it_opens_on_a_full_disk(tmp_path: Path) -> None:
+def test_opening_a_current_store_writes_nothing(tmp_path: Path) -> None:
     first = SqliteStore.open(tmp_path)
     run(lambda: first.create(RUN, "crawl", {}, None, ""))
     first.close()  # the last connection checkpoints the write-ahead log into the file
