@@ -212,6 +212,20 @@ def test_variables_whose_combinations_pass_the_cap_are_refused_before_any_url_is
     assert _call(client, "get_version", {})["ok"] is True
 
 
+def test_a_filter_number_beyond_what_sqlite_holds_is_named(shop: tuple[SyncClient, str]) -> None:
+    client, origin = shop
+    project_id = _saved(client, "out of range", origin)
+    rows = {"project_id": project_id, "dataset": "products"}
+    for tool, arguments in (
+        ("list_projects", {"filter": "created > 99999999999999999999"}),
+        ("get_project_data", {**rows, "filter": "price < -1e400"}),
+    ):
+        error = _call(client, tool, arguments)["payload"]["error"]
+        number = arguments["filter"].split()[-1]
+        assert error["code"] == "invalid_query" and error["detail"]["argument"] == "filter", error
+        assert repr(number) in error["message"], error
+
+
 def test_a_hostile_page_and_a_deep_definition_stay_bounded(shop: tuple[SyncClient, str]) -> None:
     """A chain of 20 datasets, each inside the last, over a page of 3,000 items whose text makes a backtracking
     pattern work hard: the page gives MAX_ROWS rows (of the 60,000 its items hold), the pattern's values are

@@ -9,7 +9,10 @@ A filter compares fields with values and joins the comparisons (PocketBase's sha
 - operators: ``=`` ``!=`` ``>`` ``>=`` ``<`` ``<=``, and ``~`` / ``!~`` (contains / does not contain, case-insensitive
   for ASCII); ``= null`` and ``!= null`` test for a missing value.
 - values: strings in double or single quotes (backslash escapes the quote and itself), numbers, ``true``,
-  ``false``, ``null``.
+  ``false``, ``null``. A whole number is exact and SQLite's: 64 bits (``-9223372036854775808`` to
+  ``9223372036854775807``); one with a point or an exponent is a double (to about ``1.8e308``).
+  A number beyond either is refused, naming it, rather than compared as another; ``~`` looks
+  for a whole number of any length.
 - ``&&`` binds tighter than ``||``; parentheses group; at most MAX_TERMS comparisons and MAX_DEPTH nested groups.
 
 A sort is fields separated by commas, each ascending or with a leading ``-`` descending (``-created,name``).
@@ -21,6 +24,7 @@ caller's own column expressions and the operators of this module. A filter that 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +36,8 @@ MAX_CHARS = 2_000
 MAX_TERMS = 50
 MAX_DEPTH = 10
 MAX_SORT_FIELDS = 5
+SMALLEST_WHOLE, LARGEST_WHOLE = -(2**63), 2**63 - 1
+"""The whole numbers SQLite holds (64 bits): a filter's whole number is one, compared exactly."""
 
 _TOKEN = re.compile(
     r"""(?P<space>\s+)|(?P<op>&&|\|\||!~|!=|>=|<=|[=<>~()])|(?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
@@ -172,7 +178,7 @@ class _Parser:
         if operator is None or operator[0] != "op" or operator[1] not in {*_COMPARISONS, "~", "!~"}:
             raise _problem(self.text, self._where(), "an operator (= != > >= < <= ~ !~)")
         self.at += 1
-        value = self._value()
+        value = self._value(as_text=operator[1] in {"~", "!~"})
         self.terms += 1
         if self.terms > MAX_TERMS:
             raise _problem(self.text, name[2], f"at most {MAX_TERMS} comparisons")
@@ -192,7 +198,9 @@ class _Parser:
             return Clause(f"({column.sql} IS NOT ?)", [*params, value])
         return Clause(f"({column.sql} {_COMPARISONS[operator[1]]} ?)", [*params, value])
 
-    def _value(self) -> Any:
+    def _value(self, *, as_text: bool = False) -> Any:
+        """The value token's; with ``as_text`` (what ``~`` looks for) a whole number's digits, any
+        length."""
         token = self._peek()
         if token is None:
             raise _problem(self.text, len(self.text), "a value (a quoted string, a number, true, false or null)")
@@ -201,13 +209,34 @@ class _Parser:
         if kind == "string":
             return re.sub(r"\\(.)", r"\1", text[1:-1], flags=re.DOTALL)
         if kind == "number":
-            number = float(text)
-            return int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
+            whole = text.lstrip("-").isdigit()
+            return str(int(text)) if as_text and whole else self._number(text, at)
         if kind == "word" and text in {"true", "false"}:
             return 1 if text == "true" else 0  # as SQLite's JSON functions give booleans
         if kind == "word" and text == "null":
             return None
         raise _problem(self.text, at, "a value (a quoted string, a number, true, false or null)", found=text)
+
+    def _number(self, text: str, at: int) -> int | float:
+        """A number token's value: a whole number exactly (not through a double, which rounds past
+        2**53), within SQLite's 64 bits; any other a finite double."""
+        if text.lstrip("-").isdigit():
+            digits = text.lstrip("-").lstrip("0")
+            # One with more digits than the largest is out of range: not parsed at all.
+            whole = int(text) if len(digits) <= len(str(LARGEST_WHOLE)) else None
+            if whole is None or not SMALLEST_WHOLE <= whole <= LARGEST_WHOLE:
+                raise _problem(
+                    self.text,
+                    at,
+                    f"a whole number from {SMALLEST_WHOLE} to {LARGEST_WHOLE} "
+                    "(write a larger one as 1e20, or quote it to compare as text)",
+                    found=text,
+                )
+            return whole
+        number = float(text)
+        if math.isinf(number):
+            raise _problem(self.text, at, "a number within about -1.8e308 to 1.8e308", found=text)
+        return number
 
 
 def _escaped(value: str) -> str:

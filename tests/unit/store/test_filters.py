@@ -12,7 +12,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netglean.core.errors import InvalidQuery
-from netglean.store.filters import MAX_DEPTH, MAX_TERMS, fields_of, order_by, where
+from netglean.store.filters import (
+    LARGEST_WHOLE,
+    MAX_CHARS,
+    MAX_DEPTH,
+    MAX_TERMS,
+    SMALLEST_WHOLE,
+    fields_of,
+    order_by,
+    where,
+)
 
 FIELDS = fields_of({"created": "created", "run": "run_id"}, "data")
 ROWS = [
@@ -117,10 +126,68 @@ def test_bounds_on_terms_and_nesting() -> None:
     assert "comparisons" in many.value.message
 
 
+def test_whole_numbers_compare_exactly_to_the_ends_of_64_bits() -> None:
+    """Not through a double, which rounds 2**53 + 1 to 2**53 and 2**63 - 1 to 2**63 (beyond SQLite's
+    integers)."""
+    numbers = {"near": 2**53 + 1, "largest": LARGEST_WHOLE, "smallest": SMALLEST_WHOLE, "zero": 0}
+    rows = [(json.dumps({"name": name, "n": n}),) for name, n in numbers.items()]
+    with sqlite3.connect(":memory:") as db:
+        db.execute("CREATE TABLE rows (data TEXT)")
+        db.executemany("INSERT INTO rows VALUES (?)", rows)
+
+        def named(text: str) -> list[str]:
+            condition = where(text, FIELDS)
+            sql = f"SELECT json_extract(data, '$.name') FROM rows WHERE {condition.sql}"
+            return sorted(row[0] for row in db.execute(sql, condition.params))
+
+        assert named(f"n = {2**53 + 1}") == ["near"]
+        assert named(f"n = {LARGEST_WHOLE}") == named(f"n >= {LARGEST_WHOLE}") == ["largest"]
+        assert named(f"n = {SMALLEST_WHOLE}") == ["smallest"]
+        assert named(f"n < {SMALLEST_WHOLE}") == named(f"n > {LARGEST_WHOLE}") == []
+        assert named("n > 1e300") == named("n < -1e300") == []  # a double as large as it likes
+        assert named("n = -000") == ["zero"]
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [
+        ("99999999999999999999", "a whole number from"),
+        ("-99999999999999999999", "a whole number from"),
+        (str(LARGEST_WHOLE + 1), "a whole number from"),
+        (str(SMALLEST_WHOLE - 1), "a whole number from"),
+        ("9" * (MAX_CHARS - 40), "a whole number from"),  # as long as a filter holds: not parsed
+        ("1e400", "a number within"),
+        ("-1e400", "a number within"),
+        ("1" * 400 + ".5", "a number within"),
+    ],
+)
+def test_a_number_sqlite_cannot_hold_is_refused_naming_it(number: str, expected: str) -> None:
+    for text in (f"price > {number}", f"created = {number}", f"(price < 1 || price != {number})"):
+        with pytest.raises(InvalidQuery) as refused:
+            where(text, FIELDS)
+        at, detail = text.index(number), refused.value.detail
+        assert detail["argument"] == "filter" and detail["position"] == at
+        assert detail["expected"].startswith(expected) and f"position {at}" in refused.value.message
+        assert repr(number[:40]) in refused.value.message  # the number, as much as a message shows
+
+
+def test_contains_looks_for_a_whole_number_of_any_length(db: sqlite3.Connection) -> None:
+    """~ compares text: the digits of a whole number as written, however many (a number's sign and
+    leading zeros as any number's: -007 is -7)."""
+    digits = "123456789012345678901234567890"
+    assert where(f"sku ~ {digits}", FIELDS).params[-1] == f"%{digits}%"
+    assert where("sku !~ -007", FIELDS).params[-1] == "%-7%"
+    assert _names(db, "price ~ 40") == ["scraper pro"]
+    with pytest.raises(InvalidQuery):
+        where("price ~ 1e400", FIELDS)
+
+
 ALPHABET = st.sampled_from(
     ["name", "price", "status", "run", "created", "x.y", "(", ")", "&&", "||", "=", "!=", ">", "<=", "~", "!~", '"',
      "'", "\\", "10", "-2.5e3", "true", "null", ";", "--", "/*", "' OR 1=1 --", '" OR 1=1 --', "%", "_", " ", "$",
-     "DROP", "UNION SELECT", "?", "\x00", "é"]
+     "DROP", "UNION SELECT", "?", "\x00", "é",
+     "99999999999999999999", "9223372036854775807", "1e400", "-"]
 )  # fmt: skip
 
 
@@ -137,6 +204,9 @@ def test_no_input_breaks_sqlite_or_reaches_another_project(db: sqlite3.Connectio
 
 VALUES = st.one_of(
     st.integers(-1000, 1000).map(str),
+    st.integers().map(str),  # beyond 64 bits too
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),  # up to 1.7976931348623157e+308
+    st.sampled_from(["1e400", "-1e400", "1" * 30]),
     st.text(max_size=12).map(json.dumps),
     st.sampled_from(["true", "false", "null"]),
 )
@@ -158,7 +228,8 @@ FILTERS = st.recursive(
 def test_every_well_formed_filter_runs(db: sqlite3.Connection, text: str) -> None:
     try:
         names = _names(db, text)
-    except InvalidQuery as refused:  # only null in an order or a contains is refused by the language
-        assert "null" in refused.message or "value to look for" in refused.message, refused.message
+    except InvalidQuery as refused:  # null in an order or a contains, a number SQLite cannot hold
+        refusals = ("= null", "a value to look for", "a whole number from", "a number within")
+        assert refused.detail["expected"].startswith(refusals), refused.detail
         return
     assert len(names) <= 4
