@@ -226,6 +226,14 @@ def test_a_filter_number_beyond_what_sqlite_holds_is_named(shop: tuple[SyncClien
         assert repr(number) in error["message"], error
 
 
+def test_a_schedule_that_would_never_run_is_named(shop: tuple[SyncClient, str]) -> None:
+    client, _ = shop
+    arguments = {"name": "feb 31", "definition": DEFINITION, "schedule": "0 0 31 2 *"}
+    never = _call(client, "save_project", arguments)["payload"]["error"]
+    assert never["code"] == "invalid_config" and never["detail"] == {"argument": "schedule"}
+    assert never["message"].startswith("schedule: '0 0 31 2 *' would never run")
+
+
 def test_a_hostile_page_and_a_deep_definition_stay_bounded(shop: tuple[SyncClient, str]) -> None:
     """A chain of 20 datasets, each inside the last, over a page of 3,000 items whose text makes a backtracking
     pattern work hard: the page gives MAX_ROWS rows (of the 60,000 its items hold), the pattern's values are

@@ -47,26 +47,42 @@ class Schedule:
 
 
 def parse_schedule(text: str, *, at_least: float = SHORTEST) -> Schedule:
-    """The schedule ``text`` says, or InvalidProject naming what is wrong with it (unreadable, too frequent)."""
+    """The schedule ``text`` says, or InvalidProject naming what is wrong with it (unreadable, never
+    due, too frequent)."""
     match = _INTERVAL.match(text)
     if match is not None:
         schedule = Schedule(text.strip(), float(int(match.group(1)) * _UNIT[match.group(2)[0].lower()]))
     else:
-        from croniter import croniter
-
-        fields = text.split()
-        if len(fields) != 5 or not croniter.is_valid(" ".join(fields)):
-            raise InvalidProject(
-                f"schedule: {text[:100]!r} is neither an interval (30m, 6h, 1d) nor a five-field cron expression",
-                detail={"argument": "schedule"},
-            )
-        schedule = Schedule(" ".join(fields), None)
+        schedule = _cron(text)
     gap = schedule.shortest_gap()
     if gap < at_least:
         raise InvalidProject(
             f"schedule: {schedule.text!r} would run every {_minutes(gap)}; the least is {_minutes(at_least)}",
             detail={"argument": "schedule"},
         )
+    return schedule
+
+
+def _cron(text: str) -> Schedule:
+    """A cron expression's schedule; refused when it cannot be read or names no date (Feb 31)."""
+    from croniter import CroniterBadDateError, croniter
+
+    fields = text.split()
+    if len(fields) != 5 or not croniter.is_valid(" ".join(fields)):
+        raise InvalidProject(
+            f"schedule: {text[:100]!r} is neither an interval (30m, 6h, 1d) nor a five-field cron expression",
+            detail={"argument": "schedule"},
+        )
+    schedule = Schedule(" ".join(fields), None)
+    # croniter looks 50 years ahead; a date cron can name comes round within 40 (Feb 29, a Sunday).
+    try:
+        schedule.next_after(0.0, None)
+    except CroniterBadDateError:
+        raise InvalidProject(
+            f"schedule: {schedule.text[:100]!r} would never run: it names no date there is "
+            "(February has 29 days at most; April, June, September and November 30)",
+            detail={"argument": "schedule"},
+        ) from None
     return schedule
 
 
