@@ -4,6 +4,10 @@ policy holds for every byte the browser asks for, and the pool survives a dead b
 The page engine (netglean.sites.pages.read_page) is driven directly, with the tests' DNS (evil.test resolves to a
 private address the policy refuses) and a dial that sends the one allowed name to the browser site; a second real
 server on 127.0.0.1 counts every connection it gets, so anything that went around the proxy would be counted.
+
+The site is served over TLS too, as browser.test with a test certificate Chromium is told to trust
+(that one key: a flag the tests add to the pool's), for what browsers allow secure pages only:
+service workers.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 import anyio
 import pytest
 
+from netglean.browser import pool as browser_pool
 from netglean.browser.pool import BrowserPool
 from netglean.core.errors import BlockedAddress, FetchTimeout, RobotsDisallowed, ToolError
 from netglean.core.settings import Settings
@@ -29,7 +34,7 @@ from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.sites.batch import read_pages
 from netglean.sites.pages import PageRead, Reading, read_page
 from netglean.workers.pool import Readers
-from tests.support import browser_site
+from tests.support import browser_site, tls_fixture
 from tests.support.browser_site import ConnectionCounter
 from tests.support.fixture_site import serve
 
@@ -47,11 +52,36 @@ def site() -> Iterator[Site]:
     counter.socket.close()
 
 
-def _engine(site_port: int, **policy: Any) -> tuple[Fetcher, LoopbackBackend, FakeDNS]:
+@pytest.fixture(scope="module")
+def tls(tmp_path_factory: pytest.TempPathFactory) -> tls_fixture.TestTLS:
+    return tls_fixture.make_tls(tmp_path_factory.mktemp("tls"), "browser.test")
+
+
+@pytest.fixture(scope="module")
+def secure_port(site: Site, tls: tls_fixture.TestTLS) -> Iterator[int]:
+    """The browser site over TLS, where connections to browser.test:443 go."""
+    with serve((tls.cert_file, tls.key_file), app=browser_site.APP) as port:
+        yield port
+
+
+@pytest.fixture
+def trusting(tls: tls_fixture.TestTLS, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chromium started by the pool trusts the test certificate's key (and only it)."""
+    flag = f"--ignore-certificate-errors-spki-list={tls.spki_sha256()}"
+    monkeypatch.setattr(browser_pool, "FLAGS", (*browser_pool.FLAGS, flag))
+
+
+def _engine(
+    site_port: int, secure: tuple[int, tls_fixture.TestTLS] | None = None, **policy: Any
+) -> tuple[Fetcher, LoopbackBackend, FakeDNS]:
     overrides = {"host_interval": 0.0, "fetch_total_timeout": 15.0, "fetch_only_hosts": "browser.test,evil.test"}
     settings = Settings.load({**overrides, **policy})
-    backend, dns = LoopbackBackend(site_port), FakeDNS(dict(NAMES))
-    return Fetcher(FetchPolicy.from_settings(settings), resolver=dns, dial=backend), backend, dns
+    backend = LoopbackBackend(site_port, tls_port=secure[0] if secure else None)
+    dns = FakeDNS(dict(NAMES))
+    context = secure[1].client_context() if secure else None
+    policy = FetchPolicy.from_settings(settings)
+    fetcher = Fetcher(policy, resolver=dns, dial=backend, ssl_context=context)
+    return fetcher, backend, dns
 
 
 def _with_pool(site_port: int, work: Callable[[Fetcher, BrowserPool, Readers], Awaitable[Any]], **policy: Any) -> Any:
@@ -121,10 +151,10 @@ def test_a_wall_that_clears_once_javascript_runs_is_read_in_the_browser(site: Si
 
 
 def test_no_request_the_browser_makes_reaches_what_the_policy_refuses(site: Site) -> None:
-    """The page tries iframes, fetch, XHR, sendBeacon, a worker's WebSockets and fetch, a service worker, CSS
-    imports, a redirect, dns-prefetch and preconnect, WebRTC, towards a private address (evil.test, 10.0.0.5) and a
-    loopback server that counts connections. None is connected to; the page itself is read; Chromium's own calls
-    home are refused at the proxy without being looked up."""
+    """The page tries iframes, fetch, XHR, sendBeacon, a worker's WebSockets and fetch, CSS imports,
+    a redirect, dns-prefetch and preconnect, WebRTC, towards a private address (evil.test, 10.0.0.5)
+    and a loopback server that counts connections. None is connected to; the page itself is read;
+    Chromium's own calls home are refused at the proxy without being looked up."""
     port, counter = site
     fetcher, backend, dns = _engine(port)
 
@@ -150,6 +180,104 @@ def test_no_request_the_browser_makes_reaches_what_the_policy_refuses(site: Site
     assert set(dns.asked) <= {"browser.test", "evil.test"}  # nobody else was even looked up
     assert {host for host, _ in log.admitted} == {"browser.test"}
     assert not any(refusal.host == "browser.test" for refusal in log.refused)
+
+
+class _AllowingServiceWorkers:
+    """The pool's browser, but for its contexts' service workers, which they allow (the product
+    blocks them)."""
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+
+    async def new_context(self, **options: Any) -> Any:
+        return await self._browser.new_context(**{**options, "service_workers": "allow"})
+
+
+def _allowing(context: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
+    """The pool's context maker, its contexts allowing service workers and otherwise as the product
+    makes them."""
+
+    async def allowing(browser: Any) -> Any:
+        return await context(_AllowingServiceWorkers(browser))
+
+    return allowing
+
+
+_SECURE_WITH_SERVICE_WORKERS = "window.isSecureContext && 'serviceWorker' in navigator"
+
+
+def _service_worker_page(
+    site: Site,
+    secure: tuple[int, tls_fixture.TestTLS],
+) -> tuple[dict[str, Any], Any, FakeDNS]:
+    """https://browser.test/service-worker in the pool's browser, until its registration has settled
+    (and, when it registered, until its worker has taken the page over): what the page and the site
+    saw, the proxy's log, and who was looked up."""
+    fetcher, _, dns = _engine(site[0], secure)
+    browser_site.APP.state.served.clear()
+
+    async def run() -> tuple[dict[str, Any], Any]:
+        pool = BrowserPool(fetcher)
+        try:
+            async with pool.page(fetcher) as page:
+                await page.goto("https://browser.test/service-worker", wait_until="load")
+                await page.wait_for_function("location.hash !== ''")
+                outcome = location = await page.evaluate("location.hash")
+                if location == "#registered":
+                    taken_over = "navigator.serviceWorker.controller !== null"
+                    await page.wait_for_function(taken_over, timeout=15_000)
+                    outcome = await page.evaluate("navigator.serviceWorker.controller.scriptURL")
+                seen = {
+                    "secure": await page.evaluate(_SECURE_WITH_SERVICE_WORKERS),
+                    "outcome": outcome,
+                    "registrations": await page.evaluate(
+                        "navigator.serviceWorker.getRegistrations().then(found => found.length)"
+                    ),
+                    "served": list(browser_site.APP.state.served),
+                }
+            assert pool.proxy is not None
+            return seen, pool.proxy.log
+        finally:
+            await pool.aclose()
+            await fetcher.aclose()
+
+    seen, log = anyio.run(run)
+    return seen, log, dns
+
+
+@pytest.mark.usefixtures("trusting")
+def test_a_page_cannot_register_a_service_worker_even_where_browsers_allow_one(
+    site: Site, secure_port: int, tls: tls_fixture.TestTLS
+) -> None:
+    """Over TLS, where the API exists (on http it does not, and a check there proves nothing), the
+    page's registration does not happen: the site never serves the worker's script."""
+    seen, _, _ = _service_worker_page(site, (secure_port, tls))
+    assert seen["secure"] is True
+    assert seen["outcome"] in {"#not-registered", "#failed"} and seen["registrations"] == 0
+    assert seen["served"] == []
+
+
+@pytest.mark.usefixtures("trusting")
+def test_a_service_workers_own_requests_are_refused_at_the_proxy(
+    site: Site, secure_port: int, tls: tls_fixture.TestTLS, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Were a service worker to register after all, and its requests to go unseen by the page's
+    router (as Playwright can be told, and as a worker's sockets always are), the proxy refuses what
+    they ask for. The worker really runs: it takes the page over, and its own request to its site
+    arrives there; its requests towards evil.test and the loopback counter are refused, unlooked-up,
+    and nothing reaches the counter."""
+    monkeypatch.setattr(browser_pool, "_context", _allowing(browser_pool._context))
+    # The page's router does not see the worker's requests.
+    monkeypatch.setenv("PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK", "1")
+    _, counter = site
+    seen, log, dns = _service_worker_page(site, (secure_port, tls))
+    assert seen["outcome"] == "https://browser.test/sw.js" and seen["registrations"] == 1
+    assert seen["served"] == ["/sw.js", "/sw-reached"]
+    assert counter.connections == 0
+    refused = {(refusal.host, refusal.port) for refusal in log.refused if refusal.unasked}
+    assert {("evil.test", 443), ("127.0.0.1", counter.port)} <= refused
+    assert {host for host, _ in log.admitted} == {"browser.test"}
+    assert set(dns.asked) <= {"browser.test"}
 
 
 def test_browser_requests_count_against_the_session_budget_and_robots(site: Site) -> None:

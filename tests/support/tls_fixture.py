@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import datetime
+import hashlib
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +24,15 @@ class TestTLS:
     def client_context(self) -> ssl.SSLContext:
         """Trusts only the test CA, and checks hostnames: a certificate for site.test must be presented."""
         return ssl.create_default_context(cafile=str(self.ca_file))
+
+    def spki_sha256(self) -> str:
+        """The site certificate's public key hash (base64 SHA-256 of its SubjectPublicKeyInfo),
+        which Chromium's --ignore-certificate-errors-spki-list trusts: that one certificate, not
+        every one."""
+        key = x509.load_pem_x509_certificate(self.cert_file.read_bytes()).public_key()
+        der, spki = serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        info = key.public_bytes(der, spki)
+        return base64.b64encode(hashlib.sha256(info).digest()).decode()
 
 
 def make_tls(folder: Path, hostname: str = "site.test") -> TestTLS:
