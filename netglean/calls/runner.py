@@ -122,8 +122,10 @@ class ToolRunner:
                 log.debug("tool %s did not build ahead of its first call", spec.name, exc_info=True)
                 continue
             self._compiled.setdefault(spec.name, compiled)
-        # What a first fetch and a first read would still wait for: the certificates, the reader processes.
+        # What a first fetch and a first read would still wait for: the certificates, the reader processes, and
+        # the patterns that find look-alikes of the frame's markers in third-party text.
         try:
+            await anyio.to_thread.run_sync(untrusted.prepare)
             await anyio.to_thread.run_sync(self.services.fetcher.prepare)
             self.services.readers.start()
         except Exception:  # the first fetch or read meets the same problem, and reports it as its own error

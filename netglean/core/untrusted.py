@@ -17,10 +17,14 @@ frame alone can check it. The structured payload of a target-origin tool is clea
 
 from __future__ import annotations
 
+import array
 import functools
 import hashlib
 import re
-from collections.abc import Mapping
+import string
+import sys
+import unicodedata
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -41,50 +45,122 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 """Any character beyond the BMP: one wide range scans at ~2 ns a character, the ranges above at ~8."""
 
 
-_HOMOGLYPHS = {
-    "B": "ВΒвЬ",
-    "D": "ԁ",
-    "E": "ЕΕеёℯ",
-    "G": "ԌɡᏀ",
-    "I": "ІΙіɪӀ",
-    "N": "ΝпոṄ",
-    "R": "гᏒ",
-    "S": "ЅѕꜱᏚ",
-    "T": "ТΤтτ",
-    "U": "Սսυ",
-}
-_ASTRAL_STYLES = 13
-"""Styles of the mathematical alphanumerics (bold, italic, script, fraktur, double-struck, sans, monospace...)."""
+_SEPARATOR = r"(?:[\s*_~`-]|</?[A-Za-z][^<>\"]*>)"
+"""What may stand between the letters of a marker word and still leave it readable as one: spaces and line breaks,
+markdown's emphasis and code marks, hyphens, and HTML tags (``E<b>N</b>D``). Never a quote, a backslash or a
+bracket: JSON writes those between and inside strings, so the JSON of clean values cannot join two of them into a
+marker (see ``frame``'s ``cleaned``)."""
+_MARKER_WORDS = ("BEGIN", "END", "UNTRUSTED")
+_LOOKALIKE_NAMES = (
+    "LATIN LETTER SMALL CAPITAL {}",
+    "REGIONAL INDICATOR SYMBOL LETTER {}",
+    "NEGATIVE CIRCLED LATIN CAPITAL LETTER {}",
+    "NEGATIVE SQUARED LATIN CAPITAL LETTER {}",
+)
+"""The letter look-alikes that neither NFKC nor Unicode's confusables data folds to a Latin letter, named by
+Unicode for the letter they show (small capitals such as ɴ, regional indicators, negative circled and
+squared letters)."""
+_ASCII_LETTERS = frozenset(string.ascii_letters)
+_NFKC_PLANES = 0x20000
+"""NFKC folds letters to ASCII from the first two planes only; the others hold CJK ideographs, tags and private
+use (a test checks it against every plane)."""
 
 
-def _forms(letter: str, astral: bool) -> str:
-    """The characters that can pass for ``letter``: ASCII in both cases, fullwidth, the Cyrillic and Greek
-    look-alikes and, with ``astral``, the mathematical alphanumerics and the enclosed and regional-indicator
-    letters."""
-    k = ord(letter) - ord("A")
-    found = {letter, letter.lower(), chr(0xFF21 + k), chr(0xFF41 + k), *_HOMOGLYPHS.get(letter, "")}
-    if astral:
-        found.update(chr(0x1D400 + 52 * style + case * 26 + k) for style in range(_ASTRAL_STYLES) for case in (0, 1))
-        found.update(chr(base + k) for base in (0x24B6, 0x24D0, 0x1F130, 0x1F150, 0x1F170, 0x1F1E6))
-    return "".join(sorted(found))
+def _nfkc_letters(end: int = _NFKC_PLANES) -> dict[str, str]:
+    """Every character below ``end`` whose compatibility form (NFKC) is one ASCII letter: superscripts, fullwidth,
+    circled, squared and mathematical letters. All are normalised at once (~40 ms), each followed by a NUL, which
+    composes with nothing; the text is written as UTF-32, in a third of the time joining them takes."""
+    points = [*range(0xA0, 0xD800), *range(0xE000, end)]
+    spaced = array.array("I", bytes(8 * len(points)))
+    spaced[0::2] = array.array("I", points)
+    text = spaced.tobytes().decode(f"utf-32-{'le' if sys.byteorder == 'little' else 'be'}")
+    folded = unicodedata.normalize("NFKC", text).split("\x00")[:-1]  # the last NUL ends the last one
+    return {chr(point): form for point, form in zip(points, folded, strict=True) if form in _ASCII_LETTERS}
 
 
-def _word(text: str, astral: bool = True) -> str:
-    return "".join(f"[{re.escape(_forms(letter, astral))}]" for letter in text)
+def _fold_table() -> dict[str, str]:
+    """The Latin letter each look-alike beyond ASCII stands for: its compatibility form (NFKC), else its class in
+    Unicode's confusables (TR39, through ``confusable_homoglyphs``), reached directly or through a case mapping
+    (small capital E is confusable with Cherokee small GV, whose capital is confusable with E), else its name
+    (``_LOOKALIKE_NAMES``)."""
+    from confusable_homoglyphs.confusables import confusables_data
+
+    def latin(char: str) -> str | None:
+        group = confusables_data.get(char, ())
+        return next((h["c"] for h in group if h["c"] in _ASCII_LETTERS), None)
+
+    table = _nfkc_letters()
+    for char in confusables_data:
+        if len(char) == 1 and not char.isascii() and char not in table and (letter := latin(char)):
+            table[char] = letter
+    for char, group in confusables_data.items():
+        if len(char) != 1 or char.isascii() or char in table:
+            continue
+        relatives = {cased for h in [{"c": char}, *group] for cased in (h["c"].upper(), h["c"].lower())}
+        letter = next((found for r in sorted(relatives) if (found := table.get(r) or latin(r))), None)
+        if letter:
+            table[char] = letter
+    for template in _LOOKALIKE_NAMES:
+        for letter in string.ascii_uppercase:
+            try:
+                table.setdefault(unicodedata.lookup(template.format(letter)), letter)
+            except KeyError:
+                continue
+    return table
+
+
+def _letter_forms(letter: str, table: Mapping[str, str] | None) -> set[str]:
+    """Everything that reads as ``letter``: both its ASCII cases and, given the fold ``table``, every character that
+    folds to it or to a letter Unicode finds it confusable with (capital I with small l, so Greek capital iota and
+    Cyrillic palochka read as I). ASCII letters stand for themselves."""
+    forms = {letter, letter.lower()}
+    if table is not None:
+        from confusable_homoglyphs.confusables import confusables_data
+
+        latin = {h["c"] for case in tuple(forms) for h in confusables_data.get(case, ()) if h["c"] in _ASCII_LETTERS}
+        forms |= {char for char, folded in table.items() if folded in forms | latin}
+    return forms
+
+
+def _char_class(chars: Iterable[str]) -> str:
+    """A regular expression's class of ``chars``, runs of neighbours as ranges (a long list of single characters
+    beyond the BMP is tried one by one at every position)."""
+    points = sorted(map(ord, chars))
+    runs: list[list[int]] = []
+    for point in points:
+        if runs and point == runs[-1][1] + 1:
+            runs[-1][1] = point
+        else:
+            runs.append([point, point])
+    return "[" + "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in runs) + "]"
 
 
 @functools.cache
-def _markers() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    """The marker pattern and its two quick pre-checks, compiled on first use (~5 ms: not at start-up).
+def _markers(folded: bool) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str] | None]:
+    """The marker pattern and its quick pre-checks: for ASCII text (``folded`` false, ~1 ms to build), or for any
+    text, every look-alike folded (``_fold_table``: ~70 ms, once, on first use; a server builds it as it warms
+    up).
 
-    A marker look-alike is BEGIN or END, then UNTRUSTED, in any case, width, style or script look-alike,
-    whatever brackets (<, fullwidth <, &lt;, «) come before. The full pattern costs ~30 ns a character; text holding
-    neither UNTRUSTED in a plain look-alike nor any astral letter form cannot hold one, and those two scans
-    cost ~3 ns a character."""
-    marker = re.compile(f"({_word('BEGIN')}|{_word('END')})([\\s_-]*)({_word('UNTRUSTED')})")
-    suspect = re.compile(_word("UNTRUSTED", astral=False))
-    astral = re.compile("[\U0001d400-\U0001d7ff\u24b6-\u24e9\U0001f130-\U0001f189\U0001f1e6-\U0001f1ff]")
-    return marker, suspect, astral
+    A marker look-alike is BEGIN or END, then UNTRUSTED, each letter in either case or any look-alike of it,
+    letters and words apart by ``_SEPARATOR``s or by nothing. Text without the UNTRUSTED word cannot hold one; text
+    without it in letters of the BMP and without any look-alike beyond the BMP cannot either, and those two scans
+    are the cheap ones most text ends at (~10 ns a character, against ~50 for the word in all its forms)."""
+    table = _fold_table() if folded else None
+    forms = {letter: _letter_forms(letter, table) for letter in set("".join(_MARKER_WORDS))}
+
+    def word(text: str, bmp_only: bool = False) -> str:
+        classes = ({f for f in forms[letter] if not bmp_only or f <= "\uffff"} for letter in text)
+        return f"{_SEPARATOR}*+".join(map(_char_class, classes))
+
+    begin, end, untrusted = (word(text) for text in _MARKER_WORDS)
+    marker = re.compile(f"((?:{begin})|(?:{end}))({_SEPARATOR}*+)({untrusted})")
+    astral = {char for char in (table or ()) if char > "\uffff"}
+    return marker, re.compile(word("UNTRUSTED", bmp_only=True)), re.compile(_char_class(astral)) if astral else None
+
+
+def prepare() -> None:
+    """Build the marker patterns now, so that the first text cleaned does not wait for them."""
+    _markers(folded=True)
 
 
 NOTICE = (
@@ -122,11 +198,26 @@ def sanitize(text: str) -> str:
 
 def neutralise_markers(text: str) -> str:
     """Break every look-alike of a frame marker (rewritten "END (quoted) UNTRUSTED", which no longer reads as
-    one), so a page cannot show a model a convincing fake."""
-    marker, suspect, astral = _markers()
-    if suspect.search(text) is None and (text.isascii() or not _ASTRAL.search(text) or not astral.search(text)):
+    one), so a page cannot show a model a convincing fake. Only those runs change: the text around them is left
+    as it is. A pass can uncover a marker whose letters sat inside the separator of the one it broke (an HTML
+    tag), so passes repeat until none is left."""
+    marker, suspect, astral = _markers(folded=not text.isascii())
+    if suspect.search(text) is None and (astral is None or not _ASTRAL.search(text) or not astral.search(text)):
         return text
-    return marker.sub(lambda m: f"{m[1]} (quoted) {m[3]}", text)
+    while True:
+        broken = marker.sub(_quoted, text)
+        if broken == text:
+            return text
+        text = broken
+
+
+def _quoted(found: re.Match[str]) -> str:
+    """A marker look-alike broken: " (quoted) " between its words, in place of the spacing there."""
+    return f"{found[1]} (quoted) {_BLANKS.sub('', found[2], count=1)}{found[3]}"
+
+
+_BLANKS = re.compile(r"[\s_-]*")
+"""The spacing a rewrite replaces by its " (quoted) ", as markers were always rewritten; markup is kept."""
 
 
 def clean(text: str) -> str:
