@@ -11,6 +11,7 @@ from typing import Any
 
 from netglean.calls.context import Context
 from netglean.calls.registry import PromptSpec, ResourceSpec, resolve
+from netglean.core import untrusted
 
 ResourceHandler = Callable[..., Awaitable[str | Mapping[str, Any] | list[Any]]]
 
@@ -49,6 +50,8 @@ async def read_resource(specs: tuple[ResourceSpec, ...], context: Context, uri: 
             continue
         handler: ResourceHandler = resolve(spec.handler)
         body = await handler(context, **variables)
+        if not isinstance(body, str):  # a project's or a run's fields, as a caller stored them: cleaned as tools' are
+            body = untrusted.clean_tree(body)
         text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, indent=2, sort_keys=True)
         return ResourceBody(uri, spec.mime_type, text)
     raise ResourceNotFound(uri)

@@ -316,13 +316,17 @@ class ToolRunner:
             if isinstance(payload, BaseModel)
             else dict(payload)
         )
-        notice = ""
+        # Every payload is cleaned: a target-origin tool's is what a target chose, and a local tool's is what a
+        # caller chose (names, labels, variables, arguments), read back into another caller's context.
+        data, notice, guidance = untrusted.clean_tree(data), "", outcome.guidance
         if spec.origin == "target":
-            data, notice = untrusted.clean_tree(data), untrusted.PAYLOAD_NOTICE
-            if outcome.guidance and not isinstance(outcome.guidance, Guidance):
+            notice = untrusted.PAYLOAD_NOTICE
+            if guidance and not isinstance(guidance, Guidance):
                 raise HandlerContractError(
                     f"{spec.name} gave plain-string guidance; a target-origin tool builds it with netglean.say"
                 )
+        elif guidance and not isinstance(guidance, Guidance):  # a local tool's own sentence may name what it read
+            guidance = untrusted.clean(guidance)
         next_step = outcome.next_step or spec.next_step[0]
         if next_step not in spec.next_step:
             raise HandlerContractError(
@@ -332,7 +336,7 @@ class ToolRunner:
             written = json.dumps(data, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise HandlerContractError(f"{spec.name} produced a payload that is not JSON: {exc}") from None
-        guidance = str(outcome.guidance) or _default_guidance(next_step)  # a plain str: what validators and JSON take
+        guidance = str(guidance) or _default_guidance(next_step)  # a plain str: what validators and JSON take
         envelope = Envelope(True, next_step, guidance, data, notice, written)
         if not compiled.outputs.is_valid(envelope.as_dict()):
             problems = compiled.outputs.problems(envelope.as_dict())
@@ -357,12 +361,10 @@ class ToolRunner:
             for name, check in checks.items()
             if name in error.detail and check.is_valid(value := error.detail[name])
         }
-        if spec.origin != "target":
-            return failure(error, next_step=next_step, guidance=guidance, beside=beside)
-        # A refusal can quote what a target chose (a redirect chain, a final URL): cleaned like any payload.
-        envelope = failure(
-            error, next_step=next_step, guidance=guidance, notice=untrusted.PAYLOAD_NOTICE, beside=beside
-        )
+        # A refusal can quote what a target chose (a redirect chain, a final URL) or what a caller did (an argument,
+        # a stored name): cleaned like any payload.
+        notice = untrusted.PAYLOAD_NOTICE if spec.origin == "target" else ""
+        envelope = failure(error, next_step=next_step, guidance=guidance, notice=notice, beside=beside)
         return dataclasses.replace(envelope, payload=untrusted.clean_tree(envelope.payload))
 
     def render_text(self, name: str, envelope: Envelope, source: str | None) -> str:
