@@ -4,6 +4,12 @@ empty store as the same projects; and every error one line on stderr, with nothi
 
 from __future__ import annotations
 
+import os
+import pty
+import re
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +23,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from netglean.cli.main import main
+from netglean.store.base import Project
 from netglean.store.open import open_store
 from tests.support.fixture_site import serve
 
@@ -293,3 +300,101 @@ def test_names_that_would_make_one_file_get_their_ids(cli: Cli, tmp_path: Path) 
     assert sorted(path.name for path in (tmp_path / "out").iterdir()) == sorted(
         [f"Shop-{ids[0]}.yaml", f"shop-{ids[1]}.yaml", f"{ids[2]}.yaml"]
     )
+
+
+PLANTED = "kettles\x1b]0;owned\x07\x1b[2J\u202eslen\u200bket\U000e0041\rFAKE\nROW"
+"""A name an older netglean saved as it was given: a title-setting and a screen-clearing escape, a bell, a
+right-to-left override, a zero-width space, a tag character, a carriage return and a line break."""
+UNSEEN = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|" + "[\u202e\u200b\U000e0041]".encode())
+"""What must not reach the terminal (a terminal's line discipline writes each line break as CR LF)."""
+
+
+def _planted(data: Path, origin: str) -> str:
+    """An extract project of the shop under ``PLANTED``, put in the store as an older netglean kept it."""
+    project = Project(
+        id="0123456789abcdef0123456789abcdef",
+        name=PLANTED,
+        kind="extract",
+        definition=DEFINITION,
+        variables={"origin": origin, "category": "kettles"},
+        schedule=None,
+        secret="0" * 32,
+        created_at=time.time(),
+        updated_at=time.time(),
+    )
+
+    async def plant() -> None:
+        store = open_store(str(data))
+        try:
+            await store.save_project(project)
+        finally:
+            store.close()
+
+    anyio.run(plant)
+    return project.id
+
+
+def _on_a_terminal(*argv: str) -> bytes:
+    """What `netglean ARGV` writes to a pseudo-terminal, stdout and stderr alike."""
+    controller, terminal = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "netglean", *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=terminal,
+            stderr=terminal,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # the terminal's other end is closed: all is read
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(controller)
+    assert done.returncode == 0, shown
+    return shown
+
+
+def test_list_show_and_run_print_an_old_stores_planted_name_cleaned_on_a_terminal(origin: str, tmp_path: Path) -> None:
+    SHOP["kettles"] = [("k1", "Steel kettle")]
+    project_id = _planted(tmp_path / "data", origin)
+    for command in (["list"], ["show", project_id], ["run", project_id]):
+        shown = _on_a_terminal("project", *command, "--data-dir", str(tmp_path / "data"), *SETTINGS)
+        assert b"kettlesslenket" in shown and b"ROW" in shown, shown  # the escape sequences go whole
+        assert UNSEEN.search(shown) is None, shown
+    table = _on_a_terminal("project", "list", "--data-dir", str(tmp_path / "data")).decode().splitlines()
+    assert len(table) == 2 and table[1].split()[0] == project_id  # the name's line break does not fake a row
+
+
+def test_import_prints_a_files_name_cleaned(cli: Cli, tmp_path: Path) -> None:
+    path = _file(tmp_path / "k\x1b[2Jettles\u202e.yaml", {"name": "kettles", "definition": DEFINITION})
+    code, out, err = cli("import", str(path))
+    assert code == 0 and out.endswith(f"'kettles' from {tmp_path}/kettles.yaml\n"), out
+    assert "\x1b" not in out + err and "\u202e" not in out + err
+
+
+@pytest.mark.parametrize(
+    ("name", "named"),
+    [
+        ("kettles\x1b[2J", "U+001B"),
+        ("kettles\x07", "U+0007"),
+        ("\u202eselttek", "U+202E"),
+        ("ket\u200btles", "U+200B"),
+        ("kettles\U000e0041", "U+E0041"),
+        ("kettles\nROW", "U+000A"),
+    ],
+)
+def test_import_refuses_a_name_a_terminal_would_not_show_as_stored(
+    cli: Cli, tmp_path: Path, name: str, named: str
+) -> None:
+    code, out, err = cli("import", str(_file(tmp_path / "p.yaml", {"name": name, "definition": DEFINITION})))
+    assert code == 1 and out == "" and "/name:" in err and named in err, err
+    assert name not in err and "\x1b" not in err
+    assert cli("list")[1] == "ID  NAME  KIND  UPDATED (UTC)\n"

@@ -5,8 +5,10 @@ changed: only what is new or changed is written."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +22,7 @@ from starlette.routing import Route
 from netglean.app import build_runner
 from netglean.calls.registry import Registry
 from netglean.core.settings import Settings
+from netglean.core.untrusted import sanitize
 from netglean.serve.mcp import build_server
 from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve
@@ -277,3 +280,43 @@ def test_a_hostile_page_and_a_deep_definition_stay_bounded(shop: tuple[SyncClien
     # Some values were worked out before the page's patterns ran out of time, none after: no value is half done.
     texts = [row["data"].get("text") for row in rows]
     assert len(texts) == 200 and all(text is None or re.fullmatch(r"\d+ a{28}c", text) for text in texts)
+
+
+@pytest.mark.parametrize(
+    ("name", "refused"),
+    [
+        ("kettles\x1b[2J", "U+001B (a control character)"),
+        ("kettles\x07", "U+0007 (a control character)"),
+        ("\u202eselttek", "U+202E (right-to-left override)"),
+        ("ket\u200btles", "U+200B (zero width space)"),
+        ("kettles\U000e0041", "U+E0041 (tag latin capital letter a)"),
+        ("kettles\u00a0two", "U+00A0 (no-break space)"),
+        ("kettles\ue000", "U+E000 (a private-use character)"),
+    ],
+)
+def test_a_name_that_would_not_show_as_stored_is_refused_by_its_code_point(
+    shop: tuple[SyncClient, str], name: str, refused: str
+) -> None:
+    client, _ = shop
+    envelope = _call(client, "save_project", {"name": name, "definition": {"url": "http://127.0.0.1/"}})
+    error = envelope["payload"]["error"]
+    assert error["code"] == "invalid_arguments" and error["detail"]["errors"][0]["argument"] == "name"
+    assert f"argument 'name': {refused} is not among the characters it may hold" in error["message"]
+    assert name not in json.dumps(envelope, ensure_ascii=False)
+
+
+def test_a_name_may_hold_what_cleaning_keeps_and_a_terminal_shows(registry: Registry) -> None:
+    """The name's pattern is the rule: a character is refused when cleaning third-party text would take it out, or
+    when it is not printable (a control, format, private-use or separator character, a space but U+0020)."""
+    allowed = re.compile(registry.tools["save_project"].input_schema["properties"]["name"]["pattern"][1:-1])
+    for point in [*range(0xD800), *range(0xE000, 0x110000)]:
+        char = chr(point)
+        shown = char == " " or char.isprintable() or unicodedata.category(char) == "Cn"  # unassigned: shown as a box
+        assert (allowed.fullmatch(char) is not None) == (shown and sanitize(char) == char), f"U+{point:04X}"
+
+
+def test_names_in_any_script_are_kept(shop: tuple[SyncClient, str]) -> None:
+    client, _ = shop
+    for name in ("Café Zoë", "日本語のプロジェクト", "Ελληνικά — shop ☕"):
+        envelope = _call(client, "save_project", {"name": name, "definition": {"url": "http://127.0.0.1/"}})
+        assert envelope["ok"] and envelope["payload"]["project"]["name"] == name

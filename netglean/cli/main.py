@@ -362,7 +362,12 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run the command ``argv`` names; everything it prints is cleaned for a terminal (``output.TerminalText``)."""
+    with output.terminal_streams():
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["gen"]:
         try:
             from codegen.main import main as generate

@@ -3,13 +3,17 @@ table, as the tool's catalog entry says (its `cli` key); the JSON envelope stays
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import shutil
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, TextIO
+
+from netglean.core.untrusted import sanitize
 
 MAX_CELL = 60
 """Characters a table cell shows (the last column's whole): a long title or URL is cut with an ellipsis (the
@@ -104,12 +108,67 @@ def _table(rows: Sequence[Any], columns: Sequence[str], named: str) -> str:
     return "\n".join(lines)
 
 
+def for_terminal(text: str) -> str:
+    """``text`` as a terminal may show it: escape sequences, C0 controls but line breaks and tabs, DEL, C1 controls,
+    bidi controls and isolates, zero-width and other invisible format characters and tag characters removed (as
+    from third-party text), and carriage returns, with which what follows would overwrite a line, too."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "")
+    return sanitize(text)
+
+
+class TerminalText(io.TextIOBase):
+    """A stream that writes ``for_terminal`` of all it is given: what the command line prints passes here, whatever
+    printed it (a table, a tool's content, an error quoting an argument or a file's name, argparse, a log line)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+        """The stream written to, for what draws with control characters of its own (the progress line)."""
+
+    def write(self, text: str) -> int:
+        self.stream.write(for_terminal(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # TextIOBase's is None: the stream's is the truth
+        return str(getattr(self.stream, "encoding", None) or "utf-8")
+
+
+@contextmanager
+def terminal_streams() -> Iterator[None]:
+    """stdout and stderr through ``TerminalText`` while a command runs (put back after, unless the command pointed
+    one elsewhere, as at a closed pipe)."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalText(sys.stdout), TerminalText(sys.stderr)
+    try:
+        yield
+    finally:
+        if isinstance(sys.stdout, TerminalText):
+            sys.stdout = saved[0]
+        if isinstance(sys.stderr, TerminalText):
+            sys.stderr = saved[1]
+
+
 class TerminalProgress:
     """The progress events a call reports (those MCP clients get: pages read, queued, failed) as one line redrawn
     on a terminal's stderr, at most ten times a second; nothing at all when stderr is no terminal."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self._stream = stream
+    def __init__(self, stream: TextIO | None = None) -> None:
+        stream = stream or sys.stderr
+        self._stream = stream.stream if isinstance(stream, TerminalText) else stream  # it draws with \r itself
         self._on = stream.isatty()
         self._drawn = 0.0
         self._shown = False
@@ -125,7 +184,7 @@ class TerminalProgress:
         if total:
             filled = int(20 * min(done / total, 1.0))
             bar = "[" + "#" * filled + "-" * (20 - filled) + "] "
-        line = f"{bar}{count} {message or ''}"[:width]
+        line = f"{bar}{count} {for_terminal(message or '')}"[:width]
         self._stream.write("\r" + line.ljust(width))
         self._stream.flush()
         self._shown = True

@@ -207,6 +207,8 @@ def _when(iso: str) -> str:
 
 
 def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
+    """Rows under a header, columns padded; a cell is one line (an old store's name may hold a line break)."""
+    rows = [tuple(" ".join(cell.split()) for cell in row) for row in rows]
     widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header))]
     lines = ("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in [header, *rows])
     return "\n".join(line.rstrip() for line in lines)

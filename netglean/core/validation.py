@@ -7,7 +7,10 @@ Validators are built on a tool's first call and kept for the process's life.
 
 from __future__ import annotations
 
+import functools
 import json
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -121,7 +124,38 @@ def _describe(error: jsonschema_rs.ValidationError) -> list[Problem]:
                 f"{subject} must be {wanted}, got {json_type(error.instance)} {quoted(error.instance)}",
             )
         ]
+    if isinstance(kind, kinds.Pattern) and (refused := _refused_character(kind.pattern, error.instance)):
+        return [Problem(_pointer(parts), where, f"{subject}: {refused} is not among the characters it may hold")]
     return [Problem(_pointer(parts), where, bounded(f"{subject}: {_quoted_briefly(error.message, error.instance)}"))]
+
+
+_ONE_CLASS = re.compile(r"\^(\[(?:\\.|[^\]\\])+\])[*+]\$")
+"""A pattern that allows strings of one class of characters, ``^[...]*$`` or ``^[...]+$``."""
+_UNNAMED = {"Cc": "a control character", "Co": "a private-use character", "Cn": "unassigned", "Cs": "a surrogate"}
+"""What a character Unicode gives no name is, by its general category."""
+
+
+def _refused_character(pattern: str, instance: Any) -> str | None:
+    """The first character of ``instance`` that a pattern allowing one class of characters refuses, named by its
+    code point: quoting the value would show nothing where that is a control or an invisible character."""
+    shape = _ONE_CLASS.fullmatch(pattern)
+    allowed = _character_class(shape[1]) if shape is not None and isinstance(instance, str) else None
+    if allowed is None:
+        return None
+    char = next((char for char in instance if allowed.fullmatch(char) is None), None)
+    if char is None:
+        return None
+    named = unicodedata.name(char, "").lower() or _UNNAMED.get(unicodedata.category(char), "unassigned")
+    return f"U+{ord(char):04X} ({named})"
+
+
+@functools.lru_cache(maxsize=64)
+def _character_class(written: str) -> re.Pattern[str] | None:
+    """The class as Python reads it; None where its syntax is the schema's own (then the message quotes the value)."""
+    try:
+        return re.compile(written)
+    except re.error:
+        return None
 
 
 def _closest(

@@ -1825,7 +1825,8 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                               {'choices': None,
                                'default': None,
                                'flag': '--name',
-                               'help': "The project's name, unique in the store.",
+                               'help': "The project's name, unique in the store: printable text (no control, "
+                                       'invisible, bidi or private-use character), shown as it is stored.',
                                'item_type': None,
                                'name': 'name',
                                'range': '1-200 characters',

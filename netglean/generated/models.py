@@ -3727,9 +3727,16 @@ class SaveProjectInput(BaseModel):
     """
     What the project does (without it, what its definition's shape says): extract reads rows into datasets, crawl crawls a site, feed runs a feed config.
     """
-    name: Annotated[StrictStr, Field(max_length=200, min_length=1)]
+    name: Annotated[
+        StrictStr,
+        Field(
+            max_length=200,
+            min_length=1,
+            pattern="^[^\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u034f\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890-\\u0891\\u08e2\\u115f-\\u1160\\u1680\\u180b-\\u180f\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u2064\\u2066-\\u206f\\u3000\\u3164\\ue000-\\uf8ff\\ufdd0-\\ufdef\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff9-\\ufffb\\ufffe-\\uffff\\U000110bd\\U000110cd\\U00013430-\\U00013438\\U0001bca0-\\U0001bca3\\U0001d173-\\U0001d17a\\U000e0000-\\U000e0fff\\U000f0000-\\U0010ffff]*$",
+        ),
+    ]
     """
-    The project's name, unique in the store.
+    The project's name, unique in the store: printable text (no control, invisible, bidi or private-use character), shown as it is stored.
     """
     project_id: Annotated[StrictStr | None, Field(pattern="^[0-9a-f]{32}$")] = None
     """

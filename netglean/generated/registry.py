@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '9b81da9fcefdc310925bf7bc89663bb5fc797a5ab945df0be3c89399c5ff0b4d'
+CATALOG_HASH: Any = '4f8f633ec12de50817eb995aa24c5719acd3aef4d37a69dbbbb8c9e1188ae65e'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -12692,9 +12692,12 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                                                           'config.',
                                            'enum': ['extract', 'crawl', 'feed'],
                                            'type': 'string'},
-                                  'name': {'description': "The project's name, unique in the store.",
+                                  'name': {'description': "The project's name, unique in the store: "
+                                                          'printable text (no control, invisible, bidi or '
+                                                          'private-use character), shown as it is stored.',
                                            'maxLength': 200,
                                            'minLength': 1,
+                                           'pattern': '^[^\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u034f\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890-\\u0891\\u08e2\\u115f-\\u1160\\u1680\\u180b-\\u180f\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u2064\\u2066-\\u206f\\u3000\\u3164\\ue000-\\uf8ff\\ufdd0-\\ufdef\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff9-\\ufffb\\ufffe-\\uffff\\U000110bd\\U000110cd\\U00013430-\\U00013438\\U0001bca0-\\U0001bca3\\U0001d173-\\U0001d17a\\U000e0000-\\U000e0fff\\U000f0000-\\U0010ffff]*$',
                                            'type': 'string'},
                                   'project_id': {'description': "The project's id (32 hexadecimal digits, as "
                                                                 'save_project or list_projects gave it).',
