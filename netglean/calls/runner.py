@@ -367,17 +367,17 @@ class ToolRunner:
         envelope = failure(error, next_step=next_step, guidance=guidance, notice=notice, beside=beside)
         return dataclasses.replace(envelope, payload=untrusted.clean_tree(envelope.payload))
 
-    def render_text(self, name: str, envelope: Envelope, source: str | None) -> str:
-        """The text block: the envelope as JSON, with third-party payloads quarantined."""
+    def render_text(self, name: str, envelope: Envelope, source: str | None, screenshots: int = 0) -> str:
+        """The text block: the envelope as JSON, with third-party payloads quarantined (and the ``screenshots`` of the
+        source's page that a door sends beside it named as such in the frame's notice)."""
         spec = self.spec(name)
         control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
         # No indent: CPython's C encoder only runs without one (indenting a 1 MB batch result costs ~10 ms).
         content = envelope.payload_json or json.dumps(envelope.payload, ensure_ascii=False)  # cleaned already
         if spec.origin != "target":  # the envelope as JSON, its payload written once (by the runner, as a check)
             return json.dumps(control, ensure_ascii=False)[:-1] + ', "payload": ' + content + "}"
-        return (
-            json.dumps(control, ensure_ascii=False) + "\n" + untrusted.frame(source or spec.name, content, cleaned=True)
-        )
+        framed = untrusted.frame(source or spec.name, content, cleaned=True, screenshots=screenshots)
+        return json.dumps(control, ensure_ascii=False) + "\n" + framed
 
 
 def _default_guidance(next_step: str) -> str:

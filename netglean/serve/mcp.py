@@ -19,6 +19,7 @@ from netglean.calls.context import Context
 from netglean.calls.registry import ToolSpec
 from netglean.calls.resources import PromptError, ResourceNotFound, read_resource, render_prompt
 from netglean.calls.runner import ToolRunner, UnknownTool
+from netglean.core import untrusted
 from netglean.core.envelope import Envelope
 from netglean.core.errors import ToolError
 from netglean.serve import tasks
@@ -64,9 +65,15 @@ A log notification sits outside the untrusted-content frame of the result, and a
 message can quote what a target chose (a URL, a redirect chain); the message stays in the result."""
 
 
+UNTRUSTED_IMAGE = {"netglean/untrusted": True}
+"""The ``_meta`` of an image block: a screenshot of a third-party page, data and never instructions, as the frame's
+notice says of it too (the block itself stands outside the frame)."""
+
+
 def image_blocks(envelope: Envelope) -> tuple[Envelope, list[types.ImageContent]]:
     """A payload's images (catalog/schemas/Image.yaml) as MCP image content: each one's base64 leaves the payload
-    (a model reads the image, not its base64 in the text) and ``content_index`` says which block holds it."""
+    (a model reads the image, not its base64 in the text), ``content_index`` says which block holds it, and each
+    block is marked untrusted (``UNTRUSTED_IMAGE``); the envelope's notice says that the images are third-party."""
     images = envelope.payload.get("images")
     if not isinstance(images, list) or not any(isinstance(image, dict) and "data" in image for image in images):
         return envelope, []
@@ -75,11 +82,16 @@ def image_blocks(envelope: Envelope) -> tuple[Envelope, list[types.ImageContent]
     for image in images:
         shown = {key: value for key, value in image.items() if key != "data"}
         if "data" in image:
-            blocks.append(types.ImageContent(type="image", data=image["data"], mime_type=image["mime_type"]))
+            blocks.append(
+                types.ImageContent(
+                    type="image", data=image["data"], mime_type=image["mime_type"], _meta=dict(UNTRUSTED_IMAGE)
+                )
+            )
             shown["content_index"] = len(blocks)
         kept.append(shown)
     payload = {**envelope.payload, "images": kept}
-    return dataclasses.replace(envelope, payload=payload, payload_json=None), blocks
+    notice = " ".join(filter(None, (envelope.notice, untrusted.SCREENSHOTS_NOTICE.format(count=len(blocks)))))
+    return dataclasses.replace(envelope, payload=payload, payload_json=None, notice=notice), blocks
 
 
 def peer_session(request: Any) -> str:
@@ -216,7 +228,10 @@ def build_server(runner: ToolRunner) -> Server[Any]:
             await report_failure(ctx, params.name, envelope.payload.get("error", {}))
         envelope, images = image_blocks(envelope)
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=runner.render_text(params.name, envelope, source)), *images],
+            content=[
+                types.TextContent(type="text", text=runner.render_text(params.name, envelope, source, len(images))),
+                *images,
+            ],
             structured_content=envelope.as_dict(),
             is_error=not envelope.ok,
         )

@@ -563,7 +563,11 @@ _FRAME = re.compile(r"<<<(BEGIN|END) UNTRUSTED CONTENT")
 """Anything that starts a marker: none may occur between the two real ones."""
 _URL_RESERVED = "!#$%&'()*+,/:;=?@[]~"
 """RFC 3986's reserved characters (and escapes' percent sign): what the marker's source keeps as the notice shows it."""
-_NOTICE = re.compile(re.escape(untrusted.NOTICE).replace(re.escape("{source}"), "(?P<source>.*)"))
+_NOTICE = re.compile(
+    re.escape(untrusted.NOTICE).replace(re.escape("{source}"), "(?P<source>.*?)")
+    + f"(?: {re.escape(untrusted.SCREENSHOTS_NOTICE).replace(re.escape('{count}'), '(?P<screenshots>[0-9]+)')})?"
+)
+"""The notice line: the source named, and the screenshots attached beside the text when there are any."""
 
 
 _HIDDEN = re.compile(
@@ -610,15 +614,20 @@ def strict_json(text: str) -> Any:
     return json.loads(text, parse_constant=_refuse_constant)
 
 
-def assert_frame(text: str, envelope: Mapping[str, Any], spec: ToolSpec, arguments: Any = None) -> None:
-    """A target-origin text block: control line, notice naming the source, payload JSON framed by one nonce, the BEGIN
-    marker naming the source in one token (``source=``), the nonce the hash of that token and the framed text."""
+def assert_frame(
+    text: str, envelope: Mapping[str, Any], spec: ToolSpec, arguments: Any = None, screenshots: int = 0
+) -> None:
+    """A target-origin text block: control line, notice naming the source (and the ``screenshots`` attached beside
+    the text), payload JSON framed by one nonce, the BEGIN marker naming the source in one token (``source=``), the
+    nonce the hash of that token and the framed text."""
     lines = text.split("\n")
     assert len(lines) >= 4, f"{spec.name}: the text block is not control line, notice and frame: {text[:300]!r}"
     control = strict_json(lines[0])
     assert control == {key: envelope[key] for key in ("ok", "next_step", "guidance")}, "the control line differs"
     notice = _NOTICE.fullmatch(lines[1])
     assert notice is not None, f"{spec.name}: not the untrusted-content notice: {lines[1][:300]!r}"
+    said = int(notice["screenshots"] or 0)
+    assert said == screenshots, f"{spec.name}: the notice names {said} screenshot(s); {screenshots} are attached"
     begin, end = _BEGIN.fullmatch(lines[2]), _END.fullmatch(lines[-1])
     assert begin is not None, f"{spec.name}: no BEGIN marker with nonce and source=: {lines[2][:200]!r}"
     assert end is not None, f"{spec.name}: no END marker: {lines[-1][:200]!r}"
@@ -662,12 +671,16 @@ def assert_envelope(
     assert envelope["next_step"] in {*spec.next_step, spec.name}
     images = envelope["payload"].get("images") or [] if envelope["ok"] else []
     assert result.content[0].type == "text" and len(result.content) == 1 + len(images)
-    for image in images:  # a screenshot is an image block of its own, its base64 out of the payload
+    for image in images:  # a screenshot is an image block of its own, its base64 out of the payload, marked
         block = result.content[image["content_index"]]
         assert block.type == "image" and block.mime_type == image["mime_type"] and "data" not in image
+        assert block.meta == {"netglean/untrusted": True}, f"{spec.name}: a screenshot not marked untrusted"
+    if images:
+        screenshots = untrusted.SCREENSHOTS_NOTICE.format(count=len(images))
+        assert envelope[NOTICE_KEY].endswith(screenshots), f"{spec.name}: the envelope's notice omits the screenshots"
     text = result.content[0].text
     if spec.origin == "target":
-        assert_frame(text, envelope, spec, arguments)
+        assert_frame(text, envelope, spec, arguments, len(images))
     else:
         assert strict_json(text) == envelope, f"{spec.name}: the text block is not the structured content"
         assert NOTICE_KEY not in envelope, f"{spec.name}: a local tool's envelope carries {NOTICE_KEY}"
