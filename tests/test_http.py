@@ -235,6 +235,7 @@ def test_slow_body_gets_408_and_a_busy_client_gets_429(guarded: HttpServer) -> N
         # The stalled request occupies this client's only slot (max-client-calls 1).
         busy = _post(guarded.base, "get_version", {}, headers={"authorization": f"Bearer {TOKEN}"})
         assert busy.status_code == 429 and busy.headers["retry-after"] == "1"
+        assert "its cap (max_client_calls = 1)" in busy.json()["error"]["message"]  # which cap, and its setting
         sock.settimeout(10)
         answer = b""
         while b"request_timeout" not in answer and (chunk := sock.recv(4096)):
@@ -319,6 +320,7 @@ def test_connections_past_the_per_address_cap_get_429_and_a_freed_slot_is_reused
         refused.close()
         assert answer.startswith(b"HTTP/1.1 429") and b"retry-after: 1" in answer.lower()
         assert b'"code": "too_many_requests"' in answer
+        assert b"it holds 3, its cap (max_client_connections = 3)" in answer  # which cap, and its setting
         held.pop().close()
         _until(200, lambda: httpx.get(f"{few.base}/healthz"))  # once the server has seen the close
     finally:

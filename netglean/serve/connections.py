@@ -47,12 +47,16 @@ def _response(status: str, code: str, message: str, *headers: str) -> bytes:
 
 
 HEADERS_TOO_SLOW = _response("408 Request Timeout", "request_timeout", "The request headers did not arrive in time.")
-TOO_MANY_CONNECTIONS = _response(
-    "429 Too Many Requests",
-    "too_many_requests",
-    "Too many connections open from this address; close one or retry shortly.",
-    "retry-after: 1",
-)
+
+
+def _too_many_connections(most: int) -> bytes:
+    return _response(
+        "429 Too Many Requests",
+        "too_many_requests",
+        f"Too many connections open from this address: it holds {most}, its cap (max_client_connections ="
+        f" {most}); close one or retry shortly.",
+        "retry-after: 1",
+    )
 
 
 class FrontProtocol(H11Protocol):
@@ -60,6 +64,8 @@ class FrontProtocol(H11Protocol):
 
     header_timeout: ClassVar[float]
     max_per_peer: ClassVar[int]
+    too_many: ClassVar[bytes]
+    """The answer to a connection past ``max_per_peer``, naming the cap and its setting."""
     open_by_peer: ClassVar[Counter[str]]
     """This server's open connections by peer address (each server gets its own subclass: front_protocol)."""
 
@@ -72,7 +78,7 @@ class FrontProtocol(H11Protocol):
         self._peer = self.client[0] if self.client else "?"
         if self.open_by_peer[self._peer] >= self.max_per_peer:
             log.info("refused a connection from %s: %d open already", self._peer, self.max_per_peer)
-            transport.write(TOO_MANY_CONNECTIONS)
+            transport.write(self.too_many)
             transport.close()
             return
         self.open_by_peer[self._peer] += 1
@@ -118,6 +124,7 @@ def front_protocol(settings: Settings) -> type[FrontProtocol]:
     class Protocol(FrontProtocol):
         header_timeout = settings.header_timeout
         max_per_peer = settings.max_client_connections
+        too_many = _too_many_connections(settings.max_client_connections)
         open_by_peer: ClassVar[Counter[str]] = Counter()
 
     return Protocol

@@ -149,9 +149,13 @@ class Guard:
         counted = scope.get("method") == "POST" and path.startswith(PROTECTED_PREFIXES)
         client = peer_address(scope)
         if counted:
-            if self._in_flight[client] >= self.settings.max_client_calls:
+            if self._in_flight[client] >= (most := self.settings.max_client_calls):
                 log.info("refused %s %s: 429 (client at its cap)", scope.get("method"), path)
-                await _refuse(send, 429, {"retry-after": "1"})
+                reason = (
+                    f"This address has {most} calls in flight, its cap (max_client_calls = {most}):"
+                    " retry when one ends."
+                )
+                await _refuse(send, 429, {"retry-after": "1"}, reason)
                 return
             self._in_flight[client] += 1
         try:
@@ -244,8 +248,8 @@ class Guard:
             await _refuse(send, refused[0])
 
 
-async def _refuse(send: Send, status: int, extra_headers: dict[str, str] | None = None) -> None:
-    body = json.dumps(refusal_body(status)).encode()
+async def _refuse(send: Send, status: int, extra_headers: dict[str, str] | None = None, reason: str = "") -> None:
+    body = json.dumps(refusal_body(status, reason)).encode()
     headers: list[tuple[bytes, bytes]] = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
