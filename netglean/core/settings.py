@@ -70,6 +70,8 @@ class Setting:
         for item in _listed(value) if self.several else (value,):
             if self.choices and item not in self.choices:
                 raise ConfigurationError(f"{origin}: {item!r} is not one of {', '.join(self.choices)}")
+        if isinstance(value, float) and not math.isfinite(value):  # nan is below no minimum: refused first
+            raise ConfigurationError(f"{origin}: {value} is not a finite number")
         if self.minimum is not None and value < self.minimum:
             raise ConfigurationError(f"{origin}: {value!r} is below the minimum {self.minimum:g}")
         problem = self.rule(value) if self.rule is not None else None
@@ -79,10 +81,6 @@ class Setting:
 
 def _port(value: int) -> str | None:
     return f"{value} is no TCP port (at most 65535)" if value > 65535 else None
-
-
-def _finite(value: float) -> str | None:
-    return None if math.isfinite(value) else f"{value} is not a finite number of seconds"
 
 
 def _index_url(value: str) -> str | None:
@@ -361,7 +359,6 @@ SETTINGS: tuple[Setting, ...] = (
         "closed; its client then gets 404 and opens a new one.",
         0.001,
         http=True,
-        rule=_finite,
     ),
     Setting("shutdown_grace", float, 10.0, "Seconds in-flight requests get to finish on shutdown.", 0, http=True),
     Setting("stateless", bool, False, "Serve /mcp without sessions: every request stands alone.", http=True),

@@ -27,8 +27,11 @@ def test_defaults_environment_and_flags_in_that_order() -> None:
         ({"NETGLEAN_MAX_CONCURRENT_CALLS": "many"}, "NETGLEAN_MAX_CONCURRENT_CALLS: 'many' is not a valid int"),
         ({"NETGLEAN_MAX_CONCURRENT_CALLS": "0"}, "below the minimum"),
         ({"NETGLEAN_LOG_LEVEL": "loud"}, "not one of debug, info, warning, error"),
-        ({"NETGLEAN_SESSION_IDLE_TIMEOUT": "inf"}, "inf is not a finite number of seconds"),
-        ({"NETGLEAN_SESSION_IDLE_TIMEOUT": "nan"}, "nan is not a finite number of seconds"),
+        ({"NETGLEAN_SESSION_IDLE_TIMEOUT": "inf"}, "NETGLEAN_SESSION_IDLE_TIMEOUT: inf is not a finite number"),
+        ({"NETGLEAN_SESSION_IDLE_TIMEOUT": "nan"}, "nan is not a finite number"),
+        ({"NETGLEAN_CALL_TIMEOUT": "nan"}, "NETGLEAN_CALL_TIMEOUT: nan is not a finite number"),
+        ({"NETGLEAN_HOST_INTERVAL": "NaN"}, "nan is not a finite number"),
+        ({"NETGLEAN_RUN_RETENTION_DAYS": "-inf"}, "-inf is not a finite number"),
     ],
 )
 def test_bad_values_name_the_variable(env: dict[str, str], fragment: str) -> None:
