@@ -13,6 +13,7 @@ import dataclasses
 import gc
 import json
 import logging
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -97,6 +98,7 @@ class ToolRunner:
         self.registry = services.registry
         self.settings = services.settings
         self._compiled: dict[str, _Compiled] = {}
+        self._building: dict[str, threading.Lock] = {}
         self._limit: anyio.Semaphore | None = None
         self._in_flight = 0
         self._last_call = time.monotonic()  # quiet is counted from the start too: a first call comes first
@@ -110,18 +112,13 @@ class ToolRunner:
         agent's first page would otherwise wait while the fetch layer is imported (~150 ms), and a server kept
         busy is never slowed by the building. A tool that fails to build fails its own first call instead."""
         for spec in self.registry.tools.values():
-            if spec.alias_of:  # built as the tool it names
+            if spec.alias_of or spec.name in self._compiled:  # an alias: built as the tool it names
                 continue
-            while self._in_flight or time.monotonic() - self._last_call < quiet:
-                await anyio.sleep(quiet)
-            if spec.name in self._compiled:
-                continue
+            await self._quiet(quiet)
             try:
-                compiled = await anyio.to_thread.run_sync(_Compiled, spec)
+                await anyio.to_thread.run_sync(self._build, spec)
             except Exception:
                 log.debug("tool %s did not build ahead of its first call", spec.name, exc_info=True)
-                continue
-            self._compiled.setdefault(spec.name, compiled)
         # What a first fetch and a first read would still wait for: the certificates, the reader processes, and
         # the patterns that find look-alikes of the frame's markers in third-party text.
         try:
@@ -131,6 +128,11 @@ class ToolRunner:
         except Exception:  # the first fetch or read meets the same problem, and reports it as its own error
             log.debug("the fetch and read layers did not prepare ahead of their first use", exc_info=True)
         gc.freeze()
+
+    async def _quiet(self, quiet: float) -> None:
+        """Return once no call is running and none has ended for ``quiet`` seconds."""
+        while self._in_flight or time.monotonic() - self._last_call < quiet:
+            await anyio.sleep(quiet)
 
     async def drain(self, grace: float) -> int:
         """Shutting down: calls from now on end at once as `unavailable` (retryable: another server can take
@@ -166,15 +168,27 @@ class ToolRunner:
             raise UnknownTool(name) from None
         return self.registry.tools[spec.alias_of] if spec.alias_of else spec
 
-    def _compile(self, spec: ToolSpec) -> _Compiled:
+    async def _built(self, spec: ToolSpec) -> _Compiled:
+        """``spec``'s tool, built on its first call in a worker thread: importing a handler and what
+        it imports would hold the event loop, and with it every deadline, for as long as it takes. A
+        call that stops waiting (its deadline) leaves the building going on for the next call."""
         compiled = self._compiled.get(spec.name)
-        if compiled is None:
-            compiled = self._compiled[spec.name] = _Compiled(spec)
-            # What the server and a tool's first call built (modules, models, validators) lives as long as the
-            # process: frozen, it is no longer walked by every full collection, which otherwise stalls a busy
-            # server for ~50 ms each time a batch's results push the collector into one.
-            gc.freeze()
-        return compiled
+        if compiled is not None:
+            return compiled
+        return await anyio.to_thread.run_sync(self._build, spec, abandon_on_cancel=True)
+
+    def _build(self, spec: ToolSpec) -> _Compiled:
+        """Build ``spec``'s tool once, however many threads ask at once (warm-up, first calls)."""
+        with self._building.setdefault(spec.name, threading.Lock()):
+            compiled = self._compiled.get(spec.name)
+            if compiled is None:
+                compiled = self._compiled[spec.name] = _Compiled(spec)
+                # What the server and a tool's first call built (modules, models, validators)
+                # lives as long as the process: frozen, it is no longer walked by every full
+                # collection, which otherwise stalls a busy server for ~50 ms each time a
+                # batch's results push the collector into one.
+                gc.freeze()
+            return compiled
 
     async def call(
         self, name: str, arguments: Any, progress: Progress | None = None, *, session: str = ""
@@ -186,23 +200,30 @@ class ToolRunner:
         if self._limit is None:
             self._limit = anyio.Semaphore(self.settings.max_concurrent_calls)
         self._in_flight += 1
+        timeout = self.settings.call_timeout
         try:
             with self._stoppable():
-                compiled = self._compile(spec)  # a handler that fails to import is this call's internal_error
+                started = anyio.current_time()
+                # The deadline holds from the call's start, whatever is cold: a tool's first call
+                # waits for its building within it (an import that fails is its internal_error).
+                with anyio.fail_after(timeout):
+                    compiled = await self._built(spec)
                 model = self._validated(spec, compiled, arguments)
+                left = timeout - (anyio.current_time() - started)
                 if spec.execution == "async":  # a run: it takes no call slot, and goes on past the call
-                    with anyio.fail_after(self.settings.call_timeout):
+                    with anyio.fail_after(left):
                         return await self._start_run(
                             spec, compiled, model, arguments, progress=progress, session=session
                         )
-                async with self._limit:
-                    with anyio.fail_after(self.settings.call_timeout):
+                async with self._limit:  # the wait for a slot is not the call's own time
+                    with anyio.fail_after(left):
                         context = Context(self.services, session=session, progress=progress)
                         return await self._invoke(spec, compiled, model, context)
         except ToolError as error:
             return self._fail(spec, error), None
         except TimeoutError:
-            return self._fail(spec, CallTimeout(f"{name} did not finish within {self.settings.call_timeout:g} s")), None
+            timed_out = CallTimeout(f"{name} did not finish within {timeout:g} s")
+            return self._fail(spec, timed_out), None
         except Exception as exc:
             log.exception("tool %s raised", name)
             return self._fail(spec, HandlerCrashed(f"{name} failed: {type(exc).__name__}")), None
@@ -264,13 +285,13 @@ class ToolRunner:
         """``run_answer`` for a door that holds only the run, not the call that started it (an MCP task's result):
         what a call that waited for ``run`` answers."""
         spec = self.spec(run.tool)
-        return await self.run_answer(spec, self._compile(spec), run)
+        return await self.run_answer(spec, await self._built(spec), run)
 
     async def _run_tool(self, run: Run, scope: RunScope, report: Progress) -> tuple[Envelope, str | None]:
         """One run's work: the call path without a call's deadline or slot (the run has its own)."""
         spec = self.spec(run.tool)
         try:
-            compiled = self._compile(spec)
+            compiled = await self._built(spec)
             model = self._validated(spec, compiled, run.arguments)
             context = Context(self.services, session=run.session, progress=report, run=scope)
             return await self._invoke(spec, compiled, model, context)

@@ -7,14 +7,17 @@ argument-cap tests run the real registry."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import threading
 from typing import Any
 
 import anyio
 import pytest
 
 from netglean.app import build_runner
+from netglean.calls import runner as runner_module
 from netglean.calls.registry import Registry
 from netglean.calls.runner import ToolRunner
 from netglean.core import untrusted
@@ -270,6 +273,39 @@ def test_a_call_past_the_deadline_ends_as_a_retryable_timeout() -> None:
     }
     assert envelope["guidance"] == "hold ran past the operator's deadline; try again, perhaps with a smaller request."
     assert GATE.inside == 0  # the handler was cancelled, not left running
+
+
+def test_a_first_call_ends_at_its_deadline_while_its_tool_builds_and_the_next_finds_it_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A tool is built (its handler imported) on its first call: a build that takes longer than the
+    deadline (a cold machine) ends that call as a timeout while the building goes on, and the next
+    call gets what it built."""
+    released = threading.Event()
+    imported: list[str] = []
+
+    def slow_import(reference: str) -> Any:
+        imported.append(reference)
+        released.wait(30)  # until the test lets it go (30 s: for a call that blocks on it)
+        released.set()
+        return resolve(reference)
+
+    resolve = runner_module.resolve
+    monkeypatch.setattr(runner_module, "resolve", slow_import)
+    runner = toy_runner(call_timeout=0.2)
+
+    async def run() -> tuple[Envelope, bool, Envelope]:
+        first = (await runner.call("shout", {"text": "hi"}))[0]
+        building = not released.is_set()  # the call answered while its tool was still being built
+        released.set()
+        runner.settings = dataclasses.replace(runner.settings, call_timeout=30.0)  # time to answer
+        return first, building, (await runner.call("shout", {"text": "hi"}))[0]
+
+    first, building, second = anyio.run(run)
+    assert _error(first.as_dict())["message"] == "shout did not finish within 0.2 s" and building
+    assert second.ok and second.payload == {"text": "HI"}
+    built_once = ["tests.support.toy_tools:ShoutInput", "tests.support.toy_tools:shout"]
+    assert sorted(imported) == built_once
 
 
 def test_no_more_calls_run_at_once_than_the_cap() -> None:
