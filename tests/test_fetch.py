@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import threading
 from collections.abc import Collection, Iterator
 from typing import Any
 from urllib.parse import quote
@@ -13,6 +14,7 @@ import pytest
 
 from netglean.core.errors import BlockedAddress, ToolError
 from netglean.core.settings import Settings
+from netglean.net import fetcher as fetcher_module
 from netglean.net.fetcher import Fetcher
 from netglean.net.page import Page
 from netglean.net.policy import FetchPolicy
@@ -371,6 +373,45 @@ def test_size_caps_compressed_decompressed_and_tool_tightened(port: int) -> None
 def test_a_slow_drip_cannot_outlast_the_total_deadline(port: int) -> None:
     error = _error(_fetch(port, "http://site.test/drip", _policy(obey_robots=False, total_timeout=1.0))[0], "timeout")
     assert error.retryable
+
+
+def test_a_first_fetch_ends_at_its_deadline_while_the_transport_loads_and_the_next_uses_it(
+    port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fetcher makes its transport (aiohttp imported, certificates loaded) on its first fetch: a
+    making that takes longer than the fetch's deadline (a cold machine) ends that fetch as a timeout
+    while it goes on, and the next fetch uses what it made."""
+    released = threading.Event()
+    made: list[str] = []
+
+    def slow_transport(*args: Any) -> Any:
+        made.append("transport")
+        released.wait(30)  # until the test lets it go (30 s: for a fetch that blocks on it)
+        released.set()
+        return make(*args)
+
+    make = fetcher_module._aiohttp
+    monkeypatch.setattr(fetcher_module, "_aiohttp", slow_transport)
+    parse_url("http://site.test/page")  # URLs are read already: what is cold is the transport
+
+    async def run() -> tuple[ToolError | None, bool, Page]:
+        dns, site = FakeDNS(dict(NAMES)), LoopbackBackend(port)
+        fetcher = Fetcher(_policy(obey_robots=False), resolver=dns, dial=site)
+        try:
+            try:
+                await fetcher.fetch("http://site.test/page", timeout=0.2)
+                first = None
+            except ToolError as error:
+                first = error
+            loading = not released.is_set()  # answered while its transport was still being made
+            released.set()
+            return first, loading, await fetcher.fetch("http://site.test/page")
+        finally:
+            await fetcher.aclose()
+
+    first, loading, second = anyio.run(run)
+    assert first is not None and first.code == "timeout" and loading
+    assert b"Hello fixture" in second.body and made == ["transport"]
 
 
 def test_http_errors(port: int) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import logging
 import socket
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
@@ -92,11 +93,38 @@ class _Carrier:
     def __init__(self, make: Callable[[], Transport]) -> None:
         self._make = make
         self._transport: Transport | None = None
+        self._making = threading.Lock()
+        self._loading: anyio.Event | None = None
+
+    def prepare(self) -> Transport:
+        """The transport made, its certificates loaded: blocking (aiohttp is imported), so for a
+        worker thread."""
+        with self._making:  # made once, however many threads ask at once
+            if self._transport is None:
+                transport = self._make()
+                transport.prepare()
+                self._transport = transport
+            return self._transport
+
+    async def ready(self) -> None:
+        """Prepared in a worker thread on first use: imported on the event loop, the transport would
+        hold every call's deadline while it loads. The fetches that come meanwhile wait for the one
+        loading, and go on together, as they would have without the wait; one that stops waiting
+        (its deadline) leaves it loading for the next."""
+        while self._transport is None:
+            loading = self._loading
+            if loading is not None:
+                await loading.wait()
+                continue
+            loading = self._loading = anyio.Event()
+            try:
+                await anyio.to_thread.run_sync(self.prepare, abandon_on_cancel=True)
+            finally:
+                self._loading = None
+                loading.set()
 
     def get(self) -> Transport:
-        if self._transport is None:
-            self._transport = self._make()
-        return self._transport
+        return self._transport or self.prepare()
 
     async def aclose(self) -> None:
         if self._transport is not None:
@@ -145,8 +173,14 @@ class Fetcher:
         return view
 
     def prepare(self) -> None:
-        """Everything the first fetch would otherwise wait for (the certificates); blocking, for a worker thread."""
-        self._carrier.get().prepare()
+        """Everything the first fetch would otherwise wait for (the transport, its certificates);
+        blocking, for a worker thread."""
+        self._carrier.prepare()
+
+    async def ready(self) -> None:
+        """``prepare`` in a worker thread, the first time: every way in awaits it first (it imports
+        what reads URLs too)."""
+        await self._carrier.ready()
 
     async def aclose(self) -> None:
         await self._carrier.aclose()
@@ -175,6 +209,7 @@ class Fetcher:
         deadline = min(self.policy.total_timeout, timeout or self.policy.total_timeout)
         try:
             with anyio.fail_after(deadline):
+                await self.ready()
                 ask = _Ask(accept, cap, error_pages, allowed_headers(headers or {}), hops)
                 return await self._follow(url, ask)
         except TimeoutError:
@@ -183,6 +218,7 @@ class Fetcher:
     async def admit(self, url: httpx.URL) -> None:
         """What every hop passes before a request: the address policy (the host resolved, every address checked,
         connections pinned to the first), then robots.txt. Any transport, a browser's too, may ask it."""
+        await self.ready()
         await self._pin(url)  # the address policy first: a refused host is never asked for robots.txt
         if self.policy.obey_robots:
             await self._check_robots(url)
@@ -193,6 +229,7 @@ class Fetcher:
         asks before it opens any connection (robots.txt is asked per request, by the browser's router)."""
         if not 0 < port < 65536:
             raise BadUrl(f"port {port} is not a port")
+        await self.ready()
         await self._pin(parse_url(f"http://{host if ':' not in host else f'[{host}]'}:{port}/"))
         return self._dial(self._pins[pin_key(host.strip("[]"))], port)
 
@@ -235,6 +272,7 @@ class Fetcher:
         """What robots.txt says of ``url`` for netglean: allowed, disallowed, unreadable, or ignored (operator)."""
         if not self.policy.obey_robots:
             return "ignored"
+        await self.ready()
         parsed = parse_url(url)
         await self._pin(parsed)
         try:
@@ -245,6 +283,7 @@ class Fetcher:
 
     async def sitemaps(self, url: str) -> list[str]:
         """The Sitemap: lines of the robots.txt of ``url``'s origin (read under the whole policy, then cached)."""
+        await self.ready()
         parsed = parse_url(url)
         await self._pin(parsed)
         return (await self._robots_for(parsed)).sitemaps()
@@ -282,6 +321,7 @@ class Fetcher:
         """robots.txt of ``url``'s origin and its answer (text and headers), for a scan's evidence: the cached ones
         when both are, else read now, within the operator's total timeout, and cached (the address policy first).
         The answers are kept apart from the rules, for the last ROBOTS_ANSWERS origins only."""
+        await self.ready()
         parsed = parse_url(url)
         await self._pin(parsed)
         origin = f"{parsed.scheme}://{parsed.netloc.decode('ascii')}"

@@ -54,6 +54,7 @@ _PAGE_PARAMETERS = frozenset({"page", "p", "offset", "start", "skip", "cursor", 
 
 async def _pool(browser: BrowserPool | None, fetcher: Fetcher, url: str) -> BrowserPool:
     """The browser to open ``url`` in, once the policy admits it: a refused page never starts a browser."""
+    await fetcher.ready()  # before the URL is read: the fetch layer loads in a worker thread
     await fetcher.admit(parse_url(url))
     if browser is None or not browser.installed:
         raise NotAvailable(
