@@ -15,7 +15,10 @@ from __future__ import annotations
 import math
 import os
 import signal
+import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -353,7 +356,12 @@ def test_a_batch_renders_the_pages_its_strategy_asks_for(site: Site) -> None:
 def _browser_processes(pool: BrowserPool) -> list[int]:
     """The pids of the pool's Chromium (its main process: the one started with the proxy, not a renderer)."""
     assert pool.proxy is not None
-    mark = f"--proxy-server=http://127.0.0.1:{pool.proxy.port}".encode()
+    return _browsers_behind(pool.proxy.port)
+
+
+def _browsers_behind(proxy_port: int) -> list[int]:
+    """The pids of the Chromium main processes started with the proxy on ``proxy_port``."""
+    mark = f"--proxy-server=http://127.0.0.1:{proxy_port}".encode()
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -392,6 +400,7 @@ def test_a_browser_killed_mid_call_fails_that_call_and_the_next_one_works(site: 
 
 def test_a_page_that_never_loads_gives_its_context_back(site: Site) -> None:
     async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> tuple[bool, int]:
+        await pool.render(fetcher, "http://browser.test/static", timeout=15.0)  # launched first
         try:
             await pool.render(fetcher, "http://browser.test/endless", timeout=1.5)
         except FetchTimeout:
@@ -402,3 +411,147 @@ def test_a_page_that_never_loads_gives_its_context_back(site: Site) -> None:
 
     timed_out, contexts = _with_pool(site[0], work)
     assert timed_out and contexts == 0
+
+
+def _held_launches(monkeypatch: pytest.MonkeyPatch) -> tuple[list[anyio.Event], list[int]]:
+    """Chromium launches held, once Chromium has started, until the test sets the event it gives
+    each in turn (made in the test's event loop): a launch as long as the test says. The list names
+    every Chromium (main process) they started."""
+    from playwright.async_api import BrowserType
+
+    launch = BrowserType.launch
+    gates: list[anyio.Event] = []
+    started: list[int] = []
+    launches = 0
+
+    async def held(self: BrowserType, **options: Any) -> Any:
+        nonlocal launches
+        gate = gates[launches]
+        launches += 1
+        browser = await launch(self, **options)
+        proxy = next(arg for arg in options["args"] if arg.startswith("--proxy-server="))
+        proxy_port = int(proxy.rsplit(":", 1)[1])
+        started.extend(pid for pid in _browsers_behind(proxy_port) if pid not in started)
+        await gate.wait()
+        return browser
+
+    monkeypatch.setattr(BrowserType, "launch", held)
+    return gates, started
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not: it has ended, and waits to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_render_that_stops_waiting_for_the_first_launch_leaves_it_to_the_next(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fresh server's first render waits for its Chromium to start: one that stops waiting first
+    (its call's deadline passed) leaves the launch going on, and the next render uses that
+    Chromium, never a second one."""
+    gates, started = _held_launches(monkeypatch)
+
+    async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> str:
+        gates.extend([anyio.Event(), anyio.Event()])  # the second: a launch there should not be
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as first_call:
+                first_call.start_soon(_read, fetcher, pool, readers, "/static", "browser")
+                while not started:
+                    await anyio.sleep(0.05)
+                # its deadline: Chromium has started, the launch is not over
+                first_call.cancel_scope.cancel()
+        for gate in gates:
+            gate.set()
+        return (await _read(fetcher, pool, readers, "/spa", "browser")).content
+
+    assert "harbour wall" in _with_pool(site[0], work)
+    assert len(started) == 1  # the Chromium the first render's launch started, used by the next
+
+
+def test_a_pool_closed_while_its_browser_launches_leaves_no_chromium(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gates, started = _held_launches(monkeypatch)
+
+    async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> None:
+        gates.append(anyio.Event())  # never set: the launch is still going on when the pool closes
+        with anyio.move_on_after(60):
+            async with anyio.create_task_group() as renders:
+                renders.start_soon(_read, fetcher, pool, readers, "/static", "browser")
+                while not started:
+                    await anyio.sleep(0.05)
+                renders.cancel_scope.cancel()
+
+    _with_pool(site[0], work)
+    assert len(started) == 1
+    for _ in range(100):  # the pool has closed: its Chromium ends with Playwright's driver
+        if not _running(started[0]):
+            break
+        time.sleep(0.1)
+    assert not _running(started[0])
+
+
+def _drivers() -> set[int]:
+    """The pids of the Playwright drivers this process started (its children running run-driver)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and _running(int(entry.name)):
+            try:
+                command = (entry / "cmdline").read_bytes().split(b"\0")
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if b"run-driver" in command and parent == os.getpid():
+                found.add(int(entry.name))
+    return found
+
+
+def test_a_driver_that_starts_after_its_pool_closed_is_stopped(
+    site: Site,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pool closing waits a bounded time for a launch (a driver starts whole, so that it can be
+    stopped); a driver that starts after that is stopped by its launch, not left running."""
+    from playwright.async_api import PlaywrightContextManager
+
+    from netglean.browser import pool as pool_module
+
+    start = PlaywrightContextManager.start
+    gate: list[anyio.Event] = []
+    starting = threading.Event()
+    started: set[int] = set()
+
+    async def held(self: PlaywrightContextManager) -> Any:
+        starting.set()
+        await gate[0].wait()
+        playwright = await start(self)
+        started.update(_drivers() - before)
+        return playwright
+
+    monkeypatch.setattr(PlaywrightContextManager, "start", held)
+    monkeypatch.setattr(pool_module, "CLOSE_TIMEOUT", 0.2)
+    before = _drivers()
+    fetcher, _, _ = _engine(site[0])
+
+    async def run() -> set[int]:
+        gate.append(anyio.Event())
+        pool = BrowserPool(fetcher)
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as first_call:
+                render = partial(pool.render, fetcher, "http://browser.test/static", timeout=30)
+                first_call.start_soon(render)
+                while not starting.is_set():
+                    await anyio.sleep(0.05)
+                first_call.cancel_scope.cancel()
+            await pool.aclose()  # gives up waiting for the held driver
+            gate[0].set()
+            while pool._launching is not None:  # the launch goes on: its driver starts, and stops
+                await anyio.sleep(0.05)
+        await fetcher.aclose()
+        return _drivers() - before
+
+    assert anyio.run(run) == set() and len(started) == 1  # a driver started, and was stopped

@@ -12,10 +12,13 @@ browser is replaced at the next call.
 from __future__ import annotations
 
 import contextlib
+import copy
+import importlib
 import re
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -30,6 +33,7 @@ from netglean.core.errors import (
     ResponseTooLarge,
     ToolError,
     TooManyRedirects,
+    Unavailable,
 )
 from netglean.net.page import Page
 from netglean.net.policy import USER_AGENT
@@ -124,6 +128,16 @@ def find_browser(path: str) -> str | None:
     return None
 
 
+@dataclass(eq=False)
+class _Launch:
+    """One start of the browser (proxy, Playwright's driver, Chromium), in a task of the pool's."""
+
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    done: anyio.Event = field(default_factory=anyio.Event)
+    browser: Any = None
+    failure: Exception | None = None
+
+
 class BrowserPool:
     """The server's browser, started on first use, with at most ``contexts`` calls inside it at once."""
 
@@ -131,7 +145,7 @@ class BrowserPool:
         self._fetcher = fetcher
         self._path = path
         self._slots = anyio.Semaphore(max(1, contexts))
-        self._lock = anyio.Lock()
+        self._launching: _Launch | None = None
         self._playwright: Any = None
         self._browser: Any = None
         self._proxy: PolicyProxy | None = None
@@ -153,9 +167,23 @@ class BrowserPool:
         return self._installed
 
     async def _ensure(self) -> Any:
-        async with self._lock:
-            if self._browser is not None and self._browser.is_connected():
-                return self._browser
+        """The browser, launched when there is none. A launch is the pool's, not the call's: a call
+        whose deadline passes stops waiting, the launch goes on, and the next call finds the browser
+        (or waits for the same launch). A call that gave up never leaves a Chromium behind, nor a
+        second one starting beside the next call's."""
+        launch = self._launched()
+        if launch is None:
+            return self._browser
+        await launch.done.wait()
+        if launch.failure is not None:
+            raise copy.copy(launch.failure)  # each waiter raises its own: tracebacks are per raise
+        return launch.browser
+
+    def _launched(self) -> _Launch | None:
+        """The launch under way, started now when there is no browser; None if the browser runs."""
+        if self._browser is not None and self._browser.is_connected():
+            return None
+        if self._launching is None:
             executable = find_browser(self._path)
             if executable is None:
                 raise NotAvailable(
@@ -163,19 +191,46 @@ class BrowserPool:
                     "with --browser-path",
                     detail={"argument": "strategy"},
                 )
-            if self._proxy is None:
-                await self._start_proxy()
-            if self._playwright is None:
-                from playwright.async_api import async_playwright
+            self._launching = _Launch()
+            _spawn(partial(self._launch, executable, self._launching))
+        return self._launching
 
-                self._playwright = await async_playwright().start()
-            assert self._proxy is not None
-            self._browser = await self._playwright.chromium.launch(
-                executable_path=executable,
-                args=[f"--proxy-server=http://127.0.0.1:{self._proxy.port}", *FLAGS],
-            )
-            self.launches += 1
-            return self._browser
+    async def _launch(self, executable: str, launch: _Launch) -> None:
+        try:
+            with launch.scope:
+                if self._proxy is None:
+                    await self._start_proxy()
+                playwright = self._playwright
+                if playwright is None:
+                    # In a worker thread: on the event loop, the import would hold every deadline.
+                    await anyio.to_thread.run_sync(
+                        importlib.import_module, "playwright.async_api", abandon_on_cancel=True
+                    )
+                    from playwright.async_api import async_playwright
+
+                    # Started whole (shielded): a driver half started could not be stopped, a whole
+                    # one can, and its Chromium ends with it. One the pool no longer wants (it
+                    # closed meanwhile) is stopped here, as the pool does not wait for ever.
+                    with anyio.CancelScope(shield=True):
+                        playwright = await async_playwright().start()
+                        if launch.scope.cancel_called:
+                            with anyio.move_on_after(CLOSE_TIMEOUT), contextlib.suppress(Exception):
+                                await playwright.stop()
+                            return
+                    self._playwright = playwright
+                assert self._proxy is not None
+                self._browser = launch.browser = await playwright.chromium.launch(
+                    executable_path=executable,
+                    args=[f"--proxy-server=http://127.0.0.1:{self._proxy.port}", *FLAGS],
+                )
+                self.launches += 1
+        except Exception as exc:  # every call waiting for this launch fails as it would have
+            launch.failure = exc
+        finally:
+            if launch.browser is None and launch.failure is None:
+                launch.failure = Unavailable("the server closed its browser before it had started")
+            self._launching = None
+            launch.done.set()
 
     async def _start_proxy(self) -> None:
         proxy = PolicyProxy(self._fetcher)
@@ -190,8 +245,9 @@ class BrowserPool:
 
         # The proxy lives as long as the pool: a task of its own, outside any one call's task group.
         _spawn(run)
+        self._proxy_scope, self._proxy_done = scope, done  # closing the pool meanwhile stops it too
         await started.wait()
-        self._proxy, self._proxy_scope, self._proxy_done = proxy, scope, done
+        self._proxy = proxy
 
     @contextlib.asynccontextmanager
     async def page(
@@ -205,6 +261,8 @@ class BrowserPool:
         """A page in a fresh context whose every request is admitted under ``fetcher`` (the call's view); why a
         navigation of its main frame was refused is appended to ``refused``. ``headers`` (a feed config's, less
         those netglean decides) go with the requests to ``origin`` only, never to a third party the page names."""
+        self._launched()  # the browser starts while the fetch layer that admits its requests loads
+        await fetcher.ready()
         async with self._slots:
             browser = await self._ensure()
             try:
@@ -317,6 +375,11 @@ class BrowserPool:
         return led[-1].error if led else None
 
     async def aclose(self) -> None:
+        launch = self._launching
+        if launch is not None:  # no call waits for it any more: what it started is closed below
+            launch.scope.cancel()
+            with anyio.move_on_after(CLOSE_TIMEOUT):  # past it, the launch stops its driver itself
+                await launch.done.wait()
         with contextlib.suppress(Exception):
             if self._browser is not None:
                 await self._browser.close()
@@ -570,4 +633,4 @@ def _spawn(run: Any) -> None:
 
 
 _TASKS: set[Any] = set()
-"""The proxies' tasks, held so the loop does not lose them."""
+"""The proxies' and the launches' tasks, held so the loop does not lose them."""
