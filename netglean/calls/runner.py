@@ -107,10 +107,22 @@ class ToolRunner:
         services.runs.bind(self._run_tool)
 
     async def warm_up(self, quiet: float = WARM_UP_QUIET) -> None:
-        """Build every tool (validators, input model, handler and what it imports) before its first call, one
-        at a time in a worker thread, each once the server has had ``quiet`` seconds without a call: an
-        agent's first page would otherwise wait while the fetch layer is imported (~150 ms), and a server kept
-        busy is never slowed by the building. A tool that fails to build fails its own first call instead."""
+        """Make the server ready for its first calls once it has had ``quiet`` seconds without a
+        call: the reader processes started (they load in processes of their own), the fetch layer
+        imported with its certificates, the patterns that find look-alikes of the frame's markers in
+        third-party text compiled, then every tool built (validators, input model, handler and
+        what it imports), one at a time in a worker thread, each after ``quiet`` seconds more
+        without a call, so that a busy server is never slowed by it. The browser is not launched
+        ahead: a Chromium would cost every server its memory, and few sessions render. What fails
+        here fails its own first use instead, as that use's error."""
+        await self._quiet(quiet)
+        try:
+            self.services.readers.start()
+            await anyio.to_thread.run_sync(self.services.fetcher.prepare)
+            await anyio.to_thread.run_sync(untrusted.prepare)
+        except Exception:
+            log.debug("the fetch and read layers did not prepare ahead of use", exc_info=True)
+        gc.freeze()  # what the fetch layer loaded, as a tool's build is frozen (_build)
         for spec in self.registry.tools.values():
             if spec.alias_of or spec.name in self._compiled:  # an alias: built as the tool it names
                 continue
@@ -119,15 +131,6 @@ class ToolRunner:
                 await anyio.to_thread.run_sync(self._build, spec)
             except Exception:
                 log.debug("tool %s did not build ahead of its first call", spec.name, exc_info=True)
-        # What a first fetch and a first read would still wait for: the certificates, the reader processes, and
-        # the patterns that find look-alikes of the frame's markers in third-party text.
-        try:
-            await anyio.to_thread.run_sync(untrusted.prepare)
-            await anyio.to_thread.run_sync(self.services.fetcher.prepare)
-            self.services.readers.start()
-        except Exception:  # the first fetch or read meets the same problem, and reports it as its own error
-            log.debug("the fetch and read layers did not prepare ahead of their first use", exc_info=True)
-        gc.freeze()
 
     async def _quiet(self, quiet: float) -> None:
         """Return once no call is running and none has ended for ``quiet`` seconds."""

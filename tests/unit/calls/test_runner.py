@@ -56,8 +56,43 @@ def test_a_warm_up_that_cannot_prepare_the_fetcher_ends_quietly(registry: Regist
             return None
 
     runner = build_runner(registry, settings, fetcher=Unprepared())  # type: ignore[arg-type]
-    anyio.run(runner.warm_up, 0.0)  # returns: the first fetch will meet the problem and report it as its own
+
+    async def run() -> None:
+        await runner.warm_up(0.0)  # returns: the first fetch will meet the problem, as its own
+        await runner.services.aclose()
+
+    anyio.run(run)
     assert set(runner._compiled) == set(registry.tools)
+
+
+def test_the_warm_up_starts_the_reader_processes_before_it_builds_the_tools(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The readers load in processes of their own, so they start first: a first call that comes
+    while the tools are still being built finds them ready, however long the building takes."""
+    released = threading.Event()
+
+    def slow_import(reference: str) -> Any:
+        released.wait(30)  # until the test lets it go (30 s: for a warm-up that waits for it)
+        released.set()
+        return resolve(reference)
+
+    resolve = runner_module.resolve
+    monkeypatch.setattr(runner_module, "resolve", slow_import)
+    runner = toy_runner()
+
+    async def run() -> bool:
+        async with anyio.create_task_group() as background:
+            background.start_soon(runner.warm_up, 0.0)
+            with anyio.fail_after(60):
+                while not runner.services.readers.started:  # type: ignore[attr-defined]
+                    await anyio.sleep(0.01)
+            building = not released.is_set()  # the readers started while a tool was being built
+            released.set()
+            background.cancel_scope.cancel()
+        return building
+
+    assert anyio.run(run)
 
 
 def test_many_argument_problems_are_counted_not_all_spelt_out(registry: Registry, settings: Settings) -> None:
