@@ -35,6 +35,25 @@ def test_call_with_json_and_text_rendering(capsys: pytest.CaptureFixture[str]) -
     assert code == 0 and json.loads(out)["payload"]["name"] == "netglean"
 
 
+def test_the_answer_is_printed_before_the_services_close(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What closing waits for (a browser still launching when the call's deadline passed) comes
+    after the answer: the answer is shown first."""
+    from netglean.calls.context import Services
+
+    shown_before_closing: list[str] = []
+    close = Services.aclose
+
+    async def closing(services: Services) -> None:
+        shown_before_closing.append(capsys.readouterr().out)
+        await close(services)
+
+    monkeypatch.setattr(Services, "aclose", closing)
+    assert main(["call", "get_version", "--envelope"]) == 0
+    assert json.loads(shown_before_closing[0])["payload"]["name"] == "netglean"
+
+
 def test_invalid_arguments_are_a_usage_error_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     """Bad usage exits 2 (issue 19), as argparse's own errors do: a missing required flag, a value out of range."""
     assert main(["call", "explain_check"]) == 2

@@ -22,6 +22,7 @@ from netglean.core.settings import SETTINGS, Settings
 
 if TYPE_CHECKING:
     from netglean.calls.runner import ToolRunner
+    from netglean.core.envelope import Envelope
 
 
 def _runner(settings: Settings) -> ToolRunner:
@@ -191,8 +192,6 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
 def _call(args: argparse.Namespace) -> int:
     import anyio
 
-    from netglean.core.envelope import Envelope
-
     settings = _settings(args)
     arguments: dict[str, Any] = {}
     if args._json is not None:
@@ -219,20 +218,36 @@ def _call(args: argparse.Namespace) -> int:
 
     progress = output.TerminalProgress()
 
-    async def call_once() -> tuple[Envelope, str | None]:
+    async def call_once() -> int:
         try:
             if runner.spec(args._tool).execution != "async":
-                return await runner.call(args._tool, arguments, progress)
-            # A run lives as long as this process: one the call does not wait for ends interrupted (resume_run).
-            async with runner.services.runs.hosting():
-                return await runner.call(args._tool, arguments, progress)
+                envelope, source = await runner.call(args._tool, arguments, progress)
+            else:
+                # A run lives as long as this process: one the call does not wait for ends
+                # interrupted (resume_run).
+                async with runner.services.runs.hosting():
+                    envelope, source = await runner.call(args._tool, arguments, progress)
+            progress.finish()
+            # Shown before the services close: a browser still launching when the call's
+            # deadline passed is stopped after the answer, not before it.
+            return _show(args, runner, command, envelope, source)
         finally:
             await runner.services.aclose()
 
     try:
-        envelope, source = anyio.run(call_once)
+        return anyio.run(call_once)
     finally:
         progress.finish()
+
+
+def _show(
+    args: argparse.Namespace,
+    runner: ToolRunner,
+    command: dict[str, Any],
+    envelope: Envelope,
+    source: str | None,
+) -> int:
+    """Print a call's answer as its flags ask; the exit status."""
     spec = command.get("output") or {}  # the tool's catalog `cli` entry: its content field or table
     for_a_person = not (args._text or args._envelope)  # the tool's content (or its failure), not its envelope
     # Arguments the tool's schema refuses are the call's usage, as argparse's own errors are: exit 2, in any mode.

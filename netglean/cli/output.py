@@ -195,3 +195,4 @@ class TerminalProgress:
             width = max(20, shutil.get_terminal_size((80, 20)).columns - 1)
             self._stream.write("\r" + " " * width + "\r")
             self._stream.flush()
+            self._shown = False
