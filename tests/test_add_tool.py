@@ -25,7 +25,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def server(lab: Path) -> Iterator[RawServer]:
-    raw = RawServer(lab, env=lab_environment(lab), args=("--call-timeout", "1"))
+    raw = RawServer(lab, env=lab_environment(lab), args=("--call-timeout", "10"))
     raw.initialize()
     yield raw
     if raw.process.poll() is None:

@@ -39,7 +39,7 @@ class RawServer:
     def send(self, message: Mapping[str, Any]) -> None:
         self.send_raw(json.dumps(message).encode() + b"\n")
 
-    def receive(self, timeout: float = 10) -> dict[str, Any]:
+    def receive(self, timeout: float = 60) -> dict[str, Any]:
         try:
             line = self._lines.get(timeout=timeout)
         except Empty:
