@@ -33,6 +33,7 @@ from typing import Any
 
 import httpx
 
+from bench.fetch import LIFTED
 from bench.http import _free_port, _start
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,16 +42,6 @@ HOSTILE_LINKS = 60_000
 """Links a page of the hostile site gives, each new (unless the site is started with another count)."""
 FLAT_WIDTH = 20
 """Links a page of the flat site gives: pages n*20+1 to n*20+20, a tree as wide as any crawl asks for."""
-LIFTED = [
-    "--dev",
-    "--ignore-robots",
-    "--host-concurrency",
-    "16",
-    "--global-concurrency",
-    "16",
-    "--session-budget",
-    "1000000",
-]
 _PAGE = re.compile(rb"GET /(\w+)/(\d+) ")
 
 
