@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import itertools
 import threading
 from collections.abc import Collection, Iterator
 from typing import Any
@@ -21,7 +22,7 @@ from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.net.urls import parse_url
 from netglean.read.document import decode
-from tests.support.fixture_site import PAGE, ROBOTS_MOVED, serve
+from tests.support.fixture_site import ARRIVALS, PAGE, ROBOTS_MOVED, serve
 
 NAMES = {
     "site.test": [PUBLIC],
@@ -32,6 +33,7 @@ NAMES = {
     "meta.test": ["169.254.169.254"],
     "mixed.test": [PUBLIC, "10.0.0.5"],
     "mixed-v6.test": [PUBLIC, "::ffff:192.168.1.1"],
+    "slow-please.test": [PUBLIC],
     **{site: [PUBLIC] for site in ROBOTS_MOVED},
 }
 
@@ -953,3 +955,24 @@ def test_dev_allows_private_hosts_and_spaces_them_not_but_public_ones_still() ->
     assert anyio.run(intervals) == (0.0, 2.0)
     plain = FetchPolicy.from_settings(Settings.load({}, environ={}))
     assert not plain.allow_private_hosts and not plain.unspaced_private
+
+
+def test_a_sites_crawl_delay_spaces_every_request_robots_txt_included_as_the_site_sees_them(port: int) -> None:
+    """Crawl-delay 2 on a host the operator does not space (host_interval 0, as --dev leaves a local site): the
+    page after robots.txt waited for nothing (they arrived 1-4 ms apart), as the interval in force was the one
+    known when robots.txt was asked for. Timed where the site receives the requests, never by a call's duration."""
+    ARRIVALS.clear()
+    backend = LoopbackBackend(port)
+
+    async def run() -> None:
+        fetcher = Fetcher(_policy(), resolver=FakeDNS(NAMES), dial=backend)
+        try:
+            await fetcher.fetch("http://slow-please.test/page")
+            await fetcher.fetch("http://slow-please.test/page?again")
+        finally:
+            await fetcher.aclose()
+
+    anyio.run(run)
+    assert [path for path, _ in ARRIVALS] == ["/robots.txt", "/page", "/page"]
+    gaps = [later - earlier for (_, earlier), (_, later) in itertools.pairwise(ARRIVALS)]
+    assert all(gap >= 1.5 for gap in gaps), gaps  # 2 s asked, started apart; what the network adds is shared

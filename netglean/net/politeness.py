@@ -39,12 +39,16 @@ class Budget(Protocol):
 @dataclass
 class _Host:
     limit: anyio.Semaphore
-    next_start: float = 0.0
+    last_start: float = float("-inf")
+    """When the latest request to the host started (or is to start, once its wait is over)."""
+    last_interval: float = 0.0
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
 class HostLimiter:
-    """At most ``per_host`` requests in flight to one host, ``overall`` to all, and each host's requests spaced."""
+    """At most ``per_host`` requests in flight to one host, ``overall`` to all, and each host's requests spaced:
+    a request starts ``interval`` seconds after the one before at least, ``interval`` being the one known when it
+    asks (robots.txt's Crawl-delay, read by the request before, spaces the next one too)."""
 
     def __init__(self, per_host: int, overall: int) -> None:
         self._per_host = per_host
@@ -60,8 +64,9 @@ class HostLimiter:
         self._hosts.move_to_end(host)
         async with self._overall, state.limit:
             async with state.lock:
-                wait = state.next_start - time.monotonic()
-                state.next_start = max(state.next_start, time.monotonic()) + interval
+                start = max(time.monotonic(), state.last_start + interval)
+                state.last_start, state.last_interval = start, interval
+            wait = start - time.monotonic()
             if wait > 0:
                 await anyio.sleep(wait)
             yield
@@ -72,7 +77,7 @@ class HostLimiter:
         for host in list(self._hosts)[: max(0, len(self._hosts) - TRACKED)]:
             state = self._hosts[host]
             idle = state.limit.value == self._per_host and not state.lock.locked()
-            if idle and state.next_start <= now:
+            if idle and state.last_start + state.last_interval <= now:
                 del self._hosts[host]
 
     def __len__(self) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import threading
+import time
 import zlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -29,7 +30,10 @@ ROBOTS = {
     "robots-block.test": "User-agent: *\nDisallow: /\n\nUser-agent: netglean\nDisallow: /private\nAllow: /\n",
     "robots-all.test": "User-agent: *\nDisallow: /\n",
     "maps.test": "User-agent: *\nAllow: /\nSitemap: http://maps.test/sitemap_index.xml\n",
+    "slow-please.test": "User-agent: *\nCrawl-delay: 2\n",
 }
+ARRIVALS: list[tuple[str, float]] = []
+"""(host and path, monotonic time) of each request to slow-please.test, as this server received it."""
 ROBOTS_MOVED = {  # sites whose robots.txt redirects elsewhere (to addresses the policy must check first)
     "robots-to-loopback.test": "http://127.0.0.1/robots.txt",
     "robots-to-decimal.test": "http://2130706433/robots.txt",
@@ -42,6 +46,7 @@ ROBOTS_MOVED = {  # sites whose robots.txt redirects elsewhere (to addresses the
 
 async def robots(request: Request) -> Response:
     host = request.headers.get("host", "").split(":")[0]
+    _arrived(request)
     if host == "robots-500.test":
         return PlainTextResponse("down", status_code=503)
     if host in ROBOTS:
@@ -51,7 +56,13 @@ async def robots(request: Request) -> Response:
     return PlainTextResponse("not found", status_code=404)
 
 
+def _arrived(request: Request) -> None:
+    if request.headers.get("host", "").startswith("slow-please.test"):
+        ARRIVALS.append((request.url.path, time.monotonic()))
+
+
 async def page(request: Request) -> Response:
+    _arrived(request)
     return Response(PAGE, media_type="text/html")
 
 
