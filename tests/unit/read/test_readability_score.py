@@ -16,7 +16,7 @@ from netglean.read.readability.score import score
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "readability"
-CORPUS = Path("/work/shared/corpora/readability-test-pages/pages")
+CORPUS = ROOT / "tests" / "corpora" / "readability-test-pages" / "pages"
 URL = "https://shop.example/p/trailrunner-2"
 PRODUCT_HTML = (FIXTURES / "product.html").read_text()
 PRODUCT_MD = (FIXTURES / "product.md").read_text()
@@ -487,7 +487,6 @@ def test_a_2_mib_page_with_many_links_is_scored_and_bounded() -> None:
 # Real pages
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason="the readability test-page corpus is not on this machine")
 @pytest.mark.parametrize("name", ["001", "ars-1", "aclu", "archive-of-our-own"])
 def test_real_pages_score_consistently(name: str) -> None:
     html = (CORPUS / name / "source.html").read_text(errors="replace")
