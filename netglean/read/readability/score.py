@@ -13,7 +13,7 @@ a fixed order before any check runs:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from netglean.read.readability.checks import (
@@ -39,6 +39,11 @@ EFFORTS = ("config", "template", "engineering")
 def tokens(chars: int) -> int:
     """netglean's token estimate: (characters + 3) // 4."""
     return (chars + 3) // 4
+
+
+def grade_of(value: int, grades: Sequence[Mapping[str, Any]]) -> str:
+    """The grade of a score: the first band (highest first) whose floor it reaches; a floor is in its band."""
+    return str(next(band["grade"] for band in grades if value >= band["min"]))
 
 
 def score(evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
@@ -173,7 +178,7 @@ def _scored(result: dict[str, Any], page: Page, evidence: Evidence, table: Mappi
     result.update(
         outcome="scored",
         score=value,
-        grade=next(band["grade"] for band in table["grades"] if value >= band["min"]),
+        grade=grade_of(value, table["grades"]),
         page_kind=page.kind,
         split={basis: {"weight": w, "points": p / 10} for basis, (w, p) in tenths.items()},
         context_cost=_context_cost(page, evidence, reference),

@@ -12,7 +12,7 @@ import yaml
 
 from netglean.read.readability import checks, page
 from netglean.read.readability.evidence import FORMAT, Evidence, Probe
-from netglean.read.readability.score import score
+from netglean.read.readability.score import grade_of, score
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "readability"
@@ -512,3 +512,24 @@ def test_text_built_to_make_the_fact_patterns_backtrack_is_read_in_linear_time()
     assert result["outcome"] == "scored" and result["page_kind"] == "place"
     structure = next(item for item in result["findings"] if item["id"] == "llms_txt_structure")
     assert structure["status"] in {"partial", "invalid"}
+
+
+# Grades
+
+
+PUBLISHED_BANDS = [("A", 90), ("B", 75), ("C", 60), ("D", 40), ("F", 0)]
+"""ARS's grade bands as Rebilder publishes them (packages/agent-readability, src/ruleset.ts, BANDS: A 90-100,
+B 75-89, C 60-74, D 40-59, F 0-39; unchanged from ARS 0.2 to 0.3), written here rather than read from the catalog,
+so that a band moved in scale.yaml fails a test instead of changing every grade."""
+
+
+def test_the_scale_s_grade_bands_are_ars_s_published_ones() -> None:
+    assert [(band["grade"], band["min"]) for band in TABLE["grades"]] == PUBLISHED_BANDS
+
+
+@pytest.mark.parametrize(
+    ("value", "grade"),
+    [(100, "A"), (90, "A"), (89, "B"), (75, "B"), (74, "C"), (60, "C"), (59, "D"), (40, "D"), (39, "F"), (0, "F")],
+)
+def test_a_score_on_a_band_s_floor_is_in_that_band(value: int, grade: str) -> None:
+    assert grade_of(value, TABLE["grades"]) == grade
