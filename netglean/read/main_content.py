@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import add
 from typing import Any
@@ -151,7 +151,7 @@ def _names(attributes: Attributes) -> str:
     return f"{(attributes.get('class') or '')[:NAMES_READ]} {(attributes.get('id') or '')[:NAMES_READ]}"
 
 
-def _hidden(attributes: Attributes, tag: str) -> bool:
+def is_hidden(attributes: Mapping[str, str | None], tag: str) -> bool:
     """Whether a browser would not show the element: hidden, aria-hidden, styled out of sight, a closed dialog.
     Its text is never content (hidden text is how a page speaks to a model behind its reader's back)."""
     if "hidden" in attributes or (tag == "dialog" and "open" not in attributes):
@@ -267,7 +267,7 @@ def _grab_rules(rules: _Rules) -> tuple[Any, Any]:
         attributes: Attributes = node.attributes
         if not attributes or tag == "body":
             return attributes
-        if _hidden(attributes, tag):
+        if is_hidden(attributes, tag):
             walk.dropped.append(node)
             return None
         if rules.strip_unlikely:
@@ -711,7 +711,7 @@ def readerable(tree: Any) -> bool:
         names = _names(attributes)
         if len(names) > 1 and _UNLIKELY.search(names) and not _MAYBE.search(names):
             continue
-        if _hidden(attributes, node.tag):
+        if is_hidden(attributes, node.tag):
             continue
         if node.tag != "article" and node.parent is not None and node.parent.tag == "li":
             continue
