@@ -84,6 +84,7 @@ def evidence(url: str, html: str, markdown: str | None = None) -> Evidence:
         browser=_probe(url, html, "text/html; charset=utf-8", headers=headers),
         llms_txt=_probe(f"{root}/llms.txt", llms, "text/plain", status=200 if markdown is not None else 404),
         alternate=None,
+        ucp=None,
         well_known={},
         max_bytes=10_000_000,
     )
@@ -156,7 +157,7 @@ def run(*, repeats: int = 15) -> dict[str, Any]:
 
 COLD_SITES = {
     "plain.test": "an HTML page, no llms.txt",
-    "alternate.test": "an HTML page declaring a markdown alternate, and an llms.txt",
+    "alternate.test": "an HTML page linking a markdown copy, and an llms.txt",
     "negotiated.test": "markdown on negotiation, an llms.txt",
 }
 """The sites a cold scan is counted on: each a way of serving a page that changes what a scan asks."""
@@ -195,7 +196,7 @@ def _cold_site() -> Any:
 
 def cold_scans() -> dict[str, Any]:
     """Requests a cold scan makes (a fresh fetcher: robots.txt not cached), by what it reported and by what the
-    site counted, on each of COLD_SITES; Rebilder documents 5 for its cold scan."""
+    site counted, on each of COLD_SITES; Rebilder documents 5 for its cold scan (ARS 0.3 adds the linked copy)."""
     import anyio
 
     from netglean.core.settings import Settings

@@ -46,10 +46,11 @@ def readability_table(scale: SourceFile | None, findings: SourceFile | None, out
         out.add(scale, "/dimensions", f"/dimensions: the weights add up to {total}, not {TOTAL}")
     _check_grades(scale, out)
     for kind, entry in data["page_kinds"].items():
-        for f, fact in enumerate(entry["core_facts"]):
-            if fact not in data["facts"]:
-                where = f"/page_kinds/{kind}/core_facts/{f}"
-                out.add(scale, where, f"{where}: '{fact}' is not a fact under /facts")
+        for field in ("core_facts", "extended_facts"):
+            for f, fact in enumerate(entry[field]):
+                if fact not in data["facts"]:
+                    where = f"/page_kinds/{kind}/{field}/{f}"
+                    out.add(scale, where, f"{where}: '{fact}' is not a fact under /facts")
     listed = findings.data["findings"] if findings is not None else []
     for f, finding in enumerate(listed):
         assert findings is not None

@@ -267,10 +267,12 @@ SCALE = "catalog/readability/scale.yaml"
 
 def test_the_readability_scale_adds_up_to_100_and_names_its_facts(project: Path) -> None:
     edit(project, SCALE, "        weight: 11", "        weight: 12")
-    edit(project, SCALE, "core_facts: [name, price,", "core_facts: [name, prize,")
+    edit(project, SCALE, "core_facts: [title, price,", "core_facts: [title, prize,")
+    edit(project, SCALE, "extended_facts: [brand, sku,", "extended_facts: [brand, skus,")
     problems = catalog_problems(project)
     assert any("its checks' weights add up to 29, not its weight 28" in p for p in problems), problems
     assert any("'prize' is not a fact under /facts" in p for p in problems), problems
+    assert any("/page_kinds/product/extended_facts/1: 'skus' is not a fact under /facts" in p for p in problems)
 
 
 def test_a_readability_id_is_one_check_or_finding(project: Path) -> None:

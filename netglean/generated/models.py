@@ -613,7 +613,7 @@ class ArsFinding(BaseModel):
 
 class ArsResult(BaseModel):
     """
-    The agent readability score (ARS) of one scan's evidence: the outcome, and when scored the grade, the score, every dimension and check, the measured/heuristic split, the context cost and the ranked fixes. Only each check's evidence and the findings' evidence carry page-derived values.
+    The agent readability score (ARS) of one scan's evidence: the outcome, and when scored the grade, the score, every dimension and check, the measured/heuristic split, the context cost, the ranked fixes and ARS's flags. Points are whole numbers, as ARS's are. Only each check's evidence and the findings' evidence carry page-derived values.
     """
 
     model_config = ConfigDict(
@@ -637,9 +637,13 @@ class ArsResult(BaseModel):
     """
     fixes: Annotated[list[Fix], Field(max_length=22)]
     """
-    One fix per check short of full points, ranked: points desc, then effort (config, template, engineering), then check id.
+    The fixes, ranked: points desc, then effort (config, template, engineering), then the scale's order. One per check short of full points that can earn on its own; a check that cannot earn until another does (Vary: Accept and substance parity until the page serves a machine copy, a fact's position until there is a core fact, the JSON-LD's properties until there is structured data) is listed under that check's fix instead.
     """
-    format: Literal["netglean.ars/1"]
+    flags: list[Flag]
+    """
+    What the scan noticed beside the points (ARS's flags), each in netglean's words.
+    """
+    format: Literal["netglean.ars/2"]
     """
     The result's format.
     """
@@ -649,7 +653,7 @@ class ArsResult(BaseModel):
     """
     outcome: Literal["scored", "opt_out", "unscored"]
     """
-    scored: a grade and score; opt_out: robots.txt disallows the page to every assistant agent; unscored: the evidence cannot be scored (see reason).
+    scored: a grade and score; opt_out: robots.txt deliberately disallows the page to the assistants; unscored: the evidence cannot be scored (see reason).
     """
     page_kind: Literal["product", "collection", "article", "place", "service", "faq", "document", "unknown"] | None
     """
@@ -661,7 +665,7 @@ class ArsResult(BaseModel):
     """
     scale: StrictStr
     """
-    The scale scored against (the readability catalog's name, e.g. ARS 0.1).
+    The scale scored against (the readability catalog's name: ARS 0.3).
     """
     score: Score | None
     """
@@ -1009,9 +1013,9 @@ class Check(BaseModel):
     """
     The check's id (explain_check tells what it measures).
     """
-    points: Annotated[float, Field(ge=0.0, le=100.0)]
+    points: Annotated[int, Field(ge=0, le=100)]
     """
-    Points earned, to a tenth.
+    Points earned (whole points, as ARS scores).
     """
     status: Literal["pass", "partial", "fail"]
     """
@@ -1613,9 +1617,9 @@ class Dimension(BaseModel):
     """
     The dimension's id.
     """
-    points: Annotated[float, Field(ge=0.0, le=100.0)]
+    points: Annotated[int, Field(ge=0, le=100)]
     """
-    Points earned: its checks' points summed, to a tenth.
+    Points earned: its checks' points summed.
     """
     title: StrictStr
     """
@@ -1857,7 +1861,7 @@ class ExplainCheckOutput(BaseModel):
     """
     scale: StrictStr
     """
-    The scale's name (ARS 0.1).
+    The scale's name (ARS 0.3).
     """
     title: StrictStr
     weight: Annotated[int, Field(ge=0)]
@@ -2201,15 +2205,37 @@ class Fix(BaseModel):
     """
     fix: StrictStr
     """
-    How to close the gap (the scale's text for the check).
+    How to close the gap, naming what this page lacks (netglean's words, never the page's).
     """
-    points: Annotated[float, Field(gt=0.0, le=100.0)]
+    points: Annotated[int, Field(gt=0, le=100)]
     """
-    Points the fix gains: the check's weight minus what it earned (never more).
+    Points applying the fix alone gains: its check's gap and the gaps of the checks it unlocks.
     """
     title: StrictStr
     """
     The check's name.
+    """
+    unlocks: list[StrictStr]
+    """
+    The checks that earn only once this one does, whose points the fix includes.
+    """
+
+
+class Flag(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    id: Literal["substance_divergence", "structured_data_divergence", "robots_contradiction", "paywalled", "render_dependent", "training_opt_out", "vary_missing", "canonical_mismatch"]
+    """
+    The flag.
+    """
+    severity: Literal["info", "warn"]
+    """
+    info: worth knowing; warn: worth fixing.
+    """
+    summary: StrictStr
+    """
+    What it means, in netglean's words (never page text).
     """
 
 
@@ -2556,9 +2582,9 @@ class Heuristic(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    points: Annotated[float, Field(ge=0.0, le=100.0)]
+    points: Annotated[int, Field(ge=0, le=100)]
     """
-    Points they earned, to a tenth.
+    Points they earned.
     """
     weight: Annotated[int, Field(ge=0, le=100)]
     """
@@ -3191,9 +3217,9 @@ class Measured(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    points: Annotated[float, Field(ge=0.0, le=100.0)]
+    points: Annotated[int, Field(ge=0, le=100)]
     """
-    Points they earned, to a tenth.
+    Points they earned.
     """
     weight: Annotated[int, Field(ge=0, le=100)]
     """

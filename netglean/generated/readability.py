@@ -3,113 +3,121 @@
 
 from typing import Any
 
-TABLE: Any = {'description': 'The agent readability score (ARS): how well a page reads to an AI agent that fetches it, '
-                'from 0 to 100, in seven dimensions of 22 checks, with a grade. The dimensions, the checks, '
-                "their weights and the grade bands are Rebilder's published ARS facts; the rules that earn "
-                "the points are netglean's, each written below. The score is a pure function of one scan's "
-                'evidence (the page asked for as an agent and as a browser, robots.txt, /llms.txt, the '
-                'declared markdown alternate and, when asked, well-known agent endpoints): the same evidence '
-                'always gives the same result. Points are rounded to a tenth; the score is their sum rounded '
-                'half up. A page robots.txt closes to assistants is not graded (opt_out), nor one whose '
-                "evidence cannot be read (unscored, with a reason). A page's kind decides its core facts and "
-                'the reference size of context_cost; it is read from the JSON-LD types first (in the '
-                'precedence product, faq, article, place, service, collection, document), then og:type, then '
-                "microdata types, then the page's shape.",
+TABLE: Any = {'description': "The Agent Readability Score (ARS), version 0.3, as Rebilder's packages/agent-readability "
+                'publishes it (its ruleset 0.3.0, weights and bands unchanged from 0.2): how well a page '
+                'reads to an AI agent that fetches it, from 0 to 100 in whole points, in seven dimensions of '
+                "22 checks, with a grade. Every weight, band, split and table below is ARS's, and each rule "
+                "is ARS's rule. netglean departs from ARS in two places, both in what a page says rather "
+                'than in any number: text a browser does not show (the hidden attribute, aria-hidden, an '
+                'inline display:none or visibility:hidden, a closed dialog) states nothing, where ARS hides '
+                'only the first and third; and a page ARS would call unknown is an article when it shows a '
+                "headline, a byline and a publication date. The score is a pure function of one scan's "
+                'evidence (robots.txt, the page asked for as an agent and as a browser, /llms.txt, '
+                '/.well-known/ucp and the markdown copy the page links to): the same evidence always gives '
+                'the same result. The facts and their positions are read from what the agent received (its '
+                'markdown when the agent got markdown), corroborated by the HTML; render independence and '
+                'structured data read the HTML. A page robots.txt deliberately closes to assistants is not '
+                'graded (opt_out), nor one whose evidence cannot be read (unscored, with a reason). The kind '
+                'of a page decides its facts and the size its context cost is judged against; it is read, '
+                'the first that decides, from its JSON-LD @type, its microdata itemtype, its RDFa typeof, '
+                "its og:type, a segment of its URL's path, opening hours with a telephone (a place), and, "
+                "netglean's rule, a headline with a byline and a date (an article).",
  'dimensions': [{'checks': [{'basis': 'measured',
                              'effort': 'config',
-                             'fix': "Answer the page's URL with 200 for any Accept, without redirects (link "
-                                    'to the final URL).',
+                             'fix': "Answer the page's URL with 200 for any Accept, at the same address for "
+                                    'agents and browsers, without redirects.',
                              'id': 'reachable',
-                             'measures': "Whether the page answers an agent's request (the agent Accept) "
-                                         'with 2xx, and how directly.',
-                             'rule': '11 when the agent request is answered 2xx with no redirect; each '
-                                     'redirect hop costs 2 points, down to 5 (1 hop 9, 2 hops 7, 3 or more '
-                                     '5); 0 when the agent request failed, was not 2xx or got a bot wall '
-                                     "while the browser's was answered.",
-                             'title': 'Reachable',
+                             'measures': "Whether the agent's request (its Accept prefers markdown) is "
+                                         'answered, directly, at the address a browser gets.',
+                             'rule': '5 for a 2xx answer to the agent (anything else is unscored), 3 when it '
+                                     "took at most 3 redirects, and 3 when the browser's request ended at "
+                                     'the same address (no redirect that depends on Accept; 0 without a '
+                                     'browser answer to compare).',
+                             'title': 'Reachable on the agent path',
                              'weight': 11},
                             {'basis': 'measured',
                              'effort': 'config',
-                             'fix': "Allow the assistants' user agents (at least the user-triggered "
-                                    'ChatGPT-User, Claude-User, Perplexity-User) in robots.txt for the pages '
-                                    'they should read.',
+                             'fix': 'Let the assistants (ChatGPT-User, Claude-User, Perplexity-User...) '
+                                    'fetch the page, keep robots.txt clean, and list your sitemap in it.',
                              'id': 'robots_policy',
-                             'measures': "How many of the assistants' user agents robots.txt lets fetch the "
-                                         'page.',
-                             'rule': '10 x the share of the ten assistant agents (ChatGPT-User, '
-                                     'OAI-SearchBot, GPTBot, Claude-User, Claude-SearchBot, ClaudeBot, '
-                                     'Perplexity-User, PerplexityBot, Google-Extended, Applebot-Extended) '
-                                     "that robots.txt (RFC 9309 matching, protego) allows for the page's "
-                                     'URL; a robots.txt answering 4xx allows all. All ten disallowed is the '
-                                     'opt_out outcome, not a score.',
-                             'title': 'Robots policy',
+                             'measures': 'What robots.txt says to the assistants (the user-triggered '
+                                         'fetchers), and whether it is well made.',
+                             'rule': 'When robots.txt lets the assistants fetch the page (or says nothing of '
+                                     'them, or there is no robots.txt): 6, plus 2 when no line of it is '
+                                     'malformed, 1 when no Allow or Disallow stands outside a User-agent '
+                                     'group, and 1 when it lists a Sitemap. When it keeps them out with a '
+                                     'rule that does not name them (User-agent *, or in a malformed file): '
+                                     '0, flagged robots_contradiction. Training crawlers count for nothing '
+                                     'either way.',
+                             'title': 'Robots policy for assistants',
                              'weight': 10},
                             {'basis': 'heuristic',
                              'effort': 'engineering',
-                             'fix': 'Render the page on the server (SSR or static generation) so its HTML '
-                                    'carries the content.',
+                             'fix': "Put the page's core facts in the HTML the server sends (server "
+                                    'rendering, or JSON-LD).',
                              'id': 'render_independence',
-                             'measures': "Whether the server's HTML carries the content, or only a "
-                                         'script-built shell.',
-                             'rule': "7 when the main content of the server's HTML (no scripts run) holds "
-                                     "500 or more characters, or half or more of the kind's core facts are "
-                                     'stated; 3.5 when it holds 100 to 499 characters; 0 below 100.',
-                             'title': 'Render independence',
+                             'measures': "How many of the page kind's core facts the HTML states before any "
+                                         'script runs.',
+                             'rule': 'By the share of the core facts the HTML states: all 7, 75% 5, half 3, '
+                                     'a quarter 1, else 0; at least 1 when the HTML has a <noscript> with '
+                                     'text. Flagged render_dependent under half.',
+                             'title': 'Core facts without JavaScript',
                              'weight': 7}],
-                 'description': 'Whether an agent can get the page at all, is allowed to, and gets its '
-                                'content without running scripts.',
+                 'description': 'Whether an agent can get the page at all, is allowed to, and gets its facts '
+                                'without running scripts.',
                  'id': 'retrievability',
                  'title': 'Retrievability',
                  'weight': 28},
                 {'checks': [{'basis': 'measured',
-                             'effort': 'template',
-                             'fix': 'Answer Accept: text/markdown with a markdown rendering of the page '
-                                    '(Content-Type: text/markdown).',
+                             'effort': 'config',
+                             'fix': 'Answer Accept: text/markdown with a markdown copy of the page at the '
+                                    'same URL (Content-Type: text/markdown).',
                              'id': 'negotiated_response',
-                             'measures': "What the agent's Accept (text/markdown first) gets back.",
-                             'rule': '9 when the agent request is answered 2xx with Content-Type '
-                                     'text/markdown (or text/x-markdown); 5 when with text/plain; 0 when '
-                                     'with HTML or anything else.',
-                             'title': 'Negotiated response',
+                             'measures': "Whether the agent's Accept (markdown first) gets a machine copy of "
+                                         'the page at its own URL.',
+                             'rule': "9 when the agent's answer is markdown, plain text or JSON (by its "
+                                     'Content-Type, and not an HTML body); 6 when it is not, but the '
+                                     'markdown copy the page links to on its own origin was fetched and is '
+                                     'one (ARS 0.3); else 0.',
+                             'title': 'Machine copy on Accept negotiation',
                              'weight': 9},
                             {'basis': 'measured',
-                             'effort': 'template',
-                             'fix': 'Declare the markdown version: Link: <...md>; rel="alternate"; '
-                                    'type="text/markdown" and the same as a <link> in the head.',
+                             'effort': 'config',
+                             'fix': 'Declare the markdown copy: a Link: <...md>; rel="alternate"; '
+                                    'type="text/markdown" header, or the same as a <link> in the head.',
                              'id': 'declared_alternates',
-                             'measures': 'Whether the page declares a markdown alternate an agent can '
-                                         'follow.',
-                             'rule': '3 when a markdown alternate is declared (a Link header with '
-                                     'rel=alternate and type=text/markdown on either answer, or a <link '
-                                     'rel=alternate type=text/markdown> in the head) and, when it was '
-                                     'fetched, it answered 2xx with text; 1 when declared but it answered '
-                                     'otherwise; 0 when not declared.',
-                             'title': 'Declared alternates',
+                             'measures': 'Whether the page declares another representation of itself an '
+                                         'agent can follow.',
+                             'rule': '3 when a Link header of either answer, or a <link> of the HTML, '
+                                     'declares rel=alternate with a type (markdown, RSS, Atom, JSON...); 0 '
+                                     'when none does, or when the markdown copy it links to was fetched and '
+                                     'did not load as one.',
+                             'title': 'Declared alternate representations',
                              'weight': 3},
                             {'basis': 'measured',
                              'effort': 'config',
-                             'fix': 'Send Vary: Accept on every answer of a negotiated URL.',
+                             'fix': 'Send Vary: Accept on every answer of a URL that serves a markdown copy.',
                              'id': 'vary_accept',
-                             'measures': 'Whether a server that negotiates on Accept tells caches so.',
-                             'rule': 'When the server negotiates (the agent and browser answers have '
-                                     'different content types, or the agent got markdown or plain text): 3 '
-                                     'when both answers say Vary: Accept (or Vary: *), 1.5 when one does, 0 '
-                                     'when neither. 0 when the server does not negotiate (nothing for an '
-                                     'agent to get).',
+                             'measures': 'Whether a URL that answers agents with a machine copy tells caches '
+                                         'it varies on Accept.',
+                             'rule': "Only once the agent's answer is a machine copy (negotiated_response's "
+                                     "9): 3 when the agent's or the browser's answer says Vary: Accept, else "
+                                     '0 (flagged vary_missing). 0 while the page does not negotiate.',
                              'title': 'Vary: Accept',
                              'weight': 3},
                             {'basis': 'heuristic',
-                             'effort': 'template',
-                             'fix': "Generate the markdown from the same data as the HTML, with the page's "
-                                    'name, price, dates and body.',
+                             'effort': 'engineering',
+                             'fix': 'Build the markdown copy from the same data as the HTML, so its name, '
+                                    "price and availability are the page's.",
                              'id': 'substance_parity',
-                             'measures': 'Whether the machine representation carries what the HTML says.',
-                             'rule': "With a machine representation (the agent's markdown or plain text, "
-                                     "else the declared alternate): 3 x the mean of (the share of the HTML's "
-                                     'stated core facts found in it) and (the share of the distinct words of '
-                                     "four or more letters of the HTML's main content found in it); with no "
-                                     'core fact stated, the word share alone. 0 without a representation.',
-                             'title': 'Substance parity',
+                             'measures': 'Whether the machine copy states the same key facts as the HTML '
+                                         'page.',
+                             'rule': "With a machine copy (negotiated, then compared with the browser's "
+                                     'answer; or the linked copy, compared with the HTML): 3 when they state '
+                                     'at least one of price, currency, availability and title in common and '
+                                     "the copy's value of each is among the page's; else 0. 0 without a "
+                                     'machine copy.',
+                             'title': 'Same substance across representations',
                              'weight': 3}],
                  'description': 'Whether the server offers the page in a form made for machines, says so, '
                                 'and keeps it faithful.',
@@ -118,60 +126,57 @@ TABLE: Any = {'description': 'The agent readability score (ARS): how well a page
                  'weight': 18},
                 {'checks': [{'basis': 'heuristic',
                              'effort': 'template',
-                             'fix': "State every core fact of the page's kind in the page (and in its "
-                                    "JSON-LD), e.g. a product's price, currency, availability and brand.",
+                             'fix': "State the page kind's core facts in what agents receive, both in the "
+                                    'visible text and in the JSON-LD.',
                              'id': 'core_facts',
-                             'measures': "How many of the page kind's core facts the page states (JSON-LD, "
-                                         'meta, microdata or text).',
-                             'rule': "14 x the share of the kind's core facts (page_kinds) the page states, "
-                                     'each read as its facts entry says.',
-                             'title': 'Core facts',
+                             'measures': "How many of the page kind's core and extended facts the agent's "
+                                         'answer states, and how many bytes surround them.',
+                             'rule': 'Credit in quarter facts: a core fact 4 when two sources state its '
+                                     'value (JSON-LD and the text, say), 2 when one does; an extended fact 1 '
+                                     'when corroborated; out of 4 per core fact, capped at 100%. Then kept '
+                                     'by the facts per KiB of the answer (a core fact 1, an extended a '
+                                     'quarter): 2 or more 100%, 1 85%, 0.5 70%, 0.2 50%, 0.05 30%, else 15%. '
+                                     'Points: 14 x credit x kept, rounded.',
+                             'title': 'Core facts for this page kind',
                              'weight': 14},
                             {'basis': 'measured',
-                             'effort': 'template',
-                             'fix': 'Serve agents a markdown representation, or trim inline scripts, styles '
-                                    'and markup from the HTML.',
+                             'effort': 'engineering',
+                             'fix': 'Serve agents a markdown copy, or trim inline scripts, styles and markup '
+                                    'from the HTML.',
                              'id': 'context_cost',
-                             'measures': 'The bytes an agent receives for the page against the reference '
-                                         'size of its kind.',
-                             'rule': "With r = the bytes of the agent's answer (the browser's when the "
-                                     "agent's failed) / the kind's reference_bytes: 6 when r <= 1, else 6 x "
-                                     '(1 - log2(r) / 4), 0 from r = 16 (2x 4.5, 4x 3, 8x 1.5).',
-                             'title': 'Context cost',
+                             'measures': "The bytes the agent's answer weighs against the reference size of "
+                                         "the page's kind.",
+                             'rule': '6 when it is at most the reference size, 5 at most twice it, 3 five '
+                                     'times, 1 fifteen times, else 0.',
+                             'title': 'Context cost relative to this page kind',
                              'weight': 6}],
-                 'description': 'Whether the page states the facts an agent comes to its kind of page for, '
-                                'at a reasonable size.',
+                 'description': 'Whether what the agent receives states the facts an agent comes to its kind '
+                                'of page for, at a reasonable size.',
                  'id': 'fact_coverage',
                  'title': 'Fact coverage',
                  'weight': 20},
-                {'checks': [{'basis': 'measured',
+                {'checks': [{'basis': 'heuristic',
                              'effort': 'template',
-                             'fix': 'Put the key facts (price, availability, date, the first paragraph) near '
-                                    'the top of the markup, before scripts, styles and navigation; or serve '
-                                    'markdown.',
+                             'fix': 'Put the key facts near the top of what agents receive (JSON-LD in the '
+                                    'head, or a markdown copy that leads with them).',
                              'id': 'first_fact_offset',
-                             'measures': "Where the first core fact beyond the page's name, description and "
-                                         'image appears in what the agent receives.',
-                             'rule': 'A fact is found by its value (lower-cased, blanks folded) in the text '
-                                     "of the agent's answer (for HTML, the text between tags, entities "
-                                     "decoded, scripts' and styles' text included), within its first 262,144 "
-                                     'characters; its offset counts the characters of the answer as received '
-                                     'before it, markup included. 5 when the first core fact other than '
-                                     'name, headline, title, description and image is within 4,096 '
-                                     'characters (1,024 tokens), 3 within 16,384, 1 within 65,536, else (or '
-                                     'none found) 0.',
-                             'title': 'First core fact offset',
+                             'measures': "The byte at which the first core fact is stated in the agent's "
+                                         'answer.',
+                             'rule': '5 within 512 bytes, 4 within 2 KiB, 2 within 8 KiB, 1 within 32 KiB, '
+                                     'else (or no core fact) 0.',
+                             'title': 'Byte offset of the first core fact',
                              'weight': 5},
-                            {'basis': 'measured',
+                            {'basis': 'heuristic',
                              'effort': 'template',
-                             'fix': 'Move the core facts into the first screen of the markup (or JSON-LD in '
-                                    'the head), or serve markdown.',
+                             'fix': 'Move the key facts into the first part of the page, or serve markdown '
+                                    'that leads with them.',
                              'id': 'front_window',
-                             'measures': 'How many core facts are within the first 2,048 tokens of what the '
-                                         'agent receives.',
-                             'rule': "5 x the share of the kind's core facts found (as first_fact_offset "
-                                     'finds them) within the first 8,192 characters.',
-                             'title': 'Front window',
+                             'measures': "The share of the core facts found that the agent's answer states "
+                                         'in its first part.',
+                             'rule': 'Of the core facts found, the share stated within the first max(2,048, '
+                                     'size / 5) bytes: 90% or more 5, 70% 4, half 3, a quarter 1, else (or '
+                                     'none found) 0.',
+                             'title': 'Core facts inside the front window',
                              'weight': 5}],
                  'description': 'How early the core facts come in what the agent reads (agents truncate long '
                                 'answers).',
@@ -183,42 +188,39 @@ TABLE: Any = {'description': 'The agent readability score (ARS): how well a page
                              'fix': 'Add a JSON-LD block (script type=application/ld+json) describing the '
                                     "page's main item.",
                              'id': 'structured_data_present',
-                             'measures': 'Whether the page carries schema.org structured data.',
-                             'rule': '2 when a JSON-LD object with an @type parses; 1 when only microdata '
-                                     '(itemtype) is present; 0 otherwise.',
-                             'title': 'Structured data present',
+                             'measures': 'Whether the HTML carries schema.org structured data that parses.',
+                             'rule': '2 when every JSON-LD block parses, or the page has microdata or RDFa; '
+                                     '1 when only some blocks parse; else 0.',
+                             'title': 'Structured data present and parsing',
                              'weight': 2},
                             {'basis': 'measured',
                              'effort': 'template',
-                             'fix': 'Complete the JSON-LD item with the properties its type needs (see the '
-                                    "check's evidence for the missing ones).",
+                             'fix': 'Complete the JSON-LD item with the properties its kind needs (the '
+                                    "check's evidence lists the missing ones).",
                              'id': 'required_properties',
-                             'measures': "Whether the JSON-LD item of the page's kind has the properties "
-                                         'agents need.',
-                             'rule': "3 x the share of the kind's requirements the main JSON-LD item (the "
-                                     "first of the kind's types; for an unknown page, the first object) "
-                                     'meets, each met by any of its properties: product name, image, '
-                                     'description, offers.price|lowPrice, offers.priceCurrency, '
-                                     'offers.availability, brand|sku|gtin|gtin13|mpn; collection name, '
-                                     'itemListElement|hasPart|mainEntity; article headline|name, author, '
-                                     'datePublished, image; place name, address, telephone, '
-                                     'openingHours|openingHoursSpecification; service name, description, '
-                                     'provider|brand, areaServed|offers; faq mainEntity, '
-                                     'mainEntity.acceptedAnswer; document name|headline, description, '
-                                     'datePublished|dateModified; unknown name|headline, description. 0 '
-                                     'without such an item.',
-                             'title': 'Required properties',
+                             'measures': "Whether the JSON-LD item of the page's kind (else any item of a "
+                                         'type ARS knows) has the properties its kind needs.',
+                             'rule': "1 for such an item, plus 2 x the share of its kind's properties it "
+                                     'has, rounded: product name, offers.price, offers.priceCurrency, '
+                                     'offers.availability; collection name, numberOfItems, itemListElement; '
+                                     'article headline, author, datePublished; place name, address, '
+                                     'openingHours, telephone; service name, offers.price, '
+                                     'offers.priceCurrency, potentialAction.target; faq name, mainEntity, '
+                                     'mainEntity.acceptedAnswer; document name, dateModified, publisher; '
+                                     'unknown name. 0 without one.',
+                             'title': 'Recognised type with its required properties',
                              'weight': 3},
                             {'basis': 'heuristic',
                              'effort': 'template',
                              'fix': 'Generate the JSON-LD from the same data as the visible page, so names, '
-                                    'prices and dates agree.',
+                                    'prices and availability agree.',
                              'id': 'text_agreement',
-                             'measures': 'Whether the JSON-LD says what the visible page says.',
-                             'rule': '1 x the share of the core facts read from JSON-LD (images and '
-                                     'descriptions, rarely shown verbatim, left out) whose value appears in '
-                                     "the page's visible text; 0 without any.",
-                             'title': 'Text agreement',
+                             'measures': 'Whether the JSON-LD states the same key facts as the visible page.',
+                             'rule': "1 when the JSON-LD and the page's other sources state at least one of "
+                                     "price, currency, availability and title in common and the JSON-LD's "
+                                     "value of each is among the page's; else 0 (flagged "
+                                     'structured_data_divergence when they differ).',
+                             'title': 'Structured data agrees with visible text',
                              'weight': 1}],
                  'description': 'Whether the page describes itself in schema.org terms, completely and '
                                 'truthfully.',
@@ -226,25 +228,27 @@ TABLE: Any = {'description': 'The agent readability score (ARS): how well a page
                  'title': 'Structured data',
                  'weight': 6},
                 {'checks': [{'basis': 'measured',
-                             'effort': 'template',
-                             'fix': 'Add <link rel="canonical" href="..."> naming the page\'s own URL.',
+                             'effort': 'config',
+                             'fix': 'Add <link rel="canonical" href="https://..."> with the page\'s full '
+                                    'URL, and the same Link header on its markdown copy.',
                              'id': 'canonical',
-                             'measures': 'Whether the page names its canonical URL, and whether that is '
-                                         'itself.',
-                             'rule': 'From <link rel=canonical> and a Link header rel=canonical: 4 when one '
-                                     'URL is declared and it is the page (scheme, host, path without a '
-                                     'trailing slash and query equal; fragment ignored); 2 when it is '
-                                     'another page of the same host; 1 when it is on another host or several '
-                                     'different URLs are declared; 0 when none.',
-                             'title': 'Canonical URL',
+                             'measures': 'Whether the page names its canonical URL, in full, the same for '
+                                         'agents and browsers.',
+                             'rule': 'From a Link header rel=canonical, else a <link rel=canonical>, of the '
+                                     "browser's answer (else the agent's): 2 when there is one, 1 when it is "
+                                     "absolute (http or https), 1 when the agent's answer names the same "
+                                     'one.',
+                             'title': 'Canonical URL present and self-consistent',
                              'weight': 4},
                             {'basis': 'measured',
                              'effort': 'config',
-                             'fix': 'Send ETag (or Last-Modified) and answer If-None-Match with 304.',
+                             'fix': 'Send Cache-Control with a lifetime, and an ETag (answer If-None-Match '
+                                    'with 304).',
                              'id': 'cache_validators',
-                             'measures': "Whether the agent's answer can be revalidated cheaply.",
-                             'rule': "2 when the agent's answer (the browser's when the agent's failed) has "
-                                     'an ETag or a Last-Modified header; 0 otherwise.',
+                             'measures': "Whether the agent's answer can be reused and revalidated cheaply.",
+                             'rule': '1 for a Cache-Control without no-store that gives a lifetime (max-age '
+                                     'or s-maxage above 0), or no-cache or must-revalidate with a validator; '
+                                     '1 for an ETag or Last-Modified.',
                              'title': 'Cache validators',
                              'weight': 2},
                             {'basis': 'measured',
@@ -252,139 +256,160 @@ TABLE: Any = {'description': 'The agent readability score (ARS): how well a page
                              'fix': 'Publish /llms.txt (a markdown file starting with "# Site name", a '
                                     'summary and links to the key pages).',
                              'id': 'llms_txt',
-                             'measures': 'Whether the site serves /llms.txt.',
-                             'rule': '1 when /llms.txt answers 2xx, not as HTML, with a body that starts '
-                                     '(after blanks) with a "# " title; 0 otherwise.',
-                             'title': 'llms.txt',
+                             'measures': 'Whether the site serves an /llms.txt an agent can use.',
+                             'rule': "1 when /llms.txt answers 2xx with a line starting '# ' and at least "
+                                     'one markdown link [name](url); else 0.',
+                             'title': 'llms.txt present and spec-shaped',
                              'weight': 1},
                             {'basis': 'measured',
                              'effort': 'config',
                              'fix': 'Add Sitemap: https://.../sitemap.xml to robots.txt.',
                              'id': 'sitemap',
-                             'measures': 'Whether the site declares a sitemap.',
-                             'rule': '1 when robots.txt has a Sitemap line or the page has a <link '
-                                     'rel=sitemap>; 0 otherwise.',
-                             'title': 'Sitemap',
+                             'measures': 'Whether robots.txt names a sitemap.',
+                             'rule': '1 when robots.txt has a Sitemap line; 0 otherwise.',
+                             'title': 'Sitemap declared in robots.txt',
                              'weight': 1},
                             {'basis': 'measured',
                              'effort': 'engineering',
-                             'fix': 'Declare a machine endpoint (a markdown alternate, an API description '
-                                    'with rel=service-desc, /.well-known/api-catalog).',
+                             'fix': 'Declare a feed or API with a <link> or Link header (rel=alternate '
+                                    'type=application/rss+xml, rel=service-desc...).',
                              'id': 'machine_endpoint',
-                             'measures': 'Whether the page or site declares an endpoint made for machines.',
-                             'rule': "2 when any of: a <link> in the head, or a link of either answer's Link "
-                                     'header, with rel service-desc, service-doc, api-catalog or '
-                                     'describedby, or rel=alternate with a machine type (application/json, '
-                                     'any +json type, application/yaml, text/markdown, text/plain); '
-                                     '/llms.txt passing its check; a well-known agent endpoint (probed when '
-                                     'asked) answering 2xx. 0 otherwise.',
-                             'title': 'Machine endpoint',
+                             'measures': 'Whether the page or site declares an endpoint made for machines (a '
+                                         'feed, an API, an agent protocol).',
+                             'rule': '2 when a Link header or <link> has rel service-desc, service-doc, api, '
+                                     'describedby, ucp or mcp, or a type of a feed or API (RSS, Atom, JSON '
+                                     'feed, JSON, JSON-LD, OpenAPI, GraphQL, YAML, iCalendar); or /llms.txt '
+                                     'links to one (/api, /mcp, /graphql, /openapi, /.well-known/, .json, '
+                                     '.ics, .rss, .atom); or /.well-known/ucp answers 2xx with a body. A '
+                                     'markdown copy and llms.txt itself are not endpoints.',
+                             'title': 'Declared machine endpoint',
                              'weight': 2}],
                  'description': "Whether an agent can find the page's identity, freshness and the site's "
                                 'machine entry points.',
                  'id': 'contract_discovery',
-                 'title': 'Contract discovery',
+                 'title': 'Contract and discovery',
                  'weight': 10},
-                {'checks': [{'basis': 'heuristic',
-                             'effort': 'engineering',
-                             'fix': 'State measurable specifics (sizes, weights, durations, prices) as '
-                                    'numbers with units.',
+                {'checks': [{'basis': 'measured',
+                             'effort': 'template',
+                             'fix': "State the specifics as numbers with units in the page's text (amounts, "
+                                    'sizes, durations, dates), each once.',
                              'id': 'quantities',
-                             'measures': 'Numbers with units or currencies in the main content.',
-                             'rule': '4 x min(n, 5) / 5, n the distinct numbers with a unit (%, g, kg, cm, '
-                                     "GB, W, mAh, hours, days, ...) or a currency sign in the main content's "
-                                     'first 200,000 characters.',
-                             'title': 'Quantities',
+                             'measures': "Distinct quantities in the agent's answer (its counted text, or "
+                                         'its markdown).',
+                             'rule': 'By the distinct amounts with a currency sign, percentages, numbers '
+                                     'with a unit (kg, g, lb, oz, mm, cm, m, km, mi, in, ft, ml, l, KB to '
+                                     'TB, Hz, W, kW, V, °C, °F, hours, minutes, seconds, days, weeks, '
+                                     'months, years) and ISO dates: 12 or more 4, 6 3, 3 2, 1 1, none 0.',
+                             'title': 'Quantities an answer can quote',
                              'weight': 4},
                             {'basis': 'heuristic',
-                             'effort': 'engineering',
-                             'fix': 'Define the key terms plainly ("X is a ...") or in a description list.',
+                             'effort': 'template',
+                             'fix': 'Label the key facts as "Term: value" lines, list items or a definition '
+                                    'list.',
                              'id': 'definitions',
-                             'measures': 'Sentences and lists that define terms.',
-                             'rule': '2 x min(n, 3) / 3, n the sentences of the main content shaped "Term is '
-                                     'a/an/the ..." (a capitalised term of up to four words starting a '
-                                     'sentence), phrases "refers to", "is defined as", "means that", "stands '
-                                     'for", plus the terms of description lists (dl > dt) outside navigation '
-                                     'and footers.',
-                             'title': 'Definitions',
+                             'measures': 'Labelled facts ("Returns: 60 days") in the agent\'s answer.',
+                             'rule': 'By the lines (markdown) or blocks (each innermost li, dt, dd, p, td, '
+                                     'th or div of HTML) that start with a label of 2 to 41 letters, digits '
+                                     'and spaces, then a colon and a value: 6 or more 2, 2 1, else 0.',
+                             'title': 'Labelled term and value pairs',
                              'weight': 2},
-                            {'basis': 'heuristic',
-                             'effort': 'engineering',
-                             'fix': 'Compare with alternatives in a table, or state how the item compares '
-                                    '("lighter than", "vs").',
+                            {'basis': 'measured',
+                             'effort': 'template',
+                             'fix': 'Put the options or figures an agent would compare side by side in a '
+                                    'table, one row each.',
                              'id': 'comparisons',
-                             'measures': 'Tables and comparative statements in the main content.',
-                             'rule': '2 when the main content has a data table (two or more rows of two or '
-                                     'more cells) or two or more comparison phrases ("vs", "versus", '
-                                     '"compared to/with", "more/less ... than", "-er than"); 1 with one '
-                                     'phrase; 0 otherwise.',
-                             'title': 'Comparisons',
+                             'measures': "Table rows that set options side by side in the agent's answer.",
+                             'rule': 'By the rows of two or more cells (HTML tr, or markdown | rows) less '
+                                     'one for the header: 3 or more 2, 2 1, else 0.',
+                             'title': 'Comparable rows',
                              'weight': 2}],
-                 'description': 'Whether the main text carries checkable substance an agent can quote.',
+                 'description': 'Whether what the agent receives carries checkable substance an answer can '
+                                'quote.',
                  'id': 'evidence_density',
                  'title': 'Evidence density',
                  'weight': 8}],
- 'facts': {'address': {'description': "The place's JSON-LD address (streetAddress or locality), else "
-                                      'microdata streetAddress or address.',
+ 'facts': {'address': {'description': 'JSON-LD address, itemprop address, a visible <address>, or an '
+                                      "'Address:' line.",
                        'title': 'Address'},
-           'answers': {'description': "The first JSON-LD question's acceptedAnswer text, else the paragraph "
-                                      'after the first question heading.',
-                       'title': 'Answers'},
-           'author': {'description': "The article's JSON-LD author name(s), else the page's meta author.",
+           'author': {'description': 'JSON-LD author, the author or article:author meta tag, itemprop '
+                                     "author, or an 'Author:' or 'Written by:' line.",
                       'title': 'Author'},
-           'availability': {'description': "The first offer's availability (InStock...), else "
-                                           'og:availability or itemprop=availability, else words such as in '
-                                           'stock, sold out, pre-order in the text.',
+           'authority': {'description': "JSON-LD publisher or author, or a 'Publisher:' line.",
+                         'title': 'Publisher'},
+           'availability': {'description': 'JSON-LD offers availability, og or product availability, '
+                                           'itemprop availability, or stock words in the text (in stock, '
+                                           'sold out, pre-order...).',
                             'title': 'Availability'},
-           'body': {'description': "At least 500 characters of main content (Readability's selection) with a "
-                                   'paragraph of 40 or more.',
-                    'title': 'Body'},
-           'currency': {'description': "The first offer's priceCurrency, else og:price:currency, else "
-                                       'itemprop=priceCurrency, else the currency sign or code next to the '
-                                       'first amount in the text.',
+           'brand': {'description': "JSON-LD brand, product:brand, itemprop brand, or a 'Brand:' line.",
+                     'title': 'Brand'},
+           'currency': {'description': 'JSON-LD priceCurrency, og or product price:currency, itemprop '
+                                       'priceCurrency, or the currency of a price found in the text.',
                         'title': 'Currency'},
-           'date': {'description': "The article's JSON-LD datePublished or dateModified, else "
-                                   "article:published_time and the other dates the page's metadata gives.",
-                    'title': 'Date'},
-           'description': {'description': "The main item's JSON-LD description, else the meta or og "
-                                          'description.',
+           'description': {'description': 'JSON-LD description or abstract, the description, og:description '
+                                          'or twitter:description meta tag, itemprop description, or a '
+                                          "'Description:' or 'Summary:' line.",
                            'title': 'Description'},
-           'headings': {'description': 'At least two headings in the main content.', 'title': 'Sections'},
-           'headline': {'description': "The article's JSON-LD headline (or name), else the page title, else "
-                                       'the first heading.',
-                        'title': 'Headline'},
-           'identifier': {'description': "The product's JSON-LD brand, sku, gtin, gtin13, gtin12, gtin8 or "
-                                         'mpn, else microdata brand, sku or gtin13.',
-                          'title': 'Brand or identifier'},
-           'image': {'description': "The main item's JSON-LD image (a URL or an ImageObject's url), else "
-                                    'og:image.',
-                     'title': 'Image'},
-           'items': {'description': 'At least three listed items: a JSON-LD itemListElement, hasPart or '
-                                    'mainEntity list, else a group of three or more alike sibling elements '
-                                    'each holding a link, outside navigation.',
-                     'title': 'Items'},
-           'name': {'description': "The main item's JSON-LD name, else the page title (og:title or <title>), "
-                                   'microdata name, else the first heading.',
-                    'title': 'Name'},
-           'opening_hours': {'description': 'JSON-LD openingHours or openingHoursSpecification, else '
-                                            'microdata openingHours, else day names followed by a time in '
-                                            'the main text.',
-                             'title': 'Opening hours'},
-           'price': {'description': "The first offer's price or lowPrice in JSON-LD, else "
-                                    'product:price:amount / og:price:amount, else itemprop=price, else the '
-                                    'first amount with a currency sign or code in the text.',
+           'duration': {'description': "JSON-LD duration or timeRequired, or a 'Duration:' line; in minutes.",
+                        'title': 'Duration'},
+           'eligibility': {'description': 'JSON-LD eligibleCustomerType or audience, or eligibility words in '
+                                          'the text.',
+                           'title': 'Eligibility'},
+           'email': {'description': "JSON-LD email, itemprop email, a mailto: link, or an 'Email:' line.",
+                     'title': 'Email address'},
+           'hours': {'description': 'JSON-LD openingHours or openingHoursSpecification, itemprop '
+                                    "openingHours, or a day's name within 40 characters before a time in the "
+                                    'text.',
+                     'title': 'Opening hours'},
+           'item_count': {'description': "JSON-LD numberOfItems, or the number of links in the page's "
+                                         'largest group of links outside navigation (three or more).',
+                          'title': 'Number of items'},
+           'item_link': {'description': "JSON-LD itemListElement url or item, or that group's links, half or "
+                                        "more on the page's own origin.",
+                         'title': 'Links to the items'},
+           'org_name': {'description': 'The name of a JSON-LD organisation or place node, or og:site_name.',
+                        'title': 'Business name'},
+           'phone': {'description': "JSON-LD telephone, itemprop telephone, a tel: link, or a 'Phone:' line "
+                                    '(7 to 15 digits).',
+                     'title': 'Phone number'},
+           'price': {'description': 'JSON-LD offers price, lowPrice or priceSpecification price, og or '
+                                    'product price:amount, itemprop price, a price in the counted text (a '
+                                    "currency sign or code next to an amount), a 'Price:' line, or a phrase "
+                                    'saying there is no published price.',
                      'title': 'Price'},
-           'provider': {'description': "The service's JSON-LD provider or brand name, else og:site_name.",
-                        'title': 'Provider'},
-           'questions': {'description': "The FAQ's JSON-LD mainEntity questions, else a heading of the main "
-                                        'content that ends with a question mark.',
-                         'title': 'Questions'},
-           'telephone': {'description': 'The JSON-LD telephone, else microdata telephone, else a phone '
-                                        'number in the main text.',
-                         'title': 'Telephone'},
-           'title': {'description': "The main item's JSON-LD name, else the page title, else the first "
-                                    'heading.',
-                     'title': 'Title'}},
+           'primary_action_url': {'description': 'JSON-LD potentialAction target, or a visible link or form '
+                                                 'whose words are an action (Buy, Book, Contact, Sign up, '
+                                                 "Get started, Install, Shop...: ARS 0.3's lexicon).",
+                                  'title': 'Main action link'},
+           'published': {'description': 'JSON-LD datePublished or dateCreated, article:published_time, '
+                                        "itemprop datePublished, or a 'Published:' line; as a date.",
+                         'title': 'Publish date'},
+           'question_answer': {'description': 'JSON-LD mainEntity acceptedAnswer, a dt with a dd, a details '
+                                              "with its summary, or a heading ending in '?' followed by a "
+                                              'paragraph.',
+                               'title': 'Questions and answers'},
+           'returns': {'description': 'JSON-LD hasMerchantReturnPolicy, or returns words in the text '
+                                      '(returns, refund, money back).',
+                       'title': 'Returns policy'},
+           'section': {'description': 'JSON-LD articleSection or genre, article:section, itemprop '
+                                      "articleSection, or a 'Section:', 'Category:' or 'Topic:' line.",
+                       'title': 'Section'},
+           'service_area': {'description': 'JSON-LD areaServed or serviceArea, or area words in the text '
+                                           '(areas served, we serve).',
+                            'title': 'Service area'},
+           'shipping': {'description': 'JSON-LD shippingDetails, or shipping words in the text (shipping, '
+                                       'delivery, ships in).',
+                        'title': 'Shipping details'},
+           'sku': {'description': "JSON-LD sku, mpn, gtin13 or gtin, itemprop sku, 'SKU: x' in the text, or "
+                                  "an 'SKU:' line.",
+                   'title': 'SKU'},
+           'title': {'description': 'JSON-LD name or headline (of a node that is no organisation), the first '
+                                    '<title> and the first visible <h1>, og:title and twitter:title, '
+                                    "itemprop name, or a markdown copy's first heading; cut at ' | ', ' — ', "
+                                    "' – ', ' · ', ' :: ' or ' » ' and compared in lower case.",
+                     'title': 'Name or title'},
+           'updated': {'description': 'JSON-LD dateModified, article:modified_time, itemprop dateModified, '
+                                      "or an 'Updated:' line; as a date.",
+                       'title': 'Last-updated date'}},
  'findings': [{'fix': 'Serve markdown as "text/markdown; charset=utf-8" with "Vary: Accept", an '
                       '"x-markdown-tokens" header counting the body\'s tokens, and "Link: <page URL>; '
                       'rel=canonical" pointing back to the HTML page.',
@@ -508,96 +533,113 @@ TABLE: Any = {'description': 'The agent readability score (ARS): how well a page
             {'grade': 'C', 'min': 60},
             {'grade': 'D', 'min': 40},
             {'grade': 'F', 'min': 0}],
- 'name': 'ARS 0.1',
- 'outcomes': {'opt_out': {'description': "robots.txt disallows the page's path to every assistant agent "
-                                         'netglean reads it for (ChatGPT-User, OAI-SearchBot, GPTBot, '
-                                         'Claude-User, Claude-SearchBot, ClaudeBot, Perplexity-User, '
-                                         'PerplexityBot, Google-Extended, Applebot-Extended): the site has '
-                                         'said no to assistants, so the page is not graded. Decided first, '
-                                         'from a robots.txt that answered 2xx.'},
-              'unscored': {'blocked_at_edge': {'description': 'The answer was a bot wall or challenge page '
-                                                              "(a CDN's or bot manager's interstitial, a "
-                                                              'captcha), not the page: agents are stopped at '
-                                                              'the edge.',
+ 'name': 'ARS 0.3',
+ 'outcomes': {'opt_out': {'description': 'robots.txt disallows the page to the assistants (the '
+                                         'user-triggered fetchers ChatGPT-User, Claude-User, '
+                                         'Claude-SearchBot, DuckAssistBot, Meta-ExternalFetcher, '
+                                         'MistralAI-User, OAI-SearchBot, Perplexity-User) by a group that '
+                                         'names one of them, in a file with no malformed line and no rule '
+                                         'outside a group: the site has said no to assistants, so the page '
+                                         'is not graded. Blocking only training crawlers (GPTBot, ClaudeBot, '
+                                         'Google-Extended...) is no opt-out and costs nothing; a blanket '
+                                         'User-agent * disallow is scored (see robots_policy).'},
+              'unscored': {'blocked_at_edge': {'description': "The agent's request was answered 401, 403 or "
+                                                              '429, or with a bot wall or challenge page (a '
+                                                              "CDN's or bot manager's interstitial, a "
+                                                              'captcha): agents are stopped at the edge.',
                                                'fix': 'Let declared agents and user-triggered assistant '
                                                       'fetchers through the bot manager (verified bots, an '
                                                       "allow rule), or serve them the page's markdown."},
-                           'non_2xx': {'description': 'Neither request for the page was answered with a 2xx '
-                                                      'status (and it was no bot wall).',
+                           'non_2xx': {'description': "The agent's request for the page was answered with a "
+                                                      'status other than 2xx (and no bot wall).',
                                        'fix': 'Make the URL answer 200 with the page, or scan the URL the '
                                               'page lives at.'},
                            'robots_disallows_scanner': {'description': 'robots.txt disallows the page to '
-                                                                       "netglean's own user agent, so the "
+                                                                       "netglean's own user agent (its "
+                                                                       'group, or User-agent: *), so the '
                                                                        'page was not fetched.',
                                                         'fix': "Allow netglean's user agent in robots.txt "
                                                                'for the page, or scan from the self vantage '
                                                                "as the site's operator."},
                            'robots_unavailable': {'description': 'robots.txt could not be read: it answered '
-                                                                 '5xx or its answer was no robots.txt (too '
-                                                                 'large, not text). Without it neither the '
-                                                                 "site's wish nor netglean's permission is "
-                                                                 'known. (A robots.txt request that got no '
-                                                                 'answer at all is unreachable; where the '
+                                                                 '5xx or a redirect netglean could not '
+                                                                 'follow, or its answer was no robots.txt '
+                                                                 '(too large, not text). Without it neither '
+                                                                 "the site's wish nor netglean's permission "
+                                                                 'is known. (A robots.txt request that got '
+                                                                 'no answer at all is unreachable; where the '
                                                                  'operator ignores robots.txt this reason is '
                                                                  'never given.)',
                                                   'fix': 'Serve /robots.txt with 2xx (or 404 when there are '
                                                          'no rules) and rescan.'},
-                           'too_many_redirects': {'description': "The page's redirects went past netglean's "
-                                                                 'redirect cap (a loop, or a chain too '
-                                                                 'long).',
+                           'too_many_redirects': {'description': "The agent's request was redirected more "
+                                                                 "than 3 times, or past netglean's redirect "
+                                                                 'cap (a loop, or a chain too long).',
                                                   'fix': 'Redirect straight to the final URL in one hop.'},
-                           'truncated_evidence': {'description': "The page's answer was larger than the body "
-                                                                 'cap it was read under, so no complete '
+                           'truncated_evidence': {'description': 'An answer for the page was larger than the '
+                                                                 'body cap it was read under, so no complete '
                                                                  'answer was kept.',
                                                   'fix': 'Serve a smaller page (or a markdown '
                                                          'representation), or rescan with a larger cap.'},
                            'unreachable': {'description': "The site gave no answer: robots.txt's request, or "
-                                                          "both the agent's and the browser's, failed to "
+                                                          "the agent's request for the page, failed to "
                                                           'connect or timed out.',
                                            'fix': 'Check that the host resolves to a public address and '
                                                   'answers HTTP(S), then rescan.'}}},
- 'page_kinds': {'article': {'core_facts': ['headline', 'author', 'date', 'body', 'description'],
-                            'description': 'JSON-LD typed Article or one of its news, blog, report and '
-                                           'posting types; else og:type article; else a publication date and '
-                                           '1,500 characters of main text.',
-                            'reference_bytes': 24000},
-                'collection': {'core_facts': ['name', 'items', 'description'],
-                               'description': 'JSON-LD typed ItemList, CollectionPage, OfferCatalog, '
-                                              'SearchResultsPage or ProductCollection; else six or more '
-                                              'linked alike items with under 3,000 characters of main text.',
-                               'reference_bytes': 24000},
-                'document': {'core_facts': ['title', 'body', 'headings'],
-                             'description': 'JSON-LD typed TechArticle, APIReference, HowTo, Dataset or '
-                                            'DigitalDocument; else three or more headings and a code block '
-                                            'in the main content.',
-                             'reference_bytes': 32000},
-                'faq': {'core_facts': ['title', 'questions', 'answers'],
-                        'description': 'JSON-LD typed FAQPage or QAPage; else three or more main-content '
-                                       'headings that end with a question mark.',
-                        'reference_bytes': 16000},
-                'place': {'core_facts': ['name', 'address', 'telephone', 'opening_hours', 'description'],
-                          'description': 'JSON-LD typed Place, LocalBusiness or a common subtype '
-                                         '(Restaurant, Store, Hotel...); else og:type business.business, '
-                                         'place or restaurant.restaurant.',
-                          'reference_bytes': 8000},
-                'product': {'core_facts': ['name',
-                                           'price',
-                                           'currency',
-                                           'availability',
-                                           'description',
-                                           'image',
-                                           'identifier'],
-                            'description': 'JSON-LD (or microdata) typed Product, ProductGroup, '
-                                           'ProductModel, IndividualProduct, Car or Vehicle; else og:type '
-                                           'product; else a price in the text and an add-to-cart button.',
-                            'reference_bytes': 8000},
-                'service': {'core_facts': ['name', 'description', 'provider', 'price'],
-                            'description': 'JSON-LD typed Service, GovernmentService, FinancialProduct, '
-                                           'BroadcastService or TaxiService.',
-                            'reference_bytes': 12000},
-                'unknown': {'core_facts': ['title', 'description', 'body'],
+ 'page_kinds': {'article': {'core_facts': ['title', 'author', 'published'],
+                            'description': 'Typed Article, NewsArticle, BlogPosting, TechArticle, '
+                                           'ScholarlyArticle, ReportageNewsArticle, LiveBlogPosting or Blog; '
+                                           'og:type article or blog; a path segment such as blog, news, '
+                                           "article, post or stories; else (netglean's rule) a visible h1 "
+                                           'with a byline and a publication date.',
+                            'extended_facts': ['updated', 'section', 'description'],
+                            'reference_bytes': 40960},
+                'collection': {'core_facts': ['title', 'item_count', 'item_link'],
+                               'description': 'Typed CollectionPage, ItemList, OfferCatalog or '
+                                              'SearchResultsPage; a path segment such as collections, '
+                                              'category, catalog, c or shop.',
+                               'extended_facts': ['price', 'availability', 'description'],
+                               'reference_bytes': 16384},
+                'document': {'core_facts': ['title', 'updated', 'authority'],
+                             'description': 'Typed Dataset, DataCatalog, DigitalDocument, APIReference, '
+                                            'WebAPI, Legislation, HowTo, Report or Manuscript; a path '
+                                            'segment such as docs, reference, guide, manual, api, legal, '
+                                            'terms or privacy.',
+                             'extended_facts': ['description', 'primary_action_url', 'section'],
+                             'reference_bytes': 24576},
+                'faq': {'core_facts': ['title', 'question_answer'],
+                        'description': 'Typed FAQPage or QAPage; a path segment faq, faqs, questions or '
+                                       'help.',
+                        'extended_facts': ['updated', 'description'],
+                        'reference_bytes': 16384},
+                'place': {'core_facts': ['org_name', 'address', 'hours', 'phone'],
+                          'description': 'Typed Place, LocalBusiness or a subtype (Store, Restaurant, Hotel, '
+                                         'MedicalClinic...); og:type place, business or restaurant; a path '
+                                         'segment such as locations, stores or visit; or opening hours with '
+                                         'a telephone.',
+                          'extended_facts': ['email', 'service_area', 'primary_action_url', 'description'],
+                          'reference_bytes': 8192},
+                'product': {'core_facts': ['title', 'price', 'currency', 'availability'],
+                            'description': 'JSON-LD (or microdata, RDFa) typed Product, ProductGroup, '
+                                           'ProductModel, IndividualProduct, SomeProducts, Vehicle, Car, '
+                                           'Book or a software application; og:type product or book; a path '
+                                           'segment such as products, p, item, dp or buy.',
+                            'extended_facts': ['brand', 'sku', 'shipping', 'returns', 'description'],
+                            'reference_bytes': 8192},
+                'service': {'core_facts': ['title', 'price', 'primary_action_url'],
+                            'description': 'Typed Service, GovernmentService, FinancialProduct, '
+                                           'LoanOrCredit, InsuranceAgency, Course or an Event; a path '
+                                           'segment such as services, booking, pricing or plans.',
+                            'extended_facts': ['duration',
+                                               'eligibility',
+                                               'service_area',
+                                               'description',
+                                               'updated'],
+                            'reference_bytes': 8192},
+                'unknown': {'core_facts': ['title', 'description', 'primary_action_url'],
                             'description': 'Any other page.',
-                            'reference_bytes': 16000}}}
+                            'extended_facts': ['updated', 'org_name'],
+                            'reference_bytes': 16384}}}
 
 ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.json with "$schema" and "skills": each a '
                          'name, description, type, url and sha256 digest of its SKILL.md or archive.',
@@ -630,39 +672,41 @@ ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.j
  'cache_validators': {'basis': 'measured',
                       'dimension': 'contract_discovery',
                       'effort': 'config',
-                      'fix': 'Send ETag (or Last-Modified) and answer If-None-Match with 304.',
+                      'fix': 'Send Cache-Control with a lifetime, and an ETag (answer If-None-Match with '
+                             '304).',
                       'id': 'cache_validators',
                       'kind': 'check',
-                      'measures': "Whether the agent's answer can be revalidated cheaply.",
-                      'rule': "2 when the agent's answer (the browser's when the agent's failed) has an ETag "
-                              'or a Last-Modified header; 0 otherwise.',
+                      'measures': "Whether the agent's answer can be reused and revalidated cheaply.",
+                      'rule': '1 for a Cache-Control without no-store that gives a lifetime (max-age or '
+                              's-maxage above 0), or no-cache or must-revalidate with a validator; 1 for an '
+                              'ETag or Last-Modified.',
                       'title': 'Cache validators',
                       'weight': 2},
  'canonical': {'basis': 'measured',
                'dimension': 'contract_discovery',
-               'effort': 'template',
-               'fix': 'Add <link rel="canonical" href="..."> naming the page\'s own URL.',
+               'effort': 'config',
+               'fix': 'Add <link rel="canonical" href="https://..."> with the page\'s full URL, and the same '
+                      'Link header on its markdown copy.',
                'id': 'canonical',
                'kind': 'check',
-               'measures': 'Whether the page names its canonical URL, and whether that is itself.',
-               'rule': 'From <link rel=canonical> and a Link header rel=canonical: 4 when one URL is '
-                       'declared and it is the page (scheme, host, path without a trailing slash and query '
-                       'equal; fragment ignored); 2 when it is another page of the same host; 1 when it is '
-                       'on another host or several different URLs are declared; 0 when none.',
-               'title': 'Canonical URL',
+               'measures': 'Whether the page names its canonical URL, in full, the same for agents and '
+                           'browsers.',
+               'rule': "From a Link header rel=canonical, else a <link rel=canonical>, of the browser's "
+                       "answer (else the agent's): 2 when there is one, 1 when it is absolute (http or "
+                       "https), 1 when the agent's answer names the same one.",
+               'title': 'Canonical URL present and self-consistent',
                'weight': 4},
- 'comparisons': {'basis': 'heuristic',
+ 'comparisons': {'basis': 'measured',
                  'dimension': 'evidence_density',
-                 'effort': 'engineering',
-                 'fix': 'Compare with alternatives in a table, or state how the item compares ("lighter '
-                        'than", "vs").',
+                 'effort': 'template',
+                 'fix': 'Put the options or figures an agent would compare side by side in a table, one row '
+                        'each.',
                  'id': 'comparisons',
                  'kind': 'check',
-                 'measures': 'Tables and comparative statements in the main content.',
-                 'rule': '2 when the main content has a data table (two or more rows of two or more cells) '
-                         'or two or more comparison phrases ("vs", "versus", "compared to/with", "more/less '
-                         '... than", "-er than"); 1 with one phrase; 0 otherwise.',
-                 'title': 'Comparisons',
+                 'measures': "Table rows that set options side by side in the agent's answer.",
+                 'rule': 'By the rows of two or more cells (HTML tr, or markdown | rows) less one for the '
+                         'header: 3 or more 2, 2 1, else 0.',
+                 'title': 'Comparable rows',
                  'weight': 2},
  'content_signal': {'fix': 'Add "Content-Signal: search=yes, ai-input=yes, ai-train=no" (your choices) under '
                            'the "User-agent: *" group of robots.txt.',
@@ -684,88 +728,84 @@ ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.j
                     'title': 'Content signals'},
  'context_cost': {'basis': 'measured',
                   'dimension': 'fact_coverage',
-                  'effort': 'template',
-                  'fix': 'Serve agents a markdown representation, or trim inline scripts, styles and markup '
-                         'from the HTML.',
+                  'effort': 'engineering',
+                  'fix': 'Serve agents a markdown copy, or trim inline scripts, styles and markup from the '
+                         'HTML.',
                   'id': 'context_cost',
                   'kind': 'check',
-                  'measures': 'The bytes an agent receives for the page against the reference size of its '
+                  'measures': "The bytes the agent's answer weighs against the reference size of the page's "
                               'kind.',
-                  'rule': "With r = the bytes of the agent's answer (the browser's when the agent's failed) "
-                          "/ the kind's reference_bytes: 6 when r <= 1, else 6 x (1 - log2(r) / 4), 0 from r "
-                          '= 16 (2x 4.5, 4x 3, 8x 1.5).',
-                  'title': 'Context cost',
+                  'rule': '6 when it is at most the reference size, 5 at most twice it, 3 five times, 1 '
+                          'fifteen times, else 0.',
+                  'title': 'Context cost relative to this page kind',
                   'weight': 6},
  'core_facts': {'basis': 'heuristic',
                 'dimension': 'fact_coverage',
                 'effort': 'template',
-                'fix': "State every core fact of the page's kind in the page (and in its JSON-LD), e.g. a "
-                       "product's price, currency, availability and brand.",
+                'fix': "State the page kind's core facts in what agents receive, both in the visible text "
+                       'and in the JSON-LD.',
                 'id': 'core_facts',
                 'kind': 'check',
-                'measures': "How many of the page kind's core facts the page states (JSON-LD, meta, "
-                            'microdata or text).',
-                'rule': "14 x the share of the kind's core facts (page_kinds) the page states, each read as "
-                        'its facts entry says.',
-                'title': 'Core facts',
+                'measures': "How many of the page kind's core and extended facts the agent's answer states, "
+                            'and how many bytes surround them.',
+                'rule': 'Credit in quarter facts: a core fact 4 when two sources state its value (JSON-LD '
+                        'and the text, say), 2 when one does; an extended fact 1 when corroborated; out of 4 '
+                        'per core fact, capped at 100%. Then kept by the facts per KiB of the answer (a core '
+                        'fact 1, an extended a quarter): 2 or more 100%, 1 85%, 0.5 70%, 0.2 50%, 0.05 30%, '
+                        'else 15%. Points: 14 x credit x kept, rounded.',
+                'title': 'Core facts for this page kind',
                 'weight': 14},
  'declared_alternates': {'basis': 'measured',
                          'dimension': 'machine_representation',
-                         'effort': 'template',
-                         'fix': 'Declare the markdown version: Link: <...md>; rel="alternate"; '
-                                'type="text/markdown" and the same as a <link> in the head.',
+                         'effort': 'config',
+                         'fix': 'Declare the markdown copy: a Link: <...md>; rel="alternate"; '
+                                'type="text/markdown" header, or the same as a <link> in the head.',
                          'id': 'declared_alternates',
                          'kind': 'check',
-                         'measures': 'Whether the page declares a markdown alternate an agent can follow.',
-                         'rule': '3 when a markdown alternate is declared (a Link header with rel=alternate '
-                                 'and type=text/markdown on either answer, or a <link rel=alternate '
-                                 'type=text/markdown> in the head) and, when it was fetched, it answered 2xx '
-                                 'with text; 1 when declared but it answered otherwise; 0 when not declared.',
-                         'title': 'Declared alternates',
+                         'measures': 'Whether the page declares another representation of itself an agent '
+                                     'can follow.',
+                         'rule': '3 when a Link header of either answer, or a <link> of the HTML, declares '
+                                 'rel=alternate with a type (markdown, RSS, Atom, JSON...); 0 when none '
+                                 'does, or when the markdown copy it links to was fetched and did not load '
+                                 'as one.',
+                         'title': 'Declared alternate representations',
                          'weight': 3},
  'definitions': {'basis': 'heuristic',
                  'dimension': 'evidence_density',
-                 'effort': 'engineering',
-                 'fix': 'Define the key terms plainly ("X is a ...") or in a description list.',
+                 'effort': 'template',
+                 'fix': 'Label the key facts as "Term: value" lines, list items or a definition list.',
                  'id': 'definitions',
                  'kind': 'check',
-                 'measures': 'Sentences and lists that define terms.',
-                 'rule': '2 x min(n, 3) / 3, n the sentences of the main content shaped "Term is a/an/the '
-                         '..." (a capitalised term of up to four words starting a sentence), phrases "refers '
-                         'to", "is defined as", "means that", "stands for", plus the terms of description '
-                         'lists (dl > dt) outside navigation and footers.',
-                 'title': 'Definitions',
+                 'measures': 'Labelled facts ("Returns: 60 days") in the agent\'s answer.',
+                 'rule': 'By the lines (markdown) or blocks (each innermost li, dt, dd, p, td, th or div of '
+                         'HTML) that start with a label of 2 to 41 letters, digits and spaces, then a colon '
+                         'and a value: 6 or more 2, 2 1, else 0.',
+                 'title': 'Labelled term and value pairs',
                  'weight': 2},
- 'first_fact_offset': {'basis': 'measured',
+ 'first_fact_offset': {'basis': 'heuristic',
                        'dimension': 'fact_position',
                        'effort': 'template',
-                       'fix': 'Put the key facts (price, availability, date, the first paragraph) near the '
-                              'top of the markup, before scripts, styles and navigation; or serve markdown.',
+                       'fix': 'Put the key facts near the top of what agents receive (JSON-LD in the head, '
+                              'or a markdown copy that leads with them).',
                        'id': 'first_fact_offset',
                        'kind': 'check',
-                       'measures': "Where the first core fact beyond the page's name, description and image "
-                                   'appears in what the agent receives.',
-                       'rule': 'A fact is found by its value (lower-cased, blanks folded) in the text of the '
-                               "agent's answer (for HTML, the text between tags, entities decoded, scripts' "
-                               "and styles' text included), within its first 262,144 characters; its offset "
-                               'counts the characters of the answer as received before it, markup included. '
-                               '5 when the first core fact other than name, headline, title, description and '
-                               'image is within 4,096 characters (1,024 tokens), 3 within 16,384, 1 within '
-                               '65,536, else (or none found) 0.',
-                       'title': 'First core fact offset',
+                       'measures': "The byte at which the first core fact is stated in the agent's answer.",
+                       'rule': '5 within 512 bytes, 4 within 2 KiB, 2 within 8 KiB, 1 within 32 KiB, else '
+                               '(or no core fact) 0.',
+                       'title': 'Byte offset of the first core fact',
                        'weight': 5},
- 'front_window': {'basis': 'measured',
+ 'front_window': {'basis': 'heuristic',
                   'dimension': 'fact_position',
                   'effort': 'template',
-                  'fix': 'Move the core facts into the first screen of the markup (or JSON-LD in the head), '
-                         'or serve markdown.',
+                  'fix': 'Move the key facts into the first part of the page, or serve markdown that leads '
+                         'with them.',
                   'id': 'front_window',
                   'kind': 'check',
-                  'measures': 'How many core facts are within the first 2,048 tokens of what the agent '
-                              'receives.',
-                  'rule': "5 x the share of the kind's core facts found (as first_fact_offset finds them) "
-                          'within the first 8,192 characters.',
-                  'title': 'Front window',
+                  'measures': "The share of the core facts found that the agent's answer states in its first "
+                              'part.',
+                  'rule': 'Of the core facts found, the share stated within the first max(2,048, size / 5) '
+                          'bytes: 90% or more 5, 70% 4, half 3, a quarter 1, else (or none found) 0.',
+                  'title': 'Core facts inside the front window',
                   'weight': 5},
  'llms_txt': {'basis': 'measured',
               'dimension': 'contract_discovery',
@@ -774,10 +814,10 @@ ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.j
                      'the key pages).',
               'id': 'llms_txt',
               'kind': 'check',
-              'measures': 'Whether the site serves /llms.txt.',
-              'rule': '1 when /llms.txt answers 2xx, not as HTML, with a body that starts (after blanks) '
-                      'with a "# " title; 0 otherwise.',
-              'title': 'llms.txt',
+              'measures': 'Whether the site serves an /llms.txt an agent can use.',
+              'rule': "1 when /llms.txt answers 2xx with a line starting '# ' and at least one markdown link "
+                      '[name](url); else 0.',
+              'title': 'llms.txt present and spec-shaped',
               'weight': 1},
  'llms_txt_structure': {'fix': 'Start /llms.txt with "# Site name", then "> a one-paragraph summary", then '
                                'H2 sections of "- [name](absolute URL): notes" links; put skippable links '
@@ -798,17 +838,19 @@ ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.j
  'machine_endpoint': {'basis': 'measured',
                       'dimension': 'contract_discovery',
                       'effort': 'engineering',
-                      'fix': 'Declare a machine endpoint (a markdown alternate, an API description with '
-                             'rel=service-desc, /.well-known/api-catalog).',
+                      'fix': 'Declare a feed or API with a <link> or Link header (rel=alternate '
+                             'type=application/rss+xml, rel=service-desc...).',
                       'id': 'machine_endpoint',
                       'kind': 'check',
-                      'measures': 'Whether the page or site declares an endpoint made for machines.',
-                      'rule': "2 when any of: a <link> in the head, or a link of either answer's Link "
-                              'header, with rel service-desc, service-doc, api-catalog or describedby, or '
-                              'rel=alternate with a machine type (application/json, any +json type, '
-                              'application/yaml, text/markdown, text/plain); /llms.txt passing its check; a '
-                              'well-known agent endpoint (probed when asked) answering 2xx. 0 otherwise.',
-                      'title': 'Machine endpoint',
+                      'measures': 'Whether the page or site declares an endpoint made for machines (a feed, '
+                                  'an API, an agent protocol).',
+                      'rule': '2 when a Link header or <link> has rel service-desc, service-doc, api, '
+                              'describedby, ucp or mcp, or a type of a feed or API (RSS, Atom, JSON feed, '
+                              'JSON, JSON-LD, OpenAPI, GraphQL, YAML, iCalendar); or /llms.txt links to one '
+                              '(/api, /mcp, /graphql, /openapi, /.well-known/, .json, .ics, .rss, .atom); or '
+                              '/.well-known/ucp answers 2xx with a body. A markdown copy and llms.txt itself '
+                              'are not endpoints.',
+                      'title': 'Declared machine endpoint',
                       'weight': 2},
  'markdown_negotiation': {'fix': 'Serve markdown as "text/markdown; charset=utf-8" with "Vary: Accept", an '
                                  '"x-markdown-tokens" header counting the body\'s tokens, and "Link: <page '
@@ -850,16 +892,18 @@ ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.j
                      'title': 'MCP server card'},
  'negotiated_response': {'basis': 'measured',
                          'dimension': 'machine_representation',
-                         'effort': 'template',
-                         'fix': 'Answer Accept: text/markdown with a markdown rendering of the page '
-                                '(Content-Type: text/markdown).',
+                         'effort': 'config',
+                         'fix': 'Answer Accept: text/markdown with a markdown copy of the page at the same '
+                                'URL (Content-Type: text/markdown).',
                          'id': 'negotiated_response',
                          'kind': 'check',
-                         'measures': "What the agent's Accept (text/markdown first) gets back.",
-                         'rule': '9 when the agent request is answered 2xx with Content-Type text/markdown '
-                                 '(or text/x-markdown); 5 when with text/plain; 0 when with HTML or anything '
-                                 'else.',
-                         'title': 'Negotiated response',
+                         'measures': "Whether the agent's Accept (markdown first) gets a machine copy of the "
+                                     'page at its own URL.',
+                         'rule': "9 when the agent's answer is markdown, plain text or JSON (by its "
+                                 'Content-Type, and not an HTML body); 6 when it is not, but the markdown '
+                                 'copy the page links to on its own origin was fetched and is one (ARS 0.3); '
+                                 'else 0.',
+                         'title': 'Machine copy on Accept negotiation',
                          'weight': 9},
  'oauth_discovery': {'fix': 'Serve /.well-known/oauth-protected-resource with "resource" and '
                             '"authorization_servers", and send \'WWW-Authenticate: Bearer '
@@ -879,84 +923,82 @@ ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.j
                              '401 whose WWW-Authenticate names resource_metadata counts as declared '
                              '(present, heuristic).',
                      'title': 'OAuth discovery'},
- 'quantities': {'basis': 'heuristic',
+ 'quantities': {'basis': 'measured',
                 'dimension': 'evidence_density',
-                'effort': 'engineering',
-                'fix': 'State measurable specifics (sizes, weights, durations, prices) as numbers with '
-                       'units.',
+                'effort': 'template',
+                'fix': "State the specifics as numbers with units in the page's text (amounts, sizes, "
+                       'durations, dates), each once.',
                 'id': 'quantities',
                 'kind': 'check',
-                'measures': 'Numbers with units or currencies in the main content.',
-                'rule': '4 x min(n, 5) / 5, n the distinct numbers with a unit (%, g, kg, cm, GB, W, mAh, '
-                        "hours, days, ...) or a currency sign in the main content's first 200,000 "
-                        'characters.',
-                'title': 'Quantities',
+                'measures': "Distinct quantities in the agent's answer (its counted text, or its markdown).",
+                'rule': 'By the distinct amounts with a currency sign, percentages, numbers with a unit (kg, '
+                        'g, lb, oz, mm, cm, m, km, mi, in, ft, ml, l, KB to TB, Hz, W, kW, V, °C, °F, hours, '
+                        'minutes, seconds, days, weeks, months, years) and ISO dates: 12 or more 4, 6 3, 3 '
+                        '2, 1 1, none 0.',
+                'title': 'Quantities an answer can quote',
                 'weight': 4},
  'reachable': {'basis': 'measured',
                'dimension': 'retrievability',
                'effort': 'config',
-               'fix': "Answer the page's URL with 200 for any Accept, without redirects (link to the final "
-                      'URL).',
+               'fix': "Answer the page's URL with 200 for any Accept, at the same address for agents and "
+                      'browsers, without redirects.',
                'id': 'reachable',
                'kind': 'check',
-               'measures': "Whether the page answers an agent's request (the agent Accept) with 2xx, and how "
-                           'directly.',
-               'rule': '11 when the agent request is answered 2xx with no redirect; each redirect hop costs '
-                       '2 points, down to 5 (1 hop 9, 2 hops 7, 3 or more 5); 0 when the agent request '
-                       "failed, was not 2xx or got a bot wall while the browser's was answered.",
-               'title': 'Reachable',
+               'measures': "Whether the agent's request (its Accept prefers markdown) is answered, directly, "
+                           'at the address a browser gets.',
+               'rule': '5 for a 2xx answer to the agent (anything else is unscored), 3 when it took at most '
+                       "3 redirects, and 3 when the browser's request ended at the same address (no redirect "
+                       'that depends on Accept; 0 without a browser answer to compare).',
+               'title': 'Reachable on the agent path',
                'weight': 11},
  'render_independence': {'basis': 'heuristic',
                          'dimension': 'retrievability',
                          'effort': 'engineering',
-                         'fix': 'Render the page on the server (SSR or static generation) so its HTML '
-                                'carries the content.',
+                         'fix': "Put the page's core facts in the HTML the server sends (server rendering, "
+                                'or JSON-LD).',
                          'id': 'render_independence',
                          'kind': 'check',
-                         'measures': "Whether the server's HTML carries the content, or only a script-built "
-                                     'shell.',
-                         'rule': "7 when the main content of the server's HTML (no scripts run) holds 500 or "
-                                 "more characters, or half or more of the kind's core facts are stated; 3.5 "
-                                 'when it holds 100 to 499 characters; 0 below 100.',
-                         'title': 'Render independence',
+                         'measures': "How many of the page kind's core facts the HTML states before any "
+                                     'script runs.',
+                         'rule': 'By the share of the core facts the HTML states: all 7, 75% 5, half 3, a '
+                                 'quarter 1, else 0; at least 1 when the HTML has a <noscript> with text. '
+                                 'Flagged render_dependent under half.',
+                         'title': 'Core facts without JavaScript',
                          'weight': 7},
  'required_properties': {'basis': 'measured',
                          'dimension': 'structured_data',
                          'effort': 'template',
-                         'fix': 'Complete the JSON-LD item with the properties its type needs (see the '
-                                "check's evidence for the missing ones).",
+                         'fix': "Complete the JSON-LD item with the properties its kind needs (the check's "
+                                'evidence lists the missing ones).',
                          'id': 'required_properties',
                          'kind': 'check',
-                         'measures': "Whether the JSON-LD item of the page's kind has the properties agents "
-                                     'need.',
-                         'rule': "3 x the share of the kind's requirements the main JSON-LD item (the first "
-                                 "of the kind's types; for an unknown page, the first object) meets, each "
-                                 'met by any of its properties: product name, image, description, '
-                                 'offers.price|lowPrice, offers.priceCurrency, offers.availability, '
-                                 'brand|sku|gtin|gtin13|mpn; collection name, '
-                                 'itemListElement|hasPart|mainEntity; article headline|name, author, '
-                                 'datePublished, image; place name, address, telephone, '
-                                 'openingHours|openingHoursSpecification; service name, description, '
-                                 'provider|brand, areaServed|offers; faq mainEntity, '
-                                 'mainEntity.acceptedAnswer; document name|headline, description, '
-                                 'datePublished|dateModified; unknown name|headline, description. 0 without '
-                                 'such an item.',
-                         'title': 'Required properties',
+                         'measures': "Whether the JSON-LD item of the page's kind (else any item of a type "
+                                     'ARS knows) has the properties its kind needs.',
+                         'rule': "1 for such an item, plus 2 x the share of its kind's properties it has, "
+                                 'rounded: product name, offers.price, offers.priceCurrency, '
+                                 'offers.availability; collection name, numberOfItems, itemListElement; '
+                                 'article headline, author, datePublished; place name, address, '
+                                 'openingHours, telephone; service name, offers.price, offers.priceCurrency, '
+                                 'potentialAction.target; faq name, mainEntity, mainEntity.acceptedAnswer; '
+                                 'document name, dateModified, publisher; unknown name. 0 without one.',
+                         'title': 'Recognised type with its required properties',
                          'weight': 3},
  'robots_policy': {'basis': 'measured',
                    'dimension': 'retrievability',
                    'effort': 'config',
-                   'fix': "Allow the assistants' user agents (at least the user-triggered ChatGPT-User, "
-                          'Claude-User, Perplexity-User) in robots.txt for the pages they should read.',
+                   'fix': 'Let the assistants (ChatGPT-User, Claude-User, Perplexity-User...) fetch the '
+                          'page, keep robots.txt clean, and list your sitemap in it.',
                    'id': 'robots_policy',
                    'kind': 'check',
-                   'measures': "How many of the assistants' user agents robots.txt lets fetch the page.",
-                   'rule': '10 x the share of the ten assistant agents (ChatGPT-User, OAI-SearchBot, GPTBot, '
-                           'Claude-User, Claude-SearchBot, ClaudeBot, Perplexity-User, PerplexityBot, '
-                           'Google-Extended, Applebot-Extended) that robots.txt (RFC 9309 matching, protego) '
-                           "allows for the page's URL; a robots.txt answering 4xx allows all. All ten "
-                           'disallowed is the opt_out outcome, not a score.',
-                   'title': 'Robots policy',
+                   'measures': 'What robots.txt says to the assistants (the user-triggered fetchers), and '
+                               'whether it is well made.',
+                   'rule': 'When robots.txt lets the assistants fetch the page (or says nothing of them, or '
+                           'there is no robots.txt): 6, plus 2 when no line of it is malformed, 1 when no '
+                           'Allow or Disallow stands outside a User-agent group, and 1 when it lists a '
+                           'Sitemap. When it keeps them out with a rule that does not name them (User-agent '
+                           '*, or in a malformed file): 0, flagged robots_contradiction. Training crawlers '
+                           'count for nothing either way.',
+                   'title': 'Robots policy for assistants',
                    'weight': 10},
  'sitemap': {'basis': 'measured',
              'dimension': 'contract_discovery',
@@ -964,10 +1006,9 @@ ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.j
              'fix': 'Add Sitemap: https://.../sitemap.xml to robots.txt.',
              'id': 'sitemap',
              'kind': 'check',
-             'measures': 'Whether the site declares a sitemap.',
-             'rule': '1 when robots.txt has a Sitemap line or the page has a <link rel=sitemap>; 0 '
-                     'otherwise.',
-             'title': 'Sitemap',
+             'measures': 'Whether robots.txt names a sitemap.',
+             'rule': '1 when robots.txt has a Sitemap line; 0 otherwise.',
+             'title': 'Sitemap declared in robots.txt',
              'weight': 1},
  'structured_data_present': {'basis': 'measured',
                              'dimension': 'structured_data',
@@ -976,50 +1017,49 @@ ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.j
                                     "page's main item.",
                              'id': 'structured_data_present',
                              'kind': 'check',
-                             'measures': 'Whether the page carries schema.org structured data.',
-                             'rule': '2 when a JSON-LD object with an @type parses; 1 when only microdata '
-                                     '(itemtype) is present; 0 otherwise.',
-                             'title': 'Structured data present',
+                             'measures': 'Whether the HTML carries schema.org structured data that parses.',
+                             'rule': '2 when every JSON-LD block parses, or the page has microdata or RDFa; '
+                                     '1 when only some blocks parse; else 0.',
+                             'title': 'Structured data present and parsing',
                              'weight': 2},
  'substance_parity': {'basis': 'heuristic',
                       'dimension': 'machine_representation',
-                      'effort': 'template',
-                      'fix': "Generate the markdown from the same data as the HTML, with the page's name, "
-                             'price, dates and body.',
+                      'effort': 'engineering',
+                      'fix': 'Build the markdown copy from the same data as the HTML, so its name, price and '
+                             "availability are the page's.",
                       'id': 'substance_parity',
                       'kind': 'check',
-                      'measures': 'Whether the machine representation carries what the HTML says.',
-                      'rule': "With a machine representation (the agent's markdown or plain text, else the "
-                              "declared alternate): 3 x the mean of (the share of the HTML's stated core "
-                              'facts found in it) and (the share of the distinct words of four or more '
-                              "letters of the HTML's main content found in it); with no core fact stated, "
-                              'the word share alone. 0 without a representation.',
-                      'title': 'Substance parity',
+                      'measures': 'Whether the machine copy states the same key facts as the HTML page.',
+                      'rule': "With a machine copy (negotiated, then compared with the browser's answer; or "
+                              'the linked copy, compared with the HTML): 3 when they state at least one of '
+                              "price, currency, availability and title in common and the copy's value of "
+                              "each is among the page's; else 0. 0 without a machine copy.",
+                      'title': 'Same substance across representations',
                       'weight': 3},
  'text_agreement': {'basis': 'heuristic',
                     'dimension': 'structured_data',
                     'effort': 'template',
                     'fix': 'Generate the JSON-LD from the same data as the visible page, so names, prices '
-                           'and dates agree.',
+                           'and availability agree.',
                     'id': 'text_agreement',
                     'kind': 'check',
-                    'measures': 'Whether the JSON-LD says what the visible page says.',
-                    'rule': '1 x the share of the core facts read from JSON-LD (images and descriptions, '
-                            "rarely shown verbatim, left out) whose value appears in the page's visible "
-                            'text; 0 without any.',
-                    'title': 'Text agreement',
+                    'measures': 'Whether the JSON-LD states the same key facts as the visible page.',
+                    'rule': "1 when the JSON-LD and the page's other sources state at least one of price, "
+                            "currency, availability and title in common and the JSON-LD's value of each is "
+                            "among the page's; else 0 (flagged structured_data_divergence when they differ).",
+                    'title': 'Structured data agrees with visible text',
                     'weight': 1},
  'vary_accept': {'basis': 'measured',
                  'dimension': 'machine_representation',
                  'effort': 'config',
-                 'fix': 'Send Vary: Accept on every answer of a negotiated URL.',
+                 'fix': 'Send Vary: Accept on every answer of a URL that serves a markdown copy.',
                  'id': 'vary_accept',
                  'kind': 'check',
-                 'measures': 'Whether a server that negotiates on Accept tells caches so.',
-                 'rule': 'When the server negotiates (the agent and browser answers have different content '
-                         'types, or the agent got markdown or plain text): 3 when both answers say Vary: '
-                         'Accept (or Vary: *), 1.5 when one does, 0 when neither. 0 when the server does not '
-                         'negotiate (nothing for an agent to get).',
+                 'measures': 'Whether a URL that answers agents with a machine copy tells caches it varies '
+                             'on Accept.',
+                 'rule': "Only once the agent's answer is a machine copy (negotiated_response's 9): 3 when "
+                         "the agent's or the browser's answer says Vary: Accept, else 0 (flagged "
+                         'vary_missing). 0 while the page does not negotiate.',
                  'title': 'Vary: Accept',
                  'weight': 3},
  'webmcp': {'fix': "Add toolname and tooldescription attributes to the page's forms, or register tools with "

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin
 
 from netglean.core.untrusted import sanitize
 from netglean.read.document import HTML_TYPES, Document
@@ -20,8 +19,7 @@ from netglean.read.links import LinkFilter, Taken, take
 from netglean.read.links import page_links as links
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall, candidate_items, feeds
-from netglean.read.readability import links as readability_links
-from netglean.read.readability.evidence import Evidence
+from netglean.read.readability.evidence import Evidence, Probe
 from netglean.read.reading import HtmlReading, read_html, read_text, walled
 from netglean.read.render import Slice
 from netglean.read.sitemaps import Sitemap, read_sitemap
@@ -30,7 +28,7 @@ __all__ = [
     "Diagnosis",
     "dataset_rows",
     "diagnosis",
-    "markdown_alternates",
+    "markdown_copy",
     "page_analysis",
     "page_facts",
     "page_links",
@@ -146,14 +144,11 @@ def dataset_rows(*, document: Document, datasets: list[dict[str, Any]]) -> list[
     return extract(parse_html(document.text()), document.url, datasets)
 
 
-def markdown_alternates(*, document: Document, link_header: str) -> list[str]:
-    """The markdown alternates a page declares: in its Link header, then in its head (HTML only)."""
-    declared = [
-        {**link, "href": urljoin(document.url, link["href"])} for link in readability_links.header_links(link_header)
-    ]
-    if document.media_type in HTML_TYPES:
-        declared += readability_links.head_links(document.text(), document.url)
-    return readability_links.markdown_alternates(declared)
+def markdown_copy(*, agent: Probe, browser: Probe | None, url: str) -> str | None:
+    """The markdown copy of a page a scan asks for (ARS 0.3's rule; it parses the answers)."""
+    from netglean.read.readability.page import alternate_target
+
+    return alternate_target(agent, browser, url)
 
 
 def readability_score(*, evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,9 +17,10 @@ from urllib.parse import urlsplit
 from netglean.core.errors import BudgetExhausted, FetchError, PolicyRefusal, ToolError
 from netglean.net.politeness import CountedBudget
 from netglean.read import jobs as read_jobs
-from netglean.read.document import MARKDOWN_TYPES, decode
+from netglean.read.document import decode
 from netglean.read.readability.evidence import (
     AGENT_ACCEPT,
+    ASSET_ACCEPT,
     BROWSER_ACCEPT,
     FORMAT,
     Evidence,
@@ -36,8 +37,6 @@ if TYPE_CHECKING:
     from netglean.net.robots import Robots, RobotsAnswer
     from netglean.workers.pool import Readers
 
-TEXT_ACCEPT = "text/markdown, text/plain;q=0.9, */*;q=0.1"
-"""What /llms.txt and a markdown alternate are asked for with."""
 WELL_KNOWN = {
     "agent_skills": ("/.well-known/agent-skills/index.json", "application/json"),
     "api_catalog": ("/.well-known/api-catalog", "application/linkset+json, application/json;q=0.9"),
@@ -153,24 +152,23 @@ async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bo
         browser=None,
         llms_txt=None,
         alternate=None,
+        ucp=None,
         well_known={},
         max_bytes=fetcher.policy.max_bytes,
     )
     if verdict in {"disallowed", "unreadable"}:
         return evidence, counted.spent
-    agent_probe, agent = await _ask(spending, url, AGENT_ACCEPT)
+    agent_probe, _ = await _ask(spending, url, AGENT_ACCEPT)
     evidence["agent"] = agent_probe
     evidence["browser"], _ = await _ask(spending, url, BROWSER_ACCEPT)
     silent = agent_probe["error"]
     if silent is not None and silent["code"] in {"unreachable", "timeout"}:
         return evidence, counted.spent  # the site is not answering: asking it for more only spends the budget
-    evidence["llms_txt"], _ = await _ask(spending, f"{origin}/llms.txt", TEXT_ACCEPT)
-    if agent is not None and agent.media_type not in MARKDOWN_TYPES:
-        alternates = await readers.run(
-            read_jobs.markdown_alternates, document=agent.document, link_header=agent.headers.get("link", "")
-        )
-        if alternates:
-            evidence["alternate"], _ = await _ask(spending, alternates[0], TEXT_ACCEPT)
+    copy = await readers.run(read_jobs.markdown_copy, agent=agent_probe, browser=evidence["browser"], url=url)
+    if copy is not None:
+        evidence["alternate"], _ = await _ask(spending, copy, AGENT_ACCEPT)
+    evidence["llms_txt"], _ = await _ask(spending, f"{origin}/llms.txt", ASSET_ACCEPT)
+    evidence["ucp"], _ = await _ask(spending, f"{origin}/.well-known/ucp", ASSET_ACCEPT)
     if well_known:
         for name, (path, accept) in WELL_KNOWN.items():
             evidence["well_known"][name], _ = await _ask(spending, f"{origin}{path}", accept)

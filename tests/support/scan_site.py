@@ -1,5 +1,6 @@
 """Sites to scan for agent readability, one per host name (FakeDNS sends each to this one server on 127.0.0.1):
-a plain shop, and one site per outcome a scan can have besides a grade."""
+a plain shop, a news story, a documentation page, the shop behind robots.txt that blocks only training crawlers
+(and the same open), and one site per outcome a scan can have besides a grade."""
 
 from __future__ import annotations
 
@@ -47,11 +48,60 @@ KETTLE_MARKDOWN = (
     " boils a full load in six minutes on gas, two minutes faster than the 1.2 L model.\n\n"
     "| Capacity | Weight |\n|---|---|\n| 1.7 L | 1.1 kg |\n"
 )
+NEWS = {
+    "@context": "https://schema.org",
+    "@type": "NewsArticle",
+    "headline": "New pontoon opens on the east quay",
+    "author": {"@type": "Person", "name": "Tom Reyes"},
+    "datePublished": "2026-11-28T09:30:00+00:00",
+}
+NEWS_HTML = (
+    "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+    "<title>New pontoon opens on the east quay | Harbour Gazette</title>"
+    "<meta name='author' content='Tom Reyes'>"
+    "<meta property='article:published_time' content='2026-11-28T09:30:00+00:00'>"
+    "<link rel='canonical' href='http://news.test/news/pontoon'>"
+    f"<script type='application/ld+json'>{json.dumps(NEWS)}</script></head><body><main><article>"
+    "<h1>New pontoon opens on the east quay</h1>"
+    "<p class='byline'>By Tom Reyes, <time datetime='2026-11-28'>28 November 2026</time></p>"
+    "<p>The harbour trust opened forty new berths for visiting yachts on Saturday. Each berth takes boats up to"
+    " 14 m and has water and power.</p></article></main></body></html>"
+)
+"""A news story: typed, with its byline and date in markup; served as HTML only."""
+DOCS = {
+    "@context": "https://schema.org",
+    "@type": "WebPage",
+    "description": "How to install the Tide client.",
+    "dateModified": "2026-10-01",
+    "publisher": {"@type": "Organization", "name": "Tide"},
+}
+DOCS_HTML = (
+    "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Install | Tide Docs</title>"
+    "<meta property='og:title' content='Install'>"
+    "<meta name='description' content='How to install the Tide client.'>"
+    "<meta property='article:modified_time' content='2026-10-01'>"
+    "<link rel='canonical' href='http://docs.test/docs/install'>"
+    "<link rel='service-desc' type='application/openapi+json' href='/openapi.json'>"
+    f"<script type='application/ld+json'>{json.dumps(DOCS)}</script></head><body><main>"
+    "<h1>Install</h1><p>Tide runs anywhere Python does.</p>"
+    "<ul><li>Requires: Python 3.11</li><li>Disk: 50 MB</li></ul>"
+    "<pre><code>pip install tide</code></pre>"
+    "<table><tr><th>Version</th><th>Python</th></tr><tr><td>2.1</td><td>3.11</td></tr>"
+    "<tr><td>2.0</td><td>3.10</td></tr><tr><td>1.9</td><td>3.9</td></tr></table>"
+    "<p><a href='/download'>Download</a> the archive.</p></main></body></html>"
+)
+"""A documentation page (its URL's path says docs), with an llms.txt and an API description."""
+TRAINING_ONLY = "".join(f"User-agent: {bot}\nDisallow: /\n\n" for bot in ("GPTBot", "ClaudeBot", "Google-Extended"))
 ROBOTS = {
     "shop.test": "User-agent: *\nAllow: /\nSitemap: http://shop.test/sitemap.xml\n",
-    "optout.test": "User-agent: *\nDisallow: /\n\nUser-agent: netglean\nAllow: /\n",
+    "optout.test": "User-agent: ChatGPT-User\nUser-agent: Claude-User\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
     "noscanner.test": "User-agent: netglean\nDisallow: /\n\nUser-agent: *\nAllow: /\n",
+    "news.test": "User-agent: *\nAllow: /\nSitemap: http://news.test/sitemap.xml\n",
+    "docs.test": "User-agent: *\nAllow: /\n",
+    "trainingonly.test": TRAINING_ONLY + "User-agent: *\nAllow: /\n",
+    "open.test": "User-agent: *\nAllow: /\n",
 }
+LLMS = {"docs.test": "# Tide docs\n\n> The Tide client.\n\n- [Install](http://docs.test/docs/install)\n"}
 
 
 def _volatile() -> dict[str, str]:
@@ -82,7 +132,18 @@ async def page(request: Request) -> Response:
         return Response(KETTLE_HTML.replace("<head>", f"<head>{head}"), media_type="text/html", headers=_volatile())
     if host == "big.test":
         return Response(KETTLE_HTML + "<p>padding</p>" * 40_000, media_type="text/html")
+    if host == "news.test":
+        return Response(NEWS_HTML, media_type="text/html", headers=_volatile())
+    if host == "docs.test":
+        return Response(DOCS_HTML, media_type="text/html", headers=_volatile())
     return Response(KETTLE_HTML, media_type="text/html", headers=_volatile())
+
+
+async def llms_txt(request: Request) -> Response:
+    host = request.url.hostname or ""
+    if host in LLMS:
+        return PlainTextResponse(LLMS[host])
+    return PlainTextResponse("not here", status_code=404)
 
 
 async def sitemap(request: Request) -> Response:
@@ -95,7 +156,8 @@ APP = Starlette(
     routes=[
         Route("/robots.txt", robots),
         Route("/sitemap.xml", sitemap),
-        Route("/llms.txt", lambda request: PlainTextResponse("not here", status_code=404)),
+        Route("/llms.txt", llms_txt),
+        Route("/.well-known/ucp", lambda request: PlainTextResponse("not here", status_code=404)),
         Route("/{path:path}", page),
     ]
 )
@@ -110,4 +172,8 @@ HOSTS = (
     "big.test",
     "badalt.test",
     "busy.test",
+    "news.test",
+    "docs.test",
+    "trainingonly.test",
+    "open.test",
 )

@@ -12,12 +12,14 @@ import json
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
-FORMAT = "netglean.evidence/1"
+FORMAT = "netglean.evidence/2"
 
 AGENT_ACCEPT = "text/markdown;q=1.0, text/html;q=0.8, text/plain;q=0.5, */*;q=0.1"
 """An agent's Accept: markdown first, then HTML, then plain text."""
 BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 """A browser's Accept; the two probes of a page are identical in every other respect."""
+ASSET_ACCEPT = "text/plain,*/*;q=0.5"
+"""What /llms.txt and /.well-known/ucp are asked for with (ARS's Accepts, all three)."""
 
 VOLATILE_HEADERS = frozenset(
     {
@@ -97,8 +99,10 @@ class Evidence(TypedDict):
     llms_txt: Probe | None
     """/llms.txt of the page's origin."""
     alternate: Probe | None
-    """The markdown alternate the page declares (Link header or <link rel=alternate>), when the agent probe
-    did not already get markdown."""
+    """The markdown copy the page declares (Link header or <link rel=alternate>) on its own origin, asked for
+    with the agent Accept when the agent probe got no machine copy (ARS 0.3's one extra request)."""
+    ucp: Probe | None
+    """/.well-known/ucp of the page's origin (ARS asks it of every site: a machine endpoint)."""
     well_known: dict[str, Probe]
     """Well-known agent endpoints by name (mcp_server_card, api_catalog, oauth_protected_resource,
     oauth_authorization_server, agent_skills), when the scan was asked to probe them."""

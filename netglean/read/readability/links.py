@@ -1,13 +1,8 @@
-"""Links a page declares about itself: the HTTP Link header (RFC 8288) and the <link> elements of its head."""
+"""Links a page declares about itself in its HTTP Link header (RFC 8288), as the findings read them."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
-from urllib.parse import urljoin, urlsplit
-
-from netglean.read.document import MARKDOWN_TYPES
-from netglean.read.html_tree import document_base, parse_html
 
 MAX_LINKS = 200
 """The most links read from one header or one page: a declaration list, never a crawl frontier."""
@@ -36,32 +31,3 @@ def header_links(value: str) -> list[dict[str, str]]:
         if len(found) == MAX_LINKS:
             break
     return found
-
-
-def head_links(markup: str, url: str) -> list[dict[str, str]]:
-    """The <link href> elements of a page (rel and type lower-cased), resolved against its base."""
-    tree = parse_html(markup)
-    base = document_base(tree, url)
-    found = []
-    for node in tree.css("link[href]")[:MAX_LINKS]:
-        attributes: dict[str, Any] = node.attributes
-        link = {"href": urljoin(base, (attributes.get("href") or "").strip())}
-        for name in ("rel", "type", "hreflang", "title"):
-            if attributes.get(name):
-                link[name] = str(attributes[name]).strip().lower() if name in {"rel", "type"} else attributes[name]
-        found.append(link)
-    return found
-
-
-def rels(link: dict[str, str]) -> set[str]:
-    return set(link.get("rel", "").split())
-
-
-def markdown_alternates(links: list[dict[str, str]]) -> list[str]:
-    """The http(s) targets of the alternate links typed as markdown, in order, once each."""
-    hrefs = (
-        link["href"]
-        for link in links
-        if "alternate" in rels(link) and link.get("type", "").split(";")[0].strip() in MARKDOWN_TYPES
-    )
-    return list(dict.fromkeys(href for href in hrefs if urlsplit(href).scheme in {"http", "https"}))

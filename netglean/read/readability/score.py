@@ -1,39 +1,51 @@
-"""The agent-readability score of one scan's evidence: an outcome, and when scored, 22 checks, a grade and ranked fixes.
+"""The agent-readability score of one scan's evidence (ARS 0.3): an outcome, and when scored, 22
+checks, a grade and ranked fixes.
 
-``score`` is pure (no I/O, no clock, no randomness): the same evidence and table give the same result, byte
-for byte (``json.dumps(result, sort_keys=True)``), every number rounded to a tenth. The outcome is decided in
-a fixed order before any check runs:
+``score`` is pure (no I/O, no clock, no randomness): the same evidence and table give the same
+result, byte for byte (``json.dumps(result, sort_keys=True)``). Points are whole numbers, as ARS's
+are. The outcome is decided in a fixed order before any check runs:
 
-1. opt_out: robots.txt (readable) disallows the page to every assistant agent (checks.ASSISTANTS);
-2. unscored, the first that holds: robots_unavailable, robots_disallows_scanner, then, when neither page probe
-   got a usable answer (2xx, not a bot wall), the first of unreachable, too_many_redirects, truncated_evidence,
-   non_2xx, blocked_at_edge that either probe's answer gives;
-3. else scored.
+1. unscored, unreachable: robots.txt's request got no answer at all (the site is not there);
+2. unscored, robots_unavailable: robots.txt could not be read (where robots.txt is obeyed);
+3. opt_out: robots.txt disallows the page to the assistants by a group naming them, in a clean
+   file (robots_policy.Policy.opt_out);
+4. unscored, robots_disallows_scanner: robots.txt disallows the page to netglean itself;
+5. unscored, from the agent's answer: a failure (unreachable, too_many_redirects,
+   truncated_evidence), 401, 403, 429 or a bot wall (blocked_at_edge), another status but 2xx
+   (non_2xx), more than 3 redirects (too_many_redirects), or a browser answer past the body cap
+   (truncated_evidence);
+6. else scored.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
-from netglean.read.readability.checks import (
-    CHECKS,
-    DIMENSIONS,
-    assistant_verdicts,
-    context_cost,
-    robots_rules,
-)
-from netglean.read.readability.evidence import Evidence, Probe, evidence_hash, media_type
+from netglean.read.readability.checks import CHECKS, DIMENSIONS, MAX_REDIRECTS, UNLOCKS, Verdict
+from netglean.read.readability.evidence import Evidence, Probe, evidence_hash
 from netglean.read.readability.findings import findings
-from netglean.read.readability.page import TEXT_TYPES, Page, ok, probe_problem, read_page
+from netglean.read.readability.page import Page, captured, probe_problem, read_page
+from netglean.read.readability.robots_policy import Policy, policy
 
-FORMAT = "netglean.ars/1"
+FORMAT = "netglean.ars/2"
 SILENT = frozenset({"unreachable"})
-"""A robots.txt read that failed so means the site is not there (one that timed out is robots_unavailable)."""
-PAGE_REASONS = ("unreachable", "too_many_redirects", "truncated_evidence", "non_2xx", "blocked_at_edge")
-"""The page's unscored reasons in the order they are given when the two probes fail differently."""
+"""A robots.txt read that failed so means the site is not there (one that timed out is
+robots_unavailable)."""
 EFFORTS = ("config", "template", "engineering")
 """Fixes of equal points rank cheapest first."""
+FLAGS = (
+    "substance_divergence",
+    "structured_data_divergence",
+    "robots_contradiction",
+    "paywalled",
+    "render_dependent",
+    "training_opt_out",
+    "vary_missing",
+    "canonical_mismatch",
+)
+"""Every flag a result can carry, in the order they are listed (ARS's)."""
 
 
 def tokens(chars: int) -> int:
@@ -42,8 +54,26 @@ def tokens(chars: int) -> int:
 
 
 def grade_of(value: int, grades: Sequence[Mapping[str, Any]]) -> str:
-    """The grade of a score: the first band (highest first) whose floor it reaches; a floor is in its band."""
+    """The grade of a score: the first band (highest first) whose floor it reaches; a floor is in
+    its band."""
     return str(next(band["grade"] for band in grades if value >= band["min"]))
+
+
+def robots_rules(evidence: Evidence) -> str | None:
+    """The robots.txt text rules are read from: its body on 2xx, None (no rules: allow all) on 4xx;
+    None too when it is unreadable, which unscored_reason tells apart."""
+    robots = evidence["robots"]
+    if robots is None or robots["error"] is not None or robots["status"] is None:
+        return None
+    return robots["body"] if 200 <= robots["status"] < 300 else None
+
+
+def readable(evidence: Evidence) -> bool:
+    """Whether robots.txt said something the score can read: a 2xx or a 4xx (no rules)."""
+    robots = evidence["robots"]
+    if robots is None or robots["error"] is not None or robots["status"] is None:
+        return False
+    return 200 <= robots["status"] < 300 or 400 <= robots["status"] < 500
 
 
 def score(evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
@@ -63,80 +93,77 @@ def score(evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
         "split": {"measured": {"weight": 0, "points": 0}, "heuristic": {"weight": 0, "points": 0}},
         "context_cost": None,
         "fixes": [],
+        "flags": [],
         "findings": findings(evidence, table),
     }
-    rules = robots_rules(evidence)
-    if rules is not None and not any(assistant_verdicts(rules, evidence["url"]).values()):
+    said = policy(robots_rules(evidence), urlsplit(evidence["url"]).path or "/")
+    if readable(evidence) and said.training.decision == "disallow":
+        result["flags"].append(_training_flag())
+    reason = unscored_reason(evidence, said)
+    if reason == "opt_out":
         result["outcome"] = "opt_out"
         return result
-    probes = {"agent": evidence["agent"], "browser": evidence["browser"]}
-    problems = _problems(probes)
-    reason = unscored_reason(evidence, rules, problems)
     if reason is not None:
         result["reason"] = reason
         return result
-    usable = {name: probes[name] for name, problem in problems.items() if problem is None}
-    page = read_page(evidence, usable.get("agent"), usable.get("browser"))
+    agent, browser = evidence["agent"], evidence["browser"]
+    assert agent is not None  # unscored_reason saw to it
+    page = read_page(evidence, agent, browser if captured(browser) else None, said, table)
     _scored(result, page, evidence, table)
     return result
 
 
-def unscored_reason(evidence: Evidence, rules: str | None, problems: Mapping[str, str | None]) -> str | None:
-    """Why the evidence cannot be scored, or None: from robots.txt's text ``rules`` (as checks.robots_rules reads
-    them) and what is wrong with each page probe that was asked (``problems``, by probe: page.probe_problem's)."""
+def unscored_reason(evidence: Evidence, said: Policy) -> str | None:
+    """Why the evidence gets no grade ("opt_out", or an unscored reason), or None."""
     robots_error = evidence["robots"]["error"] if evidence["robots"] is not None else None
     if robots_error is not None and robots_error["code"] in SILENT:
         return "unreachable"  # the site gave no answer at all, robots.txt's included
-    if evidence["robots_verdict"] != "ignored" and (rules is None or evidence["robots_verdict"] == "unreadable"):
-        return "robots_unavailable"  # where the operator ignores robots.txt, what it says does not decide
-    if evidence["robots_verdict"] == "disallowed":
+    verdict = evidence["robots_verdict"]
+    if verdict != "ignored" and (not readable(evidence) or verdict == "unreadable"):
+        return "robots_unavailable"  # where the operator ignores robots.txt, it does not decide
+    if said.opt_out:
+        return "opt_out"
+    if verdict == "disallowed":
         return "robots_disallows_scanner"
-    if not problems:
+    agent = evidence["agent"]
+    if agent is None:
         return "unreachable"
-    if None in problems.values():
-        return None
-    return min((r for r in problems.values() if r is not None), key=PAGE_REASONS.index)
+    problem = probe_problem(agent)
+    if problem is not None:
+        return problem
+    if len(agent["redirects"]) > MAX_REDIRECTS:
+        return "too_many_redirects"
+    browser = evidence["browser"]
+    if browser is not None and browser["error"] is not None and browser["error"]["code"] == "too_large":
+        return "truncated_evidence"
+    return None
 
 
-def _problems(probes: Mapping[str, Probe | None]) -> dict[str, str | None]:
-    """page.probe_problem of each probe asked; a server that ignores Accept sends the same answer twice, and its
-    bot-wall search (the costliest part of the judgement) is run once."""
-    asked = {name: probe for name, probe in probes.items() if probe is not None}
-    judged: dict[str, str | None] = {}
-    for name, probe in asked.items():
-        twin = next((earlier for earlier in judged if _same_answer(asked[earlier], probe)), None)
-        judged[name] = judged[twin] if twin is not None else probe_problem(probe)
-    return judged
-
-
-def _same_answer(a: Probe, b: Probe) -> bool:
-    keys = ("final_url", "status", "error", "headers", "body")
-    return all(a[key] == b[key] for key in keys)  # type: ignore[literal-required]
+def _training_flag() -> dict[str, str]:
+    return {
+        "id": "training_opt_out",
+        "severity": "info",
+        "summary": "robots.txt blocks AI training crawlers and lets assistants in: that does not change the score.",
+    }
 
 
 def _agrees(table: Mapping[str, Any]) -> None:
-    """The table's dimensions and checks are the ones implemented, with the same weights (else its rules lie)."""
+    """The table's dimensions and checks are the ones implemented, with the same weights (else its
+    rules lie)."""
     declared = {d["id"]: {c["id"]: c["weight"] for c in d["checks"]} for d in table["dimensions"]}
     if declared != DIMENSIONS:
         raise ValueError("the readability table's checks or weights are not the ones score() implements")
 
 
 def _scored(result: dict[str, Any], page: Page, evidence: Evidence, table: Mapping[str, Any]) -> None:
-    reference = int(table["page_kinds"][page.kind]["reference_bytes"])
-    tenths = {"measured": [0, 0], "heuristic": [0, 0]}  # weight, points in tenths: sums without float noise
-    fixes = []
+    split = {"measured": [0, 0], "heuristic": [0, 0]}
+    verdicts: dict[str, tuple[dict[str, Any], dict[str, Any], Verdict]] = {}
     for dimension in table["dimensions"]:
-        checks, dimension_tenths = [], 0
+        checks = []
         for check in dimension["checks"]:
+            verdict = CHECKS[check["id"]](page, evidence)
             weight = check["weight"]
-            verdict = (
-                context_cost(page, evidence, reference)
-                if check["id"] == "context_cost"
-                else CHECKS[check["id"]](page, evidence)
-            )
-            earned = round(weight * 10 * min(1.0, max(0.0, verdict.share)))
-            points = earned / 10
-            status = "pass" if earned == weight * 10 else "fail" if earned == 0 else "partial"
+            points = min(weight, max(0, verdict.points))
             checks.append(
                 {
                     "id": check["id"],
@@ -144,60 +171,121 @@ def _scored(result: dict[str, Any], page: Page, evidence: Evidence, table: Mappi
                     "weight": weight,
                     "points": points,
                     "basis": check["basis"],
-                    "status": status,
+                    "status": "pass" if points == weight else "fail" if points == 0 else "partial",
                     "summary": verdict.summary,
                     "evidence": verdict.evidence,
                 }
             )
-            dimension_tenths += earned
-            tenths[check["basis"]][0] += weight
-            tenths[check["basis"]][1] += earned
-            if earned < weight * 10:
-                fixes.append(
-                    {
-                        "check": check["id"],
-                        "dimension": dimension["id"],
-                        "title": check["title"],
-                        "points": (weight * 10 - earned) / 10,
-                        "effort": check["effort"],
-                        "fix": check["fix"],
-                    }
-                )
+            split[check["basis"]][0] += weight
+            split[check["basis"]][1] += points
+            verdicts[check["id"]] = (dimension, check, verdict)
         result["dimensions"].append(
             {
                 "id": dimension["id"],
                 "title": dimension["title"],
                 "weight": dimension["weight"],
-                "points": dimension_tenths / 10,
+                "points": sum(check["points"] for check in checks),
                 "checks": checks,
             }
         )
-    total = sum(t[1] for t in tenths.values())
-    value = (total + 5) // 10  # half up, in tenths
-    fixes.sort(key=lambda fix: (-fix["points"], EFFORTS.index(fix["effort"]), fix["check"]))
+    value = sum(points for _, points in split.values())
+    earned = {c["id"]: c["points"] for d in result["dimensions"] for c in d["checks"]}
     result.update(
         outcome="scored",
         score=value,
         grade=grade_of(value, table["grades"]),
-        page_kind=page.kind,
-        split={basis: {"weight": w, "points": p / 10} for basis, (w, p) in tenths.items()},
-        context_cost=_context_cost(page, evidence, reference),
-        fixes=fixes,
+        page_kind=page.profile.kind,
+        split={basis: {"weight": w, "points": p} for basis, (w, p) in split.items()},
+        context_cost=_context_cost(page),
+        fixes=fixes(verdicts, earned, result["dimensions"]),
+        flags=sorted([*result["flags"], *_page_flags(page, evidence)], key=lambda f: FLAGS.index(f["id"])),
     )
 
 
-def _context_cost(page: Page, evidence: Evidence, reference: int) -> dict[str, Any]:
-    html_probe = page.html_probe
-    negotiated: Probe | None = None
-    if page.agent_type in TEXT_TYPES:
-        negotiated = evidence["agent"]
-    elif ok(evidence["alternate"]):
-        negotiated = evidence["alternate"]
+def fixes(
+    verdicts: Mapping[str, tuple[dict[str, Any], dict[str, Any], Verdict]],
+    earned: Mapping[str, int],
+    dimensions: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """The fixes, ranked: one per check short of its points, each worth what applying it alone
+    gains. A check that cannot earn while another is short is no fix of its own: it is listed under
+    the fix that unlocks it (``unlocks``), whose points include it. Ranked by those points, then the
+    cheapest effort, then the scale's order; a check is claimed by the first fix that lists it."""
+    order = list(verdicts)
+    weight = {ident: check["weight"] for ident, (_, check, _) in verdicts.items()}
+    gap = {ident: weight[ident] - earned[ident] for ident in verdicts}
+    ranked = []
+    for index, (ident, (_, check, _)) in enumerate(verdicts.items()):
+        opens = UNLOCKS[ident](earned) if gap[ident] > 0 and ident in UNLOCKS else ()
+        raw = gap[ident] + sum(gap[other] for other in opens)
+        if raw > 0:
+            ranked.append((-raw, EFFORTS.index(check["effort"]), index, ident, opens))
+    ranked.sort()
+    room = {d["id"]: d["weight"] - d["points"] for d in dimensions}
+    claimed: set[str] = set()
+    listed = []
+    for _, _, _, ident, opens in ranked:
+        dimension, check, verdict = verdicts[ident]
+        points, unlocked = 0, []
+        for other in (ident, *opens):
+            owner = verdicts[other][0]["id"]
+            value = min(gap[other], room[owner])
+            if other in claimed or value <= 0:
+                continue
+            claimed.add(other)
+            room[owner] -= value
+            points += value
+            if other != ident:
+                unlocked.append(other)
+        if points:
+            listed.append(
+                {
+                    "check": ident,
+                    "dimension": dimension["id"],
+                    "title": check["title"],
+                    "points": points,
+                    "effort": check["effort"],
+                    "fix": verdict.fix or check["fix"],
+                    "unlocks": sorted(unlocked, key=order.index),
+                }
+            )
+    return listed
+
+
+def _page_flags(page: Page, evidence: Evidence) -> list[dict[str, str]]:
+    flags = list(page.flags)
+    paywall = _paywall(page, evidence["agent"])
+    if paywall is not None:
+        flags.append(
+            {
+                "id": "paywalled",
+                "severity": "info",
+                "summary": f"The page says it is behind a paywall ({paywall}): what was shown is scored.",
+            }
+        )
+    return flags
+
+
+def _paywall(page: Page, agent: Probe | None) -> str | None:
+    """A paywall the page declares: WWW-Authenticate, or JSON-LD isAccessibleForFree false."""
+    if agent is not None and "www-authenticate" in agent["headers"]:
+        return "WWW-Authenticate"
+    for node in page.structural.ld.nodes if page.structural is not None else ():
+        if node.value.get("isAccessibleForFree") in (False, "False", "false"):
+            return "isAccessibleForFree: false"
+    return None
+
+
+def _context_cost(page: Page) -> dict[str, Any]:
+    html = page.structural or page.agent
+    negotiated = page.agent if page.negotiated else None
+    if negotiated is None and page.linked is not None and page.linked.status == "checked":
+        negotiated = page.linked.rep
     return {
-        "html_bytes": html_probe["bytes"] if html_probe is not None else None,
-        "html_tokens": tokens(len(html_probe["body"])) if html_probe is not None else None,
-        "negotiated_bytes": negotiated["bytes"] if negotiated is not None else None,
-        "negotiated_tokens": tokens(len(negotiated["body"])) if negotiated is not None else None,
-        "negotiated_type": media_type(negotiated) or None if negotiated is not None else None,
-        "reference_bytes": reference,
+        "html_bytes": html.bytes,
+        "html_tokens": tokens(len(html.body)),
+        "negotiated_bytes": negotiated.bytes if negotiated is not None else None,
+        "negotiated_tokens": tokens(len(negotiated.body)) if negotiated is not None else None,
+        "negotiated_type": negotiated.media_type or None if negotiated is not None else None,
+        "reference_bytes": page.profile.reference,
     }

@@ -77,6 +77,7 @@ def evidence(**parts: Any) -> Evidence:
         "browser": None,
         "llms_txt": None,
         "alternate": None,
+        "ucp": None,
         "well_known": {},
         "max_bytes": 5 << 20,
     }
