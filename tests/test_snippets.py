@@ -45,9 +45,35 @@ LINK = '<{}>; rel="alternate"; type="text/markdown"'
 HOSTILE = "Tea \"Shop\" 'n' \\ {{ name }} {% raw %} ${x} `t` */ </script>\nsecond\u2028line"
 """A site name that breaks any template that does not escape it for its language."""
 
-PAGES = {"/": "index.html", "/about": "about.html", "/docs/": "docs/index.html", "/plain": "plain.html"}
-"""The fixture site's HTML pages, by path; /plain has no markdown twin."""
-TWINS = {"index.md": "# Home\n\nWelcome.\n", "about.md": "# About\n\nWe sell tea.\n", "docs/index.md": "# Docs\n"}
+PAGES = {
+    "/": "index.html",
+    "/index.html": "index.html",
+    "/about": "about.html",
+    "/docs/": "docs/index.html",
+    "/tea.html": "tea.html",
+    "/guide/index.html": "guide/index.html",
+    "/plain": "plain.html",
+}
+"""The fixture site's HTML pages, by path: every way a page's URL is written (/x, /x/, /x.html, /x/index.html);
+/plain has no markdown twin."""
+TWINS = {
+    "index.md": "# Home\n\nWelcome.\n",
+    "about.md": "# About\n\nWe sell tea.\n",
+    "docs/index.md": "# Docs\n",
+    "tea.md": "# Tea\n\nOolong.\n",
+    "guide/index.md": "# Guide\n\nSteep it for three minutes.\n",
+}
+"""The twins, named as the install steps say (about.md, or about/index.md, for /about, /about/, /about.html and
+/about/index.html)."""
+FORMS = (
+    ("/about", "about.md", "/about.md"),
+    ("/docs/", "docs/index.md", "/docs.md"),
+    ("/tea.html", "tea.md", "/tea.md"),
+    ("/guide/index.html", "guide/index.md", "/guide.md"),
+    ("/index.html", "index.md", "/index.md"),
+    ("/", "index.md", "/index.md"),
+)
+"""(a page's URL, its twin's file, the twin's URL) for each form of URL."""
 
 NODE = shutil.which("node") or "/usr/bin/node"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -63,6 +89,8 @@ def _options(framework: str, root: Path, port: int) -> Any:
             {"path": "/", "title": "Home [start]"},
             {"path": "/about", "title": "About", "note": "Who we are."},
             {"path": "/docs/", "title": "Docs"},
+            {"path": "/tea.html", "title": "Tea"},
+            {"path": "/guide/index.html", "title": "Guide"},
         ],
     }
     if framework == "nginx":
@@ -74,7 +102,8 @@ def _site(root: Path) -> Path:
     for path, name in PAGES.items():
         file = root / "html" / name
         file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(f"<!doctype html><title>{path}</title><h1>Page {path}</h1>\n")
+        if not file.exists():  # / and /index.html are one file
+            file.write_text(f"<!doctype html><title>{path}</title><h1>Page {path}</h1>\n")
     for name, text in TWINS.items():
         file = root / "markdown" / name
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -339,6 +368,22 @@ def test_an_agent_gets_the_markdown_twin(served: tuple[str, str, Snippet]) -> No
         assert "link" not in response.headers
 
 
+def test_every_form_of_a_page_s_url_finds_the_twin_the_steps_name(served: tuple[str, str, Snippet]) -> None:
+    """/x, /x/, /x.html and /x/index.html: the twin the install steps tell the user to write is what an agent gets,
+    and the Link header a browser gets names a URL that serves it (found by issue 31: nginx named /x.html.md)."""
+    framework, base, snippet = served
+    assert any("about.md (or about/index.md) for /about, /about/, /about.html and" in step for step in snippet.steps)
+    for path, twin, url in FORMS:
+        agent = _get(base, path, accept=AGENT)
+        assert agent.status_code == 200 and agent.text == TWINS[twin], (framework, path, agent.text)
+        assert agent.headers["cache-control"] == "no-cache", (framework, path)
+        browser = _get(base, path, accept=BROWSER)
+        assert browser.headers["content-type"].startswith("text/html"), (framework, path)
+        assert browser.headers["link"] == LINK.format(url), (framework, path)
+        direct = _get(base, url, accept=BROWSER)
+        assert direct.status_code == 200 and direct.text == TWINS[twin], (framework, url)
+
+
 def test_a_browser_gets_html_that_names_its_twin(served: tuple[str, str, Snippet]) -> None:
     _, base, _ = served
     for path, twin in (("/about", "/about.md"), ("/", "/index.md"), ("/docs/", "/docs.md")):
@@ -402,6 +447,7 @@ def test_llms_txt(served: tuple[str, str, Snippet]) -> None:
     name = " ".join(HOSTILE.split())
     assert response.text.startswith(f"# {name}\n\n> Loose-leaf tea;")
     assert f"- [Home \\[start\\]]({base}/index.md)\n- [About]({base}/about.md): Who we are.\n" in response.text
+    assert f"- [Tea]({base}/tea.md)\n- [Guide]({base}/guide.md)\n" in response.text
 
 
 def test_validators_give_304(served: tuple[str, str, Snippet]) -> None:
@@ -507,6 +553,7 @@ def test_nextjs_middleware(tmp_path: Path) -> None:
     )
     (tmp_path / "run.mjs").write_text(NEXT_RUN)
     cases = [["/about", AGENT, ""], ["/about", BROWSER, ""], ["/", AGENT, ""], ["/docs/about.md", BROWSER, ""]]
+    cases += [["/tea.html", AGENT, ""], ["/guide/index.html", AGENT, ""], ["/guide/index.html", BROWSER, ""]]
     cases += [["/llms.txt", BROWSER, ""], ["/%2e%2e/secret", AGENT, ""], ["/a/..%2fb", AGENT, ""]]
     ran = subprocess.run(
         [NODE, "run.mjs", json.dumps(cases)], cwd=tmp_path, capture_output=True, text=True, check=False
@@ -520,6 +567,10 @@ def test_nextjs_middleware(tmp_path: Path) -> None:
     assert "x-middleware-next" in browser and browser["vary"] == "Accept"
     assert browser["link"] == LINK.format("/about.md")
     assert out[f"/ {AGENT} "]["headers"]["x-middleware-rewrite"] == "https://example.org/markdown/index.md"
+    assert out[f"/tea.html {AGENT} "]["headers"]["x-middleware-rewrite"] == "https://example.org/markdown/tea.md"
+    guide = out[f"/guide/index.html {AGENT} "]["headers"]
+    assert guide["x-middleware-rewrite"] == "https://example.org/markdown/guide.md"
+    assert out[f"/guide/index.html {BROWSER} "]["headers"]["link"] == LINK.format("/guide.md")
     direct = out[f"/docs/about.md {BROWSER} "]["headers"]
     assert direct["x-middleware-rewrite"] == "https://example.org/markdown/docs/about.md" and "vary" not in direct
     llms = out[f"/llms.txt {BROWSER} "]
@@ -672,34 +723,28 @@ def test_the_package_face_is_pinned() -> None:
     assert ran.stdout.strip() == "False"
 
 
-SCANNED = ("fastapi", "flask", "django", "nginx")
-"""The installs scanned as they run (the JavaScript ones are held to the same answers above)."""
-
-
-@pytest.mark.parametrize("framework", SCANNED)
-def test_a_scan_of_the_running_install_finds_what_it_installs(
-    framework: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
+def test_a_scan_of_every_form_of_page_finds_what_the_install_installs(served: tuple[str, str, Snippet]) -> None:
+    """Every served install (Next.js runs only against a stand-in) applied to the site and each form of its pages'
+    URLs scanned: markdown on negotiation, Vary, the alternate it names, llms.txt, cache headers."""
     from netglean.generated.readability import TABLE
     from netglean.net.fetcher import Fetcher
     from netglean.net.policy import FetchPolicy
     from netglean.sites.scan import scan
     from netglean.workers.pool import Readers
 
+    framework, base, _ = served
     settings = Settings.load({"allow_private_hosts": True, "host_interval": 0.0, "fetch_only_hosts": "127.0.0.1"})
 
-    async def scanned(base: str) -> dict[str, Any]:
+    async def scanned(url: str) -> dict[str, Any]:
         fetcher = Fetcher(FetchPolicy.from_settings(settings))
         try:
-            return (await scan(fetcher, Readers(0), f"{base}/about", TABLE)).result
+            return (await scan(fetcher, Readers(0), url, TABLE)).result
         finally:
             await fetcher.aclose()
 
-    with _serving(framework, tmp_path_factory) as (_, base, _):
-        result = anyio.run(scanned, base)
-    checks = {check["id"]: check for dimension in result["dimensions"] for check in dimension["checks"]}
-    passed = {name for name, check in checks.items() if check["status"] == "pass"}
-    assert {"negotiated_response", "vary_accept", "declared_alternates", "llms_txt", "cache_validators"} <= passed, (
-        framework,
-        {name: checks[name]["summary"] for name in checks if name not in passed},
-    )
+    installed = {"negotiated_response", "vary_accept", "declared_alternates", "llms_txt", "cache_validators"}
+    for path, _, _ in FORMS:
+        result = anyio.run(scanned, base + path)
+        checks = {check["id"]: check for dimension in result["dimensions"] for check in dimension["checks"]}
+        passed = {name for name, check in checks.items() if check["status"] == "pass"}
+        assert installed <= passed, (framework, path, {name: checks[name]["summary"] for name in installed - passed})

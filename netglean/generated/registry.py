@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '443395ff9025418a196252390da454ba65fa1e271f6870a149ed8d9f81364198'
+CATALOG_HASH: Any = '892d2026e610a34489991e9f5a059458948072b7708fe79b25eebcdaefe924d1'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
@@ -8688,8 +8688,9 @@ TOOLS: Any = ({'annotations': {'destructive': False, 'idempotent': True, 'open_w
                  'pages answer Accept: text/markdown with a pre-rendered markdown twin (and say Vary: '
                  'Accept, HTML included), HTML names its twin in a Link rel="alternate" type="text/markdown" '
                  'header, /llms.txt is served in the llmstxt.org format, and what the install serves carries '
-                 'an ETag (If-None-Match gives 304). The markdown twin of /about is about.md (or '
-                 'about/index.md) in the markdown directory, index.md is the twin of /, and a direct GET of '
+                 'Cache-Control: no-cache and an ETag (If-None-Match gives 304). The markdown twin of /about '
+                 '(and /about/, /about.html, /about/index.html) is about.md (or about/index.md) in the '
+                 'markdown directory, index.md is the twin of / (and /index.html), and a direct GET of '
                  '/about.md serves it too; nothing outside that directory is ever served. Frameworks: '
                  'Next.js middleware, Express, Fastify, a Cloudflare Worker, FastAPI (any ASGI app), Flask, '
                  'Django and nginx. Returns the files to add, the install steps and curl commands that show '

@@ -84,9 +84,19 @@ def options(framework: str, given: Mapping[str, Any]) -> Options:
     )
 
 
+PAGE_FILES = ("/index.html", "/index.htm")
+PAGE_ENDINGS = (".html", ".htm")
+
+
 def markdown_path(path: str) -> str:
-    """The URL of a page's markdown twin: /about -> /about.md, /docs/ -> /docs.md, / -> /index.md."""
+    """The URL of a page's markdown twin, whichever way the page's URL is written: /about, /about/, /about.html and
+    /about/index.html -> /about.md, / and /index.html -> /index.md (the rule every install applies)."""
     stem = path.rstrip("/")
+    if stem.endswith(PAGE_FILES):
+        stem = stem.rsplit("/", 1)[0]
+    else:
+        ending = next((end for end in PAGE_ENDINGS if stem.endswith(end) and not stem.endswith("/" + end)), None)
+        stem = stem[: -len(ending)] if ending else stem
     return f"{stem}.md" if stem else "/index.md"
 
 

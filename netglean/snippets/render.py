@@ -1,7 +1,8 @@
 """Rendering an install: the options through one framework's jinja2 templates, with its steps and checks.
 
-The markdown source model is the same everywhere: the markdown twin of the page at /about is a pre-rendered file,
-about.md (or about/index.md) in the markdown directory, and index.md is the twin of /. A request whose Accept prefers
+The markdown source model is the same everywhere: the markdown twin of the page at /about (and /about/, /about.html,
+/about/index.html) is a pre-rendered file, about.md (or about/index.md) in the markdown directory, and index.md is the
+twin of / (and /index.html). A request whose Accept prefers
 text/markdown (listed with a q above 0 and at least HTML's) gets the twin, and so does a direct GET of /about.md; the
 answer for a page with a twin says Vary: Accept, HTML or markdown, and the HTML names the twin in a
 Link rel="alternate" header. /llms.txt is written from the options. Nothing outside the markdown directory is served.
@@ -61,6 +62,12 @@ class _Layout:
     """Install steps; {markdown_dir} and {html_root} are filled in."""
 
 
+TWINS = (
+    "index.md for / (and /index.html), about.md (or about/index.md) for /about, /about/, /about.html and "
+    "/about/index.html."
+)
+"""Which file is which page's twin, as every install finds it (inputs.markdown_path)."""
+
 _LAYOUTS: dict[str, _Layout] = {
     "fastapi": _Layout(
         (("fastapi.py.j2", "netglean_agent.py", "python"),),
@@ -68,8 +75,7 @@ _LAYOUTS: dict[str, _Layout] = {
             "Save netglean_agent.py beside your app's module.",
             "Add the middleware outermost: `from netglean_agent import AgentReadable` and "
             "`app.add_middleware(AgentReadable)` after every other add_middleware call.",
-            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): index.md for /, "
-            "about.md (or about/index.md) for /about.",
+            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): " + TWINS,
         ),
     ),
     "flask": _Layout(
@@ -77,8 +83,7 @@ _LAYOUTS: dict[str, _Layout] = {
         (
             "Save netglean_agent.py beside your app's module.",
             "Call `netglean_agent.init_app(app)` once the app is created (before the first request).",
-            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): index.md for /, "
-            "about.md (or about/index.md) for /about.",
+            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): " + TWINS,
         ),
     ),
     "django": _Layout(
@@ -86,8 +91,7 @@ _LAYOUTS: dict[str, _Layout] = {
         (
             "Save netglean_agent.py where Django can import it (beside manage.py).",
             'Add "netglean_agent.AgentReadableMiddleware" to MIDDLEWARE, right after SecurityMiddleware.',
-            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): index.md for /, "
-            "about.md (or about/index.md) for /about.",
+            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): " + TWINS,
         ),
     ),
     "express": _Layout(
@@ -95,8 +99,7 @@ _LAYOUTS: dict[str, _Layout] = {
         (
             "Save netglean-agent.js beside your server (CommonJS; Node 18 or later).",
             "Mount it before your routes and static files: `app.use(require('./netglean-agent')())`.",
-            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): index.md for /, "
-            "about.md (or about/index.md) for /about.",
+            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): " + TWINS,
         ),
     ),
     "fastify": _Layout(
@@ -105,8 +108,7 @@ _LAYOUTS: dict[str, _Layout] = {
             "Save netglean-agent.js beside your server (CommonJS; Node 18 or later).",
             "Install its hooks on the root instance before your routes: `require('./netglean-agent')(fastify)` "
             "(not through fastify.register, which would encapsulate them).",
-            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): index.md for /, "
-            "about.md (or about/index.md) for /about.",
+            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): " + TWINS,
         ),
     ),
     "cloudflare_worker": _Layout(
@@ -115,16 +117,16 @@ _LAYOUTS: dict[str, _Layout] = {
             "Save src/worker.js as the Worker's main module, on a route in front of your site (the origin answers "
             "everything the Worker does not).",
             'Bind your static assets as ASSETS (wrangler.toml: [assets] directory = "./public", binding = "ASSETS").',
-            "Write each page's markdown twin under public/{markdown_dir}: index.md for /, about.md (or "
-            "about/index.md) for /about.",
+            "Write each page's markdown twin under public/{markdown_dir}: " + TWINS,
         ),
     ),
     "nextjs": _Layout(
         (("nextjs.js.j2", "middleware.js", "javascript"),),
         (
             "Save middleware.js at the project's root (beside app/ or pages/; src/middleware.js with a src/ folder).",
-            "Write each page's markdown twin under public/{markdown_dir}: index.md for /, about.md for /about "
-            "(Next.js serves them as static files; the middleware cannot look for about/index.md).",
+            "Write each page's markdown twin under public/{markdown_dir}: index.md for / (and /index.html), about.md "
+            "for /about, /about/, /about.html and /about/index.html (Next.js serves them as static files; the "
+            "middleware cannot look for about/index.md).",
             "If middleware.js exists already, call agentReadable(request) first in it and return its answer when "
             "it gives one.",
         ),
@@ -134,8 +136,8 @@ _LAYOUTS: dict[str, _Layout] = {
         (
             "Put netglean-agent.conf in /etc/nginx/conf.d/ (it holds http-level maps and the server block; merge the "
             "server block with yours, keeping its locations, and set listen and server_name).",
-            "Write llms.txt and each page's markdown twin under {markdown_dir}: index.md for /, about.md (or "
-            "about/index.md) for /about; the HTML stays under {html_root}.",
+            "Write llms.txt and each page's markdown twin under {markdown_dir}: " + TWINS[:-1] + "; the HTML stays "
+            "under {html_root}.",
             "If nginx proxies to an app rather than serving {html_root}, put your proxy_pass in place of the "
             "try_files lines of `location /` and `@netglean_html`.",
             "Check and reload: `nginx -t && nginx -s reload`.",
@@ -186,7 +188,7 @@ def _checks(options: Options) -> tuple[Check, ...]:
     return (
         Check(
             f"curl -sI -H 'Accept: text/markdown' {home}",
-            "200 with Content-Type: text/markdown, Vary: Accept and an ETag",
+            "200 with Content-Type: text/markdown, Vary: Accept, Cache-Control: no-cache and an ETag",
         ),
         Check(
             f"curl -sI -H 'Accept: text/html' {home}",
