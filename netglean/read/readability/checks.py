@@ -93,8 +93,9 @@ _QUANTITY = re.compile(
     r"|[0-9]{4}-[0-9]{2}-[0-9]{2}",
     re.I | re.A,
 )
-"""ARS's quantity: an amount after a currency sign, a percentage, a number with a unit, an ISO date. The
-runs of digits are possessive: giving one back never lets a unit or % follow, so the result is ARS's."""
+"""ARS's quantity: an amount after a currency sign, a percentage, a number with a unit, an ISO date.
+The runs of digits are possessive: giving one back never lets a unit or % follow, so the result is
+ARS's."""
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _QUANTITY_START = re.compile(r"[$£€¥0-9]")
 _RUN = re.compile(r"[0-9,]*")
@@ -671,9 +672,9 @@ def machine_endpoint(page: Page, evidence: Evidence) -> Verdict:
 
 
 def quantity_matches(text: str) -> list[str]:
-    """Every quantity of ``text``, left to right as a regular expression's scan finds them, in linear time:
-    when the first digit of a run of digits and commas starts none, no later digit of that run does (each reads
-    the same rest of the run) but for a date whose year ends the run."""
+    """Every quantity of ``text``, left to right as a regular expression's scan finds them, in linear
+    time: when the first digit of a run of digits and commas starts none, no later digit of that run
+    does (each reads the same rest of the run) but for a date whose year ends the run."""
     found = []
     at = 0
     while (start := _QUANTITY_START.search(text, at)) is not None:

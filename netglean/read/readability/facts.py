@@ -92,31 +92,34 @@ ORGANISATIONS = frozenset(
 """Types whose ``name`` is an organisation's, not a page's title."""
 META_KEYS = {
     "og:title": "title", "twitter:title": "title", "description": "description",
-    "og:description": "description", "twitter:description": "description", "og:price:amount": "price",
-    "product:price:amount": "price", "og:price:currency": "currency", "product:price:currency": "currency",
-    "og:availability": "availability", "product:availability": "availability", "product:brand": "brand",
-    "og:site_name": "org_name", "author": "author", "article:author": "author",
-    "article:published_time": "published", "article:modified_time": "updated", "article:section": "section",
+    "og:description": "description", "twitter:description": "description",
+    "og:price:amount": "price", "product:price:amount": "price", "og:price:currency": "currency",
+    "product:price:currency": "currency", "og:availability": "availability",
+    "product:availability": "availability", "product:brand": "brand", "og:site_name": "org_name",
+    "author": "author", "article:author": "author", "article:published_time": "published",
+    "article:modified_time": "updated", "article:section": "section",
 }  # fmt: skip
 ITEMPROPS = {
     "name": "title", "price": "price", "pricecurrency": "currency", "availability": "availability",
-    "brand": "brand", "sku": "sku", "description": "description", "telephone": "phone", "email": "email",
-    "address": "address", "openinghours": "hours", "author": "author", "datepublished": "published",
-    "datemodified": "updated", "articlesection": "section",
+    "brand": "brand", "sku": "sku", "description": "description", "telephone": "phone",
+    "email": "email", "address": "address", "openinghours": "hours", "author": "author",
+    "datepublished": "published", "datemodified": "updated", "articlesection": "section",
 }  # fmt: skip
 LABELS = {
     "price": "price", "cost": "price", "currency": "currency", "availability": "availability",
-    "stock": "availability", "brand": "brand", "manufacturer": "brand", "sku": "sku", "item number": "sku",
-    "product code": "sku", "mpn": "sku", "shipping": "shipping", "delivery": "shipping", "returns": "returns",
-    "return policy": "returns", "refunds": "returns", "description": "description", "summary": "description",
-    "updated": "updated", "last updated": "updated", "modified": "updated", "published": "published",
-    "date published": "published", "author": "author", "written by": "author", "publisher": "authority",
-    "organization": "org_name", "organisation": "org_name", "company": "org_name", "business": "org_name",
-    "address": "address", "location": "address", "phone": "phone", "telephone": "phone", "tel": "phone",
-    "email": "email", "e-mail": "email", "hours": "hours", "opening hours": "hours", "duration": "duration",
-    "length": "duration", "eligibility": "eligibility", "requirements": "eligibility", "section": "section",
-    "category": "section", "topic": "section", "service area": "service_area", "areas served": "service_area",
-    "items": "item_count", "item count": "item_count",
+    "stock": "availability", "brand": "brand", "manufacturer": "brand", "sku": "sku",
+    "item number": "sku", "product code": "sku", "mpn": "sku", "shipping": "shipping",
+    "delivery": "shipping", "returns": "returns", "return policy": "returns", "refunds": "returns",
+    "description": "description", "summary": "description", "updated": "updated",
+    "last updated": "updated", "modified": "updated", "published": "published",
+    "date published": "published", "author": "author", "written by": "author",
+    "publisher": "authority", "organization": "org_name", "organisation": "org_name",
+    "company": "org_name", "business": "org_name", "address": "address", "location": "address",
+    "phone": "phone", "telephone": "phone", "tel": "phone", "email": "email", "e-mail": "email",
+    "hours": "hours", "opening hours": "hours", "duration": "duration", "length": "duration",
+    "eligibility": "eligibility", "requirements": "eligibility", "section": "section",
+    "category": "section", "topic": "section", "service area": "service_area",
+    "areas served": "service_area", "items": "item_count", "item count": "item_count",
 }  # fmt: skip
 """``Label: value`` lines: the label (lower case, marks stripped) -> the fact it states."""
 LABEL_CHARS = 32
@@ -138,7 +141,8 @@ STOCK_PHRASES = (
 """Stock words in a page's text, the first found in this order."""
 NO_PRICE = (
     "price on request", "pricing on request", "price on application", "contact us for pricing",
-    "contact for pricing", "contact us for a quote", "no published price", "pricing available on request",
+    "contact for pricing", "contact us for a quote", "no published price",
+    "pricing available on request",
 )  # fmt: skip
 """Phrases that say there is no published price (which states the price fact honestly)."""
 PRESENCE_PHRASES = (
@@ -148,8 +152,8 @@ PRESENCE_PHRASES = (
     ("eligibility", ("eligibility", "who can apply", "you must be", "requirements")),
 )
 DAYS = (
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-    "mon", "tue", "wed", "thu", "fri", "sat", "sun",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mon", "tue",
+    "wed", "thu", "fri", "sat", "sun",
 )  # fmt: skip
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 CHROME = frozenset({"nav", "header", "footer"})
@@ -690,9 +694,9 @@ def first_question_answer(markup: Markup) -> int | None:
 
 
 def _headings(body: str, *, questions: bool = False) -> Iterator[Any]:
-    """The markdown headings of ``body`` (a line of one to six '#' and a blank, lines ended as JavaScript ends
-    them): (where, its text or None when it has none) or, for ``questions``, (where, its text, whether it ends
-    in '?')."""
+    """The markdown headings of ``body`` (a line of one to six '#' and a blank, lines ended as
+    JavaScript ends them): (where, its text or None when it has none) or, for ``questions``, (where,
+    its text, whether it ends in '?')."""
     at = 0
     while at <= len(body):
         line = _LINE.match(body, at).group(0)  # type: ignore[union-attr]

@@ -58,10 +58,10 @@ RECOGNISED = frozenset(
 ) | frozenset(TYPES)
 """Every type ARS knows (a page of unknown kind earns required_properties with one of them)."""
 OG_TYPES = {
-    "product": "product", "product.group": "product", "product.item": "product", "og:product": "product",
-    "article": "article", "article:published_time": "article", "blog": "article", "book": "product",
-    "place": "place", "business": "place", "business.business": "place", "restaurant": "place",
-    "restaurant.restaurant": "place",
+    "product": "product", "product.group": "product", "product.item": "product",
+    "og:product": "product", "article": "article", "article:published_time": "article",
+    "blog": "article", "book": "product", "place": "place", "business": "place",
+    "business.business": "place", "restaurant": "place", "restaurant.restaurant": "place",
 }  # fmt: skip
 PATHS: tuple[tuple[str, frozenset[str]], ...] = (
     ("product", frozenset("products product p item items dp sku buy".split())),
@@ -78,13 +78,14 @@ PATHS: tuple[tuple[str, frozenset[str]], ...] = (
 """URL path segments by the kind of page they name, kinds in order of precedence."""
 ACTIONS = frozenset((
     "add to bag", "add to basket", "add to cart", "apply", "apply now", "book", "book now", "buy",
-    "buy now", "call", "call now", "check availability", "check out", "checkout", "contact", "contact us",
-    "create account", "create an account", "donate", "download", "email us", "enquire", "enrol", "enroll",
-    "free trial", "get a demo", "get a quote", "get directions", "get in touch", "get quote", "get started",
-    "get the app", "get tickets", "hire", "inquire", "install", "join", "make an appointment", "message us",
-    "order", "order now", "order online", "pre-order", "preorder", "purchase", "register", "rent", "request",
-    "request a demo", "request a quote", "reserve", "schedule", "shop", "shop now", "sign up", "signup",
-    "start", "start free trial", "subscribe", "talk to sales", "talk to us", "text us", "try", "upgrade",
+    "buy now", "call", "call now", "check availability", "check out", "checkout", "contact",
+    "contact us", "create account", "create an account", "donate", "download", "email us",
+    "enquire", "enrol", "enroll", "free trial", "get a demo", "get a quote", "get directions",
+    "get in touch", "get quote", "get started", "get the app", "get tickets", "hire", "inquire",
+    "install", "join", "make an appointment", "message us", "order", "order now", "order online",
+    "pre-order", "preorder", "purchase", "register", "rent", "request", "request a demo",
+    "request a quote", "reserve", "schedule", "shop", "shop now", "sign up", "signup", "start",
+    "start free trial", "subscribe", "talk to sales", "talk to us", "text us", "try", "upgrade",
 ))  # fmt: skip
 """The words of a page's main action (ARS 0.3's lexicon): a link or form whose words are one of
 these, or start with one, is the page's primary_action_url."""
@@ -97,10 +98,6 @@ class Kind:
     kind: str
     signal: str
     """What decided it, in netglean's words (never the page's)."""
-
-
-def kind_of_type(name: str) -> str | None:
-    return TYPES.get(name)
 
 
 def node_of_kind(nodes: tuple[Node, ...], kind: str) -> Node | None:

@@ -1,25 +1,30 @@
-"""A page's markup as ARS reads it: a tolerant tokenizer that runs nothing, keeps every tag and text with its byte
-offset, and says which text counts.
+"""A page's markup as ARS reads it: a tolerant tokenizer that runs nothing, keeps every tag and text
+with its byte offset, and says which text counts.
 
-Why not the HTML5 parser the page tools use: ARS scores positions (the byte at which a fact first appears) and
-counts text by its own recovery rules (which start tags close what, what is read as text), and those rules are part
-of the standard; another parser gives another score. They are written out here:
+Why not the HTML5 parser the page tools use: ARS scores positions (the byte at which a fact first
+appears) and counts text by its own recovery rules (which start tags close what, what is read as
+text), and those rules are part of the standard; another parser gives another score. They are
+written out here:
 
-- ``<!-- -->``, ``<!...>`` and end tags are markup; an end tag closes the innermost open element of exactly its
-  name (``</div class=x>`` names nothing) and is otherwise ignored; a ``<`` not followed by ``!``, ``/`` or a
-  letter is text.
-- ``script`` and ``style`` hold raw text and ``title`` and ``textarea`` text with entities decoded, each to the
-  next ``</name``; void elements and ``<x/>`` hold nothing; elements past 256 levels hold nothing either.
-- A start tag closes what it implies (``li`` an open ``li``; ``dt``/``dd`` each other; ``tr``, ``td``, ``th``,
-  ``tbody``, ``tfoot``, ``option``, ``optgroup`` as HTML does), and a block start tag closes an open ``p``.
+- ``<!-- -->``, ``<!...>`` and end tags are markup; an end tag closes the innermost open element of
+  exactly its name (``</div class=x>`` names nothing) and is otherwise ignored; a ``<`` not followed
+  by ``!``, ``/`` or a letter is text.
+- ``script`` and ``style`` hold raw text and ``title`` and ``textarea`` text with entities decoded,
+  each to the next ``</name``; void elements and ``<x/>`` hold nothing; elements past 256 levels
+  hold nothing either.
+- A start tag closes what it implies (``li`` an open ``li``; ``dt``/``dd`` each other; ``tr``,
+  ``td``, ``th``, ``tbody``, ``tfoot``, ``option``, ``optgroup`` as HTML does), and a block start
+  tag closes an open ``p``.
 - Entities: numeric ones, and a pinned table of named ones, each only with its ``;``.
-- Counted text is every text but that of ``script``, ``style`` and ``template`` and of hidden elements. Hidden is
-  what the main-content reader calls hidden (netglean.read.main_content.is_hidden: the hidden attribute,
-  aria-hidden, an inline display:none or visibility:hidden, a closed dialog), which is wider than ARS's own rule
-  (the hidden attribute and an inline display:none): text a browser does not show states nothing.
+- Counted text is every text but that of ``script``, ``style`` and ``template`` and of hidden
+  elements. Hidden is what the main-content reader calls hidden
+  (netglean.read.main_content.is_hidden: the hidden attribute, aria-hidden, an inline display:none
+  or visibility:hidden, a closed dialog), which is wider than ARS's own rule (the hidden attribute
+  and an inline display:none): text a browser does not show states nothing.
 
-Offsets are UTF-8 byte offsets into the decoded body, the unit ARS's sizes are in. Everything is linear in the
-page's size: element text is read from one joined string, at most TEXT_READ characters of it per element.
+Offsets are UTF-8 byte offsets into the decoded body, the unit ARS's sizes are in. Everything is
+linear in the page's size: element text is read from one joined string, at most TEXT_READ characters
+of it per element.
 """
 
 from __future__ import annotations
@@ -168,9 +173,11 @@ class Markup:
     joined: str = ""
     """The counted texts joined by one space: the page's counted text before its blanks are folded."""
     begins: list[int] = field(default_factory=list)
-    """For each text index (and one past the last), where in ``joined`` the counted text from it on begins."""
+    """For each text index (and one past the last), where in ``joined`` the counted text from it on
+    begins."""
     ends: list[int] = field(default_factory=list)
-    """For each text index (and one past the last), where in ``joined`` the counted text before it ends."""
+    """For each text index (and one past the last), where in ``joined`` the counted text before it
+    ends."""
 
     def counted_text(self) -> str:
         """All the page's counted text, blanks folded."""
@@ -183,7 +190,8 @@ class Markup:
         return collapse(self.joined[begin : min(end, begin + limit)]) if begin < end else ""
 
     def element_text_end(self, index: int) -> str:
-        """The last characters of an element's counted text (its end, where a question mark is looked for)."""
+        """The last characters of an element's counted text (its end, where a question mark is looked
+        for)."""
         element = self.elements[index]
         begin, end = self.begins[element.first_text], self.ends[element.end_text]
         return collapse(self.joined[max(begin, end - TEXT_READ) : end]) if begin < end else ""
@@ -217,7 +225,8 @@ def _exclusion(tag: str, attrs: dict[str, str]) -> str | None:
 
 
 def _start_tag(html: str, start: int) -> tuple[str, dict[str, str], bool, int]:
-    """The start tag at ``start`` (its ``<``): name, attributes, whether it closes itself, where it ends."""
+    """The start tag at ``start`` (its ``<``): name, attributes, whether it closes itself, where it
+    ends."""
     size = len(html)
     name = _TAG_NAME.match(html, start + 1)
     assert name is not None  # the pattern matches the empty string
@@ -352,8 +361,8 @@ def tokenize(html: str) -> Markup:
 
 
 def _join(markup: Markup) -> None:
-    """The counted texts joined, and for each text index where the counted text from it begins and where the
-    counted text before it ends: an element's text is then one slice."""
+    """The counted texts joined, and for each text index where the counted text from it begins and
+    where the counted text before it ends: an element's text is then one slice."""
     parts: list[str] = []
     begins: list[int] = []
     ends: list[int] = []

@@ -1,12 +1,13 @@
-"""Prices in text, read as ARS reads them: an amount in minor units and an ISO 4217 currency, or nothing when the
-text could mean two things (a wrong price is worse than none).
+"""Prices in text, read as ARS reads them: an amount in minor units and an ISO 4217 currency, or
+nothing when the text could mean two things (a wrong price is worse than none).
 
-``parse_money`` reads one phrase (at most 256 characters, exactly one number): a currency sign or code next to the
-number decides the currency (``$`` is USD and ``¥`` JPY unless the page's currency says another dollar or yen,
-``kr`` needs the page's currency), a bare number needs the page's currency and no letters around it. Commas and
-periods group or separate decimals by position and by the currency's minor digits (``1,500`` is 1500 in USD and
-ambiguous in KWD); spaces and apostrophes group. A range (one dash, or "to") or a qualifier ("from", "+") gives the
-lower amount, marked qualified. ``money_phrases`` finds the candidate phrases in a text.
+``parse_money`` reads one phrase (at most 256 characters, exactly one number): a currency sign or
+code next to the number decides the currency (``$`` is USD and ``¥`` JPY unless the page's currency
+says another dollar or yen, ``kr`` needs the page's currency), a bare number needs the page's
+currency and no letters around it. Commas and periods group or separate decimals by position and by
+the currency's minor digits (``1,500`` is 1500 in USD and ambiguous in KWD); spaces and apostrophes
+group. A range (one dash, or "to") or a qualifier ("from", "+") gives the lower amount, marked
+qualified. ``money_phrases`` finds the candidate phrases in a text.
 """
 
 from __future__ import annotations
@@ -31,18 +32,20 @@ ZERO_DECIMAL = frozenset("BIF CLP DJF GNF ISK JPY KMF KRW MGA PYG RWF UGX VND VU
 THREE_DECIMAL = frozenset("BHD IQD JOD KWD LYD OMR TND".split())
 DOLLARS = ("USD", "CAD", "AUD", "NZD", "SGD", "HKD", "MXN", "TWD", "BRL", "ARS", "CLP", "COP", "UYU")
 SIGNS: dict[str, tuple[str | None, tuple[str, ...]]] = {
-    "US$": ("USD", ()), "CA$": ("CAD", ()), "C$": ("CAD", ()), "AU$": ("AUD", ()), "A$": ("AUD", ()),
-    "NZ$": ("NZD", ()), "HK$": ("HKD", ()), "NT$": ("TWD", ()), "S$": ("SGD", ()), "R$": ("BRL", ()),
-    "MX$": ("MXN", ()), "$": ("USD", DOLLARS), "¥": ("JPY", ("JPY", "CNY")), "kr": (None, ("SEK", "NOK", "DKK", "ISK")),
-    "€": ("EUR", ()), "£": ("GBP", ()), "₹": ("INR", ()), "₩": ("KRW", ()), "₽": ("RUB", ()), "₺": ("TRY", ()),
-    "₪": ("ILS", ()), "₫": ("VND", ()), "₱": ("PHP", ()), "₴": ("UAH", ()), "₦": ("NGN", ()), "₡": ("CRC", ()),
-    "₸": ("KZT", ()), "₾": ("GEL", ()), "฿": ("THB", ()), "zł": ("PLN", ()), "Kč": ("CZK", ()),
+    "US$": ("USD", ()), "CA$": ("CAD", ()), "C$": ("CAD", ()), "AU$": ("AUD", ()),
+    "A$": ("AUD", ()), "NZ$": ("NZD", ()), "HK$": ("HKD", ()), "NT$": ("TWD", ()),
+    "S$": ("SGD", ()), "R$": ("BRL", ()), "MX$": ("MXN", ()), "$": ("USD", DOLLARS),
+    "¥": ("JPY", ("JPY", "CNY")), "kr": (None, ("SEK", "NOK", "DKK", "ISK")), "€": ("EUR", ()),
+    "£": ("GBP", ()), "₹": ("INR", ()), "₩": ("KRW", ()), "₽": ("RUB", ()), "₺": ("TRY", ()),
+    "₪": ("ILS", ()), "₫": ("VND", ()), "₱": ("PHP", ()), "₴": ("UAH", ()), "₦": ("NGN", ()),
+    "₡": ("CRC", ()), "₸": ("KZT", ()), "₾": ("GEL", ()), "฿": ("THB", ()), "zł": ("PLN", ()),
+    "Kč": ("CZK", ()),
 }  # fmt: skip
 """Currency signs: what each means alone, and the codes the page's currency may choose among instead."""
 _SIGNS_LONGEST_FIRST = sorted(SIGNS, key=len, reverse=True)
 PREFIXES = (
-    "starting from", "starting at", "prices from", "priced from", "as little as", "as much as", "as low as",
-    "starts at", "up to", "from",
+    "starting from", "starting at", "prices from", "priced from", "as little as", "as much as",
+    "as low as", "starts at", "up to", "from",
 )  # fmt: skip
 SUFFIXES = ("and above", "or more", "or less", "and up", "+")
 DASHES = ("\u2014", "\u2013", "\u2010", "-")
@@ -58,13 +61,16 @@ _SIGN_BEFORE_MINUS = re.compile(r"[-−][ \t\n\r\f\v]?\Z")
 _LETTER = re.compile("[A-Za-z]")
 _TO = re.compile(" to ", re.IGNORECASE)
 
-# Phrases in a text (ARS's scanner): a sign then a number, a number then a sign or code, a code then a number.
+# Phrases in a text (ARS's scanner): a sign then a number, a number then a sign or code, a code then
+# a number.
 PHRASE_SIGNS = "$€£¥₹₩₪₫₴₦₱฿₺"
-"""Single characters that may open a price phrase (longer signs such as kr are read through codes and parse_money)."""
+"""Single characters that may open a price phrase (longer signs such as kr are read through codes and
+parse_money)."""
 DIGITS = "0123456789"
 RUN_SEPARATORS = ".,'’ \xa0\u202f"
 PHRASE_PREFIXES = (
-    "starting from", "starting at", "prices from", "priced from", "as little as", "as low as", "starts at", "from",
+    "starting from", "starting at", "prices from", "priced from", "as little as", "as low as",
+    "starts at", "from",
 )  # fmt: skip
 JOINERS = ("—", "–", "-", " to ")
 SCAN_CHARS = 400_000
@@ -86,7 +92,8 @@ def minor_digits(code: str) -> int:
 
 
 def _at(text: str, index: int) -> str:
-    """The character at ``index``, or "" past either end (which is in every string, as in JavaScript's includes)."""
+    """The character at ``index``, or "" past either end (which is in every string, as in JavaScript's
+    includes)."""
     return text[index] if 0 <= index < len(text) else ""
 
 
@@ -265,7 +272,8 @@ def _range(text: str) -> tuple[str, str] | None:
 
 
 def parse_money(text: str, currency: str | None = None) -> Money | None:
-    """The price ``text`` states, read with the page's ``currency`` (an ISO code, or None); None when unsure."""
+    """The price ``text`` states, read with the page's ``currency`` (an ISO code, or None); None when
+    unsure."""
     if not text or len(text) > MAX_PHRASE:
         return None
     text = re.sub(" {2,}", " ", _SPACES.sub(" ", text)).strip(" \ufeff\u2028\u2029")
@@ -290,7 +298,8 @@ def parse_money(text: str, currency: str | None = None) -> Money | None:
 
 
 def _number_run(text: str, start: int, limit: int) -> int:
-    """Where a run of digits and separators starting at ``start`` has its last digit (``start`` when none)."""
+    """Where a run of digits and separators starting at ``start`` has its last digit (``start`` when
+    none)."""
     end = index = start
     while index < limit:
         char = text[index]
@@ -341,8 +350,9 @@ def _phrase_end(text: str, start: int, limit: int) -> int | None:
 
 
 def money_phrases(text: str) -> list[tuple[str, int]]:
-    """The price-shaped phrases of ``text`` (its first SCAN_CHARS characters) and where each starts: a sign or code
-    next to a number, with a qualifier before it ("from $9") and a range's second end ("$148 - $198")."""
+    """The price-shaped phrases of ``text`` (its first SCAN_CHARS characters) and where each starts: a
+    sign or code next to a number, with a qualifier before it ("from $9") and a range's second end
+    ("$148 - $198")."""
     limit = min(len(text), SCAN_CHARS)
     found: list[tuple[str, int]] = []
     at = 0

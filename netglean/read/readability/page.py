@@ -59,7 +59,6 @@ class Representation:
     looks_like_html: bool
     url: str
     headers: Mapping[str, str]
-    status: int
 
     @property
     def machine_copy(self) -> bool:
@@ -98,7 +97,8 @@ def represent(probe: Probe, read: Representation | None = None) -> Representatio
     html = looks_like_html(body)
     markup = None
     if kind == "html" or html:
-        markup = read.markup if read is not None and read.body == body else tokenize(body)
+        shared = read.markup if read is not None and read.body == body else None
+        markup = shared if shared is not None else tokenize(body)
     blocks = markup.json_ld if markup is not None else [(body, 0)] if kind == "json" else []
     ld = json_ld(blocks)
     return Representation(
@@ -112,7 +112,6 @@ def represent(probe: Probe, read: Representation | None = None) -> Representatio
         looks_like_html=html,
         url=probe["final_url"] or probe["url"],
         headers=probe["headers"],
-        status=probe["status"] or 0,
     )
 
 
@@ -397,7 +396,8 @@ def read_page(
 
 
 def _same(a: Representation, b: Representation) -> bool:
-    return (a.body, a.url, a.kind, a.markup) == (b.body, b.url, b.kind, b.markup)
+    """Whether two answers are one: the same body, address and kind (read from the same markup)."""
+    return (a.body, a.url, a.kind) == (b.body, b.url, b.kind) and a.markup is b.markup
 
 
 def copy_facts(page: Page, copy: LinkedCopy) -> list[Fact]:
