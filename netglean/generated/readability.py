@@ -291,8 +291,10 @@ TABLE: Any = {'description': "The Agent Readability Score (ARS), version 0.3, as
                  'weight': 10},
                 {'checks': [{'basis': 'measured',
                              'effort': 'template',
-                             'fix': "State the specifics as numbers with units in the page's text (amounts, "
-                                    'sizes, durations, dates), each once.',
+                             'fix': "State the specifics in the page's text, each once, in the forms "
+                                    'counted: amounts after a currency sign, percentages, ISO dates '
+                                    '(2026-11-03) and numbers with a listed unit (kg, km, l, GB, W, °C, '
+                                    'hours, days...; tonnes, say, are not listed).',
                              'id': 'quantities',
                              'measures': "Distinct quantities in the agent's answer (its counted text, or "
                                          'its markdown).',
@@ -926,8 +928,9 @@ ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.j
  'quantities': {'basis': 'measured',
                 'dimension': 'evidence_density',
                 'effort': 'template',
-                'fix': "State the specifics as numbers with units in the page's text (amounts, sizes, "
-                       'durations, dates), each once.',
+                'fix': "State the specifics in the page's text, each once, in the forms counted: amounts "
+                       'after a currency sign, percentages, ISO dates (2026-11-03) and numbers with a listed '
+                       'unit (kg, km, l, GB, W, °C, hours, days...; tonnes, say, are not listed).',
                 'id': 'quantities',
                 'kind': 'check',
                 'measures': "Distinct quantities in the agent's answer (its counted text, or its markdown).",

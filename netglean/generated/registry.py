@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '892d2026e610a34489991e9f5a059458948072b7708fe79b25eebcdaefe924d1'
+CATALOG_HASH: Any = '72fab5f3485ee235aa88823510f0b740dd8b0693417d90f9eb6cf51973c1fd5c'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'

@@ -16,7 +16,7 @@ from typing import Any
 
 from netglean.read.readability.evidence import Evidence, Probe
 from netglean.read.readability.facts import PARITY, Node, differences, read_path, view
-from netglean.read.readability.kinds import RECOGNISED, node_of_kind
+from netglean.read.readability.kinds import RECOGNISED, node_of_kind, shown_byline_and_date
 from netglean.read.readability.markup import SPACES
 from netglean.read.readability.page import HeaderLink, Page, Representation, copy_facts, header_links
 
@@ -82,6 +82,8 @@ ENDPOINT_RELS = frozenset({"service-desc", "service-doc", "api", "describedby", 
 ENDPOINT_PATHS = ("/api", "/mcp", "/graphql", "/openapi", "/.well-known/", ".json", ".ics", ".rss", ".atom")
 """Where an llms.txt link goes when it is a machine endpoint."""
 BLOCKS = frozenset({"li", "dt", "dd", "p", "td", "th", "div"})
+SHOWN_AS = {"author": "its byline", "published": "its <time>"}
+"""How a page shows an author or date that agents do not read as facts, as a fix names it."""
 DIGITS = "0123456789"
 """The elements each of which holds one labelled fact in HTML (definitions)."""
 
@@ -236,23 +238,46 @@ def render_independence(page: Page, evidence: Evidence) -> Verdict:
         False,
     )
     points = max(at_least(RENDER_BANDS, share), 1 if fallback else 0)
+    scripted = any(
+        element.tag == "script" and "json" not in element.attrs.get("type", "").lower()
+        for element in html.markup.elements
+    )
     if share < 50:
         _flag(
             page,
             "render_dependent",
             "info",
-            f"{len(found)} of {len(core)} core facts are in the HTML before any script runs.",
+            f"{len(found)} of {len(core)} core facts are in the HTML "
+            + ("before any script runs." if scripted else "(it runs no script to add the rest)."),
         )
     missing = [kind for kind in core if kind not in found]
+    where = "in the HTML the server sends, where agents read them (text, JSON-LD, meta tags or "
+    where += "microdata): most agents run no scripts" if scripted else "microdata)"
+    fix = _facts_fix(page, missing, where) if missing else None
     return Verdict(
         points,
         f"{len(found)} of {len(core)} core facts are in the HTML the server sends",
-        {"in_html": sorted(found), "noscript_fallback": fallback},
-        f"State the {page.named(missing)} in the HTML the server sends, where agents read them (text, "
-        "JSON-LD, meta tags or microdata): most agents run no scripts."
-        if missing
-        else None,
+        {"in_html": sorted(found), "noscript_fallback": fallback, "scripts": scripted},
+        fix,
     )
+
+
+def _facts_fix(page: Page, missing: Sequence[str], where: str) -> str:
+    """A fix for missing core facts: state those the page lacks; mark up an author or date it shows
+    the way readers see them (a byline, a <time>) but agents do not read as facts."""
+    markup = page.structural.markup if page.structural is not None else None
+    shown = shown_byline_and_date(markup) if markup is not None else set()
+    absent = [kind for kind in missing if kind not in shown]
+    unread = [kind for kind in missing if kind in shown]
+    said = [f"State the {page.named(absent)} {where}."] if absent else []
+    shows = " and ".join(SHOWN_AS[kind] for kind in unread)
+    if unread:
+        said.append(
+            f"Give the {page.named(unread)} the page shows ({shows}) in a form "
+            "agents read as facts: JSON-LD (author, datePublished), a meta tag (author, "
+            'article:published_time) or a labelled line ("Author: ...", "Published: ...").'
+        )
+    return " ".join(said)
 
 
 # Machine representation
@@ -404,7 +429,7 @@ def core_facts(page: Page, evidence: Evidence) -> Verdict:
         "density_percent": math.density,
     }
     if missing:
-        fix = f"State the {page.named(missing)} in what agents receive (and in the JSON-LD)."
+        fix = _facts_fix(page, missing, "in what agents receive (and in the JSON-LD)")
     elif math.coverage < 100:
         fix = "Say each core fact both in the visible text and in the JSON-LD: a fact said once earns half."
     else:

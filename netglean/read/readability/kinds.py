@@ -162,18 +162,30 @@ def article_shape(markup: Markup) -> bool:
     """netglean's rule: a visible h1, a byline (an element named author or byline by its class, id,
     rel or itemprop, or an author meta tag) and a date (a visible <time datetime>, or a published
     meta tag or itemprop)."""
-    headline = byline = dated = False
+    headline = any(e.tag == "h1" and e.excluded is None for e in markup.elements)
+    return headline and shown_byline_and_date(markup, declared=True) == {"author", "published"}
+
+
+def shown_byline_and_date(markup: Markup, *, declared: bool = False) -> set[str]:
+    """Which of author and published the page shows as an article does: a visible byline element,
+    a visible <time datetime>, and (``declared``) the meta tags and itemprops that declare them."""
+    shown: set[str] = set()
     for element in markup.elements:
         attrs = element.attrs
-        if element.tag == "meta":
-            byline = byline or (attrs.get("name") or "").lower() == "author"
-            byline = byline or (attrs.get("property") or "").lower() == "article:author"
-            dated = dated or (attrs.get("property") or "").lower() == "article:published_time"
+        if element.tag == "meta" and declared:
+            if (attrs.get("name") or "").lower() == "author":
+                shown.add("author")
+            if (attrs.get("property") or "").lower() == "article:author":
+                shown.add("author")
+            if (attrs.get("property") or "").lower() == "article:published_time":
+                shown.add("published")
         if element.excluded is not None:
             continue
-        headline = headline or element.tag == "h1"
         named = " ".join(attrs.get(name, "") for name in ("class", "id", "rel", "itemprop"))
-        byline = byline or BYLINE.search(named) is not None
-        dated = dated or (element.tag == "time" and "datetime" in attrs)
-        dated = dated or (attrs.get("itemprop") or "").lower() == "datepublished"
-    return headline and byline and dated
+        if BYLINE.search(named) is not None:
+            shown.add("author")
+        if element.tag == "time" and "datetime" in attrs:
+            shown.add("published")
+        if declared and (attrs.get("itemprop") or "").lower() == "datepublished":
+            shown.add("published")
+    return shown

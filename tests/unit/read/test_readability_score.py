@@ -735,18 +735,34 @@ NEWS = (
 
 
 def test_a_news_story_with_a_headline_byline_and_date_is_an_article_and_is_asked_for_news_facts() -> None:
-    """netglean's one rule beyond ARS's classifier: the story declares no type and its URL names no kind, which ARS
-    calls unknown; its fixes then ask for what an article lacks (author and date a reader of markup can find), never
-    a product's price."""
+    """netglean's one rule beyond ARS's classifier: the story declares no type and its URL names
+    no kind, which ARS calls unknown; its fixes then ask for what an article lacks, never a
+    product's price. Its byline and <time> are no facts to ARS, so the fixes ask to give them where
+    agents read them, not to state what the page states; and a page that runs no script is not
+    told that agents run none."""
     result = score(evidence(NEWS, url="https://gazette.example/2026/11/28/pontoon"), TABLE)
     assert_consistent(result)
     assert result["page_kind"] == "article"
     texts = " ".join(f"{fix['title']} {fix['fix']}" for fix in result["fixes"]).lower()
     assert "price" not in texts and "main action" not in texts
     fixes = {fix["check"]: fix["fix"] for fix in result["fixes"]}
-    assert fixes["core_facts"].startswith("State the author and publish date ")
-    assert fixes["render_independence"].startswith("State the author and publish date in the HTML")
-    assert "render" not in texts  # the page is rendered on the server already
+    shown = "Give the author and publish date the page shows (its byline and its <time>) in a form"
+    assert fixes["core_facts"].startswith(shown) and fixes["render_independence"].startswith(shown)
+    assert "render" not in texts and "run no scripts" not in texts  # the page runs none
+    flag = next(flag for flag in result["flags"] if flag["id"] == "render_dependent")
+    assert "no script" in flag["summary"]
+
+
+def test_a_page_that_runs_scripts_is_told_agents_run_none() -> None:
+    """Only a page with a script (JSON-LD is none) is told agents run no scripts, and so flagged."""
+    body = "<p>A kettle.</p>"
+    for script, told in (("", False), ("<script src='/app.js'></script>", True)):
+        result = score(evidence(_kettle(body + script), url=SHOP), TABLE)
+        fix = next(fix["fix"] for fix in result["fixes"] if fix["check"] == "render_independence")
+        assert fix.startswith("State the price, currency and availability in the HTML the server")
+        assert ("most agents run no scripts" in fix) is told
+        flag = next(flag for flag in result["flags"] if flag["id"] == "render_dependent")
+        assert flag["summary"].endswith("before any script runs.") is told
 
 
 def test_render_independence_asks_only_for_the_facts_missing_from_the_html() -> None:
