@@ -143,6 +143,17 @@ def test_a_docs_page_is_graded_as_derived_by_hand(client: SyncClient) -> None:
     assert [d["points"] for d in result["dimensions"]] == [27, 0, 19, 10, 4, 7, 4]
 
 
+def test_a_pdf_answer_is_read_as_its_text_as_ars_reads_every_body(client: SyncClient) -> None:
+    """ARS's probe decodes every answer as text, so a PDF's uncompressed text is what the agent
+    received: its size is the context cost's and its quantities count (50 MB, 12%, 3 days and the
+    ISO date: 4, 2 points)."""
+    result = _scan(client, "http://docs.test/docs/tide.pdf")["payload"]["result"]
+    checks = {c["id"]: c for d in result["dimensions"] for c in d["checks"]}
+    assert checks["quantities"]["points"] == 2 and checks["quantities"]["evidence"]["count"] == 4
+    assert checks["context_cost"]["evidence"]["bytes"] == len(scan_site.TIDE_PDF)
+    assert checks["negotiated_response"]["points"] == 0
+
+
 def test_blocking_only_training_crawlers_scores_as_the_same_open_site(client: SyncClient) -> None:
     """The kettle behind robots.txt that disallows GPTBot, ClaudeBot and Google-Extended and lets everyone else
     in: the assistants are allowed, so it scores as the same page on an open site (no sitemap on either: the

@@ -15,13 +15,14 @@ TABLE: Any = {'description': "The Agent Readability Score (ARS), version 0.3, as
                 'evidence (robots.txt, the page asked for as an agent and as a browser, /llms.txt, '
                 '/.well-known/ucp and the markdown copy the page links to): the same evidence always gives '
                 'the same result. The facts and their positions are read from what the agent received (its '
-                'markdown when the agent got markdown), corroborated by the HTML; render independence and '
-                'structured data read the HTML. A page robots.txt deliberately closes to assistants is not '
-                'graded (opt_out), nor one whose evidence cannot be read (unscored, with a reason). The kind '
-                'of a page decides its facts and the size its context cost is judged against; it is read, '
-                'the first that decides, from its JSON-LD @type, its microdata itemtype, its RDFa typeof, '
-                "its og:type, a segment of its URL's path, opening hours with a telephone (a place), and, "
-                "netglean's rule, a headline with a byline and a date (an article).",
+                "markdown when the agent got markdown, a PDF's text when it got a PDF), corroborated by the "
+                'HTML; render independence and structured data read the HTML. A page robots.txt deliberately '
+                'closes to assistants is not graded (opt_out), nor one whose evidence cannot be read '
+                '(unscored, with a reason). The kind of a page decides its facts and the size its context '
+                'cost is judged against; it is read, the first that decides, from its JSON-LD @type, its '
+                "microdata itemtype, its RDFa typeof, its og:type, a segment of its URL's path, opening "
+                "hours with a telephone (a place), and, netglean's rule, a headline with a byline and a date "
+                '(an article).',
  'dimensions': [{'checks': [{'basis': 'measured',
                              'effort': 'config',
                              'fix': "Answer the page's URL with 200 for any Accept, at the same address for "
@@ -296,8 +297,8 @@ TABLE: Any = {'description': "The Agent Readability Score (ARS), version 0.3, as
                                     '(2026-11-03) and numbers with a listed unit (kg, km, l, GB, W, °C, '
                                     'hours, days...; tonnes, say, are not listed).',
                              'id': 'quantities',
-                             'measures': "Distinct quantities in the agent's answer (its counted text, or "
-                                         'its markdown).',
+                             'measures': "Distinct quantities in the agent's answer (its counted text, its "
+                                         "markdown, or a PDF's text).",
                              'rule': 'By the distinct amounts with a currency sign, percentages, numbers '
                                      'with a unit (kg, g, lb, oz, mm, cm, m, km, mi, in, ft, ml, l, KB to '
                                      'TB, Hz, W, kW, V, °C, °F, hours, minutes, seconds, days, weeks, '
@@ -933,7 +934,8 @@ ENTRIES: Any = {'agent_skills': {'fix': 'Serve /.well-known/agent-skills/index.j
                        'unit (kg, km, l, GB, W, °C, hours, days...; tonnes, say, are not listed).',
                 'id': 'quantities',
                 'kind': 'check',
-                'measures': "Distinct quantities in the agent's answer (its counted text, or its markdown).",
+                'measures': "Distinct quantities in the agent's answer (its counted text, its markdown, or a "
+                            "PDF's text).",
                 'rule': 'By the distinct amounts with a currency sign, percentages, numbers with a unit (kg, '
                         'g, lb, oz, mm, cm, m, km, mi, in, ft, ml, l, KB to TB, Hz, W, kW, V, °C, °F, hours, '
                         'minutes, seconds, days, weeks, months, years) and ISO dates: 12 or more 4, 6 3, 3 '

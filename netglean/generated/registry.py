@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '72fab5f3485ee235aa88823510f0b740dd8b0693417d90f9eb6cf51973c1fd5c'
+CATALOG_HASH: Any = '3faf1dce5e4586353288c11567047d96e503248ac53b49fa7af7295505536928'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'

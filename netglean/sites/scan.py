@@ -61,6 +61,17 @@ def _textual(media_type: str) -> bool:
     return media_type.startswith(_TEXT_TYPES) or media_type.endswith(("+json", "+xml"))
 
 
+def _text_of(page: Page) -> str:
+    """The body as the score reads it: text by its charset; a PDF as UTF-8, as ARS's probe decodes
+    every answer (so what the agent received is the PDF's text where its streams are not
+    compressed); any other binary answer none."""
+    if _textual(page.media_type):
+        return decode(page.body, page.charset)
+    if page.media_type == "application/pdf":
+        return page.body.decode("utf-8", "replace")
+    return ""
+
+
 def _probe(url: str, accept: str, page: Page | None = None, error: ToolError | None = None) -> Probe:
     if page is None:
         redirects = error.detail.get("redirects", []) if error is not None else []
@@ -82,7 +93,7 @@ def _probe(url: str, accept: str, page: Page | None = None, error: ToolError | N
         status=page.status,
         headers=kept_headers(page.headers),
         redirects=[{"url": hop.url, "status": hop.status} for hop in page.redirects],
-        body=decode(page.body, page.charset) if _textual(page.media_type) else "",
+        body=_text_of(page),
         bytes=len(page.body),
         error=None,
     )

@@ -101,6 +101,14 @@ ROBOTS = {
     "trainingonly.test": TRAINING_ONLY + "User-agent: *\nAllow: /\n",
     "open.test": "User-agent: *\nAllow: /\n",
 }
+TIDE_PDF = (
+    b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
+    b"2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n"
+    b"3 0 obj << /Type /Page /Parent 2 0 R /Contents 4 0 R >> endobj\n"
+    b"4 0 obj << /Length 96 >> stream\nBT (Tide 2.0: a 50 MB download, 12% faster, 3 days of support,"
+    b" released 2026-11-02.) Tj ET\nendstream endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+)
+"""A PDF whose text is not compressed: what an agent that asks for /docs/tide.pdf receives."""
 LLMS = {"docs.test": "# Tide docs\n\n> The Tide client.\n\n- [Install](http://docs.test/docs/install)\n"}
 
 
@@ -134,6 +142,8 @@ async def page(request: Request) -> Response:
         return Response(KETTLE_HTML + "<p>padding</p>" * 40_000, media_type="text/html")
     if host == "news.test":
         return Response(NEWS_HTML, media_type="text/html", headers=_volatile())
+    if host == "docs.test" and request.url.path.endswith(".pdf"):
+        return Response(TIDE_PDF, media_type="application/pdf")
     if host == "docs.test":
         return Response(DOCS_HTML, media_type="text/html", headers=_volatile())
     return Response(KETTLE_HTML, media_type="text/html", headers=_volatile())

@@ -75,7 +75,8 @@ class Probe(TypedDict):
     """The answer's headers, names in lower case, volatile ones left out."""
     redirects: list[Hop]
     body: str
-    """The body decoded as text (charset, BOM, <meta charset>, UTF-8, windows-1252); empty when not text."""
+    """The body decoded as text (charset, BOM, <meta charset>, UTF-8, windows-1252); a PDF's as UTF-8
+    (ARS reads a PDF's text there); empty for any other answer that is not text."""
     bytes: int
     """The body's size on the wire after decompression, in bytes."""
     error: Failure | None
