@@ -22,7 +22,9 @@ TABLE: Any = {'description': "The Agent Readability Score (ARS), version 0.3, as
                 'cost is judged against; it is read, the first that decides, from its JSON-LD @type, its '
                 "microdata itemtype, its RDFa typeof, its og:type, a segment of its URL's path, opening "
                 "hours with a telephone (a place), and, netglean's rule, a headline with a byline and a date "
-                '(an article).',
+                '(an article). Beyond ARS, and outside the 100 points: each fix is worded for the page (it '
+                'names what the page lacks, for its kind), and the findings beside the score (below) are '
+                "netglean's own, unweighted.",
  'dimensions': [{'checks': [{'basis': 'measured',
                              'effort': 'config',
                              'fix': "Answer the page's URL with 200 for any Accept, at the same address for "

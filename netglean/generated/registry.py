@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '3faf1dce5e4586353288c11567047d96e503248ac53b49fa7af7295505536928'
+CATALOG_HASH: Any = '282239433102590a3c70c4a85a4d5c7d985e35a23cf315f695a55b8e9210eee6'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
