@@ -14,8 +14,8 @@ import logging
 import math
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -55,6 +55,8 @@ LOST_SWEEP_EVERY = 10.0
 
 _CALLS_RUNS: ContextVar[set[str] | None] = ContextVar("netglean_calls_runs", default=None)
 """The runs started (or resumed) by the call that hosts runs for itself (Runs.hosted_here): they end with it."""
+_NOTED_RUNS: ContextVar[list[str] | None] = ContextVar("netglean_noted_runs", default=None)
+"""The runs started (or resumed) in a block of ``Runs.noting``, for a door that names them afterwards."""
 
 
 @dataclass(slots=True)
@@ -269,6 +271,21 @@ class Runs:
         ours = _CALLS_RUNS.get()
         if ours is not None:
             ours.add(run_id)
+        noted = _NOTED_RUNS.get()
+        if noted is not None:
+            noted.append(run_id)
+
+    @staticmethod
+    @contextmanager
+    def noting() -> Iterator[list[str]]:
+        """The ids of the runs started or resumed in the block, in order: the command line names a run
+        Ctrl-C interrupted, and how to resume it."""
+        noted: list[str] = []
+        token = _NOTED_RUNS.set(noted)
+        try:
+            yield noted
+        finally:
+            _NOTED_RUNS.reset(token)
 
     def _hosting_now(self) -> tuple[TaskGroup, anyio.Semaphore, Execute]:
         if self._tasks is None or self._slots is None or self._execute is None:

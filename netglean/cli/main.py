@@ -8,7 +8,8 @@ import difflib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,8 @@ from netglean.core.logs import configure
 from netglean.core.settings import SETTINGS, Settings
 
 if TYPE_CHECKING:
+    import anyio
+
     from netglean.calls.runner import ToolRunner
     from netglean.core.envelope import Envelope
 
@@ -218,26 +221,69 @@ def _call(args: argparse.Namespace) -> int:
 
     progress = output.TerminalProgress()
 
-    async def call_once() -> int:
-        try:
-            if runner.spec(args._tool).execution != "async":
+    async def answer() -> int:
+        if runner.spec(args._tool).execution != "async":
+            envelope, source = await runner.call(args._tool, arguments, progress)
+        else:
+            # A run lives as long as this process: one the call does not wait for ends
+            # interrupted (resume_run).
+            async with runner.services.runs.hosting():
                 envelope, source = await runner.call(args._tool, arguments, progress)
-            else:
-                # A run lives as long as this process: one the call does not wait for ends
-                # interrupted (resume_run).
-                async with runner.services.runs.hosting():
-                    envelope, source = await runner.call(args._tool, arguments, progress)
-            progress.finish()
-            # Shown before the services close: a browser still launching when the call's
-            # deadline passed is stopped after the answer, not before it.
-            return _show(args, runner, command, envelope, source)
+        progress.finish()
+        # Shown before the services close: a browser still launching when the call's
+        # deadline passed is stopped after the answer, not before it.
+        return _show(args, runner, command, envelope, source)
+
+    async def call_once() -> int:
+        status = 130
+        try:
+            with (
+                anyio.CancelScope() as scope,
+                _cancelled_by_interrupt(scope) as interrupted,
+                runner.services.runs.noting() as started,
+            ):
+                status = await answer()
         finally:
             await runner.services.aclose()
+        if not interrupted:
+            return status
+        progress.finish()
+        print(f"netglean call {args._tool}: stopped (Ctrl-C)", file=sys.stderr)
+        for run_id in started:
+            print(
+                f"run {run_id} is interrupted; continue it with: netglean call resume_run --run-id {run_id}",
+                file=sys.stderr,
+            )
+        return 130
 
     try:
         return anyio.run(call_once)
     finally:
         progress.finish()
+
+
+@contextmanager
+def _cancelled_by_interrupt(scope: anyio.CancelScope) -> Iterator[list[bool]]:
+    """Ctrl-C cancels the call inside the event loop, so its runs are marked interrupted (resumable)
+    and the store and reader processes close in order, with no traceback. Later Ctrl-Cs are let
+    pass: a terminal signals the whole process group, and `uv run` passes the same one on again."""
+    import asyncio
+    import signal
+
+    loop = asyncio.get_running_loop()
+    interrupted: list[bool] = []
+
+    def on_interrupt(signum: int, frame: object) -> None:
+        if not interrupted:
+            interrupted.append(True)
+            loop.call_soon_threadsafe(scope.cancel)
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield interrupted
+    finally:
+        if not interrupted:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _show(

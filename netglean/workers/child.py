@@ -15,6 +15,7 @@ import gc
 import importlib
 import os
 import pickle
+import signal
 import struct
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -77,6 +78,8 @@ def main() -> None:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
+    # Ctrl-C at a terminal reaches the whole process group: the server stops its readers in order.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(BrokenPipeError, KeyboardInterrupt):  # the server went away: so does its reader
         serve(wire_in, wire_out)
 
