@@ -8,7 +8,7 @@ import difflib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,17 +80,10 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def _json_value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
-
-
-def _string_value(raw: str) -> str:
-    """A string flag; ``@PATH`` reads the file (a feed config, a long markdown draft), as curl does.
-
-    Only the command line reads local files: tool arguments over MCP and REST never do."""
+def _read_file(raw: str) -> str:
+    """A flag's value; ``@PATH`` reads the file instead (a feed config, a JSON definition, a long
+    markdown draft), as curl does, for every flag. Only the command line reads local files: tool
+    arguments over MCP and REST never do."""
     if not raw.startswith("@") or len(raw) == 1:
         return raw
     try:
@@ -99,12 +92,45 @@ def _string_value(raw: str) -> str:
         raise argparse.ArgumentTypeError(f"cannot read {raw[1:]}: {exc}") from None
 
 
+def _json_value(raw: str) -> Any:
+    try:
+        return json.loads(_read_file(raw))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
+
+
+def _number(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(raw: str) -> Any:
+        return kind(_read_file(raw).strip())
+
+    parse.__name__ = kind.__name__  # argparse names the type in its error: "invalid int value"
+    return parse
+
+
 _PARSERS: dict[str, Callable[[str], Any]] = {
-    "string": _string_value,
-    "integer": int,
-    "number": float,
+    "string": _read_file,
+    "integer": _number(int),
+    "number": _number(float),
     "json": _json_value,
 }
+
+
+def _items(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An array flag's value: one item, or a JSON array of them (``--urls '["a", "b"]'``)."""
+
+    def parse_items(raw: str) -> Any:
+        text = _read_file(raw)
+        if text.lstrip().startswith("["):
+            try:
+                items = json.loads(text)
+            except ValueError:
+                items = None  # a CSS selector such as [data-id] is one item
+            if isinstance(items, list):
+                return items
+        return parse(text)
+
+    parse_items.__name__ = getattr(parse, "__name__", "value")
+    return parse_items
 
 
 def _commands(registry: str) -> dict[str, Any]:
@@ -137,6 +163,8 @@ def _option_help(option: dict[str, Any]) -> str:
     facts = ["required"] if option["required"] else []
     if option.get("default") is not None:
         facts.append(f"default {json.dumps(option['default'], ensure_ascii=False)}")
+    if option["type"] == "array":
+        facts.append("repeat the flag, or give a JSON array")
     if option.get("range"):
         facts.append(option["range"])
     return (". ".join(said) + (f" ({'; '.join(facts)})" if facts else "")).replace("%", "%%")
@@ -183,7 +211,7 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
                 kwargs["action"] = argparse.BooleanOptionalAction
             elif option["type"] == "array":
                 kwargs["action"] = "append"
-                kwargs["type"] = _PARSERS[option["item_type"] or "json"]
+                kwargs["type"] = _items(_PARSERS[option["item_type"] or "json"])
             else:
                 kwargs["type"] = _PARSERS[option["type"]]
                 if option["choices"]:
@@ -211,8 +239,8 @@ def _call(args: argparse.Namespace) -> int:
     command = _commands(settings.registry)[args._tool]
     for option in command["options"]:
         value = getattr(args, option["name"])
-        if value is not None and option["type"] == "array" and option["item_type"] in {None, "json", "object"}:
-            # a flag whose items are objects takes them one a flag or as one JSON array (interact's actions)
+        if value is not None and option["type"] == "array":
+            # an array flag takes its items one a flag or as one JSON array, or both
             value = [item for given in value for item in (given if isinstance(given, list) else [given])]
         if value is not None:
             arguments[option["name"]] = value
@@ -222,6 +250,13 @@ def _call(args: argparse.Namespace) -> int:
     progress = output.TerminalProgress()
 
     async def answer() -> int:
+        wanted = arguments.get("project_id")
+        if isinstance(wanted, str) and not projects.PROJECT_ID.fullmatch(wanted):
+            found, why = await projects.project_id_of(runner, wanted)
+            if found is None:
+                print(f"netglean call {args._tool}: --project-id: {why}", file=sys.stderr)
+                return 2
+            arguments["project_id"] = found
         if runner.spec(args._tool).execution != "async":
             envelope, source = await runner.call(args._tool, arguments, progress)
         else:
@@ -294,6 +329,7 @@ def _show(
     source: str | None,
 ) -> int:
     """Print a call's answer as its flags ask; the exit status."""
+    prog = getattr(args, "_prog", f"netglean call {args._tool}")  # the command the person typed
     spec = command.get("output") or {}  # the tool's catalog `cli` entry: its content field or table
     for_a_person = not (args._text or args._envelope)  # the tool's content (or its failure), not its envelope
     # Arguments the tool's schema refuses are the call's usage, as argparse's own errors are: exit 2, in any mode.
@@ -303,20 +339,20 @@ def _show(
         written = runner.render_text(args._tool, envelope, source)
     elif not envelope.ok and for_a_person:
         written = None
-        print(f"netglean call {args._tool}: {output.failure(envelope.payload)}", file=sys.stderr)
+        print(f"{prog}: {output.failure(envelope.payload)}", file=sys.stderr)
         if usage_error:
-            print(f"(netglean call {args._tool} --help lists its flags)", file=sys.stderr)
+            print(f"({prog} --help lists its flags)", file=sys.stderr)
     elif not (spec and for_a_person):
         written = json.dumps(envelope.as_dict(), indent=2, ensure_ascii=False)
     else:
         written = output.shown(envelope.payload, spec)
         for line in output.row_errors(envelope.payload, spec):
-            print(f"netglean call {args._tool}: {line}", file=sys.stderr)
+            print(f"{prog}: {line}", file=sys.stderr)
     if written is not None and args._output:
         try:
             Path(args._output).write_text(written + ("" if written.endswith("\n") else "\n"), encoding="utf-8")
         except OSError as exc:
-            print(f"netglean call {args._tool}: cannot write {args._output}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"{prog}: cannot write {args._output}: {exc.strerror or exc}", file=sys.stderr)
             return 2
     elif written is not None:
         try:
@@ -324,11 +360,41 @@ def _show(
         except BrokenPipeError:
             raise
         except OSError as exc:  # a full disk under a redirect: say so, as -o does
-            print(f"netglean call {args._tool}: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+            print(f"{prog}: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
             return 2
     if usage_error:
         return 2
     return 0 if envelope.ok and not output.failed(envelope.payload, spec) else 1
+
+
+def _feed(args: argparse.Namespace) -> int:
+    """capture_config's draft of the listing page, rendered by apply_config: html2rss's ``auto``."""
+    import anyio
+
+    settings = _settings(args)
+    runner = _runner(settings)
+    command = _commands(settings.registry)["apply_config"]
+    drafting = {"url": args.url} | ({"items_selector": args.items_selector} if args.items_selector else {})
+
+    async def feed_once() -> int:
+        try:
+            draft, _ = await runner.call("capture_config", drafting)
+            if not draft.ok:
+                print(f"netglean feed: {output.failure(draft.payload)}", file=sys.stderr)
+                return 2 if draft.payload["error"]["code"] == "invalid_arguments" else 1
+            if args.save_config is not None:
+                try:
+                    args.save_config.write_text(draft.payload["yaml"], encoding="utf-8")
+                except OSError as exc:
+                    print(f"netglean feed: cannot write {args.save_config}: {exc.strerror or exc}", file=sys.stderr)
+                    return 2
+            rendered = {"config": draft.payload["config"], "format": args.format}
+            envelope, source = await runner.call("apply_config", rendered)
+            return _show(args, runner, command, envelope, source)
+        finally:
+            await runner.services.aclose()
+
+    return anyio.run(feed_once)
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -399,6 +465,23 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
         _add_tool_commands(tools, registry)
     call.set_defaults(handler=_call)
 
+    for tool in SHORTCUTS:  # spelled out as `call TOOL --url URL` before parsing (see _spelled_out)
+        commands.add_parser(tool, add_help=False, help=f"netglean call {tool} --url URL, given the URL first")
+
+    feed = commands.add_parser(
+        "feed",
+        help="a listing page to a feed in one command: capture_config drafts the config, apply_config renders it",
+        usage="netglean feed URL [--format rss|json_feed] [--save-config FILE] [-o FILE] [operator settings]",
+    )
+    feed.add_argument("url", metavar="URL", help="the listing page (a blog's index, a news section)")
+    feed.add_argument("--format", choices=("rss", "json_feed"), default="rss", help="the feed's format (default rss)")
+    feed.add_argument("--items-selector", help="the CSS selector of one item, when the draft picks the wrong ones")
+    feed.add_argument("--save-config", metavar="FILE", type=Path, help="also write the drafted config (YAML) to FILE")
+    feed.add_argument("-o", OUTPUT_FLAG, dest="_output", metavar="FILE", help="write the feed to FILE, not stdout")
+    feed.add_argument(ENVELOPE_FLAG, dest="_envelope", action="store_true", help="print apply_config's JSON envelope")
+    feed.set_defaults(handler=_feed, _text=False, _tool="apply_config", _prog="netglean feed")
+    _add_settings(feed)
+
     project = commands.add_parser(
         "project", help="the store's projects: list, show, run, and export or import them as YAML files"
     )
@@ -437,9 +520,11 @@ def _main(argv: list[str]) -> int:
             return 2
         return generate(argv[1:])
     try:
+        argv = _spelled_out(argv)
         # Only `call` needs the generated option tables; the server starts without importing them.
         calling = bool(argv) and argv[0] == "call"
         parser = build_parser(calling, _registry_named(argv) if calling else "")
+        argv = _with_values(parser, argv)
         if (mistake := _unknown_name(parser, argv)) is not None:
             print(mistake, file=sys.stderr)
             return 2
@@ -455,6 +540,47 @@ def _main(argv: list[str]) -> int:
     except BrokenPipeError:  # `netglean call … | head`: the reader left; say nothing more, to nobody
         sys.stdout = Path(os.devnull).open("w")  # noqa: SIM115  # what the interpreter's exit flush writes to
         return 141
+
+
+SHORTCUTS = ("scrape", "crawl", "map")
+"""Tools a person calls by their URL alone, as every peer's command line takes it."""
+
+
+def _spelled_out(argv: list[str]) -> list[str]:
+    """``netglean scrape URL …`` as the call it is: ``netglean call scrape URL …``."""
+    return ["call", *argv] if argv[:1] and argv[0] in SHORTCUTS else argv
+
+
+def _with_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``argv`` as argparse reads it: a tool's URL given first is its ``--url``, and a value that
+    begins with ``-`` is its flag's (``--sort -published_at``), where argparse would take it for a
+    flag and stop."""
+    depth, command = 0, parser
+    while depth < len(argv) and (inner := _subparser(command, argv[depth])) is not None:
+        depth, command = depth + 1, inner
+    head, rest = argv[:depth], argv[depth:]
+    known = command._option_string_actions
+    if argv[:1] == ["call"] and depth == 2 and rest[:1] and not rest[0].startswith("-") and "--url" in known:
+        rest = ["--url", *rest]
+    taking_a_value = {flag for flag, action in known.items() if action.nargs is None}
+    joined: list[str] = []
+    n = 0
+    while n < len(rest):
+        given = rest[n]
+        after = rest[n + 1] if n + 1 < len(rest) else ""
+        if given in taking_a_value and len(after) > 1 and after.startswith("-") and not _a_flag(after, known):
+            joined.append(f"{given}={after}")
+            n += 2
+            continue
+        joined.append(given)
+        n += 1
+    return head + joined
+
+
+def _a_flag(given: str, known: Mapping[str, argparse.Action]) -> bool:
+    """Whether ``given`` is one of the command's flags, or a prefix argparse would take for one."""
+    name = given.partition("=")[0]
+    return name in known or (name.startswith("--") and any(flag.startswith(name) for flag in known))
 
 
 def _unknown_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: list[str]) -> int:

@@ -155,6 +155,15 @@ async def _named(runner: ToolRunner, name: str) -> dict[str, Any] | None:
     return payload["projects"][0] if payload["projects"] else None
 
 
+async def project_id_of(runner: ToolRunner, wanted: str) -> tuple[str | None, str]:
+    """The id of the project ``wanted`` names (its id or its exact name), or None and why not: a
+    tool's --project-id takes a name, as the project commands do."""
+    try:
+        return (await _resolve(runner, wanted))["project_id"], ""
+    except _Stop as stop:
+        return None, " ".join(stop.lines)
+
+
 async def _resolve(runner: ToolRunner, wanted: str) -> dict[str, Any]:
     """The project ``wanted`` names, by its id or its exact name (get_project's view of it)."""
     by_name = await _named(runner, wanted)
