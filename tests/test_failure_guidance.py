@@ -150,3 +150,31 @@ def test_the_runner_asks_for_exactly_one_of_each_group(registry: Registry, setti
     ]
     assert neither["next_step"] == both["next_step"] == "validate_config"
     assert "errors" not in neither["payload"]  # an argument problem is not a config's (payload.errors is)
+
+
+def test_without_the_browser_extra_rendering_names_the_extra_and_auto_reads_over_http(
+    registry: Registry, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Playwright is the browser extra (netglean[browser]): an install without it serves every other tool,
+    strategy auto reads pages over HTTP, and asking for the browser names the extra to install."""
+    from netglean.browser import pool
+
+    monkeypatch.setattr(pool.importlib.util, "find_spec", lambda name: None if name == "playwright" else object())
+    config = {
+        "channel": {"url": "https://example.org/news"},
+        "selectors": {"items": {"selector": "li"}, "title": {"selector": "a"}},
+        "strategy": "browserless",
+    }
+    refused = _fail(registry, settings, "apply_config", {"config": config})
+    assert refused["payload"]["error"]["code"] == "not_available"
+    assert "pip install 'netglean[browser]'" in refused["payload"]["error"]["message"]
+
+    async def info() -> dict[str, Any]:
+        runner = build_runner(registry, settings)
+        try:
+            envelope, _ = await runner.call("engine_info", {})
+        finally:
+            await runner.services.aclose()
+        return envelope.as_dict()
+
+    assert anyio.run(info)["payload"]["browser"] is False

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import importlib
+import importlib.util
 import re
 import shutil
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -128,6 +129,17 @@ def find_browser(path: str) -> str | None:
     return None
 
 
+def driver_installed() -> bool:
+    """Whether Playwright, the driver of netglean's browser extra, is installed (without importing it)."""
+    return importlib.util.find_spec("playwright") is not None
+
+
+NO_DRIVER = (
+    "rendering needs netglean's browser extra, which this install lacks: the operator installs it (pip install "
+    "'netglean[browser]', or uv sync --extra browser in a checkout)"
+)
+
+
 @dataclass(eq=False)
 class _Launch:
     """One start of the browser (proxy, Playwright's driver, Chromium), in a task of the pool's."""
@@ -161,9 +173,9 @@ class BrowserPool:
 
     @property
     def installed(self) -> bool:
-        """Whether there is a Chromium to drive (looked for once)."""
+        """Whether there is a Chromium to drive, and Playwright to drive it (looked for once)."""
         if self._installed is None:
-            self._installed = find_browser(self._path) is not None
+            self._installed = driver_installed() and find_browser(self._path) is not None
         return self._installed
 
     async def _ensure(self) -> Any:
@@ -184,6 +196,8 @@ class BrowserPool:
         if self._browser is not None and self._browser.is_connected():
             return None
         if self._launching is None:
+            if not driver_installed():
+                raise NotAvailable(NO_DRIVER, detail={"argument": "strategy"})
             executable = find_browser(self._path)
             if executable is None:
                 raise NotAvailable(
