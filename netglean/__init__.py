@@ -1,6 +1,7 @@
 """netglean: safe, fast, well-described web tools for AI agents.
 
-The runtime the handlers stand on. What other packages may use is re-exported
+The Python API (``await netglean.scrape(url)``, ``netglean.Client``: netglean.api) and the runtime
+the handlers stand on. What other packages may use is re-exported
 here; everything else is private to its module. The re-exports are imported on
 first use, so a process that needs none of them (a reader process, which only
 parses pages) starts without pydantic and the rest of the runtime.
@@ -12,6 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from netglean.api import CallFailed, Client, apply_config, batch_scrape, crawl, map, scan_url, scrape
     from netglean.calls.context import Context
     from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, say
     from netglean.core.errors import (
@@ -30,7 +32,9 @@ from netglean._version import __version__
 
 __all__ = [
     "ArgumentsTooLarge",
+    "CallFailed",
     "CallTimeout",
+    "Client",
     "ConfigurationError",
     "Context",
     "DONE",
@@ -45,10 +49,19 @@ __all__ = [
     "Settings",
     "ToolError",
     "__version__",
+    "apply_config",
+    "batch_scrape",
+    "crawl",
+    "map",
     "say",
+    "scan_url",
+    "scrape",
 ]
 
 _HOMES = {
+    **dict.fromkeys(
+        ["CallFailed", "Client", "apply_config", "batch_scrape", "crawl", "map", "scan_url", "scrape"], "netglean.api"
+    ),
     "Context": "netglean.calls.context",
     **dict.fromkeys(["DONE", "Envelope", "Guidance", "Outcome", "say"], "netglean.core.envelope"),
     **dict.fromkeys(
