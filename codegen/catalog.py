@@ -18,7 +18,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from codegen import recordings
-from codegen.catalog_types import Catalog, Prompt, Resource, Tool
+from codegen.catalog_types import Catalog, GuidePage, Prompt, Resource, Tool
 from codegen.cross_checks import (
     check_compat,
     check_examples,
@@ -63,7 +63,33 @@ def _kind(path: Path, root: Path) -> str | None:
         return f"readability_{path.stem}"
     if parts[0] == recordings.FOLDER:
         return "recording"
+    if parts[0] == GUIDE and len(parts) == 2:
+        return "guide"
     return None
+
+
+GUIDE = "guide"
+"""The folder of the docs site's hand-written pages: NN-slug.md, each starting with its # title."""
+_GUIDE_NAME = re.compile(r"(\d{2})-([a-z0-9]+(?:-[a-z0-9]+)*)\.md")
+
+
+def _guide_page(path: Path, out: Collector) -> GuidePage | None:
+    """One page of the guide, or None (and a problem) for a file misnamed or without its title."""
+    named = _GUIDE_NAME.fullmatch(path.name)
+    if named is None:
+        out.add(path, 1, "a guide page is named NN-slug.md (two digits for its place, then a-z0-9 words with -)")
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        out.add(path, 1, f"cannot read the page: {exc}")
+        return None
+    first = text.split("\n", 1)[0]
+    if not first.startswith("# ") or not first[2:].strip():
+        out.add(path, 1, "a guide page starts with its title: a line '# Title'")
+        return None
+    body = text.split("\n", 1)[1] if "\n" in text else ""
+    return GuidePage(slug=named.group(2), title=first[2:].strip(), markdown=body)
 
 
 def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Catalog:
@@ -85,6 +111,7 @@ def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Ca
     }
     invalid_names: set[str] = set()
     invalid_handlers: set[str] = set()
+    guide: list[GuidePage] = []
     if not root.is_dir():
         raise CatalogError([CatalogProblem(str(root), 1, "catalog folder not found")])
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -92,12 +119,20 @@ def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Ca
         kind = _kind(path, root)
         if kind == "recording":  # JSON the recorder writes, read with the tools below
             continue
+        if kind == "guide":
+            page = _guide_page(path, out)
+            if page is not None and any(other.slug == page.slug for other in guide):
+                out.add(path, 1, f"another guide page is named {page.slug} too: a slug names one page")
+            elif page is not None:
+                guide.append(page)
+            continue
         if path.suffix not in {".yaml", ".yml"} or kind is None:
             out.add(
                 path,
                 1,
                 "unexpected file: the catalog holds server.yaml, tools/**/*.yaml, resources/, prompts/, schemas/, "
-                f"fragments/, readability/scale.yaml, readability/findings.yaml and {recordings.FOLDER}/TOOL.json",
+                f"fragments/, readability/scale.yaml, readability/findings.yaml, {recordings.FOLDER}/TOOL.json "
+                f"and {GUIDE}/NN-slug.md",
             )
             continue
         try:
@@ -154,6 +189,8 @@ def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Ca
     digest = hashlib.sha256()
     for source in sorted(sources, key=lambda s: s.label):
         digest.update(source.label.encode() + b"\0" + json.dumps(source.data, sort_keys=True).encode() + b"\0")
+    for page in guide:
+        digest.update(f"{GUIDE}/{page.slug}\0{page.title}\0{page.markdown}\0".encode())
     return Catalog(
         server=by_kind["server"][0].data,
         tools=tuple(sorted(tools, key=lambda t: t.name)),
@@ -162,6 +199,7 @@ def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Ca
         shared=shared,
         readability=readability,
         digest=digest.hexdigest(),
+        guide=tuple(guide),  # files are read sorted: their numbers order them
     )
 
 

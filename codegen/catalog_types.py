@@ -75,6 +75,15 @@ class Prompt:
 
 
 @dataclass(frozen=True)
+class GuidePage:
+    """A hand-written page of the docs site (catalog/guide/NN-slug.md), rendered beside the tool pages."""
+
+    slug: str
+    title: str
+    markdown: str
+
+
+@dataclass(frozen=True)
 class Catalog:
     server: dict[str, Any]
     tools: tuple[Tool, ...]
@@ -84,6 +93,8 @@ class Catalog:
     readability: dict[str, Any]
     """The agent-readability scale and its findings (catalog/readability/), merged; empty when there is none."""
     digest: str
+    guide: tuple[GuidePage, ...] = ()
+    """The guide's pages, in the order of their file names' numbers."""
 
     def tool(self, name: str) -> Tool:
         return next(t for t in self.tools if t.name == name)

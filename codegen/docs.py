@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markdown_it import MarkdownIt
+from markupsafe import Markup
 
 from codegen.catalog_types import Catalog
 from codegen.cli_table import cli_options
@@ -91,6 +93,11 @@ def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, str]
     return rows
 
 
+def _markdown() -> MarkdownIt:
+    """CommonMark with tables, raw HTML off: a guide page is text, not markup to trust."""
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
 def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True
@@ -119,6 +126,12 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
         "style.css": f"/* {comment} */\n" + (TEMPLATES / "style.css").read_text(encoding="utf-8"),
         "search.js": f"/* {comment} */\n" + (TEMPLATES / "search.js").read_text(encoding="utf-8"),
     }
+    if catalog.guide:
+        pages["guide/index.html"] = env.get_template("guide-index.html.j2").render(**common, root="../")
+    for page in catalog.guide:
+        pages[f"guide/{page.slug}.html"] = env.get_template("guide.html.j2").render(
+            **common, root="../", page=page, body=Markup(_markdown().render(page.markdown))
+        )
     for tool in catalog.tools:
         pages[f"tools/{tool.name}.html"] = env.get_template("tool.html.j2").render(
             **common,

@@ -394,3 +394,25 @@ def test_a_recording_must_hold_what_the_example_says_its_payload_includes(projec
         project, "catalog/recorded/get_version.json", lambda entry: entry["envelope"]["payload"].update(name="other")
     )
     assert_problem(project, "catalog/recorded/get_version.json", 1, "the recorded payload's name is not the example's")
+
+
+def test_guide_pages_are_named_titled_and_unique(project: Path) -> None:
+    guide = project / "catalog" / "guide"
+    (guide / "Notes.md").write_text("# Notes\n")
+    assert_problem(project, "catalog/guide/Notes.md", 1, "a guide page is named NN-slug.md")
+    (guide / "Notes.md").unlink()
+    (guide / "97-untitled.md").write_text("Some text without a title.\n")
+    assert_problem(project, "catalog/guide/97-untitled.md", 1, "starts with its title")
+    (guide / "97-untitled.md").write_text("# Python again\n")
+    (guide / "98-python-api.md").write_text("# Python again\n")
+    assert_problem(project, "catalog/guide/98-python-api.md", 1, "another guide page is named python-api too")
+
+
+def test_guide_pages_render_into_the_docs_site_in_order() -> None:
+    catalog = load_catalog(PROJECT / "catalog", PROJECT / "netglean" / "handlers")
+    slugs = [page.slug for page in catalog.guide]
+    assert slugs[0] == "install-and-connect" and "python-api" in slugs
+    files = render(catalog)
+    page = files["docs/guide/python-api.html"]
+    assert "<h1>The Python API</h1>" in page and "<table>" in page and '<a href="../tools/scrape.html">' in page
+    assert all(f'href="{slug}.html"' in files["docs/guide/index.html"] for slug in slugs)

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '282239433102590a3c70c4a85a4d5c7d985e35a23cf315f695a55b8e9210eee6'
+CATALOG_HASH: Any = '66e17b0cd9d50448c0347b9b82ea1ea354ca1c11cff4fd800bd702aa53bfb6a7'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
