@@ -75,9 +75,11 @@ FORMS = (
 )
 """(a page's URL, its twin's file, the twin's URL) for each form of URL."""
 
-NODE = shutil.which("node") or "/usr/bin/node"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 NODE_MODULES = TESTS / "conformance" / "node_modules"
+NODE = NODE_MODULES / ".bin" / "node"
+"""The Node.js tests/conformance pins (22), as the conformance suite runs on: not whatever node is on PATH
+(Debian 12's Node 18 has no global crypto, which the JavaScript installs use)."""
 
 
 def _options(framework: str, root: Path, port: int) -> Any:
