@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '66e17b0cd9d50448c0347b9b82ea1ea354ca1c11cff4fd800bd702aa53bfb6a7'
+CATALOG_HASH: Any = 'd28198759e12a1a0353a23f042a56c85c8ee1e35a130b7407751df6c10189743'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
