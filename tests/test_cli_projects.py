@@ -398,3 +398,13 @@ def test_import_refuses_a_name_a_terminal_would_not_show_as_stored(
     assert code == 1 and out == "" and "/name:" in err and named in err, err
     assert name not in err and "\x1b" not in err
     assert cli("list")[1] == "ID  NAME  KIND  UPDATED (UTC)\n"
+
+
+def test_show_gives_a_feed_projects_address(cli: Cli, tmp_path: Path) -> None:
+    config = {"channel": {"url": "https://harbour.test/news/"}, "selectors": {"items": {"selector": "li"}}}
+    _imported(cli, _file(tmp_path / "news.yaml", {"name": "harbour news", "kind": "feed", "definition": {
+        "config": config}}))  # fmt: skip
+    code, out, err = cli("show", "harbour news", "--public-url", "https://feeds.example.org")
+    assert code == 0, err
+    address = "https://feeds.example.org/feeds/harbour%20news"
+    assert yaml.safe_load(out)["feed_urls"] == {"rss": f"{address}.xml", "json": f"{address}.json"}

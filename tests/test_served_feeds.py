@@ -324,3 +324,34 @@ def test_a_scheduled_run_cancelled_before_it_began_is_not_started_again(tmp_path
         finally:
             GATE.set()
     assert server.stop() == -signal.SIGTERM
+
+
+# Where a feed is found --------------------------------------------------------------------------------------------
+
+
+def test_a_served_feeds_address_is_absolute_and_shown_at_start_and_on_the_landing_page(
+    tmp_path: Path, origin: str
+) -> None:
+    public = {"NETGLEAN_PUBLIC_URL": "https://feeds.example.org/netglean/"}
+    with _server(tmp_path, env=public) as first:
+        project = _saved(first, {"name": "the news", "definition": {"config": _config(origin)}})
+        rss = "https://feeds.example.org/netglean/feeds/the%20news.xml"
+        assert project["feed_urls"] == {"rss": rss, "json": rss.removesuffix(".xml") + ".json"}
+        landing = _get(first, "/").text
+        assert "<td>the news</td>" in landing and f"<code>{rss}</code>" in landing
+    with _server(tmp_path) as again:  # no public URL: the address it serves on
+        said = f"feed the news: {again.base}/feeds/the%20news.xml"
+        until(lambda: said in again.stderr, "the feed named at start")
+        assert f"<code>{again.base}/feeds/the%20news.xml</code>" in _get(again, "/").text
+
+
+def test_with_a_token_the_start_up_line_and_landing_page_never_show_a_feeds_secret(tmp_path: Path, origin: str) -> None:
+    with _server(tmp_path, env={"NETGLEAN_TOKEN": TOKEN}) as guarded:
+        project = _saved(guarded, {"name": "private news", "definition": {"config": _config(origin)}}, TOKEN)
+        secret = project["feed_urls"]["rss"].split("?secret=", 1)[1]
+    with _server(tmp_path, env={"NETGLEAN_TOKEN": TOKEN}) as again:
+        said = f"feed private news: {again.base}/feeds/private%20news.xml?secret=… (get_project shows it)"
+        until(lambda: said in again.stderr, "the feed named at start")
+        landing = httpx.get(again.base + "/", headers={"authorization": f"Bearer {TOKEN}"}, timeout=30).text
+        assert "private news" in landing and secret not in landing
+    assert secret not in again.stderr

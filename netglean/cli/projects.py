@@ -242,6 +242,8 @@ async def _show(args: argparse.Namespace, runner: ToolRunner) -> int:
         **document,
         "rows": {dataset["name"]: dataset["rows"] for dataset in datasets["datasets"]},
     }
+    if "feed_urls" in project:  # where netglean serve serves it: what a feed reader subscribes to
+        shown["feed_urls"] = project["feed_urls"]
     print(_yaml(shown), end="")
     return 0
 

@@ -95,6 +95,18 @@ def _index_url(value: str) -> str | None:
     return None
 
 
+def _public_url(value: str) -> str | None:
+    """The server's address for feed readers: an http(s) URL of a host, a path at most, nothing more."""
+    if not value:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        return f"{value!r} is not an http(s) URL"
+    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+        return "the public URL may carry no credentials, query or fragment"
+    return None
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting(
         "allow_https_downgrade",
@@ -293,6 +305,14 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("port", int, 8080, "TCP port to listen on (0 picks a free one and logs it).", 0, http=True, rule=_port),
     Setting(
+        "public_url",
+        str,
+        "",
+        "Where feed readers reach netglean serve (behind a reverse proxy, say), for the feed addresses tools and"
+        " pages show; empty: http://HOST:PORT of these settings.",
+        rule=_public_url,
+    ),
+    Setting(
         "read_workers",
         int,
         -1,
@@ -416,6 +436,7 @@ class Settings:
     max_runs: int
     max_sessions: int
     port: int
+    public_url: str
     read_workers: int
     registry: str
     request_timeout: float
@@ -443,6 +464,16 @@ class Settings:
                 setting.check(given, setting.flag)
                 values[setting.name] = given
         return cls(**values)
+
+    def feed_address(self, path: str) -> str:
+        """``path`` on the address feed readers reach netglean serve at: public_url, else http://HOST:PORT (a
+        port of 0, picked at start, is unknown here: the path alone then)."""
+        if self.public_url:
+            return self.public_url.rstrip("/") + path
+        if not self.port:
+            return path
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{path}"
 
     @property
     def compat_sets(self) -> tuple[str, ...]:

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'd28198759e12a1a0353a23f042a56c85c8ee1e35a130b7407751df6c10189743'
+CATALOG_HASH: Any = '25556d84e7579742e5a7ab0c953b0f412711b7437c0089f7eb81b0c3577691a1'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'

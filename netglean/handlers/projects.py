@@ -30,6 +30,7 @@ from netglean.core.errors import (
     ToolError,
 )
 from netglean.core.schedule import SHORTEST, parse_schedule
+from netglean.core.settings import Settings
 from netglean.core.validation import quoted
 from netglean.feeds.config_yaml import parse_yaml
 from netglean.feeds.output import json_feed, rss, unique, within_output_cap
@@ -86,7 +87,7 @@ PROJECT_ID = re.compile(r"[0-9a-f]{32}")
 log = logging.getLogger("netglean.handlers.projects")
 
 
-def _shown(project: Project, token_required: bool) -> dict[str, Any]:
+def _shown(project: Project, settings: Settings) -> dict[str, Any]:
     shown = {
         "project_id": project.id,
         "name": project.name,
@@ -99,15 +100,15 @@ def _shown(project: Project, token_required: bool) -> dict[str, Any]:
     if project.schedule is not None:
         shown["schedule"] = project.schedule
     if project.kind == "feed":
-        shown["feed_urls"] = feed_urls(project, token_required)
+        shown["feed_urls"] = feed_urls(project, settings)
     return shown
 
 
-def feed_urls(project: Project, token_required: bool) -> dict[str, str]:
-    """Where ``netglean serve`` serves a feed project: by name, with its secret when the server requires a token
-    (a feed reader cannot send one)."""
-    path = "/feeds/" + quote(project.name, safe="")
-    key = f"?secret={project.secret}" if token_required else ""
+def feed_urls(project: Project, settings: Settings) -> dict[str, str]:
+    """Where ``netglean serve`` serves a feed project, the address a feed reader subscribes to: by name, with its
+    secret when the server requires a token (a feed reader cannot send one)."""
+    path = settings.feed_address("/feeds/" + quote(project.name, safe=""))
+    key = f"?secret={project.secret}" if settings.token else ""
     return {"rss": f"{path}.xml{key}", "json": f"{path}.json{key}"}
 
 
@@ -294,14 +295,14 @@ async def save_project(args: SaveProjectInput, ctx: Context) -> Outcome:
         updated_at=now,
     )
     kept = await store.save_project(project)
-    payload = {"project": _shown(kept, bool(ctx.settings.token)), "created": existing is None}
+    payload = {"project": _shown(kept, ctx.settings), "created": existing is None}
     guidance = say("Saved. run_project reads its pages into its datasets.")
     return Outcome(payload, next_step="run_project", guidance=guidance)
 
 
 async def get_project(args: GetProjectInput, ctx: Context) -> Outcome:
     project = await _project(ctx, args.project_id)
-    return Outcome({"project": _shown(project, bool(ctx.settings.token))}, next_step="run_project")
+    return Outcome({"project": _shown(project, ctx.settings)}, next_step="run_project")
 
 
 async def list_projects(args: ListProjectsInput, ctx: Context) -> Outcome:
@@ -313,7 +314,7 @@ async def list_projects(args: ListProjectsInput, ctx: Context) -> Outcome:
         limit=args.per_page,
     )
     payload = {
-        "projects": [_shown(project, bool(ctx.settings.token)) for project in found],
+        "projects": [_shown(project, ctx.settings) for project in found],
         **_paging(args.page, args.per_page, total),
     }
     guidance = say("{count} of {total} project(s).", count=len(found), total=total)
@@ -484,12 +485,12 @@ async def read_projects(ctx: Context) -> dict[str, Any]:
     found, total = await ctx.runs.store.list_projects(
         where=(condition.sql, condition.params), order=(ordering.sql, ordering.params), offset=0, limit=200
     )
-    return {"projects": [_shown(project, bool(ctx.settings.token)) for project in found], "total": total}
+    return {"projects": [_shown(project, ctx.settings) for project in found], "total": total}
 
 
 async def read_project(ctx: Context, project_id: str) -> dict[str, Any]:
     project = await _resource_project(ctx, f"netglean://projects/{project_id}", project_id)
-    return {"project": _shown(project, bool(ctx.settings.token))}
+    return {"project": _shown(project, ctx.settings)}
 
 
 async def read_project_config(ctx: Context, project_id: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Awaitable, Callable
 from datetime import UTC
 from email.utils import formatdate, parsedate_to_datetime
+from urllib.parse import quote
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -31,6 +32,7 @@ from starlette.responses import PlainTextResponse, Response
 from netglean.calls.runs import Runs
 from netglean.calls.scheduler import running
 from netglean.core.errors import ToolError
+from netglean.core.settings import Settings
 from netglean.store.base import Project, ProjectFeed
 
 FORMATS = {".xml": "application/rss+xml; charset=utf-8", ".json": "application/feed+json"}
@@ -41,6 +43,21 @@ NO_FEED = "No feed here.\n"
 _DECOY = "0" * 32
 """What a secret is compared with when no project has the name, so that both cases take the same work."""
 _ENTITY_TAG = re.compile(r'\*|(?:W/)?"[^"]*"')
+
+
+SHOWN = 20
+"""Feeds the start-up line names (the landing page lists up to LISTED)."""
+LISTED = 500
+
+
+async def served_feeds(runs: Runs, settings: Settings, base: str, most: int) -> tuple[list[tuple[str, str]], int]:
+    """The feeds this server serves, by project name, each with its RSS address on ``base`` (the server's own, or
+    the operator's public_url), and how many there are. A secret is never shown: where the server requires a
+    token, the address says where get_project shows it."""
+    projects, total = await runs.store.feed_projects(most)
+    key = "?secret=… (get_project shows it)" if settings.token else ""
+    shown = (settings.public_url.rstrip("/") if settings.public_url else base) + "/feeds/"
+    return [(project.name, f"{shown}{quote(project.name, safe='')}.xml{key}") for project in projects], total
 
 
 def feed_endpoint(runs: Runs, token_required: bool) -> Callable[[Request], Awaitable[Response]]:

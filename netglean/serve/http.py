@@ -32,11 +32,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from netglean._version import __version__
 from netglean.calls.runner import ToolRunner
 from netglean.calls.scheduler import Scheduler
-from netglean.core.errors import ConfigurationError
+from netglean.core.errors import ConfigurationError, ToolError
 from netglean.core.rest_status import refusal_body, status_for
 from netglean.core.settings import Settings
 from netglean.serve.events import BoundedEventStore
-from netglean.serve.feeds import feed_endpoint
+from netglean.serve.feeds import LISTED, SHOWN, feed_endpoint, served_feeds
 from netglean.serve.guard import Guard, is_loopback
 from netglean.serve.jsonrpc import BAD_ID, error, has_bad_id
 from netglean.serve.landing import closest_tool, landing_page, tool_description, tool_list
@@ -150,7 +150,12 @@ def build_app(runner: ToolRunner) -> Guard:
         return JSONResponse(tool_list(registry.tools, base(request)))
 
     async def landing(request: Request) -> Response:
-        return HTMLResponse(landing_page(registry.tools, base(request), bool(settings.token)))
+        try:
+            feeds = await served_feeds(runner.services.runs, settings, base(request), LISTED)
+        except ToolError as exc:  # a busy or broken store: the page without its feeds, saying why
+            log.warning("the landing page could not list the served feeds: %s", exc.message)
+            feeds = None
+        return HTMLResponse(landing_page(registry.tools, base(request), bool(settings.token), feeds))
 
     async def openapi(request: Request) -> Response:
         return FileResponse(generated / "openapi.json", media_type="application/json")
@@ -184,6 +189,20 @@ def build_app(runner: ToolRunner) -> Guard:
         lifespan=lifespan,
     )
     return Guard(app, settings)
+
+
+async def _say_feeds(runner: ToolRunner, base: str) -> None:
+    """The feeds this server serves, on stderr at start: their addresses are what a person subscribes to."""
+    try:
+        feeds, total = await served_feeds(runner.services.runs, runner.settings, base, SHOWN)
+    except ToolError as exc:
+        log.warning("the served feeds could not be listed: %s", exc.message)
+        return
+    for name, address in feeds:
+        print(f"feed {name}: {address}", file=sys.stderr)
+    if total > len(feeds):
+        print(f"and {total - len(feeds)} more feed(s): {base}/ lists them", file=sys.stderr)
+    sys.stderr.flush()
 
 
 def check_binding(settings: Settings) -> None:
@@ -249,3 +268,4 @@ async def serve_http(runner: ToolRunner) -> None:
             file=sys.stderr,
             flush=True,
         )
+        await _say_feeds(runner, f"http://{shown}:{port}")

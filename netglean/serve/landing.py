@@ -73,8 +73,12 @@ def client_configs(base: str) -> dict[str, Any]:
     }
 
 
-def landing_page(tools: Mapping[str, ToolSpec], base: str, token: bool) -> str:
-    """GET /: a small page that says what this server is and links to everything else it serves."""
+def landing_page(
+    tools: Mapping[str, ToolSpec], base: str, token: bool, feeds: tuple[list[tuple[str, str]], int] | None
+) -> str:
+    """GET /: a small page that says what this server is and links to everything else it serves, its feeds
+    among them (``feeds``: the first ones by name with their addresses, and how many; None when the store could
+    not say)."""
     configs = "".join(
         f"<h3>{html.escape(client)}</h3><pre>{html.escape(json.dumps(config, indent=2), quote=False)}</pre>"
         for client, config in client_configs(base).items()
@@ -110,7 +114,27 @@ over stdio: installed (<code>uv tool install</code>, <code>pipx install</code>),
 <code>/path/to/netglean</code>); the <a href="/docs/getting-started.html#connect">getting-started page</a> has the
 stdio configs for every client.</p>
 {configs}
+<h2 id="feeds">Feeds</h2>
+{_feeds_section(feeds)}
 <h2>Tools</h2>
 <table><thead><tr><th>Tool</th><th>What it does</th></tr></thead><tbody>{rows}</tbody></table>
 </main></body></html>
 """
+
+
+def _feeds_section(feeds: tuple[list[tuple[str, str]], int] | None) -> str:
+    """The served feeds as a table of names and addresses a feed reader subscribes to."""
+    if feeds is None:
+        return "<p>The store could not be read just now, so the feeds are not listed: reload shortly.</p>"
+    listed, total = feeds
+    if not listed:
+        return (
+            "<p>No feeds yet. A feed project (save_project with kind feed) is served here at "
+            "<code>/feeds/NAME.xml</code> (RSS 2.0) and <code>/feeds/NAME.json</code> (JSON Feed).</p>"
+        )
+    rows = "".join(
+        f"<tr><td>{html.escape(name)}</td><td><code>{html.escape(address)}</code></td></tr>" for name, address in listed
+    )
+    more = f"<p>And {total - len(listed)} more; list_projects lists them all.</p>" if total > len(listed) else ""
+    head = "<thead><tr><th>Project</th><th>RSS (JSON Feed: .json)</th></tr></thead>"
+    return f"<table>{head}<tbody>{rows}</tbody></table>{more}"

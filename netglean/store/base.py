@@ -290,6 +290,10 @@ class RunStore(Protocol):
 
     async def projects_named(self, name: str) -> list[Project]: ...
 
+    async def feed_projects(self, limit: int) -> tuple[list[Project], int]:
+        """The first ``limit`` feed projects by name (the feeds netglean serve serves), and how many there are."""
+        ...
+
     async def list_projects(
         self, *, where: tuple[str, Sequence[Any]], order: tuple[str, Sequence[Any]], offset: int, limit: int
     ) -> tuple[list[Project], int]:

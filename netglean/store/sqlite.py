@@ -659,6 +659,16 @@ class SqliteStore:
         )
         return [_project(row) for row in rows]
 
+    async def feed_projects(self, limit: int) -> tuple[list[Project], int]:
+        def work(db: sqlite3.Connection) -> tuple[list[Project], int]:
+            total = db.execute("SELECT count(*) FROM projects WHERE kind = 'feed'").fetchone()[0]
+            rows = db.execute(
+                f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE kind = 'feed' ORDER BY name LIMIT ?", (limit,)
+            ).fetchall()
+            return [_project(row) for row in rows], int(total)
+
+        return await self._read(work)
+
     async def list_projects(
         self, *, where: tuple[str, Sequence[Any]], order: tuple[str, Sequence[Any]], offset: int, limit: int
     ) -> tuple[list[Project], int]:
