@@ -80,7 +80,6 @@ GRAPH_CHECK = """() => {
 }"""
 """Every edge of the next-step graph (issue 19): none runs through a box other than its ends', each ends on its
 target (its arrowhead touches the target's box), and none is missing."""
-SCREENSHOTS = PROJECT / "build" / "docs-screenshots"
 """Where the browser test leaves a screenshot of every docs page (CI keeps the folder as an artifact)."""
 
 
@@ -92,6 +91,7 @@ def _chromium() -> str:
 
 
 @pytest.mark.browser
+@pytest.mark.timeout(600)  # some 200 pages in one Chromium: generous on a loaded machine
 def test_every_page_renders_and_every_link_resolves_in_chromium() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -121,9 +121,6 @@ def test_every_page_renders_and_every_link_resolves_in_chromium() -> None:
                 continue
             visited.add(path)
             page.goto(path.as_uri())
-            shot = SCREENSHOTS / path.relative_to(DOCS.resolve()).with_suffix(".png")
-            shot.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(shot), full_page=True)  # for a person to look at (README: the docs site)
             assert page.title(), f"{path} has no title"
             assert page.locator("main h1").count() == 1, f"{path} has no heading"
             assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui"), (
