@@ -64,3 +64,33 @@ def test_the_operators_policy_holds_and_a_failure_raises_call_failed(site: str) 
     with pytest.raises(netglean.CallFailed) as invalid:
         anyio.run(lambda: netglean.scrape(f"{site}/tree/3/0", settings=_local(), max_chars=-1))
     assert invalid.value.code == "invalid_arguments" and invalid.value.detail["errors"]
+
+
+@pytest.mark.browser
+def test_the_operators_user_agent_goes_with_every_fetch_and_the_browser() -> None:
+    """--user-agent replaces netglean's own on plain fetches and in the browser; a call cannot change it."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
+
+    from tests.support.fixture_site import serve
+
+    def echo(request: Request) -> HTMLResponse:
+        said = request.headers.get("user-agent", "")
+        return HTMLResponse(f"<html><head><title>Agent</title></head><body><main><p>Sent by {said}.</p></main>")
+
+    agent = "HarbourBot/1.0 (+https://harbour.test/bot)"
+    settings = netglean.Settings.load({"allow_private_hosts": True, "host_interval": 0.0, "user_agent": agent})
+
+    async def both(url: str) -> tuple[str, str]:
+        async with netglean.Client(settings) as client:
+            plain = await client.scrape(url, format="text")
+            rendered = await client.scrape(url, format="text", strategy="browser")
+            return plain.content or "", rendered.content or ""
+
+    with serve(app=Starlette(routes=[Route("/", echo)])) as port:
+        plain, rendered = anyio.run(both, f"http://127.0.0.1:{port}/")
+    assert f"Sent by {agent}." in plain and f"Sent by {agent}." in rendered
+    with pytest.raises(netglean.ConfigurationError, match="printable ASCII"):
+        netglean.Settings.load({"user_agent": "Bot/1.0\r\nX-Injected: 1"})

@@ -37,7 +37,6 @@ from netglean.core.errors import (
     Unavailable,
 )
 from netglean.net.page import Page
-from netglean.net.policy import USER_AGENT
 from netglean.net.urls import allowed_headers, parse_url
 from netglean.read.document import HTML_TYPES
 from netglean.read.page_signals import scripted
@@ -280,10 +279,10 @@ class BrowserPool:
         async with self._slots:
             browser = await self._ensure()
             try:
-                context = await _context(browser)
+                context = await _context(browser, fetcher.policy.user_agent)
             except Exception:  # the browser died between calls: start another
                 self._browser = None
-                context = await _context(await self._ensure())
+                context = await _context(await self._ensure(), fetcher.policy.user_agent)
             try:
                 assert self._proxy is not None
                 extra = (allowed_headers(headers), origin) if headers else None
@@ -551,14 +550,15 @@ async def quiet(pending: set[Any], settle: float) -> None:
         quiet_for = quiet_for + step if not pending else 0.0
 
 
-async def _context(browser: Any) -> Any:
-    """A fresh context: nothing shared with another call, no service workers, no downloads, and netglean's own
-    honest user agent (never a browser's, which would say HeadlessChrome and pretend to be someone else)."""
+async def _context(browser: Any, user_agent: str) -> Any:
+    """A fresh context: nothing shared with another call, no service workers, no downloads, and the fetches' user
+    agent (netglean's own honest one unless the operator set another; never a browser's default, which would say
+    HeadlessChrome)."""
     return await browser.new_context(
         service_workers="block",
         accept_downloads=False,
         java_script_enabled=True,
-        user_agent=USER_AGENT,
+        user_agent=user_agent,
         viewport=VIEWPORT,
     )
 

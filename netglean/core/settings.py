@@ -95,6 +95,15 @@ def _index_url(value: str) -> str | None:
     return None
 
 
+def _user_agent(value: str) -> str | None:
+    """A User-Agent header's value: printable ASCII (a header carries no other), at most 200 characters."""
+    if len(value) > 200:
+        return "a user agent is at most 200 characters"
+    if any(not (" " <= character <= "~") for character in value):
+        return "a user agent is printable ASCII, with no line breaks or controls"
+    return None
+
+
 def _public_url(value: str) -> str | None:
     """The server's address for feed readers: an http(s) URL of a host, a path at most, nothing more."""
     if not value:
@@ -390,6 +399,14 @@ SETTINGS: tuple[Setting, ...] = (
         http=True,
         secret=True,
     ),
+    Setting(
+        "user_agent",
+        str,
+        "",
+        "The User-Agent every fetch and the browser send; empty: netglean's own, which names netglean and its"
+        " version. robots.txt is still read for netglean's group.",
+        rule=_user_agent,
+    ),
 )
 
 
@@ -449,6 +466,7 @@ class Settings:
     shutdown_grace: float
     stateless: bool
     token: str
+    user_agent: str
 
     @classmethod
     def load(cls, overrides: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:

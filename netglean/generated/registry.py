@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '25556d84e7579742e5a7ab0c953b0f412711b7437c0089f7eb81b0c3577691a1'
+CATALOG_HASH: Any = '8af5b833ff6cbb3eea3c57a2563b51b61ccb62a00e6d5ad777ce9a9cb27ce3bf'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'

@@ -40,6 +40,8 @@ class FetchPolicy:
     unspaced_private: bool = False
     """--dev: fetches to loopback and private addresses are not spaced by host_interval (robots.txt's Crawl-delay
     still holds)."""
+    user_agent: str = USER_AGENT
+    """The User-Agent fetches and the browser send (the operator's --user-agent, else netglean's own)."""
     private_targets: Targets = field(default_factory=Targets)
     """The hosts and networks of ``allow_private_targets``, read once (netglean.net.addresses says what they open)."""
 
@@ -71,4 +73,5 @@ class FetchPolicy:
             ),
             private_targets=private_targets,
             unspaced_private=settings.dev,
+            user_agent=settings.user_agent or USER_AGENT,
         )

@@ -22,7 +22,7 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.tracing import Trace
 
 from netglean.core.errors import BlockedAddress, FetchTimeout, Unreachable
-from netglean.net.policy import REDIRECTS, USER_AGENT, FetchPolicy
+from netglean.net.policy import REDIRECTS, FetchPolicy
 from netglean.net.urls import pin_key
 from netglean.net.wire import Dial, direct
 
@@ -112,7 +112,7 @@ class AiohttpTransport:
                 timeout=aiohttp.ClientTimeout(
                     total=None, sock_connect=self._policy.connect_timeout, sock_read=self._policy.read_timeout
                 ),
-                headers={"user-agent": USER_AGENT, "accept-encoding": "gzip, deflate"},
+                headers={"user-agent": self._policy.user_agent, "accept-encoding": "gzip, deflate"},
             )
         return self._session
 
