@@ -361,6 +361,9 @@ def _show(
             raise
         except OSError as exc:  # a full disk under a redirect: say so, as -o does
             print(f"{prog}: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+            # What stdout still buffers goes nowhere: the interpreter's exit would flush it again,
+            # fail again, and exit 120 with a traceback.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 2
     if usage_error:
         return 2
