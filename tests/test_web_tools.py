@@ -30,7 +30,7 @@ from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from netglean.serve.mcp import build_server
 from tests.support.clients import SyncClient, open_client
 from tests.support.environment import TEST_ENVIRONMENT
-from tests.support.fixture_site import PAGE, serve
+from tests.support.fixture_site import PAGE, Clocked, serve
 from tests.support.paths import PROJECT
 
 
@@ -448,7 +448,7 @@ def meeting() -> Iterator[tuple[Meeting, int]]:
 
 def _client_for(port: int, registry: Registry, settings: Settings, **policy: Any) -> AbstractContextManager[SyncClient]:
     fetch_policy = dataclasses.replace(
-        FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset(), **policy
+        FetchPolicy.from_settings(settings), only_hosts=frozenset(), **{"host_interval": 0.0, **policy}
     )
     hosts = {host: [PUBLIC] for host in ("a.test", "b.test", "c.test", "robots-block.test", "site.test")}
     runner = build_runner(
@@ -476,6 +476,39 @@ def test_batch_concurrency_is_the_width_of_the_batch(
         single = {"urls": ["http://a.test/meet/single", "http://c.test/meet/single"], "max_depth": 0, "concurrency": 1}
         crawls = session.call("batch_crawl", single).structured_content["payload"]["crawls"]
         assert "alone at" in crawls[0]["pages"][0]["page"]["content"] and meet.most["single"] == 1
+
+
+def _spaced_batch(site: Clocked, registry: Registry, settings: Settings, **policy: Any) -> list[str]:
+    """batch_scrape of three pages of a.test on ``site``: the paths the site was asked for, in order. The transport
+    is warmed on another host first (its set-up is no part of a request's spacing), and that is forgotten."""
+    in_process = dataclasses.replace(settings, read_workers=0)
+    with serve(app=site) as site_port, _client_for(site_port, registry, in_process, **policy) as session:
+        assert session.call("scrape", {"url": "http://b.test/warm"}).structured_content["ok"]
+        site.arrivals.clear()
+        urls = [f"http://a.test/page/{n}" for n in range(3)]
+        payload = session.call("batch_scrape", {"urls": urls}).structured_content["payload"]
+    assert payload["succeeded"] == 3, payload
+    return [path for path, _ in site.arrivals]
+
+
+def test_batch_scrape_spaces_every_request_to_a_host_by_the_operators_interval(
+    registry: Registry, settings: Settings
+) -> None:
+    """host_interval holds between any two requests to one host, robots.txt's read among them: measured where the
+    requests arrive, so no other work (a read, a render) can stand in for the spacing."""
+    site = Clocked()
+    paths = _spaced_batch(site, registry, settings, host_interval=1.0)
+    assert paths[0] == "/robots.txt" and sorted(paths[1:]) == ["/page/0", "/page/1", "/page/2"], paths
+    assert min(site.gaps()) >= 0.8, f"requests {site.gaps()} s apart, host_interval 1 s"
+
+
+def test_batch_scrape_spaces_pages_by_robots_txt_crawl_delay(registry: Registry, settings: Settings) -> None:
+    """A Crawl-delay longer than the operator's interval spaces plain fetches as it spaces a browser's, the page
+    after robots.txt included."""
+    site = Clocked(crawl_delay=1)
+    paths = _spaced_batch(site, registry, settings)  # host_interval 0: only robots.txt asks for spacing
+    assert paths[0] == "/robots.txt" and len(paths) == 4, paths
+    assert min(site.gaps()) >= 0.8, f"requests {site.gaps()} s apart, Crawl-delay 1 s"
 
 
 def test_respect_robots_txt_tightens_an_operator_who_ignores_it(

@@ -11,6 +11,7 @@ import time
 import zlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -282,6 +283,28 @@ async def deep(request: Request) -> Response:
     after = "After the nests. " * 5
     page = f"<html><head><title>Deep</title></head><body><main>{body}<p>{after}</p></main></body></html>"
     return Response(page.encode(), media_type="text/html")
+
+
+class Clocked:
+    """A site that notes when each request reaches it, so a test measures spacing where it happens (at the site),
+    never as a call's duration; its robots.txt asks for ``crawl_delay`` seconds between requests, if given."""
+
+    def __init__(self, crawl_delay: float | None = None) -> None:
+        self.arrivals: list[tuple[str, float]] = []
+        """(path, time.monotonic()) of every request, robots.txt's included, in the order they came."""
+        self._robots = "User-agent: *\nAllow: /\n" + (f"Crawl-delay: {crawl_delay:g}\n" if crawl_delay else "")
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        self.arrivals.append((scope["path"], time.monotonic()))
+        robots = scope["path"] == "/robots.txt"
+        response = PlainTextResponse(self._robots) if robots else Response(PAGE, media_type="text/html")
+        await response(scope, receive, send)
+
+    def gaps(self) -> list[float]:
+        """Seconds between each request's arrival and the one before it."""
+        return [later - earlier for (_, earlier), (_, later) in pairwise(self.arrivals)]
 
 
 APP = Starlette(
