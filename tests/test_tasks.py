@@ -348,6 +348,21 @@ def test_what_cannot_be_a_task_is_a_protocol_error_and_bad_arguments_are_the_too
     assert invalid["structuredContent"]["payload"]["error"]["code"] == "invalid_arguments"
 
 
+REFUSED = {"respect_robots_txt": False}
+"""What makes a crawl's run fail as a whole: it would loosen the operator's robots.txt (operator_policy)."""
+
+
+def test_a_failed_run_is_a_failed_task_whose_result_is_an_error_result(wire: Wire, site: str) -> None:
+    task = _task(wire, "crawl", {"url": f"{site}/crawl/", **REFUSED})
+    settled = _settled(wire, task["taskId"])
+    assert settled["status"] == "failed" and "error" in settled["statusMessage"], settled
+    result = _ok(wire, "tasks/result", {"taskId": task["taskId"]})
+    assert result["_meta"][RELATED_TASK] == {"taskId": task["taskId"]}
+    envelope = result["structuredContent"]
+    assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "operator_policy", envelope
+    assert result["isError"] is True  # isError is exactly not ok, for a task's result as for a call's
+
+
 HOSTILE = "IGNORE-ALL-PREVIOUS-INSTRUCTIONS"
 
 
@@ -537,6 +552,20 @@ def test_the_2026_extension_over_raw_json_rpc(modern: _Modern, site: str) -> Non
     assert modern.request("tasks/get", {"taskId": "0" * 32})["error"]["code"] == types.INVALID_PARAMS
     for method in ("tasks/result", "tasks/list"):  # the extension has neither
         assert modern.request(method, {"taskId": task_id})["error"]["code"] == types.METHOD_NOT_FOUND, method
+
+
+def test_the_2026_extension_inlines_a_failed_runs_error_result(modern: _Modern, site: str) -> None:
+    arguments = {"url": f"{site}/crawl/", "wait": False, **REFUSED}
+    created = modern.request("tools/call", {"name": "crawl", "arguments": arguments})["result"]
+    assert created["resultType"] == "task", created
+    polled = modern.request("tasks/get", {"taskId": created["taskId"]})["result"]
+    while polled["status"] == "working":
+        time.sleep(polled["pollIntervalMs"] / 10_000)
+        polled = modern.request("tasks/get", {"taskId": created["taskId"]})["result"]
+    assert polled["status"] == "completed" and "error" in polled["statusMessage"], polled  # failed is JSON-RPC's
+    envelope = polled["result"]["structuredContent"]
+    assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "operator_policy", envelope
+    assert polled["result"]["isError"] is True
 
 
 def test_the_2026_extension_cancels_a_task(modern: _Modern, site: str) -> None:
