@@ -21,6 +21,7 @@ from netglean.serve.versions import spoken
 from tests.support.clients import SyncClient, open_client
 from tests.support.environment import BROWSER_FUZZ_ENVIRONMENT, FUZZ_ENVIRONMENT, TEST_ENVIRONMENT
 from tests.support.paths import PROJECT
+from tests.support.seed import SEED
 
 if TYPE_CHECKING:
     from tests.support.fuzz_site import World
@@ -144,13 +145,17 @@ def fuzz_stdio_client(fuzz_port: int) -> Iterator[SyncClient]:
         yield client
 
 
+def pytest_report_header() -> str:
+    return f"property tests seeded {SEED} (NETGLEAN_FUZZ_SEED={SEED} replays this run)"
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """What the contract fuzzer saw: the seed, and per test and tool the calls, the share of ok and the codes."""
     contract = sys.modules.get("tests.support.contract")
     if contract is None or not contract.STATS:
         return
     terminalreporter.section("contract fuzzing")
-    terminalreporter.write_line(f"seed {contract.SEED} (NETGLEAN_FUZZ_SEED={contract.SEED} replays this run)")
+    terminalreporter.write_line(f"seed {SEED} (NETGLEAN_FUZZ_SEED={SEED} replays this run)")
     for test, tools in sorted(contract.STATS.items()):
         terminalreporter.write_line(f"{test}:")
         for tool, codes in sorted(tools.items()):

@@ -2,7 +2,7 @@
 
 The fuzzing servers may reach the fuzz site on 127.0.0.1 (tests/support/fuzz_site.py) and nothing else, so
 generated calls reach the success side of every tool; the catalog's examples run under the tests' usual
-policy. Every run draws from one seed (tests.support.contract.SEED, printed after the run and with any failure).
+policy. Every run draws from one seed (tests.support.seed.SEED, printed in the report's header and with any failure).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from tests.support.clients import SyncClient
 from tests.support.contract import (
     JSON,
     MIN_OK_SHARE,
-    SEED,
     Mutation,
     Tally,
     arbitrary_arguments,
@@ -34,6 +33,7 @@ from tests.support.contract import (
     sample,
 )
 from tests.support.fuzz_site import World
+from tests.support.seed import REPLAY, SEED
 
 TOOLS = sorted(load_registry().tools)
 EXAMPLES = [
@@ -51,9 +51,6 @@ BROWSER_TOOLS = {"interact": 30, "analyze_page": 20, "analyze_api_endpoint": 20}
 
 def _fuzz(examples: int) -> settings:
     return settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-
-
-_REPLAY = f"replay with NETGLEAN_FUZZ_SEED={SEED}"
 
 
 def _shown(envelope: dict[str, Any]) -> str:
@@ -89,7 +86,7 @@ def test_generated_valid_inputs_give_valid_envelopes(
     @seed(SEED)
     @given(arguments_strategy(argument_schema(spec), fuzz_world))
     def check(arguments: dict[str, Any]) -> None:
-        note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
+        note(f"{REPLAY}; arguments = {arguments!r:.2000}")
         with tally.watching():
             envelope = assert_envelope(fuzz_client.call(name, arguments), spec, published, arguments)
             code = tally.record(envelope)
@@ -99,7 +96,7 @@ def test_generated_valid_inputs_give_valid_envelopes(
     check()
     seen = tally.codes
     share = seen["ok"] / sum(seen.values())
-    assert share >= MIN_OK_SHARE, f"{name}: ok for {share:.0%} of valid inputs ({dict(seen)}); {_REPLAY}"
+    assert share >= MIN_OK_SHARE, f"{name}: ok for {share:.0%} of valid inputs ({dict(seen)}); {REPLAY}"
 
 
 @pytest.mark.parametrize("name", TOOLS)
@@ -115,7 +112,7 @@ def test_arbitrary_json_arguments_never_break_the_contract(
     @seed(SEED)
     @given(arbitrary_arguments(argument_schema(spec), fuzz_world))
     def check(arguments: Any) -> None:
-        note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
+        note(f"{REPLAY}; arguments = {arguments!r:.2000}")
         with tally.watching():
             envelope = assert_envelope(fuzz_client.call(name, arguments), spec, published, arguments)
             assert tally.record(envelope) != "internal_error", _shown(envelope)
@@ -123,7 +120,7 @@ def test_arbitrary_json_arguments_never_break_the_contract(
     check()
     seen = tally.codes
     past = sum(seen.values()) - seen["invalid_arguments"]
-    assert past >= min(5, sum(seen.values()) // 2), f"{name}: {past} arbitrary calls got past validation; {_REPLAY}"
+    assert past >= min(5, sum(seen.values()) // 2), f"{name}: {past} arbitrary calls got past validation; {REPLAY}"
 
 
 def _check_mutations(client: SyncClient, registry: Registry, name: str, cases: list[Mutation]) -> None:
@@ -189,7 +186,7 @@ def test_contract_holds_over_a_spawned_stdio_server(
         | st.dictionaries(st.text(max_size=8), JSON, max_size=3)
     )
     def check(arguments: dict[str, Any]) -> None:
-        note(f"{_REPLAY}; arguments = {arguments!r:.2000}")
+        note(f"{REPLAY}; arguments = {arguments!r:.2000}")
         with tally.watching():
             envelope = assert_envelope(fuzz_stdio_client.call(name, arguments), spec, published, arguments)
             assert tally.record(envelope) != "internal_error", _shown(envelope)

@@ -136,6 +136,41 @@ def test_a_project_reads_its_rows_and_a_rerun_writes_only_what_changed(shop: tup
     ]
 
 
+FILTERED = {
+    "price = 12": ["q1"],
+    "price != 12": ["q2", "q3"],
+    "price > 12": ["q3"],
+    "price >= 12": ["q1", "q3"],
+    "price < 12.5": ["q1", "q2"],
+    "price <= 8.5": ["q2"],
+    'title = "The \\"best\\" kettle"': ["q1"],
+    "title != 'O\\'Brien\\'s mug'": ["q1", "q3"],
+    "title > 'O\\'Brien\\'s mug'": ["q1", "q3"],
+    'title >= "Plain jug"': ["q1", "q3"],
+    'title < "The \\"best\\" kettle"': ["q2", "q3"],
+    "title <= 'O\\'Brien\\'s mug'": ["q2"],
+    'title ~ "\\"BEST\\""': ["q1"],
+    'title !~ "\'"': ["q1", "q3"],
+}
+"""Filters on numbers and on text with quotes, every operator, and the rows (by key) each selects."""
+
+
+def test_get_project_data_filters_numbers_and_quoted_text_with_every_operator(shop: tuple[SyncClient, str]) -> None:
+    client, origin = shop
+    SHOP["quoted"] = [
+        ("q1", 'The "best" kettle', "€ 12,00"),
+        ("q2", "O'Brien's mug", "€ 8,50"),
+        ("q3", "Plain jug", "€ 40"),
+    ]
+    project_id = _saved(client, "quoted products", origin)
+    ran = _call(client, "run_project", {"project_id": project_id, "variables": {"category": ["quoted"]}})
+    assert ran["ok"] is True and ran["payload"]["datasets"]["products"]["new"] == 3, ran["payload"]
+    for text, keys in FILTERED.items():
+        arguments = {"project_id": project_id, "dataset": "products", "filter": text, "sort": "sku"}
+        rows = _call(client, "get_project_data", arguments)["payload"]["rows"]
+        assert [row["key"] for row in rows] == keys, text
+
+
 def test_every_problem_of_a_definition_is_named_by_its_path(shop: tuple[SyncClient, str]) -> None:
     client, _ = shop
     broken = {

@@ -16,7 +16,6 @@ import datetime
 import functools
 import itertools
 import json
-import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
@@ -37,8 +36,6 @@ from netglean.core import untrusted
 from tests.support.fuzz_site import World
 from tests.support.paths import PROJECT
 
-SEED = int(os.environ.get("NETGLEAN_FUZZ_SEED", "20261129"))
-"""Every fuzz run draws from this seed; set NETGLEAN_FUZZ_SEED to replay another run."""
 MIN_OK_SHARE = 0.3
 """The least share of valid generated inputs each tool must succeed on."""
 STATS: defaultdict[str, defaultdict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, note, seed, settings
 from hypothesis import strategies as st
 
 from netglean.core.errors import InvalidQuery
@@ -22,6 +22,7 @@ from netglean.store.filters import (
     order_by,
     where,
 )
+from tests.support.seed import REPLAY, SEED
 
 FIELDS = fields_of({"created": "created", "run": "run_id"}, "data")
 ROWS = [
@@ -68,6 +69,7 @@ def _names(db: sqlite3.Connection, text: str, sort: str = "") -> list[str]:
         ('tags ~ "a_b"', ["Scrape kit"]),
         ('name ~ "0% c"', ["100% cotton"]),
         ("status != 'new'", ["Crawler", "100% cotton"]),
+        ("price != 12", ["Crawler", "scraper pro", "100% cotton"]),  # a missing price is not 12 either
         ('run = "r2"', ["scraper pro", "100% cotton"]),
         ('name = "Say \\"hi\\""', []),
         ("missing = null", ["Scrape kit", "Crawler", "scraper pro", "100% cotton"]),
@@ -192,8 +194,10 @@ ALPHABET = st.sampled_from(
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@seed(SEED)
 @given(st.lists(ALPHABET, max_size=25).map("".join) | st.text(max_size=60))
 def test_no_input_breaks_sqlite_or_reaches_another_project(db: sqlite3.Connection, text: str) -> None:
+    note(REPLAY)
     try:
         names = _names(db, text)
     except InvalidQuery:
@@ -224,8 +228,10 @@ FILTERS = st.recursive(
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@seed(SEED)
 @given(FILTERS)
 def test_every_well_formed_filter_runs(db: sqlite3.Connection, text: str) -> None:
+    note(REPLAY)
     try:
         names = _names(db, text)
     except InvalidQuery as refused:  # null in an order or a contains, a number SQLite cannot hold
@@ -233,3 +239,134 @@ def test_every_well_formed_filter_runs(db: sqlite3.Connection, text: str) -> Non
         assert refused.detail["expected"].startswith(refusals), refused.detail
         return
     assert len(names) <= 4
+
+
+# What each filter selects, against a model of the language in Python: every operator, on numbers, on text with
+# quotes and backslashes, on missing values, combined; a value pasted into the SQL instead of bound shows here.
+
+MISSING = object()
+"""A row without the property: SQLite's json_extract gives NULL, as for a JSON null."""
+MODEL_ROWS = [
+    {"name": "O'Brien's \"best\" kit", "price": 12, "status": "new", "stock": 2},
+    {"name": "Crawler", "price": 8.5, "status": "sold", "stock": None},
+    {"name": "back\\slash 12", "price": -3, "status": "it's new"},
+    {"name": 'Say "hi"', "price": 40, "status": 'say "sold"', "stock": 0},
+    {"name": "12", "price": None, "status": "12"},
+    {"name": "Free", "price": 0, "stock": True},
+]
+OPERATORS = ["=", "!=", ">", ">=", "<", "<=", "~", "!~"]
+MODEL_FIELDS = ["name", "price", "status", "stock", "absent"]
+MODEL_VALUES: list[object] = sorted(
+    {value for row in MODEL_ROWS for value in row.values() if value is not None and not isinstance(value, bool)}
+    | {13, 1.5, 0.0, "o'brien", 'say "', "\\", "'", '"', "sold", "NEW"},
+    key=repr,
+)
+
+
+@pytest.fixture(scope="module")
+def model_db() -> Iterator[sqlite3.Connection]:
+    connection = sqlite3.connect(":memory:", check_same_thread=False)
+    connection.execute("CREATE TABLE rows (project INTEGER, run_id TEXT, created INTEGER, data TEXT)")
+    rows = [(1, "r", created, json.dumps(row)) for created, row in enumerate(MODEL_ROWS)]
+    connection.executemany("INSERT INTO rows VALUES (?, ?, ?, ?)", rows)
+    yield connection
+    connection.close()
+
+
+def _literal(value: object, quote: str = '"') -> str:
+    """``value`` as a filter writes it: a number as is, text quoted with its quote and backslashes escaped."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return quote + value.replace("\\", "\\\\").replace(quote, "\\" + quote) + quote
+    return repr(value)
+
+
+def _ordered(value: object) -> tuple[int, object]:
+    """SQLite's order across types: every number before every text."""
+    return (1, value) if isinstance(value, str) else (0, value)
+
+
+def _holds(row: dict[str, object], field: str, operator: str, value: object) -> bool:
+    """Whether ``row`` matches ``field operator value`` as the README's filter language says."""
+    actual = row.get(field, MISSING)
+    actual = None if actual is MISSING else int(actual) if isinstance(actual, bool) else actual
+    if operator in {"~", "!~"}:
+        text = "" if actual is None else str(actual).lower()
+        found = str(value).lower() in text
+        return found if operator == "~" else not found
+    if value is None:
+        return (actual is None) == (operator == "=")
+    if actual is None:
+        return operator == "!="  # a missing value equals nothing, and is unequal to everything
+    left, right = _ordered(actual), _ordered(value)
+    return {
+        "=": left == right,
+        "!=": left != right,
+        ">": left > right,  # type: ignore[operator]
+        ">=": left >= right,  # type: ignore[operator]
+        "<": left < right,  # type: ignore[operator]
+        "<=": left <= right,  # type: ignore[operator]
+    }[operator]
+
+
+def _selected(db: sqlite3.Connection, text: str) -> list[int]:
+    condition = where(text, FIELDS)
+    sql = f"SELECT created FROM rows WHERE project = ? AND ({condition.sql}) ORDER BY created"
+    return [row[0] for row in db.execute(sql, [1, *condition.params])]
+
+
+@pytest.mark.parametrize("operator", OPERATORS)
+@pytest.mark.parametrize("value", [12, 8.5, -3, 0, "12", "O'Brien's \"best\" kit", 'say "sold"', "it's new"])
+def test_every_operator_selects_what_it_says_on_numbers_and_quoted_text(
+    model_db: sqlite3.Connection, operator: str, value: object
+) -> None:
+    for field in MODEL_FIELDS:
+        for quote in "\"'":
+            text = f"{field} {operator} {_literal(value, quote)}"
+            expected = [n for n, row in enumerate(MODEL_ROWS) if _holds(row, field, operator, value)]
+            assert _selected(model_db, text) == expected, text
+
+
+COMPARED = st.builds(
+    lambda field, operator, value, quote: (field, operator, value, quote),
+    st.sampled_from(MODEL_FIELDS),
+    st.sampled_from(OPERATORS),
+    st.sampled_from([*MODEL_VALUES, None]) | st.integers(-50, 50) | st.text(alphabet="aB'\" 1_%\\", max_size=6),
+    st.sampled_from("\"'"),
+).filter(lambda term: term[2] is not None or term[1] in {"=", "!="})
+MODELLED = st.recursive(
+    COMPARED,
+    lambda inner: st.tuples(inner, st.sampled_from(["&&", "||"]), inner),
+    max_leaves=6,
+)
+
+
+def _written(term: tuple[object, ...]) -> str:
+    if len(term) == 3:
+        left, joiner, right = term
+        return f"({_written(left)} {joiner} {_written(right)})"  # type: ignore[arg-type]
+    field, operator, value, quote = term
+    return f"{field} {operator} {_literal(value, str(quote))}"
+
+
+def _model(row: dict[str, object], term: tuple[object, ...]) -> bool:
+    if len(term) == 3:
+        left, joiner, right = term
+        if joiner == "&&":
+            return _model(row, left) and _model(row, right)  # type: ignore[arg-type]
+        return _model(row, left) or _model(row, right)  # type: ignore[arg-type]
+    field, operator, value, _ = term
+    return _holds(row, str(field), str(operator), value)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@seed(SEED)
+@given(MODELLED)
+def test_every_filter_selects_the_rows_the_language_says(
+    model_db: sqlite3.Connection, term: tuple[object, ...]
+) -> None:
+    text = _written(term)
+    note(f"{REPLAY}; filter {text}")
+    expected = [n for n, row in enumerate(MODEL_ROWS) if _model(row, term)]
+    assert _selected(model_db, text) == expected, text
