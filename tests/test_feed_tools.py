@@ -7,6 +7,7 @@ import dataclasses
 import os
 from collections.abc import Iterator
 from typing import Any
+from xml.etree import ElementTree
 
 import feedparser
 import pytest
@@ -460,6 +461,34 @@ def test_a_url_argument_equal_to_the_filled_in_channel_url_is_no_warning(feeds: 
     assert same["payload"]["item_count"] == 3 and same["payload"]["warnings"] == []
     other = _call(client, "apply_config", {"config": config, "url": f"http://127.0.0.1:{port}/feeds/news"})
     assert [w["path"] for w in other["payload"]["warnings"]] == ["/channel/url"]
+
+
+def test_tags_holding_markup_reach_the_rss_as_written(feeds: tuple[SyncClient, int]) -> None:
+    """A tag's text is the item's category, escaped: "Q&A" and "</category><category>injected" stay one category
+    each, and the RSS is well-formed XML."""
+    client, port = feeds
+    config = {
+        "channel": {"url": f"http://127.0.0.1:{port}/feeds/markup-tags"},
+        "selectors": {
+            "items": {"selector": "article.note"},
+            "title": {"selector": "h2 a"},
+            "url": {"selector": "h2 a", "extractor": "href"},
+            "tags": {"selector": "ul.tags a"},
+            "categories": ["tags"],
+        },
+    }
+    applied = _call(client, "apply_config", {"config": config})
+    assert applied["ok"] is True, applied["payload"]
+    rss = applied["payload"]["rss"]
+    root = ElementTree.fromstring(rss)
+    items = [
+        (item.findtext("title"), [category.text for category in item.findall("category")]) for item in root.iter("item")
+    ]
+    assert items == [
+        ("R&D <b>day</b>", ["Q&A", "</category><category>injected"]),
+        ("Tides > 5 m", ["sea & sky"]),
+    ], rss
+    assert [tag.term for tag in feedparser.parse(rss).entries[0].tags] == ["Q&A", "</category><category>injected"]
 
 
 def test_bylines_tags_and_images_of_a_listing_reach_its_items_and_its_feed(feeds: tuple[SyncClient, int]) -> None:

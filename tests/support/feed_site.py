@@ -12,7 +12,8 @@ from tests.support import paths
 
 FIXTURES = paths.FIXTURES / "feeds"
 PAGES = {"news": "news.html", "blog": "blog.html", "releases": "releases.html", "jobs": "jobs.html",
-         "state": "state.html", "jsonld": "jsonld.html", "bylines": "bylines.html"}  # fmt: skip
+         "state": "state.html", "jsonld": "jsonld.html", "bylines": "bylines.html",
+         "markup-tags": "markup-tags.html"}  # fmt: skip
 
 
 async def listing(request: Request) -> Response:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from xml.etree import ElementTree
+
 import feedparser
 import pytest
 
@@ -69,3 +71,36 @@ def test_an_items_image_is_in_the_rss_as_media_content_and_as_its_enclosure_when
     assert podcast.media_content[0]["url"] == "https://example.com/cover"
     assert [e["type"] for e in podcast.enclosures] == ["audio/mpeg"]  # its own enclosure stays the one
     assert "xmlns:media" not in rss({"url": "https://example.com/"}, [{"id": "c", "title": "No image"}])
+
+
+MARKUP = "Q&A <b>bold</b> ]]> \"quoted\" 'single' </category><category>injected&amp;"
+"""Text that breaks XML unescaped, or closes its element and opens another."""
+
+
+def test_every_text_of_the_feed_is_escaped_so_xml_reads_it_as_written() -> None:
+    channel = {"url": "https://example.com/?a=1&b=<2>", "title": MARKUP, "description": MARKUP, "image": MARKUP}
+    item = {
+        "id": MARKUP,
+        "title": MARKUP,
+        "url": "https://example.com/t?a=1&b=</link>",
+        "description": MARKUP,
+        "author": MARKUP,
+        "categories": [MARKUP, "sea & sky", "<plain>"],
+        "enclosure": {"url": 'https://example.com/e.mp3?a=1&b="2"', "type": "audio/mpeg", "length": 3},
+        "image": "https://example.com/i.jpg?a=1&b=<2>",
+    }
+    root = ElementTree.fromstring(rss(channel, [item]))
+    read = root.find("channel")
+    assert read is not None
+    assert [read.findtext(tag) for tag in ("title", "link", "description")] == [MARKUP, channel["url"], MARKUP]
+    assert read.findtext("image/url") == MARKUP
+    (entry,) = read.findall("item")
+    assert [category.text for category in entry.findall("category")] == item["categories"]
+    assert [entry.findtext(tag) for tag in ("title", "link", "description", "guid")] == [
+        MARKUP, item["url"], MARKUP, MARKUP,
+    ]  # fmt: skip
+    assert entry.findtext("{http://purl.org/dc/elements/1.1/}creator") == MARKUP
+    enclosure = entry.find("enclosure")
+    assert enclosure is not None and enclosure.attrib["url"] == item["enclosure"]["url"]  # type: ignore[index]
+    media = entry.find("{http://search.yahoo.com/mrss/}content")
+    assert media is not None and media.attrib["url"] == item["image"]
