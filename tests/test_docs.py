@@ -10,8 +10,10 @@ from urllib.parse import urldefrag, urlparse
 
 import pytest
 
+from netglean.browser import pool
 from netglean.calls.registry import Registry
 from netglean.core.settings import SETTINGS
+from tests.support.fixture_site import serve
 from tests.support.paths import PROJECT
 
 DOCS = PROJECT / "netglean" / "generated" / "docs"
@@ -92,25 +94,25 @@ def _chromium() -> str:
 
 @pytest.mark.browser
 @pytest.mark.timeout(600)  # some 200 pages in one Chromium: generous on a loaded machine
-def test_every_page_renders_and_every_link_resolves_in_chromium() -> None:
+def test_every_page_renders_and_every_link_resolves_in_chromium(closed_port: int) -> None:
+    """In a Chromium fenced as netglean fences its own (pool.FLAGS: no DNS of its own, nothing it calls out to by
+    itself), its proxy a closed port: the docs are files, and nothing they ask of the network gets anywhere."""
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
     pages = sorted(DOCS.rglob("*.html"))
     visited: set[Path] = set()
     broken: list[str] = []
     console_errors: list[str] = []
-    with sync_playwright() as playwright:
+    with sync_playwright() as playwright, serve() as live:
         browser = playwright.chromium.launch(
             executable_path=_chromium(),
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
+            args=[f"--proxy-server=http://127.0.0.1:{closed_port}", *pool.FLAGS, "--no-sandbox", "--disable-gpu"],
         )
+        probe = browser.new_page()
+        with pytest.raises(PlaywrightError, match="ERR_PROXY_CONNECTION_FAILED"):  # the fence holds, loopback too
+            probe.goto(f"http://127.0.0.1:{live}/page")
+        probe.close()
         page = browser.new_page()
         page.on("console", lambda message: console_errors.append(message.text) if message.type == "error" else None)
         page.on("requestfailed", lambda request: broken.append(f"failed to load {request.url}"))
