@@ -41,6 +41,8 @@ from tests.support import browser_site, tls_fixture
 from tests.support.browser_site import ConnectionCounter
 from tests.support.fixture_site import serve
 
+pytestmark = pytest.mark.browser  # every test here drives Chromium (-m 'not browser' leaves them out)
+
 Site = tuple[int, ConnectionCounter]
 """The browser site's port, and the server that counts connections nothing should make."""
 NAMES = {"browser.test": [PUBLIC], "evil.test": ["10.0.0.1"]}

@@ -31,6 +31,8 @@ from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from tests.support.browser_site import ConnectionCounter
 from tests.support.fixture_site import serve
 
+pytestmark = pytest.mark.browser  # every test here drives Chromium (-m 'not browser' leaves them out)
+
 HITS: list[str] = []
 """Every path and query the review site was asked for."""
 

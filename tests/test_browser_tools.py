@@ -28,6 +28,8 @@ from tests.support.browser_site import ConnectionCounter
 from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve
 
+pytestmark = pytest.mark.browser  # every test here drives Chromium (-m 'not browser' leaves them out)
+
 PNG = b"\x89PNG\r\n\x1a\n"
 
 

@@ -34,6 +34,8 @@ from netglean.serve.mcp import build_server
 from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve
 
+pytestmark = pytest.mark.browser  # every test here drives Chromium (-m 'not browser' leaves them out)
+
 PNG = b"\x89PNG\r\n\x1a\n"
 REFUSED = "http://10.0.0.9/"
 POLICY_CODES = {"blocked_address", "operator_policy"}
