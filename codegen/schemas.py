@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Collection, Iterator
+from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -95,6 +96,32 @@ def _unknown_keywords(schema: Any, pointer: str) -> Iterator[tuple[str, str, Any
             yield from _unknown_keywords(inner, inner_pointer)
 
 
+class _Content:
+    """A schema keyed by what it holds (its repr), so equal schemas share one check whatever object holds them."""
+
+    def __init__(self, schema: Any) -> None:
+        self.schema = schema
+        self._key = repr(schema)
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Content) and other._key == self._key
+
+
+@lru_cache(maxsize=4096)
+def _meta_schema_error(content: _Content) -> tuple[tuple[str | int, ...], str] | None:
+    """Where and why a schema is no valid JSON Schema 2020-12, or None: remembered by content, as checking against
+    the metaschema is half of a catalog's load and a catalog edited in one place (the catalog tests load some 80
+    such) holds the same schemas but one."""
+    try:
+        Draft202012Validator.check_schema(content.schema)
+    except SchemaError as exc:
+        return tuple(exc.absolute_path), exc.message
+    return None
+
+
 def check_schema(
     source: SourceFile, pointer: str, inlined: Inlined, shared: Collection[str], out: Collector, *, raw: Any
 ) -> bool:
@@ -108,11 +135,11 @@ def check_schema(
     if not inlined.sound:
         return False
     schema = inlined.schema
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        where = pointer + json_pointer(exc.absolute_path)
-        out.add(source, where, f"{where}: not a valid JSON Schema 2020-12: {exc.message}")
+    wrong = _meta_schema_error(_Content(schema))
+    if wrong is not None:
+        path, message = wrong
+        where = pointer + json_pointer(path)
+        out.add(source, where, f"{where}: not a valid JSON Schema 2020-12: {message}")
         return False
     if isinstance(schema, dict) and "$defs" in schema and pointer:
         out.add(source, pointer + "/$defs", f"{pointer}/$defs: put shared definitions in catalog/schemas/ instead")
