@@ -221,8 +221,8 @@ def _runner(registry: Registry, **settings: Any) -> ToolRunner:
         "allow_private_hosts": True,
         "host_interval": 0.0,
         "read_workers": 0,
-        "call_timeout": 4.5,
-        "fetch_total_timeout": 3.5,
+        "call_timeout": 60.0,  # deadlines no loaded machine meets by accident (a cold Chromium took over 3.5 s)
+        "fetch_total_timeout": 30.0,
         **settings,
     }
     return build_runner(registry, dataclasses.replace(base, **chosen))
@@ -428,15 +428,16 @@ def test_rendering_a_page_with_many_same_host_assets_fits_its_deadline(registry:
     """Bug: the politeness spacing is applied to every request a rendered page makes, one asset at a time, so with
     the default settings (host_interval 1 s, fetch_total_timeout 30 s) any page with some 30 same-host scripts,
     styles and images — most real pages, and every bundled single-page app — cannot be rendered at all: it times
-    out, whatever the strategy (browserless, or auto's fallback). Scaled down here: host_interval 0.5 s, a 2.5 s
-    fetch, a page with 8 same-host images: faraday reads it at once, browserless ends in timeout. (Measured at the
-    defaults: /images/6 took 7.2 s in the browser, 1.2 s over HTTP.)
+    out, whatever the strategy (browserless, or auto's fallback). Scaled here so that the deadline is generous for
+    the render and short for the bug: host_interval 4 s, a 20 s fetch, a page with 8 same-host images (spaced one
+    by one, 32 s): faraday reads it at once, browserless ends in timeout. (Measured at the defaults: /images/6 took
+    7.2 s in the browser, 1.2 s over HTTP.)
 
     Cause: netglean/browser/pool.py `_router` waits `fetcher.limiter.slot(host, host_interval)` for each request.
     Fix: space the navigations (documents) a render makes, as a fetch is spaced, and let the subresources of a page
     already admitted load at once (still each admitted, robots-checked and counted in the budget), or give the
     whole render one slot."""
-    with _server(registry, host_interval=0.5, fetch_total_timeout=2.5, call_timeout=4.0) as polite:
+    with _server(registry, host_interval=4.0, fetch_total_timeout=20.0) as polite:
         fetched = _call(polite, "scrape_url", {"url": f"{site}/images/8", "strategy": "faraday"})
         rendered = _call(polite, "scrape_url", {"url": f"{site}/images/8", "strategy": "browserless"})
     assert fetched["ok"] is True and fetched["payload"]["total"] == 3, fetched["payload"]
@@ -491,7 +492,8 @@ def test_auto_reads_a_static_listing_over_http_and_never_starts_the_browser(regi
 def test_a_rendered_json_listing_and_a_configs_timeout_and_the_budget_hold(registry: Registry, site: str) -> None:
     """Checked, holds: under browserless a JSON listing (application/json) is read as JSON (its own body, not
     Chromium's viewer), with the items faraday finds; a config's `request.timeout_seconds: 1` ends a page that
-    takes 3 s in about a second (timeout), never loosened to the operator's 3.5 s; and the requests a render makes
+    takes 3 s (timeout), never loosened to the operator's 30 s (under which it would be read); and the requests a
+    render makes
     are counted in the session's budget (a budget of 4 is spent by one render of a page with 6 images)."""
     config = {
         "channel": {"url": f"{site}/api/list.json", "json": True},
@@ -507,15 +509,13 @@ def test_a_rendered_json_listing_and_a_configs_timeout_and_the_budget_hold(regis
             _call(opened, "apply_config", {"config": config, "strategy": strategy, "format": "json_feed"})["payload"]
             for strategy in ("faraday", "browserless")
         ]
-        started = time.monotonic()
         timed = _call(opened, "apply_config", {"config": slow_config, "strategy": "browserless"})
-        took = time.monotonic() - started
     with _server(registry, session_budget=4) as poor:
         rendered = _call(poor, "scrape_url", {"url": f"{site}/images/6", "strategy": "browserless"})
         after = _call(poor, "scrape_url", {"url": f"{site}/static", "strategy": "faraday"})
     assert feeds[1]["selected_strategy"] == "browser" and feeds[0]["feed"]["items"] == feeds[1]["feed"]["items"]
     assert [item["title"] for item in feeds[1]["feed"]["items"]] == ["Item 1", "Item 2", "Item 3"]
-    assert _code(timed) == "timeout" and took < 2.0, (timed["payload"], took)
+    assert _code(timed) == "timeout", timed["payload"]
     assert rendered["ok"] is True and _code(after) == "budget_exhausted"
 
 

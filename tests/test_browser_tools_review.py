@@ -33,6 +33,7 @@ from netglean.core.settings import Settings
 from netglean.serve.mcp import build_server
 from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve
+from tests.support.polling import until
 
 pytestmark = pytest.mark.browser  # every test here drives Chromium (-m 'not browser' leaves them out)
 
@@ -252,12 +253,13 @@ def _runner(registry: Registry, **settings: Any) -> ToolRunner:
     return build_runner(registry, chosen)
 
 
-QUICK = {"call_timeout": 4.0, "fetch_total_timeout": 2.0}
+GENEROUS = {"call_timeout": 60.0, "fetch_total_timeout": 30.0}
+"""Deadlines no loaded machine meets by accident: a test that needs one to pass uses the fresh server's."""
 
 
 @pytest.fixture(scope="module")
 def served(registry: Registry, site: str) -> Iterator[tuple[SyncClient, ToolRunner]]:
-    runner = _runner(registry, **QUICK)
+    runner = _runner(registry, **GENEROUS)
     with open_client(InMemoryTransport(build_server(runner)), runner) as opened:
         yield opened, runner
 
@@ -269,7 +271,7 @@ def client(served: tuple[SyncClient, ToolRunner]) -> SyncClient:
 
 @pytest.fixture(scope="module")
 def evaluating(registry: Registry, site: str) -> Iterator[SyncClient]:
-    runner = _runner(registry, browser_evaluate=True, **QUICK)
+    runner = _runner(registry, browser_evaluate=True, **GENEROUS)
     with open_client(InMemoryTransport(build_server(runner)), runner) as opened:
         yield opened
 
@@ -285,12 +287,6 @@ def fresh(registry: Registry, site: str) -> Iterator[tuple[SyncClient, ToolRunne
 def _call(client: SyncClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
     envelope: dict[str, Any] = client.call(tool, arguments).structured_content
     return envelope
-
-
-def _timed(client: SyncClient, tool: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], float]:
-    started = time.monotonic()
-    envelope = _call(client, tool, arguments)
-    return envelope, time.monotonic() - started
 
 
 def _interact(client: SyncClient, url: str, *actions: dict[str, Any]) -> dict[str, Any]:
@@ -419,12 +415,11 @@ def test_evaluate_takes_a_function_body_as_its_schema_says(evaluating: SyncClien
 
 def test_evaluate_that_never_settles_ends_at_its_timeout(evaluating: SyncClient, site: str) -> None:
     """Bug: evaluate of a promise that never settles waits past its timeout_ms (500 ms) until the whole call
-    times out (here 4 s; 60 s by default): the call answers `timeout`, with no steps and no page.
+    times out (60 s): the call answers `timeout`, with no steps and no page.
 
     netglean/browser/actions.py `_act` awaits `page.evaluate(...)` with no bound (Playwright's evaluate has no
     timeout). Fix: `with anyio.fail_after(action.timeout): ...` around the evaluate (and fail the step as a
     timeout), as every other action is bounded."""
-    started = time.monotonic()
     envelope = _call(
         evaluating,
         "interact",
@@ -433,9 +428,9 @@ def test_evaluate_that_never_settles_ends_at_its_timeout(evaluating: SyncClient,
             "actions": [{"action": "evaluate", "script": "new Promise(() => {})", "timeout_ms": 500}],
         },
     )
-    took = time.monotonic() - started
-    assert envelope["ok"] is True, envelope["payload"]
-    assert envelope["payload"]["steps"][0]["error"]["code"] == "action_failed" and took < 3.0
+    assert envelope["ok"] is True, envelope["payload"]  # answered with its steps, not cut by the call's deadline
+    step = envelope["payload"]["steps"][0]
+    assert step["error"]["code"] == "action_failed" and "0.5 s" in step["error"]["message"], step
 
 
 # interact: deadlines
@@ -443,15 +438,16 @@ def test_evaluate_that_never_settles_ends_at_its_timeout(evaluating: SyncClient,
 
 def test_a_click_waits_no_longer_than_its_timeout(client: SyncClient, site: str) -> None:
     """Bug: a click whose handler starts a request that does not answer takes 3 s although its timeout_ms is
-    300 ms (README: "Each action waits up to its timeout_ms ... and never more than --browser-action-timeout").
+    1 s (README: "Each action waits up to its timeout_ms ... and never more than --browser-action-timeout").
 
     netglean/browser/actions.py `_act` follows click (and press, navigate, and each of scroll's up to 20 repeats)
     with `quiet(pending, 3.0)`: a fixed 3 s, not the action's bound. A scroll with repeat 20 on a page that keeps
     a request open waits 60 s, past the 30 s operator cap. Fix: `quiet(pending, min(3.0, remaining))` with the
     remaining time of the action's own budget (and the repeats sharing it)."""
-    payload = _interact(client, f"{site}/form", {"action": "click", "selector": "#hang", "timeout_ms": 300})
+    payload = _interact(client, f"{site}/form", {"action": "click", "selector": "#hang", "timeout_ms": 1000})
     step = payload["steps"][0]
-    assert step["ok"] is True and step["ms"] < 1500, step
+    # The one bound here is the bug's own floor: its fixed settle alone is 3 s, the action's whole budget 1 s.
+    assert step["ok"] is True and step["ms"] < 3000, step
 
 
 def test_a_page_that_blocks_its_main_thread_cannot_hold_interact_past_its_deadlines(
@@ -464,7 +460,7 @@ def test_a_page_that_blocks_its_main_thread_cannot_hold_interact_past_its_deadli
     and full_page screenshots) without any bound; a blocked renderer never answers them. Fix: bound every
     page round trip — `anyio.fail_after(action.timeout)` around content/evaluate in an action, and a short bound
     on the final `content(page)` (an unreadable page reads as empty), so the call still answers with its steps."""
-    envelope, took = _timed(
+    envelope = _call(
         client,
         "interact",
         {
@@ -472,8 +468,8 @@ def test_a_page_that_blocks_its_main_thread_cannot_hold_interact_past_its_deadli
             "actions": [{"action": "wait_for", "time_ms": 600}, {"action": "scrape", "timeout_ms": 1000}],
         },
     )
-    assert envelope["payload"].get("error", {}).get("code") != "timeout", envelope["payload"]
-    assert took < 3.5
+    assert envelope["ok"] is True, envelope["payload"]  # its steps, not the call's deadline (60 s) and nothing
+    assert [step["action"] for step in envelope["payload"]["steps"]] == ["wait_for", "scrape"], envelope["payload"]
 
 
 def test_a_call_cut_off_at_its_deadline_gives_its_browser_context_back(
@@ -492,8 +488,7 @@ def test_a_call_cut_off_at_its_deadline_gives_its_browser_context_back(
     waits = [{"action": "wait_for", "time_ms": 1000} for _ in range(4)]
     envelope = _call(client, "interact", {"url": f"{site}/form", "actions": waits})
     assert envelope["payload"]["error"]["code"] == "timeout"  # the call's own deadline (2.5 s) cut it
-    time.sleep(0.5)
-    assert _contexts(runner) == 0
+    until(lambda: _contexts(runner) == 0, "the cut call's browser context to close", bound=30)
 
 
 def test_analyze_page_on_a_page_that_never_lets_go_still_ends(fresh: tuple[SyncClient, ToolRunner], site: str) -> None:
@@ -508,7 +503,7 @@ def test_analyze_page_on_a_page_that_never_lets_go_still_ends(fresh: tuple[SyncC
     client, _ = fresh
     started = _call(client, "analyze_page", {"url": f"{site}/busy", "wait": False})["payload"]
     run_id = started["run"]["run_id"]
-    status = _wait_for_run(client, run_id, 3.0)
+    status = _wait_for_run(client, run_id, 30.0)
     _call(client, "cancel_run", {"run_id": run_id})
     assert status not in {"queued", "running"}
 
@@ -526,7 +521,7 @@ def test_analyze_api_endpoint_on_an_answer_that_never_ends_still_ends(
     envelope = _call(client, "analyze_api_endpoint", {"url": f"{site}/api/endless"})
     run = envelope["payload"].get("run")
     if run is not None:  # the call's wait ended first: how did the run end?
-        status = _wait_for_run(client, run["run_id"], 1.5)
+        status = _wait_for_run(client, run["run_id"], 30.0)
         _call(client, "cancel_run", {"run_id": run["run_id"]})
         assert status not in {"queued", "running"}
 
