@@ -28,6 +28,24 @@ if TYPE_CHECKING:
 
 os.environ.update(TEST_ENVIRONMENT)  # see tests.support.environment
 
+NO_CHROMIUM = "netglean-tests-run-no-browser-test"
+"""The browser path of a session that runs no test marked browser: no such program."""
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A session that runs no test marked browser (``-m "not browser"``, or a file without one) has no Chromium, in
+    this process and in every server it spawns: a test that needs it and is not marked fails (not_available) instead
+    of starting Chromium unseen."""
+    if any(item.get_closest_marker("browser") for item in items):
+        return
+    from netglean.browser import pool
+
+    guard = pytest.MonkeyPatch()
+    guard.setenv("NETGLEAN_BROWSER_PATH", NO_CHROMIUM)
+    guard.setattr(pool, "find_browser", lambda path: None)
+    config.add_cleanup(guard.undo)
+
 
 @pytest.fixture(scope="session")
 def registry() -> Registry:

@@ -160,6 +160,7 @@ def test_devset_shingles_score_word_order_and_tag_stripping_keeps_blocks_apart()
     assert devset.html_text("<p>end</p><p>start</p><script>x()</script>").split() == ["end", "start"]
 
 
+@pytest.mark.browser
 def test_the_browser_benchmark_renders_the_app_warm_cold_and_without_the_proxy() -> None:
     """bench.browser on the bench.site it starts: every reading holds its page's content (the run checks), and
     each figure is there."""

@@ -220,6 +220,7 @@ def test_config_headers_stylesheets_and_request_limits_apply(feeds: tuple[SyncCl
     assert _call(client, "apply_config", {"config": paged})["payload"]["pages"] == 1
 
 
+@pytest.mark.browser  # auto renders a listing with no items in its markup before it says so
 def test_failures_point_somewhere_useful(feeds: tuple[SyncClient, int]) -> None:
     client, port = feeds
     nothing = {
@@ -322,6 +323,7 @@ selectors:
     assert any(w["path"] == "/selectors/title/selecter" and "did you mean 'selector'?" in w["message"] for w in warned)
 
 
+@pytest.mark.browser  # the runtime resource says this server can render
 def test_feed_resources(feeds: tuple[SyncClient, int]) -> None:
     import json
 

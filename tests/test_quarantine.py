@@ -26,7 +26,7 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from netglean.app import build_runner
-from netglean.calls.registry import Registry
+from netglean.calls.registry import Registry, load_registry
 from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
@@ -216,7 +216,13 @@ def _asked(arguments: dict[str, Any]) -> str:
     return str(arguments.get("url") or arguments["urls"][0])
 
 
-@pytest.mark.parametrize(("tool", "arguments"), CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CALLS)])
+def _call_case(index: int, tool: str, arguments: dict[str, Any]) -> Any:
+    """A call, marked browser when its tool is of the browser family (it always opens a page in Chromium)."""
+    in_browser = load_registry().tools[tool].handler.startswith("netglean.handlers.browser:")
+    return pytest.param(tool, arguments, id=f"{tool}-{index}", marks=[pytest.mark.browser] * in_browser)
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [_call_case(i, n, a) for i, (n, a) in enumerate(CALLS)])
 def test_target_text_stays_inside_the_frame(client: SyncClient, tool: str, arguments: dict[str, Any]) -> None:
     messages: list[str] = []
     LOGGED.clear()

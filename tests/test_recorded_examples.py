@@ -22,8 +22,13 @@ BROWSER_FAMILY = "netglean.handlers.browser:"
 """The tools of the browser family (catalog/tools/browser/) always open a page in Chromium."""
 
 
+DESCRIBES_CHROMIUM = {"engine_info"}
+"""Tools whose recorded answer says whether the server has Chromium: recorded where it has."""
+
+
 def _marked(example: recorded.Example) -> Any:
     uses_browser = load_registry().tools[example.tool].handler.startswith(BROWSER_FAMILY)
+    uses_browser = uses_browser or example.tool in DESCRIBES_CHROMIUM
     return pytest.param(
         example, marks=[pytest.mark.browser] if uses_browser else [], id=f"{example.tool}-{example.title}"
     )

@@ -185,6 +185,7 @@ def test_scrape_json_is_the_structured_result(client: SyncClient) -> None:
     assert {"url": "http://example.com/api/reference", "text": "/api/reference"} in page["links"]
 
 
+@pytest.mark.browser
 def test_scrape_use_browser_renders_the_page_in_the_browser(client: SyncClient) -> None:
     """Crawlberg's use_browser is strategy browser: the page is rendered (under the same policy) and read."""
     envelope = _ok(client, "scrape", {"url": "http://example.com", "use_browser": True})

@@ -343,6 +343,7 @@ def test_faraday_is_plain_http_like_auto(client: SyncClient, tool: str) -> None:
     assert envelope["payload"]["selected_strategy"] == "http"
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("tool", ["scrape_url", "inspect_url", "capture_config"])
 @pytest.mark.parametrize("strategy", ["botasaurus", "browserless"])
 def test_a_browser_strategy_renders_the_page_in_the_servers_browser(
