@@ -16,9 +16,13 @@ check:
     uv run mypy
     uv run lint-imports
 
-# the whole test suite (the browser test needs Chromium)
+# the whole test suite, in parallel, as CI runs it (the browser tests need Chromium)
 test:
-    uv run --frozen pytest
+    uv run --frozen pytest -n auto
+
+# the fast set: everything but the full-depth fuzzing (the slow set)
+test-fast:
+    uv run --frozen pytest -n auto -m "not slow"
 
 # benchmarks, side by side with minimal SDK servers; figures in bench/results/latest.json
 bench:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -34,11 +35,43 @@ NO_CHROMIUM = "netglean-tests-run-no-browser-test"
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """What runs, in what order, and with what: see _covered_by_full_depth, _slow_first and _no_chromium."""
+    covered = _covered_by_full_depth(items)
+    if covered:
+        config.hook.pytest_deselected(items=covered)
+        items[:] = [item for item in items if item not in covered]
+    items.sort(key=_slow_first)
+    if not any(item.get_closest_marker("browser") for item in items):
+        _no_chromium(config)
+
+
+def _covered_by_full_depth(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The fuzz tests at fast depth whose full-depth twin runs too: the same seed, four times the examples, so
+    a run of both (CI's) does the fast one's work once."""
+    ids = {item.nodeid for item in items}
+    return [item for item in items if (twin := _full_depth_twin(item)) is not None and twin in ids]
+
+
+def _full_depth_twin(item: pytest.Item) -> str | None:
+    """The node id of the same test at full depth, for a test at fast depth (its parameter id says "fast")."""
+    callspec = getattr(item, "callspec", None)
+    parts = callspec.id.split("-") if callspec is not None else []
+    if "fast" not in parts:
+        return None
+    twin = "-".join("full" if part == "fast" else part for part in parts)
+    return f"{item.nodeid.removesuffix(f'[{callspec.id}]')}[{twin}]"
+
+
+def _slow_first(item: pytest.Item) -> bool:
+    """The slow set's long tests start first (a stable sort: modules keep their order), so parallel workers
+    (pytest -n) do not wait on one at the end."""
+    return item.get_closest_marker("slow") is None
+
+
+def _no_chromium(config: pytest.Config) -> None:
     """A session that runs no test marked browser (``-m "not browser"``, or a file without one) has no Chromium, in
     this process and in every server it spawns: a test that needs it and is not marked fails (not_available) instead
     of starting Chromium unseen."""
-    if any(item.get_closest_marker("browser") for item in items):
-        return
     from netglean.browser import pool
 
     guard = pytest.MonkeyPatch()
@@ -167,18 +200,65 @@ def pytest_report_header() -> str:
     return f"property tests seeded {SEED} (NETGLEAN_FUZZ_SEED={SEED} replays this run)"
 
 
+FuzzCounts = dict[str, dict[str, dict[str, int]]]
+"""Result codes counted by fuzz test and tool (tests.support.contract.STATS), plus the frame checks ("" test)."""
+_REPORTED: FuzzCounts = {}
+"""What this process has reported of its fuzzing so far (a pytest-xdist worker reports through its test reports)."""
+_SEEN: FuzzCounts = {}
+"""What the whole run's fuzzing saw, gathered from every test report: printed after the run."""
+
+
+def _fuzz_counts() -> FuzzCounts:
+    contract = sys.modules.get("tests.support.contract")
+    if contract is None:
+        return {}
+    counts = {test: {tool: dict(codes) for tool, codes in tools.items()} for test, tools in contract.STATS.items()}
+    return {**counts, "": {"": dict(contract.NONCE_CHECKS)}}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A test's teardown report carries what its fuzzing counted, so the counts reach the run's report from any
+    process the test ran in."""
+    outcome = yield
+    if call.when != "teardown":
+        return
+    delta: FuzzCounts = {}
+    for test, tools in _fuzz_counts().items():
+        for tool, codes in tools.items():
+            before = _REPORTED.setdefault(test, {}).setdefault(tool, {})
+            new = {code: count - before.get(code, 0) for code, count in codes.items() if count > before.get(code, 0)}
+            if new:
+                delta.setdefault(test, {})[tool] = new
+                before.update(codes)
+    if delta:
+        report = outcome.get_result()
+        report.user_properties = [*report.user_properties, ("fuzz", delta)]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    for name, value in report.user_properties if report.when == "teardown" else ():
+        if name != "fuzz":
+            continue
+        for test, tools in value.items():
+            for tool, codes in tools.items():
+                seen = _SEEN.setdefault(test, {}).setdefault(tool, {})
+                for code, count in codes.items():
+                    seen[code] = seen.get(code, 0) + count
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """What the contract fuzzer saw: the seed, and per test and tool the calls, the share of ok and the codes."""
-    contract = sys.modules.get("tests.support.contract")
-    if contract is None or not contract.STATS:
+    frames = _SEEN.get("", {}).get("", {})
+    if not any(test for test in _SEEN if test):
         return
     terminalreporter.section("contract fuzzing")
     terminalreporter.write_line(f"seed {SEED} (NETGLEAN_FUZZ_SEED={SEED} replays this run)")
-    for test, tools in sorted(contract.STATS.items()):
+    for test, tools in sorted((test, tools) for test, tools in _SEEN.items() if test):
         terminalreporter.write_line(f"{test}:")
         for tool, codes in sorted(tools.items()):
             calls = sum(codes.values())
-            shown = ", ".join(f"{code} {count}" for code, count in codes.most_common())
-            terminalreporter.write_line(f"  {tool:20} {calls:4} calls, ok {codes['ok'] / calls:4.0%}: {shown}")
-    checked, named = contract.NONCE_CHECKS["checked"], contract.NONCE_CHECKS["named"]
+            shown = ", ".join(f"{code} {count}" for code, count in Counter(codes).most_common())
+            terminalreporter.write_line(f"  {tool:20} {calls:4} calls, ok {codes.get('ok', 0) / calls:4.0%}: {shown}")
+    checked, named = frames.get("checked", 0), frames.get("named", 0)
     terminalreporter.write_line(f"frame nonces recomputed from the BEGIN marker's source: {checked} ({named} as named)")

@@ -36,17 +36,57 @@ from tests.support.fuzz_site import World
 from tests.support.seed import REPLAY, SEED
 
 TOOLS = sorted(load_registry().tools)
+RENDERING = {"browser", "botasaurus", "browserless"}
+"""The strategies that render in Chromium, by any of their names."""
+
+
+def _renders(arguments: Any) -> bool:
+    """Whether arguments ask for a rendering strategy anywhere (a config's own strategy too)."""
+    if isinstance(arguments, dict):
+        return arguments.get("strategy") in RENDERING or any(_renders(value) for value in arguments.values())
+    return isinstance(arguments, list) and any(_renders(value) for value in arguments)
+
+
+def _example(name: str, index: int) -> Any:
+    renders = _renders(load_registry().tools[name].examples[index]["arguments"])
+    return pytest.param(name, index, id=f"{name}-{index}", marks=[pytest.mark.browser] * renders)
+
+
 EXAMPLES = [
-    (name, index)
+    _example(name, index)
     for name in TOOLS
     for index, example in enumerate(load_registry().tools[name].examples)
     if not example.get("recorded")  # those run on the example site: tests/test_recorded_examples.py
 ]
-VALID_EXAMPLES, ARBITRARY_EXAMPLES, STDIO_EXAMPLES = 400, 200, 60
+"""The catalog's own examples: those that render need Chromium (they are marked browser)."""
+STDIO_TOOLS = [
+    pytest.param(name, marks=pytest.mark.browser)
+    if any(_renders(e["arguments"]) for e in load_registry().tools[name].examples if not e.get("recorded"))
+    else name
+    for name in TOOLS
+]
+"""Every tool, over stdio; it runs its catalog examples there too, so those whose examples render need Chromium."""
+FAST, FULL = "fast", "full"
+DEPTHS = [FAST, pytest.param(FULL, marks=pytest.mark.slow)]
+"""Every fuzz test runs at two depths: fast, which a developer runs (-m "not slow"), and full, the slow set, which CI
+runs beside it."""
+VALID_EXAMPLES, ARBITRARY_EXAMPLES, STDIO_EXAMPLES = {FAST: 100, FULL: 400}, {FAST: 50, FULL: 200}, {FAST: 15, FULL: 60}
 """Hypothesis examples per tool: the knob for how long the contract tests take (about 1 ms to 15 ms a call)."""
 BROWSER_TOOLS = {"interact": 30, "analyze_page": 20, "analyze_api_endpoint": 20}
 """The tools that only drive the browser, and their valid-input examples: each call opens a page in Chromium
-(some 100 ms to 1 s), so they are fuzzed less, against a server that has it (fuzz_browser_client)."""
+(some 100 ms to 1 s), so they are fuzzed less, at full depth only, against a server that has it
+(fuzz_browser_client)."""
+
+
+def _valid(name: str, depth: str) -> Any:
+    marks = [pytest.mark.slow] if depth == FULL else []
+    return pytest.param(
+        name, depth, id=f"{name}-{depth}", marks=marks + [pytest.mark.browser] * (name in BROWSER_TOOLS)
+    )
+
+
+VALID = [_valid(name, FAST) for name in TOOLS if name not in BROWSER_TOOLS] + [_valid(name, FULL) for name in TOOLS]
+"""The valid-input fuzz: every tool at full depth, all but the browser tools at fast depth too."""
 
 
 def _fuzz(examples: int) -> settings:
@@ -71,18 +111,18 @@ def test_listing_publishes_every_tool_with_its_schemas(memory_client: SyncClient
         assert tool.title == spec.title and tool.annotations.read_only_hint == spec.annotations["read_only"]
 
 
-@pytest.mark.parametrize("name", TOOLS)
+@pytest.mark.parametrize(("name", "depth"), VALID)
 def test_generated_valid_inputs_give_valid_envelopes(
-    name: str, request: pytest.FixtureRequest, fuzz_world: World, registry: Registry
+    name: str, depth: str, request: pytest.FixtureRequest, fuzz_world: World, registry: Registry
 ) -> None:
     spec = registry.tools[name]
     fuzz_client: SyncClient = request.getfixturevalue("fuzz_browser_client" if name in BROWSER_TOOLS else "fuzz_client")
     published = _published(fuzz_client)[name].output_schema
-    tally = Tally("valid inputs", name)
+    tally = Tally(f"valid inputs ({depth})", name)
     for _, saved in fuzz_world.projects:  # back in this server's store, whatever a fuzzed delete_project took
         fuzz_client.call("save_project", saved)
 
-    @_fuzz(BROWSER_TOOLS.get(name, VALID_EXAMPLES))
+    @_fuzz(BROWSER_TOOLS.get(name, VALID_EXAMPLES[depth]))
     @seed(SEED)
     @given(arguments_strategy(argument_schema(spec), fuzz_world))
     def check(arguments: dict[str, Any]) -> None:
@@ -96,19 +136,21 @@ def test_generated_valid_inputs_give_valid_envelopes(
     check()
     seen = tally.codes
     share = seen["ok"] / sum(seen.values())
-    assert share >= MIN_OK_SHARE, f"{name}: ok for {share:.0%} of valid inputs ({dict(seen)}); {REPLAY}"
+    floor = MIN_OK_SHARE[depth]
+    assert share >= floor, f"{name}: ok for {share:.0%} of valid inputs ({dict(seen)}), under {floor:.0%}; {REPLAY}"
 
 
+@pytest.mark.parametrize("depth", DEPTHS)
 @pytest.mark.parametrize("name", TOOLS)
 def test_arbitrary_json_arguments_never_break_the_contract(
-    name: str, fuzz_client: SyncClient, fuzz_world: World, registry: Registry
+    name: str, depth: str, fuzz_client: SyncClient, fuzz_world: World, registry: Registry
 ) -> None:
     """Arbitrary objects, mostly with the tool's own argument names: some reach the handler, none crash it."""
     spec = registry.tools[name]
     published = _published(fuzz_client)[name].output_schema
-    tally = Tally("arbitrary JSON", name)
+    tally = Tally(f"arbitrary JSON ({depth})", name)
 
-    @_fuzz(ARBITRARY_EXAMPLES)
+    @_fuzz(ARBITRARY_EXAMPLES[depth])
     @seed(SEED)
     @given(arbitrary_arguments(argument_schema(spec), fuzz_world))
     def check(arguments: Any) -> None:
@@ -157,7 +199,7 @@ def test_mutated_inputs_come_back_naming_the_argument(
     _check_mutations(fuzz_client, registry, name, cases)
 
 
-@pytest.mark.parametrize(("name", "index"), EXAMPLES, ids=[f"{n}-{i}" for n, i in EXAMPLES])
+@pytest.mark.parametrize(("name", "index"), EXAMPLES)
 def test_catalog_examples_hold(name: str, index: int, memory_client: SyncClient, registry: Registry) -> None:
     spec = registry.tools[name]
     example = spec.examples[index]
@@ -170,15 +212,22 @@ def test_catalog_examples_hold(name: str, index: int, memory_client: SyncClient,
     assert_matches_example(envelope, example["expect"])
 
 
-@pytest.mark.parametrize("name", TOOLS)
+@pytest.mark.parametrize("depth", DEPTHS)
+@pytest.mark.parametrize("name", STDIO_TOOLS)
 def test_contract_holds_over_a_spawned_stdio_server(
-    name: str, fuzz_stdio_client: SyncClient, stdio_client: SyncClient, fuzz_world: World, registry: Registry
+    name: str,
+    depth: str,
+    *,
+    fuzz_stdio_client: SyncClient,
+    stdio_client: SyncClient,
+    fuzz_world: World,
+    registry: Registry,
 ) -> None:
     spec = registry.tools[name]
     published = _published(fuzz_stdio_client)[name].output_schema
-    tally = Tally("stdio", name)
+    tally = Tally(f"stdio ({depth})", name)
 
-    @_fuzz(STDIO_EXAMPLES)
+    @_fuzz(STDIO_EXAMPLES[depth])
     @seed(SEED)
     @given(
         arguments_strategy(argument_schema(spec), fuzz_world)
