@@ -24,6 +24,10 @@ test:
 test-fast:
     uv run --frozen pytest -n auto -m "not slow"
 
+# the slow set: the fuzzing at full depth
+test-slow:
+    uv run --frozen pytest -n auto -m slow
+
 # benchmarks, side by side with minimal SDK servers; figures in bench/results/latest.json
 bench:
     uv run python -m bench.run
