@@ -29,11 +29,13 @@ from tests.support.fixture_site import serve
 
 SHOP: dict[str, list[tuple[str, str]]] = {}
 """The shop's products by category: (sku, title) — a test changes them between runs."""
+RUN_CALL_TIMEOUT = 5
+"""The call deadline of the run that outlasts its call: time enough, on a loaded machine, to begin the run."""
 
 
 async def category(request: Request) -> HTMLResponse:
-    if request.path_params["name"] == "slow":
-        await anyio.sleep(1)  # longer than the call deadline a test gives, for the run to outlast its call
+    if request.path_params["name"] == "slow":  # asked for after the run began, so the run outlasts its call
+        await anyio.sleep(RUN_CALL_TIMEOUT + 1)
     items = "".join(
         f'<li class="product" data-sku="{sku}"><h2>{title}</h2></li>'
         for sku, title in SHOP.get(request.path_params["name"], [])
@@ -284,7 +286,7 @@ def test_a_run_that_outlasts_the_call_deadline_is_waited_for(cli: Cli, origin: s
     _imported(
         cli, _file(tmp_path / "p.yaml", {"name": "slow", "variables": {"origin": origin}, "definition": DEFINITION})
     )
-    code, out, _ = cli("run", "slow", "--var", "category=slow", "--call-timeout", "0.3")
+    code, out, _ = cli("run", "slow", "--var", "category=slow", "--call-timeout", str(RUN_CALL_TIMEOUT))
     assert code == 0 and out.splitlines()[1] == "  products: 1 new, 0 updated, 0 unchanged"
 
 
