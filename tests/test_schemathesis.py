@@ -15,7 +15,7 @@ from tests.support.paths import PROJECT
 TOKEN = "tok-schemathesis-81b2"
 
 
-@pytest.mark.timeout(660)  # the run's own bound is 600 s: every operation, 100 examples each, on a busy machine
+@pytest.mark.timeout(1860)  # the run's own bound is 1800 s, which only a hang passes
 @pytest.mark.parametrize("examples", [25, pytest.param(100, marks=pytest.mark.slow)], ids=["fast", "full"])
 def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(examples: int, tmp_path: Path) -> None:
     """At two depths: 25 examples an operation in the fast set, 100 in the slow set (-m slow), which CI runs too."""
@@ -40,7 +40,7 @@ def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(examples: i
             ],
             capture_output=True,
             text=True,
-            timeout=600,
+            timeout=1800,
             check=False,
         )
     assert done.returncode == 0, done.stdout[-6000:]
