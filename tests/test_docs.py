@@ -82,7 +82,6 @@ GRAPH_CHECK = """() => {
 }"""
 """Every edge of the next-step graph (issue 19): none runs through a box other than its ends', each ends on its
 target (its arrowhead touches the target's box), and none is missing."""
-"""Where the browser test leaves a screenshot of every docs page (CI keeps the folder as an artifact)."""
 
 
 def _chromium() -> str:
