@@ -48,6 +48,7 @@ def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
         if setting.kind is bool:
             group.add_argument(
                 setting.flag,
+                *setting.old_flags,
                 dest=setting.name,
                 action=argparse.BooleanOptionalAction,
                 default=None,
@@ -57,6 +58,7 @@ def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
             default = "unset" if setting.secret else setting.default
             group.add_argument(
                 setting.flag,
+                *setting.old_flags,
                 dest=setting.name,
                 type=setting.kind,
                 default=None,

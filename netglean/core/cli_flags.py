@@ -14,4 +14,5 @@ OUTPUT_FLAG = "--output-file"
 
 def reserved_flags() -> frozenset[str]:
     """Every flag `netglean call TOOL` gives a meaning of its own: help, the output switches, the settings."""
-    return frozenset({"--help", JSON_FLAG, TEXT_FLAG, ENVELOPE_FLAG, OUTPUT_FLAG, *(s.flag for s in SETTINGS)})
+    settings = (flag for setting in SETTINGS for flag in (setting.flag, *setting.old_flags))
+    return frozenset({"--help", JSON_FLAG, TEXT_FLAG, ENVELOPE_FLAG, OUTPUT_FLAG, *settings})

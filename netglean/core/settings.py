@@ -42,6 +42,9 @@ class Setting:
     """A comma-separated list, each item one of ``choices``."""
     rule: Callable[[Any], str | None] | None = None
     """What is wrong with a value besides its type, range and choices (None when nothing is)."""
+    old_flags: tuple[str, ...] = ()
+    """Spellings a command line of an earlier netglean used for this flag and a later setting made ambiguous
+    (argparse took a unique prefix for the flag): still this setting's, so a client's config keeps working."""
 
     @property
     def env(self) -> str:
@@ -129,6 +132,7 @@ SETTINGS: tuple[Setting, ...] = (
         False,
         "Let fetches reach loopback and private addresses: 127/8, ::1, 10/8, 172.16/12, 192.168/16, fc00::/7 "
         "(a staging site, test fixtures); link-local and cloud metadata addresses stay refused. No tool argument can.",
+        old_flags=("--allow-private",),
     ),
     Setting(
         "allow_private_targets",
@@ -274,6 +278,7 @@ SETTINGS: tuple[Setting, ...] = (
         "Requests one client address may have in flight; then 429.",
         1,
         http=True,
+        old_flags=("--max-client",),
     ),
     Setting(
         "max_client_connections",
@@ -379,6 +384,7 @@ SETTINGS: tuple[Setting, ...] = (
         "Fetches one session may make (an MCP session; else a client address, as for REST; the stdio client); "
         "then budget_exhausted.",
         1,
+        old_flags=("--session",),
     ),
     Setting(
         "session_idle_timeout",

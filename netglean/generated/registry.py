@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = '8af5b833ff6cbb3eea3c57a2563b51b61ccb62a00e6d5ad777ce9a9cb27ce3bf'
+CATALOG_HASH: Any = 'd6014c7bcb0d2e02233e8e23d6ff0b2783de035117f2289a4628f674c4bbce82'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'
