@@ -106,7 +106,7 @@ _netglean() {{
             COMPREPLY=($(compgen -W {shlex.quote(" ".join(_project_commands()))} -- "$cur")); return
         fi
         flags={shlex.quote(" ".join(_setting_flags(False)))} ;;
-    mcp) flags={shlex.quote(" ".join(_setting_flags(False)))} ;;
+    mcp) flags={shlex.quote(" ".join(["--transport", *_setting_flags(True)]))} ;;
     serve) flags={shlex.quote(" ".join(_setting_flags(True)))} ;;
     completion) flags={shlex.quote(" ".join(SHELLS))} ;;
     esac
@@ -142,7 +142,7 @@ _netglean() {{
     project)
         if (( CURRENT == 3 )); then compadd -- {" ".join(_project_commands())}; return; fi
         compadd -- {" ".join(_setting_flags(False))} ;;
-    mcp) compadd -- {" ".join(_setting_flags(False))} ;;
+    mcp) compadd -- {" ".join(["--transport", *_setting_flags(True)])} ;;
     serve) compadd -- {" ".join(_setting_flags(True))} ;;
     completion) compadd -- {" ".join(SHELLS)} ;;
     esac
@@ -175,6 +175,7 @@ def _fish(commands: Mapping[str, Any]) -> str:
             f" {' '.join(_project_commands())}' -a {name} -d {shlex.quote(help_text)}"
         )
     for flag in _setting_flags(True):
-        lines.append(f"complete -c netglean -n '__fish_seen_subcommand_from serve' -l {flag.removeprefix('--')}")
+        lines.append(f"complete -c netglean -n '__fish_seen_subcommand_from serve mcp' -l {flag.removeprefix('--')}")
+    lines.append("complete -c netglean -n '__fish_seen_subcommand_from mcp' -l transport -x -a 'stdio http'")
     lines.append("complete -c netglean -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'")
     return "\n".join(lines) + "\n"

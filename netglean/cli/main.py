@@ -38,11 +38,13 @@ def _runner(settings: Settings) -> ToolRunner:
     return build_runner(load_registry(settings.registry), settings, protocol_versions=spoken)
 
 
-def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
+def _add_settings(parser: argparse.ArgumentParser, http: bool = False, http_note: str = "") -> None:
+    """The operator settings as flags; the HTTP ones only where ``http``, their help ending with ``http_note``."""
     group = parser.add_argument_group("operator settings (also NETGLEAN_* environment variables)")
     for setting in SETTINGS:
         if setting.http and not http:
             continue
+        said = f"{setting.help}{http_note if setting.http else ''}"
         # A list setting's items are checked by Settings.load: argparse would take the whole list for one choice.
         extra: dict[str, Any] = {"choices": setting.choices} if setting.choices and not setting.several else {}
         if setting.kind is bool:
@@ -52,7 +54,7 @@ def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
                 dest=setting.name,
                 action=argparse.BooleanOptionalAction,
                 default=None,
-                help=f"{setting.help} (default {'on' if setting.default else 'off'}; env {setting.env}=1 or 0)",
+                help=f"{said} (default {'on' if setting.default else 'off'}; env {setting.env}=1 or 0)",
             )
         else:
             default = "unset" if setting.secret else setting.default
@@ -62,7 +64,7 @@ def _add_settings(parser: argparse.ArgumentParser, http: bool = False) -> None:
                 dest=setting.name,
                 type=setting.kind,
                 default=None,
-                help=f"{setting.help} (default {default}; env {setting.env})",
+                help=f"{said} (default {default}; env {setting.env})",
                 **extra,
             )
 
@@ -403,8 +405,16 @@ def _feed(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    """The MCP server over stdio (what clients launch), or over streamable HTTP as `netglean serve` serves it: the
+    start command of servers whose clients run `SERVER mcp --transport stdio|http --port N` (html2rss)."""
     import anyio
 
+    if args.transport == "http":
+        return _serve(args)
+    given = [s.flag for s in SETTINGS if s.http and getattr(args, s.name, None) is not None]
+    if given:
+        print(f"netglean mcp: {', '.join(given)} applies to --transport http only", file=sys.stderr)
+        return 2
     from netglean.serve.mcp import serve_stdio
 
     settings = _settings(args)
@@ -447,9 +457,18 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     mcp = commands.add_parser(
-        "mcp", help="serve MCP over stdin/stdout (what MCP clients launch)", usage="netglean mcp [operator settings]"
+        "mcp",
+        help="serve MCP over stdin/stdout (what MCP clients launch), or over HTTP with --transport http",
+        usage="netglean mcp [--transport stdio|http] [--port N] [operator settings]",
     )
-    _add_settings(mcp)
+    mcp.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (the default): JSON-RPC on stdin/stdout; http: streamable HTTP at /mcp, as `netglean serve` "
+        "serves it (with its REST API and docs), on 127.0.0.1 unless --host and a token say otherwise",
+    )
+    _add_settings(mcp, http=True, http_note=" (with --transport http)")
     mcp.set_defaults(handler=_mcp)
 
     serve = commands.add_parser(

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-CATALOG_HASH: Any = 'd6014c7bcb0d2e02233e8e23d6ff0b2783de035117f2289a4628f674c4bbce82'
+CATALOG_HASH: Any = '0cea12edc3946e0a2ee65f42d27971839c0e4959957627bb7f0ba22a63cbee36'
 
 SERVER: Any = {'description': 'Safe, fast, well-described web tools for AI agents.',
  'instructions': 'Read pages, map and crawl sites, and make feeds.\n'

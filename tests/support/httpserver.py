@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tests.support.paths import PROJECT
@@ -17,9 +17,13 @@ _LISTENING = re.compile(r"netglean serving on (http://\S+?) ")
 
 
 class HttpServer:
-    def __init__(self, *args: str, env: Mapping[str, str] | None = None, cwd: Path = PROJECT) -> None:
+    """``netglean serve`` (or ``command``, e.g. ``("mcp", "--transport", "http")``) on a free port."""
+
+    def __init__(
+        self, *args: str, env: Mapping[str, str] | None = None, cwd: Path = PROJECT, command: Sequence[str] = ("serve",)
+    ) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "netglean", "serve", "--port", "0", *args],
+            [sys.executable, "-m", "netglean", *command, "--port", "0", *args],
             cwd=cwd,
             env={**os.environ, **(env or {})},
             stdin=subprocess.DEVNULL,
