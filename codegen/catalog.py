@@ -20,7 +20,6 @@ from jsonschema import Draft202012Validator
 from codegen import recordings
 from codegen.catalog_types import Catalog, GuidePage, Prompt, Resource, Tool
 from codegen.cross_checks import (
-    check_compat,
     check_examples,
     check_failure_guidance,
     check_generated_names,
@@ -32,6 +31,7 @@ from codegen.cross_checks import (
 from codegen.errors import CatalogError, CatalogProblem, Collector, relative
 from codegen.fragments import INLINE, Inlined, Inliner
 from codegen.handlers_scan import scan
+from codegen.profiles import make_profiles
 from codegen.readability import readability_table
 from codegen.schemas import UNTRUSTED_MARK, bundle, check_schema, check_untrusted_marks, json_pointer, marks, walk_refs
 from codegen.yaml_source import SourceFile, YamlProblem, escape, load
@@ -56,6 +56,7 @@ def _kind(path: Path, root: Path) -> str | None:
         "prompts": "prompt",
         "schemas": "shared_schema",
         "fragments": "fragment",
+        "profiles": "profile",
     }
     if len(parts) >= 2 and parts[0] in folders and (parts[0] == "tools" or len(parts) == 2):
         return folders[parts[0]]
@@ -108,6 +109,7 @@ def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Ca
         "fragment": [],
         "readability_scale": [],
         "readability_findings": [],
+        "profile": [],
     }
     invalid_names: set[str] = set()
     invalid_handlers: set[str] = set()
@@ -131,8 +133,8 @@ def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Ca
                 path,
                 1,
                 "unexpected file: the catalog holds server.yaml, tools/**/*.yaml, resources/, prompts/, schemas/, "
-                f"fragments/, readability/scale.yaml, readability/findings.yaml, {recordings.FOLDER}/TOOL.json "
-                f"and {GUIDE}/NN-slug.md",
+                f"fragments/, profiles/, readability/scale.yaml, readability/findings.yaml, {recordings.FOLDER}/"
+                f"TOOL.json and {GUIDE}/NN-slug.md",
             )
             continue
         try:
@@ -166,7 +168,6 @@ def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Ca
     for path, line, message in broken:
         out.add(path, line, message)
     check_names(tools, resources, prompts, out)
-    check_compat(tools, resources, prompts, out)
     check_generated_names(tools, by_kind["shared_schema"], by_kind["fragment"], out)
     check_graph(tools, invalid_names, out)
     check_failure_guidance(tools, out)
@@ -180,6 +181,7 @@ def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Ca
     if recorded:
         unusable = {tool.name for tool, usable, _ in built if not usable}
         tools = recordings.attach(tools, root, out, invalid_names | unusable)
+    profiles = make_profiles(by_kind["profile"], tools, resources, prompts, out, invalid=invalid_names)
     readability = readability_table(
         next(iter(by_kind["readability_scale"]), None), next(iter(by_kind["readability_findings"]), None), out
     )
@@ -200,6 +202,7 @@ def load_catalog(root: Path, handlers_dir: Path, *, recorded: bool = True) -> Ca
         readability=readability,
         digest=digest.hexdigest(),
         guide=tuple(guide),  # files are read sorted: their numbers order them
+        profiles=tuple(sorted(profiles, key=lambda p: p.name)),
     )
 
 
@@ -334,7 +337,6 @@ def _make_tool(
         failure_guidance={code: text.strip() for code, text in data.get("failure_guidance", {}).items()},
         exactly_one_of=groups,
         failure_payload=failed,
-        compat=dict(data.get("compat", {})),
         cli=dict(data.get("cli", {})),
         source=source,
     )
@@ -527,7 +529,6 @@ def _make_resource(source: SourceFile) -> Resource:
         d.get("uri_template"),
         d["mime_type"],
         d["handler"],
-        dict(d.get("compat", {})),
         source,
     )
 
@@ -550,6 +551,5 @@ def _make_prompt(source: SourceFile, out: Collector) -> Prompt:
         d["description"].strip(),
         tuple(d.get("arguments", [])),
         tuple(d["messages"]),
-        dict(d.get("compat", {})),
         source,
     )

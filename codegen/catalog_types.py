@@ -31,8 +31,6 @@ class Tool:
     failure_payload: dict[str, Any]
     """The fields a failure's payload carries beside error (copied from its detail), as an object schema with
     its shared schemas bundled; empty when the tool declares none."""
-    compat: dict[str, str]
-    """The tool's names under other servers' compat sets (rtila: rtila_list_projects), served with --compat."""
     cli: dict[str, Any]
     """How `netglean call` shows the result to a person: its content field or table, and what exits 1."""
     source: SourceFile = field(repr=False, compare=False)
@@ -57,8 +55,6 @@ class Resource:
     uri_template: str | None
     mime_type: str
     handler: str
-    compat: dict[str, str]
-    """The resource's addresses under other servers' compat sets (a URI, or a template of the same variables)."""
     source: SourceFile = field(repr=False, compare=False)
 
 
@@ -69,8 +65,45 @@ class Prompt:
     description: str
     arguments: tuple[dict[str, Any], ...]
     messages: tuple[dict[str, str], ...]
-    compat: dict[str, str]
-    """The prompt's names under other servers' compat sets."""
+    source: SourceFile = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class ProfileTool:
+    """One of a seed's tool names, as a profile serves it."""
+
+    name: str
+    """The seed's name."""
+    tool: str
+    """The netglean tool it runs."""
+    arguments: dict[str, dict[str, Any]]
+    """The seed's arguments where they differ from netglean's: renamed (as), defaulted, or not applied."""
+    input_schema: dict[str, Any]
+    """The tool's input schema as the seed's client sees it (listed under the profile)."""
+    output_schema: dict[str, Any] | None
+    """The outputSchema listed under the profile (None: no structuredContent)."""
+    text: Any
+    result: Any
+    errors: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A seed's wire profile (catalog/profiles/NAME.yaml), checked against the catalog it serves."""
+
+    name: str
+    title: str
+    reference: str
+    description: str
+    server: dict[str, str] | None
+    environment: dict[str, dict[str, Any]]
+    policy: dict[str, Any]
+    unframed: str
+    tools: tuple[ProfileTool, ...]
+    resources: dict[str, str]
+    prompts: dict[str, str]
+    contract: tuple[dict[str, Any], ...]
+    """Every item the seed documents and what netglean does with it (the docs' table)."""
     source: SourceFile = field(repr=False, compare=False)
 
 
@@ -95,6 +128,9 @@ class Catalog:
     digest: str
     guide: tuple[GuidePage, ...] = ()
     """The guide's pages, in the order of their file names' numbers."""
+
+    profiles: tuple[Profile, ...] = ()
+    """The wire profiles, by name."""
 
     def tool(self, name: str) -> Tool:
         return next(t for t in self.tools if t.name == name)

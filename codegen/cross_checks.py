@@ -18,7 +18,6 @@ from codegen.schemas import json_pointer
 from codegen.yaml_source import SourceFile, escape
 from netglean.core.envelope import DONE
 from netglean.core.errors import ERROR_CODES
-from netglean.core.settings import COMPAT_SETS
 from netglean.core.validation import choice_problems
 
 
@@ -38,45 +37,6 @@ def check_names(tools: list[Tool], resources: list[Resource], prompts: list[Prom
     for tool in tools:
         if tool.name == DONE:
             out.add(tool.source, "/name", f"'{DONE}' is reserved: it ends a workflow")
-
-
-def check_compat(tools: list[Tool], resources: list[Resource], prompts: list[Prompt], out: Collector) -> None:
-    """The names other servers give a tool, prompt or resource (``compat``) are of a set the compat setting takes,
-    carry its mark (``rtila_``, ``rtila://``) and are nothing else's name or address: each answers for one thing."""
-    for kind, items in (("tool", tools), ("prompt", prompts)):
-        taken = {item.name: f"the name of {kind} '{item.name}' ({item.source.label})" for item in items}
-        for item in items:
-            for key, alias in item.compat.items():
-                where = f"/compat/{escape(key)}"
-                if _compat_set(item.source, where, key, out) and not alias.startswith(f"{key}_"):
-                    out.add(item.source, where, f"{where}: a name under compat {key} starts with '{key}_': '{alias}'")
-                if alias in taken:
-                    out.add(item.source, where, f"{where}: '{alias}' is already {taken[alias]}")
-                taken.setdefault(alias, f"the compat {key} name of {kind} '{item.name}' ({item.source.label})")
-    addresses = {
-        (r.uri or r.uri_template or ""): f"the address of resource '{r.name}' ({r.source.label})" for r in resources
-    }
-    for resource in resources:
-        for key, alias in resource.compat.items():
-            where = f"/compat/{escape(key)}"
-            if _compat_set(resource.source, where, key, out) and not alias.startswith(f"{key}://"):
-                out.add(resource.source, where, f"{where}: an address under compat {key} is {key}://...: '{alias}'")
-            variables = sorted(re.findall(r"\{([^}]*)\}", alias))
-            own = sorted(re.findall(r"\{([a-z_]+)\}", resource.uri_template or ""))
-            if variables != own:
-                spelt = f"the template's own, as it spells them ({', '.join(own)})" if own else "none (a plain URI)"
-                out.add(resource.source, where, f"{where}: the variables of '{alias}' must be {spelt}")
-            if alias in addresses:
-                out.add(resource.source, where, f"{where}: '{alias}' is already {addresses[alias]}")
-            label = f"the compat {key} address of resource '{resource.name}' ({resource.source.label})"
-            addresses.setdefault(alias, label)
-
-
-def _compat_set(source: SourceFile, where: str, key: str, out: Collector) -> bool:
-    if key in COMPAT_SETS:
-        return True
-    out.add(source, where, f"{where}: '{key}' is no compat set (the compat setting takes {', '.join(COMPAT_SETS)})")
-    return False
 
 
 GENERATED_SUFFIXES = ("Input", "Output", "Result")

@@ -10,10 +10,11 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from codegen.catalog_types import Catalog
+from codegen.catalog_types import Catalog, Profile, ProfileTool
 from codegen.cli_table import cli_options
 from codegen.graph import graph_svg
-from netglean.core.settings import COMPAT_SETS, SETTINGS
+from codegen.profiles import conflicts
+from netglean.core.settings import SETTINGS
 
 TEMPLATES = Path(__file__).with_name("templates") / "docs"
 
@@ -98,6 +99,98 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
+STATUSES = ("match", "differs", "missing", "wrong")
+
+
+def _counts(profile: Profile) -> list[tuple[str, int]]:
+    """How many contract items of ``profile`` have each status (those that any do)."""
+    found = [item["status"] for item in profile.contract]
+    return [(status, found.count(status)) for status in STATUSES if status in found]
+
+
+def _source(value: Any) -> str:
+    if isinstance(value, str):
+        return f"{value or '(the whole)'}"
+    if "const" in value:
+        return json.dumps(value["const"])
+    if "map" in value:
+        return f"{value['from']} renamed {json.dumps(value['map'])}"
+    when = " and ".join(f"{pointer} is {json.dumps(v)}" for pointer, v in value["when"].items())
+    return f"{_source(value['then'])} when {when}, else {_source(value['else'])}"
+
+
+class Describe:
+    """A profile's data said in words, for its docs page."""
+
+    @staticmethod
+    def projection(projection: Any) -> str:
+        if projection == "envelope":
+            return "netglean's envelope"
+        if projection == "none":
+            return "none (and no outputSchema)"
+        said = "netglean's envelope" if not projection.get("from") else f"the value at {projection['from']}"
+        if "keep" in projection:
+            said += f", only {', '.join(projection['keep'])}"
+        if "set" in projection:
+            said += ", with " + "; ".join(f"{k} = {_source(v)}" for k, v in projection["set"].items())
+        return said
+
+    @staticmethod
+    def text(form: Any) -> str:
+        if form == "netglean":
+            return "netglean's (a target-origin payload in the untrusted frame)"
+        if form == "json":
+            return "the JSON of structuredContent"
+        if form == "pretty_json":
+            return "the JSON of structuredContent, indented"
+        if "template" in form:
+            framed = " in netglean's untrusted frame" if form.get("frame") == "netglean" else ", unframed"
+            return f"the template {json.dumps(form['template'])}{framed}"
+        cases = "; ".join(f"{value}: {Describe.text(inner)}" for value, inner in form["forms"].items())
+        return f"by {form['by_argument']}: {cases}; otherwise {Describe.text(form['otherwise'])}"
+
+    @staticmethod
+    def arguments(tool: ProfileTool) -> list[str]:
+        lines = []
+        for name, rule in tool.arguments.items():
+            if "not_applied" in rule:
+                lines.append(f"{name}: accepted, not applied ({rule['not_applied']})")
+                continue
+            said = f"{name}: netglean's {rule['as']}" if rule.get("as", name) != name else f"{name}"
+            if "default" in rule:
+                said += f", default {json.dumps(rule['default'])}"
+            lines.append(said)
+        return lines
+
+    @staticmethod
+    def errors(tool: ProfileTool) -> list[str]:
+        lines = []
+        for code, rule in tool.errors.items():
+            what = "any other code" if code == "*" else code
+            if "jsonrpc" in rule:
+                message = (
+                    rule["message"] if isinstance(rule["message"], str) else f"netglean's {rule['message']['from']}"
+                )
+                lines.append(f"{what}: JSON-RPC error {rule['jsonrpc']} ({message})")
+            else:
+                shape = Describe.projection(rule.get("result", "envelope"))
+                lines.append(f"{what}: a result (isError), {shape}; text {Describe.text(rule.get('text', tool.text))}")
+        return lines
+
+
+def _served_as(catalog: Catalog) -> dict[str, dict[str, list[tuple[Profile, str]]]]:
+    """For each tool, resource and prompt, the profiles that serve it and under which of their names."""
+    served: dict[str, dict[str, list[tuple[Profile, str]]]] = {"tools": {}, "resources": {}, "prompts": {}}
+    for profile in catalog.profiles:
+        for tool in profile.tools:
+            served["tools"].setdefault(tool.tool, []).append((profile, tool.name))
+        for address, name in profile.resources.items():
+            served["resources"].setdefault(name, []).append((profile, address))
+        for alias, name in profile.prompts.items():
+            served["prompts"].setdefault(name, []).append((profile, alias))
+    return served
+
+
 def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
     env = Environment(
         loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True
@@ -109,8 +202,9 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
         "server": catalog.server,
         "version": version,
         "comment": comment,
-        "compat_sets": COMPAT_SETS,
+        "served_as": _served_as(catalog),
     }
+    refused = conflicts(list(catalog.profiles))
     pages = {
         "index.html": env.get_template("index.html.j2").render(
             **common, root="", graph=graph_svg(catalog, "tools/"), settings=SETTINGS
@@ -119,6 +213,9 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
         "prompts.html": env.get_template("prompts.html.j2").render(**common, root=""),
         "settings.html": env.get_template("settings.html.j2").render(**common, root="", settings=SETTINGS),
         "getting-started.html": env.get_template("getting-started.html.j2").render(**common, root=""),
+        "profiles.html": env.get_template("profiles.html.j2").render(
+            **common, root="", conflicts=refused, counts={p.name: _counts(p) for p in catalog.profiles}
+        ),
         "readability.html": env.get_template("readability.html.j2").render(
             **common, root="", scale=catalog.readability
         ),
@@ -131,6 +228,19 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
     for page in catalog.guide:
         pages[f"guide/{page.slug}.html"] = env.get_template("guide.html.j2").render(
             **common, root="../", page=page, body=Markup(_markdown().render(page.markdown))
+        )
+    for profile in catalog.profiles:
+        pages[f"profiles/{profile.name}.html"] = env.get_template("profile.html.j2").render(
+            **common,
+            root="../",
+            profile=profile,
+            describe=Describe,
+            counts=_counts(profile),
+            refused=[
+                {"other": next(n for n in c["profiles"] if n != profile.name), "reasons": c["reasons"]}
+                for c in refused
+                if profile.name in c["profiles"]
+            ],
         )
     for tool in catalog.tools:
         pages[f"tools/{tool.name}.html"] = env.get_template("tool.html.j2").render(

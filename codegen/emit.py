@@ -21,6 +21,7 @@ from codegen.docs import render_docs
 from codegen.graph import graph_data
 from codegen.models import render_models
 from codegen.openapi import openapi_document
+from codegen.profiles import conflicts, runtime_table
 from codegen.readability import check_ids
 from codegen.schemas import bundle
 from netglean._version import __version__
@@ -70,14 +71,13 @@ def _tool_entry(tool: Tool, packages: Packages) -> dict[str, Any]:
         "failure_guidance": dict(tool.failure_guidance),
         "failure_payload": tool.failure_fields,
         "exactly_one_of": tool.exactly_one_of,
-        "compat": dict(tool.compat),
     }
 
 
 def _registry(catalog: Catalog, packages: Packages) -> str:
     server = catalog.server
     return _python(
-        "The tables the runtime serves: tools, resources, prompts and the next-step graph.",
+        "The tables the runtime serves: tools, resources, prompts, the next-step graph and the wire profiles.",
         {
             "CATALOG_HASH": catalog.digest,
             "SERVER": {
@@ -97,7 +97,6 @@ def _registry(catalog: Catalog, packages: Packages) -> str:
                     "uri_template": r.uri_template,
                     "mime_type": r.mime_type,
                     "handler": f"{packages.handlers}.{r.handler.replace('.', ':')}",
-                    "compat": dict(r.compat),
                 }
                 for r in catalog.resources
             ),
@@ -116,11 +115,12 @@ def _registry(catalog: Catalog, packages: Packages) -> str:
                         for a in p.arguments
                     ],
                     "messages": list(p.messages),
-                    "compat": dict(p.compat),
                 }
                 for p in catalog.prompts
             ),
             "GRAPH": graph_data(catalog),
+            "PROFILES": {p.name: runtime_table(p) for p in catalog.profiles},
+            "PROFILE_CONFLICTS": tuple(conflicts(list(catalog.profiles))),
         },
         _header("catalog/ (every file)"),
     )

@@ -30,13 +30,15 @@ def build_services(
     fetcher: Fetcher | None = None,
     protocol_versions: Callable[[], tuple[str, ...]] = tuple,
 ) -> Services:
-    """The services for ``settings`` (``registry`` with the compat names they ask for); ``fetcher`` replaces the one
-    they describe (tests give one a fake DNS), and ``protocol_versions`` is the door's own (get_version reports
-    them)."""
+    """The services for ``settings`` (``registry`` serving the wire profiles they name, whose network policy holds
+    where it is stricter); ``fetcher`` replaces the one they describe (tests give one a fake DNS), and
+    ``protocol_versions`` is the door's own (get_version reports them)."""
+    registry = registry.with_profiles(settings.compat_sets)
+    settings = settings.tightened(registry.policy)
     fetcher = fetcher or Fetcher(FetchPolicy.from_settings(settings))
     return Services(
         settings=settings,
-        registry=registry.with_compat(settings.compat_sets),
+        registry=registry,
         fetcher=fetcher,
         readers=Readers(worker_count(settings.read_workers)),
         browser=BrowserPool(fetcher, path=settings.browser_path, contexts=settings.browser_contexts),

@@ -11,6 +11,7 @@ import pytest
 from codegen.catalog import load_catalog
 from codegen.emit import render
 from codegen.main import main as gen_main
+from codegen.profiles import conflicts
 from tests.support.catalog_copy import assert_problem, catalog_problems, copy_project, edit, line_of
 from tests.support.paths import PROJECT
 
@@ -207,51 +208,171 @@ def test_shared_schema_names_cannot_collide_with_generated_ones(project: Path) -
     assert_problem(project, "catalog/schemas/GetVersionResult.yaml", 1, "collides with the name generated for tool")
 
 
-LIST_PROJECTS = "catalog/tools/projects/list_projects.yaml"
+RTILA = "catalog/profiles/rtila.yaml"
+HTML2RSS = "catalog/profiles/html2rss.yaml"
+CRAWLBERG = "catalog/profiles/crawlberg.yaml"
 
 
-def test_a_compat_name_is_of_a_known_set_and_carries_its_mark(project: Path) -> None:
-    edit(project, LIST_PROJECTS, "compat: {rtila: rtila_list_projects}", "compat: {rtla: rtila_list_projects}")
-    assert_problem(project, LIST_PROJECTS, 2, "'rtla' is no compat set (the compat setting takes rtila)")
-    edit(project, LIST_PROJECTS, "compat: {rtla: rtila_list_projects}", "compat: {rtila: list_projects_too}")
-    assert_problem(project, LIST_PROJECTS, 2, "a name under compat rtila starts with 'rtila_': 'list_projects_too'")
-    edit(project, LIST_PROJECTS, "compat: {rtila: list_projects_too}", "compat: {rtila: rtila list projects}")
-    assert_problem(project, LIST_PROJECTS, 2, "does not match")
+def _profile_problems(project: Path, *expected: tuple[str, str, str]) -> None:
+    """The copy's catalog has each problem ``(file, needle, fragment)``: in the file, at the line holding the
+    needle, saying the fragment (the catalog is read once for them all)."""
+    found = catalog_problems(project)
+    for relative, needle, fragment in expected:
+        line = line_of(project, relative, needle)
+        assert any(p.startswith(f"{relative}:{line}: ") and fragment in p for p in found), (needle, fragment, found)
 
 
-def test_a_compat_name_is_no_other_tools_name(project: Path) -> None:
-    """A compat name answers for one tool: not a tool of that name, nor another tool's compat name; the problem
-    names the file that has the name already."""
-    version = project / "catalog/tools/meta/get_version.yaml"
-    (version.parent / "rtila_get_version.yaml").write_text(
-        version.read_text().replace("name: get_version", "name: rtila_get_version")
+def test_the_real_profiles_are_valid_and_their_tools_are_the_catalogs() -> None:
+    catalog = load_catalog(PROJECT / "catalog", PROJECT / "netglean" / "handlers")
+    names = {tool.name for tool in catalog.tools}
+    assert {p.name for p in catalog.profiles} == {"html2rss", "rebilder", "crawlberg", "rtila"}
+    assert all(t.tool in names for p in catalog.profiles for t in p.tools)
+
+
+def test_a_profile_is_one_the_compat_setting_takes_named_as_its_file(project: Path) -> None:
+    edit(project, RTILA, "name: rtila", "name: rtla")
+    edit(project, CRAWLBERG, "contract: []", "contract: []\nwires: {}")
+    _profile_problems(
+        project,
+        (RTILA, "name: rtla", "profile name 'rtla' must equal the file name 'rtila'"),
+        (RTILA, "name: rtla", "'rtla' is no profile the compat setting takes (html2rss,"),
+        (CRAWLBERG, "wires: {}", "unknown key 'wires'"),
     )
-    edit(project, LIST_PROJECTS, "{rtila: rtila_list_projects}", "{rtila: rtila_get_version}")
-    clash = "'rtila_get_version' is already the name of tool 'rtila_get_version' (catalog/tools/meta/rtila_get_version"
-    assert_problem(project, LIST_PROJECTS, 2, clash)
-    edit(project, "catalog/tools/projects/get_project.yaml", "rtila_get_project}", "rtila_list_runs}")
-    problems = catalog_problems(project)
-    clash = "'rtila_list_runs' is already the compat rtila name of tool 'get_project' (catalog/tools/projects/"
-    assert any(p.startswith("catalog/tools/runs/list_runs.yaml:2: ") and clash in p for p in problems), problems
 
 
-def test_a_compat_prompt_name_is_no_other_prompts_name(project: Path) -> None:
-    relative = "catalog/prompts/explain_dataset.yaml"
-    edit(project, relative, "rtila_explain_dataset", "rtila_build_scraper")
-    assert_problem(project, relative, 2, "is already the compat rtila name of prompt 'build_scraper' (catalog/prompts/")
+def test_a_seeds_tool_name_runs_a_real_tool_and_takes_no_other_tools_name(project: Path) -> None:
+    edit(project, RTILA, "rtila_get_project: {tool: get_project}", "rtila_get_project: {tool: get_projct}")
+    edit(project, RTILA, "rtila_list_runs: {tool: list_runs}", "list_projects: {tool: list_runs}")
+    _profile_problems(
+        project,
+        (RTILA, "get_projct", "'get_projct' is no tool of the catalog"),
+        (RTILA, "list_projects: {tool: list_runs}", "'list_projects' is netglean's tool"),
+    )
 
 
-def test_a_compat_address_keeps_the_templates_variables_and_is_nothing_elses(project: Path) -> None:
-    """RTILA spells {runId}; an address under compat spells the variables as netglean's template does, so the one
-    handler reads both."""
-    run, runs = "catalog/resources/run.yaml", "catalog/resources/runs.yaml"
-    edit(project, run, '"rtila://runs/{run_id}"', '"rtila://runs/{runId}"')
-    at = line_of(project, run, "compat:")
-    assert_problem(project, run, at, "the variables of 'rtila://runs/{runId}' must be the template's own, as it spells")
-    edit(project, runs, '"rtila://runs"', '"netglean://runs"')
-    at = line_of(project, runs, "compat:")
-    assert_problem(project, runs, at, "an address under compat rtila is rtila://...: 'netglean://runs'")
-    assert_problem(project, runs, at, "'netglean://runs' is already the address of resource 'runs' (catalog/resources/")
+def test_a_profiles_pointers_point_at_what_the_tool_answers(project: Path) -> None:
+    """A dangling pointer (a payload field the tool's output schema has not) is a problem with its line."""
+    edit(
+        project,
+        HTML2RSS,
+        "  scrape_url: {}",
+        "  scrape_url:\n    result:\n      set:\n        /payload/count: /payload/totl\n"
+        "        /payload/items/x: {const: 1}\n"
+        "        /next_step: {when: {/payload/total: many}, then: {const: done}, else: /next_step}",
+    )
+    edit(project, HTML2RSS, "  inspect_url: {}", "  inspect_url: {result: {from: /payload/nothing}}")
+    edit(project, HTML2RSS, "  apply_config: {}", "  apply_config: {text: {template: 'Feed {/payload/rs}'}}")
+    _profile_problems(
+        project,
+        (HTML2RSS, "/payload/count", "'/payload/totl' points at nothing netglean's result holds"),
+        (HTML2RSS, "/payload/items/x", "which is no object of the result"),
+        (HTML2RSS, "/payload/total: many", "'many' is no value '/payload/total' can hold"),
+        (HTML2RSS, "/payload/nothing", "'/payload/nothing' points at nothing"),
+        (HTML2RSS, "Feed {", "the template's '{/payload/rs}' points at nothing"),
+    )
+
+
+def test_a_profiles_arguments_are_the_tools_renamed_defaulted_or_accepted(project: Path) -> None:
+    arguments = (
+        "  scrape_url:\n    arguments:\n      page: {as: uri}\n      url_hint: {as: limit}\n"
+        "      max: {as: limit, default: 0}\n      items_selector: {default: 5}\n"
+        "      show_instance: {not_applied: a headless browser}\n      strategy: {not_applied: never, schema: {}}"
+    )
+    edit(project, HTML2RSS, "  scrape_url: {}", arguments)
+    _profile_problems(
+        project,
+        (HTML2RSS, "page: {as: uri}", "'uri' is no argument of scrape_url"),
+        (HTML2RSS, "max: {as: limit", "'limit' is already the seed's 'url_hint'"),
+        (HTML2RSS, "items_selector: {default: 5}", "5 is no value of 'items_selector'"),
+        (HTML2RSS, "show_instance:", "say what a call may give for it (schema: the seed's type)"),
+        (HTML2RSS, "strategy: {not_applied", "'strategy' is an argument of scrape_url"),
+    )
+
+
+def test_a_profiles_resources_and_prompts_are_the_catalogs(project: Path) -> None:
+    edit(project, RTILA, '"rtila://runs/{run_id}": run', '"rtila://runs/{runId}": run')
+    edit(project, RTILA, '"rtila://runs": runs', '"netglean://runs": projects')
+    edit(project, RTILA, '"rtila://engine/info": engine_info', '"rtila://engine/info": engine')
+    edit(project, RTILA, "rtila_build_scraper: build_scraper", "rtila_build_scraper: build_scrapper")
+    edit(project, RTILA, "rtila_explain_dataset: explain_dataset", "feed_now: explain_dataset")
+    _profile_problems(
+        project,
+        (RTILA, "{runId}", "the variables of 'rtila://runs/{runId}' must be the template's own"),
+        (RTILA, "netglean://runs", "'netglean://runs' is already the address of resource 'runs'"),
+        (RTILA, "rtila://engine/info", "'engine' is no resource of the catalog"),
+        (RTILA, "build_scrapper", "'build_scrapper' is no prompt of the catalog"),
+        (RTILA, "feed_now:", "'feed_now' is netglean's prompt 'feed_now'"),
+    )
+
+
+def test_a_profile_that_leaves_the_frame_says_what_is_given_up_and_keeps_the_notice(project: Path) -> None:
+    edit(project, HTML2RSS, "  scrape_url: {}", "  scrape_url: {text: json, result: {from: /payload}}")
+    edit(project, CRAWLBERG, "tools:", "unframed: nothing\ntools:")
+    _profile_problems(
+        project,
+        (HTML2RSS, "tools:", "scrape_url answer(s) third-party text outside netglean's"),
+        (HTML2RSS, "scrape_url: {text", "its result must carry /untrusted_content_notice"),
+        (CRAWLBERG, "unframed:", "every tool of the profile keeps netglean's frame"),
+    )
+
+
+def test_a_profiles_failures_are_error_codes_and_json_rpc_words_quote_no_target(project: Path) -> None:
+    rules = (
+        "wire:\n  errors:\n    blockd: {result: envelope}\n"
+        "    blocked: {jsonrpc: internal_error, message: {from: /payload/error/message}}\n"
+        "    invalid_arguments: {jsonrpc: invalid_params, message: {from: /payload/error/message}}\n"
+        "    timeout: {jsonrpc: -32603, message: Request timed out}\ntools:"
+    )
+    edit(project, CRAWLBERG, "tools:", rules)
+    _profile_problems(project, (CRAWLBERG, "blockd:", "'blockd' is not an error code"))
+    quoting = [p for p in catalog_problems(project) if "message can quote what a target chose" in p]
+    assert quoting and all("'blocked' message" in p for p in quoting), quoting  # invalid_arguments quotes none
+
+
+def test_a_profiles_settings_are_real_and_never_loosen_the_policy(project: Path) -> None:
+    environment = (
+        "environment:\n  LOG_LEVEL: {setting: log_levl}\n  BUDGET: {setting: session_budget, default: 5000}\n"
+        "  PRIVATE: {setting: allow_private_hosts, default: true}\n"
+        "  LEVEL: {setting: log_level, values: {warn: warnng}}\n"
+        "policy: {session_budget: 1000, host_interval: 0.5, port: 1, global_concurrency: 2}\ntools:"
+    )
+    edit(project, CRAWLBERG, "tools:", environment)
+    _profile_problems(
+        project,
+        (CRAWLBERG, "log_levl", "'log_levl' is no operator setting"),
+        (CRAWLBERG, "BUDGET:", "a profile may not loosen netglean's network policy"),
+        (CRAWLBERG, "PRIVATE:", "a profile may not loosen netglean's network policy"),
+        (CRAWLBERG, "  LEVEL:", "'warn' means: 'warnng' is not one of debug, info, warning, error"),
+        (CRAWLBERG, "policy:", "1000 is netglean's default; it tightens nothing"),
+        (CRAWLBERG, "policy:", "0.5 would loosen netglean's host_interval (1.0)"),
+        (CRAWLBERG, "policy:", "'port' is no setting a profile can tighten"),
+    )
+
+
+def test_profiles_that_collide_are_refused_together_saying_why(project: Path) -> None:
+    """Two profiles answering one name, both announcing an identity, reading one variable two ways, or one
+    tightening the server's policy: each pair is in the generated table of refusals, with every reason."""
+    edit(project, CRAWLBERG, "  get_version: {}", "  get_version: {}\n  scrape_url: {}")
+    edit(
+        project, HTML2RSS, "tools:", "server: {name: html2rss}\nenvironment:\n  LOG_LEVEL: {setting: log_level}\ntools:"
+    )
+    edit(project, CRAWLBERG, "tools:", "environment:\n  LOG_LEVEL: {setting: log_level, default: error}\ntools:")
+    edit(project, RTILA, "tools:", "policy: {session_budget: 20}\ntools:")
+    catalog = load_catalog(project / "catalog", project / "handlers")
+    refused = {c["profiles"]: c["reasons"] for c in conflicts(list(catalog.profiles))}
+    assert refused[("crawlberg", "html2rss")] == (
+        "crawlberg and html2rss both answer the tool 'scrape_url', each in its own seed's shape",
+        "crawlberg and html2rss both announce the server's identity (crawlberg-mcp, html2rss); a server announces one",
+        "crawlberg and html2rss both read LOG_LEVEL, each as its own seed means it",
+    )
+    tightening = "rtila tightens the network policy of the whole server (session_budget 20), which would change"
+    assert refused[("html2rss", "rtila")] == (f"{tightening} html2rss's tools too",)
+    assert set(refused) == {
+        ("crawlberg", "html2rss"),
+        ("crawlberg", "rtila"),
+        ("html2rss", "rtila"),
+        ("rebilder", "rtila"),
+    }
 
 
 def test_a_cli_entry_names_only_payload_fields(project: Path) -> None:

@@ -1,5 +1,6 @@
-"""RTILA's names (``--compat rtila``, issue 17): off by default, the lists hold netglean's names only; on, each of
-RTILA's tool, resource and prompt names answers over MCP exactly as the netglean one it names does."""
+"""RTILA's names (``--compat rtila``, issue 17; its profile, catalog/profiles/rtila.yaml, since issue 30): off by
+default, the lists hold netglean's names only; on, each of RTILA's tool, resource and prompt names answers over MCP
+exactly as the netglean one it names does."""
 
 from __future__ import annotations
 
@@ -91,9 +92,7 @@ def test_off_by_default_only_netglean_names_are_served(memory_client: SyncClient
 def test_each_rtila_tool_is_listed_as_the_tool_it_names(rtila: tuple[SyncClient, str], registry: Registry) -> None:
     client, _ = rtila
     listed = {tool.name: tool for tool in client.run("list_tools").tools}
-    assert {name: spec.compat["rtila"] for name, spec in registry.tools.items() if spec.compat} == {
-        own: alias for alias, own in RTILA_TOOLS.items()
-    }
+    assert {name: wire.tool for name, wire in registry.profiles["rtila"].tools.items()} == RTILA_TOOLS
     assert list(listed)[: len(registry.tools)] == list(registry.tools)  # netglean's own come first
     for alias, own in RTILA_TOOLS.items():
         tool, theirs = listed[own], listed[alias]

@@ -14,8 +14,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from netglean.calls.profiles import Profile, ToolWire, policy_of, refusal
 from netglean.core.errors import ConfigurationError
-from netglean.core.settings import COMPAT_SETS
 
 REGISTRY_MODULE = "netglean.generated.registry"
 
@@ -41,10 +41,9 @@ class ToolSpec:
     """The fields of a failure's detail its payload also carries beside ``error`` (the catalog's failure_payload)."""
     exactly_one_of: tuple[tuple[str, ...], ...] = ()
     """Groups of arguments of which a call gives exactly one each (the catalog's exactly_one_of)."""
-    compat: Mapping[str, str] = field(default_factory=dict)
-    """The tool's names under other servers' compat sets (the catalog's compat), served by ``Registry.with_compat``."""
     alias_of: str | None = None
-    """For a compat name's spec: the netglean tool it names, whose spec a call runs (its runs, next steps, errors)."""
+    """For a seed's name of the tool (a profile's): the netglean tool it names, whose spec a call runs (its runs, next
+    steps, errors)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +55,6 @@ class ResourceSpec:
     uri_template: str | None
     mime_type: str
     handler: str
-    compat: Mapping[str, str] = field(default_factory=dict)
-    """The resource's addresses under other servers' compat sets (a URI, or a template of the same variables)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +72,6 @@ class PromptSpec:
     description: str
     arguments: tuple[PromptArgument, ...]
     messages: tuple[tuple[str, str], ...]
-    compat: Mapping[str, str] = field(default_factory=dict)
-    """The prompt's names under other servers' compat sets."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,31 +93,68 @@ class Registry:
     graph: Mapping[str, Any]
     package: str = "netglean.generated"
     """The generated package the registry belongs to: its command-line tables, schemas and docs are beside it."""
+    profiles: Mapping[str, Profile] = field(default_factory=dict)
+    """The wire profiles its catalog declares, by the word ``compat`` takes."""
+    conflicts: tuple[Mapping[str, Any], ...] = ()
+    """Each pair of profiles that cannot be served together, with why."""
+    wires: Mapping[str, ToolWire] = field(default_factory=dict)
+    """The tool names the served profiles answer in their seeds' shape (``with_profiles``)."""
+    served: tuple[str, ...] = ()
+    """The profiles served, in the order the operator named them."""
+    policy: Mapping[str, Any] = field(default_factory=dict)
+    """The network-policy settings the served profiles make stricter."""
 
     @property
     def folder(self) -> Path:
         """Where the generated package's files are (the docs site the HTTP server serves, the schemas)."""
         return Path(importlib.import_module(self.package).__file__ or "").resolve().parent
 
-    def with_compat(self, sets: Iterable[str]) -> Registry:
-        """This registry answering also to the names its catalog gives its tools, resources and prompts in the
-        compat sets ``sets`` (the operator's ``compat``), so a client written for that server works: each is listed
-        after netglean's own, with the same schemas, annotations and handler, and says whose name it is."""
-        wanted = set(sets)
-        chosen = [key for key in COMPAT_SETS if key in wanted]
+    def with_profiles(self, names: Iterable[str]) -> Registry:
+        """This registry serving the wire profiles ``names`` (the operator's ``compat``): each seed's tool, resource
+        and prompt names answer as the netglean ones they name (a name of netglean's own is answered in the seed's
+        shape; another is listed after netglean's own), the server announces a seed's identity where its profile
+        gives one. Profiles that collide are refused, saying why."""
+        chosen = list(dict.fromkeys(names))
         if not chosen:
             return self
+        unknown = [name for name in chosen if name not in self.profiles]
+        if unknown:
+            raise ConfigurationError(f"compat: {self.package} has no profile {', '.join(map(repr, unknown))}")
+        refused = refusal(chosen, self.conflicts)
+        if refused:
+            raise ConfigurationError(f"compat: {refused}")
+        served = [self.profiles[name] for name in chosen]
         tools, resources, prompts = dict(self.tools), list(self.resources), dict(self.prompts)
-        for key in chosen:
-            server = COMPAT_SETS[key]
-            tools |= {
-                s.compat[key]: _tool_alias(s, s.compat[key], server) for s in self.tools.values() if key in s.compat
-            }
-            resources += [_resource_alias(r, r.compat[key], server) for r in self.resources if key in r.compat]
+        wires: dict[str, ToolWire] = {}
+        server = self.server
+        for profile in served:
+            for wire in profile.tools.values():
+                if wire.name != wire.tool:
+                    tools[wire.name] = _tool_alias(self.tools[wire.tool], wire.name, profile.title)
+                wires[wire.name] = wire
+            by_name = {r.name: r for r in self.resources}
+            resources += [
+                _resource_alias(by_name[name], address, profile.title)
+                for address, name in profile.resources.items()
+                if address != (by_name[name].uri or by_name[name].uri_template)
+            ]
             prompts |= {
-                p.compat[key]: _prompt_alias(p, p.compat[key], server) for p in self.prompts.values() if key in p.compat
+                alias: _prompt_alias(self.prompts[name], alias, profile.title)
+                for alias, name in profile.prompts.items()
+                if alias != name
             }
-        return replace(self, tools=tools, resources=tuple(resources), prompts=prompts)
+            if profile.server:
+                server = replace(server, **profile.server)
+        return replace(
+            self,
+            server=server,
+            tools=tools,
+            resources=tuple(resources),
+            prompts=prompts,
+            wires=wires,
+            served=tuple(chosen),
+            policy=policy_of(served),
+        )
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Registry:
@@ -139,12 +171,14 @@ class Registry:
                         description=p["description"],
                         arguments=tuple(PromptArgument(**a) for a in p["arguments"]),
                         messages=tuple((m["role"], m["text"]) for m in p["messages"]),
-                        compat=p.get("compat", {}),
                     )
                     for p in module.PROMPTS
                 },
                 graph=module.GRAPH,
                 package=module.__name__.rpartition(".")[0],
+                # A registry generated before profiles came has none.
+                profiles={n: Profile.from_table(t) for n, t in getattr(module, "PROFILES", {}).items()},
+                conflicts=tuple(getattr(module, "PROFILE_CONFLICTS", ())),
             )
         except (AttributeError, TypeError, KeyError) as exc:
             raise ConfigurationError(
@@ -153,15 +187,14 @@ class Registry:
 
 
 def _tool_alias(spec: ToolSpec, name: str, server: str) -> ToolSpec:
-    """``spec`` under ``server``'s ``name``: a call of it runs ``spec`` (``alias_of``), so its envelope, run record and
-    next steps are netglean's tool's."""
+    """``spec`` under ``server``'s ``name``: a call of it runs ``spec`` (``alias_of``), so its run record and next
+    steps are netglean's tool's."""
     description = f"{server}'s name for netglean's {spec.name}, the same tool (its next steps name netglean's tools)."
     return replace(
         spec,
         name=name,
         title=f"{spec.title} ({server}'s name)",
         description=f"{description} {spec.description}",
-        compat={},
         alias_of=spec.name,
     )
 
@@ -175,7 +208,6 @@ def _resource_alias(spec: ResourceSpec, address: str, server: str) -> ResourceSp
         description=f"{server}'s address for netglean's {own}, the same resource. {spec.description}",
         uri=address if spec.uri is not None else None,
         uri_template=address if spec.uri_template is not None else None,
-        compat={},
     )
 
 
@@ -185,7 +217,6 @@ def _prompt_alias(spec: PromptSpec, name: str, server: str) -> PromptSpec:
         name=name,
         title=f"{spec.title} ({server}'s name)",
         description=f"{server}'s name for netglean's {spec.name} prompt. {spec.description}",
-        compat={},
     )
 
 

@@ -164,7 +164,7 @@ class ToolRunner:
             raise Unavailable("the server shut down before the call finished")
 
     def spec(self, name: str) -> ToolSpec:
-        """The spec a call of ``name`` runs: a compat name's is the netglean tool's it names."""
+        """The spec a call of ``name`` runs: a seed's name's (a profile's) is the netglean tool's it names."""
         try:
             spec = self.registry.tools[name]
         except KeyError:
@@ -197,8 +197,26 @@ class ToolRunner:
         self, name: str, arguments: Any, progress: Progress | None = None, *, session: str = ""
     ) -> tuple[Envelope, str | None]:
         """Run tool ``name`` on ``arguments`` (anything but an object is invalid) for ``session`` (whose budget its
-        fetches spend); return the envelope and the source of any third-party content."""
+        fetches spend); return the envelope and the source of any third-party content. A name a served profile
+        answers takes the seed's arguments (``ToolWire.arguments_in``); those it accepts without applying are named
+        in the guidance."""
         spec = self.spec(name)
+        wire = self.registry.wires.get(name)
+        if wire is None:
+            return await self._call(spec, name, arguments, progress, session)
+        try:
+            arguments, unapplied = wire.arguments_in(arguments)
+        except ToolError as error:
+            return self._fail(spec, error), None
+        envelope, source = await self._call(spec, name, arguments, progress, session)
+        if unapplied:
+            said = f"Accepted and not applied here: {', '.join(unapplied)} (the {wire.profile} profile says why)."
+            envelope = dataclasses.replace(envelope, guidance=f"{envelope.guidance} {said}")
+        return envelope, source
+
+    async def _call(
+        self, spec: ToolSpec, name: str, arguments: Any, progress: Progress | None, session: str
+    ) -> tuple[Envelope, str | None]:
         log.debug("call %s", name)  # the tool's name only: arguments may hold anything
         if self._limit is None:
             self._limit = anyio.Semaphore(self.settings.max_concurrent_calls)

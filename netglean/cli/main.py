@@ -24,6 +24,7 @@ from netglean.core.settings import SETTINGS, Settings
 if TYPE_CHECKING:
     import anyio
 
+    from netglean.calls.profiles import Profile
     from netglean.calls.runner import ToolRunner
     from netglean.core.envelope import Envelope
 
@@ -77,11 +78,35 @@ DEV_WARNING = (
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    settings = Settings.load({s.name: getattr(args, s.name, None) for s in SETTINGS})
+    """The operator's settings: flags, then NETGLEAN_* variables, then, for the wire profiles they turn on, the
+    variables those profiles' seeds read (html2rss's LOG_LEVEL), then the defaults."""
+    overrides = {s.name: getattr(args, s.name, None) for s in SETTINGS}
+    settings = Settings.load(overrides)
+    if settings.compat_sets:
+        from netglean.calls.profiles import seed_environment
+
+        settings = Settings.load(overrides, environ=seed_environment(_profiles(settings), os.environ))
     configure(settings.log_level)
     if settings.dev:
         print(DEV_WARNING, file=sys.stderr)
     return settings
+
+
+def _profiles(settings: Settings) -> list[Profile]:
+    """The wire profiles the settings turn on that the registry has (one it has not is refused as the server
+    starts, naming it)."""
+    from netglean.calls.registry import load_registry
+
+    known = load_registry(settings.registry).profiles
+    return [known[name] for name in settings.compat_sets if name in known]
+
+
+def _say_what_profiles_change(settings: Settings) -> None:
+    """Tell the operator of a server what its profiles give up, and which seed variables set are not used."""
+    from netglean.calls.profiles import start_notices
+
+    for line in start_notices(_profiles(settings), os.environ):
+        print(line, file=sys.stderr)
 
 
 def _read_file(raw: str) -> str:
@@ -419,6 +444,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     runner = _runner(settings)
+    _say_what_profiles_change(settings)
     runner.services.runs.prepare()  # before the first frame: a bad data directory stops the start, naming it
     anyio.run(serve_stdio, runner)
     return 0
@@ -430,7 +456,9 @@ def _serve(args: argparse.Namespace) -> int:
     from netglean.serve.http import serve_http
 
     settings = _settings(args)
-    anyio.run(serve_http, _runner(settings))
+    runner = _runner(settings)
+    _say_what_profiles_change(settings)
+    anyio.run(serve_http, runner)
     return 0
 
 

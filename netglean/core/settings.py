@@ -9,16 +9,36 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from netglean.core.errors import ConfigurationError
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
-COMPAT_SETS: Mapping[str, str] = {"rtila": "RTILA"}
-"""The other servers whose names ``compat`` can add to netglean's (catalog entries declare them under ``compat``),
-by the word the setting takes, with the server's own name for descriptions."""
+COMPAT_SETS: Mapping[str, str] = {
+    "html2rss": "html2rss",
+    "rebilder": "Rebilder",
+    "crawlberg": "Crawlberg",
+    "rtila": "RTILA",
+}
+"""The wire profiles ``compat`` can turn on (catalog/profiles/NAME.yaml declares each), by the word the setting
+takes, with the seed's own name."""
+TIGHTER: Mapping[str, str] = {
+    "allow_https_downgrade": "off",
+    "allow_private_hosts": "off",
+    "fetch_max_bytes": "lower",
+    "fetch_max_decoded_bytes": "lower",
+    "global_concurrency": "lower",
+    "host_concurrency": "lower",
+    "host_interval": "higher",
+    "ignore_robots": "off",
+    "max_redirects": "lower",
+    "robots_unreadable_allows": "off",
+    "session_budget": "lower",
+}
+"""The network-policy settings a wire profile may make stricter, and which way is stricter: a lower number, a
+higher one, or a switch off. A profile's value holds only where it is stricter than the operator's."""
 
 
 def _listed(value: str) -> tuple[str, ...]:
@@ -190,9 +210,10 @@ SETTINGS: tuple[Setting, ...] = (
         "compat",
         str,
         "",
-        "Also answer to other servers' names for netglean's tools, resources and prompts, comma-separated: rtila "
-        "(RTILA's rtila_* tools and prompts, rtila:// resources), so a client or prompt written for it works. Off: "
-        "the lists hold netglean's names only.",
+        "Wire profiles to serve, comma-separated (html2rss, rebilder, crawlberg, rtila): each answers its seed's "
+        "tool, resource and prompt names in that seed's wire shape (catalog/profiles/NAME.yaml; the docs' profile "
+        "pages say what each changes), so a client written for it works unchanged. Profiles whose names, identity "
+        "or settings collide are refused together. Off: netglean's names and envelope only.",
         choices=tuple(COMPAT_SETS),
         several=True,
     ),
@@ -498,6 +519,16 @@ class Settings:
             return path
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}{path}"
+
+    def tightened(self, values: Mapping[str, Any]) -> Settings:
+        """These settings with each of ``values`` (a profile's policy, keys of ``TIGHTER``) where it is stricter."""
+        changed: dict[str, Any] = {}
+        for name, value in values.items():
+            own, way = getattr(self, name), TIGHTER[name]
+            stricter = (own and not value) if way == "off" else (value < own if way == "lower" else value > own)
+            if stricter:
+                changed[name] = False if way == "off" else value
+        return replace(self, **changed) if changed else self
 
     @property
     def compat_sets(self) -> tuple[str, ...]:

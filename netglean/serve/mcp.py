@@ -16,6 +16,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from netglean._version import __version__
 from netglean.calls.context import Context
+from netglean.calls.profiles import ProtocolAnswer, ToolWire
 from netglean.calls.registry import ToolSpec
 from netglean.calls.resources import PromptError, ResourceNotFound, read_resource, render_prompt
 from netglean.calls.runner import ToolRunner, UnknownTool
@@ -99,14 +100,16 @@ def peer_session(request: Any) -> str:
     return f"peer:{request.client.host if request.client else '?'}"
 
 
-def _tool(spec: ToolSpec) -> types.Tool:
+def _tool(spec: ToolSpec, wire: ToolWire | None) -> types.Tool:
+    """The tool as listed: under a profile that serves its name, with the schemas the seed's client reads."""
     hints = spec.annotations
+    output_schema = spec.output_schema if wire is None else wire.output_schema
     return types.Tool(
         name=spec.name,
         title=spec.title,
         description=spec.description,
-        input_schema=dict(spec.input_schema),
-        output_schema=dict(spec.output_schema),
+        input_schema=dict(spec.input_schema if wire is None else wire.input_schema),
+        output_schema=None if output_schema is None else dict(output_schema),
         annotations=types.ToolAnnotations(
             title=spec.title,
             read_only_hint=hints["read_only"],
@@ -122,7 +125,9 @@ def _tool(spec: ToolSpec) -> types.Tool:
 def build_server(runner: ToolRunner) -> Server[Any]:
     """A low-level SDK server whose every list is built once and whose calls go through ``runner``."""
     registry = runner.registry
-    tools = types.ListToolsResult(tools=[_tool(spec) for spec in registry.tools.values()])
+    tools = types.ListToolsResult(
+        tools=[_tool(spec, registry.wires.get(spec.name)) for spec in registry.tools.values()]
+    )
     resources = types.ListResourcesResult(
         resources=[
             types.Resource(name=r.name, title=r.title, uri=r.uri, description=r.description, mime_type=r.mime_type)
@@ -227,13 +232,26 @@ def build_server(runner: ToolRunner) -> Server[Any]:
         if not envelope.ok:
             await report_failure(ctx, params.name, envelope.payload.get("error", {}))
         envelope, images = image_blocks(envelope)
+        wire = registry.wires.get(params.name)
+        if wire is None:
+            text = runner.render_text(params.name, envelope, source, len(images))
+            structured: dict[str, Any] | None = envelope.as_dict()
+            is_error = not envelope.ok
+        else:  # a seed's shape, from netglean's envelope (its text too, where the profile keeps netglean's)
+            try:
+                answer = wire.answer(
+                    envelope.as_dict(),
+                    params.arguments or {},
+                    lambda: runner.render_text(params.name, envelope, source, len(images)),
+                    source,
+                )
+            except ProtocolAnswer as refused:
+                raise MCPError(refused.code, refused.message) from None
+            text, structured, is_error = answer.text, answer.structured, answer.is_error
         return types.CallToolResult(
-            content=[
-                types.TextContent(type="text", text=runner.render_text(params.name, envelope, source, len(images))),
-                *images,
-            ],
-            structured_content=envelope.as_dict(),
-            is_error=not envelope.ok,
+            content=[types.TextContent(type="text", text=text), *images],
+            structured_content=structured,
+            is_error=is_error,
         )
 
     async def list_resources(

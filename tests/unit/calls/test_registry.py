@@ -78,17 +78,21 @@ def test_a_reference_that_does_not_resolve_names_itself(reference: str) -> None:
         resolve(reference)
 
 
-def test_compat_names_are_added_only_when_asked_for() -> None:
+def test_a_profiles_names_are_added_only_when_it_is_served() -> None:
     registry = load_registry()
-    assert registry.with_compat([]) is registry and registry.with_compat(["nothing"]) is registry
-    served = registry.with_compat(["rtila"])
+    assert registry.with_profiles([]) is registry
+    with pytest.raises(ConfigurationError, match="has no profile 'nothing'"):
+        registry.with_profiles(["nothing"])
+    served = registry.with_profiles(["rtila"])
     aliases = {name: spec for name, spec in served.tools.items() if spec.alias_of}
     assert list(served.tools)[: len(registry.tools)] == list(registry.tools)  # netglean's own first
-    assert aliases and all(name == registry.tools[spec.alias_of].compat["rtila"] for name, spec in aliases.items())
+    rtila = registry.profiles["rtila"].tools
+    assert aliases and all(rtila[name].tool == spec.alias_of for name, spec in aliases.items())
+    assert set(served.wires) == set(rtila) and served.served == ("rtila",)
     alias, own = served.tools["rtila_list_projects"], registry.tools["list_projects"]
     assert alias.description.startswith("RTILA's name for netglean's list_projects")
     assert alias.description.endswith(own.description) and alias.alias_of == own.name
-    same = {"name": own.name, "title": own.title, "description": own.description, "compat": own.compat}
+    same = {"name": own.name, "title": own.title, "description": own.description}
     assert dataclasses.replace(alias, alias_of=None, **same) == own  # the same schemas, annotations and handler
     assert {"rtila://runs", "rtila://runs/{run_id}"} <= {r.uri or r.uri_template for r in served.resources}
     assert served.prompts["rtila_build_scraper"].messages == registry.prompts["build_scraper"].messages

@@ -103,8 +103,19 @@ def test_politeness_defaults() -> None:
     assert (loaded.fetch_max_bytes, loaded.fetch_max_decoded_bytes) == (5 * 2**20, 20 * 2**20)
 
 
-def test_compat_names_sets_the_setting_takes() -> None:
+def test_compat_names_the_profiles_the_setting_takes() -> None:
     assert Settings.load(environ={}).compat_sets == ()
     assert Settings.load({"compat": " rtila, rtila"}, environ={}).compat_sets == ("rtila",)
-    with pytest.raises(ConfigurationError, match="NETGLEAN_COMPAT: 'crawlberg' is not one of rtila"):
-        Settings.load(environ={"NETGLEAN_COMPAT": "rtila,crawlberg"})
+    both = Settings.load(environ={"NETGLEAN_COMPAT": "html2rss,crawlberg"})
+    assert both.compat_sets == ("html2rss", "crawlberg")
+    choices = "html2rss, rebilder, crawlberg, rtila"
+    with pytest.raises(ConfigurationError, match=f"NETGLEAN_COMPAT: 'firecrawl' is not one of {choices}"):
+        Settings.load(environ={"NETGLEAN_COMPAT": "rtila,firecrawl"})
+
+
+def test_a_profile_policy_holds_only_where_it_is_stricter() -> None:
+    """A profile's network policy makes the operator's stricter, never looser: the stricter of each holds."""
+    operator = Settings.load({"session_budget": 10, "host_interval": 0.5, "ignore_robots": True}, environ={})
+    tightened = operator.tightened({"session_budget": 20, "host_interval": 1.0, "ignore_robots": False})
+    assert (tightened.session_budget, tightened.host_interval, tightened.ignore_robots) == (10, 1.0, False)
+    assert operator.tightened({"session_budget": 50, "allow_private_hosts": False}) is operator

@@ -1,0 +1,278 @@
+"""Wire profiles at run time: a seed's names for netglean's tools, and the shape its clients read.
+
+The generator checked each profile (catalog/profiles/NAME.yaml) and wrote what the runtime applies into the
+generated registry (``PROFILES``, and which of them collide, ``PROFILE_CONFLICTS``). Two places apply it, both on
+the one call path: the runner takes a profiled tool's arguments as the seed names them (``ToolWire.arguments_in``),
+and the MCP door answers in the seed's shape (``ToolWire.answer``): its structuredContent projected from netglean's
+envelope, its text block, its failures as results or JSON-RPC errors. netglean's envelope stays the default: a name
+no profile serves answers as it always has.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from netglean.core import untrusted
+from netglean.core.errors import InvalidArguments
+from netglean.core.validation import Problem, SchemaValidator
+
+_PLACEHOLDER = re.compile(r"\{(/[^{}]*)\}")
+_ABSENT = object()
+
+
+def _parts(pointer: str) -> list[str]:
+    return [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]] if pointer else []
+
+
+def value_at(document: Any, pointer: str) -> Any:
+    """The value at a JSON pointer, or ``_ABSENT``."""
+    current = document
+    for part in _parts(pointer):
+        if isinstance(current, Mapping) and part in current:
+            current = current[part]
+        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
+            current = current[int(part)]
+        else:
+            return _ABSENT
+    return current
+
+
+def _value(envelope: Mapping[str, Any], source: Any) -> Any:
+    """A value of the seed's result, from its source in the profile (a pointer, const, map or when)."""
+    if isinstance(source, str):
+        return value_at(envelope, source)
+    if "const" in source:
+        return source["const"]
+    if "map" in source:
+        found = value_at(envelope, source["from"])
+        return source["map"].get(found, found) if isinstance(found, str) else found
+    met = all(value_at(envelope, pointer) == expected for pointer, expected in source["when"].items())
+    return _value(envelope, source["then"] if met else source["else"])
+
+
+def project(envelope: Mapping[str, Any], projection: Any) -> dict[str, Any] | None:
+    """structuredContent as ``projection`` makes it of netglean's envelope (None: no structuredContent)."""
+    if projection == "envelope":
+        return dict(envelope)
+    if projection == "none":
+        return None
+    start = value_at(envelope, projection.get("from", ""))
+    made = {k: v for k, v in start.items() if "keep" not in projection or k in projection["keep"]}
+    for target, source in projection.get("set", {}).items():
+        value = _value(envelope, source)
+        *path, last = _parts(target)
+        parent = made
+        for part in path:
+            parent[part] = dict(parent[part])  # copied on the way down: netglean's envelope is not changed
+            parent = parent[part]
+        if value is _ABSENT:
+            parent.pop(last, None)
+        else:
+            parent[last] = value
+    return made
+
+
+class ProtocolAnswer(Exception):
+    """A failure the seed's client reads as a JSON-RPC error (the door raises it as one)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A call's answer in the seed's shape."""
+
+    text: str
+    structured: dict[str, Any] | None
+    is_error: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Filling:
+    """What a text block is made from: netglean's envelope, the seed's result, the call's arguments as the seed
+    gave them, netglean's own text (made only when asked for) and the source the call read."""
+
+    envelope: Mapping[str, Any]
+    structured: Mapping[str, Any] | None
+    arguments: Mapping[str, Any]
+    netglean_text: Callable[[], str]
+    source: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolWire:
+    """One of a seed's tool names as its profile serves it."""
+
+    profile: str
+    name: str
+    tool: str
+    arguments: Mapping[str, Mapping[str, Any]]
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any] | None
+    text: Any
+    result: Any
+    errors: Mapping[str, Mapping[str, Any]]
+    _checks: dict[str, SchemaValidator] = field(default_factory=dict, compare=False, repr=False)
+
+    def arguments_in(self, arguments: Any) -> tuple[Any, tuple[str, ...]]:
+        """The call's arguments as netglean's tool takes them (the seed's names renamed, the seed's defaults given),
+        and the seed's arguments it gave that are accepted without being applied. A not-applied argument of the
+        wrong type is invalid, as any argument is."""
+        if not isinstance(arguments, Mapping):
+            return arguments, ()
+        given, unapplied = dict(arguments), []
+        problems: list[Problem] = []
+        for name, rule in self.arguments.items():
+            if "not_applied" in rule:
+                if name in given:
+                    check = self._checks.setdefault(name, SchemaValidator(rule["schema"]))
+                    problems += [_named(name, p) for p in check.problems(given.pop(name))]
+                    unapplied.append(name)
+                continue
+            own = rule.get("as", name)
+            if name != own and name in given:
+                given[own] = given.pop(name)
+            elif own not in given and "default" in rule:
+                given[own] = rule["default"]
+        if problems:
+            message = f"invalid arguments for {self.name}: " + "; ".join(p.message for p in problems)
+            raise InvalidArguments(message, detail={"errors": [p.as_dict() for p in problems]})
+        return given, tuple(unapplied)
+
+    def answer(
+        self,
+        envelope: Mapping[str, Any],
+        arguments: Mapping[str, Any],
+        netglean_text: Callable[[], str],
+        source: str | None,
+    ) -> Answer:
+        """The call's answer as the seed's client reads it; a failure the seed answers as a JSON-RPC error raises
+        ``ProtocolAnswer``."""
+        ok = bool(envelope["ok"])
+        projection, text = self.result, self.text
+        if not ok:
+            code = str(envelope["payload"].get("error", {}).get("code", ""))
+            rule = self.errors.get(code) or self.errors.get("*") or {}
+            if "jsonrpc" in rule:
+                message = rule["message"]
+                said = message if isinstance(message, str) else value_at(envelope, message["from"])
+                raise ProtocolAnswer(int(rule["jsonrpc"]), str(said))
+            projection, text = rule.get("result", "envelope"), rule.get("text", text)
+        structured = project(envelope, projection)
+        filling = _Filling(envelope, structured, arguments, netglean_text, source)
+        return Answer(self._text(text, filling), structured, not ok)
+
+    def _text(self, form: Any, filling: _Filling) -> str:
+        if form == "netglean":
+            return filling.netglean_text()
+        if form == "json":
+            return json.dumps(filling.structured, ensure_ascii=False)
+        if form == "pretty_json":
+            return json.dumps(filling.structured, ensure_ascii=False, indent=2)
+        if "by_argument" in form:
+            name = form["by_argument"]
+            default = self.arguments.get(name, {}).get("default", self._own_default(name))
+            inner = form["forms"].get(str(filling.arguments.get(name, default)), form["otherwise"])
+            return self._text(inner, filling)
+        filled = _PLACEHOLDER.sub(lambda m: _shown(value_at(filling.envelope, m.group(1))), form["template"])
+        if form.get("frame") == "netglean":
+            return untrusted.frame(filling.source or self.name, filled, cleaned=True)
+        return filled
+
+    def _own_default(self, argument: str) -> Any:
+        return self.input_schema.get("properties", {}).get(argument, {}).get("default")
+
+
+def _shown(value: Any) -> str:
+    if value is _ABSENT or value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _named(argument: str, problem: Problem) -> Problem:
+    """A not-applied argument's problem, said of the argument by name."""
+    where = f"/{argument}{problem.pointer}"
+    return Problem(where, argument, f"argument '{argument}': {problem.message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A seed's wire profile, as the generator wrote it."""
+
+    name: str
+    title: str
+    server: Mapping[str, str] | None
+    environment: Mapping[str, Mapping[str, Any]]
+    policy: Mapping[str, Any]
+    unframed: str
+    tools: Mapping[str, ToolWire]
+    resources: Mapping[str, str]
+    prompts: Mapping[str, str]
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, Any]) -> Profile:
+        return cls(
+            name=table["name"],
+            title=table["title"],
+            server=table["server"],
+            environment=table["environment"],
+            policy=table["policy"],
+            unframed=table["unframed"],
+            tools={name: ToolWire(profile=table["name"], name=name, **entry) for name, entry in table["tools"].items()},
+            resources=table["resources"],
+            prompts=table["prompts"],
+        )
+
+
+def refusal(chosen: Iterable[str], conflicts: Iterable[Mapping[str, Any]]) -> str | None:
+    """Why the profiles ``chosen`` cannot be served together (None when they can)."""
+    wanted = set(chosen)
+    reasons = [reason for c in conflicts if set(c["profiles"]) <= wanted for reason in c["reasons"]]
+    if not reasons:
+        return None
+    return "these profiles cannot be served together: " + "; ".join(reasons)
+
+
+def seed_environment(profiles: Iterable[Profile], environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` with each setting the profiles' seeds' variables give as its ``NETGLEAN_`` variable, where that
+    is not set already (the seed's spelling of a value translated), and the profiles' defaults where neither is."""
+    translated = dict(environ)
+    for profile in profiles:
+        for variable, rule in profile.environment.items():
+            if "setting" not in rule:
+                continue
+            own = f"NETGLEAN_{rule['setting'].upper()}"
+            if own in translated:
+                continue
+            if variable in environ:
+                raw = environ[variable].strip()
+                translated[own] = rule.get("values", {}).get(raw.lower(), raw)
+            elif "default" in rule:
+                default = rule["default"]
+                translated[own] = ("1" if default else "0") if isinstance(default, bool) else str(default)
+    return translated
+
+
+def start_notices(profiles: Iterable[Profile], environ: Mapping[str, str]) -> list[str]:
+    """What an operator who turned ``profiles`` on is told at start: what a profile gives up, and each variable of
+    a seed's that is set and not used."""
+    said = []
+    for profile in profiles:
+        if profile.unframed:
+            said.append(f"netglean: --compat {profile.name}: {profile.unframed}")
+        for variable, rule in profile.environment.items():
+            if "not_applied" in rule and environ.get(variable):
+                said.append(f"netglean: {variable} is set and not used ({profile.name} profile): {rule['not_applied']}")
+    return said
+
+
+def policy_of(profiles: Iterable[Profile]) -> dict[str, Any]:
+    """The network-policy settings the profiles tighten (one profile at most: with another they are refused)."""
+    return {name: value for profile in profiles for name, value in profile.policy.items()}

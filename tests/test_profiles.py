@@ -1,0 +1,187 @@
+"""The wire-profile mechanism end to end (issue 30): a profile written as catalog data, checked and turned into
+tables by the generator, served by the one call path and read by the official MCP client. The profile here is a
+made-up seed ("Seedling") over two local tools, so every part of the mechanism is exercised without a network:
+renamed arguments and the seed's defaults, an argument accepted and not applied, a projected structuredContent and
+its listed outputSchema, templated and pretty-JSON text, a failure as a JSON-RPC error, the server's identity, the
+seed's environment variables, and which profiles are refused together."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+from mcp.client._memory import InMemoryTransport
+from mcp.shared.exceptions import MCPError
+
+from codegen.catalog import load_catalog
+from codegen.errors import Collector
+from codegen.profiles import make_profiles, runtime_table
+from codegen.yaml_source import load
+from netglean.app import build_runner
+from netglean.calls.profiles import Profile, seed_environment, start_notices
+from netglean.calls.registry import Registry
+from netglean.core.errors import ConfigurationError
+from netglean.core.settings import Settings
+from netglean.serve.mcp import build_server
+from tests.support.clients import SyncClient, open_client
+from tests.support.environment import TEST_ENVIRONMENT
+from tests.support.paths import PROJECT
+
+SEEDLING = """
+name: crawlberg
+title: Seedling
+reference: a made-up seed's docs
+description: Every part of the mechanism, over two local tools.
+server: {name: seedling-mcp, title: Seedling, instructions: Cite things.}
+environment:
+  SEEDLING_LOG: {setting: log_level, values: {warn: warning}, default: error}
+  SEEDLING_SCRAPER_URL: {not_applied: netglean renders in its own browser, inside the operator's policy.}
+tools:
+  cite:
+    tool: generate_citations
+    arguments:
+      text: {as: markdown}
+      start: {as: first_number, default: 10}
+      style: {not_applied: netglean numbers citations one way, schema: {type: string}}
+    result:
+      from: /payload
+      keep: [markdown, citation_count]
+      set: {/cited: {when: {/payload/citation_count: 0}, then: {const: false}, else: {const: true}}}
+    text: {template: "Cited: {/payload/markdown}"}
+    errors:
+      invalid_arguments: {jsonrpc: invalid_params, message: {from: /payload/error/message}}
+  version:
+    tool: get_version
+    result: {from: /payload, keep: [version]}
+    text: pretty_json
+  get_version: {text: json}
+contract: []
+"""
+
+
+def _profile(tmp_path: Path, text: str) -> Profile:
+    """``text`` as the generator makes it a profile of the real catalog (its problems fail the test)."""
+    catalog = load_catalog(PROJECT / "catalog", PROJECT / "netglean" / "handlers")
+    path = tmp_path / "crawlberg.yaml"
+    path.write_text(text)
+    out = Collector(tmp_path)
+    [made] = make_profiles(
+        [load(path, "crawlberg.yaml")], list(catalog.tools), list(catalog.resources), list(catalog.prompts), out
+    )
+    assert not out.problems, out.problems
+    return Profile.from_table(runtime_table(made))
+
+
+@pytest.fixture(scope="module")
+def seedling(registry: Registry, tmp_path_factory: pytest.TempPathFactory) -> Profile:
+    return _profile(tmp_path_factory.mktemp("seedling"), SEEDLING)
+
+
+@pytest.fixture(scope="module")
+def client(registry: Registry, seedling: Profile) -> Iterator[SyncClient]:
+    """A server of the real catalog serving only the Seedling profile, under --compat crawlberg."""
+    served = dataclasses.replace(registry, profiles={"crawlberg": seedling}, conflicts=())
+    runner = build_runner(served, Settings.load({"compat": "crawlberg"}, environ=TEST_ENVIRONMENT))
+    with open_client(InMemoryTransport(build_server(runner)), runner) as session:
+        yield session
+
+
+def test_the_seeds_names_are_listed_with_the_schemas_its_client_reads(client: SyncClient) -> None:
+    listed = {tool.name: tool for tool in client.run("list_tools").tools}
+    cite = listed["cite"]
+    assert cite.title == "Turn inline links into numbered citations (Seedling's name)"
+    arguments = cite.input_schema["properties"]
+    assert "markdown" not in arguments and arguments["text"]["type"] == "string"
+    assert arguments["start"]["default"] == 10 and cite.input_schema["required"] == ["text"]
+    assert arguments["style"]["description"].startswith("Accepted, not applied here: netglean numbers")
+    assert listed["generate_citations"].input_schema["properties"]["first_number"]["default"] == 1  # netglean's own
+    outcome = cite.output_schema
+    answered = {"markdown": "x", "citation_count": 0, "cited": False}
+    assert Draft202012Validator(outcome).is_valid(answered)
+    assert not Draft202012Validator(outcome).is_valid({**answered, "references": []})  # not kept
+
+
+def test_the_server_announces_the_seeds_identity(client: SyncClient) -> None:
+    info = client.client.server_info
+    assert info is not None and (info.name, info.title) == ("seedling-mcp", "Seedling")
+    assert client.client.instructions == "Cite things."
+
+
+def test_a_call_under_the_seeds_names_answers_in_the_seeds_shape(client: SyncClient) -> None:
+    result = client.call("cite", {"text": "See [a](https://a.example/)."})
+    assert result.is_error is False
+    assert result.structured_content == {
+        "markdown": "See a [10].\n\n## References\n\n[10]: https://a.example/\n",
+        "citation_count": 1,
+        "cited": True,
+    }  # the seed's default first number (10), the projection's keep and set
+    assert result.content[0].text == "Cited: " + result.structured_content["markdown"]
+    version = client.call("version", {})
+    assert list(version.structured_content) == ["version"]
+    assert json.loads(version.content[0].text) == version.structured_content and "\n  " in version.content[0].text
+
+
+def test_a_name_of_netglean_own_is_answered_in_the_seeds_shape_and_others_as_netglean(client: SyncClient) -> None:
+    ours = client.call("get_version", {})
+    assert json.loads(ours.content[0].text) == ours.structured_content and ours.structured_content["ok"] is True
+    plain = client.call("generate_citations", {"markdown": "[a](https://a.example/)", "heading": ""})
+    assert plain.structured_content["payload"]["references"][0]["number"] == 1  # netglean's default, netglean's shape
+
+
+def test_an_argument_accepted_and_not_applied_is_checked_as_the_seed_types_it(client: SyncClient) -> None:
+    result = client.call("cite", {"text": "[a](https://a.example/)", "style": "apa"})
+    assert result.is_error is False and result.structured_content["citation_count"] == 1
+    with pytest.raises(MCPError, match="argument 'style'") as raised:
+        client.call("cite", {"text": "x", "style": 5})  # accepted is not unchecked: the seed's type holds
+    assert raised.value.error.code == -32602
+
+
+def test_the_not_applied_note_reaches_the_guidance(registry: Registry, seedling: Profile) -> None:
+    """The projection above leaves the guidance out; netglean's envelope (the REST API's) carries the note."""
+    import anyio
+
+    served = dataclasses.replace(registry, profiles={"crawlberg": seedling}, conflicts=())
+    runner = build_runner(served, Settings.load({"compat": "crawlberg"}, environ=TEST_ENVIRONMENT))
+
+    async def call() -> str:
+        try:
+            envelope, _ = await runner.call("cite", {"text": "x", "style": "apa"})
+            return envelope.guidance
+        finally:
+            await runner.services.aclose()
+
+    guidance = anyio.run(call)
+    assert guidance.endswith("Accepted and not applied here: style (the crawlberg profile says why).")
+
+
+def test_a_failure_the_seed_answers_as_json_rpc_is_one(client: SyncClient) -> None:
+    with pytest.raises(MCPError) as raised:
+        client.call("cite", {"text": 5})
+    assert raised.value.error.code == -32602 and "invalid arguments for generate_citations" in str(raised.value)
+    plain = client.call("generate_citations", {"markdown": 5})  # netglean's own name: a result, as always
+    assert plain.is_error is True and plain.structured_content["payload"]["error"]["code"] == "invalid_arguments"
+
+
+def test_the_seeds_environment_variables_set_netglean_settings(seedling: Profile) -> None:
+    assert seed_environment([seedling], {"SEEDLING_LOG": "WARN"})["NETGLEAN_LOG_LEVEL"] == "warning"
+    assert seed_environment([seedling], {})["NETGLEAN_LOG_LEVEL"] == "error"  # the seed's default
+    kept = {"SEEDLING_LOG": "debug", "NETGLEAN_LOG_LEVEL": "info"}
+    assert seed_environment([seedling], kept)["NETGLEAN_LOG_LEVEL"] == "info"  # netglean's own variable first
+    assert Settings.load(environ=seed_environment([seedling], {"SEEDLING_LOG": "warn"})).log_level == "warning"
+    with pytest.raises(ConfigurationError, match="NETGLEAN_LOG_LEVEL: 'loud' is not one of"):
+        Settings.load(environ=seed_environment([seedling], {"SEEDLING_LOG": "loud"}))
+    [said] = start_notices([seedling], {"SEEDLING_SCRAPER_URL": "https://scraper.example/"})
+    assert said.startswith("netglean: SEEDLING_SCRAPER_URL is set and not used (crawlberg profile): netglean renders")
+    assert start_notices([seedling], {}) == []
+
+
+def test_profiles_that_collide_are_refused_at_start_naming_both_and_why(registry: Registry) -> None:
+    refused = {"profiles": ("html2rss", "rtila"), "reasons": ("html2rss and rtila both answer the tool 'x'",)}
+    colliding = dataclasses.replace(registry, conflicts=(refused,))
+    with pytest.raises(ConfigurationError, match="compat: these profiles cannot be served together: html2rss and"):
+        colliding.with_profiles(["rtila", "html2rss"])
+    assert colliding.with_profiles(["rtila", "crawlberg"]).served == ("rtila", "crawlberg")
