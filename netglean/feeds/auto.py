@@ -36,9 +36,12 @@ def auto_items(
     page_url: str,
     auto_source: Mapping[str, Any] | None = None,
     time_zone: str = "UTC",
+    *,
     drops: Counter[str] | None = None,
+    found_by: list[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The page's items as the detectors find them, cleaned up; what cleanup left out is counted in ``drops``."""
+    """The page's items as the detectors find them, cleaned up; what cleanup left out is counted in ``drops``, and
+    the detectors that found candidates are named in ``found_by`` (html2rss's scraper eligibility)."""
     scrapers = (auto_source or {}).get("scraper") or {}
     cleanup = (auto_source or {}).get("cleanup") or {}
     found: list[dict[str, Any]] = []
@@ -47,6 +50,7 @@ def auto_items(
     for name in SCRAPERS:
         if (scrapers.get(name) or {}).get("enabled", True) is False:
             continue
+        before = len(found)
         if name == "schema":
             found += _schema(tree, base, time_zone)
         elif name == "json_state":
@@ -61,6 +65,8 @@ def auto_items(
                 found += _from_nodes(hints, group.nodes, base, time_zone)
         elif name == "sitemap":
             found += _sitemap(tree, base, time_zone)
+        if found_by is not None and len(found) > before:
+            found_by.append(name)
     return _cleanup(found, page_url, cleanup, Counter() if drops is None else drops)
 
 

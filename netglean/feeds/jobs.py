@@ -56,6 +56,8 @@ class Listed:
     title: str | None
     items: list[dict[str, Any]]
     drops: dict[str, int]
+    scrapers: tuple[str, ...] = ()
+    """The detectors that found candidate items (without a selector; html2rss's scraper eligibility)."""
 
 
 def listing_items(*, document: Document, items_selector: str | None, deadline: float) -> Listed:
@@ -65,7 +67,8 @@ def listing_items(*, document: Document, items_selector: str | None, deadline: f
     title = _title(tree, url) if not is_json else None
     drops: Counter[str] = Counter()
     if not items_selector:
-        return Listed(title, auto_items(tree, url, drops=drops), dict(drops))
+        found_by: list[str] = []
+        return Listed(title, auto_items(tree, url, drops=drops, found_by=found_by), dict(drops), tuple(found_by))
     config = {
         "channel": {"url": url, "time_zone": "UTC"},
         "selectors": {"items": {"selector": items_selector, "enhance": True}},

@@ -41,6 +41,8 @@ class Listing:
     """Candidate items left out, by why (catalog/schemas/AdmissionDrops.yaml names them)."""
     strategy: str = "http"
     """How the page was read: over plain HTTP, or rendered in the browser."""
+    scrapers: tuple[str, ...] = ()
+    """The detectors that found candidate items, when the items were detected (not found by a selector)."""
 
 
 async def listing(
@@ -71,7 +73,7 @@ async def page_listing(readers: Readers, page: Page, items_selector: str | None 
         items_selector=items_selector,
         deadline=anyio.current_effective_deadline(),
     )
-    return Listing(page.url, found.title, found.items, found.drops)
+    return Listing(page.url, found.title, found.items, found.drops, scrapers=found.scrapers)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2776,9 +2776,21 @@ class InspectUrlOutput(BaseModel):
     """
     The same as downgraded, under html2rss's name.
     """
+    scraper_eligibility: list[Literal["schema", "json_state", "semantic_html", "html", "sitemap"]] | None = None
+    """
+    html2rss's auto-source scrapers that find candidate items on the page (HTML answers only), in the order their answers are trusted: schema (schema.org JSON-LD), json_state (Next.js or Nuxt state), semantic_html (<article> elements), html (the most repeated linked structure), sitemap; empty when none does.
+    """
     selected_strategy: Literal["http", "browser"] | None = None
     """
     How the page was read, over plain HTTP or rendered in the browser (strategy auto says here whether it rendered).
+    """
+    sst: Sst | None = None
+    """
+    The page's simplified semantic tree (HTML answers only).
+    """
+    sst_stats: SstStats | None = None
+    """
+    How the page's simplified semantic tree (html2rss's SST: the page's elements without script, style, noscript, iframe and svg, and what they hold) was built from it (HTML answers only).
     """
     status: int | None = None
     """
@@ -4083,6 +4095,28 @@ class Scraper(BaseModel):
     sitemap: FeedScraperSwitch | None = None
 
 
+class SegmentStats(BaseModel):
+    """
+    The tree's candidate segments (html2rss's segmenter): groups of at least 3 alike sibling elements (one tag and classes) that each hold a link, outside navigation, headers, footers and asides.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    cards: Annotated[int, Field(ge=0)]
+    """
+    Elements in them all (a card of nested segments counts in each).
+    """
+    largest: Annotated[int, Field(ge=0)]
+    """
+    Cards in the largest segment (repeated_items).
+    """
+    segments: Annotated[int, Field(ge=0)]
+    """
+    How many segments the page has.
+    """
+
+
 class Selectors(BaseModel):
     """
     items (required) finds each item; every other key names a field read from it.
@@ -4266,6 +4300,54 @@ class Split(BaseModel):
     measured: Measured
     """
     One basis's share of the scale.
+    """
+
+
+class Sst(BaseModel):
+    """
+    The page's simplified semantic tree (HTML answers only).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    degraded: StrictBool
+    """
+    Whether the tree nests deeper than 100 levels, past which netglean reads a page's text as plain paragraphs (its structure there is lost).
+    """
+    node_count: Annotated[int, Field(ge=0)]
+    """
+    Elements in the tree.
+    """
+    segment_stats: SegmentStats
+    """
+    The tree's candidate segments (html2rss's segmenter): groups of at least 3 alike sibling elements (one tag and classes) that each hold a link, outside navigation, headers, footers and asides.
+    """
+
+
+class SstStats(BaseModel):
+    """
+    How the page's simplified semantic tree (html2rss's SST: the page's elements without script, style, noscript, iframe and svg, and what they hold) was built from it (HTML answers only).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    elements: Annotated[int, Field(ge=0)]
+    """
+    Elements the page parsed into.
+    """
+    links: Annotated[int, Field(ge=0)]
+    """
+    Links (a href) in the tree.
+    """
+    stripped: Annotated[int, Field(ge=0)]
+    """
+    Elements left out: script, style, noscript, iframe, svg and everything inside them.
+    """
+    text_chars: Annotated[int, Field(ge=0)]
+    """
+    Characters of visible text in the tree (whitespace runs count as one).
     """
 
 

@@ -75,6 +75,9 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
             "bot_wall_signals": found.signals,
             "blocked_surface": surface,
             "xhr_capture": _xhr_capture(found),
+            "scraper_eligibility": list(listed.scrapers) if listed is not None else None,
+            "sst_stats": found.sst_stats,
+            "sst": found.sst,
         }
     )
     if surface is not None:

@@ -14,11 +14,12 @@ from typing import Any
 
 from netglean.core.untrusted import sanitize
 from netglean.read.document import HTML_TYPES, Document
+from netglean.read.extract import MAX_BLOCK_DEPTH
 from netglean.read.html_tree import parse_html
 from netglean.read.links import LinkFilter, Taken, take
 from netglean.read.links import page_links as links
 from netglean.read.page_meta import page_metadata
-from netglean.read.page_signals import bot_wall, candidate_items, feeds
+from netglean.read.page_signals import bot_wall, candidate_items, feeds, item_groups, semantic_tree
 from netglean.read.readability.evidence import Evidence, Probe
 from netglean.read.reading import HtmlReading, read_html, read_text, walled
 from netglean.read.render import Slice
@@ -96,6 +97,10 @@ class Diagnosis:
     """Every sign of a wall seen in the answer: facts, which an ordinary page can carry too."""
     wall: list[str]
     """The signs, when they make the answer the wall (scrape's rule: reading.walled), else empty."""
+    sst_stats: dict[str, int] | None = None
+    """An HTML page's simplified semantic tree, as built (page_signals.semantic_tree); None for anything else."""
+    sst: dict[str, Any] | None = None
+    """The tree itself: its node count, whether it is degraded, its candidate segments."""
 
 
 def diagnosis(*, document: Document, status: int, headers: Mapping[str, str]) -> Diagnosis:
@@ -103,10 +108,14 @@ def diagnosis(*, document: Document, status: int, headers: Mapping[str, str]) ->
     (inspect_url)."""
     markup = document.text() if document.media_type in HTML_TYPES else ""
     tree = parse_html(markup) if markup else None
-    found = feeds(tree, document.url) if tree is not None else []
-    counts = candidate_items(tree) if tree is not None else {"articles": 0, "repeated_items": 0}
     signals = bot_wall(status, headers, markup)
-    return Diagnosis(found, counts, signals, list(walled(signals, status, markup, document.url)))
+    wall = list(walled(signals, status, markup, document.url))
+    if tree is None:
+        return Diagnosis([], {"articles": 0, "repeated_items": 0}, signals, wall)
+    groups = item_groups(tree)
+    found, counts = feeds(tree, document.url), candidate_items(tree, groups)
+    built, sst = semantic_tree(tree, groups, MAX_BLOCK_DEPTH)
+    return Diagnosis(found, counts, signals, wall, built, sst)
 
 
 def page_links(*, document: Document, wanted: LinkFilter) -> Taken:

@@ -204,7 +204,39 @@ def _in_page_chrome(node: Any, known: dict[int, bool]) -> bool:
     return inside
 
 
-def candidate_items(tree: Any) -> dict[str, int]:
-    """How many articles the page marks up, and the largest group of alike siblings that each hold a link."""
-    groups = item_groups(tree)
+def candidate_items(tree: Any, groups: list[ItemGroup] | None = None) -> dict[str, int]:
+    """How many articles the page marks up, and the largest group of alike siblings that each hold a link (of
+    ``groups``, the page's item groups, when they are known already)."""
+    groups = item_groups(tree) if groups is None else groups
     return {"articles": len(tree.css("article")), "repeated_items": len(groups[0].nodes) if groups else 0}
+
+
+SST_STRIPPED = ("script", "style", "noscript", "iframe", "svg")
+"""What html2rss's simplified semantic tree (SST) leaves out of a page, with everything inside."""
+
+
+def semantic_tree(tree: Any, groups: list[ItemGroup], deepest: int) -> tuple[dict[str, int], dict[str, Any]]:
+    """The page as html2rss's simplified semantic tree sees it (its elements without SST_STRIPPED): how it was
+    built (sst_stats: elements parsed and stripped, the tree's visible text and links) and the tree
+    (node_count; degraded when it nests deeper than ``deepest`` levels, where netglean reads on as plain text;
+    segment_stats: its candidate segments, ``groups``, the item groups of its linked alike siblings). It strips the
+    tree: the last look at it."""
+    segments = {
+        "segments": len(groups),
+        "cards": sum(len(group.nodes) for group in groups),
+        "largest": len(groups[0].nodes) if groups else 0,
+    }
+    parsed = len(tree.css("*"))
+    tree.strip_tags(list(SST_STRIPPED), recursive=True)
+    kept = len(tree.css("*"))
+    depth: dict[int, int] = {}
+    for node in tree.root.traverse() if tree.root is not None else ():
+        depth[node.mem_id] = depth.get(node.parent.mem_id, 0) + 1 if node.parent is not None else 1
+    text = tree.body.text(separator=" ") if tree.body is not None else ""
+    built = {
+        "elements": parsed,
+        "stripped": parsed - kept,
+        "text_chars": len(" ".join(text.split())),
+        "links": len(tree.css("a[href]")),
+    }
+    return built, {"node_count": kept, "degraded": max(depth.values(), default=0) > deepest, "segment_stats": segments}

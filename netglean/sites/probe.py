@@ -4,7 +4,7 @@ side by side (compare_agent_view)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from netglean.core.errors import OperatorPolicy, ToolError
 from netglean.net.politeness import CountedBudget
@@ -55,6 +55,10 @@ class Inspection:
     """The signs, when they make the answer a wall by scrape's rule (netglean.read.reading.walled)."""
     requests: tuple[Captured, ...] | None = None
     """The XHR and fetch requests the page made while it loaded, when it was rendered."""
+    sst_stats: dict[str, int] | None = None
+    """An HTML page's simplified semantic tree as built (html2rss's sst_stats)."""
+    sst: dict[str, Any] | None = None
+    """The tree: its node count, whether it is degraded, its candidate segments (html2rss's sst)."""
 
     @property
     def blocked_surface(self) -> str | None:
@@ -98,7 +102,17 @@ async def inspect(fetcher: Fetcher, readers: Readers, url: str, browser: Browser
     diagnosis = await readers.run(
         read_jobs.diagnosis, document=page.document, status=page.status, headers=dict(page.headers)
     )
-    return Inspection(verdict, page, diagnosis.feeds, diagnosis.counts, diagnosis.signals, diagnosis.wall, requests)
+    return Inspection(
+        verdict,
+        page,
+        diagnosis.feeds,
+        diagnosis.counts,
+        diagnosis.signals,
+        diagnosis.wall,
+        requests,
+        diagnosis.sst_stats,
+        diagnosis.sst,
+    )
 
 
 @dataclass(frozen=True, slots=True)

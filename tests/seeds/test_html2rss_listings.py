@@ -236,6 +236,11 @@ def test_inspect_url_diagnoses_a_listing(client: SyncClient) -> None:
     assert payload["alternate_feeds"] == [] and "blocked_surface" not in payload
     assert payload["articles_count"] == 4 and payload["admission_drops"] == {"duplicate": 1, "other_site": 1}
     assert envelope["next_step"] == "capture_config"  # articles were found
+    assert payload["content_type"] == "text/html" and payload["html_response"] is True
+    assert payload["scraper_eligibility"] == ["html"]  # the stories are a repeated linked structure, nothing else
+    assert payload["sst_stats"]["links"] == 3 + 6 and payload["sst_stats"]["stripped"] == 0  # menu, stories
+    assert payload["sst"]["segment_stats"] == {"segments": 1, "cards": 6, "largest": 6}
+    assert payload["sst"]["node_count"] == payload["sst_stats"]["elements"] and payload["sst"]["degraded"] is False
 
 
 def test_inspect_url_on_a_weak_page_points_to_scrape_url(client: SyncClient) -> None:
@@ -276,6 +281,7 @@ def test_inspect_url_on_what_is_no_html_page_is_done(client: SyncClient) -> None
     """scrape_url would refuse a PDF: sending the agent there would loop."""
     pdf = _call(client, "inspect_url", {"url": f"{SITE}/report.pdf"})
     assert pdf["ok"] is True and pdf["next_step"] == "done" and pdf["payload"]["html_response"] is False
+    assert not {"scraper_eligibility", "sst_stats", "sst"} & set(pdf["payload"])  # an HTML page's facts
     assert "download identifies a document" in pdf["guidance"]
     feed = _call(client, "inspect_url", {"url": f"{SITE}/feed.rss"})
     assert feed["next_step"] == "done" and "a feed itself" in feed["guidance"]

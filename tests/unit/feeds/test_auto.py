@@ -116,3 +116,20 @@ def test_a_drafted_author_drops_the_bylines_lead_word() -> None:
     assert drafted is not None
     read = read_items(document(page, is_json=False), drafted[0], "https://example.com/news/")
     assert [item["author"] for item in read] == [f"Reporter {n}" for n in range(3)]
+
+
+def test_detection_names_the_scrapers_that_found_candidates() -> None:
+    """html2rss's scraper eligibility (inspect_url): the detectors with candidates, in the order they are trusted,
+    whether or not cleanup keeps what they found."""
+    posts = ", ".join(f'{{"title": "Tide table {n}", "url": "/tides/{n}"}}' for n in range(3))
+    state = f'{{"props": {{"pageProps": {{"posts": [{posts}]}}}}}}'
+    articles = "".join(f"<article><h2><a href='/a/{n}'>Article number {n}</a></h2></article>" for n in range(2))
+    rows = "".join(f"<li><a href='/r/{n}'>Listed story {n}</a></li>" for n in range(3))
+    script = f'<script id="__NEXT_DATA__" type="application/json">{state}</script>'
+    page = f"<html><head>{script}</head><body>{articles}<ul>{rows}</ul>"
+    found_by: list[str] = []
+    auto_items(document(page + "</body></html>", is_json=False), "https://example.com/", found_by=found_by)
+    assert found_by == ["json_state", "semantic_html", "html"]
+    nothing: list[str] = []
+    auto_items(document("<p>Just words.</p>", is_json=False), "https://example.com/", found_by=nothing)
+    assert nothing == []

@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from netglean.read.html_tree import parse_html
-from netglean.read.page_signals import blocked_surface, bot_wall, candidate_items, feeds, item_groups
+from netglean.read.page_signals import (
+    blocked_surface,
+    bot_wall,
+    candidate_items,
+    feeds,
+    item_groups,
+    semantic_tree,
+)
 
 LINKS = """<link rel="alternate" type="application/rss+xml; charset=utf-8" href="/rss" title=" All  \u202estories ">
 <link rel="alternate feed" type="application/atom+xml" href="/atom">
@@ -139,3 +146,28 @@ def test_only_http_links_other_than_the_page_itself_are_feeds() -> None:
 def test_feeds_resolve_against_the_documents_base_url() -> None:
     page = "<head><base href='http://site.test/sub/'><link rel=alternate type=application/rss+xml href='a.rss'></head>"
     assert feeds(parse_html(page), "http://site.test/") == [{"url": "http://site.test/sub/a.rss", "type": "rss"}]
+
+
+def test_the_simplified_semantic_tree_leaves_out_scripts_styles_and_embeds_with_what_they_hold() -> None:
+    """html2rss's SST: the page's elements without script, style, noscript, iframe and svg (and their insides);
+    its segments are the groups of alike linked siblings."""
+    tree = parse_html(
+        "<html><head><title>T</title><style>p{}</style><script>var a = '<a href=/s>';</script></head><body>"
+        "<nav><a href='/'>Home</a></nav><ul>"
+        + "".join(f"<li><a href='/{n}'>Story {n}</a></li>" for n in range(3))
+        + "</ul><svg><g><path/></g></svg><noscript><p>Enable it</p></noscript><iframe src='/ad'></iframe>"
+        "<p>Plain   words here.</p></body></html>"
+    )
+    groups = item_groups(tree)
+    built, sst = semantic_tree(tree, groups, deepest=100)
+    text = "Home Story 0 Story 1 Story 2 Plain words here."  # the body's text, its runs of blanks as one
+    assert built == {"elements": 22, "stripped": 8, "text_chars": len(text), "links": 4}
+    assert sst == {"node_count": 14, "degraded": False, "segment_stats": {"segments": 1, "cards": 3, "largest": 3}}
+
+
+def test_a_tree_nested_past_what_netglean_reads_as_structure_is_degraded() -> None:
+    deep = "<html><body>" + "<div>" * 150 + "<p>Bottom</p>" + "</div>" * 150 + "</body></html>"
+    _, sst = semantic_tree(parse_html(deep), [], deepest=100)
+    assert sst["degraded"] is True and sst["segment_stats"] == {"segments": 0, "cards": 0, "largest": 0}
+    _, shallow = semantic_tree(parse_html("<p>x</p>"), [], deepest=100)
+    assert shallow["degraded"] is False
