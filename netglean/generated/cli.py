@@ -2166,10 +2166,12 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                             {'choices': None,
                              'default': 25,
                              'flag': '--limit',
-                             'help': 'Most items to return.',
+                             'help': 'Most items to return (as html2rss, no bound: every item is read '
+                                     "anyway, and the page's size, under the operator's fetch cap, bounds "
+                                     'how many there are).',
                              'item_type': None,
                              'name': 'limit',
-                             'range': '1-200',
+                             'range': 'at least 1',
                              'required': False,
                              'type': 'integer'},
                             {'choices': None,

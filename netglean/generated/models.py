@@ -3970,9 +3970,9 @@ class ScrapeUrlInput(BaseModel):
     """
     A CSS selector for each item, when you know it; fields are then read from each item's markup. An unreadable selector is an invalid_config error naming why.
     """
-    limit: Annotated[int, Field(ge=1, le=200)] = 25
+    limit: Annotated[int, Field(ge=1)] = 25
     """
-    Most items to return.
+    Most items to return (as html2rss, no bound: every item is read anyway, and the page's size, under the operator's fetch cap, bounds how many there are).
     """
     strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"] = "auto"
     """

@@ -248,3 +248,10 @@ def test_the_capture_feed_config_prompt(seed: tuple[SyncClient, str]) -> None:
 
 TOOLS = ("capture_config", "inspect_url", "validate_config", "apply_config")
 """The capture-feed-config prompt's four steps, in order."""
+
+
+def test_scrape_url_takes_a_limit_above_netglean_old_bound(seed: tuple[SyncClient, str]) -> None:
+    """The reference sets no bound on limit (netglean's was 200, so a client asking more got invalid_arguments)."""
+    client, origin = seed
+    failed, envelope = _call(client, "scrape_url", {"url": f"{origin}/long", "limit": 500})
+    assert not failed and envelope["payload"]["total"] == LONG and len(envelope["payload"]["items"]) == LONG
