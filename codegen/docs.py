@@ -116,7 +116,7 @@ def _source(value: Any) -> str:
     if "map" in value:
         return f"{value['from']} renamed {json.dumps(value['map'])}"
     when = " and ".join(f"{pointer} is {json.dumps(v)}" for pointer, v in value["when"].items())
-    return f"{_source(value['then'])} when {when}, else {_source(value['else'])}"
+    return f"(if {when} then {_source(value['then'])} else {_source(value['else'])})"
 
 
 class Describe:

@@ -495,6 +495,12 @@ def _check_environment(source: SourceFile, variables: dict[str, Any], out: Colle
             out.add(source, f"{where}/setting", f"{where}/setting: '{rule['setting']}' is no operator setting")
             continue
         for spelt, meant in rule.get("values", {}).items():
+            if spelt != spelt.lower():
+                out.add(
+                    source,
+                    f"{where}/values",
+                    f"{where}/values: '{spelt}': the seed's spellings match in any case; write them lower-case",
+                )
             try:
                 setting.parse(meant, f"'{spelt}' means")
             except ConfigurationError as exc:

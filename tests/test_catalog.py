@@ -333,7 +333,7 @@ def test_a_profiles_settings_are_real_and_never_loosen_the_policy(project: Path)
     environment = (
         "environment:\n  LOG_LEVEL: {setting: log_levl}\n  BUDGET: {setting: session_budget, default: 5000}\n"
         "  PRIVATE: {setting: allow_private_hosts, default: true}\n"
-        "  LEVEL: {setting: log_level, values: {warn: warnng}}\n"
+        "  LEVEL: {setting: log_level, values: {warn: warnng}}\n  LOUD: {setting: log_level, values: {WARN: warning}}\n"
         "policy: {session_budget: 1000, host_interval: 0.5, port: 1, global_concurrency: 2}\ntools:"
     )
     edit(project, CRAWLBERG, "tools:", environment)
@@ -343,6 +343,7 @@ def test_a_profiles_settings_are_real_and_never_loosen_the_policy(project: Path)
         (CRAWLBERG, "BUDGET:", "a profile may not loosen netglean's network policy"),
         (CRAWLBERG, "PRIVATE:", "a profile may not loosen netglean's network policy"),
         (CRAWLBERG, "  LEVEL:", "'warn' means: 'warnng' is not one of debug, info, warning, error"),
+        (CRAWLBERG, "  LOUD:", "'WARN': the seed's spellings match in any case; write them lower-case"),
         (CRAWLBERG, "policy:", "1000 is netglean's default; it tightens nothing"),
         (CRAWLBERG, "policy:", "0.5 would loosen netglean's host_interval (1.0)"),
         (CRAWLBERG, "policy:", "'port' is no setting a profile can tighten"),
