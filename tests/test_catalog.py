@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -260,7 +261,7 @@ def test_a_profiles_pointers_point_at_what_the_tool_answers(project: Path) -> No
         "        /payload/items/x: {const: 1}\n"
         "        /next_step: {when: {/payload/total: many}, then: {const: done}, else: /next_step}",
     )
-    edit(project, HTML2RSS, "  inspect_url: {}", "  inspect_url: {result: {from: /payload/nothing}}")
+    edit(project, HTML2RSS, "  capture_config: {}", "  capture_config: {result: {from: /payload/nothing}}")
     edit(project, HTML2RSS, "  apply_config: {}", "  apply_config: {text: {template: 'Feed {/payload/rs}'}}")
     _profile_problems(
         project,
@@ -306,14 +307,19 @@ def test_a_profiles_resources_and_prompts_are_the_catalogs(project: Path) -> Non
 
 
 def test_a_profile_that_leaves_the_frame_says_what_is_given_up_and_keeps_the_notice(project: Path) -> None:
-    edit(project, HTML2RSS, "  scrape_url: {}", "  scrape_url: {text: json, result: {from: /payload}}")
-    edit(project, CRAWLBERG, "tools:", "unframed: nothing\ntools:")
+    profile = project / HTML2RSS
+    profile.write_text(re.sub(r"^unframed: >-\n(  .*\n)+", "", profile.read_text(), count=1, flags=re.MULTILINE))
+    edit(project, HTML2RSS, "  scrape_url: {}", "  scrape_url: {result: {from: /payload}}")
     _profile_problems(
         project,
-        (HTML2RSS, "tools:", "scrape_url answer(s) third-party text outside netglean's"),
-        (HTML2RSS, "scrape_url: {text", "its result must carry /untrusted_content_notice"),
-        (CRAWLBERG, "unframed:", "every tool of the profile keeps netglean's frame"),
+        (HTML2RSS, "tools:", "scrape_url, inspect_url, capture_config, apply_config answer(s) third-party text"),
+        (HTML2RSS, "scrape_url: {result", "its result must carry /untrusted_content_notice"),
     )
+
+
+def test_a_profile_that_keeps_the_frame_gives_nothing_up(project: Path) -> None:
+    edit(project, HTML2RSS, "  text: json", "  text: netglean")
+    _profile_problems(project, (HTML2RSS, "unframed:", "every tool of the profile keeps netglean's frame"))
 
 
 def test_a_profiles_failures_are_error_codes_and_json_rpc_words_quote_no_target(project: Path) -> None:
@@ -354,9 +360,7 @@ def test_profiles_that_collide_are_refused_together_saying_why(project: Path) ->
     """Two profiles answering one name, both announcing an identity, reading one variable two ways, or one
     tightening the server's policy: each pair is in the generated table of refusals, with every reason."""
     edit(project, CRAWLBERG, "  get_version: {}", "  get_version: {}\n  scrape_url: {}")
-    edit(
-        project, HTML2RSS, "tools:", "server: {name: html2rss}\nenvironment:\n  LOG_LEVEL: {setting: log_level}\ntools:"
-    )
+    edit(project, HTML2RSS, "environment:", "server: {name: html2rss}\nenvironment:")
     edit(project, CRAWLBERG, "tools:", "environment:\n  LOG_LEVEL: {setting: log_level, default: error}\ntools:")
     edit(project, RTILA, "tools:", "policy: {session_budget: 20}\ntools:")
     catalog = load_catalog(project / "catalog", project / "handlers")
