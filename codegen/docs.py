@@ -145,7 +145,12 @@ class Describe:
             return "the JSON of structuredContent, indented"
         if "template" in form:
             framed = " in netglean's untrusted frame" if form.get("frame") == "netglean" else ", unframed"
-            return f"the template {json.dumps(form['template'])}{framed}"
+            said = f"the template {json.dumps(form['template'])}"
+            if "each" in form:
+                said = f"{said} for each item at {form['each']}, after {json.dumps(form.get('head', ''))}"
+            if form.get("skip_empty"):
+                said += " (a line whose placeholders find nothing left out)"
+            return f"{said}{framed}"
         cases = "; ".join(f"{value}: {Describe.text(inner)}" for value, inner in form["forms"].items())
         return f"by {form['by_argument']}: {cases}; otherwise {Describe.text(form['otherwise'])}"
 
@@ -156,9 +161,14 @@ class Describe:
             if "not_applied" in rule:
                 lines.append(f"{name}: accepted, not applied ({rule['not_applied']})")
                 continue
+            if "answer_only" in rule:
+                lines.append(f"{name}: shapes the answer, not passed to netglean's tool ({rule['answer_only']})")
+                continue
             said = f"{name}: netglean's {rule['as']}" if rule.get("as", name) != name else f"{name}"
             if "default" in rule:
                 said += f", default {json.dumps(rule['default'])}"
+            if rule.get("required"):
+                said += ", required"
             lines.append(said)
         return lines
 

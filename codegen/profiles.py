@@ -234,7 +234,7 @@ def schema_at(schema: dict[str, Any], defs: dict[str, Any], pointer: str) -> dic
             extra = concrete.get("additionalProperties", True)
             if part in concrete.get("properties", {}):
                 below.append(concrete["properties"][part])
-            elif part.isdigit() and "items" in concrete:
+            elif (part.isdigit() or part == "*") and "items" in concrete:
                 below.append(concrete["items"])
             elif concrete.get("type") == "object" and extra is not False:
                 below.append(extra if isinstance(extra, dict) else {})
@@ -336,12 +336,12 @@ class _ToolCheck:
         if form in UNFRAMED_FORMS and projection == "none":
             self.problem(where, f"text {form} is the JSON of structuredContent, and the result is none")
         if isinstance(form, dict) and "template" in form:
-            for pointer in _PLACEHOLDER.findall(form["template"]):
-                if schema_at(envelope, self.defs, pointer) is None:
-                    self.problem(where, f"the template's '{{{pointer}}}' points at nothing netglean's result holds")
-            rest = _PLACEHOLDER.sub("", form["template"])
-            if "{" in rest or "}" in rest:
-                self.problem(where, "a template's placeholders are {/pointer}; write no other braces")
+            item: dict[str, Any] | None = envelope
+            if "each" in form:
+                item = self.each_item(f"{where}/each", envelope, form["each"])
+                self.placeholders(where, form.get("head", ""), envelope)
+            if item is not None:
+                self.placeholders(where, form["template"], item)
         if isinstance(form, dict) and "by_argument" in form:
             argument = self.input_schema.get("properties", {}).get(form["by_argument"])
             if argument is None:
@@ -354,6 +354,24 @@ class _ToolCheck:
             for value, inner in form["forms"].items():
                 self.text(f"{where}/forms/{escape(value)}", inner, envelope, projection)
             self.text(f"{where}/otherwise", form["otherwise"], envelope, projection)
+
+    def each_item(self, where: str, envelope: dict[str, Any], pointer: str) -> dict[str, Any] | None:
+        """The schema of one item of the array ``each`` points at (None, said, when it is no array)."""
+        found = schema_at(envelope, self.defs, pointer)
+        arrays = [c for c in _concrete(found, self.defs) if "items" in c] if found is not None else []
+        if not arrays:
+            self.problem(where, f"'{pointer}' points at no array netglean's result holds")
+            return None
+        return {"anyOf": [a["items"] for a in arrays]} if len(arrays) > 1 else dict(arrays[0]["items"])
+
+    def placeholders(self, where: str, template: str, schema: dict[str, Any]) -> None:
+        """A template's {/pointer} placeholders, each checked against ``schema``."""
+        for pointer in _PLACEHOLDER.findall(template):
+            if schema_at(schema, self.defs, pointer) is None:
+                self.problem(where, f"the template's '{{{pointer}}}' points at nothing netglean's result holds")
+        rest = _PLACEHOLDER.sub("", template)
+        if "{" in rest or "}" in rest:
+            self.problem(where, "a template's placeholders are {/pointer}; write no other braces")
 
     def jsonrpc(self, where: str, code: str, rule: dict[str, Any]) -> None:
         message = rule["message"]
@@ -416,7 +434,7 @@ def _profiled_input(
     renamed: dict[str, str] = {}
     for name, rule in arguments.items():
         where = f"{at}/arguments/{escape(name)}"
-        if "not_applied" in rule:
+        if "not_applied" in rule or "answer_only" in rule:
             accepted = _accepted(source, where, name, rule, tool=tool, out=out)
             if accepted is not None:
                 properties[name] = accepted
@@ -442,6 +460,13 @@ def _profiled_input(
             argument["default"] = rule["default"]
         properties[name] = argument
         required = [name if r == target else r for r in required]
+        if rule.get("required"):
+            if "default" in rule:
+                out.add(source, f"{where}/required", f"{where}/required: a required argument has no default")
+            elif name in required:
+                out.add(source, f"{where}/required", f"{where}/required: {tool.name} requires '{target}' already")
+            else:
+                required.append(name)
     schema["properties"] = properties
     if required:
         schema["required"] = required
@@ -451,11 +476,14 @@ def _profiled_input(
 def _accepted(
     source: SourceFile, where: str, name: str, rule: dict[str, Any], *, tool: Tool, out: Collector
 ) -> dict[str, Any] | None:
-    """The listed schema of a seed's argument accepted without being applied (None when it is unusable)."""
-    for key in ("as", "default"):
+    """The listed schema of a seed's argument accepted without being applied, or only choosing how the answer is
+    written (None when it is unusable)."""
+    kind = "answer_only" if "answer_only" in rule else "not_applied"
+    for key in ("as", "default", "required", "not_applied" if kind == "answer_only" else "answer_only"):
         if key in rule:
-            out.add(source, f"{where}/{key}", f"{where}/{key}: an argument that is not applied has no {key}")
-    if name in tool.input_schema.get("properties", {}):
+            said = "an answer_only argument" if kind == "answer_only" else "an argument that is not applied"
+            out.add(source, f"{where}/{key}", f"{where}/{key}: {said} has no {key}")
+    if kind == "not_applied" and name in tool.input_schema.get("properties", {}):
         out.add(source, where, f"{where}: '{name}' is an argument of {tool.name}, which applies it")
     if "schema" not in rule:
         out.add(source, where, f"{where}: say what a call may give for it (schema: the seed's type)")
@@ -465,6 +493,8 @@ def _accepted(
     except SchemaError as exc:
         out.add(source, f"{where}/schema", f"{where}/schema: not a JSON Schema: {exc.message}")
         return None
+    if kind == "answer_only":
+        return {**rule["schema"], "description": rule["answer_only"]}
     return {**rule["schema"], "description": f"Accepted, not applied here: {rule['not_applied']}"}
 
 

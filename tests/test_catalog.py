@@ -259,10 +259,12 @@ def test_a_profiles_pointers_point_at_what_the_tool_answers(project: Path) -> No
         "  scrape_url: {}",
         "  scrape_url:\n    result:\n      set:\n        /payload/count: /payload/totl\n"
         "        /payload/items/x: {const: 1}\n"
-        "        /next_step: {when: {/payload/total: many}, then: {const: done}, else: /next_step}",
+        "        /next_step: {when: {/payload/total: many}, then: {const: done}, else: /next_step}\n"
+        "    text: {template: '{/titel}', each: /payload/items, head: '{/payload/totl}'}",
     )
     edit(project, HTML2RSS, "  capture_config: {}", "  capture_config: {result: {from: /payload/nothing}}")
     edit(project, HTML2RSS, "  apply_config: {}", "  apply_config: {text: {template: 'Feed {/payload/rs}'}}")
+    edit(project, HTML2RSS, "  validate_config:", "  validate_config:\n    text: {template: x, each: /payload}")
     _profile_problems(
         project,
         (HTML2RSS, "/payload/count", "'/payload/totl' points at nothing netglean's result holds"),
@@ -270,6 +272,9 @@ def test_a_profiles_pointers_point_at_what_the_tool_answers(project: Path) -> No
         (HTML2RSS, "/payload/total: many", "'many' is no value '/payload/total' can hold"),
         (HTML2RSS, "/payload/nothing", "'/payload/nothing' points at nothing"),
         (HTML2RSS, "Feed {", "the template's '{/payload/rs}' points at nothing"),
+        (HTML2RSS, "{/titel}", "the template's '{/titel}' points at nothing"),
+        (HTML2RSS, "{/titel}", "the template's '{/payload/totl}' points at nothing"),
+        (HTML2RSS, "each: /payload}", "'/payload' points at no array netglean's result holds"),
     )
 
 
@@ -277,7 +282,8 @@ def test_a_profiles_arguments_are_the_tools_renamed_defaulted_or_accepted(projec
     arguments = (
         "  scrape_url:\n    arguments:\n      page: {as: uri}\n      url_hint: {as: limit}\n"
         "      max: {as: limit, default: 0}\n      items_selector: {default: 5}\n"
-        "      show_instance: {not_applied: a headless browser}\n      strategy: {not_applied: never, schema: {}}"
+        "      show_instance: {not_applied: a headless browser}\n      strategy: {not_applied: never, schema: {}}\n"
+        "      url: {required: true}\n      channel: {answer_only: shapes the text, schema: {}, default: 1}"
     )
     edit(project, HTML2RSS, "  scrape_url: {}", arguments)
     _profile_problems(
@@ -287,6 +293,8 @@ def test_a_profiles_arguments_are_the_tools_renamed_defaulted_or_accepted(projec
         (HTML2RSS, "items_selector: {default: 5}", "5 is no value of 'items_selector'"),
         (HTML2RSS, "show_instance:", "say what a call may give for it (schema: the seed's type)"),
         (HTML2RSS, "strategy: {not_applied", "'strategy' is an argument of scrape_url"),
+        (HTML2RSS, "url: {required", "scrape_url requires 'url' already"),
+        (HTML2RSS, "channel: {answer_only", "an answer_only argument has no default"),
     )
 
 

@@ -2,7 +2,8 @@
 tables by the generator, served by the one call path and read by the official MCP client. The profile here is a
 made-up seed ("Seedling") over two local tools, so every part of the mechanism is exercised without a network:
 renamed arguments and the seed's defaults, an argument accepted and not applied, a projected structuredContent and
-its listed outputSchema, templated and pretty-JSON text, a failure as a JSON-RPC error, the server's identity, the
+its listed outputSchema, templated (once, or once per item) and pretty-JSON text, an argument the seed requires,
+an argument that only chooses the text block, a failure as a JSON-RPC error, the server's identity, the
 seed's environment variables, and which profiles are refused together."""
 
 from __future__ import annotations
@@ -59,6 +60,24 @@ tools:
     result: {from: /payload, keep: [version]}
     text: pretty_json
   get_version: {text: json}
+  references:
+    tool: generate_citations
+    arguments:
+      first_number: {required: true}
+      heading: {answer_only: "the text block: the references, or their count", schema: {enum: [list, count]}}
+    result: {from: /payload, keep: [markdown, citation_count]}
+    text:
+      by_argument: heading
+      forms:
+        count: {template: "{/payload/citation_count} citation(s)"}
+      otherwise:
+        head: "References of {/payload/citation_count}:"
+        template: "[{/number}] {/url}\\n  titled {/title}"
+        each: /payload/references
+        join: "\\n"
+        skip_empty: true
+    errors:
+      invalid_arguments: {jsonrpc: invalid_params, message: {from: /payload/error/message}}
 contract: []
 """
 
@@ -185,3 +204,30 @@ def test_profiles_that_collide_are_refused_at_start_naming_both_and_why(registry
     with pytest.raises(ConfigurationError, match="compat: these profiles cannot be served together: html2rss and"):
         colliding.with_profiles(["rtila", "html2rss"])
     assert colliding.with_profiles(["rtila", "crawlberg"]).served == ("rtila", "crawlberg")
+
+
+def test_a_template_is_written_once_per_item_and_leaves_out_lines_that_find_nothing(client: SyncClient) -> None:
+    given = {"markdown": "[a](https://a.example/) and [b](https://b.example/)", "first_number": 3}
+    result = client.call("references", given)
+    assert result.content[0].text == "References of 2:\n[3] https://a.example/\n[4] https://b.example/"
+    assert client.call("references", {**given, "heading": "count"}).content[0].text == "2 citation(s)"
+
+
+def test_an_argument_that_only_chooses_the_text_is_not_passed_to_netglean(client: SyncClient) -> None:
+    listed = {tool.name: tool for tool in client.run("list_tools").tools}["references"].input_schema
+    assert listed["properties"]["heading"] == {
+        "enum": ["list", "count"],
+        "description": "the text block: the references, or their count",
+    }
+    result = client.call("references", {"markdown": "[a](https://a.example/)", "first_number": 1, "heading": "count"})
+    assert "## References" in result.structured_content["markdown"]  # netglean's heading, its default
+    with pytest.raises(MCPError, match="argument 'heading'"):
+        client.call("references", {"markdown": "x", "first_number": 1, "heading": "## Sources"})
+
+
+def test_an_argument_the_seed_requires_is_required(client: SyncClient) -> None:
+    listed = {tool.name: tool for tool in client.run("list_tools").tools}["references"].input_schema
+    assert listed["required"] == ["markdown", "first_number"]
+    with pytest.raises(MCPError, match="argument 'first_number' is required") as raised:
+        client.call("references", {"markdown": "[a](https://a.example/)"})
+    assert raised.value.error.code == -32602

@@ -32,13 +32,33 @@ def value_at(document: Any, pointer: str) -> Any:
     """The value at a JSON pointer, or ``_ABSENT``."""
     current = document
     for part in _parts(pointer):
-        if isinstance(current, Mapping) and part in current:
-            current = current[part]
-        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
-            current = current[int(part)]
-        else:
+        current = _step(current, part)
+        if current is _ABSENT:
             return _ABSENT
     return current
+
+
+def _step(current: Any, part: str) -> Any:
+    """The value one pointer token below ``current``, or ``_ABSENT``."""
+    if isinstance(current, Mapping) and part in current:
+        return current[part]
+    if isinstance(current, list) and part.isdigit() and int(part) < len(current):
+        return current[int(part)]
+    return _ABSENT
+
+
+def values_at(document: Any, pointer: str) -> list[Any]:
+    """The values at a JSON pointer whose ``*`` tokens stand for every item of an array, flattened in order."""
+    found = [document]
+    for part in _parts(pointer):
+        below: list[Any] = []
+        for current in found:
+            if part == "*" and isinstance(current, list):
+                below += current
+            elif (inner := _step(current, part)) is not _ABSENT:
+                below.append(inner)
+        found = below
+    return found
 
 
 def _value(envelope: Mapping[str, Any], source: Any) -> Any:
@@ -130,13 +150,16 @@ class ToolWire:
         given, unapplied = dict(arguments), []
         problems: list[Problem] = []
         for name, rule in self.arguments.items():
-            if "not_applied" in rule:
+            if "not_applied" in rule or "answer_only" in rule:
                 if name in given:
                     check = self._checks.setdefault(name, SchemaValidator(rule["schema"]))
                     problems += [_named(name, p) for p in check.problems(given.pop(name))]
-                    unapplied.append(name)
+                    if "not_applied" in rule:
+                        unapplied.append(name)
                 continue
             own = rule.get("as", name)
+            if rule.get("required") and name not in given:
+                problems.append(Problem(f"/{name}", name, f"argument '{name}' is required"))
             if name != own and name in given:
                 given[own] = given.pop(name)
             elif own not in given and "default" in rule:
@@ -181,13 +204,34 @@ class ToolWire:
             default = self.arguments.get(name, {}).get("default", self._own_default(name))
             inner = form["forms"].get(str(filling.arguments.get(name, default)), form["otherwise"])
             return self._text(inner, filling)
-        filled = _PLACEHOLDER.sub(lambda m: _shown(value_at(filling.envelope, m.group(1))), form["template"])
+        if "each" in form:
+            arrays = values_at(filling.envelope, form["each"])
+            items = [item for found in arrays if isinstance(found, list) for item in found]
+            written = [_filled(form["template"], item, skip=form.get("skip_empty", False)) for item in items]
+            head = _filled(form.get("head", ""), filling.envelope, skip=form.get("skip_empty", False))
+            filled = str(form.get("join", "\n\n")).join(filter(None, [head, *written]))
+        else:
+            filled = _filled(form["template"], filling.envelope, skip=form.get("skip_empty", False))
         if form.get("frame") == "netglean":
             return untrusted.frame(filling.source or self.name, filled, cleaned=True)
         return filled
 
     def _own_default(self, argument: str) -> Any:
         return self.input_schema.get("properties", {}).get(argument, {}).get("default")
+
+
+def _filled(template: str, document: Any, *, skip: bool) -> str:
+    """``template`` with its placeholders filled from ``document``; with ``skip``, without the lines whose
+    placeholders all find nothing."""
+    if not skip:
+        return _PLACEHOLDER.sub(lambda m: _shown(value_at(document, m.group(1))), template)
+    kept = []
+    for line in template.split("\n"):
+        shown = [_shown(value_at(document, pointer)) for pointer in _PLACEHOLDER.findall(line)]
+        if shown and not any(shown):
+            continue
+        kept.append(_PLACEHOLDER.sub(lambda m: _shown(value_at(document, m.group(1))), line))
+    return "\n".join(kept)
 
 
 def _shown(value: Any) -> str:
