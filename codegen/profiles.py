@@ -186,7 +186,8 @@ def _published(
     if not shapes:
         return None
     defs = tool.output_schema.get("$defs")
-    listed: dict[str, Any] = {"type": "object", "anyOf": [_plain(s) for s in shapes]}
+    flat = [alternative for s in shapes for alternative in (s["anyOf"] if "properties" not in s else [s])]
+    listed: dict[str, Any] = {"type": "object", "anyOf": [_plain(s) for s in flat]}
     return {**listed, "$defs": defs} if defs else listed
 
 
@@ -244,6 +245,11 @@ def schema_at(schema: dict[str, Any], defs: dict[str, Any], pointer: str) -> dic
     return nodes[0] if len(nodes) == 1 else {"anyOf": nodes}
 
 
+def _objects(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each object schema with properties ``schema`` may be (one, or the alternatives of an anyOf), copied."""
+    return [copy.deepcopy(c) for c in _concrete(schema, defs) if "properties" in c]
+
+
 def _object(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any] | None:
     """``schema`` as one object schema with its properties, when it is one (a $ref followed)."""
     objects = [c for c in _concrete(schema, defs) if "properties" in c]
@@ -273,33 +279,39 @@ class _ToolCheck:
         if base is None:
             self.problem(f"{where}/from", f"'{start}' points at nothing netglean's result holds")
             return None
-        made = _object(base, self.defs)
-        if made is None:
+        shapes = _objects(base, self.defs)
+        if not shapes:
             self.problem(where, f"the value at '{start}' is not an object, which structuredContent must be")
             return None
-        made.pop("x-envelope", None)
-        if "keep" in projection:
-            for key in projection["keep"]:
-                if key not in made["properties"]:
-                    self.problem(f"{where}/keep", f"'{key}' is no field at '{start}'")
-            made["properties"] = {k: v for k, v in made["properties"].items() if k in projection["keep"]}
-            made["required"] = [k for k in made.get("required", []) if k in projection["keep"]]
-        for target, value in projection.get("set", {}).items():
-            at = f"{where}/set/{escape(target)}"
-            schema = self.source_schema(at, envelope, value)
-            parts = pointer_parts(target)
-            parent = made
-            for part in parts[:-1]:
-                child = parent.get("properties", {}).get(part)
-                found = _object(child, self.defs) if isinstance(child, dict) else None
-                if found is None:
-                    self.problem(at, f"'{target}' is set inside '{part}', which is no object of the result")
-                    break
-                parent["properties"][part] = found
-                parent = found
-            else:
-                parent.setdefault("properties", {})[parts[-1]] = schema
-        return made
+        for key in projection.get("keep", ()):
+            if all(key not in made["properties"] for made in shapes):
+                self.problem(f"{where}/keep", f"'{key}' is no field at '{start}'")
+        sources = {
+            target: self.source_schema(f"{where}/set/{escape(target)}", envelope, value)
+            for target, value in projection.get("set", {}).items()
+        }
+        for made in shapes:
+            made.pop("x-envelope", None)
+            if "keep" in projection:
+                made["properties"] = {k: v for k, v in made["properties"].items() if k in projection["keep"]}
+                made["required"] = [k for k in made.get("required", []) if k in projection["keep"]]
+            for target, schema in sources.items():
+                self.set_in(f"{where}/set/{escape(target)}", made, target, schema)
+        return shapes[0] if len(shapes) == 1 else {"type": "object", "anyOf": shapes}
+
+    def set_in(self, at: str, made: dict[str, Any], target: str, schema: dict[str, Any]) -> None:
+        """``made`` with the schema at ``target`` (inside it) set to ``schema``."""
+        parts = pointer_parts(target)
+        parent = made
+        for part in parts[:-1]:
+            child = parent.get("properties", {}).get(part)
+            found = _object(child, self.defs) if isinstance(child, dict) else None
+            if found is None:
+                self.problem(at, f"'{target}' is set inside '{part}', which is no object of the result")
+                return
+            parent["properties"][part] = found
+            parent = found
+        parent.setdefault("properties", {})[parts[-1]] = schema
 
     def source_schema(self, where: str, envelope: dict[str, Any], value: Any) -> dict[str, Any]:
         """The schema of a value of the seed's result, from its source; every pointer checked."""

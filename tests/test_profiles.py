@@ -60,6 +60,7 @@ tools:
     result: {from: /payload, keep: [version]}
     text: pretty_json
   get_version: {text: json}
+  crawl_site: {tool: crawl, result: {from: /payload}}
   references:
     tool: generate_citations
     arguments:
@@ -231,3 +232,11 @@ def test_an_argument_the_seed_requires_is_required(client: SyncClient) -> None:
     with pytest.raises(MCPError, match="argument 'first_number' is required") as raised:
         client.call("references", {"markdown": "[a](https://a.example/)"})
     assert raised.value.error.code == -32602
+
+
+def test_a_projection_of_a_value_of_several_shapes_lists_each(client: SyncClient) -> None:
+    """crawl's payload is the crawl, or its run when the call stopped waiting: the seed's result may be either."""
+    listed = {tool.name: tool for tool in client.run("list_tools").tools}["crawl_site"].output_schema
+    shapes = [set(shape["properties"]) for shape in listed["anyOf"]]
+    assert {"run"} in shapes and any({"pages", "read"} <= shape for shape in shapes)
+    assert {"ok", "payload"} <= shapes[-1]  # and netglean's failure envelope
