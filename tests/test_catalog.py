@@ -232,7 +232,7 @@ def test_the_real_profiles_are_valid_and_their_tools_are_the_catalogs() -> None:
 
 def test_a_profile_is_one_the_compat_setting_takes_named_as_its_file(project: Path) -> None:
     edit(project, RTILA, "name: rtila", "name: rtla")
-    edit(project, CRAWLBERG, "contract: []", "contract: []\nwires: {}")
+    edit(project, CRAWLBERG, "\ncontract:\n", "\nwires: {}\ncontract:\n")
     _profile_problems(
         project,
         (RTILA, "name: rtla", "profile name 'rtla' must equal the file name 'rtila'"),
@@ -331,13 +331,13 @@ def test_a_profile_that_keeps_the_frame_gives_nothing_up(project: Path) -> None:
 
 
 def test_a_profiles_failures_are_error_codes_and_json_rpc_words_quote_no_target(project: Path) -> None:
-    rules = (
-        "wire:\n  errors:\n    blockd: {result: envelope}\n"
-        "    blocked: {jsonrpc: internal_error, message: {from: /payload/error/message}}\n"
-        "    invalid_arguments: {jsonrpc: invalid_params, message: {from: /payload/error/message}}\n"
-        "    timeout: {jsonrpc: -32603, message: Request timed out}\ntools:"
+    edit(project, CRAWLBERG, "  errors:\n", "  errors:\n    blockd: {result: envelope}\n")
+    edit(
+        project,
+        CRAWLBERG,
+        "    blocked: {jsonrpc: internal_error, message: Blocked by WAF/bot protection}",
+        "    blocked: {jsonrpc: internal_error, message: {from: /payload/error/message}}",
     )
-    edit(project, CRAWLBERG, "tools:", rules)
     _profile_problems(project, (CRAWLBERG, "blockd:", "'blockd' is not an error code"))
     quoting = [p for p in catalog_problems(project) if "message can quote what a target chose" in p]
     assert quoting and all("'blocked' message" in p for p in quoting), quoting  # invalid_arguments quotes none
@@ -358,16 +358,16 @@ def test_a_profiles_settings_are_real_and_never_loosen_the_policy(project: Path)
         (CRAWLBERG, "PRIVATE:", "a profile may not loosen netglean's network policy"),
         (CRAWLBERG, "  LEVEL:", "'warn' means: 'warnng' is not one of debug, info, warning, error"),
         (CRAWLBERG, "  LOUD:", "'WARN': the seed's spellings match in any case; write them lower-case"),
-        (CRAWLBERG, "policy:", "1000 is netglean's default; it tightens nothing"),
-        (CRAWLBERG, "policy:", "0.5 would loosen netglean's host_interval (1.0)"),
-        (CRAWLBERG, "policy:", "'port' is no setting a profile can tighten"),
+        (CRAWLBERG, "policy: {session_budget", "1000 is netglean's default; it tightens nothing"),
+        (CRAWLBERG, "policy: {session_budget", "0.5 would loosen netglean's host_interval (1.0)"),
+        (CRAWLBERG, "policy: {session_budget", "'port' is no setting a profile can tighten"),
     )
 
 
 def test_profiles_that_collide_are_refused_together_saying_why(project: Path) -> None:
     """Two profiles answering one name, both announcing an identity, reading one variable two ways, or one
     tightening the server's policy: each pair is in the generated table of refusals, with every reason."""
-    edit(project, CRAWLBERG, "  get_version: {}", "  get_version: {}\n  scrape_url: {}")
+    edit(project, CRAWLBERG, "  download: {}", "  download: {}\n  scrape_url: {}")
     edit(project, HTML2RSS, "environment:", "server: {name: html2rss}\nenvironment:")
     edit(project, CRAWLBERG, "tools:", "environment:\n  LOG_LEVEL: {setting: log_level, default: error}\ntools:")
     edit(project, RTILA, "tools:", "policy: {session_budget: 20}\ntools:")

@@ -31,9 +31,16 @@ but 127.0.0.1, no spacing; reading in the server's own threads, to spare the sha
 
 
 @contextmanager
-def seed_client(seed: str, transport: str, *flags: str, env: Mapping[str, str] | None = None) -> Iterator[SyncClient]:
+def seed_client(
+    seed: str,
+    transport: str,
+    *flags: str,
+    env: Mapping[str, str] | None = None,
+    http_command: tuple[str, ...] = ("mcp", "--transport", "http"),
+) -> Iterator[SyncClient]:
     """The official MCP client connected to `netglean mcp --compat SEED` over ``transport`` (stdio or http), started
-    with ``flags`` and the environment ``env`` adds to LOCAL_SITE."""
+    with ``flags`` and the environment ``env`` adds to LOCAL_SITE; over http, the server is started with
+    ``http_command`` (the seed's HTTP start command's equivalent: `mcp --transport http`, or `serve`)."""
     environment = {**os.environ, **LOCAL_SITE, **(env or {})}
     if transport == "stdio":
         command = ["-m", "netglean", "mcp", "--compat", seed, *flags]
@@ -41,7 +48,7 @@ def seed_client(seed: str, transport: str, *flags: str, env: Mapping[str, str] |
         with open_client(params) as client:
             yield client
         return
-    with HttpServer("--compat", seed, *flags, env=environment, command=("mcp", "--transport", "http")) as server:
+    with HttpServer("--compat", seed, *flags, env=environment, command=http_command) as server:
         http = httpx2.AsyncClient(timeout=60)
         with open_client(streamable_http_client(f"{server.base}/mcp", http_client=http)) as client:
             yield client
