@@ -263,7 +263,7 @@ def test_a_profiles_pointers_point_at_what_the_tool_answers(project: Path) -> No
         "    text: {template: '{/titel}', each: /payload/items, head: '{/payload/totl}'}",
     )
     edit(project, HTML2RSS, "  capture_config: {}", "  capture_config: {result: {from: /payload/nothing}}")
-    edit(project, HTML2RSS, "  apply_config: {}", "  apply_config: {text: {template: 'Feed {/payload/rs}'}}")
+    edit(project, HTML2RSS, "  apply_config:\n", "  apply_config:\n    text: {template: 'Feed {/payload/rs}'}\n")
     edit(project, HTML2RSS, "  validate_config:", "  validate_config:\n    text: {template: x, each: /payload}")
     _profile_problems(
         project,

@@ -206,5 +206,13 @@ def test_apply_config_with_zero_items_is_an_error_leading_to_inspect_url(html2rs
 def test_apply_config_on_an_unreachable_page_is_an_error_with_class_and_message(html2rss: Html2rss) -> None:
     config = _config(html2rss)
     config["channel"]["url"] = "http://127.0.0.1:9/paged"  # type: ignore[index]
-    failed, envelope = html2rss.call("apply_config", {"config": config})
+    failed, envelope = html2rss.call("apply_config", {"url": "http://127.0.0.1:9/paged", "config": config})
     assert failed and envelope["payload"]["class"] == "unreachable" and envelope["payload"]["message"]
+
+
+def test_apply_config_requires_url_as_html2rss_does(html2rss: Html2rss) -> None:
+    listed = {tool.name: tool for tool in html2rss.client.run("list_tools").tools}["apply_config"]
+    assert listed.input_schema["required"] == ["url"]
+    failed, envelope = html2rss.call("apply_config", {"config": _config(html2rss)})
+    assert failed and envelope["payload"]["class"] == "invalid_arguments"
+    assert "argument 'url' is required" in envelope["payload"]["message"]
