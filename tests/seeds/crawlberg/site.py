@@ -1,6 +1,6 @@
 """The pages the Crawlberg suite's client points its tools at, served on 127.0.0.1: a small site (a home page with
 its metadata, two levels of links and one off the site, robots.txt naming a sitemap), a bot wall, a document, a
-page with a button for interact, and a page slower than a fetch may take."""
+page with a button for interact, and pages slower than a fetch or a call may take."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ BUTTON = (
     "<div id='more'></div><button id='load-more' onclick=\"document.getElementById('more').innerHTML="
     "'<p>Story two.</p>'\">More</button></main></body></html>"
 )
+SLOW = {"/slow": 5, "/slower": 15}
+"""Pages that answer after so many seconds: past a one-second fetch deadline, past a six-second call."""
 PDF = b"%PDF-1.7\n%crawlberg fixture\n1 0 obj <<>> endobj"
 
 
@@ -59,8 +61,8 @@ async def page(request: Request) -> Response:
         return Response(PDF, media_type="application/pdf", headers=disposition)
     if path == "/more":
         return HTMLResponse(BUTTON)
-    if path == "/slow":
-        await anyio.sleep(5)
+    if path in SLOW:
+        await anyio.sleep(SLOW[path])
         return HTMLResponse(_page("/"))
     if path in LINKS:
         return HTMLResponse(_page(path))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -122,3 +123,14 @@ def test_the_operator_is_told_what_the_profile_gives_up() -> None:
     )
     assert started.returncode == 0, started.stderr
     assert "--compat crawlberg: With format json" in started.stderr and started.stdout == ""
+
+
+def test_a_crawl_outlasting_the_call_answers_with_its_run(site: str) -> None:
+    """The server's call deadline (six seconds here) comes before the slow page answers: the crawl goes on as a
+    run, and the answer says which, in markdown and in JSON."""
+    with seed_client("crawlberg", "stdio", env={"NETGLEAN_CALL_TIMEOUT": "6"}) as client:
+        slow = Crawlberg(client, site)
+        text = slow.text("crawl", {"url": slow.url("/slower")})
+        assert re.search(r"\n- Still running: run [0-9a-f]{32} \(running\); get_run_result reads it when done", text)
+        result = slow.json("crawl", {"url": slow.url("/slower"), "format": "json"})
+        assert result["run"]["status"] == "running" and re.fullmatch("[0-9a-f]{32}", result["run"]["run_id"])
