@@ -169,6 +169,8 @@ class Describe:
                 said += f", default {json.dumps(rule['default'])}"
             if rule.get("required"):
                 said += ", required"
+            if "item_keys" in rule:
+                said += ", each item's " + ", ".join(f"{k} is netglean's {v}" for k, v in rule["item_keys"].items())
             lines.append(said)
         return lines
 

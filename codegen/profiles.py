@@ -466,6 +466,8 @@ def _profiled_input(
             continue
         renamed[target] = name
         argument = dict(properties.pop(target))
+        if "item_keys" in rule:
+            argument = _items_renamed(source, f"{where}/item_keys", argument, rule["item_keys"], out)
         if "default" in rule:
             if not Draft202012Validator(argument).is_valid(rule["default"]):
                 out.add(source, f"{where}/default", f"{where}/default: {rule['default']!r} is no value of '{target}'")
@@ -483,6 +485,27 @@ def _profiled_input(
     if required:
         schema["required"] = required
     return schema
+
+
+def _items_renamed(
+    source: SourceFile, where: str, argument: dict[str, Any], keys: dict[str, str], out: Collector
+) -> dict[str, Any]:
+    """An array argument's schema with its items' keys under the seed's names (item_keys)."""
+    items = argument.get("items", {})
+    properties = items.get("properties") if argument.get("type") == "array" else None
+    if not isinstance(properties, dict):
+        out.add(source, where, f"{where}: item_keys renames the keys of an array of objects' items")
+        return argument
+    properties, required = dict(properties), list(items.get("required", []))
+    for seed_key, own in keys.items():
+        if own not in properties:
+            out.add(source, where, f"{where}: '{own}' is no key of the items")
+        elif seed_key in properties:
+            out.add(source, where, f"{where}: '{seed_key}' is the items' own key already")
+        else:
+            properties[seed_key] = properties.pop(own)
+            required = [seed_key if key == own else key for key in required]
+    return {**argument, "items": {**items, "properties": properties, "required": required}}
 
 
 def _accepted(

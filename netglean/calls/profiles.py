@@ -158,6 +158,8 @@ class ToolWire:
                         unapplied.append(name)
                 continue
             own = rule.get("as", name)
+            if "item_keys" in rule and isinstance(given.get(name), list):
+                given[name] = [_keys_renamed(item, rule["item_keys"]) for item in given[name]]
             if rule.get("required") and name not in given:
                 problems.append(Problem(f"/{name}", name, f"argument '{name}' is required"))
             if name != own and name in given:
@@ -218,6 +220,17 @@ class ToolWire:
 
     def _own_default(self, argument: str) -> Any:
         return self.input_schema.get("properties", {}).get(argument, {}).get("default")
+
+
+def _keys_renamed(item: Any, keys: Mapping[str, str]) -> Any:
+    """An item of an array argument with the seed's keys as netglean's (where it does not give netglean's)."""
+    if not isinstance(item, Mapping):
+        return item
+    renamed = dict(item)
+    for seed_key, own in keys.items():
+        if seed_key in renamed and own not in renamed:
+            renamed[own] = renamed.pop(seed_key)
+    return renamed
 
 
 def _filled(template: str, document: Any, *, skip: bool) -> str:
