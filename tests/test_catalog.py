@@ -298,6 +298,24 @@ def test_a_profiles_arguments_are_the_tools_renamed_defaulted_or_accepted(projec
     )
 
 
+def test_a_profiles_item_keys_rename_keys_the_items_have(project: Path) -> None:
+    edit(
+        project, CRAWLBERG, "actions: {item_keys: {type: action}}", "actions: {item_keys: {type: actoin, url: action}}"
+    )
+    edit(
+        project,
+        CRAWLBERG,
+        "      max_chars: {default: 200000}",
+        "      url: {item_keys: {a: b}}\n      max_chars: {default: 200000}",
+    )
+    _profile_problems(
+        project,
+        (CRAWLBERG, "actoin", "'actoin' is no key of the items"),
+        (CRAWLBERG, "actoin", "'url' is the items' own key already"),
+        (CRAWLBERG, "url: {item_keys", "item_keys renames the keys of an array of objects' items"),
+    )
+
+
 def test_a_profiles_resources_and_prompts_are_the_catalogs(project: Path) -> None:
     edit(project, RTILA, '"rtila://runs/{run_id}": run', '"rtila://runs/{runId}": run')
     edit(project, RTILA, '"rtila://runs": runs', '"netglean://runs": projects')

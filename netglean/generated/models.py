@@ -290,9 +290,7 @@ class Action(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    action: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate", "wait", "executeJs"] | None = (
-        None
-    )
+    action: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate", "wait", "executeJs"]
     """
     navigate (url), click (selector), type (selector, text: fills the field), press (key, optionally on selector), select (selector, values), hover (selector), scroll (to bottom or top, or pixels, repeat times; or a selector scrolled into view), wait_for (selector, text, network_idle or time_ms), screenshot (the viewport, full_page, or one selector's element), scrape (the page read at that point), evaluate (script; only where the operator allows it). Crawlberg's names are taken too: wait is wait_for, executeJs is evaluate.
     """
@@ -343,12 +341,6 @@ class Action(BaseModel):
     to: Literal["bottom", "top"] | None = None
     """
     scroll: where to (bottom by default).
-    """
-    type: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate", "wait", "executeJs"] | None = (
-        None
-    )
-    """
-    Crawlberg's key for action ({"type": "click", "selector": "#more"}): give action or type, not both with different names.
     """
     url: Annotated[StrictStr | None, Field(max_length=8192, min_length=1)] = None
     """

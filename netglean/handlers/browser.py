@@ -9,7 +9,6 @@ from typing import Any
 from netglean.browser.actions import Action
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
-from netglean.core.errors import InvalidArguments
 from netglean.generated.models import (
     AnalyzeApiEndpointInput,
     AnalyzeApiEndpointOutput,
@@ -27,10 +26,7 @@ CUT_CHARS = 20_000
 
 
 async def interact(args: InteractInput, ctx: Context) -> Outcome:
-    actions = [
-        _action(index, step.model_dump(mode="json", by_alias=True, exclude_none=True))
-        for index, step in enumerate(args.actions)
-    ]
+    actions = [_action(step.model_dump(mode="json", by_alias=True, exclude_none=True)) for step in args.actions]
     found = await interaction(
         ctx.fetcher,
         ctx.readers,
@@ -102,15 +98,9 @@ CRAWLBERG_ACTIONS = {"wait": "wait_for", "executeJs": "evaluate"}
 """Crawlberg's action names that differ from netglean's."""
 
 
-def _action(index: int, given: dict[str, Any]) -> Action:
-    """One action object, Crawlberg's keys and names taken too (``type`` for ``action``; ``wait`` with
-    ``milliseconds``, ``executeJs``)."""
-    named, crawlberg = given.pop("action", None), given.pop("type", None)
-    if named is None and crawlberg is None:
-        raise InvalidArguments(f"actions[{index}] names no action: give action (or Crawlberg's type)")
-    if named is not None and crawlberg is not None and named != crawlberg:
-        raise InvalidArguments(f"actions[{index}] names two actions: action {named!r} and type {crawlberg!r}")
-    named = named or crawlberg
+def _action(given: dict[str, Any]) -> Action:
+    """One action object, Crawlberg's names taken too (``wait`` with ``milliseconds``, ``executeJs``)."""
+    named = given.pop("action")
     if "milliseconds" in given:
         given.setdefault("time_ms", given.pop("milliseconds"))
     given["values"] = tuple(given.get("values") or ())

@@ -48,6 +48,8 @@ def test_the_nine_tools_take_crawlbergs_arguments(crawlberg: Crawlberg) -> None:
     for tool in ("scrape", "crawl", "map", "batch_scrape", "batch_crawl"):
         fmt = listed[tool]["properties"]["format"]
         assert fmt["default"] == "markdown" and set(fmt["enum"]) == {"markdown", "json"}, tool
+    action = listed["interact"]["properties"]["actions"]["items"]
+    assert action["required"] == ["type"] and "click" in action["properties"]["type"]["enum"]
     for tool in ("crawl", "batch_crawl"):
         bounds = listed[tool]["properties"]
         assert bounds["max_depth"]["maximum"] == 100

@@ -148,3 +148,5 @@ def test_interact_carries_out_crawlbergs_actions_and_returns_each_result_and_the
     assert result["completed"] is True and [step["ok"] for step in result["steps"]] == [True, True, True]
     assert "<p>Story two.</p>" in result["content"]  # the final page, as HTML
     assert "Story two." in result["steps"][2]["content"]
+    ours = crawlberg.json("interact", {"url": crawlberg.url("/more"), "actions": [{"action": "scrape"}]})
+    assert ours["completed"] is True  # netglean's own form, beside Crawlberg's
