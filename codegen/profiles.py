@@ -469,7 +469,8 @@ def _profiled_input(
         if "item_keys" in rule:
             argument = _items_renamed(source, f"{where}/item_keys", argument, rule["item_keys"], out)
         if "default" in rule:
-            if not Draft202012Validator(argument).is_valid(rule["default"]):
+            # An argument whose own schema is broken is its tool file's problem (reported there), not a bad default.
+            if _is_schema(argument) and not Draft202012Validator(argument).is_valid(rule["default"]):
                 out.add(source, f"{where}/default", f"{where}/default: {rule['default']!r} is no value of '{target}'")
             argument["default"] = rule["default"]
         properties[name] = argument
@@ -485,6 +486,14 @@ def _profiled_input(
     if required:
         schema["required"] = required
     return schema
+
+
+def _is_schema(schema: dict[str, Any]) -> bool:
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError:
+        return False
+    return True
 
 
 def _items_renamed(
