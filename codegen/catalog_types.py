@@ -98,6 +98,8 @@ class Profile:
     server: dict[str, str] | None
     environment: dict[str, dict[str, Any]]
     policy: dict[str, Any]
+    quarantine: dict[str, Any] | None
+    """The seed's own untrusted frame (None: the profile answers in netglean's, or in none)."""
     unframed: str
     tools: tuple[ProfileTool, ...]
     resources: dict[str, str]

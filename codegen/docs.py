@@ -144,7 +144,8 @@ class Describe:
         if form == "pretty_json":
             return "the JSON of structuredContent, indented"
         if "template" in form:
-            framed = " in netglean's untrusted frame" if form.get("frame") == "netglean" else ", unframed"
+            frames = {"netglean": " in netglean's untrusted frame", "seed": " in the seed's quarantine frame"}
+            framed = frames.get(form.get("frame", "none"), ", unframed")
             said = f"the template {json.dumps(form['template'])}"
             if "each" in form:
                 said = f"{said} for each item at {form['each']}, after {json.dumps(form.get('head', ''))}"

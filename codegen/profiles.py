@@ -86,6 +86,7 @@ def _profile(source: SourceFile, known: _Known, out: Collector) -> Profile:
         built = _tool(source, seed_name, entry, wire=wire, known=known, out=out)
         if built is not None:
             served.append(built)
+    _check_quarantine(source, data.get("quarantine"), served, out)
     _check_environment(source, data.get("environment", {}), out)
     _check_policy(source, data.get("policy", {}), out)
     _check_resources(source, data.get("resources", {}), known, out)
@@ -108,6 +109,7 @@ def _profile(source: SourceFile, known: _Known, out: Collector) -> Profile:
         server=dict(data["server"]) if "server" in data else None,
         environment={key: dict(value) for key, value in data.get("environment", {}).items()},
         policy=dict(data.get("policy", {})),
+        quarantine=dict(data["quarantine"]) if "quarantine" in data else None,
         unframed=str(data.get("unframed", "")).strip(),
         tools=tuple(served),
         resources=dict(data.get("resources", {})),
@@ -404,7 +406,7 @@ def _unframed(form: Any) -> bool:
     if form in UNFRAMED_FORMS:
         return True
     if isinstance(form, dict) and "template" in form:
-        return bool(form.get("frame", "none") == "none")
+        return bool(form.get("frame", "none") == "none")  # the seed's frame (seed) is a frame too
     if isinstance(form, dict) and "by_argument" in form:
         return any(_unframed(inner) for inner in (*form["forms"].values(), form["otherwise"]))
     return False
@@ -542,7 +544,47 @@ def _accepted(
     return {**rule["schema"], "description": f"Accepted, not applied here: {rule['not_applied']}"}
 
 
-# --- environment, policy, resources, prompts ---------------------------------------------------------------------
+# --- the seed's frame, environment, policy, resources, prompts ----------------------------------------------------
+
+_QUARANTINE_WORDS = {"begin": "BEGIN UNTRUSTED CONTENT", "end": "END UNTRUSTED CONTENT"}
+"""What each marker of a seed's frame must say: the words netglean's cleaning breaks wherever a page writes them, so
+a page cannot show a marker of either frame."""
+
+
+def _forms(form: Any) -> Iterator[Any]:
+    yield form
+    if isinstance(form, dict) and "by_argument" in form:
+        for inner in (*form["forms"].values(), form["otherwise"]):
+            yield from _forms(inner)
+
+
+def _seed_framed(tool: ProfileTool) -> bool:
+    forms = [tool.text, *(rule.get("text", tool.text) for rule in tool.errors.values() if "jsonrpc" not in rule)]
+    return any(isinstance(f, dict) and f.get("frame") == "seed" for form in forms for f in _forms(form))
+
+
+def _check_quarantine(
+    source: SourceFile, quarantine: dict[str, Any] | None, served: list[ProfileTool], out: Collector
+) -> None:
+    """The seed's frame: there when a text form asks for it, with its markers' words and placeholders."""
+    framed = [t.name for t in served if _seed_framed(t)]
+    if quarantine is None:
+        if framed:
+            message = f"{', '.join(framed)} answer(s) in the seed's frame (frame: seed): write it (quarantine: ...)"
+            out.add(source, "/tools", f"/tools: {message}")
+        return
+    if not framed:
+        out.add(source, "/quarantine", "/quarantine: no text form answers in it (frame: seed)")
+    for key, needed in (("notice", {"source"}), ("begin", {"nonce", "source"}), ("end", {"nonce"})):
+        where = f"/quarantine/{key}"
+        named = set(_VARIABLES.findall(quarantine[key]))
+        if named - needed or (key != "notice" and needed - named):
+            spelt = ", ".join(f"{{{n}}}" for n in sorted(needed))
+            out.add(source, where, f"{where}: its placeholders are {spelt}" + (" (both)" if len(needed) > 1 else ""))
+        if key in _QUARANTINE_WORDS and _QUARANTINE_WORDS[key] not in quarantine[key]:
+            out.add(source, where, f"{where}: the marker must say {_QUARANTINE_WORDS[key]}")
+        if key != "notice" and "\n" in quarantine[key]:
+            out.add(source, where, f"{where}: a marker is one line")
 
 
 def _setting_named(name: str) -> Any:
@@ -698,6 +740,7 @@ def runtime_table(profile: Profile) -> dict[str, Any]:
         "environment": profile.environment,
         "policy": profile.policy,
         "unframed": profile.unframed,
+        "quarantine": profile.quarantine,
         "tools": {
             t.name: {
                 "tool": t.tool,

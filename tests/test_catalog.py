@@ -348,6 +348,24 @@ def test_a_profile_that_keeps_the_frame_gives_nothing_up(project: Path) -> None:
     _profile_problems(project, (HTML2RSS, "unframed:", "every tool of the profile keeps netglean's frame"))
 
 
+def test_a_seeds_own_frame_is_written_once_with_markers_a_page_cannot_forge(project: Path) -> None:
+    edit(project, CRAWLBERG, "  download: {}", "  download: {text: {template: '{/payload/url}', frame: seed}}")
+    quarantine = (
+        "quarantine:\n  notice: 'From {source} at {time}'\n  begin: '--BEGIN CONTENT {nonce}--'\n"
+        "  end: '--END UNTRUSTED CONTENT--'\n  nonce_digits: 16\ntools:"
+    )
+    edit(project, HTML2RSS, "tools:", quarantine)
+    _profile_problems(
+        project,
+        (CRAWLBERG, "tools:", "download answer(s) in the seed's frame (frame: seed): write it"),
+        (HTML2RSS, "quarantine:", "no text form answers in it"),
+        (HTML2RSS, "notice: 'From", "its placeholders are {source}"),
+        (HTML2RSS, "begin: '--BEGIN", "its placeholders are {nonce}, {source} (both)"),
+        (HTML2RSS, "begin: '--BEGIN", "the marker must say BEGIN UNTRUSTED CONTENT"),
+        (HTML2RSS, "end: '--END", "its placeholders are {nonce}"),
+    )
+
+
 def test_a_profiles_failures_are_error_codes_and_json_rpc_words_quote_no_target(project: Path) -> None:
     edit(project, CRAWLBERG, "  errors:\n", "  errors:\n    blockd: {result: envelope}\n")
     edit(

@@ -139,6 +139,8 @@ class ToolWire:
     text: Any
     result: Any
     errors: Mapping[str, Mapping[str, Any]]
+    quarantine: Mapping[str, Any] | None = None
+    """The seed's own untrusted frame, for a template whose frame is seed."""
     _checks: dict[str, SchemaValidator] = field(default_factory=dict, compare=False, repr=False)
 
     def arguments_in(self, arguments: Any) -> tuple[Any, tuple[str, ...]]:
@@ -216,6 +218,16 @@ class ToolWire:
             filled = _filled(form["template"], filling.envelope, skip=form.get("skip_empty", False))
         if form.get("frame") == "netglean":
             return untrusted.frame(filling.source or self.name, filled, cleaned=True)
+        if form.get("frame") == "seed" and self.quarantine is not None:  # the generator saw that it is there
+            seed = self.quarantine
+            return untrusted.frame_as(
+                filling.source or self.name,
+                filled,
+                notice=seed["notice"],
+                begin=seed["begin"],
+                end=seed["end"],
+                digits=seed["nonce_digits"],
+            )
         return filled
 
     def _own_default(self, argument: str) -> Any:
@@ -282,7 +294,10 @@ class Profile:
             environment=table["environment"],
             policy=table["policy"],
             unframed=table["unframed"],
-            tools={name: ToolWire(profile=table["name"], name=name, **entry) for name, entry in table["tools"].items()},
+            tools={
+                name: ToolWire(profile=table["name"], name=name, quarantine=table.get("quarantine"), **entry)
+                for name, entry in table["tools"].items()
+            },
             resources=table["resources"],
             prompts=table["prompts"],
         )

@@ -296,3 +296,20 @@ def frame(source: str, content: str, *, cleaned: bool = False, screenshots: int 
     if screenshots:
         notice += " " + SCREENSHOTS_NOTICE.format(count=screenshots)
     return f"{notice}\n<<<BEGIN UNTRUSTED CONTENT {tag} source={named}>>>\n{text}\n<<<END UNTRUSTED CONTENT {tag}>>>"
+
+
+def frame_as(source: str, content: str, *, notice: str, begin: str, end: str, digits: int) -> str:
+    """Quarantine ``content`` from ``source`` in a seed's own frame (a wire profile's): its ``notice``, then the
+    content cleaned between its ``begin`` and ``end`` markers, whose ``{nonce}`` is the first ``digits`` hex digits
+    of sha256(source + content), the source spelt as ``marker_source`` spells it (``{source}`` in the markers). The
+    cleaning is netglean's, which breaks look-alikes of any marker saying BEGIN or END UNTRUSTED CONTENT."""
+    text = clean(content)
+    cleaned = clean(source)
+    named = _marker_source(cleaned)
+    tag = hashlib.sha256(f"{named}{text}".encode()).hexdigest()[:digits]
+    shown = " ".join(cleaned.split())
+    if len(shown) > _SHOWN_SOURCE:
+        shown = shown[: _SHOWN_SOURCE - 1] + "…"
+    said = notice.replace("{source}", shown)
+    opened, closed = (m.replace("{nonce}", tag).replace("{source}", named) for m in (begin, end))
+    return f"{said}\n\n{opened}\n{text}\n{closed}"
