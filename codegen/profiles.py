@@ -593,6 +593,8 @@ def _setting_named(name: str) -> Any:
 
 def _stricter_or_same(name: str, value: Any, than: Any) -> bool:
     way = TIGHTER[name]
+    if way == "more":
+        return {item.strip() for item in str(value).split(",")} >= {item.strip() for item in str(than).split(",")}
     if way == "off":
         return not value or bool(than)
     return bool(value <= than) if way == "lower" else bool(value >= than)
@@ -649,12 +651,16 @@ def _check_policy(source: SourceFile, policy: dict[str, Any], out: Collector) ->
             out.add(source, where, f"{where}: '{name}' is no setting a profile can tighten ({', '.join(TIGHTER)})")
             continue
         setting = _setting_named(name)
-        if isinstance(value, bool) != (setting.kind is bool):
+        if isinstance(value, bool) != (setting.kind is bool) or isinstance(value, str) != (setting.kind is str):
             out.add(source, where, f"{where}: {name} is a {setting.kind.__name__}")
             continue
-        if _stricter_or_same(name, value, setting.default) and value == setting.default:
-            out.add(source, where, f"{where}: {value!r} is netglean's default; it tightens nothing")
-        elif not _stricter_or_same(name, value, setting.default):
+        try:
+            setting.check(value, where)
+        except ConfigurationError as exc:
+            out.add(source, where, str(exc))
+            continue
+        # netglean's default is allowed: it holds against an operator's looser value (a seed's mandatory limit)
+        if not _stricter_or_same(name, value, setting.default):
             out.add(source, where, f"{where}: {value!r} would loosen netglean's {name} ({setting.default!r})")
 
 

@@ -384,7 +384,8 @@ def test_a_profiles_settings_are_real_and_never_loosen_the_policy(project: Path)
         "environment:\n  LOG_LEVEL: {setting: log_levl}\n  BUDGET: {setting: session_budget, default: 5000}\n"
         "  PRIVATE: {setting: allow_private_hosts, default: true}\n"
         "  LEVEL: {setting: log_level, values: {warn: warnng}}\n  LOUD: {setting: log_level, values: {WARN: warning}}\n"
-        "policy: {session_budget: 1000, host_interval: 0.5, port: 1, global_concurrency: 2}\ntools:"
+        "policy: {session_budget: 1000, host_interval: 0.5, port: 1, global_concurrency: 2,\n"
+        "  robots_agents: rebilder-ars, allow_http: 0}\ntools:"
     )
     edit(project, CRAWLBERG, "tools:", environment)
     _profile_problems(
@@ -394,9 +395,10 @@ def test_a_profiles_settings_are_real_and_never_loosen_the_policy(project: Path)
         (CRAWLBERG, "PRIVATE:", "a profile may not loosen netglean's network policy"),
         (CRAWLBERG, "  LEVEL:", "'warn' means: 'warnng' is not one of debug, info, warning, error"),
         (CRAWLBERG, "  LOUD:", "'WARN': the seed's spellings match in any case; write them lower-case"),
-        (CRAWLBERG, "policy: {session_budget", "1000 is netglean's default; it tightens nothing"),
-        (CRAWLBERG, "policy: {session_budget", "0.5 would loosen netglean's host_interval (1.0)"),
-        (CRAWLBERG, "policy: {session_budget", "'port' is no setting a profile can tighten"),
+        (CRAWLBERG, "robots_agents: rebilder-ars", "netglean's own group is always obeyed"),
+        (CRAWLBERG, "robots_agents: rebilder-ars", "allow_http is a bool"),
+        (CRAWLBERG, "policy:", "0.5 would loosen netglean's host_interval (1.0)"),
+        (CRAWLBERG, "policy:", "'port' is no setting a profile can tighten"),
     )
 
 

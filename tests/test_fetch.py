@@ -450,6 +450,21 @@ def test_robots_txt_is_obeyed_on_every_redirect_hop(port: int, start: str, robot
     assert error.detail == {"robots": robots, "verdict": "disallowed"}
 
 
+def test_every_robots_group_the_policy_names_is_obeyed(port: int) -> None:
+    """A wire profile adds its seed's group (Rebilder's rebilder-ars): a path any obeyed group disallows is refused,
+    naming the group; here rebilder-ars falls under robots.txt's '*', which disallows everything."""
+    both = _policy(robots_agents=("netglean", "rebilder-ars"))
+    error = _error(_fetch(port, "http://robots-block.test/page", both)[0], "robots_disallowed")
+    assert error.message.endswith("for rebilder-ars")
+    assert isinstance(_fetch(port, "http://site.test/page", both)[0], Page)  # 404 robots.txt: allowed for all
+
+
+def test_plain_http_is_refused_before_any_connection_when_the_policy_is_https_only(port: int) -> None:
+    result, backend = _fetch(port, "http://site.test/page", _policy(allow_http=False))
+    error = _error(result, "operator_policy")
+    assert error.detail == {"setting": "allow_http"} and backend.connects == []
+
+
 def test_unreadable_robots_means_do_not_fetch_unless_the_operator_says(port: int) -> None:
     error = _error(_fetch(port, "http://robots-500.test/page")[0], "robots_disallowed")
     assert "503" in error.message

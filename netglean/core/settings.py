@@ -25,8 +25,10 @@ COMPAT_SETS: Mapping[str, str] = {
 """The wire profiles ``compat`` can turn on (catalog/profiles/NAME.yaml declares each), by the word the setting
 takes, with the seed's own name."""
 TIGHTER: Mapping[str, str] = {
+    "allow_http": "off",
     "allow_https_downgrade": "off",
     "allow_private_hosts": "off",
+    "dev": "off",
     "fetch_max_bytes": "lower",
     "fetch_max_decoded_bytes": "lower",
     "global_concurrency": "lower",
@@ -34,11 +36,13 @@ TIGHTER: Mapping[str, str] = {
     "host_interval": "higher",
     "ignore_robots": "off",
     "max_redirects": "lower",
+    "robots_agents": "more",
     "robots_unreadable_allows": "off",
     "session_budget": "lower",
 }
 """The network-policy settings a wire profile may make stricter, and which way is stricter: a lower number, a
-higher one, or a switch off. A profile's value holds only where it is stricter than the operator's."""
+higher one, a switch off, or more items of a list. A profile's value holds only where it is stricter than the
+operator's (a list's items are added to the operator's)."""
 
 
 def _listed(value: str) -> tuple[str, ...]:
@@ -139,7 +143,23 @@ def _public_url(value: str) -> str | None:
     return None
 
 
+def _robots_agents(value: str) -> str | None:
+    """robots.txt groups are named by product tokens (RFC 9309: letters, digits, '-' and '_'); netglean's own is
+    always among them."""
+    tokens = _listed(value)
+    wrong = next((t for t in tokens if not t.replace("-", "").replace("_", "").isalnum() or not t.isascii()), None)
+    if wrong is not None:
+        return f"{wrong!r} is no robots.txt product token (letters, digits, '-' and '_')"
+    return None if "netglean" in tokens else "netglean's own group is always obeyed: list netglean too"
+
+
 SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "allow_http",
+        bool,
+        True,
+        "Fetch plain-http URLs. Off: https only, every redirect hop and robots.txt too (as Rebilder's probe).",
+    ),
     Setting(
         "allow_https_downgrade",
         bool,
@@ -378,6 +398,15 @@ SETTINGS: tuple[Setting, ...] = (
         http=True,
     ),
     Setting(
+        "robots_agents",
+        str,
+        "netglean",
+        "The robots.txt groups obeyed, by the product token they name, comma-separated: a path any of them "
+        "disallows is not fetched, and the longest Crawl-delay among them holds. netglean's own is always one.",
+        several=True,
+        rule=_robots_agents,
+    ),
+    Setting(
         "robots_unreadable_allows",
         bool,
         False,
@@ -441,6 +470,7 @@ SETTINGS: tuple[Setting, ...] = (
 class Settings:
     """One field per entry of ``SETTINGS`` (a test pins that); defaults live only there."""
 
+    allow_http: bool
     allow_https_downgrade: bool
     allow_private_hosts: bool
     allow_private_targets: str
@@ -485,6 +515,7 @@ class Settings:
     registry: str
     request_timeout: float
     resumable: bool
+    robots_agents: str
     robots_unreadable_allows: bool
     run_retention_days: float
     schedule_tick: float
@@ -525,6 +556,11 @@ class Settings:
         changed: dict[str, Any] = {}
         for name, value in values.items():
             own, way = getattr(self, name), TIGHTER[name]
+            if way == "more":
+                more = ",".join(dict.fromkeys((*_listed(own), *_listed(value))))
+                if more != ",".join(_listed(own)):
+                    changed[name] = more
+                continue
             stricter = (own and not value) if way == "off" else (value < own if way == "lower" else value > own)
             if stricter:
                 changed[name] = False if way == "off" else value

@@ -31,6 +31,7 @@ from netglean.core.errors import (
     BlockedAddress,
     FetchTimeout,
     HttpStatus,
+    OperatorPolicy,
     ResponseTooLarge,
     RobotsDisallowed,
     SchemeDowngrade,
@@ -42,7 +43,7 @@ from netglean.net.addresses import literal_ip, private_range, refusal
 from netglean.net.bodies import read_body
 from netglean.net.memory import Lease, MemoryBudget
 from netglean.net.page import Hop, Page
-from netglean.net.policy import REDIRECTS, ROBOTS_AGENT, FetchPolicy
+from netglean.net.policy import REDIRECTS, FetchPolicy
 from netglean.net.politeness import TRACKED, Budget, HostLimiter, Limiter, SessionBudget
 from netglean.net.robots import Robots, RobotsAnswer, RobotsCache
 from netglean.net.urls import allowed_headers, parse_url, pin_key, redirect_target
@@ -219,6 +220,10 @@ class Fetcher:
         """What every hop passes before a request: the address policy (the host resolved, every address checked,
         connections pinned to the first), then robots.txt. Any transport, a browser's too, may ask it."""
         await self.ready()
+        if url.scheme == "http" and not self.policy.allow_http:
+            raise OperatorPolicy(
+                f"{url} is plain http, and the operator fetches https URLs only", detail={"setting": "allow_http"}
+            )
         await self._pin(url)  # the address policy first: a refused host is never asked for robots.txt
         if self.policy.obey_robots:
             await self._check_robots(url)
@@ -311,9 +316,10 @@ class Fetcher:
                 f"{origin}/robots.txt {robots.reason}, so nothing there is fetched",
                 detail={"robots": f"{origin}/robots.txt", "verdict": "unreadable"},
             )
-        if not robots.allows(str(url)):
+        refusing = robots.refused_by(str(url))
+        if refusing is not None:
             raise RobotsDisallowed(
-                f"{origin}/robots.txt disallows {url} for {ROBOTS_AGENT}",
+                f"{origin}/robots.txt disallows {url} for {refusing}",
                 detail={"robots": f"{origin}/robots.txt", "verdict": "disallowed"},
             )
 
@@ -351,28 +357,31 @@ class Fetcher:
         import protego
 
         robots_url = parse_url(f"{origin}/robots.txt")
+        agents = self.policy.robots_agents
         try:
             for _ in range(self.policy.max_redirects + 1):
                 status, headers, body, lease = await self._get(robots_url, "text/plain", ROBOTS_MAX_BYTES)
                 if status in REDIRECTS and headers.get("location"):
                     robots_url = redirect_target(robots_url, headers["location"])
+                    if robots_url.scheme == "http" and not self.policy.allow_http:
+                        raise BadUrl(f"robots.txt redirects to plain http ({robots_url}), which is not fetched")
                     await self._pin(robots_url)
                     continue
                 break
         except (ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl) as failure:
             # An answer: nothing there is fetched (cached for a while, see RobotsCache).
             unread = RobotsAnswer(str(robots_url), None, {}, "", 0, (failure.code, failure.message))
-            return Robots(None, self.policy.robots_unreadable_allows, "could not be read"), unread
+            return Robots(None, self.policy.robots_unreadable_allows, "could not be read", agents), unread
         # Unreachable and FetchTimeout go on: no answer is no verdict, so the fetch fails as it (retryable), nothing
         # is cached, and the next fetch asks again instead of finding the origin closed for minutes.
         try:
             text = decode(body, None)
             answer = RobotsAnswer(str(robots_url), status, dict(headers), text, len(body))
             if 400 <= status < 500:
-                return Robots(None, True), answer  # no robots.txt: everything is allowed
+                return Robots(None, True, agents=agents), answer  # no robots.txt: everything is allowed
             if status >= 500 or status in REDIRECTS:
-                return Robots(None, self.policy.robots_unreadable_allows, f"answered HTTP {status}"), answer
-            return Robots(protego.Protego.parse(text), None), answer
+                return Robots(None, self.policy.robots_unreadable_allows, f"answered HTTP {status}", agents), answer
+            return Robots(protego.Protego.parse(text), None, agents=agents), answer
         finally:
             if lease is not None:
                 lease.release()  # what robots.txt says is kept, parsed (its text only for a scan's evidence)

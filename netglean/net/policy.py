@@ -22,6 +22,7 @@ class FetchPolicy:
 
     allow_private_hosts: bool
     allow_https_downgrade: bool
+    allow_http: bool
     max_redirects: int
     max_bytes: int
     max_decoded_bytes: int
@@ -44,6 +45,8 @@ class FetchPolicy:
     """The User-Agent fetches and the browser send (the operator's --user-agent, else netglean's own)."""
     private_targets: Targets = field(default_factory=Targets)
     """The hosts and networks of ``allow_private_targets``, read once (netglean.net.addresses says what they open)."""
+    robots_agents: tuple[str, ...] = (ROBOTS_AGENT,)
+    """The robots.txt groups obeyed (netglean's, and those a wire profile adds: Rebilder's rebilder-ars)."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FetchPolicy:
@@ -54,6 +57,7 @@ class FetchPolicy:
         return cls(
             allow_private_hosts=settings.allow_private_hosts or settings.dev,
             allow_https_downgrade=settings.allow_https_downgrade,
+            allow_http=settings.allow_http,
             max_redirects=settings.max_redirects,
             max_bytes=settings.fetch_max_bytes,
             max_decoded_bytes=settings.fetch_max_decoded_bytes,
@@ -74,4 +78,5 @@ class FetchPolicy:
             private_targets=private_targets,
             unspaced_private=settings.dev,
             user_agent=settings.user_agent or USER_AGENT,
+            robots_agents=tuple(a.strip() for a in settings.robots_agents.split(",") if a.strip()),
         )

@@ -33,22 +33,31 @@ class RobotsAnswer:
 class Robots:
     """A parsed robots.txt, or a verdict for every path when it was missing or unreadable."""
 
-    def __init__(self, parser: Any | None, everything: bool | None, reason: str = "") -> None:
+    def __init__(
+        self, parser: Any | None, everything: bool | None, reason: str = "", agents: tuple[str, ...] = (ROBOTS_AGENT,)
+    ) -> None:
         self.parser = parser
         self.everything = everything
         self.reason = reason
+        self.agents = agents
+        """The groups obeyed: a path any of them disallows is refused."""
 
     def allows(self, url: str) -> bool:
+        return self.refused_by(url) is None
+
+    def refused_by(self, url: str) -> str | None:
+        """The first obeyed group that disallows ``url`` (None when none does)."""
         if self.parser is None:
-            return bool(self.everything)
-        return bool(self.parser.can_fetch(url, ROBOTS_AGENT))
+            return None if self.everything else self.agents[0]
+        return next((agent for agent in self.agents if not self.parser.can_fetch(url, agent)), None)
 
     def sitemaps(self) -> list[str]:
         return list(self.parser.sitemaps) if self.parser is not None else []
 
     def crawl_delay(self) -> float:
-        delay = self.parser.crawl_delay(ROBOTS_AGENT) if self.parser is not None else None
-        return float(delay or 0.0)
+        if self.parser is None:
+            return 0.0
+        return max(float(self.parser.crawl_delay(agent) or 0.0) for agent in self.agents)
 
 
 @dataclass

@@ -119,3 +119,20 @@ def test_a_profile_policy_holds_only_where_it_is_stricter() -> None:
     tightened = operator.tightened({"session_budget": 20, "host_interval": 1.0, "ignore_robots": False})
     assert (tightened.session_budget, tightened.host_interval, tightened.ignore_robots) == (10, 1.0, False)
     assert operator.tightened({"session_budget": 50, "allow_private_hosts": False}) is operator
+
+
+def test_a_profile_adds_robots_groups_and_switches_off_http_and_dev() -> None:
+    operator = Settings.load({"dev": True, "robots_agents": "netglean,other"}, environ={})
+    tightened = operator.tightened({"robots_agents": "netglean,rebilder-ars", "allow_http": False, "dev": False})
+    assert tightened.robots_agents == "netglean,other,rebilder-ars"
+    assert (tightened.allow_http, tightened.dev) == (False, False)
+    assert tightened.tightened({"robots_agents": "rebilder-ars"}) == tightened  # nothing more to add
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [("rebilder-ars", "list netglean too"), ("netglean,bad token", "'bad token' is no robots.txt product token")],
+)
+def test_robots_agents_are_product_tokens_with_netglean_among_them(value: str, said: str) -> None:
+    with pytest.raises(ConfigurationError, match=said):
+        Settings.load(environ={"NETGLEAN_ROBOTS_AGENTS": value})
