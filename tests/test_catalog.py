@@ -397,8 +397,8 @@ def test_a_profiles_settings_are_real_and_never_loosen_the_policy(project: Path)
         (CRAWLBERG, "  LOUD:", "'WARN': the seed's spellings match in any case; write them lower-case"),
         (CRAWLBERG, "robots_agents: rebilder-ars", "netglean's own group is always obeyed"),
         (CRAWLBERG, "robots_agents: rebilder-ars", "allow_http is a bool"),
-        (CRAWLBERG, "policy:", "0.5 would loosen netglean's host_interval (1.0)"),
-        (CRAWLBERG, "policy:", "'port' is no setting a profile can tighten"),
+        (CRAWLBERG, "policy: {session_budget", "0.5 would loosen netglean's host_interval (1.0)"),
+        (CRAWLBERG, "policy: {session_budget", "'port' is no setting a profile can tighten"),
     )
 
 
