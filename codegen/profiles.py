@@ -604,7 +604,7 @@ def _check_environment(source: SourceFile, variables: dict[str, Any], out: Colle
     for variable, rule in variables.items():
         where = f"/environment/{escape(variable)}"
         if "not_applied" in rule:
-            for key in ("values", "default"):
+            for key in ("values", "default", "clamp", "fallback"):
                 if key in rule:
                     out.add(source, f"{where}/{key}", f"{where}/{key}: a variable that is not applied sets nothing")
             continue
@@ -612,6 +612,7 @@ def _check_environment(source: SourceFile, variables: dict[str, Any], out: Colle
         if setting is None:
             out.add(source, f"{where}/setting", f"{where}/setting: '{rule['setting']}' is no operator setting")
             continue
+        _check_clamp(source, where, rule, setting, out)
         for spelt, meant in rule.get("values", {}).items():
             if spelt != spelt.lower():
                 out.add(
@@ -642,6 +643,25 @@ def _check_environment(source: SourceFile, variables: dict[str, Any], out: Colle
                 )
             elif setting.name in {"allow_private_targets", "dev", "fetch_only_hosts"}:
                 out.add(source, f"{where}/default", f"{where}/default: {setting.name} is the operator's alone to set")
+
+
+def _check_clamp(source: SourceFile, where: str, rule: dict[str, Any], setting: Any, out: Collector) -> None:
+    """A clamp is for a number setting, least first, within what the setting takes, around the default; a
+    fallback needs the default it falls back to."""
+    if rule.get("fallback") and "default" not in rule:
+        out.add(source, f"{where}/fallback", f"{where}/fallback: a fallback gives the default: write one")
+    if "clamp" not in rule:
+        return
+    least, most = rule["clamp"]
+    at = f"{where}/clamp"
+    if setting.kind not in (int, float):
+        out.add(source, at, f"{at}: {setting.name} is no number to clamp")
+    elif least > most:
+        out.add(source, at, f"{at}: {least} is more than {most}")
+    elif setting.minimum is not None and least < setting.minimum:
+        out.add(source, at, f"{at}: {least} is below {setting.name}'s minimum {setting.minimum:g}")
+    elif "default" in rule and not least <= rule["default"] <= most:
+        out.add(source, at, f"{at}: the default {rule['default']} is outside [{least}, {most}]")
 
 
 def _check_policy(source: SourceFile, policy: dict[str, Any], out: Collector) -> None:

@@ -402,6 +402,24 @@ def test_a_profiles_settings_are_real_and_never_loosen_the_policy(project: Path)
     )
 
 
+def test_a_seeds_clamp_is_a_number_range_around_its_default_and_a_fallback_has_one(project: Path) -> None:
+    environment = (
+        "environment:\n  A: {setting: session_budget, default: 20, clamp: [500, 5]}\n"
+        "  B: {setting: session_budget, default: 20, clamp: [0, 500]}\n"
+        "  C: {setting: session_budget, default: 2, clamp: [5, 500]}\n"
+        "  D: {setting: log_level, clamp: [1, 2]}\n  E: {setting: index_url, fallback: true}\ntools:"
+    )
+    edit(project, CRAWLBERG, "tools:", environment)
+    _profile_problems(
+        project,
+        (CRAWLBERG, "  A:", "500 is more than 5"),
+        (CRAWLBERG, "  B:", "0 is below session_budget's minimum 1"),
+        (CRAWLBERG, "  C:", "the default 2 is outside [5, 500]"),
+        (CRAWLBERG, "  D:", "log_level is no number to clamp"),
+        (CRAWLBERG, "  E:", "a fallback gives the default: write one"),
+    )
+
+
 def test_profiles_that_collide_are_refused_together_saying_why(project: Path) -> None:
     """Two profiles answering one name, both announcing an identity, reading one variable two ways, or one
     tightening the server's policy: each pair is in the generated table of refusals, with every reason."""

@@ -41,6 +41,8 @@ server: {name: seedling-mcp, title: Seedling, instructions: Cite things.}
 environment:
   SEEDLING_LOG: {setting: log_level, values: {warn: warning}, default: error}
   SEEDLING_SCRAPER_URL: {not_applied: netglean renders in its own browser, inside the operator's policy.}
+  SEEDLING_BUDGET: {setting: session_budget, default: 20, clamp: [5, 500], fallback: true}
+  SEEDLING_INDEX: {setting: index_url, default: "https://seed.example", fallback: true}
 tools:
   cite:
     tool: generate_citations
@@ -197,6 +199,36 @@ def test_the_seeds_environment_variables_set_netglean_settings(seedling: Profile
     [said] = start_notices([seedling], {"SEEDLING_SCRAPER_URL": "https://scraper.example/"})
     assert said.startswith("netglean: SEEDLING_SCRAPER_URL is set and not used (crawlberg profile): netglean renders")
     assert start_notices([seedling], {}) == []
+
+
+@pytest.mark.parametrize(
+    ("given", "budget"), [("100", "100"), ("2", "5"), ("9000", "500"), ("lots", "20"), ("-3", "5"), ("", "20")]
+)
+def test_a_seeds_number_is_clamped_and_a_value_it_refuses_falls_back(
+    seedling: Profile, given: str, budget: str
+) -> None:
+    assert seed_environment([seedling], {"SEEDLING_BUDGET": given})["NETGLEAN_SESSION_BUDGET"] == budget
+
+
+@pytest.mark.parametrize(
+    ("given", "used"),
+    [
+        ("https://index.example", "https://index.example"),
+        ("http://index.example", "https://seed.example"),
+        ("https://user:secret@index.example", "https://seed.example"),
+        ("https://index.example/?q=1", "https://seed.example"),
+    ],
+)
+def test_a_seeds_url_it_would_refuse_falls_back_to_its_default_saying_so(
+    seedling: Profile, given: str, used: str
+) -> None:
+    environ = {"SEEDLING_INDEX": given}
+    assert Settings.load(environ=seed_environment([seedling], environ)).index_url == used
+    said = start_notices([seedling], environ)
+    if used == given:
+        assert said == []
+    else:  # said without the value, which may hold a credential
+        assert said == ["netglean: SEEDLING_INDEX is no value Seedling takes; https://seed.example is used, as it does"]
 
 
 def test_profiles_that_collide_are_refused_at_start_naming_both_and_why(registry: Registry) -> None:

@@ -11,13 +11,15 @@ no profile serves answers as it always has.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from netglean.core import untrusted
-from netglean.core.errors import InvalidArguments
+from netglean.core.errors import ConfigurationError, InvalidArguments
+from netglean.core.settings import SETTINGS
 from netglean.core.validation import Problem, SchemaValidator
 
 _PLACEHOLDER = re.compile(r"\{(/[^{}]*)\}")
@@ -314,7 +316,8 @@ def refusal(chosen: Iterable[str], conflicts: Iterable[Mapping[str, Any]]) -> st
 
 def seed_environment(profiles: Iterable[Profile], environ: Mapping[str, str]) -> dict[str, str]:
     """``environ`` with each setting the profiles' seeds' variables give as its ``NETGLEAN_`` variable, where that
-    is not set already (the seed's spelling of a value translated), and the profiles' defaults where neither is."""
+    is not set already (the seed's spelling of a value translated, a number clamped, a refused value the default
+    where the seed falls back), and the profiles' defaults where neither is."""
     translated = dict(environ)
     for profile in profiles:
         for variable, rule in profile.environment.items():
@@ -324,12 +327,37 @@ def seed_environment(profiles: Iterable[Profile], environ: Mapping[str, str]) ->
             if own in translated:
                 continue
             if variable in environ:
-                raw = environ[variable].strip()
-                translated[own] = rule.get("values", {}).get(raw.lower(), raw)
+                value, _ = _seed_value(rule, environ[variable])
+                translated[own] = value
             elif "default" in rule:
-                default = rule["default"]
-                translated[own] = ("1" if default else "0") if isinstance(default, bool) else str(default)
+                translated[own] = _spelt(rule["default"])
     return translated
+
+
+def _spelt(value: Any) -> str:
+    return ("1" if value else "0") if isinstance(value, bool) else str(value)
+
+
+def _seed_value(rule: Mapping[str, Any], given: str) -> tuple[str, bool]:
+    """What the seed's variable set to ``given`` means as the setting's variable, and whether it fell back to the
+    default (a value the setting refuses, where the seed falls back)."""
+    raw = given.strip()
+    meant = rule.get("values", {}).get(raw.lower(), raw)
+    setting = next(s for s in SETTINGS if s.name == rule["setting"])
+    if "clamp" in rule:
+        try:
+            number = setting.kind(meant)
+        except ValueError:
+            number = None
+        if number is not None and math.isfinite(number):
+            least, most = rule["clamp"]
+            meant = str(setting.kind(min(max(number, least), most)))
+    if rule.get("fallback"):
+        try:
+            setting.parse(meant, "")
+        except ConfigurationError:
+            return _spelt(rule["default"]), True
+    return meant, False
 
 
 def start_notices(profiles: Iterable[Profile], environ: Mapping[str, str]) -> list[str]:
@@ -342,6 +370,9 @@ def start_notices(profiles: Iterable[Profile], environ: Mapping[str, str]) -> li
         for variable, rule in profile.environment.items():
             if "not_applied" in rule and environ.get(variable):
                 said.append(f"netglean: {variable} is set and not used ({profile.name} profile): {rule['not_applied']}")
+            elif "setting" in rule and variable in environ and _seed_value(rule, environ[variable])[1]:
+                default = _spelt(rule["default"])
+                said.append(f"netglean: {variable} is no value {profile.title} takes; {default} is used, as it does")
     return said
 
 
