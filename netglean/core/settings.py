@@ -28,6 +28,7 @@ TIGHTER: Mapping[str, str] = {
     "allow_http": "off",
     "allow_https_downgrade": "off",
     "allow_private_hosts": "off",
+    "allow_private_targets": "off",
     "dev": "off",
     "fetch_max_bytes": "lower",
     "fetch_max_decoded_bytes": "lower",
@@ -41,8 +42,8 @@ TIGHTER: Mapping[str, str] = {
     "session_budget": "lower",
 }
 """The network-policy settings a wire profile may make stricter, and which way is stricter: a lower number, a
-higher one, a switch off, or more items of a list. A profile's value holds only where it is stricter than the
-operator's (a list's items are added to the operator's)."""
+higher one, a switch off (a list emptied), or more items of a list. A profile's value holds only where it is
+stricter than the operator's (a list's items are added to the operator's)."""
 
 
 def _listed(value: str) -> tuple[str, ...]:
@@ -563,7 +564,7 @@ class Settings:
                 continue
             stricter = (own and not value) if way == "off" else (value < own if way == "lower" else value > own)
             if stricter:
-                changed[name] = False if way == "off" else value
+                changed[name] = type(own)() if way == "off" else value  # off: False, or no list at all
         return replace(self, **changed) if changed else self
 
     @property

@@ -121,11 +121,15 @@ def test_a_profile_policy_holds_only_where_it_is_stricter() -> None:
     assert operator.tightened({"session_budget": 50, "allow_private_hosts": False}) is operator
 
 
-def test_a_profile_adds_robots_groups_and_switches_off_http_and_dev() -> None:
-    operator = Settings.load({"dev": True, "robots_agents": "netglean,other"}, environ={})
-    tightened = operator.tightened({"robots_agents": "netglean,rebilder-ars", "allow_http": False, "dev": False})
+def test_a_profile_adds_robots_groups_and_switches_off_http_dev_and_private_targets() -> None:
+    operator = Settings.load(
+        {"dev": True, "robots_agents": "netglean,other", "allow_private_targets": "10.0.0.0/8"}, environ={}
+    )
+    tightened = operator.tightened(
+        {"robots_agents": "netglean,rebilder-ars", "allow_http": False, "dev": False, "allow_private_targets": ""}
+    )
     assert tightened.robots_agents == "netglean,other,rebilder-ars"
-    assert (tightened.allow_http, tightened.dev) == (False, False)
+    assert (tightened.allow_http, tightened.dev, tightened.allow_private_targets) == (False, False, "")
     assert tightened.tightened({"robots_agents": "rebilder-ars"}) == tightened  # nothing more to add
 
 
