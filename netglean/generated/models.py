@@ -3895,6 +3895,10 @@ class ScanUrlOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    report: StrictStr
+    """
+    The result as a plain-text report (verdict, dimensions and checks, split, context cost, ranked fixes): the text block Rebilder's clients read (--compat rebilder), in its quarantine frame.
+    """
     requests: Annotated[int, Field(ge=0)]
     """
     Requests the scan made to the site, each spent from the session's budget (robots.txt's when this scan was the one to read it).

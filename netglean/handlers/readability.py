@@ -46,6 +46,7 @@ from netglean.net.politeness import CountedBudget
 from netglean.read.document import decode
 from netglean.read.html_tree import page_json
 from netglean.read.readability.evidence import canonical
+from netglean.read.readability.report import report
 from netglean.sites.discovery import discover, read_sitemaps
 from netglean.sites.probe import vantage_fetcher
 from netglean.sites.scan import Scan, scan, site_fixes
@@ -135,6 +136,7 @@ async def scan_url(args: ScanUrlInput, ctx: Context) -> Outcome:
         "scan_id": record.id,
         "requests": scanned.requests,
         "result": scanned.result,
+        "report": report(scanned.result),
         "untrustedContentNotice": PAYLOAD_NOTICE,
     }
     return Outcome(payload, next_step=next_step, guidance=guidance, source=args.url)
