@@ -85,6 +85,8 @@ class ProfileTool:
     text: Any
     result: Any
     errors: dict[str, Any]
+    failed_when: tuple[dict[str, Any], ...] = ()
+    """Successes of netglean's the seed answers as failures: when, text, result."""
 
 
 @dataclass(frozen=True)

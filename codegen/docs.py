@@ -188,6 +188,10 @@ class Describe:
             else:
                 shape = Describe.projection(rule.get("result", "envelope"))
                 lines.append(f"{what}: a result (isError), {shape}; text {Describe.text(rule.get('text', tool.text))}")
+        for rule in tool.failed_when:
+            when = " and ".join(f"{pointer} is {json.dumps(v)}" for pointer, v in rule["when"].items())
+            shape = Describe.projection(rule.get("result", "none"))
+            lines.append(f"a success where {when}: a result (isError), {shape}; text {Describe.text(rule['text'])}")
         return lines
 
 

@@ -162,6 +162,12 @@ def _tool(
         check.text(f"{where}/text", rule.get("text", text), check.failure, projection)
     if "*" not in errors:
         failures.append(check.failure)
+    for index, rule in enumerate(entry.get("failed_when", [])):
+        where = f"{at}/failed_when/{index}"
+        check.source_schema(where, check.success, {"when": rule["when"], "then": {"const": 0}, "else": {"const": 0}})
+        projection = rule.get("result", "none")
+        failures.append(check.projected(f"{where}/result", check.success, projection))
+        check.text(f"{where}/text", rule["text"], check.success, projection)
     if tool.origin == "target" and _unframed(text) and not _carries_notice(result):
         message = f"'{seed_name}' leaves netglean's frame, so its result must carry /{UNTRUSTED_NOTICE_KEY}"
         out.add(source, result_at, f"{result_at}: {message}")
@@ -174,6 +180,7 @@ def _tool(
         text=text,
         result=result,
         errors=errors,
+        failed_when=tuple(entry.get("failed_when", [])),
     )
 
 
@@ -413,8 +420,10 @@ def _unframed(form: Any) -> bool:
 
 
 def _leaves_frame(tool: ProfileTool) -> bool:
-    return _unframed(tool.text) or any(
-        _unframed(rule.get("text", tool.text)) for rule in tool.errors.values() if "jsonrpc" not in rule
+    return (
+        _unframed(tool.text)
+        or any(_unframed(rule.get("text", tool.text)) for rule in tool.errors.values() if "jsonrpc" not in rule)
+        or any(_unframed(rule["text"]) for rule in tool.failed_when)
     )
 
 
@@ -560,6 +569,7 @@ def _forms(form: Any) -> Iterator[Any]:
 
 def _seed_framed(tool: ProfileTool) -> bool:
     forms = [tool.text, *(rule.get("text", tool.text) for rule in tool.errors.values() if "jsonrpc" not in rule)]
+    forms += [rule["text"] for rule in tool.failed_when]
     return any(isinstance(f, dict) and f.get("frame") == "seed" for form in forms for f in _forms(form))
 
 
@@ -776,6 +786,7 @@ def runtime_table(profile: Profile) -> dict[str, Any]:
                 "text": t.text,
                 "result": t.result,
                 "errors": _runtime_errors(t.errors),
+                "failed_when": list(t.failed_when),
             }
             for t in profile.tools
         },

@@ -348,6 +348,16 @@ def test_a_profile_that_keeps_the_frame_gives_nothing_up(project: Path) -> None:
     _profile_problems(project, (HTML2RSS, "unframed:", "every tool of the profile keeps netglean's frame"))
 
 
+def test_a_success_the_seed_calls_a_failure_is_told_by_pointers_the_tool_answers(project: Path) -> None:
+    edit(
+        project,
+        CRAWLBERG,
+        "  download: {}",
+        "  download: {failed_when: [{when: {/payload/urll: x}, text: json}]}",
+    )
+    _profile_problems(project, (CRAWLBERG, "download: {failed", "'/payload/urll' points at nothing"))
+
+
 def test_a_seeds_own_frame_is_written_once_with_markers_a_page_cannot_forge(project: Path) -> None:
     edit(project, CRAWLBERG, "  download: {}", "  download: {text: {template: '{/payload/url}', frame: seed}}")
     quarantine = (

@@ -57,6 +57,8 @@ tools:
     text: {template: "Cited: {/payload/markdown}"}
     errors:
       invalid_arguments: {jsonrpc: invalid_params, message: {from: /payload/error/message}}
+    failed_when:
+      - {when: {/payload/citation_count: 0}, text: {template: "Nothing to cite in: {/payload/markdown}"}}
   version:
     tool: get_version
     result: {from: /payload, keep: [version]}
@@ -178,6 +180,12 @@ def test_the_not_applied_note_reaches_the_guidance(registry: Registry, seedling:
 
     guidance = anyio.run(call)
     assert guidance.endswith("Accepted and not applied here: style (the crawlberg profile says why).")
+
+
+def test_a_success_the_seed_calls_a_failure_is_answered_as_one(client: SyncClient) -> None:
+    result = client.call("cite", {"text": "No links here."})
+    assert result.is_error is True and result.structured_content is None
+    assert result.content[0].text == "Nothing to cite in: No links here."
 
 
 def test_a_failure_the_seed_answers_as_json_rpc_is_one(client: SyncClient) -> None:

@@ -72,8 +72,12 @@ def _value(envelope: Mapping[str, Any], source: Any) -> Any:
     if "map" in source:
         found = value_at(envelope, source["from"])
         return source["map"].get(found, found) if isinstance(found, str) else found
-    met = all(value_at(envelope, pointer) == expected for pointer, expected in source["when"].items())
-    return _value(envelope, source["then"] if met else source["else"])
+    return _value(envelope, source["then"] if _met(envelope, source["when"]) else source["else"])
+
+
+def _met(envelope: Mapping[str, Any], when: Mapping[str, Any]) -> bool:
+    """Whether every pointer's value in ``envelope`` is the one ``when`` gives."""
+    return all(value_at(envelope, pointer) == expected for pointer, expected in when.items())
 
 
 def project(envelope: Mapping[str, Any], projection: Any) -> dict[str, Any] | None:
@@ -141,6 +145,8 @@ class ToolWire:
     text: Any
     result: Any
     errors: Mapping[str, Mapping[str, Any]]
+    failed_when: tuple[Mapping[str, Any], ...] = ()
+    """Successes of netglean's the seed answers as failures (isError): the envelope's values, and the answer."""
     quarantine: Mapping[str, Any] | None = None
     """The seed's own untrusted frame, for a template whose frame is seed."""
     _checks: dict[str, SchemaValidator] = field(default_factory=dict, compare=False, repr=False)
@@ -186,6 +192,11 @@ class ToolWire:
         ``ProtocolAnswer``."""
         ok = bool(envelope["ok"])
         projection, text = self.result, self.text
+        failed = next((rule for rule in self.failed_when if _met(envelope, rule["when"])), None) if ok else None
+        if failed is not None:
+            structured = project(envelope, failed.get("result", "none"))
+            filling = _Filling(envelope, structured, arguments, netglean_text, source)
+            return Answer(self._text(failed["text"], filling), structured, True)
         if not ok:
             code = str(envelope["payload"].get("error", {}).get("code", ""))
             rule = self.errors.get(code) or self.errors.get("*") or {}
@@ -297,7 +308,12 @@ class Profile:
             policy=table["policy"],
             unframed=table["unframed"],
             tools={
-                name: ToolWire(profile=table["name"], name=name, quarantine=table.get("quarantine"), **entry)
+                name: ToolWire(
+                    profile=table["name"],
+                    name=name,
+                    quarantine=table.get("quarantine"),
+                    **{**entry, "failed_when": tuple(entry.get("failed_when", ()))},
+                )
                 for name, entry in table["tools"].items()
             },
             resources=table["resources"],
