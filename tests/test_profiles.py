@@ -83,6 +83,17 @@ tools:
         skip_empty: true
     errors:
       invalid_arguments: {jsonrpc: invalid_params, message: {from: /payload/error/message}}
+
+
+  cite_framed:
+    tool: generate_citations
+    text: {template: "{/payload/markdown}", frame: seed}
+quarantine:
+  notice: "From {source}:"
+  begin: "--BEGIN UNTRUSTED CONTENT {nonce} source={source}--"
+  end: "--END UNTRUSTED CONTENT {nonce}--"
+  nonce_digits: 16
+  source_argument: heading
 contract: []
 """
 
@@ -180,6 +191,15 @@ def test_the_not_applied_note_reaches_the_guidance(registry: Registry, seedling:
 
     guidance = anyio.run(call)
     assert guidance.endswith("Accepted and not applied here: style (the crawlberg profile says why).")
+
+
+def test_a_seed_frame_names_the_argument_that_names_the_source_when_netglean_names_none(
+    client: SyncClient,
+) -> None:
+    result = client.call("cite_framed", {"markdown": "[a](https://a.example/)", "heading": "Notes here"})
+    lines = result.content[0].text.split("\n")
+    assert lines[0] == "From Notes here:" and lines[2].endswith(" source=Notes%20here--")
+    assert lines[2].startswith("--BEGIN UNTRUSTED CONTENT ") and lines[-1].startswith("--END UNTRUSTED CONTENT ")
 
 
 def test_a_success_the_seed_calls_a_failure_is_answered_as_one(client: SyncClient) -> None:

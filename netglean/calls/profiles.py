@@ -233,8 +233,9 @@ class ToolWire:
             return untrusted.frame(filling.source or self.name, filled, cleaned=True)
         if form.get("frame") == "seed" and self.quarantine is not None:  # the generator saw that it is there
             seed = self.quarantine
+            named = filling.arguments.get(seed.get("source_argument", ""))
             return untrusted.frame_as(
-                filling.source or self.name,
+                filling.source or (named if isinstance(named, str) and named else self.name),
                 filled,
                 notice=seed["notice"],
                 begin=seed["begin"],
