@@ -448,10 +448,13 @@ def test_profiles_that_collide_are_refused_together_saying_why(project: Path) ->
     assert refused[("html2rss", "rtila")] == (f"{tightening} html2rss's tools too",)
     assert set(refused) == {
         ("crawlberg", "html2rss"),
+        ("crawlberg", "rebilder"),  # Rebilder's strict probe is the whole server's: refused with any other
         ("crawlberg", "rtila"),
+        ("html2rss", "rebilder"),
         ("html2rss", "rtila"),
         ("rebilder", "rtila"),
     }
+    assert refused[("html2rss", "rebilder")][0].startswith("rebilder tightens the network policy of the whole server")
 
 
 def test_a_cli_entry_names_only_payload_fields(project: Path) -> None:
