@@ -13,6 +13,8 @@ the code only runs when each value was escaped for its language.
 from __future__ import annotations
 
 import ast
+import hashlib
+import hmac
 import http.client
 import json
 import os
@@ -23,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import anyio
 import httpx
@@ -632,9 +635,10 @@ def test_python_installs_compile_whatever_the_site_is_called() -> None:
 
 
 def test_javascript_installs_parse_whatever_the_site_is_called(tmp_path: Path) -> None:
-    for framework in ("express", "fastify", "cloudflare_worker", "nextjs"):
+    for framework in ("express", "fastify", "cloudflare_worker", "nextjs", "shopify_app_proxy"):
         (source,) = render(framework, _options(framework, tmp_path, 80)).files
-        file = tmp_path / f"{framework}.{'cjs' if framework in ('express', 'fastify') else 'mjs'}"
+        common = framework in ("express", "fastify", "shopify_app_proxy")
+        file = tmp_path / f"{framework}.{'cjs' if common else 'mjs'}"
         file.write_text(source.content)
         checked = subprocess.run([NODE, "--check", str(file)], capture_output=True, text=True, check=False)
         assert checked.returncode == 0, (framework, checked.stderr)
@@ -750,3 +754,75 @@ def test_a_scan_of_every_form_of_page_finds_what_the_install_installs(served: tu
         checks = {check["id"]: check for dimension in result["dimensions"] for check in dimension["checks"]}
         passed = {name for name, check in checks.items() if check["status"] == "pass"}
         assert installed <= passed, (framework, path, {name: checks[name]["summary"] for name in installed - passed})
+
+
+SHOPIFY_SECRET = "shpss_test_secret_4f1c"
+
+
+def _shopify_signed(path: str, **extra: str) -> str:
+    """``path`` with the query Shopify's App Proxy adds, signed as Shopify signs it (hex HMAC-SHA256 of the sorted
+    key=value pairs, concatenated, keyed with the app's API secret)."""
+    params = {"shop": "kettles.myshopify.com", "path_prefix": "/apps/agent", "timestamp": "1733400000", **extra}
+    message = "".join(f"{key}={value}" for key, value in sorted(params.items()))
+    signature = hmac.new(SHOPIFY_SECRET.encode(), message.encode(), hashlib.sha256).hexdigest()
+    return f"{path}?{urlencode({**params, 'signature': signature})}"
+
+
+@pytest.fixture(scope="module")
+def shopify(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Snippet]]:
+    """The Shopify App Proxy install running under node, as the store's proxy reaches it."""
+    root = _site(tmp_path_factory.mktemp("shopify"))
+    port = installs.free_port()
+    given = {"site_name": "Kettles", "site_url": "https://kettles.example/apps/agent"}
+    snippet = render("shopify_app_proxy", options("shopify_app_proxy", given))
+    installs.write(snippet, root)
+    log = root / "server.log"
+    environment = {"PATH": "/usr/bin:/bin", "SHOPIFY_API_SECRET": SHOPIFY_SECRET, "PORT": str(port)}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [NODE, "agent-proxy.js"], cwd=root, stdout=out, stderr=subprocess.STDOUT, env=environment
+        )
+    try:
+        installs.wait(port, process, log)
+        yield f"http://127.0.0.1:{port}", snippet
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_a_shopify_app_proxy_serves_llms_txt_and_twins_to_signed_requests(shopify: tuple[str, Snippet]) -> None:
+    base, snippet = shopify
+    llms = _get(base, _shopify_signed("/agent-proxy/llms.txt"))
+    assert llms.status_code == 200 and llms.text == snippet.llms_txt
+    assert "(https://kettles.example/apps/agent/index.md)" in llms.text  # linked through the store's proxy path
+    twin = _get(base, _shopify_signed("/agent-proxy/about.md"))
+    assert twin.status_code == 200 and twin.text == TWINS["about.md"]
+    assert twin.headers["content-type"].startswith("text/markdown") and twin.headers["etag"]
+    again = _get(base, _shopify_signed("/agent-proxy/about.md"), **{"If-None-Match": twin.headers["etag"]})
+    assert again.status_code == 304
+    negotiated = _get(base, _shopify_signed("/agent-proxy/docs/"), Accept=AGENT)
+    assert negotiated.status_code == 200 and negotiated.text == TWINS["docs/index.md"]
+    assert "accept" in negotiated.headers["vary"].lower()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/agent-proxy/llms.txt",
+        "/agent-proxy/llms.txt?shop=kettles.myshopify.com&signature=00",
+        "/agent-proxy/llms.txt?" + "shop=other.myshopify.com&" + _shopify_signed("").split("&", 1)[1],
+    ],
+    ids=["unsigned", "wrong-signature", "changed-after-signing"],
+)
+def test_a_shopify_app_proxy_refuses_what_shopify_did_not_sign(shopify: tuple[str, Snippet], path: str) -> None:
+    base, _ = shopify
+    assert _get(base, path).status_code == 401
+
+
+@pytest.mark.parametrize(
+    "path", ["/agent-proxy/escape.md", "/agent-proxy/%2e%2e/secret.md", "/agent-proxy/plain.md", "/llms.txt"]
+)
+def test_a_shopify_app_proxy_serves_nothing_else(shopify: tuple[str, Snippet], path: str) -> None:
+    base, _ = shopify
+    status, body = _raw(base, _shopify_signed(path))
+    assert status == 404 and b"SECRET" not in body

@@ -2810,9 +2810,9 @@ class InstallSnippetInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    framework: Literal["nextjs", "express", "fastify", "cloudflare_worker", "fastapi", "flask", "django", "nginx"]
+    framework: Literal["nextjs", "express", "fastify", "cloudflare_worker", "fastapi", "flask", "django", "nginx", "shopify_app_proxy"]
     """
-    What serves the site: nextjs (middleware.js), express or fastify (a Node module), cloudflare_worker (a Worker in front of the origin, twins as static assets), fastapi (ASGI middleware, Starlette too), flask, django (middleware), nginx (a server block serving static HTML).
+    What serves the site: nextjs (middleware.js), express or fastify (a Node module), cloudflare_worker (a Worker in front of the origin, twins as static assets), fastapi (ASGI middleware, Starlette too), flask, django (middleware), nginx (a server block serving static HTML), shopify_app_proxy (a Node server behind a Shopify App Proxy: twins and llms.txt under the store's /apps/agent, requests Shopify signed only).
     """
     html_root: Annotated[StrictStr | None, Field(max_length=500, min_length=1, pattern="^[A-Za-z0-9._~+@/-]+$")] = None
     """

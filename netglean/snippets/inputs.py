@@ -16,7 +16,17 @@ from typing import Any, NoReturn
 
 from netglean.core.errors import InvalidArguments
 
-FRAMEWORKS = ("cloudflare_worker", "django", "express", "fastapi", "fastify", "flask", "nextjs", "nginx")
+FRAMEWORKS = (
+    "cloudflare_worker",
+    "django",
+    "express",
+    "fastapi",
+    "fastify",
+    "flask",
+    "nextjs",
+    "nginx",
+    "shopify_app_proxy",
+)
 """Every framework install_snippet renders for."""
 
 DEFAULT_MARKDOWN_DIR = "markdown"

@@ -60,6 +60,9 @@ class _Layout:
     """(template, path, language) for each file."""
     steps: tuple[str, ...]
     """Install steps; {markdown_dir} and {html_root} are filled in."""
+    proxied: bool = False
+    """Served through a proxy of the site's (Shopify's App Proxy) under site_url: the checks ask it for llms.txt and
+    a twin by URL, and the app directly for an unsigned request."""
 
 
 TWINS = (
@@ -143,6 +146,22 @@ _LAYOUTS: dict[str, _Layout] = {
             "Check and reload: `nginx -t && nginx -s reload`.",
         ),
     ),
+    "shopify_app_proxy": _Layout(
+        (("shopify_app_proxy.js.j2", "agent-proxy.js", "javascript"),),
+        (
+            "Save agent-proxy.js on a host the store can reach over https and run it there (Node 18 or later, no "
+            "dependencies): `SHOPIFY_API_SECRET=<the app's API secret key> PORT=3000 node agent-proxy.js`, behind "
+            "your https front end.",
+            "In the app's settings (Partner Dashboard, or [app_proxy] in shopify.app.toml) set the App Proxy: prefix "
+            "apps, subpath agent, proxy URL https://<the app's host>/agent-proxy. site_url is the store's URL with "
+            "that path (https://<store>/apps/agent), so llms.txt links through the proxy.",
+            "Write each page's markdown twin under {markdown_dir} (relative to the working directory): index.md for /, "
+            "products/kettle.md (or products/kettle/index.md) for /products/kettle.",
+            "Point the store's /llms.txt at it: Online Store > Navigation > URL Redirects, /llms.txt to "
+            "/apps/agent/llms.txt (Shopify serves no file of an app at the root).",
+        ),
+        proxied=True,
+    ),
 }
 
 
@@ -166,7 +185,8 @@ def render(framework: str, options: Options) -> Snippet:
         for template, path, language in layout.files
     )
     steps = tuple(step.format(markdown_dir=options.markdown_dir, html_root=options.html_root) for step in layout.steps)
-    return Snippet(framework, files, steps, _checks(options), llms)
+    checks = _proxy_checks(options) if layout.proxied else _checks(options)
+    return Snippet(framework, files, steps, checks, llms)
 
 
 def llms_txt(options: Options) -> str:
@@ -180,6 +200,18 @@ def llms_txt(options: Options) -> str:
         item = f"- [{title}]({options.site_url}{markdown_path(page.path)})"
         lines.append(f"{item}: {page.note}" if page.note else item)
     return "\n".join(lines) + "\n"
+
+
+def _proxy_checks(options: Options) -> tuple[Check, ...]:
+    """What shows a proxied install works: the store answers llms.txt and a twin through the proxy, with validators,
+    and the app refuses what the store did not sign."""
+    twin = shlex.quote(f"{options.site_url}/index.md")
+    return (
+        Check(f"curl -s {shlex.quote(options.site_url + '/llms.txt')}", "the llms.txt in payload.llms_txt"),
+        Check(f"curl -sI {twin}", "200 with Content-Type: text/markdown and an ETag"),
+        Check(f"curl -sI -H 'If-None-Match: <the ETag above>' {twin}", "304 Not Modified"),
+        Check("curl -sI https://<the app's host>/agent-proxy/llms.txt", "401: a request Shopify did not sign"),
+    )
 
 
 def _checks(options: Options) -> tuple[Check, ...]:

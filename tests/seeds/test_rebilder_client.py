@@ -242,7 +242,7 @@ def test_get_index_entry_asks_the_index_for_the_domain_named_and_nothing_else(
     assert '"grade": "B"' in _framed(result)["text"]  # it crossed a network boundary: framed
 
 
-@pytest.mark.parametrize("framework", ["nextjs", "express", "fastify", "cloudflare_worker"])
+@pytest.mark.parametrize("framework", ["nextjs", "express", "fastify", "cloudflare_worker", "shopify_app_proxy"])
 def test_install_snippet_renders_the_gateway_for_each_framework_rebilder_names(
     rebilder: SyncClient, framework: str
 ) -> None:
