@@ -1234,26 +1234,16 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                     'pre-rendered markdown twin (and say Vary: Accept, HTML included), HTML '
                                     'names its twin in a Link rel="alternate" type="text/markdown" header, '
                                     '/llms.txt is served in the llmstxt.org format, and what the install '
-<<<<<<< HEAD
                                     'serves carries Cache-Control: no-cache and an ETag (If-None-Match gives '
                                     '304). The markdown twin of /about (and /about/, /about.html, '
                                     '/about/index.html) is about.md (or about/index.md) in the markdown '
                                     'directory, index.md is the twin of / (and /index.html), and a direct '
                                     'GET of /about.md serves it too; nothing outside that directory is ever '
                                     'served. Frameworks: Next.js middleware, Express, Fastify, a Cloudflare '
-                                    'Worker, FastAPI (any ASGI app), Flask, Django and nginx. Returns the '
-                                    'files to add, the install steps and curl commands that show it works. '
-                                    'Rendered from templates: no network.',
-=======
-                                    'serves carries an ETag (If-None-Match gives 304). The markdown twin of '
-                                    '/about is about.md (or about/index.md) in the markdown directory, '
-                                    'index.md is the twin of /, and a direct GET of /about.md serves it too; '
-                                    'nothing outside that directory is ever served. Frameworks: Next.js '
-                                    'middleware, Express, Fastify, a Cloudflare Worker, FastAPI (any ASGI '
-                                    'app), Flask, Django, nginx and a Shopify App Proxy (its Node server). '
-                                    'Returns the files to add, the install steps and curl commands that show '
-                                    'it works. Rendered from templates: no network.',
->>>>>>> a7ff7c3 (install_snippet renders a Shopify App Proxy install (in every profile))
+                                    'Worker, FastAPI (any ASGI app), Flask, Django, nginx and a Shopify App '
+                                    'Proxy (its Node server). Returns the files to add, the install steps '
+                                    'and curl commands that show it works. Rendered from templates: no '
+                                    'network.',
                      'help': 'Render an install that makes a site readable to agents',
                      'options': [{'choices': ['nextjs',
                                               'express',
