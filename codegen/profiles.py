@@ -283,6 +283,10 @@ class _ToolCheck:
             return envelope
         if projection == "none":
             return None
+        if "when" in projection:  # one of two shapes: each checked, and the result is either
+            self.when(where, envelope, projection["when"])
+            shapes = [self.projected(f"{where}/{way}", envelope, projection[way]) for way in ("then", "else")]
+            return {"anyOf": [_plain(s) for s in shapes if s is not None]}
         start = projection.get("from", "")
         base = schema_at(envelope, self.defs, start)
         if base is None:
@@ -341,16 +345,20 @@ class _ToolCheck:
                 if values and key not in values:
                     self.problem(f"{where}/map", f"'{key}' is no value of '{value['from']}'")
             return {"enum": sorted({str(value["map"].get(v, v)) for v in values})} if values else found
-        for pointer, expected in value["when"].items():
+        self.when(where, envelope, value["when"])
+        then = self.source_schema(f"{where}/then", envelope, value["then"])
+        other = self.source_schema(f"{where}/else", envelope, value["else"])
+        return {"anyOf": [then, other]}
+
+    def when(self, where: str, envelope: dict[str, Any], equalities: dict[str, Any]) -> None:
+        """A when's pointers, each to a value that can equal the one given."""
+        for pointer, expected in equalities.items():
             found = schema_at(envelope, self.defs, pointer)
             at = f"{where}/when/{escape(pointer)}"
             if found is None:
                 self.problem(at, f"'{pointer}' points at nothing netglean's result holds")
             elif not Draft202012Validator({**found, "$defs": self.defs}).is_valid(expected):
                 self.problem(at, f"{expected!r} is no value '{pointer}' can hold")
-        then = self.source_schema(f"{where}/then", envelope, value["then"])
-        other = self.source_schema(f"{where}/else", envelope, value["else"])
-        return {"anyOf": [then, other]}
 
     def text(self, where: str, form: Any, envelope: dict[str, Any], projection: Any) -> None:
         """A text form's pointers, and the arguments and values it is chosen by."""
@@ -433,6 +441,8 @@ def _carries_notice(projection: Any) -> bool:
         return True
     if projection == "none":
         return False
+    if "when" in projection:
+        return _carries_notice(projection["then"]) and _carries_notice(projection["else"])
     if projection.get("from", "") == "" and UNTRUSTED_NOTICE_KEY in projection.get("keep", [UNTRUSTED_NOTICE_KEY]):
         return True
     return any(_names(value, f"/{UNTRUSTED_NOTICE_KEY}") for value in projection.get("set", {}).values())
@@ -706,11 +716,13 @@ def _check_resources(source: SourceFile, addresses: dict[str, str], known: _Know
             continue
         if owners.get(address, name) != name:
             out.add(source, where, f"{where}: '{address}' is already the address of resource '{owners[address]}'")
-        variables = sorted(_VARIABLES.findall(address))
-        own = sorted(_VARIABLES.findall(resource.uri_template or ""))
-        if variables != own:
-            spelt = f"the template's own, as it spells them ({', '.join(own)})" if own else "none (a plain URI)"
+        variables = _VARIABLES.findall(address)
+        own = _VARIABLES.findall(resource.uri_template or "")
+        if len(variables) != len(own) or len(set(variables)) != len(variables):
+            spelt = f"{len(own)}, standing for the template's own in order ({', '.join(own)})" if own else "none"
             out.add(source, where, f"{where}: the variables of '{address}' must be {spelt}")
+        elif not all(re.fullmatch(r"[A-Za-z_]+", v) for v in variables):
+            out.add(source, where, f"{where}: a variable of '{address}' is letters and _ only")
 
 
 def _check_prompts(source: SourceFile, names: dict[str, str], known: _Known, out: Collector) -> None:

@@ -317,14 +317,14 @@ def test_a_profiles_item_keys_rename_keys_the_items_have(project: Path) -> None:
 
 
 def test_a_profiles_resources_and_prompts_are_the_catalogs(project: Path) -> None:
-    edit(project, RTILA, '"rtila://runs/{run_id}": run', '"rtila://runs/{runId}": run')
+    edit(project, RTILA, '"rtila://runs/{run_id}": run', '"rtila://runs/{runId}/{part}": run')
     edit(project, RTILA, '"rtila://runs": runs', '"netglean://runs": projects')
     edit(project, RTILA, '"rtila://engine/info": engine_info', '"rtila://engine/info": engine')
     edit(project, RTILA, "rtila_build_scraper: build_scraper", "rtila_build_scraper: build_scrapper")
     edit(project, RTILA, "rtila_explain_dataset: explain_dataset", "feed_now: explain_dataset")
     _profile_problems(
         project,
-        (RTILA, "{runId}", "the variables of 'rtila://runs/{runId}' must be the template's own"),
+        (RTILA, "{runId}", "the variables of 'rtila://runs/{runId}/{part}' must be 1, standing for"),
         (RTILA, "netglean://runs", "'netglean://runs' is already the address of resource 'runs'"),
         (RTILA, "rtila://engine/info", "'engine' is no resource of the catalog"),
         (RTILA, "build_scrapper", "'build_scrapper' is no prompt of the catalog"),

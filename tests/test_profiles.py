@@ -83,17 +83,25 @@ tools:
         skip_empty: true
     errors:
       invalid_arguments: {jsonrpc: invalid_params, message: {from: /payload/error/message}}
-
-
   cite_framed:
     tool: generate_citations
     text: {template: "{/payload/markdown}", frame: seed}
+  cited:
+    tool: generate_citations
+    arguments: {text: {as: markdown}}
+    result:
+      when: {/payload/citation_count: 0}
+      then: {from: /payload, keep: [citation_count]}
+      else: {from: /payload, keep: [references]}
+    text: json
 quarantine:
   notice: "From {source}:"
   begin: "--BEGIN UNTRUSTED CONTENT {nonce} source={source}--"
   end: "--END UNTRUSTED CONTENT {nonce}--"
   nonce_digits: 16
   source_argument: heading
+resources:
+  "seedling://projects/{projectId}/config": project_config
 contract: []
 """
 
@@ -165,6 +173,23 @@ def test_a_name_of_netglean_own_is_answered_in_the_seeds_shape_and_others_as_net
     assert json.loads(ours.content[0].text) == ours.structured_content and ours.structured_content["ok"] is True
     plain = client.call("generate_citations", {"markdown": "[a](https://a.example/)", "heading": ""})
     assert plain.structured_content["payload"]["references"][0]["number"] == 1  # netglean's default, netglean's shape
+
+
+def test_a_projection_by_equalities_answers_one_of_two_shapes(client: SyncClient) -> None:
+    assert client.call("cited", {"text": "No links."}).structured_content == {"citation_count": 0}
+    linked = client.call("cited", {"text": "[a](https://a.example/)"}).structured_content
+    assert list(linked) == ["references"] and linked["references"][0]["number"] == 1
+
+
+def test_a_seeds_address_spells_the_templates_variables_its_own_way(client: SyncClient) -> None:
+    definition = {
+        "start_urls": ["http://shop.test/"],
+        "datasets": [{"name": "items", "item_selector": "li", "properties": [{"key": "title", "selector": "h2"}]}],
+    }
+    saved = client.call("save_project", {"name": "seedling", "definition": definition}).structured_content
+    project_id = saved["payload"]["project"]["project_id"]
+    read = client.run("read_resource", f"seedling://projects/{project_id}/config")
+    assert json.loads(read.contents[0].text)["project_id"] == project_id
 
 
 def test_an_argument_accepted_and_not_applied_is_checked_as_the_seed_types_it(client: SyncClient) -> None:

@@ -86,6 +86,8 @@ def project(envelope: Mapping[str, Any], projection: Any) -> dict[str, Any] | No
         return dict(envelope)
     if projection == "none":
         return None
+    if "when" in projection:
+        return project(envelope, projection["then"] if _met(envelope, projection["when"]) else projection["else"])
     start = value_at(envelope, projection.get("from", ""))
     made = {k: v for k, v in start.items() if "keep" not in projection or k in projection["keep"]}
     for target, source in projection.get("set", {}).items():

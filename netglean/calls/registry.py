@@ -8,6 +8,7 @@ on their first call, so listing tools never pays for a handler's imports.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -55,6 +56,8 @@ class ResourceSpec:
     uri_template: str | None
     mime_type: str
     handler: str
+    variables: Mapping[str, str] = field(default_factory=dict)
+    """A seed's address's variables, each with the handler's it stands for (a profile spells them its own way)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,10 +203,13 @@ def _tool_alias(spec: ToolSpec, name: str, server: str) -> ToolSpec:
 
 
 def _resource_alias(spec: ResourceSpec, address: str, server: str) -> ResourceSpec:
-    """``spec`` at ``server``'s ``address``: a template's variables are spelt as netglean's (the catalog checks)."""
+    """``spec`` at ``server``'s ``address``: a template's variables, in order, stand for netglean's (the catalog
+    checks there are as many), however the seed spells them."""
     own = spec.uri or spec.uri_template
+    spelt = re.findall(r"\{([A-Za-z_]+)\}", address)
     return replace(
         spec,
+        variables=dict(zip(spelt, re.findall(r"\{([a-z_]+)\}", spec.uri_template or ""), strict=True)),
         title=f"{spec.title} ({server}'s address)",
         description=f"{server}'s address for netglean's {own}, the same resource. {spec.description}",
         uri=address if spec.uri is not None else None,

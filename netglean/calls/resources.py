@@ -32,7 +32,7 @@ class ResourceBody:
 
 
 def _template_pattern(template: str) -> re.Pattern[str]:
-    parts = re.split(r"\{([a-z_]+)\}", template)
+    parts = re.split(r"\{([A-Za-z_]+)\}", template)
     regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/?#]+)" for i, p in enumerate(parts))
     return re.compile(f"^{regex}$")
 
@@ -45,7 +45,7 @@ async def read_resource(specs: tuple[ResourceSpec, ...], context: Context, uri: 
             variables = {}
         elif spec.uri_template is not None:
             match = _template_pattern(spec.uri_template).match(uri)
-            variables = match.groupdict() if match else None
+            variables = {spec.variables.get(k, k): v for k, v in match.groupdict().items()} if match else None
         if variables is None:
             continue
         handler: ResourceHandler = resolve(spec.handler)
