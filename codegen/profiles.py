@@ -335,6 +335,14 @@ class _ToolCheck:
             return found or {}
         if "const" in value:
             return {"const": value["const"]}
+        if "each" in value:
+            found = schema_at(envelope, self.defs, value["each"])
+            items = [c["items"] for c in _concrete(found, self.defs) if "items" in c] if found else []
+            if not items:
+                self.problem(f"{where}/each", f"'{value['each']}' points at no list netglean's result holds")
+                return {}
+            made = self.projected(f"{where}/as", items[0], value["as"])
+            return {"type": "array", "items": _plain(made) if made is not None else {}}
         if "map" in value:
             found = schema_at(envelope, self.defs, value["from"])
             if found is None:
@@ -489,6 +497,18 @@ def _profiled_input(
         argument = dict(properties.pop(target))
         if "item_keys" in rule:
             argument = _items_renamed(source, f"{where}/item_keys", argument, rule["item_keys"], out)
+        if "fixed" in rule:
+            if not Draft202012Validator(argument).is_valid(rule["fixed"]):
+                out.add(source, f"{where}/fixed", f"{where}/fixed: {rule['fixed']!r} is no value of '{target}'")
+            required = [r for r in required if r != target]
+            continue
+        if "values" in rule:
+            for spelt, meant in rule["values"].items():
+                if not Draft202012Validator(argument).is_valid(meant):
+                    out.add(source, f"{where}/values", f"{where}/values: {spelt}: {meant!r} is no value of '{target}'")
+            if "enum" in argument:
+                argument["enum"] = list(rule["values"])
+                argument.pop("default", None)
         if "default" in rule:
             # An argument whose own schema is broken is its tool file's problem (reported there), not a bad default.
             if _is_schema(argument) and not Draft202012Validator(argument).is_valid(rule["default"]):
@@ -544,7 +564,14 @@ def _accepted(
     """The listed schema of a seed's argument accepted without being applied, or only choosing how the answer is
     written (None when it is unusable)."""
     kind = "answer_only" if "answer_only" in rule else "not_applied"
-    for key in ("as", "default", "required", "not_applied" if kind == "answer_only" else "answer_only"):
+    for key in (
+        "as",
+        "default",
+        "required",
+        "fixed",
+        "values",
+        "not_applied" if kind == "answer_only" else "answer_only",
+    ):
         if key in rule:
             said = "an answer_only argument" if kind == "answer_only" else "an argument that is not applied"
             out.add(source, f"{where}/{key}", f"{where}/{key}: {said} has no {key}")

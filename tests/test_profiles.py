@@ -88,12 +88,16 @@ tools:
     text: {template: "{/payload/markdown}", frame: seed}
   cited:
     tool: generate_citations
-    arguments: {text: {as: markdown}}
+    arguments: {text: {as: markdown}, heading: {fixed: Sources}}
     result:
       when: {/payload/citation_count: 0}
       then: {from: /payload, keep: [citation_count]}
-      else: {from: /payload, keep: [references]}
+      else: {from: /payload, keep: [markdown], set: {/numbers: {each: /payload/references, as: {keep: [number]}}}}
     text: json
+  logs:
+    tool: get_logs
+    arguments: {level: {values: {WARN: warning, ERROR: error}}}
+    result: {from: /payload, keep: [lines, total]}
 quarantine:
   notice: "From {source}:"
   begin: "--BEGIN UNTRUSTED CONTENT {nonce} source={source}--"
@@ -178,7 +182,22 @@ def test_a_name_of_netglean_own_is_answered_in_the_seeds_shape_and_others_as_net
 def test_a_projection_by_equalities_answers_one_of_two_shapes(client: SyncClient) -> None:
     assert client.call("cited", {"text": "No links."}).structured_content == {"citation_count": 0}
     linked = client.call("cited", {"text": "[a](https://a.example/)"}).structured_content
-    assert list(linked) == ["references"] and linked["references"][0]["number"] == 1
+    assert linked["numbers"] == [{"number": 1}]  # each item of a list projected
+    assert "## Sources" in linked["markdown"]  # the seed's fixed heading, not netglean's default
+
+
+def test_a_fixed_argument_is_not_listed_nor_the_callers_to_give(client: SyncClient) -> None:
+    listed = {tool.name: tool for tool in client.run("list_tools").tools}
+    assert "heading" not in listed["cited"].input_schema["properties"]
+    refused = client.call("cited", {"text": "[a](https://a.example/)", "heading": "Mine"})
+    assert refused.is_error and "unknown argument 'heading'" in refused.content[0].text
+
+
+def test_an_argument_takes_the_seeds_spelling_of_its_values(client: SyncClient) -> None:
+    listed = {tool.name: tool for tool in client.run("list_tools").tools}
+    assert listed["logs"].input_schema["properties"]["level"]["enum"] == ["WARN", "ERROR"]
+    answered = client.call("logs", {"run_id": "0" * 32, "level": "WARN"})
+    assert answered.is_error and "no run" in answered.content[0].text  # the level taken, the run looked for
 
 
 def test_a_seeds_address_spells_the_templates_variables_its_own_way(client: SyncClient) -> None:

@@ -69,6 +69,9 @@ def _value(envelope: Mapping[str, Any], source: Any) -> Any:
         return value_at(envelope, source)
     if "const" in source:
         return source["const"]
+    if "each" in source:
+        found = value_at(envelope, source["each"])
+        return [project(item, source["as"]) for item in found] if isinstance(found, list) else _ABSENT
     if "map" in source:
         found = value_at(envelope, source["from"])
         return source["map"].get(found, found) if isinstance(found, str) else found
@@ -170,12 +173,18 @@ class ToolWire:
                         unapplied.append(name)
                 continue
             own = rule.get("as", name)
+            if "fixed" in rule:  # the seed's tool always has it: not the caller's to give
+                if name in given:
+                    problems.append(Problem(f"/{name}", name, f"unknown argument '{name}'"))
+                given[own] = rule["fixed"]
+                continue
             if "item_keys" in rule and isinstance(given.get(name), list):
                 given[name] = [_keys_renamed(item, rule["item_keys"]) for item in given[name]]
             if rule.get("required") and name not in given:
                 problems.append(Problem(f"/{name}", name, f"argument '{name}' is required"))
-            if name != own and name in given:
-                given[own] = given.pop(name)
+            if name in given:
+                value = given.pop(name)
+                given[own] = rule.get("values", {}).get(value, value) if isinstance(value, str) else value
             elif own not in given and "default" in rule:
                 given[own] = rule["default"]
         if problems:
