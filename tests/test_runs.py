@@ -367,6 +367,18 @@ def test_a_crawl_refused_as_a_whole_is_a_failed_run_with_its_error_code(client: 
     assert again["status"] == "failed" and again["attempts"] == 2 and again["error"]["code"] == "operator_policy"
 
 
+def test_a_failed_runs_status_and_result_carry_its_stderr_tail_with_the_error(client: SyncClient) -> None:
+    refused = {"url": f"{SITE}/tree/3/1", "respect_robots_txt": False, "wait": False}
+    run_id = started(envelope(client, "crawl", refused))
+    finished(client, run_id)
+    tail = envelope(client, "get_run_status", {"run_id": run_id})["payload"]["stderr_tail"]
+    assert tail.endswith("\noperator_policy: " + status(client, run_id)["error"]["message"]), tail
+    assert tail.startswith("ERROR crawl failed\n")
+    assert envelope(client, "get_run_result", {"run_id": run_id})["payload"]["stderr_tail"] == tail
+    streams = envelope(client, "get_run_log", {"run_id": run_id})["payload"]
+    assert streams["stderr"] == tail and streams["stdout"] == "INFO crawl started (attempt 1)"
+
+
 # Keeping runs -----------------------------------------------------------------------------------------------------
 
 
@@ -470,6 +482,9 @@ def test_get_run_log_keeps_the_tail_that_fits_and_filters_by_level(client: SyncC
     assert [line["message"] for line in tail["lines"]] == [failed_page, "crawl succeeded"] and tail["omitted"] == 1
     short = envelope(client, "get_run_log", {"run_id": run_id, "tail_chars": fits - 1})["payload"]
     assert [line["message"] for line in short["lines"]] == ["crawl succeeded"] and short["omitted"] == 2
+    assert "stderr_tail" not in envelope(client, "get_run_status", {"run_id": run_id})["payload"]  # it succeeded
+    streams = envelope(client, "get_run_log", {"run_id": run_id, "tail_chars": 200000})["payload"]
+    assert streams["stderr"] == f"WARNING {failed_page}" and streams["stdout"].endswith("\nINFO crawl succeeded")
     text = client.call("get_run_log", {"run_id": run_id}).content[0].text
     assert "BEGIN UNTRUSTED CONTENT" in text  # messages quote URLs: framed
 

@@ -2472,6 +2472,14 @@ class GetRunLogOutput(BaseModel):
     Older lines at these levels left out by tail_chars.
     """
     run_id: StrictStr
+    stderr: StrictStr
+    """
+    The tail of its warning and error lines, and a failed run's error (code: message).
+    """
+    stdout: StrictStr
+    """
+    The tail (tail_chars) of the run's debug and info lines, one per line, whatever level asks.
+    """
 
 
 class GetRunResultInput(BaseModel):
@@ -2519,6 +2527,10 @@ class GetRunResultOutput(BaseModel):
     The tool's own answer (page 1 only, when the run has one): its payload, or its error.
     """
     run: RunStatus
+    stderr_tail: StrictStr | None = None
+    """
+    A run that ended without succeeding: the tail of its warnings and errors, and its error (code: message).
+    """
     total_items: Annotated[int, Field(ge=0)]
 
 
@@ -2537,6 +2549,10 @@ class GetRunStatusOutput(BaseModel):
         extra="forbid",
     )
     run: RunStatus
+    stderr_tail: StrictStr | None = None
+    """
+    A run that ended without succeeding: the tail of its warnings and errors, and its error (code: message).
+    """
 
 
 class GetVersionInput(BaseModel):

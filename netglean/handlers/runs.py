@@ -48,6 +48,30 @@ def _source(run: Run) -> str:
     return f"run {run.id}"
 
 
+STDOUT = ("debug", "info")
+"""The levels of a run's log that stand for its output stream (get_run_log's stdout); the rest are its stderr."""
+STDERR = ("warning", "error")
+STDERR_TAIL = 2000
+"""Characters of a failed run's stderr tail that get_run_status and get_run_result give."""
+
+
+async def _stream(ctx: Context, run: Run, levels: tuple[str, ...], chars: int) -> str:
+    """The run's log lines at ``levels`` as one text, its last ``chars`` characters (a process's stream, as RTILA's
+    clients read it); a stderr that logged nothing says the run's error."""
+    lines, _ = await ctx.runs.store.log_lines(run.id, levels=levels, tail_chars=chars)
+    text = "\n".join(f"{line.level.upper()} {line.message}" for line in lines)
+    if levels == STDERR and run.error_code:
+        text = "\n".join(filter(None, (text, f"{run.error_code}: {run.error_message or ''}")))
+    return text[-chars:]
+
+
+async def _stderr_tail(ctx: Context, run: Run) -> dict[str, str]:
+    """A finished run that did not succeed: the tail of its warnings and errors, and its error's classification."""
+    if not run.finished or run.status == "succeeded":
+        return {}
+    return {"stderr_tail": await _stream(ctx, run, STDERR, STDERR_TAIL)}
+
+
 def _next(run: Run) -> str:
     if run.has_result:
         return "get_run_result"
@@ -68,7 +92,8 @@ async def get_run_status(args: GetRunStatusInput, ctx: Context) -> Outcome:
         guidance = say("The run was interrupted when its server stopped: resume_run continues it from its checkpoint.")
     else:
         guidance = say("The run ended without a result (payload.run.error says why): resume_run tries it again.")
-    return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance, source=_source(run))
+    payload = {"run": described(run), **await _stderr_tail(ctx, run)}
+    return Outcome(payload, next_step=_next(run), guidance=guidance, source=_source(run))
 
 
 def _cut(value: Any, whole: bool, counter: list[int]) -> Any:
@@ -119,6 +144,7 @@ async def get_run_result(args: GetRunResultInput, ctx: Context) -> Outcome:
         answer = envelope.payload if envelope.ok else {"error": envelope.payload.get("error", {})}
         payload["result"] = _cut(_without_items(answer) if total else answer, args.full_response, cut)
     payload["cut_strings"] = cut[0]
+    payload |= await _stderr_tail(ctx, run)
     if not run.finished:
         guidance = say(
             "The run is still working ({done} done so far); these are its first items: get_run_status follows it.",
@@ -155,6 +181,8 @@ async def get_run_log(args: GetRunLogInput, ctx: Context) -> Outcome:
             for line in lines
         ],
         "omitted": omitted,
+        "stdout": await _stream(ctx, run, STDOUT, args.tail_chars),
+        "stderr": await _stream(ctx, run, STDERR, args.tail_chars),
     }
     guidance = say(
         "{count} line(s); {omitted} older line(s) left out by tail_chars.", count=len(lines), omitted=omitted
