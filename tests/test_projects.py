@@ -355,3 +355,38 @@ def test_names_in_any_script_are_kept(shop: tuple[SyncClient, str]) -> None:
     for name in ("Café Zoë", "日本語のプロジェクト", "Ελληνικά — shop ☕"):
         envelope = _call(client, "save_project", {"name": name, "definition": {"url": "http://127.0.0.1/"}})
         assert envelope["ok"] and envelope["payload"]["project"]["name"] == name
+
+
+def test_a_servers_default_project_is_taken_when_a_call_names_none(
+    shop: tuple[SyncClient, str], registry: Registry
+) -> None:
+    client, origin = shop
+    SHOP["bowls"] = [("b1", "Bowl", "€ 3,00")]
+    project_id = _saved(client, "bowls by default", origin)
+    refused = _call(client, "run_project", {})
+    assert refused["payload"]["error"]["code"] == "invalid_arguments"
+    assert "--project-id" in refused["payload"]["error"]["message"]
+    settings = dataclasses.replace(
+        Settings.load(environ=dict(os.environ)),
+        allow_private_hosts=True,
+        host_interval=0.0,
+        read_workers=0,
+        project_id=project_id,
+        session_id="shop-1",
+    )
+    runner = build_runner(registry, settings)
+    with open_client(InMemoryTransport(build_server(runner)), runner) as defaulted:
+        ran = _call(defaulted, "run_project", {"variables": {"category": "bowls"}})
+        assert ran["ok"] and ran["payload"]["project_id"] == project_id, ran
+        rows = _call(defaulted, "get_project_data", {"dataset": "products"})["payload"]
+        assert rows["project_id"] == project_id and [row["key"] for row in rows["rows"]] == ["b1"]
+        logs = _call(defaulted, "get_logs", {})["payload"]["lines"]
+        assert logs and len({line["run_id"] for line in logs}) == 1, logs  # the default project's one run
+        both = _call(defaulted, "get_logs", {"run_id": "0" * 32, "project_id": project_id})
+        assert both["payload"]["error"]["code"] == "invalid_arguments"
+        info = _call(defaulted, "engine_info", {})["payload"]
+        assert (info["default_project_id"], info["default_session_id"], info["active_runs"]) == (
+            project_id,
+            "shop-1",
+            0,
+        )

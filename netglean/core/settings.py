@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -109,6 +110,14 @@ class Setting:
 
 def _port(value: int) -> str | None:
     return f"{value} is no TCP port (at most 65535)" if value > 65535 else None
+
+
+def _project_id(value: str) -> str | None:
+    return None if not value or re.fullmatch(r"[0-9a-f]{32}", value) else f"{value!r} is no project id (32 hex digits)"
+
+
+def _session_id(value: str) -> str | None:
+    return None if re.fullmatch(r"[\w.:-]{0,200}", value) else "a session id is at most 200 letters, digits, . : _ -"
 
 
 def _index_url(value: str) -> str | None:
@@ -361,6 +370,14 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("port", int, 8080, "TCP port to listen on (0 picks a free one and logs it).", 0, http=True, rule=_port),
     Setting(
+        "project_id",
+        str,
+        "",
+        "The project run_project, get_project_data and get_logs take when a call names none (as RTILA's "
+        "--project-id): a saved project's id.",
+        rule=_project_id,
+    ),
+    Setting(
         "public_url",
         str,
         "",
@@ -438,6 +455,14 @@ SETTINGS: tuple[Setting, ...] = (
         old_flags=("--session",),
     ),
     Setting(
+        "session_id",
+        str,
+        "",
+        "A name for this server's work, shown by engine_info (as RTILA's --session-id; netglean attributes logs "
+        "to runs and projects).",
+        rule=_session_id,
+    ),
+    Setting(
         "session_idle_timeout",
         float,
         1800.0,
@@ -511,6 +536,7 @@ class Settings:
     max_runs: int
     max_sessions: int
     port: int
+    project_id: str
     public_url: str
     read_workers: int
     registry: str
@@ -521,6 +547,7 @@ class Settings:
     run_retention_days: float
     schedule_tick: float
     session_budget: int
+    session_id: str
     session_idle_timeout: float
     shutdown_grace: float
     stateless: bool

@@ -1768,6 +1768,10 @@ class EngineInfo(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    active_runs: Annotated[int | None, Field(ge=0)] = None
+    """
+    Runs queued or running now.
+    """
     browser: StrictBool
     """
     Whether this server has a Chromium to render pages with.
@@ -1779,6 +1783,14 @@ class EngineInfo(BaseModel):
     data_dir: StrictStr
     """
     Where the store keeps its files (the operator's --data-dir).
+    """
+    default_project_id: StrictStr | None = None
+    """
+    The project calls that name none take (--project-id), when set.
+    """
+    default_session_id: StrictStr | None = None
+    """
+    The server's session name (--session-id), when set.
     """
     max_runs: Annotated[int, Field(ge=1)]
     """
@@ -2404,7 +2416,7 @@ class GetProjectDataInput(BaseModel):
     """
     page: Annotated[int, Field(ge=1, le=1000000)] = 1
     per_page: Annotated[int, Field(ge=1, le=200)] = 20
-    project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    project_id: Annotated[StrictStr | None, Field(pattern="^[0-9a-f]{32}$")] = None
     """
     The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
     """
@@ -3678,7 +3690,7 @@ class RunProjectInput(BaseModel):
     """
     A name for the run, shown by get_run_status and list_runs (your own words).
     """
-    project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
+    project_id: Annotated[StrictStr | None, Field(pattern="^[0-9a-f]{32}$")] = None
     """
     The project's id (32 hexadecimal digits, as save_project or list_projects gave it).
     """

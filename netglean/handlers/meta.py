@@ -32,18 +32,22 @@ async def read_engine_info(ctx: Context) -> dict[str, Any]:
     """What the server runs with: the operator's own facts (the data directory among them), never a secret."""
     store = ctx.runs.store
     settings = ctx.settings
+    runs = await store.counts()
     _, projects = await store.list_projects(where=("1", []), order=("id", []), offset=0, limit=0)
     return {
         "name": ctx.registry.server.name,
         "version": __version__,
         "store": store.kind,
         "data_dir": str(data_dir(settings.data_dir)),
-        "runs": await store.counts(),
+        "runs": runs,
         "max_runs": settings.max_runs,
         "projects": projects,
         "token_required": bool(settings.token),
         "browser": ctx.browser.installed,
         "compat": list(settings.compat_sets),
+        "active_runs": sum(count for status, count in runs.items() if status in ("queued", "running")),
+        **({"default_project_id": settings.project_id} if settings.project_id else {}),
+        **({"default_session_id": settings.session_id} if settings.session_id else {}),
     }
 
 

@@ -22,6 +22,7 @@ from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import (
     AmbiguousName,
     HandlerContractError,
+    InvalidArguments,
     InvalidFeedConfig,
     InvalidProject,
     NoItems,
@@ -31,7 +32,7 @@ from netglean.core.errors import (
 )
 from netglean.core.schedule import SHORTEST, parse_schedule
 from netglean.core.settings import Settings
-from netglean.core.validation import quoted
+from netglean.core.validation import Problem, quoted
 from netglean.feeds.config_yaml import parse_yaml
 from netglean.feeds.output import json_feed, rss, unique, within_output_cap
 from netglean.feeds.pages import load, read_feed
@@ -115,6 +116,19 @@ def feed_urls(project: Project, settings: Settings) -> dict[str, str]:
 def _paging(page: int, per_page: int, total: int) -> dict[str, Any]:
     """Where a page of a listing stands: its number and size, how many match, whether a later page holds more."""
     return {"page": page, "per_page": per_page, "total": total, "has_more": page * per_page < total}
+
+
+def _chosen(ctx: Context, project_id: str | None) -> str:
+    """The project a call names, or the server's default (--project-id) when it names none."""
+    chosen = project_id or ctx.settings.project_id
+    if not chosen:
+        problem = Problem(
+            "/project_id",
+            "project_id",
+            "argument 'project_id': required (this server has no default project: its operator sets --project-id)",
+        )
+        raise InvalidArguments(problem.message, detail={"errors": [problem.as_dict()]})
+    return chosen
 
 
 async def _project(ctx: Context, project_id: str) -> Project:
@@ -396,7 +410,7 @@ async def _rows(
 
 
 async def get_project_data(args: GetProjectDataInput, ctx: Context) -> Outcome:
-    project = await _project(ctx, args.project_id)
+    project = await _project(ctx, _chosen(ctx, args.project_id))
     payload = await _rows(
         ctx,
         project,
@@ -450,14 +464,20 @@ async def get_project_config(args: GetProjectConfigInput, ctx: Context) -> Outco
 
 async def get_logs(args: GetLogsInput, ctx: Context) -> Outcome:
     store = ctx.runs.store
+    if args.run_id is not None and args.project_id is not None:
+        problem = Problem("", "", "give run_id or project_id, not both")
+        raise InvalidArguments(problem.message, detail={"errors": [problem.as_dict()]})
     if args.run_id is not None:
         if await store.get(args.run_id) is None:
             raise RunNotFound(f"no run {args.run_id} in this server's store", next_step="list_runs")
         run_ids, source = [args.run_id], f"run {args.run_id}"
-    else:
-        project = await _project(ctx, args.project_id or "")
+    elif args.project_id is not None or ctx.settings.project_id:
+        project = await _project(ctx, args.project_id or ctx.settings.project_id)
         runs, _ = await store.project_runs(project.id, statuses=(), offset=0, limit=LOGGED_RUNS)
         run_ids, source = [run.id for run in runs], f"project {project.id}"
+    else:  # neither, and no default project: the store's latest runs
+        runs, _ = await store.list_runs(statuses=[], tools=[], offset=0, limit=LOGGED_RUNS)
+        run_ids, source = [run.id for run in runs], "netglean://runs"
     levels = LOG_LEVELS[LOG_LEVELS.index(args.level) :]
     lines, total = await store.run_logs(
         run_ids, levels=levels, offset=(args.page - 1) * args.per_page, limit=args.per_page
@@ -667,7 +687,7 @@ async def _run_feed(project: Project, variables: dict[str, Any], ctx: Context, r
 
 
 async def run_project(args: RunProjectInput, ctx: Context) -> Outcome:
-    return await _run(await _project(ctx, args.project_id), args, ctx)
+    return await _run(await _project(ctx, _chosen(ctx, args.project_id)), args, ctx)
 
 
 async def run_project_by_name(args: RunProjectByNameInput, ctx: Context) -> Outcome:
