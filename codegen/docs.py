@@ -115,6 +115,8 @@ def _source(value: Any) -> str:
         return json.dumps(value["const"])
     if "map" in value:
         return f"{value['from']} renamed {json.dumps(value['map'])}"
+    if "each" in value:
+        return f"each item of {value['each']} as {Describe.projection(value['as'])}"
     when = " and ".join(f"{pointer} is {json.dumps(v)}" for pointer, v in value["when"].items())
     return f"(if {when} then {_source(value['then'])} else {_source(value['else'])})"
 
@@ -128,6 +130,10 @@ class Describe:
             return "netglean's envelope"
         if projection == "none":
             return "none (and no outputSchema)"
+        if "when" in projection:
+            when = " and ".join(f"{pointer} is {json.dumps(v)}" for pointer, v in projection["when"].items())
+            then, other = Describe.projection(projection["then"]), Describe.projection(projection["else"])
+            return f"when {when}: {then}; else {other}"
         said = "netglean's envelope" if not projection.get("from") else f"the value at {projection['from']}"
         if "keep" in projection:
             said += f", only {', '.join(projection['keep'])}"
@@ -166,6 +172,11 @@ class Describe:
                 lines.append(f"{name}: shapes the answer, not passed to netglean's tool ({rule['answer_only']})")
                 continue
             said = f"{name}: netglean's {rule['as']}" if rule.get("as", name) != name else f"{name}"
+            if "fixed" in rule:
+                lines.append(f"{said}: always {json.dumps(rule['fixed'])} (not listed)")
+                continue
+            if "values" in rule:
+                said += " (" + ", ".join(f"{k}: {v}" for k, v in rule["values"].items()) + ")"
             if "default" in rule:
                 said += f", default {json.dumps(rule['default'])}"
             if rule.get("required"):

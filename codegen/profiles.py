@@ -260,9 +260,20 @@ def _objects(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any
 
 
 def _object(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any] | None:
-    """``schema`` as one object schema with its properties, when it is one (a $ref followed)."""
-    objects = [c for c in _concrete(schema, defs) if "properties" in c]
-    return copy.deepcopy(objects[0]) if len(objects) == 1 else None
+    """``schema`` as one object schema with its properties, when it is one (a $ref followed); an open object (any
+    keys: a row's data) has none declared."""
+    concrete = _concrete(schema, defs)
+    objects = [c for c in concrete if "properties" in c]
+    if not objects:
+        open_ = [c for c in concrete if c.get("type") == "object" and c.get("additionalProperties") is not False]
+        return {**copy.deepcopy(open_[0]), "properties": {}} if len(open_) == 1 else None
+    if len(objects) == 1:
+        return copy.deepcopy(objects[0])
+    merged = copy.deepcopy(objects[0])  # one of several (an async tool's result, or its run): any of their keys
+    for other in objects[1:]:
+        merged["properties"] = {**other["properties"], **merged["properties"]}
+        merged["required"] = [key for key in merged.get("required", []) if key in other.get("required", [])]
+    return merged
 
 
 class _ToolCheck:
