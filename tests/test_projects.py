@@ -390,3 +390,31 @@ def test_a_servers_default_project_is_taken_when_a_call_names_none(
             "shop-1",
             0,
         )
+
+
+def test_datasets_are_listed_with_their_selectors_and_rtilas_collection_names_find_them(
+    shop: tuple[SyncClient, str],
+) -> None:
+    client, origin = shop
+    SHOP["plates"] = [("p1", "Plate", "€ 5,00")]
+    definition = {**DEFINITION, "datasets": [{**DEFINITION["datasets"][0], "name": "Auto_Intercepted_Data"}]}
+    saved = _call(
+        client,
+        "save_project",
+        {"name": "plates", "definition": definition, "variables": {"origin": origin, "category": "plates"}},
+    )
+    project_id = saved["payload"]["project"]["project_id"]
+    [listed] = _call(client, "list_datasets", {"project_id": project_id})["payload"]["datasets"]
+    assert listed["item_selector"] == "li.product"
+    assert listed["property_details"][1] == {"key": "title", "type": "text", "selector": "h2"}
+    assert _call(client, "run_project", {"project_id": project_id})["ok"]
+    for spelt in ("Auto_Intercepted_Data", "Auto Intercepted-Data"):
+        rows = _call(client, "get_project_data", {"project_id": project_id, "dataset": spelt})["payload"]
+        assert rows["dataset"] == "Auto_Intercepted_Data" and [r["key"] for r in rows["rows"]] == ["p1"], rows
+
+
+def test_build_project_says_there_is_no_builder_and_what_to_do_instead(shop: tuple[SyncClient, str]) -> None:
+    client, _ = shop
+    refused = _call(client, "build_project", {"active_project_id": "x", "extra_args": ["--headful"]})
+    assert refused["payload"]["error"]["code"] == "not_available" and refused["next_step"] == "analyze_page"
+    assert "save_project" in refused["guidance"]

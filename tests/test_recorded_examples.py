@@ -40,9 +40,13 @@ def site(registry: Registry) -> Iterator[recorded.Site]:
         yield opened
 
 
+NEVER_SUCCEEDS = {"build_project"}
+"""Tools that say what this server cannot do (RTILA's builder, for a person): every answer is not_available."""
+
+
 def test_every_tool_has_a_recorded_success(registry: Registry) -> None:
     succeeding = {example.tool for example in EXAMPLES if example.expect["ok"]}
-    assert succeeding == set(registry.tools)
+    assert succeeding == set(registry.tools) - NEVER_SUCCEEDS
 
 
 @pytest.mark.parametrize("example", [_marked(example) for example in EXAMPLES])

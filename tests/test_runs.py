@@ -425,6 +425,18 @@ def test_a_store_failure_in_the_background_sweep_leaves_the_server_hosting_runs(
 # Reading what runs did --------------------------------------------------------------------------------------------
 
 
+def test_list_runs_this_session_lists_only_the_runs_this_clients_session_started(
+    served: tuple[RunSite, int], registry: Registry, tmp_path: Path
+) -> None:
+    runner = runs_runner(served[1], registry, tmp_path)
+    with hosted(runner) as fresh:
+        mine = envelope(fresh, "crawl", {"url": f"{SITE}/tree/1/0"})["payload"]["run_id"]
+        fresh.portal.call(runner.services.runs.store.create, "f" * 32, "crawl", {}, None, "mcp:another")
+        listed = envelope(fresh, "list_runs", {"this_session": True})["payload"]["runs"]
+        assert [run["run_id"] for run in listed] == [mine]
+        assert envelope(fresh, "list_runs", {})["payload"]["total"] == 2
+
+
 def test_list_runs_pages_newest_first_and_filters_by_status_and_tool(
     served: tuple[RunSite, int], registry: Registry, tmp_path: Path
 ) -> None:

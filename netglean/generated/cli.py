@@ -471,6 +471,42 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                                    'page.title',
                                                    'error.code'],
                                        'rows': 'results'}}},
+ 'build_project': {'description': "RTILA's builder opens a browser for a person to record a project by hand; "
+                                  'netglean has no such builder, and this tool says so (not_available) '
+                                  "rather than leaving the call unknown. netglean's projects are written, "
+                                  "not recorded: analyze_page reports a page's item selectors, forms, tables "
+                                  'and requests, scrape and interact try selectors out, and save_project '
+                                  'stores the definition (start URLs, datasets, properties) that run_project '
+                                  'runs.',
+                   'help': 'Record a project in a builder (not on this server)',
+                   'options': [{'choices': None,
+                                'default': None,
+                                'flag': '--active-project-id',
+                                'help': 'The project the builder would open.',
+                                'item_type': None,
+                                'name': 'active_project_id',
+                                'range': '1-200 characters',
+                                'required': False,
+                                'type': 'string'},
+                               {'choices': None,
+                                'default': None,
+                                'flag': '--browser-profile-config',
+                                'help': "The builder's browser profile (RTILA's vocabulary).",
+                                'item_type': None,
+                                'name': 'browser_profile_config',
+                                'range': None,
+                                'required': False,
+                                'type': 'json'},
+                               {'choices': None,
+                                'default': None,
+                                'flag': '--extra-args',
+                                'help': "Raw engine flags for the builder (RTILA's).",
+                                'item_type': 'string',
+                                'name': 'extra_args',
+                                'range': 'at most 100 items',
+                                'required': False,
+                                'type': 'array'}],
+                   'output': {}},
  'cancel_run': {'description': 'Stop a queued or running background run. Gracefully by default: it stops at '
                                'its next page and keeps its result so far (get_run_result); force stops it '
                                'at once. Answers with its status within about 5 seconds (still running only '
@@ -1029,10 +1065,12 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                   {'choices': None,
                                    'default': None,
                                    'flag': '--dataset',
-                                   'help': '',
+                                   'help': "The dataset's name, or the name as RTILA's collections spell it "
+                                           '(every character but letters and digits as _: "Auto '
+                                           'Intercepted-Data" is Auto_Intercepted_Data).',
                                    'item_type': None,
                                    'name': 'dataset',
-                                   'range': None,
+                                   'range': '1-200 characters',
                                    'required': True,
                                    'type': 'string'},
                                   {'choices': None,
@@ -1482,6 +1520,16 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                             'range': 'at most 50 items',
                             'required': False,
                             'type': 'array'},
+                           {'choices': None,
+                            'default': False,
+                            'flag': '--this-session',
+                            'help': "Only the runs this client's session started (over stdio, the one "
+                                    "client's; over HTTP, its MCP session's).",
+                            'item_type': None,
+                            'name': 'this_session',
+                            'range': None,
+                            'required': False,
+                            'type': 'boolean'},
                            {'choices': None,
                             'default': 1,
                             'flag': '--page',

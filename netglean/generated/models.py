@@ -843,6 +843,31 @@ class BatchScrapeOutput(BaseModel):
     succeeded: Annotated[int, Field(ge=0)]
 
 
+class BuildProjectInput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    active_project_id: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
+    """
+    The project the builder would open.
+    """
+    browser_profile_config: dict[str, Any] | None = None
+    """
+    The builder's browser profile (RTILA's vocabulary).
+    """
+    extra_args: Annotated[list[ExtraArg] | None, Field(max_length=100)] = None
+    """
+    Raw engine flags for the builder (RTILA's).
+    """
+
+
+class BuildProjectOutput(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    project_id: StrictStr | None = None
+
+
 class CancelRunInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -1343,12 +1368,20 @@ class Dataset1(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
+    item_selector: StrictStr | None = None
+    """
+    The selector of the dataset's items (a crawl's or feed's has none).
+    """
     key: StrictStr | None = None
     name: StrictStr
     parent: StrictStr | None = None
     properties: list[StrictStr]
     """
     The property keys.
+    """
+    property_details: list[PropertyDetail] | None = None
+    """
+    Each property as the definition declares it (key, name, type, selector, transformations).
     """
     rows: Annotated[int, Field(ge=0)]
 
@@ -1365,11 +1398,11 @@ class Dataset2(BaseModel):
     """
     The property whose value identifies a row: a re-run updates that row rather than adding one (without it, a row is identified by all its values).
     """
-    name: Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")]
+    name: Annotated[StrictStr, Field(pattern="^[A-Za-z][A-Za-z0-9_]{0,63}$")]
     """
-    The dataset's name (lowercase, digits, _).
+    The dataset's name (letters, digits, _; RTILA's Auto_Intercepted_Data is one).
     """
-    parent: Annotated[StrictStr | None, Field(pattern="^[a-z][a-z0-9_]{0,63}$")] = None
+    parent: Annotated[StrictStr | None, Field(pattern="^[A-Za-z][A-Za-z0-9_]{0,63}$")] = None
     """
     A dataset whose items hold this one's (each row names its parent's key in _parent).
     """
@@ -1388,11 +1421,11 @@ class Dataset3(BaseModel):
     """
     The property whose value identifies a row: a re-run updates that row rather than adding one (without it, a row is identified by all its values).
     """
-    name: Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")]
+    name: Annotated[StrictStr, Field(pattern="^[A-Za-z][A-Za-z0-9_]{0,63}$")]
     """
-    The dataset's name (lowercase, digits, _).
+    The dataset's name (letters, digits, _; RTILA's Auto_Intercepted_Data is one).
     """
-    parent: Annotated[StrictStr | None, Field(pattern="^[a-z][a-z0-9_]{0,63}$")] = None
+    parent: Annotated[StrictStr | None, Field(pattern="^[A-Za-z][A-Za-z0-9_]{0,63}$")] = None
     """
     A dataset whose items hold this one's (each row names its parent's key in _parent).
     """
@@ -1880,6 +1913,9 @@ class ExplainCheckOutput(BaseModel):
     """
     Points the check is worth out of 100 (0 for a finding).
     """
+
+
+ExtraArg = TypeAliasType("ExtraArg", Annotated[StrictStr, Field(max_length=2000)])
 
 
 class Failure(BaseModel):
@@ -2409,7 +2445,10 @@ class GetProjectDataInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    dataset: Annotated[StrictStr, Field(pattern="^[a-z][a-z0-9_]{0,63}$")]
+    dataset: Annotated[StrictStr, Field(max_length=200, min_length=1)]
+    """
+    The dataset's name, or the name as RTILA's collections spell it (every character but letters and digits as _: "Auto Intercepted-Data" is Auto_Intercepted_Data).
+    """
     filter: Annotated[StrictStr | None, Field(max_length=2000)] = None
     """
     Comparisons joined by && and || (&& binds tighter; parentheses group): field = != > >= < <= value, field ~ value (contains, case-insensitive) and !~; values are quoted strings, numbers, true, false, null (= null: no value). Example: name ~ "kettle" && price > 10 || status != "sold". A filter that cannot be read is an error naming the position.
@@ -3161,6 +3200,10 @@ class ListRunsInput(_JsonSchemaRuntimeValidationBase):
     """
     Only runs of these statuses.
     """
+    this_session: StrictBool = False
+    """
+    Only the runs this client's session started (over stdio, the one client's; over HTTP, its MCP session's).
+    """
     tool: Annotated[list[ToolItem] | None, Field(max_length=50)] = None
     """
     Only runs of these tools.
@@ -3501,6 +3544,13 @@ class Property1(BaseModel):
     """
     transformations: Annotated[list[Transformation] | None, Field(max_length=20)] = None
     type: Literal["text", "number", "url", "date", "html", "attribute"] = "text"
+
+
+class PropertyDetail(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    key: StrictStr
 
 
 class Reference(BaseModel):

@@ -26,6 +26,7 @@ from netglean.core.errors import (
     InvalidFeedConfig,
     InvalidProject,
     NoItems,
+    NotAvailable,
     ProjectNotFound,
     RunNotFound,
     ToolError,
@@ -37,6 +38,7 @@ from netglean.feeds.config_yaml import parse_yaml
 from netglean.feeds.output import json_feed, rss, unique, within_output_cap
 from netglean.feeds.pages import load, read_feed
 from netglean.generated.models import (
+    BuildProjectInput,
     CrawlInput,
     DeleteProjectInput,
     GetLogsInput,
@@ -358,9 +360,10 @@ def _datasets(project: Project, counts: dict[str, int]) -> dict[str, Any]:
         shown: dict[str, Any] = {
             "name": dataset["name"],
             "properties": [prop["key"] for prop in dataset["properties"]],
+            "property_details": [dict(prop) for prop in dataset["properties"]],
             "rows": counts.get(dataset["name"], 0),
         }
-        for optional in ("parent", "key"):
+        for optional in ("parent", "key", "item_selector"):
             if dataset.get(optional):
                 shown[optional] = dataset[optional]
         datasets.append(shown)
@@ -373,10 +376,24 @@ async def list_datasets(args: ListDatasetsInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step="get_project_data")
 
 
+def collection_name(dataset: str) -> str:
+    """A dataset's name as RTILA's collections spell it: every character but ASCII letters and digits as _."""
+    return re.sub(r"[^A-Za-z0-9]", "_", dataset)
+
+
+def _dataset_named(project: Project, name: str) -> str:
+    """The project's dataset a name stands for: its own, else the one RTILA's collection rule makes of it."""
+    declared = [d["name"] for d in datasets_of(project)]
+    if name in declared:
+        return name
+    return next((own for own in declared if collection_name(own) == collection_name(name)), name)
+
+
 async def _rows(
     ctx: Context, project: Project, dataset: str, *, filter_: str, sort: str, page: int, per_page: int
 ) -> dict[str, Any]:
     """One page of a dataset's rows, as get_project_data and the data resource show it."""
+    dataset = _dataset_named(project, dataset)
     if dataset not in {declared["name"] for declared in datasets_of(project)}:
         raise ProjectNotFound(
             f"dataset: the project has no dataset {quoted(dataset)} (list_datasets names them)",
@@ -526,6 +543,7 @@ async def read_project_datasets(ctx: Context, project_id: str) -> dict[str, Any]
 async def read_project_data(ctx: Context, project_id: str, dataset: str) -> str:
     uri = f"netglean://projects/{project_id}/data/{dataset}"
     project = await _resource_project(ctx, uri, project_id)
+    dataset = _dataset_named(project, dataset)
     if dataset not in {declared["name"] for declared in datasets_of(project)}:
         raise ResourceNotFound(uri)
     return framed(uri, await _rows(ctx, project, dataset, filter_="", sort="", page=1, per_page=RESOURCE_ROWS))
@@ -683,6 +701,15 @@ async def _run_feed(project: Project, variables: dict[str, Any], ctx: Context, r
     written_items = counts[ITEMS]
     return ProjectRun(
         pages_read=read.pages, datasets={ITEMS: [written_items.new, written_items.updated, written_items.unchanged]}
+    )
+
+
+async def build_project(args: BuildProjectInput, ctx: Context) -> Outcome:
+    """RTILA's builder is a browser for a person to record a project in; this server has none."""
+    raise NotAvailable(
+        "this server has no project builder: a project is a definition save_project stores (analyze_page finds "
+        "the selectors), not a recording",
+        next_step="analyze_page",
     )
 
 

@@ -235,7 +235,11 @@ async def resume_run(args: ResumeRunInput, ctx: Context) -> Outcome:
 async def list_runs(args: ListRunsInput, ctx: Context) -> Outcome:
     offset = (args.page - 1) * args.per_page
     runs, total = await ctx.runs.store.list_runs(
-        statuses=list(args.status or ()), tools=list(args.tool or ()), offset=offset, limit=args.per_page
+        statuses=list(args.status or ()),
+        tools=list(args.tool or ()),
+        offset=offset,
+        limit=args.per_page,
+        session=ctx.session if args.this_session else None,
     )
     has_more = offset + len(runs) < total
     payload = {

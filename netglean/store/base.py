@@ -196,8 +196,10 @@ class RunStore(Protocol):
     async def get(self, run_id: str) -> Run | None: ...
 
     async def list_runs(
-        self, *, statuses: Sequence[str], tools: Sequence[str], offset: int, limit: int
-    ) -> tuple[list[Run], int]: ...
+        self, *, statuses: Sequence[str], tools: Sequence[str], offset: int, limit: int, session: str | None = None
+    ) -> tuple[list[Run], int]:
+        """A page of the runs, newest first (only ``session``'s, when given), and how many."""
+        ...
 
     async def claim(self, run_id: str) -> Run | None:
         """Take a queued run for this process (running); None when another took it or it is no longer queued."""

@@ -359,10 +359,12 @@ class SqliteStore:
             await self.interrupt_orphans()
 
     async def list_runs(
-        self, *, statuses: Sequence[str], tools: Sequence[str], offset: int, limit: int
+        self, *, statuses: Sequence[str], tools: Sequence[str], offset: int, limit: int, session: str | None = None
     ) -> tuple[list[Run], int]:
-        where = [f"tool IN ({_marks(len(tools))})"] if tools else []
-        return await self._runs(where, list(tools), statuses=statuses, offset=offset, limit=limit)
+        where, values = ([f"tool IN ({_marks(len(tools))})"], list(tools)) if tools else ([], [])
+        if session is not None:
+            where, values = [*where, "session = ?"], [*values, session]
+        return await self._runs(where, values, statuses=statuses, offset=offset, limit=limit)
 
     async def _runs(
         self, where: list[str], values: list[Any], *, statuses: Sequence[str], offset: int, limit: int
