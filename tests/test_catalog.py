@@ -242,12 +242,12 @@ def test_a_profile_is_one_the_compat_setting_takes_named_as_its_file(project: Pa
 
 
 def test_a_seeds_tool_name_runs_a_real_tool_and_takes_no_other_tools_name(project: Path) -> None:
-    edit(project, RTILA, "rtila_get_project: {tool: get_project}", "rtila_get_project: {tool: get_projct}")
-    edit(project, RTILA, "rtila_list_runs: {tool: list_runs}", "list_projects: {tool: list_runs}")
+    edit(project, RTILA, "rtila_get_project:\n    tool: get_project\n", "rtila_get_project:\n    tool: get_projct\n")
+    edit(project, RTILA, "  rtila_list_runs:\n    tool: list_runs", "  list_projects:\n    tool: list_runs")
     _profile_problems(
         project,
         (RTILA, "get_projct", "'get_projct' is no tool of the catalog"),
-        (RTILA, "list_projects: {tool: list_runs}", "'list_projects' is netglean's tool"),
+        (RTILA, "  list_projects:", "'list_projects' is netglean's tool"),
     )
 
 
@@ -317,14 +317,14 @@ def test_a_profiles_item_keys_rename_keys_the_items_have(project: Path) -> None:
 
 
 def test_a_profiles_resources_and_prompts_are_the_catalogs(project: Path) -> None:
-    edit(project, RTILA, '"rtila://runs/{run_id}": run', '"rtila://runs/{runId}/{part}": run')
+    edit(project, RTILA, '"rtila://runs/{runId}": run', '"rtila://runs/{runId}/{part}": run')
     edit(project, RTILA, '"rtila://runs": runs', '"netglean://runs": projects')
     edit(project, RTILA, '"rtila://engine/info": engine_info', '"rtila://engine/info": engine')
     edit(project, RTILA, "rtila_build_scraper: build_scraper", "rtila_build_scraper: build_scrapper")
     edit(project, RTILA, "rtila_explain_dataset: explain_dataset", "feed_now: explain_dataset")
     _profile_problems(
         project,
-        (RTILA, "{runId}", "the variables of 'rtila://runs/{runId}/{part}' must be 1, standing for"),
+        (RTILA, "{runId}/{part}", "the variables of 'rtila://runs/{runId}/{part}' must be 1, standing for"),
         (RTILA, "netglean://runs", "'netglean://runs' is already the address of resource 'runs'"),
         (RTILA, "rtila://engine/info", "'engine' is no resource of the catalog"),
         (RTILA, "build_scrapper", "'build_scrapper' is no prompt of the catalog"),

@@ -94,5 +94,7 @@ def test_a_profiles_names_are_added_only_when_it_is_served() -> None:
     assert alias.description.endswith(own.description) and alias.alias_of == own.name
     same = {"name": own.name, "title": own.title, "description": own.description}
     assert dataclasses.replace(alias, alias_of=None, **same) == own  # the same schemas, annotations and handler
-    assert {"rtila://runs", "rtila://runs/{run_id}"} <= {r.uri or r.uri_template for r in served.resources}
+    by_address = {r.uri or r.uri_template: r for r in served.resources}
+    assert {"rtila://runs", "rtila://runs/{runId}"} <= set(by_address)
+    assert by_address["rtila://runs/{runId}"].variables == {"runId": "run_id"}  # RTILA's spelling, the handler's
     assert served.prompts["rtila_build_scraper"].messages == registry.prompts["build_scraper"].messages
