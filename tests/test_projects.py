@@ -364,7 +364,7 @@ def test_a_servers_default_project_is_taken_when_a_call_names_none(
     SHOP["bowls"] = [("b1", "Bowl", "€ 3,00")]
     project_id = _saved(client, "bowls by default", origin)
     refused = _call(client, "run_project", {})
-    assert refused["payload"]["error"]["code"] == "invalid_arguments"
+    assert refused["payload"]["error"]["code"] == "not_found" and refused["next_step"] == "list_projects"
     assert "--project-id" in refused["payload"]["error"]["message"]
     settings = dataclasses.replace(
         Settings.load(environ=dict(os.environ)),
@@ -382,8 +382,11 @@ def test_a_servers_default_project_is_taken_when_a_call_names_none(
         assert rows["project_id"] == project_id and [row["key"] for row in rows["rows"]] == ["b1"]
         logs = _call(defaulted, "get_logs", {})["payload"]["lines"]
         assert logs and len({line["run_id"] for line in logs}) == 1, logs  # the default project's one run
-        both = _call(defaulted, "get_logs", {"run_id": "0" * 32, "project_id": project_id})
-        assert both["payload"]["error"]["code"] == "invalid_arguments"
+        run_id = logs[0]["run_id"]
+        both = _call(defaulted, "get_logs", {"run_id": run_id, "project_id": project_id})["payload"]
+        assert {line["run_id"] for line in both["lines"]} == {run_id}
+        other = _call(defaulted, "get_logs", {"run_id": run_id, "project_id": "0" * 32})
+        assert other["payload"]["lines"] == []  # not a run of that project
         info = _call(defaulted, "engine_info", {})["payload"]
         assert (info["default_project_id"], info["default_session_id"], info["active_runs"]) == (
             project_id,

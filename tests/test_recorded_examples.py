@@ -14,7 +14,7 @@ from markupsafe import escape
 
 from netglean.calls.registry import Registry, load_registry
 from tests.support import recorded
-from tests.support.contract import assert_matches_example
+from tests.support.contract import NEVER_SUCCEEDS, assert_matches_example
 from tests.support.paths import PROJECT
 
 EXAMPLES = recorded.examples()
@@ -38,10 +38,6 @@ def _marked(example: recorded.Example) -> Any:
 def site(registry: Registry) -> Iterator[recorded.Site]:
     with recorded.site(registry) as opened:
         yield opened
-
-
-NEVER_SUCCEEDS = {"build_project"}
-"""Tools that say what this server cannot do (RTILA's builder, for a person): every answer is not_available."""
 
 
 def test_every_tool_has_a_recorded_success(registry: Registry) -> None:

@@ -22,7 +22,6 @@ from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import (
     AmbiguousName,
     HandlerContractError,
-    InvalidArguments,
     InvalidFeedConfig,
     InvalidProject,
     NoItems,
@@ -33,7 +32,7 @@ from netglean.core.errors import (
 )
 from netglean.core.schedule import SHORTEST, parse_schedule
 from netglean.core.settings import Settings
-from netglean.core.validation import Problem, quoted
+from netglean.core.validation import quoted
 from netglean.feeds.config_yaml import parse_yaml
 from netglean.feeds.output import json_feed, rss, unique, within_output_cap
 from netglean.feeds.pages import load, read_feed
@@ -124,12 +123,11 @@ def _chosen(ctx: Context, project_id: str | None) -> str:
     """The project a call names, or the server's default (--project-id) when it names none."""
     chosen = project_id or ctx.settings.project_id
     if not chosen:
-        problem = Problem(
-            "/project_id",
-            "project_id",
-            "argument 'project_id': required (this server has no default project: its operator sets --project-id)",
+        raise ProjectNotFound(
+            "no project_id given, and this server has no default project (its operator sets --project-id): "
+            "list_projects names the projects",
+            next_step="list_projects",
         )
-        raise InvalidArguments(problem.message, detail={"errors": [problem.as_dict()]})
     return chosen
 
 
@@ -481,13 +479,13 @@ async def get_project_config(args: GetProjectConfigInput, ctx: Context) -> Outco
 
 async def get_logs(args: GetLogsInput, ctx: Context) -> Outcome:
     store = ctx.runs.store
-    if args.run_id is not None and args.project_id is not None:
-        problem = Problem("", "", "give run_id or project_id, not both")
-        raise InvalidArguments(problem.message, detail={"errors": [problem.as_dict()]})
     if args.run_id is not None:
         if await store.get(args.run_id) is None:
             raise RunNotFound(f"no run {args.run_id} in this server's store", next_step="list_runs")
         run_ids, source = [args.run_id], f"run {args.run_id}"
+        if args.project_id is not None:  # both filter: the run's lines, if it is a run of the project
+            runs, _ = await store.project_runs(args.project_id, statuses=(), offset=0, limit=LOGGED_RUNS)
+            run_ids = run_ids if args.run_id in {run.id for run in runs} else []
     elif args.project_id is not None or ctx.settings.project_id:
         project = await _project(ctx, args.project_id or ctx.settings.project_id)
         runs, _ = await store.project_runs(project.id, statuses=(), offset=0, limit=LOGGED_RUNS)

@@ -40,6 +40,8 @@ MIN_OK_SHARE = {"fast": 0.2, "full": 0.3}
 """The least share of valid generated inputs each tool must succeed on, by depth: a share over the fast set's 100 calls
 strays further from the tool's rate than one over the full set's 400 (two standard errors of 0.3: 0.09 and 0.05).
 At the default seed the lowest is download's, 25% of the first 100 and 34% of 400."""
+NEVER_SUCCEEDS = frozenset({"build_project"})
+"""Tools that say what this server cannot do (RTILA's builder, for a person): every answer is not_available."""
 STATS: defaultdict[str, defaultdict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
 """What each fuzz test saw, by test and tool: result codes ("ok" for a success); printed after the run."""
 NONCE_CHECKS: Counter[str] = Counter()

@@ -18,6 +18,7 @@ FUZZ_ENVIRONMENT = {
     "NETGLEAN_SESSION_BUDGET": "1000000000",
     "NETGLEAN_CALL_TIMEOUT": "30",
     "NETGLEAN_BROWSER_PATH": "netglean-fuzzing-has-no-chromium",
+    "NETGLEAN_PROJECT_ID": "0" * 32,  # the fuzz world's first project: a call that names none runs it
 }
 """The fuzzer's servers: loopback allowed (the fuzz site is on 127.0.0.1), still nothing but 127.0.0.1, no
 spacing between requests and a budget no run spends; and no Chromium, so a browser strategy is the declared
