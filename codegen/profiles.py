@@ -255,8 +255,14 @@ def schema_at(schema: dict[str, Any], defs: dict[str, Any], pointer: str) -> dic
 
 
 def _objects(schema: dict[str, Any], defs: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each object schema with properties ``schema`` may be (one, or the alternatives of an anyOf), copied."""
-    return [copy.deepcopy(c) for c in _concrete(schema, defs) if "properties" in c]
+    """Each object schema with properties ``schema`` may be (one, or the alternatives of an anyOf), copied; an open
+    object (any keys: a row's data) is one with none declared."""
+    concrete = _concrete(schema, defs)
+    objects: list[dict[str, Any]] = [copy.deepcopy(c) for c in concrete if "properties" in c]
+    if objects:
+        return objects
+    open_ = [c for c in concrete if c.get("type") == "object" and c.get("additionalProperties") is not False]
+    return [{**copy.deepcopy(open_[0]), "properties": {}}] if len(open_) == 1 else []
 
 
 def _object(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any] | None:
@@ -296,8 +302,8 @@ class _ToolCheck:
             return None
         if "when" in projection:  # one of two shapes: each checked, and the result is either
             self.when(where, envelope, projection["when"])
-            shapes = [self.projected(f"{where}/{way}", envelope, projection[way]) for way in ("then", "else")]
-            return {"anyOf": [_plain(s) for s in shapes if s is not None]}
+            ways = [self.projected(f"{where}/{way}", envelope, projection[way]) for way in ("then", "else")]
+            return {"anyOf": [_plain(s) for s in ways if s is not None]}
         start = projection.get("from", "")
         base = schema_at(envelope, self.defs, start)
         if base is None:
