@@ -39,11 +39,14 @@ def _runner(settings: Settings) -> ToolRunner:
     return build_runner(load_registry(settings.registry), settings, protocol_versions=spoken)
 
 
-def _add_settings(parser: argparse.ArgumentParser, http: bool = False, http_note: str = "") -> None:
-    """The operator settings as flags; the HTTP ones only where ``http``, their help ending with ``http_note``."""
+def _add_settings(
+    parser: argparse.ArgumentParser, http: bool = False, http_note: str = "", server: bool = False
+) -> None:
+    """The operator settings as flags; the HTTP ones only where ``http``, their help ending with ``http_note``, and
+    a server's defaults only where ``server``."""
     group = parser.add_argument_group("operator settings (also NETGLEAN_* environment variables)")
     for setting in SETTINGS:
-        if setting.http and not http:
+        if (setting.http and not http) or (setting.server and not server):
             continue
         said = f"{setting.help}{http_note if setting.http else ''}"
         # A list setting's items are checked by Settings.load: argparse would take the whole list for one choice.
@@ -496,7 +499,7 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
         help="stdio (the default): JSON-RPC on stdin/stdout; http: streamable HTTP at /mcp, as `netglean serve` "
         "serves it (with its REST API and docs), on 127.0.0.1 unless --host and a token say otherwise",
     )
-    _add_settings(mcp, http=True, http_note=" (with --transport http)")
+    _add_settings(mcp, http=True, http_note=" (with --transport http)", server=True)
     mcp.set_defaults(handler=_mcp)
 
     serve = commands.add_parser(
@@ -504,7 +507,7 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
         help="serve MCP over streamable HTTP at /mcp and the REST API at /v1/tools/NAME (loopback by default)",
         usage="netglean serve [operator settings]",
     )
-    _add_settings(serve, http=True)
+    _add_settings(serve, http=True, server=True)
     serve.set_defaults(handler=_serve)
 
     call = commands.add_parser(

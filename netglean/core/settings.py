@@ -68,6 +68,9 @@ class Setting:
     """A comma-separated list, each item one of ``choices``."""
     rule: Callable[[Any], str | None] | None = None
     """What is wrong with a value besides its type, range and choices (None when nothing is)."""
+    server: bool = False
+    """A server's default (netglean mcp and serve): a one-shot command names its own, and its tool flag of the
+    same name (netglean call run_project --project-id) is the tool's."""
     old_flags: tuple[str, ...] = ()
     """Spellings a command line of an earlier netglean used for this flag and a later setting made ambiguous
     (argparse took a unique prefix for the flag): still this setting's, so a client's config keeps working."""
@@ -376,6 +379,7 @@ SETTINGS: tuple[Setting, ...] = (
         "The project run_project, get_project_data and get_logs take when a call names none (as RTILA's "
         "--project-id): a saved project's id.",
         rule=_project_id,
+        server=True,
     ),
     Setting(
         "public_url",
@@ -461,6 +465,7 @@ SETTINGS: tuple[Setting, ...] = (
         "A name for this server's work, shown by engine_info (as RTILA's --session-id; netglean attributes logs "
         "to runs and projects).",
         rule=_session_id,
+        server=True,
     ),
     Setting(
         "session_idle_timeout",

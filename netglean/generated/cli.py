@@ -801,7 +801,7 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                     'help': 'Delete a project',
                     'options': [{'choices': None,
                                  'default': None,
-                                 'flag': '--arg-project-id',
+                                 'flag': '--project-id',
                                  'help': "The project's id (32 hexadecimal digits, as save_project or "
                                          'list_projects gave it).',
                                  'item_type': None,
@@ -971,7 +971,7 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                            'type': 'string'},
                           {'choices': None,
                            'default': None,
-                           'flag': '--arg-project-id',
+                           'flag': '--project-id',
                            'help': "The project's id (32 hexadecimal digits, as save_project or "
                                    'list_projects gave it).',
                            'item_type': None,
@@ -1011,7 +1011,7 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                  'help': 'Get a project',
                  'options': [{'choices': None,
                               'default': None,
-                              'flag': '--arg-project-id',
+                              'flag': '--project-id',
                               'help': "The project's id (32 hexadecimal digits, as save_project or "
                                       'list_projects gave it).',
                               'item_type': None,
@@ -1028,7 +1028,7 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                         'help': "Read a project's configuration",
                         'options': [{'choices': None,
                                      'default': None,
-                                     'flag': '--arg-project-id',
+                                     'flag': '--project-id',
                                      'help': "The project's id (32 hexadecimal digits, as save_project or "
                                              'list_projects gave it).',
                                      'item_type': None,
@@ -1054,7 +1054,7 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                       'help': "Read a dataset's rows",
                       'options': [{'choices': None,
                                    'default': None,
-                                   'flag': '--arg-project-id',
+                                   'flag': '--project-id',
                                    'help': "The project's id (32 hexadecimal digits, as save_project or "
                                            'list_projects gave it).',
                                    'item_type': None,
@@ -1441,7 +1441,7 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                    'help': "List a project's datasets",
                    'options': [{'choices': None,
                                 'default': None,
-                                'flag': '--arg-project-id',
+                                'flag': '--project-id',
                                 'help': "The project's id (32 hexadecimal digits, as save_project or "
                                         'list_projects gave it).',
                                 'item_type': None,
@@ -1698,7 +1698,7 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                  'help': 'Run a project',
                  'options': [{'choices': None,
                               'default': None,
-                              'flag': '--arg-project-id',
+                              'flag': '--project-id',
                               'help': "The project's id (32 hexadecimal digits, as save_project or "
                                       'list_projects gave it).',
                               'item_type': None,
@@ -1870,7 +1870,7 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                   'help': 'Save a project',
                   'options': [{'choices': None,
                                'default': None,
-                               'flag': '--arg-project-id',
+                               'flag': '--project-id',
                                'help': "The project's id (32 hexadecimal digits, as save_project or "
                                        'list_projects gave it).',
                                'item_type': None,
