@@ -39,7 +39,7 @@ def main() -> None:
         "http": http.run(seconds=1.0 if args.quick else 3.0, repeats=1 if args.quick else 3)
         | {"session_flood": http.session_flood(sessions=1000 if args.quick else 10_000)},
         "extraction": extraction.run(per_layout=2 if args.quick else 5, repeats=1 if args.quick else 3),
-        "devset": devset.run(every=5 if args.quick else 1, repeats=1 if args.quick else 3),
+        "devset": devset.run(every=5 if args.quick else 1),
         "browser": browser.run(pages=10 if args.quick else 30, repeats=1 if args.quick else 3),
         "feeds": feeds.run(repeats=5 if args.quick else 15),
         "fetch": fetch.run(

@@ -3,9 +3,11 @@ someone needs its figures. Nothing is timed (timings belong in bench/); only tha
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sys
+import tarfile
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -121,9 +123,23 @@ def _devset_page(root: Path, name: str, source: str, expected: str, metadata: di
     (folder / "expected-metadata.json").write_text(json.dumps(metadata))
 
 
-def test_the_devset_benchmark_scores_every_extractor_and_reader_on_the_corpus_layout(tmp_path: Path) -> None:
+def _dragnet_archive(root: Path, pages: dict[str, tuple[bytes, bytes]]) -> Path:
+    """A tar.gz laid out as Dragnet's training split is: dragnet-train/pages/NAME/source.html and gold.txt."""
+    archive = root / "dragnet-train.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, (source, gold) in pages.items():
+            for file, data in (("source.html", source), ("gold.txt", gold)):
+                info = tarfile.TarInfo(f"dragnet-train/pages/{name}/{file}")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return archive
+
+
+def test_the_devset_benchmark_scores_every_extractor_and_reader_on_both_sets(tmp_path: Path) -> None:
     """Two pages laid out as the Readability corpus is: one article (scored), one page Readability marks not
-    readerable (scored apart); every extractor and metadata reader runs on both."""
+    readerable (scored apart); two laid out as Dragnet's archive is: an article whose gold is UTF-16 behind the
+    mangled byte-order mark four real gold files carry, and a page whose gold is too short to be an article.
+    Every extractor, format and metadata reader runs on them."""
     article = (
         '<html lang="en"><head><title>Harbour news</title><meta name="author" content="Ann Lee">'
         '<meta property="og:site_name" content="The Harbour"><meta name="description" content="Boats.">'
@@ -131,25 +147,44 @@ def test_the_devset_benchmark_scores_every_extractor_and_reader_on_the_corpus_la
         f"<body><nav><a href='/'>Home</a></nav><article><h1>Harbour news</h1><p>{_ARTICLE}</p></article></body></html>"
     )
     meta = {"title": "Harbour news", "byline": "Ann Lee", "lang": "en", "excerpt": "Boats.", "siteName": "The Harbour"}
+    readability_pages = tmp_path / "readability"
+    readability_pages.mkdir()
     _devset_page(
-        tmp_path,
+        readability_pages,
         "001",
         article,
         f"<div><p>{_ARTICLE}</p></div>",
         {**meta, "publishedTime": "2024-05-01", "readerable": True},
     )
-    _devset_page(tmp_path, "002", "<html><body><ul><li>a</li></ul></body></html>", "<p>a</p>", {"readerable": False})
-    for page in devset.load(corpus=tmp_path):
-        assert page.readerable == (page.name == "001")
+    _devset_page(
+        readability_pages, "002", "<html><body><ul><li>a</li></ul></body></html>", "<p>a</p>", {"readerable": False}
+    )
+    archive = _dragnet_archive(
+        tmp_path,
+        {
+            "1": (article.encode(), "\ufffd\ufffd".encode() + _ARTICLE.encode("utf-16-le")),
+            "2": (b"<html><body><p>A photo.</p></body></html>", b"A photo."),
+        },
+    )
+    for page in devset.load(corpus=readability_pages):
+        assert page.article == (page.name == "001")
+    assert [(page.name, page.article, page.reference) for page in devset.load_dragnet(archive=archive)] == [
+        ("1", True, _ARTICLE),
+        ("2", False, "A photo."),
+    ]
 
-    figures = devset.run(repeats=1, corpus=tmp_path)
-    assert figures["pages"] == 2 and figures["readerable_pages"] == 1
-    assert set(figures["extractors"]) == {"netglean", "trafilatura", "readability-lxml"}
-    for row in figures["extractors"].values():
-        assert row["pages"] == 1 and row["not_readerable"]["pages"] == 1 and row["pages_per_s"] > 0
-        assert 0 <= row["f1"] <= 1 and row["empty"] == [] and row["zero_overlap"] == []
+    figures = devset.run(corpus=readability_pages, dragnet=archive)
+    assert set(figures["sets"]) == {"readability", "dragnet"}
+    for found in figures["sets"].values():
+        assert found["pages"] == 2 and found["article_pages"] == 1
+        assert set(found["extractors"]) == {"netglean", "trafilatura", "readability-lxml"}
+        assert set(found["formats"]) == set(devset.FORMATS)
+        for row in [*found["extractors"].values(), *found["formats"].values()]:
+            assert row["pages"] == 1 and row["apart"]["pages"] == 1 and row["cpu_s_per_page"] > 0
+            assert 0 <= row["f1"] <= 1 and row["empty"] == [] and row["zero_overlap"] == []
     assert figures["metadata"]["netglean"] == {field: {"accuracy": 1.0, "pages": 1} for field in devset.FIELDS}
     assert set(figures["metadata"]["readability-lxml"]) == {"title"}
+    assert set(devset.run(corpus=readability_pages, dragnet=tmp_path / "absent.tar.gz")["sets"]) == {"readability"}
 
 
 def test_devset_shingles_score_word_order_and_tag_stripping_keeps_blocks_apart() -> None:
