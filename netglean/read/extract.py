@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from netglean.core.untrusted import sanitize
-from netglean.read.html_tree import document_base, with_ancestors
+from netglean.read.html_tree import BLOCK_ELEMENTS, document_base, flat_text, with_ancestors
 from netglean.read.main_content import readerable, select
 
 _NEVER = "script, style, noscript, template, svg, canvas, iframe, object, embed, button, select, input, textarea"
@@ -52,6 +52,11 @@ _BREAK_MARK = "\x00"
 """A <br> until blanks are squeezed, then a markdown hard break: written as two spaces and a newline at once,
 the squeeze took one of the spaces and left a soft break. Page text never holds it: sanitize removes NUL."""
 _BREAK = re.compile(r"[ ]*\x00[ ]*")
+_BLOCK_MARK = "\x01"
+"""A block element's edge met inside inline content (a paragraph in a list item or a quote, a div in
+a link): a space once blanks are squeezed, a paragraph break in a quote. Page text never holds it:
+sanitize removes it."""
+_EDGES = " \t\n\r\f\v" + _BLOCK_MARK
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +91,7 @@ def _inline(node: Any, scope: _Scope, depth: int = 0) -> str:
     text. Text is sanitised where it is read and blanks are squeezed once, at the top (``depth`` 0): a nest of
     inline elements is not re-scanned at every level (1 MB of text 40 levels down had taken a second)."""
     if depth > MAX_INLINE_DEPTH:
-        return sanitize(node.text(deep=True) or "")
+        return sanitize(flat_text(node))
     parts: list[str] = []
     child = node.child
     while child is not None:
@@ -97,7 +102,10 @@ def _inline(node: Any, scope: _Scope, depth: int = 0) -> str:
 
 
 def _squeezed(joined: str, scope: _Scope) -> str:
-    """A block's inline text once read: blanks squeezed, line breaks written (a hard break in markdown)."""
+    """A block's inline text once read: block edges and blanks squeezed to a space, line breaks
+    written (a hard break in markdown)."""
+    if _BLOCK_MARK in joined:
+        joined = joined.replace(_BLOCK_MARK, " ")
     joined = _SPACES.sub(" ", joined)
     return _BREAK.sub("\n" if scope.plain else "  \n", joined) if _BREAK_MARK in joined else joined
 
@@ -110,24 +118,23 @@ def _inline_one(node: Any, scope: _Scope, depth: int = 0) -> str:
     if tag == "-text":
         return sanitize(str(node.text_content or ""))
     if tag == "a":
-        text = _inline(node, scope, depth + 1).strip()
+        head, text, tail = _span(_inline(node, scope, depth + 1))
         href = (node.attributes.get("href") or "").strip()
         if href and not href.lower().startswith(("javascript:", "data:", "#")):
             url = urljoin(scope.base_url, href)
             scope.links.append({"url": url, "text": " ".join(text.replace(_BREAK_MARK, " ").split())})
-            if scope.plain:
-                return text
-            return f"[{text}]({sanitize(url)})" if text else ""
-        return text
-    if tag in {"strong", "b"}:
-        inner = _inline(node, scope, depth + 1).strip()
-        return f"**{inner}**" if inner and not scope.plain else inner
-    if tag in {"em", "i"}:
-        inner = _inline(node, scope, depth + 1).strip()
-        return f"*{inner}*" if inner and not scope.plain else inner
+            if text and not scope.plain:
+                text = f"[{text}]({sanitize(url)})"
+        return f"{head}{text}{tail}"
+    if tag in {"strong", "b", "em", "i"}:
+        head, inner, tail = _span(_inline(node, scope, depth + 1))
+        if inner and not scope.plain:
+            inner = f"**{inner}**" if tag in {"strong", "b"} else f"*{inner}*"
+        return f"{head}{inner}{tail}"
     if tag == "code":
-        code = _clean(node.text(deep=True))
-        return code if scope.plain else f"`{code}`"
+        head, code, tail = _span(flat_text(node, _BLOCK_MARK))
+        code = _clean(code)
+        return f"{head}{code if scope.plain or not code else f'`{code}`'}{tail}"
     if tag == "br":
         return _BREAK_MARK
     if tag == "img":
@@ -137,7 +144,32 @@ def _inline_one(node: Any, scope: _Scope, depth: int = 0) -> str:
         return f"![{alt}]({sanitize(urljoin(scope.base_url, node.attributes.get('src') or ''))})"
     if tag in {"-comment", "script", "style"}:
         return ""
+    if tag in BLOCK_ELEMENTS:
+        return f"{_BLOCK_MARK}{_inline(node, scope, depth + 1)}{_BLOCK_MARK}"
     return _inline(node, scope, depth + 1)
+
+
+def _span(inner: str) -> tuple[str, str, str]:
+    """Inline content marked as one span (a link's text, emphasis): what its edges were (a block
+    edge, else a blank, else nothing), kept outside the marks so the words beside it stay apart; and
+    its text, block edges inside it made spaces so a quote's paragraphs never split it."""
+    text = inner.strip(_EDGES)
+    if not text:
+        return ("", "", _BLOCK_MARK) if _BLOCK_MARK in inner else ("", "", " " if inner else "")
+    lead = inner[: len(inner) - len(inner.lstrip(_EDGES))]
+    trail = inner[len(inner.rstrip(_EDGES)) :]
+    return _edge(lead), text.replace(_BLOCK_MARK, " "), _edge(trail)
+
+
+def _edge(blanks: str) -> str:
+    return _BLOCK_MARK if _BLOCK_MARK in blanks else " " if blanks else ""
+
+
+def _quote(node: Any, scope: _Scope) -> str:
+    """A quote's text: its paragraphs (the runs between block edges) apart, each on one line."""
+    parts = _inline(node, scope, 1).split(_BLOCK_MARK)
+    paragraphs = (" ".join(part.replace(_BREAK_MARK, " ").split()) for part in parts)
+    return "\n\n".join(paragraph for paragraph in paragraphs if paragraph)
 
 
 def _remove(tree: Any, selector: str) -> None:
@@ -198,6 +230,30 @@ def _row(row: Any, scope: _Scope, out: Extraction, depth: int) -> None:
             out.blocks.append(Block("paragraph", text))
 
 
+def _items(node: Any, scope: _Scope) -> tuple[str, ...]:
+    """A list's items: its <li> children, and each run of anything else a page put in the list
+    itself (text, a link, a nested list) as an item of its own, so nothing in a list is lost."""
+    items: list[str] = []
+    run: list[str] = []
+
+    def end_run() -> None:
+        text = "".join(run)
+        if text.strip():
+            items.append(_squeezed(text, scope).strip())
+        run.clear()
+
+    child = node.child
+    while child is not None:
+        if child.tag == "li":
+            end_run()
+            items.append(_inline(child, scope).strip())
+        else:
+            run.append(_inline_one(child, scope))
+        child = child.next
+    end_run()
+    return tuple(item for item in items if _clean(item))
+
+
 def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
     """Append ``node``'s blocks to ``out``. Containers past MAX_BLOCK_DEPTH are one paragraph of their text."""
     base_url = scope.base_url
@@ -217,21 +273,20 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
             if _clean(text):
                 out.blocks.append(Block("paragraph", text))
         elif tag in {"ul", "ol"}:
-            items = tuple(_inline(li, scope).strip() for li in child.iter() if li.tag == "li")
-            items = tuple(item for item in items if _clean(item))
+            items = _items(child, scope)
             if items:
                 out.blocks.append(Block("list", "", level=1 if tag == "ol" else 0, items=items))
         elif tag == "blockquote":
-            text = _clean(_inline(child, scope))
+            text = _quote(child, scope)
             if text:
                 out.blocks.append(Block("quote", text))
         elif tag == "pre":
-            out.blocks.append(Block("code", sanitize(child.text(deep=True)).strip("\n")))
+            out.blocks.append(Block("code", sanitize(flat_text(child, "\n")).strip("\n")))
         elif tag == "table" and child.mem_id in scope.tables and depth < MAX_BLOCK_DEPTH:
             _layout(child, scope, out, depth)
         elif tag == "table":
             # A data table, or one nested past MAX_BLOCK_DEPTH: each of its own cells is one read of its text.
-            rows = tuple(tuple(_clean(cell.text(deep=True)) for cell in _cells(row)) for row in _rows(child))
+            rows = tuple(tuple(_clean(flat_text(cell)) for cell in _cells(tr)) for tr in _rows(child))
             rows = tuple(row for row in rows if any(row))
             if rows:
                 out.blocks.append(Block("table", "", rows=rows))
@@ -246,7 +301,7 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
             for row in (child,) if tag == "tr" else (part for part in child.iter() if part.tag == "tr"):
                 _row(row, scope, out, depth)
         elif depth >= MAX_BLOCK_DEPTH:
-            text = _clean(child.text(deep=True))
+            text = _clean(flat_text(child))
             if text:
                 out.blocks.append(Block("paragraph", text))
         elif child.mem_id in scope.blocks:

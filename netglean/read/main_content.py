@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from operator import add
 from typing import Any
 
-from netglean.read.html_tree import TextMeasure
+from netglean.read.html_tree import BLOCK_ELEMENTS, TextMeasure
 
 Attributes = dict[str, str | None]
 """An element's attributes, as lexbor gives them (a value is None for an attribute written without one)."""
@@ -638,6 +638,15 @@ def _furniture(tag: str, attributes: Attributes, tally: list[int], flags: int, r
     )
 
 
+def _drop(node: Any) -> None:
+    """Take an element out of the page; a block leaves a blank behind, so the words on either side
+    of it (a paragraph's last, the next one's first) do not run together."""
+    if node.tag in BLOCK_ELEMENTS:
+        node.replace_with(" ")
+    else:
+        node.decompose()
+
+
 def _attempt(tree: Any, rules: _Rules) -> MainContent:
     body = tree.body
     if body is None:
@@ -648,7 +657,7 @@ def _attempt(tree: Any, rules: _Rules) -> MainContent:
     for node in walk.dropped:  # in the order dropped: what the byline held out of sight is gone before it is read
         if node is walk.byline:
             byline = " ".join(node.text().split())
-        node.decompose()
+        _drop(node)
     scores = _score(walk, rules)
     top, top_score = _top(scores, walk, tree)
     kept = _with_siblings(top, top_score, scores, walk)
@@ -658,7 +667,7 @@ def _attempt(tree: Any, rules: _Rules) -> MainContent:
     for root in kept:
         cleaned = _walk(root, enter, leave)
         for node in cleaned.dropped:
-            node.decompose()
+            _drop(node)
         chars += cleaned.tallies[root.mem_id][_CHARS]
     holder = top.parent if top.tag != "body" and top.parent is not None else top
     if holder is not top:

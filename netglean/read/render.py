@@ -146,8 +146,8 @@ def _block_markdown(block: Block) -> str:
         return "\n".join(
             f"{index}. {item}" if block.level else f"- {item}" for index, item in enumerate(block.items, 1)
         )
-    if block.kind == "quote":
-        return f"> {block.text}"
+    if block.kind == "quote":  # its paragraphs apart, each line marked
+        return "\n".join(f"> {line}" if line else ">" for line in block.text.split("\n"))
     if block.kind == "code":
         return f"```\n{block.text}\n```"
     if block.kind == "table":
@@ -185,7 +185,10 @@ def _block_html(block: Block) -> str:
         tag = "ol" if block.level else "ul"
         return f"<{tag}>" + "".join(f"<li>{escape(i)}</li>" for i in block.items) + f"</{tag}>"
     if block.kind == "quote":
-        return f"<blockquote>{escape(block.text)}</blockquote>"
+        paragraphs = block.text.split("\n\n")
+        if len(paragraphs) == 1:
+            return f"<blockquote>{escape(block.text)}</blockquote>"
+        return "<blockquote>" + "".join(f"<p>{escape(part)}</p>" for part in paragraphs) + "</blockquote>"
     if block.kind == "code":
         return f"<pre>{escape(block.text)}</pre>"
     if block.kind == "table":
