@@ -258,6 +258,13 @@ METADATA: dict[str, Callable[[str], dict[str, str | None]]] = {
 
 
 def _normal(value: Any, field: str) -> str:
+    """A field as compared: whitespace and case aside, the date alone of a time, and the name alone
+    of a byline (Readability's byline is the page's whole line, "By Jane Doe\n28 November 2026": its
+    name is read from it as netglean reads a byline, and so is every extractor's)."""
+    if field == "byline" and value:
+        from netglean.read.page_meta import byline
+
+        value = byline(str(value)) or value
     text = " ".join(str(value).split()).lower() if value is not None else ""
     if field == "publishedTime":
         date = _DATE.search(text)

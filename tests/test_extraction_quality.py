@@ -54,10 +54,12 @@ DEVSET_MINIMUM_F1 = 0.96
 """The mean main-content F1 over the development set's 122 pages with an article (bench.devset: Mozilla Readability's
 test pages, word 4-gram shingles against Readability's own extraction) was 0.969 on 2026-12-01, beside trafilatura's
 0.916 and readability-lxml's 0.961 in the same run: rounded down to the hundredth, as above."""
-DEVSET_MINIMUM_METADATA = {"title": 0.95, "byline": 0.80, "lang": 0.99, "siteName": 0.99, "publishedTime": 0.99}
-"""Metadata accuracy on the development set on 2026-12-01 (title 0.961, byline 0.816, language, site name and published
-time 1.000), rounded down. The excerpt is not held to a floor: Readability falls back to the first paragraph where a
-page declares no description, and netglean reports only what the page declares."""
+DEVSET_MINIMUM_METADATA = {"title": 0.95, "byline": 0.88, "lang": 0.99, "siteName": 0.99, "publishedTime": 0.99}
+"""Metadata accuracy on the development set on 2026-12-01 (title 0.961, language, site name and
+published time 1.000), rounded down; the byline's 0.882 (as names: bench.devset reads the name out
+of Readability's whole byline line, as netglean's author is a name, not the line) since 2026-12-05.
+The excerpt is not held to a floor: Readability falls back to the first paragraph where a page
+declares no description, and netglean reports only what the page declares."""
 DEVSET_MINIMUM_READERABLE = 126
 """Pages of the 130 on which scrape's readerable flag agrees with Readability's, on 2026-12-01."""
 

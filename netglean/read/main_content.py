@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from operator import add
 from typing import Any
 
-from netglean.read.html_tree import BLOCK_ELEMENTS, TextMeasure
+from netglean.read.html_tree import TextMeasure, flat_text
 
 Attributes = dict[str, str | None]
 """An element's attributes, as lexbor gives them (a value is None for an attribute written without one)."""
@@ -95,6 +95,13 @@ _TAG_SCORE = {
     "h6": -5,
     "th": -5,
 }
+BYLINE_LINE_REST = 80
+"""Characters of a byline's line besides the name ("Posted by ... on 28 November 2026 at 11:00 AM
+EDT")."""
+_HOLDERS = frozenset({"body", "article", "main", "section", "html"})
+"""Elements that hold an article, never only a byline's line."""
+_INLINE = frozenset("a span strong b em i cite abbr small font address".split())
+_PROSE = frozenset({"p", "li", "td", "dd", "blockquote"})
 NAMES_READ = 1_000
 MIN_CHARS = 500
 """Content shorter than this after cleaning sends the selection round again with its rules relaxed."""
@@ -193,6 +200,11 @@ class _Walk:
     tally and its five nearest ancestors; each run of inline content in a container div, the div and its four."""
     byline: Any = None
     """The first short element marked as the byline: dropped from the content, its visible text reported."""
+    byline_tally: list[int] = field(default_factory=list)
+    """What the byline held, added back if it turns out to be a name mentioned in a paragraph."""
+    byline_line: list[int] = field(default_factory=list)
+    """The elements above the byline (by mem_id, nearest first) that may hold the rest of its line
+    ("By", a date), which goes with it."""
     items: dict[int, bool] = field(default_factory=dict)
     """Whether each element asked about is a listing's item (``_is_item``), by mem_id: each is asked once."""
 
@@ -285,6 +297,9 @@ def _grab_rules(rules: _Rules) -> tuple[Any, Any]:
     ) -> bool:
         tag = node.tag
         _count(tag, attributes, tally)
+        line = walk.byline_line
+        if line and line[0] == node.mem_id and _byline_line(node, tally, walk):
+            return True
         if tag in _EMPTY_DROPPED and not tally[_CHARS] and not tally[_IMG] and not tally[_EMBED]:
             return True
         if (
@@ -295,7 +310,8 @@ def _grab_rules(rules: _Rules) -> tuple[Any, Any]:
             and _marks_byline(attributes)
             and not _in_listing_item(node, walk.items)
         ):
-            walk.byline = node
+            walk.byline, walk.byline_tally = node, tally
+            walk.byline_line = [frame[0].mem_id for frame in above[-1:-4:-1]]
             return True
         if tag == "div" and tally[_BLOCK]:
             holders = (node, *(frame[0] for frame in above[-1:-5:-1]))
@@ -316,6 +332,36 @@ def _blocks(tag: str, tally: list[int]) -> None:
         tally[_BLOCK] += 1
     if tag == "table":
         tally[_TABLE] += 1
+
+
+def _byline_line(node: Any, tally: list[int], walk: _Walk) -> bool:
+    """Whether ``node``, above the byline, holds only the rest of its line ("By", "on 28 November
+    2026", "|"), so it goes too; the climb goes on to its parent while it does. An inline byline
+    inside a paragraph is no byline but a name in a sentence: it is put back, and the next marked
+    element may be the byline."""
+    tag = node.tag
+    is_line = (
+        tag not in _HOLDERS
+        and tally[_CHARS] <= BYLINE_LINE_REST
+        and not tally[_HEAD]
+        and tally[_P] <= (tag == "p")
+        and not tally[_LIST]
+    )
+    if is_line:
+        del walk.byline_line[0]
+        return True
+    byline = walk.byline
+    in_prose = tag in _PROSE or not tally[_BLOCK]
+    if len(walk.byline_line) == 3 and byline.tag in _INLINE and in_prose:
+        for index in range(len(walk.dropped) - 1, -1, -1):
+            if walk.dropped[index] is byline:
+                del walk.dropped[index]
+                break
+        tally[:] = map(add, tally, walk.byline_tally)
+        walk.tallies[byline.mem_id] = walk.byline_tally
+        walk.byline = None
+    walk.byline_line.clear()
+    return False
 
 
 def _marks_byline(attributes: Attributes) -> bool:
@@ -639,12 +685,10 @@ def _furniture(tag: str, attributes: Attributes, tally: list[int], flags: int, r
 
 
 def _drop(node: Any) -> None:
-    """Take an element out of the page; a block leaves a blank behind, so the words on either side
-    of it (a paragraph's last, the next one's first) do not run together."""
-    if node.tag in BLOCK_ELEMENTS:
-        node.replace_with(" ")
-    else:
-        node.decompose()
+    """Take an element out of the page, leaving a blank behind, so the words on either side of it (a
+    paragraph's last and the next one's, "By" and the date around a byline's name) do not run
+    together."""
+    node.replace_with(" ")
 
 
 def _attempt(tree: Any, rules: _Rules) -> MainContent:
@@ -656,7 +700,8 @@ def _attempt(tree: Any, rules: _Rules) -> MainContent:
     byline = None
     for node in walk.dropped:  # in the order dropped: what the byline held out of sight is gone before it is read
         if node is walk.byline:
-            byline = " ".join(node.text().split())
+            lines = (" ".join(line.split()) for line in flat_text(node, "\n").splitlines())
+            byline = "\n".join(line for line in lines if line)
         _drop(node)
     scores = _score(walk, rules)
     top, top_score = _top(scores, walk, tree)

@@ -111,9 +111,42 @@ def _published(declared: str | None, described: str | None) -> str | None:
     return described or declared
 
 
+_LEAD = re.compile(
+    r"^(?:(?:written|posted|published|reported|story|words|text|photos?|reporting)\s+)?"
+    r"(?:by|von|par|por|door|av)(?:\s*:\s*|\s+|$)",
+    re.IGNORECASE,
+)
+"""A byline's lead words ("By", "Posted by:", "Par"): not the author's name."""
+_SEPARATOR = re.compile(r"\s*[|•·]\s*|\s+[-–—]\s+")
+_MONTH = re.compile(
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day,?",
+    re.IGNORECASE,
+)
+_AFTER_NAME = frozenset("on at am um le el il op updated published posted last date dated".split())
+"""Words that join a name to the date after it ("Jane Doe on 28 November"), or say a date comes."""
+
+
 def byline(text: str) -> str | None:
-    """A byline read from the page's markup (the page's own metadata names no author), bounded as the rest."""
-    return _clean(text)
+    """The author's name a byline read from the page's markup gives (the page's own metadata names
+    nobody): its first line once the lead words are gone, up to a separator or the date; None when
+    it names nobody ("Updated 28 November 2026")."""
+    for line in sanitize(text).splitlines():
+        name = _LEAD.sub("", " ".join(line.split()), count=1)
+        if name:
+            break
+    else:
+        return None
+    name = _SEPARATOR.split(name, maxsplit=1)[0]
+    if (digit := re.search(r"\d", name)) is not None:  # a date: the name ends before it and its month
+        words = name[: digit.start()].split()
+        while words and _MONTH.fullmatch(words[-1]):
+            words.pop()
+        name = " ".join(words)
+    words = name.rstrip(" ,;:-–—").split()
+    while words and words[-1].lower().strip(",;:") in _AFTER_NAME:
+        words.pop()
+    return _clean(" ".join(words).rstrip(" ,;:-–—"), 200)
 
 
 def _is_url(text: str) -> bool:

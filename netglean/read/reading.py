@@ -72,8 +72,8 @@ def read_html(
     metadata = page_metadata(tree, url)  # before extraction, which prunes the tree
     signals = bot_wall(status, headers or {}, html)
     extraction = extract(tree, url, main_content=main_content, plain=fmt in PLAIN_FORMATS)
-    if "author" not in metadata and extraction.byline:
-        metadata["author"] = byline(extraction.byline)
+    if "author" not in metadata and extraction.byline and (author := byline(extraction.byline)):
+        metadata["author"] = author
     text = formatted(extraction, fmt, start, limit)
     wall = walled(signals, status, html, url, whole=extraction if not main_content else None)
     links, unlisted = content_links(extraction.links)

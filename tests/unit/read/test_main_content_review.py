@@ -115,7 +115,39 @@ def test_the_byline_holds_only_text_a_reader_sees() -> None:
     page = f"<article><p class=byline>By Ann{hidden}<nav>Menu</nav></p><p>{STORY}</p></article>"
     assert extract(parse_html(page), "https://e.test/").byline == "By Ann"
     reading = read_html(page, "https://e.test/", fmt="markdown", main_content=True)
-    assert reading.metadata["author"] == "By Ann"
+    assert reading.metadata["author"] == "Ann"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "<p class=meta>By <span class=author>Jane Doe</span>, 28 November 2026</p>",
+        "<p>by <a rel=author href=/jane>Jane Doe</a> on November 28, 2026</p>",
+        "<div class=post-meta><strong>Posted by <a href=/jane rel=author>Jane Doe</a> |</strong> 28.11.2026</div>",
+        "<div class=byline>By Jane Doe | 28 November 2026</div>",
+        "<div class=byline><p>By</p><p>Jane Doe</p><p>28 November 2026</p></div>",
+    ],
+    ids=["name in a meta line", "rel=author in a line", "posted by", "one byline line", "byline in lines"],
+)
+def test_a_bylines_whole_line_leaves_the_body_and_its_name_alone_is_the_author(line: str) -> None:
+    """The author's element was dropped and the rest of its line kept ("By , 28 November 2026" in
+    the body), or the whole line became metadata.author. The line goes with the name; the author is
+    the name."""
+    page = f"<article><h1>Harbour wall</h1>{line}<p>{STORY}</p></article>"
+    reading = read_html(page, "https://e.test/", fmt="text", main_content=True)
+    assert reading.content.startswith("Harbour wall\n\nTides rise"), reading.content
+    assert "2026" not in reading.content and "By" not in reading.content.replace("by", "")
+    assert reading.metadata["author"] == "Jane Doe"
+
+
+def test_an_author_named_inside_a_paragraph_is_prose_not_a_byline() -> None:
+    """An author's link in the middle of a paragraph is a mention: taking it out as the byline cut
+    the sentence."""
+    prose = (
+        f"As <a rel=author href=/jane>Jane Doe</a> wrote last year, the harbour wall is older than it looks. {WORDS}"
+    )
+    text = _main_text(f"<article><p>{prose}</p><p>{STORY}</p></article>")
+    assert "As Jane Doe wrote last year, the harbour wall" in text
 
 
 @pytest.mark.parametrize("tag", ["nav", "aside", "footer"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from netglean.read.html_tree import parse_html
-from netglean.read.page_meta import page_metadata
+from netglean.read.page_meta import byline, page_metadata
 from netglean.read.reading import read_html
 
 BASE = "https://harbour.test/news/tides"
@@ -156,9 +156,32 @@ def test_a_byline_in_the_markup_names_the_author_when_the_metadata_does_not() ->
     story = "<p>" + "Tides rise and fall twice a day because the moon pulls the sea. " * 10 + "</p>"
     page = f"<article><h1>Tides</h1><p class='byline'>By Ana Lopes</p>{story}</article>"
     read = read_html(page, BASE, fmt="markdown", main_content=True)
-    assert read.metadata["author"] == "By Ana Lopes" and "Ana Lopes" not in read.content
+    assert read.metadata["author"] == "Ana Lopes" and "Ana Lopes" not in read.content
     named = read_html(f"<meta name='author' content='Ben Ng'>{page}", BASE, fmt="markdown", main_content=True)
     assert named.metadata["author"] == "Ben Ng"
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("By Ana Lopes", "Ana Lopes"),
+        ("By\nAna Lopes", "Ana Lopes"),
+        ("Posted by: Ana Lopes | 28.11.2026", "Ana Lopes"),
+        ("Ana Lopes, 28 November 2026", "Ana Lopes"),
+        ("by Ana Lopes on November 28, 2026 at 11:00 AM EDT", "Ana Lopes"),
+        ("Written by Ana Lopes\nEdited by Ben Ng", "Ana Lopes"),
+        ("Par Sébastien Farcis", "Sébastien Farcis"),
+        ("Ana Lopes - Harbour desk", "Ana Lopes"),
+        ("Theresa May", "Theresa May"),
+        ("Ana Lopes, MA", "Ana Lopes, MA"),
+        ("Ana Lopes, Ben Ng", "Ana Lopes, Ben Ng"),
+        ("Updated 28 November 2026", None),
+    ],
+)
+def test_a_byline_gives_the_authors_name_alone(line: str, name: str | None) -> None:
+    """A whole byline line had become metadata.author ("By Ana Lopes, 28 November 2026"): the name
+    is its first line without its lead words, up to a separator or the date."""
+    assert byline(line) == name
 
 
 @pytest.mark.parametrize(
