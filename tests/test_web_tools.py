@@ -143,6 +143,21 @@ def test_a_page_with_no_article_says_so(client: SyncClient) -> None:
     assert "readerable" not in whole["payload"] and "Story 11" in whole["payload"]["content"]
 
 
+def test_main_content_that_may_miss_part_of_the_article_is_never_called_the_whole_content(
+    client: SyncClient,
+) -> None:
+    """An answer said "the whole content has been returned" after main-content selection had lost
+    the article. When selection cannot check that its content holds the page's article text, the
+    guidance says the content may be incomplete and how to read every block; it claims the whole
+    only when the check holds."""
+    envelope = client.call("scrape", {"url": "http://site.test/two-stories"}).structured_content
+    assert envelope["ok"] and "part 1." in envelope["payload"]["content"]
+    assert "The whole content has been returned" not in envelope["guidance"]
+    assert "may be incomplete" in envelope["guidance"] and "main_content false" in envelope["guidance"]
+    whole = client.call("scrape", {"url": "http://site.test/two-stories", "main_content": False}).structured_content
+    assert whole["guidance"] == "The whole content has been returned."
+
+
 def test_scrape_formats_and_the_whole_page(client: SyncClient) -> None:
     text = _scrape(client, format="text")["payload"]["content"]
     assert "two high tides" in text and "**" not in text and "](" not in text

@@ -75,8 +75,13 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
         guidance = say(
             "start_index {start} is past the end ({total} characters); nothing more to read.", start=start, total=total
         )
-    else:
+    elif read.whole:
         guidance = say("The whole content has been returned.")
+    else:
+        guidance = say(
+            "This is all the main content found, and it may be incomplete: the page holds more article text"
+            " than main-content selection kept. scrape with main_content false returns every block."
+        )
     return Outcome(payload, next_step=DONE, guidance=_unless_readerable(read, guidance), source=args.url)
 
 

@@ -80,6 +80,10 @@ class Extraction:
     best guess at a page that has none."""
     byline: str | None = None
     """The byline found in the page's markup, left out of the content."""
+    whole: bool = True
+    """False when main-content selection could not check that the content holds the page's article
+    (it kept little while the page holds more long paragraphs, or cleaning took most of it): say so,
+    never "the whole"."""
 
 
 def _clean(text: str) -> str:
@@ -336,7 +340,7 @@ def extract(tree: Any, page_url: str, main_content: bool = True, plain: bool = F
     if main_content:
         out.readerable = readerable(tree)
         found = select(tree)
-        root, out.byline = found.root, found.byline
+        root, out.byline, out.whole = found.root, found.byline, found.whole
     if root is not None:
         _walk(root, _scope(root, base_url, plain, out.links), out)
     return out

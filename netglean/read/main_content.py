@@ -14,9 +14,11 @@ written here for lexbor trees so it runs at several times the speed of the Pytho
   it or read as prose.
 - Clean it: remove blocks (divs, lists, tables, forms) that read as furniture by their links, images, inputs and
   headings; share bars; headings marked as furniture.
-- If what is left is short, try again with the rules relaxed one at a time, and keep the longest attempt.
+- If cleaning took most of it, clean again round the block that holds the article. If what is left is short, try
+  again with the rules relaxed one at a time, keeping a longer attempt only when it finds the same article again,
+  a little wider (``select``: the ladder).
 
-Every measure comes from one walk of the tree per attempt (at most four), so a page nested thousands deep costs
+Every measure comes from one walk of the tree per attempt (at most eight), so a page nested thousands deep costs
 work in proportion to its size; attempts run on clones of the page, so each starts from the page as it was.
 """
 
@@ -25,7 +27,7 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import add
 from typing import Any
 
@@ -41,6 +43,8 @@ _UNLIKELY = re.compile(
     re.IGNORECASE,
 )
 """Class and id words of page furniture, matched anywhere in the names (so "comment-list", "page-sidebar")."""
+_COMMENTS = re.compile(r"comment|disqus|replies|respond|shoutbox|remark", re.IGNORECASE)
+"""Class and id words of a comment thread: readers' words, never the article, however long."""
 _MAYBE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
 """Words that keep an element the furniture words would drop: "sidebar-content", "main-column" hold content."""
 _POSITIVE = re.compile(r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story", re.I)
@@ -106,12 +110,18 @@ NAMES_READ = 1_000
 MIN_CHARS = 500
 """Content shorter than this after cleaning sends the selection round again with its rules relaxed."""
 CANDIDATES = 5
+WIDER = 1.5
+"""How much more text a relaxed attempt may add to a short article it found again: more is the page
+around it."""
 READERABLE_MIN_CHARS = 140
 READERABLE_MIN_SCORE = 20.0
 
-# Tallies, one list per element: text characters, commas, characters inside links, then what cleaning counts.
+# Tallies, one list per element: text characters, commas, characters inside links, then what cleaning
+# counts, the characters of long paragraphs (what the page's article is made of, to check the content
+# holds it) and of comments.
 _CHARS, _COMMA, _LINK, _P, _IMG, _LI, _INPUT, _EMBED, _HEAD, _LIST, _BLOCK, _TABLE, _DATA, _ROWS = range(14)
-_WIDTH = 14
+_LONG, _THREAD = 14, 15
+_WIDTH = 16
 _DATA_PARTS = frozenset({"th", "thead", "tfoot", "colgroup", "col", "caption"})
 
 
@@ -123,6 +133,9 @@ class _Rules:
     strip_unlikely: bool = True
     weigh_classes: bool = True
     clean: bool = True
+    keep_holder: bool = False
+    """Cleaning leaves a block holding most of the content, whatever its links say (the ladder's
+    retry when cleaning took the article)."""
     stripped: bool = False
     weighed: bool = False
     cleaned: bool = False
@@ -150,6 +163,18 @@ class MainContent:
     root: Any
     chars: int
     byline: str | None = None
+    cleaned_most: bool = False
+    """Cleaning took a block that read as furniture by its links or shape but held more text than it
+    left: the article itself, made to look like furniture by a box of links inside it."""
+    long_text: int = 0
+    """Characters of long paragraphs (READERABLE_MIN_CHARS or more) on the page, outside what this
+    attempt dropped as furniture: the text an article is made of."""
+    kept_long_text: int = 0
+    """Of those, the characters the content kept."""
+    thread: int = 0
+    """Characters of the content inside elements named as comments."""
+    whole: bool = True
+    """Whether the content was checked to hold the page's article (``select`` says)."""
 
 
 def _names(attributes: Attributes) -> str:
@@ -207,6 +232,7 @@ class _Walk:
     ("By", a date), which goes with it."""
     items: dict[int, bool] = field(default_factory=dict)
     """Whether each element asked about is a listing's item (``_is_item``), by mem_id: each is asked once."""
+    largest_guess: int = 0
 
 
 def _walk(root: Any, enter: Any, leave: Any) -> _Walk:
@@ -433,6 +459,8 @@ def _count(tag: str, attributes: Attributes, tally: list[int]) -> None:
         tally[_LINK] = tally[_CHARS] * 3 // 10 if _HASH_ONLY.match(href) else tally[_CHARS]
     elif tag == "p":
         tally[_P] += 1
+        if tally[_CHARS] >= READERABLE_MIN_CHARS:
+            tally[_LONG] = tally[_CHARS]
     elif tag == "img":
         tally[_IMG] += 1
     elif tag == "li":
@@ -447,6 +475,8 @@ def _count(tag: str, attributes: Attributes, tally: list[int]) -> None:
         tally[_LIST] = tally[_CHARS]
     elif tag == "tr":
         tally[_ROWS] += 1
+    elif tag == "pre" and tally[_CHARS] >= READERABLE_MIN_CHARS:
+        tally[_LONG] = tally[_CHARS]
     elif tag in _DATA_PARTS:
         tally[_DATA] += 1
 
@@ -613,8 +643,10 @@ def _data_table(attributes: Attributes, tally: list[int]) -> bool:
     return bool(attributes.get("summary")) or bool(tally[_DATA]) or tally[_ROWS] >= 10
 
 
-def _clean_rules(rules: _Rules, roots: set[int]) -> tuple[Any, Any]:
-    """The enter and leave steps of the cleaning walk over the chosen content."""
+def _clean_rules(rules: _Rules, roots: set[int], content: int) -> tuple[Any, Any]:
+    """The enter and leave steps of the cleaning walk over the chosen content (``content``
+    characters of it before cleaning). The walk's ``largest_guess`` is the most text one block taken
+    by its look (not its name) held."""
 
     def enter(node: Any, tag: str, walk: _Walk) -> Attributes | None:
         if tag in _NEVER_KEPT:
@@ -631,6 +663,8 @@ def _clean_rules(rules: _Rules, roots: set[int]) -> tuple[Any, Any]:
     ) -> bool:
         tag = node.tag
         _count(tag, attributes, tally)
+        if attributes and _COMMENTS.search(_names(attributes)):
+            tally[_THREAD] = tally[_CHARS]
         if node.mem_id in roots:
             return False
         if attributes and tally[_CHARS] < MIN_CHARS and _SHARE.search(_names(attributes)):
@@ -642,6 +676,11 @@ def _clean_rules(rules: _Rules, roots: set[int]) -> tuple[Any, Any]:
             and not (tag == "table" and _data_table(attributes, tally))
             and _furniture(tag, attributes, tally, flags, rules)
         )
+        if drop and _class_weight(attributes, rules) >= 0:  # taken by its look, not its name
+            if rules.keep_holder and tally[_CHARS] * 2 > content:
+                drop = False
+            else:
+                walk.largest_guess = max(walk.largest_guess, tally[_CHARS])
         if drop:
             rules.cleaned = True
         _blocks(tag, tally)
@@ -707,28 +746,53 @@ def _attempt(tree: Any, rules: _Rules) -> MainContent:
     top, top_score = _top(scores, walk, tree)
     kept = _with_siblings(top, top_score, scores, walk)
     kept_ids = {node.mem_id for node in kept}
-    chars = 0
-    enter, leave = _clean_rules(rules, kept_ids)
+    chars = largest_guess = kept_long = thread = 0
+    content = sum(walk.tallies[node.mem_id][_CHARS] for node in kept)
+    enter, leave = _clean_rules(rules, kept_ids, content)
     for root in kept:
         cleaned = _walk(root, enter, leave)
         for node in cleaned.dropped:
             _drop(node)
         chars += cleaned.tallies[root.mem_id][_CHARS]
+        kept_long += cleaned.tallies[root.mem_id][_LONG]
+        thread += cleaned.tallies[root.mem_id][_THREAD]
+        largest_guess = max(largest_guess, cleaned.largest_guess)
     holder = top.parent if top.tag != "body" and top.parent is not None else top
     if holder is not top:
         for child in list(_all_children(holder)):
             if child.mem_id not in kept_ids:
                 child.decompose()
-    return MainContent(tree, holder, chars, byline)
+    return MainContent(
+        tree,
+        holder,
+        chars,
+        byline,
+        cleaned_most=largest_guess > chars,
+        long_text=walk.tallies[body.mem_id][_LONG],
+        kept_long_text=kept_long,
+        thread=thread,
+    )
 
 
 def select(tree: Any) -> MainContent:
-    """The main content of ``tree``, which is left as it was. Each attempt works on a clone; the first that keeps
-    MIN_CHARS of text wins, else the one that kept the most.
+    """The main content of ``tree``, which is left as it was, by a ladder of attempts, each on a
+    clone:
 
-    The cyclic garbage collector waits meanwhile: a walk holds a frame, a tally and attributes per level of
-    nesting, none of them in a cycle, and on a page nested hundreds of thousands deep the collector's passes
-    over them took most of the time."""
+    - The strictest rules first. If cleaning took a block that held more text than it left (the
+      article, whose box of related links made it look like furniture), the same rules again,
+      cleaning round the block that holds most of the content.
+    - While what is kept is under MIN_CHARS, the rules relaxed one at a time (Readability's
+      retries). A relaxed attempt that keeps more replaces what an earlier one found only when that
+      was next to nothing or blocks strewn in the body, or when it holds it and widens it modestly
+      (at most WIDER times): more text from elsewhere on the page (a comment thread, the whole body)
+      is not a short article found again.
+    - The content is whole unless cleaning still took most of it, or it is short while the page
+      holds MIN_CHARS more of long paragraphs than it kept: then nothing checked says it is the
+      article, and the answer must not say so either.
+
+    The cyclic garbage collector waits meanwhile: a walk holds a frame, a tally and attributes per
+    level of nesting, none of them in a cycle, and on a page nested hundreds of thousands deep the
+    collector's passes over them took most of the time."""
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -736,16 +800,40 @@ def select(tree: Any) -> MainContent:
         rules: _Rules | None = _Rules()
         while rules is not None:
             found = _attempt(tree.clone(), rules)
-            if found.chars >= MIN_CHARS:
-                return found
-            if best is None or found.chars > best.chars:
+            if found.cleaned_most:
+                rules = replace(rules, keep_holder=True)
+                found = _attempt(tree.clone(), rules)
+            if best is None:
+                page_long = found.long_text  # outside all the strictest rules call furniture
+            if best is None or (found.chars > best.chars and _widens(found, best)):
                 best = found
+            if best.chars >= MIN_CHARS:
+                break
             rules = rules.relaxed()
         assert best is not None
-        return best
+        short = best.chars < MIN_CHARS and page_long - best.kept_long_text >= MIN_CHARS
+        return replace(best, whole=not short and not best.cleaned_most)
     finally:
         if collecting:
             gc.enable()
+
+
+def _widens(found: MainContent, best: MainContent) -> bool:
+    """Whether a relaxed attempt's content may replace an earlier one: that one kept next to
+    nothing; or the new content is not mostly a comment thread, and the earlier one is blocks strewn
+    in the body (no container holds them) or the new content holds its longest line and is at most
+    WIDER times as long (the same article found again, wider)."""
+    if best.chars < READERABLE_MIN_CHARS:
+        return True
+    if found.thread * 2 > found.chars:
+        return False
+    if best.root.tag == "body":
+        return True
+    if found.chars > WIDER * best.chars:
+        return False
+    lines = (" ".join(line.split()) for line in flat_text(best.root, "\n").splitlines())
+    longest = max(lines, key=len, default="")
+    return longest in " ".join(flat_text(found.root).split())
 
 
 def readerable(tree: Any) -> bool:

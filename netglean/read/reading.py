@@ -53,6 +53,9 @@ class HtmlReading:
     """Links the crawl's filter wanted past the most it takes from one page."""
     links_unlisted: int = 0
     """Links of the content past the first LINKS_PER_PAGE, which ``links`` leaves out."""
+    whole: bool = True
+    """False when the main content could not be checked to hold the page's article
+    (Extraction.whole)."""
 
 
 def read_html(
@@ -90,6 +93,7 @@ def read_html(
         extraction.readerable,
         taken.dropped if taken is not None else 0,
         unlisted,
+        extraction.whole,
     )
 
 

@@ -65,6 +65,9 @@ class PageRead:
     """Where the next slice starts, when more content follows this one."""
     readerable: bool | None = None
     """Whether the page reads as an article (HTML read for its main content only)."""
+    whole: bool = True
+    """False when the main content could not be checked to hold the page's article
+    (Extraction.whole)."""
     strategy: str = "http"
     """How the page was read: over plain HTTP, or rendered in the browser."""
 
@@ -173,6 +176,7 @@ def _page_read(
         frontier_dropped=reading.frontier_dropped,
         next_start=reading.next_start,
         readerable=reading.readerable,
+        whole=reading.whole,
         strategy=strategy,
     )
 

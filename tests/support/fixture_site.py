@@ -250,6 +250,20 @@ async def listing(request: Request) -> Response:
     return Response(f"<html><head>{head}</head><body><ul>{items}</ul></body></html>".encode(), media_type="text/html")
 
 
+_PLAIN = "The harbour wall was built in 1820 and rebuilt after the storm of 1953 and raised again in 2004. "
+_PART = "".join(f"<p>{_PLAIN}{_PLAIN[:60]} part {n}.</p>" for n in range(4))
+
+
+async def two_stories(request: Request) -> Response:
+    """Long paragraphs in two blocks far apart: main-content selection keeps the one its rules
+    favour, which holds less of them than the other."""
+    body = (
+        f"<div id='a'><h1>Wall</h1><div class='story'>{_PART[: len(_PART) // 2]}</div></div>"
+        f"<div id='b'><div><div class='media-panel'>{_PART}</div><ul><li><a href='/x'>More</a></li></ul></div></div>"
+    )
+    return Response(f"<html><body>{body}</body></html>".encode(), media_type="text/html")
+
+
 async def challenge(request: Request) -> Response:
     body = b"<html><head><title>Just a moment...</title></head><body><div id='cf-chl-widget'></div></body></html>"
     return Response(
@@ -313,6 +327,7 @@ APP = Starlette(
         Route("/deep", deep),
         Route("/listing", listing),
         Route("/many-links", many_links),
+        Route("/two-stories", two_stories),
         Route("/challenge", challenge),
         Route("/crawl/", crawl_page),
         Route("/crawl/{name}", crawl_page),

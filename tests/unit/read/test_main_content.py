@@ -147,3 +147,54 @@ def test_a_short_page_tries_relaxed_rules_and_keeps_the_longest() -> None:
 )
 def test_readerable_says_whether_the_page_has_an_article(page: str, expected: bool) -> None:
     assert readerable(parse_html(page)) is expected
+
+
+PLAIN = "The harbour wall was built in 1820 and rebuilt after the storm of 1953 and raised again in 2004. "
+"""A sentence without commas: a block of such sentences earns nothing from its commas, so cleaning
+judges it by its links and shape alone."""
+
+
+def test_a_box_of_related_links_inside_the_article_does_not_take_the_article_with_it() -> None:
+    """A silent total miss: a list of related links inside the block holding the article's body
+    raised its link density past the cleaning's bar, the block went, and the intro left behind was
+    long enough that no attempt without that cleaning ran. The block held more text than cleaning
+    left: the ladder cleans round it."""
+    body = "".join(f"<p>{PLAIN * 2}Body paragraph {n} ends here.</p>" for n in range(4))
+    related = "<ul>" + "".join(
+        f"<li><a href='/r/{n}'>Another story about the harbour number {n} and its long history</a></li>"
+        for n in range(14)
+    )
+    intro = "".join(f"<p>{PLAIN}Intro {n}.</p>" for n in range(5))
+    page = f"<body><div class='story'><h1>Harbour wall</h1>{intro}<div class='inner'>{body}{related}</ul></div></div>"
+    text = _text(page)
+    assert all(f"Body paragraph {n} ends here." in text for n in range(4)) and "Intro 4." in text
+
+
+def test_a_short_article_is_not_traded_for_a_longer_comment_thread() -> None:
+    """The strictest attempt found a short article (under 500 characters) and drops the comments by
+    their name; a relaxed attempt, with the names no longer read, found the longer thread, and the
+    longest attempt won. A relaxed attempt now replaces an earlier one only when it finds that one
+    again, a little wider."""
+    comments = "".join(
+        f"<div class='comment'><p>{'I disagree with this, strongly, and at some length, as one does. ' * 4}</p></div>"
+        for _ in range(8)
+    )
+    page = (
+        f"<body><div id='page'><div class='post'><h1>Notice</h1><p>{PLAIN}{PLAIN}That is all for now.</p></div>"
+        f"<div id='comments'>{comments}</div></div></body>"
+    )
+    text = _text(page)
+    assert "That is all for now." in text and "I disagree" not in text
+
+
+def test_content_that_may_miss_part_of_the_article_is_not_called_whole() -> None:
+    """Two blocks of long paragraphs, far apart: selection keeps the one its rules favour, under 500
+    characters, and the other holds more. Nothing checked says the content is the whole article, so
+    it is not called whole; an article found whole is."""
+    block = "".join(f"<p>{PLAIN}{PLAIN[:60]} part {n}.</p>" for n in range(4))
+    page = (
+        f"<body><div id='a'><h1>Wall</h1><div class='story'>{block[: len(block) // 2]}</div></div>"
+        f"<div id='b'><div><div class='media-panel'>{block}</div>{MENU}</div></div></body>"
+    )
+    assert select(parse_html(page)).whole is False
+    assert select(parse_html(f"<body><article>{STORY}</article></body>")).whole is True
