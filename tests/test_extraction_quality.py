@@ -30,12 +30,13 @@ PAGES = FIXTURES / "quality"
 
 MINIMUM_F1 = {
     "blog": 0.98,  # 0.987: the headline sits outside the post's body and is lost
+    "captions": 0.94,  # 0.944: captions and credits dropped (0.848 when they were kept); the pictures' alt text stays
     "divsoup": 0.99,  # 0.994: no <p> anywhere; the divs of inline text are scored as paragraphs
     "docs": 0.99,  # 1.000
     "forum": 0.85,  # 0.856: posts are divs, not paragraphs: the user cards come along
     "german": 0.99,  # 1.000 (0.934 before the byline and share links were dropped)
     "japanese": 0.94,  # 0.950: the headline sits outside the entry's body and is lost
-    "news": 0.97,  # 0.972: the photo caption is kept
+    "news": 0.99,  # 1.000 since captions are dropped (0.972 when the photo caption was kept)
     "product": 0.96,  # 0.966: the price and stock line are kept, which the gold text leaves out (0.974 when they
     # were dropped with the rest of the product's header): an agent reading a product page wants them
     "reference": 0.99,  # 1.000

@@ -43,6 +43,9 @@ _UNLIKELY = re.compile(
     re.IGNORECASE,
 )
 """Class and id words of page furniture, matched anywhere in the names (so "comment-list", "page-sidebar")."""
+_CAPTION = re.compile(r"(?!tag-|category-)(?:[a-z0-9]+[-_]){0,3}(?:caption|credit)s?(?:[-_][a-z]+)?")
+"""A class or id that names a caption or credit ("wp-caption-text", "photo-credit",
+"image-caption"), matched whole: WordPress names a post "tag-tax-credits" after its tags."""
 _COMMENTS = re.compile(r"comment|disqus|replies|respond|shoutbox|remark", re.IGNORECASE)
 """Class and id words of a comment thread: readers' words, never the article, however long."""
 _MAYBE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
@@ -110,6 +113,10 @@ NAMES_READ = 1_000
 MIN_CHARS = 500
 """Content shorter than this after cleaning sends the selection round again with its rules relaxed."""
 CANDIDATES = 5
+CAPTIONS_SHARE = 3
+"""Captions that make up a third of the content or more are its text (a gallery), and stay."""
+CAPTION_CHARS = 250
+"""An element named as a caption or credit shorter than this is one wherever it stands."""
 WIDER = 1.5
 """How much more text a relaxed attempt may add to a short article it found again: more is the page
 around it."""
@@ -233,6 +240,10 @@ class _Walk:
     items: dict[int, bool] = field(default_factory=dict)
     """Whether each element asked about is a listing's item (``_is_item``), by mem_id: each is asked once."""
     largest_guess: int = 0
+    captions: list[Any] = field(default_factory=list)
+    """The captions and credits the cleaning walk took, and their characters: put back when they are
+    a good part of the content (a gallery whose captions are its text)."""
+    caption_chars: int = 0
 
 
 def _walk(root: Any, enter: Any, leave: Any) -> _Walk:
@@ -475,8 +486,8 @@ def _count(tag: str, attributes: Attributes, tally: list[int]) -> None:
         tally[_LIST] = tally[_CHARS]
     elif tag == "tr":
         tally[_ROWS] += 1
-    elif tag == "pre" and tally[_CHARS] >= READERABLE_MIN_CHARS:
-        tally[_LONG] = tally[_CHARS]
+    elif tag in {"pre", "div"} and tally[_CHARS] >= READERABLE_MIN_CHARS and not tally[_BLOCK]:
+        tally[_LONG] = tally[_CHARS]  # a div of inline text (lines broken with <br>) is a paragraph too
     elif tag in _DATA_PARTS:
         tally[_DATA] += 1
 
@@ -663,11 +674,16 @@ def _clean_rules(rules: _Rules, roots: set[int], content: int) -> tuple[Any, Any
     ) -> bool:
         tag = node.tag
         _count(tag, attributes, tally)
-        if attributes and _COMMENTS.search(_names(attributes)):
+        names = _names(attributes) if attributes else ""
+        if names and _COMMENTS.search(names):
             tally[_THREAD] = tally[_CHARS]
         if node.mem_id in roots:
             return False
-        if attributes and tally[_CHARS] < MIN_CHARS and _SHARE.search(_names(attributes)):
+        if names and tally[_CHARS] < MIN_CHARS and _SHARE.search(names):
+            return True
+        if _caption(tag, names, tally, flags, above[-1][2]):
+            walk.captions.append(node)
+            walk.caption_chars += tally[_CHARS]
             return True
         drop = (
             rules.clean
@@ -687,6 +703,22 @@ def _clean_rules(rules: _Rules, roots: set[int], content: int) -> tuple[Any, Any
         return drop
 
     return enter, leave
+
+
+def _caption(tag: str, names: str, tally: list[int], flags: int, beside: list[int]) -> bool:
+    """Whether an element is a picture's caption or credit ("Photo: Ana Lopes/AP"): a figure's
+    <figcaption>, or an element named as a caption or credit that is in a figure, holds the picture,
+    follows one (``beside``: what its parent held before it) or is short. A caption describes a
+    picture the reader of the text never sees; a slideshow named "caption" that holds the article's
+    text is none of these."""
+    if tag == "figcaption":
+        return bool(flags & 1 or beside[_IMG] or tally[_IMG])
+    lowered = names.lower()
+    if "capt" not in lowered and "credit" not in lowered:
+        return False
+    if not any(_CAPTION.fullmatch(word) for word in lowered.split()):
+        return False
+    return bool(flags & 1 or tally[_IMG] or beside[_IMG]) or tally[_CHARS] < CAPTION_CHARS
 
 
 def _furniture(tag: str, attributes: Attributes, tally: list[int], flags: int, rules: _Rules) -> bool:
@@ -751,9 +783,14 @@ def _attempt(tree: Any, rules: _Rules) -> MainContent:
     enter, leave = _clean_rules(rules, kept_ids, content)
     for root in kept:
         cleaned = _walk(root, enter, leave)
+        kept_chars = cleaned.tallies[root.mem_id][_CHARS]
+        if cleaned.caption_chars * CAPTIONS_SHARE >= kept_chars + cleaned.caption_chars:
+            captions = {id(node) for node in cleaned.captions}
+            cleaned.dropped = [node for node in cleaned.dropped if id(node) not in captions]
+            kept_chars += cleaned.caption_chars
         for node in cleaned.dropped:
             _drop(node)
-        chars += cleaned.tallies[root.mem_id][_CHARS]
+        chars += kept_chars
         kept_long += cleaned.tallies[root.mem_id][_LONG]
         thread += cleaned.tallies[root.mem_id][_THREAD]
         largest_guess = max(largest_guess, cleaned.largest_guess)

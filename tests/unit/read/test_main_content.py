@@ -198,3 +198,26 @@ def test_content_that_may_miss_part_of_the_article_is_not_called_whole() -> None
     )
     assert select(parse_html(page)).whole is False
     assert select(parse_html(f"<body><article>{STORY}</article></body>")).whole is True
+
+
+def test_captions_and_credits_are_not_the_article_unless_they_are_its_text() -> None:
+    """A picture's caption and credit ("Photo: Ana Lopes") describe what the reader of the text
+    never sees: a figure's caption, an element named as a caption or credit beside a picture. A
+    gallery whose captions make up its text keeps them; a slideshow named "caption" that holds the
+    article is the article."""
+    figure = (
+        "<figure><img src='/wall.jpg' alt=''><figcaption>Gulls resting on the parapet. "
+        "<span class='credit'>Photo: Ana Lopes</span></figcaption></figure>"
+    )
+    wp = "<div class='wp-caption'><img src='/w.jpg'><p class='wp-caption-text'>Masons at work, summer.</p></div>"
+    page = f"<body><article><h1>Wall</h1>{PARAGRAPHS[0]}{figure}{PARAGRAPHS[1]}{wp}{''.join(PARAGRAPHS[2:])}</article>"
+    text = _text(page)
+    assert _has_story(text) and not {"Gulls", "Lopes", "Masons"} & set(text.split())
+    shots = "".join(
+        f"<div class='wp-caption'><img src='/g/{n}.jpg'><p class='wp-caption-text'>Shot {n}: {PLAIN}</p></div>"
+        for n in range(6)
+    )
+    gallery = _text(f"<body><article><h1>Storm pictures</h1><p>Readers sent these in.</p>{shots}</article></body>")
+    assert all(f"Shot {n}:" in gallery for n in range(6))
+    slideshow = _text(f"<body><div class='caption' id='slide-content'>{STORY}</div></body>")
+    assert _has_story(slideshow)
