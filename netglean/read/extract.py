@@ -141,10 +141,10 @@ def _inline_one(node: Any, scope: _Scope, depth: int = 0) -> str:
         return f"{head}{code if scope.plain or not code else f'`{code}`'}{tail}"
     if tag == "br":
         return _BREAK_MARK
-    if tag == "img":
+    if tag == "img":  # a picture's alt text is no line of the text: only markdown shows the picture
         alt = _clean(node.attributes.get("alt") or "")
         if scope.plain or not alt:
-            return alt
+            return ""
         return f"![{alt}]({sanitize(urljoin(scope.base_url, node.attributes.get('src') or ''))})"
     if tag in {"-comment", "script", "style"}:
         return ""
@@ -343,4 +343,34 @@ def extract(tree: Any, page_url: str, main_content: bool = True, plain: bool = F
         root, out.byline, out.whole = found.root, found.byline, found.whole
     if root is not None:
         _walk(root, _scope(root, base_url, plain, out.links), out)
+    if main_content:
+        out.blocks = _without_datelines(out.blocks)
     return out
+
+
+_DATE_WORDS = frozenset(
+    "january february march april may june july august september october november december jan feb mar apr jun "
+    "jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu "
+    "thur thurs fri sat sun posted published updated last modified on at date am pm a.m p.m et edt est ct cdt cst "
+    "mt mdt mst pt pdt pst gmt utc bst cet cest ago hour hours minute minutes day days".split()
+)
+_DATE_TOKEN = re.compile(r"[^\s,|•·/:–—-]+")
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?")
+DATELINE_CHARS = 100
+
+
+def _without_datelines(blocks: list[Block]) -> list[Block]:
+    """The blocks without the date lines above the article's first long paragraph ("Published: 24
+    July 2012 at 7:37 AM ET", "Posted on July 18th, 2012"): the date is the page's metadata, not a
+    line of its text."""
+    first = next((n for n, b in enumerate(blocks) if b.kind == "paragraph" and len(b.text) >= 140), len(blocks))
+    return [b for n, b in enumerate(blocks) if n >= first or b.kind != "paragraph" or not _dateline(b.text)]
+
+
+def _dateline(text: str) -> bool:
+    """Whether a short line is a date and nothing else: its words are dates, times, days, months and
+    the words that announce them, and it holds a number."""
+    if len(text) > DATELINE_CHARS or not any(char.isdigit() for char in text):
+        return False
+    words = (token.strip(".()") for token in _DATE_TOKEN.findall(text.lower()))
+    return all(not word or _ORDINAL.fullmatch(word) or word in _DATE_WORDS for word in words)

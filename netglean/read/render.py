@@ -166,6 +166,8 @@ def _block_markdown(block: Block) -> str:
 
 
 def _block_text(block: Block) -> str:
+    if block.kind == "image":  # its alt text is no line of the text
+        return ""
     if block.kind == "list":
         return "\n".join(f"- {item}" for item in block.items)
     if block.kind == "table":

@@ -151,8 +151,8 @@ def test_plain_text_is_written_as_read_whatever_brackets_and_stars_the_page_hold
         "<ul><li><a href='/w'>[w]</a> item</li></ul></article>"
     )
     plain = extract(parse_html(page), "https://e.test/", main_content=False, plain=True)
-    assert render(plain, "text") == (
-        "See the [1] note, [edit], a [chart] x]y, bold f(*args) and 5 * 3 = [15](sic).\n\n- [w] item"
+    assert render(plain, "text") == (  # pictures write nothing in text, their alt text included
+        "See the [1] note, [edit], , bold f(*args) and 5 * 3 = [15](sic).\n\n- [w] item"
     )
     assert "<p>See the [1] note, [edit]," in render(plain, "html")
     marked = extract(parse_html(page), "https://e.test/", main_content=False)

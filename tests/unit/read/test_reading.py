@@ -207,3 +207,22 @@ def test_a_listing_that_names_a_wall_in_passing_is_content() -> None:
         assert read_html(listing, URL, fmt="text", main_content=main_content).wall == ()
     assert walled(bot_wall(200, {}, listing), 200, listing, URL) == ()
     assert walled(bot_wall(403, {}, listing), 403, listing, URL) != ()  # a wall's status: the signs count
+
+
+def test_pictures_and_the_date_line_are_no_lines_of_the_text() -> None:
+    """A picture's alt text came out as a line of the text ("A chart of the tides"), and so did the
+    date line above the article ("Published: 24 November 2026 at 7:37 AM GMT"), which the metadata
+    already gives. Markdown still shows the picture; a date inside the article (a timeline's) stays.
+    """
+    story = "The moon pulls the sea towards it, twice a day, as the earth turns beneath; the range varies. " * 3
+    page = (
+        "<article><h1>Tides</h1><p>Published: 24 November 2026 at 7:37 AM GMT | Updated 25 Nov. 2026</p>"
+        f"<p><img src='/chart.png' alt='A chart of the tides'></p><p>{story}</p>"
+        f"<p>The tide <img src='/icon.png' alt='rising arrow'> turns at noon.</p><p>3 March 1953</p><p>{story}</p>"
+        "</article>"
+    )
+    text = read_html(page, URL, fmt="text", main_content=True).content
+    assert text.startswith("Tides\n\nThe moon pulls") and "chart" not in text and "arrow" not in text
+    assert "The tide turns at noon.\n\n3 March 1953" in text
+    markdown = read_html(page, URL, fmt="markdown", main_content=True).content
+    assert "![A chart of the tides](https://harbour.test/chart.png)" in markdown and "Published" not in markdown
