@@ -7,7 +7,8 @@ date lines, pictures' captions, credits and alt text, share bars, related links,
 Layouts: a news article in heavy boilerplate, a blog post with a sidebar, a documentation page with a long table of
 contents, a forum thread, a product page, a reference page of tables, lists and code, a German and a Japanese page,
 a page of nondescript divs with hashed class names; and one page for each thing the held-out human-gold pages showed
-main content getting wrong: a feature full of captioned pictures, a news story under its date lines.
+main content getting wrong: a feature full of captioned pictures, a news story under its date lines, a blog post
+quoting a tweet and an Instagram post from containers named "social".
 
 The score is bench/extraction.py's: the same extractor (the page as ``scrape`` reads it, as text) and the same
 bag-of-words F1 against the gold text, so the gate and the benchmark measure one thing.
@@ -36,6 +37,8 @@ MINIMUM_F1 = {
     "dateline": 0.99,  # 1.000: the date lines above the story and the pictures' alt text are no lines of it (0.910)
     "divsoup": 0.99,  # 0.994: no <p> anywhere; the divs of inline text are scored as paragraphs
     "docs": 0.99,  # 1.000
+    "embeds": 0.98,  # 0.982: the tweet and the Instagram post the article quotes are kept (0.810 when their
+    # "social" containers were dropped); the headline sits outside the post's body and is lost, as in blog
     "forum": 0.85,  # 0.856: posts are divs, not paragraphs: the user cards come along
     "german": 0.99,  # 1.000 (0.934 before the byline and share links were dropped)
     "japanese": 0.94,  # 0.950: the headline sits outside the entry's body and is lost

@@ -16,9 +16,10 @@ from urllib.parse import urljoin
 
 from netglean.core.untrusted import sanitize
 from netglean.read.html_tree import BLOCK_ELEMENTS, document_base, flat_text, with_ancestors
-from netglean.read.main_content import readerable, select
+from netglean.read.main_content import EMBEDDED_POSTS, readerable, select
 
 _NEVER = "script, style, noscript, template, svg, canvas, iframe, object, embed, button, select, input, textarea"
+_NEVER_TAGS = frozenset(_NEVER.split(", "))
 _BLOCK_TAGS = {
     "p",
     "h1",
@@ -176,11 +177,6 @@ def _quote(node: Any, scope: _Scope) -> str:
     return "\n\n".join(paragraph for paragraph in paragraphs if paragraph)
 
 
-def _remove(tree: Any, selector: str) -> None:
-    for node in tree.css(selector):
-        node.decompose()
-
-
 @dataclass(frozen=True, slots=True)
 class _Scope:
     """What a walk asks of the elements below its root, answered for all of them before it starts."""
@@ -334,12 +330,17 @@ def extract(tree: Any, page_url: str, main_content: bool = True, plain: bool = F
     base_url = document_base(tree, page_url)
     title_node = tree.css_first("title")
     title = _clean(title_node.text()) if title_node is not None else None
-    _remove(tree, _NEVER)
+    embeds = False
+    for node in tree.css(f"{_NEVER}, {EMBEDDED_POSTS}"):  # one look for both
+        if node.tag in _NEVER_TAGS:
+            node.decompose()
+        else:
+            embeds = True
     out = Extraction(title or None, plain=plain)
     root = tree.body or tree.root
     if main_content:
         out.readerable = readerable(tree)
-        found = select(tree)
+        found = select(tree, embeds)
         root, out.byline, out.whole = found.root, found.byline, found.whole
     if root is not None:
         _walk(root, _scope(root, base_url, plain, out.links), out)

@@ -46,6 +46,12 @@ _UNLIKELY = re.compile(
 _CAPTION = re.compile(r"(?!tag-|category-)(?:[a-z0-9]+[-_]){0,3}(?:caption|credit)s?(?:[-_][a-z]+)?")
 """A class or id that names a caption or credit ("wp-caption-text", "photo-credit",
 "image-caption"), matched whole: WordPress names a post "tag-tax-credits" after its tags."""
+EMBEDDED_POSTS = (
+    "blockquote.twitter-tweet, blockquote.twitter-video, blockquote.instagram-media, blockquote.tiktok-embed, "
+    "blockquote.bluesky-embed, blockquote.mastodon-embed, blockquote.reddit-embed-bq, blockquote.reddit-card, "
+    "blockquote.text-post-media, div.fb-post"
+)
+"""How the social networks' embed codes mark a post (each stays a quote until their script runs)."""
 _COMMENTS = re.compile(r"comment|disqus|replies|respond|shoutbox|remark", re.IGNORECASE)
 """Class and id words of a comment thread: readers' words, never the article, however long."""
 _MAYBE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
@@ -306,8 +312,9 @@ def _walk(root: Any, enter: Any, leave: Any) -> _Walk:
     return walk
 
 
-def _grab_rules(rules: _Rules) -> tuple[Any, Any]:
-    """The enter and leave steps of the scoring walk."""
+def _grab_rules(rules: _Rules, posts: set[int]) -> tuple[Any, Any]:
+    """The enter and leave steps of the scoring walk (``posts``: embedded posts and their
+    containers, never dropped for their names)."""
 
     def enter(node: Any, tag: str, walk: _Walk) -> Attributes | None:
         if tag in _FURNITURE_TAGS or (tag == "dialog" and "open" not in node.attributes):
@@ -319,7 +326,7 @@ def _grab_rules(rules: _Rules) -> tuple[Any, Any]:
         if is_hidden(attributes, tag):
             walk.dropped.append(node)
             return None
-        if rules.strip_unlikely:
+        if rules.strip_unlikely and node.mem_id not in posts:
             names = _names(attributes)
             if (attributes.get("role") or "") in _UNLIKELY_ROLES or (
                 len(names) > 1 and tag != "a" and _UNLIKELY.search(names) and not _MAYBE.search(names)
@@ -654,7 +661,7 @@ def _data_table(attributes: Attributes, tally: list[int]) -> bool:
     return bool(attributes.get("summary")) or bool(tally[_DATA]) or tally[_ROWS] >= 10
 
 
-def _clean_rules(rules: _Rules, roots: set[int], content: int) -> tuple[Any, Any]:
+def _clean_rules(rules: _Rules, roots: set[int], content: int, posts: set[int]) -> tuple[Any, Any]:
     """The enter and leave steps of the cleaning walk over the chosen content (``content``
     characters of it before cleaning). The walk's ``largest_guess`` is the most text one block taken
     by its look (not its name) held."""
@@ -677,7 +684,7 @@ def _clean_rules(rules: _Rules, roots: set[int], content: int) -> tuple[Any, Any
         names = _names(attributes) if attributes else ""
         if names and _COMMENTS.search(names):
             tally[_THREAD] = tally[_CHARS]
-        if node.mem_id in roots:
+        if node.mem_id in roots or node.mem_id in posts:
             return False
         if names and tally[_CHARS] < MIN_CHARS and _SHARE.search(names):
             return True
@@ -755,6 +762,17 @@ def _furniture(tag: str, attributes: Attributes, tally: list[int], flags: int, r
     )
 
 
+def _posts(body: Any) -> set[int]:
+    """Embedded posts (a tweet, an Instagram, Bluesky, Mastodon, Reddit, TikTok or Facebook post)
+    and the three elements nearest above each, by mem_id: what the article quotes is content,
+    whatever its container is named ("social-embed") and however many links it holds."""
+    held: set[int] = set()
+    for post in body.css(EMBEDDED_POSTS):
+        held.add(post.mem_id)
+        held.update(above.mem_id for above in _ancestors(post, 3))
+    return held
+
+
 def _drop(node: Any) -> None:
     """Take an element out of the page, leaving a blank behind, so the words on either side of it (a
     paragraph's last and the next one's, "By" and the date around a byline's name) do not run
@@ -762,11 +780,12 @@ def _drop(node: Any) -> None:
     node.replace_with(" ")
 
 
-def _attempt(tree: Any, rules: _Rules) -> MainContent:
+def _attempt(tree: Any, rules: _Rules, embeds: bool = False) -> MainContent:
     body = tree.body
     if body is None:
         return MainContent(tree, tree.root, 0)
-    enter, leave = _grab_rules(rules)
+    posts = _posts(body) if embeds else set()
+    enter, leave = _grab_rules(rules, posts)
     walk = _walk(body, enter, leave)
     byline = None
     for node in walk.dropped:  # in the order dropped: what the byline held out of sight is gone before it is read
@@ -780,7 +799,7 @@ def _attempt(tree: Any, rules: _Rules) -> MainContent:
     kept_ids = {node.mem_id for node in kept}
     chars = largest_guess = kept_long = thread = 0
     content = sum(walk.tallies[node.mem_id][_CHARS] for node in kept)
-    enter, leave = _clean_rules(rules, kept_ids, content)
+    enter, leave = _clean_rules(rules, kept_ids, content, posts)
     for root in kept:
         cleaned = _walk(root, enter, leave)
         kept_chars = cleaned.tallies[root.mem_id][_CHARS]
@@ -811,7 +830,7 @@ def _attempt(tree: Any, rules: _Rules) -> MainContent:
     )
 
 
-def select(tree: Any) -> MainContent:
+def select(tree: Any, embeds: bool | None = None) -> MainContent:
     """The main content of ``tree``, which is left as it was, by a ladder of attempts, each on a
     clone:
 
@@ -833,13 +852,15 @@ def select(tree: Any) -> MainContent:
     collecting = gc.isenabled()
     gc.disable()
     try:
+        if embeds is None:  # whether the page embeds posts (most have none: no attempt looks for them then)
+            embeds = tree.css_first(EMBEDDED_POSTS) is not None
         best: MainContent | None = None
         rules: _Rules | None = _Rules()
         while rules is not None:
-            found = _attempt(tree.clone(), rules)
+            found = _attempt(tree.clone(), rules, embeds)
             if found.cleaned_most:
                 rules = replace(rules, keep_holder=True)
-                found = _attempt(tree.clone(), rules)
+                found = _attempt(tree.clone(), rules, embeds)
             if best is None:
                 page_long = found.long_text  # outside all the strictest rules call furniture
             if best is None or (found.chars > best.chars and _widens(found, best)):

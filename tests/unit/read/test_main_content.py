@@ -221,3 +221,21 @@ def test_captions_and_credits_are_not_the_article_unless_they_are_its_text() -> 
     assert all(f"Shot {n}:" in gallery for n in range(6))
     slideshow = _text(f"<body><div class='caption' id='slide-content'>{STORY}</div></body>")
     assert _has_story(slideshow)
+
+
+def test_embedded_posts_are_content_whatever_their_container_is_called() -> None:
+    """A tweet the article quotes sat in a container named "social-embed": the strictest attempt
+    dropped it with the share bars ("social" names furniture), and cleaning took what was left for
+    its links. Embedded posts and their containers are never dropped for their names or links; a
+    share bar beside them still is."""
+    tweet = (
+        "<div class='social-embed'><blockquote class='twitter-tweet'><p>The new pontoon is open, and the gulls "
+        "approve. <a href='https://t.co/x'>pic.twitter.com/x</a></p>&mdash; Harbour Office (@harbour) "
+        "<a href='https://x.com/harbour/status/1'>November 28, 2026</a></blockquote></div>"
+    )
+    insta = "<div class='social'><blockquote class='instagram-media'><p>Dawn at the pontoon.</p></blockquote></div>"
+    share = "<div class='social-share'><a href='/s'>Share on X</a> <a href='/f'>Share on Facebook</a></div>"
+    page = f"<body><article><h1>Pontoon</h1>{PARAGRAPHS[0]}{tweet}{PARAGRAPHS[1]}{insta}{share}{STORY}</article>"
+    text = _text(page)
+    assert _has_story(text) and "the gulls approve." in text and "Dawn at the pontoon." in text
+    assert "Share on" not in text

@@ -92,9 +92,9 @@ def test_a_page_that_takes_all_four_attempts_stays_within_the_work_per_node(monk
     attempts: list[int] = []
     attempt = main_content._attempt
 
-    def counting(tree: Any, rules: Any) -> Any:
+    def counting(tree: Any, rules: Any, embeds: bool) -> Any:
         attempts.append(1)
-        return attempt(tree, rules)
+        return attempt(tree, rules, embeds)
 
     def page(n: int) -> str:
         return (
