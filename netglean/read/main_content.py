@@ -46,6 +46,17 @@ _UNLIKELY = re.compile(
 _CAPTION = re.compile(r"(?!tag-|category-)(?:[a-z0-9]+[-_]){0,3}(?:caption|credit)s?(?:[-_][a-z]+)?")
 """A class or id that names a caption or credit ("wp-caption-text", "photo-credit",
 "image-caption"), matched whole: WordPress names a post "tag-tax-credits" after its tags."""
+_CLUTTER = re.compile(
+    r"related|share|sharing|social|newsletter|subscri|sign-?up|"
+    r"author-?(?:bio|box|info|about|details|card)|about-?(?:the-)?author|\bbio(?:graphy)?\b|"
+    r"\btags?\b|tag-?(?:list|cloud|links)|tagged|categor|hover-?card|popover|tooltip|promo|"
+    r"recommend|read-?more|more-?(?:stories|articles|from)|outbrain|taboola|sponsor|advert|"
+    r"(?:post|entry)-?meta|postmeta",
+    re.IGNORECASE,
+)
+"""Class and id words of clutter inside an article (``_clutter``)."""
+_POST_WRAPPER = re.compile(r"(?:^|\s)(?:hentry|entry|post|type-post|post-\d+)(?:\s|$)", re.I)
+"""What a blog post's own wrapper is named, beside the tags and categories it is named after."""
 EMBEDDED_POSTS = (
     "blockquote.twitter-tweet, blockquote.twitter-video, blockquote.instagram-media, blockquote.tiktok-embed, "
     "blockquote.bluesky-embed, blockquote.mastodon-embed, blockquote.reddit-embed-bq, blockquote.reddit-card, "
@@ -119,6 +130,12 @@ NAMES_READ = 1_000
 MIN_CHARS = 500
 """Content shorter than this after cleaning sends the selection round again with its rules relaxed."""
 CANDIDATES = 5
+CLUTTER_SHARE = 4
+"""Clutter by its name is at most a quarter of the content: more is the content, whatever it is
+called."""
+CLUTTER_ID = 25
+"""Ids longer than this are slugs of a section's heading ("sharing-with-a-single-developer"), not
+names."""
 CAPTIONS_SHARE = 3
 """Captions that make up a third of the content or more are its text (a gallery), and stay."""
 CAPTION_CHARS = 250
@@ -188,6 +205,14 @@ class MainContent:
     """Characters of the content inside elements named as comments."""
     whole: bool = True
     """Whether the content was checked to hold the page's article (``select`` says)."""
+    clutter: int = 0
+    """Characters cleaning took as clutter by its name (a tag list, an author's bio)."""
+
+    @property
+    def found(self) -> int:
+        """The characters the attempt found, clutter included: what the ladder weighs attempts by
+        (clutter taken from a short article must not send it looking wider)."""
+        return self.chars + self.clutter
 
 
 def _names(attributes: Attributes) -> str:
@@ -250,6 +275,8 @@ class _Walk:
     """The captions and credits the cleaning walk took, and their characters: put back when they are
     a good part of the content (a gallery whose captions are its text)."""
     caption_chars: int = 0
+    clutter_chars: int = 0
+    """What the cleaning walk took as clutter by its name (``_clutter``)."""
 
 
 def _walk(root: Any, enter: Any, leave: Any) -> _Walk:
@@ -688,6 +715,10 @@ def _clean_rules(rules: _Rules, roots: set[int], content: int, posts: set[int]) 
             return False
         if names and tally[_CHARS] < MIN_CHARS and _SHARE.search(names):
             return True
+        small = tally[_CHARS] * CLUTTER_SHARE < content
+        if names and small and _clutter(attributes, names, tally):
+            walk.clutter_chars += tally[_CHARS]
+            return True
         if _caption(tag, names, tally, flags, above[-1][2]):
             walk.captions.append(node)
             walk.caption_chars += tally[_CHARS]
@@ -710,6 +741,19 @@ def _clean_rules(rules: _Rules, roots: set[int], content: int, posts: set[int]) 
         return drop
 
     return enter, leave
+
+
+def _clutter(attributes: Attributes, names: str, tally: list[int]) -> bool:
+    """Whether a small element inside the article is clutter by its class (or short id): a
+    related-links box, a hover card, an author's bio, a newsletter sign-up, a tag or category list,
+    a share bar, the post's meta line. A post's own wrapper (WordPress names it after its tags and
+    categories) and a section that is mostly its heading are not."""
+    if not _CLUTTER.search(names) or _POST_WRAPPER.search(names):
+        return False
+    if tally[_HEAD] * 2 > tally[_CHARS]:
+        return False
+    own_id = attributes.get("id") or ""
+    return len(own_id) <= CLUTTER_ID or bool(_CLUTTER.search(attributes.get("class") or ""))
 
 
 def _caption(tag: str, names: str, tally: list[int], flags: int, beside: list[int]) -> bool:
@@ -797,7 +841,7 @@ def _attempt(tree: Any, rules: _Rules, embeds: bool = False) -> MainContent:
     top, top_score = _top(scores, walk, tree)
     kept = _with_siblings(top, top_score, scores, walk)
     kept_ids = {node.mem_id for node in kept}
-    chars = largest_guess = kept_long = thread = 0
+    chars = largest_guess = kept_long = thread = clutter = 0
     content = sum(walk.tallies[node.mem_id][_CHARS] for node in kept)
     enter, leave = _clean_rules(rules, kept_ids, content, posts)
     for root in kept:
@@ -813,6 +857,7 @@ def _attempt(tree: Any, rules: _Rules, embeds: bool = False) -> MainContent:
         kept_long += cleaned.tallies[root.mem_id][_LONG]
         thread += cleaned.tallies[root.mem_id][_THREAD]
         largest_guess = max(largest_guess, cleaned.largest_guess)
+        clutter += cleaned.clutter_chars
     holder = top.parent if top.tag != "body" and top.parent is not None else top
     if holder is not top:
         for child in list(_all_children(holder)):
@@ -827,6 +872,7 @@ def _attempt(tree: Any, rules: _Rules, embeds: bool = False) -> MainContent:
         long_text=walk.tallies[body.mem_id][_LONG],
         kept_long_text=kept_long,
         thread=thread,
+        clutter=clutter,
     )
 
 
@@ -863,13 +909,13 @@ def select(tree: Any, embeds: bool | None = None) -> MainContent:
                 found = _attempt(tree.clone(), rules, embeds)
             if best is None:
                 page_long = found.long_text  # outside all the strictest rules call furniture
-            if best is None or (found.chars > best.chars and _widens(found, best)):
+            if best is None or (found.found > best.found and _widens(found, best)):
                 best = found
-            if best.chars >= MIN_CHARS:
+            if best.found >= MIN_CHARS:
                 break
             rules = rules.relaxed()
         assert best is not None
-        short = best.chars < MIN_CHARS and page_long - best.kept_long_text >= MIN_CHARS
+        short = best.found < MIN_CHARS and page_long - best.kept_long_text >= MIN_CHARS
         return replace(best, whole=not short and not best.cleaned_most)
     finally:
         if collecting:
@@ -881,13 +927,13 @@ def _widens(found: MainContent, best: MainContent) -> bool:
     nothing; or the new content is not mostly a comment thread, and the earlier one is blocks strewn
     in the body (no container holds them) or the new content holds its longest line and is at most
     WIDER times as long (the same article found again, wider)."""
-    if best.chars < READERABLE_MIN_CHARS:
+    if best.found < READERABLE_MIN_CHARS:
         return True
     if found.thread * 2 > found.chars:
         return False
     if best.root.tag == "body":
         return True
-    if found.chars > WIDER * best.chars:
+    if found.found > WIDER * best.found:
         return False
     lines = (" ".join(line.split()) for line in flat_text(best.root, "\n").splitlines())
     longest = max(lines, key=len, default="")

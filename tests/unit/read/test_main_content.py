@@ -239,3 +239,47 @@ def test_embedded_posts_are_content_whatever_their_container_is_called() -> None
     text = _text(page)
     assert _has_story(text) and "the gulls approve." in text and "Dawn at the pontoon." in text
     assert "Share on" not in text
+
+
+def test_clutter_inside_the_article_is_dropped_by_its_name() -> None:
+    """Inside the article's own container: a hover card, an author's bio, a tag list, a list of
+    categories and the post's meta line were kept (only divs and lists named as furniture were
+    cleaned, and a bio is longer than a byline). A small element named as clutter goes whatever its
+    tag; one holding a quarter of the content or more is content, whatever it is called."""
+    clutter = (
+        "<div class='hovercard'><p>Ana Lopes</p>"
+        "<p>Harbour reporter, 212 articles, follow for updates on tides</p></div>"
+        "<p class='entry-tags'>Tags: harbour, walls, storms</p>"
+        "<ul class='post-categories'><li><a href='/c/1'>Local</a></li>"
+        "<li><a href='/c/2'>History</a></li></ul>"
+        "<div class='author-bio'><p>Ana Lopes has written about the harbour for twenty years, and "
+        "before that she sailed a trawler out of Carrow Point for a decade, which is why she knows "
+        "the wall so well.</p></div>"
+        "<div class='entry-meta'>Filed in Local on a Tuesday</div>"
+    )
+    story = "".join(PARAGRAPHS[:3])
+    page = f"<body><div id='page'><article><h1>Wall</h1>{story}{clutter}{STORY}</article></div>"
+    text = _text(page)
+    assert _has_story(text)
+    assert not {"reporter,", "Tags:", "Local", "trawler", "Filed"} & set(text.split()), text
+    named = f"<body><article><h1>Wall</h1><div class='share-story'>{STORY}</div></article></body>"
+    assert _has_story(_text(named))
+
+
+def test_clutter_taken_from_a_short_article_does_not_send_it_looking_wider() -> None:
+    """An article just short of 500 characters once its tag list is taken sent the ladder round
+    again, and a relaxed attempt that found it again with a paragraph named as furniture beside it
+    (a newsletter's blurb, a site's menu on real pages) replaced it. What clutter took counts as
+    found."""
+    tags = "".join(
+        f"<li><a href='/t/{word}'>{word}</a></li>"
+        for word in "harbour walls storms tides history boats moorings pontoons ferries".split()
+    )
+    side = "<p class='sidebar'>Our newsletter comes out on Fridays with the tide times.</p>"
+    article = f"<p>{PLAIN * 4}That is all for now, and more on Monday when the office opens.</p>"
+    page = (
+        f"<body><div id='page'>{side}<div class='post'><h1>Notice</h1>{article}"
+        f"<ul class='post-tags'>{tags}</ul></div></div></body>"
+    )
+    text = _text(page)
+    assert "when the office opens." in text and "newsletter" not in text and "ferries" not in text
