@@ -197,18 +197,25 @@ it), ``trafilatura.extract`` with its defaults (text output, favor_precision off
 readability-lxml's summary stripped of its tags as the reference is."""
 
 
-def _netglean_markdown(html: str) -> str:
-    from netglean.read.extract import extract
-    from netglean.read.html_tree import parse_html
-    from netglean.read.render import render
+def _markdown(links: str) -> Callable[[str], str]:
+    """netglean's markdown with its links written as ``links`` says (scrape's ``links``)."""
 
-    return render(extract(parse_html(html), PAGE_URL), "markdown")
+    def read(html: str) -> str:
+        from netglean.read.extract import extract
+        from netglean.read.html_tree import parse_html
+        from netglean.read.render import render
+
+        return render(extract(parse_html(html), PAGE_URL, link_style=links), "markdown")
+
+    return read
 
 
-FORMATS: dict[str, Callable[[str], str]] = {"markdown": _netglean_markdown}
-"""netglean's other formats, scored as written (marks and URLs included) against the same
-references: what a format costs in quality, beside what it costs in tokens (characters / 4, as the
-page tools' cost counts)."""
+FORMATS: dict[str, Callable[[str], str]] = {
+    f"markdown {links}": _markdown(links) for links in ("inline", "references", "none")
+}
+"""netglean's markdown in each of its link styles, scored as written (marks, numbers and URLs
+included) against the same references: what a format costs in quality, beside what it costs in
+tokens (characters / 4, as the page tools' cost counts)."""
 
 
 def _netglean_meta(html: str) -> dict[str, str | None]:

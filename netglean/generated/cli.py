@@ -291,6 +291,19 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                               'range': None,
                               'required': False,
                               'type': 'string'},
+                             {'choices': ['none', 'references', 'inline'],
+                              'default': 'none',
+                              'flag': '--links',
+                              'help': 'How markdown writes links: none (the default) keeps their text alone, '
+                                      'the cheapest to read; references writes "text [1]" and lists each URL '
+                                      'once, numbered, under References at the end (as generate_citations '
+                                      "does); inline writes [text](url). include_links lists a page's links "
+                                      'whatever this says. Other formats ignore it.',
+                              'item_type': None,
+                              'name': 'links',
+                              'range': None,
+                              'required': False,
+                              'type': 'string'},
                              {'choices': None,
                               'default': True,
                               'flag': '--main-content',
@@ -397,6 +410,19 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                'help': 'As in scrape.',
                                'item_type': None,
                                'name': 'format',
+                               'range': None,
+                               'required': False,
+                               'type': 'string'},
+                              {'choices': ['none', 'references', 'inline'],
+                               'default': 'none',
+                               'flag': '--links',
+                               'help': 'How markdown writes links: none (the default) keeps their text '
+                                       'alone, the cheapest to read; references writes "text [1]" and lists '
+                                       'each URL once, numbered, under References at the end (as '
+                                       'generate_citations does); inline writes [text](url). include_links '
+                                       "lists a page's links whatever this says. Other formats ignore it.",
+                               'item_type': None,
+                               'name': 'links',
                                'range': None,
                                'required': False,
                                'type': 'string'},
@@ -707,6 +733,19 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                         'help': "As in scrape (json gives each page's typed blocks, with its links).",
                         'item_type': None,
                         'name': 'format',
+                        'range': None,
+                        'required': False,
+                        'type': 'string'},
+                       {'choices': ['none', 'references', 'inline'],
+                        'default': 'none',
+                        'flag': '--links',
+                        'help': 'How markdown writes links: none (the default) keeps their text alone, the '
+                                'cheapest to read; references writes "text [1]" and lists each URL once, '
+                                'numbered, under References at the end (as generate_citations does); inline '
+                                "writes [text](url). include_links lists a page's links whatever this says. "
+                                'Other formats ignore it.',
+                        'item_type': None,
+                        'name': 'links',
                         'range': None,
                         'required': False,
                         'type': 'string'},
@@ -2109,6 +2148,19 @@ COMMANDS: Any = {'analyze_api_endpoint': {'description': "Request an API endpoin
                                  'own.',
                          'item_type': None,
                          'name': 'format',
+                         'range': None,
+                         'required': False,
+                         'type': 'string'},
+                        {'choices': ['none', 'references', 'inline'],
+                         'default': 'none',
+                         'flag': '--links',
+                         'help': 'How markdown writes links: none (the default) keeps their text alone, the '
+                                 'cheapest to read; references writes "text [1]" and lists each URL once, '
+                                 'numbered, under References at the end (as generate_citations does); inline '
+                                 "writes [text](url). include_links lists a page's links whatever this says. "
+                                 'Other formats ignore it.',
+                         'item_type': None,
+                         'name': 'links',
                          'range': None,
                          'required': False,
                          'type': 'string'},

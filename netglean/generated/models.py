@@ -721,6 +721,10 @@ class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
     """
     A name for the run, shown by get_run_status and list_runs (your own words).
     """
+    links: Literal["none", "references", "inline"] = "none"
+    """
+    How markdown writes links: none (the default) keeps their text alone, the cheapest to read; references writes "text [1]" and lists each URL once, numbered, under References at the end (as generate_citations does); inline writes [text](url). include_links lists a page's links whatever this says. Other formats ignore it.
+    """
     main_content: StrictBool = True
     """
     As in scrape.
@@ -808,6 +812,10 @@ class BatchScrapeInput(_JsonSchemaRuntimeValidationBase):
     include_links: StrictBool = False
     """
     Also list each page's links (json always does).
+    """
+    links: Literal["none", "references", "inline"] = "none"
+    """
+    How markdown writes links: none (the default) keeps their text alone, the cheapest to read; references writes "text [1]" and lists each URL once, numbered, under References at the end (as generate_citations does); inline writes [text](url). include_links lists a page's links whatever this says. Other formats ignore it.
     """
     main_content: StrictBool = True
     """
@@ -1279,6 +1287,10 @@ class CrawlInput(BaseModel):
     """
     A name for the run, shown by get_run_status and list_runs (your own words).
     """
+    links: Literal["none", "references", "inline"] = "none"
+    """
+    How markdown writes links: none (the default) keeps their text alone, the cheapest to read; references writes "text [1]" and lists each URL once, numbered, under References at the end (as generate_citations does); inline writes [text](url). include_links lists a page's links whatever this says. Other formats ignore it.
+    """
     main_content: StrictBool = True
     """
     As in scrape.
@@ -1477,6 +1489,10 @@ class Definition1(BaseModel):
     """
     Glob patterns (* and ?) a URL must match to be followed, e.g. https://example.org/blog/*.
     """
+    links: Literal["none", "references", "inline"] = "none"
+    """
+    How markdown writes links: none (the default) keeps their text alone, the cheapest to read; references writes "text [1]" and lists each URL once, numbered, under References at the end (as generate_citations does); inline writes [text](url). include_links lists a page's links whatever this says. Other formats ignore it.
+    """
     main_content: StrictBool = True
     """
     As in scrape.
@@ -1564,6 +1580,10 @@ class Definition4(BaseModel):
     include_patterns: Annotated[list[IncludePattern] | None, Field(max_length=20)] = None
     """
     Glob patterns (* and ?) a URL must match to be followed, e.g. https://example.org/blog/*.
+    """
+    links: Literal["none", "references", "inline"] = "none"
+    """
+    How markdown writes links: none (the default) keeps their text alone, the cheapest to read; references writes "text [1]" and lists each URL once, numbered, under References at the end (as generate_citations does); inline writes [text](url). include_links lists a page's links whatever this says. Other formats ignore it.
     """
     main_content: StrictBool = True
     """
@@ -4013,6 +4033,10 @@ class ScrapeInput(BaseModel):
     include_links: StrictBool = False
     """
     Also list the links found in the content (absolute URLs with their text); json always does.
+    """
+    links: Literal["none", "references", "inline"] = "none"
+    """
+    How markdown writes links: none (the default) keeps their text alone, the cheapest to read; references writes "text [1]" and lists each URL once, numbered, under References at the end (as generate_citations does); inline writes [text](url). include_links lists a page's links whatever this says. Other formats ignore it.
     """
     main_content: StrictBool = True
     """

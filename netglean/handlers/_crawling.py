@@ -38,6 +38,7 @@ def crawl_plan(args: CrawlInput | BatchCrawlInput, width: int = 1) -> CrawlPlan:
             args.max_chars,
             with_links(args.format, include_links=False),
             strategy=page_strategy(args.strategy),
+            link_style=args.links,
         ),
         width=width,
     )

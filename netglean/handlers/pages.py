@@ -61,7 +61,7 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
     start, links = args.start_index, with_links(args.format, args.include_links)
     strategy = page_strategy(args.strategy, use_browser=args.use_browser)
-    how = Reading(args.format, args.main_content, args.max_chars, links, strategy=strategy)
+    how = Reading(args.format, args.main_content, args.max_chars, links, strategy=strategy, link_style=args.links)
     read = await read_page(fetcher, ctx.readers, args.url, start, how, browser=ctx.browser)
     payload, total = scraped(read, links), read.total_chars
     if read.next_start is not None:
@@ -102,7 +102,8 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
     width = concurrency(args.concurrency, ctx.fetcher, most=len(urls))
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
     links = with_links(args.format, args.include_links)
-    how = Reading(args.format, args.main_content, args.max_chars, links, strategy=page_strategy(args.strategy))
+    strategy = page_strategy(args.strategy)
+    how = Reading(args.format, args.main_content, args.max_chars, links, strategy=strategy, link_style=args.links)
     reads = await read_pages(
         fetcher, ctx.readers, urls, how, stop_by=ctx.work_until(), width=width, browser=ctx.browser
     )

@@ -58,6 +58,9 @@ _BLOCK_MARK = "\x01"
 a link): a space once blanks are squeezed, a paragraph break in a quote. Page text never holds it:
 sanitize removes it."""
 _EDGES = " \t\n\r\f\v" + _BLOCK_MARK
+LINK_STYLES = ("inline", "references", "none")
+"""How markdown writes a link: "[text](url)" where it stands; "text [1]", the URLs numbered once
+each and listed at the end (``Extraction.references``); or its text alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,10 @@ class Extraction:
     links: list[dict[str, str]] = field(default_factory=list)
     plain: bool = False
     """Inline content is plain text, not markdown (render writes text and html only from such blocks)."""
+    link_style: str = "inline"
+    """How the markdown blocks write links (LINK_STYLES)."""
+    references: dict[str, int] = field(default_factory=dict)
+    """The URLs cited "[n]" (link_style references), with their numbers, in order."""
     readerable: bool | None = None
     """Whether the page reads as an article (asked only when main content is): if not, its main content is a
     best guess at a page that has none."""
@@ -129,7 +136,7 @@ def _inline_one(node: Any, scope: _Scope, depth: int = 0) -> str:
             url = urljoin(scope.base_url, href)
             scope.links.append({"url": url, "text": " ".join(text.replace(_BREAK_MARK, " ").split())})
             if text and not scope.plain:
-                text = f"[{text}]({sanitize(url)})"
+                text = _link(text, sanitize(url), scope)
         return f"{head}{text}{tail}"
     if tag in {"strong", "b", "em", "i"}:
         head, inner, tail = _span(_inline(node, scope, depth + 1))
@@ -144,14 +151,32 @@ def _inline_one(node: Any, scope: _Scope, depth: int = 0) -> str:
         return _BREAK_MARK
     if tag == "img":  # a picture's alt text is no line of the text: only markdown shows the picture
         alt = _clean(node.attributes.get("alt") or "")
-        if scope.plain or not alt:
+        if scope.plain or not alt or scope.out.link_style == "none":
             return ""
-        return f"![{alt}]({sanitize(urljoin(scope.base_url, node.attributes.get('src') or ''))})"
+        src = sanitize(urljoin(scope.base_url, node.attributes.get("src") or ""))
+        if scope.out.link_style == "references":
+            return f"![{alt}][{cite(scope.out, src)}]"
+        return f"![{alt}]({src})"
     if tag in {"-comment", "script", "style"}:
         return ""
     if tag in BLOCK_ELEMENTS:
         return f"{_BLOCK_MARK}{_inline(node, scope, depth + 1)}{_BLOCK_MARK}"
     return _inline(node, scope, depth + 1)
+
+
+def _link(text: str, url: str, scope: _Scope) -> str:
+    """A link's text as markdown writes it in the extraction's link style."""
+    style = scope.out.link_style
+    if style == "inline":
+        return f"[{text}]({url})"
+    if style == "references":
+        return f"{text} [{cite(scope.out, url)}]"
+    return text
+
+
+def cite(out: Extraction, url: str) -> int:
+    """The number ``url`` is cited by in ``out``'s references: its own when it was cited before."""
+    return out.references.setdefault(url, len(out.references) + 1)
 
 
 def _span(inner: str) -> tuple[str, str, str]:
@@ -186,16 +211,18 @@ class _Scope:
     """Inline content written as plain text (the text and html formats) rather than markdown."""
     links: list[dict[str, str]]
     """The extraction's links, appended to as they are read."""
+    out: Extraction
+    """The extraction being written: its link style and the references cited so far."""
     blocks: set[int]
     """Elements that are, or hold, a block element (was a css_first query per container: O(subtree) each)."""
     tables: set[int]
     """Elements holding a table: a table among them is a layout table."""
 
 
-def _scope(root: Any, base_url: str, plain: bool, links: list[dict[str, str]]) -> _Scope:
+def _scope(root: Any, base_url: str, out: Extraction) -> _Scope:
     blocks = root.css(_HOLDS_BLOCKS)
     tables = with_ancestors(node.parent for node in blocks if node.tag == "table")
-    return _Scope(base_url, plain, links, with_ancestors(blocks), tables)
+    return _Scope(base_url, out.plain, out.links, out, with_ancestors(blocks), tables)
 
 
 def _rows(table: Any) -> Iterator[Any]:
@@ -292,8 +319,11 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
                 out.blocks.append(Block("table", "", rows=rows))
         elif tag == "img":
             alt = _clean(child.attributes.get("alt") or "")
-            if alt:
-                out.blocks.append(Block("image", alt, items=(urljoin(base_url, child.attributes.get("src") or ""),)))
+            if alt and (scope.plain or out.link_style != "none"):
+                src = sanitize(urljoin(base_url, child.attributes.get("src") or ""))
+                if out.link_style == "references" and not scope.plain:
+                    cite(out, src)
+                out.blocks.append(Block("image", alt, items=(src,)))
         elif tag == "hr":
             out.blocks.append(Block("rule", ""))
         elif tag in {"tbody", "thead", "tfoot", "tr"} and depth < MAX_BLOCK_DEPTH:
@@ -323,10 +353,12 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
         child = child.next
 
 
-def extract(tree: Any, page_url: str, main_content: bool = True, plain: bool = False) -> Extraction:
+def extract(
+    tree: Any, page_url: str, main_content: bool = True, plain: bool = False, link_style: str = "inline"
+) -> Extraction:
     """The blocks of the page at ``page_url``, links resolved against its base URL, their inline content as
-    markdown or, with ``plain``, as plain text (what the text and html formats write). Prunes ``tree`` as it goes:
-    read metadata and links from it first."""
+    markdown (its links written as ``link_style`` says: LINK_STYLES) or, with ``plain``, as plain text (what the text
+    and html formats write). Prunes ``tree`` as it goes: read metadata and links from it first."""
     base_url = document_base(tree, page_url)
     title_node = tree.css_first("title")
     title = _clean(title_node.text()) if title_node is not None else None
@@ -336,14 +368,14 @@ def extract(tree: Any, page_url: str, main_content: bool = True, plain: bool = F
             node.decompose()
         else:
             embeds = True
-    out = Extraction(title or None, plain=plain)
+    out = Extraction(title or None, plain=plain, link_style=link_style)
     root = tree.body or tree.root
     if main_content:
         out.readerable = readerable(tree)
         found = select(tree, embeds)
         root, out.byline, out.whole = found.root, found.byline, found.whole
     if root is not None:
-        _walk(root, _scope(root, base_url, plain, out.links), out)
+        _walk(root, _scope(root, base_url, out), out)
     if main_content:
         out.blocks = _without_datelines(out.blocks)
     return out

@@ -49,18 +49,21 @@ def read_page(
     fmt: str,
     main_content: bool,
     frontier: LinkFilter | None,
+    link_style: str = "inline",
     start: int = 0,
     limit: int | None = None,
     status: int = 200,
     headers: Mapping[str, str] | None = None,
 ) -> HtmlReading:
     """An HTML page as the page tools return it: metadata, links, the content in ``fmt`` (``limit`` characters of
-    it from ``start``), and whether the answer (``status``, ``headers``) is a bot wall."""
+    it from ``start``; markdown's links written as ``link_style`` says), and whether the answer (``status``,
+    ``headers``) is a bot wall."""
     return read_html(
         document.text(),
         document.url,
         fmt=fmt,
         main_content=main_content,
+        link_style=link_style,
         frontier=frontier,
         start=start,
         limit=limit,

@@ -64,6 +64,7 @@ def read_html(
     *,
     fmt: str,
     main_content: bool,
+    link_style: str = "inline",
     frontier: LinkFilter | None = None,
     start: int = 0,
     limit: int | None = None,
@@ -74,7 +75,9 @@ def read_html(
     taken = take(page_links(tree, url), frontier) if frontier is not None else None
     metadata = page_metadata(tree, url)  # before extraction, which prunes the tree
     signals = bot_wall(status, headers or {}, html)
-    extraction = extract(tree, url, main_content=main_content, plain=fmt in PLAIN_FORMATS)
+    style = link_style if fmt == "markdown" else "inline"  # json's blocks keep theirs: it lists them too
+    plain = fmt in PLAIN_FORMATS
+    extraction = extract(tree, url, main_content=main_content, plain=plain, link_style=style)
     if "author" not in metadata and extraction.byline and (author := byline(extraction.byline)):
         metadata["author"] = author
     text = formatted(extraction, fmt, start, limit)

@@ -41,8 +41,22 @@ def render(extraction: Extraction, fmt: str) -> str:
         return "[" + ",".join(json_pieces(extraction.blocks, math.inf)) + "]"
     if fmt == "html":
         return "\n".join(_block_html(b) for b in extraction.blocks)
-    parts = [_block_markdown(b) if fmt == "markdown" else _block_text(b) for b in extraction.blocks]
+    if fmt == "markdown":
+        cited = extraction.references
+        parts = [_block_markdown(block, cited) for block in extraction.blocks]
+        if cited:
+            parts += ["## References", "\n".join(_definition(url, n) for url, n in cited.items())]
+    else:
+        parts = [_block_text(block) for block in extraction.blocks]
     return "\n\n".join(part for part in parts if part)
+
+
+def _definition(url: str, number: int) -> str:
+    """A reference's line, as generate_citations writes it (a URL with blanks or brackets in angle
+    brackets, so "[n]" stays a link)."""
+    if not url or any(char in url for char in " ()<>\t\n"):
+        url = f"<{url}>"
+    return f"[{number}]: {url}"
 
 
 def formatted(extraction: Extraction, fmt: str, start: int, limit: int | None) -> Slice:
@@ -139,7 +153,7 @@ def _block_json(block: Block) -> dict[str, Any]:
     return data
 
 
-def _block_markdown(block: Block) -> str:
+def _block_markdown(block: Block, cited: dict[str, int]) -> str:
     if block.kind == "heading":
         return f"{'#' * block.level} {block.text}"
     if block.kind == "list":
@@ -159,7 +173,8 @@ def _block_markdown(block: Block) -> str:
         lines += ["| " + " | ".join(row) + " |" for row in body]
         return "\n".join(lines)
     if block.kind == "image":
-        return f"![{block.text}]({block.items[0]})"
+        url = block.items[0]
+        return f"![{block.text}][{cited[url]}]" if url in cited else f"![{block.text}]({url})"
     if block.kind == "rule":
         return "---"
     return block.text

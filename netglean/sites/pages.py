@@ -37,6 +37,8 @@ class Reading:
     """Also return the links of the page (navigation included) that this filter takes: what a crawl follows."""
     strategy: str = "http"
     """auto (HTTP, rendered when the page needs it), http or browser (netglean.net.strategy.page_strategy)."""
+    link_style: str = "inline"
+    """How markdown writes links (netglean.read.extract.LINK_STYLES)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +150,7 @@ async def _read_html(  # noqa: PLR0917
         document=document,
         fmt=how.fmt,
         main_content=how.main_content,
+        link_style=how.link_style,
         frontier=how.frontier,
         start=start,
         limit=how.limit,

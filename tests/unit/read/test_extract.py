@@ -248,3 +248,36 @@ def test_a_container_that_says_it_is_furniture_is_never_the_main_content() -> No
         f"<article><h1>Tides</h1><p>{STORY}<a href='/moon'>moon</a></p><ul><li>one</li></ul></article></body>"
     )
     assert "Tides" in _texts(page) and not any("other stories" in text for text in _texts(page))
+
+
+LINKED = (
+    "<body><p>See <a href='/wall'>the wall</a> and <a href='/pier'>the pier</a>, then"
+    " <a href='/wall'>the wall again</a> <img src='/gull.png' alt='A gull'>.</p>"
+    "<img src='/map.png' alt='The harbour map'></body>"
+)
+
+
+@pytest.mark.parametrize(
+    ("style", "expected"),
+    [
+        (
+            "inline",
+            "See [the wall](https://e.test/wall) and [the pier](https://e.test/pier), then"
+            " [the wall again](https://e.test/wall) ![A gull](https://e.test/gull.png).\n\n"
+            "![The harbour map](https://e.test/map.png)",
+        ),
+        (
+            "references",
+            "See the wall [1] and the pier [2], then the wall again [1] ![A gull][3].\n\n"
+            "![The harbour map][4]\n\n## References\n\n[1]: https://e.test/wall\n"
+            "[2]: https://e.test/pier\n[3]: https://e.test/gull.png\n[4]: https://e.test/map.png",
+        ),
+        ("none", "See the wall and the pier, then the wall again ."),
+    ],
+)
+def test_markdown_writes_links_in_the_style_asked(style: str, expected: str) -> None:
+    """Each URL is cited by one number however often it is linked, pictures included; with none,
+    neither a link's URL nor a picture is written (the text format's words, with markdown's marks)."""
+    extraction = extract(parse_html(LINKED), "https://e.test/", main_content=False, link_style=style)
+    assert render(extraction, "markdown") == expected
+    assert [link["url"] for link in extraction.links][:2] == ["https://e.test/wall", "https://e.test/pier"]
