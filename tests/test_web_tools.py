@@ -129,8 +129,9 @@ def test_scrape_keeps_the_article_and_drops_the_boilerplate(client: SyncClient) 
     assert metadata["author"] == "Ada Marin" and metadata["published"] == "2026-03-01T10:00:00Z"
     assert metadata["json_ld"][0]["@type"] == "NewsArticle" and metadata["language"] == "en"
     assert payload["title"] == "How Tides Work | Ocean Weekly"
-    assert payload["readerable"] is False  # 527 characters of article: short, by Readability's measure
-    assert str(envelope["guidance"]).startswith("The page has little or no article text")
+    # 527 characters of article, in paragraphs too short for Readability's test: an article all the same
+    assert payload["readerable"] is True
+    assert str(envelope["guidance"]) == "The whole content has been returned."
     assert payload["cost"]["chars"] == len(content) and payload["cost"]["approx_tokens"] > 0
 
 

@@ -16,7 +16,7 @@ from urllib.parse import urljoin
 
 from netglean.core.untrusted import sanitize
 from netglean.read.html_tree import BLOCK_ELEMENTS, document_base, flat_text, with_ancestors
-from netglean.read.main_content import EMBEDDED_POSTS, readerable, select
+from netglean.read.main_content import EMBEDDED_POSTS, found_article, readerable, select
 
 _NEVER = "script, style, noscript, template, svg, canvas, iframe, object, embed, button, select, input, textarea"
 _NEVER_TAGS = frozenset(_NEVER.split(", "))
@@ -371,8 +371,9 @@ def extract(
     out = Extraction(title or None, plain=plain, link_style=link_style)
     root = tree.body or tree.root
     if main_content:
-        out.readerable = readerable(tree)
+        page_readerable = readerable(tree)
         found = select(tree, embeds)
+        out.readerable = page_readerable or found_article(found)
         root, out.byline, out.whole = found.root, found.byline, found.whole
     if root is not None:
         _walk(root, _scope(root, base_url, out), out)

@@ -145,6 +145,11 @@ WIDER = 1.5
 around it."""
 READERABLE_MIN_CHARS = 140
 READERABLE_MIN_SCORE = 20.0
+ARTICLE_LINKS = 4
+"""An article's text is at most a quarter links; a listing's is mostly its links."""
+ARTICLE_LONG_TEXT = 400
+"""Characters of long paragraphs the chosen content holds that make it an article, whatever
+Readability's test says (it looks for <p> alone: a post written as divs of text fails it)."""
 
 # Tallies, one list per element: text characters, commas, characters inside links, then what cleaning
 # counts, the characters of long paragraphs (what the page's article is made of, to check the content
@@ -207,6 +212,8 @@ class MainContent:
     """Whether the content was checked to hold the page's article (``select`` says)."""
     clutter: int = 0
     """Characters cleaning took as clutter by its name (a tag list, an author's bio)."""
+    link_chars: int = 0
+    """Of ``chars``, those inside links."""
 
     @property
     def found(self) -> int:
@@ -841,7 +848,7 @@ def _attempt(tree: Any, rules: _Rules, embeds: bool = False) -> MainContent:
     top, top_score = _top(scores, walk, tree)
     kept = _with_siblings(top, top_score, scores, walk)
     kept_ids = {node.mem_id for node in kept}
-    chars = largest_guess = kept_long = thread = clutter = 0
+    chars = largest_guess = kept_long = thread = clutter = link_chars = 0
     content = sum(walk.tallies[node.mem_id][_CHARS] for node in kept)
     enter, leave = _clean_rules(rules, kept_ids, content, posts)
     for root in kept:
@@ -856,6 +863,7 @@ def _attempt(tree: Any, rules: _Rules, embeds: bool = False) -> MainContent:
         chars += kept_chars
         kept_long += cleaned.tallies[root.mem_id][_LONG]
         thread += cleaned.tallies[root.mem_id][_THREAD]
+        link_chars += cleaned.tallies[root.mem_id][_LINK]
         largest_guess = max(largest_guess, cleaned.largest_guess)
         clutter += cleaned.clutter_chars
     holder = top.parent if top.tag != "body" and top.parent is not None else top
@@ -873,6 +881,7 @@ def _attempt(tree: Any, rules: _Rules, embeds: bool = False) -> MainContent:
         kept_long_text=kept_long,
         thread=thread,
         clutter=clutter,
+        link_chars=link_chars,
     )
 
 
@@ -938,6 +947,16 @@ def _widens(found: MainContent, best: MainContent) -> bool:
     lines = (" ".join(line.split()) for line in flat_text(best.root, "\n").splitlines())
     longest = max(lines, key=len, default="")
     return longest in " ".join(flat_text(found.root).split())
+
+
+def found_article(found: MainContent) -> bool:
+    """Whether the content selection found reads as an article although the page fails ``readerable``:
+    its long paragraphs (divs of text and lines broken with <br> too) hold ARTICLE_LONG_TEXT
+    characters, or it holds MIN_CHARS of text little of it in links (a news story written in
+    one-sentence paragraphs, each too short for Readability's test; a listing's text is its links)."""
+    if found.kept_long_text >= ARTICLE_LONG_TEXT:
+        return True
+    return found.chars >= MIN_CHARS and found.link_chars * ARTICLE_LINKS < found.chars
 
 
 def readerable(tree: Any) -> bool:

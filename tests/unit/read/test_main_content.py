@@ -149,6 +149,28 @@ def test_readerable_says_whether_the_page_has_an_article(page: str, expected: bo
     assert readerable(parse_html(page)) is expected
 
 
+SHORT = "".join(f"<p>The ferry crew saw the kayak at ten past two, said the mate, number {n}.</p>" for n in range(9))
+"""A news story in one-sentence paragraphs, each too short for Readability's test (140 characters)."""
+
+
+@pytest.mark.parametrize(
+    ("page", "expected"),
+    [
+        (f"<body><nav>{MENU}</nav><main><h1>Rescue</h1>{SHORT}</main></body>", True),
+        ("<body><div class='post'>" + f"<div>{SENTENCE * 3}</div>" * 3 + "</div></body>", True),
+        (f"<body><div class='stories'>{MENU}{MENU}{MENU}{MENU}{MENU}</div></body>", False),
+        (f"<body>{MENU}<p>Short.</p></body>", False),
+    ],
+    ids=["one-sentence paragraphs", "divs of text", "a listing of links", "menu"],
+)
+def test_an_article_found_is_readerable_whatever_its_paragraphs_look_like(page: str, expected: bool) -> None:
+    """Real articles were marked readerable: false, and the guidance called good content a guess:
+    Readability's test counts only <p>, <pre> and <article> of 140 characters or more. What the
+    selection kept counts too: 400 characters of long paragraphs (divs of text included), or 500
+    characters little of them in links."""
+    assert extract(parse_html(page), "https://e.test/").readerable is expected
+
+
 PLAIN = "The harbour wall was built in 1820 and rebuilt after the storm of 1953 and raised again in 2004. "
 """A sentence without commas: a block of such sentences earns nothing from its commas, so cleaning
 judges it by its links and shape alone."""
