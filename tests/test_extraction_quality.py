@@ -60,13 +60,15 @@ Why just under today's score: extraction is deterministic — the same page give
 only when the code does. The hundredth of room lets a change that moves a word or two between blocks pass; losing
 or adding a paragraph on any layout costs more than that and fails here. A change that raises a score should raise
 its minimum in the same commit, so the gate keeps what was gained."""
-MINIMUM_MEAN_F1 = 0.96
-"""The mean over the pages on 2026-12-01 was 0.969: rounded down to the hundredth, for the same reason."""
+MINIMUM_MEAN_F1 = 0.97
+"""The mean over the pages was 0.969 on 2026-12-01, 0.981 on 2026-12-05: rounded down to the hundredth, for the
+same reason."""
 
-DEVSET_MINIMUM_F1 = 0.96
+DEVSET_MINIMUM_F1 = 0.97
 """The mean main-content F1 over the development set's 122 pages with an article (bench.devset: Mozilla Readability's
-test pages, word 4-gram shingles against Readability's own extraction) was 0.969 on 2026-12-01, beside trafilatura's
-0.916 and readability-lxml's 0.961 in the same run: rounded down to the hundredth, as above."""
+test pages, word 4-gram shingles against Readability's own extraction) was 0.969 on 2026-12-01 and 0.978 on
+2026-12-05, beside trafilatura's 0.916 and readability-lxml's 0.961 in the same run: rounded down to the hundredth,
+as above."""
 DEVSET_MINIMUM_METADATA = {"title": 0.95, "byline": 0.88, "lang": 0.99, "siteName": 0.99, "publishedTime": 0.99}
 """Metadata accuracy on the development set on 2026-12-01 (title 0.961, language, site name and
 published time 1.000), rounded down; the byline's 0.882 (as names: bench.devset reads the name out
