@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from netglean.read.extract import extract
+from netglean.read.extract import LINK_STYLES, extract
 from netglean.read.html_tree import parse_html
 from netglean.read.render import render
 
@@ -93,8 +93,9 @@ def _joined(written: str, words: set[str]) -> list[str]:
     return [token for token in tokens if not any(token in word for word in words)]
 
 
-def _written(page: str, main_content: bool, fmt: str) -> str:
-    extraction = extract(parse_html(page), "https://e.test/", main_content, plain=fmt == "text")
+def _written(page: str, main_content: bool, fmt: str, link_style: str = "inline") -> str:
+    plain = fmt == "text"
+    extraction = extract(parse_html(page), "https://e.test/", main_content, plain, link_style)
     return render(extraction, fmt)
 
 
@@ -105,13 +106,15 @@ def _numbered(body: str) -> str:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(body=trees())
-def test_no_two_words_from_different_blocks_are_ever_joined(body: str) -> None:
+@given(body=trees(), link_style=st.sampled_from(LINK_STYLES))
+def test_no_two_words_from_different_blocks_are_ever_joined(body: str, link_style: str) -> None:
+    """In every format and every way markdown writes links (a link's text alone, with links: none,
+    must keep its edges as the link did)."""
     page = f"<html><head><title>t</title></head><body>{_numbered(body)}</body></html>"
     note(page)
     words = _rendered_words(parse_html(page).body)
     for main_content in (False, True):
-        markdown = _written(page, main_content, "markdown")
+        markdown = _written(page, main_content, "markdown", link_style)
         text = _written(page, main_content, "text")
         assert not _joined(markdown, words), markdown
         assert not _joined(text, words), text
