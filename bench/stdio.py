@@ -82,6 +82,11 @@ class LineClient:
         _send(self._in, _INITIALIZED)
         self._next_id = 1
 
+    @property
+    def pid(self) -> int:
+        """The server's process id (bench.peers reads its CPU)."""
+        return self._process.pid
+
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """The tools/call result; a result flagged isError raises."""
         request_id, self._next_id = self._next_id, self._next_id + 1
