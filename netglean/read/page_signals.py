@@ -14,23 +14,53 @@ from netglean.read.html_tree import TextMeasure, document_base, with_ancestors
 
 _FEED_TYPES = {"application/rss+xml": "rss", "application/atom+xml": "atom", "application/feed+json": "json"}
 
-# (signal name, pattern over the first 20 kB of markup). Vendors' interstitials name themselves.
+# (signal name, pattern over the first 20 kB of markup, words one of which a match holds). Vendors'
+# interstitials name themselves.
 _WALL_MARKUP = (
     (
         "cloudflare-challenge",
         re.compile(r"cf-chl|challenge-platform|cf-browser-verification|Just a moment\.\.\.", re.I),
+        ("cf-chl", "challenge-platform", "cf-browser-verification", "just a moment..."),
     ),
-    ("cloudflare-block", re.compile(r"Attention Required! \| Cloudflare|cf-error-details", re.I)),
-    ("captcha", re.compile(r"g-recaptcha|h-captcha|hcaptcha\.com|recaptcha/api|turnstile", re.I)),
-    ("datadome", re.compile(r"datadome|dd_cookie_test|captcha-delivery\.com", re.I)),
-    ("perimeterx", re.compile(r"_pxCaptcha|px-captcha|perimeterx", re.I)),
-    ("incapsula", re.compile(r"_Incapsula_Resource|incapsula incident", re.I)),
-    ("akamai", re.compile(r"Access Denied.{0,200}Reference #|akamai bot manager", re.I | re.S)),
+    (
+        "cloudflare-block",
+        re.compile(r"Attention Required! \| Cloudflare|cf-error-details", re.I),
+        ("attention required! | cloudflare", "cf-error-details"),
+    ),
+    (
+        "captcha",
+        re.compile(r"g-recaptcha|h-captcha|hcaptcha\.com|recaptcha/api|turnstile", re.I),
+        ("g-recaptcha", "h-captcha", "hcaptcha.com", "recaptcha/api", "turnstile"),
+    ),
+    (
+        "datadome",
+        re.compile(r"datadome|dd_cookie_test|captcha-delivery\.com", re.I),
+        ("datadome", "dd_cookie_test", "captcha-delivery.com"),
+    ),
+    (
+        "perimeterx",
+        re.compile(r"_pxCaptcha|px-captcha|perimeterx", re.I),
+        ("_pxcaptcha", "px-captcha", "perimeterx"),
+    ),
+    (
+        "incapsula",
+        re.compile(r"_Incapsula_Resource|incapsula incident", re.I),
+        ("_incapsula_resource", "incapsula incident"),
+    ),
+    (
+        "akamai",
+        re.compile(r"Access Denied.{0,200}Reference #|akamai bot manager", re.I | re.S),
+        ("access denied", "akamai bot manager"),
+    ),
     (
         "browser-check",
         re.compile(r"Checking (if the site connection is secure|your browser)|enable JavaScript and cookies", re.I),
+        ("checking ", "enable javascript and cookies"),
     ),
 )
+_CASE_TWINS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+"""The letters besides A to Z that an ignore-case pattern matches to an ASCII letter (İ, ı, ſ and the
+Kelvin sign): folded to it, so the lowered markup holds a pattern's words wherever the pattern matches."""
 
 
 _SHELL = re.compile(
@@ -100,7 +130,13 @@ def _names_a_feed(title: str, path: str) -> bool:
 
 def bot_wall(status: int, headers: Mapping[str, str], markup: str) -> list[str]:
     """Signs that the answer is a challenge or block page rather than the content asked for."""
-    signals = [name for name, pattern in _WALL_MARKUP if pattern.search(markup[:20_000])]
+    head = markup[:20_000]
+    # A pattern scanned case-blind tries every position; a plain search for its words runs at memory speed.
+    # Only a pattern one of whose words is there is searched: where none is, the pattern cannot match.
+    folded = (head if head.isascii() else head.translate(_CASE_TWINS)).lower()
+    signals = [
+        name for name, pattern, words in _WALL_MARKUP if any(word in folded for word in words) and pattern.search(head)
+    ]
     if headers.get("cf-mitigated", "").lower() == "challenge":
         signals.append("cloudflare-challenge-header")
     if status in {403, 429, 503} and headers.get("server", "").lower() in {"cloudflare", "akamaighost", "ddos-guard"}:
@@ -108,7 +144,7 @@ def bot_wall(status: int, headers: Mapping[str, str], markup: str) -> list[str]:
     return sorted(set(signals))
 
 
-_SURFACES = tuple(name for name, _ in _WALL_MARKUP)
+_SURFACES = tuple(name for name, _, _ in _WALL_MARKUP)
 
 
 def blocked_surface(signals: list[str]) -> str | None:

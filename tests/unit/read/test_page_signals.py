@@ -85,6 +85,24 @@ def test_bot_wall_signals(status: int, headers: dict[str, str], markup: str, sig
 
 
 @pytest.mark.parametrize(
+    ("markup", "signals"),
+    [
+        ("<TITLE>JUST A MOMENT...</TITLE>", ["cloudflare-challenge"]),
+        ("<p>Access DENIED</p> <b>reference #9</b>", ["akamai"]),
+        ("<p>Enable JavaScript and Cookies to continue</p>", ["browser-check"]),
+        # Letters an ignore-case pattern takes for A to Z: the Kelvin sign, long s, dotless and dotted i.
+        ("<div id=\u212aeep>\u017felf: Ju\u017ft a moment...</div>", ["cloudflare-challenge"]),
+        ("<div class='turnst\u0131le'></div>", ["captcha"]),
+        ("<p>_INCAPSULA_RESOURCE</p><p>PERIMETERX</p><p>\u0130ncapsula \u0130ncident</p>", ["incapsula", "perimeterx"]),
+        ("<div class='g-recaptcha'>caf\u00e9 \u2019</div>", ["captcha"]),  # other non-ASCII text around
+        ("<p>Datadome</p>" + "\u00e9" * 19_990 + "<p>turnstile</p>", ["datadome"]),
+    ],
+)
+def test_bot_wall_markup_is_matched_whatever_its_letter_case(markup: str, signals: list[str]) -> None:
+    assert bot_wall(200, {}, markup) == signals
+
+
+@pytest.mark.parametrize(
     ("signals", "surface"),
     [
         ([], None),
