@@ -235,6 +235,13 @@ def _measure(pid: int, work: Callable[[], int]) -> Measured:
 # The sides ----------------------------------------------------------------------------------------
 
 
+def _with_bytecode() -> dict[str, str]:
+    """This environment, less PYTHONDONTWRITEBYTECODE: a server keeps its compiled modules between
+    starts, as an installed one does and as the peers' workers (run with -I) do; without them each
+    fresh server compiles every module it imports, seconds of its first calls."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
 class Netglean:
     """A netglean stdio server, politeness lifted as in bench.fetch, its own run store."""
 
@@ -244,7 +251,7 @@ class Netglean:
 
         self._data = tempfile.TemporaryDirectory(prefix="netglean-bench-peers-")
         command = [sys.executable, "-m", "netglean", "mcp", *LIFTED, "--data-dir", self._data.name]
-        self.client = LineClient(command)
+        self.client = LineClient(command, env=_with_bytecode())
         self.pid = self.client.pid
 
     def close(self) -> None:
