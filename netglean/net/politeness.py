@@ -9,7 +9,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 import anyio
@@ -42,7 +42,6 @@ class _Host:
     last_start: float = float("-inf")
     """When the latest request to the host started (or is to start, once its wait is over)."""
     last_interval: float = 0.0
-    lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
 class HostLimiter:
@@ -62,26 +61,43 @@ class HostLimiter:
             state = self._hosts[host] = _Host(anyio.Semaphore(self._per_host))
             self._forget_idle()
         self._hosts.move_to_end(host)
-        async with self._overall, state.limit:
-            async with state.lock:
+        await _take(self._overall)
+        try:
+            await _take(state.limit)
+            try:
+                # No await between reading and setting the host's last start: on the event loop,
+                # each request reads the one set by the request before it.
                 start = max(time.monotonic(), state.last_start + interval)
                 state.last_start, state.last_interval = start, interval
-            wait = start - time.monotonic()
-            if wait > 0:
-                await anyio.sleep(wait)
-            yield
+                wait = start - time.monotonic()
+                if wait > 0:
+                    await anyio.sleep(wait)
+                yield
+            finally:
+                state.limit.release()
+        finally:
+            self._overall.release()
 
     def _forget_idle(self) -> None:
         """Keep state for at most TRACKED hosts, dropping only idle ones (oldest first)."""
         now = time.monotonic()
         for host in list(self._hosts)[: max(0, len(self._hosts) - TRACKED)]:
             state = self._hosts[host]
-            idle = state.limit.value == self._per_host and not state.lock.locked()
+            idle = state.limit.value == self._per_host
             if idle and state.last_start + state.last_interval <= now:
                 del self._hosts[host]
 
     def __len__(self) -> int:
         return len(self._hosts)
+
+
+async def _take(semaphore: anyio.Semaphore) -> None:
+    """A free place taken at once; else one waited for, in turn. A crawl takes two places a request:
+    a wait (and a round of the event loop) for each free one would cost more than the request."""
+    try:
+        semaphore.acquire_nowait()
+    except anyio.WouldBlock:
+        await semaphore.acquire()
 
 
 class SessionBudget:

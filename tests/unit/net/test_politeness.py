@@ -61,3 +61,45 @@ def test_time_a_request_took_counts_toward_the_next_ones_wait(clock: Clock) -> N
 
 def test_other_hosts_are_not_spaced_by_a_host_they_do_not_share(clock: Clock) -> None:
     assert _starts(clock, [("a.test", 5.0), ("b.test", 5.0), ("a.test", 5.0)]) == [0.0, 0.0, 5.0]
+
+
+def test_a_free_slot_is_taken_without_a_round_of_the_event_loop() -> None:
+    """A crawl asks for a slot each request: with places free, no other task runs before it has one."""
+    limiter = HostLimiter(per_host=2, overall=4)
+    ran: list[str] = []
+
+    async def other() -> None:
+        ran.append("other")
+
+    async def run() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(other)
+            async with limiter.slot("h.test", 0.0):
+                assert ran == []
+
+    anyio.run(run)
+    assert ran == ["other"]
+
+
+def test_a_full_host_lets_its_waiting_requests_in_one_at_a_time_in_order() -> None:
+    limiter = HostLimiter(per_host=1, overall=4)
+    order: list[int] = []
+    inside = most = 0
+
+    async def request(n: int) -> None:
+        nonlocal inside, most
+        async with limiter.slot("h.test", 0.0):
+            inside += 1
+            most = max(most, inside)
+            order.append(n)
+            await anyio.sleep(0.01)
+            inside -= 1
+
+    async def run() -> None:
+        async with anyio.create_task_group() as group:
+            for n in range(4):
+                group.start_soon(request, n)
+                await anyio.sleep(0)
+
+    anyio.run(run)
+    assert order == [0, 1, 2, 3] and most == 1
