@@ -97,10 +97,6 @@ class LineClient:
             raise RuntimeError(f"{name} failed: {json.dumps(result)[:300]}")
         return result
 
-    @property
-    def pid(self) -> int:
-        return self._process.pid
-
     def close(self) -> None:
         self._in.close()
         self._process.wait(timeout=30)
