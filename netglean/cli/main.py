@@ -83,7 +83,8 @@ DEV_WARNING = (
 def _settings(args: argparse.Namespace) -> Settings:
     """The operator's settings: flags, then NETGLEAN_* variables, then, for the wire profiles they turn on, the
     variables those profiles' seeds read (html2rss's LOG_LEVEL), then the defaults."""
-    overrides = {s.name: getattr(args, s.name, None) for s in SETTINGS}
+    serving = args.command in {"mcp", "serve"}  # a server's defaults are its flags; a call's are its tool's
+    overrides = {s.name: getattr(args, s.name, None) for s in SETTINGS if serving or not s.server}
     settings = Settings.load(overrides)
     if settings.compat_sets:
         from netglean.calls.profiles import seed_environment

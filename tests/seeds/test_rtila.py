@@ -237,6 +237,7 @@ def test_arguments_the_schema_refuses_are_a_json_rpc_invalid_params_naming_them(
 # Browser tools (async) ---------------------------------------------------------------------------
 
 
+@pytest.mark.browser
 def test_analyze_page_answers_a_run_id_at_once_and_the_run_tools_follow_it(rtila: SyncClient, origin: str) -> None:
     started = _call(
         rtila,
@@ -260,6 +261,7 @@ def test_analyze_page_answers_a_run_id_at_once_and_the_run_tools_follow_it(rtila
     assert {run["status"] for run in runs} <= {"running", "succeeded", "failed"}
 
 
+@pytest.mark.browser
 def test_analyze_api_endpoint_with_wait_answers_its_report_inline(rtila: SyncClient, origin: str) -> None:
     report = _call(
         rtila,

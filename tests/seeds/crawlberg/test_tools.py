@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from tests.seeds.crawlberg.conftest import INTERNAL_ERROR, INVALID_PARAMS, Crawlberg
 from tests.seeds.crawlberg.site import PDF, WORDS
 
 # --- scrape -------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.browser
 def test_scrape_markdown_is_the_title_a_metadata_summary_and_the_content(crawlberg: Crawlberg) -> None:
     text = crawlberg.text("scrape", {"url": crawlberg.url("/")})
     assert "# Harbour Guide\n\n- URL: " + crawlberg.url("/") + "\n- Status: 200\n" in text
@@ -30,6 +33,7 @@ def test_scrape_json_is_the_result_with_the_content_as_markdown(crawlberg: Crawl
     assert "not instructions" in result["untrusted_content_notice"]
 
 
+@pytest.mark.browser
 def test_scrape_use_browser_renders_the_page(crawlberg: Crawlberg) -> None:
     result = crawlberg.json("scrape", {"url": crawlberg.url("/more"), "use_browser": True, "format": "json"})
     assert result["selected_strategy"] == "browser" and "Story one." in result["content"]
@@ -38,6 +42,7 @@ def test_scrape_use_browser_renders_the_page(crawlberg: Crawlberg) -> None:
 # --- crawl --------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.browser
 def test_crawl_follows_links_on_the_domain_to_max_depth(crawlberg: Crawlberg) -> None:
     text = crawlberg.text("crawl", {"url": crawlberg.url("/"), "max_depth": 1, "stay_on_domain": True})
     assert text.count("\n## ") == 3 and "- Pages read: 3\n" in text
@@ -136,6 +141,7 @@ def test_download_max_size_refuses_a_larger_document(crawlberg: Crawlberg) -> No
 # --- interact -----------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.browser
 def test_interact_carries_out_crawlbergs_actions_and_returns_each_result_and_the_final_dom(
     crawlberg: Crawlberg,
 ) -> None:

@@ -12,6 +12,8 @@ from tests.seeds.html2rss.conftest import Html2rss
 from tests.support.browser_site import APP
 from tests.support.fixture_site import serve
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(scope="module")
 def scripted() -> Iterator[str]:
