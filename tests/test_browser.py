@@ -198,12 +198,12 @@ class _AllowingServiceWorkers:
         return await self._browser.new_context(**{**options, "service_workers": "allow"})
 
 
-def _allowing(context: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
+def _allowing(context: Callable[[Any, str], Awaitable[Any]]) -> Callable[[Any, str], Awaitable[Any]]:
     """The pool's context maker, its contexts allowing service workers and otherwise as the product
     makes them."""
 
-    async def allowing(browser: Any) -> Any:
-        return await context(_AllowingServiceWorkers(browser))
+    async def allowing(browser: Any, user_agent: str) -> Any:
+        return await context(_AllowingServiceWorkers(browser), user_agent)
 
     return allowing
 

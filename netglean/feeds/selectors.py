@@ -109,9 +109,14 @@ def selector_problem(selector: str, *, items: str = "") -> str | None:
         return f"{quoted(selector)} starts at the item's siblings; a field is read from inside its item"
     empty = parse_html("")
     for json_keys in (False, True):  # a config does not say which its page is: it must read either
-        scope = lexbor_selector(items, json_keys=json_keys) if items else ""
-        try:
-            empty.css(lexbor_selector(selector, scope=scope, json_keys=json_keys))
-        except Exception:  # selectolax raises its own SelectolaxError, imported only with the parser
-            return f"{quoted(selector)} is not a CSS selector netglean can read"
+        if items:  # a field, read inside its item
+            forms = [lexbor_selector(selector, scope=lexbor_selector(items, json_keys=json_keys), json_keys=json_keys)]
+        else:  # an items selector, read on the page and inside its own items (items nested in items)
+            alone = lexbor_selector(selector, json_keys=json_keys)
+            forms = [alone, lexbor_selector(selector, scope=alone, json_keys=json_keys)]
+        for written in forms:
+            try:
+                empty.css(written)
+            except Exception:  # selectolax raises its own SelectolaxError, imported only with the parser
+                return f"{quoted(selector)} is not a CSS selector netglean can read"
     return None

@@ -74,3 +74,13 @@ def test_json_selectors_match_html2rss_markup_even_for_html_element_names() -> N
     [item] = read_items(tree, config, "https://example.com/", is_json=True)
     assert item["title"] == "T" and item["url"] == "https://example.com/p"
     assert item["image"] == "https://example.com/i.png" and item["description"] == "1"
+
+
+def test_an_items_selector_that_breaks_only_inside_its_own_items_is_a_problem() -> None:
+    """The items selector is also read inside its own items (nested items are told apart): one that
+    parses alone but not scoped by itself ("[A") is named, not left to fail on the page."""
+    from netglean.feeds.selectors import selector_problem
+
+    assert selector_problem("[A") == '"[A" is not a CSS selector netglean can read'
+    assert selector_problem("article.teaser") is None
+    assert selector_problem("> h2", items="article") is None
