@@ -125,27 +125,38 @@ def _read_file(raw: str) -> str:
         raise argparse.ArgumentTypeError(f"cannot read {raw[1:]}: {exc}") from None
 
 
-def _json_value(raw: str) -> Any:
+def _json_value(text: str) -> Any:
     try:
-        return json.loads(_read_file(raw))
+        return json.loads(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
 
 
 def _number(kind: Callable[[str], Any]) -> Callable[[str], Any]:
-    def parse(raw: str) -> Any:
-        return kind(_read_file(raw).strip())
+    def parse(text: str) -> Any:
+        return kind(text.strip())
 
     parse.__name__ = kind.__name__  # argparse names the type in its error: "invalid int value"
     return parse
 
 
 _PARSERS: dict[str, Callable[[str], Any]] = {
-    "string": _read_file,
+    "string": str,
     "integer": _number(int),
     "number": _number(float),
     "json": _json_value,
 }
+"""How a flag's text (``@FILE`` already read) becomes its value, by the option's type."""
+
+
+def _flag(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """A flag's value: its text, or the file ``@PATH`` names, read once, then parsed."""
+
+    def parse_flag(raw: str) -> Any:
+        return parse(_read_file(raw))
+
+    parse_flag.__name__ = parse.__name__
+    return parse_flag
 
 
 def _items(parse: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -162,7 +173,7 @@ def _items(parse: Callable[[str], Any]) -> Callable[[str], Any]:
                 return items
         return parse(text)
 
-    parse_items.__name__ = getattr(parse, "__name__", "value")
+    parse_items.__name__ = parse.__name__
     return parse_items
 
 
@@ -246,7 +257,7 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
                 kwargs["action"] = "append"
                 kwargs["type"] = _items(_PARSERS[option["item_type"] or "json"])
             else:
-                kwargs["type"] = _PARSERS[option["type"]]
+                kwargs["type"] = _flag(_PARSERS[option["type"]])
                 if option["choices"]:
                     kwargs["choices"] = option["choices"]
             arguments.add_argument(option["flag"], required=False, **kwargs)
