@@ -574,11 +574,14 @@ class Settings:
                 values[setting.name] = given
         return cls(**values)
 
-    def feed_address(self, path: str) -> str:
-        """``path`` on the address feed readers reach netglean serve at: public_url, else http://HOST:PORT (a
-        port of 0, picked at start, is unknown here: the path alone then)."""
+    def feed_address(self, path: str, served_at: str = "") -> str:
+        """``path`` on the address feed readers reach netglean serve at: public_url, else where it serves
+        (``served_at``, once bound), else http://HOST:PORT (a port of 0, picked at start, is unknown before: the
+        path alone then)."""
         if self.public_url:
             return self.public_url.rstrip("/") + path
+        if served_at:
+            return served_at + path
         if not self.port:
             return path
         host = f"[{self.host}]" if ":" in self.host else self.host

@@ -56,8 +56,10 @@ async def served_feeds(runs: Runs, settings: Settings, base: str, most: int) -> 
     token, the address says where get_project shows it."""
     projects, total = await runs.store.feed_projects(most)
     key = "?secret=… (get_project shows it)" if settings.token else ""
-    shown = (settings.public_url.rstrip("/") if settings.public_url else base) + "/feeds/"
-    return [(project.name, f"{shown}{quote(project.name, safe='')}.xml{key}") for project in projects], total
+    return [
+        (project.name, settings.feed_address(f"/feeds/{quote(project.name, safe='')}.xml", base) + key)
+        for project in projects
+    ], total
 
 
 def feed_endpoint(runs: Runs, token_required: bool) -> Callable[[Request], Awaitable[Response]]:
