@@ -460,8 +460,8 @@ def _steer(draw: st.DrawFn, name: str, schema: Mapping[str, Any], value: Any, wo
         return draw(st.one_of(st.sampled_from(sorted(ENTRIES)), st.just(value)))
     if isinstance(value, str) and name == "domain":  # a host, or what a model might pass for one
         return draw(st.one_of(st.sampled_from(["127.0.0.1", "shop.example", "http://127.0.0.1/x"]), st.just(value)))
-    if isinstance(value, str) and name == "dataset" and world.projects:
-        return draw(st.one_of(st.just("items"), st.just(value)))
+    if isinstance(value, str) and name == "dataset" and world.projects:  # the saved projects' one, mostly
+        return draw(st.sampled_from(["items", "items", value]))
     if isinstance(value, str) and is_glob(name, schema):
         return draw(st.one_of(st.sampled_from(world.globs), st.just(value)))
     if isinstance(value, str) and is_selector(name, schema):
