@@ -265,11 +265,11 @@ async def _fill(runner: Any, rows: list[tuple[str, dict[str, Any]]]) -> None:
 def data(rows: int = 100_000, repeats: int = 15) -> dict[str, Any]:
     """Milliseconds for a filtered, sorted page of a ``rows``-row dataset: the tool, the store, the two peers."""
     from netglean.handlers.projects import ROW_FIELDS
-    from netglean.store.filters import order_by, where
+    from netglean.store.filters import parse_filter, parse_sort
     from netglean.store.sqlite import FILE_NAME
 
     made = catalogue(rows)
-    condition, ordering = where(FILTER, ROW_FIELDS), order_by(SORT, ROW_FIELDS, "-created")
+    condition, ordering = parse_filter(FILTER, ROW_FIELDS), parse_sort(SORT, ROW_FIELDS, "-created")
 
     async def measure(folder: str) -> dict[str, Any]:
         runner = _runner(folder)
@@ -285,8 +285,8 @@ def data(rows: int = 100_000, repeats: int = 15) -> dict[str, Any]:
                 await store.rows(
                     PROJECT_ID,
                     "products",
-                    where=(condition.sql, condition.params),
-                    order=(ordering.sql, ordering.params),
+                    where=condition,
+                    order=ordering,
                     offset=0,
                     limit=1,
                 )
@@ -316,8 +316,8 @@ def data(rows: int = 100_000, repeats: int = 15) -> dict[str, Any]:
                     found, total = await store.rows(
                         PROJECT_ID,
                         "products",
-                        where=(condition.sql, condition.params),
-                        order=(ordering.sql, ordering.params),
+                        where=condition,
+                        order=ordering,
                         offset=offset,
                         limit=PER_PAGE,
                     )
@@ -375,10 +375,12 @@ def data(rows: int = 100_000, repeats: int = 15) -> dict[str, Any]:
     }
 
 
-def _plan(store_file: Path, condition: Any, ordering: Any) -> list[str]:
+def _plan(store_file: Path, where: Any, order: Any) -> list[str]:
     """SQLite's plan for the store's page query, as its ``rows`` builds it (the EXPLAIN QUERY PLAN details)."""
     from netglean.store.sqlite import _ROWS
+    from netglean.store.sqlite_filters import ROWS, condition_sql, order_sql
 
+    condition, ordering = condition_sql(where, ROWS), order_sql(order, ROWS)
     scope = f"project_id = ? AND dataset = ? AND ({condition.sql})"
     db = sqlite3.connect(store_file)
     try:

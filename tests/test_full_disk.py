@@ -116,6 +116,7 @@ if state == "hold":
 import anyio
 from netglean.core.errors import StoreFailure
 from netglean.store.base import Project
+from netglean.store.filters import Column, Sort
 from netglean.store.sqlite import SqliteStore
 
 async def room_again():
@@ -131,7 +132,7 @@ async def room_again():
         (disk / "filler").unlink()
         await store.save_project(project)
         listed, _ = await store.list_projects(
-            where=("1", []), order=("name", []), offset=0, limit=10
+            where=None, order=(Sort(Column("name")),), offset=0, limit=10
         )
         return [found.name for found in listed]
     finally:

@@ -27,6 +27,7 @@ from netglean.calls.runner import ToolRunner
 from netglean.core.errors import ToolError
 from netglean.core.schedule import parse_schedule
 from netglean.store.base import ACTIVE, Project, RunStore
+from netglean.store.filters import Column, Compare, Sort
 
 log = logging.getLogger("netglean.calls.scheduler")
 
@@ -35,6 +36,8 @@ PROJECT_TOOLS = (RUN_TOOL, "run_project_by_name")
 """The tools whose runs work on a project (their arguments name it: by id, or by name)."""
 LABEL = "scheduled"
 PAGE = 200
+SCHEDULED = Compare(Column("schedule"), "!=", None)
+"""The projects that have a schedule."""
 
 
 class Scheduler:
@@ -98,7 +101,7 @@ async def _scheduled(store: RunStore) -> list[Project]:
     found: list[Project] = []
     while True:
         page, total = await store.list_projects(
-            where=("schedule IS NOT NULL", []), order=("created_at", []), offset=len(found), limit=PAGE
+            where=SCHEDULED, order=(Sort(Column("created")),), offset=len(found), limit=PAGE
         )
         found += page
         if not page or len(found) >= total:

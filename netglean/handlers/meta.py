@@ -33,7 +33,7 @@ async def read_engine_info(ctx: Context) -> dict[str, Any]:
     store = ctx.runs.store
     settings = ctx.settings
     runs = await store.counts()
-    _, projects = await store.list_projects(where=("1", []), order=("id", []), offset=0, limit=0)
+    _, projects = await store.list_projects(where=None, order=(), offset=0, limit=0)
     return {
         "name": ctx.registry.server.name,
         "version": __version__,

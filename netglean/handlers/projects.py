@@ -55,12 +55,22 @@ from netglean.handlers.runs import LOG_LEVELS, framed
 from netglean.net.urls import parse_url
 from netglean.sites.projects import ProjectRun, kept_pages, run_extract, start_urls
 from netglean.store.base import FINISHED, RESUMABLE, Project, Visited, Written
-from netglean.store.filters import fields_of, order_by, where
+from netglean.store.filters import fields_of, parse_filter, parse_sort
 
 PROJECT_FIELDS = fields_of(
-    {"name": "name", "kind": "kind", "created": "created_at", "updated": "updated_at", "project_id": "id"}, None
+    {
+        "name": "name",
+        "kind": "kind",
+        "created": "created",
+        "updated": "updated",
+        "project_id": "id",
+    },
+    properties=False,
 )
-ROW_FIELDS = fields_of({"run_id": "run_id", "created": "created", "updated": "updated", "key": "key"}, "data")
+ROW_FIELDS = fields_of(
+    {"run_id": "run_id", "created": "created", "updated": "updated", "key": "key"},
+    properties=True,
+)
 SHOWN_FAILURES = 20
 PAGES = "pages"
 """A crawl project's dataset: a row for each page read."""
@@ -320,10 +330,11 @@ async def get_project(args: GetProjectInput, ctx: Context) -> Outcome:
 
 
 async def list_projects(args: ListProjectsInput, ctx: Context) -> Outcome:
-    condition, ordering = where(args.filter or "", PROJECT_FIELDS), order_by(args.sort, PROJECT_FIELDS, "-updated")
+    condition = parse_filter(args.filter or "", PROJECT_FIELDS)
+    ordering = parse_sort(args.sort, PROJECT_FIELDS, "-updated")
     found, total = await ctx.runs.store.list_projects(
-        where=(condition.sql, condition.params),
-        order=(ordering.sql, ordering.params),
+        where=condition,
+        order=ordering,
         offset=(args.page - 1) * args.per_page,
         limit=args.per_page,
     )
@@ -398,12 +409,13 @@ async def _rows(
             detail={"argument": "dataset"},
             next_step="list_datasets",
         )
-    condition, ordering = where(filter_, ROW_FIELDS), order_by(sort, ROW_FIELDS, "-created")
+    condition = parse_filter(filter_, ROW_FIELDS)
+    ordering = parse_sort(sort, ROW_FIELDS, "-created")
     rows, total = await ctx.runs.store.rows(
         project.id,
         dataset,
-        where=(condition.sql, condition.params),
-        order=(ordering.sql, ordering.params),
+        where=condition,
+        order=ordering,
         offset=(page - 1) * per_page,
         limit=per_page,
     )
@@ -516,9 +528,8 @@ async def _resource_project(ctx: Context, uri: str, project_id: str) -> Project:
 
 
 async def read_projects(ctx: Context) -> dict[str, Any]:
-    condition, ordering = where("", PROJECT_FIELDS), order_by("", PROJECT_FIELDS, "-updated")
     found, total = await ctx.runs.store.list_projects(
-        where=(condition.sql, condition.params), order=(ordering.sql, ordering.params), offset=0, limit=200
+        where=None, order=parse_sort("", PROJECT_FIELDS, "-updated"), offset=0, limit=200
     )
     return {"projects": [_shown(project, ctx.settings) for project in found], "total": total}
 
@@ -726,9 +737,7 @@ async def _named(ctx: Context, name: str) -> Project:
     exact = await store.projects_named(name)
     if exact:
         return exact[0]
-    alike, _ = await store.list_projects(
-        where=("lower(name) = lower(?)", [name]), order=("updated_at DESC", []), offset=0, limit=20
-    )
+    alike = await store.projects_named_any_case(name, limit=20)
     if len(alike) == 1:
         return alike[0]
     if not alike:

@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from netglean.store.filters import Condition, Sort
+
 ACTIVE = ("queued", "running")
 """Statuses of a run some process is (or should be) working on."""
 FINISHED = ("succeeded", "failed", "cancelled", "interrupted")
@@ -296,11 +298,16 @@ class RunStore(Protocol):
         """The first ``limit`` feed projects by name (the feeds netglean serve serves), and how many there are."""
         ...
 
+    async def projects_named_any_case(self, name: str, *, limit: int) -> list[Project]:
+        """The first ``limit`` projects named ``name`` but for ASCII case, last updated first."""
+        ...
+
     async def list_projects(
-        self, *, where: tuple[str, Sequence[Any]], order: tuple[str, Sequence[Any]], offset: int, limit: int
+        self, *, where: Condition | None, order: Sequence[Sort], offset: int, limit: int
     ) -> tuple[list[Project], int]:
-        """Projects matching ``where`` (SQL over the projects' columns, and its parameters: netglean.store.filters
-        builds it), in ``order``; one page of them and how many match."""
+        """Projects matching ``where`` (a filter over their columns: id, name, kind, schedule,
+        created, updated; None: every project), in ``order`` (then by id); one page of them and how
+        many match."""
         ...
 
     async def delete_project(self, project_id: str) -> bool:
@@ -358,13 +365,14 @@ class RunStore(Protocol):
         project_id: str,
         dataset: str,
         *,
-        where: tuple[str, Sequence[Any]],
-        order: tuple[str, Sequence[Any]],
+        where: Condition | None,
+        order: Sequence[Sort],
         offset: int,
         limit: int,
     ) -> tuple[list[Row], int]:
-        """One page of a dataset's rows matching ``where`` (SQL over the columns run_id, created and updated, and
-        ``data``, the row's JSON), in ``order``; and how many match."""
+        """One page of a dataset's rows matching ``where`` (a filter over the columns key, run_id,
+        created and updated, and the row's JSON properties), in ``order`` (then by key); and how
+        many match."""
         ...
 
     async def datasets(self, project_id: str) -> dict[str, int]:

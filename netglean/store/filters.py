@@ -1,15 +1,18 @@
-"""The filter and sort language of the data tools, parsed to parameterised SQL (never string-built from input).
+"""The filter and sort language of the data tools, parsed to a small tree every backend compiles
+to its own query (never string-built from input).
 
 A filter compares fields with values and joins the comparisons (PocketBase's shape)::
 
     name ~ "scrape" && price > 10 || (status != "sold" && stock = null)
 
-- fields: a letter or ``_``, then letters, digits, ``_``, ``-`` and ``.``; which names exist is the caller's
-  (``Fields``): a store column, or a key of a row's JSON properties.
-- operators: ``=`` ``!=`` ``>`` ``>=`` ``<`` ``<=``, and ``~`` / ``!~`` (contains / does not contain, case-insensitive
-  for ASCII); ``= null`` and ``!= null`` test for a missing value.
+- fields: a letter or ``_``, then letters, digits, ``_``, ``-`` and ``.``; which names exist is the
+  caller's (``Fields``): a field the store keeps for every record (``Column``), or a key of a row's
+  JSON properties (``Property``).
+- operators: ``=`` ``!=`` ``>`` ``>=`` ``<`` ``<=``, and ``~`` / ``!~`` (contains / does not
+  contain, case-insensitive for ASCII); ``= null`` and ``!= null`` test for a missing value; a
+  missing value is unequal to every value.
 - values: strings in double or single quotes (backslash escapes the quote and itself), numbers, ``true``,
-  ``false``, ``null``. A whole number is exact and SQLite's: 64 bits (``-9223372036854775808`` to
+  ``false``, ``null``. A whole number is exact and 64 bits (``-9223372036854775808`` to
   ``9223372036854775807``); one with a point or an exponent is a double (to about ``1.8e308``).
   A number beyond either is refused, naming it, rather than compared as another; ``~`` looks
   for a whole number of any length.
@@ -17,9 +20,10 @@ A filter compares fields with values and joins the comparisons (PocketBase's sha
 
 A sort is fields separated by commas, each ascending or with a leading ``-`` descending (``-created,name``).
 
-Every value and every JSON path reaches SQLite as a bound parameter; the only text put into the SQL is the
-caller's own column expressions and the operators of this module. A filter that cannot be read is
-``InvalidQuery`` naming the position and what was expected there.
+The tree (``Compare``, ``And``, ``Or``; ``Sort``) names fields and holds values, never a query
+language's text: each backend compiles it, binding every value and JSON path as a parameter
+(SQLite's: netglean.store.sqlite_filters). A filter that cannot be read is ``InvalidQuery`` naming
+the position and what was expected there.
 """
 
 from __future__ import annotations
@@ -27,8 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from netglean.core.errors import InvalidQuery
 
@@ -37,7 +40,7 @@ MAX_TERMS = 50
 MAX_DEPTH = 10
 MAX_SORT_FIELDS = 5
 SMALLEST_WHOLE, LARGEST_WHOLE = -(2**63), 2**63 - 1
-"""The whole numbers SQLite holds (64 bits): a filter's whole number is one, compared exactly."""
+"""The whole numbers a filter holds (64 bits: SQLite's, PostgreSQL's bigint): compared exactly."""
 
 _TOKEN = re.compile(
     r"""(?P<space>\s+)|(?P<op>&&|\|\||!~|!=|>=|<=|[=<>~()])|(?P<string>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')"""
@@ -45,51 +48,84 @@ _TOKEN = re.compile(
     re.DOTALL,
 )
 _FIELD = re.compile(r"[A-Za-z_][\w.-]*")
-_COMPARISONS = {"=": "=", "!=": "!=", ">": ">", ">=": ">=", "<": "<", "<=": "<="}
-
-Fields = Callable[[str], "Column | None"]
-"""What a field name stands for in SQL, or None for a name that does not exist."""
+COMPARISONS = ("=", "!=", ">", ">=", "<", "<=")
+CONTAINS = ("~", "!~")
 
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    """A field's SQL: an expression of the caller's, with its own bound parameters (a JSON path)."""
+    """A field the store keeps for every record, by the store's name for it (a project's
+    ``updated``, a row's ``run_id``)."""
 
-    sql: str
-    params: tuple[Any, ...] = ()
-
-
-def json_property(column: str, key: str) -> Column:
-    """A key of a row's JSON properties (``column``): its JSON path is a bound parameter."""
-    return Column(f"json_extract({column}, ?)", ('$."' + key.replace('"', "") + '"',))
+    name: str
 
 
-@dataclass(slots=True)
-class Clause:
-    """SQL text with ``?`` placeholders and the values bound to them, in order."""
+@dataclass(frozen=True, slots=True)
+class Property:
+    """A key of a row's JSON properties (its data)."""
 
-    sql: str = ""
-    params: list[Any] = field(default_factory=list)
+    key: str
 
 
-def where(text: str, fields: Fields) -> Clause:
-    """``text`` (a filter) as an SQL condition; an empty filter is always true."""
+Field = Column | Property
+Value = str | int | float | bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """``field operator value``: an operator of COMPARISONS or CONTAINS; a value None for null
+    (with ``=`` and ``!=`` only); for CONTAINS the text looked for (a whole number's digits)."""
+
+    field: Field
+    operator: str
+    value: Value
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    left: Condition
+    right: Condition
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    left: Condition
+    right: Condition
+
+
+Condition = Compare | And | Or
+"""A parsed filter; an empty filter is None (every record)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sort:
+    """One key of an order, ascending unless ``descending``."""
+
+    field: Field
+    descending: bool = False
+
+
+Fields = Callable[[str], Field | None]
+"""What a field name of the language stands for, or None for a name that does not exist."""
+
+
+def parse_filter(text: str, fields: Fields) -> Condition | None:
+    """``text`` (a filter) as a tree; None for an empty filter (always true)."""
     if not text.strip():
-        return Clause("1", [])
+        return None
     if len(text) > MAX_CHARS:
         raise _problem(text, MAX_CHARS, f"a filter of at most {MAX_CHARS} characters")
     parser = _Parser(text, _tokens(text), fields)
-    clause = parser.expression(0)
+    condition = parser.expression(0)
     if parser.at < len(parser.tokens):
         raise _problem(text, parser.tokens[parser.at][2], "&&, || or the end of the filter")
-    return clause
+    return condition
 
 
-def order_by(text: str, fields: Fields, default: str) -> Clause:
-    """``text`` (a sort, else ``default``) as an SQL ORDER BY list."""
+def parse_sort(text: str, fields: Fields, default: str) -> tuple[Sort, ...]:
+    """``text`` (a sort, else ``default``) as the keys of an order."""
     wanted = text.strip() or default
-    parts: list[str] = []
-    params: list[Any] = []
+    keys: list[Sort] = []
     names = [name.strip() for name in wanted.split(",")]
     if len(names) > MAX_SORT_FIELDS:
         raise InvalidQuery(
@@ -98,15 +134,14 @@ def order_by(text: str, fields: Fields, default: str) -> Clause:
     for name in names:
         descending = name.startswith("-")
         bare = name[1:] if descending or name.startswith("+") else name
-        column = fields(bare) if _FIELD.fullmatch(bare) else None
-        if column is None:
+        field = fields(bare) if _FIELD.fullmatch(bare) else None
+        if field is None:
             raise InvalidQuery(
                 f"sort: {bare[:80]!r} is not a field to sort by",
                 detail={"argument": "sort", "expected": "a field name, or -name for descending"},
             )
-        parts.append(f"{column.sql} {'DESC' if descending else 'ASC'}")
-        params += column.params
-    return Clause(", ".join(parts), params)
+        keys.append(Sort(field, descending))
+    return tuple(keys)
 
 
 def _tokens(text: str) -> list[tuple[str, str, int]]:
@@ -136,23 +171,28 @@ class _Parser:
         token = self._peek()
         return token[2] if token is not None else len(self.text)
 
-    def expression(self, depth: int) -> Clause:
+    def expression(self, depth: int) -> Condition:
         """or: and-terms joined by ||."""
-        return self._joined(depth, "||", "OR", self._conjunction)
+        return self._joined(depth, "||", Or, self._conjunction)
 
-    def _conjunction(self, depth: int) -> Clause:
-        return self._joined(depth, "&&", "AND", self._primary)
+    def _conjunction(self, depth: int) -> Condition:
+        return self._joined(depth, "&&", And, self._primary)
 
-    def _joined(self, depth: int, token: str, sql: str, operand: Callable[[int], Clause]) -> Clause:
-        """Operands joined by ``token`` (SQL's ``sql``), left to right."""
+    def _joined(
+        self,
+        depth: int,
+        token: str,
+        join: type[And] | type[Or],
+        operand: Callable[[int], Condition],
+    ) -> Condition:
+        """Operands joined by ``token`` (``join``), left to right."""
         left = operand(depth)
         while (found := self._peek()) is not None and found[1] == token:
             self.at += 1
-            right = operand(depth)
-            left = Clause(f"({left.sql} {sql} {right.sql})", left.params + right.params)
+            left = join(left, operand(depth))
         return left
 
-    def _primary(self, depth: int) -> Clause:
+    def _primary(self, depth: int) -> Condition:
         token = self._peek()
         if token is not None and token[1] == "(":
             if depth >= MAX_DEPTH:
@@ -163,42 +203,33 @@ class _Parser:
             if closing is None or closing[1] != ")":
                 raise _problem(self.text, self._where(), "a closing parenthesis")
             self.at += 1
-            return Clause(f"({inner.sql})", inner.params)
+            return inner
         return self._comparison()
 
-    def _comparison(self) -> Clause:
+    def _comparison(self) -> Compare:
         name = self._peek()
         if name is None or name[0] != "word" or name[1] in {"true", "false", "null"}:
             raise _problem(self.text, self._where(), "a field name or an opening parenthesis")
-        column = self.fields(name[1])
-        if column is None:
+        field = self.fields(name[1])
+        if field is None:
             raise _problem(self.text, name[2], "a field the data has", found=name[1])
         self.at += 1
         operator = self._peek()
-        if operator is None or operator[0] != "op" or operator[1] not in {*_COMPARISONS, "~", "!~"}:
+        if operator is None or operator[0] != "op" or operator[1] not in {*COMPARISONS, *CONTAINS}:
             raise _problem(self.text, self._where(), "an operator (= != > >= < <= ~ !~)")
         self.at += 1
-        value = self._value(as_text=operator[1] in {"~", "!~"})
+        value = self._value(as_text=operator[1] in CONTAINS)
         self.terms += 1
         if self.terms > MAX_TERMS:
             raise _problem(self.text, name[2], f"at most {MAX_TERMS} comparisons")
-        params = list(column.params)
-        if operator[1] in {"~", "!~"}:
-            if value is None:
-                raise _problem(self.text, self.tokens[self.at - 1][2], "a value to look for (not null)")
-            pattern = "%" + _escaped(str(value).lower()) + "%"
-            negated = "NOT " if operator[1] == "!~" else ""
-            sql = f"(COALESCE(LOWER(CAST({column.sql} AS TEXT)), '') {negated}LIKE ? ESCAPE '\\')"
-            return Clause(sql, [*params, pattern])
-        if value is None:
-            if operator[1] not in {"=", "!="}:
-                raise _problem(self.text, self.tokens[self.at - 1][2], "= null or != null (null has no order)")
-            return Clause(f"({column.sql} IS {'NOT ' if operator[1] == '!=' else ''}NULL)", params)
-        if operator[1] == "!=":  # a missing value is not equal to any value either
-            return Clause(f"({column.sql} IS NOT ?)", [*params, value])
-        return Clause(f"({column.sql} {_COMPARISONS[operator[1]]} ?)", [*params, value])
+        if value is None and operator[1] in CONTAINS:
+            raise _problem(self.text, self.tokens[self.at - 1][2], "a value to look for (not null)")
+        if value is None and operator[1] not in {"=", "!="}:
+            expected = "= null or != null (null has no order)"
+            raise _problem(self.text, self.tokens[self.at - 1][2], expected)
+        return Compare(field, operator[1], value)
 
-    def _value(self, *, as_text: bool = False) -> Any:
+    def _value(self, *, as_text: bool = False) -> Value:
         """The value token's; with ``as_text`` (what ``~`` looks for) a whole number's digits, any
         length."""
         token = self._peek()
@@ -212,14 +243,14 @@ class _Parser:
             whole = text.lstrip("-").isdigit()
             return str(int(text)) if as_text and whole else self._number(text, at)
         if kind == "word" and text in {"true", "false"}:
-            return 1 if text == "true" else 0  # as SQLite's JSON functions give booleans
+            return text == "true"
         if kind == "word" and text == "null":
             return None
         raise _problem(self.text, at, "a value (a quoted string, a number, true, false or null)", found=text)
 
     def _number(self, text: str, at: int) -> int | float:
         """A number token's value: a whole number exactly (not through a double, which rounds past
-        2**53), within SQLite's 64 bits; any other a finite double."""
+        2**53), within 64 bits; any other a finite double."""
         if text.lstrip("-").isdigit():
             digits = text.lstrip("-").lstrip("0")
             # One with more digits than the largest is out of range: not parsed at all.
@@ -239,10 +270,6 @@ class _Parser:
         return number
 
 
-def _escaped(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
 def _problem(text: str, at: int, expected: str, *, found: str | None = None) -> InvalidQuery:
     seen = (
         f"found {found[:40]!r}" if found is not None else ("the end" if at >= len(text) else f"{text[at : at + 20]!r}")
@@ -253,13 +280,14 @@ def _problem(text: str, at: int, expected: str, *, found: str | None = None) -> 
     )
 
 
-def fields_of(columns: Mapping[str, str], properties: str | None) -> Fields:
-    """Field names as the data tools read them: ``columns`` (a name to its column), and, with ``properties`` (a
-    JSON column), any other name as a key of it."""
+def fields_of(columns: Mapping[str, str], *, properties: bool) -> Fields:
+    """Field names as the data tools read them: ``columns`` (a name to the store's name of a
+    field every record has), and, with ``properties``, any other name as a key of a row's JSON
+    properties."""
 
-    def column(name: str) -> Column | None:
+    def field(name: str) -> Field | None:
         if name in columns:
             return Column(columns[name])
-        return json_property(properties, name) if properties is not None else None
+        return Property(name) if properties else None
 
-    return column
+    return field

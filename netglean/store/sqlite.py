@@ -38,8 +38,10 @@ from netglean.store.base import (
     Visited,
     Written,
 )
+from netglean.store.filters import Condition, Sort
 from netglean.store.migrations import MIGRATIONS
 from netglean.store.owners import Owners
+from netglean.store.sqlite_filters import PROJECTS, ROWS, condition_sql, order_sql
 
 log = logging.getLogger("netglean.store")
 
@@ -671,16 +673,28 @@ class SqliteStore:
 
         return await self._read(work)
 
+    async def projects_named_any_case(self, name: str, *, limit: int) -> list[Project]:
+        rows = await self._read(
+            lambda db: db.execute(
+                f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE lower(name) = lower(?)"
+                " ORDER BY updated_at DESC, id LIMIT ?",
+                (name, limit),
+            ).fetchall()
+        )
+        return [_project(row) for row in rows]
+
     async def list_projects(
-        self, *, where: tuple[str, Sequence[Any]], order: tuple[str, Sequence[Any]], offset: int, limit: int
+        self, *, where: Condition | None, order: Sequence[Sort], offset: int, limit: int
     ) -> tuple[list[Project], int]:
-        (condition, bound), (ordering, sorted_by) = where, order
+        condition, ordering = condition_sql(where, PROJECTS), order_sql(order, PROJECTS)
+        by = ", ".join(filter(None, [ordering.sql, "id"]))
 
         def work(db: sqlite3.Connection) -> tuple[list[Project], int]:
-            total = db.execute(f"SELECT count(*) FROM projects WHERE {condition}", list(bound)).fetchone()[0]
+            matching = f"FROM projects WHERE {condition.sql}"
+            total = db.execute(f"SELECT count(*) {matching}", condition.params).fetchone()[0]
             rows = db.execute(
-                f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE {condition} ORDER BY {ordering}, id LIMIT ? OFFSET ?",
-                [*bound, *sorted_by, limit, offset],
+                f"SELECT {_PROJECT_COLUMNS} {matching} ORDER BY {by} LIMIT ? OFFSET ?",
+                [*condition.params, *ordering.params, limit, offset],
             ).fetchall()
             return [_project(row) for row in rows], total
 
@@ -795,20 +809,21 @@ class SqliteStore:
         project_id: str,
         dataset: str,
         *,
-        where: tuple[str, Sequence[Any]],
-        order: tuple[str, Sequence[Any]],
+        where: Condition | None,
+        order: Sequence[Sort],
         offset: int,
         limit: int,
     ) -> tuple[list[Row], int]:
-        (condition, bound), (ordering, sorted_by) = where, order
-        scope = f"project_id = ? AND dataset = ? AND ({condition})"
-        values = [project_id, dataset, *bound]
+        condition, ordering = condition_sql(where, ROWS), order_sql(order, ROWS)
+        by = ", ".join(filter(None, [ordering.sql, "key"]))
+        scope = f"project_id = ? AND dataset = ? AND ({condition.sql})"
+        values = [project_id, dataset, *condition.params]
 
         def work(db: sqlite3.Connection) -> tuple[list[Row], int]:
             found = db.execute(
                 f"SELECT dataset, key, run_id, data, created, updated FROM {_ROWS} WHERE {scope}"
-                f" ORDER BY {ordering}, key LIMIT ? OFFSET ?",
-                [*values, *sorted_by, limit, offset],
+                f" ORDER BY {by} LIMIT ? OFFSET ?",
+                [*values, *ordering.params, limit, offset],
             ).fetchall()
             # A page short of its limit holds the last match, so it says how many there are: the count is a second
             # pass over every row the filter reads (half the time of a filtered page of a large dataset).

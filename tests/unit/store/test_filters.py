@@ -1,30 +1,38 @@
-"""The data tools' filter and sort language (netglean/store/filters.py): what each form means, its errors by
-position, and fuzzing: no input makes SQLite fail, injects SQL, or reaches past the project it is asked of."""
+"""The data tools' filter and sort language (netglean/store/filters.py), through each backend's
+``rows``: what each form means, its errors by position, and fuzzing: no input makes the store fail,
+injects into its query, or reaches past the project it is asked of."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 from hypothesis import HealthCheck, given, note, seed, settings
 from hypothesis import strategies as st
 
 from netglean.core.errors import InvalidQuery
+from netglean.store.base import Project, RunStore
 from netglean.store.filters import (
     LARGEST_WHOLE,
     MAX_CHARS,
     MAX_DEPTH,
     MAX_TERMS,
     SMALLEST_WHOLE,
+    Compare,
+    Property,
     fields_of,
-    order_by,
-    where,
+    parse_filter,
+    parse_sort,
 )
 from tests.support.seed import REPLAY, SEED
+from tests.unit.store.conftest import open_store
 
-FIELDS = fields_of({"created": "created", "run": "run_id"}, "data")
+FIELDS = fields_of({"created": "created", "run": "run_id"}, properties=True)
+DATASET = "d"
 ROWS = [
     (1, "r1", 1, {"name": "Scrape kit", "price": 12, "status": "new", "stock": None, "tags": "a_b"}),
     (1, "r1", 2, {"name": "Crawler", "price": 8.5, "status": "sold", "stock": 3}),
@@ -34,21 +42,57 @@ ROWS = [
 ]
 
 
+Written = tuple[int, str, int, dict[str, Any]]
+"""A row as a test writes it: its project's number, its run, its place in order, its data."""
+
+
+def _filled(folder: Path, backend: str, rows: Sequence[Written]) -> RunStore:
+    """A store holding ``rows`` in dataset DATASET of projects p1, p2..., each keyed k<order> and
+    written after the one before it, so that sorting by created sorts by order."""
+    store = open_store(backend, folder)
+
+    async def fill() -> None:
+        projects = sorted({f"p{number}" for number, *_ in rows})
+        for pid in projects:
+            await store.save_project(Project(pid, pid, "extract", {}, {}, None, "secret", 1.0, 1.0))
+        for project, run_id, order, data in rows:
+            await store.write_rows(f"p{project}", run_id, {DATASET: [(f"k{order}", data)]})
+        for pid in projects:
+            kept, _ = await store.rows(pid, DATASET, where=None, order=(), offset=0, limit=99)
+            stamps = [row.created_at for row in sorted(kept, key=lambda row: int(row.key[1:]))]
+            assert stamps == sorted(set(stamps)), "rows written in order have rising times"
+
+    anyio.run(fill)
+    return store
+
+
+def _found(store: RunStore, text: str, sort: str = "") -> list[dict[str, Any]]:
+    """The data of project p1's rows that ``text`` selects, in ``sort`` (else by created)."""
+    condition, ordering = parse_filter(text, FIELDS), parse_sort(sort, FIELDS, "created")
+
+    async def page() -> list[dict[str, Any]]:
+        rows, _ = await store.rows(
+            "p1",
+            DATASET,
+            where=condition,
+            order=ordering,
+            offset=0,
+            limit=99,
+        )
+        return [row.data for row in rows]
+
+    return anyio.run(page)
+
+
 @pytest.fixture(scope="module")
-def db() -> Iterator[sqlite3.Connection]:
-    connection = sqlite3.connect(":memory:", check_same_thread=False)
-    connection.execute("CREATE TABLE rows (project INTEGER, run_id TEXT, created INTEGER, data TEXT)")
-    connection.executemany("INSERT INTO rows VALUES (?, ?, ?, ?)", [(p, r, c, json.dumps(d)) for p, r, c, d in ROWS])
-    yield connection
-    connection.close()
+def db(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunStore]:
+    store = _filled(tmp_path_factory.mktemp("filters"), backend, ROWS)
+    yield store
+    store.close()
 
 
-def _names(db: sqlite3.Connection, text: str, sort: str = "") -> list[str]:
-    condition, ordering = where(text, FIELDS), order_by(sort, FIELDS, "created")
-    sql = (
-        f"SELECT json_extract(data, '$.name') FROM rows WHERE project = ? AND ({condition.sql}) ORDER BY {ordering.sql}"
-    )
-    return [row[0] for row in db.execute(sql, [1, *condition.params, *ordering.params])]
+def _names(db: RunStore, text: str, sort: str = "") -> list[str]:
+    return [data["name"] for data in _found(db, text, sort)]
 
 
 @pytest.mark.parametrize(
@@ -75,11 +119,11 @@ def _names(db: sqlite3.Connection, text: str, sort: str = "") -> list[str]:
         ("missing = null", ["Scrape kit", "Crawler", "scraper pro", "100% cotton"]),
     ],
 )
-def test_each_form_means_what_the_language_says(db: sqlite3.Connection, text: str, names: list[str]) -> None:
+def test_each_form_means_what_the_language_says(db: RunStore, text: str, names: list[str]) -> None:
     assert _names(db, text) == names
 
 
-def test_sorts_by_several_fields_each_way(db: sqlite3.Connection) -> None:
+def test_sorts_by_several_fields_each_way(db: RunStore) -> None:
     assert _names(db, "price != null", "-price") == ["scraper pro", "Scrape kit", "Crawler"]
     assert _names(db, "", "status,-created") == ["scraper pro", "Scrape kit", "Crawler", "100% cotton"]
 
@@ -105,42 +149,39 @@ def test_a_filter_that_cannot_be_read_names_the_position_and_what_was_expected(
     text: str, position: int, expected: str
 ) -> None:
     with pytest.raises(InvalidQuery) as refused:
-        where(text, FIELDS)
+        parse_filter(text, FIELDS)
     assert refused.value.detail["position"] == position and refused.value.detail["argument"] == "filter"
     assert refused.value.detail["expected"].startswith(expected) and f"position {position}" in refused.value.message
 
 
 def test_an_unknown_field_is_refused_where_fields_are_only_columns() -> None:
-    columns_only = fields_of({"name": "name"}, None)
+    columns_only = fields_of({"name": "name"}, properties=False)
     with pytest.raises(InvalidQuery) as refused:
-        where('nmae = "x"', columns_only)
+        parse_filter('nmae = "x"', columns_only)
     assert refused.value.detail == {"argument": "filter", "position": 0, "expected": "a field the data has"}
     with pytest.raises(InvalidQuery):
-        order_by("-nmae", columns_only, "name")
+        parse_sort("-nmae", columns_only, "name")
 
 
 def test_bounds_on_terms_and_nesting() -> None:
     with pytest.raises(InvalidQuery) as deep:
-        where("(" * (MAX_DEPTH + 1) + "a = 1" + ")" * (MAX_DEPTH + 1), FIELDS)
+        parse_filter("(" * (MAX_DEPTH + 1) + "a = 1" + ")" * (MAX_DEPTH + 1), FIELDS)
     assert "nested parentheses" in deep.value.message
     with pytest.raises(InvalidQuery) as many:
-        where(" || ".join(["a = 1"] * (MAX_TERMS + 1)), FIELDS)
+        parse_filter(" || ".join(["a = 1"] * (MAX_TERMS + 1)), FIELDS)
     assert "comparisons" in many.value.message
 
 
-def test_whole_numbers_compare_exactly_to_the_ends_of_64_bits() -> None:
+def test_whole_numbers_compare_exactly_to_the_ends_of_64_bits(backend: str, tmp_path: Path) -> None:
     """Not through a double, which rounds 2**53 + 1 to 2**53 and 2**63 - 1 to 2**63 (beyond SQLite's
     integers)."""
     numbers = {"near": 2**53 + 1, "largest": LARGEST_WHOLE, "smallest": SMALLEST_WHOLE, "zero": 0}
-    rows = [(json.dumps({"name": name, "n": n}),) for name, n in numbers.items()]
-    with sqlite3.connect(":memory:") as db:
-        db.execute("CREATE TABLE rows (data TEXT)")
-        db.executemany("INSERT INTO rows VALUES (?)", rows)
+    rows = [(1, "r", at, {"name": name, "n": n}) for at, (name, n) in enumerate(numbers.items())]
+    db = _filled(tmp_path, backend, rows)
+    try:
 
         def named(text: str) -> list[str]:
-            condition = where(text, FIELDS)
-            sql = f"SELECT json_extract(data, '$.name') FROM rows WHERE {condition.sql}"
-            return sorted(row[0] for row in db.execute(sql, condition.params))
+            return sorted(data["name"] for data in _found(db, text))
 
         assert named(f"n = {2**53 + 1}") == ["near"]
         assert named(f"n = {LARGEST_WHOLE}") == named(f"n >= {LARGEST_WHOLE}") == ["largest"]
@@ -148,7 +189,8 @@ def test_whole_numbers_compare_exactly_to_the_ends_of_64_bits() -> None:
         assert named(f"n < {SMALLEST_WHOLE}") == named(f"n > {LARGEST_WHOLE}") == []
         assert named("n > 1e300") == named("n < -1e300") == []  # a double as large as it likes
         assert named("n = -000") == ["zero"]
-    db.close()
+    finally:
+        db.close()
 
 
 @pytest.mark.parametrize(
@@ -164,25 +206,25 @@ def test_whole_numbers_compare_exactly_to_the_ends_of_64_bits() -> None:
         ("1" * 400 + ".5", "a number within"),
     ],
 )
-def test_a_number_sqlite_cannot_hold_is_refused_naming_it(number: str, expected: str) -> None:
+def test_a_number_a_filter_cannot_hold_is_refused_naming_it(number: str, expected: str) -> None:
     for text in (f"price > {number}", f"created = {number}", f"(price < 1 || price != {number})"):
         with pytest.raises(InvalidQuery) as refused:
-            where(text, FIELDS)
+            parse_filter(text, FIELDS)
         at, detail = text.index(number), refused.value.detail
         assert detail["argument"] == "filter" and detail["position"] == at
         assert detail["expected"].startswith(expected) and f"position {at}" in refused.value.message
         assert repr(number[:40]) in refused.value.message  # the number, as much as a message shows
 
 
-def test_contains_looks_for_a_whole_number_of_any_length(db: sqlite3.Connection) -> None:
+def test_contains_looks_for_a_whole_number_of_any_length(db: RunStore) -> None:
     """~ compares text: the digits of a whole number as written, however many (a number's sign and
     leading zeros as any number's: -007 is -7)."""
     digits = "123456789012345678901234567890"
-    assert where(f"sku ~ {digits}", FIELDS).params[-1] == f"%{digits}%"
-    assert where("sku !~ -007", FIELDS).params[-1] == "%-7%"
+    assert parse_filter(f"sku ~ {digits}", FIELDS) == Compare(Property("sku"), "~", digits)
+    assert parse_filter("sku !~ -007", FIELDS) == Compare(Property("sku"), "!~", "-7")
     assert _names(db, "price ~ 40") == ["scraper pro"]
     with pytest.raises(InvalidQuery):
-        where("price ~ 1e400", FIELDS)
+        parse_filter("price ~ 1e400", FIELDS)
 
 
 ALPHABET = st.sampled_from(
@@ -196,7 +238,7 @@ ALPHABET = st.sampled_from(
 @settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @seed(SEED)
 @given(st.lists(ALPHABET, max_size=25).map("".join) | st.text(max_size=60))
-def test_no_input_breaks_sqlite_or_reaches_another_project(db: sqlite3.Connection, text: str) -> None:
+def test_no_input_breaks_the_store_or_reaches_another_project(db: RunStore, text: str) -> None:
     note(REPLAY)
     try:
         names = _names(db, text)
@@ -230,11 +272,11 @@ FILTERS = st.recursive(
 @settings(max_examples=800, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @seed(SEED)
 @given(FILTERS)
-def test_every_well_formed_filter_runs(db: sqlite3.Connection, text: str) -> None:
+def test_every_well_formed_filter_runs(db: RunStore, text: str) -> None:
     note(REPLAY)
     try:
         names = _names(db, text)
-    except InvalidQuery as refused:  # null in an order or a contains, a number SQLite cannot hold
+    except InvalidQuery as refused:  # null in an order or a contains, a number a filter cannot hold
         refusals = ("= null", "a value to look for", "a whole number from", "a number within")
         assert refused.detail["expected"].startswith(refusals), refused.detail
         return
@@ -264,13 +306,11 @@ MODEL_VALUES: list[object] = sorted(
 
 
 @pytest.fixture(scope="module")
-def model_db() -> Iterator[sqlite3.Connection]:
-    connection = sqlite3.connect(":memory:", check_same_thread=False)
-    connection.execute("CREATE TABLE rows (project INTEGER, run_id TEXT, created INTEGER, data TEXT)")
-    rows = [(1, "r", created, json.dumps(row)) for created, row in enumerate(MODEL_ROWS)]
-    connection.executemany("INSERT INTO rows VALUES (?, ?, ?, ?)", rows)
-    yield connection
-    connection.close()
+def model_db(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunStore]:
+    rows = [(1, "r", order, row) for order, row in enumerate(MODEL_ROWS)]
+    store = _filled(tmp_path_factory.mktemp("model"), backend, rows)
+    yield store
+    store.close()
 
 
 def _literal(value: object, quote: str = '"') -> str:
@@ -310,16 +350,15 @@ def _holds(row: dict[str, object], field: str, operator: str, value: object) -> 
     }[operator]
 
 
-def _selected(db: sqlite3.Connection, text: str) -> list[int]:
-    condition = where(text, FIELDS)
-    sql = f"SELECT created FROM rows WHERE project = ? AND ({condition.sql}) ORDER BY created"
-    return [row[0] for row in db.execute(sql, [1, *condition.params])]
+def _selected(db: RunStore, text: str) -> list[int]:
+    """The places in MODEL_ROWS of the rows ``text`` selects, in order."""
+    return [MODEL_ROWS.index(data) for data in _found(db, text)]
 
 
 @pytest.mark.parametrize("operator", OPERATORS)
 @pytest.mark.parametrize("value", [12, 8.5, -3, 0, "12", "O'Brien's \"best\" kit", 'say "sold"', "it's new"])
 def test_every_operator_selects_what_it_says_on_numbers_and_quoted_text(
-    model_db: sqlite3.Connection, operator: str, value: object
+    model_db: RunStore, operator: str, value: object
 ) -> None:
     for field in MODEL_FIELDS:
         for quote in "\"'":
@@ -364,7 +403,8 @@ def _model(row: dict[str, object], term: tuple[object, ...]) -> bool:
 @seed(SEED)
 @given(MODELLED)
 def test_every_filter_selects_the_rows_the_language_says(
-    model_db: sqlite3.Connection, term: tuple[object, ...]
+    model_db: RunStore,
+    term: tuple[object, ...],
 ) -> None:
     text = _written(term)
     note(f"{REPLAY}; filter {text}")

@@ -1,32 +1,26 @@
-"""Projects and their datasets in the SQLite store (netglean.store.sqlite): names unique per store, a listing
-filtered and sorted by the data tools' language, rows written incrementally (new, updated, unchanged by key) and
-read back filtered, sorted and paged, and a project's rows going with it."""
+"""Projects and their datasets in the store, on every backend: names unique per store, a listing
+filtered and sorted by the data tools' language, rows written incrementally (new, updated, unchanged
+by key) and read back filtered, sorted and paged, and a project's rows going with it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
 from netglean.core.errors import NameTaken
-from netglean.store.base import Project, ProjectFeed, Visited
-from netglean.store.filters import fields_of, order_by, where
-from netglean.store.sqlite import SqliteStore
+from netglean.store.base import Project, ProjectFeed, RunStore, Visited
+from netglean.store.filters import fields_of, parse_filter, parse_sort
 
 PROJECT_FIELDS = fields_of(
-    {"id": "id", "name": "name", "kind": "kind", "created": "created_at", "updated": "updated_at"}, None
+    {"id": "id", "name": "name", "kind": "kind", "created": "created", "updated": "updated"},
+    properties=False,
 )
-ROW_FIELDS = fields_of({"run_id": "run_id", "created": "created", "updated": "updated"}, "data")
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[SqliteStore]:
-    opened = SqliteStore.open(tmp_path)
-    yield opened
-    opened.close()
+ROW_FIELDS = fields_of(
+    {"run_id": "run_id", "created": "created", "updated": "updated"},
+    properties=True,
+)
 
 
 def _project(pid: str, name: str, kind: str = "extract", at: float = 1.0) -> Project:
@@ -34,11 +28,10 @@ def _project(pid: str, name: str, kind: str = "extract", at: float = 1.0) -> Pro
 
 
 def _clause(text: str, sort: str, fields: Any, default: str) -> dict[str, Any]:
-    condition, ordering = where(text, fields), order_by(sort, fields, default)
-    return {"where": (condition.sql, condition.params), "order": (ordering.sql, ordering.params)}
+    return {"where": parse_filter(text, fields), "order": parse_sort(sort, fields, default)}
 
 
-def test_a_project_is_kept_whole_and_its_name_stays_unique(store: SqliteStore) -> None:
+def test_a_project_is_kept_whole_and_its_name_stays_unique(store: RunStore) -> None:
     async def work() -> tuple[Project | None, list[Project]]:
         await store.save_project(_project("p1", "shop"))
         await store.save_project(_project("p1", "shop", at=2.0))  # saved again: an update, not a second project
@@ -52,7 +45,21 @@ def test_a_project_is_kept_whole_and_its_name_stays_unique(store: SqliteStore) -
     assert kept.secret == "secret-p1" and kept.updated_at == 2.0 and [p.id for p in named] == ["p1"]
 
 
-def test_projects_are_listed_by_the_filter_language_newest_first(store: SqliteStore) -> None:
+def test_a_project_is_found_by_its_name_but_for_case_last_updated_first(store: RunStore) -> None:
+    async def work() -> list[list[str]]:
+        for pid, name, at in [("p1", "Shop", 1.0), ("p2", "SHOP", 3.0), ("p3", "shop", 2.0)]:
+            await store.save_project(_project(pid, name, at=at))
+        await store.save_project(_project("p4", "shops"))
+        found = []
+        for name, limit in [("sHoP", 20), ("shop", 2), ("Shops", 20), ("hop", 20), ("%", 20)]:
+            alike = await store.projects_named_any_case(name, limit=limit)
+            found.append([project.id for project in alike])
+        return found
+
+    assert anyio.run(work) == [["p2", "p3", "p1"], ["p2", "p3"], ["p4"], [], []]
+
+
+def test_projects_are_listed_by_the_filter_language_newest_first(store: RunStore) -> None:
     async def work() -> list[tuple[list[str], int]]:
         for n, kind in enumerate(["extract", "feed", "crawl", "feed"]):
             await store.save_project(_project(f"p{n}", f"project {n}", kind, at=float(n)))
@@ -67,7 +74,7 @@ def test_projects_are_listed_by_the_filter_language_newest_first(store: SqliteSt
     assert anyio.run(work) == [(["p3", "p2"], 4), (["p3", "p1"], 2), (["p1", "p2"], 4)]
 
 
-def test_rows_are_written_incrementally_by_key(store: SqliteStore) -> None:
+def test_rows_are_written_incrementally_by_key(store: RunStore) -> None:
     async def work() -> list[Any]:
         await store.save_project(_project("p1", "shop"))
         first = await store.write_rows(
@@ -96,7 +103,7 @@ def test_rows_are_written_incrementally_by_key(store: SqliteStore) -> None:
     assert rows == [("c", 5, "run2"), ("b", 3, "run2")] and total == 2 and datasets == {"products": 3}
 
 
-def test_rows_stay_in_their_project_and_go_with_it(store: SqliteStore) -> None:
+def test_rows_stay_in_their_project_and_go_with_it(store: RunStore) -> None:
     async def work() -> tuple[int, int, bool, bool]:
         await store.save_project(_project("p1", "one"))
         await store.save_project(_project("p2", "two"))
@@ -117,7 +124,7 @@ def test_rows_stay_in_their_project_and_go_with_it(store: SqliteStore) -> None:
 
 
 def test_a_pages_rows_and_its_visit_are_kept_together_and_a_later_run_can_take_the_checkpoint(
-    store: SqliteStore,
+    store: RunStore,
 ) -> None:
     async def work() -> dict[str, Any]:
         await store.save_project(_project("p1", "shop"))
@@ -154,7 +161,7 @@ def test_a_pages_rows_and_its_visit_are_kept_together_and_a_later_run_can_take_t
     }
 
 
-def test_a_feed_keeps_its_last_good_version_when_a_refresh_fails(store: SqliteStore) -> None:
+def test_a_feed_keeps_its_last_good_version_when_a_refresh_fails(store: RunStore) -> None:
     async def work() -> list[ProjectFeed | None]:
         await store.save_project(_project("p1", "news", "feed"))
         before = await store.project_feed("p1")
@@ -170,7 +177,9 @@ def test_a_feed_keeps_its_last_good_version_when_a_refresh_fails(store: SqliteSt
     assert (failed.rss, failed.etag, failed.failure) == ("<rss/>", '"e1"', "blocked") and failed.failed_at
 
 
-def test_every_page_of_rows_says_how_many_match_whether_full_short_empty_or_past_the_end(store: SqliteStore) -> None:
+def test_every_page_of_rows_says_how_many_match_whether_full_short_empty_or_past_the_end(
+    store: RunStore,
+) -> None:
     """A page short of its limit gives the total without counting (it holds the last match); a full page, and one
     past the end, count. Each way, the total is the number of rows the filter matches."""
 
