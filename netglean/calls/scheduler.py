@@ -26,7 +26,7 @@ import anyio
 from netglean.calls.runner import ToolRunner
 from netglean.core.errors import ToolError
 from netglean.core.schedule import parse_schedule
-from netglean.store.base import ACTIVE, Project, RunStore
+from netglean.store.base import ACTIVE, Project, ProjectRecords, RunRecords
 from netglean.store.filters import Column, Compare, Sort
 
 log = logging.getLogger("netglean.calls.scheduler")
@@ -79,7 +79,7 @@ class Scheduler:
         log.debug("the scheduler looked at %d scheduled project(s) and started %d run(s)", len(scheduled), started)
         return started
 
-    async def _start(self, store: RunStore, project: Project, now: float) -> int:
+    async def _start(self, store: ProjectRecords, project: Project, now: float) -> int:
         arguments = {"project_id": project.id, "wait": False, "label": LABEL}
         envelope, _ = await self._runner.call(RUN_TOOL, arguments, session=f"schedule:{project.id}:{now:.0f}")
         if not envelope.ok:
@@ -92,12 +92,12 @@ class Scheduler:
         return 1
 
 
-async def running(store: RunStore, project: Project) -> bool:
+async def running(store: RunRecords, project: Project) -> bool:
     """Whether some run of the project is queued or working."""
     return _named_by(project, await _working(store))
 
 
-async def _scheduled(store: RunStore) -> list[Project]:
+async def _scheduled(store: ProjectRecords) -> list[Project]:
     found: list[Project] = []
     while True:
         page, total = await store.list_projects(
@@ -108,7 +108,7 @@ async def _scheduled(store: RunStore) -> list[Project]:
             return found
 
 
-async def _working(store: RunStore) -> tuple[set[str], set[str]]:
+async def _working(store: RunRecords) -> tuple[set[str], set[str]]:
     """The projects that runs queued or working name: by id, and by name in lower case (run_project_by_name takes
     a name but for case)."""
     ids: set[str] = set()
@@ -131,7 +131,7 @@ def _named_by(project: Project, working: tuple[set[str], set[str]]) -> bool:
     return project.id in ids or project.name.lower() in names
 
 
-async def _due(store: RunStore, project: Project, now: float) -> bool:
+async def _due(store: ProjectRecords, project: Project, now: float) -> bool:
     latest, _ = await store.project_runs(project.id, statuses=(), offset=0, limit=1)
     return due_at(project, latest[0].created_at if latest else None) <= now
 

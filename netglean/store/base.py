@@ -1,4 +1,7 @@
-"""What the runs manager and the handlers need of a store, whatever database holds it."""
+"""What the runs manager and the handlers need of a store, whatever database holds it: a Protocol
+for each concern (runs, a crawl's journal, projects and their datasets, served feeds, the scan
+index), and RunStore, all of them. The interface speaks no SQL dialect: a filter is a tree
+(netglean.store.filters), compiled by each backend."""
 
 from __future__ import annotations
 
@@ -14,6 +17,9 @@ FINISHED = ("succeeded", "failed", "cancelled", "interrupted")
 STATUSES = ACTIVE + FINISHED
 RESUMABLE = ("failed", "cancelled", "interrupted")
 """Statuses a run can be resumed from (a succeeded one too, to retry its failed pages)."""
+LOG_LINES_KEPT = 2_000
+"""Lines of one run's log a store keeps (the latest; up to TRIM_EVERY more between two trims)."""
+TRIM_EVERY = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,17 +185,9 @@ class ScanRecord:
     """The scan_site run the scan belongs to, when it was one of a site's."""
 
 
-class RunStore(Protocol):
-    """The runs and what they hold. Every method may raise StoreFailure (a write the disk would not take) or
-    Unavailable (the database stayed locked by another process past the wait)."""
-
-    @property
-    def location(self) -> str:
-        """Where the store's file is (a path), for the operator's messages (engine_info names its folder)."""
-        ...
-
-    @property
-    def kind(self) -> str: ...
+class RunRecords(Protocol):
+    """Runs as records: each run's arguments, status, progress, result and log, across processes
+    (a run is created queued, claimed by one process, finished once)."""
 
     async def create(
         self, run_id: str, tool: str, arguments: dict[str, Any], label: str | None, session: str
@@ -241,6 +239,36 @@ class RunStore(Protocol):
         latest line longer than ``tail_chars`` alone comes cut to its end."""
         ...
 
+    async def run_logs(
+        self, run_ids: Sequence[str], *, levels: Sequence[str], offset: int, limit: int
+    ) -> tuple[list[tuple[str, LogLine]], int]:
+        """Log lines of the runs, newest first (with each line's run), at ``levels`` (every level when empty);
+        and how many."""
+        ...
+
+    async def interrupt_orphans(self) -> int:
+        """Mark ``interrupted`` every active run whose owning process has died; how many."""
+        ...
+
+    async def interrupt_own(self, keep: Sequence[str] = ()) -> int:
+        """This process's active runs, but those in ``keep``, are ``interrupted`` (resumable): it stops, or lost
+        track of them (a write of their end that failed)."""
+        ...
+
+    async def prune(self, older_than: float) -> int:
+        """Delete the finished runs that finished before ``older_than`` (epoch seconds), and the evidence of the scans
+        made before it (their index entries stay); how many runs."""
+        ...
+
+    async def counts(self) -> dict[str, int]:
+        """How many runs the store holds, by status."""
+        ...
+
+
+class CrawlJournal(Protocol):
+    """A crawl run's journal, by seed (``part``): the URLs it queued (its frontier) and its visits,
+    so that a resumed or a later run goes on from where it stood."""
+
     async def checkpoint(self, run_id: str, part: int) -> Checkpoint: ...
 
     async def seed(self, run_id: str, part: int, url: str) -> None:
@@ -267,23 +295,14 @@ class RunStore(Protocol):
         """A run's items in order (of one part only, when given), and how many there are."""
         ...
 
-    async def interrupt_orphans(self) -> int:
-        """Mark ``interrupted`` every active run whose owning process has died; how many."""
+    async def adopt(self, run_id: str, earlier: str, *, failed: bool) -> int:
+        """Give ``run_id`` (not begun) the checkpoint of ``earlier``, a run of the same job: its queued URLs and
+        its visits (``failed`` ones too, or not, so they are read again); how many visits it took."""
         ...
 
-    async def interrupt_own(self, keep: Sequence[str] = ()) -> int:
-        """This process's active runs, but those in ``keep``, are ``interrupted`` (resumable): it stops, or lost
-        track of them (a write of their end that failed)."""
-        ...
 
-    async def prune(self, older_than: float) -> int:
-        """Delete the finished runs that finished before ``older_than`` (epoch seconds), and the evidence of the scans
-        made before it (their index entries stay); how many runs."""
-        ...
-
-    async def counts(self) -> dict[str, int]:
-        """How many runs the store holds, by status."""
-        ...
+class ProjectRecords(Protocol):
+    """Saved projects, their runs and the rows of their datasets."""
 
     async def save_project(self, project: Project) -> Project:
         """Create the project, or replace the one of its id (its name stays unique: InvalidArguments if another
@@ -293,10 +312,6 @@ class RunStore(Protocol):
     async def project(self, project_id: str) -> Project | None: ...
 
     async def projects_named(self, name: str) -> list[Project]: ...
-
-    async def feed_projects(self, limit: int) -> tuple[list[Project], int]:
-        """The first ``limit`` feed projects by name (the feeds netglean serve serves), and how many there are."""
-        ...
 
     async def projects_named_any_case(self, name: str, *, limit: int) -> list[Project]:
         """The first ``limit`` projects named ``name`` but for ASCII case, last updated first."""
@@ -338,28 +353,6 @@ class RunStore(Protocol):
         """The project's runs at ``statuses`` (every status when empty), newest first; and how many."""
         ...
 
-    async def adopt(self, run_id: str, earlier: str, *, failed: bool) -> int:
-        """Give ``run_id`` (not begun) the checkpoint of ``earlier``, a run of the same job: its queued URLs and
-        its visits (``failed`` ones too, or not, so they are read again); how many visits it took."""
-        ...
-
-    async def keep_feed(self, project_id: str, run_id: str, rss: str, json_feed: str, etag: str) -> None:
-        """The project's new good feed, replacing the last (and the failure noted since)."""
-        ...
-
-    async def feed_failed(self, project_id: str, message: str) -> None:
-        """A refresh failed: the last good feed stays served, with why this one failed."""
-        ...
-
-    async def project_feed(self, project_id: str) -> ProjectFeed | None: ...
-
-    async def run_logs(
-        self, run_ids: Sequence[str], *, levels: Sequence[str], offset: int, limit: int
-    ) -> tuple[list[tuple[str, LogLine]], int]:
-        """Log lines of the runs, newest first (with each line's run), at ``levels`` (every level when empty);
-        and how many."""
-        ...
-
     async def rows(
         self,
         project_id: str,
@@ -379,6 +372,28 @@ class RunStore(Protocol):
         """The project's datasets that hold rows, with how many each."""
         ...
 
+
+class ServedFeeds(Protocol):
+    """Feed projects' feeds as netglean serve serves them: the last good one, the last failure."""
+
+    async def feed_projects(self, limit: int) -> tuple[list[Project], int]:
+        """The first ``limit`` feed projects by name (the feeds netglean serve serves), and how many there are."""
+        ...
+
+    async def keep_feed(self, project_id: str, run_id: str, rss: str, json_feed: str, etag: str) -> None:
+        """The project's new good feed, replacing the last (and the failure noted since)."""
+        ...
+
+    async def feed_failed(self, project_id: str, message: str) -> None:
+        """A refresh failed: the last good feed stays served, with why this one failed."""
+        ...
+
+    async def project_feed(self, project_id: str) -> ProjectFeed | None: ...
+
+
+class ScanIndex(Protocol):
+    """The local index of scans (scan_url, scan_site), with each scan's evidence."""
+
     async def record_scan(self, scan: ScanRecord, evidence: bytes) -> None:
         """Keep a scan in the local index, with its evidence (canonical JSON)."""
         ...
@@ -393,5 +408,20 @@ class RunStore(Protocol):
         """A scan's evidence as recorded (canonical JSON), or None for no such scan (or one pruned past the
         retention, whose index entry is kept without it)."""
         ...
+
+
+class RunStore(RunRecords, CrawlJournal, ProjectRecords, ServedFeeds, ScanIndex, Protocol):
+    """The whole store: every concern's Protocol (one backend class implements them all; a caller
+    that needs one concern types against its Protocol). Every method may raise StoreFailure (a
+    write the disk would not take) or Unavailable (the database stayed locked by another process
+    past the wait)."""
+
+    @property
+    def location(self) -> str:
+        """Where the store's file is (a path), for the operator's messages (engine_info names its folder)."""
+        ...
+
+    @property
+    def kind(self) -> str: ...
 
     def close(self) -> None: ...

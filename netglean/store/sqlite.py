@@ -25,7 +25,9 @@ from netglean.core.errors import ConfigurationError, NameTaken, StoreFailure, Un
 from netglean.store.base import (
     ACTIVE,
     FINISHED,
+    LOG_LINES_KEPT,
     RESUMABLE,
+    TRIM_EVERY,
     Checkpoint,
     Item,
     LogLine,
@@ -50,9 +52,6 @@ T = TypeVar("T")
 FILE_NAME = "runs.sqlite3"
 BUSY_WAIT = 10.0
 """Seconds a write waits for another process's write to end before the call fails as unavailable."""
-LOG_LINES_KEPT = 2_000
-"""Lines of one run's log the store keeps (the latest; up to TRIM_EVERY more between two trims)."""
-TRIM_EVERY = 100
 
 _RUN_COLUMNS = (
     "id, tool, arguments, label, session, status, owner, done, total, current, created_at, started_at, updated_at,"

@@ -1,5 +1,6 @@
 """The store's backends: the suite here is written against the store's Protocols (netglean.store.base)
-and runs once per backend, so a second backend passes the same tests unchanged."""
+and runs once per backend (tests/support/stores.py), so a second backend passes the same tests
+unchanged."""
 
 from __future__ import annotations
 
@@ -9,17 +10,7 @@ from pathlib import Path
 import pytest
 
 from netglean.store.base import RunStore
-
-BACKENDS = ["sqlite"]
-
-
-def open_store(backend: str, folder: Path) -> RunStore:
-    """A new, empty store of ``backend`` kept in ``folder``."""
-    if backend == "sqlite":
-        from netglean.store.sqlite import SqliteStore
-
-        return SqliteStore.open(folder)
-    raise ValueError(f"no store backend {backend!r}")
+from tests.support.stores import BACKENDS, open_store
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

@@ -29,7 +29,7 @@ from netglean.store.filters import (
     parse_sort,
 )
 from tests.support.seed import REPLAY, SEED
-from tests.unit.store.conftest import open_store
+from tests.support.stores import open_store
 
 FIELDS = fields_of({"created": "created", "run": "run_id"}, properties=True)
 DATASET = "d"

@@ -1,6 +1,8 @@
-"""The SQLite run store (netglean.store.sqlite): its schema from empty and on reopening, the files and folders it
-refuses (each named, with what to do), a full disk (a write fails as store_error, nothing committed is lost), runs
-left by a dead process, retention, and the log's bounds.
+"""What is the SQLite store's own (netglean.store.sqlite): its schema from empty, on reopening and
+from earlier steps, the files and folders it refuses (each named, with what to do), a full disk (a
+write fails as store_error, nothing committed is lost), runs left by a dead process (told by its
+owner lock). What every backend does is tested on each: test_runs, test_scans, test_projects,
+test_filters.
 
 A full disk is simulated with ``PRAGMA max_page_count`` on the store's writer connection: SQLite
 then answers a write that needs one more page with SQLITE_FULL, as when the file system has no room
@@ -10,7 +12,6 @@ tests/test_full_disk.py's). A folder the store cannot write is tried in a child 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shutil
 import signal
@@ -19,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
@@ -28,14 +28,13 @@ import anyio
 import pytest
 
 from netglean.core.errors import ConfigurationError, StoreFailure
-from netglean.store.base import Queued, Run, ScanRecord, Visited
+from netglean.store.base import Queued, Run
 from netglean.store.migrations import MIGRATIONS
-from netglean.store.sqlite import FILE_NAME, LOG_LINES_KEPT, TRIM_EVERY, SqliteStore
+from netglean.store.sqlite import FILE_NAME, SqliteStore
 from tests.support.paths import PROJECT
+from tests.support.stores import OTHER, RUN, scan_record, visit
 
 T = TypeVar("T")
-RUN = "a" * 32
-OTHER = "b" * 32
 
 
 def run(work: Callable[[], Awaitable[T]]) -> T:
@@ -53,12 +52,6 @@ def _raw(folder: Path) -> sqlite3.Connection:
     return sqlite3.connect(folder / FILE_NAME, isolation_level=None)
 
 
-def _visit(seq: int, text: str = "page", *, failed: bool = False, links: tuple[Queued, ...] = ()) -> Visited:
-    url = f"http://site.test/{seq}"
-    body = {"url": url, "ok": not failed, "text": text}
-    return Visited(seq, body, read=not failed, failed=failed, canonical=None if failed else url, url=url, links=links)
-
-
 # Schema --------------------------------------------------------------------------------------------------------------
 
 
@@ -70,7 +63,7 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
         made = await first.create(RUN, "crawl", {"url": "http://site.test/", "max_pages": 5}, "mine", "session-1")
         await first.log(RUN, "info", "started")
         await first.seed(RUN, 0, "http://site.test/")
-        await first.visited(RUN, 0, [_visit(0, links=(Queued(1, "http://site.test/1", 1),))])
+        await first.visited(RUN, 0, [visit(0, links=(Queued(1, "http://site.test/1", 1),))])
         return made
 
     made = run(write)
@@ -245,14 +238,15 @@ def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(sto
         kept = 0
         with pytest.raises(StoreFailure) as full:
             for seq in range(10_000):
-                await store.visited(RUN, 0, [_visit(seq, "x" * 3000, links=(Queued(seq + 1, f"u{seq}", 1),))])
+                link = Queued(seq + 1, f"u{seq}", 1)
+                await store.visited(RUN, 0, [visit(seq, "x" * 3000, links=(link,))])
                 kept += 1
         assert kept > 0
         failures = [full.value]
         for write in (
             lambda: store.log(RUN, "warning", "y" * 20_000),
             lambda: store.create(OTHER, "crawl", {"big": "z" * 20_000}, None, ""),
-            lambda: store.visited(RUN, 0, [_visit(20_000, "x" * 20_000)]),
+            lambda: store.visited(RUN, 0, [visit(20_000, "x" * 20_000)]),
         ):
             with pytest.raises(StoreFailure) as again:
                 await write()
@@ -378,67 +372,13 @@ def test_a_live_owner_in_this_process_is_not_taken_for_dead(tmp_path: Path) -> N
 # Retention --------------------------------------------------------------------------------------------------------
 
 
-def test_prune_deletes_only_finished_runs_past_retention_with_all_they_hold(store: SqliteStore, tmp_path: Path) -> None:
-    ids = {status: f"{n:032x}" for n, status in enumerate(("succeeded", "failed", "cancelled", "interrupted"))}
-
-    async def work() -> None:
-        ends: dict[str, float] = {}
-        for status, run_id in ids.items():
-            await store.create(run_id, "crawl", {}, None, "")
-            await store.log(run_id, "info", "a line")
-            await store.seed(run_id, 0, "http://site.test/")
-            await store.visited(run_id, 0, [_visit(0)])
-            finished = await store.finish(run_id, status, result="{}" if status == "succeeded" else None)
-            assert finished.finished_at is not None
-            ends[status] = finished.finished_at
-            time.sleep(0.002)
-        await store.create(RUN, "crawl", {}, None, "")  # queued
-        await store.create(OTHER, "crawl", {}, None, "")
-        await store.claim(OTHER)  # running
-        old = ends["succeeded"]
-        assert old < ends["failed"]
-        assert await store.prune(old) == 0  # finished before ``older_than``, not at it
-        assert await store.prune((old + ends["failed"]) / 2) == 1
-        assert await store.get(ids["succeeded"]) is None and await store.get(ids["failed"]) is not None
-        assert await store.prune(time.time() + 3600) == 3
-        left, total = await store.list_runs(statuses=[], tools=[], offset=0, limit=10)
-        assert total == 2 and {r.id for r in left} == {RUN, OTHER}  # active runs are never pruned
-
-    run(work)
-    with _raw(tmp_path) as db:
-        for table in ("run_log", "run_frontier", "run_items"):
-            assert db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
-
-
-def _scan(scan_id: str, at: float, domain: str = "shop.test", run_id: str | None = None) -> ScanRecord:
-    result = {"outcome": "scored", "grade": "B", "score": 80, "page_kind": "product"}
-    return ScanRecord(scan_id, domain, f"http://{domain}/p", at, "scored", None, "B", 80, "sha256:0", result, run_id)
-
-
-def test_scans_are_kept_by_domain_and_run_latest_first_and_prune_drops_only_old_evidence(store: SqliteStore) -> None:
-    async def work() -> None:
-        await store.record_scan(_scan("a" * 32, 100.0), b'{"old": 1}')
-        await store.record_scan(_scan("b" * 32, 200.0, run_id=RUN), b'{"new": 2}')
-        await store.record_scan(_scan("c" * 32, 150.0, domain="other.test"), b"{}")
-        found, total = await store.scans(domain="shop.test", limit=10)
-        assert total == 2 and [s.id for s in found] == ["b" * 32, "a" * 32] and found[0].result["grade"] == "B"
-        assert [s.id for s in (await store.scans(run_id=RUN))[0]] == ["b" * 32]
-        assert [s.id for s in (await store.scans(domain="shop.test", offset=1, limit=1))[0]] == ["a" * 32]
-        assert await store.scan_evidence("a" * 32) == b'{"old": 1}'
-        await store.prune(120.0)
-        assert await store.scan_evidence("a" * 32) is None and await store.scan_evidence("b" * 32) == b'{"new": 2}'
-        assert (await store.scans(domain="shop.test"))[1] == 2  # the history stays
-
-    run(work)
-
-
 def test_a_store_of_earlier_steps_gains_the_scan_index_and_the_frontier_lookups_and_keeps_what_it_held(
     tmp_path: Path,
 ) -> None:
     first = SqliteStore.open(tmp_path)
     run(lambda: first.create(RUN, "crawl", {"url": "http://site.test/"}, None, ""))
     run(lambda: first.seed(RUN, 0, "http://site.test/0"))
-    run(lambda: first.visited(RUN, 0, [_visit(0, links=(Queued(1, "http://site.test/1", 1),))]))
+    run(lambda: first.visited(RUN, 0, [visit(0, links=(Queued(1, "http://site.test/1", 1),))]))
     first.close()
     with _raw(tmp_path) as db:  # as a store of migration step 3 was: no scans table, no frontier lookups
         db.execute("DROP TABLE scans")
@@ -449,7 +389,7 @@ def test_a_store_of_earlier_steps_gains_the_scan_index_and_the_frontier_lookups_
     again = SqliteStore.open(tmp_path)
     try:
         assert run(lambda: again.get(RUN)) is not None
-        run(lambda: again.record_scan(_scan("d" * 32, 1.0), b"{}"))
+        run(lambda: again.record_scan(scan_record("d" * 32, 1.0), b"{}"))
         assert run(lambda: again.scans(domain="shop.test"))[1] == 1
         point = run(lambda: again.checkpoint(RUN, 0))
         assert (point.queued, point.waiting, point.visited, point.dropped) == (2, 1, 1, 0)
@@ -475,142 +415,7 @@ def test_a_store_of_earlier_steps_gains_the_scan_index_and_the_frontier_lookups_
 # The log ----------------------------------------------------------------------------------------------------------
 
 
-def test_a_runs_log_keeps_its_last_2000_lines(store: SqliteStore, tmp_path: Path) -> None:
-    async def work() -> None:
-        await store.create(RUN, "crawl", {}, None, "")
-        await store.create(OTHER, "crawl", {}, None, "")
-        await store.log(OTHER, "info", "the other run's line")
-        for n in range(1, LOG_LINES_KEPT + TRIM_EVERY + 1):  # the lines past the 2,000 go every TRIM_EVERY lines
-            await store.log(RUN, "info", f"line {n}")
-        lines, omitted = await store.log_lines(RUN, levels=["info"], tail_chars=1_000_000)
-        assert len(lines) == LOG_LINES_KEPT and omitted == 0
-        first, last = TRIM_EVERY + 1, LOG_LINES_KEPT + TRIM_EVERY
-        assert lines[0].message == f"line {first}" and lines[-1].message == f"line {last}"
-        assert [line.seq for line in lines] == list(range(first, last + 1))
-        other, _ = await store.log_lines(OTHER, levels=["info"], tail_chars=1_000)
-        assert [line.message for line in other] == ["the other run's line"]  # trimmed per run
-
-    run(work)
-    with _raw(tmp_path) as db:
-        assert db.execute("SELECT count(*) FROM run_log WHERE run_id = ?", (RUN,)).fetchone()[0] == LOG_LINES_KEPT
-
-
-def test_log_lines_gives_the_latest_lines_that_fit_tail_chars_at_the_levels_asked(store: SqliteStore) -> None:
-    async def work() -> None:
-        await store.create(RUN, "crawl", {}, None, "")
-        assert await store.log_lines(RUN, levels=["info"], tail_chars=100) == ([], 0)
-        for level, message in (("info", "a" * 10), ("warning", "b" * 20), ("debug", "d" * 5), ("info", "c" * 30)):
-            await store.log(RUN, level, message)
-
-        async def shown(tail: int, *levels: str) -> tuple[list[str], int]:
-            lines, omitted = await store.log_lines(RUN, levels=levels or ("info", "warning"), tail_chars=tail)
-            return [line.message[0] for line in lines], omitted
-
-        assert await shown(60) == (["a", "b", "c"], 0)
-        assert await shown(59) == (["b", "c"], 1)
-        assert await shown(50) == (["b", "c"], 1)
-        assert await shown(49) == (["c"], 2)
-        assert await shown(29) == (["…"], 2)  # the latest line alone is longer: its end, cut; nothing older
-        cut, _ = await store.log_lines(RUN, levels=("info",), tail_chars=29)
-        assert cut[0].message == "…" + "c" * 28
-        assert await shown(100, "warning") == (["b"], 0)
-        assert await shown(100, "debug", "info", "warning") == (["a", "b", "d", "c"], 0)
-        assert await shown(35, "debug", "info", "warning") == (["d", "c"], 2)
-
-    run(work)
-
-
 # Claims, cancels and checkpoints ----------------------------------------------------------------------------------
-
-
-def test_a_run_is_claimed_once_and_requeued_clean(store: SqliteStore) -> None:
-    async def work() -> None:
-        await store.create(RUN, "crawl", {}, None, "")
-        claimed = await store.claim(RUN)
-        assert claimed is not None and claimed.status == "running" and claimed.attempts == 1
-        assert await store.claim(RUN) is None
-        asked = await store.ask_cancel(RUN, "graceful")
-        assert asked is not None and asked.cancel == "graceful"
-        ended = await store.finish(RUN, "failed", result='{"ok": false}', error=("http_status", "it failed"))
-        assert ended.status == "failed" and ended.cancel is None and ended.has_result and ended.error_code
-        assert (await store.ask_cancel(RUN, "force")).cancel is None  # type: ignore[union-attr]  # ended already
-        again, forgotten = await store.requeue(RUN, session="peer:elsewhere", retry_failed=False)
-        assert again is not None and forgotten == 0 and again.session == "peer:elsewhere"  # the resumer's budget
-        assert again.status == "queued" and not again.has_result and again.error_code is None
-        assert await store.requeue(RUN, session="", retry_failed=True) == (None, 0)  # resumed already: left as is
-        assert again.finished_at is None and await store.result(RUN) is None
-        assert (await store.claim(RUN)).attempts == 2  # type: ignore[union-attr]
-        assert await store.ask_cancel("f" * 32, "force") is None
-
-    run(work)
-
-
-def test_a_resume_with_retry_failed_queues_the_failed_visits_again(store: SqliteStore) -> None:
-    async def work() -> None:
-        await store.create(RUN, "crawl", {}, None, "")
-        await store.seed(RUN, 0, "http://site.test/0")
-        links = (Queued(1, "http://site.test/1", 1), Queued(2, "http://site.test/2", 1))
-        await store.visited(RUN, 0, [_visit(0, links=links)])
-        await store.visited(RUN, 0, [_visit(1, failed=True)])
-        await store.visited(RUN, 0, [_visit(2)])
-        await store.seed(RUN, 0, "http://site.test/other")  # begun already: the seed is not queued again
-        point = await store.checkpoint(RUN, 0)
-        assert point.waiting == 0 and (point.visited, point.read, point.failed) == (3, 2, 1)
-        assert await store.requeue(RUN, session="", retry_failed=True) == (None, 0)  # still running: not resumable
-        await store.finish(RUN, "succeeded")
-        again, forgotten = await store.requeue(RUN, session="", retry_failed=True)
-        assert again is not None and again.status == "queued" and forgotten == 1
-        point = await store.checkpoint(RUN, 0)
-        assert (point.waiting, point.failed, point.queued) == (1, 0, 3)
-        assert [q.url for q in await store.queued_after(RUN, 0, -1, 10)] == ["http://site.test/1"]
-        assert (await store.items(RUN, offset=0, limit=10))[1] == 2
-
-    run(work)
-
-
-def test_a_crawls_frontier_is_read_back_in_slices_and_asked_what_it_holds(store: SqliteStore) -> None:
-    """What a crawl asks of the store once it holds a bounded part of its frontier in memory."""
-
-    async def work() -> None:
-        await store.create(RUN, "crawl", {}, None, "")
-        await store.seed(RUN, 0, "http://site.test/0")
-        links = tuple(Queued(n, f"http://site.test/{n}", 1) for n in range(1, 1_201))
-        first = dataclasses.replace(_visit(0, links=links), dropped=7)
-        await store.visited(RUN, 0, [first, _visit(1, failed=True), _visit(2)])
-        point = await store.checkpoint(RUN, 0)
-        assert (point.queued, point.waiting, point.visited, point.read, point.failed, point.dropped) == (
-            1_201,
-            1_198,
-            3,
-            2,
-            1,
-            7,
-        )
-        waiting = await store.queued_after(RUN, 0, -1, 2)
-        assert [q.seq for q in waiting] == [3, 4]  # 0, 1 and 2 are visited
-        assert [q.seq for q in await store.queued_after(RUN, 0, 1_198, 10)] == [1_199, 1_200]
-        asked = [f"http://site.test/{n}" for n in range(1_100, 1_300)] * 3  # past one statement's parameters
-        assert await store.known_urls(RUN, 0, asked) == {f"http://site.test/{n}" for n in range(1_100, 1_201)}
-        assert await store.known_urls(RUN, 0, []) == set()
-        assert await store.read_at(RUN, 0, "http://site.test/2") == "http://site.test/2"
-        assert await store.read_at(RUN, 0, "http://site.test/1") is None  # failed: never read
-        assert await store.read_at(RUN, 1, "http://site.test/2") is None  # another seed's
-
-    run(work)
-
-
-def test_counts_and_paged_lists_by_status_and_tool(store: SqliteStore) -> None:
-    async def work() -> None:
-        for n, tool in enumerate(("crawl", "crawl", "batch_crawl")):
-            await store.create(f"{n:032x}", tool, {}, None, "")
-        await store.finish(f"{0:032x}", "succeeded")
-        assert await store.counts() == {"queued": 2, "succeeded": 1}
-        page, total = await store.list_runs(statuses=[], tools=["crawl"], offset=1, limit=1)
-        assert total == 2 and [r.id for r in page] == [f"{0:032x}"]
-        page, total = await store.list_runs(statuses=["queued"], tools=["crawl", "batch_crawl"], offset=0, limit=5)
-        assert total == 2 and [r.id for r in page] == [f"{2:032x}", f"{1:032x}"]
-
-    run(work)
 
 
 def test_the_lock_of_a_store_that_closed_is_gone(tmp_path: Path) -> None:
