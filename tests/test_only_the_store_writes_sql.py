@@ -31,13 +31,13 @@ NULL tests, an order or its keys, JSON functions, a comparison case-folded on bo
 
 def strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
     """Each string of a module with its line: an f-string whole (``{}`` for what it formats)."""
-    parts: set[int] = set()
+    parts: set[int] = set()  # an f-string's pieces, read with it
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
             parts.update(id(value) for value in node.values)
             text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
             yield node.lineno, text
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in parts:
+        elif isinstance(node, ast.Constant) and type(node.value) is str and id(node) not in parts:
             yield node.lineno, node.value
 
 

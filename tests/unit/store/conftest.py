@@ -1,6 +1,6 @@
-"""The store's backends: the suite here is written against the store's Protocols (netglean.store.base)
-and runs once per backend (tests/support/stores.py), so a second backend passes the same tests
-unchanged."""
+"""The store's backends: the suite here is written against the store's Protocols
+(netglean.store.base) and runs once per backend (tests/support/stores.py), so a second backend
+passes the same tests unchanged."""
 
 from __future__ import annotations
 
