@@ -8,7 +8,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from codegen.catalog_types import Catalog, Tool
-from netglean.core.rest_status import REFUSAL_SCHEMA, REFUSALS, STATUS_BY_ERROR
+from netglean.core.errors import CODES
+from netglean.core.rest_status import REFUSAL_SCHEMA, REFUSALS
 
 _COMPONENTS = "#/components/schemas/"
 
@@ -44,7 +45,9 @@ def _responses(tool: Tool) -> dict[str, Any]:
     for status, (code, message) in REFUSALS.items():
         if status != 404:  # an unknown tool has no path in this document
             responses[str(status)] = _json(refusal, f"Refused before any tool ran ({code}): {message}")
-    for code, status in STATUS_BY_ERROR.items():
+    for code, status in ((code, facts.rest_status) for code, facts in CODES.items()):
+        if status == 200:  # a failure that is a fact about the world: the 200 above says it
+            continue
         envelope = _json(result, f"An error envelope with payload.error.code {code!r}.")
         if str(status) in responses:
             envelope["content"]["application/json"]["schema"] = {"anyOf": [refusal, result]}

@@ -22,14 +22,11 @@ from codegen.catalog_types import Profile, ProfileTool, Prompt, Resource, Tool
 from codegen.errors import Collector
 from codegen.yaml_source import SourceFile, escape
 from netglean.core.envelope import UNTRUSTED_NOTICE_KEY
-from netglean.core.errors import ERROR_CODES, ConfigurationError
+from netglean.core.errors import CODES, ERROR_CODES, ConfigurationError
 from netglean.core.settings import COMPAT_SETS, SETTINGS, TIGHTER
 
 UNFRAMED_FORMS = ("json", "pretty_json")
 """Text forms that carry a result without netglean's untrusted frame (a template says so with frame: none)."""
-QUOTE_FREE_CODES = frozenset({"invalid_arguments", "arguments_too_large", "operator_policy"})
-"""Error codes whose message quotes nothing a target chose (at most the caller's own argument): the only ones a
-target-origin tool's JSON-RPC error may carry netglean's message for, since a JSON-RPC error stands in no frame."""
 JSONRPC_CODES = {
     "parse_error": -32700,
     "invalid_request": -32600,
@@ -433,7 +430,8 @@ class _ToolCheck:
             return
         if schema_at(self.failure, self.defs, message["from"]) is None:
             self.problem(f"{where}/message", f"'{message['from']}' points at nothing a failure holds")
-        if self.tool.origin == "target" and code not in QUOTE_FREE_CODES:
+        quote_free = code in CODES and CODES[code].quote_free  # "*" stands for codes that quote
+        if self.tool.origin == "target" and not quote_free:
             self.problem(
                 f"{where}/message",
                 f"a JSON-RPC error stands in no untrusted frame, and {self.tool.name}'s '{code}' message can quote "

@@ -12,9 +12,8 @@ import anyio
 import pytest
 
 from netglean.app import build_runner
-from netglean.calls import runner as runner_module
 from netglean.calls.registry import Registry
-from netglean.core.errors import ERROR_CODES
+from netglean.core.errors import CODES, ERROR_CODES
 from netglean.core.settings import Settings
 from tests.support.catalog_copy import assert_problem, copy_project, edit, line_of
 
@@ -51,9 +50,9 @@ def test_the_registry_carries_each_tools_guidance(registry: Registry) -> None:
 
 def test_the_generic_table_names_no_tool(registry: Registry) -> None:
     """Which tool to call instead is the catalog's to say; the runner's own sentences fit any tool."""
-    words = set(re.findall(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", " ".join(runner_module._GUIDANCE.values())))
+    guidance = " ".join(facts.guidance for facts in CODES.values())
+    words = set(re.findall(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", guidance))
     assert not words & set(registry.tools)
-    assert set(runner_module._GUIDANCE) <= set(ERROR_CODES)
 
 
 def _fail(registry: Registry, settings: Settings, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -84,7 +83,7 @@ def test_a_failure_is_guided_by_the_tools_catalog_entry_first(registry: Registry
     # A code the tool says nothing about gets the table's sentence, naming the tool.
     wrong = _fail(registry, settings, "apply_config", {"config": config, "limit": 0})
     assert wrong["payload"]["error"]["code"] == "invalid_arguments"
-    assert wrong["guidance"] == runner_module._GUIDANCE["invalid_arguments"].format(tool="apply_config")
+    assert wrong["guidance"] == CODES["invalid_arguments"].guidance.format(tool="apply_config")
 
 
 def test_a_failure_payload_names_detail_fields_only(project: Path) -> None:

@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from netglean.serve.mcp import FAILURE_SENTENCES
+from netglean.core.errors import CODES
 from tests.support.clients import open_client
 from tests.support.httpserver import HttpServer
 from tests.support.jsonrpc import BAD_IDS
@@ -169,13 +169,7 @@ def test_log_notifications_carry_only_our_own_words() -> None:
             "tool": "scrape",
             "code": error["code"],
             "retryable": error["retryable"],
-            "message": FAILURE_SENTENCES[error["code"]],
+            "message": CODES[error["code"]].sentence,
         }
     ]
     assert not any(HOSTILE in str(params.data) for params in received)
-
-
-def test_every_error_code_has_its_own_sentence() -> None:
-    from netglean.core.errors import ERROR_CODES
-
-    assert sorted(FAILURE_SENTENCES) == sorted(ERROR_CODES)

@@ -28,6 +28,7 @@ from netglean.calls.runs import RunScope, described, stored_envelope
 from netglean.core import untrusted
 from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, failure, failure_field_schemas, say
 from netglean.core.errors import (
+    CODES,
     ArgumentsTooLarge,
     CallTimeout,
     HandlerContractError,
@@ -42,31 +43,6 @@ from netglean.store.base import Run
 log = logging.getLogger("netglean.calls.runner")
 
 Handler = Callable[[BaseModel, Context], Awaitable[Outcome]]
-
-_GUIDANCE = {
-    "invalid_arguments": "Fix the arguments listed in payload.error.detail.errors and call {tool} again.",
-    "arguments_too_large": "Send smaller arguments to {tool}; the operator's limit is in payload.error.detail.",
-    "too_large": "The document is larger than the operator's limit (payload.error.detail); it cannot be read whole.",
-    "timeout": "{tool} ran past the operator's deadline; try again, perhaps with a smaller request.",
-    "internal_error": "{tool} failed inside the server, not because of your arguments; try again later.",
-    "invalid_config": "Fix every problem in payload.error.detail.errors (each names its path) and call {tool} again.",
-    "invalid_query": "Fix the filter or sort at the position payload.error.detail names and call {tool} again.",
-    "conflict": "Another project of this store has that name: choose another, or update that project by its id.",
-    "no_items": "{tool} found no items to work with (payload.error says where it looked).",
-    "not_available": "This server cannot do what the call asks (payload.error says what, and who can change it).",
-    "action_failed": "A browser action did not happen (payload.error names the action); fix it and call {tool} again.",
-    "unavailable": "The server cannot take this call now (see payload.error); call {tool} again shortly.",
-    "operator_policy": "The operator's settings do not allow what the call asks (payload.error.detail names the "
-    "setting); call {tool} again without asking for it.",
-    "blocked": "The site answered with a bot wall or challenge page, not the page asked for; its text is not content.",
-    "not_found": "Nothing of that id is in this server's store (an id from another server, a deleted project, or a "
-    "run past the operator's retention).",
-    "store_error": "The server's run store could not take a write (payload.error says why); call {tool} again once "
-    "the operator has fixed it.",
-}
-"""What to do after a failure, by error code, for any tool: a tool's catalog entry may say better for itself
-(``failure_guidance``), and the tool-specific advice (which tool to call instead) lives there."""
-_ANY_FAILURE = "Read payload.error and decide whether to call {tool} again."
 
 
 class UnknownTool(LookupError):
@@ -389,10 +365,8 @@ class ToolRunner:
     def _fail(self, spec: ToolSpec, error: ToolError) -> Envelope:
         if isinstance(error, HandlerContractError):
             log.error("%s", error.message)
-        # The catalog's words for this tool first (netglean's own text, like the table's), then the table's.
-        guidance = spec.failure_guidance.get(error.code) or _GUIDANCE.get(error.code, _ANY_FAILURE).format(
-            tool=spec.name
-        )
+        # The catalog's words for this tool first (netglean's own text, like the code's), then the code's.
+        guidance = spec.failure_guidance.get(error.code) or CODES[error.code].guidance.format(tool=spec.name)
         next_step = error.next_step if error.next_step in spec.next_step else spec.name
         compiled = self._compiled.get(spec.name)
         checks = compiled.beside if compiled is not None else {}

@@ -1,12 +1,12 @@
 """How the REST surface (`POST /v1/tools/{name}`) maps results and refusals to HTTP statuses.
 
-One table, read by the REST handler and by the generator that writes openapi.json,
-so the published document and the server cannot disagree.
+Read by the REST handler and by the generator that writes openapi.json, so the
+published document and the server cannot disagree.
 
 - A tool result is always an envelope. ``ok: true`` is 200. An error envelope takes
-  the status of its code below; any other error code is a fact about the world (an
-  unreachable host, a refused robots.txt) and the call itself succeeded: 200 with
-  ``ok: false``.
+  its code's ``rest_status`` (netglean.core.errors.CODES): 200 for a failure that is a
+  fact about the world (an unreachable host, a refused robots.txt), where the call
+  itself succeeded.
 - A request refused before any tool ran (bad token, foreign Origin, body too large,
   not JSON, too many requests) gets a small ``{"error": {code, message}}`` body.
 """
@@ -15,13 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-STATUS_BY_ERROR: dict[str, int] = {
-    "internal_error": 500,
-    "arguments_too_large": 413,
-    "invalid_arguments": 422,
-    "timeout": 504,
-    "unavailable": 503,
-}
+from netglean.core.errors import CODES
 
 REFUSALS: dict[int, tuple[str, str]] = {
     400: ("bad_request", "The request body is not valid JSON."),
@@ -55,7 +49,8 @@ REFUSAL_SCHEMA: dict[str, Any] = {
 def status_for(ok: bool, error_code: str | None) -> int:
     if ok or error_code is None:
         return 200
-    return STATUS_BY_ERROR.get(error_code, 200)
+    facts = CODES.get(error_code)
+    return facts.rest_status if facts is not None else 200
 
 
 def refusal_body(status: int, reason: str = "") -> dict[str, Any]:

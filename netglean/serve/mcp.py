@@ -22,50 +22,13 @@ from netglean.calls.resources import PromptError, ResourceNotFound, read_resourc
 from netglean.calls.runner import ToolRunner, UnknownTool
 from netglean.core import untrusted
 from netglean.core.envelope import Envelope
-from netglean.core.errors import ToolError
+from netglean.core.errors import CODES, ToolError
 from netglean.serve import tasks
 
 RESOURCE_NOT_FOUND = -32002
 """The MCP specification's error code for an unknown resource URI."""
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-_FAILURE_LEVEL = {"internal_error": "error", "timeout": "warning"}
-"""The log level a failed call is reported at to clients that asked for logs; other codes are "info"."""
-
-FAILURE_SENTENCES: dict[str, str] = {
-    "action_failed": "A browser action did not happen.",
-    "bad_url": "The URL is not one netglean fetches.",
-    "blocked": "The target answered with a bot wall or challenge page, not the page.",
-    "blocked_address": "The operator's network policy refused the address.",
-    "budget_exhausted": "This server's fetch budget is spent.",
-    "http_status": "The target answered with an HTTP error status.",
-    "arguments_too_large": "The arguments were larger than the operator's limit.",
-    "internal_error": "The call failed inside the server.",
-    "invalid_arguments": "The arguments did not validate.",
-    "invalid_config": "The feed config or project definition did not validate.",
-    "invalid_query": "The filter or sort could not be read.",
-    "conflict": "Another project already has that name.",
-    "no_items": "The feed config found no items.",
-    "not_found": "Nothing of that id is in this server's store.",
-    "not_available": "This server cannot do what was asked.",
-    "operator_policy": "An argument asked for more than the operator's settings allow.",
-    "robots_disallowed": "robots.txt does not allow the fetch.",
-    "store_error": "The run store could not take a write.",
-    "scheme_downgrade": "A redirect went from https to http, which the operator does not allow.",
-    "timeout": "The call ran past a deadline.",
-    "too_large": "The document was larger than the operator's limit.",
-    "too_many_redirects": "The target redirected more times than allowed.",
-    "tool_error": "The call failed.",
-    "unavailable": "The server cannot take the call now.",
-    "unreachable": "The target could not be reached.",
-    "unsupported_content": "The target sent content the tool cannot read.",
-}
-"""What a log notification says of a failure: our own words per error code, never the error's message.
-
-A log notification sits outside the untrusted-content frame of the result, and a target-origin error
-message can quote what a target chose (a URL, a redirect chain); the message stays in the result."""
-
-
 UNTRUSTED_IMAGE = {"netglean/untrusted": True}
 """The ``_meta`` of an image block: a screenshot of a third-party page, data and never instructions, as the frame's
 notice says of it too (the block itself stands outside the frame)."""
@@ -184,22 +147,22 @@ def build_server(runner: ToolRunner) -> Server[Any]:
         2025-era clients ask with logging/setLevel; from 2026-07-28 a request opts in through its
         _meta, which the SDK checks itself when the message is sent.
         """
-        level = _FAILURE_LEVEL.get(error.get("code", ""), "info")
+        facts = CODES.get(error.get("code", ""), CODES["tool_error"])
+        level = facts.log_level
         if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
             connection = ctx.session.client_params
             wanted = log_levels.get(id(connection)) if connection is not None else None
             if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
                 return
-        code = error.get("code", "tool_error")
         data = {
             "tool": tool,
-            "code": code,
+            "code": error.get("code", "tool_error"),
             "retryable": bool(error.get("retryable")),
-            "message": FAILURE_SENTENCES.get(code, FAILURE_SENTENCES["tool_error"]),
+            "message": facts.sentence,
         }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await ctx.session.send_log_message(level, data, logger="netglean", related_request_id=ctx.request_id)  # type: ignore[arg-type]
+            await ctx.session.send_log_message(level, data, logger="netglean", related_request_id=ctx.request_id)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -270,7 +233,7 @@ def build_server(runner: ToolRunner) -> Server[Any]:
         except ResourceNotFound:
             raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {params.uri}") from None
         except ToolError as error:  # the run store failed under a runs resource: our words, its code
-            raise MCPError(types.INTERNAL_ERROR, FAILURE_SENTENCES.get(error.code, "The read failed.")) from None
+            raise MCPError(types.INTERNAL_ERROR, CODES[error.code].sentence) from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=body.uri, mime_type=body.mime_type, text=body.text)]
         )

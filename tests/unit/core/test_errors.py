@@ -70,29 +70,41 @@ def test_policy_refusals_are_never_retried_and_transport_failures_apart() -> Non
     assert errors.Unreachable("x").retryable and errors.FetchTimeout("x").retryable
 
 
-_DRAWN = re.compile(r"^(?P<indent>[ │]*)[├└]── (?P<name>\w+)", re.MULTILINE)
-_ROOT_INDENT = 4
-"""The docstring's drawing is indented as a literal block, under its root (NetgleanError)."""
+_DRAWN = re.compile(r"^([│ ]*(?:[├└]── )?\w+)(.*)$")
+"""A line of the drawing: the glyphs and the class name, then its code (if it sets one)."""
+
+
+def _drawn_from_the_classes(cls: type[NetgleanError], glyphs: str = "") -> Iterator[str]:
+    """Each class below ``cls`` as the docstring draws it: the tree's glyphs, the name, the code a class
+    sets itself."""
+    below = cls.__subclasses__()
+    for position, sub in enumerate(below):
+        last = position == len(below) - 1
+        code = vars(sub).get("code", "")
+        yield f"{glyphs}{'└── ' if last else '├── '}{sub.__name__} {code}".rstrip()
+        yield from _drawn_from_the_classes(sub, glyphs + ("    " if last else "│   "))
 
 
 def test_the_tree_in_the_docstring_is_the_tree_in_the_code() -> None:
-    """The module's docstring draws the tree; a class moved or added without redrawing it shows here."""
-    drawn: dict[str, str] = {}
-    parents = ["NetgleanError"]
-    for match in _DRAWN.finditer(errors.__doc__ or ""):
-        depth = (len(match["indent"]) - _ROOT_INDENT) // 4 + 1
-        del parents[depth:]
-        drawn[match["name"]] = parents[-1]
-        parents.append(match["name"])
-    in_code = {cls.__name__: cls.__base__.__name__ for cls in [*TOOL_ERRORS, errors.ConfigurationError]}
-    assert drawn == in_code
+    """The module's docstring draws the tree, glyph for glyph; a class moved or added without redrawing it,
+    or a code changed, shows here (the text after ' - ' is the drawing's own)."""
+    drawing = (errors.__doc__ or "").split("::\n\n", 1)[1].split("\n\n", 1)[0]
+    drawn = []
+    for line in drawing.splitlines():
+        parts = _DRAWN.match(line.removeprefix("    ").split(" - ")[0])
+        assert parts, line
+        drawn.append(f"{parts[1]} {parts[2].strip()}".rstrip())
+    assert drawn == ["NetgleanError", *_drawn_from_the_classes(NetgleanError)]
 
 
-def test_each_drawn_code_is_the_class_code() -> None:
-    drawn = {}
-    for line in (errors.__doc__ or "").splitlines():
-        match = re.match(r"^[ │├└─]*(\w+)\s{2,}(\w+)(\s+-|$)", line)
-        if match:
-            drawn[match[1]] = match[2]
-    coded = {cls.__name__: cls.code for cls in TOOL_ERRORS if cls.code != ToolError.code}
-    assert drawn == coded
+def test_every_code_has_its_facts_and_a_class_that_raises_it() -> None:
+    assert set(errors.CODES) == {cls.code for cls in TOOL_ERRORS}
+    for code, facts in errors.CODES.items():
+        assert facts.sentence and facts.guidance, code
+        assert set(re.findall(r"{(\w*)}", facts.guidance)) <= {"tool"}, code
+        assert facts.rest_status in {200, 413, 422, 500, 503, 504}, code
+
+
+def test_an_error_class_naming_a_code_without_facts_fails_where_it_is_defined() -> None:
+    with pytest.raises(TypeError, match=r"'not_a_code' is not in netglean\.core\.errors\.CODES"):
+        type("Misspelt", (ToolError,), {"code": "not_a_code"})
