@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from netglean.app import build_runner
 from netglean.calls.registry import load_registry
-from netglean.core.errors import NetgleanError
+from netglean.core.errors import CODES, NetgleanError
 from netglean.core.settings import Settings
 from netglean.generated.models import (
     ApplyConfigOutput,
@@ -91,7 +91,7 @@ class Client:
             error = {
                 "code": "timeout",
                 "message": f"run {run['run_id']} did not finish within call_timeout ({run['status']})",
-                "retryable": True,
+                "retryable": CODES["timeout"].retryable,
                 "detail": {"run": run},
             }
             raise CallFailed(tool, error)
