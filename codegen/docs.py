@@ -14,6 +14,7 @@ from codegen.catalog_types import Catalog, Profile, ProfileTool
 from codegen.cli_table import cli_options
 from codegen.graph import graph_svg
 from codegen.profiles import conflicts
+from netglean.core.errors import CODES
 from netglean.core.settings import SETTINGS
 
 TEMPLATES = Path(__file__).with_name("templates") / "docs"
@@ -240,6 +241,7 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
         "resources.html": env.get_template("resources.html.j2").render(**common, root=""),
         "prompts.html": env.get_template("prompts.html.j2").render(**common, root=""),
         "settings.html": env.get_template("settings.html.j2").render(**common, root="", settings=SETTINGS),
+        "errors.html": env.get_template("errors.html.j2").render(**common, root="", codes=CODES),
         "getting-started.html": env.get_template("getting-started.html.j2").render(**common, root=""),
         "profiles.html": env.get_template("profiles.html.j2").render(
             **common, root="", conflicts=refused, counts={p.name: _counts(p) for p in catalog.profiles}

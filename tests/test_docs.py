@@ -12,6 +12,7 @@ import pytest
 
 from netglean.browser import pool
 from netglean.calls.registry import Registry
+from netglean.core.errors import CODES
 from netglean.core.settings import SETTINGS
 from tests.support.fixture_site import serve
 from tests.support.paths import PROJECT
@@ -48,6 +49,16 @@ def test_docs_cover_every_tool_resource_prompt_and_setting(registry: Registry) -
     graph = (DOCS / "graph.svg").read_text()
     for name in registry.tools:
         assert f'href="tools/{name}.html"' in graph
+
+
+def test_docs_list_every_error_code_with_its_facts() -> None:
+    errors = html.unescape((DOCS / "errors.html").read_text())
+    for code, facts in CODES.items():
+        row = errors.split(f'<tr id="{code}">', 1)[1].split("</tr>", 1)[0]
+        retryable = facts.retryable_when or ("yes" if facts.retryable else "no")
+        assert f"<td>{retryable}</td>" in row and f"<td>{facts.rest_status}</td>" in row, code
+        assert facts.sentence in row and facts.guidance in row, code
+    assert 'href="errors.html"' in (DOCS / "getting-started.html").read_text()
 
 
 GRAPH_CHECK = """() => {

@@ -68,7 +68,9 @@ class ErrorCode:
     """What to do next, for any tool ({tool} names it): a tool's catalog entry may say better for itself
     (``failure_guidance``), and which tool to call instead is the catalog's to say, never this."""
     retryable: bool = False
-    """Whether the same call could succeed later (http_status decides per status)."""
+    """Whether the same call could succeed later, unless ``retryable_when`` says it depends."""
+    retryable_when: str = ""
+    """Where the error itself decides (HttpStatus.retryable), when it is retryable, in words."""
     rest_status: int = 200
     """The REST status of an error envelope of this code: 200 for a failure that is a fact about the
     world (an unreachable host: the call worked, the answer is "no")."""
@@ -106,7 +108,9 @@ CODES: dict[str, ErrorCode] = {
         "Another project of this store has that name: choose another, or update that project by its "
         "id.",
     ),
-    "http_status": ErrorCode("The target answered with an HTTP error status."),
+    "http_status": ErrorCode(
+        "The target answered with an HTTP error status.", retryable_when="for 5xx and 429"
+    ),
     "internal_error": ErrorCode(
         "The call failed inside the server.",
         "{tool} failed inside the server, not because of your arguments; try again later.",
