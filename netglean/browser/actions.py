@@ -17,7 +17,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
@@ -77,7 +77,7 @@ class Shot:
 
     action: int
     data: bytes
-    mime_type: str
+    mime_type: Literal["image/png", "image/jpeg"]
     width: int
     height: int
 
@@ -284,7 +284,7 @@ async def _screenshot(page: Any, action: Action, index: int) -> Shot:
         clip = {"x": 0, "y": 0, "width": VIEWPORT["width"], "height": max(1, min(tall, SHOT_HEIGHT))}
         whole = True
     data = await page.screenshot(type="png", full_page=whole, clip=clip)
-    mime = "image/png"
+    mime: Literal["image/png", "image/jpeg"] = "image/png"
     if len(data) > SHOT_BYTES:
         data, mime = await page.screenshot(type="jpeg", quality=60, full_page=whole, clip=clip), "image/jpeg"
     if len(data) > SHOT_BYTES:

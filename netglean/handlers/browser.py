@@ -9,13 +9,16 @@ from typing import Any
 from netglean.browser.actions import Action
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
+from netglean.generated.models import Action as ActionInput
 from netglean.generated.models import (
     AnalyzeApiEndpointInput,
     AnalyzeApiEndpointOutput,
     AnalyzePageInput,
     AnalyzePageOutput,
+    Image,
     InteractInput,
     InteractOutput,
+    Step,
 )
 from netglean.handlers.pages import item_error
 from netglean.sites.browsing import analyze, analyze_endpoint
@@ -26,13 +29,12 @@ CUT_CHARS = 20_000
 
 
 async def interact(args: InteractInput, ctx: Context) -> Outcome:
-    actions = [_action(step.model_dump(mode="json", by_alias=True, exclude_none=True)) for step in args.actions]
     found = await interaction(
         ctx.fetcher,
         ctx.readers,
         ctx.browser,
         args.url,
-        actions,
+        [_action(step) for step in args.actions],
         fmt=args.format,
         main_content=args.main_content,
         max_chars=args.max_chars,
@@ -40,48 +42,52 @@ async def interact(args: InteractInput, ctx: Context) -> Outcome:
         action_timeout=ctx.settings.browser_action_timeout,
     )
     done = found.performed
-    images: list[dict[str, Any]] = []
     shots = {shot.action: shot for shot in done.shots}
-    steps: list[dict[str, Any]] = []
+    images: list[Image] = []
+    steps: list[Step] = []
     for step in done.steps:
-        shown: dict[str, Any] = {"index": step.index, "action": step.action, "ok": step.ok, "ms": step.ms}
-        shown["url"] = step.url
-        if step.error is not None:
-            shown["error"] = item_error(step.error).model_dump(exclude_none=True)
-        if step.index in found.scraped:
-            read = found.scraped[step.index]
-            shown["content"], shown["total_chars"] = read.content, read.total_chars
-        if step.action == "evaluate" and step.ok:
-            shown["value"], shown["truncated"] = step.value, step.truncated
-        if step.index in shots:
-            shot = shots[step.index]
-            shown["image"] = len(images)
+        read = found.scraped.get(step.index)
+        evaluated = step.action == "evaluate" and step.ok
+        shot = shots.get(step.index)
+        if shot is not None:
             images.append(
-                {
-                    "action": shot.action,
-                    "mime_type": shot.mime_type,
-                    "width": shot.width,
-                    "height": shot.height,
-                    "bytes": len(shot.data),
-                    "data": base64.b64encode(shot.data).decode("ascii"),
-                }
+                Image(
+                    action=shot.action,
+                    mime_type=shot.mime_type,
+                    width=shot.width,
+                    height=shot.height,
+                    bytes=len(shot.data),
+                    data=base64.b64encode(shot.data).decode("ascii"),
+                )
             )
-        steps.append(shown)
+        steps.append(
+            Step(
+                index=step.index,
+                action=step.action,
+                ok=step.ok,
+                ms=step.ms,
+                url=step.url,
+                error=item_error(step.error) if step.error is not None else None,
+                content=read.content if read is not None else None,
+                total_chars=read.total_chars if read is not None else None,
+                value=step.value if evaluated else None,
+                truncated=step.truncated if evaluated else None,
+                image=len(images) - 1 if shot is not None else None,
+            )
+        )
     final = found.final
     failed = next((step.index for step in done.steps if not step.ok), None)
-    payload = InteractOutput.model_validate(
-        {
-            "url": args.url,
-            "final_url": done.final_url,
-            "completed": failed is None,
-            "failed_action": failed,
-            "steps": steps,
-            "title": final.title or None,
-            "content": final.content,
-            "total_chars": final.total_chars,
-            "truncated": final.next_start is not None,
-            "images": images or None,
-        }
+    payload = InteractOutput(
+        url=args.url,
+        final_url=done.final_url,
+        completed=failed is None,
+        failed_action=failed,
+        steps=steps,
+        title=final.title or None,
+        content=final.content,
+        total_chars=final.total_chars,
+        truncated=final.next_start is not None,
+        images=images or None,
     )
     if failed is not None:
         guidance = say(
@@ -98,13 +104,25 @@ CRAWLBERG_ACTIONS = {"wait": "wait_for", "executeJs": "evaluate"}
 """Crawlberg's action names that differ from netglean's."""
 
 
-def _action(given: dict[str, Any]) -> Action:
-    """One action object, Crawlberg's names taken too (``wait`` with ``milliseconds``, ``executeJs``)."""
-    named = given.pop("action")
-    if "milliseconds" in given:
-        given.setdefault("time_ms", given.pop("milliseconds"))
-    given["values"] = tuple(given.get("values") or ())
-    return Action(action=CRAWLBERG_ACTIONS.get(named, named), **given)
+def _action(given: ActionInput) -> Action:
+    """One action as the browser carries it out, Crawlberg's names taken too (``wait`` with ``milliseconds``,
+    ``executeJs``)."""
+    return Action(
+        action=CRAWLBERG_ACTIONS.get(given.action, given.action),
+        selector=given.selector,
+        text=given.text,
+        url=given.url,
+        key=given.key,
+        values=tuple(given.values or ()),
+        to=given.to,
+        pixels=given.pixels,
+        repeat=given.repeat,
+        network_idle=given.network_idle,
+        time_ms=given.time_ms if given.time_ms is not None else given.milliseconds,
+        full_page=given.full_page,
+        script=given.script,
+        timeout_ms=given.timeout_ms,
+    )
 
 
 async def analyze_page(args: AnalyzePageInput, ctx: Context) -> Outcome:

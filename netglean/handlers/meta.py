@@ -7,7 +7,7 @@ from typing import Any
 from netglean._version import __version__
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome
-from netglean.generated.models import EngineInfoInput, GetVersionInput, GetVersionOutput
+from netglean.generated.models import EngineInfoInput, EngineInfoOutput, GetVersionInput, GetVersionOutput
 from netglean.store.open import data_dir
 
 
@@ -25,30 +25,35 @@ async def get_version(args: GetVersionInput, ctx: Context) -> Outcome:
 
 
 async def engine_info(args: EngineInfoInput, ctx: Context) -> Outcome:
-    return Outcome(await read_engine_info(ctx), next_step=DONE)
+    return Outcome(await _engine_facts(ctx), next_step=DONE)
 
 
 async def read_engine_info(ctx: Context) -> dict[str, Any]:
+    """The engine resource: what engine_info answers."""
+    return (await _engine_facts(ctx)).model_dump(mode="json", exclude_none=True)
+
+
+async def _engine_facts(ctx: Context) -> EngineInfoOutput:
     """What the server runs with: the operator's own facts (the data directory among them), never a secret."""
     store = ctx.runs.store
     settings = ctx.settings
     runs = await store.counts()
     _, projects = await store.list_projects(where=None, order=(), offset=0, limit=0)
-    return {
-        "name": ctx.registry.server.name,
-        "version": __version__,
-        "store": store.kind,
-        "data_dir": str(data_dir(settings.data_dir)),
-        "runs": runs,
-        "max_runs": settings.max_runs,
-        "projects": projects,
-        "token_required": bool(settings.token),
-        "browser": ctx.browser.installed,
-        "compat": list(settings.compat_sets),
-        "active_runs": sum(count for status, count in runs.items() if status in ("queued", "running")),
-        **({"default_project_id": settings.project_id} if settings.project_id else {}),
-        **({"default_session_id": settings.session_id} if settings.session_id else {}),
-    }
+    return EngineInfoOutput(
+        name=ctx.registry.server.name,
+        version=__version__,
+        store=store.kind,
+        data_dir=str(data_dir(settings.data_dir)),
+        runs=runs,
+        max_runs=settings.max_runs,
+        projects=projects,
+        token_required=bool(settings.token),
+        browser=ctx.browser.installed,
+        compat=list(settings.compat_sets),
+        active_runs=sum(count for status, count in runs.items() if status in ("queued", "running")),
+        default_project_id=settings.project_id or None,
+        default_session_id=settings.session_id or None,
+    )
 
 
 async def read_policy(ctx: Context) -> dict[str, Any]:

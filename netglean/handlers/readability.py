@@ -259,28 +259,25 @@ async def explain_check(args: ExplainCheckInput, ctx: Context) -> Outcome:
             detail={"known": sorted(ENTRIES)},
             next_step="explain_check",
         )
-    fields: dict[str, Any] = {
-        "id": entry["id"],
-        "kind": entry["kind"],
-        "title": entry["title"],
-        "scale": TABLE["name"],
-        "measures": entry["measures"],
-        "rule": entry["rule"],
-        "fix": entry["fix"],
-        "weight": entry.get("weight", 0),
-    }
-    if entry["kind"] == "check":
-        dimension = next(d for d in TABLE["dimensions"] if d["id"] == entry["dimension"])
-        fields |= {
-            "dimension": dimension["id"],
-            "dimension_title": dimension["title"],
-            "dimension_weight": dimension["weight"],
-            "basis": entry["basis"],
-            "effort": entry["effort"],
-        }
-    else:
-        fields["reference"] = entry["reference"]
-    return Outcome(ExplainCheckOutput.model_validate(fields), next_step=DONE)
+    check = entry["kind"] == "check"
+    dimension = next(d for d in TABLE["dimensions"] if d["id"] == entry["dimension"]) if check else {}
+    payload = ExplainCheckOutput(
+        id=entry["id"],
+        kind=entry["kind"],
+        title=entry["title"],
+        scale=TABLE["name"],
+        measures=entry["measures"],
+        rule=entry["rule"],
+        fix=entry["fix"],
+        weight=entry.get("weight", 0),
+        dimension=dimension.get("id"),
+        dimension_title=dimension.get("title"),
+        dimension_weight=dimension.get("weight"),
+        basis=entry["basis"] if check else None,
+        effort=entry["effort"] if check else None,
+        reference=None if check else entry["reference"],
+    )
+    return Outcome(payload, next_step=DONE)
 
 
 def _indexed(record: ScanRecord) -> IndexedScan:

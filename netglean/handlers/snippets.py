@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from netglean.calls.context import Context
 from netglean.core.envelope import Outcome, say
-from netglean.generated.models import InstallSnippetInput
+from netglean.generated.models import (
+    InstallSnippetInput,
+    InstallSnippetOutput,
+    SnippetCheck,
+    SnippetFile,
+    SnippetTwin,
+)
 from netglean.snippets import options, render
 from netglean.snippets.inputs import markdown_path
 
@@ -14,20 +20,20 @@ async def install_snippet(args: InstallSnippetInput, ctx: Context) -> Outcome:
     checked = options(args.framework, given)
     snippet = render(args.framework, checked)
     twins = [
-        {"path": page.path, "file": url.removeprefix("/"), "markdown_url": url}
+        SnippetTwin(path=page.path, file=url.removeprefix("/"), markdown_url=url)
         for page in checked.pages
         for url in (markdown_path(page.path),)
     ]
     return Outcome(
-        {
-            "framework": snippet.framework,
-            "files": [{"path": f.path, "language": f.language, "content": f.content} for f in snippet.files],
-            "steps": list(snippet.steps),
-            "verify": [{"command": c.command, "expect": c.expect} for c in snippet.verify],
-            "markdown_dir": checked.markdown_dir,
-            "twins": twins,
-            "llms_txt": snippet.llms_txt,
-        },
+        InstallSnippetOutput(
+            framework=snippet.framework,
+            files=[SnippetFile(path=f.path, language=f.language, content=f.content) for f in snippet.files],
+            steps=list(snippet.steps),
+            verify=[SnippetCheck(command=c.command, expect=c.expect) for c in snippet.verify],
+            markdown_dir=checked.markdown_dir,
+            twins=twins,
+            llms_txt=snippet.llms_txt,
+        ),
         next_step="scan_url",
         guidance=say(
             "Add the {files} file(s) as the steps say, write a markdown twin for each page (payload.twins), then run "

@@ -19,7 +19,7 @@ import shlex
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from netglean.snippets.inputs import Options, markdown_path
 
@@ -29,11 +29,14 @@ if TYPE_CHECKING:
 TEMPLATES = Path(__file__).parent / "templates"
 
 
+Language = Literal["python", "javascript", "nginx", "markdown"]
+
+
 @dataclass(frozen=True, slots=True)
 class SnippetFile:
     path: str
     """Where the file goes, relative to the project's root."""
-    language: str
+    language: Language
     content: str
 
 
@@ -56,7 +59,7 @@ class Snippet:
 
 @dataclass(frozen=True, slots=True)
 class _Layout:
-    files: tuple[tuple[str, str, str], ...]
+    files: tuple[tuple[str, str, Language], ...]
     """(template, path, language) for each file."""
     steps: tuple[str, ...]
     """Install steps; {markdown_dir} and {html_root} are filled in."""
