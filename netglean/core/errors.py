@@ -55,11 +55,11 @@ from typing import Any, ClassVar, Literal
 _READ_THE_ERROR = "Read payload.error and decide whether to call {tool} again."
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ErrorCode:
     """What netglean says and does about one error code, at every door: the one home of these facts,
     read by the runner (guidance), the MCP door (sentence, log level), the REST door and the OpenAPI
-    document (status) and the generator's profile checks (quote_free)."""
+    document (status), the generator's profile checks (quote_free) and the docs' error codes page."""
 
     sentence: str
     """What a log notification says of the failure: our own words, never the error's message (a log
