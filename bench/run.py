@@ -21,6 +21,7 @@ from bench import (
     projects,
     readability,
     runs,
+    startup,
     stdio,
 )
 
@@ -35,6 +36,7 @@ def main() -> None:
     figures = {
         "machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count()},
         "stdio": stdio.run(*scale),
+        "startup": startup.run(runs=1 if args.quick else 7),
         "generator": generator.run(repeats=1 if args.quick else 3),
         "http": http.run(seconds=1.0 if args.quick else 3.0, repeats=1 if args.quick else 3)
         | {"session_flood": http.session_flood(sessions=1000 if args.quick else 10_000)},
@@ -85,6 +87,7 @@ def main() -> None:
             f"{row['tools_list_ms']:>10.0f}ms{row['tools_list_ratio']:>8.2f}"
             f"{row['calls_s']:>9.2f}s{row['calls_ratio']:>8.2f}"
         )
+    startup.show(figures["startup"])
     g = figures["generator"]
     print(
         f"\ngenerator: real catalog {g['real_catalog_s']:.2f} s; "

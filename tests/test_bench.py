@@ -15,7 +15,18 @@ import lxml.html
 import pytest
 from starlette.testclient import TestClient
 
-from bench import browser, crawl, devset, frontier, generator, projects, readability, runs, scrapy_crawl
+from bench import (
+    browser,
+    crawl,
+    devset,
+    frontier,
+    generator,
+    projects,
+    readability,
+    runs,
+    scrapy_crawl,
+    startup,
+)
 from bench.http import _free_port, _start, session_flood
 from bench.site import PAGES, SIZE, app
 from netglean.read.links import LinkFilter, normal
@@ -226,3 +237,18 @@ def test_the_session_flood_opens_past_the_cap_and_a_second_address_still_gets_in
     figures = session_flood(sessions=30, width=4, flags=("--max-client-sessions", "5"))
     assert figures["sessions"] == 30 and figures["second_address_status"] == 200
     assert figures["rss_after_mb"] > 0 and figures["sessions_per_s"] > 0
+
+
+def test_the_startup_benchmark_measures_each_subject_against_its_target(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """bench.startup spawns netglean's server to its tools/list, the SDK's minimal server and a
+    one-shot call (with the bytecode cache: the uncached regime only compiles more): each has its
+    figure and its verdict."""
+    figures = startup.run(runs=1, regimes=("cached",))
+    row = figures["regimes"]["cached"]
+    assert set(row["cpu_s"]) == {*startup.SERVERS, *startup.ONE_SHOTS}
+    assert all(seconds > 0 for seconds in row["cpu_s"].values())
+    assert isinstance(row["server_within"], bool) and isinstance(row["call_within"], bool)
+    startup.show(figures)
+    assert "target netglean call get_version: <= 0.60 s" in capsys.readouterr().out
