@@ -217,6 +217,27 @@ def test_a_closed_pipe_ends_the_command_quietly(tmp_path: Path) -> None:
     assert b"Traceback" not in err and b"BrokenPipe" not in err, err[-500:]
 
 
+def test_a_one_shot_call_imports_no_mcp_sdk_module_and_still_reports_its_versions() -> None:
+    """`netglean call` speaks no MCP: it starts without the SDK's modules (importing them was half
+    its start-up), yet get_version lists the protocol versions the installed SDK speaks."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+    script = (
+        "import json, sys\n"
+        "from netglean.cli.main import main\n"
+        "code = main(['call', 'get_version', '--envelope'])\n"
+        "sdk = sorted(m for m in sys.modules if m.split('.')[0] in {'mcp', 'mcp_types'})\n"
+        "print(json.dumps(sdk), file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    command = [sys.executable, "-c", script]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=PROJECT, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stderr.splitlines()[-1]) == []
+    versions = json.loads(done.stdout)["payload"]["protocol_versions"]
+    assert versions == [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS]
+
+
 def test_dev_warns_on_stderr() -> None:
     done = _netglean("call", "get_version", "--dev")
     assert done.returncode == 0 and done.stderr.startswith("netglean: --dev is on:") and "unsafe" in done.stderr
