@@ -25,8 +25,6 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from netglean.browser.capture import Capture, Captured
-from netglean.browser.proxy import PolicyProxy
 from netglean.core.errors import (
     FetchTimeout,
     HttpStatus,
@@ -42,6 +40,8 @@ from netglean.read.document import HTML_TYPES
 from netglean.read.page_signals import scripted
 
 if TYPE_CHECKING:
+    from netglean.browser.capture import Captured
+    from netglean.browser.proxy import PolicyProxy
     from netglean.net.fetcher import Fetcher
 
 T = TypeVar("T")
@@ -246,6 +246,8 @@ class BrowserPool:
             launch.done.set()
 
     async def _start_proxy(self) -> None:
+        from netglean.browser.proxy import PolicyProxy  # with the browser's first launch
+
         proxy = PolicyProxy(self._fetcher)
         started = anyio.Event()
         done = anyio.Event()
@@ -312,6 +314,8 @@ class BrowserPool:
         decides; ``capture`` keeps the XHR and fetch requests made meanwhile; ``scroll`` then scrolls to the bottom
         once to see whether the page grows (an infinite list loads its next items). The fetch's limits hold: its
         redirects (``max_redirects`` may only lower the operator's) and its bytes."""
+        from netglean.browser.capture import Capture  # imported with the first render, as Playwright is
+
         policy = fetcher.policy
         hops = policy.max_redirects if max_redirects is None else min(max_redirects, policy.max_redirects)
         refused: list[ToolError] = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
+import functools
 import json
 import math
 import re
@@ -22,9 +23,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 if TYPE_CHECKING:
+    import yaml
+
     from netglean.calls.runner import ToolRunner
 
 PROJECT_ID = re.compile(r"[0-9a-f]{32}")
@@ -46,15 +47,20 @@ class _Stop(Exception):
         self.status = status
 
 
-class _Loader(yaml.SafeLoader):
-    """safe_load, but a date stays the text it was written as: a project's values are JSON, and JSON has no dates."""
+@functools.cache
+def _loader() -> type[yaml.SafeLoader]:
+    """safe_load's, but a date stays the text it was written as: a project's values are JSON, and
+    JSON has no dates. (YAML is loaded on first use: a `netglean call` reads none.)"""
+    import yaml
 
+    class AsWritten(yaml.SafeLoader):
+        pass
 
-def _as_written(loader: _Loader, node: yaml.Node) -> str:
-    return str(node.value)
+    def as_written(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+        return str(node.value)
 
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_written)
+    AsWritten.add_constructor("tag:yaml.org,2002:timestamp", as_written)
+    return AsWritten
 
 
 def _variable(text: str) -> tuple[str, str]:
@@ -207,6 +213,8 @@ def _document(project: dict[str, Any]) -> dict[str, Any]:
 
 
 def _yaml(document: dict[str, Any]) -> str:
+    import yaml
+
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
@@ -341,8 +349,10 @@ def _read(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise _Stop(f"{path}: cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
+    import yaml
+
     try:
-        document = yaml.load(text, Loader=_Loader)  # _Loader is a SafeLoader
+        document = yaml.load(text, Loader=_loader())  # a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
