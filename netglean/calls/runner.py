@@ -91,6 +91,7 @@ class ToolRunner:
         without a call, so that a busy server is never slowed by it. The browser is not launched
         ahead: a Chromium would cost every server its memory, and few sessions render. What fails
         here fails its own first use instead, as that use's error."""
+        self._last_call = time.monotonic()  # quiet is counted from the door's start
         await self._quiet(quiet)
         try:
             self.services.readers.start()
@@ -107,6 +108,17 @@ class ToolRunner:
                 await anyio.to_thread.run_sync(self._build, spec)
             except Exception:
                 log.debug("tool %s did not build ahead of its first call", spec.name, exc_info=True)
+
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        """Hold the warm-up off while a door answers a request of any kind, a handshake or a
+        listing too: on a busy machine the warm-up never competes with a client's start."""
+        self._in_flight += 1
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            self._last_call = time.monotonic()
 
     async def _quiet(self, quiet: float) -> None:
         """Return once no call is running and none has ended for ``quiet`` seconds."""

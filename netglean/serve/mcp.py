@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp.server import Server
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -278,8 +278,13 @@ def build_server(runner: ToolRunner) -> Server[Any]:
             on_get_prompt=get_prompt,
             on_set_logging_level=set_logging_level,
         )
+
+    async def holding_warm_up(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+        with runner.busy():
+            return await call_next(ctx)
+
     # The SDK installs an OpenTelemetry span middleware by default; netglean sends no telemetry.
-    server.middleware = []
+    server.middleware = [holding_warm_up]
     tasks.install(server, runner, call_tool)
     return server
 

@@ -8,8 +8,10 @@ argument-cap tests run the real registry."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import threading
+import types
 from typing import Any
 
 import anyio
@@ -92,6 +94,43 @@ def test_the_warm_up_starts_the_reader_processes_before_it_builds_the_tools(
         return building
 
     assert anyio.run(run)
+
+
+def test_the_warm_up_waits_while_the_server_answers_any_request(
+    registry: Registry, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A handshake or a listing holds the warm-up off as a call does: a server on a busy machine
+    answers its client's start before it starts its reader processes."""
+    from netglean.serve.mcp import build_server
+
+    runner = build_runner(registry, settings)
+    server = build_server(runner)
+    answering: list[bool] = []
+    started_while_answering: list[bool] = []  # at each start of the readers
+    readers = runner.services.readers
+    monkeypatch.setattr(readers, "start", lambda: started_while_answering.append(bool(answering)))
+
+    async def run() -> None:
+        async with anyio.create_task_group() as background:
+
+            async def answer(ctx: Any) -> None:  # the SDK answering initialize, slowly
+                answering.append(True)
+                background.start_soon(runner.warm_up, 0.0)
+                await anyio.sleep(0.5)
+                answering.clear()
+
+            call = answer
+            for middleware in reversed(server.middleware):
+                call = functools.partial(middleware, call_next=call)
+            await call(types.SimpleNamespace(method="initialize", params=None))
+            with anyio.fail_after(60):
+                while not started_while_answering:
+                    await anyio.sleep(0.01)
+            background.cancel_scope.cancel()
+        await runner.services.aclose()
+
+    anyio.run(run)
+    assert started_while_answering == [False]
 
 
 def test_many_argument_problems_are_counted_not_all_spelt_out(registry: Registry, settings: Settings) -> None:
