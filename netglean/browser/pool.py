@@ -36,8 +36,6 @@ from netglean.core.errors import (
 )
 from netglean.net.page import Page
 from netglean.net.urls import allowed_headers, parse_url
-from netglean.read.document import HTML_TYPES
-from netglean.read.page_signals import scripted
 
 if TYPE_CHECKING:
     from netglean.browser.capture import Captured
@@ -315,6 +313,7 @@ class BrowserPool:
         once to see whether the page grows (an infinite list loads its next items). The fetch's limits hold: its
         redirects (``max_redirects`` may only lower the operator's) and its bytes."""
         from netglean.browser.capture import Capture  # imported with the first render, as Playwright is
+        from netglean.read.document import HTML_TYPES
 
         policy = fetcher.policy
         hops = policy.max_redirects if max_redirects is None else min(max_redirects, policy.max_redirects)
@@ -425,6 +424,9 @@ async def read_by_strategy(
     ``browser`` renders, ``auto`` fetches and renders only an HTML page with scripts (one without renders to
     itself) when what ``read`` made of it is ``lacking`` (no items where a feed expects some) and the server has a
     browser installed."""
+    from netglean.read.document import HTML_TYPES  # the readers' modules: not loaded with the pool
+    from netglean.read.page_signals import scripted
+
     deadline = min(fetcher.policy.total_timeout, timeout or fetcher.policy.total_timeout)
 
     async def rendered() -> T:

@@ -4,7 +4,6 @@ gen (the generator), demo."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import sys
@@ -652,6 +651,8 @@ def _a_flag(given: str, known: Mapping[str, argparse.Action]) -> bool:
 
 def _unknown_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: list[str]) -> int:
     """Flags the command does not take, each with the closest one it does take (``--uri``: ``--url``)."""
+    import difflib  # only a mistake pays for it
+
     command = _subparser(parser, args.command)
     if args.command == "call" and command is not None:
         command = _subparser(command, args._tool) or command
@@ -675,6 +676,8 @@ def _unknown_name(parser: argparse.ArgumentParser, argv: list[str]) -> str | Non
         given, known, prog = argv[1], _choices(call), call.prog
     if not given or given in known or given in {"-h", "--help", "--version"}:
         return None
+    import difflib  # only a mistake pays for it
+
     if given.startswith("-") and prog != parser.prog:
         return f"{prog}: the tool comes first: netglean call TOOL {given} … ({prog} --help lists the tools)"
     what = "flag" if given.startswith("-") else ("tool" if prog != parser.prog else "command")

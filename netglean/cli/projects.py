@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
 import functools
 import json
 import math
@@ -191,6 +190,8 @@ async def _resolve(runner: ToolRunner, wanted: str) -> dict[str, Any]:
     names = [project["name"] for project in await _projects(runner, sort="name")]
     if not names:
         raise _Stop(f"no project {wanted!r}: the store holds none")
+    import difflib
+
     near = [name for name in names if wanted.casefold() in name.casefold()]
     near += difflib.get_close_matches(wanted, names, n=CANDIDATES)
     suggested = list(dict.fromkeys(near))[:CANDIDATES]
