@@ -238,6 +238,21 @@ def test_a_one_shot_call_imports_no_mcp_sdk_module_and_still_reports_its_version
     assert versions == [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS]
 
 
+def test_the_versions_are_the_sdks_whether_its_table_runs_alone_or_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An SDK whose version table cannot be found on its own is imported the usual way: slower,
+    the same answer."""
+    from mcp_types import version
+
+    from netglean.serve import versions
+
+    alone = versions._version_table()
+    monkeypatch.setattr(versions.importlib.util, "find_spec", lambda name: None)
+    assert versions._version_table() is version
+    assert alone is not version and alone.KNOWN_PROTOCOL_VERSIONS == version.KNOWN_PROTOCOL_VERSIONS
+
+
 def test_dev_warns_on_stderr() -> None:
     done = _netglean("call", "get_version", "--dev")
     assert done.returncode == 0 and done.stderr.startswith("netglean: --dev is on:") and "unsafe" in done.stderr
