@@ -9,6 +9,7 @@ single-page app's listing is an empty mount point until its scripts run.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from netglean.core.errors import InvalidArguments, ToolError
 from netglean.feeds import config as feed_config
 from netglean.feeds import jobs as feed_jobs
 from netglean.feeds.config_yaml import parse_yaml
+from netglean.feeds.output import count_items, json_feed, rss, unique, within_output_cap
 from netglean.net.strategy import page_strategy
 
 if TYPE_CHECKING:
@@ -194,6 +196,52 @@ async def read_feed(
         run.matched += later.matched
         url = later.next_url
     return run
+
+
+@dataclass(slots=True)
+class BuiltFeed:
+    """A feed built from a config: what reading its pages did, every item found (each id once), and the
+    feed written in the formats asked (RSS, JSON Feed), within the most text one feed may carry."""
+
+    run: FeedRun
+    items: list[Mapping[str, Any]]
+    rss: str | None
+    json: dict[str, Any] | None
+    item_count: int
+    """Items in the feed as written (the RSS document's, else the JSON Feed's)."""
+    over_limit: int
+    """Items found beyond the limit, left out."""
+    cut: int
+    """Items within the limit the output cap left out."""
+
+
+async def build_feed(
+    fetcher: Fetcher,
+    readers: Readers,
+    config: dict[str, Any],
+    *,
+    formats: Collection[str],
+    stop_by: float,
+    limit: int | None = None,
+    strategy: str | None = None,
+    browser: BrowserPool | None = None,
+) -> BuiltFeed:
+    """The config's feed (apply_config's, a feed project's): its pages read (read_feed), its items each
+    id once, the first ``limit`` of them (every one without) written in ``formats`` ("rss", "json_feed")."""
+    run = await read_feed(fetcher, readers, config, stop_by=stop_by, strategy=strategy, browser=browser)
+    found = unique(run.items)
+    over = len(found) - limit if limit and len(found) > limit else 0
+
+    def written() -> tuple[str | None, dict[str, Any] | None, int, int]:
+        """Up to 10 million characters written and escaped, so off the event loop."""
+        items, cut = within_output_cap(found[:limit])
+        document = rss(run.channel, items, config.get("stylesheets") or ()) if "rss" in formats else None
+        feed = json_feed(run.channel, items) if "json_feed" in formats else None
+        count = count_items(document) if document is not None else len((feed or {}).get("items", ()))
+        return document, feed, count, cut
+
+    document, feed, count, cut = await anyio.to_thread.run_sync(written)
+    return BuiltFeed(run, found, document, feed, count, over, cut)
 
 
 async def _page(

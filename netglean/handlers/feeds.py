@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
 import yaml
 
 from netglean.calls.context import Context
@@ -12,8 +11,7 @@ from netglean.core.envelope import DONE, Guidance, Outcome, say
 from netglean.core.errors import InvalidFeedConfig, NoItems, ToolError, UnsupportedContent
 from netglean.core.validation import named, quoted
 from netglean.feeds import config as feed_config
-from netglean.feeds.output import count_items, json_feed, rss, unique, within_output_cap
-from netglean.feeds.pages import FeedRun, draft, listing, load, read_feed
+from netglean.feeds.pages import FeedRun, build_feed, draft, listing, load
 from netglean.feeds.problems import listed
 from netglean.feeds.selectors import selector_problem
 from netglean.generated.models import (
@@ -147,35 +145,28 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
     config = loaded.config
     warned = listed(loaded.warnings, "warnings")
     try:
-        run = await read_feed(
-            ctx.fetcher, ctx.readers, config, stop_by=ctx.work_until(), strategy=args.strategy, browser=ctx.browser
+        built = await build_feed(
+            ctx.fetcher,
+            ctx.readers,
+            config,
+            formats=(args.format,),
+            stop_by=ctx.work_until(),
+            limit=args.limit,  # None: every item found
+            strategy=args.strategy,
+            browser=ctx.browser,
         )
-        found = unique(run.items)
-        limit = args.limit  # None: every item found
-        over = len(found) - limit if limit and len(found) > limit else 0
-
-        def written() -> tuple[str | None, dict[str, Any] | None, int, int]:
-            """The feed as sent, its item count and the items the output cap left out: up to 10 million
-            characters written and escaped, so off the event loop."""
-            items, cut = within_output_cap(found[:limit])
-            if args.format == "rss":
-                document = rss(run.channel, items, config.get("stylesheets") or ())
-                return document, None, count_items(document), cut
-            feed = json_feed(run.channel, items)
-            return None, feed, len(feed["items"]), cut
-
-        document, feed, count, cut = await anyio.to_thread.run_sync(written)
-        if count == 0:
-            raise _no_items(config, run)
+        if built.item_count == 0:
+            raise _no_items(config, built.run)
     except ToolError as error:  # what was ignored in the config may be why (an items key misspelt)
         for key, value in warned.items():
             error.detail.setdefault(key, value)
         raise
+    run, count, over, cut = built.run, built.item_count, built.over_limit, built.cut
     payload = ApplyConfigOutput(
         url=run.url,
         format=args.format,
-        rss=document,
-        feed=feed,
+        rss=built.rss,
+        feed=built.json,
         item_count=count,
         pages=run.pages,
         warnings=[ConfigProblem.model_validate(warning) for warning in warned["warnings"]],
@@ -198,7 +189,7 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
             say(
                 "{over} more were found beyond the limit of {limit} and left out (payload.items_over_limit).",
                 over=over,
-                limit=limit or 0,
+                limit=args.limit or 0,
             )
         )
     if cut:
