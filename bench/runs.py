@@ -189,9 +189,9 @@ class _Engine:
     async def crawl(self, url: str, pages: int) -> tuple[float, int, int]:
         """Seconds for the engine's crawl of ``pages`` from ``url``, the URLs it visited, and the pages it read."""
         from netglean.generated.models import CrawlInput
-        from netglean.handlers._crawling import crawl_plan
         from netglean.sites.asked import concurrency, robots_fetcher
         from netglean.sites.crawl import MemoryJournal, crawl
+        from netglean.sites.crawl_run import crawl_plan
 
         async def report(visited: int, most: int, url: str) -> None:
             return None

@@ -22,7 +22,7 @@ from netglean.net.strategy import page_strategy
 from netglean.sites.asked import concurrency, robots_fetcher, size_cap
 from netglean.sites.batch import read_pages
 from netglean.sites.documents import document_facts
-from netglean.sites.pages import PageRead, Reading, read_page
+from netglean.sites.pages import PageRead, Reading, read_page, with_links
 
 
 def scraped(read: PageRead, include_links: bool) -> ScrapedPage:
@@ -50,11 +50,6 @@ def scraped(read: PageRead, include_links: bool) -> ScrapedPage:
 def item_error(error: ToolError) -> ItemError:
     """A part's failure, as a batch or a crawl reports it beside the parts that succeeded."""
     return ItemError(code=error.code, message=error.message, retryable=error.retryable, detail=error.detail or None)
-
-
-def with_links(fmt: str, include_links: bool) -> bool:
-    """Whether a page's links come with it: when asked, and always for json (the structured result has them)."""
-    return include_links or fmt == "json"
 
 
 async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:

@@ -40,8 +40,8 @@ from netglean.generated.models import (
     SitePage,
 )
 from netglean.generated.readability import ENTRIES, TABLE
-from netglean.handlers._crawling import run_of
 from netglean.handlers.pages import item_error
+from netglean.handlers.sites import run_of
 from netglean.net.politeness import CountedBudget
 from netglean.read.document import decode
 from netglean.read.html_tree import page_json

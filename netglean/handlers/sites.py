@@ -2,35 +2,131 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
 
 from netglean.calls.context import Context
+from netglean.calls.runs import RunScope
 from netglean.core.envelope import DONE, Guidance, Outcome, say, sources
-from netglean.core.errors import StoreFailure, ToolError, Unavailable
+from netglean.core.errors import HandlerContractError, StoreFailure, ToolError, Unavailable
 from netglean.generated.models import (
     BatchCrawlInput,
     BatchCrawlOutput,
     CrawlInput,
+    CrawlVisit,
     MapInput,
     MapOutput,
     SiteCrawl,
     Sources,
 )
-from netglean.handlers._crawling import (
-    ANSWER_CHARS,
-    Journal,
-    crawl_plan,
-    crawl_report,
-    crawled,
-    run_of,
-)
-from netglean.handlers.pages import item_error
+from netglean.handlers.pages import item_error, scraped
 from netglean.net.strategy import page_strategy
 from netglean.net.urls import parse_url
 from netglean.read.links import LINKS_PER_PAGE
 from netglean.sites.asked import concurrency, robots_fetcher
-from netglean.sites.crawl import Crawl, crawl
+from netglean.sites.crawl import Crawl, Visit, crawl
+from netglean.sites.crawl_run import (
+    RunHandle,
+    RunJournal,
+    crawl_as_run,
+    crawl_plan,
+)
 from netglean.sites.discovery import discover
+
+ANSWER_CHARS = 400_000
+"""The most characters of visits (as JSON) one crawl's answer holds; a run keeps them all, and
+get_run_result pages through them. The seeds of a batch_crawl share it."""
+PAGE_BATCH = 200
+"""Visits read back from the store at a time while an answer is put together."""
+
+
+def crawl_visit(visit: Visit, links: bool) -> CrawlVisit:
+    """One URL visited: the page read, else the page read already that it duplicates, else why it
+    failed."""
+    page = scraped(visit.page, include_links=links) if visit.page is not None else None
+    duplicate_of = visit.duplicate_of if page is None else None
+    failed = visit.error if page is None and duplicate_of is None else None
+    return CrawlVisit(
+        url=visit.url,
+        depth=visit.depth,
+        ok=visit.error is None,
+        page=page,
+        duplicate_of=duplicate_of,
+        error=item_error(failed) if failed is not None else None,
+        links_dropped=visit.links_dropped or None,
+    )
+
+
+def visit_body(visit: Visit, links: bool) -> dict[str, Any]:
+    """A visit as a crawl's run keeps it: the CrawlVisit its answer shows."""
+    return crawl_visit(visit, links).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def run_journal(run: RunHandle, part: int, links: bool) -> RunJournal:
+    """A crawl tool's journal: its visits kept as its answer shows them."""
+    return RunJournal(run, part, links, visit_body)
+
+
+def run_of(ctx: Context) -> RunScope:
+    if ctx.run is None:
+        raise HandlerContractError("a crawl works as a background run (execution: async), and this call is none")
+    return ctx.run
+
+
+async def _answered(run: RunScope, part: int, budget: int) -> tuple[list[CrawlVisit], int]:
+    """The first visits of ``part`` that fit ``budget`` characters (one at least), and how many are
+    left out."""
+    pages: list[CrawlVisit] = []
+    used = offset = 0
+    while True:
+        items, total = await run.store.items(run.id, offset=offset, limit=PAGE_BATCH, part=part)
+        for item in items:
+            if pages and used + item.size > budget:
+                return pages, total - len(pages)
+            used += item.size
+            # A crawl project's visit keeps what writing its row did too (not the answer's).
+            kept = {k: v for k, v in item.body.items() if k != "datasets"}
+            pages.append(CrawlVisit.model_validate(kept))
+        offset += len(items)
+        if not items or offset >= total:
+            return pages, total - len(pages)
+
+
+async def _crawl_report(result: Crawl, run: RunScope, part: int, budget: int) -> SiteCrawl:
+    pages, unreturned = await _answered(run, part, budget)
+    return SiteCrawl(
+        url=result.url,
+        pages=pages,
+        read=result.read,
+        failed=result.failed,
+        truncated=result.truncated,
+        stopped=result.stopped,  # type: ignore[arg-type]  # one of the schema's words, typed str
+        unvisited=result.unvisited or None,
+        links_dropped=result.links_dropped or None,
+        run_id=run.id,
+        unreturned=unreturned or None,
+    )
+
+
+async def _crawled(args: CrawlInput, ctx: Context) -> tuple[Crawl, SiteCrawl]:
+    """A crawl as the call's run, with the answer that shows its first pages."""
+    run = run_of(ctx)
+
+    async def report(visited: int, most: int, url: str) -> None:
+        await ctx.report(visited, most, f"visited {visited} of at most {most} URLs")
+
+    result = await crawl_as_run(
+        ctx.fetcher,
+        ctx.readers,
+        args,
+        run,
+        run_journal,
+        report=report,
+        stop=run.stop,
+        browser=ctx.browser,
+    )
+    return result, await _crawl_report(result, run, 0, ANSWER_CHARS)
 
 
 async def map_site(args: MapInput, ctx: Context) -> Outcome:
@@ -68,7 +164,7 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
 
 
 async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
-    result, answer = await crawled(args, ctx, Journal)
+    result, answer = await _crawled(args, ctx)
     next_step = "get_run_result" if answer.unreturned else DONE
     if result.stopped == "cancelled":
         guidance = say(
@@ -128,7 +224,7 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
         try:
             parse_url(seed)  # a malformed seed is that seed's error, before any request
             async with room:
-                journal = Journal(run, index, plan.reading.include_links)
+                journal = run_journal(run, index, plan.reading.include_links)
                 result = await crawl(
                     fetcher, ctx.readers, seed, plan, journal=journal, report=report, stop=run.stop, browser=ctx.browser
                 )
@@ -138,7 +234,7 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
         except ToolError as error:
             crawls[index] = SiteCrawl(url=seed, pages=[], read=0, failed=1, truncated=False, error=item_error(error))
             return
-        crawls[index] = await crawl_report(result, run, index, ANSWER_CHARS // len(seeds))
+        crawls[index] = await _crawl_report(result, run, index, ANSWER_CHARS // len(seeds))
         results.append(result)
 
     unkept: list[ToolError] = []

@@ -41,6 +41,11 @@ class Reading:
     """How markdown writes links (netglean.read.extract.LINK_STYLES)."""
 
 
+def with_links(fmt: str, include_links: bool) -> bool:
+    """Whether a page's links come with it: when asked, and always for json (the structured result has them)."""
+    return include_links or fmt == "json"
+
+
 @dataclass(frozen=True, slots=True)
 class PageRead:
     """One page read: one slice of its formatted content, what the page says of itself, and what it links to."""

@@ -1,4 +1,4 @@
-"""An extract project's start URLs (netglean.sites.projects.start_urls): every combination of its variables'
+"""An extract project's start URLs (netglean.projects.extract.start_urls): every combination of its variables'
 values, counted before any is built, so no argument can make a run build more than it reads."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from netglean.core.errors import InvalidArguments, InvalidProject
-from netglean.sites.projects import MAX_URLS, start_urls
+from netglean.projects.extract import MAX_URLS, start_urls
 
 
 def test_each_value_of_each_variable_gives_a_url_in_order_each_once() -> None:
