@@ -19,7 +19,7 @@ from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import anyio
 from anyio.abc import TaskGroup
@@ -470,6 +470,10 @@ class Runs:
             return resumed, True
 
 
+@overload
+def when(epoch: float) -> str: ...
+@overload
+def when(epoch: float | None) -> str | None: ...
 def when(epoch: float | None) -> str | None:
     """An epoch time as the run tools show it: ISO 8601, UTC, milliseconds."""
     return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
@@ -9,10 +10,10 @@ import yaml
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Guidance, Outcome, say
 from netglean.core.errors import InvalidFeedConfig, NoItems, ToolError, UnsupportedContent
-from netglean.core.validation import named, quoted
+from netglean.core.validation import named, quoted, reported
 from netglean.feeds import config as feed_config
 from netglean.feeds.pages import FeedRun, build_feed, draft, listing, load
-from netglean.feeds.problems import listed
+from netglean.feeds.problems import Problem, listed
 from netglean.feeds.selectors import selector_problem
 from netglean.generated.models import (
     AdmissionDrops,
@@ -121,14 +122,14 @@ async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
     loaded = await load(args.config, args.yaml, args.parameters)  # a config that cannot be read: invalid_config
     config = loaded.config
     browser = config.get("strategy") in BROWSER
-    payload = ValidateConfigOutput.model_validate(
-        {
-            "valid": True,
-            "errors": [],
-            **listed(loaded.warnings, "warnings"),
-            "browser_required": browser,
-            "config": config,
-        }
+    warnings, more = _warnings(loaded.warnings)
+    payload = ValidateConfigOutput(
+        valid=True,
+        errors=[],
+        warnings=warnings,
+        more_warnings=more,
+        browser_required=browser,
+        config=config,
     )
     parts = [say("Valid. Run it with apply_config.")]
     if browser and not ctx.browser.installed:
@@ -162,6 +163,7 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
             error.detail.setdefault(key, value)
         raise
     run, count, over, cut = built.run, built.item_count, built.over_limit, built.cut
+    warnings, more = _warnings(loaded.warnings)
     payload = ApplyConfigOutput(
         url=run.url,
         format=args.format,
@@ -169,8 +171,8 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
         feed=built.json,
         item_count=count,
         pages=run.pages,
-        warnings=[ConfigProblem.model_validate(warning) for warning in warned["warnings"]],
-        more_warnings=warned.get("more_warnings"),
+        warnings=warnings,
+        more_warnings=more,
         pagination_stopped=PaginationStopped.model_validate(run.stopped) if run.stopped is not None else None,
         items_over_limit=over or None,
         items_cut=cut or None,
@@ -201,6 +203,12 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
     # the notice names what the call was asked to read: the config's page, and a url argument it overrode
     source = ", ".join(dict.fromkeys(url for url in (config["channel"]["url"], args.url) if url))
     return Outcome(payload, next_step=DONE, guidance=Guidance(" ".join(parts)), source=source)
+
+
+def _warnings(found: Sequence[Problem]) -> tuple[list[ConfigProblem], int | None]:
+    """A config's warnings as an answer lists them: the first MAX_REPORTED, and how many more."""
+    shown, more = reported(found)
+    return [ConfigProblem(path=p.path or "/", message=p.message) for p in shown], more or None
 
 
 def _no_items(config: dict[str, Any], run: FeedRun) -> NoItems:

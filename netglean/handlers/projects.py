@@ -22,16 +22,26 @@ from netglean.core.validation import quoted
 from netglean.generated.models import (
     BuildProjectInput,
     CrawlInput,
+    Dataset,
+    Datasets,
     DeleteProjectInput,
+    DeleteProjectOutput,
+    Failure,
     GetLogsInput,
     GetProjectConfigInput,
+    GetProjectConfigOutput,
     GetProjectDataInput,
+    GetProjectDataOutput,
     GetProjectInput,
+    ItemError,
     ListDatasetsInput,
     ListProjectsInput,
+    ProjectRunResult,
+    Row,
     RunProjectByNameInput,
     RunProjectInput,
     SaveProjectInput,
+    Summary,
 )
 from netglean.handlers.runs import LOG_LEVELS, framed
 from netglean.handlers.sites import visit_body
@@ -149,7 +159,8 @@ async def list_projects(args: ListProjectsInput, ctx: Context) -> Outcome:
 async def delete_project(args: DeleteProjectInput, ctx: Context) -> Outcome:
     deleted = await ctx.runs.store.delete_project(args.project_id)
     guidance = say("Deleted, with its rows.") if deleted else say("No such project: nothing to delete.")
-    return Outcome({"project_id": args.project_id, "deleted": deleted}, next_step=DONE, guidance=guidance)
+    payload = DeleteProjectOutput(project_id=args.project_id, deleted=deleted)
+    return Outcome(payload, next_step=DONE, guidance=guidance)
 
 
 def _datasets(project: Project, counts: dict[str, int]) -> dict[str, Any]:
@@ -176,7 +187,7 @@ async def list_datasets(args: ListDatasetsInput, ctx: Context) -> Outcome:
 
 async def _rows(
     ctx: Context, project: Project, dataset: str, *, filter_: str, sort: str, page: int, per_page: int
-) -> dict[str, Any]:
+) -> GetProjectDataOutput:
     """One page of a dataset's rows, as get_project_data and the data resource show it."""
     dataset = dataset_named(project, dataset)
     if dataset not in {declared["name"] for declared in datasets_of(project)}:
@@ -195,21 +206,24 @@ async def _rows(
         offset=(page - 1) * per_page,
         limit=per_page,
     )
-    return {
-        "project_id": project.id,
-        "dataset": dataset,
-        "rows": [
-            {
-                "key": r.key,
-                "run_id": r.run_id,
-                "created": when(r.created_at),
-                "updated": when(r.updated_at),
-                "data": r.data,
-            }
+    return GetProjectDataOutput(
+        project_id=project.id,
+        dataset=dataset,
+        rows=[
+            Row(
+                key=r.key,
+                run_id=r.run_id,
+                created=when(r.created_at),
+                updated=when(r.updated_at),
+                data=r.data,
+            )
             for r in rows
         ],
-        **_paging(page, per_page, total),
-    }
+        page=page,
+        per_page=per_page,
+        total=total,
+        has_more=page * per_page < total,
+    )
 
 
 async def get_project_data(args: GetProjectDataInput, ctx: Context) -> Outcome:
@@ -223,41 +237,43 @@ async def get_project_data(args: GetProjectDataInput, ctx: Context) -> Outcome:
         page=args.page,
         per_page=args.per_page,
     )
-    guidance = say("{count} of {total} row(s).", count=len(payload["rows"]), total=payload["total"])
+    guidance = say("{count} of {total} row(s).", count=len(payload.rows), total=payload.total)
     return Outcome(
         payload,
-        next_step="get_project_data" if payload["has_more"] else DONE,
+        next_step="get_project_data" if payload.has_more else DONE,
         guidance=guidance,
         source=f"project {project.id}",
     )
 
 
-def _config(project: Project, summary_only: bool) -> dict[str, Any]:
+def _config(project: Project, summary_only: bool) -> GetProjectConfigOutput:
     """A project's configuration whole, or (``summary_only``) by count and name."""
-    shown: dict[str, Any] = {
-        "project_id": project.id,
-        "name": project.name,
-        "kind": project.kind,
-        "variables": project.variables,
-    }
-    if project.schedule is not None:
-        shown["schedule"] = project.schedule
-    if not summary_only:
-        return {**shown, "definition": project.definition}
     definition = project.definition
-    summary: dict[str, Any] = {
-        "start_urls": len(definition.get("start_urls") or ()) or (1 if "url" in definition else 0),
-        "datasets": [
-            {"name": d["name"], "properties": [prop["key"] for prop in d["properties"]]}
-            | ({"parent": d["parent"]} if d.get("parent") else {})
-            for d in datasets_of(project)
-        ],
-        "variables": sorted(project.variables),
-    }
-    strategy = definition.get("strategy") or (definition.get("config") or {}).get("strategy")
-    if strategy:
-        summary["strategy"] = strategy
-    return {**shown, "summary": summary}
+    summary = None
+    if summary_only:
+        strategy = definition.get("strategy") or (definition.get("config") or {}).get("strategy")
+        summary = Summary(
+            start_urls=len(definition.get("start_urls") or ()) or (1 if "url" in definition else 0),
+            datasets=[
+                Dataset(
+                    name=d["name"],
+                    properties=[prop["key"] for prop in d["properties"]],
+                    parent=d.get("parent") or None,
+                )
+                for d in datasets_of(project)
+            ],
+            variables=sorted(project.variables),
+            strategy=strategy or None,
+        )
+    return GetProjectConfigOutput(
+        project_id=project.id,
+        name=project.name,
+        kind=project.kind,  # type: ignore[arg-type]  # one of the schema's kinds, typed str by the store
+        variables=project.variables,
+        schedule=project.schedule,
+        definition=None if summary_only else definition,
+        summary=summary,
+    )
 
 
 async def get_project_config(args: GetProjectConfigInput, ctx: Context) -> Outcome:
@@ -317,7 +333,7 @@ async def read_project(ctx: Context, project_id: str) -> dict[str, Any]:
 
 async def read_project_config(ctx: Context, project_id: str) -> dict[str, Any]:
     project = await _resource_project(ctx, f"netglean://projects/{project_id}/config", project_id)
-    return _config(project, summary_only=False)
+    return _config(project, summary_only=False).model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 async def read_project_datasets(ctx: Context, project_id: str) -> dict[str, Any]:
@@ -331,7 +347,8 @@ async def read_project_data(ctx: Context, project_id: str, dataset: str) -> str:
     dataset = dataset_named(project, dataset)
     if dataset not in {declared["name"] for declared in datasets_of(project)}:
         raise ResourceNotFound(uri)
-    return framed(uri, await _rows(ctx, project, dataset, filter_="", sort="", page=1, per_page=RESOURCE_ROWS))
+    rows = await _rows(ctx, project, dataset, filter_="", sort="", page=1, per_page=RESOURCE_ROWS)
+    return framed(uri, rows.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
 async def _run(project: Project, args: RunProjectInput | RunProjectByNameInput, ctx: Context) -> Outcome:
@@ -351,16 +368,29 @@ async def _run(project: Project, args: RunProjectInput | RunProjectByNameInput, 
         browser=ctx.browser,
     )
     found = ran.found
-    payload = {
-        "project_id": project.id,
-        "kind": project.kind,
-        "pages_read": found.pages_read,
-        "pages_failed": len(found.failures),
-        "datasets": {name: {"new": n, "updated": u, "unchanged": s} for name, (n, u, s) in found.datasets.items()},
-        "failures": found.failures[:SHOWN_FAILURES],
-    }
-    if ran.started_from is not None:
-        payload["started_from"] = ran.started_from
+    payload = ProjectRunResult(
+        project_id=project.id,
+        kind=project.kind,  # type: ignore[arg-type]  # one of the schema's kinds, typed str by the store
+        pages_read=found.pages_read,
+        pages_failed=len(found.failures),
+        datasets={
+            name: Datasets(new=new, updated=updated, unchanged=unchanged)
+            for name, (new, updated, unchanged) in found.datasets.items()
+        },
+        failures=[
+            Failure(
+                url=failure.url,
+                error=ItemError(
+                    code=failure.code,
+                    message=failure.message,
+                    retryable=failure.retryable,
+                    detail=failure.detail,
+                ),
+            )
+            for failure in found.failures[:SHOWN_FAILURES]
+        ],
+        started_from=ran.started_from,
+    )
     new = sum(counts[0] for counts in found.datasets.values())
     guidance = say(
         "Read {pages} page(s), {failed} failed; {new} new row(s). get_project_data reads them.",

@@ -75,21 +75,40 @@ def start_urls(urls: list[str], variables: Mapping[str, Any]) -> list[str]:
     return list(filled)
 
 
+@dataclass(frozen=True, slots=True)
+class PageFailure:
+    """A page a project's run could not read: its URL and the error, as the run keeps it."""
+
+    url: str
+    code: str
+    message: str
+    retryable: bool
+    detail: dict[str, Any] | None = None
+
+
 @dataclass(slots=True)
 class ProjectRun:
     """What a project's run did, counted over every page its run holds (those of an attempt before a restart, or
     of the run it resumed, too)."""
 
     pages_read: int = 0
-    failures: list[dict[str, Any]] = field(default_factory=list)
-    """Each page that failed: its url and error (code, message, retryable, detail), as the run keeps it."""
+    failures: list[PageFailure] = field(default_factory=list)
+    """Each page that failed, in the order the run read them."""
     datasets: dict[str, list[int]] = field(default_factory=dict)
     """new, updated, unchanged by dataset."""
 
     def count(self, body: Mapping[str, Any]) -> None:
         """Add one page the run keeps (its visit's body)."""
-        if body.get("error") is not None:
-            self.failures.append({"url": body["url"], "error": body["error"]})
+        if (error := body.get("error")) is not None:
+            self.failures.append(
+                PageFailure(
+                    body["url"],
+                    error["code"],
+                    error["message"],
+                    error["retryable"],
+                    error.get("detail"),
+                )
+            )
             return
         self.pages_read += 1
         for name, counts in (body.get("datasets") or {}).items():
