@@ -203,7 +203,7 @@ def cold_scans() -> dict[str, Any]:
     from netglean.net.fetcher import Fetcher
     from netglean.net.policy import FetchPolicy
     from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
-    from netglean.sites.scan import scan
+    from netglean.scraping.scan import scan
     from netglean.workers.pool import Readers
     from tests.support.fixture_site import serve  # requests are counted here, not timed
 

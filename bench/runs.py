@@ -3,7 +3,7 @@
 1. handle: ``crawl`` with ``wait`` false answers with its run at once; ms from the call to that answer, against a
    plain synchronous call of the same server (get_version, and scrape of one lean page), over stdio.
 2. throughput: a crawl of ``pages`` pages as a run over stdio (``wait`` false, then get_run_status until it has
-   finished), against the same engine (netglean.sites.crawl.crawl) called in-process with a MemoryJournal, a
+   finished), against the same engine (netglean.scraping.crawl.crawl) called in-process with a MemoryJournal, a
    fetcher and readers built from the same settings and the plan the handler builds: no store, no MCP.
 3. memory: the server's peak resident memory (VmHWM) after a small and a large crawl run, each on a fresh server,
    and its reader processes' apart: pages go to the store, so it should not grow with the crawl.
@@ -189,9 +189,9 @@ class _Engine:
     async def crawl(self, url: str, pages: int) -> tuple[float, int, int]:
         """Seconds for the engine's crawl of ``pages`` from ``url``, the URLs it visited, and the pages it read."""
         from netglean.generated.models import CrawlInput
-        from netglean.sites.asked import concurrency, robots_fetcher
-        from netglean.sites.crawl import MemoryJournal, crawl
-        from netglean.sites.crawl_run import crawl_plan
+        from netglean.scraping.crawl import MemoryJournal, crawl
+        from netglean.scraping.crawl_run import crawl_plan
+        from netglean.scraping.operator_limits import concurrency, robots_fetcher
 
         async def report(visited: int, most: int, url: str) -> None:
             return None
@@ -418,7 +418,7 @@ async def _store_pass(visits: int, batch: int) -> tuple[float, int, int]:
 
 
 def store(visits: int, repeats: int) -> dict[str, Any]:
-    from netglean.sites.crawl import JOURNAL_BACKLOG
+    from netglean.scraping.crawl import JOURNAL_BACKLOG
 
     passes = [anyio.run(_store_pass, visits, 1) for _ in range(repeats)]
     batched = [anyio.run(_store_pass, visits, JOURNAL_BACKLOG)[0] for _ in range(repeats)]

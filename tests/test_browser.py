@@ -1,7 +1,7 @@
 """The browser (netglean.browser) in Debian's Chromium, for real: pages that need JavaScript are read, the network
 policy holds for every byte the browser asks for, and the pool survives a dead browser and a page that never ends.
 
-The page engine (netglean.sites.pages.read_page) is driven directly, with the tests' DNS (evil.test resolves to a
+The page engine (netglean.scraping.pages.read_page) is driven directly, with the tests' DNS (evil.test resolves to a
 private address the policy refuses) and a dial that sends the one allowed name to the browser site; a second real
 server on 127.0.0.1 counts every connection it gets, so anything that went around the proxy would be counted.
 
@@ -34,8 +34,8 @@ from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.politeness import SessionBudget
 from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
-from netglean.sites.batch import read_pages
-from netglean.sites.pages import PageRead, Reading, read_page
+from netglean.scraping.batch import read_pages
+from netglean.scraping.pages import PageRead, Reading, read_page
 from netglean.workers.pool import Readers
 from tests.support import browser_site, tls_fixture
 from tests.support.browser_site import ConnectionCounter

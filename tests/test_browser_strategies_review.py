@@ -318,8 +318,9 @@ def test_respect_robots_txt_holds_for_a_rendered_redirect(registry: Registry, si
     Cause: the redirect hop is never routed (test above), so only the proxy checks it, and the proxy asks the
     server's fetcher: netglean/browser/pool.py `BrowserPool._start_proxy` builds `PolicyProxy(self._fetcher)`,
     whose policy is the operator's (obey_robots false), not the call's `obeying_robots()` view that the router
-    uses (netglean/sites/asked.py `robots_fetcher`). Fix: route every hop under the call's fetcher, or have the
-    proxy check a plain-http request with the fetcher of the call whose router expected that host."""
+    uses (netglean/scraping/operator_limits.py `robots_fetcher`). Fix: route every hop under the call's
+    fetcher, or have the proxy check a plain-http request with the fetcher of the call whose router
+    expected that host."""
     asked = {"url": f"{site}/to-private", "respect_robots_txt": True, "include_sitemaps": False}
     with _server(registry, ignore_robots=True) as ignoring:
         fetched = _call(ignoring, "map", {**asked, "strategy": "http"})
@@ -356,7 +357,7 @@ def test_a_rendered_error_page_is_an_http_status_error_not_a_listing(client: Syn
     whose page lists links, answers ok with 3 items (faraday: http_status "answered HTTP 404"); apply_config
     makes a feed of a 404 or 500 page's navigation, capture_config drafts a config from it, map lists its links,
     and a pagination `next` link to an error page adds its items instead of stopping (pagination_stopped). scrape
-    renders the same way and refuses it (netglean/sites/pages.py `_read_rendered` raises HttpStatus at >= 400).
+    renders the same way and refuses it (netglean/scraping/pages.py `_read_rendered` raises HttpStatus at >= 400).
 
     Cause: netglean/browser/pool.py `read_by_strategy`'s `rendered()` passes `Rendered.as_page()` to `read`
     whatever `Rendered.status` is. Fix: raise HttpStatus there for a status >= 400 (and Blocked for a wall, as
@@ -454,7 +455,7 @@ def test_map_auto_renders_a_bot_wall_as_its_schema_says(client: SyncClient, site
     and leaves 3 links — answers 0 URLs over http, where scrape (auto) on the same page renders it and map
     (browser) finds the 3 links. The README says map renders only "a shell with no links".
 
-    Cause: netglean/sites/discovery.py `discover`'s `shell` is `not links and javascript_shell(body)`, with no wall
+    Cause: netglean/scraping/discovery.py `discover`'s `shell` is `not links and javascript_shell(body)`, with no wall
     test. Fix: render a wall too (the read_jobs wall signals, as sites/pages.py's `read_page` does), or give map a
     strategy description of its own that says what it does."""
     assert _call(client, "scrape", {"url": f"{site}/wall"})["payload"]["selected_strategy"] == "browser"

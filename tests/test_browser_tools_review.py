@@ -626,7 +626,7 @@ def test_analyze_api_endpoint_on_deeply_nested_json_is_not_an_internal_error(cli
     """Bug: an endpoint answering 100,000 nested arrays ("[[[[...]]]]", valid JSON) makes analyze_api_endpoint
     fail as internal_error ("analyze_api_endpoint failed: RecursionError").
 
-    netglean/sites/browsing.py `analyze_endpoint` catches only ValueError around `json.loads(answered.body)`;
+    netglean/scraping/browsing.py `analyze_endpoint` catches only ValueError around `json.loads(answered.body)`;
     CPython's decoder raises RecursionError on deep nesting. Fix: catch RecursionError too (describe it as JSON
     too deep to read, or fall back to text_sample), and better, parse in a reader process as pages are."""
     envelope = _call(client, "analyze_api_endpoint", {"url": f"{site}/api/deep"})
@@ -637,7 +637,7 @@ def test_analyze_api_endpoint_shows_a_text_answer_that_starts_like_json(client: 
     """Bug: a text/plain answer that starts with "[" but is no JSON gets neither `json` nor `text_sample`, and the
     guidance says "payload.text_sample shows it" about a field that is not there.
 
-    netglean/sites/browsing.py `analyze_endpoint` tries JSON on a body starting with { or [, and when that fails
+    netglean/scraping/browsing.py `analyze_endpoint` tries JSON on a body starting with { or [, and when that fails
     on a non-JSON media type, sets nothing. Fix: fall back to `text_sample` in that case."""
     report = _call(client, "analyze_api_endpoint", {"url": f"{site}/api/bracket"})["payload"]
     assert "json" not in report and report.get("text_sample", "").startswith("[not json]"), report

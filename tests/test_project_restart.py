@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from netglean.sites.crawl import JOURNAL_BACKLOG
+from netglean.scraping.crawl import JOURNAL_BACKLOG
 from tests.support.fixture_site import serve as serve_site
 from tests.support.httpserver import HttpServer
 from tests.support.polling import until

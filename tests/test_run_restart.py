@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from netglean.sites.crawl import JOURNAL_BACKLOG
+from netglean.scraping.crawl import JOURNAL_BACKLOG
 from tests.support.httpserver import HttpServer
 from tests.support.polling import until
 from tests.support.run_site import SITE_PAGES, RunSite, serve_run_site

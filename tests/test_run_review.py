@@ -25,7 +25,7 @@ from netglean.calls.registry import Registry
 from netglean.calls.runner import ToolRunner
 from netglean.core.envelope import Envelope
 from netglean.core.errors import StoreFailure
-from netglean.sites.crawl import JOURNAL_BACKLOG
+from netglean.scraping.crawl import JOURNAL_BACKLOG
 from netglean.store.base import Run
 from tests.support.clients import SyncClient
 from tests.support.polling import until

@@ -735,7 +735,7 @@ def test_a_scan_of_every_form_of_page_finds_what_the_install_installs(served: tu
     from netglean.generated.readability import TABLE
     from netglean.net.fetcher import Fetcher
     from netglean.net.policy import FetchPolicy
-    from netglean.sites.scan import scan
+    from netglean.scraping.scan import scan
     from netglean.workers.pool import Readers
 
     framework, base, _ = served

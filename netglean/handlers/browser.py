@@ -21,8 +21,8 @@ from netglean.generated.models import (
     Step,
 )
 from netglean.handlers.pages import item_error
-from netglean.sites.browsing import analyze, analyze_endpoint
-from netglean.sites.browsing import interact as interaction
+from netglean.scraping.browsing import analyze, analyze_endpoint
+from netglean.scraping.browsing import interact as interaction
 
 CUT_CHARS = 20_000
 """The longest string analyze_page returns unless full_response is asked for (RTILA's rule)."""

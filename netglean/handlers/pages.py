@@ -19,10 +19,10 @@ from netglean.generated.models import (
     ScrapeInput,
 )
 from netglean.net.strategy import page_strategy
-from netglean.sites.asked import concurrency, robots_fetcher, size_cap
-from netglean.sites.batch import read_pages
-from netglean.sites.documents import document_facts
-from netglean.sites.pages import PageRead, Reading, read_page, with_links
+from netglean.scraping.batch import read_pages
+from netglean.scraping.documents import document_facts
+from netglean.scraping.operator_limits import concurrency, robots_fetcher, size_cap
+from netglean.scraping.pages import PageRead, Reading, read_page, with_links
 
 
 def scraped(read: PageRead, include_links: bool) -> ScrapedPage:

@@ -21,7 +21,7 @@ from netglean.generated.models import (
     ItemError,
 )
 from netglean.net.strategy import page_strategy
-from netglean.sites.probe import Comparison, Inspection, View, compare, inspect, vantage_fetcher
+from netglean.scraping.probe import Comparison, Inspection, View, compare, inspect, vantage_fetcher
 
 SAMPLE_ENDPOINTS = 10
 """The most XHR and fetch requests inspect_url lists (the count says how many there were)."""

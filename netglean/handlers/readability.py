@@ -47,9 +47,9 @@ from netglean.read.document import decode
 from netglean.read.html_tree import page_json
 from netglean.read.readability.evidence import canonical
 from netglean.read.readability.report import report
-from netglean.sites.discovery import discover, read_sitemaps
-from netglean.sites.probe import vantage_fetcher
-from netglean.sites.scan import Scan, scan, site_fixes
+from netglean.scraping.discovery import discover, read_sitemaps
+from netglean.scraping.probe import vantage_fetcher
+from netglean.scraping.scan import Scan, scan, site_fixes
 from netglean.store.base import ScanRecord
 
 if TYPE_CHECKING:

@@ -24,15 +24,15 @@ from netglean.handlers.pages import item_error, scraped
 from netglean.net.strategy import page_strategy
 from netglean.net.urls import parse_url
 from netglean.read.links import LINKS_PER_PAGE
-from netglean.sites.asked import concurrency, robots_fetcher
-from netglean.sites.crawl import Crawl, Visit, crawl
-from netglean.sites.crawl_run import (
+from netglean.scraping.crawl import Crawl, Visit, crawl
+from netglean.scraping.crawl_run import (
     RunHandle,
     RunJournal,
     crawl_as_run,
     crawl_plan,
 )
-from netglean.sites.discovery import discover
+from netglean.scraping.discovery import discover
+from netglean.scraping.operator_limits import concurrency, robots_fetcher
 
 ANSWER_CHARS = 400_000
 """The most characters of visits (as JSON) one crawl's answer holds; a run keeps them all, and

@@ -11,7 +11,7 @@ import anyio
 from netglean.core.errors import InvalidProject
 from netglean.projects.datasets import DATASETS, PAGES, page_row
 from netglean.projects.extract import ProjectRun, kept_pages, start_urls
-from netglean.sites.crawl_run import (
+from netglean.scraping.crawl_run import (
     RunHandle,
     RunJournal,
     SiteCrawlArguments,

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from netglean.browser.pool import BrowserPool
     from netglean.net.fetcher import Fetcher
-    from netglean.sites.crawl_run import SiteCrawlArguments, VisitBody
+    from netglean.scraping.crawl_run import SiteCrawlArguments, VisitBody
     from netglean.store.base import Project, RunStore
     from netglean.workers.pool import Readers
 

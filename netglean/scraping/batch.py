@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING
 import anyio
 
 from netglean.core.errors import FetchTimeout, HandlerCrashed, ToolError
-from netglean.sites.pages import PageRead, Reading, read_page
+from netglean.scraping.pages import PageRead, Reading, read_page
 
 if TYPE_CHECKING:
     from netglean.browser.pool import BrowserPool
     from netglean.net.fetcher import Fetcher
     from netglean.workers.pool import Readers
 
-log = logging.getLogger("netglean.sites")
+log = logging.getLogger("netglean.scraping")
 
 LATE = "not read before the call's deadline: the pages already read are returned"
 

@@ -1,4 +1,4 @@
-"""The crawl engine (netglean.sites.crawl) on an in-memory site: why a crawl stops, what it says it left, how it
+"""The crawl engine (netglean.scraping.crawl) on an in-memory site: why a crawl stops, what it says it left, how it
 goes on from its journal, and that what it holds in memory is bounded whatever the site."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.testing import PUBLIC, FakeDNS
 from netglean.read.links import LINKS_PER_PAGE
-from netglean.sites import crawl as crawl_module
-from netglean.sites.crawl import Crawl, CrawlPlan, MemoryJournal, crawl
-from netglean.sites.pages import Reading
+from netglean.scraping import crawl as crawl_module
+from netglean.scraping.crawl import Crawl, CrawlPlan, MemoryJournal, crawl
+from netglean.scraping.pages import Reading
 from netglean.store.base import Queued
 from netglean.workers.pool import Readers
 

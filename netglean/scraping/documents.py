@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 from netglean.core.errors import ResponseTooLarge
 from netglean.core.untrusted import sanitize
 from netglean.read import jobs as read_jobs
-from netglean.sites.pages import HTML
+from netglean.scraping.pages import HTML
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher

@@ -1,4 +1,5 @@
-"""What a call may ask of the operator's policy (netglean.sites.asked): less is honoured, more refused by name."""
+"""What a call may ask of the operator's policy (netglean.scraping.operator_limits): less is honoured,
+more refused by name."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from netglean.core.errors import OperatorPolicy
 from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
-from netglean.sites.asked import concurrency, robots_fetcher, size_cap
+from netglean.scraping.operator_limits import concurrency, robots_fetcher, size_cap
 
 
 def _fetcher(**policy: object) -> Fetcher:

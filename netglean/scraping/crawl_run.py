@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from netglean.net.strategy import page_strategy
 from netglean.net.urls import parse_url
-from netglean.sites.asked import concurrency, robots_fetcher
-from netglean.sites.crawl import Crawl, CrawlPlan, Recorded, Report, Visit, crawl, globs
-from netglean.sites.pages import Reading, with_links
+from netglean.scraping.crawl import Crawl, CrawlPlan, Recorded, Report, Visit, crawl, globs
+from netglean.scraping.operator_limits import concurrency, robots_fetcher
+from netglean.scraping.pages import Reading, with_links
 from netglean.store.base import Checkpoint, Queued, Visited
 
 if TYPE_CHECKING:

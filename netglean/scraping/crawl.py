@@ -19,7 +19,7 @@ import anyio
 
 from netglean.core.errors import Blocked, ToolError
 from netglean.read.links import LinkFilter, normal, spelled
-from netglean.sites.pages import PageRead, Reading, read_page
+from netglean.scraping.pages import PageRead, Reading, read_page
 from netglean.store.base import Checkpoint, Queued
 
 if TYPE_CHECKING:

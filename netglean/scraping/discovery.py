@@ -14,7 +14,7 @@ from netglean.core.errors import ToolError
 from netglean.read import jobs as read_jobs
 from netglean.read.links import LinkFilter, Taken
 from netglean.read.page_signals import javascript_shell
-from netglean.sites.pages import HTML
+from netglean.scraping.pages import HTML
 
 if TYPE_CHECKING:
     from netglean.browser.pool import BrowserPool
