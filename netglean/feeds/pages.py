@@ -200,8 +200,9 @@ async def read_feed(
 
 @dataclass(slots=True)
 class BuiltFeed:
-    """A feed built from a config: what reading its pages did, every item found (each id once), and the
-    feed written in the formats asked (RSS, JSON Feed), within the most text one feed may carry."""
+    """A feed built from a config: what reading its pages did, every item found (each id once),
+    and the feed written in the formats asked (RSS, JSON Feed), within the most text one feed may
+    carry."""
 
     run: FeedRun
     items: list[Mapping[str, Any]]
@@ -226,8 +227,9 @@ async def build_feed(
     strategy: str | None = None,
     browser: BrowserPool | None = None,
 ) -> BuiltFeed:
-    """The config's feed (apply_config's, a feed project's): its pages read (read_feed), its items each
-    id once, the first ``limit`` of them (every one without) written in ``formats`` ("rss", "json_feed")."""
+    """The config's feed (apply_config's, a feed project's): its pages read (read_feed), its items
+    each id once, the first ``limit`` of them (every one without) written in ``formats`` ("rss",
+    "json_feed")."""
     run = await read_feed(fetcher, readers, config, stop_by=stop_by, strategy=strategy, browser=browser)
     found = unique(run.items)
     over = len(found) - limit if limit and len(found) > limit else 0

@@ -70,7 +70,9 @@ def run_journal(run: RunHandle, part: int, links: bool) -> RunJournal:
 
 def run_of(ctx: Context) -> RunScope:
     if ctx.run is None:
-        raise HandlerContractError("a crawl works as a background run (execution: async), and this call is none")
+        raise HandlerContractError(
+            "a crawl works as a background run (execution: async), and this call is none",
+        )
     return ctx.run
 
 

@@ -1,5 +1,5 @@
-"""Running a crawl project: the saved crawl, its start URL's placeholders filled, each page read a row
-of its dataset pages, written with the page's visit."""
+"""Running a crawl project: the saved crawl, its start URL's placeholders filled, each page read a
+row of its dataset pages, written with the page's visit."""
 
 from __future__ import annotations
 
@@ -32,8 +32,9 @@ Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 class PagesJournal(RunJournal):
     """A crawl project's journal: each page read is a row of its dataset pages too, written with its
-    visit, and what writing it did kept in the visit (``datasets``, as an extract project's visit keeps
-    it), so a run that holds the visit (after a restart, or started from this run) counts it."""
+    visit, and what writing it did kept in the visit (``datasets``, as an extract project's visit
+    keeps it), so a run that holds the visit (after a restart, or started from this run) counts it.
+    """
 
     def __init__(self, run: RunHandle, part: int, links: bool, body: VisitBody, project_id: str) -> None:
         super().__init__(run, part, links, body)
@@ -64,8 +65,8 @@ async def run_crawl(
     report: Progress,
     browser: BrowserPool | None = None,
 ) -> ProjectRun:
-    """The saved crawl (``arguments`` reads the definition, its start URL filled, as crawl's arguments),
-    each page read a row of the dataset pages; counted over every page the run holds."""
+    """The saved crawl (``arguments`` reads the definition, its start URL filled, as crawl's
+    arguments), each page read a row of the dataset pages; counted over every page the run holds."""
     definition = dict(project.definition)
     urls = await anyio.to_thread.run_sync(start_urls, [definition["url"]], variables)
     if len(urls) > 1:

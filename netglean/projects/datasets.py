@@ -1,5 +1,5 @@
-"""A project's datasets: those each kind declares (an extract project's own, a crawl's pages, a feed's
-items), the names RTILA's collections give them, and a crawled page as a row."""
+"""A project's datasets: those each kind declares (an extract project's own, a crawl's pages, a
+feed's items), the names RTILA's collections give them, and a crawled page as a row."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from netglean.store.base import Project, Visited
 PAGES = "pages"
 """A crawl project's dataset: a row for each page read."""
 DATASETS = "datasets"
-"""What writing a crawl project's page did (new, updated, unchanged by dataset), kept in its visit."""
+"""What writing a crawl project's page did (new, updated, unchanged by dataset), in its visit."""
 ITEMS = "items"
 """A feed project's dataset: a row for each item."""
 PAGE_PROPERTIES = (
@@ -40,8 +40,8 @@ ITEM_PROPERTIES = (
 
 
 def datasets_of(project: Project) -> list[dict[str, Any]]:
-    """The project's datasets as its kind declares them: an extract project's own, a crawl's pages, a
-    feed's items."""
+    """The project's datasets as its kind declares them: an extract project's own, a crawl's pages,
+    a feed's items."""
     if project.kind == "extract":
         declared: list[dict[str, Any]] = project.definition["datasets"]
         return declared
@@ -51,14 +51,14 @@ def datasets_of(project: Project) -> list[dict[str, Any]]:
 
 
 def collection_name(dataset: str) -> str:
-    """A dataset's name as RTILA's collections spell it: every character but ASCII letters and digits
-    as _."""
+    """A dataset's name as RTILA's collections spell it: every character but ASCII letters and
+    digits as _."""
     return re.sub(r"[^A-Za-z0-9]", "_", dataset)
 
 
 def dataset_named(project: Project, name: str) -> str:
-    """The project's dataset a name stands for: its own, else the one RTILA's collection rule makes of
-    it."""
+    """The project's dataset a name stands for: its own, else the one RTILA's collection rule makes
+    of it."""
     declared = [d["name"] for d in datasets_of(project)]
     if name in declared:
         return name
@@ -66,8 +66,8 @@ def dataset_named(project: Project, name: str) -> str:
 
 
 def page_row(visit: Visited) -> tuple[str, dict[str, Any]]:
-    """A crawled page as a row: keyed by its canonical URL; its URL, depth, title, status, content and
-    the metadata a dataset is filtered by."""
+    """A crawled page as a row: keyed by its canonical URL; its URL, depth, title, status, content
+    and the metadata a dataset is filtered by."""
     page = visit.body["page"]
     data: dict[str, Any] = {
         "url": page["final_url"],

@@ -1,5 +1,5 @@
-"""A project's definition checked, then saved: what its schema cannot say (selectors no reader
-can use, datasets named twice, parents in a circle, patterns that cannot be compiled, a start URL that
+"""A project's definition checked, then saved: what its schema cannot say (selectors no reader can
+use, datasets named twice, parents in a circle, patterns that cannot be compiled, a start URL that
 can never be read), and a feed definition read as apply_config reads a config."""
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ SHOWN_PROBLEMS = 20
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One thing wrong with a definition: where (a JSON pointer into the call's arguments), and what."""
+    """One thing wrong with a definition: where (a JSON pointer into the call's arguments), and
+    what."""
 
     path: str
     message: str
@@ -36,8 +37,8 @@ class Problem:
 
 @dataclass(frozen=True, slots=True)
 class Checked:
-    """A definition fit to save: as kept (a feed's YAML read into its config), its kind, and its feed's
-    ttl in minutes (0 for other kinds, or a feed that says none)."""
+    """A definition fit to save: as kept (a feed's YAML read into its config), its kind, and its
+    feed's ttl in minutes (0 for other kinds, or a feed that says none)."""
 
     definition: dict[str, Any]
     kind: str
@@ -83,9 +84,9 @@ async def checked(definition: dict[str, Any], kind: str | None, variables: dict[
 
 
 def definition_problems(definition: dict[str, Any]) -> list[Problem]:
-    """What the schema cannot say of an extract definition, each with its pointer: selectors no reader
-    can use, datasets named twice, a parent that is not a dataset (or a circle of them), a key no
-    property has, property keys named twice, a regular expression that cannot be compiled."""
+    """What the schema cannot say of an extract definition, each with its pointer: selectors no
+    reader can use, datasets named twice, a parent that is not a dataset (or a circle of them), a
+    key no property has, property keys named twice, a regular expression that cannot be compiled."""
     from netglean.read.html_tree import parse_html
     from netglean.read.patterns import ruby_regex
 
@@ -190,8 +191,8 @@ async def save(
     schedule: str | None,
 ) -> tuple[Project, bool]:
     """The project saved as the store keeps it, and whether it is new. An id the store does not hold
-    makes a project of that id: one exported elsewhere keeps its id here; one it holds keeps its secret
-    and its creation time."""
+    makes a project of that id: one exported elsewhere keeps its id here; one it holds keeps its
+    secret and its creation time."""
     now = time.time()
     existing = await store.project(project_id) if project_id else None
     project = Project(

@@ -1,5 +1,6 @@
-"""Refreshing a feed project: its config's feed built as apply_config builds it, its items rows of the
-dataset items, and the feed as served (RSS and JSON Feed) kept as the project's last good one."""
+"""Refreshing a feed project: its config's feed built as apply_config builds it, its items rows of
+the dataset items, and the feed as served (RSS and JSON Feed) kept as the project's last good one.
+"""
 
 from __future__ import annotations
 
@@ -45,8 +46,8 @@ async def refresh_feed(
     run_id: str,
     browser: BrowserPool | None = None,
 ) -> ProjectRun:
-    """The feed project's items written, and its feed kept to be served. A refresh that fails keeps the
-    last good feed and says why."""
+    """The feed project's items written, and its feed kept to be served. A refresh that fails keeps
+    the last good feed and says why."""
     try:
         loaded = await load(project.definition["config"], None, variables)
         built = await build_feed(

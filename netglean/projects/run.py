@@ -1,5 +1,5 @@
-"""A project's run, whatever its kind: the earlier run it starts from (resume, retry_failed), then its
-extract, crawl or feed read, counted over every page the run holds."""
+"""A project's run, whatever its kind: the earlier run it starts from (resume, retry_failed), then
+its extract, crawl or feed read, counted over every page the run holds."""
 
 from __future__ import annotations
 
@@ -44,10 +44,10 @@ class Ran:
 
 
 async def adopted(run: ProjectRunHandle, project: Project, resume: bool, retry_failed: bool) -> str | None:
-    """The earlier run of the project this one starts from, when asked and there is one: resume takes
-    an interrupted, cancelled or failed run's checkpoint (its failed pages too, unless retry_failed),
-    retry_failed alone the latest finished run's but its failed pages, so only those are read again.
-    Only on a run's first attempt: a run resumed itself goes on from its own."""
+    """The earlier run of the project this one starts from, when asked and there is one: resume
+    takes an interrupted, cancelled or failed run's checkpoint (its failed pages too, unless
+    retry_failed), retry_failed alone the latest finished run's but its failed pages, so only those
+    are read again. Only on a run's first attempt: a run resumed itself goes on from its own."""
     store = run.store
     await store.link_run(project.id, run.id)
     this = await store.get(run.id)
@@ -78,8 +78,8 @@ async def run_project(
     report: Progress,
     browser: BrowserPool | None = None,
 ) -> Ran:
-    """The project run as ``run``, the call's ``variables`` over the project's own: a crawl's definition
-    read by ``crawl_arguments``, its visits kept as ``visit_body`` writes them."""
+    """The project run as ``run``, the call's ``variables`` over the project's own: a crawl's
+    definition read by ``crawl_arguments``, its visits kept as ``visit_body`` writes them."""
     values = parameters({**project.variables, **(variables or {})})
     earlier = await adopted(run, project, resume, retry_failed)
 

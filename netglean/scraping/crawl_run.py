@@ -1,5 +1,5 @@
-"""A crawl as a background run, shared by the crawl tools and crawl projects: its plan from the call's
-arguments, its journal in the run store, and the crawl itself under the call's fetcher."""
+"""A crawl as a background run, shared by the crawl tools and crawl projects: its plan from the
+call's arguments, its journal in the run store, and the crawl itself under the call's fetcher."""
 
 from __future__ import annotations
 
@@ -65,7 +65,8 @@ class RunHandle(Protocol):
 
 
 VisitBody = Callable[[Visit, bool], dict[str, Any]]
-"""A visit as its run keeps it (the visit the crawl's answer shows), given whether pages carry links."""
+"""A visit as its run keeps it (the visit the crawl's answer shows), given whether pages carry
+links."""
 JournalFor = Callable[[RunHandle, int, bool], "RunJournal"]
 """The journal of a run's part (a seed's index), given whether pages carry links."""
 
@@ -91,8 +92,8 @@ def crawl_plan(args: CrawlArguments, width: int = 1) -> CrawlPlan:
 
 
 class RunJournal:
-    """A crawl's journal in its run's store: each visit kept as ``body`` writes it (part ``part``), with the
-    links it queued; a failed page is a line of the run's log too."""
+    """A crawl's journal in its run's store: each visit kept as ``body`` writes it (part ``part``),
+    with the links it queued; a failed page is a line of the run's log too."""
 
     def __init__(self, run: RunHandle, part: int, links: bool, body: VisitBody) -> None:
         self._run, self._part, self._links, self._body = run, part, links, body
