@@ -9,8 +9,14 @@ from typing import Any
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
+from mcp.client import session as client_session
 
 from netglean.calls.runner import ToolRunner
+
+client_session.DISCOVER_TIMEOUT_SECONDS = 120.0
+"""The client's first request (server/discover) waits for a spawned server's start-up, slow on a
+busy machine: generous, as every wait for a start-up here (the SDK's 10 s timed out under load and
+took its fallback path). A server that exits ends the wait at once: its stdio closes."""
 
 
 @dataclass

@@ -372,7 +372,10 @@ def serve(tls: tuple[Path, Path] | None = None, app: Any = None) -> Iterator[int
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
+    deadline = time.monotonic() + 120  # generous; a server that failed to start is reported at once
     while not server.started:
+        assert thread.is_alive(), "the fixture site did not start (its error is in the log above)"
+        assert time.monotonic() < deadline, "the fixture site did not start within 120 s"
         threading.Event().wait(0.01)
     port = int(server.servers[0].sockets[0].getsockname()[1])
     try:

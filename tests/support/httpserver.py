@@ -39,7 +39,8 @@ class HttpServer:
         self._pump_thread.start()
         self._stdout_thread = threading.Thread(target=self._pump_stdout, daemon=True)
         self._stdout_thread.start()
-        if not self._ready.wait(20) or not self.base:
+        # generous: start-up on a busy machine is slow; a server that exits ends the wait at once (_pump)
+        if not self._ready.wait(120) or not self.base:
             self.process.kill()
             raise AssertionError("netglean serve did not start:\n" + "".join(self._stderr))
 

@@ -26,7 +26,7 @@ def write(snippet: Snippet, root: Path) -> None:
 
 def wait(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
     """Until the served install listens on ``port``; its log in the failure when it exits or never listens."""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # generous: an exit is reported at once
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise AssertionError(f"the server exited ({process.returncode}):\n{log.read_text()}")

@@ -27,9 +27,11 @@ class RawServer:
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self) -> None:
+        """Every stdout line, then b"" once stdout closes: a server that exits is reported at once."""
         assert self.process.stdout is not None
         for line in self.process.stdout:
             self._lines.put(line)
+        self._lines.put(b"")
 
     def send_raw(self, data: bytes) -> None:
         assert self.process.stdin is not None
@@ -39,11 +41,18 @@ class RawServer:
     def send(self, message: Mapping[str, Any]) -> None:
         self.send_raw(json.dumps(message).encode() + b"\n")
 
-    def receive(self, timeout: float = 60) -> dict[str, Any]:
+    def receive(self, timeout: float = 120) -> dict[str, Any]:
+        """The next frame; the bound is generous (the first answer waits for start-up on a busy machine),
+        and a server that exited fails at once with its stderr."""
         try:
             line = self._lines.get(timeout=timeout)
         except Empty:
-            raise AssertionError("no answer from the server") from None
+            raise AssertionError(f"no answer from the server in {timeout} s") from None
+        if not line:
+            self._lines.put(b"")  # the next receive fails at once too
+            assert self.process.stderr is not None
+            code = self.process.wait()
+            raise AssertionError(f"the server exited ({code}):\n{self.process.stderr.read().decode()}")
         return json.loads(line)  # every stdout line must be one JSON-RPC frame
 
     def initialize(self) -> dict[str, Any]:
@@ -81,6 +90,6 @@ class RawServer:
         self.process.wait(timeout=10)
         rest = b""
         while not self._lines.empty():
-            rest += self._lines.get()
+            rest += self._lines.get()  # the end's b"" adds nothing
         assert self.process.stderr is not None
         return rest, self.process.stderr.read().decode()
