@@ -1,8 +1,8 @@
-"""Regression tests for what an adversarial review of the background runs found: two resumes at once, a run whose
-end cannot be written, resume_run and crawls where no door hosts runs (the command line, an embedding), a store
-failure under one seed of a batch_crawl, a resume that a forced cancel ends while it waits, what a forced cancel of
-a crawl whose journal lags makes a resume read again, a start-up sweep that fails, cancels asked through another
-server, a graceful cancel of a batch with seeds not yet begun, and whose budget a resumed run spends.
+"""Background runs when things race or fail: two resumes at once, a run whose end cannot be written, resume_run
+and crawls where no door hosts runs (the command line, an embedding), a store failure under one seed of a
+batch_crawl, a resume that a forced cancel ends while it waits, what a forced cancel of a crawl whose journal lags
+makes a resume read again, a start-up sweep that fails, cancels asked through another server, a graceful cancel of
+a batch with seeds not yet begun, and whose budget a resumed run spends.
 
 Servers, sites and clients are those of tests/test_runs.py and tests/support/run_site.py; every wait is a poll with
 an overall bound."""
@@ -80,7 +80,7 @@ def interrupted_unbegun(port: int, registry: Registry, data_dir: Path, gate: Gat
     return run_id
 
 
-# 1. Two resumes at once continue the run once ---------------------------------------------------------------------
+# Two resumes at once continue the run once ---------------------------------------------------------------------
 
 
 def test_two_resumes_at_once_through_one_server_continue_the_run_once(
@@ -128,7 +128,7 @@ def test_two_resumes_at_once_through_two_servers_on_one_store_continue_the_run_o
     assert site.asked("/tree/62/") == Counter({f"/tree/62/{n}": 1 for n in range(62)})
 
 
-# 2. A run whose end cannot be written -----------------------------------------------------------------------------
+# A run whose end cannot be written -----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("failures", [1, 2], ids=["marked-at-once", "marked-by-the-sweep"])
@@ -161,7 +161,7 @@ def test_a_run_whose_end_cannot_be_written_is_interrupted_and_resumes(
         assert sorted(visit["url"] for visit in visits(client, run_id)) == sorted(tree("tree", 5))
 
 
-# 3. resume_run where no door hosts runs ---------------------------------------------------------------------------
+# resume_run where no door hosts runs ---------------------------------------------------------------------------
 
 
 def test_resume_run_where_no_door_hosts_runs_hosts_the_run_for_the_call_and_waits(
@@ -183,7 +183,7 @@ def test_resume_run_where_no_door_hosts_runs_hosts_the_run_for_the_call_and_wait
     assert site.asked("/flaky/alone") == {"/flaky/alone": 1, "/flaky/alone/page": 2, "/flaky/alone/steady": 1}
 
 
-# 4. A store failure under one seed of a batch_crawl ---------------------------------------------------------------
+# A store failure under one seed of a batch_crawl ---------------------------------------------------------------
 
 
 def test_a_store_failure_under_one_seed_fails_the_batch_run_which_resumes_that_seed(
@@ -216,7 +216,7 @@ def test_a_store_failure_under_one_seed_fails_the_batch_run_which_resumes_that_s
         assert sorted(parts[0]) == sorted(tree("tree", 23)) and sorted(parts[1]) == sorted(tree("tree", 24))
 
 
-# 5. A resume that a forced cancel ends while it waits -------------------------------------------------------------
+# A resume that a forced cancel ends while it waits -------------------------------------------------------------
 
 
 def test_resume_run_waiting_on_a_run_a_forced_cancel_ends_answers_with_a_declared_next_step(
@@ -240,7 +240,7 @@ def test_resume_run_waiting_on_a_run_a_forced_cancel_ends_answers_with_a_declare
         assert answer["payload"]["run"]["status"] == "cancelled" and answer["next_step"] == "resume_run", answer
 
 
-# 6. A forced cancel of a crawl whose journal lags behind its reading ----------------------------------------------
+# A forced cancel of a crawl whose journal lags behind its reading ----------------------------------------------
 
 
 def test_a_forced_cancel_with_a_slow_store_leaves_done_as_written_and_little_to_read_again(
@@ -280,7 +280,7 @@ def test_a_forced_cancel_with_a_slow_store_leaves_done_as_written_and_little_to_
     assert len(again) <= 2 * JOURNAL_BACKLOG + runner.settings.global_concurrency, again
 
 
-# 7. A start-up sweep that fails -----------------------------------------------------------------------------------
+# A start-up sweep that fails -----------------------------------------------------------------------------------
 
 
 def test_hosting_starts_when_the_start_up_sweep_fails(
@@ -299,7 +299,7 @@ def test_hosting_starts_when_the_start_up_sweep_fails(
         assert sweeps and answer["ok"] and answer["payload"]["read"] == 3, answer
 
 
-# 8. Cancels asked through another server --------------------------------------------------------------------------
+# Cancels asked through another server --------------------------------------------------------------------------
 
 
 def test_a_graceful_cancel_through_another_server_is_forced_when_the_page_never_finishes(
@@ -336,7 +336,7 @@ def test_a_cancel_through_another_server_of_a_queued_run_ends_it_before_it_begin
     assert site.asked("/tree/63/") == Counter()
 
 
-# 9. A graceful cancel of a batch_crawl with seeds not yet begun ---------------------------------------------------
+# A graceful cancel of a batch_crawl with seeds not yet begun ---------------------------------------------------
 
 
 def test_a_graceful_cancel_of_a_batch_crawl_reads_no_start_page_of_the_seeds_still_waiting(
@@ -358,7 +358,7 @@ def test_a_graceful_cancel_of_a_batch_crawl_reads_no_start_page_of_the_seeds_sti
     assert sum(sum(site.asked(f"/tree/{size}/").values()) for size in sizes) == 0
 
 
-# 10. A crawl through a runner no door hosts -----------------------------------------------------------------------
+# A crawl through a runner no door hosts -----------------------------------------------------------------------
 
 
 def test_a_crawl_with_wait_false_where_no_door_hosts_runs_answers_with_the_run_as_it_stands(
@@ -434,7 +434,7 @@ def test_a_call_hosting_runs_for_itself_lasts_until_the_calls_sharing_it_have_en
     assert answers[1].ok and answers[1].payload["read"] == 20, answers[1]
 
 
-# 11. A resumed run spends the resuming session's budget -----------------------------------------------------------
+# A resumed run spends the resuming session's budget -----------------------------------------------------------
 
 
 def test_a_resumed_run_spends_the_budget_of_the_session_that_resumed_it(
