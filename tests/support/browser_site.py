@@ -1,9 +1,9 @@
-"""Pages that need a browser, served on 127.0.0.1 for tests/test_browser.py and
-tests/test_browser_tools.py: a single-page app that builds its article from a fetch, a React-like
-listing built from static files and a JSON API, an infinite-scroll listing, a form, a static
-article, a page that tries every way out of the network policy, a page that registers a service
-worker (served over TLS: the API exists in secure contexts only) whose own requests try to leave, a
-wall that clears once JavaScript runs, and a page that never finishes loading.
+"""Pages that need a browser, served on 127.0.0.1 for tests/test_browser.py,
+tests/test_browser_tools.py and tests/test_browser_strategies.py: a single-page app that builds its
+article from a fetch, a React-like listing built from static files and a JSON API, an infinite-scroll
+listing, a form, a static article, a page that tries every way out of the network policy, a page that
+registers a service worker (served over TLS: the API exists in secure contexts only) whose own
+requests try to leave, a wall that clears once JavaScript runs, and a page that never finishes loading.
 
 Every "forbidden" address here is one the tests' policy refuses: ``evil.test`` resolves (by the tests' DNS) to a
 private address, and ``FORBIDDEN`` is filled in with a real 127.0.0.1 server that counts the connections it gets,

@@ -1,10 +1,10 @@
-"""Review of the browser's boundary (netglean.browser.proxy and pool), in Debian's Chromium, for real.
+"""The browser's boundary (netglean.browser.proxy and pool), in Debian's Chromium, for real.
 
 The address policy holds at the proxy for every connection tried here (loopback in every spelling, the proxy's own
-port, a name that rebinds to a private address, UDP from WebTransport and WebRTC). Found by this review and mended:
-requests Playwright never routes (a redirect's next hop, a WebSocket, an ``<a download>``) reached a host the proxy
-already expected without robots.txt, so a robots-disallowed page was read; and one malformed request head killed
-the proxy for every later call.
+port, a name that rebinds to a private address, UDP from WebTransport and WebRTC). Requests Playwright never routes
+(a redirect's next hop, a WebSocket, an ``<a download>``) pass the same robots.txt check as those it routes (they
+reached a host the proxy already expected without it, so a robots-disallowed page was read); and one malformed
+request head does not kill the proxy for every later call.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from tests.support.fixture_site import serve
 pytestmark = pytest.mark.browser  # every test here drives Chromium (-m 'not browser' leaves them out)
 
 HITS: list[str] = []
-"""Every path and query the review site was asked for."""
+"""Every path and query this module's site was asked for."""
 
 
 class UdpCounter:

@@ -1,11 +1,12 @@
-"""Review of the browser strategies (``strategy`` on scrape_url, capture_config, apply_config, map and inspect_url,
-through ``netglean.browser.pool.read_by_strategy`` and ``BrowserPool.render``), of screenshots as MCP image content,
-of untrusted text in guidance, and of what a user coming from html2rss or Crawlberg meets; over MCP, in Debian's
-Chromium for real, against pages this module's own apps serve on 127.0.0.1.
+"""The browser strategies (``strategy`` on scrape_url, capture_config, apply_config, map and inspect_url, through
+``netglean.browser.pool.read_by_strategy`` and ``BrowserPool.render``), screenshots as MCP image content, untrusted
+text in guidance, and what a user coming from html2rss or Crawlberg meets; over MCP, in Debian's Chromium for real,
+against tests/support/browser_site.py and pages this module's own apps serve on 127.0.0.1.
 
-tests/test_browser_tools_review.py covered interact, analyze_page and analyze_api_endpoint (deadlines, screenshots,
-redaction); nothing here repeats it. Each failing test's docstring says what happens, where the cause is and a fix;
-the few tests marked "Checked, holds" pin properties that were checked and held. Nothing reaches past 127.0.0.1.
+tests/test_browser_tools.py covers interact, analyze_page and analyze_api_endpoint (deadlines, screenshots,
+redaction); nothing here repeats it. Where a test guards a bug that was found and fixed, its docstring says what
+happened, where the cause was and the fix; "Checked, holds" marks properties that were checked and held. Nothing
+reaches past 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from netglean.calls.registry import Registry
 from netglean.calls.runner import ToolRunner
 from netglean.core.settings import Settings
 from netglean.serve.mcp import build_server
+from tests.support import browser_site
+from tests.support.browser_site import ConnectionCounter
 from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve
 
@@ -210,6 +213,16 @@ def site() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def harbour() -> Iterator[str]:
+    """tests/support/browser_site.py: a form, an infinite list, a listing a script builds, its JSON API."""
+    counter = ConnectionCounter()
+    browser_site.APP.state.forbidden = f"127.0.0.1:{counter.port}"
+    with serve(app=browser_site.APP) as port:
+        yield f"http://127.0.0.1:{port}"
+    counter.socket.close()
+
+
+@pytest.fixture(scope="module")
 def delayed() -> Iterator[str]:
     with serve(app=DELAYED) as port:
         yield f"http://127.0.0.1:{port}"
@@ -262,6 +275,50 @@ def _config(url: str, **more: Any) -> dict[str, Any]:
         "selectors": {"items": {"selector": "li.entry"}, "title": {"selector": "a"}},
         **more,
     }
+
+
+# on a listing a script builds
+
+
+def test_a_listing_built_by_script_is_read_by_auto_and_not_by_faraday(client: SyncClient, harbour: str) -> None:
+    plain = _call(client, "scrape_url", {"url": f"{harbour}/listing", "strategy": "faraday"})
+    assert plain["ok"] is True and plain["payload"]["total"] == 0 and plain["payload"]["selected_strategy"] == "http"
+    auto = _call(client, "scrape_url", {"url": f"{harbour}/listing"})["payload"]
+    assert auto["selected_strategy"] == "browser" and auto["total"] == 10
+    assert auto["items"][0]["title"] == "Harbour story 1" and auto["items"][0]["url"] == f"{harbour}/stories/1"
+
+
+def test_a_draft_from_a_rendered_page_renders_again_when_applied(client: SyncClient, harbour: str) -> None:
+    drafted = _call(client, "capture_config", {"url": f"{harbour}/listing"})["payload"]
+    assert drafted["selected_strategy"] == "browser" and drafted["articles_count"] == 10
+    config = drafted["config"]
+    assert config["strategy"] == "browserless" and config["selectors"]["items"]["selector"].endswith("li.story")
+    applied = _call(client, "apply_config", {"config": config, "format": "json_feed"})
+    assert applied["ok"] is True and applied["payload"]["item_count"] == 10
+    assert applied["payload"]["selected_strategy"] == "browser"
+    forced = _call(client, "apply_config", {"config": config, "strategy": "faraday"})
+    assert forced["payload"]["error"]["code"] == "no_items"  # the argument overrides the config's strategy
+
+
+def test_inspect_url_with_a_browser_strategy_reports_the_requests_with_their_secrets_redacted(
+    client: SyncClient, harbour: str
+) -> None:
+    cheap = _call(client, "inspect_url", {"url": f"{harbour}/listing"})["payload"]
+    assert cheap["selected_strategy"] == "http" and "xhr_capture" not in cheap and cheap["articles_count"] == 0
+    rendered = _call(client, "inspect_url", {"url": f"{harbour}/listing", "strategy": "botasaurus"})["payload"]
+    capture = rendered["xhr_capture"]
+    assert rendered["articles_count"] == 10 and capture["count"] == 1 and capture["candidate_articles"] == 10
+    endpoint = capture["sample_endpoints"][0]
+    assert endpoint["url"] == f"{harbour}/api/items?page=1&token=***" and endpoint["status"] == 200
+    assert endpoint["json"]["items_pointer"] == "/items" and endpoint["json"]["shape"]["type"] == "object"
+
+
+def test_map_follows_the_links_a_script_wrote(client: SyncClient, harbour: str) -> None:
+    plain = _call(client, "map", {"url": f"{harbour}/listing", "strategy": "http", "include_sitemaps": False})
+    assert plain["payload"]["count"] == 0
+    for strategy in ("auto", "browser"):
+        found = _call(client, "map", {"url": f"{harbour}/listing", "strategy": strategy, "format": "json"})["payload"]
+        assert found["selected_strategy"] == "browser" and f"{harbour}/stories/10" in found["urls"]
 
 
 # redirects under a browser strategy
