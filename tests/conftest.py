@@ -35,12 +35,12 @@ NO_CHROMIUM = "netglean-tests-run-no-browser-test"
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """What runs, in what order, and with what: see _covered_by_full_depth, _slow_first and _no_chromium."""
+    """What runs, in what order, and with what: see _covered_by_full_depth, _longest_first and _no_chromium."""
     covered = _covered_by_full_depth(items)
     if covered:
         config.hook.pytest_deselected(items=covered)
         items[:] = [item for item in items if item not in covered]
-    items.sort(key=_slow_first)
+    items.sort(key=_longest_first)
     if not any(item.get_closest_marker("browser") for item in items):
         _no_chromium(config)
 
@@ -62,10 +62,13 @@ def _full_depth_twin(item: pytest.Item) -> str | None:
     return f"{item.nodeid.removesuffix(f'[{callspec.id}]')}[{twin}]"
 
 
-def _slow_first(item: pytest.Item) -> bool:
-    """The slow set's long tests start first (a stable sort: modules keep their order), so parallel workers
-    (pytest -n) do not wait on one at the end."""
-    return item.get_closest_marker("slow") is None
+def _longest_first(item: pytest.Item) -> tuple[bool, float]:
+    """The slow set's long tests start first, and the longest-bounded first among them (a timeout marker is
+    what a test's author expects at worst), so parallel workers (pytest -n) do not wait on one at the end:
+    schemathesis at full depth (some 5 minutes of one worker) started last of the slow set, after the
+    contract fuzzing. A stable sort: modules keep their order."""
+    bound = item.get_closest_marker("timeout")
+    return item.get_closest_marker("slow") is None, -float(bound.args[0]) if bound and bound.args else 0.0
 
 
 def _no_chromium(config: pytest.Config) -> None:
