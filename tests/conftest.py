@@ -8,6 +8,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -109,6 +110,15 @@ def stdio_client() -> Iterator[SyncClient]:
     )
     with open_client(params) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tool pack of tests/support/lab.py, generated once a session (3.4 CPU s a generation): the
+    servers that tests/test_add_tool.py and tests/test_http.py start on it only read it."""
+    from tests.support.lab import make_lab
+
+    return make_lab(tmp_path_factory.mktemp("lab"))
 
 
 @pytest.fixture(scope="session")

@@ -14,13 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.lab import lab_environment, make_lab
+from tests.support.lab import lab_environment
 from tests.support.rawserver import RawServer
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_lab(tmp_path_factory.mktemp("lab"))
 
 
 @pytest.fixture

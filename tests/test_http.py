@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from tests.support.httpserver import HttpServer
-from tests.support.lab import lab_environment, make_lab
+from tests.support.lab import lab_environment
 from tests.support.paths import PROJECT
 
 TOKEN = "tok-5f0c9d1e-never-logged"
@@ -367,8 +367,7 @@ def test_binding_beyond_loopback_needs_a_token() -> None:
     assert "refusing to listen on 0.0.0.0 without a bearer token" in done.stderr
 
 
-def test_graceful_shutdown_finishes_in_flight_calls(tmp_path: Path) -> None:
-    lab = make_lab(tmp_path)
+def test_graceful_shutdown_finishes_in_flight_calls(lab: Path) -> None:
     running = HttpServer("--log-level", "debug", cwd=lab, env=lab_environment(lab))
     results: list[httpx.Response] = []
     call = threading.Thread(target=lambda: results.append(_post(running.base, "misbehave", {"mode": "nap"})))
@@ -380,11 +379,6 @@ def test_graceful_shutdown_finishes_in_flight_calls(tmp_path: Path) -> None:
     assert running.stop() == -signal.SIGTERM
     call.join(10)
     assert results and results[0].status_code == 200 and results[0].json()["payload"] == {"fine": True}
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_lab(tmp_path_factory.mktemp("lab"))
 
 
 _MCP = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
