@@ -66,6 +66,9 @@ def render_models(catalog: Catalog, header: str) -> str:
         # A field with a default is never None: `max_chars: int = 20000`, so the catalog's default is the only
         # one and a handler needs no fallback of its own.
         strict_nullable=True,
+        # A date-time is a string the runtime formats (ISO 8601, UTC, milliseconds, +00:00):
+        # a datetime would come back out of pydantic as ...20.123000Z, another wire for one instant.
+        type_mappings=["string+date-time=string"],
         # A oneOf/anyOf that only says which properties must be there (a feed config's selectors or auto_source)
         # is a check on one model, not a union of near-copies (FeedConfig1 | FeedConfig2 in a RootModel);
         # uniqueItems too.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping as _Mapping
 from typing import Annotated, Any, ClassVar, Dict, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, model_validator
 from typing_extensions import TypeAliasType
 
 
@@ -3143,7 +3143,7 @@ class Line(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    at: AwareDatetime
+    at: StrictStr
     level: Literal["debug", "info", "warning", "error"]
     message: StrictStr
     run_id: StrictStr
@@ -3713,7 +3713,7 @@ class RunLogLine(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
-    at: AwareDatetime
+    at: StrictStr
     level: Literal["debug", "info", "warning", "error"]
     message: StrictStr
 
@@ -3802,7 +3802,7 @@ class RunStatus(BaseModel):
     """
     A cancel asked and not yet carried out.
     """
-    created_at: AwareDatetime
+    created_at: StrictStr
     current: StrictStr | None = None
     """
     What the run did last (a crawl's last URL).
@@ -3815,7 +3815,7 @@ class RunStatus(BaseModel):
     """
     Why it failed or was cancelled.
     """
-    finished_at: AwareDatetime | None = None
+    finished_at: StrictStr | None = None
     has_result: StrictBool
     """
     Whether get_run_result has a result to give.
@@ -3832,7 +3832,7 @@ class RunStatus(BaseModel):
     """
     The run's id (for the run tools and MCP tasks).
     """
-    started_at: AwareDatetime | None = None
+    started_at: StrictStr | None = None
     status: Literal["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]
     """
     queued (waiting for one of the server's run slots), running, succeeded, failed (payload.error says why), cancelled, or interrupted (its server stopped or died: resume_run continues it from its checkpoint).
@@ -3845,7 +3845,7 @@ class RunStatus(BaseModel):
     """
     The most units there may be (a crawl's max_pages).
     """
-    updated_at: AwareDatetime
+    updated_at: StrictStr
 
 
 RunsAdditionalProperty = TypeAliasType("RunsAdditionalProperty", Annotated[int, Field(ge=0)])

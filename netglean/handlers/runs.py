@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 from netglean.calls.context import Context
 from netglean.calls.resources import ResourceNotFound
@@ -16,13 +16,23 @@ from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import RunNotFound
 from netglean.generated.models import (
     CancelRunInput,
+    CancelRunOutput,
     GetRunLogInput,
+    GetRunLogOutput,
     GetRunResultInput,
+    GetRunResultOutput,
     GetRunStatusInput,
+    GetRunStatusOutput,
+    ItemError,
     ListRunsInput,
+    ListRunsOutput,
     ResumeRunInput,
+    ResumeRunOutput,
+    RunItem,
+    RunLogLine,
+    RunStatus,
 )
-from netglean.store.base import Run
+from netglean.store.base import RESUMABLE, Run
 
 LONG_STRING = 20_000
 """Characters a string of a run's result keeps unless full_response asks for it whole."""
@@ -41,6 +51,33 @@ async def _run(ctx: Context, run_id: str) -> Run:
     except RunNotFound as error:
         error.next_step = "list_runs"
         raise
+
+
+def run_status(run: Run) -> RunStatus:
+    """A run as the RunStatus schema shows it (``described`` gives the same for the resources)."""
+    error = None
+    if run.error_code:
+        retryable = run.status in RESUMABLE
+        error = ItemError(code=run.error_code, message=run.error_message or "", retryable=retryable)
+    # The store holds status, cancel and level as text; the model checks them against the schema.
+    return RunStatus(
+        run_id=run.id,
+        tool=run.tool,
+        label=run.label,
+        status=cast(Any, run.status),
+        done=run.done,
+        total=run.total,
+        current=run.current,
+        created_at=when(run.created_at),
+        started_at=when(run.started_at),
+        updated_at=when(run.updated_at),
+        finished_at=when(run.finished_at),
+        attempts=run.attempts,
+        cancel_requested=cast(Any, run.cancel),
+        has_result=run.has_result,
+        resumable=run.status in RESUMABLE,
+        error=error,
+    )
 
 
 def _source(run: Run) -> str:
@@ -65,11 +102,11 @@ async def _stream(ctx: Context, run: Run, levels: tuple[str, ...], chars: int) -
     return text[-chars:]
 
 
-async def _stderr_tail(ctx: Context, run: Run) -> dict[str, str]:
+async def _stderr_tail(ctx: Context, run: Run) -> str | None:
     """A finished run that did not succeed: the tail of its warnings and errors, and its error's classification."""
     if not run.finished or run.status == "succeeded":
-        return {}
-    return {"stderr_tail": await _stream(ctx, run, STDERR, STDERR_TAIL)}
+        return None
+    return await _stream(ctx, run, STDERR, STDERR_TAIL)
 
 
 def _next(run: Run) -> str:
@@ -85,14 +122,15 @@ async def get_run_status(args: GetRunStatusInput, ctx: Context) -> Outcome:
             "The run is still working ({done} done so far): call get_run_status again in a few seconds.",
             done=run.done,
         )
-        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=_source(run))
+        payload = GetRunStatusOutput(run=run_status(run))
+        return Outcome(payload, next_step="get_run_status", guidance=guidance, source=_source(run))
     if run.has_result:
         guidance = say("The run has ended (payload.run.status): get_run_result reads what it produced.")
     elif run.status == "interrupted":
         guidance = say("The run was interrupted when its server stopped: resume_run continues it from its checkpoint.")
     else:
         guidance = say("The run ended without a result (payload.run.error says why): resume_run tries it again.")
-    payload = {"run": described(run), **await _stderr_tail(ctx, run)}
+    payload = GetRunStatusOutput(run=run_status(run), stderr_tail=await _stderr_tail(ctx, run))
     return Outcome(payload, next_step=_next(run), guidance=guidance, source=_source(run))
 
 
@@ -130,28 +168,32 @@ async def get_run_result(args: GetRunResultInput, ctx: Context) -> Outcome:
     offset = (args.page - 1) * args.per_page
     items, total = await store.items(run.id, offset=offset, limit=args.per_page)
     cut = [0]
-    payload: dict[str, Any] = {
-        "run": described(run),
-        "items": [{"part": i.part, "seq": i.seq, "item": _cut(i.body, args.full_response, cut)} for i in items],
-        "page": args.page,
-        "per_page": args.per_page,
-        "total_items": total,
-        "has_more": offset + len(items) < total,
-    }
+    whole = args.full_response
+    run_items = [RunItem(part=i.part, seq=i.seq, item=_cut(i.body, whole, cut)) for i in items]
+    result = None
     stored = await store.result(run.id) if args.page == 1 and run.has_result else None
     if stored is not None:
         envelope = stored_envelope(stored[0])
         answer = envelope.payload if envelope.ok else {"error": envelope.payload.get("error", {})}
-        payload["result"] = _cut(_without_items(answer) if total else answer, args.full_response, cut)
-    payload["cut_strings"] = cut[0]
-    payload |= await _stderr_tail(ctx, run)
+        result = _cut(_without_items(answer) if total else answer, whole, cut)
+    payload = GetRunResultOutput(
+        run=run_status(run),
+        items=run_items,
+        page=args.page,
+        per_page=args.per_page,
+        total_items=total,
+        has_more=offset + len(items) < total,
+        result=result,
+        cut_strings=cut[0],
+        stderr_tail=await _stderr_tail(ctx, run),
+    )
     if not run.finished:
         guidance = say(
             "The run is still working ({done} done so far); these are its first items: get_run_status follows it.",
             done=run.done,
         )
         next_step = "get_run_status"
-    elif payload["has_more"]:
+    elif payload.has_more:
         guidance = say(
             "Items {first} to {last} of {total}: call get_run_result with page {next} for the next ones.",
             first=offset + 1,
@@ -170,20 +212,14 @@ async def get_run_log(args: GetRunLogInput, ctx: Context) -> Outcome:
     run = await _run(ctx, args.run_id)
     levels = LOG_LEVELS[LOG_LEVELS.index(args.level) :]
     lines, omitted = await ctx.runs.store.log_lines(run.id, levels=levels, tail_chars=args.tail_chars)
-    payload = {
-        "run_id": run.id,
-        "lines": [
-            {
-                "at": when(line.at),
-                "level": line.level,
-                "message": line.message,
-            }
-            for line in lines
-        ],
-        "omitted": omitted,
-        "stdout": await _stream(ctx, run, STDOUT, args.tail_chars),
-        "stderr": await _stream(ctx, run, STDERR, args.tail_chars),
-    }
+    shown = [RunLogLine(at=when(x.at), level=cast(Any, x.level), message=x.message) for x in lines]
+    payload = GetRunLogOutput(
+        run_id=run.id,
+        lines=shown,
+        omitted=omitted,
+        stdout=await _stream(ctx, run, STDOUT, args.tail_chars),
+        stderr=await _stream(ctx, run, STDERR, args.tail_chars),
+    )
     guidance = say(
         "{count} line(s); {omitted} older line(s) left out by tail_chars.", count=len(lines), omitted=omitted
     )
@@ -197,10 +233,11 @@ async def cancel_run(args: CancelRunInput, ctx: Context) -> Outcome:
         guidance = say(
             "The cancel is asked; the server working the run has not carried it out yet: get_run_status follows it."
         )
-        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=_source(run))
+        payload = CancelRunOutput(run=run_status(run))
+        return Outcome(payload, next_step="get_run_status", guidance=guidance, source=_source(run))
     guidance = say("The run has ended (payload.run.status); resume_run continues a cancelled run.")
     return Outcome(
-        {"run": described(run)},
+        CancelRunOutput(run=run_status(run)),
         next_step=_next(run) if run.has_result else DONE,
         guidance=guidance,
         source=_source(run),
@@ -216,20 +253,21 @@ async def resume_run(args: ResumeRunInput, ctx: Context) -> Outcome:
             run = await ctx.runs.wait_for_call(run.id, args.timeout_ms, ctx.report)
     if only_now and resumed and not run.finished:
         run = await ctx.runs.get(run.id)
+    payload = ResumeRunOutput(run=run_status(run))
     if not resumed:
         if run.finished:
             guidance = say(
                 "The run has succeeded: nothing to resume (retry_failed reads its failed pages again);"
                 " get_run_result reads what it produced."
             )
-            return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance, source=_source(run))
+            return Outcome(payload, next_step=_next(run), guidance=guidance, source=_source(run))
         guidance = say("The run is still working: nothing to resume; get_run_status follows it.")
-        return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=_source(run))
+        return Outcome(payload, next_step="get_run_status", guidance=guidance, source=_source(run))
     if run.finished:
         guidance = say("The resumed run has ended (payload.run.status): get_run_result reads what it produced.")
-        return Outcome({"run": described(run)}, next_step=_next(run), guidance=guidance, source=_source(run))
+        return Outcome(payload, next_step=_next(run), guidance=guidance, source=_source(run))
     guidance = say("The run goes on from its checkpoint: get_run_status follows it.")
-    return Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=_source(run))
+    return Outcome(payload, next_step="get_run_status", guidance=guidance, source=_source(run))
 
 
 async def list_runs(args: ListRunsInput, ctx: Context) -> Outcome:
@@ -242,13 +280,13 @@ async def list_runs(args: ListRunsInput, ctx: Context) -> Outcome:
         session=ctx.session if args.this_session else None,
     )
     has_more = offset + len(runs) < total
-    payload = {
-        "runs": [described(run) for run in runs],
-        "page": args.page,
-        "per_page": args.per_page,
-        "total": total,
-        "has_more": has_more,
-    }
+    payload = ListRunsOutput(
+        runs=[run_status(run) for run in runs],
+        page=args.page,
+        per_page=args.per_page,
+        total=total,
+        has_more=has_more,
+    )
     guidance = say("{count} of {total} run(s).", count=len(runs), total=total)
     next_step = "list_runs" if has_more else "get_run_status" if runs else DONE
     return Outcome(payload, next_step=next_step, guidance=guidance, source="netglean://runs")
