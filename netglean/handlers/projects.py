@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from netglean.calls.context import Context
 from netglean.calls.resources import ResourceNotFound
@@ -28,12 +28,14 @@ from netglean.generated.models import (
     DeleteProjectOutput,
     Failure,
     GetLogsInput,
+    GetLogsOutput,
     GetProjectConfigInput,
     GetProjectConfigOutput,
     GetProjectDataInput,
     GetProjectDataOutput,
     GetProjectInput,
     ItemError,
+    Line,
     ListDatasetsInput,
     ListProjectsInput,
     ProjectRunResult,
@@ -301,14 +303,22 @@ async def get_logs(args: GetLogsInput, ctx: Context) -> Outcome:
     lines, total = await store.run_logs(
         run_ids, levels=levels, offset=(args.page - 1) * args.per_page, limit=args.per_page
     )
-    payload = {
-        "lines": [
-            {"run_id": run, "at": when(line.at), "level": line.level, "message": line.message} for run, line in lines
-        ],
-        **_paging(args.page, args.per_page, total),
-    }
+    # The store holds a line's level as text; the model checks it against the schema's literals.
+    log = [
+        Line(run_id=run_id, at=when(line.at), level=cast(Any, line.level), message=line.message)
+        for run_id, line in lines
+    ]
+    has_more = args.page * args.per_page < total
+    payload = GetLogsOutput(
+        lines=log,
+        page=args.page,
+        per_page=args.per_page,
+        total=total,
+        has_more=has_more,
+    )
     guidance = say("{count} of {total} line(s).", count=len(lines), total=total)
-    return Outcome(payload, next_step="get_logs" if payload["has_more"] else DONE, guidance=guidance, source=source)
+    next_step = "get_logs" if has_more else DONE
+    return Outcome(payload, next_step=next_step, guidance=guidance, source=source)
 
 
 async def _resource_project(ctx: Context, uri: str, project_id: str) -> Project:
