@@ -235,7 +235,19 @@ def _site_report(
         median_score=statistics.median_low(scores) if scores else None,  # absent when no page was scored
         grades=dict(sorted(grades.items())),
         pages=pages,
-        fixes=[SiteFix.model_validate(fix) for fix in fixes],
+        fixes=[
+            SiteFix(
+                check=fix.check,
+                dimension=fix.dimension,
+                title=fix.title,
+                effort=fix.effort,
+                fix=fix.fix,
+                pages=fix.pages,
+                points=fix.points,
+                mean_points=fix.mean_points,
+            )
+            for fix in fixes
+        ],
     )
     if not records:
         told = say("No page of the site could be scanned.")

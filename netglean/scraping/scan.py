@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from netglean.core.errors import BudgetExhausted, FetchError, PolicyRefusal, ToolError
@@ -195,20 +195,47 @@ async def scan(
     return Scan(evidence, evidence_hash(evidence), result, requests)
 
 
-def site_fixes(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+Effort = Literal["config", "template", "engineering"]
+"""What a fix asks of a site (score.EFFORTS, easiest first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RankedFix:
+    """One check's fix across a site: the points it would gain summed over the pages short of it."""
+
+    check: str
+    dimension: str
+    title: str
+    effort: Effort
+    fix: str
+    pages: int
+    points: float
+    mean_points: float
+
+
+def site_fixes(results: list[dict[str, Any]]) -> list[RankedFix]:
     """The fixes of a site's scored pages, one per check: the points it would gain summed over the pages short of
     it, ranked by that, then by effort, then by check."""
-    by_check: dict[str, dict[str, Any]] = {}
+    first: dict[str, dict[str, Any]] = {}
+    pages: dict[str, int] = {}
+    points: dict[str, float] = {}
     for result in results:
         for fix in result.get("fixes", []):
-            entry = by_check.setdefault(
-                fix["check"],
-                {key: fix[key] for key in ("check", "dimension", "title", "effort", "fix")}
-                | {"pages": 0, "points": 0.0},
-            )
-            entry["pages"] += 1
-            entry["points"] += fix["points"]
-    for entry in by_check.values():
-        entry["points"] = round(entry["points"], 1)
-        entry["mean_points"] = round(entry["points"] / entry["pages"], 1)
-    return sorted(by_check.values(), key=lambda f: (-f["points"], EFFORTS.index(f["effort"]), f["check"]))
+            check = fix["check"]
+            first.setdefault(check, fix)
+            pages[check] = pages.get(check, 0) + 1
+            points[check] = points.get(check, 0.0) + fix["points"]
+    ranked = [
+        RankedFix(
+            check=check,
+            dimension=fix["dimension"],
+            title=fix["title"],
+            effort=fix["effort"],
+            fix=fix["fix"],
+            pages=pages[check],
+            points=round(points[check], 1),
+            mean_points=round(round(points[check], 1) / pages[check], 1),
+        )
+        for check, fix in first.items()
+    ]
+    return sorted(ranked, key=lambda f: (-f.points, EFFORTS.index(f.effort), f.check))
