@@ -132,6 +132,18 @@ async def load(
     return await anyio.to_thread.run_sync(checked, abandon_on_cancel=True)
 
 
+@dataclass(frozen=True, slots=True)
+class PaginationStop:
+    """A later page of a feed that could not be read, so its pagination stopped there."""
+
+    page: int
+    """Its number (the config's own page is 1)."""
+    url: str
+    code: str
+    """The error code of why it could not be read (timeout: the call's deadline came first)."""
+    message: str
+
+
 @dataclass(slots=True)
 class FeedRun:
     """What a config read: its channel (titled from the first page when it names no title), the items of every
@@ -142,8 +154,8 @@ class FeedRun:
     channel: dict[str, Any]
     items: list[dict[str, Any]] = field(default_factory=list)
     pages: int = 1
-    stopped: dict[str, Any] | None = None
-    """The page that could not be read: its number, URL, error code and message."""
+    stopped: PaginationStop | None = None
+    """The page that could not be read, when one could not."""
     matched: int = 0
     """Elements the items selector found on every page read, whether or not they gave an item."""
     strategy: str = "http"
@@ -185,11 +197,11 @@ async def read_feed(
                     fetcher, readers, config, url, want_title=False, strategy=served, browser=browser
                 )
             except ToolError as error:
-                run.stopped = {"page": run.pages + 1, "url": url, "code": error.code, "message": error.message}
+                run.stopped = PaginationStop(run.pages + 1, url, error.code, error.message)
                 break
         if waited.cancelled_caught:
             message = "the page could not be read before the call's deadline"
-            run.stopped = {"page": run.pages + 1, "url": url, "code": "timeout", "message": message}
+            run.stopped = PaginationStop(run.pages + 1, url, "timeout", message)
             break
         run.pages += 1
         run.items += later.items

@@ -12,7 +12,7 @@ from netglean.core.envelope import DONE, Guidance, Outcome, say
 from netglean.core.errors import InvalidFeedConfig, NoItems, ToolError, UnsupportedContent
 from netglean.core.validation import named, quoted, reported
 from netglean.feeds import config as feed_config
-from netglean.feeds.pages import FeedRun, build_feed, draft, listing, load
+from netglean.feeds.pages import FeedRun, PaginationStop, build_feed, draft, listing, load
 from netglean.feeds.problems import Problem, listed
 from netglean.feeds.selectors import selector_problem
 from netglean.generated.models import (
@@ -64,6 +64,12 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
     else:
         guidance = say("{count} items. For a feed that can be re-run, use capture_config.", count=len(found.items))
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)
+
+
+def _pagination_stopped(stop: PaginationStop | None) -> PaginationStopped | None:
+    if stop is None:
+        return None
+    return PaginationStopped(page=stop.page, url=stop.url, code=stop.code, message=stop.message)
 
 
 def _check_items_selector(items_selector: str | None) -> None:
@@ -173,7 +179,7 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
         pages=run.pages,
         warnings=warnings,
         more_warnings=more,
-        pagination_stopped=PaginationStopped.model_validate(run.stopped) if run.stopped is not None else None,
+        pagination_stopped=_pagination_stopped(run.stopped),
         items_over_limit=over or None,
         items_cut=cut or None,
         selected_strategy=run.strategy,  # type: ignore[arg-type]  # http or browser, as read_feed read it
