@@ -1,5 +1,6 @@
 """The store's schema, as the steps that build it: step N takes a store from version N-1 to N (SQLite's
-``user_version``). A step is never edited once released; a change is a new step."""
+``user_version``; PostgreSQL's ``store_version`` table). A step is never edited once released; a
+change is a new step, written in each backend's dialect."""
 
 from __future__ import annotations
 
@@ -134,3 +135,131 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE run_items ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0",
     ),
 )
+
+_TEXT = 'TEXT COLLATE "C"'
+"""Text compared and sorted by its bytes (UTF-8: by code point), as SQLite compares it."""
+_TIME = "DOUBLE PRECISION"
+
+POSTGRESQL_MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        f"""CREATE TABLE runs (
+            id {_TEXT} PRIMARY KEY,
+            tool {_TEXT} NOT NULL,
+            arguments TEXT NOT NULL,
+            label TEXT,
+            session {_TEXT} NOT NULL,
+            status {_TEXT} NOT NULL,
+            owner {_TEXT},
+            done BIGINT NOT NULL DEFAULT 0,
+            total BIGINT,
+            current TEXT,
+            created_at {_TIME} NOT NULL,
+            started_at {_TIME},
+            updated_at {_TIME} NOT NULL,
+            finished_at {_TIME},
+            error_code TEXT,
+            error_message TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            cancel TEXT,
+            result TEXT,
+            source TEXT
+        )""",
+        "CREATE INDEX runs_by_created ON runs (created_at DESC, id)",
+        "CREATE INDEX runs_by_status ON runs (status, owner)",
+        f"""CREATE TABLE run_log (
+            run_id {_TEXT} NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            seq BIGINT NOT NULL,
+            at {_TIME} NOT NULL,
+            level TEXT NOT NULL,
+            message TEXT NOT NULL,
+            PRIMARY KEY (run_id, seq)
+        )""",
+        f"""CREATE TABLE run_frontier (
+            run_id {_TEXT} NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            part INTEGER NOT NULL,
+            seq BIGINT NOT NULL,
+            url {_TEXT} NOT NULL,
+            depth INTEGER NOT NULL,
+            PRIMARY KEY (run_id, part, seq)
+        )""",
+        f"""CREATE TABLE run_items (
+            run_id {_TEXT} NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            part INTEGER NOT NULL,
+            seq BIGINT NOT NULL,
+            kind TEXT NOT NULL,
+            url {_TEXT} NOT NULL,
+            canonical {_TEXT},
+            body TEXT NOT NULL
+        )""",
+        "CREATE UNIQUE INDEX run_items_key ON run_items (run_id, part, seq)",
+    ),
+    (
+        f"""CREATE TABLE projects (
+            id {_TEXT} PRIMARY KEY,
+            name {_TEXT} NOT NULL UNIQUE,
+            kind {_TEXT} NOT NULL,
+            definition TEXT NOT NULL,
+            variables TEXT NOT NULL,
+            schedule {_TEXT},
+            secret TEXT NOT NULL,
+            created_at {_TIME} NOT NULL,
+            updated_at {_TIME} NOT NULL
+        )""",
+        "CREATE INDEX projects_by_updated ON projects (updated_at DESC, id)",
+        # A row's data is JSONB: the filter language compiles to its operators.
+        f"""CREATE TABLE dataset_rows (
+            project_id {_TEXT} NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+            dataset {_TEXT} NOT NULL,
+            key {_TEXT} NOT NULL,
+            run_id {_TEXT} NOT NULL,
+            data JSONB NOT NULL,
+            created_at {_TIME} NOT NULL,
+            updated_at {_TIME} NOT NULL
+        )""",
+        "CREATE UNIQUE INDEX dataset_rows_key ON dataset_rows (project_id, dataset, key)",
+        "CREATE INDEX dataset_rows_by_created ON dataset_rows (project_id, dataset, created_at DESC)",
+    ),
+    (
+        f"""CREATE TABLE project_runs (
+            project_id {_TEXT} NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
+            run_id {_TEXT} NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            PRIMARY KEY (project_id, run_id)
+        )""",
+        "CREATE INDEX project_runs_by_run ON project_runs (run_id)",
+        f"""CREATE TABLE project_feeds (
+            project_id {_TEXT} PRIMARY KEY REFERENCES projects (id) ON DELETE CASCADE,
+            run_id {_TEXT},
+            rss TEXT,
+            json TEXT,
+            etag TEXT,
+            built_at {_TIME},
+            failed_at {_TIME},
+            failure TEXT
+        )""",
+    ),
+    (
+        f"""CREATE TABLE scans (
+            id {_TEXT} PRIMARY KEY,
+            domain {_TEXT} NOT NULL,
+            url TEXT NOT NULL,
+            scanned_at {_TIME} NOT NULL,
+            outcome TEXT NOT NULL,
+            reason TEXT,
+            grade TEXT,
+            score INTEGER,
+            evidence_hash TEXT NOT NULL,
+            result TEXT NOT NULL,
+            evidence BYTEA NOT NULL,
+            run_id {_TEXT}
+        )""",
+        "CREATE INDEX scans_by_domain ON scans (domain, scanned_at DESC)",
+        "CREATE INDEX scans_by_run ON scans (run_id)",
+    ),
+    (
+        "CREATE INDEX run_frontier_by_url ON run_frontier (run_id, part, url)",
+        "CREATE INDEX run_items_by_canonical ON run_items (run_id, part, canonical, seq) WHERE canonical IS NOT NULL",
+        "ALTER TABLE run_items ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0",
+    ),
+)
+"""The same steps in PostgreSQL's dialect, step for step (a step added to one is added to both);
+the version is the one row of the table ``store_version``."""
