@@ -43,7 +43,7 @@ def build_services(
         readers=Readers(worker_count(settings.read_workers)),
         browser=BrowserPool(fetcher, path=settings.browser_path, contexts=settings.browser_contexts),
         budgets=SessionBudgets(settings.session_budget),
-        runs=Runs(settings, lambda: open_store(settings.data_dir)),
+        runs=Runs(settings, lambda: open_store(settings.data_dir, settings.store)),
         protocol_versions=protocol_versions,
     )
 

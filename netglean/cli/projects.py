@@ -383,7 +383,8 @@ async def _checked(runner: ToolRunner, documents: list[tuple[Path, dict[str, Any
     problems: list[str] = []
     held: dict[str, Path] = {}
     with tempfile.TemporaryDirectory(prefix="netglean-import-") as scratch:
-        trial = build_runner(runner.registry, dataclasses.replace(runner.settings, data_dir=scratch))
+        scratch_settings = dataclasses.replace(runner.settings, data_dir=scratch, store="")  # SQLite
+        trial = build_runner(runner.registry, scratch_settings)
         try:
             for path, document in documents:
                 project_id = document.get("project_id")

@@ -52,6 +52,13 @@ def _listed(value: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(item.strip() for item in value.split(",") if item.strip()))
 
 
+def _store(value: str) -> str | None:
+    """A store is the embedded default (empty) or a PostgreSQL URL."""
+    if not value or value.startswith(("postgresql://", "postgres://")):
+        return None
+    return "expected empty (SQLite in data_dir) or a postgresql:// URL"
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
     name: str
@@ -479,6 +486,17 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("shutdown_grace", float, 10.0, "Seconds in-flight requests get to finish on shutdown.", 0, http=True),
     Setting("stateless", bool, False, "Serve /mcp without sessions: every request stands alone.", http=True),
     Setting(
+        "store",
+        str,
+        "",
+        "Where the run store is. Empty: a SQLite file in data_dir (embedded, the default). A URL "
+        "postgresql://USER:PASSWORD@HOST:PORT/DATABASE: that PostgreSQL database, which servers on "
+        "several machines share (pip install 'netglean[postgresql]'); prefer the environment "
+        "variable, which keeps the password off the command line.",
+        secret=True,
+        rule=_store,
+    ),
+    Setting(
         "token",
         str,
         "",
@@ -556,6 +574,7 @@ class Settings:
     session_idle_timeout: float
     shutdown_grace: float
     stateless: bool
+    store: str
     token: str
     user_agent: str
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from netglean.core.errors import ConfigurationError
 from netglean.store.base import RunStore
 
 
@@ -16,8 +17,19 @@ def data_dir(setting: str) -> Path:
     return (Path(home) if home else Path("~/.local/share").expanduser()) / "netglean"
 
 
-def open_store(setting: str) -> RunStore:
-    """The store in the operator's data directory, ready (migrated); ConfigurationError when it cannot be."""
-    from netglean.store.sqlite import SqliteStore  # the driver is imported when a store is first wanted
+def open_store(setting: str, store: str = "") -> RunStore:
+    """The store the operator chose, ready (migrated): the PostgreSQL database ``store`` names, or
+    else the SQLite file in the data directory ``setting``; ConfigurationError when it cannot be.
+    A backend's driver is imported when a store is first wanted."""
+    if store:
+        try:
+            from netglean.store.postgresql import PostgresStore
+        except ImportError:
+            raise ConfigurationError(
+                "--store names a PostgreSQL database, but its driver is not installed: "
+                "pip install 'netglean[postgresql]'"
+            ) from None
+        return PostgresStore.open(store)
+    from netglean.store.sqlite import SqliteStore
 
     return SqliteStore.open(data_dir(setting))

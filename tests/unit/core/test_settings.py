@@ -90,7 +90,9 @@ def test_secrets_are_never_shown() -> None:
     policy = loaded.policy()
     assert "token" not in policy and policy["token_required"] is True
     assert Settings.load(environ={}).policy()["token_required"] is False
-    assert {s.name for s in SETTINGS if s.secret} == {"token"}
+    assert {s.name for s in SETTINGS if s.secret} == {"store", "token"}  # a store URL's password
+    stored = Settings.load(environ={"NETGLEAN_STORE": "postgresql://u:pw-123@db/n"})
+    assert "pw-123" not in repr(stored) and "pw-123" not in str(stored.policy())
 
 
 def test_politeness_defaults() -> None:

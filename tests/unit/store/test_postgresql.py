@@ -26,8 +26,10 @@ import anyio
 import pytest
 
 from netglean.core.errors import ConfigurationError, Unavailable
+from netglean.core.settings import SETTINGS, Settings
 from netglean.store import postgresql
 from netglean.store.migrations import MIGRATIONS, POSTGRESQL_MIGRATIONS
+from netglean.store.open import open_store
 from netglean.store.sqlite import FILE_NAME, SqliteStore
 from tests.support.paths import PROJECT
 from tests.support.stores import RUN, postgresql_server, postgresql_url
@@ -251,3 +253,23 @@ def test_a_server_that_goes_away_fails_calls_as_unavailable_and_they_go_on_once_
     finally:
         store.close()
         relay.stop()
+
+
+def test_the_store_setting_chooses_postgresql_and_refuses_any_other_url(
+    url: str,
+    tmp_path: Path,
+) -> None:
+    chosen = open_store(str(tmp_path), url)
+    try:
+        assert chosen.kind == "postgresql" and ":netglean@" not in chosen.location
+    finally:
+        chosen.close()
+    embedded = open_store(str(tmp_path))
+    try:
+        assert embedded.kind == "sqlite"
+    finally:
+        embedded.close()
+    with pytest.raises(ConfigurationError) as refused:
+        Settings.load({}, environ={"NETGLEAN_STORE": "mysql://root:pw@db/netglean"})
+    assert "a postgresql:// URL" in str(refused.value) and "pw" not in str(refused.value)
+    assert next(s for s in SETTINGS if s.name == "store").secret  # never shown: it holds a password
