@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
+import select
+import threading
 import time
 import uuid
 import zlib
@@ -169,15 +171,35 @@ class PostgresStore:
     def __init__(
         self,
         url: str,
+        conninfo: str,
         pool: psycopg_pool.ConnectionPool,
         lock: psycopg.Connection,
     ) -> None:
         self._url = url
+        self._conninfo = conninfo
         self._pool = pool
-        self._lock = lock
         self.owner = uuid.uuid4().hex
-        key = _owner_key(self.owner)
-        lock.execute("SELECT pg_advisory_lock(%s, %s)", (_OWNERS, key))
+        self._lock = self._locked(lock)
+        self._relocking = threading.Lock()
+
+    def _locked(self, connection: psycopg.Connection) -> psycopg.Connection:
+        """``connection``, holding this process's owner lock."""
+        key = (_OWNERS, _owner_key(self.owner))
+        connection.execute("SELECT pg_try_advisory_lock(%s, %s)", key)
+        return connection
+
+    def _hold_lock(self) -> None:
+        """This process's owner lock taken again when the server let go of it (it restarted, or
+        the connection dropped: the lock connection then has something to read, or is broken);
+        until then, another process would take this one's runs for a dead one's."""
+        lock = self._lock
+        if not lock.closed and not lock.broken and not select.select([lock.fileno()], [], [], 0)[0]:
+            return
+        with self._relocking:
+            if self._lock is lock:
+                lock.close()
+                self._lock = self._locked(psycopg.connect(self._conninfo, autocommit=True))
+                log.warning("run store %s: this process's lock was lost; held again", self.location)
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:
@@ -215,7 +237,7 @@ class PostgresStore:
         except (psycopg_pool.PoolTimeout, ConfigurationError):
             lock.close()
             raise
-        return cls(url, pool, lock)
+        return cls(url, conninfo, pool, lock)
 
     @property
     def location(self) -> str:
@@ -224,6 +246,7 @@ class PostgresStore:
     async def _do(self, work: Callable[[Cursor], T]) -> T:
         def run() -> T:
             try:
+                self._hold_lock()
                 with self._pool.connection() as connection, connection.cursor() as cursor:
                     return work(cursor)
             except psycopg_pool.PoolTimeout:

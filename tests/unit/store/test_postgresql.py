@@ -213,8 +213,10 @@ class Relay:
                 target.sendall(data)
         except OSError:
             return
-        finally:
+        finally:  # shut down first: a close alone sends nothing while another thread reads
             for end in (source, target):
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
                 end.close()
 
     def stop(self) -> None:
@@ -235,10 +237,22 @@ def test_a_server_that_goes_away_fails_calls_as_unavailable_and_they_go_on_once_
     relay.start()
     through = psycopg.conninfo.make_conninfo(url, host="127.0.0.1", port=str(relay.port))
     store = postgresql.PostgresStore.open(through)
+    key = postgresql._owner_key(store.owner) or 0
+
+    lock = "locktype = 'advisory' AND granted AND classid = %s AND objid = %s"
+    owns = (postgresql._OWNERS, key % 2**32)
+
+    def held() -> bool:
+        with psycopg.connect(url) as pg:
+            found = pg.execute(f"SELECT count(*) FROM pg_locks WHERE {lock}", owns).fetchone()
+        return bool(found and found[0])
+
     try:
+        assert held()
 
         async def work() -> None:
             await store.create(RUN, "crawl", {}, None, "")
+            await store.claim(RUN)
             relay.stop()
             with pytest.raises(Unavailable) as failed:
                 await store.progress(RUN, 1, 10, "http://site.test/")
@@ -247,7 +261,18 @@ def test_a_server_that_goes_away_fails_calls_as_unavailable_and_they_go_on_once_
             relay.start()
             await store.progress(RUN, 2, 10, "http://site.test/")
             again = await store.get(RUN)
-            assert again is not None and again.done == 2
+            assert again is not None and again.done == 2 and again.status == "running"
+            # The server drops the connection holding its owner lock (as a restart does): the next
+            # call takes the lock again, so no other process takes its runs for a dead one's.
+            with psycopg.connect(url, autocommit=True) as pg:
+                pg.execute(f"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE {lock}", owns)
+            for _ in range(100):
+                if not held():
+                    break
+                await anyio.sleep(0.05)
+            assert not held()
+            await store.progress(RUN, 3, 10, "http://site.test/")
+            assert held()
 
         run(work)
     finally:
