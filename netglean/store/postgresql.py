@@ -58,6 +58,8 @@ WAIT = 10.0
 """Seconds a call waits for a connection (the server restarting, the pool busy) before it fails as
 unavailable; and for the server's first answer when the store opens."""
 POOL_SIZE = 4
+_WINDOW = 500
+"""Frontier URLs ``queued_after`` reads at a time, to leave out the visited ones."""
 _OWNERS = 0x6E67
 """The first key of every owner's advisory lock (the second is the owner's): netglean's locks."""
 _UNVISITED = """NOT EXISTS (SELECT 1 FROM run_items i WHERE i.run_id = f.run_id AND i.part =
@@ -537,13 +539,33 @@ class PostgresStore:
         )
 
     async def queued_after(self, run_id: str, part: int, seq: int, limit: int) -> list[Queued]:
+        window = max(limit, _WINDOW)
+
         def work(db: Cursor) -> list[Queued]:
-            rows = db.execute(
-                "SELECT seq, url, depth FROM run_frontier f WHERE run_id = %s AND part = %s"
-                f" AND seq > %s AND {_UNVISITED} ORDER BY seq LIMIT %s",
-                (run_id, part, seq, limit),
-            )
-            return [Queued(*row) for row in rows]
+            # A window of the frontier and the visits within it, two range scans of their keys: an
+            # anti-join leaves the plan to statistics a new crawl's tables do not have yet (the
+            # planner then scanned every visit once per URL: 0.6 s for 100 URLs of 2,000 visits).
+            found: list[Queued] = []
+            after = seq
+            while len(found) < limit:
+                rows = db.execute(
+                    "SELECT seq, url, depth FROM run_frontier WHERE run_id = %s AND part = %s"
+                    " AND seq > %s ORDER BY seq LIMIT %s",
+                    (run_id, part, after, window),
+                ).fetchall()
+                if not rows:
+                    break
+                visited = {
+                    row[0]
+                    for row in db.execute(
+                        """SELECT seq FROM run_items
+                        WHERE run_id = %s AND part = %s AND seq > %s AND seq <= %s""",
+                        (run_id, part, after, rows[-1][0]),
+                    )
+                }
+                found += [Queued(*row) for row in rows if row[0] not in visited]
+                after = rows[-1][0]
+            return found[:limit]
 
         return await self._read(work)
 

@@ -28,11 +28,12 @@ import pytest
 from netglean.core.errors import ConfigurationError, Unavailable
 from netglean.core.settings import SETTINGS, Settings
 from netglean.store import postgresql
+from netglean.store.base import Queued
 from netglean.store.migrations import MIGRATIONS, POSTGRESQL_MIGRATIONS
 from netglean.store.open import open_store
 from netglean.store.sqlite import FILE_NAME, SqliteStore
 from tests.support.paths import PROJECT
-from tests.support.stores import RUN, postgresql_server, postgresql_url
+from tests.support.stores import RUN, postgresql_server, postgresql_url, visit
 
 psycopg = pytest.importorskip("psycopg")
 T = TypeVar("T")
@@ -298,3 +299,24 @@ def test_the_store_setting_chooses_postgresql_and_refuses_any_other_url(
         Settings.load({}, environ={"NETGLEAN_STORE": "mysql://root:pw@db/netglean"})
     assert "a postgresql:// URL" in str(refused.value) and "pw" not in str(refused.value)
     assert next(s for s in SETTINGS if s.name == "store").secret  # never shown: it holds a password
+
+
+def test_the_frontier_after_a_long_visited_stretch_is_read_past_it(
+    store: postgresql.PostgresStore,
+) -> None:
+    """queued_after reads the frontier a window at a time: a stretch of visits longer than a
+    window is passed over, and a slice can end in the last window."""
+    links = tuple(Queued(seq, f"http://site.test/{seq}", 1) for seq in range(1, 1_300))
+    first = visit(0, links=links)
+
+    async def work() -> None:
+        await store.create(RUN, "crawl", {}, None, "")
+        await store.seed(RUN, 0, "http://site.test/0")
+        await store.visited(RUN, 0, [first, *(visit(seq) for seq in range(1, 1_100))])
+        waiting = await store.queued_after(RUN, 0, 0, 150)
+        assert [q.seq for q in waiting] == list(range(1_100, 1_250))
+        assert [q.seq for q in await store.queued_after(RUN, 0, 1_250, 150)] == list(
+            range(1_251, 1_300),
+        )
+
+    run(work)
