@@ -24,7 +24,9 @@ from typing import Any, TypeVar
 import anyio
 import psycopg
 import psycopg_pool
+from psycopg.abc import Buffer
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.types.string import StrDumperUnknown
 
 from netglean.core.errors import ConfigurationError, NameTaken, StoreFailure, Unavailable
 from netglean.store.base import (
@@ -121,6 +123,39 @@ def _data(text: str) -> dict[str, Any]:
     SQLite's does."""
     data: dict[str, Any] = json.loads(text, object_pairs_hook=lambda pairs: dict(sorted(pairs)))
     return data
+
+
+_NUL, _REPLACEMENT = "\x00", "\ufffd"
+
+
+class _TextDumper(StrDumperUnknown):
+    """Text as PostgreSQL keeps it: its text holds no NUL, so a NUL (a page's, say) is kept as
+    U+FFFD, where SQLite keeps it as it is; the rest of the text is the same."""
+
+    def dump(self, obj: str) -> Buffer | None:
+        return super().dump(obj.replace(_NUL, _REPLACEMENT) if _NUL in obj else obj)
+
+
+def _configured(connection: psycopg.Connection) -> None:
+    connection.adapters.register_dumper(str, _TextDumper)
+
+
+def _json_text(data: Any) -> str:
+    """``data`` as JSONB takes it: no NUL in its strings (JSONB refuses ``\\u0000``)."""
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    if "\\u0000" not in text:
+        return text
+    return json.dumps(_without_nul(data), ensure_ascii=False, sort_keys=True)
+
+
+def _without_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.replace(_NUL, _REPLACEMENT)
+    if isinstance(value, dict):
+        return {_without_nul(key): _without_nul(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(item) for item in value]
+    return value
 
 
 def _owner_key(owner: str | None) -> int | None:
@@ -247,6 +282,7 @@ class PostgresStore:
             _migrate(lock, url)
             pool = psycopg_pool.ConnectionPool(
                 conninfo,
+                configure=_configured,
                 min_size=1,
                 max_size=POOL_SIZE,
                 timeout=WAIT,
@@ -1084,7 +1120,7 @@ def _kept_rows(
     now: float,
 ) -> Written:
     """Rows written by key: new ones added, changed ones updated, the same ones left alone."""
-    texts = [(key, json.dumps(data, ensure_ascii=False, sort_keys=True)) for key, data in rows]
+    texts = [(_without_nul(key), _json_text(data)) for key, data in rows]
     found = db.execute(
         """SELECT key, data::text FROM dataset_rows WHERE project_id = %s AND dataset = %s AND
             key = ANY(%s)""",

@@ -28,7 +28,7 @@ import pytest
 from netglean.core.errors import ConfigurationError, Unavailable
 from netglean.core.settings import SETTINGS, Settings
 from netglean.store import postgresql
-from netglean.store.base import Queued
+from netglean.store.base import Project, Queued
 from netglean.store.migrations import MIGRATIONS, POSTGRESQL_MIGRATIONS
 from netglean.store.open import open_store
 from netglean.store.sqlite import FILE_NAME, SqliteStore
@@ -318,5 +318,29 @@ def test_the_frontier_after_a_long_visited_stretch_is_read_past_it(
         assert [q.seq for q in await store.queued_after(RUN, 0, 1_250, 150)] == list(
             range(1_251, 1_300),
         )
+
+    run(work)
+
+
+def test_a_nul_in_text_is_kept_as_a_replacement_character(store: postgresql.PostgresStore) -> None:
+    """PostgreSQL's text and JSONB hold no NUL (SQLite's hold it): a page's NUL reaches the store
+    in a URL, a log line or a row's data, and is kept as U+FFFD rather than failing the write."""
+
+    async def work() -> None:
+        await store.create(RUN, "crawl", {"url": "http://site.test/\x00"}, "a\x00b", "")
+        await store.log(RUN, "info", "read \x00 here")
+        lines, _ = await store.log_lines(RUN, levels=["info"], tail_chars=100)
+        assert [line.message for line in lines] == ["read \ufffd here"]
+        now = 1.0
+        project = Project("p" * 32, "p", "extract", {}, {}, None, "secret", now, now)
+        await store.save_project(project)
+        data = {"title\x00": ["a\x00b", {"c": "\x00"}], "n": 1}
+        written = await store.write_rows(project.id, RUN, {"d": [("k\x00", data)]})
+        assert written["d"].new == 1
+        rows, _ = await store.rows(project.id, "d", where=None, order=(), offset=0, limit=5)
+        clean = {"n": 1, "title\ufffd": ["a\ufffdb", {"c": "\ufffd"}]}
+        assert [(row.key, row.data) for row in rows] == [("k\ufffd", clean)]
+        again = await store.write_rows(project.id, RUN, {"d": [("k\x00", data)]})
+        assert again["d"].unchanged == 1  # the same data again: nothing to write
 
     run(work)
