@@ -1,15 +1,21 @@
 """The store's backends as its test suite opens them (tests/unit/store): each test runs on every
 backend in BACKENDS; the tests themselves stay as they are.
 
-PostgreSQL is the server NETGLEAN_TEST_POSTGRESQL names (a URL; dev/postgresql starts a
-throwaway one and prints it), each store in a schema of its own. Without the variable its cases are
-skipped, naming it, and fail in CI (CI set), which must run them."""
+PostgreSQL is the server NETGLEAN_TEST_POSTGRESQL names (a URL), each store in a schema of its own;
+without the variable, each test process starts a throwaway cluster of its own with dev/postgresql
+(on a free loopback port, stopped when the process ends), as the tests start their other servers."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import hashlib
 import os
+import shutil
+import socket
 import sqlite3
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,14 +29,31 @@ OTHER = "b" * 32
 
 
 def postgresql_server() -> str:
-    """The URL of the PostgreSQL server the tests use; skipped (failed in CI) when none is named."""
-    url = os.environ.get(POSTGRESQL, "")
-    if not url:
-        why = f"{POSTGRESQL} names no PostgreSQL server (dev/postgresql start prints one)"
-        if os.environ.get("CI"):
-            pytest.fail(why)
-        pytest.skip(why)
-    return url
+    """The URL of the PostgreSQL server the tests use: the one named, or this process's own."""
+    return os.environ.get(POSTGRESQL, "") or _throwaway_cluster()
+
+
+@functools.cache
+def _throwaway_cluster() -> str:
+    script = Path(__file__).resolve().parents[2] / "dev" / "postgresql"
+    folder = tempfile.mkdtemp(prefix="netglean-test-postgresql-")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = subprocess.run([str(script), "start", folder, str(port)], capture_output=True, text=True, check=False)
+    if started.returncode != 0:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.fail(
+            f"no PostgreSQL for the store's suite: {started.stderr.strip()} "
+            f"(dev/setup --tests installs it; or name a server in {POSTGRESQL})"
+        )
+    atexit.register(_stop_cluster, script, folder)
+    return started.stdout.strip()
+
+
+def _stop_cluster(script: Path, folder: str) -> None:
+    subprocess.run([str(script), "stop", folder], capture_output=True, check=False)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def schema_of(folder: Path) -> str:
