@@ -410,7 +410,7 @@ async def _store_pass(visits: int, batch: int) -> tuple[float, int, int]:
         ]
         started = time.perf_counter()
         for first in range(0, len(kept), batch):
-            await store.visited("0" * 32, 0, kept[first : first + batch])
+            await store.record_visits("0" * 32, 0, kept[first : first + batch])
         elapsed = time.perf_counter() - started
         store.close()
         size = (Path(folder) / FILE_NAME).stat().st_size - empty

@@ -73,7 +73,7 @@ async def _journal(store: RunStore) -> dict[str, float]:
     batches = _visits()
     started = time.perf_counter()
     for batch in batches:
-        await store.visited(RUN, 0, batch)
+        await store.record_visits(RUN, 0, batch)
     written = VISITS / (time.perf_counter() - started)
     urls = [f"https://site.example/{n}" for n in range(0, 10_000, 7)]
     return {

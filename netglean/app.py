@@ -34,7 +34,7 @@ def build_services(
     where it is stricter); ``fetcher`` replaces the one they describe (tests give one a fake DNS), and
     ``protocol_versions`` is the door's own (get_version reports them)."""
     registry = registry.with_profiles(settings.compat_sets)
-    settings = settings.tightened(registry.policy)
+    settings = settings.tighten(registry.policy)
     fetcher = fetcher or Fetcher(FetchPolicy.from_settings(settings))
     return Services(
         settings=settings,

@@ -19,7 +19,7 @@ from netglean.app import build_runner
 from netglean.calls.registry import Registry, load_registry
 from netglean.core.settings import Settings
 from netglean.serve.mcp import build_server
-from netglean.serve.versions import spoken
+from netglean.serve.versions import supported_versions
 from tests.support.clients import SyncClient, open_client
 from tests.support.environment import BROWSER_FUZZ_ENVIRONMENT, FUZZ_ENVIRONMENT, TEST_ENVIRONMENT
 from tests.support.paths import PROJECT
@@ -97,7 +97,7 @@ def settings() -> Settings:
 @pytest.fixture(scope="session")
 def memory_client(registry: Registry, settings: Settings) -> Iterator[SyncClient]:
     """The official client over the SDK's in-memory JSON-RPC transport."""
-    runner = build_runner(registry, settings, protocol_versions=spoken)
+    runner = build_runner(registry, settings, protocol_versions=supported_versions)
     with open_client(InMemoryTransport(build_server(runner)), runner) as client:
         yield client
 
@@ -181,7 +181,7 @@ def fuzz_world(fuzz_port: int, closed_port: int, request: pytest.FixtureRequest)
 def fuzz_client(registry: Registry, fuzz_port: int) -> Iterator[SyncClient]:
     """The official client over the in-memory transport, to a server under the fuzzer's policy."""
     settings = Settings.load(environ=FUZZ_ENVIRONMENT)
-    runner = build_runner(registry, settings, protocol_versions=spoken)
+    runner = build_runner(registry, settings, protocol_versions=supported_versions)
     with open_client(InMemoryTransport(build_server(runner)), runner) as client:
         yield client
 
@@ -191,7 +191,7 @@ def fuzz_browser_client(registry: Registry, fuzz_port: int) -> Iterator[SyncClie
     """The same, to a server with Chromium, for the tools that drive it (each action waits 0.2 s at most)."""
     environment = {**FUZZ_ENVIRONMENT, **BROWSER_FUZZ_ENVIRONMENT}
     environment.pop("NETGLEAN_BROWSER_PATH")
-    runner = build_runner(registry, Settings.load(environ=environment), protocol_versions=spoken)
+    runner = build_runner(registry, Settings.load(environ=environment), protocol_versions=supported_versions)
     with open_client(InMemoryTransport(build_server(runner)), runner) as client:
         yield client
 

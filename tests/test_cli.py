@@ -464,7 +464,7 @@ def test_a_summary_line_heads_a_table_whose_rows_are_nested_and_whose_last_colum
     }
     fix = "Answer Accept: text/markdown with a markdown rendering of the page (Content-Type: text/markdown)."
     payload = {"result": {"url": "https://e.test/", "score": 0, "fixes": [{"points": 9.0, "check": "neg", "fix": fix}]}}
-    assert output.shown(payload, spec).splitlines() == [
+    assert output.render_payload(payload, spec).splitlines() == [
         "https://e.test/: grade -, 0 of 100",
         "points  check  fix",
         f"9.0     neg    {fix}",

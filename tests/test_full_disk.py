@@ -49,7 +49,7 @@ async def main() -> None:
         Visited(seq, page, read=True, failed=False, canonical=None, url=page["url"])
         for seq, page in enumerate(pages)
     ]
-    await store.visited("a" * 32, 0, visits)
+    await store.record_visits("a" * 32, 0, visits)
     await store.finish("a" * 32, "succeeded")
     project = Project("c" * 32, "tides", "crawl", {"url": SITE}, {}, None, "s" * 32, now, now)
     await store.save_project(project)

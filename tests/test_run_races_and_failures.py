@@ -191,16 +191,16 @@ def test_a_store_failure_under_one_seed_fails_the_batch_run_which_resumes_that_s
 ) -> None:
     runner = runs_runner(served[1], registry, tmp_path)
     store = runner.services.runs.store
-    visited = store.visited
+    record_visits = store.record_visits
     failed: list[int] = []
 
     async def failing(run_id: str, part: int, kept: Any) -> None:
         if part == 1 and not failed:  # the second seed's first write
             failed.append(part)
             raise FULL
-        await visited(run_id, part, kept)
+        await record_visits(run_id, part, kept)
 
-    monkeypatch.setattr(store, "visited", failing)
+    monkeypatch.setattr(store, "record_visits", failing)
     seeds = [f"{SITE}/tree/23/0", f"{SITE}/tree/24/0"]
     with hosted(runner) as client:
         answer = envelope(client, "batch_crawl", {"urls": seeds, "max_depth": 10})

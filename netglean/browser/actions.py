@@ -23,7 +23,7 @@ import anyio
 
 from netglean.browser.pool import MAX_HTML, SETTLE, VIEWPORT, content, height, in_flight, quiet
 from netglean.core.errors import ActionFailed, NotAvailable, ToolError
-from netglean.core.validation import quoted
+from netglean.core.validation import quote_value
 
 if TYPE_CHECKING:
     from netglean.browser.pool import BrowserPool
@@ -151,7 +151,7 @@ async def perform(
         except ToolError as error:
             step.ok, step.error = False, error
         except Exception as exc:
-            step.ok, step.error = False, _failed(index, action, exc)
+            step.ok, step.error = False, _action_error(index, action, exc)
         step.ms = round((time.monotonic() - started) * 1000)
         step.url = page.url
         done.steps.append(step)
@@ -225,7 +225,7 @@ async def _act(
                 "turn it on (--browser-evaluate)",
                 detail={"action": step.index},
             )
-        step.value, step.truncated = _bounded(await _evaluate(page, _needs(action, "script")))
+        step.value, step.truncated = _truncate_result(await _evaluate(page, _needs(action, "script")))
 
 
 async def _scroll(page: Any, action: Action, settle: Callable[[], Awaitable[None]]) -> None:
@@ -271,7 +271,7 @@ async def _screenshot(page: Any, action: Action, index: int) -> Shot:
         box = await element.bounding_box(timeout=action.timeout * 1000)
         if box is None or box["width"] < 1 or box["height"] < 1:
             raise ActionFailed(
-                f"action {index} (screenshot): the element {quoted(action.selector)} is not shown on the page",
+                f"action {index} (screenshot): the element {quote_value(action.selector)} is not shown on the page",
                 detail={"action": index},
             )
         offset = await page.evaluate("[window.scrollX, window.scrollY]")
@@ -312,7 +312,7 @@ async def _evaluate(page: Any, script: str) -> Any:
     return await page.evaluate(f"async () => {{\n{script}\n}}")
 
 
-def _bounded(value: Any) -> tuple[Any, bool]:
+def _truncate_result(value: Any) -> tuple[Any, bool]:
     """An evaluate result as JSON can hold it, cut to EVALUATED_CHARS characters of JSON (then as a string)."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     if len(text) <= EVALUATED_CHARS:
@@ -331,20 +331,22 @@ def _missing(action: Action, name: str) -> ActionFailed:
     return ActionFailed(f"action {action.action} needs {name}", detail={"argument": name})
 
 
-def _failed(index: int, action: Action, exc: Exception) -> ActionFailed:
+def _action_error(index: int, action: Action, exc: Exception) -> ActionFailed:
     """A Playwright failure in netglean's words: which action, on which of the caller's selectors, and whether it
     timed out; Playwright's own message is never passed on (it quotes the page)."""
     what = f"action {index} ({action.action})"
-    target = f" on selector {quoted(action.selector)}" if action.selector else ""
+    target = f" on selector {quote_value(action.selector)}" if action.selector else ""
     said = str(exc).splitlines()[0] if str(exc) else ""  # read for its kind, never passed on
     if "Timeout" in type(exc).__name__:
         message = f"{what} timed out after {action.timeout:g} s{target}: no element was ready in time"
     elif "Unknown key" in said:
-        message = f"{what}: {quoted(action.key)} is not a key the browser knows (Enter, Tab, ArrowDown, Control+A …)"
+        message = (
+            f"{what}: {quote_value(action.key)} is not a key the browser knows (Enter, Tab, ArrowDown, Control+A …)"
+        )
     elif re.search(r"is not an? <|Element is not an?\b|Not a checkbox|not a <select>", said):
         message = f"{what} cannot act{target}: the element found is not one that takes this action"
     elif re.search(r"pars(e|ing)|Unexpected token|not a valid selector|Unknown engine", said, re.IGNORECASE):
-        message = f"{what}: {quoted(action.selector)} is not a selector the browser can read"
+        message = f"{what}: {quote_value(action.selector)} is not a selector the browser can read"
     elif action.action == "evaluate":
         message = f"{what}: the script threw an error or returned something that is not JSON"
     else:

@@ -85,7 +85,7 @@ class Captured:
         return described
 
 
-def described(value: Any) -> dict[str, Any]:
+def describe_json(value: Any) -> dict[str, Any]:
     """A JSON answer as a capture describes it: its shape, the pointer and length of its items, a sample."""
     found = items_path(value)
     summary: dict[str, Any] = {"shape": shape(value), "sample": sample(value)}
@@ -123,7 +123,7 @@ class Capture:
                     body = await response.body()
                     size = len(body)
                     if size <= SAMPLE_BYTES:
-                        summary = described(json.loads(body))
+                        summary = describe_json(json.loads(body))
         self._kept.append(Captured(request.method, redacted_url(response.url), response.status, media, size, summary))
 
     async def finished(self) -> tuple[Captured, ...]:

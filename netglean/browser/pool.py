@@ -106,7 +106,7 @@ class Rendered:
 
 
 @dataclass(frozen=True, slots=True)
-class Answered:
+class EndpointResponse:
     """An endpoint's answer as the browser got it: its body when it is JSON or text (None otherwise)."""
 
     final_url: str
@@ -180,7 +180,7 @@ class BrowserPool:
         whose deadline passes stops waiting, the launch goes on, and the next call finds the browser
         (or waits for the same launch). A call that gave up never leaves a Chromium behind, nor a
         second one starting beside the next call's."""
-        launch = self._launched()
+        launch = self._start_launch()
         if launch is None:
             return self._browser
         await launch.done.wait()
@@ -188,7 +188,7 @@ class BrowserPool:
             raise copy.copy(launch.failure)  # each waiter raises its own: tracebacks are per raise
         return launch.browser
 
-    def _launched(self) -> _Launch | None:
+    def _start_launch(self) -> _Launch | None:
         """The launch under way, started now when there is no browser; None if the browser runs."""
         if self._browser is not None and self._browser.is_connected():
             return None
@@ -274,7 +274,7 @@ class BrowserPool:
         """A page in a fresh context whose every request is admitted under ``fetcher`` (the call's view); why a
         navigation of its main frame was refused is appended to ``refused``. ``headers`` (a feed config's, less
         those netglean decides) go with the requests to ``origin`` only, never to a third party the page names."""
-        self._launched()  # the browser starts while the fetch layer that admits its requests loads
+        self._start_launch()  # the browser starts while the fetch layer that admits its requests loads
         await fetcher.ready()
         async with self._slots:
             browser = await self._ensure()
@@ -356,7 +356,7 @@ class BrowserPool:
                 raise refused[0] from None
             raise self._refused_at_proxy(url, mark) or _navigation_error(url, exc) from None
 
-    async def answer(self, fetcher: Fetcher, url: str, *, timeout: float) -> Answered:
+    async def answer(self, fetcher: Fetcher, url: str, *, timeout: float) -> EndpointResponse:
         """``url`` requested as the browser's own navigation (an API endpoint, its cookies and headers as a page
         would send them): its status, headers and, for a JSON or text answer, its body (at most the fetcher's
         byte cap); an answer Chromium shows in a viewer (a PDF) is described by its headers alone."""
@@ -371,7 +371,7 @@ class BrowserPool:
                     media = headers.get("content-type", "").split(";")[0].strip().lower()
                     readable = media in TEXT_TYPES or media.startswith("text/") or media.endswith(("+json", "+xml"))
                     body = await _bytes(response, fetcher.policy.max_bytes) if readable else None
-                    return Answered(response.url, response.status, headers, body)
+                    return EndpointResponse(response.url, response.status, headers, body)
         except TimeoutError:
             raise FetchTimeout(f"{url} took longer than allowed to answer", detail={"url": url}) from None
 
@@ -425,7 +425,7 @@ async def read_by_strategy(
     itself) when what ``read`` made of it is ``lacking`` (no items where a feed expects some) and the server has a
     browser installed."""
     from netglean.read.document import HTML_TYPES  # the readers' modules: not loaded with the pool
-    from netglean.read.page_signals import scripted
+    from netglean.read.page_signals import has_scripts
 
     deadline = min(fetcher.policy.total_timeout, timeout or fetcher.policy.total_timeout)
 
@@ -442,7 +442,7 @@ async def read_by_strategy(
     page = await fetcher.fetch(url, headers=headers, timeout=timeout, max_redirects=max_redirects)
     found = await read(page)
     renders = strategy == "auto" and browser is not None and browser.installed
-    if renders and page.media_type in HTML_TYPES and scripted(page.body) and lacking(found):
+    if renders and page.media_type in HTML_TYPES and has_scripts(page.body) and lacking(found):
         return await rendered(), "browser"
     return found, "http"
 

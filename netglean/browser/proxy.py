@@ -172,9 +172,9 @@ class PolicyProxy:
             await upstream.send(forwarded + b"Connection: close\r\n\r\n")
             body = _content_length(kept)
             await _forward_body(client, upstream, rest, body)
-            await self._answer_back(upstream, client, target, fetcher)  # the one answer, then the connection ends
+            await self._relay_response(upstream, client, target, fetcher)  # the one answer, then the connection ends
 
-    async def _answer_back(self, upstream: ByteStream, client: ByteStream, target: str, fetcher: Fetcher) -> None:
+    async def _relay_response(self, upstream: ByteStream, client: ByteStream, target: str, fetcher: Fetcher) -> None:
         """The answer passed back whole; a redirect's Location is expected first, under the fetcher that asked
         for ``target`` (Playwright routes no redirect hop, so no router would): where a page may be led, the
         policy still decides when the browser goes there."""

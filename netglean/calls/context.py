@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
-ANSWER_RESERVE = 0.2
+RESPONSE_RESERVE = 0.2
 """Share of the time a call has left that a tool returning partial results keeps for answering (at least a
 second, at most half)."""
 
@@ -96,7 +96,7 @@ class Context:
         if deadline == math.inf:
             return deadline
         left = max(deadline - anyio.current_time(), 0.0)
-        return deadline - min(max(1.0, ANSWER_RESERVE * left), left / 2)
+        return deadline - min(max(1.0, RESPONSE_RESERVE * left), left / 2)
 
     async def report(self, done: float, total: float | None = None, message: str | None = None) -> None:
         """Tell the client how far a long call has got; nothing happens when it did not ask."""

@@ -75,10 +75,10 @@ def _value(envelope: Mapping[str, Any], source: Any) -> Any:
     if "map" in source:
         found = value_at(envelope, source["from"])
         return source["map"].get(found, found) if isinstance(found, str) else found
-    return _value(envelope, source["then"] if _met(envelope, source["when"]) else source["else"])
+    return _value(envelope, source["then"] if _conditions_hold(envelope, source["when"]) else source["else"])
 
 
-def _met(envelope: Mapping[str, Any], when: Mapping[str, Any]) -> bool:
+def _conditions_hold(envelope: Mapping[str, Any], when: Mapping[str, Any]) -> bool:
     """Whether every pointer's value in ``envelope`` is the one ``when`` gives."""
     return all(value_at(envelope, pointer) == expected for pointer, expected in when.items())
 
@@ -90,7 +90,9 @@ def project(envelope: Mapping[str, Any], projection: Any) -> dict[str, Any] | No
     if projection == "none":
         return None
     if "when" in projection:
-        return project(envelope, projection["then"] if _met(envelope, projection["when"]) else projection["else"])
+        return project(
+            envelope, projection["then"] if _conditions_hold(envelope, projection["when"]) else projection["else"]
+        )
     start = value_at(envelope, projection.get("from", ""))
     made = {k: v for k, v in start.items() if "keep" not in projection or k in projection["keep"]}
     for target, source in projection.get("set", {}).items():
@@ -107,7 +109,7 @@ def project(envelope: Mapping[str, Any], projection: Any) -> dict[str, Any] | No
     return made
 
 
-class ProtocolAnswer(Exception):
+class JsonRpcFailure(Exception):
     """A failure the seed's client reads as a JSON-RPC error (the door raises it as one)."""
 
     def __init__(self, code: int, message: str) -> None:
@@ -117,7 +119,7 @@ class ProtocolAnswer(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class SeedResponse:
     """A call's answer in the seed's shape."""
 
     text: str
@@ -168,7 +170,7 @@ class ToolWire:
             if "not_applied" in rule or "answer_only" in rule:
                 if name in given:
                     check = self._checks.setdefault(name, SchemaValidator(rule["schema"]))
-                    problems += [_named(name, p) for p in check.problems(given.pop(name))]
+                    problems += [_name_problem(name, p) for p in check.problems(given.pop(name))]
                     if "not_applied" in rule:
                         unapplied.append(name)
                 continue
@@ -198,27 +200,29 @@ class ToolWire:
         arguments: Mapping[str, Any],
         netglean_text: Callable[[], str],
         source: str | None,
-    ) -> Answer:
+    ) -> SeedResponse:
         """The call's answer as the seed's client reads it; a failure the seed answers as a JSON-RPC error raises
-        ``ProtocolAnswer``."""
+        ``JsonRpcFailure``."""
         ok = bool(envelope["ok"])
         projection, text = self.result, self.text
-        failed = next((rule for rule in self.failed_when if _met(envelope, rule["when"])), None) if ok else None
+        failed = (
+            next((rule for rule in self.failed_when if _conditions_hold(envelope, rule["when"])), None) if ok else None
+        )
         if failed is not None:
             structured = project(envelope, failed.get("result", "none"))
             filling = _Filling(envelope, structured, arguments, netglean_text, source)
-            return Answer(self._text(failed["text"], filling), structured, True)
+            return SeedResponse(self._text(failed["text"], filling), structured, True)
         if not ok:
             code = str(envelope["payload"].get("error", {}).get("code", ""))
             rule = self.errors.get(code) or self.errors.get("*") or {}
             if "jsonrpc" in rule:
                 message = rule["message"]
                 said = message if isinstance(message, str) else value_at(envelope, message["from"])
-                raise ProtocolAnswer(int(rule["jsonrpc"]), str(said))
+                raise JsonRpcFailure(int(rule["jsonrpc"]), str(said))
             projection, text = rule.get("result", "envelope"), rule.get("text", text)
         structured = project(envelope, projection)
         filling = _Filling(envelope, structured, arguments, netglean_text, source)
-        return Answer(self._text(text, filling), structured, not ok)
+        return SeedResponse(self._text(text, filling), structured, not ok)
 
     def _text(self, form: Any, filling: _Filling) -> str:
         if form == "netglean":
@@ -235,11 +239,11 @@ class ToolWire:
         if "each" in form:
             arrays = values_at(filling.envelope, form["each"])
             items = [item for found in arrays if isinstance(found, list) for item in found]
-            written = [_filled(form["template"], item, skip=form.get("skip_empty", False)) for item in items]
-            head = _filled(form.get("head", ""), filling.envelope, skip=form.get("skip_empty", False))
+            written = [_fill_template(form["template"], item, skip=form.get("skip_empty", False)) for item in items]
+            head = _fill_template(form.get("head", ""), filling.envelope, skip=form.get("skip_empty", False))
             filled = str(form.get("join", "\n\n")).join(filter(None, [head, *written]))
         else:
-            filled = _filled(form["template"], filling.envelope, skip=form.get("skip_empty", False))
+            filled = _fill_template(form["template"], filling.envelope, skip=form.get("skip_empty", False))
         if form.get("frame") == "netglean":
             return untrusted.frame(filling.source or self.name, filled, cleaned=True)
         if form.get("frame") == "seed" and self.quarantine is not None:  # the generator saw that it is there
@@ -270,7 +274,7 @@ def _keys_renamed(item: Any, keys: Mapping[str, str]) -> Any:
     return renamed
 
 
-def _filled(template: str, document: Any, *, skip: bool) -> str:
+def _fill_template(template: str, document: Any, *, skip: bool) -> str:
     """``template`` with its placeholders filled from ``document``; with ``skip``, without the lines whose
     placeholders all find nothing."""
     if not skip:
@@ -290,7 +294,7 @@ def _shown(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _named(argument: str, problem: Problem) -> Problem:
+def _name_problem(argument: str, problem: Problem) -> Problem:
     """A not-applied argument's problem, said of the argument by name."""
     where = f"/{argument}{problem.pointer}"
     return Problem(where, argument, f"argument '{argument}': {problem.message}")

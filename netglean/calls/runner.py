@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from netglean.calls.context import Context, Progress, Services
 from netglean.calls.registry import ToolSpec, resolve
-from netglean.calls.runs import RunScope, described, stored_envelope
+from netglean.calls.runs import RunScope, describe_run, stored_envelope
 from netglean.core import untrusted
 from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, failure, failure_field_schemas, say
 from netglean.core.errors import (
@@ -37,7 +37,15 @@ from netglean.core.errors import (
     ToolError,
     Unavailable,
 )
-from netglean.core.validation import Problem, SchemaValidator, bounded, choice_problems, json_type, named, reported
+from netglean.core.validation import (
+    Problem,
+    SchemaValidator,
+    choice_problems,
+    json_type,
+    quote_name,
+    report_problems,
+    shorten_message,
+)
 from netglean.store.base import Run
 
 log = logging.getLogger("netglean.calls.runner")
@@ -159,7 +167,7 @@ class ToolRunner:
             raise UnknownTool(name) from None
         return self.registry.tools[spec.alias_of] if spec.alias_of else spec
 
-    async def _built(self, spec: ToolSpec) -> _Compiled:
+    async def _build_tool(self, spec: ToolSpec) -> _Compiled:
         """``spec``'s tool, built on its first call in a worker thread: importing a handler and what
         it imports would hold the event loop, and with it every deadline, for as long as it takes. A
         call that stops waiting (its deadline) leaves the building going on for the next call."""
@@ -216,8 +224,8 @@ class ToolRunner:
                 # The deadline holds from the call's start, whatever is cold: a tool's first call
                 # waits for its building within it (an import that fails is its internal_error).
                 with anyio.fail_after(timeout):
-                    compiled = await self._built(spec)
-                model = self._validated(spec, compiled, arguments)
+                    compiled = await self._build_tool(spec)
+                model = self._validate(spec, compiled, arguments)
                 left = timeout - (anyio.current_time() - started)
                 if spec.execution == "async":  # a run: it takes no call slot, and goes on past the call
                     with anyio.fail_after(left):
@@ -266,9 +274,9 @@ class ToolRunner:
                 run = await runs.wait_for_call(run.id, getattr(model, "timeout_ms", None), progress)
         if only_now and not run.finished:  # it ended with the hosting: interrupted, as the answer says
             run = await runs.get(run.id)
-        return await self.run_answer(spec, compiled, run)
+        return await self.run_response(spec, compiled, run)
 
-    async def run_answer(self, spec: ToolSpec, compiled: _Compiled, run: Run) -> tuple[Envelope, str | None]:
+    async def run_response(self, spec: ToolSpec, compiled: _Compiled, run: Run) -> tuple[Envelope, str | None]:
         """A run's answer to the call that started it: the run's own envelope once it has one, else the run."""
         if run.has_result:
             stored = await self.services.runs.store.result(run.id)
@@ -287,21 +295,21 @@ class ToolRunner:
                 done=run.done,
             )
         source = f"run {run.id}"
-        outcome = Outcome({"run": described(run)}, next_step="get_run_status", guidance=guidance, source=source)
+        outcome = Outcome({"run": describe_run(run)}, next_step="get_run_status", guidance=guidance, source=source)
         return self._finish(spec, compiled, outcome), source
 
-    async def answer_run(self, run: Run) -> tuple[Envelope, str | None]:
+    async def run_response_for(self, run: Run) -> tuple[Envelope, str | None]:
         """``run_answer`` for a door that holds only the run, not the call that started it (an MCP task's result):
         what a call that waited for ``run`` answers."""
         spec = self.spec(run.tool)
-        return await self.run_answer(spec, await self._built(spec), run)
+        return await self.run_response(spec, await self._build_tool(spec), run)
 
     async def _run_tool(self, run: Run, scope: RunScope, report: Progress) -> tuple[Envelope, str | None]:
         """One run's work: the call path without a call's deadline or slot (the run has its own)."""
         spec = self.spec(run.tool)
         try:
-            compiled = await self._built(spec)
-            model = self._validated(spec, compiled, run.arguments)
+            compiled = await self._build_tool(spec)
+            model = self._validate(spec, compiled, run.arguments)
             context = Context(self.services, session=run.session, progress=report, run=scope)
             return await self._invoke(spec, compiled, model, context)
         except ToolError as error:
@@ -310,7 +318,7 @@ class ToolRunner:
             log.exception("run %s of %s raised", run.id, run.tool)
             return self._fail(spec, HandlerCrashed(f"{run.tool} failed: {type(exc).__name__}")), None
 
-    def _validated(self, spec: ToolSpec, compiled: _Compiled, arguments: Any) -> BaseModel:
+    def _validate(self, spec: ToolSpec, compiled: _Compiled, arguments: Any) -> BaseModel:
         if not isinstance(arguments, Mapping):
             problem = Problem("", "", f"the arguments must be a JSON object, not {json_type(arguments)}")
             raise InvalidArguments(problem.message, detail={"errors": [problem.as_dict()]})
@@ -326,7 +334,7 @@ class ToolRunner:
                 return compiled.input_model.model_validate(arguments)
             except ValidationError as exc:
                 problems = [_pydantic_problem(error) for error in exc.errors()]
-        shown, more = reported(problems)
+        shown, more = report_problems(problems)
         message = f"invalid arguments for {spec.name}: " + "; ".join(p.message for p in shown)
         if more:
             message += f"; and {more} more problem(s)"
@@ -414,7 +422,7 @@ def _default_guidance(next_step: str) -> str:
 
 def _pydantic_problem(error: Mapping[str, Any]) -> Problem:
     """A model's objection as a problem, quoted as briefly as the schema's (a name or value the caller chose is
-    cut by ``named`` and ``bounded``)."""
-    parts = [named(str(p)) for p in error.get("loc", ())]
+    cut by ``quote_name`` and ``shorten_message``)."""
+    parts = [quote_name(str(p)) for p in error.get("loc", ())]
     where = ".".join(parts)
-    return Problem("/" + "/".join(parts), where, bounded(f"argument '{where}': {error.get('msg', 'invalid')}"))
+    return Problem("/" + "/".join(parts), where, shorten_message(f"argument '{where}': {error.get('msg', 'invalid')}"))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, overload
 import anyio
 from anyio.abc import TaskGroup
 
-from netglean.calls.context import ANSWER_RESERVE
+from netglean.calls.context import RESPONSE_RESERVE
 from netglean.core.envelope import Envelope
 from netglean.core.errors import RunNotFound, ToolError, Unavailable
 from netglean.core.settings import Settings
@@ -391,7 +391,7 @@ class Runs:
     async def wait_for_call(self, run_id: str, timeout_ms: int | None, progress: Progress | None) -> Run:
         """wait() as a call does: at most ``timeout_ms``, never past the call's deadline less the share kept for
         answering."""
-        most = self._settings.call_timeout * (1 - ANSWER_RESERVE)
+        most = self._settings.call_timeout * (1 - RESPONSE_RESERVE)
         return await self.wait(run_id, most if timeout_ms is None else min(timeout_ms / 1000, most), progress)
 
     async def wait(self, run_id: str, seconds: float, progress: Progress | None = None) -> Run:
@@ -471,15 +471,15 @@ class Runs:
 
 
 @overload
-def when(epoch: float) -> str: ...
+def format_time(epoch: float) -> str: ...
 @overload
-def when(epoch: float | None) -> str | None: ...
-def when(epoch: float | None) -> str | None:
+def format_time(epoch: float | None) -> str | None: ...
+def format_time(epoch: float | None) -> str | None:
     """An epoch time as the run tools show it: ISO 8601, UTC, milliseconds."""
     return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
 
 
-def described(run: Run) -> dict[str, Any]:
+def describe_run(run: Run) -> dict[str, Any]:
     """A run as the RunStatus schema shows it."""
     shown: dict[str, Any] = {
         "run_id": run.id,
@@ -489,10 +489,10 @@ def described(run: Run) -> dict[str, Any]:
         "done": run.done,
         "total": run.total,
         "current": run.current,
-        "created_at": when(run.created_at),
-        "started_at": when(run.started_at),
-        "updated_at": when(run.updated_at),
-        "finished_at": when(run.finished_at),
+        "created_at": format_time(run.created_at),
+        "started_at": format_time(run.started_at),
+        "updated_at": format_time(run.updated_at),
+        "finished_at": format_time(run.finished_at),
         "attempts": run.attempts,
         "cancel_requested": run.cancel,
         "has_result": run.has_result,

@@ -33,9 +33,9 @@ def _runner(settings: Settings) -> ToolRunner:
     (imported here, not at start: the CLI's other commands never load the runtime)."""
     from netglean.app import build_runner
     from netglean.calls.registry import load_registry
-    from netglean.serve.versions import spoken
+    from netglean.serve.versions import supported_versions
 
-    return build_runner(load_registry(settings.registry), settings, protocol_versions=spoken)
+    return build_runner(load_registry(settings.registry), settings, protocol_versions=supported_versions)
 
 
 def _add_settings(
@@ -382,13 +382,13 @@ def _show(
         written = runner.render_text(args._tool, envelope, source)
     elif not envelope.ok and for_a_person:
         written = None
-        print(f"{prog}: {output.failure(envelope.payload)}", file=sys.stderr)
+        print(f"{prog}: {output.describe_failure(envelope.payload)}", file=sys.stderr)
         if usage_error:
             print(f"({prog} --help lists its flags)", file=sys.stderr)
     elif not (spec and for_a_person):
         written = json.dumps(envelope.as_dict(), indent=2, ensure_ascii=False)
     else:
-        written = output.shown(envelope.payload, spec)
+        written = output.render_payload(envelope.payload, spec)
         for line in output.row_errors(envelope.payload, spec):
             print(f"{prog}: {line}", file=sys.stderr)
     if written is not None and args._output:
@@ -410,7 +410,7 @@ def _show(
             return 2
     if usage_error:
         return 2
-    return 0 if envelope.ok and not output.failed(envelope.payload, spec) else 1
+    return 0 if envelope.ok and not output.is_failure(envelope.payload, spec) else 1
 
 
 def _feed(args: argparse.Namespace) -> int:
@@ -426,7 +426,7 @@ def _feed(args: argparse.Namespace) -> int:
         try:
             draft, _ = await runner.call("capture_config", drafting)
             if not draft.ok:
-                print(f"netglean feed: {output.failure(draft.payload)}", file=sys.stderr)
+                print(f"netglean feed: {output.describe_failure(draft.payload)}", file=sys.stderr)
                 return 2 if draft.payload["error"]["code"] == "invalid_arguments" else 1
             if args.save_config is not None:
                 try:

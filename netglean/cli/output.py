@@ -21,7 +21,7 @@ envelope has it whole)."""
 _PLACEHOLDER = re.compile(r"\{([\w.|]+)\}")
 
 
-def shown(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
+def render_payload(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
     """The payload as the tool's cli entry shows it: its first content field present, else its summary line and
     its table."""
     for name in spec.get("content", ()):
@@ -53,12 +53,12 @@ def row_errors(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> list[str]
     ]
 
 
-def failed(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
+def is_failure(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
     """Whether an ok result is still a failure for the exit code: a batch that read nothing, say."""
     return any(payload.get(name) == value for name, value in (spec.get("fails_when") or {}).items())
 
 
-def failure(payload: Mapping[str, Any]) -> str:
+def describe_failure(payload: Mapping[str, Any]) -> str:
     """A failed call in a line or a few: its code and message, then each problem an invalid argument had."""
     error = payload.get("error") or {}
     lines = [f"{error.get('code', 'error')}: {error.get('message', '')}"]

@@ -154,7 +154,7 @@ def _quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-async def _named(runner: ToolRunner, name: str) -> dict[str, Any] | None:
+async def _project_named(runner: ToolRunner, name: str) -> dict[str, Any] | None:
     """The project of this exact name (names are unique in a store), if any."""
     payload = await _payload(runner, "list_projects", {"filter": f"name = {_quoted(name)}", "per_page": 1})
     return payload["projects"][0] if payload["projects"] else None
@@ -171,7 +171,7 @@ async def project_id_of(runner: ToolRunner, wanted: str) -> tuple[str | None, st
 
 async def _resolve(runner: ToolRunner, wanted: str) -> dict[str, Any]:
     """The project ``wanted`` names, by its id or its exact name (get_project's view of it)."""
-    by_name = await _named(runner, wanted)
+    by_name = await _project_named(runner, wanted)
     if PROJECT_ID.fullmatch(wanted):
         envelope, _ = await runner.call("get_project", {"project_id": wanted})
         if envelope.ok:
@@ -199,18 +199,18 @@ async def _resolve(runner: ToolRunner, wanted: str) -> dict[str, Any]:
     raise _Stop(f"no project has the id or name {wanted!r}; {hint}")
 
 
-def _sorted(value: Any) -> Any:
+def _sort_keys(value: Any) -> Any:
     """``value`` with every mapping's keys in order, at every depth: one project always writes the same file."""
     if isinstance(value, dict):
-        return {key: _sorted(value[key]) for key in sorted(value)}
+        return {key: _sort_keys(value[key]) for key in sorted(value)}
     if isinstance(value, list):
-        return [_sorted(item) for item in value]
+        return [_sort_keys(item) for item in value]
     return value
 
 
 def _document(project: dict[str, Any]) -> dict[str, Any]:
     """A project (as get_project shows it) as its file holds it: save_project's arguments."""
-    return {key: _sorted(project[key]) for key in EXPORTED if project.get(key) is not None}
+    return {key: _sort_keys(project[key]) for key in EXPORTED if project.get(key) is not None}
 
 
 def _yaml(document: dict[str, Any]) -> str:
@@ -269,7 +269,7 @@ async def _run(args: argparse.Namespace, runner: ToolRunner) -> int:
     async with runs.hosting():
         envelope, _ = await runner.call("run_project", arguments)
         if envelope.ok and "run" in envelope.payload:  # the call's deadline came first: the run goes on till it ends
-            envelope, _ = await runner.answer_run(await runs.wait(envelope.payload["run"]["run_id"], math.inf))
+            envelope, _ = await runner.run_response_for(await runs.wait(envelope.payload["run"]["run_id"], math.inf))
     if not envelope.ok:
         raise _Stop(_said(envelope.payload["error"]))
     outcome = envelope.payload
@@ -374,7 +374,7 @@ def _refusal(path: Path, error: dict[str, Any]) -> list[str]:
     return [f"{path}: {p.get('pointer') or '/' + p.get('argument', '')}: {p['problem']}" for p in problems]
 
 
-async def _checked(runner: ToolRunner, documents: list[tuple[Path, dict[str, Any]]]) -> list[str]:
+async def _check_documents(runner: ToolRunner, documents: list[tuple[Path, dict[str, Any]]]) -> list[str]:
     """Every problem saving ``documents`` would meet, none saved: each is saved by save_project itself into a
     scratch store (its whole validation, whatever the kind, and names unique among the files), then its name is
     looked for in the real store (held by another project, it would stop the import halfway)."""
@@ -397,7 +397,7 @@ async def _checked(runner: ToolRunner, documents: list[tuple[Path, dict[str, Any
                 if not envelope.ok:
                     problems += _refusal(path, envelope.payload["error"])
                     continue
-                other = await _named(runner, document["name"])
+                other = await _project_named(runner, document["name"])
                 if other is not None and other["project_id"] != project_id:
                     problems.append(
                         f"{path}: /name: the store's project {other['project_id']} is named {document['name']!r}"
@@ -416,7 +416,7 @@ async def _import(args: argparse.Namespace, runner: ToolRunner) -> int:
             documents.append((path, _read(path)))
         except _Stop as stop:
             problems += stop.lines
-    problems += await _checked(runner, documents)
+    problems += await _check_documents(runner, documents)
     if problems:
         raise _Stop(*problems, f"nothing imported: {len(problems)} problem(s)")
     for done, (path, document) in enumerate(documents):

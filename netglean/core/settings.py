@@ -47,7 +47,7 @@ higher one, a switch off (a list emptied), or more items of a list. A profile's 
 stricter than the operator's (a list's items are added to the operator's)."""
 
 
-def _listed(value: str) -> tuple[str, ...]:
+def _split_list(value: str) -> tuple[str, ...]:
     """The items of a comma-separated setting, blanks left out, each once."""
     return tuple(dict.fromkeys(item.strip() for item in value.split(",") if item.strip()))
 
@@ -106,7 +106,7 @@ class Setting:
         return value
 
     def check(self, value: Any, origin: str) -> None:
-        for item in _listed(value) if self.several else (value,):
+        for item in _split_list(value) if self.several else (value,):
             if self.choices and item not in self.choices:
                 raise ConfigurationError(f"{origin}: {item!r} is not one of {', '.join(self.choices)}")
         if isinstance(value, float) and not math.isfinite(value):  # nan is below no minimum: refused first
@@ -166,7 +166,7 @@ def _public_url(value: str) -> str | None:
 def _robots_agents(value: str) -> str | None:
     """robots.txt groups are named by product tokens (RFC 9309: letters, digits, '-' and '_'); netglean's own is
     always among them."""
-    tokens = _listed(value)
+    tokens = _split_list(value)
     wrong = next((t for t in tokens if not t.replace("-", "").replace("_", "").isalnum() or not t.isascii()), None)
     if wrong is not None:
         return f"{wrong!r} is no robots.txt product token (letters, digits, '-' and '_')"
@@ -606,14 +606,14 @@ class Settings:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}{path}"
 
-    def tightened(self, values: Mapping[str, Any]) -> Settings:
+    def tighten(self, values: Mapping[str, Any]) -> Settings:
         """These settings with each of ``values`` (a profile's policy, keys of ``TIGHTER``) where it is stricter."""
         changed: dict[str, Any] = {}
         for name, value in values.items():
             own, way = getattr(self, name), TIGHTER[name]
             if way == "more":
-                more = ",".join(dict.fromkeys((*_listed(own), *_listed(value))))
-                if more != ",".join(_listed(own)):
+                more = ",".join(dict.fromkeys((*_split_list(own), *_split_list(value))))
+                if more != ",".join(_split_list(own)):
                     changed[name] = more
                 continue
             stricter = (own and not value) if way == "off" else (value < own if way == "lower" else value > own)
@@ -624,7 +624,7 @@ class Settings:
     @property
     def compat_sets(self) -> tuple[str, ...]:
         """The compat sets ``compat`` names, in the order given."""
-        return _listed(self.compat)
+        return _split_list(self.compat)
 
     def policy(self) -> dict[str, bool | int | float]:
         """The settings as booleans and numbers only (no strings, no secrets): safe to show to any client."""

@@ -210,13 +210,13 @@ def neutralise_markers(text: str) -> str:
     if suspect.search(text) is None and (astral is None or not _ASTRAL.search(text) or not astral.search(text)):
         return text
     while True:
-        broken = marker.sub(_quoted, text)
+        broken = marker.sub(_break_marker, text)
         if broken == text:
             return text
         text = broken
 
 
-def _quoted(found: re.Match[str]) -> str:
+def _break_marker(found: re.Match[str]) -> str:
     """A marker look-alike broken: " (quoted) " between its words, in place of the spacing there."""
     return f"{found[1]} (quoted) {_BLANKS.sub('', found[2], count=1)}{found[3]}"
 

@@ -38,7 +38,7 @@ MAX_REPORTED = 20
 the answer naming them all would be larger than the request."""
 
 
-def reported(problems: Sequence[_Reported]) -> tuple[list[_Reported], int]:
+def report_problems(problems: Sequence[_Reported]) -> tuple[list[_Reported], int]:
     """The problems an error names (or a feed config's warnings), and how many more there are."""
     return list(problems[:MAX_REPORTED]), max(len(problems) - MAX_REPORTED, 0)
 
@@ -54,7 +54,7 @@ MESSAGE_CHARS = 240
 """Most characters of one problem's sentence, whatever the validator wrote."""
 
 
-def quoted(value: Any) -> str:
+def quote_value(value: Any) -> str:
     """``value`` as an error quotes it: its JSON, cut after QUOTED_CHARS characters, then how much there was
     (``["https://a.test/1", "https://a.test/2", … (101 items)``)."""
     text = json.dumps(value, ensure_ascii=False, default=str)
@@ -63,12 +63,12 @@ def quoted(value: Any) -> str:
     return f"{text[:QUOTED_CHARS]}… ({_size(value, text)})"
 
 
-def named(name: str) -> str:
+def quote_name(name: str) -> str:
     """A key the caller chose (an unknown argument's name), quoted as briefly as a value."""
     return name if len(name) <= QUOTED_CHARS else f"{name[:QUOTED_CHARS]}… ({_count(len(name), 'character')})"
 
 
-def bounded(message: str) -> str:
+def shorten_message(message: str) -> str:
     """A sentence cut to MESSAGE_CHARS, keeping its start and its end (where a validator says what is wrong)."""
     if len(message) <= MESSAGE_CHARS:
         return message
@@ -88,13 +88,13 @@ def _count(n: int, unit: str) -> str:
 
 
 def _pointer(parts: list[str | int]) -> str:
-    return "".join("/" + named(str(p)).replace("~", "~0").replace("/", "~1") for p in parts)
+    return "".join("/" + quote_name(str(p)).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 def _dotted(parts: list[str | int]) -> str:
     out = ""
     for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{named(part)}" if out else named(part))
+        out += f"[{part}]" if isinstance(part, int) else (f".{quote_name(part)}" if out else quote_name(part))
     return out
 
 
@@ -121,12 +121,14 @@ def _describe(error: jsonschema_rs.ValidationError) -> list[Problem]:
             Problem(
                 _pointer(parts),
                 where,
-                f"{subject} must be {wanted}, got {json_type(error.instance)} {quoted(error.instance)}",
+                f"{subject} must be {wanted}, got {json_type(error.instance)} {quote_value(error.instance)}",
             )
         ]
     if isinstance(kind, kinds.Pattern) and (refused := _refused_character(kind.pattern, error.instance)):
         return [Problem(_pointer(parts), where, f"{subject}: {refused} is not among the characters it may hold")]
-    return [Problem(_pointer(parts), where, bounded(f"{subject}: {_quoted_briefly(error.message, error.instance)}"))]
+    return [
+        Problem(_pointer(parts), where, shorten_message(f"{subject}: {_quoted_briefly(error.message, error.instance)}"))
+    ]
 
 
 _ONE_CLASS = re.compile(r"\^(\[(?:\\.|[^\]\\])+\])[*+]\$")
@@ -174,12 +176,12 @@ def _closest(
 
 
 def _quoted_briefly(message: str, instance: Any) -> str:
-    """The validator's message with the value it quotes cut short (``quoted``); where the validator spelt the value
-    some other way, ``bounded`` still cuts the sentence."""
+    """The validator's message with the value it quotes cut short (``quote_value``); where the validator spelt the value
+    some other way, ``shorten_message`` still cuts the sentence."""
     for ascii_only in (False, True):
         written = json.dumps(instance, ensure_ascii=ascii_only, separators=(",", ":"), default=str)
         if len(written) > QUOTED_CHARS and written in message:
-            return message.replace(written, quoted(instance), 1)
+            return message.replace(written, quote_value(instance), 1)
     return message
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from netglean.core.validation import MAX_REPORTED, bounded, json_type, named, quoted
+from netglean.core.validation import MAX_REPORTED, json_type, quote_name, quote_value, shorten_message
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.problems import Problem, invalid, json_pointer
 from netglean.feeds.selectors import selector_problem
@@ -113,7 +113,7 @@ def load(config: Any, parameters: dict[str, Any] | None = None, *, url: str | No
         if name not in values:
             problem = Problem(
                 json_pointer(["parameters", name]),
-                f"the config has no parameter {quoted(name)} (it has: {_names(sorted(values))})",
+                f"the config has no parameter {quote_value(name)} (it has: {_names(sorted(values))})",
             )
             raise invalid([problem], warnings)
         values[name] = value
@@ -125,7 +125,9 @@ def load(config: Any, parameters: dict[str, Any] | None = None, *, url: str | No
     if compared is None and url is not None:
         warnings = (*warnings, *_url_note(channel_url, url))
     if not re.match(r"https?://", channel_url, re.IGNORECASE):
-        problem = Problem("/channel/url", f"{quoted(channel_url)} is not an http(s) URL; tools never read local files")
+        problem = Problem(
+            "/channel/url", f"{quote_value(channel_url)} is not an http(s) URL; tools never read local files"
+        )
         raise invalid([problem], warnings)
     return Loaded(dict(filled), warnings)
 
@@ -154,7 +156,7 @@ def _names(names: list[str]) -> str:
     if not names:
         return "none"
     more = f" and {len(names) - MAX_REPORTED} more" if len(names) > MAX_REPORTED else ""
-    return ", ".join(named(name) for name in names[:MAX_REPORTED]) + more
+    return ", ".join(quote_name(name) for name in names[:MAX_REPORTED]) + more
 
 
 def _known(value: Any, schema: dict[str, Any], path: str, found: list[Problem]) -> Any:
@@ -208,7 +210,7 @@ def _meant_for(schema: dict[str, Any], value: Any) -> bool:
 
 
 def _unknown_key(key: str, path: str, known: list[str]) -> str:
-    said = f"{quoted(key)} is not a key of {_named(path)}, so it is ignored (as html2rss ignores it)"
+    said = f"{quote_value(key)} is not a key of {_named(path)}, so it is ignored (as html2rss ignores it)"
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
     if close:
         return f"{said}; did you mean {close[0]!r}?"
@@ -222,7 +224,7 @@ def _fill(value: Any, values: dict[str, Any], warnings: tuple[Problem, ...], pat
         def replace(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in values:
-                raise invalid([Problem(path, f"%<{named(name)}>s names no parameter")], warnings)
+                raise invalid([Problem(path, f"%<{quote_name(name)}>s names no parameter")], warnings)
             return str(values[name])
 
         return _PARAMETER.sub(replace, value)
@@ -253,24 +255,26 @@ def _explain(error: Any) -> Problem:
         name = missing[0] if missing else error.message
         hint = (schema.get("properties", {}).get(name) or {}).get("description", "")
         subject = (
-            f"{named(str(value['name']))} needs" if isinstance(value, dict) and "name" in value else f"{where} needs"
+            f"{quote_name(str(value['name']))} needs"
+            if isinstance(value, dict) and "name" in value
+            else f"{where} needs"
         )
         return Problem(path, f"{subject} {name!r}" + (f": {hint}" if hint else ""))
     if kind == "enum":
         choices = ", ".join(str(c) for c in error.validator_value)
-        return Problem(path, f"{quoted(value)} is not allowed for {where}; use one of: {choices}")
+        return Problem(path, f"{quote_value(value)} is not allowed for {where}; use one of: {choices}")
     if kind == "type":
         expected = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
-        return Problem(path, f"{where} must be {_article(expected)}, not {_json_type(value)} {quoted(value)}")
+        return Problem(path, f"{where} must be {_article(expected)}, not {_json_type(value)} {quote_value(value)}")
     if kind in {"minimum", "maximum", "exclusiveMinimum", "minLength", "maxLength"}:
-        return Problem(path, bounded(f"{where}: {_quoted_briefly(error.message, value)}"))
-    return Problem(path, bounded(_quoted_briefly(error.message, value)))
+        return Problem(path, shorten_message(f"{where}: {_quoted_briefly(error.message, value)}"))
+    return Problem(path, shorten_message(_quoted_briefly(error.message, value)))
 
 
 def _quoted_briefly(message: str, value: Any) -> str:
-    """jsonschema's message with the value it quotes (as Python writes it) cut short by ``quoted``."""
-    return message.replace(repr(value), quoted(value), 1)
+    """jsonschema's message with the value it quotes (as Python writes it) cut short by ``quote_value``."""
+    return message.replace(repr(value), quote_value(value), 1)
 
 
 def _named(path: str) -> str:
@@ -300,7 +304,7 @@ def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
     zone = config["channel"].get("time_zone")
     if zone and not _known_zone(zone):
         found.append(
-            Problem("/channel/time_zone", f"{quoted(zone)} is not a known IANA time zone (like Europe/Berlin)")
+            Problem("/channel/time_zone", f"{quote_value(zone)} is not a known IANA time zone (like Europe/Berlin)")
         )
     selectors: dict[str, Any] = config.get("selectors") or {}
     found.extend(_selector_problems(selectors))
@@ -311,7 +315,7 @@ def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
         for index, name in enumerate(selectors.get(listing) or []):
             if name not in fields:
                 found.append(
-                    Problem(f"/selectors/{listing}/{index}", f"{quoted(name)} names no field of the selectors")
+                    Problem(f"/selectors/{listing}/{index}", f"{quote_value(name)} names no field of the selectors")
                 )
     for name in sorted(fields):
         steps = selectors[name].get("post_process") or []
@@ -350,14 +354,14 @@ def _step_problems(step: dict[str, Any], path: str, fields: set[str]) -> list[Pr
         try:
             ruby_regex(step["pattern"])
         except regex.error as exc:
-            found.append(Problem(f"{path}/pattern", bounded(f"the pattern does not compile: {exc}")))
+            found.append(Problem(f"{path}/pattern", shorten_message(f"the pattern does not compile: {exc}")))
     if step["name"] == "template":
         for match in feed_steps.TEMPLATE_REFERENCE.finditer(step["string"]):
             name = match.group(1) or match.group(2)
             if name != "self" and name not in fields:
-                found.append(Problem(f"{path}/string", f"the template names {quoted(name)}, which is no field"))
+                found.append(Problem(f"{path}/string", f"the template names {quote_value(name)}, which is no field"))
     if step["name"] == "parse_time" and step.get("time_zone") and not _known_zone(step["time_zone"]):
-        found.append(Problem(f"{path}/time_zone", f"{quoted(step['time_zone'])} is not a known IANA time zone"))
+        found.append(Problem(f"{path}/time_zone", f"{quote_value(step['time_zone'])} is not a known IANA time zone"))
     return found
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from netglean.core.validation import bounded, quoted
+from netglean.core.validation import quote_value, shorten_message
 from netglean.feeds.problems import Problem, invalid, json_pointer
 
 MAX_YAML_CHARS = 131_072  # the tools' yaml maxLength: even 4-byte characters fit the default argument cap
@@ -30,7 +30,7 @@ def parse_yaml(text: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         reason = getattr(exc, "problem", None) or str(exc)
-        raise invalid([Problem("", bounded(f"not valid YAML{where}: {reason}"))]) from None
+        raise invalid([Problem("", shorten_message(f"not valid YAML{where}: {reason}"))]) from None
     found = _not_json(document)
     if found:
         raise invalid(found)
@@ -59,7 +59,7 @@ def _not_json(document: Any) -> list[Problem]:
             for key, inner in value.items():
                 if not isinstance(key, str):
                     hint = "quote it: YAML reads null, ~, yes, no, on, off and numbers as other types"
-                    found.append(Problem(path or "/", f"the key {quoted(key)} is not text; {hint}"))
+                    found.append(Problem(path or "/", f"the key {quote_value(key)} is not text; {hint}"))
                 stack.append((inner, f"{path}/{json_pointer([key])[1:]}"))
         elif isinstance(value, list):
             stack.extend((inner, f"{path}/{n}") for n, inner in enumerate(value))

@@ -93,7 +93,7 @@ class MarkupHints:
         return text
 
 
-def enhanced(hints: MarkupHints, node: Any, name: str, base_url: str, zone: str) -> Value:
+def infer_from_markup(hints: MarkupHints, node: Any, name: str, base_url: str, zone: str) -> Value:
     """What the item's own markup says when the config has no value for ``name`` (items.enhance)."""
     hint = hints.hint(node, name)
     if not hint:

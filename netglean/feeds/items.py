@@ -19,7 +19,7 @@ from typing import Any
 from netglean.core.untrusted import sanitize
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.config import RESERVED_SELECTORS
-from netglean.feeds.hints import MarkupHints, enhanced
+from netglean.feeds.hints import MarkupHints, infer_from_markup
 from netglean.feeds.selectors import lexbor_selector
 from netglean.feeds.steps import Value, text_of
 from netglean.read.html_tree import document_base, page_json, parse_html
@@ -186,19 +186,21 @@ class _Columns:
             firsts = [nodes[0] if nodes else None for nodes in found]
             if extractor == "href":
                 return [None if n is None else _href(n, self._base) for n in firsts]
-            return _sanitized([None if n is None else n.attrs.get(field.attribute) for n in firsts])
+            return _sanitize_all([None if n is None else n.attrs.get(field.attribute) for n in firsts])
         if extractor == "html":  # markup from a page is made safe before anything else sees it, as html2rss does
-            markup = [nodes[0].html if len(nodes) == 1 else _joined(n.html or "" for n in nodes) for nodes in found]
+            markup = [
+                nodes[0].html if len(nodes) == 1 else _join_capped(n.html or "" for n in nodes) for nodes in found
+            ]
             return [feed_steps.sanitize_html(html, self._base) if html else None for html in markup]
         texts = [  # one node, the usual case, without a generator
             None
             if not nodes
             else nodes[0].text(deep=True, separator=" ")
             if len(nodes) == 1
-            else _joined((n.text(deep=True, separator=" ") for n in nodes), " ")
+            else _join_capped((n.text(deep=True, separator=" ") for n in nodes), " ")
             for nodes in found
         ]
-        return _sanitized([None if text is None else " ".join(text.split()) for text in texts], squeeze=True)
+        return _sanitize_all([None if text is None else " ".join(text.split()) for text in texts], squeeze=True)
 
     def _select_every(self, selector: str) -> list[list[Any]]:
         """For each item, every node ``selector`` (read inside the items) finds in it, in document order.
@@ -228,7 +230,7 @@ class _Columns:
         return found
 
 
-def _joined(parts: Iterator[str], separator: str = "") -> str:
+def _join_capped(parts: Iterator[str], separator: str = "") -> str:
     """The parts joined, reading no more of them once MAX_VALUE_CHARS is reached: a selector such as ``*``
     finds every element of an item, and their outer HTML together grows with the square of its depth."""
     out: list[str] = []
@@ -247,7 +249,7 @@ def distinct(nodes: list[Any]) -> list[Any]:
     return list({node.mem_id: node for node in nodes}.values())
 
 
-def _sanitized(values: list[str | None], *, squeeze: bool = False) -> list[Value]:
+def _sanitize_all(values: list[str | None], *, squeeze: bool = False) -> list[Value]:
     """``sanitize`` on every value: one pass over them joined by newlines when that is safe (no value holds a
     newline, and no ESC could start a terminal escape running from one value into the next), else one by one.
     ``squeeze`` makes whitespace single again where something between two spaces was removed."""
@@ -315,7 +317,7 @@ def read_items(
         named["link"] = columns.column("link")
     categories = [columns.each(name) for name in selectors.get("categories") or []]
     guid = [columns.column(name) for name in selectors.get("guid") or []]
-    finished = {name: _finished(name, column, base_url, zone) for name, column in named.items() if column}
+    finished = {name: _finish_column(name, column, base_url, zone) for name, column in named.items() if column}
     link, enclosures = finished.pop("link", None), finished.pop("enclosure", None)
     shown = [(name, finished[name]) for name in _SHOWN if name in finished]
     missing = ENHANCED_FIELDS if enhance else ()
@@ -326,7 +328,7 @@ def read_items(
     for n, node in enumerate(nodes):
         entry: dict[str, Any] = {name: text for name, column in shown if (text := column[n]) is not None}
         for name in missing:
-            if name not in entry and (hint := enhanced(hints, node, name, base_url, zone)) not in (None, ""):
+            if name not in entry and (hint := infer_from_markup(hints, node, name, base_url, zone)) not in (None, ""):
                 entry[name] = hint.isoformat() if isinstance(hint, datetime) else hint
         if "url" not in entry and link is not None and (href := link[n]) is not None:
             entry["url"] = href
@@ -350,7 +352,7 @@ _SHOWN = ("title", "url", "description", "published_at", "updated", "author", "i
 """An item's fields in the order it shows them (link and enclosure are read apart)."""
 
 
-def _finished(name: str, column: list[Value], base_url: str, zone: str) -> list[str | None]:
+def _finish_column(name: str, column: list[Value], base_url: str, zone: str) -> list[str | None]:
     """A field's values as items hold them, a column at a time: URLs absolute against the page whatever
     extractor read them, dates ISO 8601 (a date read without parse_time is parsed, as html2rss's DateTime.parse
     would), the rest text; None where there is nothing."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from netglean.core.validation import quoted
+from netglean.core.validation import quote_value
 
 _KEEP_TYPES = frozenset({"object", "array"})
 _NESTED = frozenset({"has", "not", "is", "where"})
@@ -106,7 +106,7 @@ def selector_problem(selector: str, *, items: str = "") -> str | None:
 
     stripped = selector.lstrip()
     if items and stripped[:1] in {"+", "~"}:
-        return f"{quoted(selector)} starts at the item's siblings; a field is read from inside its item"
+        return f"{quote_value(selector)} starts at the item's siblings; a field is read from inside its item"
     empty = parse_html("")
     for json_keys in (False, True):  # a config does not say which its page is: it must read either
         if items:  # a field, read inside its item
@@ -118,5 +118,5 @@ def selector_problem(selector: str, *, items: str = "") -> str | None:
             try:
                 empty.css(written)
             except Exception:  # selectolax raises its own SelectolaxError, imported only with the parser
-                return f"{quoted(selector)} is not a CSS selector netglean can read"
+                return f"{quote_value(selector)} is not a CSS selector netglean can read"
     return None

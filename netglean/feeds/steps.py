@@ -131,7 +131,7 @@ def _template(string: str, values: list[Value], columns: Columns, ended: set[int
             filled.append(None)
             continue
         size = sum(map(len, texts))
-        filled.append("".join(texts) if size <= MAX_VALUE_CHARS else _joined_within(texts))
+        filled.append("".join(texts) if size <= MAX_VALUE_CHARS else _join_capped(texts))
         room -= min(size, MAX_VALUE_CHARS)
     filled = filled if parts else [""] * count
     for n in ended:
@@ -139,7 +139,7 @@ def _template(string: str, values: list[Value], columns: Columns, ended: set[int
     return filled
 
 
-def _joined_within(texts: tuple[str, ...]) -> str:
+def _join_capped(texts: tuple[str, ...]) -> str:
     """The texts joined, up to MAX_VALUE_CHARS characters."""
     out, room = [], MAX_VALUE_CHARS
     for text in texts:

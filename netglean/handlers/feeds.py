@@ -10,10 +10,10 @@ import yaml
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Guidance, Outcome, say
 from netglean.core.errors import InvalidFeedConfig, NoItems, ToolError, UnsupportedContent
-from netglean.core.validation import named, quoted, reported
+from netglean.core.validation import quote_name, quote_value, report_problems
 from netglean.feeds import config as feed_config
 from netglean.feeds.pages import FeedRun, PaginationStop, build_feed, draft, listing, load
-from netglean.feeds.problems import Problem, listed
+from netglean.feeds.problems import Problem, list_problems
 from netglean.feeds.selectors import selector_problem
 from netglean.generated.models import (
     AdmissionDrops,
@@ -150,7 +150,7 @@ async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
 async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
     loaded = await load(args.config, args.yaml, args.parameters, args.url)
     config = loaded.config
-    warned = listed(loaded.warnings, "warnings")
+    warned = list_problems(loaded.warnings, "warnings")
     try:
         built = await build_feed(
             ctx.fetcher,
@@ -213,7 +213,7 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
 
 def _warnings(found: Sequence[Problem]) -> tuple[list[ConfigProblem], int | None]:
     """A config's warnings as an answer lists them: the first MAX_REPORTED, and how many more."""
-    shown, more = reported(found)
+    shown, more = report_problems(found)
     return [ConfigProblem(path=p.path or "/", message=p.message) for p in shown], more or None
 
 
@@ -225,17 +225,17 @@ def _no_items(config: dict[str, Any], run: FeedRun) -> NoItems:
     if selector is None:
         why = f"detection (auto_source) found none {where}"
     elif run.matched == 0:
-        why = f"its items selector {quoted(selector)} matches nothing {where}"
+        why = f"its items selector {quote_value(selector)} matches nothing {where}"
     else:
         why = (
-            f"its items selector {quoted(selector)} matched {run.matched} element(s) {where}, but none gave an item"
+            f"its items selector {quote_value(selector)} matched {run.matched} element(s) {where}, but none gave an item"
             " with a title or link"
         )
     return NoItems(
         f"the config found no items on {run.url}: {why}",
         detail={
             "url": run.url,
-            "items_selector": named(selector) if selector is not None else None,
+            "items_selector": quote_name(selector) if selector is not None else None,
             "item_count": 0,
             "elements_matched": run.matched,
         },

@@ -25,7 +25,7 @@ from netglean.scraping.operator_limits import concurrency, robots_fetcher, size_
 from netglean.scraping.pages import PageRead, Reading, read_page, with_links
 
 
-def scraped(read: PageRead, include_links: bool) -> ScrapedPage:
+def scrape_payload(read: PageRead, include_links: bool) -> ScrapedPage:
     """A page read, as scrape returns it (and batch_scrape and the crawls each page)."""
     chars = len(read.content)
     return ScrapedPage(
@@ -58,7 +58,7 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
     strategy = page_strategy(args.strategy, use_browser=args.use_browser)
     how = Reading(args.format, args.main_content, args.max_chars, links, strategy=strategy, link_style=args.links)
     read = await read_page(fetcher, ctx.readers, args.url, start, how, browser=ctx.browser)
-    payload, total = scraped(read, links), read.total_chars
+    payload, total = scrape_payload(read, links), read.total_chars
     if read.next_start is not None:
         guidance = say(
             "{more} more characters: call scrape again with start_index={next}.",
@@ -105,7 +105,7 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
     results = [
         BatchEntry(url=url, ok=False, error=item_error(read))
         if isinstance(read, ToolError)
-        else BatchEntry(url=url, ok=True, page=scraped(read, links))
+        else BatchEntry(url=url, ok=True, page=scrape_payload(read, links))
         for url, read in zip(urls, reads, strict=True)
     ]
     failed = sum(1 for read in reads if isinstance(read, ToolError))

@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from netglean.calls.context import Context
 from netglean.calls.resources import ResourceNotFound
-from netglean.calls.runs import when
+from netglean.calls.runs import format_time
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import (
     AmbiguousName,
@@ -18,7 +18,7 @@ from netglean.core.errors import (
 )
 from netglean.core.schedule import SHORTEST, parse_schedule
 from netglean.core.settings import Settings
-from netglean.core.validation import quoted
+from netglean.core.validation import quote_value
 from netglean.generated.models import (
     BuildProjectInput,
     CrawlInput,
@@ -45,7 +45,7 @@ from netglean.generated.models import (
     SaveProjectInput,
     Summary,
 )
-from netglean.handlers.runs import LOG_LEVELS, framed
+from netglean.handlers.runs import LOG_LEVELS, frame_resource
 from netglean.handlers.sites import visit_body
 from netglean.projects.datasets import dataset_named, datasets_of
 from netglean.projects.definitions import checked as check_definition
@@ -83,8 +83,8 @@ def _shown(project: Project, settings: Settings) -> dict[str, Any]:
         "kind": project.kind,
         "definition": project.definition,
         "variables": project.variables,
-        "created": when(project.created_at),
-        "updated": when(project.updated_at),
+        "created": format_time(project.created_at),
+        "updated": format_time(project.updated_at),
     }
     if project.schedule is not None:
         shown["schedule"] = project.schedule
@@ -98,7 +98,7 @@ def _paging(page: int, per_page: int, total: int) -> dict[str, Any]:
     return {"page": page, "per_page": per_page, "total": total, "has_more": page * per_page < total}
 
 
-def _chosen(ctx: Context, project_id: str | None) -> str:
+def _choose_project(ctx: Context, project_id: str | None) -> str:
     """The project a call names, or the server's default (--project-id) when it names none."""
     chosen = project_id or ctx.settings.project_id
     if not chosen:
@@ -194,7 +194,7 @@ async def _rows(
     dataset = dataset_named(project, dataset)
     if dataset not in {declared["name"] for declared in datasets_of(project)}:
         raise ProjectNotFound(
-            f"dataset: the project has no dataset {quoted(dataset)} (list_datasets names them)",
+            f"dataset: the project has no dataset {quote_value(dataset)} (list_datasets names them)",
             detail={"argument": "dataset"},
             next_step="list_datasets",
         )
@@ -215,8 +215,8 @@ async def _rows(
             Row(
                 key=r.key,
                 run_id=r.run_id,
-                created=when(r.created_at),
-                updated=when(r.updated_at),
+                created=format_time(r.created_at),
+                updated=format_time(r.updated_at),
                 data=r.data,
             )
             for r in rows
@@ -229,7 +229,7 @@ async def _rows(
 
 
 async def get_project_data(args: GetProjectDataInput, ctx: Context) -> Outcome:
-    project = await _project(ctx, _chosen(ctx, args.project_id))
+    project = await _project(ctx, _choose_project(ctx, args.project_id))
     payload = await _rows(
         ctx,
         project,
@@ -305,7 +305,7 @@ async def get_logs(args: GetLogsInput, ctx: Context) -> Outcome:
     )
     # The store holds a line's level as text; the model checks it against the schema's literals.
     log = [
-        Line(run_id=run_id, at=when(line.at), level=cast(Any, line.level), message=line.message)
+        Line(run_id=run_id, at=format_time(line.at), level=cast(Any, line.level), message=line.message)
         for run_id, line in lines
     ]
     has_more = args.page * args.per_page < total
@@ -358,7 +358,7 @@ async def read_project_data(ctx: Context, project_id: str, dataset: str) -> str:
     if dataset not in {declared["name"] for declared in datasets_of(project)}:
         raise ResourceNotFound(uri)
     rows = await _rows(ctx, project, dataset, filter_="", sort="", page=1, per_page=RESOURCE_ROWS)
-    return framed(uri, rows.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return frame_resource(uri, rows.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
 async def _run(project: Project, args: RunProjectInput | RunProjectByNameInput, ctx: Context) -> Outcome:
@@ -421,14 +421,14 @@ async def build_project(args: BuildProjectInput, ctx: Context) -> Outcome:
 
 
 async def run_project(args: RunProjectInput, ctx: Context) -> Outcome:
-    return await _run(await _project(ctx, _chosen(ctx, args.project_id)), args, ctx)
+    return await _run(await _project(ctx, _choose_project(ctx, args.project_id)), args, ctx)
 
 
 async def run_project_by_name(args: RunProjectByNameInput, ctx: Context) -> Outcome:
-    return await _run(await _named(ctx, args.name), args, ctx)
+    return await _run(await _find_by_name(ctx, args.name), args, ctx)
 
 
-async def _named(ctx: Context, name: str) -> Project:
+async def _find_by_name(ctx: Context, name: str) -> Project:
     """The project of that exact name, else the one project whose name matches but for case; several such are
     an error that lists them."""
     store = ctx.runs.store
@@ -440,12 +440,12 @@ async def _named(ctx: Context, name: str) -> Project:
         return alike[0]
     if not alike:
         raise ProjectNotFound(
-            f"name: no project is named {quoted(name)} in this server's store (list_projects names them)",
+            f"name: no project is named {quote_value(name)} in this server's store (list_projects names them)",
             detail={"argument": "name"},
             next_step="list_projects",
         )
     raise AmbiguousName(
-        f"name: {len(alike)} projects are named {quoted(name)} but for case; run_project takes one of their ids",
+        f"name: {len(alike)} projects are named {quote_value(name)} but for case; run_project takes one of their ids",
         detail={"argument": "name", "project_ids": [p.id for p in alike]},
         next_step="run_project",
     )

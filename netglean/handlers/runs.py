@@ -10,7 +10,7 @@ from typing import Any, cast
 
 from netglean.calls.context import Context
 from netglean.calls.resources import ResourceNotFound
-from netglean.calls.runs import described, stored_envelope, when
+from netglean.calls.runs import describe_run, format_time, stored_envelope
 from netglean.core import untrusted
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.errors import RunNotFound
@@ -54,7 +54,7 @@ async def _run(ctx: Context, run_id: str) -> Run:
 
 
 def run_status(run: Run) -> RunStatus:
-    """A run as the RunStatus schema shows it (``described`` gives the same for the resources)."""
+    """A run as the RunStatus schema shows it (``describe_run`` gives the same for the resources)."""
     error = None
     if run.error_code:
         retryable = run.status in RESUMABLE
@@ -68,10 +68,10 @@ def run_status(run: Run) -> RunStatus:
         done=run.done,
         total=run.total,
         current=run.current,
-        created_at=when(run.created_at),
-        started_at=when(run.started_at),
-        updated_at=when(run.updated_at),
-        finished_at=when(run.finished_at),
+        created_at=format_time(run.created_at),
+        started_at=format_time(run.started_at),
+        updated_at=format_time(run.updated_at),
+        finished_at=format_time(run.finished_at),
         attempts=run.attempts,
         cancel_requested=cast(Any, run.cancel),
         has_result=run.has_result,
@@ -212,7 +212,7 @@ async def get_run_log(args: GetRunLogInput, ctx: Context) -> Outcome:
     run = await _run(ctx, args.run_id)
     levels = LOG_LEVELS[LOG_LEVELS.index(args.level) :]
     lines, omitted = await ctx.runs.store.log_lines(run.id, levels=levels, tail_chars=args.tail_chars)
-    shown = [RunLogLine(at=when(x.at), level=cast(Any, x.level), message=x.message) for x in lines]
+    shown = [RunLogLine(at=format_time(x.at), level=cast(Any, x.level), message=x.message) for x in lines]
     payload = GetRunLogOutput(
         run_id=run.id,
         lines=shown,
@@ -292,18 +292,18 @@ async def list_runs(args: ListRunsInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step=next_step, guidance=guidance, source="netglean://runs")
 
 
-def framed(source: str, value: Any) -> str:
+def frame_resource(source: str, value: Any) -> str:
     """A resource's JSON, quarantined as a target tool's payload is: a resource has no envelope to mark it."""
     return untrusted.frame(source, json.dumps(untrusted.clean_tree(value), ensure_ascii=False), cleaned=True)
 
 
 async def read_runs(ctx: Context) -> str:
     runs, total = await ctx.runs.store.list_runs(statuses=(), tools=(), offset=0, limit=RESOURCE_RUNS)
-    return framed("netglean://runs", {"runs": [described(run) for run in runs], "total": total})
+    return frame_resource("netglean://runs", {"runs": [describe_run(run) for run in runs], "total": total})
 
 
 async def read_run(ctx: Context, run_id: str) -> str:
     run = await ctx.runs.store.get(run_id) if RUN_ID.fullmatch(run_id) else None
     if run is None:
         raise ResourceNotFound(f"netglean://runs/{run_id}")
-    return framed(f"netglean://runs/{run_id}", {"run": described(run)})
+    return frame_resource(f"netglean://runs/{run_id}", {"run": describe_run(run)})

@@ -20,7 +20,7 @@ from netglean.generated.models import (
     SiteCrawl,
     Sources,
 )
-from netglean.handlers.pages import item_error, scraped
+from netglean.handlers.pages import item_error, scrape_payload
 from netglean.net.strategy import page_strategy
 from netglean.net.urls import parse_url
 from netglean.read.links import LINKS_PER_PAGE
@@ -34,7 +34,7 @@ from netglean.scraping.crawl_run import (
 from netglean.scraping.discovery import discover
 from netglean.scraping.operator_limits import concurrency, robots_fetcher
 
-ANSWER_CHARS = 400_000
+RESPONSE_CHARS = 400_000
 """The most characters of visits (as JSON) one crawl's answer holds; a run keeps them all, and
 get_run_result pages through them. The seeds of a batch_crawl share it."""
 PAGE_BATCH = 200
@@ -44,7 +44,7 @@ PAGE_BATCH = 200
 def crawl_visit(visit: Visit, links: bool) -> CrawlVisit:
     """One URL visited: the page read, else the page read already that it duplicates, else why it
     failed."""
-    page = scraped(visit.page, include_links=links) if visit.page is not None else None
+    page = scrape_payload(visit.page, include_links=links) if visit.page is not None else None
     duplicate_of = visit.duplicate_of if page is None else None
     failed = visit.error if page is None and duplicate_of is None else None
     return CrawlVisit(
@@ -76,7 +76,7 @@ def run_of(ctx: Context) -> RunScope:
     return ctx.run
 
 
-async def _answered(run: RunScope, part: int, budget: int) -> tuple[list[CrawlVisit], int]:
+async def _fit_visits(run: RunScope, part: int, budget: int) -> tuple[list[CrawlVisit], int]:
     """The first visits of ``part`` that fit ``budget`` characters (one at least), and how many are
     left out."""
     pages: list[CrawlVisit] = []
@@ -96,7 +96,7 @@ async def _answered(run: RunScope, part: int, budget: int) -> tuple[list[CrawlVi
 
 
 async def _crawl_report(result: Crawl, run: RunScope, part: int, budget: int) -> SiteCrawl:
-    pages, unreturned = await _answered(run, part, budget)
+    pages, unreturned = await _fit_visits(run, part, budget)
     return SiteCrawl(
         url=result.url,
         pages=pages,
@@ -128,7 +128,7 @@ async def _crawled(args: CrawlInput, ctx: Context) -> tuple[Crawl, SiteCrawl]:
         stop=run.stop,
         browser=ctx.browser,
     )
-    return result, await _crawl_report(result, run, 0, ANSWER_CHARS)
+    return result, await _crawl_report(result, run, 0, RESPONSE_CHARS)
 
 
 async def map_site(args: MapInput, ctx: Context) -> Outcome:
@@ -236,7 +236,7 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
         except ToolError as error:
             crawls[index] = SiteCrawl(url=seed, pages=[], read=0, failed=1, truncated=False, error=item_error(error))
             return
-        crawls[index] = await _crawl_report(result, run, index, ANSWER_CHARS // len(seeds))
+        crawls[index] = await _crawl_report(result, run, index, RESPONSE_CHARS // len(seeds))
         results.append(result)
 
     unkept: list[ToolError] = []

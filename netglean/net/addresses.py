@@ -85,7 +85,7 @@ def _embedded_v4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
     return None
 
 
-def _reached(ip: IPAddress) -> tuple[IPAddress, ...]:
+def _final_address(ip: IPAddress) -> tuple[IPAddress, ...]:
     """``ip`` and, for an address that embeds an IPv4 one, the address a packet finally reaches."""
     inner = _embedded_v4(ip) if isinstance(ip, ipaddress.IPv6Address) else None
     return (ip, inner) if inner is not None else (ip,)
@@ -153,7 +153,7 @@ class Targets:
 def private_range(ip: IPAddress) -> bool:
     """Whether ``ip`` (or the address it embeds) is in what ``allow_private_hosts`` opens: loopback, RFC 1918,
     unique-local; never link-local or a cloud metadata endpoint."""
-    reached = _reached(ip)
+    reached = _final_address(ip)
     return not any(address in METADATA for address in reached) and _contains(_PRIVATE, reached[-1])
 
 
@@ -162,7 +162,7 @@ def refusal(host: str, ip: IPAddress, *, private: bool = False, listed: Targets 
 
     ``private`` is the operator's ``allow_private_hosts``; ``listed`` their ``allow_private_targets``.
     """
-    reached = _reached(ip)
+    reached = _final_address(ip)
     if any(address in METADATA for address in reached):
         exact = any(n.num_addresses == 1 and _contains((n,), a) for n in listed.networks for a in reached)
         return None if exact else "a cloud metadata endpoint"

@@ -45,7 +45,7 @@ from netglean.net.memory import Lease, MemoryBudget
 from netglean.net.page import Hop, Page
 from netglean.net.policy import REDIRECTS, FetchPolicy
 from netglean.net.politeness import TRACKED, Budget, HostLimiter, Limiter, SessionBudget
-from netglean.net.robots import Robots, RobotsAnswer, RobotsCache
+from netglean.net.robots import Robots, RobotsCache, RobotsResponse
 from netglean.net.urls import allowed_headers, parse_url, pin_key, redirect_target
 from netglean.net.wire import Dial, Response, Transport, direct
 from netglean.read.document import decode
@@ -71,7 +71,7 @@ async def system_resolve(host: str, port: int) -> list[str]:
 
 ROBOTS_MAX_BYTES = 512 * 1024
 """The most of robots.txt read: RFC 9309 asks crawlers to read at least 500 KiB."""
-ROBOTS_ANSWERS = 64
+ROBOTS_RESPONSES = 64
 """Origins whose robots.txt answer (its text) a fetcher keeps for scans: the rules of thousands are kept, the
 text of a few (at most ROBOTS_ANSWERS x ROBOTS_MAX_BYTES)."""
 
@@ -155,7 +155,7 @@ class Fetcher:
         self.limiter = limiter or HostLimiter(policy.host_concurrency, policy.global_concurrency)
         self.budget: Budget = budget or SessionBudget(policy.session_budget)
         self._robots = RobotsCache()
-        self._robots_answers: OrderedDict[str, RobotsAnswer] = OrderedDict()
+        self._robots_responses: OrderedDict[str, RobotsResponse] = OrderedDict()
         self.memory = MemoryBudget(policy.memory_budget, policy.memory_wait)
 
     def spending(self, budget: Budget) -> Fetcher:
@@ -316,14 +316,14 @@ class Fetcher:
                 f"{origin}/robots.txt {robots.reason}, so nothing there is fetched",
                 detail={"robots": f"{origin}/robots.txt", "verdict": "unreadable"},
             )
-        refusing = robots.refused_by(str(url))
+        refusing = robots.disallowing_group(str(url))
         if refusing is not None:
             raise RobotsDisallowed(
                 f"{origin}/robots.txt disallows {url} for {refusing}",
                 detail={"robots": f"{origin}/robots.txt", "verdict": "disallowed"},
             )
 
-    async def robots_answer(self, url: str) -> tuple[Robots, RobotsAnswer]:
+    async def robots_answer(self, url: str) -> tuple[Robots, RobotsResponse]:
         """robots.txt of ``url``'s origin and its answer (text and headers), for a scan's evidence: the cached ones
         when both are, else read now, within the operator's total timeout, and cached (the address policy first).
         The answers are kept apart from the rules, for the last ROBOTS_ANSWERS origins only."""
@@ -331,28 +331,28 @@ class Fetcher:
         parsed = parse_url(url)
         await self._pin(parsed)
         origin = f"{parsed.scheme}://{parsed.netloc.decode('ascii')}"
-        cached, answer = self._robots.get(origin), self._robots_answers.get(origin)
+        cached, answer = self._robots.get(origin), self._robots_responses.get(origin)
         if cached is not None and answer is not None:
-            self._robots_answers.move_to_end(origin)
+            self._robots_responses.move_to_end(origin)
             return cached, answer
         try:
             with anyio.fail_after(self.policy.total_timeout):
-                robots, answer = await self._read_robots_answer(origin)
+                robots, answer = await self._read_robots_response(origin)
         except TimeoutError:
             raise FetchTimeout(
                 f"reading {origin}/robots.txt took longer than {self.policy.total_timeout:g} s",
                 detail={"url": f"{origin}/robots.txt"},
             ) from None
         self._robots.put(origin, robots)
-        self._robots_answers[origin] = answer
-        while len(self._robots_answers) > ROBOTS_ANSWERS:
-            self._robots_answers.popitem(last=False)
+        self._robots_responses[origin] = answer
+        while len(self._robots_responses) > ROBOTS_RESPONSES:
+            self._robots_responses.popitem(last=False)
         return robots, answer
 
     async def _read_robots(self, origin: str) -> Robots:
-        return (await self._read_robots_answer(origin))[0]
+        return (await self._read_robots_response(origin))[0]
 
-    async def _read_robots_answer(self, origin: str) -> tuple[Robots, RobotsAnswer]:
+    async def _read_robots_response(self, origin: str) -> tuple[Robots, RobotsResponse]:
         """robots.txt of ``origin`` read and parsed, and what the origin answered (its text, for a scan)."""
         import protego
 
@@ -370,13 +370,13 @@ class Fetcher:
                 break
         except (ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl) as failure:
             # An answer: nothing there is fetched (cached for a while, see RobotsCache).
-            unread = RobotsAnswer(str(robots_url), None, {}, "", 0, (failure.code, failure.message))
+            unread = RobotsResponse(str(robots_url), None, {}, "", 0, (failure.code, failure.message))
             return Robots(None, self.policy.robots_unreadable_allows, "could not be read", agents), unread
         # Unreachable and FetchTimeout go on: no answer is no verdict, so the fetch fails as it (retryable), nothing
         # is cached, and the next fetch asks again instead of finding the origin closed for minutes.
         try:
             text = decode(body, None)
-            answer = RobotsAnswer(str(robots_url), status, dict(headers), text, len(body))
+            answer = RobotsResponse(str(robots_url), status, dict(headers), text, len(body))
             if 400 <= status < 500:
                 return Robots(None, True, agents=agents), answer  # no robots.txt: everything is allowed
             if status >= 500 or status in REDIRECTS:

@@ -17,7 +17,7 @@ from netglean.net.policy import ROBOTS_AGENT
 
 
 @dataclass(frozen=True, slots=True)
-class RobotsAnswer:
+class RobotsResponse:
     """What robots.txt's origin answered, kept as a scan's evidence (Fetcher.robots_answer)."""
 
     url: str
@@ -43,9 +43,9 @@ class Robots:
         """The groups obeyed: a path any of them disallows is refused."""
 
     def allows(self, url: str) -> bool:
-        return self.refused_by(url) is None
+        return self.disallowing_group(url) is None
 
-    def refused_by(self, url: str) -> str | None:
+    def disallowing_group(self, url: str) -> str | None:
         """The first obeyed group that disallows ``url`` (None when none does)."""
         if self.parser is None:
             return None if self.everything else self.agents[0]

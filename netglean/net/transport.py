@@ -63,7 +63,7 @@ class _PinnedConnector(aiohttp.TCPConnector):
         return await self._resolver.resolve(host, port, family=self._family)
 
 
-class _Answer:
+class _AiohttpResponse:
     """One aiohttp response as a wire.Response: its body's chunks, with aiohttp's errors translated."""
 
     def __init__(self, response: aiohttp.ClientResponse, url: str) -> None:
@@ -117,11 +117,11 @@ class AiohttpTransport:
         return self._session
 
     @asynccontextmanager
-    async def get(self, url: str, headers: Mapping[str, str]) -> AsyncIterator[_Answer]:
+    async def get(self, url: str, headers: Mapping[str, str]) -> AsyncIterator[_AiohttpResponse]:
         with _translated(url):
             request = self._client().get(yarl.URL(url, encoded=True), headers=dict(headers), allow_redirects=False)
             async with request as response:
-                yield _Answer(response, url)
+                yield _AiohttpResponse(response, url)
 
     async def aclose(self) -> None:
         if self._session is not None:

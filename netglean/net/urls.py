@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from netglean.core.errors import BadUrl
-from netglean.core.validation import QUOTED_CHARS, bounded
+from netglean.core.validation import QUOTED_CHARS, shorten_message
 from netglean.net.addresses import literal_ip
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def parse_url(url: str) -> httpx.URL:
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, TypeError) as exc:
-        raise BadUrl(bounded(f"not a URL: {_brief(url)} ({exc})")) from exc
+        raise BadUrl(shorten_message(f"not a URL: {_brief(url)} ({exc})")) from exc
     if parsed.scheme not in {"http", "https"}:
         scheme = (_brief(parsed.scheme) if len(parsed.scheme) > QUOTED_CHARS else parsed.scheme) or "a relative URL"
         raise BadUrl(f"only http and https URLs are fetched, not {scheme}: {_brief(url)}")

@@ -10,7 +10,7 @@ import anyio
 
 from netglean.core.errors import InvalidProject
 from netglean.projects.datasets import DATASETS, PAGES, page_row
-from netglean.projects.extract import ProjectRun, kept_pages, start_urls
+from netglean.projects.extract import ProjectRun, start_urls, stored_pages
 from netglean.scraping.crawl_run import (
     RunHandle,
     RunJournal,
@@ -93,7 +93,7 @@ async def run_crawl(
         browser=browser,
     )
     done = ProjectRun(datasets={PAGES: [0, 0, 0]})
-    async for item in kept_pages(run.store, run.id):
+    async for item in stored_pages(run.store, run.id):
         body = item.body
         if body.get("page") is None:
             done.count(body)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from netglean.core.errors import InvalidFeedConfig, InvalidProject, ToolError
-from netglean.core.validation import quoted
+from netglean.core.validation import quote_value
 from netglean.feeds.config_yaml import parse_yaml
 from netglean.feeds.pages import load
 from netglean.net.urls import parse_url
@@ -97,7 +97,7 @@ def definition_problems(definition: dict[str, Any]) -> list[Problem]:
         try:
             empty.css(text)
         except Exception:  # lexbor's own words name nothing useful: say what it is
-            problems.append(Problem(path, f"{quoted(text)} is not a CSS selector netglean can read"))
+            problems.append(Problem(path, f"{quote_value(text)} is not a CSS selector netglean can read"))
 
     datasets = definition["datasets"]
     names = [d["name"] for d in datasets]

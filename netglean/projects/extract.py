@@ -117,7 +117,7 @@ class ProjectRun:
                 kept[index] += value
 
 
-async def kept_pages(store: RunStore, run_id: str) -> AsyncIterator[Item]:
+async def stored_pages(store: RunStore, run_id: str) -> AsyncIterator[Item]:
     """The pages (visits) the run holds already, in order."""
     offset = 0
     while True:
@@ -151,7 +151,7 @@ async def run_extract(
     strategy = page_strategy(definition.get("strategy", "auto"))
     seen: set[str] = set()
     seq = 0
-    async for item in kept_pages(store, run_id):
+    async for item in stored_pages(store, run_id):
         seen.add(item.body["url"])
         done.count(item.body)
         seq = max(seq, item.seq + 1)
@@ -185,7 +185,7 @@ async def run_extract(
             if error.detail:
                 body["error"]["detail"] = error.detail
             visit = Visited(seq, body, read=False, failed=True, canonical=None, url=url, log=_failed(url, error))
-            await store.visited(run_id, 0, [visit])
+            await store.record_visits(run_id, 0, [visit])
         else:
             by_dataset = {d["name"]: [(key, data) for of, key, data in rows if of == d["name"]] for d in datasets}
             body = {"url": url}

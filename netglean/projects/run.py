@@ -43,7 +43,7 @@ class Ran:
     started_from: str | None
 
 
-async def adopted(run: ProjectRunHandle, project: Project, resume: bool, retry_failed: bool) -> str | None:
+async def adopt_earlier_run(run: ProjectRunHandle, project: Project, resume: bool, retry_failed: bool) -> str | None:
     """The earlier run of the project this one starts from, when asked and there is one: resume
     takes an interrupted, cancelled or failed run's checkpoint (its failed pages too, unless
     retry_failed), retry_failed alone the latest finished run's but its failed pages, so only those
@@ -81,7 +81,7 @@ async def run_project(
     """The project run as ``run``, the call's ``variables`` over the project's own: a crawl's
     definition read by ``crawl_arguments``, its visits kept as ``visit_body`` writes them."""
     values = parameters({**project.variables, **(variables or {})})
-    earlier = await adopted(run, project, resume, retry_failed)
+    earlier = await adopt_earlier_run(run, project, resume, retry_failed)
 
     async def read(done: int, total: int) -> None:
         await report(done, total, f"read {done} of {total} page(s)")

@@ -94,14 +94,14 @@ def _pagination(tree: Any, base: str) -> dict[str, Any]:
     for node in tree.css("nav, ul, ol, div"):
         label = " ".join(node.attributes.get(name) or "" for name in ("class", "id", "aria-label"))
         if _PAGER.search(label) and node.css_first("a[href]") is not None:
-            return {"kind": "links", "selector": _described(node)}
+            return {"kind": "links", "selector": _describe_element(node)}
     for node in tree.css("button, a"):
         if _MORE.match(node.text() or ""):
-            return {"kind": "load_more", "selector": _described(node)}
+            return {"kind": "load_more", "selector": _describe_element(node)}
     return {"kind": "none"}
 
 
-def _described(node: Any) -> str:
+def _describe_element(node: Any) -> str:
     """A selector for one element: its tag, id or first classes."""
     ident = node.attributes.get("id")
     if ident and re.fullmatch(r"[A-Za-z][\w-]*", ident):
@@ -154,7 +154,7 @@ def _form(form: Any, base: str) -> dict[str, Any]:
         "action": urljoin(base, form.attributes.get("action") or ""),
         "method": (form.attributes.get("method") or "get").lower(),
         "fields": fields,
-        "selector": _described(form),
+        "selector": _describe_element(form),
     }
 
 

@@ -111,13 +111,13 @@ def _value(item: Any, prop: Mapping[str, Any], base: str, allowance: Allowance) 
     if kind in {"text", "number", "date"}:
         value = " ".join(value.split())
     for step in prop.get("transformations") or ():
-        value = _transformed(value, step, base, allowance)
+        value = _transform(value, step, base, allowance)
         if value is None:
             return None
     return _typed(value, kind, base)
 
 
-def _transformed(value: Any, step: Mapping[str, Any], base: str, allowance: Allowance) -> Any:
+def _transform(value: Any, step: Mapping[str, Any], base: str, allowance: Allowance) -> Any:
     name = step["name"]
     text = value if isinstance(value, str) else str(value)
     if name == "trim":
@@ -129,7 +129,7 @@ def _transformed(value: Any, step: Mapping[str, Any], base: str, allowance: Allo
     if name == "uppercase":
         return text.upper()
     if name == "regex_replace":
-        pattern, replace = _compiled(step["pattern"], step.get("replacement", ""))
+        pattern, replace = _compile_pattern(step["pattern"], step.get("replacement", ""))
         replaced = substitute(pattern, replace, text, allowance)
         return None if replaced is None else replaced[:MAX_VALUE]
     if name == "parse_number":
@@ -142,7 +142,7 @@ def _transformed(value: Any, step: Mapping[str, Any], base: str, allowance: Allo
 
 
 @functools.lru_cache(maxsize=256)
-def _compiled(pattern: str, replacement: str) -> tuple[Any, Callable[[Any], str]]:
+def _compile_pattern(pattern: str, replacement: str) -> tuple[Any, Callable[[Any], str]]:
     """A regex_replace step's pattern and replacement, compiled once for every value of a page (and of the next)."""
     return ruby_regex(pattern), ruby_replacement(replacement)
 

@@ -110,10 +110,10 @@ def _inline(node: Any, scope: _Scope, depth: int = 0) -> str:
         parts.append(_inline_one(child, scope, depth))
         child = child.next
     joined = "".join(parts)
-    return joined if depth else _squeezed(joined, scope)
+    return joined if depth else _squeeze_spaces(joined, scope)
 
 
-def _squeezed(joined: str, scope: _Scope) -> str:
+def _squeeze_spaces(joined: str, scope: _Scope) -> str:
     """A block's inline text once read: block edges and blanks squeezed to a space, line breaks
     written (a hard break in markdown)."""
     if _BLOCK_MARK in joined:
@@ -266,7 +266,7 @@ def _items(node: Any, scope: _Scope) -> tuple[str, ...]:
     def end_run() -> None:
         text = "".join(run)
         if text.strip():
-            items.append(_squeezed(text, scope).strip())
+            items.append(_squeeze_spaces(text, scope).strip())
         run.clear()
 
     child = node.child
@@ -347,7 +347,7 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
             ):
                 child = child.next
                 run.append(child)
-            text = _squeezed("".join(_inline_one(n, scope) for n in run), scope)
+            text = _squeeze_spaces("".join(_inline_one(n, scope) for n in run), scope)
             if len(_clean(text)) >= 2:
                 out.blocks.append(Block("paragraph", text.strip()))
         child = child.next

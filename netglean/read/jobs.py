@@ -21,7 +21,7 @@ from netglean.read.links import page_links as links
 from netglean.read.page_meta import page_metadata
 from netglean.read.page_signals import bot_wall, candidate_items, feeds, item_groups, semantic_tree
 from netglean.read.readability.evidence import Evidence, Probe
-from netglean.read.reading import HtmlReading, read_html, read_text, walled
+from netglean.read.reading import HtmlReading, read_html, read_text, signals_if_wall
 from netglean.read.render import Slice
 from netglean.read.sitemaps import Sitemap, read_sitemap
 
@@ -112,7 +112,7 @@ def diagnosis(*, document: Document, status: int, headers: Mapping[str, str]) ->
     markup = document.text() if document.media_type in HTML_TYPES else ""
     tree = parse_html(markup) if markup else None
     signals = bot_wall(status, headers, markup)
-    wall = list(walled(signals, status, markup, document.url))
+    wall = list(signals_if_wall(signals, status, markup, document.url))
     if tree is None:
         return Diagnosis([], {"articles": 0, "repeated_items": 0}, signals, wall)
     groups = item_groups(tree)

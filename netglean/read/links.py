@@ -42,14 +42,14 @@ def same_site(url: str, origin_host: str) -> bool:
     return host == home or host.endswith("." + home)
 
 
-def spelled(url: str) -> str:
+def normalize_url(url: str) -> str:
     """``url`` without its fragment, scheme and host in lower case, an empty path as /: one spelling of it."""
     parts = urlsplit(url)
     return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
 
 
-normal = lru_cache(maxsize=65_536)(spelled)
-"""``spelled``, cached: a crawl meets the same links (a site's navigation) on every page, and spelling them was a
+normal = lru_cache(maxsize=65_536)(normalize_url)
+"""``normalize_url``, cached: a crawl meets the same links (a site's navigation) on every page, and spelling them was a
 tenth of its time. A URL met once (a page's canonical URL) is spelled without it, so as not to fill the cache."""
 
 

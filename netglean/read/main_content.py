@@ -90,7 +90,7 @@ _SCORED = frozenset({"section", "h2", "h3", "h4", "h5", "h6", "p", "td", "pre"})
 _EMPTY_DROPPED = frozenset({"div", "section", "header", "h1", "h2", "h3", "h4", "h5", "h6"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _EMBEDS = frozenset({"object", "embed", "iframe", "video", "audio"})
-_NEVER_KEPT = frozenset(
+_ALWAYS_DROPPED = frozenset(
     {"object", "embed", "footer", "link", "aside", "iframe", "input", "textarea", "select", "button"}
 )
 """Removed from the chosen content whatever they hold."""
@@ -701,7 +701,7 @@ def _clean_rules(rules: _Rules, roots: set[int], content: int, posts: set[int]) 
     by its look (not its name) held."""
 
     def enter(node: Any, tag: str, walk: _Walk) -> Attributes | None:
-        if tag in _NEVER_KEPT:
+        if tag in _ALWAYS_DROPPED:
             walk.dropped.append(node)
             return None
         attributes: Attributes = node.attributes

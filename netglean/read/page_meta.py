@@ -91,7 +91,7 @@ def page_metadata(tree: Any, page_url: str) -> dict[str, Any]:
             or (article_author if article_author and not _is_url(article_author) else None)
         ),
         "published": _clean(
-            _published(meta("published"), article.get("published"))
+            _publication_date(meta("published"), article.get("published"))
             or next((metas[key] for key in ("datepublished", "date", "pubdate") if metas.get(key)), None)
             or next((item["datePublished"] for item in json_ld if isinstance(item.get("datePublished"), str)), None)
             or (time_node.attributes.get("datetime") if time_node else None),
@@ -103,7 +103,7 @@ def page_metadata(tree: Any, page_url: str) -> dict[str, Any]:
     return {key: value for key, value in found.items() if value}
 
 
-def _published(declared: str | None, described: str | None) -> str | None:
+def _publication_date(declared: str | None, described: str | None) -> str | None:
     """The JSON-LD article's date before the meta tag's (Readability's order), unless the meta tag says the same
     date more precisely (with the time of day)."""
     if declared and described and declared.strip().startswith(described.strip()):

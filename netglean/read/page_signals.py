@@ -83,7 +83,7 @@ def javascript_shell(body: bytes) -> bool:
     return _SHELL.search(body) is not None
 
 
-def scripted(body: bytes) -> bool:
+def has_scripts(body: bytes) -> bool:
     """Whether an HTML page has a script a browser runs (one without renders to the page it is, so is never
     rendered): a script element with no type or a JavaScript one, not JSON-LD or a template."""
     for found in _SCRIPT.finditer(body):

@@ -17,7 +17,7 @@ from netglean.read.html_tree import parse_html
 from netglean.read.links import LinkFilter, content_links, page_links, take
 from netglean.read.page_meta import byline, page_metadata
 from netglean.read.page_signals import bot_wall
-from netglean.read.render import PLAIN_FORMATS, Slice, formatted, text_slice
+from netglean.read.render import PLAIN_FORMATS, Slice, format_blocks, text_slice
 
 WALL_STATUSES = frozenset({401, 403, 429, 503})
 """The statuses bot walls and WAF challenges answer with: with any sign of one, the answer is the wall."""
@@ -80,8 +80,8 @@ def read_html(
     extraction = extract(tree, url, main_content=main_content, plain=plain, link_style=style)
     if "author" not in metadata and extraction.byline and (author := byline(extraction.byline)):
         metadata["author"] = author
-    text = formatted(extraction, fmt, start, limit)
-    wall = walled(signals, status, html, url, whole=extraction if not main_content else None)
+    text = format_blocks(extraction, fmt, start, limit)
+    wall = signals_if_wall(signals, status, html, url, whole=extraction if not main_content else None)
     links, unlisted = content_links(extraction.links)
     return HtmlReading(
         metadata,
@@ -113,7 +113,7 @@ def is_wall(signals: Sequence[str], status: int, text_chars: int) -> bool:
     return text_chars < WALL_TEXT
 
 
-def walled(
+def signals_if_wall(
     signals: Sequence[str], status: int, html: str, url: str, *, whole: Extraction | None = None
 ) -> tuple[str, ...]:
     """``signals`` (``bot_wall``'s, for this answer) when is_wall says they make the answer the wall, else (): the
@@ -141,4 +141,4 @@ def read_text(text: str, *, fmt: str, start: int = 0, limit: int | None = None) 
     if fmt != "json":
         return text_slice(text, start, limit)
     paragraphs = [Block("paragraph", part.strip()) for part in _PARAGRAPHS.split(text) if part.strip()]
-    return formatted(Extraction(None, paragraphs), fmt, start, limit)
+    return format_blocks(Extraction(None, paragraphs), fmt, start, limit)

@@ -59,7 +59,7 @@ def _definition(url: str, number: int) -> str:
     return f"[{number}]: {url}"
 
 
-def formatted(extraction: Extraction, fmt: str, start: int, limit: int | None) -> Slice:
+def format_blocks(extraction: Extraction, fmt: str, start: int, limit: int | None) -> Slice:
     """``limit`` characters of the blocks in ``fmt`` from ``start`` (all of them when ``limit`` is None)."""
     if fmt == "json":
         return json_slice(json_pieces(extraction.blocks, math.inf if limit is None else limit - 2), start, limit)

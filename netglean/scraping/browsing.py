@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 from netglean.browser.actions import Action, Performed, perform
-from netglean.browser.capture import described
+from netglean.browser.capture import describe_json
 from netglean.core.errors import NotAvailable, ToolError, UnsupportedContent
 from netglean.net.urls import parse_url
 from netglean.read import jobs as read_jobs
@@ -183,7 +183,7 @@ async def analyze_endpoint(fetcher: Fetcher, browser: BrowserPool | None, url: s
                 ) from None
             report["text_sample"] = body[:500].decode("utf-8", "replace")
         else:
-            report["json"] = described(value)
+            report["json"] = describe_json(value)
             hints += [f"key {pointer}" for pointer in pagination_hints(value)]
     elif body is not None:
         report["text_sample"] = body[:500].decode("utf-8", "replace")

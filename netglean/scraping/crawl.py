@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import anyio
 
 from netglean.core.errors import Blocked, ToolError
-from netglean.read.links import LinkFilter, normal, spelled
+from netglean.read.links import LinkFilter, normal, normalize_url
 from netglean.scraping.pages import PageRead, Reading, read_page
 from netglean.store.base import Checkpoint, Queued
 
@@ -99,7 +99,7 @@ class Journal(Protocol):
         """The URL at which the crawl read a page of this canonical URL, if it read one."""
         ...
 
-    async def visited(self, visits: Sequence[Recorded]) -> None:
+    async def record_visits(self, visits: Sequence[Recorded]) -> None:
         """Keep these visits (the next ones in order), each with the links it queued, together."""
         ...
 
@@ -138,7 +138,7 @@ class MemoryJournal:
     async def read_at(self, canonical: str) -> str | None:
         return self._read.get(canonical)
 
-    async def visited(self, visits: Sequence[Recorded]) -> None:
+    async def record_visits(self, visits: Sequence[Recorded]) -> None:
         for recorded in visits:
             self.visits.append(recorded.visit)
             self._done[recorded.seq] = recorded.visit
@@ -222,7 +222,7 @@ class _Writer:
                             batch.append(receive.receive_nowait())
                         except (anyio.WouldBlock, anyio.EndOfStream):
                             break
-                    await self.journal.visited(batch)
+                    await self.journal.record_visits(batch)
                     self.kept += len(batch)
                     if self._wrote is not None:
                         self._wrote.set()
@@ -396,7 +396,7 @@ async def crawl(
                 result.failed += 1
                 result.blocked += isinstance(slot.error, Blocked)
             else:
-                canonical = spelled(slot.read.canonical or slot.read.final_url)
+                canonical = normalize_url(slot.read.canonical or slot.read.final_url)
                 first = await frontier.read_at(canonical)
                 if first is not None:
                     visit, canonical = Visit(entry.url, entry.depth, duplicate_of=first), None

@@ -111,15 +111,15 @@ class RunJournal:
     async def read_at(self, canonical: str) -> str | None:
         return await self._run.store.read_at(self._run.id, self._part, canonical)
 
-    async def visited(self, visits: Sequence[Recorded]) -> None:
-        await self.keep([self._kept(recorded) for recorded in visits])
+    async def record_visits(self, visits: Sequence[Recorded]) -> None:
+        await self.keep([self._as_visited(recorded) for recorded in visits])
         self._run.current = visits[-1].visit.url
 
     async def keep(self, visits: list[Visited]) -> None:
         """Write the visits (in one transaction)."""
-        await self._run.store.visited(self._run.id, self._part, visits)
+        await self._run.store.record_visits(self._run.id, self._part, visits)
 
-    def _kept(self, recorded: Recorded) -> Visited:
+    def _as_visited(self, recorded: Recorded) -> Visited:
         visit, page = recorded.visit, recorded.visit.page
         if visit.error is not None:
             line = ("warning", f"failed {visit.url}: {visit.error.code}")

@@ -27,14 +27,14 @@ from netglean.read.readability.evidence import (
     Failure,
     Probe,
     evidence_hash,
-    kept_headers,
+    evidence_headers,
 )
 from netglean.read.readability.score import EFFORTS
 
 if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
     from netglean.net.page import Page
-    from netglean.net.robots import Robots, RobotsAnswer
+    from netglean.net.robots import Robots, RobotsResponse
     from netglean.workers.pool import Readers
 
 WELL_KNOWN = {
@@ -91,7 +91,7 @@ def _probe(url: str, accept: str, page: Page | None = None, error: ToolError | N
         accept=accept,
         final_url=page.url,
         status=page.status,
-        headers=kept_headers(page.headers),
+        headers=evidence_headers(page.headers),
         redirects=[{"url": hop.url, "status": hop.status} for hop in page.redirects],
         body=_text_of(page),
         bytes=len(page.body),
@@ -112,7 +112,7 @@ async def _ask(fetcher: Fetcher, url: str, accept: str) -> tuple[Probe, Page | N
     return _probe(url, accept, page), page
 
 
-def _robots_probe(answer: RobotsAnswer | None, url: str, error: ToolError | None) -> Probe:
+def _robots_probe(answer: RobotsResponse | None, url: str, error: ToolError | None) -> Probe:
     if answer is None:
         return _probe(url, "text/plain", error=error)
     failure = Failure(code=answer.failure[0], message=answer.failure[1]) if answer.failure else None
@@ -121,7 +121,7 @@ def _robots_probe(answer: RobotsAnswer | None, url: str, error: ToolError | None
         accept="text/plain",
         final_url=answer.url if answer.status is not None else None,
         status=answer.status,
-        headers=kept_headers(answer.headers),
+        headers=evidence_headers(answer.headers),
         redirects=[],
         body=answer.text,
         bytes=answer.size,
@@ -146,7 +146,7 @@ async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bo
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
     robots: Robots | None = None
-    answer: RobotsAnswer | None = None
+    answer: RobotsResponse | None = None
     robots_error: ToolError | None = None
     try:
         robots, answer = await spending.robots_answer(url)

@@ -82,7 +82,7 @@ def feed_endpoint(runs: Runs, token_required: bool) -> Callable[[Request], Await
                 return await _not_built(runs, project)
         except ToolError:  # a busy or failing store (the store logs why): try again shortly
             return _later("The feed cannot be read just now; try again shortly.\n")
-        return _served(request.headers, kept, suffix, private=token_required)
+        return _serve_feed(request.headers, kept, suffix, private=token_required)
 
     return feed
 
@@ -102,7 +102,7 @@ def _later(text: str) -> Response:
     return PlainTextResponse(text, status_code=503, headers={"Retry-After": RETRY_AFTER})
 
 
-def _served(asked: Headers, kept: ProjectFeed, suffix: str, *, private: bool) -> Response:
+def _serve_feed(asked: Headers, kept: ProjectFeed, suffix: str, *, private: bool) -> Response:
     """The feed, or 304 when the reader's copy is current. A feed behind a secret is for that reader alone."""
     etag, built_at = kept.etag or "", kept.built_at or 0.0
     headers = {
@@ -110,13 +110,13 @@ def _served(asked: Headers, kept: ProjectFeed, suffix: str, *, private: bool) ->
         "Last-Modified": formatdate(built_at, usegmt=True),
         "Cache-Control": "private, no-cache" if private else "no-cache",
     }
-    if _unchanged(asked, etag, built_at):
+    if _not_modified(asked, etag, built_at):
         return Response(status_code=304, headers=headers)
     body = kept.rss if suffix == ".xml" else kept.json
     return Response(body, media_type=FORMATS[suffix], headers=headers)
 
 
-def _unchanged(asked: Headers, etag: str, built_at: float) -> bool:
+def _not_modified(asked: Headers, etag: str, built_at: float) -> bool:
     """RFC 9110 §13.1: If-None-Match by weak comparison (``*`` matches any feed), and If-Modified-Since only when
     no If-None-Match came (a date it cannot read is no condition)."""
     tags = asked.get("if-none-match")

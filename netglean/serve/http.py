@@ -50,7 +50,7 @@ def _refusal(status: int, reason: str = "") -> JSONResponse:
     return JSONResponse(refusal_body(status, reason), status_code=status)
 
 
-class _AnswerBadIds:
+class _RejectBadIds:
     """POST /mcp: a request whose id is neither a string nor an integer gets -32600 with ``id: null``.
 
     The SDK would take it for a notification, answer 202 and never reply (netglean.serve.jsonrpc). The
@@ -176,7 +176,7 @@ def build_app(runner: ToolRunner) -> Guard:
 
     app = Starlette(
         routes=[
-            Route("/mcp", _AnswerBadIds(mcp_app)),
+            Route("/mcp", _RejectBadIds(mcp_app)),
             Route("/", landing, methods=["GET"]),
             Route("/v1/tools", list_tools, methods=["GET"]),
             # One route for both methods: a 405 then lists them both in its Allow header.

@@ -16,7 +16,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from netglean._version import __version__
 from netglean.calls.context import Context
-from netglean.calls.profiles import ProtocolAnswer, ToolWire
+from netglean.calls.profiles import JsonRpcFailure, ToolWire
 from netglean.calls.registry import ToolSpec
 from netglean.calls.resources import PromptError, ResourceNotFound, read_resource, render_prompt
 from netglean.calls.runner import ToolRunner, UnknownTool
@@ -208,7 +208,7 @@ def build_server(runner: ToolRunner) -> Server[Any]:
                     lambda: runner.render_text(params.name, envelope, source, len(images)),
                     source,
                 )
-            except ProtocolAnswer as refused:
+            except JsonRpcFailure as refused:
                 raise MCPError(refused.code, refused.message) from None
             text, structured, is_error = answer.text, answer.structured, answer.is_error
         return types.CallToolResult(

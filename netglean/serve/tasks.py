@@ -34,7 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
 from netglean.calls.runner import ToolRunner
-from netglean.calls.runs import described
+from netglean.calls.runs import describe_run
 from netglean.core.envelope import say
 from netglean.core.errors import RunNotFound, ToolError
 from netglean.store.base import ACTIVE, Run
@@ -97,15 +97,15 @@ def install(server: Server[Any], runner: ToolRunner, call_tool: CallTool) -> Non
     """Serve tasks on ``server``, whose tools/call handler is ``call_tool`` (a task's call goes through it too)."""
     tasks = _Tasks(runner, call_tool)
     server.add_request_handler(TASK_CALL, types.CallToolRequestParams, tasks.call)
-    server.add_request_handler("tasks/get", types.GetTaskRequestParams, _guarded(tasks.get))
-    server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, _guarded(tasks.result))
-    server.add_request_handler("tasks/list", types.PaginatedRequestParams, _guarded(tasks.listing))
-    server.add_request_handler("tasks/cancel", types.CancelTaskRequestParams, _guarded(tasks.cancel))
-    server.add_request_handler("tasks/update", _UpdateTaskParams, _guarded(tasks.update))
+    server.add_request_handler("tasks/get", types.GetTaskRequestParams, _guard_store_errors(tasks.get))
+    server.add_request_handler("tasks/result", types.GetTaskPayloadRequestParams, _guard_store_errors(tasks.result))
+    server.add_request_handler("tasks/list", types.PaginatedRequestParams, _guard_store_errors(tasks.listing))
+    server.add_request_handler("tasks/cancel", types.CancelTaskRequestParams, _guard_store_errors(tasks.cancel))
+    server.add_request_handler("tasks/update", _UpdateTaskParams, _guard_store_errors(tasks.update))
     server.middleware.append(tasks.middleware)
 
 
-def _guarded(handler: Handler[_Params]) -> Handler[_Params]:
+def _guard_store_errors(handler: Handler[_Params]) -> Handler[_Params]:
     """A store that fails under a tasks/* request is the server's internal error (-32603), said in our own words: the
     SDK would answer with the exception's text, which may name the store's path."""
 
@@ -193,7 +193,7 @@ class _Tasks:
     async def get(self, ctx: ServerRequestContext[Any], params: types.GetTaskRequestParams) -> HandlerResult:
         core = self._gate(ctx, "tasks/get", core_only=False)
         run = await self._run(params.task_id)
-        task = self._task(described(run), core=core)
+        task = self._task(describe_run(run), core=core)
         if not core and task["status"] == "completed":
             task["result"] = await self._answer(ctx, run)
         return task
@@ -218,7 +218,7 @@ class _Tasks:
             raise MCPError(types.INVALID_PARAMS, "Invalid cursor: use the nextCursor of an earlier tasks/list")
         offset = int(cursor or 0)
         runs, total = await self._runs.store.list_runs(statuses=(), tools=(), offset=offset, limit=LIST_PAGE)
-        page: dict[str, Any] = {"tasks": [self._task(described(run), core=True) for run in runs]}
+        page: dict[str, Any] = {"tasks": [self._task(describe_run(run), core=True) for run in runs]}
         if offset + len(runs) < total:
             page["nextCursor"] = str(offset + len(runs))
         return page
@@ -230,11 +230,11 @@ class _Tasks:
         run = await self._run(params.task_id)
         if run.finished:
             if core:
-                status = self._task(described(run), core=core)["status"]
+                status = self._task(describe_run(run), core=core)["status"]
                 raise MCPError(types.INVALID_PARAMS, f"Cannot cancel task: already in terminal status {status!r}")
             return {}
         run = await self._runs.cancel(run.id, force=False)
-        return self._task(described(run), core=True) if core else {}
+        return self._task(describe_run(run), core=True) if core else {}
 
     async def update(self, ctx: ServerRequestContext[Any], params: _UpdateTaskParams) -> HandlerResult:
         """A run never asks for input, so every response is to a request not outstanding: ignored, acknowledged."""
@@ -271,7 +271,7 @@ class _Tasks:
 
     async def _answer(self, ctx: ServerRequestContext[Any], run: Run) -> dict[str, Any]:
         """The run's answer as the tools/call that waited for it would have sent it, on this request's wire."""
-        envelope, source = await self._runner.answer_run(run)
+        envelope, source = await self._runner.run_response_for(run)
         result = types.CallToolResult(
             content=[types.TextContent(type="text", text=self._runner.render_text(run.tool, envelope, source))],
             structured_content=envelope.as_dict(),

@@ -14,7 +14,7 @@ from types import ModuleType
 
 
 @functools.cache
-def spoken() -> tuple[str, ...]:
+def supported_versions() -> tuple[str, ...]:
     """Every protocol version a client may ask for, the handshake's and the modern ones."""
     table = _version_table()
     return (*table.HANDSHAKE_PROTOCOL_VERSIONS, *table.MODERN_PROTOCOL_VERSIONS)

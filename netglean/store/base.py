@@ -17,7 +17,7 @@ FINISHED = ("succeeded", "failed", "cancelled", "interrupted")
 STATUSES = ACTIVE + FINISHED
 RESUMABLE = ("failed", "cancelled", "interrupted")
 """Statuses a run can be resumed from (a succeeded one too, to retry its failed pages)."""
-LOG_LINES_KEPT = 2_000
+LOG_LINES_STORED = 2_000
 """Lines of one run's log a store keeps (the latest; up to TRIM_EVERY more between two trims)."""
 TRIM_EVERY = 100
 
@@ -287,7 +287,7 @@ class CrawlJournal(Protocol):
         """The URL at which the crawl read a page of canonical URL ``canonical``, if it read one."""
         ...
 
-    async def visited(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
+    async def record_visits(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
         """Keep a crawl's next visits, each with the links it queued and its log line, in one transaction."""
         ...
 

@@ -32,7 +32,7 @@ from netglean.core.errors import ConfigurationError, NameTaken, StoreFailure, Un
 from netglean.store.base import (
     ACTIVE,
     FINISHED,
-    LOG_LINES_KEPT,
+    LOG_LINES_STORED,
     RESUMABLE,
     TRIM_EVERY,
     Checkpoint,
@@ -648,7 +648,7 @@ class PostgresStore:
 
         return await self._read(work)
 
-    async def visited(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
+    async def record_visits(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
         write = _visits_writer(run_id, part, visits)
         links = sum(len(visit.links) for visit in visits)
 
@@ -1154,7 +1154,7 @@ def _kept_rows(
 
 def _log_line(db: Cursor, run_id: str, level: str, message: str, now: float) -> None:
     """One more line of a run's log (its run locked, so concurrent lines take turns for their
-    number); every TRIM_EVERY lines, the lines past LOG_LINES_KEPT go."""
+    number); every TRIM_EVERY lines, the lines past LOG_LINES_STORED go."""
     db.execute("SELECT 1 FROM runs WHERE id = %s FOR UPDATE", (run_id,))
     row = db.execute(
         "SELECT coalesce(max(seq), 0) + 1 FROM run_log WHERE run_id = %s",
@@ -1165,8 +1165,8 @@ def _log_line(db: Cursor, run_id: str, level: str, message: str, now: float) -> 
         "INSERT INTO run_log VALUES (%s, %s, %s, %s, %s)",
         (run_id, seq, now, level, message),
     )
-    if seq > LOG_LINES_KEPT and seq % TRIM_EVERY == 0:
+    if seq > LOG_LINES_STORED and seq % TRIM_EVERY == 0:
         db.execute(
             "DELETE FROM run_log WHERE run_id = %s AND seq <= %s",
-            (run_id, seq - LOG_LINES_KEPT),
+            (run_id, seq - LOG_LINES_STORED),
         )

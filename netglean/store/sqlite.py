@@ -25,7 +25,7 @@ from netglean.core.errors import ConfigurationError, NameTaken, StoreFailure, Un
 from netglean.store.base import (
     ACTIVE,
     FINISHED,
-    LOG_LINES_KEPT,
+    LOG_LINES_STORED,
     RESUMABLE,
     TRIM_EVERY,
     Checkpoint,
@@ -195,7 +195,7 @@ class SqliteStore:
         path = folder / FILE_NAME
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            return cls._migrated(folder)
+            return cls._open_migrated(folder)
         except OSError as exc:
             raise ConfigurationError(
                 f"cannot write the run store folder {folder} ({exc.strerror}): give netglean write access to it, "
@@ -207,7 +207,7 @@ class SqliteStore:
         return cls._read_only_on_a_full_disk(folder)
 
     @classmethod
-    def _migrated(cls, folder: Path) -> SqliteStore:
+    def _open_migrated(cls, folder: Path) -> SqliteStore:
         """The store opened for writing and brought to the current schema, or closed again (an error
         raised)."""
         store = cls(folder)
@@ -557,7 +557,7 @@ class SqliteStore:
 
         return await self._read(work)
 
-    async def visited(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
+    async def record_visits(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
         await self._write(_visits_writer(run_id, part, visits))
 
     async def items(self, run_id: str, *, offset: int, limit: int, part: int | None = None) -> tuple[list[Item], int]:
@@ -719,7 +719,7 @@ class SqliteStore:
 
         def work(db: sqlite3.Connection) -> dict[str, Written]:
             written = {
-                dataset: _kept_rows(db, project_id, dataset, run_id, kept, now=now) for dataset, kept in rows.items()
+                dataset: _store_rows(db, project_id, dataset, run_id, kept, now=now) for dataset, kept in rows.items()
             }
             _visits_writer(run_id, part, visits(written))(db)
             return written
@@ -913,7 +913,7 @@ def _visits_writer(run_id: str, part: int, visits: Sequence[Visited]) -> Callabl
     return work
 
 
-def _kept_rows(
+def _store_rows(
     db: sqlite3.Connection,
     project_id: str,
     dataset: str,
@@ -949,11 +949,11 @@ def _kept_rows(
 
 
 def _log_line(db: sqlite3.Connection, run_id: str, level: str, message: str, now: float) -> None:
-    """One more line of a run's log; every TRIM_EVERY lines, the lines past LOG_LINES_KEPT go."""
+    """One more line of a run's log; every TRIM_EVERY lines, the lines past LOG_LINES_STORED go."""
     seq = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM run_log WHERE run_id = ?", (run_id,)).fetchone()[0]
     db.execute("INSERT INTO run_log VALUES (?, ?, ?, ?, ?)", (run_id, seq, now, level, message))
-    if seq > LOG_LINES_KEPT and seq % TRIM_EVERY == 0:
-        db.execute("DELETE FROM run_log WHERE run_id = ? AND seq <= ?", (run_id, seq - LOG_LINES_KEPT))
+    if seq > LOG_LINES_STORED and seq % TRIM_EVERY == 0:
+        db.execute("DELETE FROM run_log WHERE run_id = ? AND seq <= ?", (run_id, seq - LOG_LINES_STORED))
 
 
 def _unusable(path: Path, exc: sqlite3.Error) -> str:

@@ -107,10 +107,10 @@ class _Worker(asyncio.Protocol):
             except Exception as exc:  # an exception class that cannot be rebuilt here: its message still is
                 message = (False, RuntimeError(f"the reader's answer could not be read: {exc}"))
             del self.buffer[:end]
-            self.pool._answered(self, message)
+            self.pool._on_reply(self, message)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.pool._lost(self)
+        self.pool._on_worker_lost(self)
 
     def stop(self) -> None:
         """End the process; each pipe is closed by its transport, or here when it never got one."""
@@ -225,7 +225,7 @@ class Readers:
                 continue
             worker.send(job, data)
 
-    def _answered(self, worker: _Worker, message: Any) -> None:
+    def _on_reply(self, worker: _Worker, message: Any) -> None:
         if message == read_worker.READY:
             worker.ready = True
         else:
@@ -244,7 +244,7 @@ class Readers:
                 worker.killed = True
                 worker.process.kill()  # its pipe closes: _lost sends the jobs queued behind elsewhere, starts another
 
-    def _lost(self, worker: _Worker) -> None:
+    def _on_worker_lost(self, worker: _Worker) -> None:
         """A worker's output ended: it died. Its page fails, the page queued behind it goes elsewhere."""
         if worker not in self._workers:
             return  # stopped on purpose

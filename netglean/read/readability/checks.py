@@ -147,7 +147,7 @@ def _flag(page: Page, ident: str, severity: str, summary: str) -> None:
     page.flags.append({"id": ident, "severity": severity, "summary": summary})
 
 
-def _answered(probe: Probe | None) -> str | None:
+def _ok_body(probe: Probe | None) -> str | None:
     """A probe's body when it got a 2xx answer."""
     ok = probe is not None and probe["error"] is None and 200 <= (probe["status"] or 0) < 300
     return probe["body"] if ok and probe is not None else None
@@ -647,7 +647,7 @@ def cache_validators(page: Page, evidence: Evidence) -> Verdict:
 
 
 def llms_txt(page: Page, evidence: Evidence) -> Verdict:
-    body = _answered(evidence["llms_txt"])
+    body = _ok_body(evidence["llms_txt"])
     if body is None or not body.strip(SPACES):
         return Verdict(0, "/llms.txt is missing or empty")
     titled = _TITLE.search(body) is not None
@@ -680,11 +680,11 @@ def machine_endpoint(page: Page, evidence: Evidence) -> Verdict:
     for tag in markup.links if markup is not None else ():
         if tag.href is not None and (ENDPOINT_RELS.intersection(tag.rel) or tag.type in ENDPOINT_TYPES):
             found.append("<link>")
-    llms = _answered(evidence["llms_txt"])
+    llms = _ok_body(evidence["llms_txt"])
     for listed in _MARKDOWN_LINK.finditer(llms or ""):
         if any(marker in listed.group(1).lower() for marker in ENDPOINT_PATHS):
             found.append("llms.txt")
-    ucp = _answered(evidence["ucp"])
+    ucp = _ok_body(evidence["ucp"])
     if ucp is not None and ucp.strip(SPACES):
         found.append("/.well-known/ucp")
     where = sorted(set(found))

@@ -118,7 +118,7 @@ def media_type(probe: Probe | None) -> str:
     return probe["headers"].get("content-type", "").split(";")[0].strip().lower()
 
 
-def kept_headers(headers: Mapping[str, str]) -> dict[str, str]:
+def evidence_headers(headers: Mapping[str, str]) -> dict[str, str]:
     """The headers worth keeping as evidence: lower-cased names, volatile ones out, sorted."""
     kept = {name.lower(): value for name, value in headers.items()}
     return {

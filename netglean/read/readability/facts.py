@@ -555,11 +555,11 @@ def _from_texts(markup: Markup, reading: Reading, put: Put, facts: list[Fact]) -
         if sku is not None:
             put("sku", sku.group(1), "html_text", text.offset)
     first = next((t.offset for t in markup.texts if t.excluded is None and t.text.strip(SPACES)), 0)
-    for kind, value, _ in _labelled(markup.counted_text()):
+    for kind, value, _ in _labelled_lines(markup.counted_text()):
         put(kind, value, "html_text", first)
 
 
-def _labelled(text: str) -> Iterator[tuple[str, str, int]]:
+def _labelled_lines(text: str) -> Iterator[tuple[str, str, int]]:
     """``Label: value`` lines of ``text``: (fact, value, where its value starts)."""
     start = 0
     for line in text.split("\n"):
@@ -722,7 +722,7 @@ def _from_text(body: str, reading: Reading, put: Put, facts: list[Fact]) -> None
         linked = _LINKED_HEADING.match(heading[1].strip(SPACES))
         raw = linked.group(1) if linked is not None else heading[1]
         put("title", raw, "negotiated", offsets.at(heading[0]))
-    for kind, raw, at in _labelled(body):
+    for kind, raw, at in _labelled_lines(body):
         value = normalise(kind, raw, reading)
         if value is None:
             continue

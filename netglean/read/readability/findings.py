@@ -110,7 +110,7 @@ class _Page:
 
     def page_probes(self) -> list[Probe]:
         """The page's answers (agent, then browser) that came back."""
-        return [p for p in (self.evidence.get("agent"), self.evidence.get("browser")) if p and _answered(p)]
+        return [p for p in (self.evidence.get("agent"), self.evidence.get("browser")) if p and _read_whole(p)]
 
     def declared(self, rels: frozenset[str], media_type: str | None = None) -> list[dict[str, str]]:
         """The links the page declares (Link headers of its answers, then <link> in its HTML) with one of
@@ -176,13 +176,13 @@ def _declare(
 # ---- helpers over answers ------------------------------------------------------------------------------
 
 
-def _answered(probe: Probe | None) -> bool:
+def _read_whole(probe: Probe | None) -> bool:
     """Whether a probe got an answer read whole (no failure, a status)."""
     return probe is not None and probe["status"] is not None and probe["error"] is None
 
 
 def _ok(probe: Probe | None) -> bool:
-    return _answered(probe) and probe is not None and 200 <= (probe["status"] or 0) < 300
+    return _read_whole(probe) and probe is not None and 200 <= (probe["status"] or 0) < 300
 
 
 def _is_html(probe: Probe) -> bool:
@@ -244,7 +244,7 @@ def _json_document(probe: Probe) -> tuple[Any, str | None]:
 
 def _markdown_negotiation(page: _Page) -> Result:
     agent = page.evidence.get("agent")
-    if not _answered(agent) or agent is None:
+    if not _read_whole(agent) or agent is None:
         return NOT_PROBED, MEASURED, "The page was not asked for as an agent, so negotiation was not seen.", {}
     detail: dict[str, Any] = {"status": agent["status"], "content_type": _text(agent["headers"].get("content-type"))}
     if not _ok(agent) or media_type(agent) not in MARKDOWN_TYPES:
@@ -348,7 +348,7 @@ def robots_content_signals(body: str) -> list[dict[str, Any]]:
 
 def _content_signal(page: _Page) -> Result:
     robots = page.evidence.get("robots")
-    read_robots = _answered(robots) and robots is not None
+    read_robots = _read_whole(robots) and robots is not None
     headers = [p for p in page.page_probes() if "content-signal" in p["headers"]]
     if not read_robots and not headers:
         return NOT_PROBED, MEASURED, "robots.txt was not read and no answer carried a Content-Signal header.", {}
@@ -395,7 +395,7 @@ def _well_known(
     """A finding over the well-known answer ``key`` (``noun`` names it in the summary), or, when it was not
     asked for, over what the page ``declared``."""
     probe = page.evidence.get("well_known", {}).get(key)
-    if probe is not None and not _answered(probe):
+    if probe is not None and not _read_whole(probe):
         return NOT_PROBED, MEASURED, f"The well-known {noun} path was asked for and gave no answer to read.", {}
     if probe is None:
         if declared:
@@ -545,7 +545,7 @@ def _oauth_discovery(page: _Page) -> Result:
     challenges: list[str] = []
     answers = [*page.page_probes(), *page.evidence.get("well_known", {}).values()]
     for probe in answers:
-        if _answered(probe) and probe["status"] == 401:
+        if _read_whole(probe) and probe["status"] == 401:
             for found in _AUTH_PARAM.finditer(probe["headers"].get("www-authenticate", "")[:MAX_HEADER_CHARS]):
                 url = found[1] if found[1] is not None else found[2]
                 if url and url[:_URL_LIMIT] not in challenges and len(challenges) < MAX_ITEMS:
@@ -665,7 +665,7 @@ def _webmcp(page: _Page) -> Result:
 
 def _llms_txt_structure(page: _Page) -> Result:
     probe = page.evidence.get("llms_txt")
-    if probe is None or not _answered(probe):
+    if probe is None or not _read_whole(probe):
         return NOT_PROBED, MEASURED, "/llms.txt was not read.", {}
     detail: dict[str, Any] = {"status": probe["status"], "content_type": _text(probe["headers"].get("content-type"))}
     if not _ok(probe):

@@ -33,7 +33,7 @@ from netglean.read.readability.facts import (
 from netglean.read.readability.kinds import ACTIONS, Kind, classify
 from netglean.read.readability.markup import SPACES, Markup, tokenize
 from netglean.read.readability.robots_policy import Policy
-from netglean.read.reading import walled
+from netglean.read.reading import signals_if_wall
 
 HTML_HEAD = 1_024
 """Characters of a body looked at to tell whether it is HTML whatever its Content-Type says."""
@@ -85,7 +85,7 @@ def _kind(kind: str) -> str:
     return "other"
 
 
-def captured(probe: Probe | None) -> bool:
+def has_response(probe: Probe | None) -> bool:
     """Whether a probe got an answer at all (any status)."""
     return probe is not None and probe["error"] is None and probe["status"] is not None
 
@@ -204,10 +204,10 @@ def markdown_alternates(representations: Sequence[Representation | None]) -> lis
 def alternate_target(agent: Probe | None, browser: Probe | None, url: str) -> str | None:
     """The one markdown copy ARS asks for (0.3): when the agent's answer is 2xx and no machine copy,
     the first declared copy on the page's origin that is not the page itself."""
-    if agent is None or not captured(agent) or not 200 <= (agent["status"] or 0) < 300:
+    if agent is None or not has_response(agent) or not 200 <= (agent["status"] or 0) < 300:
         return None
     agent_rep = represent(agent)
-    browser_rep = represent(browser) if browser is not None and captured(browser) else None
+    browser_rep = represent(browser) if browser is not None and has_response(browser) else None
     return _alternate(agent, agent_rep, browser_rep, url)
 
 
@@ -268,7 +268,7 @@ def probe_problem(probe: Probe) -> str | None:
     if status in {401, 403, 429}:
         return "blocked_at_edge"
     signals = bot_wall(status, probe["headers"], probe["body"])
-    if walled(signals, status, probe["body"], probe["final_url"] or probe["url"]):
+    if signals_if_wall(signals, status, probe["body"], probe["final_url"] or probe["url"]):
         return "blocked_at_edge"
     return None if 200 <= status < 300 else "non_2xx"
 

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from netglean.read.readability.checks import CHECKS, DIMENSIONS, MAX_REDIRECTS, UNLOCKS, Verdict
 from netglean.read.readability.evidence import Evidence, Probe, evidence_hash
 from netglean.read.readability.findings import findings
-from netglean.read.readability.page import Page, captured, probe_problem, read_page
+from netglean.read.readability.page import Page, has_response, probe_problem, read_page
 from netglean.read.readability.robots_policy import Policy, policy
 
 FORMAT = "netglean.ars/2"
@@ -108,7 +108,7 @@ def score(evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
         return result
     agent, browser = evidence["agent"], evidence["browser"]
     assert agent is not None  # unscored_reason saw to it
-    page = read_page(evidence, agent, browser if captured(browser) else None, said, table)
+    page = read_page(evidence, agent, browser if has_response(browser) else None, said, table)
     _scored(result, page, evidence, table)
     return result
 

@@ -8,7 +8,7 @@ import math
 import anyio
 import pytest
 
-from netglean.calls.context import ANSWER_RESERVE, Context
+from netglean.calls.context import RESPONSE_RESERVE, Context
 from tests.support.toy_tools import toy_services
 
 
@@ -49,7 +49,7 @@ def _reserve(left: float) -> float:
 
 @pytest.mark.parametrize(
     ("left", "reserve"),
-    [(100.0, 100.0 * ANSWER_RESERVE), (10.0, 2.0), (3.0, 1.0), (1.5, 0.75), (0.2, 0.1)],
+    [(100.0, 100.0 * RESPONSE_RESERVE), (10.0, 2.0), (3.0, 1.0), (1.5, 0.75), (0.2, 0.1)],
     ids=["a fifth of 100 s", "a fifth of 10 s", "at least a second", "at most half of 1.5 s", "at most half of 0.2 s"],
 )
 def test_work_stops_early_enough_to_answer(left: float, reserve: float) -> None:

@@ -118,21 +118,21 @@ def test_compat_names_the_profiles_the_setting_takes() -> None:
 def test_a_profile_policy_holds_only_where_it_is_stricter() -> None:
     """A profile's network policy makes the operator's stricter, never looser: the stricter of each holds."""
     operator = Settings.load({"session_budget": 10, "host_interval": 0.5, "ignore_robots": True}, environ={})
-    tightened = operator.tightened({"session_budget": 20, "host_interval": 1.0, "ignore_robots": False})
+    tightened = operator.tighten({"session_budget": 20, "host_interval": 1.0, "ignore_robots": False})
     assert (tightened.session_budget, tightened.host_interval, tightened.ignore_robots) == (10, 1.0, False)
-    assert operator.tightened({"session_budget": 50, "allow_private_hosts": False}) is operator
+    assert operator.tighten({"session_budget": 50, "allow_private_hosts": False}) is operator
 
 
 def test_a_profile_adds_robots_groups_and_switches_off_http_dev_and_private_targets() -> None:
     operator = Settings.load(
         {"dev": True, "robots_agents": "netglean,other", "allow_private_targets": "10.0.0.0/8"}, environ={}
     )
-    tightened = operator.tightened(
+    tightened = operator.tighten(
         {"robots_agents": "netglean,rebilder-ars", "allow_http": False, "dev": False, "allow_private_targets": ""}
     )
     assert tightened.robots_agents == "netglean,other,rebilder-ars"
     assert (tightened.allow_http, tightened.dev, tightened.allow_private_targets) == (False, False, "")
-    assert tightened.tightened({"robots_agents": "rebilder-ars"}) == tightened  # nothing more to add
+    assert tightened.tighten({"robots_agents": "rebilder-ars"}) == tightened  # nothing more to add
 
 
 @pytest.mark.parametrize(

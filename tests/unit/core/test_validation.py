@@ -11,11 +11,11 @@ from netglean.core.validation import (
     QUOTED_CHARS,
     Problem,
     SchemaValidator,
-    bounded,
     json_type,
-    named,
-    quoted,
-    reported,
+    quote_name,
+    quote_value,
+    report_problems,
+    shorten_message,
 )
 
 SCHEMA = {
@@ -135,13 +135,13 @@ def test_a_value_the_validator_spells_its_own_way_still_makes_a_bounded_sentence
 
 
 def test_quoting_keeps_short_values_whole_and_counts_long_ones() -> None:
-    assert quoted(URLS[:2]) == '["https://example.org/page/0", "https://example.org/page/1"]'
-    assert quoted(URLS) == f"{quoted(URLS[:3])[:QUOTED_CHARS]}… (101 items)"
-    assert quoted(["x" * 200]).endswith("… (1 item)") and quoted("é" * 81).endswith("… (81 characters)")
-    assert named("short") == "short" and named("n" * 81) == "n" * 80 + "… (81 characters)"
+    assert quote_value(URLS[:2]) == '["https://example.org/page/0", "https://example.org/page/1"]'
+    assert quote_value(URLS) == f"{quote_value(URLS[:3])[:QUOTED_CHARS]}… (101 items)"
+    assert quote_value(["x" * 200]).endswith("… (1 item)") and quote_value("é" * 81).endswith("… (81 characters)")
+    assert quote_name("short") == "short" and quote_name("n" * 81) == "n" * 80 + "… (81 characters)"
     long = "a" * 300 + " has more than 1 item"
-    assert bounded("fine") == "fine" and bounded(long).endswith("has more than 1 item")
-    assert bounded(long).startswith("a" * QUOTED_CHARS + "… (321 characters) …")
+    assert shorten_message("fine") == "fine" and shorten_message(long).endswith("has more than 1 item")
+    assert shorten_message(long).startswith("a" * QUOTED_CHARS + "… (321 characters) …")
 
 
 def test_what_is_not_an_object_is_the_arguments_fault() -> None:
@@ -156,8 +156,8 @@ def test_the_hint_lists_what_a_closed_schema_accepts() -> None:
 
 def test_many_problems_are_counted_beyond_the_first_few() -> None:
     problems = [Problem(f"/{n}", str(n), "bad") for n in range(MAX_REPORTED + 5)]
-    assert reported(problems) == (problems[:MAX_REPORTED], 5)
-    assert reported(problems[:3]) == (problems[:3], 0)
+    assert report_problems(problems) == (problems[:MAX_REPORTED], 5)
+    assert report_problems(problems[:3]) == (problems[:3], 0)
 
 
 def test_json_types_are_named_as_json_names_them() -> None:

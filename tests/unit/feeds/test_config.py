@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from netglean.core.errors import InvalidFeedConfig
-from netglean.core.validation import quoted
+from netglean.core.validation import quote_value
 from netglean.feeds import config as feed_config
 from netglean.feeds.config_yaml import parse_yaml
 from tests.support.paths import CORPUS
@@ -205,7 +205,7 @@ STEP_KEYS = "end, name, pattern, replacement, start, string, time_zone"
 
 
 def _unknown(key: str, where: str, then: str) -> str:
-    return f"{quoted(key)} is not a key of {where}, so it is ignored (as html2rss ignores it); {then}"
+    return f"{quote_value(key)} is not a key of {where}, so it is ignored (as html2rss ignores it); {then}"
 
 
 def test_a_typo_in_a_required_key_is_an_error_and_a_warning_naming_the_key_meant() -> None:

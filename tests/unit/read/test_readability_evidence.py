@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from netglean.read.readability.evidence import canonical, evidence_hash, kept_headers
+from netglean.read.readability.evidence import canonical, evidence_hash, evidence_headers
 
 
 def test_headers_that_name_the_request_not_the_page_are_left_out() -> None:
@@ -22,7 +22,7 @@ def test_headers_that_name_the_request_not_the_page_are_left_out() -> None:
         "Content-Type": "text/html",
         "Link": '</p.md>; rel="alternate"',
     }
-    assert kept_headers(given) == {
+    assert evidence_headers(given) == {
         "content-type": "text/html",
         "etag": '"v1"',
         "link": '</p.md>; rel="alternate"',

@@ -8,7 +8,7 @@ import json
 
 from netglean.read.links import LinkFilter
 from netglean.read.page_signals import bot_wall
-from netglean.read.reading import WALL_TEXT, is_wall, read_html, read_text, walled
+from netglean.read.reading import WALL_TEXT, is_wall, read_html, read_text, signals_if_wall
 
 URL = "https://harbour.test/news/tides"
 PAGE = (
@@ -205,8 +205,8 @@ def test_a_listing_that_names_a_wall_in_passing_is_content() -> None:
     assert {"browser-check", "captcha", "cloudflare-challenge"} <= set(bot_wall(200, {}, listing))
     for main_content in (True, False):
         assert read_html(listing, URL, fmt="text", main_content=main_content).wall == ()
-    assert walled(bot_wall(200, {}, listing), 200, listing, URL) == ()
-    assert walled(bot_wall(403, {}, listing), 403, listing, URL) != ()  # a wall's status: the signs count
+    assert signals_if_wall(bot_wall(200, {}, listing), 200, listing, URL) == ()
+    assert signals_if_wall(bot_wall(403, {}, listing), 403, listing, URL) != ()  # a wall's status: the signs count
 
 
 def test_pictures_and_the_date_line_are_no_lines_of_the_text() -> None:

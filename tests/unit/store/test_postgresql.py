@@ -312,7 +312,7 @@ def test_the_frontier_after_a_long_visited_stretch_is_read_past_it(
     async def work() -> None:
         await store.create(RUN, "crawl", {}, None, "")
         await store.seed(RUN, 0, "http://site.test/0")
-        await store.visited(RUN, 0, [first, *(visit(seq) for seq in range(1, 1_100))])
+        await store.record_visits(RUN, 0, [first, *(visit(seq) for seq in range(1, 1_100))])
         waiting = await store.queued_after(RUN, 0, 0, 150)
         assert [q.seq for q in waiting] == list(range(1_100, 1_250))
         assert [q.seq for q in await store.queued_after(RUN, 0, 1_250, 150)] == list(

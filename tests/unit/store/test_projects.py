@@ -136,7 +136,7 @@ def test_a_pages_rows_and_its_visit_are_kept_together_and_a_later_run_can_take_t
             1, {"url": "https://a.test/2"}, read=False, failed=True, canonical=None, url="https://a.test/2"
         )
         await store.write_rows("p1", "r1", {"d": [("k", {"x": 1})]}, visits=lambda written: [read])
-        await store.visited("r1", 0, [failed])
+        await store.record_visits("r1", 0, [failed])
         taken = await store.adopt("r2", "r1", failed=False)
         items, _ = await store.items("r2", offset=0, limit=10)
         runs, total = await store.project_runs("p1", statuses=(), offset=0, limit=10)

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import anyio
 
-from netglean.store.base import LOG_LINES_KEPT, TRIM_EVERY, Queued, RunStore
+from netglean.store.base import LOG_LINES_STORED, TRIM_EVERY, Queued, RunStore
 from tests.support.stores import OTHER, RUN, rows_in, visit
 
 T = TypeVar("T")
@@ -59,9 +59,9 @@ def test_a_resume_with_retry_failed_queues_the_failed_visits_again(store: RunSto
         await store.create(RUN, "crawl", {}, None, "")
         await store.seed(RUN, 0, "http://site.test/0")
         links = (Queued(1, "http://site.test/1", 1), Queued(2, "http://site.test/2", 1))
-        await store.visited(RUN, 0, [visit(0, links=links)])
-        await store.visited(RUN, 0, [visit(1, failed=True)])
-        await store.visited(RUN, 0, [visit(2)])
+        await store.record_visits(RUN, 0, [visit(0, links=links)])
+        await store.record_visits(RUN, 0, [visit(1, failed=True)])
+        await store.record_visits(RUN, 0, [visit(2)])
         # begun already: the seed is not queued again
         await store.seed(RUN, 0, "http://site.test/other")
         point = await store.checkpoint(RUN, 0)
@@ -89,7 +89,7 @@ def test_a_crawls_frontier_is_read_back_in_slices_and_asked_what_it_holds(store:
         await store.seed(RUN, 0, "http://site.test/0")
         links = tuple(Queued(n, f"http://site.test/{n}", 1) for n in range(1, 1_201))
         first = dataclasses.replace(visit(0, links=links), dropped=7)
-        await store.visited(RUN, 0, [first, visit(1, failed=True), visit(2)])
+        await store.record_visits(RUN, 0, [first, visit(1, failed=True), visit(2)])
         point = await store.checkpoint(RUN, 0)
         assert (
             point.queued,
@@ -149,18 +149,18 @@ def test_a_runs_log_keeps_its_last_2000_lines(
         await store.create(OTHER, "crawl", {}, None, "")
         await store.log(OTHER, "info", "the other run's line")
         # the lines past the 2,000 go every TRIM_EVERY lines
-        for n in range(1, LOG_LINES_KEPT + TRIM_EVERY + 1):
+        for n in range(1, LOG_LINES_STORED + TRIM_EVERY + 1):
             await store.log(RUN, "info", f"line {n}")
         lines, omitted = await store.log_lines(RUN, levels=["info"], tail_chars=1_000_000)
-        assert len(lines) == LOG_LINES_KEPT and omitted == 0
-        first, last = TRIM_EVERY + 1, LOG_LINES_KEPT + TRIM_EVERY
+        assert len(lines) == LOG_LINES_STORED and omitted == 0
+        first, last = TRIM_EVERY + 1, LOG_LINES_STORED + TRIM_EVERY
         assert lines[0].message == f"line {first}" and lines[-1].message == f"line {last}"
         assert [line.seq for line in lines] == list(range(first, last + 1))
         other, _ = await store.log_lines(OTHER, levels=["info"], tail_chars=1_000)
         assert [line.message for line in other] == ["the other run's line"]  # trimmed per run
 
     run(work)
-    assert rows_in(backend, tmp_path, "run_log", RUN) == LOG_LINES_KEPT
+    assert rows_in(backend, tmp_path, "run_log", RUN) == LOG_LINES_STORED
 
 
 def test_log_lines_gives_the_latest_lines_that_fit_tail_chars_at_the_levels_asked(
@@ -214,7 +214,7 @@ def test_prune_deletes_only_finished_runs_past_retention_with_all_they_hold(
             await store.create(run_id, "crawl", {}, None, "")
             await store.log(run_id, "info", "a line")
             await store.seed(run_id, 0, "http://site.test/")
-            await store.visited(run_id, 0, [visit(0)])
+            await store.record_visits(run_id, 0, [visit(0)])
             result = "{}" if status == "succeeded" else None
             finished = await store.finish(run_id, status, result=result)
             assert finished.finished_at is not None

@@ -63,7 +63,7 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
         made = await first.create(RUN, "crawl", {"url": "http://site.test/", "max_pages": 5}, "mine", "session-1")
         await first.log(RUN, "info", "started")
         await first.seed(RUN, 0, "http://site.test/")
-        await first.visited(RUN, 0, [visit(0, links=(Queued(1, "http://site.test/1", 1),))])
+        await first.record_visits(RUN, 0, [visit(0, links=(Queued(1, "http://site.test/1", 1),))])
         return made
 
     made = run(write)
@@ -239,14 +239,14 @@ def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(sto
         with pytest.raises(StoreFailure) as full:
             for seq in range(10_000):
                 link = Queued(seq + 1, f"u{seq}", 1)
-                await store.visited(RUN, 0, [visit(seq, "x" * 3000, links=(link,))])
+                await store.record_visits(RUN, 0, [visit(seq, "x" * 3000, links=(link,))])
                 kept += 1
         assert kept > 0
         failures = [full.value]
         for write in (
             lambda: store.log(RUN, "warning", "y" * 20_000),
             lambda: store.create(OTHER, "crawl", {"big": "z" * 20_000}, None, ""),
-            lambda: store.visited(RUN, 0, [visit(20_000, "x" * 20_000)]),
+            lambda: store.record_visits(RUN, 0, [visit(20_000, "x" * 20_000)]),
         ):
             with pytest.raises(StoreFailure) as again:
                 await write()
@@ -378,7 +378,7 @@ def test_a_store_of_earlier_steps_gains_the_scan_index_and_the_frontier_lookups_
     first = SqliteStore.open(tmp_path)
     run(lambda: first.create(RUN, "crawl", {"url": "http://site.test/"}, None, ""))
     run(lambda: first.seed(RUN, 0, "http://site.test/0"))
-    run(lambda: first.visited(RUN, 0, [visit(0, links=(Queued(1, "http://site.test/1", 1),))]))
+    run(lambda: first.record_visits(RUN, 0, [visit(0, links=(Queued(1, "http://site.test/1", 1),))]))
     first.close()
     with _raw(tmp_path) as db:  # as a store of migration step 3 was: no scans table, no frontier lookups
         db.execute("DROP TABLE scans")
