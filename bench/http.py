@@ -140,10 +140,10 @@ async def _rest_client(base: str, until: float, latencies: list[float], errors: 
                 return
 
 
-async def _load(base: str, door: str, clients: int, seconds: float) -> dict[str, Any]:
+async def _load(base: str, path: str, clients: int, seconds: float) -> dict[str, Any]:
     latencies: list[float] = []
     errors: list[str] = []
-    worker = _mcp_client if door == "/mcp" else _rest_client
+    worker = _mcp_client if path == "/mcp" else _rest_client
     until = time.perf_counter() + seconds
     started = time.perf_counter()
     await asyncio.gather(*(worker(base, until, latencies, errors) for _ in range(clients)))
@@ -171,13 +171,14 @@ def run(concurrency: tuple[int, ...] = (1, 10, 50), seconds: float = 3.0, repeat
     processes = [_start(commands[name], ports[name]) for name in commands]
     rows: dict[str, dict[int, list[dict[str, Any]]]] = {f"{n} {d}": {c: [] for c in concurrency} for n, d in targets}
     try:
-        for name, door in targets:  # warm-up, untimed
-            asyncio.run(_load(f"http://127.0.0.1:{ports[name]}", door, 2, 0.5))
+        for name, path in targets:  # warm-up, untimed
+            asyncio.run(_load(f"http://127.0.0.1:{ports[name]}", path, 2, 0.5))
         for _ in range(repeats):
             for clients in concurrency:
-                for name, door in targets:
-                    result = asyncio.run(_load(f"http://127.0.0.1:{ports[name]}", door, clients, seconds))
-                    rows[f"{name} {door}"][clients].append(result)
+                for name, path in targets:
+                    base = f"http://127.0.0.1:{ports[name]}"
+                    result = asyncio.run(_load(base, path, clients, seconds))
+                    rows[f"{name} {path}"][clients].append(result)
     finally:
         for process in processes:
             process.terminate()

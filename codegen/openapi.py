@@ -146,8 +146,10 @@ _LANDING = {
     "get": {
         "operationId": "landing",
         "summary": "What this server is",
-        "description": "A small HTML page: the doors (/docs/, /openapi.json, /mcp, /v1/tools) and the MCP client "
-        "configs with this server's address. Never needs a token and names none.",
+        "description": (
+            "A small HTML page: the entry points (/docs/, /openapi.json, /mcp, /v1/tools) and the "
+            "MCP client configs with this server's address. Never needs a token and names none."
+        ),
         "responses": {"200": {"description": "The page.", "content": {"text/html": {"schema": {"type": "string"}}}}},
     }
 }

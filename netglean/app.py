@@ -1,9 +1,10 @@
-"""The composition root: settings become services (the fetcher, the reader processes, the session budgets), and
-services a ToolRunner. The one place that wires them; every door (stdio, HTTP, the command line) builds here.
+"""The composition root: settings become services (the fetcher, the reader processes, the session
+budgets), and services a ToolRunner. The one place that wires them; every transport (stdio, HTTP,
+the command line) builds here.
 
 Building is cheap: nothing here connects, starts a process or imports an HTTP client. The fetcher makes its
 transport on its first request, the readers start their processes on the runner's warm-up (or first job), and the
-run store opens when a door starts hosting runs (or on its first use).
+run store opens when a transport starts hosting runs (or on its first use).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def build_services(
 ) -> Services:
     """The services for ``settings`` (``registry`` serving the wire profiles they name, whose network policy holds
     where it is stricter); ``fetcher`` replaces the one they describe (tests give one a fake DNS), and
-    ``protocol_versions`` is the door's own (get_version reports them)."""
+    ``protocol_versions`` is the transport's own (get_version reports them)."""
     registry = registry.with_profiles(settings.compat_sets)
     settings = settings.tighten(registry.policy)
     fetcher = fetcher or Fetcher(FetchPolicy.from_settings(settings))

@@ -135,7 +135,8 @@ def test_unknown_tool_is_404_naming_the_closest_and_wrong_method_405(server: Htt
 
 
 def test_the_root_is_a_landing_page_and_v1_tools_lists_the_tools(server: HttpServer) -> None:
-    """For a person at a browser (issue 19): what the server is, its doors, and how a client connects."""
+    """For a person at a browser (issue 19): what the server is, its entry points, and how a client
+    connects."""
     page = httpx.get(f"{server.base}/")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
     for link in ('href="/docs/"', 'href="/openapi.json"', 'href="/v1/tools"', f"{server.base}/mcp"):

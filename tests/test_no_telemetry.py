@@ -18,7 +18,7 @@ from tests.support.paths import PROJECT
 
 RUNTIME = PROJECT / "netglean"
 FETCHER = RUNTIME / "net"
-"""The fetcher and its transport: the only door out."""
+"""The fetcher and its transport: the only way out."""
 NETWORK_MODULES = frozenset(
     {
         "aiohttp",
@@ -57,7 +57,8 @@ OPENERS = frozenset(
 )
 """Calls that open a connection or resolve a name, whatever module they come from."""
 LISTENERS = {RUNTIME / "serve" / "connections.py": {"socket"}}
-"""Where a door's own listening sockets are handled (uvicorn opens them): socket's types, never a connect."""
+"""Where a transport's own listening sockets are handled (uvicorn opens them): socket's types,
+never a connect."""
 PROXY = RUNTIME / "browser" / "proxy.py"
 
 

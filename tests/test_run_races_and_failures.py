@@ -1,8 +1,9 @@
-"""Background runs when things race or fail: two resumes at once, a run whose end cannot be written, resume_run
-and crawls where no door hosts runs (the command line, an embedding), a store failure under one seed of a
-batch_crawl, a resume that a forced cancel ends while it waits, what a forced cancel of a crawl whose journal lags
-makes a resume read again, a start-up sweep that fails, cancels asked through another server, a graceful cancel of
-a batch with seeds not yet begun, and whose budget a resumed run spends.
+"""Background runs when things race or fail: two resumes at once, a run whose end cannot be written,
+resume_run and crawls where no transport hosts runs (the command line, an embedding), a store
+failure under one seed of a batch_crawl, a resume that a forced cancel ends while it waits, what a
+forced cancel of a crawl whose journal lags makes a resume read again, a start-up sweep that fails,
+cancels asked through another server, a graceful cancel of a batch with seeds not yet begun, and
+whose budget a resumed run spends.
 
 Servers, sites and clients are those of tests/test_runs.py and tests/support/run_site.py; every wait is a poll with
 an overall bound."""
@@ -52,7 +53,8 @@ def gate(served: tuple[RunSite, int]) -> Iterator[Gate]:
 
 
 def call_alone(runner: ToolRunner, tool: str, arguments: dict[str, Any]) -> Envelope:
-    """One call of a runner no door hosts (as the command line and an embedding call it), its services closed after."""
+    """One call of a runner no transport hosts (as the command line and an embedding call it), its
+    services closed after."""
 
     async def work() -> Envelope:
         try:
@@ -161,10 +163,10 @@ def test_a_run_whose_end_cannot_be_written_is_interrupted_and_resumes(
         assert sorted(visit["url"] for visit in visits(client, run_id)) == sorted(tree("tree", 5))
 
 
-# resume_run where no door hosts runs ---------------------------------------------------------------------------
+# resume_run where no transport hosts runs ------------------------------------------------------
 
 
-def test_resume_run_where_no_door_hosts_runs_hosts_the_run_for_the_call_and_waits(
+def test_resume_run_where_no_transport_hosts_runs_hosts_the_run_for_the_call_and_waits(
     served: tuple[RunSite, int], registry: Registry, tmp_path: Path
 ) -> None:
     site, port = served
@@ -358,10 +360,10 @@ def test_a_graceful_cancel_of_a_batch_crawl_reads_no_start_page_of_the_seeds_sti
     assert sum(sum(site.asked(f"/tree/{size}/").values()) for size in sizes) == 0
 
 
-# A crawl through a runner no door hosts -----------------------------------------------------------------------
+# A crawl through a runner no transport hosts --------------------------------------------------
 
 
-def test_a_crawl_with_wait_false_where_no_door_hosts_runs_answers_with_the_run_as_it_stands(
+def test_a_crawl_with_wait_false_where_no_transport_hosts_runs_answers_with_the_run_as_it_stands(
     served: tuple[RunSite, int], registry: Registry, tmp_path: Path, gate: Gate
 ) -> None:
     port = served[1]
@@ -377,8 +379,8 @@ def test_a_crawl_with_wait_false_where_no_door_hosts_runs_answers_with_the_run_a
 def crawls_at_once(
     runner: ToolRunner, gate: Gate, first: dict[str, Any], second: dict[str, Any], *, open_once_interrupted: bool
 ) -> list[Envelope]:
-    """Two crawls through a runner no door hosts, the second called once the first's run is at the gate (which
-    opens, when asked, once a run is interrupted)."""
+    """Two crawls through a runner no transport hosts, the second called once the first's run is at
+    the gate (which opens, when asked, once a run is interrupted)."""
     answers: dict[int, Envelope] = {}
 
     async def both() -> None:
@@ -404,10 +406,11 @@ def crawls_at_once(
     return [answers[0], answers[1]]
 
 
-def test_crawls_at_once_where_no_door_hosts_runs_each_answer_with_their_run_as_it_stands(
+def test_crawls_at_once_where_no_transport_hosts_runs_each_answer_with_their_run_as_it_stands(
     served: tuple[RunSite, int], registry: Registry, tmp_path: Path, gate: Gate
 ) -> None:
-    """The second call finds runs hosted for the first call (no door's): its run still ends with its own call."""
+    """The second call finds runs hosted for the first call (no transport's): its run still ends
+    with its own call."""
     port = served[1]
     runner = runs_runner(port, registry, tmp_path)
     first = {"url": f"{SITE}/gated/17/0", "timeout_ms": 3_000}

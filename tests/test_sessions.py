@@ -1,5 +1,5 @@
 """Each session spends its own request budget, sessions are capped per client and in all, and an
-error code means one thing at every door.
+error code means one thing at every entry point.
 
 The budget used to be one per server process, never reset: under `netglean serve` every client together
 spent it until a restart, and one client could spend it for all. And a page over the fetch cap shared the

@@ -210,7 +210,7 @@ def _memory_wire(memory_server: tuple[BlockingPortal, Any], version: str) -> Ite
 
 @pytest.fixture(scope="module", params=["memory", "stdio", "http", "http-stateless"])
 def wire(request: pytest.FixtureRequest, memory_server: tuple[BlockingPortal, Any]) -> Iterator[Wire]:
-    """A 2025-11-25 connection, through each door."""
+    """A 2025-11-25 connection, through each transport."""
     if request.param == "memory":
         with _memory_wire(memory_server, CORE) as memory:
             yield memory

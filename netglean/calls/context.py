@@ -43,7 +43,7 @@ class Services:
     budgets: SessionBudgets
     runs: Runs
     protocol_versions: Callable[[], tuple[str, ...]] = tuple
-    """The MCP protocol versions the server speaks, as its door (netglean.serve) knows them."""
+    """The MCP protocol versions the server speaks, as its transport (netglean.serve) knows them."""
 
     async def aclose(self) -> None:
         self.readers.close()

@@ -3,9 +3,9 @@
 The generator checked each profile (catalog/profiles/NAME.yaml) and wrote what the runtime applies into the
 generated registry (``PROFILES``, and which of them collide, ``PROFILE_CONFLICTS``). Two places apply it, both on
 the one call path: the runner takes a profiled tool's arguments as the seed names them (``ToolWire.arguments_in``),
-and the MCP door answers in the seed's shape (``ToolWire.answer``): its structuredContent projected from netglean's
-envelope, its text block, its failures as results or JSON-RPC errors. netglean's envelope stays the default: a name
-no profile serves answers as it always has.
+and the MCP entry point answers in the seed's shape (``ToolWire.answer``): its structuredContent
+projected from netglean's envelope, its text block, its failures as results or JSON-RPC errors.
+netglean's envelope stays the default: a name no profile serves answers as it always has.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def project(envelope: Mapping[str, Any], projection: Any) -> dict[str, Any] | No
 
 
 class JsonRpcFailure(Exception):
-    """A failure the seed's client reads as a JSON-RPC error (the door raises it as one)."""
+    """A failure the seed's client reads as a JSON-RPC error (the entry point raises it as one)."""
 
     def __init__(self, code: int, message: str) -> None:
         super().__init__(message)

@@ -1,4 +1,4 @@
-"""The one path every tool call takes, whatever door it came through (MCP, CLI, REST).
+"""The one path every tool call takes, whatever entry point it came through (MCP, CLI, REST).
 
 validate arguments -> build the input model -> run the handler under the
 operator's deadline and concurrency cap -> check the outcome against the
@@ -99,7 +99,7 @@ class ToolRunner:
         without a call, so that a busy server is never slowed by it. The browser is not launched
         ahead: a Chromium would cost every server its memory, and few sessions render. What fails
         here fails its own first use instead, as that use's error."""
-        self._last_call = time.monotonic()  # quiet is counted from the door's start
+        self._last_call = time.monotonic()  # quiet is counted from the transport's start
         await self._quiet(quiet)
         try:
             self.services.readers.start()
@@ -119,7 +119,7 @@ class ToolRunner:
 
     @contextmanager
     def busy(self) -> Iterator[None]:
-        """Hold the warm-up off while a door answers a request of any kind, a handshake or a
+        """Hold the warm-up off while a transport answers a request of any kind, a handshake or a
         listing too: on a busy machine the warm-up never competes with a client's start."""
         self._in_flight += 1
         try:
@@ -267,7 +267,8 @@ class ToolRunner:
         """Start the call as a background run and wait for it as long as it asks, within the call's deadline
         (less the share kept for answering): its result when it ends in time, else the run."""
         runs = self.services.runs
-        # A door that hosts no runs (an embedding's own): the run lives as long as the call, which waits for it.
+        # A transport that hosts no runs (an embedding's own): the run lives as long as the call,
+        # which waits for it.
         async with runs.hosted_here() as only_now:
             run = await runs.start(spec.name, dict(arguments), session=session, label=getattr(model, "label", None))
             if getattr(model, "wait", False) or only_now:
@@ -299,8 +300,8 @@ class ToolRunner:
         return self._finish(spec, compiled, outcome), source
 
     async def run_response_for(self, run: Run) -> tuple[Envelope, str | None]:
-        """``run_answer`` for a door that holds only the run, not the call that started it (an MCP task's result):
-        what a call that waited for ``run`` answers."""
+        """``run_answer`` for an entry point that holds only the run, not the call that started it
+        (an MCP task's result): what a call that waited for ``run`` answers."""
         spec = self.spec(run.tool)
         return await self.run_response(spec, await self._build_tool(spec), run)
 
@@ -370,7 +371,9 @@ class ToolRunner:
             raise HandlerContractError(
                 f"{spec.name} chose next step {next_step!r}, which its catalog entry does not declare"
             )
-        try:  # what JSON cannot hold (a date, a NaN, bytes) would break every door's answer after validation
+        # what JSON cannot hold (a date, a NaN, bytes) would break every entry point's answer after
+        # validation
+        try:
             written = json.dumps(data, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise HandlerContractError(f"{spec.name} produced a payload that is not JSON: {exc}") from None
@@ -404,8 +407,9 @@ class ToolRunner:
         return dataclasses.replace(envelope, payload=untrusted.clean_tree(envelope.payload))
 
     def render_text(self, name: str, envelope: Envelope, source: str | None, screenshots: int = 0) -> str:
-        """The text block: the envelope as JSON, with third-party payloads quarantined (and the ``screenshots`` of the
-        source's page that a door sends beside it named as such in the frame's notice)."""
+        """The text block: the envelope as JSON, with third-party payloads quarantined (and the
+        ``screenshots`` of the source's page that an entry point sends beside it named as such in
+        the frame's notice)."""
         spec = self.spec(name)
         control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
         # No indent: CPython's C encoder only runs without one (indenting a 1 MB batch result costs ~10 ms).

@@ -1,10 +1,11 @@
 """Background runs: a tool whose catalog entry says ``execution: async`` works as a run, kept in the run store,
 that outlives the call that started it, its client and (as an interrupted, resumable run) its server process.
 
-The door that serves (stdio, HTTP, a command-line call) hosts the runs (``Runs.hosting``): their tasks live in
-its task group, not in any call's. A call starts a run and waits for it as long as it asks (``wait``,
-``timeout_ms``), within the call's own deadline; a wait that ends first leaves the run going. Another process's
-run (several servers may share one store) is seen, waited for and cancelled through the store.
+The transport that serves (stdio, HTTP, a command-line call) hosts the runs (``Runs.hosting``):
+their tasks live in its task group, not in any call's. A call starts a run and waits for it as long
+as it asks (``wait``, ``timeout_ms``), within the call's own deadline; a wait that ends first leaves
+the run going. Another process's run (several servers may share one store) is seen, waited for and
+cancelled through the store.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ LOST_SWEEP_EVERY = 10.0
 _CALLS_RUNS: ContextVar[set[str] | None] = ContextVar("netglean_calls_runs", default=None)
 """The runs started (or resumed) by the call that hosts runs for itself (Runs.hosted_here): they end with it."""
 _NOTED_RUNS: ContextVar[list[str] | None] = ContextVar("netglean_noted_runs", default=None)
-"""The runs started (or resumed) in a block of ``Runs.noting``, for a door that names them afterwards."""
+"""The runs started (or resumed) in a block of ``Runs.noting``, for a transport that names them
+afterwards."""
 
 
 @dataclass(slots=True)
@@ -103,7 +105,8 @@ class Runs:
         self._slots: anyio.Semaphore | None = None
         self._execute: Execute | None = None
         self._calls = 0
-        """Calls in hosted_here's block that host runs for themselves (no door does): the hosting is theirs."""
+        """Calls in hosted_here's block that host runs for themselves (no transport does): the
+        hosting is theirs."""
         self._call_ended: anyio.Event | None = None
         self._resuming = anyio.Lock()
         """Resumes here go one at a time, each seeing the run as the one before left it: two that both read it
@@ -126,7 +129,8 @@ class Runs:
         return self._store
 
     def prepare(self) -> None:
-        """Open the store now: a door that does so before it serves makes a bad store a start-up error."""
+        """Open the store now: a transport that does so before it serves makes a bad store a
+        start-up error."""
         _ = self.store
 
     @property
@@ -135,7 +139,8 @@ class Runs:
 
     @asynccontextmanager
     async def hosting(self) -> AsyncIterator[None]:
-        """Work runs while the door serves; at its end, the runs still going stop, ``interrupted`` (resumable)."""
+        """Work runs while the transport serves; at its end, the runs still going stop,
+        ``interrupted`` (resumable)."""
         store = self.store
         await self._sweep(store.interrupt_orphans, "left by a stopped process")
         self._slots = anyio.Semaphore(self._settings.max_runs)
@@ -154,10 +159,11 @@ class Runs:
 
     @asynccontextmanager
     async def hosted_here(self) -> AsyncIterator[bool]:
-        """Runs hosted for as long as the block lasts, when no door hosts them (an embedding's own call, the
-        command line's resume_run): True then, and a run started in the block ends with it (interrupted) unless
-        waited for. Such calls at once share the first one's hosting, which lasts until the last of them ends."""
-        if self.hosted and not self._calls:  # a door's: runs outlive the call
+        """Runs hosted for as long as the block lasts, when no transport hosts them (an embedding's
+        own call, the command line's resume_run): True then, and a run started in the block ends
+        with it (interrupted) unless waited for. Such calls at once share the first one's hosting,
+        which lasts until the last of them ends."""
+        if self.hosted and not self._calls:  # a transport's: runs outlive the call
             yield False
             return
         ours: set[str] = set()

@@ -3,7 +3,7 @@
 Each runtime error maps to exactly one envelope error code (``code``); ``CODES`` holds
 every fact of a code (whether retrying the same call could succeed, what to do next,
 what a log says, the REST status), so no caller ever parses a message to decide what
-to do, and no door keeps a table of its own. The tree (tests/unit/core/test_errors.py
+to do, and no entry point keeps a table of its own. The tree (tests/unit/core/test_errors.py
 redraws it from the classes and compares)::
 
     NetgleanError
@@ -57,9 +57,10 @@ _READ_THE_ERROR = "Read payload.error and decide whether to call {tool} again."
 
 @dataclass(frozen=True, slots=True)
 class ErrorCode:
-    """What netglean says and does about one error code, at every door: the one home of these facts,
-    read by the runner (guidance), the MCP door (sentence, log level), the REST door and the OpenAPI
-    document (status), the generator's profile checks (quote_free) and the docs' error codes page."""
+    """What netglean says and does about one error code, at every entry point: the one home of these
+    facts, read by the runner (guidance), the MCP entry point (sentence, log level), the REST entry
+    point and the OpenAPI document (status), the generator's profile checks (quote_free) and the
+    docs' error codes page."""
 
     sentence: str
     """What a log notification says of the failure: our own words, never the error's message (a log

@@ -246,7 +246,8 @@ async def cancel_run(args: CancelRunInput, ctx: Context) -> Outcome:
 
 async def resume_run(args: ResumeRunInput, ctx: Context) -> Outcome:
     await _run(ctx, args.run_id)
-    # Where no door hosts runs (the command line), the run is hosted for this call, which then waits for it.
+    # Where no transport hosts runs (the command line), the run is hosted for this call, which then
+    # waits for it.
     async with ctx.runs.hosted_here() as only_now:
         run, resumed = await ctx.runs.resume(args.run_id, retry_failed=args.retry_failed, session=ctx.session)
         if resumed and (only_now or args.wait):

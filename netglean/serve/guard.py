@@ -1,4 +1,4 @@
-"""The HTTP front door: every request passes these checks before any route sees it.
+"""The HTTP transport's gate: every request passes these checks before any route sees it.
 
 In order: Host allow-list (DNS rebinding), Origin allow-list (a web page must not
 drive the tools), bearer token on /mcp and /v1 (constant-time compare; a feed under

@@ -1,7 +1,7 @@
 """`netglean serve`: one ASGI app with MCP over streamable HTTP, the REST API, the feed projects' feeds, the docs
 and a health check; and, while it serves, the scheduler of projects with a schedule (netglean.calls.scheduler).
 
-Both doors share one ToolRunner, so validation, deadlines, the concurrency cap
+Both entry points share one ToolRunner, so validation, deadlines, the concurrency cap
 and the envelope are the same as over stdio. The Guard in front of everything
 does the Host/Origin/token/size checks (see netglean.serve.guard); the feeds take
 their project's secret instead of the token (see netglean.serve.feeds). /mcp's

@@ -4,8 +4,8 @@ The SDK's transports drop input they cannot read, and take a request whose ``id`
 a string nor an integer (an object, a bool, a float, null, an array) for a notification:
 either way the client waits forever. JSON-RPC 2.0 says: -32700 for what is not JSON, -32600
 "Invalid Request" (with ``id: null`` when the id cannot be used) for the rest. Only a message
-with no ``id`` member at all is a notification, and gets no answer. Both doors use this:
-the stdio reader (netglean.serve.stdio) and the /mcp front (netglean.serve.http).
+with no ``id`` member at all is a notification, and gets no answer. Both transports use
+this: the stdio reader (netglean.serve.stdio) and the /mcp front (netglean.serve.http).
 """
 
 from __future__ import annotations

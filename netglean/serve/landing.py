@@ -1,5 +1,6 @@
-"""What a person meets at `netglean serve`'s root and at GET /v1/tools: what the server is, where its doors are,
-and the client configurations that reach it. netglean's own words and the catalog's only: nothing a target wrote."""
+"""What a person meets at `netglean serve`'s root and at GET /v1/tools: what the server is, its
+entry points, and the client configurations that reach it. netglean's own words and the catalog's
+only: nothing a target wrote."""
 
 from __future__ import annotations
 

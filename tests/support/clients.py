@@ -34,8 +34,8 @@ class SyncClient:
 
 
 def open_client(server: Any, runner: ToolRunner | None = None) -> AbstractContextManager[SyncClient]:
-    """A client session; an in-process server's ``runner`` hosts its runs in the session's own loop, as a door
-    does, and is closed there at the end."""
+    """A client session; an in-process server's ``runner`` hosts its runs in the session's own loop,
+    as a transport does, and is closed there at the end."""
 
     @contextmanager
     def session() -> Iterator[SyncClient]:
