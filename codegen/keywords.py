@@ -8,12 +8,13 @@ from typing import Any
 from codegen.yaml_source import escape
 
 SCHEMA_KEYWORDS = frozenset(
-    """$schema $id $ref $anchor $dynamicRef $dynamicAnchor $vocabulary $comment $defs prefixItems items contains
-    additionalProperties properties patternProperties dependentSchemas propertyNames if then else allOf anyOf oneOf
-    not unevaluatedItems unevaluatedProperties type const enum multipleOf maximum exclusiveMaximum minimum
-    exclusiveMinimum maxLength minLength pattern maxItems minItems uniqueItems maxContains minContains maxProperties
-    minProperties required dependentRequired title description default deprecated readOnly writeOnly examples format
-    contentEncoding contentMediaType contentSchema""".split()
+    """$schema $id $ref $anchor $dynamicRef $dynamicAnchor $vocabulary $comment $defs prefixItems
+    items contains additionalProperties properties patternProperties dependentSchemas
+    propertyNames if then else allOf anyOf oneOf not unevaluatedItems unevaluatedProperties type
+    const enum multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength minLength
+    pattern maxItems minItems uniqueItems maxContains minContains maxProperties minProperties
+    required dependentRequired title description default deprecated readOnly writeOnly examples
+    format contentEncoding contentMediaType contentSchema""".split()
 )
 ONE_SCHEMA = frozenset(
     "items contains additionalProperties propertyNames if then else not unevaluatedItems unevaluatedProperties "

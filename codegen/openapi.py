@@ -73,7 +73,8 @@ _TOOL_DESCRIPTION = {
         "docs": {"type": "string", "description": "The tool's page on the docs site."},
     },
     "required": [
-        "name", "title", "description", "execution", "annotations", "next_step", "input_schema", "output_schema", "docs"
+        "name", "title", "description", "execution", "annotations", "next_step", "input_schema",
+        "output_schema", "docs",
     ],
     "additionalProperties": False,
 }  # fmt: skip

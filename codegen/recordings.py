@@ -179,8 +179,11 @@ def _check_entry(tool: Tool, example: dict[str, Any], entry: dict[str, Any], pat
         out.add(path, 1, f"the recording of '{title}' is stale (the catalog's calls changed): run {RECORD_COMMAND}")
         return
     envelope = entry["envelope"]
-    for what, schema, value in (("arguments break the input", tool.input_schema, entry["arguments"]),
-                                ("envelope breaks the output", tool.output_schema, envelope)):  # fmt: skip
+    checks = (
+        ("arguments break the input", tool.input_schema, entry["arguments"]),
+        ("envelope breaks the output", tool.output_schema, envelope),
+    )
+    for what, schema, value in checks:
         error = _deepest(Draft202012Validator(schema).iter_errors(value))
         if error is not None:
             where = json_pointer(error.absolute_path) or "/"

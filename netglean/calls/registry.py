@@ -207,11 +207,12 @@ def _resource_alias(spec: ResourceSpec, address: str, server: str) -> ResourceSp
     checks there are as many), however the seed spells them."""
     own = spec.uri or spec.uri_template
     spelt = re.findall(r"\{([A-Za-z_]+)\}", address)
+    description = f"{server}'s address for netglean's {own}, the same resource."
     return replace(
         spec,
         variables=dict(zip(spelt, re.findall(r"\{([a-z_]+)\}", spec.uri_template or ""), strict=True)),
         title=f"{spec.title} ({server}'s address)",
-        description=f"{server}'s address for netglean's {own}, the same resource. {spec.description}",
+        description=f"{description} {spec.description}",
         uri=address if spec.uri is not None else None,
         uri_template=address if spec.uri_template is not None else None,
     )

@@ -82,11 +82,13 @@ def _bash(commands: Mapping[str, Any]) -> str:
         for name, flag, values in _choices(commands)
     )
     files = "|".join(sorted({flag for command in commands.values() for flag in _file_flags(command)}))
-    return f"""# netglean completion for bash: source it (or save it in ~/.local/share/bash-completion/completions/)
+    first_words = shlex.quote(" ".join([*COMMANDS, "--help", "--version"]))
+    return f"""# netglean completion for bash: source it
+# (or save it in ~/.local/share/bash-completion/completions/)
 _netglean() {{
     local cur="${{COMP_WORDS[COMP_CWORD]}}" prev="${{COMP_WORDS[COMP_CWORD-1]}}" flags=""
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W {shlex.quote(" ".join([*COMMANDS, "--help", "--version"]))} -- "$cur")); return
+        COMPREPLY=($(compgen -W {first_words} -- "$cur")); return
     fi
     case "${{COMP_WORDS[1]}}" in
     call)
@@ -97,7 +99,9 @@ _netglean() {{
 {choices}        esac
         case "$prev" in
         -o|{OUTPUT_FLAG}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        {files or "--"}) [[ "$cur" == @* ]] && COMPREPLY=($(compgen -f -P @ -- "${{cur#@}}")) || COMPREPLY=(); return ;;
+        {files or "--"})
+            [[ "$cur" == @* ]] && COMPREPLY=($(compgen -f -P @ -- "${{cur#@}}")) || COMPREPLY=()
+            return ;;
         esac
         case "${{COMP_WORDS[2]}}" in
 {cases}        esac ;;

@@ -99,15 +99,15 @@ CODES: dict[str, ErrorCode] = {
     "bad_url": ErrorCode("The URL is not one netglean fetches."),
     "blocked": ErrorCode(
         "The target answered with a bot wall or challenge page, not the page.",
-        "The site answered with a bot wall or challenge page, not the page asked for; its text is not "
-        "content.",
+        "The site answered with a bot wall or challenge page, not the page asked for; its text is "
+        "not content.",
     ),
     "blocked_address": ErrorCode("The operator's network policy refused the address."),
     "budget_exhausted": ErrorCode("This server's fetch budget is spent."),
     "conflict": ErrorCode(
         "Another project already has that name.",
-        "Another project of this store has that name: choose another, or update that project by its "
-        "id.",
+        "Another project of this store has that name: choose another, or update that project by "
+        "its id.",
     ),
     "http_status": ErrorCode(
         "The target answered with an HTTP error status.", retryable_when="for 5xx and 429"
@@ -126,7 +126,8 @@ CODES: dict[str, ErrorCode] = {
     ),
     "invalid_config": ErrorCode(
         "The feed config or project definition did not validate.",
-        "Fix every problem in payload.error.detail.errors (each names its path) and call {tool} again.",
+        "Fix every problem in payload.error.detail.errors (each names its path) and call {tool} "
+        "again.",
     ),
     "invalid_query": ErrorCode(
         "The filter or sort could not be read.",
@@ -138,12 +139,13 @@ CODES: dict[str, ErrorCode] = {
     ),
     "not_available": ErrorCode(
         "This server cannot do what was asked.",
-        "This server cannot do what the call asks (payload.error says what, and who can change it).",
+        "This server cannot do what the call asks (payload.error says what, and who can change "
+        "it).",
     ),
     "not_found": ErrorCode(
         "Nothing of that id is in this server's store.",
-        "Nothing of that id is in this server's store (an id from another server, a deleted project, "
-        "or a run past the operator's retention).",
+        "Nothing of that id is in this server's store (an id from another server, a deleted "
+        "project, or a run past the operator's retention).",
     ),
     "operator_policy": ErrorCode(
         "An argument asked for more than the operator's settings allow.",
@@ -170,8 +172,8 @@ CODES: dict[str, ErrorCode] = {
     ),
     "too_large": ErrorCode(
         "The document was larger than the operator's limit.",
-        "The document is larger than the operator's limit (payload.error.detail); it cannot be read "
-        "whole.",
+        "The document is larger than the operator's limit (payload.error.detail); it cannot be "
+        "read whole.",
     ),
     "too_many_redirects": ErrorCode("The target redirected more times than allowed."),
     "tool_error": ErrorCode("The call failed."),

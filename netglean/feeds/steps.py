@@ -27,10 +27,11 @@ Value = str | datetime | None
 
 TEMPLATE_REFERENCE = re.compile(r"%<(\w+)>s|%\{(\w+)\}")
 _SAFE_TAGS = {
-    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details", "dfn", "div", "dl",
-    "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li",
-    "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub", "summary", "sup", "table",
-    "tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var", "video", "audio", "source", "picture",
+    "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details",
+    "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6",
+    "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small",
+    "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
+    "time", "tr", "u", "ul", "var", "video", "audio", "source", "picture",
 }  # fmt: skip
 _SAFE_ATTRIBUTES = {
     "a": {"href", "title"},

@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 
 _OWN_HEADERS = frozenset(
     {
-        "host", "user-agent", "accept-encoding", "content-length", "transfer-encoding", "connection",
-        "keep-alive", "te", "trailer", "upgrade", "proxy-authorization", "proxy-connection",
+        "host", "user-agent", "accept-encoding", "content-length", "transfer-encoding",
+        "connection", "keep-alive", "te", "trailer", "upgrade", "proxy-authorization",
+        "proxy-connection",
     }
 )  # fmt: skip
 

@@ -34,11 +34,12 @@ _ARTICLE_TYPES = frozenset(
 )
 """schema.org types whose JSON-LD describes the page's article."""
 _PREFERRED = {
-    "title": ("dc:title", "dcterm:title", "og:title", "weibo:article:title", "weibo:webpage:title", "title",
-              "twitter:title", "parsely-title"),
+    "title": ("dc:title", "dcterm:title", "og:title", "weibo:article:title", "weibo:webpage:title",
+              "title", "twitter:title", "parsely-title"),
     "author": ("dc:creator", "dcterm:creator", "author", "parsely-author"),
-    "description": ("dc:description", "dcterm:description", "og:description", "weibo:article:description",
-                    "weibo:webpage:description", "description", "twitter:description"),
+    "description": ("dc:description", "dcterm:description", "og:description",
+                    "weibo:article:description", "weibo:webpage:description", "description",
+                    "twitter:description"),
     "site_name": ("og:site_name",),
     "published": ("article:published_time", "parsely-pub-date"),
 }  # fmt: skip

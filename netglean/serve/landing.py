@@ -81,7 +81,7 @@ def landing_page(
     among them (``feeds``: the first ones by name with their addresses, and how many; None when the store could
     not say)."""
     configs = "".join(
-        f"<h3>{html.escape(client)}</h3><pre>{html.escape(json.dumps(config, indent=2), quote=False)}</pre>"
+        f"<h3>{html.escape(client)}</h3><pre>{_json_text(config)}</pre>"
         for client, config in client_configs(base).items()
     )
     rows = "".join(
@@ -95,25 +95,30 @@ def landing_page(
         else ""
     )
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>netglean {__version__}</title><link rel="stylesheet" href="/docs/style.css"></head>
 <body><main>
 <h1>netglean {__version__}</h1>
-<p>Web tools for AI agents: read a page as clean markdown, map and crawl a site, turn a listing into a feed, score
-how readable a page is to agents, drive a browser, and run long jobs in the background. {len(tools)} tools.</p>
+<p>Web tools for AI agents: read a page as clean markdown, map and crawl a site, turn a listing
+into a feed, score how readable a page is to agents, drive a browser, and run long jobs in the
+background. {len(tools)} tools.</p>
 {token_note}
 <ul>
 <li><a href="/docs/">/docs/</a>: the documentation, a page for every tool</li>
-<li><a href="/openapi.json">/openapi.json</a>: the REST API (POST /v1/tools/NAME with the arguments as JSON)</li>
-<li><a href="/v1/tools">/v1/tools</a>: the tools as JSON, each with its schemas at /v1/tools/NAME</li>
+<li><a href="/openapi.json">/openapi.json</a>:
+the REST API (POST /v1/tools/NAME with the arguments as JSON)</li>
+<li><a href="/v1/tools">/v1/tools</a>:
+the tools as JSON, each with its schemas at /v1/tools/NAME</li>
 <li><code>{html.escape(base)}/mcp</code>: MCP over streamable HTTP, for MCP clients</li>
 <li><a href="/healthz">/healthz</a>: whether the server is up</li>
 </ul>
 <h2>Connect a client</h2>
-<p>VS Code and Cursor reach this server over HTTP at its address. Claude Desktop starts a netglean of its own
-over stdio: installed (<code>uv tool install</code>, <code>pipx install</code>), or run from a checkout (replace
-<code>/path/to/netglean</code>); the <a href="/docs/getting-started.html#connect">getting-started page</a> has the
-stdio configs for every client.</p>
+<p>VS Code and Cursor reach this server over HTTP at its address. Claude Desktop starts a netglean
+of its own over stdio: installed (<code>uv tool install</code>, <code>pipx install</code>), or run
+from a checkout (replace <code>/path/to/netglean</code>); the
+<a href="/docs/getting-started.html#connect">getting-started page</a> has the stdio configs for
+every client.</p>
 {configs}
 <h2 id="feeds">Feeds</h2>
 {_feeds_section(feeds)}
@@ -121,6 +126,11 @@ stdio configs for every client.</p>
 <table><thead><tr><th>Tool</th><th>What it does</th></tr></thead><tbody>{rows}</tbody></table>
 </main></body></html>
 """
+
+
+def _json_text(value: object) -> str:
+    """``value`` as indented JSON, escaped to stand as an HTML text node."""
+    return html.escape(json.dumps(value, indent=2), quote=False)
 
 
 def _feeds_section(feeds: tuple[list[tuple[str, str]], int] | None) -> str:

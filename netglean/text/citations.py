@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _DEFINITION = re.compile(
     r"^ {0,3}\[(?P<label>(?:\\.|[^\\\[\]])+)\]:[ \t]*(?:<(?P<angle>[^<>\n]*)>|(?P<bare>\S+))"
-    r"(?:[ \t]+(?:\"(?P<dq>(?:\\.|[^\"\\])*)\"|'(?P<sq>(?:\\.|[^'\\])*)'|\((?P<pq>(?:\\.|[^()\\])*)\)))?[ \t]*$"
+    r"(?:[ \t]+(?:\"(?P<dq>(?:\\.|[^\"\\])*)\""
+    r"|'(?P<sq>(?:\\.|[^'\\])*)'"
+    r"|\((?P<pq>(?:\\.|[^()\\])*)\)))?[ \t]*$"
 )
 _BACKTICKS = re.compile(r"`+")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")

@@ -32,9 +32,12 @@ TYPES: dict[str, str] = {
         "article",
     ),
     **dict.fromkeys(
-        "Place LocalBusiness Store Restaurant Hotel LodgingBusiness FoodEstablishment CafeOrCoffeeShop "
-        "MedicalBusiness MedicalClinic Dentist ProfessionalService AutomotiveBusiness "
-        "HealthAndBeautyBusiness HairSalon SportsActivityLocation ExerciseGym".split(),
+        (
+            "Place LocalBusiness Store Restaurant Hotel LodgingBusiness FoodEstablishment"
+            " CafeOrCoffeeShop MedicalBusiness MedicalClinic Dentist ProfessionalService"
+            " AutomotiveBusiness HealthAndBeautyBusiness HairSalon SportsActivityLocation"
+            " ExerciseGym"
+        ).split(),
         "place",
     ),
     **dict.fromkeys(
@@ -72,7 +75,21 @@ PATHS: tuple[tuple[str, frozenset[str]], ...] = (
     ("faq", frozenset("faq faqs questions help".split())),
     (
         "document",
-        frozenset("docs documentation reference guide guides manual api policies legal terms privacy".split()),
+        frozenset(
+            {
+                "docs",
+                "documentation",
+                "reference",
+                "guide",
+                "guides",
+                "manual",
+                "api",
+                "policies",
+                "legal",
+                "terms",
+                "privacy",
+            }
+        ),
     ),
 )
 """URL path segments by the kind of page they name, kinds in order of precedence."""

@@ -66,21 +66,23 @@ CLOSE_P = frozenset(
 """Start tags that close an open ``p``."""
 NAMED = {
     "amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'", "nbsp": "\xa0", "ensp": "\u2002",
-    "emsp": "\u2003", "thinsp": "\u2009", "shy": "\xad", "zwnj": "\u200c", "zwj": "\u200d", "cent": "¢",
-    "pound": "£", "curren": "¤", "yen": "¥", "euro": "€", "dollar": "$", "ndash": "–", "mdash": "—",
-    "hellip": "…", "lsquo": "‘", "rsquo": "’", "sbquo": "‚", "ldquo": "“", "rdquo": "”", "bdquo": "„",
-    "laquo": "«", "raquo": "»", "lsaquo": "‹", "rsaquo": "›", "bull": "•", "middot": "·", "dagger": "†",
-    "Dagger": "‡", "prime": "′", "Prime": "″", "copy": "©", "reg": "®", "trade": "™", "sect": "§",
-    "para": "¶", "deg": "°", "plusmn": "±", "times": "×", "divide": "÷", "minus": "−", "permil": "‰",
-    "frac12": "½", "frac14": "¼", "frac34": "¾", "sup2": "²", "sup3": "³", "le": "≤", "ge": "≥",
-    "ne": "≠", "lrm": "\u200e", "rlm": "\u200f",
+    "emsp": "\u2003", "thinsp": "\u2009", "shy": "\xad", "zwnj": "\u200c", "zwj": "\u200d",
+    "cent": "¢", "pound": "£", "curren": "¤", "yen": "¥", "euro": "€", "dollar": "$",
+    "ndash": "–", "mdash": "—", "hellip": "…", "lsquo": "‘", "rsquo": "’", "sbquo": "‚",
+    "ldquo": "“", "rdquo": "”", "bdquo": "„", "laquo": "«", "raquo": "»", "lsaquo": "‹",
+    "rsaquo": "›", "bull": "•", "middot": "·", "dagger": "†", "Dagger": "‡", "prime": "′",
+    "Prime": "″", "copy": "©", "reg": "®", "trade": "™", "sect": "§", "para": "¶", "deg": "°",
+    "plusmn": "±", "times": "×", "divide": "÷", "minus": "−", "permil": "‰", "frac12": "½",
+    "frac14": "¼", "frac34": "¾", "sup2": "²", "sup3": "³", "le": "≤", "ge": "≥", "ne": "≠",
+    "lrm": "\u200e", "rlm": "\u200f",
 }  # fmt: skip
 """The named character references decoded (ARS pins this set; any other is left as written)."""
 WINDOWS_1252 = {
-    0x80: 0x20AC, 0x82: 0x201A, 0x83: 0x0192, 0x84: 0x201E, 0x85: 0x2026, 0x86: 0x2020, 0x87: 0x2021,
-    0x88: 0x02C6, 0x89: 0x2030, 0x8A: 0x0160, 0x8B: 0x2039, 0x8C: 0x0152, 0x8E: 0x017D, 0x91: 0x2018,
-    0x92: 0x2019, 0x93: 0x201C, 0x94: 0x201D, 0x95: 0x2022, 0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02DC,
-    0x99: 0x2122, 0x9A: 0x0161, 0x9B: 0x203A, 0x9C: 0x0153, 0x9E: 0x017E, 0x9F: 0x0178,
+    0x80: 0x20AC, 0x82: 0x201A, 0x83: 0x0192, 0x84: 0x201E, 0x85: 0x2026, 0x86: 0x2020,
+    0x87: 0x2021, 0x88: 0x02C6, 0x89: 0x2030, 0x8A: 0x0160, 0x8B: 0x2039, 0x8C: 0x0152,
+    0x8E: 0x017D, 0x91: 0x2018, 0x92: 0x2019, 0x93: 0x201C, 0x94: 0x201D, 0x95: 0x2022,
+    0x96: 0x2013, 0x97: 0x2014, 0x98: 0x02DC, 0x99: 0x2122, 0x9A: 0x0161, 0x9B: 0x203A,
+    0x9C: 0x0153, 0x9E: 0x017E, 0x9F: 0x0178,
 }  # fmt: skip
 """Numeric references in 0x80-0x9F mean what windows-1252 puts there, as HTML says."""
 
