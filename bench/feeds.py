@@ -57,8 +57,10 @@ def listing(items: int, seed: int = 7) -> str:
     )
     footer = "".join(f'<li><a href="/f/{i}">{words(1, 3)}</a></li>' for i in range(40))
     return (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Latest news</title></head><body>"
-        f"<header><nav><ul>{menu}</ul></nav></header><main><h1>Latest</h1><ol class='stream'>{stories}</ol></main>"
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Latest news</title>"
+        "</head><body>"
+        f"<header><nav><ul>{menu}</ul></nav></header><main><h1>Latest</h1><ol "
+        f"class='stream'>{stories}</ol></main>"
         f"<footer><ul>{footer}</ul></footer></body></html>"
     )
 

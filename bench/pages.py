@@ -147,7 +147,8 @@ def _long_read(rng: random.Random) -> tuple[str, list[str]]:
         if index % 4 == 3:
             parts.append(f'<div class="promo-inline"><a href="/sub">{_sentences(rng, 1)}</a></div>')
     return (
-        f"<header>{_nav(rng)}</header><article><h1>{_sentences(rng, 1)}</h1>{''.join(parts)}</article>"
+        f"<header>{_nav(rng)}</header><article>"
+        f"<h1>{_sentences(rng, 1)}</h1>{''.join(parts)}</article>"
         f"<div class='more'>{_teasers(rng, 10, 'tile')}</div>",
         gold,
     )

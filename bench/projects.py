@@ -170,8 +170,10 @@ def listing(items: int, seed: int = 7) -> bytes:
     cards = "".join(card(n) for n in range(items))
     footer = "".join(f'<li><a href="/f/{i}">{words(1, 3)}</a></li>' for i in range(30))
     return (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Shop</title></head><body>"
-        f"<header><nav><ul>{menu}</ul></nav></header><main><h1>All products</h1><ul class='products'>{cards}</ul>"
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Shop</title></head>"
+        "<body>"
+        f"<header><nav><ul>{menu}</ul></nav></header><main><h1>All products</h1><ul "
+        f"class='products'>{cards}</ul>"
         f"</main><footer><ul>{footer}</ul></footer></body></html>"
     ).encode()
 

@@ -229,7 +229,8 @@ def show(r: dict[str, Any]) -> None:
     """The figures of ``run`` as a table."""
     print(f"\nreadability: score(evidence, table) against one lexbor parse of the page (medians of {r['repeats']})")
     print(
-        f"  {'page':<20}{'KB':>7}{'kind':>10}{'score':>7}{'score ms':>10}{'parse ms':>10}{'ratio':>7}"
+        f"  {'page':<20}{'KB':>7}{'kind':>10}{'score':>7}"
+        f"{'score ms':>10}{'parse ms':>10}{'ratio':>7}"
         f"{'read ms':>9}{'/read':>7}"
     )
     for row in r["pages"]:
