@@ -404,8 +404,8 @@ def test_import_refuses_a_name_a_terminal_would_not_show_as_stored(
 
 def test_show_gives_a_feed_projects_address(cli: Cli, tmp_path: Path) -> None:
     config = {"channel": {"url": "https://harbour.test/news/"}, "selectors": {"items": {"selector": "li"}}}
-    _imported(cli, _file(tmp_path / "news.yaml", {"name": "harbour news", "kind": "feed", "definition": {
-        "config": config}}))  # fmt: skip
+    project = {"name": "harbour news", "kind": "feed", "definition": {"config": config}}
+    _imported(cli, _file(tmp_path / "news.yaml", project))
     code, out, err = cli("show", "harbour news", "--public-url", "https://feeds.example.org")
     assert code == 0, err
     address = "https://feeds.example.org/feeds/harbour%20news"

@@ -250,8 +250,8 @@ FETCHED = {
     "off": set(),
     "private": {"loop.test", "ten.test", "ula.test", "mapped-ten.test"},
     "listed": {"link.test", "link6.test", "cgnat.test", "staging.test"},
-    "exact": {"loop.test", "ten.test", "ula.test", "mapped-ten.test", "meta.test", "meta6.test", "mapped-meta.test",
-              "nat64-meta.test", "named-meta.test"},
+    "exact": {"loop.test", "ten.test", "ula.test", "mapped-ten.test", "meta.test", "meta6.test",
+              "mapped-meta.test", "nat64-meta.test", "named-meta.test"},
 }  # fmt: skip
 
 
@@ -591,11 +591,12 @@ def test_every_way_a_fetch_ends_gives_its_bytes_back(port: int) -> None:
 
 @pytest.mark.parametrize("gzip", [False, True], ids=["plain", "gzip"])
 def test_bodies_waiting_for_room_never_deadlock(port: int, gzip: bool) -> None:
-    # Room for two bodies of unknown length at a time (one when gzipped: its reservation is the decoded cap): each
-    # body waits before its first byte is read, never while holding part of itself, so all eight finish in turn.
+    # Room for two bodies of unknown length at a time (one when gzipped: its reservation is the
+    # decoded cap): each body waits before its first byte is read, never while holding part of
+    # itself, so all eight finish in turn.
     policy = _budgeted(
-        fetch_max_bytes=8_000, fetch_max_decoded_bytes=10_000, fetch_memory_budget=20_000, fetch_memory_wait=60.0,
-        host_concurrency=8,
+        fetch_max_bytes=8_000, fetch_max_decoded_bytes=10_000, fetch_memory_budget=20_000,
+        fetch_memory_wait=60.0, host_concurrency=8,
     )  # fmt: skip
 
     async def run() -> tuple[list[int], int]:
@@ -634,11 +635,13 @@ def test_charsets_and_sniffing(port: int) -> None:
     assert _text(Page("u", "u", 200, {}, b"\xef\xbb\xbfbom")) == "bom"
 
 
-# Labels Python's codec registry knows (or nobody knows) that are not WHATWG encodings: punycode decodes in
-# quadratic time, idna and undefined raise UnicodeError, utf-7 and EBCDIC turn markup into other markup.
+# Labels Python's codec registry knows (or nobody knows) that are not WHATWG encodings: punycode
+# decodes in quadratic time, idna and undefined raise UnicodeError, utf-7 and EBCDIC turn markup
+# into other markup.
 NOT_WHATWG = [
-    "punycode", "idna", "undefined", "rot13", "rot_13", "base64", "zlib", "uu", "hex", "bz2", "quopri",
-    "unicode_escape", "raw_unicode_escape", "utf-7", "utf-32", "cp037", "cp500", "mbcs", "palmos", "utf8mb4", "none",
+    "punycode", "idna", "undefined", "rot13", "rot_13", "base64", "zlib", "uu", "hex", "bz2",
+    "quopri", "unicode_escape", "raw_unicode_escape", "utf-7", "utf-32", "cp037", "cp500", "mbcs",
+    "palmos", "utf8mb4", "none",
 ]  # fmt: skip
 
 

@@ -179,7 +179,8 @@ def test_every_problem_of_a_definition_is_named_by_its_path(shop: tuple[SyncClie
             {"name": "products", "item_selector": "li[", "key": "sku",
              "properties": [{"key": "title"}, {"key": "title"}]},
             {"name": "tags", "parent": "nothing", "item_selector": "li", "properties": [
-                {"key": "t", "transformations": [{"name": "regex_replace", "pattern": "(unclosed"}]},
+                {"key": "t",
+                 "transformations": [{"name": "regex_replace", "pattern": "(unclosed"}]},
                 {"key": "a", "type": "attribute"}]},
         ],
     }  # fmt: skip

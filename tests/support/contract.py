@@ -564,9 +564,10 @@ _FRAME = re.compile(r"<<<(BEGIN|END) UNTRUSTED CONTENT")
 """Anything that starts a marker: none may occur between the two real ones."""
 _URL_RESERVED = "!#$%&'()*+,/:;=?@[]~"
 """RFC 3986's reserved characters (and escapes' percent sign): what the marker's source keeps as the notice shows it."""
+_SCREENSHOTS = "(?P<screenshots>[0-9]+)"
 _NOTICE = re.compile(
     re.escape(untrusted.NOTICE).replace(re.escape("{source}"), "(?P<source>.*?)")
-    + f"(?: {re.escape(untrusted.SCREENSHOTS_NOTICE).replace(re.escape('{count}'), '(?P<screenshots>[0-9]+)')})?"
+    + f"(?: {re.escape(untrusted.SCREENSHOTS_NOTICE).replace(re.escape('{count}'), _SCREENSHOTS)})?"
 )
 """The notice line: the source named, and the screenshots attached beside the text when there are any."""
 
@@ -817,8 +818,9 @@ def _semantic_faults(config: dict[str, Any]) -> Iterator[tuple[str, dict[str, An
     if isinstance(config.get("selectors"), dict):
         items = ("selectors", "items", "selector")
         yield "an unreadable items selector", _set(config, items, "tr[["), items
-        yield "a category naming no field", _set(config, ("selectors", "categories"), ["zz_no_field"]), (
-            "selectors", "categories", 0)  # fmt: skip
+        categories = ("selectors", "categories")
+        named = _set(config, categories, ["zz_no_field"])
+        yield "a category naming no field", named, (*categories, 0)
 
 
 def config_mutations(spec: ToolSpec, base: dict[str, Any], world: World) -> Iterator[Mutation]:

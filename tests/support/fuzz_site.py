@@ -47,7 +47,8 @@ _PART = re.compile(
     r"""(?P<tag>[a-zA-Z][\w-]*|\*)
       | \#(?P<id>[\w-]+)
       | \.(?P<cls>[\w-]+)
-      | \[\s*(?P<attr>[\w:-]+)\s*(?:(?P<op>[~|^$*]?=)\s*(?P<val>"[^"]*"|'[^']*'|[^\]\s]+)\s*)?(?:\s+[iIsS])?\]
+      | \[\s*(?P<attr>[\w:-]+)\s*
+          (?:(?P<op>[~|^$*]?=)\s*(?P<val>"[^"]*"|'[^']*'|[^\]\s]+)\s*)?(?:\s+[iIsS])?\]
       | ::?(?P<pseudo>[\w-]+)(?:\((?P<arg>(?:[^()]|\([^()]*\))*)\))?""",
     re.VERBOSE,
 )
@@ -380,30 +381,32 @@ def _routes() -> list[BaseRoute]:
 APP = Starlette(routes=_routes())
 
 
-# --- What the fuzzer draws from -----------------------------------------------------------------------------
+# --- What the fuzzer draws from ---------------------------------------------------------------
 
 PAGES = (
-    "/article", "/page", "/home", "/crawl/", "/crawl/b", "/negotiate", "/agent", "/agent-refused", "/hostile",
-    "/listing", "/listing?feed=1", "/latin1", "/meta-charset", "/deflate", "/notes.txt", "/report", "/evil-name",
-    "/sitemap.xml", "/sitemap_index.xml", "/docs/report.pdf", "/docs/data.csv", "/docs/pixel.png",
-    "/docs/archive.zip", "/docs/notes.md", "/docs/feed.json",
-    "/feeds/news", "/feeds/blog", "/feeds/jobs", "/feeds/releases", "/feeds/state", "/feeds/jsonld",
-    "/feeds/paged", "/feeds/paged?page=3", "/feeds/api.json", "/feeds/sitemap.xml", "/feeds/headers",
-    "/feeds/empty", "/redirect?to=/article", "/chain/2", "/json/catalan",
+    "/article", "/page", "/home", "/crawl/", "/crawl/b", "/negotiate", "/agent", "/agent-refused",
+    "/hostile", "/listing", "/listing?feed=1", "/latin1", "/meta-charset", "/deflate",
+    "/notes.txt", "/report", "/evil-name", "/sitemap.xml", "/sitemap_index.xml",
+    "/docs/report.pdf", "/docs/data.csv", "/docs/pixel.png", "/docs/archive.zip",
+    "/docs/notes.md", "/docs/feed.json", "/feeds/news", "/feeds/blog", "/feeds/jobs",
+    "/feeds/releases", "/feeds/state", "/feeds/jsonld", "/feeds/paged", "/feeds/paged?page=3",
+    "/feeds/api.json", "/feeds/sitemap.xml", "/feeds/headers", "/feeds/empty",
+    "/redirect?to=/article", "/chain/2", "/json/catalan",
 )  # fmt: skip
 """Paths some target-origin tool can succeed on (besides the corpus listing pages)."""
 FAILING = (
-    "/status/404", "/status/500", "/status/410", "/private", "/challenge", "/loop", "/chain/9", "/huge",
-    "/huge-unannounced", "/bomb", "/empty", "/binary", "/feeds/deep.json?depth=200", "/feeds/missing",
-    "/redirect?to=http://10.0.0.1/", "/redirect?to=file:///etc/passwd", "/redirect?to=http://localhost/",
-    "/corpus/9999/",
+    "/status/404", "/status/500", "/status/410", "/private", "/challenge", "/loop", "/chain/9",
+    "/huge", "/huge-unannounced", "/bomb", "/empty", "/binary", "/feeds/deep.json?depth=200",
+    "/feeds/missing", "/redirect?to=http://10.0.0.1/", "/redirect?to=file:///etc/passwd",
+    "/redirect?to=http://localhost/", "/corpus/9999/",
 )  # fmt: skip
 """Paths of the site every tool that reads them must fail on (or report as a failed entry)."""
 HOSTILE = (
-    "file:///etc/passwd", "ftp://127.0.0.1/", "javascript:alert(1)", "data:text/html,<h1>x</h1>", "gopher://x/",
-    "http://10.0.0.7/admin", "http://169.254.169.254/latest/meta-data/", "http://[::1]/", "http://localhost/",
-    "http://example.com/", "http://user:pw@127.0.0.1/", "not a url", "http://", "//127.0.0.1/article", "/article",
-    "http://exa mple.com/", "http://\u202eevil.test/", "http://[::ffff:127.0.0.1]/", "http://%00/",
+    "file:///etc/passwd", "ftp://127.0.0.1/", "javascript:alert(1)", "data:text/html,<h1>x</h1>",
+    "gopher://x/", "http://10.0.0.7/admin", "http://169.254.169.254/latest/meta-data/",
+    "http://[::1]/", "http://localhost/", "http://example.com/", "http://user:pw@127.0.0.1/",
+    "not a url", "http://", "//127.0.0.1/article", "/article", "http://exa mple.com/",
+    "http://\u202eevil.test/", "http://[::ffff:127.0.0.1]/", "http://%00/",
 )  # fmt: skip
 """URLs no tool may fetch here: other schemes, private or other hosts, garbage (with ``closed`` below)."""
 
@@ -412,14 +415,17 @@ def _closed(port: int, closed: int) -> tuple[str, ...]:
     """The site's pages as other hosts spell them, and a 127.0.0.1 port bound by the tests but not listening
     (spelled in other ways too: 0x7f.1 and 2130706433 are 127.0.0.1), where every connection is refused."""
     return (
-        f"http://localhost:{port}/article", f"https://127.0.0.1:{port}/article", f"http://127.0.0.1:{closed}/",
-        f"https://127.0.0.1:{closed}/", f"http://0x7f.1:{closed}/", f"http://2130706433:{closed}/x",
-        f"HTTP://127.0.0.1:{closed}/", f"http://127.0.0.1:{closed}/{'a' * 3000}",
+        f"http://localhost:{port}/article", f"https://127.0.0.1:{port}/article",
+        f"http://127.0.0.1:{closed}/", f"https://127.0.0.1:{closed}/", f"http://0x7f.1:{closed}/",
+        f"http://2130706433:{closed}/x", f"HTTP://127.0.0.1:{closed}/",
+        f"http://127.0.0.1:{closed}/{'a' * 3000}",
     )  # fmt: skip
 
 
-SELECTORS = ("li.story", "tr.job", "article", "section.stream > article.teaser", ".post-card", "li", "a", "h3 a",
-             "items > array > object", "ul.entries li", "tr[[", ":has(", "div:nth-child(2)", "*")  # fmt: skip
+SELECTORS = (
+    "li.story", "tr.job", "article", "section.stream > article.teaser", ".post-card", "li", "a",
+    "h3 a", "items > array > object", "ul.entries li", "tr[[", ":has(", "div:nth-child(2)", "*",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -108,11 +108,13 @@ from netglean.core.envelope import Outcome, say
 
 
 async def shout(args: ShoutInput, ctx: Context) -> Outcome:
-    return Outcome({"text": " ".join([args.text.upper()] * (args.times or 1))}, next_step="page_echo")
+    text = " ".join([args.text.upper()] * (args.times or 1))
+    return Outcome({"text": text}, next_step="page_echo")
 
 
 async def page_echo(args: PageEchoInput, ctx: Context) -> Outcome:
-    if args.text == "plain guidance":  # what a target-origin tool may not do: guidance that say() did not build
+    # what a target-origin tool may not do: guidance that say() did not build
+    if args.text == "plain guidance":
         return Outcome({"content": args.text}, guidance=f"echoed {args.text}", source="https://pages.example/a")
     guidance = say("Echoed {count} characters.", count=len(args.text))
     return Outcome({"content": args.text}, guidance=guidance, source="https://pages.example/article")

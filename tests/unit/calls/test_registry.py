@@ -45,8 +45,8 @@ def test_every_reference_the_registry_names_resolves() -> None:
 def test_a_registry_is_known_by_its_package() -> None:
     """Another tool pack's registry (``NAME.registry``) serves its own generated files."""
     module = types.ModuleType("pack.generated.registry")
-    module.__dict__.update({name: getattr(generated, name) for name in ("SERVER", "CATALOG_HASH", "TOOLS",
-                                                                        "RESOURCES", "PROMPTS", "GRAPH")})  # fmt: skip
+    names = ("SERVER", "CATALOG_HASH", "TOOLS", "RESOURCES", "PROMPTS", "GRAPH")
+    module.__dict__.update({name: getattr(generated, name) for name in names})
     assert Registry.from_module(module).package == "pack.generated"
     assert toy_registry().folder == PROJECT / "tests" / "support"
 

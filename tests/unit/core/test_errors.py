@@ -63,8 +63,9 @@ def test_every_code_is_published_and_every_error_has_one_root() -> None:
 
 def test_policy_refusals_are_never_retried_and_transport_failures_apart() -> None:
     refusals = set(_below(errors.PolicyRefusal))
-    assert refusals == {errors.BadUrl, errors.BlockedAddress, errors.RobotsDisallowed, errors.BudgetExhausted,
-                        errors.SchemeDowngrade, errors.OperatorPolicy}  # fmt: skip
+    assert refusals == {errors.BadUrl, errors.BlockedAddress, errors.RobotsDisallowed,
+                        errors.BudgetExhausted, errors.SchemeDowngrade,
+                        errors.OperatorPolicy}  # fmt: skip
     assert not any(cls("x").retryable for cls in refusals)
     assert not refusals & set(_below(errors.FetchError))
     assert errors.Unreachable("x").retryable and errors.FetchTimeout("x").retryable

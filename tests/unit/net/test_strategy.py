@@ -10,8 +10,8 @@ from netglean.net.strategy import PAGE_STRATEGIES, page_strategy
 
 @pytest.mark.parametrize(
     ("strategy", "meant"),
-    [("auto", "auto"), ("http", "http"), ("faraday", "http"), ("browser", "browser"), ("botasaurus", "browser"),
-     ("browserless", "browser")],
+    [("auto", "auto"), ("http", "http"), ("faraday", "http"), ("browser", "browser"),
+     ("botasaurus", "browser"), ("browserless", "browser")],
 )  # fmt: skip
 def test_each_name_means_one_of_netgleans_three(strategy: str, meant: str) -> None:
     assert strategy in PAGE_STRATEGIES

@@ -224,8 +224,8 @@ def test_blocks_keep_their_kind_level_items_rows_and_links() -> None:
     )
     extraction = extract(parse_html(page), "https://harbour.test/news/", main_content=False)
     kinds = [(b.kind, b.level) for b in extraction.blocks]
-    assert kinds == [("heading", 2), ("paragraph", 0), ("list", 1), ("quote", 0), ("code", 0), ("rule", 0),
-                     ("image", 0), ("table", 0)]  # fmt: skip
+    assert kinds == [("heading", 2), ("paragraph", 0), ("list", 1), ("quote", 0), ("code", 0),
+                     ("rule", 0), ("image", 0), ("table", 0)]  # fmt: skip
     heading, paragraph, listed, quote, code, _, image, table = extraction.blocks
     assert heading.text == "Tide *tables*" and quote.text == "Quoted words" and code.text == "  code\n    indented"
     assert paragraph.text == "See [the moon](https://harbour.test/moon), top and this."  # no link to nowhere

@@ -303,7 +303,8 @@ def oauth(resource: Any = None, server: Any = None) -> Evidence:
 def test_oauth_discovery() -> None:
     resource = {"resource": "https://shop.example/", "authorization_servers": ["https://auth.example/"]}
     server = {"issuer": "https://auth.example/", "authorization_endpoint": "https://auth.example/a",
-              "token_endpoint": "https://auth.example/t", "response_types_supported": ["code"]}  # fmt: skip
+              "token_endpoint": "https://auth.example/t",
+              "response_types_supported": ["code"]}  # fmt: skip
     assert status(oauth(resource, ""), "oauth_discovery") == "present"
     assert status(oauth("", server), "oauth_discovery") == "present"
     assert status(oauth({"resource": "https://shop.example/"}, ""), "oauth_discovery") == "partial"

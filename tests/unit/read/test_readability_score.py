@@ -199,8 +199,8 @@ ARS_PROFILES = {
     "unknown": ("title description primary_action_url", "updated org_name"),
 }
 ARS_REFERENCES = {
-    "product": 8192, "collection": 16384, "article": 40960, "place": 8192, "service": 8192, "faq": 16384,
-    "document": 24576, "unknown": 16384,
+    "product": 8192, "collection": 16384, "article": 40960, "place": 8192, "service": 8192,
+    "faq": 16384, "document": 24576, "unknown": 16384,
 }  # fmt: skip
 """ARS's page-kind profiles (profiles.ts PROFILE_BY_KIND): core facts and extended facts, and (ARS_REFERENCES)
 the bytes a page of the kind reasonably costs."""
