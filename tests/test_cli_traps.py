@@ -128,8 +128,8 @@ def test_at_file_reads_any_flag_from_a_file(tmp_path: Path, capsys: pytest.Captu
     assert code == 0 and out.startswith("a [7]"), err
     data = ["--data-dir", str(tmp_path / "data")]
     code, out, err = _run(
-        capsys, "call", "save_project", "--name", "harbour", "--kind", "feed", "--definition", f"@{definition}",
-        "--envelope", *data,
+        capsys, "call", "save_project", "--name", "harbour", "--kind", "feed",
+        "--definition", f"@{definition}", "--envelope", *data,
     )  # fmt: skip
     assert code == 0, err
     assert json.loads(out)["payload"]["project"]["definition"]["config"]["channel"]["url"].endswith("/news/")
@@ -139,8 +139,8 @@ def test_a_value_that_begins_with_a_dash_is_its_flags(tmp_path: Path, capsys: py
     data = ["--data-dir", str(tmp_path / "data")]
     for name in ("alpha", "beta"):
         definition = _definition(f"https://{name}.test/")
-        assert _run(capsys, "call", "save_project", "--name", name, "--kind", "feed", "--definition", definition,
-                    *data)[0] == 0  # fmt: skip
+        assert _run(capsys, "call", "save_project", "--name", name, "--kind", "feed",
+                    "--definition", definition, *data)[0] == 0  # fmt: skip
     code, out, err = _run(capsys, "call", "list_projects", "--sort", "-name", "--envelope", *data)
     assert code == 0, err
     assert [project["name"] for project in json.loads(out)["payload"]["projects"]] == ["beta", "alpha"]
@@ -150,8 +150,8 @@ def test_project_id_takes_the_projects_name(tmp_path: Path, capsys: pytest.Captu
     data = ["--data-dir", str(tmp_path / "data")]
     definition = _definition("https://harbour.test/")
     code, out, _ = _run(
-        capsys, "call", "save_project", "--name", "harbour news", "--kind", "feed", "--definition", definition,
-        "--envelope", *data,
+        capsys, "call", "save_project", "--name", "harbour news", "--kind", "feed",
+        "--definition", definition, "--envelope", *data,
     )  # fmt: skip
     project_id = json.loads(out)["payload"]["project"]["project_id"]
     code, out, err = _run(capsys, "call", "get_project", "--project-id", "harbour news", "--envelope", *data)

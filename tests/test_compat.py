@@ -67,9 +67,9 @@ def _project(client: SyncClient, name: str, url: str) -> str:
     definition = {
         "start_urls": [url],
         "strategy": "http",
-        "datasets": [{"name": "products", "item_selector": "li.product", "key": "sku", "properties": [
-            {"key": "sku", "type": "attribute", "attribute": "data-sku"}, {"key": "title", "selector": "h2"},
-        ]}],
+        "datasets": [{"name": "products", "item_selector": "li.product", "key": "sku",
+                      "properties": [{"key": "sku", "type": "attribute", "attribute": "data-sku"},
+                                     {"key": "title", "selector": "h2"}]}],
     }  # fmt: skip
     saved, _ = _answer(client, "save_project", {"name": name, "definition": definition})
     assert saved["ok"], saved

@@ -87,8 +87,9 @@ def test_a_failure_is_guided_by_the_tools_catalog_entry_first(registry: Registry
 
 
 def test_a_failure_payload_names_detail_fields_only(project: Path) -> None:
-    edit(project, APPLY, "failure_payload:\n  type: object\n  properties:\n", "failure_payload:\n  type: object\n"
-          "  required: [item_count]\n  properties:\n    error: {type: object}\n")  # fmt: skip
+    edit(project, APPLY, "failure_payload:\n  type: object\n  properties:\n",
+         "failure_payload:\n  type: object\n"
+         "  required: [item_count]\n  properties:\n    error: {type: object}\n")  # fmt: skip
     assert_problem(project, APPLY, line_of(project, APPLY, "required: [item_count]"), "states its properties only")
     assert_problem(project, APPLY, line_of(project, APPLY, "error: {type: object}"), "error is the envelope's own")
 
@@ -129,8 +130,9 @@ def test_exactly_one_of_names_optional_arguments_of_the_tool(project: Path) -> N
 
 def test_a_root_oneof_in_an_input_is_refused_for_exactly_one_of(project: Path) -> None:
     """Function-calling clients refuse composition at an input's root, so the catalog says it another way."""
-    edit(project, VALIDATE, "  additionalProperties: false\noutput:", "  additionalProperties: false\n  oneOf:\n"
-          "    - required: [config]\n    - required: [yaml]\noutput:")  # fmt: skip
+    edit(project, VALIDATE, "  additionalProperties: false\noutput:",
+         "  additionalProperties: false\n  oneOf:\n"
+         "    - required: [config]\n    - required: [yaml]\noutput:")  # fmt: skip
     assert_problem(project, VALIDATE, line_of(project, VALIDATE, "  oneOf:"), "name the arguments a call gives")
 
 

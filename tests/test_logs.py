@@ -21,7 +21,9 @@ try:
     raise ValueError("could not read https://b.test/x?key=S2#S3")
 except ValueError:
     logging.getLogger("netglean.calls.runner").exception("tool %s raised", "scrape")
-logging.getLogger("uvicorn.access").info('%s - "%s %s HTTP/%s" %d', "127.0.0.1:1", "GET", "/x?S4", "1.1", 200)
+logging.getLogger("uvicorn.access").info(
+    '%s - "%s %s HTTP/%s" %d', "127.0.0.1:1", "GET", "/x?S4", "1.1", 200
+)
 """
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=PROJECT, capture_output=True, text=True, timeout=60, check=True

@@ -114,11 +114,12 @@ def test_html2rss_prompts_under_their_hyphenated_names(memory_client: SyncClient
 @pytest.mark.parametrize(
     ("prompt", "arguments", "tools"),
     [
-        ("build_scraper", {"url": "https://shop.example/"}, ["inspect_url", "analyze_page", "save_project",
-                                                              "run_project", "get_project_data"]),
-        ("optimize_selector", {"selector": "div > div:nth-child(3)"}, ["analyze_page", "scrape_url"]),
-        ("explain_dataset", {"dataset": "products"}, ["list_projects", "get_project_config", "list_datasets",
-                                                      "get_project_data"]),
+        ("build_scraper", {"url": "https://shop.example/"},
+         ["inspect_url", "analyze_page", "save_project", "run_project", "get_project_data"]),
+        ("optimize_selector", {"selector": "div > div:nth-child(3)"},
+         ["analyze_page", "scrape_url"]),
+        ("explain_dataset", {"dataset": "products"},
+         ["list_projects", "get_project_config", "list_datasets", "get_project_data"]),
     ],
 )  # fmt: skip
 def test_rtilas_prompts_walk_through_netglean_tools(

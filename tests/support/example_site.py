@@ -89,8 +89,10 @@ def _page(title: str, main: str, head: str = "") -> HTMLResponse:
         f'<a href="{href}">{label}</a> ' for href, label in (("/", "Home"), ("/news/", "News"), ("/about", "About"))
     )
     return HTMLResponse(
-        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)} | Harbour Gazette</title>"
-        f"<meta name='description' content='The Harbour Gazette: news from the quay, the ferries and the lifeboat.'>"
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)} | "
+        "Harbour Gazette</title>"
+        "<meta name='description' content='The Harbour Gazette: news from the quay, the "
+        "ferries and the lifeboat.'>"
         f"{head}</head><body><header><nav>{nav}</nav></header><main>{main}</main>"
         "<footer><p>Harbour Gazette, The Old Fish Market, East Quay.</p></footer></body></html>"
     )
@@ -100,7 +102,8 @@ async def home(request: Request) -> Response:
     items = "".join(f'<li><a href="/news/{slug}">{escape(s["title"])}</a></li>' for slug, s in STORIES.items())
     return _page(
         "Home",
-        "<h1>Harbour Gazette</h1><p>News from the quay, the ferries and the lifeboat station, every week since "
+        "<h1>Harbour Gazette</h1><p>News from the quay, the ferries and the lifeboat station, "
+        "every week since "
         f"1911.</p><h2>This week</h2><ul>{items}</ul><p><a href='/tides'>Today's tides</a></p>",
         '<link rel="alternate" type="application/rss+xml" title="News" href="/news/feed.xml">',
     )
@@ -135,7 +138,8 @@ async def story(request: Request) -> Response:
     paragraphs = "".join(f"<p>{escape(text)}</p>" for text in s["body"])
     return _page(
         str(s["title"]),
-        f"<article><h1>{escape(str(s['title']))}</h1><p class='byline'>By {escape(str(s['author']))}, "
+        f"<article><h1>{escape(str(s['title']))}</h1><p "
+        f"class='byline'>By {escape(str(s['author']))}, "
         f"<time datetime='{s['date']}'>{str(s['date'])[:10]}</time></p>{paragraphs}</article>",
         f"<script type='application/ld+json'>{json.dumps(data)}</script>"
         f"<link rel='canonical' href='{ORIGIN}/news/{slug}'>",
@@ -145,9 +149,11 @@ async def story(request: Request) -> Response:
 async def about(request: Request) -> Response:
     return _page(
         "About",
-        "<h1>About the Gazette</h1><p>The Harbour Gazette is written by two reporters and a harbour full of "
+        "<h1>About the Gazette</h1><p>The Harbour Gazette is written by two reporters and a "
+        "harbour full of "
         "readers. Send news to <a href='mailto:desk@harbour.test'>desk@harbour.test</a>.</p>"
-        "<form action='/about' method='get'><label>Your name <input id='name' name='name'></label>"
+        "<form action='/about' method='get'><label>Your name <input id='name' name='name'>"
+        "</label>"
         "<button id='send' type='submit'>Send</button></form>"
         "<p id='thanks'></p><script>const n=new URLSearchParams(location.search).get('name');"
         "if(n){document.getElementById('thanks').textContent='Thank you, '+n+'.'}</script>",
@@ -158,10 +164,14 @@ async def tides(request: Request) -> Response:
     """A page that fills its table from the tide API with a script: what the browser tools are for."""
     return _page(
         "Tides",
-        "<h1>Today's tides</h1><table id='tides'><tr><th>Time</th><th>Tide</th><th>Height</th></tr></table>"
-        "<script>fetch('/api/tides?day=2026-12-01').then(r=>r.json()).then(d=>{const t=document.getElementById"
-        "('tides');for(const x of d.tides){const r=t.insertRow();r.insertCell().textContent=x.time.slice(11,16);"
-        "r.insertCell().textContent=x.kind;r.insertCell().textContent=x.height_m+' m'}})</script>",
+        "<h1>Today's tides</h1><table id='tides'><tr><th>Time</th><th>Tide</th><th>Height</th>"
+        "</tr></table>"
+        "<script>fetch('/api/tides?day=2026-12-01').then(r=>r.json()).then(d=>{const "
+        "t=document.getElementById"
+        "('tides');for(const x of d.tides){const r=t.insertRow();"
+        "r.insertCell().textContent=x.time.slice(11,16);"
+        "r.insertCell().textContent=x.kind;r.insertCell().textContent=x.height_m+' "
+        "m'}})</script>",
     )
 
 

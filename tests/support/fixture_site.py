@@ -156,13 +156,16 @@ async def report(request: Request) -> Response:
     )
 
 
+_LATIN_1_NAME = 'attachment; filename="../../etc/pass\u202ewd\x1b[31m"'
+
+
 async def evil_name(request: Request) -> Response:
     return Response(
         b"data",
         headers={
             "content-type": "application/octet-stream",
             # A bidi override sent as raw UTF-8 bytes, plus a terminal escape: both must be stripped.
-            "content-disposition": 'attachment; filename="../../etc/pass\u202ewd\x1b[31m"'.encode().decode("latin-1"),
+            "content-disposition": _LATIN_1_NAME.encode().decode("latin-1"),
         },
     )
 
@@ -295,7 +298,8 @@ async def deep(request: Request) -> Response:
         for n, (opening, closing) in enumerate(nests)
     )
     after = "After the nests. " * 5
-    page = f"<html><head><title>Deep</title></head><body><main>{body}<p>{after}</p></main></body></html>"
+    main = f"<main>{body}<p>{after}</p></main>"
+    page = f"<html><head><title>Deep</title></head><body>{main}</body></html>"
     return Response(page.encode(), media_type="text/html")
 
 

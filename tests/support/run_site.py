@@ -81,7 +81,8 @@ class Gate:
 
 def _page(title: str, text: str, links: list[str]) -> Response:
     anchors = "".join(f'<a href="{link}">{link}</a> ' for link in links)
-    body = f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1><p>{text}</p>{anchors}"
+    head = f"<html><head><title>{title}</title></head>"
+    body = f"{head}<body><article><h1>{title}</h1><p>{text}</p>{anchors}"
     return HTMLResponse(body + "</article></body></html>")
 
 

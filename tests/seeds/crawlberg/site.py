@@ -40,7 +40,8 @@ def _page(path: str) -> str:
     head = "<meta name='description' content='Tides, ferries and the harbour'><meta name='author' content='Ada Quay'>"
     title = TITLES.get(path, f"Page {path}")
     return (
-        f"<!doctype html><html lang='en'><head><title>{title}</title>{head}</head><body><article><h1>{title}</h1>"
+        f"<!doctype html><html lang='en'><head><title>{title}</title>{head}</head><body>"
+        f"<article><h1>{title}</h1>"
         f"<p>{WORDS}</p><p>Read on: {links}</p></article></body></html>"
     )
 

@@ -209,10 +209,8 @@ def test_a_short_article_is_not_traded_for_a_longer_comment_thread() -> None:
     their name; a relaxed attempt, with the names no longer read, found the longer thread, and the
     longest attempt won. A relaxed attempt now replaces an earlier one only when it finds that one
     again, a little wider."""
-    comments = "".join(
-        f"<div class='comment'><p>{'I disagree with this, strongly, and at some length, as one does. ' * 4}</p></div>"
-        for _ in range(8)
-    )
+    remark = "I disagree with this, strongly, and at some length, as one does. " * 4
+    comments = "".join(f"<div class='comment'><p>{remark}</p></div>" for _ in range(8))
     page = (
         f"<body><div id='page'><div class='post'><h1>Notice</h1><p>{PLAIN}{PLAIN}That is all for now.</p></div>"
         f"<div id='comments'>{comments}</div></div></body>"
@@ -244,7 +242,8 @@ def test_captions_and_credits_are_not_the_article_unless_they_are_its_text() -> 
         "<span class='credit'>Photo: Ana Lopes</span></figcaption></figure>"
     )
     wp = "<div class='wp-caption'><img src='/w.jpg'><p class='wp-caption-text'>Masons at work, summer.</p></div>"
-    page = f"<body><article><h1>Wall</h1>{PARAGRAPHS[0]}{figure}{PARAGRAPHS[1]}{wp}{''.join(PARAGRAPHS[2:])}</article>"
+    rest = "".join(PARAGRAPHS[2:])
+    page = f"<body><article><h1>Wall</h1>{PARAGRAPHS[0]}{figure}{PARAGRAPHS[1]}{wp}{rest}</article>"
     text = _text(page)
     assert _has_story(text) and not {"Gulls", "Lopes", "Masons"} & set(text.split())
     shots = "".join(
@@ -269,7 +268,8 @@ def test_embedded_posts_are_content_whatever_their_container_is_called() -> None
     )
     insta = "<div class='social'><blockquote class='instagram-media'><p>Dawn at the pontoon.</p></blockquote></div>"
     share = "<div class='social-share'><a href='/s'>Share on X</a> <a href='/f'>Share on Facebook</a></div>"
-    page = f"<body><article><h1>Pontoon</h1>{PARAGRAPHS[0]}{tweet}{PARAGRAPHS[1]}{insta}{share}{STORY}</article>"
+    first, second = PARAGRAPHS[:2]
+    page = f"<body><article><h1>Pontoon</h1>{first}{tweet}{second}{insta}{share}{STORY}</article>"
     text = _text(page)
     assert _has_story(text) and "the gulls approve." in text and "Dawn at the pontoon." in text
     assert "Share on" not in text

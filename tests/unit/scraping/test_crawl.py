@@ -206,7 +206,8 @@ class Linked(Site):
         links, canonical = self.pages[path]
         anchors = "".join(f"<a href='{link}'>{link}</a>" for link in links)
         head = f"<link rel='canonical' href='http://site.test{canonical}'>" if canonical else ""
-        page = f"<html><head>{head}</head><body><article><p>{WORDS}</p>{anchors}</article></body></html>"
+        article = f"<article><p>{WORDS}</p>{anchors}</article>"
+        page = f"<html><head>{head}</head><body>{article}</body></html>"
         yield _Answer(200, {"content-type": "text/html"}, page.encode())
 
 
