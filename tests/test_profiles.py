@@ -40,7 +40,8 @@ description: Every part of the mechanism, over two local tools.
 server: {name: seedling-mcp, title: Seedling, instructions: Cite things.}
 environment:
   SEEDLING_LOG: {setting: log_level, values: {warn: warning}, default: error}
-  SEEDLING_SCRAPER_URL: {not_applied: netglean renders in its own browser, inside the operator's policy.}
+  SEEDLING_SCRAPER_URL: {not_applied: netglean renders in its own browser, inside the operator's
+    policy.}
   SEEDLING_BUDGET: {setting: session_budget, default: 20, clamp: [5, 500], fallback: true}
   SEEDLING_INDEX: {setting: index_url, default: "https://seed.example", fallback: true}
 tools:
@@ -58,7 +59,8 @@ tools:
     errors:
       invalid_arguments: {jsonrpc: invalid_params, message: {from: /payload/error/message}}
     failed_when:
-      - {when: {/payload/citation_count: 0}, text: {template: "Nothing to cite in: {/payload/markdown}"}}
+      - {when: {/payload/citation_count: 0},
+         text: {template: "Nothing to cite in: {/payload/markdown}"}}
   version:
     tool: get_version
     result: {from: /payload, keep: [version]}
@@ -69,7 +71,8 @@ tools:
     tool: generate_citations
     arguments:
       first_number: {required: true}
-      heading: {answer_only: "the text block: the references, or their count", schema: {enum: [list, count]}}
+      heading: {answer_only: "the text block: the references, or their count",
+                schema: {enum: [list, count]}}
     result: {from: /payload, keep: [markdown, citation_count]}
     text:
       by_argument: heading
@@ -92,7 +95,8 @@ tools:
     result:
       when: {/payload/citation_count: 0}
       then: {from: /payload, keep: [citation_count]}
-      else: {from: /payload, keep: [markdown], set: {/numbers: {each: /payload/references, as: {keep: [number]}}}}
+      else: {from: /payload, keep: [markdown],
+             set: {/numbers: {each: /payload/references, as: {keep: [number]}}}}
     text: json
   logs:
     tool: get_logs

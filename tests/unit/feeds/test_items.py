@@ -11,7 +11,8 @@ from netglean.core.untrusted import sanitize
 from netglean.feeds.items import document, read_items
 
 TAGGED = """<ul><li class="post"><h2><a href="/p/1">First post</a></h2><p>The opening words.</p>
-<time datetime="2026-11-02T08:00:00Z">2 Nov</time><span class="tag">Sea </span><span class="tag">salt</span>
+<time datetime="2026-11-02T08:00:00Z">2 Nov</time>
+<span class="tag">Sea </span><span class="tag">salt</span>
 <span class="tag">sea</span></li>
 <li class="post"><h2><a href="/p/2">Second</a></h2><span class="tag">Tides</span></li></ul>"""
 
@@ -66,10 +67,13 @@ LISTING = """<nav><a href="/n1" class="t">Nav one</a></nav>
   <li class="i"><span data-x="&#27;]0;x">three &#8203; &#27;]0;title</span></li>
   <li class="i"><span data-x="y&#7;">four</span></li>
 </ul>
-<ol><li class="i"><div class="t">Outer<ul><li class="i"><a class="t" href="/in">Inner</a></li></ul></div></li></ol>
+<ol><li class="i"><div class="t">Outer<ul><li class="i"><a class="t" href="/in">Inner</a></li></ul>
+</div></li></ol>
 <footer><a class="t" href="/f">Footer</a></footer>
-<ol id="deep"><li>{down}<span class="t">Twelve levels down</span><a href="/d">Deep link</a>{up}</li></ol>
-<section>{down}<a class="t" href="/o1">Outside, deep</a><a href="/o2">Outside again</a>{up}</section>""".format(
+<ol id="deep"><li>{down}<span class="t">Twelve levels down</span><a href="/d">Deep link</a>{up}
+</li></ol>
+<section>{down}<a class="t" href="/o1">Outside, deep</a><a href="/o2">Outside again</a>{up}
+</section>""".format(
     down="<div>" * 12, up="</div>" * 12
 )  # matches twelve levels down, inside an item and outside every item
 

@@ -24,7 +24,8 @@ def test_json_keys_may_hold_any_identifier_character() -> None:
     assert [item["title"] for item in read_items(page, config, "https://e.com/", is_json=True)] == ["3"]
 
 
-STORY = """<ul><li class="story"><a href="/1">one</a><div><a href="/2">two</a></div><a href="/3">three</a>
+STORY = """<ul><li class="story"><a href="/1">one</a><div><a href="/2">two</a></div>
+<a href="/3">three</a>
 <span>s1</span><span>s2</span><p>Read more here</p><p>Other words</p></li></ul>"""
 
 

@@ -10,10 +10,13 @@ from netglean.read.html_tree import parse_html
 
 PAGE = """<html><head><base href="https://shop.test/c/"></head><body>
 <ul class="products">
-  <li class="product" data-sku="A1"><h2> Kettle  <small>steel</small></h2><span class="price">1.234,50 €</span>
-    <a href="kettle">more</a><img src="/img/k.png"><time datetime="2026-11-29T07:30:00+01:00">29 Nov</time>
+  <li class="product" data-sku="A1"><h2> Kettle  <small>steel</small></h2>
+    <span class="price">1.234,50 €</span>
+    <a href="kettle">more</a><img src="/img/k.png">
+    <time datetime="2026-11-29T07:30:00+01:00">29 Nov</time>
     <ul class="reviews"><li class="review">Great</li><li class="review">Loud</li></ul></li>
-  <li class="product" data-sku="B2"><h2>Teapot</h2><span class="price">$1,099.00</span><a href="/teapot">more</a>
+  <li class="product" data-sku="B2"><h2>Teapot</h2><span class="price">$1,099.00</span>
+    <a href="/teapot">more</a>
     <time>November 3, 2026</time></li>
   <li class="product"><h2>Mug</h2><span class="price">free</span></li>
 </ul></body></html>"""
@@ -30,8 +33,10 @@ PRODUCTS = {
         {"key": "image", "type": "url", "selector": "img"},
         {"key": "when", "type": "date", "selector": "time"},
         {"key": "shout", "type": "text", "selector": "h2",
-         "transformations": [{"name": "regex_replace", "pattern": "/\\s*steel/i", "replacement": ""},
-                             {"name": "uppercase"}]},
+         "transformations": [
+             {"name": "regex_replace", "pattern": "/\\s*steel/i", "replacement": ""},
+             {"name": "uppercase"},
+         ]},
     ],
 }  # fmt: skip
 REVIEWS = {

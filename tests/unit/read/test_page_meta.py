@@ -12,11 +12,14 @@ from netglean.read.reading import read_html
 BASE = "https://harbour.test/news/tides"
 PAGE = """<html lang=" en-GB "><head><title> Tide\u202e  tables </title>
 <meta property="og:title" content="Tide tables for the harbour">
-<meta name="description" content=""><meta property="og:description" content="When the water comes and goes.">
-<meta name="author" content="Ana\x1b[31m Lopes"><meta property="og:site_name" content="Harbour News">
+<meta name="description" content="">
+<meta property="og:description" content="When the water comes and goes.">
+<meta name="author" content="Ana\x1b[31m Lopes">
+<meta property="og:site_name" content="Harbour News">
 <meta property="og:image" content="/tides.png"><meta property="og:image" content="/second.png">
 <link rel="canonical" href="/news/tides?page=1">
-<script type="application/ld+json">{"@graph": [{"@type": "NewsArticle", "datePublished": "2026-11-29"},
+<script type="application/ld+json">{"@graph": [
+  {"@type": "NewsArticle", "datePublished": "2026-11-29"},
   {"@type": "Person", "name": "Ana"}, 3]}</script>
 <script type="application/ld+json">[{"@type": "WebSite"}, "not an object"]</script>
 <script type="application/ld+json">{broken</script>
@@ -109,9 +112,11 @@ def test_opengraph_keys_are_sanitised_bounded_and_first_one_wins() -> None:
 
 
 ARTICLE_LD = """<script type="application/ld+json">
-<![CDATA[{"@context": "https://schema.org", "@type": ["NewsArticle"], "headline": "Tide tables for 2027",
+<![CDATA[{"@context": "https://schema.org", "@type": ["NewsArticle"],
+"headline": "Tide tables for 2027",
 "name": "Harbour news", "description": "When the water comes and goes next year.",
-"author": [{"@type": "Person", "name": "Ana Lopes"}, {"@type": "Person", "name": " Ben Ng "}, "nobody"],
+"author": [{"@type": "Person", "name": "Ana Lopes"}, {"@type": "Person", "name": " Ben Ng "},
+"nobody"],
 "publisher": {"@type": "Organization", "name": "Harbour Press"}, "datePublished": "2026-11-30"}]]>
 </script>"""
 

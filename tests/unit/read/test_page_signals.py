@@ -15,7 +15,8 @@ from netglean.read.page_signals import (
     semantic_tree,
 )
 
-LINKS = """<link rel="alternate" type="application/rss+xml; charset=utf-8" href="/rss" title=" All  \u202estories ">
+LINKS = """<link rel="alternate" type="application/rss+xml; charset=utf-8" href="/rss"
+  title=" All  \u202estories ">
 <link rel="alternate feed" type="application/atom+xml" href="/atom">
 <link rel="alternate" type="APPLICATION/FEED+JSON" href="feed.json">
 <link rel="alternate" type="text/html" hreflang="fr" href="/fr">
