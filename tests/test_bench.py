@@ -80,7 +80,7 @@ def test_the_crawl_benchmark_crawls_the_site_and_its_spider_follows_what_netglea
         assert followed == set(frontier)
 
 
-def test_a_larger_site_links_past_the_default_size_within_its_own_and_each_news_page_is_its_own_canonical() -> None:
+def test_a_larger_site_links_within_its_size_and_each_news_page_is_its_own_canonical() -> None:
     """bench.runs crawls 2,000 pages on bench.site at a larger size: its links must reach the pages past the default
     1,000 and none past its size, and each news page must declare its own canonical URL, or the crawl would fold
     pages together. Built up front (every page of every family before the site is returned), its pages are the ones

@@ -65,10 +65,12 @@ GRAPH_CHECK = """() => {
   const svg = document.querySelector("figure.graph svg");
   const boxes = {};
   for (const node of svg.querySelectorAll("g.node")) {
-    boxes[node.querySelector("title").textContent] = node.querySelector("path, polygon, ellipse, rect").getBBox();
+    const shape = node.querySelector("path, polygon, ellipse, rect");
+    boxes[node.querySelector("title").textContent] = shape.getBBox();
   }
   const inside = (p, b, margin) =>
-    p.x > b.x + margin && p.x < b.x + b.width - margin && p.y > b.y + margin && p.y < b.y + b.height - margin;
+    p.x > b.x + margin && p.x < b.x + b.width - margin
+    && p.y > b.y + margin && p.y < b.y + b.height - margin;
   const problems = new Set();
   const edges = svg.querySelectorAll("g.edge");
   if (edges.length < 40) problems.add(`only ${edges.length} edges drawn`);
@@ -80,7 +82,9 @@ GRAPH_CHECK = """() => {
     for (let at = 0; at <= length; at += 2) {
       const point = path.getPointAtLength(at);
       for (const [name, box] of Object.entries(boxes)) {
-        if (name !== from && name !== to && inside(point, box, 1)) problems.add(`${from}->${to} crosses ${name}`);
+        if (name !== from && name !== to && inside(point, box, 1)) {
+          problems.add(`${from}->${to} crosses ${name}`);
+        }
       }
     }
     const head = edge.querySelector("polygon").getBBox();

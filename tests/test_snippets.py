@@ -175,8 +175,8 @@ def page(request):
 
 urlpatterns = [re_path(r"", page)]
 settings.configure(
-    DEBUG=False, SECRET_KEY="fixture", ALLOWED_HOSTS=["127.0.0.1"], ROOT_URLCONF=__name__, APPEND_SLASH=False,
-    MIDDLEWARE=["netglean_agent.AgentReadableMiddleware"],
+    DEBUG=False, SECRET_KEY="fixture", ALLOWED_HOSTS=["127.0.0.1"], ROOT_URLCONF=__name__,
+    APPEND_SLASH=False, MIDDLEWARE=["netglean_agent.AgentReadableMiddleware"],
 )
 django.setup()
 from wsgiref.simple_server import WSGIRequestHandler, make_server
@@ -186,7 +186,9 @@ class Quiet(WSGIRequestHandler):
     def log_message(self, *args):
         pass
 
-make_server("127.0.0.1", int(sys.argv[1]), get_wsgi_application(), handler_class=Quiet).serve_forever()
+make_server(
+    "127.0.0.1", int(sys.argv[1]), get_wsgi_application(), handler_class=Quiet
+).serve_forever()
 """
 
 EXPRESS_APP = """\
@@ -213,13 +215,15 @@ require('./netglean-agent')(fastify);
 fastify.setNotFoundHandler((request, reply) => {{
   const name = PAGES[new URL(request.url, 'http://localhost').pathname];
   if (!name) return reply.code(404).type('text/html').send('<h1>Not found</h1>');
-  return reply.type('text/html; charset=utf-8').send(fs.readFileSync(path.join('html', name), 'utf8'));
+  const html = fs.readFileSync(path.join('html', name), 'utf8');
+  return reply.type('text/html; charset=utf-8').send(html);
 }});
 fastify.listen({{ port: Number(process.argv[2]), host: '127.0.0.1' }});
 """
 
 WORKER_HARNESS = """\
-// The Worker behind a Node server: ASSETS reads public/, the origin (global fetch) serves the HTML pages.
+// The Worker behind a Node server: ASSETS reads public/, the origin (global fetch) serves the
+// HTML pages.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -228,7 +232,10 @@ const PAGES = {pages};
 const root = path.resolve('public');
 globalThis.fetch = async (request) => {{
   const name = PAGES[new URL(request.url).pathname];
-  if (!name) return new Response('<h1>Not found</h1>', {{ status: 404, headers: {{ 'Content-Type': 'text/html' }} }});
+  if (!name) {{
+    const missing = {{ status: 404, headers: {{ 'Content-Type': 'text/html' }} }};
+    return new Response('<h1>Not found</h1>', missing);
+  }}
   const headers = {{ 'Content-Type': 'text/html; charset=utf-8' }};
   return new Response(fs.readFileSync(path.join('html', name)), {{ headers }});
 }};
@@ -240,7 +247,8 @@ const env = {{
       if (!file.startsWith(root + path.sep) || !fs.statSync(file).isFile()) {{
         return new Response('not found', {{ status: 404 }});
       }}
-      const headers = {{ 'Content-Type': 'text/markdown', 'Last-Modified': fs.statSync(file).mtime.toUTCString() }};
+      const modified = fs.statSync(file).mtime.toUTCString();
+      const headers = {{ 'Content-Type': 'text/markdown', 'Last-Modified': modified }};
       return new Response(request.method === 'HEAD' ? null : fs.readFileSync(file), {{ headers }});
     }},
   }},

@@ -167,7 +167,7 @@ def test_feeds_resolve_against_the_documents_base_url() -> None:
     assert feeds(parse_html(page), "http://site.test/") == [{"url": "http://site.test/sub/a.rss", "type": "rss"}]
 
 
-def test_the_simplified_semantic_tree_leaves_out_scripts_styles_and_embeds_with_what_they_hold() -> None:
+def test_the_semantic_tree_leaves_out_scripts_styles_and_embeds_with_what_they_hold() -> None:
     """html2rss's SST: the page's elements without script, style, noscript, iframe and svg (and their insides);
     its segments are the groups of alike linked siblings."""
     tree = parse_html(

@@ -734,7 +734,7 @@ NEWS = (
 )
 
 
-def test_a_news_story_with_a_headline_byline_and_date_is_an_article_and_is_asked_for_news_facts() -> None:
+def test_a_story_with_headline_byline_and_date_is_an_article_asked_for_news_facts() -> None:
     """netglean's one rule beyond ARS's classifier: the story declares no type and its URL names
     no kind, which ARS calls unknown; its fixes then ask for what an article lacks, never a
     product's price. Its byline and <time> are no facts to ARS, so the fixes ask to give them where

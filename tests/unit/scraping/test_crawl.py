@@ -211,7 +211,7 @@ class Linked(Site):
         yield _Answer(200, {"content-type": "text/html"}, page.encode())
 
 
-def test_a_page_adds_at_most_its_first_thousand_wanted_links_and_the_crawl_says_how_many_it_left() -> None:
+def test_a_page_adds_its_first_thousand_wanted_links_and_the_crawl_counts_the_rest() -> None:
     many = [f"/{n}" for n in range(1, 1_201)]
     pages: dict[str, tuple[list[str], str | None]] = {"/": (["http://elsewhere.test/", *many], None)}
     pages.update({link: ([], None) for link in many})
