@@ -68,13 +68,16 @@ DOWNLOAD = """<!doctype html><html><body><a id="d" href="/private?download" down
 document.getElementById('d').click(); setTimeout(() => { location.hash = 'ran'; }, 500);
 </script></body></html>"""
 LOOPBACK = """<!doctype html><html><head>
-<style>body { background: url(http://[::ffff:127.0.0.1]:TCP/bg) }</style></head><body><p>loopback</p>
+<style>body { background: url(http://[::ffff:127.0.0.1]:TCP/bg) }</style></head>
+<body><p>loopback</p>
 <object data="http://127.0.0.1:TCP/object"></object>
-<iframe srcdoc="<img src='http://127.0.0.1:TCP/srcdoc'><script>fetch('http://2130706433:TCP/dec')</script>"></iframe>
+<iframe srcdoc="<img src='http://127.0.0.1:TCP/srcdoc'>
+<script>fetch('http://2130706433:TCP/dec')</script>"></iframe>
 <script>
 const T = 'TCP', U = 'UDP', P = 'PROXY';
-for (const url of ['http://127.0.0.1:' + P + '/', 'http://0x7f.1:' + T + '/hex', 'http://[::1]:' + T + '/v6',
-                   'http://rebind.test/rebind', 'http://mixed.test/mixed'])
+for (const url of ['http://127.0.0.1:' + P + '/', 'http://0x7f.1:' + T + '/hex',
+                   'http://[::1]:' + T + '/v6', 'http://rebind.test/rebind',
+                   'http://mixed.test/mixed'])
   fetch(url, {keepalive: true}).catch(() => {});
 for (const url of ['ws://127.0.0.1:' + P + '/', 'ws://127.0.0.1:' + T + '/', 'ws://rebind.test/ws'])
   try { new WebSocket(url); } catch (e) {}

