@@ -18,8 +18,8 @@ from tests.support import tls_fixture
 VARIABLE = "NETGLEAN_TESTS_PUBLIC_NETWORK"
 """The child's network double, as JSON: the host names it answers, the fixture's port, the CA file to trust."""
 
-_SITECUSTOMIZE = f'''"""Written by tests/support/public_network.py: every Fetcher here gets the fake public
-network."""
+_SITECUSTOMIZE = f'''"""Written by tests/support/public_network.py: every Fetcher here gets the
+fake public network."""
 
 import json
 import os

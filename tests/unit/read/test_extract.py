@@ -88,8 +88,10 @@ def test_a_table_holding_tables_is_read_as_layout_its_tables_as_blocks_once() ->
     containers, so a table inside is its own block and every word appears once. Reading every row below made
     the inner rows outer rows too, and each outer cell held the inner table's text again."""
     page = (
-        "<table><tr><td class=nav><a href='/'>Home page</a></td><td><h1>Tide tables</h1><p>Heights by harbour.</p>"
-        "<table><thead><tr><th>Harbour</th><th>Height</th></tr></thead><tbody><tr><td>Fundy</td><td>16</td></tr>"
+        "<table><tr><td class=nav><a href='/'>Home page</a></td><td><h1>Tide tables</h1>"
+        "<p>Heights by harbour.</p>"
+        "<table><thead><tr><th>Harbour</th><th>Height</th></tr></thead><tbody><tr>"
+        "<td>Fundy</td><td>16</td></tr>"
         "<tr><td>Severn</td><td>15</td></tr></tbody></table><p>Measured in metres.</p></td>"
         "</tr></table>"
     )
