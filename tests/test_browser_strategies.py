@@ -48,22 +48,31 @@ INJECTED_PATH = "/ignore-previous-instructions"
 
 # the pages
 
-BUILT = """<!doctype html><html><head><title>{title}</title></head><body><main><ul id="list"></ul></main>
-<script>{before}for (let i = 1; i <= 3; i++) document.getElementById('list').insertAdjacentHTML('beforeend',
-  `<li class="entry"><a href="/story/${{i}}">Story ${{i}} of {title}</a></li>`);</script></body></html>"""
+BUILT = """<!doctype html><html><head><title>{title}</title></head>
+<body><main><ul id="list"></ul></main>
+<script>{before}for (let i = 1; i <= 3; i++) document.getElementById('list').insertAdjacentHTML(
+  'beforeend',
+  `<li class="entry"><a href="/story/${{i}}">Story ${{i}} of {title}</a></li>`);</script>
+</body></html>"""
 """A listing a script builds (no items over plain HTTP)."""
-STATIC = """<!doctype html><html><head><title>{title}</title><script>var analytics = 1;</script></head><body><main>
-<ul><li class="entry"><a href="/story/1">Story one</a></li><li class="entry"><a href="/story/2">Story two</a></li>
+STATIC = """<!doctype html><html><head><title>{title}</title>
+<script>var analytics = 1;</script></head>
+<body><main>
+<ul><li class="entry"><a href="/story/1">Story one</a></li>
+<li class="entry"><a href="/story/2">Story two</a></li>
 <li class="entry"><a href="/story/3">Story three</a></li></ul>{extra}</main></body></html>"""
 """A listing in its markup, with a script besides (as nearly every page has)."""
 WALL = """<!doctype html><html><head><title>Just a moment...</title></head><body>
-<div id="challenge">Checking your browser before accessing the site. Enable JavaScript and cookies to continue.</div>
+<div id="challenge">Checking your browser before accessing the site.
+Enable JavaScript and cookies to continue.</div>
 <script>document.title = 'Harbour'; document.body.innerHTML = '<ul>' +
-  [1, 2, 3].map(i => `<li><a href="/story/${i}">Story ${i}</a></li>`).join('') + '</ul>';</script></body></html>"""
+  [1, 2, 3].map(i => `<li><a href="/story/${i}">Story ${i}</a></li>`).join('') + '</ul>';</script>
+</body></html>"""
 """A challenge page that clears once its script runs, leaving three links."""
 MORE = """<!doctype html><html><head><title>More</title></head><body><main><ul id="list">
 <li class="entry"><a href="/story/1">Story one</a></li></ul><button id="load-more" onclick="
-document.getElementById('list').insertAdjacentHTML('beforeend', '<li class=entry><a href=/story/2>Story two</a></li>')
+document.getElementById('list').insertAdjacentHTML(
+  'beforeend', '<li class=entry><a href=/story/2>Story two</a></li>')
 ">Load more</button></main></body></html>"""
 
 
@@ -329,8 +338,8 @@ def test_a_redirect_to_another_origin_is_followed_when_rendering(client: SyncCli
     (browserless), inspect_url (botasaurus) and map (browser) on /to-other, which 302s to another port, answer
     blocked_address "127.0.0.1:<port> was asked for by no page of this call" — "The operator's network policy
     refused the address", though the policy allows it and faraday reads the same URL. The key the proxy checks is
-    (scheme, host, port), so http → https and example.com → www.example.com, the commonest redirects there are,
-    fail the same way: `strategy: browserless` configs and every `auto` render of such a URL break.
+    (scheme, host, port), so http → https and example.com → www.example.com, the commonest redirects
+    there are, fail the same way: `strategy: browserless` configs and every `auto` render of such a URL break.
 
     Cause: Playwright does not route a redirect's next hop, so netglean/browser/pool.py `_router` never calls
     `proxy.expect` for the redirect target, and netglean/browser/proxy.py `PolicyProxy._handle` refuses it as

@@ -102,7 +102,8 @@ counter, a socket to the counter, and a fetch of its own site (the proof it ran 
 out)."""
 WALL = (
     """<!doctype html><html><head><title>Just a moment...</title></head><body>
-<div id="challenge">Checking your browser before accessing the site. Enable JavaScript and cookies to continue.</div>
+<div id="challenge">Checking your browser before accessing the site.
+Enable JavaScript and cookies to continue.</div>
 <script>
 document.title = 'The harbour';
 document.body.innerHTML = '<article><h1>Past the check</h1>' + '<p>"""
