@@ -48,8 +48,10 @@ SECRET = "Bearer s3cret-config-token"
 
 # the pages
 
-FORM = """<!doctype html><html><head><title>Form</title><script>window.ready = true;</script></head><body>
-<main><h1>A small form</h1><p>Fill it in, please; this paragraph is here so the page has some content.</p>
+FORM = """<!doctype html><html><head><title>Form</title>
+<script>window.ready = true;</script></head><body>
+<main><h1>A small form</h1>
+<p>Fill it in, please; this paragraph is here so the page has some content.</p>
 <input id="name" name="name" value="Ada"><div id="box">Not a select</div>
 <select id="berth"><option value="north">North</option><option value="south">South</option></select>
 <a id="out" href="http://10.0.0.9/">out</a> <a id="private" href="/private">private</a>
@@ -58,34 +60,44 @@ FORM = """<!doctype html><html><head><title>Form</title><script>window.ready = t
 
 BUSY = """<!doctype html><html><head><title>Busy</title></head><body><main><h1>Busy</h1>
 <p>This page keeps its main thread busy (15 s), a moment after it has loaded.</p></main>
-<script>addEventListener('load', () => setTimeout(() => { const end = Date.now() + 15000; while (Date.now() < end) {} },
-200));</script></body></html>"""
+<script>addEventListener('load', () => setTimeout(() => {
+  const end = Date.now() + 15000; while (Date.now() < end) {}
+}, 200));</script></body></html>"""
 
 NOISE = """<!doctype html><html><head><title>Tall</title><style>body{margin:0}</style></head><body>
-<canvas id="noise" width="1280" height="800"></canvas><div id="tall" style="width:1280px;height:6000px;
+<canvas id="noise" width="1280" height="800"></canvas>
+<div id="tall" style="width:1280px;height:6000px;
 background:#eee"></div><div style="height:4000px"></div>
 <script>
 const c = document.getElementById('noise').getContext('2d');
 const img = c.createImageData(1280, 800);
-for (let i = 0; i < img.data.length; i++) img.data[i] = (i % 4 === 3) ? 255 : Math.floor(Math.random() * 256);
+for (let i = 0; i < img.data.length; i++) {
+  img.data[i] = (i % 4 === 3) ? 255 : Math.floor(Math.random() * 256);
+}
 c.putImageData(img, 0, 0);
 </script></body></html>"""
 
 SECRETS = """<!doctype html><html><head><title>Secrets</title></head><body><main><h1>Secrets</h1>
-<p>A page that loads its data with a session id in the path, as Java servlets rewrite URLs.</p></main>
-<script>fetch('/api/data;jsessionid=SESSIONSECRET42?page=1'); fetch('/api/data?page=2;token=TOKENSECRET43');
+<p>A page that loads its data with a session id in the path, as Java servlets rewrite URLs.</p>
+</main>
+<script>fetch('/api/data;jsessionid=SESSIONSECRET42?page=1');
+fetch('/api/data?page=2;token=TOKENSECRET43');
 </script></body></html>"""
 
 JSON_LD_ONLY = """<!doctype html><html><head><title>Static</title>
-<script type="application/ld+json">{"@type": "WebPage", "name": "Static"}</script></head><body><main>
-<h1>Nothing listed</h1><p>This static page lists nothing, and has no script that runs: only JSON-LD data.</p>
+<script type="application/ld+json">{"@type": "WebPage", "name": "Static"}</script></head>
+<body><main>
+<h1>Nothing listed</h1>
+<p>This static page lists nothing, and has no script that runs: only JSON-LD data.</p>
 </main></body></html>"""
 
 LIAR = """<!doctype html><html><head><title>Liar</title></head><body><main><h1>Liar</h1>
 <p>This page says its height is a word.</p><ul>
 <li class="entry"><a href="/a/1">One</a></li><li class="entry"><a href="/a/2">Two</a></li>
 <li class="entry"><a href="/a/3">Three</a></li></ul></main>
-<script>Object.defineProperty(document.documentElement, 'scrollHeight', {get() { return 'tall'; }});</script>
+<script>
+Object.defineProperty(document.documentElement, 'scrollHeight', {get() { return 'tall'; }});
+</script>
 </body></html>"""
 
 THIRD_PARTY = """<!doctype html><html><head><title>Listing</title></head><body><main><ul>
@@ -93,7 +105,8 @@ THIRD_PARTY = """<!doctype html><html><head><title>Listing</title></head><body><
 <li class="entry"><a href="/a/3">Three</a></li></ul></main>
 <img src="http://127.0.0.1:{other}/pixel.gif"><script>window.built = true;</script></body></html>"""
 
-PAGED = """<!doctype html><html><head><title>Paged {n}</title></head><body><main><ul id="list"></ul>{next}</main>
+PAGED = """<!doctype html><html><head><title>Paged {n}</title></head>
+<body><main><ul id="list"></ul>{next}</main>
 <script>for (let i = 1; i <= 3; i++) document.getElementById('list').insertAdjacentHTML('beforeend',
   `<li class="entry"><a href="/story/{n}-${i}">Story {n}.${i}</a></li>`);</script></body></html>"""
 
