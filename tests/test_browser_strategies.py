@@ -522,7 +522,7 @@ def test_map_auto_renders_a_bot_wall_as_its_schema_says(client: SyncClient, site
     (browser) finds the 3 links. The README says map renders only "a shell with no links".
 
     Cause: netglean/scraping/discovery.py `discover`'s `shell` is `not links and javascript_shell(body)`, with no wall
-    test. Fix: render a wall too (the read_jobs wall signals, as sites/pages.py's `read_page` does), or give map a
+    test. Fix: render a wall too (the read_jobs wall signals, as scraping/pages.py's `read_page` does), or give map a
     strategy description of its own that says what it does."""
     assert _call(client, "scrape", {"url": f"{site}/wall"})["payload"]["selected_strategy"] == "browser"
     mapped = _call(client, "map", {"url": f"{site}/wall", "format": "json", "include_sitemaps": False})["payload"]

@@ -105,5 +105,5 @@ def test_no_module_outside_the_fetcher_opens_a_connection(path: Path) -> None:
 def test_the_exemption_is_the_fetcher_alone() -> None:
     """The test above reads real modules: the fetcher is among those it exempts, and the scan's among those read."""
     read = {p.relative_to(RUNTIME).as_posix() for p in _runtime_modules()}
-    assert {"sites/scan.py", "handlers/readability.py", "read/readability/evidence.py"} <= read
+    assert {"scraping/scan.py", "handlers/readability.py", "read/readability/evidence.py"} <= read
     assert "net/fetcher.py" not in read
