@@ -1,6 +1,7 @@
-"""The browser's cost (netglean.browser): rendered pages/s on a single-page app with a warm pool against a cold
-launch per page, rendering against reading a static page over plain HTTP, and the policy proxy's overhead against
-the same Chromium with no proxy. Medians of repeated passes, in one run.
+"""The browser's cost (netglean.browser): rendered pages/s on a single-page app with a warm pool
+against a cold launch per page, rendering against reading a static page over plain HTTP, and the
+policy proxy's overhead against the same Chromium with no proxy. Medians of repeated passes, in one
+run.
 
 ``uv run python -m bench.browser`` runs it alone (``--quick``: fewer pages).
 """
@@ -25,7 +26,12 @@ def _fetcher() -> Any:
     from netglean.net.policy import FetchPolicy
 
     settings = Settings.load(
-        {"allow_private_hosts": True, "host_interval": 0.0, "ignore_robots": True, "fetch_only_hosts": ""},
+        {
+            "allow_private_hosts": True,
+            "host_interval": 0.0,
+            "ignore_robots": True,
+            "fetch_only_hosts": "",
+        },
         environ={},
     )
     return Fetcher(FetchPolicy.from_settings(settings))
@@ -64,13 +70,18 @@ async def _passes(origin: str, pages: int, repeats: int) -> dict[str, list[float
 
     async def http(url: str) -> str:
         page = await fetcher.fetch(url)
-        return "<p>" if read_html(page.document.text(), url, fmt="markdown", main_content=True).content else ""
+        return (
+            "<p>"
+            if read_html(page.document.text(), url, fmt="markdown", main_content=True).content
+            else ""
+        )
 
     from playwright.async_api import async_playwright
 
     playwright = await async_playwright().start()
     bare = await playwright.chromium.launch(
-        executable_path=find_browser(""), args=[f for f in FLAGS if not f.startswith("--host-resolver-rules")]
+        executable_path=find_browser(""),
+        args=[f for f in FLAGS if not f.startswith("--host-resolver-rules")],
     )
 
     async def no_proxy(url: str) -> str:
@@ -127,16 +138,25 @@ def show(figures: dict[str, Any]) -> None:
     ms = figures["ms_per_page"]
     print(f"\nbrowser ({figures['pages']} pages, medians of {figures['repeats']} passes)")
     print(
-        f"  rendered SPA, warm pool {ms['warm']:.0f} ms/page ({figures['rendered_pages_per_s_warm']:.1f} pages/s); "
-        f"cold launch {ms['cold']:.0f} ms/page: warm is {figures['warm_vs_cold']:.1f}x faster"
+        f"  rendered SPA, warm pool {ms['warm']:.0f} ms/page "
+        f"({figures['rendered_pages_per_s_warm']:.1f} pages/s); cold launch {ms['cold']:.0f} "
+        f"ms/page: warm is {figures['warm_vs_cold']:.1f}x faster"
     )
-    print(f"  static page over plain HTTP {ms['http']:.1f} ms/page: rendering costs {figures['render_vs_http']:.0f}x")
+    print(
+        f"  static page over plain HTTP {ms['http']:.1f} ms/page: rendering costs "
+        f"{figures['render_vs_http']:.0f}x"
+    )
     overhead, bare = figures["proxy_overhead"], ms["no_proxy"]
-    print(f"  through the policy proxy and router vs neither: {overhead:.2f}x (neither: {bare:.0f} ms/page)")
+    print(
+        f"  through the policy proxy and router vs neither: {overhead:.2f}x (neither: {bare:.0f} "
+        "ms/page)"
+    )
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="fewer pages, one pass")
     args = parser.parse_args()
     show(run(pages=10 if args.quick else 30, repeats=1 if args.quick else 3))

@@ -70,8 +70,8 @@ FIELDS = ("title", "byline", "lang", "excerpt", "siteName", "publishedTime")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _BLOCKS = frozenset(
-    "address article aside blockquote br dd div dl dt figcaption figure footer h1 h2 h3 h4 h5 h6 header hr li main "
-    "nav ol p pre section table td th tr ul".split()
+    "address article aside blockquote br dd div dl dt figcaption figure footer h1 h2 h3 h4 h5 h6 "
+    "header hr li main nav ol p pre section table td th tr ul".split()
 )
 """Elements whose edges separate words: stripping tags must not glue the last word of one paragraph
 to the next."""
@@ -111,7 +111,9 @@ def load(every: int = 1, corpus: Path = CORPUS) -> list[Page]:
         raise FileNotFoundError(f"the development set is not at {corpus}")
     pages = []
     for folder in sorted(path for path in corpus.iterdir() if path.is_dir())[::every]:
-        reference = html_text((folder / "expected.html").read_text(encoding="utf-8", errors="replace"))
+        reference = html_text(
+            (folder / "expected.html").read_text(encoding="utf-8", errors="replace")
+        )
         metadata = json.loads((folder / "expected-metadata.json").read_text(encoding="utf-8"))
         pages.append(
             Page(
@@ -323,14 +325,21 @@ def text_figures(pages: Sequence[Page], found: Sequence[str], cpu: float) -> dic
     }
 
 
-def metadata_figures(reader: Callable[[str], dict[str, str | None]], pages: Sequence[Page]) -> dict[str, Any]:
+def metadata_figures(
+    reader: Callable[[str], dict[str, str | None]], pages: Sequence[Page]
+) -> dict[str, Any]:
     found = [reader(page.html) for page in pages]
     figures: dict[str, Any] = {}
     for field in FIELDS:
         if field not in found[0]:
             continue
-        judged = [(page, got) for page, got in zip(pages, found, strict=True) if page.metadata.get(field)]
-        right = sum(_normal(got.get(field), field) == _normal(page.metadata[field], field) for page, got in judged)
+        judged = [
+            (page, got) for page, got in zip(pages, found, strict=True) if page.metadata.get(field)
+        ]
+        right = sum(
+            _normal(got.get(field), field) == _normal(page.metadata[field], field)
+            for page, got in judged
+        )
         figures[field] = {"accuracy": right / len(judged) if judged else None, "pages": len(judged)}
     return figures
 
@@ -340,8 +349,12 @@ def set_figures(pages: Sequence[Page]) -> dict[str, Any]:
     return {
         "pages": len(pages),
         "article_pages": sum(page.article for page in pages),
-        "extractors": {key: text_figures(pages, *outputs(read, pages)) for key, read in EXTRACTORS.items()},
-        "formats": {key: text_figures(pages, *outputs(read, pages)) for key, read in FORMATS.items()},
+        "extractors": {
+            key: text_figures(pages, *outputs(read, pages)) for key, read in EXTRACTORS.items()
+        },
+        "formats": {
+            key: text_figures(pages, *outputs(read, pages)) for key, read in FORMATS.items()
+        },
     }
 
 
@@ -436,7 +449,9 @@ def run(
     pages = sets(every, corpus, dragnet)
     figures = {
         "sets": {name: set_figures(set_pages) for name, set_pages in pages.items()},
-        "metadata": {key: metadata_figures(read, pages["readability"]) for key, read in METADATA.items()},
+        "metadata": {
+            key: metadata_figures(read, pages["readability"]) for key, read in METADATA.items()
+        },
     }
     if mcp:
         for name, set_pages in pages.items():
@@ -493,14 +508,18 @@ def show(figures: dict[str, Any]) -> None:
     print(f"{'':<18}" + "".join(f"{field:>15}" for field in FIELDS))
     for name, fields in figures["metadata"].items():
         cells = (
-            f"{fields[field]['accuracy']:>10.3f} ({fields[field]['pages']:>3})" if field in fields else f"{'-':>15}"
+            f"{fields[field]['accuracy']:>10.3f} ({fields[field]['pages']:>3})"
+            if field in fields
+            else f"{'-':>15}"
             for field in FIELDS
         )
         print(f"{name:<18}" + "".join(cells))
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="every fifth page (a smoke run)")
     parser.add_argument("--dragnet", type=Path, default=DRAGNET, help="Dragnet's training archive")
     parser.add_argument("--mcp", action="store_true", help="also read every page over MCP (stdio)")

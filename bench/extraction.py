@@ -1,4 +1,5 @@
-"""Main-content extraction quality and speed: netglean against trafilatura, side by side on the same pages.
+"""Main-content extraction quality and speed: netglean against trafilatura, side by side on the same
+pages.
 
 Quality is the bag-of-words F1 between the extracted text and the page's gold text (the usual
 article-body measure); speed is the median time per page. Pages: bench/pages.py.
@@ -19,12 +20,14 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 def f1(extracted: str, gold: str) -> tuple[float, float, float]:
-    return overlap_scores(Counter(_TOKEN.findall(extracted.lower())), Counter(_TOKEN.findall(gold.lower())))
+    return overlap_scores(
+        Counter(_TOKEN.findall(extracted.lower())), Counter(_TOKEN.findall(gold.lower()))
+    )
 
 
 def overlap_scores(got: Counter[Any], want: Counter[Any]) -> tuple[float, float, float]:
-    """Precision, recall and F1 of counted units (words, shingles) against the reference's; nothing shared, or
-    nothing extracted, scores 0 on all three."""
+    """Precision, recall and F1 of counted units (words, shingles) against the reference's; nothing
+    shared, or nothing extracted, scores 0 on all three."""
     overlap = sum((got & want).values())
     if not overlap:
         return 0.0, 0.0, 0.0
@@ -69,7 +72,9 @@ def run(per_layout: int = 5, repeats: int = 3) -> dict[str, Any]:
             "recall": statistics.mean(s[1] for s in scores),
             "f1": statistics.mean(s[2] for s in scores),
             "ms_per_page": statistics.median(times) * 1000,
-            "f1_by_layout": {layout: round(statistics.mean(v), 3) for layout, v in sorted(by_layout.items())},
+            "f1_by_layout": {
+                layout: round(statistics.mean(v), 3) for layout, v in sorted(by_layout.items())
+            },
         }
     return results
 

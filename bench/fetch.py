@@ -1,10 +1,11 @@
-"""batch_scrape over stdio against the reference fetch server (mcp-server-fetch), and against in-process extraction.
+"""batch_scrape over stdio against the reference fetch server (mcp-server-fetch), and against
+in-process extraction.
 
 netglean reads N generated pages from a 127.0.0.1 site with batch_scrape (100 URLs a call,
 politeness lifted by operator settings); mcp-server-fetch (run with uvx, --ignore-robots-txt
---allow-private-ips) fetches the same pages one call each, both driven by the same raw line
-client (bench.stdio.LineClient), so client-side costs stay out of the comparison; the floor is netglean's own
-reading (netglean.read.reading) called in-process on the same pages, with no network and no MCP.
+--allow-private-ips) fetches the same pages one call each, both driven by the same raw line client
+(bench.stdio.LineClient), so client-side costs stay out of the comparison; the floor is netglean's
+own reading (netglean.read.reading) called in-process on the same pages, with no network and no MCP.
 
 Each server is timed after its first pass (medians of repeated passes on one connection), as the
 floor is after its first call; netglean's first pass on a fresh server is reported on its own.
@@ -45,11 +46,12 @@ LIFTED = [
 
 
 def _netglean(urls: list[str], repeats: int) -> tuple[float, list[float]]:
-    """Seconds for the first pass over ``urls`` on a fresh server, then for each of ``repeats`` passes after it.
+    """Seconds for the first pass over ``urls`` on a fresh server, then for each of ``repeats``
+    passes after it.
 
-    The first pass carries the server's one-time work: its first call imports the fetch layer, and the
-    reader processes start (pages are read in threads until they are up). The passes after it are the
-    server as it runs all day, which is what pages per second means.
+    The first pass carries the server's one-time work: its first call imports the fetch layer, and
+    the reader processes start (pages are read in threads until they are up). The passes after it
+    are the server as it runs all day, which is what pages per second means.
     """
     client = LineClient([sys.executable, "-m", "netglean", "mcp", *LIFTED])
     try:
@@ -60,8 +62,9 @@ def _netglean(urls: list[str], repeats: int) -> tuple[float, list[float]]:
 
 
 def _first_page(urls: list[str], pause: float) -> tuple[float, float]:
-    """Seconds for a fresh server's first scrape after ``pause`` seconds (an agent thinking after initialize),
-    and for its next scrape of another page: what an agent waits for its first page, against the usual."""
+    """Seconds for a fresh server's first scrape after ``pause`` seconds (an agent thinking after
+    initialize), and for its next scrape of another page: what an agent waits for its first page,
+    against the usual."""
     client = LineClient([sys.executable, "-m", "netglean", "mcp", *LIFTED])
     try:
         time.sleep(pause)
@@ -78,7 +81,9 @@ def _first_page(urls: list[str], pause: float) -> tuple[float, float]:
 def _pass(client: LineClient, urls: list[str]) -> float:
     started = time.perf_counter()
     for chunk in range(0, len(urls), 100):
-        result = client.call("batch_scrape", {"urls": urls[chunk : chunk + 100], "max_chars": 50000})
+        result = client.call(
+            "batch_scrape", {"urls": urls[chunk : chunk + 100], "max_chars": 50000}
+        )
         if result["structuredContent"]["payload"]["failed"]:
             raise RuntimeError(f"batch_scrape failed: {json.dumps(result)[:300]}")
     return time.perf_counter() - started
@@ -86,8 +91,8 @@ def _pass(client: LineClient, urls: list[str]) -> float:
 
 def _reference(urls: list[str], repeats: int) -> list[float]:
     """Seconds per pass of mcp-server-fetch over ``urls``, one call each, after one warm-up call."""
-    # The machine's environment (proxy, certificates) is passed on: uvx installs the server from the registry.
-    # Its per-request log lines go to /dev/null, not into the benchmark report.
+    # The machine's environment (proxy, certificates) is passed on: uvx installs the server from the
+    # registry. Its per-request log lines go to /dev/null, not into the benchmark report.
     command = "exec uvx mcp-server-fetch --ignore-robots-txt --allow-private-ips 2>/dev/null"
     client = LineClient(["sh", "-c", command], env=dict(os.environ))
     try:
@@ -104,25 +109,34 @@ def _reference(urls: list[str], repeats: int) -> list[float]:
 
 
 def _in_process(family: str, pages: int) -> float:
-    """What the server does with each page once it has the bytes (decode, parse, metadata, extract, render)."""
+    """What the server does with each page once it has the bytes (decode, parse, metadata, extract,
+    render)."""
     from netglean.read.document import decode
     from netglean.read.reading import read_html
 
     bodies = [PAGES[family](n) for n in range(pages)]
     started = time.perf_counter()
     for n, body in enumerate(bodies):
-        read_html(decode(body, "utf-8"), f"http://127.0.0.1/{family}/{n}", fmt="markdown", main_content=True)
+        read_html(
+            decode(body, "utf-8"),
+            f"http://127.0.0.1/{family}/{n}",
+            fmt="markdown",
+            main_content=True,
+        )
     return time.perf_counter() - started
 
 
-def run(pages: int = 1000, repeats: int = 3, reference_pages: int = 200, spawns: int = 5) -> dict[str, Any]:
+def run(
+    pages: int = 1000, repeats: int = 3, reference_pages: int = 200, spawns: int = 5
+) -> dict[str, Any]:
     port = _free_port()
     site = _start([sys.executable, "-m", "bench.site", str(port)], port)
     figures: dict[str, Any] = {"pages": pages, "families": {}}
     try:
         for family in PAGES:
             urls = [f"http://127.0.0.1:{port}/{family}/{n}" for n in range(pages)]
-            _netglean(urls, 0)  # the site builds and caches every page once, so no pass below pays for that
+            # the site builds and caches every page once, so no pass below pays for that
+            _netglean(urls, 0)
             first, passes = _netglean(urls, repeats)
             served = statistics.median(passes)
             floor = statistics.median(_in_process(family, pages) for _ in range(repeats))

@@ -57,7 +57,9 @@ def synthetic_project(tools: int, into: Path) -> tuple[Path, Path]:
         if n == 0:
             text = text.replace("execution: sync", "execution: sync\nentry_point: true")
         (folder / f"synthetic_{n}.yaml").write_text(text)
-    handlers = "".join(f"async def synthetic_{n}(args, ctx):\n    return None\n\n\n" for n in range(tools))
+    handlers = "".join(
+        f"async def synthetic_{n}(args, ctx):\n    return None\n\n\n" for n in range(tools)
+    )
     (into / "handlers/synthetic.py").write_text(handlers)
     return into / "catalog", into / "handlers"
 
@@ -71,9 +73,13 @@ def time_generation(catalog_dir: Path, handlers_dir: Path, out: Path) -> float:
 def run(repeats: int = 3, synthetic_tools: int = 500) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        real = [time_generation(ROOT / "catalog", HANDLERS, root / f"real-{i}") for i in range(repeats)]
+        real = [
+            time_generation(ROOT / "catalog", HANDLERS, root / f"real-{i}") for i in range(repeats)
+        ]
         catalog_dir, handlers_dir = synthetic_project(synthetic_tools, root / "synthetic")
-        big = [time_generation(catalog_dir, handlers_dir, root / f"big-{i}") for i in range(repeats)]
+        big = [
+            time_generation(catalog_dir, handlers_dir, root / f"big-{i}") for i in range(repeats)
+        ]
     return {
         "real_catalog_s": statistics.median(real),
         "synthetic_tools": synthetic_tools,

@@ -1,7 +1,7 @@
 """HTTP benchmark: get_version over /mcp and /v1 at 1, 10 and 50 concurrent clients.
 
-netglean serve (operator caps lifted so 50 clients from one address are not throttled; also
-with --resumable) against a minimal one-tool server on the same SDK's streamable HTTP app. Each client
+netglean serve (operator caps lifted so 50 clients from one address are not throttled; also with
+--resumable) against a minimal one-tool server on the same SDK's streamable HTTP app. Each client
 keeps one connection (and, for /mcp, one session) and calls in a loop for a fixed time.
 
 And a session flood (``session_flood``): one address opens thousands of MCP sessions and never
@@ -27,9 +27,18 @@ _INIT = {
     "jsonrpc": "2.0",
     "id": 0,
     "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
 }
-_CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_version", "arguments": {}}}
+_CALL = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/call",
+    "params": {"name": "get_version", "arguments": {}},
+}
 _MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
@@ -40,7 +49,9 @@ def _free_port() -> int:
 
 
 def _start(command: list[str], port: int) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
@@ -56,13 +67,23 @@ async def _mcp_client(base: str, until: float, latencies: list[float], errors: l
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
     async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as client:
         init = await client.post("/mcp", json=_INIT)
-        headers = {"mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
-        await client.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
-        while True:  # at least one call each, even when opening 50 sessions takes the whole of a short run
+        headers = {
+            "mcp-session-id": init.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-11-25",
+        }
+        await client.post(
+            "/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers
+        )
+        # at least one call each, even when opening 50 sessions takes the whole of a short run
+        while True:
             started = time.perf_counter()
             response = await client.post("/mcp", json=_CALL, headers=headers)
             latencies.append(time.perf_counter() - started)
-            if response.status_code != 200 or '"result"' not in response.text or '"isError":true' in response.text:
+            if (
+                response.status_code != 200
+                or '"result"' not in response.text
+                or '"isError":true' in response.text
+            ):
                 errors.append(f"{response.status_code} {response.text[:80]}")
             if time.perf_counter() >= until:
                 return
@@ -157,7 +178,9 @@ async def _load(base: str, path: str, clients: int, seconds: float) -> dict[str,
     }
 
 
-def run(concurrency: tuple[int, ...] = (1, 10, 50), seconds: float = 3.0, repeats: int = 3) -> dict[str, Any]:
+def run(
+    concurrency: tuple[int, ...] = (1, 10, 50), seconds: float = 3.0, repeats: int = 3
+) -> dict[str, Any]:
     names = ("netglean", "netglean-resumable", "sdk-minimal")
     ports = {name: _free_port() for name in names}
     lifted = ["--max-client-calls", "1000", "--max-concurrent-calls", "64"]
@@ -165,11 +188,22 @@ def run(concurrency: tuple[int, ...] = (1, 10, 50), seconds: float = 3.0, repeat
     commands = {
         "netglean": [*serve, str(ports["netglean"])],
         "netglean-resumable": [*serve, str(ports["netglean-resumable"]), "--resumable"],
-        "sdk-minimal": [sys.executable, str(ROOT / "bench/peers/lowlevel_http.py"), str(ports["sdk-minimal"])],
+        "sdk-minimal": [
+            sys.executable,
+            str(ROOT / "bench/peers/lowlevel_http.py"),
+            str(ports["sdk-minimal"]),
+        ],
     }
-    targets = [("netglean", "/mcp"), ("netglean-resumable", "/mcp"), ("netglean", "/v1"), ("sdk-minimal", "/mcp")]
+    targets = [
+        ("netglean", "/mcp"),
+        ("netglean-resumable", "/mcp"),
+        ("netglean", "/v1"),
+        ("sdk-minimal", "/mcp"),
+    ]
     processes = [_start(commands[name], ports[name]) for name in commands]
-    rows: dict[str, dict[int, list[dict[str, Any]]]] = {f"{n} {d}": {c: [] for c in concurrency} for n, d in targets}
+    rows: dict[str, dict[int, list[dict[str, Any]]]] = {
+        f"{n} {d}": {c: [] for c in concurrency} for n, d in targets
+    }
     try:
         for name, path in targets:  # warm-up, untimed
             asyncio.run(_load(f"http://127.0.0.1:{ports[name]}", path, 2, 0.5))

@@ -1,4 +1,5 @@
-"""The extraction benchmark's pages: varied real-world layouts written for this project, each with its gold text.
+"""The extraction benchmark's pages: varied real-world layouts written for this project, each with
+its gold text.
 
 Every page puts known paragraphs (the gold main content) into a different kind of
 markup - semantic HTML5, div soup with nondescript class names, tables for layout,
@@ -41,14 +42,17 @@ def _paragraphs(rng: random.Random, count: int) -> list[str]:
 
 
 def _nav(rng: random.Random, tag: str = "nav", cls: str = "") -> str:
-    links = "".join(f'<a href="/s/{i}">{rng.choice(_WORDS).title()} {i}</a> ' for i in range(rng.randint(6, 14)))
+    links = "".join(
+        f'<a href="/s/{i}">{rng.choice(_WORDS).title()} {i}</a> ' for i in range(rng.randint(6, 14))
+    )
     attribute = f' class="{cls}"' if cls else ""
     return f"<{tag}{attribute}>{links}</{tag}>"
 
 
 def _teasers(rng: random.Random, count: int, cls: str) -> str:
     items = "".join(
-        f'<div class="{cls}"><a href="/t/{i}">{_sentences(rng, 1)}</a><span>{rng.randint(1, 28)} min read</span></div>'
+        f'<div class="{cls}"><a href="/t/{i}">{_sentences(rng, 1)}</a><span>{rng.randint(1, 28)} '
+        "min read</span></div>"
         for i in range(count)
     )
     return f"<div>{items}</div>"
@@ -70,11 +74,13 @@ def _div_soup_blog(rng: random.Random) -> tuple[str, list[str]]:
     gold = _paragraphs(rng, 6)
     body = "".join(f'<div class="x1">{p}</div>' for p in gold)
     responses = "".join(
-        f'<div class="r9"><b>reader{i}</b><div class="x1">{_sentences(rng, 2)}</div></div>' for i in range(5)
+        f'<div class="r9"><b>reader{i}</b><div class="x1">{_sentences(rng, 2)}</div></div>'
+        for i in range(5)
     )
     return (
-        f'<div class="top">{_nav(rng, "div", "m3")}</div><div class="wrap"><div class="c7">{body}</div>'
-        f'<div class="k2"><h3>Responses</h3>{responses}</div><div class="z4">{_teasers(rng, 5, "q")}</div></div>',
+        f'<div class="top">{_nav(rng, "div", "m3")}</div><div class="wrap"><div '
+        f'class="c7">{body}</div><div class="k2"><h3>Responses</h3>{responses}</div><div '
+        f'class="z4">{_teasers(rng, 5, "q")}</div></div>',
         gold,
     )
 
@@ -95,7 +101,8 @@ def _forum_thread(rng: random.Random) -> tuple[str, list[str]]:
     gold = _paragraphs(rng, 3)
     post = "".join(f"<p>{p}</p>" for p in gold)
     replies = "".join(
-        f'<div class="post"><div class="who">user{i}</div><p>{_sentences(rng, 1)}</p></div>' for i in range(6)
+        f'<div class="post"><div class="who">user{i}</div><p>{_sentences(rng, 1)}</p></div>'
+        for i in range(6)
     )
     return (
         f"{_nav(rng)}<div class='thread'><h1>{_sentences(rng, 1)}</h1><div class='post first'>"
@@ -121,9 +128,9 @@ def _recipe(rng: random.Random) -> tuple[str, list[str]]:
 def _product(rng: random.Random) -> tuple[str, list[str]]:
     gold = _paragraphs(rng, 3)
     return (
-        f"{_nav(rng)}<div class='product'><h1>{rng.choice(_WORDS).title()} 3000</h1><div class='price'>$99</div>"
-        + "".join(f"<p>{p}</p>" for p in gold)
-        + f"</div><div class='reco'>{_teasers(rng, 8, 'card')}</div><footer>{_sentences(rng, 1)}</footer>",
+        f"{_nav(rng)}<div class='product'><h1>{rng.choice(_WORDS).title()} 3000</h1><div "
+        "class='price'>$99</div>" + "".join(f"<p>{p}</p>" for p in gold) + "</div><div "
+        f"class='reco'>{_teasers(rng, 8, 'card')}</div><footer>{_sentences(rng, 1)}</footer>",
         gold,
     )
 
@@ -172,6 +179,9 @@ def samples(per_layout: int = 5) -> list[Sample]:
         for n in range(per_layout):
             rng = random.Random(f"{layout.__name__}-{n}")
             body, gold = layout(rng)
-            html = f"<!doctype html><html><head><title>Page {n}</title></head><body>{body}</body></html>"
+            html = (
+                "<!doctype html><html><head><title>Page "
+                f"{n}</title></head><body>{body}</body></html>"
+            )
             found.append(Sample(f"{layout.__name__.strip('_')}-{n}", html, "\n".join(gold)))
     return found

@@ -93,12 +93,16 @@ def _body(path: bytes, number: bytes, size: int, port: int) -> bytes | None:
 
 
 def _sitemap(port: int) -> bytes:
-    urls = "".join(f"<url><loc>http://127.0.0.1:{port}/lean/{n}</loc></url>" for n in range(MAP_URLS))
+    urls = "".join(
+        f"<url><loc>http://127.0.0.1:{port}/lean/{n}</loc></url>" for n in range(MAP_URLS)
+    )
     spec = "http://www.sitemaps.org/schemas/sitemap/0.9"
     return f'<?xml version="1.0"?><urlset xmlns="{spec}">{urls}</urlset>'.encode()
 
 
-async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, size: int, port: int) -> None:
+async def _answer(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, size: int, port: int
+) -> None:
     sock = writer.get_extra_info("socket")
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     cache: dict[bytes, bytes] = {}
@@ -113,7 +117,11 @@ async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, si
             else:
                 cache[key] = body
                 status = b"200 OK"
-                kind = b"application/xml" if key.startswith(b"GET /sitemap") else b"text/html; charset=utf-8"
+                kind = (
+                    b"application/xml"
+                    if key.startswith(b"GET /sitemap")
+                    else b"text/html; charset=utf-8"
+                )
                 kind = b"text/plain" if key.startswith(b"GET /robots") else kind
             writer.write(
                 b"HTTP/1.1 " + status + b"\r\ncontent-type: " + kind
@@ -138,7 +146,9 @@ def serve(port: int, size: int) -> None:
         news_page(n, size)
 
     async def main() -> None:
-        server = await asyncio.start_server(lambda r, w: _answer(r, w, size, port), "127.0.0.1", port)
+        server = await asyncio.start_server(
+            lambda r, w: _answer(r, w, size, port), "127.0.0.1", port
+        )
         await server.serve_forever()
 
     asyncio.run(main())
@@ -149,7 +159,9 @@ def _site(size: int) -> Iterator[str]:
     from bench.http import _free_port
 
     port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "bench.peers", "--serve", str(port), str(size)], cwd=ROOT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bench.peers", "--serve", str(port), str(size)], cwd=ROOT
+    )
     deadline = time.monotonic() + 120
     try:
         while True:
@@ -276,8 +288,12 @@ class Netglean:
             read = 0
             for chunk in range(0, len(urls), 100):
                 arguments = {"urls": urls[chunk : chunk + 100], "max_chars": 50000}
-                payload = self.client.call("batch_scrape", arguments)["structuredContent"]["payload"]
-                read += sum(1 for entry in payload["results"] if entry["ok"] and entry["page"]["content"])
+                payload = self.client.call("batch_scrape", arguments)["structuredContent"][
+                    "payload"
+                ]
+                read += sum(
+                    1 for entry in payload["results"] if entry["ok"] and entry["page"]["content"]
+                )
             return read
 
         return _measure(self.pid, work)
@@ -286,7 +302,8 @@ class Netglean:
         def work() -> int:
             arguments = {"url": url, "limit": MAP_URLS, "format": "json"}
             return sum(
-                len(self.client.call("map", arguments)["structuredContent"]["payload"]["urls"]) for _ in range(calls)
+                len(self.client.call("map", arguments)["structuredContent"]["payload"]["urls"])
+                for _ in range(calls)
             )
 
         return _measure(self.pid, work)
@@ -295,7 +312,9 @@ class Netglean:
         def work() -> int:
             found = 0
             for url, check in zip(urls, checks, strict=True):
-                payload = self.client.call("scrape", {"url": url, "strategy": "browser"})["structuredContent"]
+                payload = self.client.call("scrape", {"url": url, "strategy": "browser"})[
+                    "structuredContent"
+                ]
                 found += check in payload["payload"]["content"]
             return found
 
@@ -323,7 +342,9 @@ class Worker:
         assert self._process.stdin is not None and self._process.stdout is not None
         self._process.stdin.write(json.dumps(command) + "\n")
         self._process.stdin.flush()
-        answer: dict[str, Any] = json.loads(self._process.stdout.readline() or '{"error": "the worker died"}')
+        answer: dict[str, Any] = json.loads(
+            self._process.stdout.readline() or '{"error": "the worker died"}'
+        )
         if "error" in answer:
             raise RuntimeError(f"{command['op']}: {answer['error']}")
         return answer
@@ -349,12 +370,18 @@ def peers_python() -> Path:
     if uv is None:
         raise RuntimeError(f"the peers comparison needs uv to make {PEERS_VENV}")
     if not python.exists():
-        subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(PEERS_VENV)], check=True)
+        subprocess.run(
+            [uv, "venv", "--quiet", "--python", sys.executable, str(PEERS_VENV)], check=True
+        )
     names = "('crawlberg', 'crawl4ai')"
     probe = f"import importlib.metadata as m; print(*(p + '==' + m.version(p) for p in {names}))"
-    found = subprocess.run([str(python), "-I", "-c", probe], capture_output=True, text=True, check=False)
+    found = subprocess.run(
+        [str(python), "-I", "-c", probe], capture_output=True, text=True, check=False
+    )
     if found.stdout.split() != list(PEERS):
-        subprocess.run([uv, "pip", "install", "--quiet", "--python", str(python), *PEERS], check=True)
+        subprocess.run(
+            [uv, "pip", "install", "--quiet", "--python", str(python), *PEERS], check=True
+        )
     return python
 
 
@@ -390,7 +417,9 @@ def _scrapy(start: str, pages: int) -> Measured:
 # The rows -----------------------------------------------------------------------------------------
 
 
-def _alternating(runs: int, sides: dict[str, Callable[[int], Measured]]) -> dict[str, list[Measured]]:
+def _alternating(
+    runs: int, sides: dict[str, Callable[[int], Measured]]
+) -> dict[str, list[Measured]]:
     measured: dict[str, list[Measured]] = {name: [] for name in sides}
     for k in range(runs):
         order = list(sides) if k % 2 == 0 else list(reversed(sides))
@@ -411,7 +440,9 @@ def _row(measured: dict[str, list[Measured]], unit: str) -> dict[str, Any]:
             "cpu_s": statistics.median(run.cpu_s for run in runs),
         }
         if runs[0].whole_cpu_s is not None:
-            sides[name]["whole_process_cpu_s"] = statistics.median(run.whole_cpu_s or 0.0 for run in runs)
+            sides[name]["whole_process_cpu_s"] = statistics.median(
+                run.whole_cpu_s or 0.0 for run in runs
+            )
     ours = sides["netglean"]["cpu_ms_per_" + unit]
     for name, side in sides.items():
         if name != "netglean":
@@ -614,7 +645,10 @@ ROWS: dict[str, Callable[[Path, int], dict[str, Any]]] = {
 
 
 def show(figures: dict[str, Any]) -> None:
-    print(f"\nnetglean against peers (medians of {figures['runs']} alternating runs; CPU of process trees)")
+    print(
+        f"\nnetglean against peers (medians of {figures['runs']} alternating runs; CPU of "
+        "process trees)"
+    )
     header = f"{'row':<8}{'side':<12}{'items':>7}{'CPU ms/item':>13}"
     print(header + f"{'wall s':>9}{'CPU ratio':>11}{'wall ratio':>12}")
     for row, found in figures["rows"].items():
@@ -622,7 +656,11 @@ def show(figures: dict[str, Any]) -> None:
         for name, side in found["sides"].items():
             ratio = f"{side['netglean_cpu_ratio']:.2f}x" if "netglean_cpu_ratio" in side else ""
             wall = f"{side['netglean_wall_ratio']:.2f}x" if "netglean_wall_ratio" in side else ""
-            whole = f" ({side['whole_process_cpu_s']:.1f} s whole)" if "whole_process_cpu_s" in side else ""
+            whole = (
+                f" ({side['whole_process_cpu_s']:.1f} s whole)"
+                if "whole_process_cpu_s" in side
+                else ""
+            )
             print(
                 f"{row:<8}{name:<12}{side['items']:>7.0f}{side['cpu_ms_per_' + unit]:>13.3f}"
                 f"{side['wall_s']:>9.2f}{ratio:>11}{wall:>12}{whole}"
@@ -637,11 +675,19 @@ def show(figures: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated rows (default: all)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--rows", default=",".join(ROWS), help="comma-separated rows (default: all)"
+    )
     parser.add_argument("--runs", type=int, default=5, help="alternating runs a row (5)")
-    parser.add_argument("--growth", action="store_true", help="also the 200/2,000/20,000-page growth table")
-    parser.add_argument("--serve", nargs=2, type=int, metavar=("PORT", "SIZE"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--growth", action="store_true", help="also the 200/2,000/20,000-page growth table"
+    )
+    parser.add_argument(
+        "--serve", nargs=2, type=int, metavar=("PORT", "SIZE"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.serve:
         serve(*args.serve)

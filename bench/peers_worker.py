@@ -61,7 +61,9 @@ def _engine(key: str, **config: Any) -> Any:
 def crawlberg_crawl(start: str, pages: int, width: int, max_depth: int) -> dict[str, Any]:
     import crawlberg
 
-    engine = _engine(f"crawl-{pages}-{width}", max_pages=pages, max_concurrent=width, max_depth=max_depth)
+    engine = _engine(
+        f"crawl-{pages}-{width}", max_pages=pages, max_concurrent=width, max_depth=max_depth
+    )
     result = _run(crawlberg.crawl(engine, start))
     read = [page for page in result.pages if page.status_code == 200]
     return {
@@ -104,7 +106,9 @@ async def _crawl4ai(url: str, check: str) -> dict[str, Any]:
         crawler = AsyncWebCrawler(config=BrowserConfig(headless=True, verbose=False))
         await crawler.start()
         _browsers["crawl4ai"] = crawler
-    result = await _browsers["crawl4ai"].arun(url, config=CrawlerRunConfig(cache_mode=CacheMode.BYPASS, verbose=False))
+    result = await _browsers["crawl4ai"].arun(
+        url, config=CrawlerRunConfig(cache_mode=CacheMode.BYPASS, verbose=False)
+    )
     text = str(result.markdown or "")
     return {"pages": int(check in text), "chars": len(text)}
 

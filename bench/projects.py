@@ -1,21 +1,24 @@
-"""Extract projects (issue 17): reading a large dataset back, and reading a listing's rows, each against a peer.
+"""Extract projects (issue 17): reading a large dataset back, and reading a listing's rows, each
+against a peer.
 
-1. data: ``get_project_data`` on a dataset of 100,000 rows (title, price, url, date, category; written 100 a
-   write, as a run writes a page's rows), a filtered, sorted page (``price>10 && category="books"``, ``-price``,
-   50 a page), a page deep in the matches (page 100) and the last one (short of 50), through the tool's whole
-   call path (ToolRunner: schema validation, the handler, the store, the envelope), against the same answer (the
-   page and how many match) from plain SQL with the sqlite3 module: the rows as typed columns with an index on
-   (category, price), and the store's own JSON rows with an index on each property's ``json_extract``. The
-   store's ``rows`` alone is timed too, so the call path's share shows. Each answer is checked against the peers'
-   (the same keys, the same total).
-2. extraction: one 1,000-item listing read by an extract definition (item selector, five typed properties, most
-   with transformations) and by the html2rss config with the same selectors, each engine's reader job (decode,
-   parse, select, transform: read.jobs.dataset_rows against feeds.jobs.feed_page), in process; and, end to end,
-   ``run_project`` (its 1,000 rows written to the store as new) against ``apply_config`` (its RSS rendered) on
-   the page served from 127.0.0.1, through one ToolRunner.
+1. data: ``get_project_data`` on a dataset of 100,000 rows (title, price, url, date, category;
+   written 100 a write, as a run writes a page's rows), a filtered, sorted page (``price>10 &&
+   category="books"``, ``-price``, 50 a page), a page deep in the matches (page 100) and the last
+   one (short of 50), through the tool's whole call path (ToolRunner: schema validation, the
+   handler, the store, the envelope), against the same answer (the page and how many match) from
+   plain SQL with the sqlite3 module: the rows as typed columns with an index on (category, price),
+   and the store's own JSON rows with an index on each property's ``json_extract``. The store's
+   ``rows`` alone is timed too, so the call path's share shows. Each answer is checked against the
+   peers' (the same keys, the same total).
+2. extraction: one 1,000-item listing read by an extract definition (item selector, five typed
+   properties, most with transformations) and by the html2rss config with the same selectors, each
+   engine's reader job (decode, parse, select, transform: read.jobs.dataset_rows against
+   feeds.jobs.feed_page), in process; and, end to end, ``run_project`` (its 1,000 rows written to
+   the store as new) against ``apply_config`` (its RSS rendered) on the page served from 127.0.0.1,
+   through one ToolRunner.
 
-Medians of repeated runs; the two sides of a comparison take turns, the order swapped each repeat, so the
-machine's noise hits them alike.
+Medians of repeated runs; the two sides of a comparison take turns, the order swapped each repeat,
+so the machine's noise hits them alike.
 """
 
 from __future__ import annotations
@@ -61,7 +64,9 @@ def catalogue(rows: int, seed: int = 17) -> list[tuple[str, dict[str, Any]]]:
     for n in range(rows):
         url = f"{ORIGIN}/p/{n}"
         cents = rng.choice((0, 50, 95, 99, rng.randint(1, 98)))
-        price: int | float = rng.randint(1, 250) if cents == 0 else rng.randint(1, 250) + cents / 100
+        price: int | float = (
+            rng.randint(1, 250) if cents == 0 else rng.randint(1, 250) + cents / 100
+        )
         data = {
             "title": " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 8))).capitalize(),
             "price": price,
@@ -74,7 +79,8 @@ def catalogue(rows: int, seed: int = 17) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _definition(start_url: str) -> dict[str, Any]:
-    """The extract definition of the listing ``listing`` builds: five properties, four with transformations."""
+    """The extract definition of the listing ``listing`` builds: five properties, four with
+    transformations."""
     return {
         "start_urls": [start_url],
         "strategy": "http",
@@ -120,8 +126,9 @@ def _definition(start_url: str) -> dict[str, Any]:
 
 
 def _feed_config(url: str) -> dict[str, Any]:
-    """The html2rss config that reads what ``_definition`` reads, by the same selectors (the price as the
-    description: a feed item has no number). ``enhance`` off: the extract engine guesses no field either."""
+    """The html2rss config that reads what ``_definition`` reads, by the same selectors (the price
+    as the description: a feed item has no number). ``enhance`` off: the extract engine guesses no
+    field either."""
     return {
         "channel": {"url": url, "title": "Shop", "time_zone": "UTC"},
         "selectors": {
@@ -146,8 +153,8 @@ def _feed_config(url: str) -> dict[str, Any]:
 
 
 def listing(items: int, seed: int = 7) -> bytes:
-    """A shop's listing page: a menu, ``items`` product cards (title link, price in euros, category, a listed
-    date in words, a blurb, an image), a footer."""
+    """A shop's listing page: a menu, ``items`` product cards (title link, price in euros, category,
+    a listed date in words, a blurb, an image), a footer."""
     rng = random.Random(seed)
 
     def words(low: int, high: int) -> str:
@@ -158,12 +165,13 @@ def listing(items: int, seed: int = 7) -> bytes:
     def card(n: int) -> str:
         euros = f"{rng.randint(1, 2500):,}".replace(",", ".")  # as a German shop writes 1.234,50
         return (
-            f'<li class="product" data-sku="s{n}"><img src="/img/{n}.jpg" alt="{words(2, 4)}">'
-            f'<h2 class="name"><a href="/p/{n}">\n  {words(3, 8).capitalize()}  \n</a></h2>'
-            f'<span class="price">€ {euros},{rng.randint(0, 99):02d}</span>'
-            f'<span class="category"> {rng.choice(CATEGORIES).title()} </span>'
-            f'<span class="listed">Listed {1 + n % 28} {months[n % 12]} 2026, {n % 24:02d}:15</span>'
-            f'<p class="blurb">{words(10, 25).capitalize()}.</p></li>'
+            f'<li class="product" data-sku="s{n}"><img src="/img/{n}.jpg" '
+            f'alt="{words(2, 4)}"><h2 class="name"><a href="/p/{n}">\n  '
+            f'{words(3, 8).capitalize()}  \n</a></h2><span class="price">€ '
+            f'{euros},{rng.randint(0, 99):02d}</span><span class="category"> '
+            f'{rng.choice(CATEGORIES).title()} </span><span class="listed">Listed {1 + n % 28} '
+            f"{months[n % 12]} 2026, {n % 24:02d}:15</span><p "
+            f'class="blurb">{words(10, 25).capitalize()}.</p></li>'
         )
 
     menu = "".join(f'<li><a href="/c/{c}">{c.title()}</a></li>' for c in CATEGORIES)
@@ -193,8 +201,11 @@ async def _timed(work: Callable[[], Awaitable[Any]]) -> tuple[float, Any]:
     return time.perf_counter() - started, result
 
 
-async def _take_turns(sides: dict[str, Callable[[], Awaitable[Any]]], repeats: int) -> dict[str, list[float]]:
-    """Seconds of each side's ``repeats`` runs (after one untimed run each), the order rotated each repeat."""
+async def _take_turns(
+    sides: dict[str, Callable[[], Awaitable[Any]]], repeats: int
+) -> dict[str, list[float]]:
+    """Seconds of each side's ``repeats`` runs (after one untimed run each), the order rotated each
+    repeat."""
     for work in sides.values():
         await work()
     times: dict[str, list[float]] = {name: [] for name in sides}
@@ -205,18 +216,21 @@ async def _take_turns(sides: dict[str, Callable[[], Awaitable[Any]]], repeats: i
     return times
 
 
-# -- 1. data --------------------------------------------------------------------------------------------------
+# -- 1. data ---------------------------------------------------------------------------------------
 
 
 def _columns_peer(path: Path, rows: list[tuple[str, dict[str, Any]]]) -> sqlite3.Connection:
-    """The rows as a table of typed columns, indexed for the filter and the sort (category, price, key)."""
+    """The rows as a table of typed columns, indexed for the filter and the sort (category, price,
+    key)."""
     db = sqlite3.connect(path, isolation_level=None)
     db.execute(
-        "CREATE TABLE products (key TEXT PRIMARY KEY, title TEXT, price REAL, url TEXT, date TEXT, category TEXT)"
+        "CREATE TABLE products (key TEXT PRIMARY KEY, title TEXT, price REAL, url TEXT, date "
+        "TEXT, category TEXT)"
     )
     db.execute("BEGIN")
     db.executemany(
-        "INSERT INTO products VALUES (?, ?, ?, ?, ?, ?)", [(key, *(data[p] for p in PROPERTIES)) for key, data in rows]
+        "INSERT INTO products VALUES (?, ?, ?, ?, ?, ?)",
+        [(key, *(data[p] for p in PROPERTIES)) for key, data in rows],
     )
     db.execute("COMMIT")
     db.execute("CREATE INDEX products_by_category_price ON products (category, price, key)")
@@ -225,21 +239,25 @@ def _columns_peer(path: Path, rows: list[tuple[str, dict[str, Any]]]) -> sqlite3
 
 
 def _json_index_peer(store_file: Path, path: Path) -> sqlite3.Connection:
-    """A copy of the store's own database with an index on each property's json_extract (the path a literal in
-    the index and the query, as SQLite matches an expression index only to the same expression), analysed."""
+    """A copy of the store's own database with an index on each property's json_extract (the path a
+    literal in the index and the query, as SQLite matches an expression index only to the same
+    expression), analysed."""
     source = sqlite3.connect(store_file)
     db = sqlite3.connect(path, isolation_level=None)
     source.backup(db)
     source.close()
     for prop in PROPERTIES:
         db.execute(
-            f"CREATE INDEX rows_{prop} ON dataset_rows (project_id, dataset, json_extract(data, '$.\"{prop}\"'))"
+            f"CREATE INDEX rows_{prop} ON dataset_rows (project_id, dataset, json_extract(data, "
+            f"'$.\"{prop}\"'))"
         )
     db.execute("ANALYZE")
     return db
 
 
-def _peer_page(db: sqlite3.Connection, count_sql: str, page_sql: str, offset: int) -> tuple[int, list[str]]:
+def _peer_page(
+    db: sqlite3.Connection, count_sql: str, page_sql: str, offset: int
+) -> tuple[int, list[str]]:
     total = db.execute(count_sql).fetchone()[0]
     rows = db.execute(page_sql, (PER_PAGE, offset)).fetchall()
     return total, [row[0] for row in rows]
@@ -247,8 +265,8 @@ def _peer_page(db: sqlite3.Connection, count_sql: str, page_sql: str, offset: in
 
 _COLUMNS_WHERE = "price > 10 AND category = 'books'"
 _JSON_WHERE = (
-    f"project_id = '{PROJECT_ID}' AND dataset = 'products' AND json_extract(data, '$.\"price\"') > 10"
-    " AND json_extract(data, '$.\"category\"') = 'books'"
+    f"project_id = '{PROJECT_ID}' AND dataset = 'products' AND json_extract(data, '$.\"price\"') "
+    "> 10 AND json_extract(data, '$.\"category\"') = 'books'"
 )
 
 
@@ -258,14 +276,17 @@ async def _fill(runner: Any, rows: list[tuple[str, dict[str, Any]]]) -> None:
     store = runner.services.runs.store
     now = time.time()
     definition = _definition(f"{ORIGIN}/all")
-    await store.save_project(Project(PROJECT_ID, "shop", "extract", definition, {}, None, "0" * 32, now, now))
+    await store.save_project(
+        Project(PROJECT_ID, "shop", "extract", definition, {}, None, "0" * 32, now, now)
+    )
     for first in range(0, len(rows), ROWS_A_WRITE):
         run_id = f"{first // (len(rows) // 10 or 1):032x}"  # ten runs wrote the dataset
         await store.write_rows(PROJECT_ID, run_id, {"products": rows[first : first + ROWS_A_WRITE]})
 
 
 def data(rows: int = 100_000, repeats: int = 15) -> dict[str, Any]:
-    """Milliseconds for a filtered, sorted page of a ``rows``-row dataset: the tool, the store, the two peers."""
+    """Milliseconds for a filtered, sorted page of a ``rows``-row dataset: the tool, the store, the
+    two peers."""
     from netglean.handlers.projects import ROW_FIELDS
     from netglean.store.filters import parse_filter, parse_sort
     from netglean.store.sqlite import FILE_NAME
@@ -294,7 +315,8 @@ def data(rows: int = 100_000, repeats: int = 15) -> dict[str, Any]:
                 )
             )[1]
             last = -(-matches // PER_PAGE)
-            pages = {"first": 1, "deep": min(DEEP_PAGE, last)}  # at a small scale, the deep page is the last
+            # at a small scale, the deep page is the last
+            pages = {"first": 1, "deep": min(DEEP_PAGE, last)}
             if last > DEEP_PAGE:
                 pages["last"] = last  # short of a full page (2 rows here), its total needs no count
             for name, page in pages.items():
@@ -311,8 +333,12 @@ def data(rows: int = 100_000, repeats: int = 15) -> dict[str, Any]:
                 async def tool(arguments: dict[str, Any] = arguments) -> tuple[int, list[str]]:
                     envelope, _ = await runner.call("get_project_data", arguments)
                     if not envelope.ok:
-                        raise RuntimeError(f"get_project_data failed: {json.dumps(envelope.payload)[:300]}")
-                    return envelope.payload["total"], [row["key"] for row in envelope.payload["rows"]]
+                        raise RuntimeError(
+                            f"get_project_data failed: {json.dumps(envelope.payload)[:300]}"
+                        )
+                    return envelope.payload["total"], [
+                        row["key"] for row in envelope.payload["rows"]
+                    ]
 
                 async def kept(offset: int = offset) -> tuple[int, list[str]]:
                     found, total = await store.rows(
@@ -329,8 +355,8 @@ def data(rows: int = 100_000, repeats: int = 15) -> dict[str, Any]:
                     return _peer_page(
                         columns,
                         f"SELECT count(*) FROM products WHERE {_COLUMNS_WHERE}",
-                        f"SELECT key, title, price, url, date, category FROM products WHERE {_COLUMNS_WHERE}"
-                        " ORDER BY price DESC, key LIMIT ? OFFSET ?",
+                        "SELECT key, title, price, url, date, category FROM products WHERE "
+                        f"{_COLUMNS_WHERE} ORDER BY price DESC, key LIMIT ? OFFSET ?",
                         offset,
                     )
 
@@ -343,11 +369,21 @@ def data(rows: int = 100_000, repeats: int = 15) -> dict[str, Any]:
                         offset,
                     )
 
-                sides = {"tool": tool, "store": kept, "sql_columns": by_columns, "sql_json_index": by_json_index}
+                sides = {
+                    "tool": tool,
+                    "store": kept,
+                    "sql_columns": by_columns,
+                    "sql_json_index": by_json_index,
+                }
                 answers = {name: await work() for name, work in sides.items()}
-                if len({json.dumps(answer) for answer in answers.values()}) != 1 or not answers["tool"][1]:
+                if (
+                    len({json.dumps(answer) for answer in answers.values()}) != 1
+                    or not answers["tool"][1]
+                ):
                     totals = {name: answer[0] for name, answer in answers.items()}
-                    raise RuntimeError(f"page {page}: the answers differ (totals {totals}) or the page is empty")
+                    raise RuntimeError(
+                        f"page {page}: the answers differ (totals {totals}) or the page is empty"
+                    )
                 times = await _take_turns(sides, repeats)
                 ms = {name: statistics.median(values) * 1000 for name, values in times.items()}
                 figures[name] = {
@@ -378,7 +414,8 @@ def data(rows: int = 100_000, repeats: int = 15) -> dict[str, Any]:
 
 
 def _plan(store_file: Path, where: Any, order: Any) -> list[str]:
-    """SQLite's plan for the store's page query, as its ``rows`` builds it (the EXPLAIN QUERY PLAN details)."""
+    """SQLite's plan for the store's page query, as its ``rows`` builds it (the EXPLAIN QUERY PLAN
+    details)."""
     from netglean.store.sqlite import _ROWS
     from netglean.store.sqlite_filters import ROWS, condition_sql, order_sql
 
@@ -387,7 +424,8 @@ def _plan(store_file: Path, where: Any, order: Any) -> list[str]:
     db = sqlite3.connect(store_file)
     try:
         found = db.execute(
-            f"EXPLAIN QUERY PLAN SELECT key, data FROM {_ROWS} WHERE {scope} ORDER BY {ordering.sql}, key LIMIT 1",
+            f"EXPLAIN QUERY PLAN SELECT key, data FROM {_ROWS} WHERE {scope} ORDER BY "
+            f"{ordering.sql}, key LIMIT 1",
             [PROJECT_ID, "products", *condition.params, *ordering.params],
         ).fetchall()
     finally:
@@ -395,11 +433,12 @@ def _plan(store_file: Path, where: Any, order: Any) -> list[str]:
     return [str(row[-1]) for row in found]
 
 
-# -- 2. extraction ------------------------------------------------------------------------------------------------
+# -- 2. extraction ---------------------------------------------------------------------------------
 
 
 def _reads(body: bytes, url: str) -> dict[str, Callable[[], int]]:
-    """Each engine's reader job on the page, counting what it read: rows, items, and the parse alone (the floor)."""
+    """Each engine's reader job on the page, counting what it read: rows, items, and the parse alone
+    (the floor)."""
     from netglean.feeds.config import load
     from netglean.feeds.jobs import feed_page
     from netglean.read.document import Document
@@ -424,12 +463,15 @@ def _reads(body: bytes, url: str) -> dict[str, Callable[[], int]]:
 
 
 def extraction(items: int = 1000, repeats: int = 15) -> dict[str, Any]:
-    """Rows/s of the extract engine against items/s of the feed engine on one ``items``-item listing."""
+    """Rows/s of the extract engine against items/s of the feed engine on one ``items``-item
+    listing."""
     body = listing(items)
     reads = _reads(body, f"{ORIGIN}/all")
     counts = {name: work() for name, work in reads.items()}  # and each side's first run, untimed
     if counts["rows"] != items or counts["items"] != items:
-        raise RuntimeError(f"the engines read {counts['rows']} rows and {counts['items']} items of {items}")
+        raise RuntimeError(
+            f"the engines read {counts['rows']} rows and {counts['items']} items of {items}"
+        )
 
     times: dict[str, list[float]] = {name: [] for name in reads}
     names = list(reads)
@@ -453,8 +495,9 @@ def extraction(items: int = 1000, repeats: int = 15) -> dict[str, Any]:
 
 
 class _Page(BaseHTTPRequestHandler):
-    """One page at every path, its headers and body written in one send on a TCP_NODELAY socket, kept alive: the
-    server adds no wait of its own (Nagle's algorithm holding a body behind unacknowledged headers costs 40 ms)."""
+    """One page at every path, its headers and body written in one send on a TCP_NODELAY socket,
+    kept alive: the server adds no wait of its own (Nagle's algorithm holding a body behind
+    unacknowledged headers costs 40 ms)."""
 
     protocol_version = "HTTP/1.1"
     body = b""
@@ -468,7 +511,9 @@ class _Page(BaseHTTPRequestHandler):
             body, kind, status = b"User-agent: *\nAllow: /\n", "text/plain", 200
         else:
             body, kind, status = self.body, "text/html; charset=utf-8", 200
-        head = f"HTTP/1.1 {status} OK\r\nContent-Type: {kind}\r\nContent-Length: {len(body)}\r\n\r\n"
+        head = (
+            f"HTTP/1.1 {status} OK\r\nContent-Type: {kind}\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
         self.wfile.write(head.encode() + body)
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -477,7 +522,8 @@ class _Page(BaseHTTPRequestHandler):
 
 @contextmanager
 def _serving(body: bytes) -> Iterator[str]:
-    """``body`` served at every path of 127.0.0.1 (a free port) while the with block lasts; its URL."""
+    """``body`` served at every path of 127.0.0.1 (a free port) while the with block lasts; its
+    URL."""
     handler = type("Listing", (_Page,), {"body": body})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
@@ -491,8 +537,8 @@ def _serving(body: bytes) -> Iterator[str]:
 
 
 def end_to_end(items: int = 1000, repeats: int = 5) -> dict[str, Any]:
-    """``run_project`` (a fresh project each time, so its rows are new) against ``apply_config`` on the listing
-    served from 127.0.0.1, through one ToolRunner with politeness lifted."""
+    """``run_project`` (a fresh project each time, so its rows are new) against ``apply_config`` on
+    the listing served from 127.0.0.1, through one ToolRunner with politeness lifted."""
     body = listing(items)
 
     async def measure(folder: str, url: str) -> dict[str, Any]:
@@ -510,7 +556,9 @@ def end_to_end(items: int = 1000, repeats: int = 5) -> dict[str, Any]:
             """Seconds of one run of a project saved for it (the saving untimed)."""
             nonlocal made
             made += 1
-            saved = await ok("save_project", {"name": f"shop {made}", "definition": _definition(url)})
+            saved = await ok(
+                "save_project", {"name": f"shop {made}", "definition": _definition(url)}
+            )
             project_id = saved["project"]["project_id"]
             started = time.perf_counter()
             ran = await ok("run_project", {"project_id": project_id, "wait": True})
@@ -548,12 +596,17 @@ def end_to_end(items: int = 1000, repeats: int = 5) -> dict[str, Any]:
             "run_to_apply": feed_ms / run_ms,
         }
 
-    with tempfile.TemporaryDirectory(prefix="netglean-bench-projects-") as folder, _serving(body) as url:
+    with (
+        tempfile.TemporaryDirectory(prefix="netglean-bench-projects-") as folder,
+        _serving(body) as url,
+    ):
         figures = anyio.run(measure, folder, url)
     return {"items": items, "repeats": repeats, **figures}
 
 
-def run(*, rows: int = 100_000, items: int = 1000, repeats: int = 15, e2e_repeats: int = 5) -> dict[str, Any]:
+def run(
+    *, rows: int = 100_000, items: int = 1000, repeats: int = 15, e2e_repeats: int = 5
+) -> dict[str, Any]:
     return {
         "data": data(rows, repeats),
         "extraction": extraction(items, repeats),
@@ -565,34 +618,42 @@ def show(r: dict[str, Any]) -> None:
     """The figures of ``run`` as bench.run's table prints them."""
     d, x, e = r["data"], r["extraction"], r["end_to_end"]
     print(
-        f"\nproject data: get_project_data on {d['rows']:,} rows, filter {d['filter']}, sort {d['sort']}, "
-        f"{d['per_page']} a page (medians of {d['repeats']}; peers: plain SQL, the same page and total; the "
-        f"dataset written in {d['fill_s']:.1f} s)"
+        f"\nproject data: get_project_data on {d['rows']:,} rows, filter {d['filter']}, sort "
+        f"{d['sort']}, {d['per_page']} a page (medians of {d['repeats']}; peers: plain SQL, the "
+        f"same page and total; the dataset written in {d['fill_s']:.1f} s)"
     )
     for row in (d[name] for name in ("first", "deep", "last") if name in d):
         print(
-            f"  page {row['page']:>3} of {row['total']:,} matches: tool {row['tool_ms']:>6.1f} ms "
-            f"(store {row['store_ms']:.1f} ms); typed columns {row['sql_columns_ms']:.2f} ms "
-            f"-> {row['tool_to_sql_columns']:.0f}x; json_extract indexes {row['sql_json_index_ms']:.2f} ms "
-            f"-> {row['tool_to_sql_json_index']:.1f}x"
+            f"  page {row['page']:>3} of {row['total']:,} matches: tool {row['tool_ms']:>6.1f} "
+            f"ms (store {row['store_ms']:.1f} ms); typed columns {row['sql_columns_ms']:.2f} ms "
+            f"-> {row['tool_to_sql_columns']:.0f}x; json_extract indexes "
+            f"{row['sql_json_index_ms']:.2f} ms -> {row['tool_to_sql_json_index']:.1f}x"
         )
     print(f"  the store's page query: {'; '.join(d['plan'])}")
     print(
-        f"extraction of a {x['items']}-item listing ({x['page_bytes'] / 1024:.0f} KB; reader jobs in process, "
-        f"medians of {x['repeats']}): rows {x['rows_ms']:.1f} ms ({x['rows_per_s']:.0f} rows/s); feed items "
-        f"{x['items_ms']:.1f} ms ({x['items_per_s']:.0f} items/s) -> rows/items {x['rows_to_items']:.2f}; "
-        f"one parse {x['parse_ms']:.1f} ms"
+        f"extraction of a {x['items']}-item listing ({x['page_bytes'] / 1024:.0f} KB; reader "
+        f"jobs in process, medians of {x['repeats']}): rows {x['rows_ms']:.1f} ms "
+        f"({x['rows_per_s']:.0f} rows/s); feed items {x['items_ms']:.1f} ms "
+        f"({x['items_per_s']:.0f} items/s) -> rows/items {x['rows_to_items']:.2f}; one parse "
+        f"{x['parse_ms']:.1f} ms"
     )
     print(
-        f"  end to end from 127.0.0.1 (medians of {e['repeats']}): run_project {e['run_project_ms']:.0f} ms "
-        f"({e['run_project_rows_per_s']:.0f} rows/s, written new); apply_config {e['apply_config_ms']:.0f} ms "
-        f"({e['apply_config_items_per_s']:.0f} items/s, RSS rendered) -> run/apply {e['run_to_apply']:.2f}"
+        f"  end to end from 127.0.0.1 (medians of {e['repeats']}): run_project "
+        f"{e['run_project_ms']:.0f} ms ({e['run_project_rows_per_s']:.0f} rows/s, written new); "
+        f"apply_config {e['apply_config_ms']:.0f} ms ({e['apply_config_items_per_s']:.0f} "
+        f"items/s, RSS rendered) -> run/apply {e['run_to_apply']:.2f}"
     )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="10,000 rows, a 200-item listing, 3 repeats (a smoke run)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="10,000 rows, a 200-item listing, 3 repeats (a smoke run)",
+    )
     args = parser.parse_args()
     figures = run(rows=10_000, items=200, repeats=3, e2e_repeats=1) if args.quick else run()
     show(figures)

@@ -1,22 +1,28 @@
-"""Background runs (issue 14): what a crawl working as a run costs, against the call and the engine it wraps.
+"""Background runs (issue 14): what a crawl working as a run costs, against the call and the engine
+it wraps.
 
-1. handle: ``crawl`` with ``wait`` false answers with its run at once; ms from the call to that answer, against a
-   plain synchronous call of the same server (get_version, and scrape of one lean page), over stdio.
-2. throughput: a crawl of ``pages`` pages as a run over stdio (``wait`` false, then get_run_status until it has
-   finished), against the same engine (netglean.scraping.crawl.crawl) called in-process with a MemoryJournal, a
-   fetcher and readers built from the same settings and the plan the handler builds: no store, no MCP.
-3. memory: the server's peak resident memory (VmHWM) after a small and a large crawl run, each on a fresh server,
-   and its reader processes' apart: pages go to the store, so it should not grow with the crawl.
-4. store: visit rows per second that SqliteStore.visited takes (a ~3 KB body and five links each, one after another
-   as a crawl writes them), and the database's size per 1,000 visits.
+1. handle: ``crawl`` with ``wait`` false answers with its run at once; ms from the call to that
+   answer, against a plain synchronous call of the same server (get_version, and scrape of one lean
+   page), over stdio.
+2. throughput: a crawl of ``pages`` pages as a run over stdio (``wait`` false, then get_run_status
+   until it has finished), against the same engine (netglean.scraping.crawl.crawl) called in-process
+   with a MemoryJournal, a fetcher and readers built from the same settings and the plan the handler
+   builds: no store, no MCP.
+3. memory: the server's peak resident memory (VmHWM) after a small and a large crawl run, each on a
+   fresh server, and its reader processes' apart: pages go to the store, so it should not grow with
+   the crawl.
+4. store: visit rows per second that SqliteStore.visited takes (a ~3 KB body and five links each,
+   one after another as a crawl writes them), and the database's size per 1,000 visits.
 
-Each server runs with politeness lifted (bench.fetch.LIFTED) and its own fresh ``--data-dir``. Both sides of a
-comparison take turns pair by pair, the order swapped each pair, so the machine's noise hits them alike.
+Each server runs with politeness lifted (bench.fetch.LIFTED) and its own fresh ``--data-dir``. Both
+sides of a comparison take turns pair by pair, the order swapped each pair, so the machine's noise
+hits them alike.
 
-The site is bench.site with twice as many pages a family as the largest crawl visits (``python -m bench.site PORT
-SIZE --prebuild``), so every crawl finds as many pages as it asks for. Its pages are built before its port opens,
-so no crawl pays for building one (a news page takes about 2 ms), and each page's canonical URL is its own
-(/news/n; lean pages declare none), so no page a crawl reads is set aside as another's duplicate.
+The site is bench.site with twice as many pages a family as the largest crawl visits (``python -m
+bench.site PORT SIZE --prebuild``), so every crawl finds as many pages as it asks for. Its pages are
+built before its port opens, so no crawl pays for building one (a news page takes about 2 ms), and
+each page's canonical URL is its own (/news/n; lean pages declare none), so no page a crawl reads is
+set aside as another's duplicate.
 """
 
 from __future__ import annotations
@@ -48,10 +54,13 @@ POLL = 0.05
 
 @contextmanager
 def _site(size: int) -> Iterator[int]:
-    """bench.site of ``size`` pages a family, every page built first, on a free port while the with block lasts."""
+    """bench.site of ``size`` pages a family, every page built first, on a free port while the with
+    block lasts."""
     port = _free_port()
     command = [sys.executable, "-m", "bench.site", str(port), str(size), "--prebuild"]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 300  # building 2 x size pages first, on a busy machine
         while True:
@@ -60,7 +69,9 @@ def _site(size: int) -> Iterator[int]:
                 break
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the benchmark site ({size} pages a family) did not start") from None
+                    raise RuntimeError(
+                        f"the benchmark site ({size} pages a family) did not start"
+                    ) from None
                 time.sleep(0.1)
         yield port
     finally:
@@ -69,7 +80,8 @@ def _site(size: int) -> Iterator[int]:
 
 
 def _settings_of(flags: list[str]) -> dict[str, Any]:
-    """The settings that command-line ``flags`` give (a boolean flag alone is true), for an in-process side."""
+    """The settings that command-line ``flags`` give (a boolean flag alone is true), for an
+    in-process side."""
     from netglean.core.settings import SETTINGS
 
     by_flag = {setting.flag: setting for setting in SETTINGS}
@@ -124,7 +136,8 @@ def _timed(call: Callable[[], Any]) -> float:
 
 
 def handle(port: int, pairs: int) -> dict[str, Any]:
-    """Milliseconds from a call to its answer: crawl with wait false (the run's handle), get_version, scrape."""
+    """Milliseconds from a call to its answer: crawl with wait false (the run's handle),
+    get_version, scrape."""
     page = f"http://127.0.0.1:{port}/lean/0"
     times: dict[str, list[float]] = {"crawl_handle": [], "get_version": [], "scrape": []}
     with _server() as client:
@@ -146,7 +159,8 @@ def handle(port: int, pairs: int) -> dict[str, Any]:
             names = names[pair % len(names) :] + names[: pair % len(names)]
             for name in names:
                 times[name].append(_timed(calls[name]))
-                if started:  # the run reads its page in the background: let it end before the next call
+                # the run reads its page in the background: let it end before the next call
+                if started:
                     _finished(client, started.pop())
     medians = {name: statistics.median(values) * 1000 for name, values in times.items()}
     return {
@@ -158,8 +172,8 @@ def handle(port: int, pairs: int) -> dict[str, Any]:
 
 
 def _crawl_run(client: LineClient, url: str, pages: int) -> tuple[float, int, int]:
-    """Seconds from the call that starts a crawl run (wait false) until get_run_status sees it succeeded, the URLs
-    it visited, and the pages it read."""
+    """Seconds from the call that starts a crawl run (wait false) until get_run_status sees it
+    succeeded, the URLs it visited, and the pages it read."""
     started = time.perf_counter()
     answer = _payload(client.call("crawl", {**_arguments(url, pages), "wait": False}))
     run = _finished(client, answer["run"]["run_id"])
@@ -171,8 +185,8 @@ def _crawl_run(client: LineClient, url: str, pages: int) -> tuple[float, int, in
 
 
 class _Engine:
-    """The crawl engine as the handler calls it, in this process: the same settings, fetcher, readers and plan,
-    with a MemoryJournal for the store."""
+    """The crawl engine as the handler calls it, in this process: the same settings, fetcher,
+    readers and plan, with a MemoryJournal for the store."""
 
     def __init__(self) -> None:
         from netglean.core.settings import Settings
@@ -183,11 +197,14 @@ class _Engine:
 
         self.settings = Settings.load(_settings_of(LIFTED))
         self._base = Fetcher(FetchPolicy.from_settings(self.settings))
-        self.fetcher = self._base.spending(SessionBudgets(self.settings.session_budget).for_session("bench"))
+        self.fetcher = self._base.spending(
+            SessionBudgets(self.settings.session_budget).for_session("bench")
+        )
         self.readers = Readers(worker_count(self.settings.read_workers))
 
     async def crawl(self, url: str, pages: int) -> tuple[float, int, int]:
-        """Seconds for the engine's crawl of ``pages`` from ``url``, the URLs it visited, and the pages it read."""
+        """Seconds for the engine's crawl of ``pages`` from ``url``, the URLs it visited, and the
+        pages it read."""
         from netglean.generated.models import CrawlInput
         from netglean.scraping.crawl import MemoryJournal, crawl
         from netglean.scraping.crawl_run import crawl_plan
@@ -201,7 +218,9 @@ class _Engine:
         args = CrawlInput.model_validate(_arguments(url, pages))
         fetcher = robots_fetcher(self.fetcher, args.respect_robots_txt)
         plan = crawl_plan(args, width=concurrency(None, self.fetcher, most=args.max_pages))
-        result = await crawl(fetcher, self.readers, args.url, plan, journal=MemoryJournal(), report=report)
+        result = await crawl(
+            fetcher, self.readers, args.url, plan, journal=MemoryJournal(), report=report
+        )
         return time.perf_counter() - started, result.visited, result.read
 
     async def aclose(self) -> None:
@@ -227,7 +246,10 @@ def _cpu(pids: list[int]) -> float:
 
 
 async def _counted(
-    pids: list[int], crawl: Callable[[str, int], Awaitable[tuple[float, int, int]]], url: str, pages: int
+    pids: list[int],
+    crawl: Callable[[str, int], Awaitable[tuple[float, int, int]]],
+    url: str,
+    pages: int,
 ) -> _Pass:
     before = _cpu(pids)
     seconds, visited, read = await crawl(url, pages)
@@ -235,9 +257,10 @@ async def _counted(
 
 
 def throughput(port: int, pages: int, repeats: int, families: tuple[str, ...]) -> dict[str, Any]:
-    """pages/s of a crawl run over stdio and of the engine in-process, family by family (medians of ``repeats``,
-    each pass from another start page, so each reads other pages first), and the CPU each spends a page (the
-    server and its readers; this process and its readers): on a shared machine, the figure noise moves least."""
+    """pages/s of a crawl run over stdio and of the engine in-process, family by family (medians of
+    ``repeats``, each pass from another start page, so each reads other pages first), and the CPU
+    each spends a page (the server and its readers; this process and its readers): on a shared
+    machine, the figure noise moves least."""
 
     async def measure(family: str) -> dict[str, Any]:
         others = set(_children(os.getpid()))  # the site
@@ -251,7 +274,10 @@ def throughput(port: int, pages: int, repeats: int, families: tuple[str, ...]) -
                 await anyio.to_thread.run_sync(_crawl_run, client, warm, 200)
                 await engine.crawl(warm, 200)  # its readers start here
                 server = [client.pid, *_children(client.pid)]
-                own = [os.getpid(), *(pid for pid in _children(os.getpid()) if pid not in {*others, client.pid})]
+                own = [
+                    os.getpid(),
+                    *(pid for pid in _children(os.getpid()) if pid not in {*others, client.pid}),
+                ]
 
                 async def on_server(url: str, pages: int) -> tuple[float, int, int]:
                     return await anyio.to_thread.run_sync(_crawl_run, client, url, pages)
@@ -268,7 +294,10 @@ def throughput(port: int, pages: int, repeats: int, families: tuple[str, ...]) -
         for label, passes in (("run", runs), ("engine", engines)):
             for one in passes:
                 if one.visited < pages or one.read < pages * 0.9:
-                    raise RuntimeError(f"{family} {label} crawl visited {one.visited} URLs, read {one.read} of {pages}")
+                    raise RuntimeError(
+                        f"{family} {label} crawl visited {one.visited} URLs, read {one.read} of "
+                        f"{pages}"
+                    )
         run_rate = statistics.median(one.visited / one.seconds for one in runs)
         engine_rate = statistics.median(one.visited / one.seconds for one in engines)
         run_cpu = statistics.median(one.cpu / one.visited * 1000 for one in runs)
@@ -301,11 +330,15 @@ def _children(pid: int) -> list[int]:
 
 
 def _peak(client: _Client, port: int, pages: int) -> dict[str, float]:
-    """MB: the server's resident memory before its crawl and its peak (VmHWM) after it, and its reader processes'
-    peaks summed (sampled while the run goes, as they may be replaced)."""
+    """MB: the server's resident memory before its crawl and its peak (VmHWM) after it, and its
+    reader processes' peaks summed (sampled while the run goes, as they may be replaced)."""
     pid = client.pid
     idle = _kilobytes(pid, "VmRSS")
-    answer = _payload(client.call("crawl", {**_arguments(f"http://127.0.0.1:{port}/news/0", pages), "wait": False}))
+    answer = _payload(
+        client.call(
+            "crawl", {**_arguments(f"http://127.0.0.1:{port}/news/0", pages), "wait": False}
+        )
+    )
     workers: dict[int, int] = {}
     while True:
         for child in _children(pid):
@@ -318,7 +351,9 @@ def _peak(client: _Client, port: int, pages: int) -> dict[str, float]:
             break
         time.sleep(POLL)
     if run["status"] != "succeeded" or run["done"] < pages:
-        raise RuntimeError(f"the {pages}-page crawl run ended {run['status']} after {run['done']} URLs")
+        raise RuntimeError(
+            f"the {pages}-page crawl run ended {run['status']} after {run['done']} URLs"
+        )
     return {
         "idle_mb": idle / 1024,
         "server_peak_mb": _kilobytes(pid, "VmHWM") / 1024,
@@ -328,15 +363,18 @@ def _peak(client: _Client, port: int, pages: int) -> dict[str, float]:
 
 
 def memory(port: int, sizes: tuple[int, int], repeats: int) -> dict[str, Any]:
-    """Peak resident memory of a fresh server crawling ``sizes[0]`` and ``sizes[1]`` news pages as a run."""
+    """Peak resident memory of a fresh server crawling ``sizes[0]`` and ``sizes[1]`` news pages as a
+    run."""
     samples: dict[int, list[dict[str, float]]] = {size: [] for size in sizes}
     for k in range(repeats):
         for size in sizes if k % 2 == 0 else sizes[::-1]:
             with _server() as client:
-                time.sleep(3.0)  # the server builds its tools and starts its readers once it has been quiet
+                # the server builds its tools and starts its readers once it has been quiet
+                time.sleep(3.0)
                 samples[size].append(_peak(client, port, size))
     small, large = (
-        {key: statistics.median(s[key] for s in samples[size]) for key in samples[size][0]} for size in sizes
+        {key: statistics.median(s[key] for s in samples[size]) for key in samples[size][0]}
+        for size in sizes
     )
     return {
         "sizes": list(sizes),
@@ -350,8 +388,8 @@ def memory(port: int, sizes: tuple[int, int], repeats: int) -> dict[str, Any]:
 
 
 def _visit_body(n: int) -> dict[str, Any]:
-    """A stored visit as a crawl of max_chars 3000 keeps it: a CrawlVisit's JSON of about 3.7 KB (this site's are
-    3.5 KB for a lean page, 4.4 KB for a news page)."""
+    """A stored visit as a crawl of max_chars 3000 keeps it: a CrawlVisit's JSON of about 3.7 KB
+    (this site's are 3.5 KB for a lean page, 4.4 KB for a news page)."""
     words = " ".join(WORDS[(n + i) % len(WORDS)] for i in range(480))[:3000]
     url = f"http://127.0.0.1:8000/news/{n}"
     return {
@@ -371,7 +409,8 @@ def _visit_body(n: int) -> dict[str, Any]:
             "title": f"Article {n}: Tide moon ocean current harbour vessel coast storm",
             "metadata": {
                 "title": f"Article {n}: Tide moon ocean current harbour vessel coast storm",
-                "description": "Harbour vessel coast storm wave reef salt depth chart signal beacon keel anchor.",
+                "description": "Harbour vessel coast storm wave reef salt depth chart signal "
+                "beacon keel anchor.",
                 "language": "en",
                 "canonical_url": url,
                 "author": f"Reporter {n % 17}",
@@ -383,15 +422,17 @@ def _visit_body(n: int) -> dict[str, Any]:
 
 
 async def _store_pass(visits: int, batch: int) -> tuple[float, int, int]:
-    """Seconds for ``visits`` visits written ``batch`` at a time (as a crawl's journal writer takes them: one when
-    the store keeps up, up to JOURNAL_BACKLOG when it lags) to a fresh store, the database's bytes added by them,
-    and the bytes of their bodies as JSON."""
+    """Seconds for ``visits`` visits written ``batch`` at a time (as a crawl's journal writer takes
+    them: one when the store keeps up, up to JOURNAL_BACKLOG when it lags) to a fresh store, the
+    database's bytes added by them, and the bytes of their bodies as JSON."""
     from netglean.store.base import Queued, Visited
     from netglean.store.sqlite import FILE_NAME, SqliteStore
 
     with tempfile.TemporaryDirectory(prefix="netglean-bench-store-") as folder:
         store = SqliteStore.open(Path(folder))
-        await store.create("0" * 32, "crawl", {"url": "http://127.0.0.1:8000/news/0"}, None, "bench")
+        await store.create(
+            "0" * 32, "crawl", {"url": "http://127.0.0.1:8000/news/0"}, None, "bench"
+        )
         store.close()  # the size of a store that holds one run and no visit, its WAL folded in
         empty = (Path(folder) / FILE_NAME).stat().st_size
         store = SqliteStore.open(Path(folder))
@@ -404,7 +445,10 @@ async def _store_pass(visits: int, batch: int) -> tuple[float, int, int]:
                 failed=False,
                 canonical=body["url"],
                 url=body["url"],
-                links=[Queued(5 * n + k + 1, f"http://127.0.0.1:8000/news/{5 * n + k + 1}", 3) for k in range(5)],
+                links=[
+                    Queued(5 * n + k + 1, f"http://127.0.0.1:8000/news/{5 * n + k + 1}", 3)
+                    for k in range(5)
+                ],
             )
             for n, body in enumerate(bodies)
         ]
@@ -462,29 +506,41 @@ def show(r: dict[str, Any]) -> None:
     h, t, m, s = r["handle"], r["throughput"], r["memory"], r["store"]
     print(f"\nbackground runs over stdio (medians of {h['pairs']} calls each)")
     print(
-        f"  crawl wait:false -> run handle {h['crawl_handle_ms']:.1f} ms; get_version {h['get_version_ms']:.1f} ms "
-        f"({h['handle_to_get_version']:.2f}x); scrape of one page {h['scrape_ms']:.1f} ms "
-        f"({h['handle_to_scrape']:.2f}x)"
+        f"  crawl wait:false -> run handle {h['crawl_handle_ms']:.1f} ms; get_version "
+        f"{h['get_version_ms']:.1f} ms ({h['handle_to_get_version']:.2f}x); scrape of one page "
+        f"{h['scrape_ms']:.1f} ms ({h['handle_to_scrape']:.2f}x)"
     )
-    print(f"  crawl of {t['pages']} pages as a run against the engine in-process (medians of {t['repeats']})")
+    print(
+        f"  crawl of {t['pages']} pages as a run against the engine in-process (medians of "
+        f"{t['repeats']})"
+    )
     for family, row in t["families"].items():
         print(
-            f"    {family:<6} run {row['run_pages_per_s']:>6.0f} pages/s; engine {row['engine_pages_per_s']:>6.0f} "
-            f"pages/s -> run/engine {row['run_to_engine']:.2f}; CPU a page: run {row['run_cpu_ms_per_page']:.2f} ms, "
-            f"engine {row['engine_cpu_ms_per_page']:.2f} ms -> engine/run {row['cpu_engine_to_run']:.2f}"
+            f"    {family:<6} run {row['run_pages_per_s']:>6.0f} pages/s; engine "
+            f"{row['engine_pages_per_s']:>6.0f} pages/s -> run/engine "
+            f"{row['run_to_engine']:.2f}; CPU a page: run {row['run_cpu_ms_per_page']:.2f} ms, "
+            f"engine {row['engine_cpu_ms_per_page']:.2f} ms -> engine/run "
+            f"{row['cpu_engine_to_run']:.2f}"
         )
     small, large = m["small"], m["large"]
-    print(f"  server memory, a fresh server per crawl run of news pages (medians of {m['repeats']})")
+    print(
+        f"  server memory, a fresh server per crawl run of news pages (medians of {m['repeats']})"
+    )
     for size, row in zip(m["sizes"], (small, large), strict=True):
         print(
-            f"    {size:>6} pages: server peak {row['server_peak_mb']:>6.1f} MB (idle {row['idle_mb']:.1f} MB); "
-            f"{row['workers']:.0f} reader process(es) {row['workers_peak_mb']:.1f} MB"
+            f"    {size:>6} pages: server peak {row['server_peak_mb']:>6.1f} MB (idle "
+            f"{row['idle_mb']:.1f} MB); {row['workers']:.0f} reader process(es) "
+            f"{row['workers_peak_mb']:.1f} MB"
         )
-    print(f"    large/small: server {m['server_ratio']:.2f}x; with its readers {m['with_workers_ratio']:.2f}x")
     print(
-        f"  store: {s['rows_per_s']:.0f} visit rows/s one a write ({s['ms_per_row']:.2f} ms each), "
-        f"{s['batched_rows_per_s']:.0f} rows/s {s['batch']} a write; {s['body_bytes'] / 1024:.1f} KB bodies, "
-        f"{s['mb_per_1000_visits']:.2f} MB per 1,000 visits ({s['size_to_body']:.2f}x the bodies)"
+        f"    large/small: server {m['server_ratio']:.2f}x; with its readers "
+        f"{m['with_workers_ratio']:.2f}x"
+    )
+    print(
+        f"  store: {s['rows_per_s']:.0f} visit rows/s one a write ({s['ms_per_row']:.2f} ms "
+        f"each), {s['batched_rows_per_s']:.0f} rows/s {s['batch']} a write; "
+        f"{s['body_bytes'] / 1024:.1f} KB bodies, {s['mb_per_1000_visits']:.2f} MB per 1,000 "
+        f"visits ({s['size_to_body']:.2f}x the bodies)"
     )
 
 

@@ -1,8 +1,10 @@
-"""A generated website for the fetch benchmarks: N article pages with realistic boilerplate, on 127.0.0.1.
+"""A generated website for the fetch benchmarks: N article pages with realistic boilerplate, on
+127.0.0.1.
 
-Run as `python -m bench.site PORT [SIZE] [--prebuild]`; page n of a family is at /FAMILY/n (see PAGES), and its
-links point to pages of its own family (0 to SIZE-1, SIZE 1000 unless given), so a crawl from any page finds the
-rest. Each page is built on its first request unless --prebuild builds them all before the port opens.
+Run as `python -m bench.site PORT [SIZE] [--prebuild]`; page n of a family is at /FAMILY/n (see
+PAGES), and its links point to pages of its own family (0 to SIZE-1, SIZE 1000 unless given), so a
+crawl from any page finds the rest. Each page is built on its first request unless --prebuild builds
+them all before the port opens.
 """
 
 from __future__ import annotations
@@ -19,11 +21,13 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 WORDS = (
-    "tide moon ocean current harbour vessel coast storm wave reef salt depth chart signal beacon keel anchor "
-    "island channel delta estuary lagoon pier jetty buoy compass latitude meridian voyage crew cargo"
+    "tide moon ocean current harbour vessel coast storm wave reef salt depth chart signal beacon "
+    "keel anchor island channel delta estuary lagoon pier jetty buoy compass latitude meridian "
+    "voyage crew cargo"
 ).split()
 SIZE = 1000
-"""Pages a family's links point to unless the site is started with another size (a crawl longer than that)."""
+"""Pages a family's links point to unless the site is started with another size (a crawl longer than
+that)."""
 
 
 @functools.cache
@@ -34,9 +38,14 @@ def lean_page(n: int, size: int = SIZE) -> bytes:
     def sentence() -> str:
         return " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 20))).capitalize() + "."
 
-    paragraphs = "".join(f"<p>{' '.join(sentence() for _ in range(rng.randint(3, 6)))}</p>" for _ in range(8))
+    paragraphs = "".join(
+        f"<p>{' '.join(sentence() for _ in range(rng.randint(3, 6)))}</p>" for _ in range(8)
+    )
     nav = "".join(f'<a href="/lean/{rng.randint(0, size - 1)}">Section {i}</a> ' for i in range(12))
-    related = "".join(f'<li><a href="/lean/{rng.randint(0, size - 1)}">Related story {i}</a></li>' for i in range(8))
+    related = "".join(
+        f'<li><a href="/lean/{rng.randint(0, size - 1)}">Related story {i}</a></li>'
+        for i in range(8)
+    )
     return (
         f"<!doctype html><html lang='en'><head><title>Article {n}</title>"
         f"<meta name='description' content='{sentence()}'><script>var tracking = {n};</script>"
@@ -51,7 +60,8 @@ def lean_page(n: int, size: int = SIZE) -> bytes:
 
 @functools.cache
 def news_page(n: int, size: int = SIZE) -> bytes:
-    """A news article page built the way publishers' pages are (about 100 KB, most of it not the article).
+    """A news article page built the way publishers' pages are (about 100 KB, most of it not the
+    article).
 
     A head with social and preload tags, critical CSS, JSON-LD and an app-state script that
     repeats the story; a mega-menu, cookie banner, breadcrumb; the article with byline,
@@ -67,14 +77,26 @@ def news_page(n: int, size: int = SIZE) -> bytes:
         return words(8, 22).capitalize() + "."
 
     def link(text: str) -> str:
-        return f'<a href="/news/{rng.randint(0, size - 1)}" class="c-link c-link--{rng.randint(1, 9)}">{text}</a>'
+        return (
+            f'<a href="/news/{rng.randint(0, size - 1)}" class="c-link '
+            f'c-link--{rng.randint(1, 9)}">{text}</a>'
+        )
 
     title = f"Article {n}: {sentence()}"
     meta = "".join(
         f'<meta property="{name}" content="{words(4, 12)}">'
-        for name in ("og:title", "og:description", "og:site_name", "twitter:title", "twitter:description")
+        for name in (
+            "og:title",
+            "og:description",
+            "og:site_name",
+            "twitter:title",
+            "twitter:description",
+        )
     ) + "".join(f'<meta name="x-tag-{i}" content="{words(1, 3)}">' for i in range(15))
-    preload = "".join(f'<link rel="preload" href="/static/font-{i}.woff2" as="font" crossorigin>' for i in range(6))
+    preload = "".join(
+        f'<link rel="preload" href="/static/font-{i}.woff2" as="font" crossorigin>'
+        for i in range(6)
+    )
     css = "".join(
         f".c-{i}{{margin:{rng.randint(0, 40)}px {rng.randint(0, 40)}px;"
         f"color:#{rng.randint(0, 0xFFFFFF):06x};"
@@ -90,7 +112,10 @@ def news_page(n: int, size: int = SIZE) -> bytes:
     ]
     state = {
         "page": {"id": n, "title": title, "body": [p for p in paragraphs], "section": "news"},
-        "related": [{"id": rng.randint(0, 999), "title": sentence(), "teaser": sentence()} for _ in range(30)],
+        "related": [
+            {"id": rng.randint(0, 999), "title": sentence(), "teaser": sentence()}
+            for _ in range(30)
+        ],
         "config": {f"flag_{i}": rng.random() > 0.5 for i in range(120)},
     }
     published = f"2026-0{1 + n % 9}-1{n % 10}T08:00:00Z"
@@ -103,13 +128,16 @@ def news_page(n: int, size: int = SIZE) -> bytes:
         "publisher": {"@type": "Organization", "name": "Tidewater Gazette"},
     }
     menu = "".join(
-        f'<li class="menu__section"><button aria-expanded="false">Section {s}</button><ul class="menu__list">'
+        f'<li class="menu__section"><button aria-expanded="false">Section {s}</button><ul '
+        'class="menu__list">'
         + "".join(f"<li>{link(words(1, 3).title())}</li>" for _ in range(15))
         + "</ul></li>"
         for s in range(8)
     )
     body = "".join(f"<p>{p}</p>" for p in paragraphs[:6])
-    body += f"<h2>{words(3, 7).capitalize()}</h2>" + "".join(f"<p>{p}</p>" for p in paragraphs[6:11])
+    body += f"<h2>{words(3, 7).capitalize()}</h2>" + "".join(
+        f"<p>{p}</p>" for p in paragraphs[6:11]
+    )
     promo = "".join(f"<li>{link(sentence())}</li>" for _ in range(3))
     body += f'<aside class="promo inline-promo"><h3>Read more</h3><ul>{promo}</ul></aside>'
     body += f"<blockquote><p>{sentence()}</p></blockquote>"
@@ -121,11 +149,14 @@ def news_page(n: int, size: int = SIZE) -> bytes:
         f"<figcaption>{sentence()} Photograph: Agency</figcaption></figure>"
     )
     share = "".join(
-        f'<li><a href="https://share.example/{s}?u={n}" class="share share--{s}">Share on {s}</a></li>'
+        f'<li><a href="https://share.example/{s}?u={n}" class="share share--{s}">Share on '
+        f"{s}</a></li>"
         for s in ("x", "facebook", "linkedin", "email", "whatsapp")
     )
     tags = "".join(f"<li>{link(words(1, 2))}</li>" for _ in range(8))
-    popular = "".join(f"<li><span class='rank'>{i + 1}</span>{link(sentence())}</li>" for i in range(10))
+    popular = "".join(
+        f"<li><span class='rank'>{i + 1}</span>{link(sentence())}</li>" for i in range(10)
+    )
     comments = "".join(
         f'<div class="comment"><div class="comment__author">reader{rng.randint(1, 9999)}</div>'
         f'<div class="comment__body"><p>{sentence()} {sentence()}</p></div>'
@@ -141,7 +172,8 @@ def news_page(n: int, size: int = SIZE) -> bytes:
     icon = (
         '<svg class="icon" viewBox="0 0 24 24"><path d="'
         + " ".join(
-            f"M{rng.randint(0, 24)} {rng.randint(0, 24)}L{rng.randint(0, 24)} {rng.randint(0, 24)}" for _ in range(60)
+            f"M{rng.randint(0, 24)} {rng.randint(0, 24)}L{rng.randint(0, 24)} {rng.randint(0, 24)}"
+            for _ in range(60)
         )
         + '"/></svg>'
     )
@@ -189,12 +221,13 @@ def news_page(n: int, size: int = SIZE) -> bytes:
 
 
 def spa_page(n: int) -> bytes:
-    """A single-page app: an empty root the script fills with lean page ``n``'s body, fetched after the load."""
+    """A single-page app: an empty root the script fills with lean page ``n``'s body, fetched after
+    the load."""
     return (
-        "<!doctype html><html><head><title>App</title></head><body><div id=root></div><script>"
-        f"fetch('/api/story/{n}').then(r => r.text()).then(html => {{"
-        "document.getElementById('root').innerHTML = new DOMParser().parseFromString(html, 'text/html').body.innerHTML;"
-        "});</script></body></html>"
+        "<!doctype html><html><head><title>App</title></head><body><div "
+        f"id=root></div><script>fetch('/api/story/{n}').then(r => r.text()).then(html => "
+        "{document.getElementById('root').innerHTML = new DOMParser().parseFromString(html, "
+        "'text/html').body.innerHTML;});</script></body></html>"
     ).encode()
 
 
@@ -203,8 +236,9 @@ PAGES = {"lean": lean_page, "news": news_page}
 
 
 def app(size: int = SIZE, *, prebuild: bool = False) -> Starlette:
-    """The site, its families' links pointing to pages 0 to ``size``-1; with ``prebuild``, pages 0 to ``size``-1
-    of every family are built first, so no timed crawl pays for building one (a news page takes about 2 ms)."""
+    """The site, its families' links pointing to pages 0 to ``size``-1; with ``prebuild``, pages 0
+    to ``size``-1 of every family are built first, so no timed crawl pays for building one (a news
+    page takes about 2 ms)."""
     if prebuild:
         for build in PAGES.values():
             for n in range(size):
@@ -236,10 +270,16 @@ def app(size: int = SIZE, *, prebuild: bool = False) -> Starlette:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.site", description="Serve the benchmark site on 127.0.0.1.")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.site", description="Serve the benchmark site on 127.0.0.1."
+    )
     parser.add_argument("port", type=int)
-    parser.add_argument("size", type=int, nargs="?", default=SIZE, help=f"pages a family (default {SIZE})")
-    parser.add_argument("--prebuild", action="store_true", help="build every page before the port opens")
+    parser.add_argument(
+        "size", type=int, nargs="?", default=SIZE, help=f"pages a family (default {SIZE})"
+    )
+    parser.add_argument(
+        "--prebuild", action="store_true", help="build every page before the port opens"
+    )
     args = parser.parse_args(argv)
     if args.size < 1:
         parser.error(f"size must be at least 1 page a family, not {args.size}")

@@ -43,7 +43,11 @@ from bench.stdio import _INIT, _INITIALIZED, _answer, _send
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench/results/startup.json"
-_NETGLEAN = [sys.executable, "-c", "import sys; from netglean.cli.main import main; sys.exit(main())"]
+_NETGLEAN = [
+    sys.executable,
+    "-c",
+    "import sys; from netglean.cli.main import main; sys.exit(main())",
+]
 """``netglean`` as its console script runs it, with this interpreter (a checkout or an install)."""
 SERVERS: dict[str, list[str]] = {
     "netglean mcp": [*_NETGLEAN, "mcp"],
@@ -144,7 +148,9 @@ def run(runs: int = 7, regimes: tuple[str, ...] = REGIMES) -> dict[str, Any]:
 
 
 def show(figures: dict[str, Any]) -> None:
-    print(f"\nstart-up, CPU seconds of the process tree (medians of {figures['runs']}, alternating)")
+    print(
+        f"\nstart-up, CPU seconds of the process tree (medians of {figures['runs']}, alternating)"
+    )
     for regime, row in figures["regimes"].items():
         cpu = row["cpu_s"]
         print(f"  {regime} bytecode")
@@ -159,8 +165,12 @@ def show(figures: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--runs", type=int, default=7, help="timed runs of each subject (default 7)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument(
+        "--runs", type=int, default=7, help="timed runs of each subject (default 7)"
+    )
     parser.add_argument("--regimes", default=",".join(REGIMES), help="cached, uncached or both")
     args = parser.parse_args()
     regimes = tuple(regime for regime in args.regimes.split(",") if regime)

@@ -25,7 +25,11 @@ _INIT = {
     "jsonrpc": "2.0",
     "id": 0,
     "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}},
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
 }
 _INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
@@ -48,7 +52,9 @@ def _answer(stream: IO[bytes], request_id: int) -> dict[str, Any]:
 
 
 def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
 
 
 def startup(command: list[str]) -> tuple[float, float]:
@@ -69,11 +75,17 @@ def startup(command: list[str]) -> tuple[float, float]:
 
 
 class LineClient:
-    """A raw JSON-RPC line client for one spawned stdio server: the same client for every server measured."""
+    """A raw JSON-RPC line client for one spawned stdio server: the same client for every server
+    measured."""
 
     def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
         self._process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            command,
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
         assert self._process.stdin is not None and self._process.stdout is not None
         self._in, self._out = self._process.stdin, self._process.stdout
@@ -91,7 +103,9 @@ class LineClient:
         """The tools/call result; a result flagged isError raises."""
         request_id, self._next_id = self._next_id, self._next_id + 1
         params = {"name": name, "arguments": arguments}
-        _send(self._in, {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+        _send(
+            self._in, {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+        )
         result: dict[str, Any] = _answer(self._out, request_id)["result"]
         if result.get("isError"):
             raise RuntimeError(f"{name} failed: {json.dumps(result)[:300]}")

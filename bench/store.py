@@ -203,7 +203,8 @@ def main() -> None:
     print(f"\n{'median per second':{width}}  {'sqlite':>10}  {'postgresql':>10}  ratio")
     for name, value in medians["sqlite"].items():
         print(
-            f"{name:{width}}  {value:10.0f}  {medians['postgresql'][name]:10.0f}  {_ratio(medians, name):5.2f}",
+            f"{name:{width}}  {value:10.0f}  {medians['postgresql'][name]:10.0f}  "
+            f"{_ratio(medians, name):5.2f}",
         )
 
 

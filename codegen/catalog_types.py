@@ -25,17 +25,21 @@ class Tool:
     next_step: tuple[str, ...]
     examples: tuple[dict[str, Any], ...]
     failure_guidance: dict[str, str]
-    """What to do after a failure, by error code: the tool's own words, said before the generic sentence."""
+    """What to do after a failure, by error code: the tool's own words, said before the generic
+    sentence."""
     exactly_one_of: tuple[tuple[str, ...], ...]
-    """Groups of arguments of which a call gives exactly one each (config or yaml), checked by the runner."""
+    """Groups of arguments of which a call gives exactly one each (config or yaml), checked by the
+    runner."""
     failure_payload: dict[str, Any]
-    """The fields a failure's payload carries beside error (copied from its detail), as an object schema with
-    its shared schemas bundled; empty when the tool declares none."""
+    """The fields a failure's payload carries beside error (copied from its detail), as an object
+    schema with its shared schemas bundled; empty when the tool declares none."""
     cli: dict[str, Any]
-    """How `netglean call` shows the result to a person: its content field or table, and what exits 1."""
+    """How `netglean call` shows the result to a person: its content field or table, and what
+    exits 1."""
     source: SourceFile = field(repr=False, compare=False)
     recorded: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
-    """The recorded examples' real calls and envelopes, by example title (catalog/recorded/TOOL.json)."""
+    """The recorded examples' real calls and envelopes, by example title
+    (catalog/recorded/TOOL.json)."""
 
     @property
     def failure_fields(self) -> tuple[str, ...]:
@@ -77,7 +81,8 @@ class ProfileTool:
     tool: str
     """The netglean tool it runs."""
     arguments: dict[str, dict[str, Any]]
-    """The seed's arguments where they differ from netglean's: renamed (as), defaulted, or not applied."""
+    """The seed's arguments where they differ from netglean's: renamed (as), defaulted, or not
+    applied."""
     input_schema: dict[str, Any]
     """The tool's input schema as the seed's client sees it (listed under the profile)."""
     output_schema: dict[str, Any] | None
@@ -113,7 +118,8 @@ class Profile:
 
 @dataclass(frozen=True)
 class GuidePage:
-    """A hand-written page of the docs site (catalog/guide/NN-slug.md), rendered beside the tool pages."""
+    """A hand-written page of the docs site (catalog/guide/NN-slug.md), rendered beside the tool
+    pages."""
 
     slug: str
     title: str
@@ -128,7 +134,8 @@ class Catalog:
     prompts: tuple[Prompt, ...]
     shared: dict[str, dict[str, Any]]
     readability: dict[str, Any]
-    """The agent-readability scale and its findings (catalog/readability/), merged; empty when there is none."""
+    """The agent-readability scale and its findings (catalog/readability/), merged; empty when there
+    is none."""
     digest: str
     guide: tuple[GuidePage, ...] = ()
     """The guide's pages, in the order of their file names' numbers."""

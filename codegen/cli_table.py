@@ -12,8 +12,9 @@ from netglean.core.cli_flags import reserved_flags
 
 
 def _kind(schema: dict[str, Any]) -> Any:
-    """A property's JSON type: its ``type``, else what its enum (or const) values all are — ``format`` is
-    ``{enum: [markdown, text, ...]}`` with no type, and taking it for JSON made ``--format text`` a usage error."""
+    """A property's JSON type: its ``type``, else what its enum (or const) values all are —
+    ``format`` is ``{enum: [markdown, text, ...]}`` with no type, and taking it for JSON made
+    ``--format text`` a usage error."""
     if "type" in schema:
         return schema["type"]
     values = schema.get("enum", [schema["const"]] if "const" in schema else [])
@@ -24,7 +25,8 @@ def _kind(schema: dict[str, Any]) -> Any:
 
 
 def _range(schema: dict[str, Any]) -> str | None:
-    """The bounds a number (or a string's or list's length) takes, as a person reads them: 1-500, at most 10."""
+    """The bounds a number (or a string's or list's length) takes, as a person reads them: 1-500, at
+    most 10."""
     for low, high, unit in (
         ("minimum", "maximum", ""),
         ("minLength", "maxLength", " characters"),
@@ -54,7 +56,8 @@ def cli_options(tool: Tool) -> list[dict[str, Any]]:
                 "name": name,
                 "flag": flag if flag not in reserved else "--arg-" + flag.removeprefix("--"),
                 "type": kind
-                if isinstance(kind, str) and kind in {"string", "integer", "number", "boolean", "array"}
+                if isinstance(kind, str)
+                and kind in {"string", "integer", "number", "boolean", "array"}
                 else "json",
                 "item_type": item_kind
                 if item_kind in {"string", "integer", "number"}

@@ -60,22 +60,30 @@ def _untrusted(prop: dict[str, Any], defs: dict[str, Any]) -> bool:
     """Marked ``x-untrusted`` itself, or a shared schema (or array of one) that is."""
     target = prop.get("items", prop) if prop.get("type") == "array" else prop
     ref = _ref(target)
-    return bool(prop.get("x-untrusted") or target.get("x-untrusted") or (ref in defs and defs[ref].get("x-untrusted")))
+    return bool(
+        prop.get("x-untrusted")
+        or target.get("x-untrusted")
+        or (ref in defs and defs[ref].get("x-untrusted"))
+    )
 
 
 def schema_rows(schema: dict[str, Any], prefix: str = "") -> list[dict[str, str]]:
-    """Flatten an object schema's properties (nested objects and shared schemas included) into table rows."""
+    """Flatten an object schema's properties (nested objects and shared schemas included) into table
+    rows."""
     rows: list[dict[str, str]] = []
     defs = schema.get("$defs", {})
 
     def walk(node: dict[str, Any], path: str, seen: tuple[str, ...]) -> None:
         ref = _ref(node)
-        if ref in defs and ref not in seen:  # a shared schema's fields, where it stands (a whole payload, or a field)
+        # a shared schema's fields, where it stands (a whole payload, or a field)
+        if ref in defs and ref not in seen:
             walk(defs[ref], path, (*seen, ref))
         required = set(node.get("required", []))
         for name, prop in node.get("properties", {}).items():
             full = f"{path}{name}"
-            constraints = ", ".join(f"{key}: {json.dumps(prop[key])}" for key in _CONSTRAINTS if key in prop)
+            constraints = ", ".join(
+                f"{key}: {json.dumps(prop[key])}" for key in _CONSTRAINTS if key in prop
+            )
             if _untrusted(prop, defs):
                 constraints = ", ".join(filter(None, [constraints, UNTRUSTED_LABEL]))
             rows.append(
@@ -132,14 +140,25 @@ class Describe:
         if projection == "none":
             return "none (and no outputSchema)"
         if "when" in projection:
-            when = " and ".join(f"{pointer} is {json.dumps(v)}" for pointer, v in projection["when"].items())
-            then, other = Describe.projection(projection["then"]), Describe.projection(projection["else"])
+            when = " and ".join(
+                f"{pointer} is {json.dumps(v)}" for pointer, v in projection["when"].items()
+            )
+            then, other = (
+                Describe.projection(projection["then"]),
+                Describe.projection(projection["else"]),
+            )
             return f"when {when}: {then}; else {other}"
-        said = "netglean's envelope" if not projection.get("from") else f"the value at {projection['from']}"
+        said = (
+            "netglean's envelope"
+            if not projection.get("from")
+            else f"the value at {projection['from']}"
+        )
         if "keep" in projection:
             said += f", only {', '.join(projection['keep'])}"
         if "set" in projection:
-            said += ", with " + "; ".join(f"{k} = {_source(v)}" for k, v in projection["set"].items())
+            said += ", with " + "; ".join(
+                f"{k} = {_source(v)}" for k, v in projection["set"].items()
+            )
         return said
 
     @staticmethod
@@ -151,15 +170,23 @@ class Describe:
         if form == "pretty_json":
             return "the JSON of structuredContent, indented"
         if "template" in form:
-            frames = {"netglean": " in netglean's untrusted frame", "seed": " in the seed's quarantine frame"}
+            frames = {
+                "netglean": " in netglean's untrusted frame",
+                "seed": " in the seed's quarantine frame",
+            }
             framed = frames.get(form.get("frame", "none"), ", unframed")
             said = f"the template {json.dumps(form['template'])}"
             if "each" in form:
-                said = f"{said} for each item at {form['each']}, after {json.dumps(form.get('head', ''))}"
+                said = (
+                    f"{said} for each item at {form['each']}, after "
+                    f"{json.dumps(form.get('head', ''))}"
+                )
             if form.get("skip_empty"):
                 said += " (a line whose placeholders find nothing left out)"
             return f"{said}{framed}"
-        cases = "; ".join(f"{value}: {Describe.text(inner)}" for value, inner in form["forms"].items())
+        cases = "; ".join(
+            f"{value}: {Describe.text(inner)}" for value, inner in form["forms"].items()
+        )
         return f"by {form['by_argument']}: {cases}; otherwise {Describe.text(form['otherwise'])}"
 
     @staticmethod
@@ -170,7 +197,10 @@ class Describe:
                 lines.append(f"{name}: accepted, not applied ({rule['not_applied']})")
                 continue
             if "answer_only" in rule:
-                lines.append(f"{name}: shapes the answer, not passed to netglean's tool ({rule['answer_only']})")
+                lines.append(
+                    f"{name}: shapes the answer, not passed to netglean's tool "
+                    f"({rule['answer_only']})"
+                )
                 continue
             said = f"{name}: netglean's {rule['as']}" if rule.get("as", name) != name else f"{name}"
             if "fixed" in rule:
@@ -183,7 +213,9 @@ class Describe:
             if rule.get("required"):
                 said += ", required"
             if "item_keys" in rule:
-                said += ", each item's " + ", ".join(f"{k} is netglean's {v}" for k, v in rule["item_keys"].items())
+                said += ", each item's " + ", ".join(
+                    f"{k} is netglean's {v}" for k, v in rule["item_keys"].items()
+                )
             lines.append(said)
         return lines
 
@@ -194,22 +226,37 @@ class Describe:
             what = "any other code" if code == "*" else code
             if "jsonrpc" in rule:
                 message = (
-                    rule["message"] if isinstance(rule["message"], str) else f"netglean's {rule['message']['from']}"
+                    rule["message"]
+                    if isinstance(rule["message"], str)
+                    else f"netglean's {rule['message']['from']}"
                 )
                 lines.append(f"{what}: JSON-RPC error {rule['jsonrpc']} ({message})")
             else:
                 shape = Describe.projection(rule.get("result", "envelope"))
-                lines.append(f"{what}: a result (isError), {shape}; text {Describe.text(rule.get('text', tool.text))}")
+                lines.append(
+                    f"{what}: a result (isError), {shape}; text "
+                    f"{Describe.text(rule.get('text', tool.text))}"
+                )
         for rule in tool.failed_when:
-            when = " and ".join(f"{pointer} is {json.dumps(v)}" for pointer, v in rule["when"].items())
+            when = " and ".join(
+                f"{pointer} is {json.dumps(v)}" for pointer, v in rule["when"].items()
+            )
             shape = Describe.projection(rule.get("result", "none"))
-            lines.append(f"a success where {when}: a result (isError), {shape}; text {Describe.text(rule['text'])}")
+            lines.append(
+                f"a success where {when}: a result (isError), {shape}; text "
+                f"{Describe.text(rule['text'])}"
+            )
         return lines
 
 
 def _served_as(catalog: Catalog) -> dict[str, dict[str, list[tuple[Profile, str]]]]:
-    """For each tool, resource and prompt, the profiles that serve it and under which of their names."""
-    served: dict[str, dict[str, list[tuple[Profile, str]]]] = {"tools": {}, "resources": {}, "prompts": {}}
+    """For each tool, resource and prompt, the profiles that serve it and under which of their
+    names."""
+    served: dict[str, dict[str, list[tuple[Profile, str]]]] = {
+        "tools": {},
+        "resources": {},
+        "prompts": {},
+    }
     for profile in catalog.profiles:
         for tool in profile.tools:
             served["tools"].setdefault(tool.tool, []).append((profile, tool.name))
@@ -222,10 +269,16 @@ def _served_as(catalog: Catalog) -> dict[str, dict[str, list[tuple[Profile, str]
 
 def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
     env = Environment(
-        loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True
+        loader=FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
     )
-    env.filters["pretty"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
-    env.filters["as_sent"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)  # the server's key order
+    env.filters["pretty"] = lambda value: json.dumps(
+        value, indent=2, ensure_ascii=False, sort_keys=True
+    )
+    # the server's key order
+    env.filters["as_sent"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False)
     common = {
         "catalog": catalog,
         "server": catalog.server,
@@ -240,11 +293,18 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
         ),
         "resources.html": env.get_template("resources.html.j2").render(**common, root=""),
         "prompts.html": env.get_template("prompts.html.j2").render(**common, root=""),
-        "settings.html": env.get_template("settings.html.j2").render(**common, root="", settings=SETTINGS),
+        "settings.html": env.get_template("settings.html.j2").render(
+            **common, root="", settings=SETTINGS
+        ),
         "errors.html": env.get_template("errors.html.j2").render(**common, root="", codes=CODES),
-        "getting-started.html": env.get_template("getting-started.html.j2").render(**common, root=""),
+        "getting-started.html": env.get_template("getting-started.html.j2").render(
+            **common, root=""
+        ),
         "profiles.html": env.get_template("profiles.html.j2").render(
-            **common, root="", conflicts=refused, counts={p.name: _counts(p) for p in catalog.profiles}
+            **common,
+            root="",
+            conflicts=refused,
+            counts={p.name: _counts(p) for p in catalog.profiles},
         ),
         "readability.html": env.get_template("readability.html.j2").render(
             **common, root="", scale=catalog.readability
@@ -254,7 +314,9 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
         "search.js": f"/* {comment} */\n" + (TEMPLATES / "search.js").read_text(encoding="utf-8"),
     }
     if catalog.guide:
-        pages["guide/index.html"] = env.get_template("guide-index.html.j2").render(**common, root="../")
+        pages["guide/index.html"] = env.get_template("guide-index.html.j2").render(
+            **common, root="../"
+        )
     for page in catalog.guide:
         pages[f"guide/{page.slug}.html"] = env.get_template("guide.html.j2").render(
             **common, root="../", page=page, body=Markup(_markdown().render(page.markdown))
@@ -267,7 +329,10 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
             describe=Describe,
             counts=_counts(profile),
             refused=[
-                {"other": next(n for n in c["profiles"] if n != profile.name), "reasons": c["reasons"]}
+                {
+                    "other": next(n for n in c["profiles"] if n != profile.name),
+                    "reasons": c["reasons"],
+                }
                 for c in refused
                 if profile.name in c["profiles"]
             ],
@@ -281,6 +346,8 @@ def render_docs(catalog: Catalog, version: str, comment: str) -> dict[str, str]:
             required_flags=[o["flag"] for o in cli_options(tool) if o["required"]],
             outputs=schema_rows(tool.payload_schema),
             failures=schema_rows(tool.failure_payload) if tool.failure_payload else [],
-            previous=sorted(t.name for t in catalog.tools if tool.name in t.next_step and t.name != tool.name),
+            previous=sorted(
+                t.name for t in catalog.tools if tool.name in t.next_step and t.name != tool.name
+            ),
         )
     return pages

@@ -31,7 +31,8 @@ _DO_NOT_EDIT = "Do not edit: change the catalog and run `netglean gen`."
 
 @dataclass(frozen=True, slots=True)
 class Packages:
-    """The import names the registry writes: where the generated modules and the handlers are imported from."""
+    """The import names the registry writes: where the generated modules and the handlers are
+    imported from."""
 
     generated: str = "netglean.generated"
     handlers: str = "netglean.handlers"
@@ -77,7 +78,8 @@ def _tool_entry(tool: Tool, packages: Packages) -> dict[str, Any]:
 def _registry(catalog: Catalog, packages: Packages) -> str:
     server = catalog.server
     return _python(
-        "The tables the runtime serves: tools, resources, prompts, the next-step graph and the wire profiles.",
+        "The tables the runtime serves: tools, resources, prompts, the next-step graph and the "
+        "wire profiles.",
         {
             "CATALOG_HASH": catalog.digest,
             "SERVER": {
@@ -131,7 +133,12 @@ def _cli(catalog: Catalog) -> str:
         "Command-line options for `netglean call TOOL`, derived from each tool's input schema.",
         {
             "COMMANDS": {
-                t.name: {"help": t.title, "description": t.description, "options": cli_options(t), "output": t.cli}
+                t.name: {
+                    "help": t.title,
+                    "description": t.description,
+                    "options": cli_options(t),
+                    "output": t.cli,
+                }
                 for t in catalog.tools
             }
         },
@@ -143,13 +150,14 @@ def render(catalog: Catalog, packages: Packages = Packages()) -> dict[str, str]:
     """Every generated file, by path relative to the generated package's folder."""
     version = __version__
     files: dict[str, str] = {
-        "__init__.py": f'# {_header("catalog/")}\n"""Code and documents generated from the catalog."""\n',
+        "__init__.py": f'# {_header("catalog/")}\n"""Code and documents generated from the '
+        'catalog."""\n',
         "registry.py": _registry(catalog, packages),
         "models.py": render_models(catalog, f"# {_header('catalog/tools/ and catalog/schemas/')}"),
         "cli.py": _cli(catalog),
         "readability.py": _python(
-            "The agent-readability scale scan_url scores by: TABLE whole (what the scorer takes), ENTRIES every check "
-            "and finding by id (what explain_check reads).",
+            "The agent-readability scale scan_url scores by: TABLE whole (what the scorer "
+            "takes), ENTRIES every check and finding by id (what explain_check reads).",
             {"TABLE": catalog.readability, "ENTRIES": check_ids(catalog.readability)},
             _header("catalog/readability/"),
         ),
@@ -157,9 +165,14 @@ def render(catalog: Catalog, packages: Packages = Packages()) -> dict[str, str]:
     }
     for tool in catalog.tools:
         label = tool.source.label
-        files[f"schemas/{tool.name}.input.json"] = _json({"$comment": _header(label), **tool.input_schema})
-        files[f"schemas/{tool.name}.output.json"] = _json({"$comment": _header(label), **tool.output_schema})
-    for name, schema in sorted(catalog.shared.items()):  # whole, with what they reference: for runtime use
+        files[f"schemas/{tool.name}.input.json"] = _json(
+            {"$comment": _header(label), **tool.input_schema}
+        )
+        files[f"schemas/{tool.name}.output.json"] = _json(
+            {"$comment": _header(label), **tool.output_schema}
+        )
+    # whole, with what they reference: for runtime use
+    for name, schema in sorted(catalog.shared.items()):
         files[f"schemas/shared/{name}.json"] = _json(
             {"$comment": _header("catalog/schemas/"), **bundle(schema, catalog.shared)}
         )
@@ -172,7 +185,9 @@ def _on_disk(out_dir: Path) -> dict[str, Path]:
     if not out_dir.is_dir():
         return {}
     return {
-        p.relative_to(out_dir).as_posix(): p for p in out_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+        p.relative_to(out_dir).as_posix(): p
+        for p in out_dir.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
     }
 
 

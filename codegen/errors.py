@@ -40,8 +40,14 @@ class Collector:
 
     def add(self, source: SourceFile | Path, pointer_or_line: str | int, message: str) -> None:
         if isinstance(source, SourceFile):
-            line = source.line(pointer_or_line) if isinstance(pointer_or_line, str) else pointer_or_line
+            line = (
+                source.line(pointer_or_line)
+                if isinstance(pointer_or_line, str)
+                else pointer_or_line
+            )
             self.problems.append(CatalogProblem(source.label, line, message))
         else:
             assert isinstance(pointer_or_line, int)
-            self.problems.append(CatalogProblem(relative(source, self.root), pointer_or_line, message))
+            self.problems.append(
+                CatalogProblem(relative(source, self.root), pointer_or_line, message)
+            )

@@ -1,8 +1,10 @@
-"""Fragments: schema pieces written once in catalog/fragments/ and inlined wherever a schema says ``x-inline``.
+"""Fragments: schema pieces written once in catalog/fragments/ and inlined wherever a schema says
+``x-inline``.
 
-A shared schema (catalog/schemas/) is published once and referenced with ``$ref``; a fragment is copied
-into every schema that names it, so the catalog defines it once and the published schemas stay flat (an
-input schema holds no ``$ref``, for clients that cannot follow one). A fragment holds a piece of a schema::
+A shared schema (catalog/schemas/) is published once and referenced with ``$ref``; a fragment is
+copied into every schema that names it, so the catalog defines it once and the published schemas
+stay flat (an input schema holds no ``$ref``, for clients that cannot follow one). A fragment holds
+a piece of a schema::
 
     name: TargetUrl
     description: What the fragment is, for catalog readers (never published).
@@ -12,10 +14,11 @@ and a schema uses it by naming it beside its own keywords::
 
     url: {x-inline: TargetUrl, description: The page to read.}
 
-Inlining merges, in the order the site lists its keywords (``x-inline`` stands for the fragment's): a site adds
-keywords, it never changes one the fragment sets, so a keyword both set to different values, or a property both
-define, is an error. ``properties`` are joined and ``required`` united, so an object fragment brings a group of
-properties (crawl's options, say) into the object that inlines it. A fragment may inline another.
+Inlining merges, in the order the site lists its keywords (``x-inline`` stands for the fragment's):
+a site adds keywords, it never changes one the fragment sets, so a keyword both set to different
+values, or a property both define, is an error. ``properties`` are joined and ``required`` united,
+so an object fragment brings a group of properties (crawl's options, say) into the object that
+inlines it. A fragment may inline another.
 """
 
 from __future__ import annotations
@@ -33,13 +36,15 @@ INLINE = "x-inline"
 Report = Callable[[SourceFile, str, str], None]
 """Where a problem is reported: (file, JSON pointer, message)."""
 Check = Callable[[SourceFile, "Inlined"], bool]
-"""Checks a fragment with its own fragments inlined (reporting what is wrong); True when it is usable."""
+"""Checks a fragment with its own fragments inlined (reporting what is wrong); True when it is
+usable."""
 
 
 @dataclass(frozen=True)
 class Inlined:
-    """A schema with its fragments inlined: which fragments it used, and whether all went well (when not, the
-    problem has been reported where it is, and checking the result again would only echo it)."""
+    """A schema with its fragments inlined: which fragments it used, and whether all went well (when
+    not, the problem has been reported where it is, and checking the result again would only echo
+    it)."""
 
     schema: Any
     used: frozenset[str]
@@ -90,9 +95,14 @@ class Inliner:
             if key in ONE_SCHEMA:
                 node[key] = self._schema(walk, where, value)
             elif key in SCHEMA_LISTS and isinstance(value, list):
-                node[key] = [self._schema(walk, f"{where}/{i}", inner) for i, inner in enumerate(value)]
+                node[key] = [
+                    self._schema(walk, f"{where}/{i}", inner) for i, inner in enumerate(value)
+                ]
             elif key in SCHEMA_MAPS and isinstance(value, dict):
-                node[key] = {n: self._schema(walk, f"{where}/{escape(n)}", inner) for n, inner in value.items()}
+                node[key] = {
+                    n: self._schema(walk, f"{where}/{escape(n)}", inner)
+                    for n, inner in value.items()
+                }
             else:
                 node[key] = value
         return self._merge(walk, pointer, node) if INLINE in node else node
@@ -102,11 +112,17 @@ class Inliner:
         own = {key: value for key, value in site.items() if key != INLINE}
         if not isinstance(name, str) or name not in self._sources:
             known = ", ".join(self.names) or "none defined"
-            self._fail(walk, f"{pointer}/{INLINE}", f"{INLINE}: fragment {name!r} not found (fragments: {known})")
+            self._fail(
+                walk,
+                f"{pointer}/{INLINE}",
+                f"{INLINE}: fragment {name!r} not found (fragments: {known})",
+            )
             return own
         if name in self._active:
             cycle = " -> ".join([*self._active[self._active.index(name) :], name])
-            self._fail(walk, f"{pointer}/{INLINE}", f"{INLINE}: fragments inline each other ({cycle})")
+            self._fail(
+                walk, f"{pointer}/{INLINE}", f"{INLINE}: fragments inline each other ({cycle})"
+            )
             return own
         fragment = self.fragment(name)
         walk.used |= {name, *fragment.used}
@@ -121,17 +137,22 @@ class Inliner:
             if key == "properties" and isinstance(value, dict) and isinstance(merged[key], dict):
                 for both in sorted(set(merged[key]) & set(value)):
                     self._fail(
-                        walk, f"{where}/{escape(both)}", f"{where}/{escape(both)}: fragment {name} defines it too"
+                        walk,
+                        f"{where}/{escape(both)}",
+                        f"{where}/{escape(both)}: fragment {name} defines it too",
                     )
-                merged[key] = {**merged[key], **{k: v for k, v in value.items() if k not in merged[key]}}
+                merged[key] = {
+                    **merged[key],
+                    **{k: v for k, v in value.items() if k not in merged[key]},
+                }
             elif key == "required" and isinstance(value, list) and isinstance(merged[key], list):
                 merged[key] = list(dict.fromkeys([*merged[key], *value]))
             elif merged[key] != value:
                 self._fail(
                     walk,
                     where,
-                    f"{where}: fragment {name} sets {key!r} already; a schema adds keywords to a fragment, "
-                    "it does not change them",
+                    f"{where}: fragment {name} sets {key!r} already; a schema adds keywords to a "
+                    "fragment, it does not change them",
                 )
 
         for key, value in site.items():

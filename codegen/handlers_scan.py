@@ -34,7 +34,9 @@ def scan(handlers_dir: Path) -> tuple[dict[str, HandlerDef], list[tuple[Path, in
             continue
         for node in tree.body:
             if isinstance(node, ast.AsyncFunctionDef) and not node.name.startswith("_"):
-                params = tuple(a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs])
+                params = tuple(
+                    a.arg for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+                )
                 ref = f"{path.stem}.{node.name}"
                 found[ref] = HandlerDef(ref, path, node.lineno, params)
     return found, broken

@@ -17,8 +17,8 @@ SCHEMA_KEYWORDS = frozenset(
     format contentEncoding contentMediaType contentSchema""".split()
 )
 ONE_SCHEMA = frozenset(
-    "items contains additionalProperties propertyNames if then else not unevaluatedItems unevaluatedProperties "
-    "contentSchema".split()
+    "items contains additionalProperties propertyNames if then else not unevaluatedItems "
+    "unevaluatedProperties contentSchema".split()
 )
 """Keywords whose value is one schema."""
 SCHEMA_LISTS = frozenset({"prefixItems", "allOf", "anyOf", "oneOf"})
@@ -28,7 +28,8 @@ SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", 
 
 
 def subschemas(key: str, value: Any, where: str) -> Iterator[tuple[str, Any]]:
-    """The schemas that keyword ``key`` (standing at ``where``) holds in ``value``, each with its pointer."""
+    """The schemas that keyword ``key`` (standing at ``where``) holds in ``value``, each with its
+    pointer."""
     if key in ONE_SCHEMA:
         yield where, value
     elif key in SCHEMA_LISTS and isinstance(value, list):

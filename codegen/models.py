@@ -9,10 +9,12 @@ from codegen.catalog_types import Catalog
 
 
 def shared_payloads(catalog: Catalog) -> dict[str, str]:
-    """The tools whose payload is one shared schema (``{type: object, $ref: ...}``): NameOutput -> the schema's name.
+    """The tools whose payload is one shared schema (``{type: object, $ref: ...}``): NameOutput ->
+    the schema's name.
 
-    Such a payload is that schema's model, not a copy of it: ``NameOutput`` is written as another name for it, so a
-    handler builds one model whether it returns the schema whole (scrape, crawl) or inside a list (batch_crawl).
+    Such a payload is that schema's model, not a copy of it: ``NameOutput`` is written as another
+    name for it, so a handler builds one model whether it returns the schema whole (scrape, crawl)
+    or inside a list (batch_crawl).
     """
     found: dict[str, str] = {}
     for tool in catalog.tools:
@@ -59,22 +61,24 @@ def render_models(catalog: Catalog, header: str) -> str:
         target_python_version=PythonVersion.PY_311,
         disable_timestamp=True,
         extra_fields="forbid",
-        # Strings and booleans are strict. Numbers follow JSON Schema, the published contract, where 4.0
-        # is an integer: StrictInt would refuse what the schema accepts. The runtime validates every
-        # call against the schema first, so "50", true and 1.5 never reach a model as an integer.
+        # Strings and booleans are strict. Numbers follow JSON Schema, the published contract, where
+        # 4.0 is an integer: StrictInt would refuse what the schema accepts. The runtime validates
+        # every call against the schema first, so "50", true and 1.5 never reach a model as an
+        # integer.
         strict_types=[StrictTypes.str, StrictTypes.bool],
-        # A field with a default is never None: `max_chars: int = 20000`, so the catalog's default is the only
-        # one and a handler needs no fallback of its own.
+        # A field with a default is never None: `max_chars: int = 20000`, so the catalog's default
+        # is the only one and a handler needs no fallback of its own.
         strict_nullable=True,
         # A date-time is a string the runtime formats (ISO 8601, UTC, milliseconds, +00:00):
         # a datetime would come back out of pydantic as ...20.123000Z, another wire for one instant.
         type_mappings=["string+date-time=string"],
-        # A oneOf/anyOf that only says which properties must be there (a feed config's selectors or auto_source)
-        # is a check on one model, not a union of near-copies (FeedConfig1 | FeedConfig2 in a RootModel);
-        # uniqueItems too.
+        # A oneOf/anyOf that only says which properties must be there (a feed config's selectors or
+        # auto_source) is a check on one model, not a union of near-copies (FeedConfig1 |
+        # FeedConfig2 in a RootModel); uniqueItems too.
         generate_schema_validators=True,
-        # A constrained string in a list is an alias of an annotated str, not a RootModel: args.urls holds
-        # strings. (collapse_root_models keeps a constrained root model beside a list, by design.)
+        # A constrained string in a list is an alias of an annotated str, not a RootModel: args.urls
+        # holds strings. (collapse_root_models keeps a constrained root model beside a list, by
+        # design.)
         use_type_alias=True,
         # An object schema's title names its model (crawl's CrawlVisit, not Page).
         use_title_as_name=True,
@@ -92,5 +96,8 @@ def render_models(catalog: Catalog, header: str) -> str:
         raise TypeError("datamodel-code-generator returned several modules; expected one")
     code = code if code.endswith("\n") else code + "\n"
     for name, target in sorted(shared_payloads(catalog).items()):
-        code += f'\n\n{name} = {target}\n"""The payload is the shared schema {target}: this is its model."""\n'
+        code += (
+            f'\n\n{name} = {target}\n"""The payload is the shared schema {target}: this is its '
+            'model."""\n'
+        )
     return code

@@ -15,7 +15,8 @@ _COMPONENTS = "#/components/schemas/"
 
 
 def _rehome(schema: Any) -> Any:
-    """Point ``#/$defs/X`` references at ``#/components/schemas/X`` and drop the bundled ``$defs``."""
+    """Point ``#/$defs/X`` references at ``#/components/schemas/X`` and drop the bundled
+    ``$defs``."""
     if isinstance(schema, dict):
         return {
             key: (
@@ -36,28 +37,38 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 
 
 def _responses(tool: Tool) -> dict[str, Any]:
-    """Every status POST /v1/tools/{name} can answer, each with its body (see netglean.core.rest_status)."""
+    """Every status POST /v1/tools/{name} can answer, each with its body (see
+    netglean.core.rest_status)."""
     result = {"$ref": f"{_COMPONENTS}{tool.class_stem}Result"}
     refusal = {"$ref": f"{_COMPONENTS}Refusal"}
     responses: dict[str, Any] = {
-        "200": _json(result, "The result envelope: ok true, or ok false for a failure that is a fact about the world."),
+        "200": _json(
+            result,
+            "The result envelope: ok true, or ok false for a failure that is a fact about the "
+            "world.",
+        ),
     }
     for status, (code, message) in REFUSALS.items():
         if status != 404:  # an unknown tool has no path in this document
-            responses[str(status)] = _json(refusal, f"Refused before any tool ran ({code}): {message}")
+            responses[str(status)] = _json(
+                refusal, f"Refused before any tool ran ({code}): {message}"
+            )
     for code, status in ((code, facts.rest_status) for code, facts in CODES.items()):
         if status == 200:  # a failure that is a fact about the world: the 200 above says it
             continue
         envelope = _json(result, f"An error envelope with payload.error.code {code!r}.")
         if str(status) in responses:
             envelope["content"]["application/json"]["schema"] = {"anyOf": [refusal, result]}
-            envelope["description"] = f"{responses[str(status)]['description']} Or: {envelope['description']}"
+            envelope["description"] = (
+                f"{responses[str(status)]['description']} Or: {envelope['description']}"
+            )
         responses[str(status)] = envelope
     return dict(sorted(responses.items()))
 
 
 _DESCRIBED_REFUSALS = (401, 403, 408, 421, 429)
-"""What a GET under /v1 may be refused with before it is answered (the token, Origin, Host, a slow or busy client)."""
+"""What a GET under /v1 may be refused with before it is answered (the token, Origin, Host, a slow
+or busy client)."""
 _TOOL_DESCRIPTION = {
     "type": "object",
     "description": "A tool as GET /v1/tools/NAME describes it: POST to the same URL calls it.",
@@ -96,7 +107,16 @@ _TOOL_LIST = {
                     "schema": {"type": "string", "description": "Where GET gives its schemas."},
                     "docs": {"type": "string"},
                 },
-                "required": ["name", "title", "description", "execution", "read_only", "call", "schema", "docs"],
+                "required": [
+                    "name",
+                    "title",
+                    "description",
+                    "execution",
+                    "read_only",
+                    "call",
+                    "schema",
+                    "docs",
+                ],
                 "additionalProperties": False,
             },
         }
@@ -111,8 +131,15 @@ def _described(operation: str, summary: str, schema: dict[str, Any], what: str) 
     responses = {"200": _json(schema, what)}
     for status in _DESCRIBED_REFUSALS:
         code, message = REFUSALS[status]
-        responses[str(status)] = _json({"$ref": f"{_COMPONENTS}Refusal"}, f"Refused ({code}): {message}")
-    return {"operationId": operation, "summary": summary, "responses": responses, "security": [{}, {"bearer": []}]}
+        responses[str(status)] = _json(
+            {"$ref": f"{_COMPONENTS}Refusal"}, f"Refused ({code}): {message}"
+        )
+    return {
+        "operationId": operation,
+        "summary": summary,
+        "responses": responses,
+        "security": [{}, {"bearer": []}],
+    }
 
 
 def _operation(tool: Tool) -> dict[str, Any]:
@@ -130,9 +157,11 @@ def _operation(tool: Tool) -> dict[str, Any]:
             "description": tool.description,
             "tags": [tool.source.path.parent.name],
             "requestBody": {
-                # An empty body means no arguments ({}): the body is optional exactly when {} is valid.
+                # An empty body means no arguments ({}): the body is optional exactly when {} is
+                # valid.
                 "required": not Draft202012Validator(_request_schema(tool)).is_valid({}),
-                "description": "The tool's arguments as a JSON object; an empty body means no arguments ({}).",
+                "description": "The tool's arguments as a JSON object; an empty body means no "
+                "arguments ({}).",
                 "content": {"application/json": {"schema": {"$ref": f"{_COMPONENTS}{stem}Input"}}},
             },
             "responses": _responses(tool),
@@ -151,7 +180,12 @@ _LANDING = {
             "A small HTML page: the entry points (/docs/, /openapi.json, /mcp, /v1/tools) and the "
             "MCP client configs with this server's address. Never needs a token and names none."
         ),
-        "responses": {"200": {"description": "The page.", "content": {"text/html": {"schema": {"type": "string"}}}}},
+        "responses": {
+            "200": {
+                "description": "The page.",
+                "content": {"text/html": {"schema": {"type": "string"}}},
+            }
+        },
     }
 }
 _HEALTH = {
@@ -173,16 +207,21 @@ _HEALTH = {
                 },
                 "The server is up.",
             ),
-            "403": _json({"$ref": f"{_COMPONENTS}Refusal"}, "Requests from this Origin are not allowed."),
-            "421": _json({"$ref": f"{_COMPONENTS}Refusal"}, "This server does not answer to that Host."),
+            "403": _json(
+                {"$ref": f"{_COMPONENTS}Refusal"}, "Requests from this Origin are not allowed."
+            ),
+            "421": _json(
+                {"$ref": f"{_COMPONENTS}Refusal"}, "This server does not answer to that Host."
+            ),
         },
     }
 }
 
 
 def _request_schema(tool: Tool) -> dict[str, Any]:
-    """The tool's input schema with its exactly_one_of groups as the oneOf a request body can hold: an OpenAPI
-    document is read by HTTP clients and fuzzers, not by function calling, so it states the whole rule."""
+    """The tool's input schema with its exactly_one_of groups as the oneOf a request body can hold:
+    an OpenAPI document is read by HTTP clients and fuzzers, not by function calling, so it states
+    the whole rule."""
     schema = copy.deepcopy(tool.input_schema)
     choices = [{"oneOf": [{"required": [name]} for name in group]} for group in tool.exactly_one_of]
     if len(choices) == 1:
@@ -193,7 +232,9 @@ def _request_schema(tool: Tool) -> dict[str, Any]:
 
 
 def openapi_document(catalog: Catalog, version: str, comment: str) -> dict[str, Any]:
-    schemas: dict[str, Any] = {name: _rehome(copy.deepcopy(s)) for name, s in catalog.shared.items()}
+    schemas: dict[str, Any] = {
+        name: _rehome(copy.deepcopy(s)) for name, s in catalog.shared.items()
+    }
     schemas["Refusal"] = REFUSAL_SCHEMA
     schemas["ToolDescription"] = _TOOL_DESCRIPTION
     schemas["ToolList"] = _TOOL_LIST
@@ -202,7 +243,10 @@ def openapi_document(catalog: Catalog, version: str, comment: str) -> dict[str, 
         "/healthz": _HEALTH,
         "/v1/tools": {
             "get": _described(
-                "list_tools", "The tools", {"$ref": f"{_COMPONENTS}ToolList"}, "Every tool, with where it is called."
+                "list_tools",
+                "The tools",
+                {"$ref": f"{_COMPONENTS}ToolList"},
+                "Every tool, with where it is called.",
             )
         },
     }
@@ -227,7 +271,8 @@ def openapi_document(catalog: Catalog, version: str, comment: str) -> dict[str, 
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "Required on /v1 and /mcp when the operator set a token (always, beyond loopback).",
+                    "description": "Required on /v1 and /mcp when the operator set a token "
+                    "(always, beyond loopback).",
                 }
             },
         },

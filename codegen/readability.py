@@ -1,5 +1,5 @@
-"""The agent-readability scale (catalog/readability/): checked whole, then merged into the table the runtime
-scores by (netglean.generated.readability.TABLE) and the docs page that explains it."""
+"""The agent-readability scale (catalog/readability/): checked whole, then merged into the table the
+runtime scores by (netglean.generated.readability.TABLE) and the docs page that explains it."""
 
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ TOTAL = 100
 """What a page's checks add up to: the scale is out of 100 points."""
 
 
-def readability_table(scale: SourceFile | None, findings: SourceFile | None, out: Collector) -> dict[str, Any]:
-    """The scale and its findings as one table, after checking what the meta-schema cannot: the weights add up,
-    the ids are unique, the bands cover 0 to 100 and every page kind's facts exist. Empty without a scale."""
+def readability_table(
+    scale: SourceFile | None, findings: SourceFile | None, out: Collector
+) -> dict[str, Any]:
+    """The scale and its findings as one table, after checking what the meta-schema cannot: the
+    weights add up, the ids are unique, the bands cover 0 to 100 and every page kind's facts exist.
+    Empty without a scale."""
     if scale is None:
         if findings is not None:
             out.add(findings, "", "findings.yaml needs catalog/readability/scale.yaml beside it")
@@ -40,7 +43,8 @@ def readability_table(scale: SourceFile | None, findings: SourceFile | None, out
             out.add(
                 scale,
                 f"/dimensions/{d}/weight",
-                f"/dimensions/{d}: its checks' weights add up to {weights}, not its weight {dimension['weight']}",
+                f"/dimensions/{d}: its checks' weights add up to {weights}, not its weight "
+                f"{dimension['weight']}",
             )
     if total != TOTAL:
         out.add(scale, "/dimensions", f"/dimensions: the weights add up to {total}, not {TOTAL}")
@@ -71,7 +75,9 @@ def _check_grades(scale: SourceFile, out: Collector) -> None:
     grades = scale.data["grades"]
     floors = [band["min"] for band in grades]
     if floors != sorted(floors, reverse=True) or len(set(floors)) != len(floors):
-        out.add(scale, "/grades", "/grades: the bands go from the highest floor down, each floor once")
+        out.add(
+            scale, "/grades", "/grades: the bands go from the highest floor down, each floor once"
+        )
     if floors[-1] != 0:
         out.add(scale, f"/grades/{len(grades) - 1}/min", "/grades: the last band starts at 0")
     names = [band["grade"] for band in grades]
@@ -80,7 +86,8 @@ def _check_grades(scale: SourceFile, out: Collector) -> None:
 
 
 def check_ids(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Every check and finding by id, with the dimension a check belongs to (explain_check's index)."""
+    """Every check and finding by id, with the dimension a check belongs to (explain_check's
+    index)."""
     found: dict[str, dict[str, Any]] = {}
     for dimension in table.get("dimensions", []):
         for check in dimension["checks"]:

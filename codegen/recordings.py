@@ -1,11 +1,11 @@
 """The catalog's recorded examples: what a tool really answered on the docs' example site.
 
 An example marked ``recorded: true`` is run by ``RECORD_COMMAND`` against the example site
-(tests/support/example_site.py) and its envelope is kept in ``catalog/recorded/TOOL.json``; the tool's docs
-page shows it, and tests/test_recorded_examples.py runs it again and compares. The generator cannot run the
-runtime, so it checks what it can: every recorded example has a recording of the arguments the catalog
-states, the recorded envelope fits the tool's output schema and the example's expectation, and no recording
-is left over from an example the catalog no longer has.
+(tests/support/example_site.py) and its envelope is kept in ``catalog/recorded/TOOL.json``; the
+tool's docs page shows it, and tests/test_recorded_examples.py runs it again and compares. The
+generator cannot run the runtime, so it checks what it can: every recorded example has a recording
+of the arguments the catalog states, the recorded envelope fits the tool's output schema and the
+example's expectation, and no recording is left over from an example the catalog no longer has.
 """
 
 from __future__ import annotations
@@ -52,7 +52,10 @@ _FILE_SCHEMA: dict[str, Any] = {
                             "type": "object",
                             "additionalProperties": False,
                             "required": ["tool", "arguments"],
-                            "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}},
+                            "properties": {
+                                "tool": {"type": "string"},
+                                "arguments": {"type": "object"},
+                            },
                         },
                     },
                     "arguments": {"type": "object"},
@@ -106,36 +109,63 @@ def check_references(tool: Tool, tools: dict[str, Tool], out: Collector) -> None
         given = example.get("given", [])
         if not example.get("recorded"):
             if given or any(references(example["arguments"])):
-                out.add(tool.source, at, "only a recorded example has given calls and references to them")
+                out.add(
+                    tool.source,
+                    at,
+                    "only a recorded example has given calls and references to them",
+                )
             continue
         for number, call in enumerate(given):
             if call["tool"] not in tools:
-                out.add(tool.source, f"{at}/given/{number}/tool", f"no tool is named '{call['tool']}'")
+                out.add(
+                    tool.source, f"{at}/given/{number}/tool", f"no tool is named '{call['tool']}'"
+                )
             for reference in references(call["arguments"]):
                 if not _points_back(reference, number):
-                    out.add(tool.source, f"{at}/given/{number}", f"{reference} must name an earlier given call")
+                    out.add(
+                        tool.source,
+                        f"{at}/given/{number}",
+                        f"{reference} must name an earlier given call",
+                    )
         for reference in references(example["arguments"]):
             if not _points_back(reference, len(given)):
-                out.add(tool.source, f"{at}/arguments", f"{reference} must name one of the given calls")
+                out.add(
+                    tool.source, f"{at}/arguments", f"{reference} must name one of the given calls"
+                )
 
 
 def _points_back(reference: dict[str, Any], before: int) -> bool:
     number, pointer = reference["given"], reference["pointer"]
-    return isinstance(number, int) and 0 <= number < before and isinstance(pointer, str) and pointer.startswith("/")
+    return (
+        isinstance(number, int)
+        and 0 <= number < before
+        and isinstance(pointer, str)
+        and pointer.startswith("/")
+    )
 
 
-def attach(tools: list[Tool], root: Path, out: Collector, invalid: Collection[str] = ()) -> list[Tool]:
-    """The tools with their recordings, each checked against its catalog example and the tool's schemas (a tool
-    whose file is ``invalid`` keeps its recording unreported: its one mistake is reported already)."""
+def attach(
+    tools: list[Tool], root: Path, out: Collector, invalid: Collection[str] = ()
+) -> list[Tool]:
+    """The tools with their recordings, each checked against its catalog example and the tool's
+    schemas (a tool whose file is ``invalid`` keeps its recording unreported: its one mistake is
+    reported already)."""
     folder = root / FOLDER
     found = sorted(folder.glob("*")) if folder.is_dir() else []
     files = {path.stem: path for path in found if path.suffix == ".json" and path.is_file()}
     by_name = {tool.name: tool for tool in tools}
     for path in found:
         if files.get(path.stem) != path or (path.stem not in by_name and path.stem not in invalid):
-            out.add(path, 1, f"a recording of no tool: catalog/{FOLDER}/ holds TOOL.json, written by {RECORD_COMMAND}")
+            out.add(
+                path,
+                1,
+                f"a recording of no tool: catalog/{FOLDER}/ holds TOOL.json, written by "
+                f"{RECORD_COMMAND}",
+            )
     return [
-        tool if tool.name in invalid else dataclasses.replace(tool, recorded=_recorded(tool, files.get(tool.name), out))
+        tool
+        if tool.name in invalid
+        else dataclasses.replace(tool, recorded=_recorded(tool, files.get(tool.name), out))
         for tool in tools
     ]
 
@@ -144,30 +174,52 @@ def _recorded(tool: Tool, path: Path | None, out: Collector) -> dict[str, dict[s
     wanted = {example["title"]: example for example in tool.examples if example.get("recorded")}
     if path is None:
         for title in wanted:
-            out.add(tool.source, "/examples", f"example '{title}' has no recording yet: run {RECORD_COMMAND}")
+            out.add(
+                tool.source,
+                "/examples",
+                f"example '{title}' has no recording yet: run {RECORD_COMMAND}",
+            )
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         out.add(path, 1, f"unreadable recording ({exc}): run {RECORD_COMMAND} again")
         return {}
-    problems = [f"{json_pointer(e.absolute_path) or '/'}: {e.message}" for e in _validator().iter_errors(data)]
+    problems = [
+        f"{json_pointer(e.absolute_path) or '/'}: {e.message}"
+        for e in _validator().iter_errors(data)
+    ]
     if problems or data["tool"] != tool.name:
-        out.add(path, 1, f"not a recording of {tool.name} ({(problems or ['another tool'])[0]}): run {RECORD_COMMAND}")
+        out.add(
+            path,
+            1,
+            f"not a recording of {tool.name} ({(problems or ['another tool'])[0]}): run "
+            f"{RECORD_COMMAND}",
+        )
         return {}
     kept = {entry["title"]: entry for entry in data["examples"]}
     for title in sorted(set(kept) - set(wanted)):
-        out.add(path, 1, f"'{title}' is no recorded example of {tool.name} any more: run {RECORD_COMMAND}")
+        out.add(
+            path,
+            1,
+            f"'{title}' is no recorded example of {tool.name} any more: run {RECORD_COMMAND}",
+        )
     for title, example in wanted.items():
         entry = kept.get(title)
         if entry is None:
-            out.add(tool.source, "/examples", f"example '{title}' has no recording yet: run {RECORD_COMMAND}")
+            out.add(
+                tool.source,
+                "/examples",
+                f"example '{title}' has no recording yet: run {RECORD_COMMAND}",
+            )
         else:
             _check_entry(tool, example, entry, path, out)
     return {title: kept[title] for title in wanted if title in kept}
 
 
-def _check_entry(tool: Tool, example: dict[str, Any], entry: dict[str, Any], path: Path, out: Collector) -> None:
+def _check_entry(
+    tool: Tool, example: dict[str, Any], entry: dict[str, Any], path: Path, out: Collector
+) -> None:
     given = example.get("given", [])
     same_calls = len(given) == len(entry["given"]) and all(
         call["tool"] == kept["tool"] and fits(call["arguments"], kept["arguments"])
@@ -175,8 +227,15 @@ def _check_entry(tool: Tool, example: dict[str, Any], entry: dict[str, Any], pat
     )
     title = example["title"]
     as_written = {"given": given, "arguments": example["arguments"]}
-    if entry["as_written"] != as_written or not (same_calls and fits(example["arguments"], entry["arguments"])):
-        out.add(path, 1, f"the recording of '{title}' is stale (the catalog's calls changed): run {RECORD_COMMAND}")
+    if entry["as_written"] != as_written or not (
+        same_calls and fits(example["arguments"], entry["arguments"])
+    ):
+        out.add(
+            path,
+            1,
+            f"the recording of '{title}' is stale (the catalog's calls changed): run "
+            f"{RECORD_COMMAND}",
+        )
         return
     envelope = entry["envelope"]
     checks = (
@@ -187,9 +246,13 @@ def _check_entry(tool: Tool, example: dict[str, Any], entry: dict[str, Any], pat
         error = _deepest(Draft202012Validator(schema).iter_errors(value))
         if error is not None:
             where = json_pointer(error.absolute_path) or "/"
-            out.add(path, 1, f"'{title}': the recorded {what} schema at {where}: {error.message:.300}")
+            out.add(
+                path, 1, f"'{title}': the recorded {what} schema at {where}: {error.message:.300}"
+            )
     expect = example["expect"]
-    payload: dict[str, Any] = envelope["payload"] if isinstance(envelope.get("payload"), dict) else {}
+    payload: dict[str, Any] = (
+        envelope["payload"] if isinstance(envelope.get("payload"), dict) else {}
+    )
     failure: dict[str, Any] = payload["error"] if isinstance(payload.get("error"), dict) else {}
     seen = {
         "ok": envelope.get("ok"),
@@ -198,18 +261,32 @@ def _check_entry(tool: Tool, example: dict[str, Any], entry: dict[str, Any], pat
     }
     wanted = {"ok": expect["ok"], "next_step": expect["next_step"], "error": expect.get("error")}
     if seen != wanted:
-        out.add(path, 1, f"'{title}': recorded {seen}, but the example expects {wanted}: fix one, {RECORD_COMMAND}")
+        out.add(
+            path,
+            1,
+            f"'{title}': recorded {seen}, but the example expects {wanted}: fix one, "
+            f"{RECORD_COMMAND}",
+        )
     if "payload" in expect and payload != expect["payload"]:
         out.add(
-            path, 1, f"'{title}': the recorded payload is not the one the example expects: fix one, {RECORD_COMMAND}"
+            path,
+            1,
+            f"'{title}': the recorded payload is not the one the example expects: fix one, "
+            f"{RECORD_COMMAND}",
         )
     for key, value in expect.get("payload_includes", {}).items():
         if payload.get(key) != value:
-            out.add(path, 1, f"'{title}': the recorded payload's {key} is not the example's: fix one, {RECORD_COMMAND}")
+            out.add(
+                path,
+                1,
+                f"'{title}': the recorded payload's {key} is not the example's: fix one, "
+                f"{RECORD_COMMAND}",
+            )
 
 
 def _deepest(errors: Iterable[ValidationError]) -> ValidationError | None:
-    """The error deepest in the value: of an envelope's branches (ok or not), the one that got furthest."""
+    """The error deepest in the value: of an envelope's branches (ok or not), the one that got
+    furthest."""
     leaves: list[ValidationError] = []
     stack = list(errors)
     while stack:

@@ -1,5 +1,5 @@
-"""The JSON Schemas embedded in the catalog: what makes one unusable (a problem each, with where it stands), the
-third-party marks in an output, and the bundle of shared schemas one references."""
+"""The JSON Schemas embedded in the catalog: what makes one unusable (a problem each, with where it
+stands), the third-party marks in an output, and the bundle of shared schemas one references."""
 
 from __future__ import annotations
 
@@ -54,17 +54,23 @@ UNTRUSTED_MARK = "x-untrusted"
 
 
 def check_untrusted_marks(source: SourceFile, payload: dict[str, Any], out: Collector) -> None:
-    """A target-origin tool's output says which fields are third-party text (``x-untrusted: true``, here or in a
-    shared schema it uses); a local tool has none to mark."""
+    """A target-origin tool's output says which fields are third-party text (``x-untrusted: true``,
+    here or in a shared schema it uses); a local tool has none to mark."""
     found = list(marks(payload, "/output"))
     for where, value in found:
         if value is not True:
             out.add(source, where, f"{where}: {UNTRUSTED_MARK} is true or absent, not {value!r}")
     origin = source.data["origin"]
     if origin == "target" and not found:
-        out.add(source, "/output", f"/output: mark the fields that carry third-party text with {UNTRUSTED_MARK}: true")
+        out.add(
+            source,
+            "/output",
+            f"/output: mark the fields that carry third-party text with {UNTRUSTED_MARK}: true",
+        )
     if origin == "local" and found:
-        out.add(source, found[0][0], f"{found[0][0]}: a local tool returns no third-party text to mark")
+        out.add(
+            source, found[0][0], f"{found[0][0]}: a local tool returns no third-party text to mark"
+        )
 
 
 def bundle(schema: dict[str, Any], shared: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -84,8 +90,9 @@ def bundle(schema: dict[str, Any], shared: dict[str, dict[str, Any]]) -> dict[st
 
 
 def _unknown_keywords(schema: Any, pointer: str) -> Iterator[tuple[str, str, Any]]:
-    """Keys of ``schema`` (and of the schemas inside it) that are no JSON Schema keyword and no x- extension: JSON
-    Schema ignores them, so a typo, or a flow-mapping description cut at its comma, would pass in silence."""
+    """Keys of ``schema`` (and of the schemas inside it) that are no JSON Schema keyword and no x-
+    extension: JSON Schema ignores them, so a typo, or a flow-mapping description cut at its comma,
+    would pass in silence."""
     if not isinstance(schema, dict):
         return
     for key, value in schema.items():
@@ -97,7 +104,8 @@ def _unknown_keywords(schema: Any, pointer: str) -> Iterator[tuple[str, str, Any
 
 
 class _Content:
-    """A schema keyed by what it holds (its repr), so equal schemas share one check whatever object holds them."""
+    """A schema keyed by what it holds (its repr), so equal schemas share one check whatever object
+    holds them."""
 
     def __init__(self, schema: Any) -> None:
         self.schema = schema
@@ -112,9 +120,9 @@ class _Content:
 
 @lru_cache(maxsize=4096)
 def _meta_schema_error(content: _Content) -> tuple[tuple[str | int, ...], str] | None:
-    """Where and why a schema is no valid JSON Schema 2020-12, or None: remembered by content, as checking against
-    the metaschema is half of a catalog's load and a catalog edited in one place (the catalog tests load some 80
-    such) holds the same schemas but one."""
+    """Where and why a schema is no valid JSON Schema 2020-12, or None: remembered by content, as
+    checking against the metaschema is half of a catalog's load and a catalog edited in one place
+    (the catalog tests load some 80 such) holds the same schemas but one."""
     try:
         Draft202012Validator.check_schema(content.schema)
     except SchemaError as exc:
@@ -123,14 +131,29 @@ def _meta_schema_error(content: _Content) -> tuple[tuple[str | int, ...], str] |
 
 
 def check_schema(
-    source: SourceFile, pointer: str, inlined: Inlined, shared: Collection[str], out: Collector, *, raw: Any
+    source: SourceFile,
+    pointer: str,
+    inlined: Inlined,
+    shared: Collection[str],
+    out: Collector,
+    *,
+    raw: Any,
 ) -> bool:
-    """Report what is wrong with one embedded schema (``raw`` as written, ``inlined`` with its fragments inlined);
-    True when it is usable."""
-    usable = inlined.sound  # when not, the problem is reported where it is: checking on would only echo it
+    """Report what is wrong with one embedded schema (``raw`` as written, ``inlined`` with its
+    fragments inlined); True when it is usable."""
+    # when not, the problem is reported where it is: checking on would only echo it
+    usable = inlined.sound
     for where, key, value in _unknown_keywords(raw, pointer):
-        hint = ": quote a flow-mapping text that holds a comma (YAML ends the text there)" if value is None else ""
-        out.add(source, where, f"{where}: {key!r} is not a JSON Schema 2020-12 keyword (x-… for extensions){hint}")
+        hint = (
+            ": quote a flow-mapping text that holds a comma (YAML ends the text there)"
+            if value is None
+            else ""
+        )
+        out.add(
+            source,
+            where,
+            f"{where}: {key!r} is not a JSON Schema 2020-12 keyword (x-… for extensions){hint}",
+        )
         usable = False
     if not inlined.sound:
         return False
@@ -142,22 +165,35 @@ def check_schema(
         out.add(source, where, f"{where}: not a valid JSON Schema 2020-12: {message}")
         return False
     if isinstance(schema, dict) and "$defs" in schema and pointer:
-        out.add(source, pointer + "/$defs", f"{pointer}/$defs: put shared definitions in catalog/schemas/ instead")
+        out.add(
+            source,
+            pointer + "/$defs",
+            f"{pointer}/$defs: put shared definitions in catalog/schemas/ instead",
+        )
         usable = False
     for ref_pointer, ref in walk_refs(schema, pointer):
         match = REF.match(ref)
         if not match or match.group(1) not in shared:
             known = ", ".join(sorted(shared)) or "none defined"
-            out.add(source, ref_pointer, f"{ref_pointer}: $ref '{ref}' does not resolve (shared schemas: {known})")
+            out.add(
+                source,
+                ref_pointer,
+                f"{ref_pointer}: $ref '{ref}' does not resolve (shared schemas: {known})",
+            )
             usable = False
     for where in _stray_inlines(schema, pointer):
-        out.add(source, where, f"{where}: {INLINE} stands only where a schema does (a property, items, ...)")
+        out.add(
+            source,
+            where,
+            f"{where}: {INLINE} stands only where a schema does (a property, items, ...)",
+        )
         usable = False
     return usable
 
 
 def _stray_inlines(value: Any, pointer: str) -> Iterator[str]:
-    """Where ``x-inline`` is left after inlining: inside a value (a default, an example), not a schema."""
+    """Where ``x-inline`` is left after inlining: inside a value (a default, an example), not a
+    schema."""
     if isinstance(value, dict):
         for key, inner in value.items():
             where = f"{pointer}/{escape(key)}"

@@ -50,7 +50,9 @@ def load(path: Path, label: str) -> SourceFile:
         raise YamlProblem(1, f"not UTF-8 text ({exc.reason})") from exc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise YamlProblem(mark.line + 1 if mark else 1, f"invalid YAML: {exc.problem or exc.context}") from exc
+        raise YamlProblem(
+            mark.line + 1 if mark else 1, f"invalid YAML: {exc.problem or exc.context}"
+        ) from exc
     source = SourceFile(path, label, None)
     if node is None:
         raise YamlProblem(1, "the file is empty")
@@ -60,8 +62,9 @@ def load(path: Path, label: str) -> SourceFile:
 
 @lru_cache(maxsize=1024)
 def _compose(text: str) -> yaml.Node | None:
-    """The text's YAML nodes, remembered by content (converting reads them and never changes them): parsing is a
-    third of a catalog's load, and a catalog edited in one place holds the same files but one."""
+    """The text's YAML nodes, remembered by content (converting reads them and never changes them):
+    parsing is a third of a catalog's load, and a catalog edited in one place holds the same files
+    but one."""
     return yaml.compose(text, Loader=yaml.SafeLoader)
 
 
@@ -71,7 +74,9 @@ def _convert(node: yaml.Node, pointer: str, lines: dict[str, int]) -> Any:
         result: dict[str, Any] = {}
         for key_node, value_node in node.value:
             if not isinstance(key_node, yaml.ScalarNode):
-                raise YamlProblem(key_node.start_mark.line + 1, "mapping keys must be plain strings")
+                raise YamlProblem(
+                    key_node.start_mark.line + 1, "mapping keys must be plain strings"
+                )
             key = key_node.value
             if key in result:
                 raise YamlProblem(key_node.start_mark.line + 1, f"duplicate key '{key}'")
@@ -79,5 +84,7 @@ def _convert(node: yaml.Node, pointer: str, lines: dict[str, int]) -> Any:
             lines[f"{pointer}/{escape(key)}"] = key_node.start_mark.line + 1
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_convert(item, f"{pointer}/{index}", lines) for index, item in enumerate(node.value)]
+        return [
+            _convert(item, f"{pointer}/{index}", lines) for index, item in enumerate(node.value)
+        ]
     return yaml.SafeLoader("").construct_object(node, deep=True)

@@ -13,7 +13,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from netglean.api import CallFailed, Client, apply_config, batch_scrape, crawl, map, scan_url, scrape
+    from netglean.api import (
+        CallFailed,
+        Client,
+        apply_config,
+        batch_scrape,
+        crawl,
+        map,
+        scan_url,
+        scrape,
+    )
     from netglean.calls.context import Context
     from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, say
     from netglean.core.errors import (
@@ -60,7 +69,17 @@ __all__ = [
 
 _HOMES = {
     **dict.fromkeys(
-        ["CallFailed", "Client", "apply_config", "batch_scrape", "crawl", "map", "scan_url", "scrape"], "netglean.api"
+        [
+            "CallFailed",
+            "Client",
+            "apply_config",
+            "batch_scrape",
+            "crawl",
+            "map",
+            "scan_url",
+            "scrape",
+        ],
+        "netglean.api",
     ),
     "Context": "netglean.calls.context",
     **dict.fromkeys(["DONE", "Envelope", "Guidance", "Outcome", "say"], "netglean.core.envelope"),

@@ -70,7 +70,10 @@ class Client:
         return self
 
     async def __aexit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
     ) -> None:
         runner, self._runner = self._runner, None
         if runner is not None:
@@ -90,7 +93,8 @@ class Client:
             run = payload["run"]
             error = {
                 "code": "timeout",
-                "message": f"run {run['run_id']} did not finish within call_timeout ({run['status']})",
+                "message": f"run {run['run_id']} did not finish within call_timeout "
+                f"({run['status']})",
                 "retryable": CODES["timeout"].retryable,
                 "detail": {"run": run},
             }
@@ -106,7 +110,9 @@ class Client:
 
     async def batch_scrape(self, urls: Sequence[str], **arguments: Any) -> BatchScrapeOutput:
         """Many pages at once, each its own result (a failed one does not fail the others)."""
-        return await self._typed(BatchScrapeOutput, "batch_scrape", {"urls": list(urls), **arguments})
+        return await self._typed(
+            BatchScrapeOutput, "batch_scrape", {"urls": list(urls), **arguments}
+        )
 
     async def crawl(self, url: str, **arguments: Any) -> SiteCrawl:
         """A site from ``url``, waited for: its pages."""
@@ -122,7 +128,9 @@ class Client:
 
     async def apply_config(self, config: Mapping[str, Any], **arguments: Any) -> ApplyConfigOutput:
         """A feed config run on its listing page: the RSS or JSON Feed."""
-        return await self._typed(ApplyConfigOutput, "apply_config", {"config": dict(config), **arguments})
+        return await self._typed(
+            ApplyConfigOutput, "apply_config", {"config": dict(config), **arguments}
+        )
 
 
 async def scrape(url: str, *, settings: Settings | None = None, **arguments: Any) -> ScrapedPage:
@@ -131,7 +139,9 @@ async def scrape(url: str, *, settings: Settings | None = None, **arguments: Any
         return await client.scrape(url, **arguments)
 
 
-async def batch_scrape(urls: Sequence[str], *, settings: Settings | None = None, **arguments: Any) -> BatchScrapeOutput:
+async def batch_scrape(
+    urls: Sequence[str], *, settings: Settings | None = None, **arguments: Any
+) -> BatchScrapeOutput:
     """``Client.batch_scrape`` in a client opened for this one call."""
     async with Client(settings) as client:
         return await client.batch_scrape(urls, **arguments)
@@ -149,7 +159,9 @@ async def map(url: str, *, settings: Settings | None = None, **arguments: Any) -
         return await client.map(url, **arguments)
 
 
-async def scan_url(url: str, *, settings: Settings | None = None, **arguments: Any) -> ScanUrlOutput:
+async def scan_url(
+    url: str, *, settings: Settings | None = None, **arguments: Any
+) -> ScanUrlOutput:
     """``Client.scan_url`` in a client opened for this one call."""
     async with Client(settings) as client:
         return await client.scan_url(url, **arguments)

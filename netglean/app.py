@@ -2,9 +2,9 @@
 budgets), and services a ToolRunner. The one place that wires them; every transport (stdio, HTTP,
 the command line) builds here.
 
-Building is cheap: nothing here connects, starts a process or imports an HTTP client. The fetcher makes its
-transport on its first request, the readers start their processes on the runner's warm-up (or first job), and the
-run store opens when a transport starts hosting runs (or on its first use).
+Building is cheap: nothing here connects, starts a process or imports an HTTP client. The fetcher
+makes its transport on its first request, the readers start their processes on the runner's warm-up
+(or first job), and the run store opens when a transport starts hosting runs (or on its first use).
 """
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ def build_services(
     fetcher: Fetcher | None = None,
     protocol_versions: Callable[[], tuple[str, ...]] = tuple,
 ) -> Services:
-    """The services for ``settings`` (``registry`` serving the wire profiles they name, whose network policy holds
-    where it is stricter); ``fetcher`` replaces the one they describe (tests give one a fake DNS), and
-    ``protocol_versions`` is the transport's own (get_version reports them)."""
+    """The services for ``settings`` (``registry`` serving the wire profiles they name, whose
+    network policy holds where it is stricter); ``fetcher`` replaces the one they describe (tests
+    give one a fake DNS), and ``protocol_versions`` is the transport's own (get_version reports
+    them)."""
     registry = registry.with_profiles(settings.compat_sets)
     settings = settings.tighten(registry.policy)
     fetcher = fetcher or Fetcher(FetchPolicy.from_settings(settings))
@@ -42,7 +43,9 @@ def build_services(
         registry=registry,
         fetcher=fetcher,
         readers=Readers(worker_count(settings.read_workers)),
-        browser=BrowserPool(fetcher, path=settings.browser_path, contexts=settings.browser_contexts),
+        browser=BrowserPool(
+            fetcher, path=settings.browser_path, contexts=settings.browser_contexts
+        ),
         budgets=SessionBudgets(settings.session_budget),
         runs=Runs(settings, lambda: open_store(settings.data_dir, settings.store)),
         protocol_versions=protocol_versions,
@@ -56,4 +59,6 @@ def build_runner(
     fetcher: Fetcher | None = None,
     protocol_versions: Callable[[], tuple[str, ...]] = tuple,
 ) -> ToolRunner:
-    return ToolRunner(build_services(registry, settings, fetcher=fetcher, protocol_versions=protocol_versions))
+    return ToolRunner(
+        build_services(registry, settings, fetcher=fetcher, protocol_versions=protocol_versions)
+    )

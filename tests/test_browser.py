@@ -1,9 +1,11 @@
-"""The browser (netglean.browser) in Debian's Chromium, for real: pages that need JavaScript are read, the network
-policy holds for every byte the browser asks for, and the pool survives a dead browser and a page that never ends.
+"""The browser (netglean.browser) in Debian's Chromium, for real: pages that need JavaScript are
+read, the network policy holds for every byte the browser asks for, and the pool survives a dead
+browser and a page that never ends.
 
-The page engine (netglean.scraping.pages.read_page) is driven directly, with the tests' DNS (evil.test resolves to a
-private address the policy refuses) and a dial that sends the one allowed name to the browser site; a second real
-server on 127.0.0.1 counts every connection it gets, so anything that went around the proxy would be counted.
+The page engine (netglean.scraping.pages.read_page) is driven directly, with the tests' DNS
+(evil.test resolves to a private address the policy refuses) and a dial that sends the one allowed
+name to the browser site; a second real server on 127.0.0.1 counts every connection it gets, so
+anything that went around the proxy would be counted.
 
 The site is served over TLS too, as browser.test with a test certificate Chromium is told to trust
 (that one key: a flag the tests add to the pool's), for what browsers allow secure pages only:
@@ -41,7 +43,8 @@ from tests.support import browser_site, tls_fixture
 from tests.support.browser_site import ConnectionCounter
 from tests.support.fixture_site import serve
 
-pytestmark = pytest.mark.browser  # every test here drives Chromium (-m 'not browser' leaves them out)
+# every test here drives Chromium (-m 'not browser' leaves them out)
+pytestmark = pytest.mark.browser
 
 Site = tuple[int, ConnectionCounter]
 """The browser site's port, and the server that counts connections nothing should make."""
@@ -79,7 +82,11 @@ def trusting(tls: tls_fixture.TestTLS, monkeypatch: pytest.MonkeyPatch) -> None:
 def _engine(
     site_port: int, secure: tuple[int, tls_fixture.TestTLS] | None = None, **policy: Any
 ) -> tuple[Fetcher, LoopbackBackend, FakeDNS]:
-    overrides = {"host_interval": 0.0, "fetch_total_timeout": 15.0, "fetch_only_hosts": "browser.test,evil.test"}
+    overrides = {
+        "host_interval": 0.0,
+        "fetch_total_timeout": 15.0,
+        "fetch_only_hosts": "browser.test,evil.test",
+    }
     settings = Settings.load({**overrides, **policy})
     backend = LoopbackBackend(site_port, tls_port=secure[0] if secure else None)
     dns = FakeDNS(dict(NAMES))
@@ -89,7 +96,9 @@ def _engine(
     return fetcher, backend, dns
 
 
-def _with_pool(site_port: int, work: Callable[[Fetcher, BrowserPool, Readers], Awaitable[Any]], **policy: Any) -> Any:
+def _with_pool(
+    site_port: int, work: Callable[[Fetcher, BrowserPool, Readers], Awaitable[Any]], **policy: Any
+) -> Any:
     fetcher, _, _ = _engine(site_port, **policy)
 
     async def run() -> Any:
@@ -104,7 +113,9 @@ def _with_pool(site_port: int, work: Callable[[Fetcher, BrowserPool, Readers], A
     return anyio.run(run)
 
 
-def _read(fetcher: Fetcher, pool: BrowserPool, readers: Readers, path: str, strategy: str) -> Awaitable[PageRead]:
+def _read(
+    fetcher: Fetcher, pool: BrowserPool, readers: Readers, path: str, strategy: str
+) -> Awaitable[PageRead]:
     how = Reading("markdown", True, 20_000, False, strategy=strategy)
     return read_page(fetcher, readers, f"http://browser.test{path}", 0, how, browser=pool)
 
@@ -114,14 +125,19 @@ def test_a_page_built_by_javascript_is_read_by_auto_and_browser_and_not_by_http(
 ) -> None:
     async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> dict[str, PageRead]:
         return {
-            strategy: await _read(fetcher, pool, readers, "/spa", strategy) for strategy in ("http", "auto", "browser")
+            strategy: await _read(fetcher, pool, readers, "/spa", strategy)
+            for strategy in ("http", "auto", "browser")
         }
 
     reads = _with_pool(site[0], work)
     assert "harbour wall" not in reads["http"].content and reads["http"].strategy == "http"
     for strategy in ("auto", "browser"):
         read = reads[strategy]
-        assert read.strategy == "browser" and "# The harbour wall" in read.content and "1953" in read.content
+        assert (
+            read.strategy == "browser"
+            and "# The harbour wall" in read.content
+            and "1953" in read.content
+        )
         assert read.final_url == "http://browser.test/spa" and read.status == 200
 
 
@@ -135,13 +151,19 @@ def test_auto_on_a_static_page_never_starts_a_browser(site: Site) -> None:
 
 
 def test_auto_renders_a_page_without_items_only_when_it_has_scripts(site: Site) -> None:
-    """A listing without items renders under auto only if scripts could change it: a page with none would render
-    to itself."""
+    """A listing without items renders under auto only if scripts could change it: a page with none
+    would render to itself."""
 
-    async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> tuple[str, int, str, int]:
-        bare = await listing(fetcher, readers, "http://browser.test/plain", None, strategy="auto", browser=pool)
+    async def work(
+        fetcher: Fetcher, pool: BrowserPool, readers: Readers
+    ) -> tuple[str, int, str, int]:
+        bare = await listing(
+            fetcher, readers, "http://browser.test/plain", None, strategy="auto", browser=pool
+        )
         launched = pool.launches
-        scripted = await listing(fetcher, readers, "http://browser.test/listing", None, strategy="auto", browser=pool)
+        scripted = await listing(
+            fetcher, readers, "http://browser.test/listing", None, strategy="auto", browser=pool
+        )
         return bare.strategy, launched, scripted.strategy, len(scripted.items)
 
     assert _with_pool(site[0], work) == ("http", 0, "browser", 10)
@@ -181,7 +203,8 @@ def test_no_request_the_browser_makes_reaches_what_the_policy_refuses(site: Site
     read, log = anyio.run(run)
     assert "Tricks" in read.content
     assert counter.connections == 0
-    assert {address for address, _ in backend.connects} == {PUBLIC}  # only browser.test was ever dialled
+    # only browser.test was ever dialled
+    assert {address for address, _ in backend.connects} == {PUBLIC}
     assert set(dns.asked) <= {"browser.test", "evil.test"}  # nobody else was even looked up
     assert {host for host, _ in log.admitted} == {"browser.test"}
     assert not any(refusal.host == "browser.test" for refusal in log.refused)
@@ -198,7 +221,9 @@ class _AllowingServiceWorkers:
         return await self._browser.new_context(**{**options, "service_workers": "allow"})
 
 
-def _allowing(context: Callable[[Any, str], Awaitable[Any]]) -> Callable[[Any, str], Awaitable[Any]]:
+def _allowing(
+    context: Callable[[Any, str], Awaitable[Any]],
+) -> Callable[[Any, str], Awaitable[Any]]:
     """The pool's context maker, its contexts allowing service workers and otherwise as the product
     makes them."""
 
@@ -342,12 +367,15 @@ def test_a_refused_page_is_refused_in_the_browser_too(site: Site) -> None:
 
 
 def test_a_batch_renders_the_pages_its_strategy_asks_for(site: Site) -> None:
-    """batch_scrape (and the crawls, which read each page the same way) pass their strategy and the browser on."""
+    """batch_scrape (and the crawls, which read each page the same way) pass their strategy and the
+    browser on."""
 
     async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> list[Any]:
         how = Reading("markdown", True, 20_000, False, strategy="auto")
         urls = ["http://browser.test/spa", "http://browser.test/static", "http://evil.test/"]
-        return await read_pages(fetcher, readers, urls, how, stop_by=math.inf, width=2, browser=pool)
+        return await read_pages(
+            fetcher, readers, urls, how, stop_by=math.inf, width=2, browser=pool
+        )
 
     spa, static, refused = _with_pool(site[0], work)
     assert isinstance(spa, PageRead) and spa.strategy == "browser" and "harbour wall" in spa.content
@@ -356,7 +384,8 @@ def test_a_batch_renders_the_pages_its_strategy_asks_for(site: Site) -> None:
 
 
 def _browser_processes(pool: BrowserPool) -> list[int]:
-    """The pids of the pool's Chromium (its main process: the one started with the proxy, not a renderer)."""
+    """The pids of the pool's Chromium (its main process: the one started with the proxy, not a
+    renderer)."""
     assert pool.proxy is not None
     return _browsers_behind(pool.proxy.port)
 
@@ -377,7 +406,9 @@ def _browsers_behind(proxy_port: int) -> list[int]:
 
 
 def test_a_browser_killed_mid_call_fails_that_call_and_the_next_one_works(site: Site) -> None:
-    async def work(fetcher: Fetcher, pool: BrowserPool, readers: Readers) -> tuple[type[Exception], int, str]:
+    async def work(
+        fetcher: Fetcher, pool: BrowserPool, readers: Readers
+    ) -> tuple[type[Exception], int, str]:
         await _read(fetcher, pool, readers, "/static", "browser")
         (pid,) = _browser_processes(pool)
         failed: list[type[Exception]] = []

@@ -1,10 +1,11 @@
 """The browser's boundary (netglean.browser.proxy and pool), in Debian's Chromium, for real.
 
-The address policy holds at the proxy for every connection tried here (loopback in every spelling, the proxy's own
-port, a name that rebinds to a private address, UDP from WebTransport and WebRTC). Requests Playwright never routes
-(a redirect's next hop, a WebSocket, an ``<a download>``) pass the same robots.txt check as those it routes (they
-reached a host the proxy already expected without it, so a robots-disallowed page was read); and one malformed
-request head does not kill the proxy for every later call.
+The address policy holds at the proxy for every connection tried here (loopback in every spelling,
+the proxy's own port, a name that rebinds to a private address, UDP from WebTransport and WebRTC).
+Requests Playwright never routes (a redirect's next hop, a WebSocket, an ``<a download>``) pass the
+same robots.txt check as those it routes (they reached a host the proxy already expected without it,
+so a robots-disallowed page was read); and one malformed request head does not kill the proxy for
+every later call.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from netglean.net.testing import PUBLIC, FakeDNS, LoopbackBackend
 from tests.support.browser_site import ConnectionCounter
 from tests.support.fixture_site import serve
 
-pytestmark = pytest.mark.browser  # every test here drives Chromium (-m 'not browser' leaves them out)
+# every test here drives Chromium (-m 'not browser' leaves them out)
+pytestmark = pytest.mark.browser
 
 HITS: list[str] = []
 """Every path and query this module's site was asked for."""
@@ -99,7 +101,9 @@ setTimeout(() => { location.hash = 'ran'; }, 1500);
 
 async def _html(request: Request) -> Response:
     HITS.append(request.url.path + ("?" + request.url.query if request.url.query else ""))
-    page = {"/worker": WORKER, "/download": DOWNLOAD, "/loopback": LOOPBACK}.get(request.url.path, "<p>ok</p>")
+    page = {"/worker": WORKER, "/download": DOWNLOAD, "/loopback": LOOPBACK}.get(
+        request.url.path, "<p>ok</p>"
+    )
     page = page.replace("TCP", str(TCP.port)).replace("UDP", str(UDP.port))
     return Response(page.replace("PROXY", str(request.app.state.proxy)), media_type="text/html")
 
@@ -137,15 +141,22 @@ def site() -> Iterator[int]:
 
 def _engine(port: int) -> tuple[Fetcher, LoopbackBackend]:
     settings = Settings.load(
-        {"host_interval": 0.0, "fetch_total_timeout": 15.0, "fetch_only_hosts": "browser.test,rebind.test,mixed.test"}
+        {
+            "host_interval": 0.0,
+            "fetch_total_timeout": 15.0,
+            "fetch_only_hosts": "browser.test,rebind.test,mixed.test",
+        }
     )
     names: dict[str, Any] = {
         "browser.test": [PUBLIC],
-        "rebind.test": [[PUBLIC], ["10.0.0.1"]],  # public to the router, private when the proxy asks
+        # public to the router, private when the proxy asks
+        "rebind.test": [[PUBLIC], ["10.0.0.1"]],
         "mixed.test": [PUBLIC, "127.0.0.1"],
     }
     backend = LoopbackBackend(port)
-    return Fetcher(FetchPolicy.from_settings(settings), resolver=FakeDNS(names), dial=backend), backend
+    return Fetcher(
+        FetchPolicy.from_settings(settings), resolver=FakeDNS(names), dial=backend
+    ), backend
 
 
 def _visit(port: int, path: str) -> tuple[BrowserPool, LoopbackBackend, Any]:
@@ -171,9 +182,10 @@ def _visit(port: int, path: str) -> tuple[BrowserPool, LoopbackBackend, Any]:
 
 
 def test_a_redirect_in_the_browser_does_not_read_what_robots_txt_disallows(site: int) -> None:
-    """Playwright routes no redirect hop: /go (allowed) redirects to /private (disallowed), the router never sees
-    /private, the proxy already expects the host, and the agent is handed the disallowed page. The HTTP path
-    (Fetcher._follow) checks robots.txt at every hop; the browser must too."""
+    """Playwright routes no redirect hop: /go (allowed) redirects to /private (disallowed), the
+    router never sees /private, the proxy already expects the host, and the agent is handed the
+    disallowed page. The HTTP path (Fetcher._follow) checks robots.txt at every hop; the browser
+    must too."""
     fetcher, _ = _engine(site)
 
     async def run() -> str:
@@ -195,37 +207,42 @@ def test_a_redirect_in_the_browser_does_not_read_what_robots_txt_disallows(site:
 
 
 def test_a_websocket_passes_the_router(site: int) -> None:
-    """WebSockets are not routed (Playwright's context.route never sees them): one from a worker reaches a
-    disallowed path on an expected host, unseen by robots.txt, the budget and politeness."""
+    """WebSockets are not routed (Playwright's context.route never sees them): one from a worker
+    reaches a disallowed path on an expected host, unseen by robots.txt, the budget and
+    politeness."""
     HITS.clear()
     _visit(site, "/worker")
     assert "/private?worker" not in HITS
 
 
 def test_a_download_link_passes_the_router(site: int) -> None:
-    """``<a download>`` becomes a download request Playwright does not route: it reaches a disallowed path."""
+    """``<a download>`` becomes a download request Playwright does not route: it reaches a
+    disallowed path."""
     HITS.clear()
     _visit(site, "/download")
     assert "/private?download" not in HITS
 
 
-def test_loopback_in_any_spelling_the_proxy_port_rebinding_and_udp_are_never_reached(site: int) -> None:
-    """Regression for what holds: loopback as ::ffff:127.0.0.1, 0x7f.1, 2130706433, [::1], by fetch, keepalive,
-    beacon, EventSource, object, srcdoc, CSS, WebSockets from page and worker; the proxy's own port (not an open
-    relay for the page); a name that rebinds to 10.0.0.1 between the router and the proxy; a name with a loopback
-    answer among public ones; WebTransport and WebRTC over UDP. Nothing is connected to, nothing dialled but
-    the public fixture address."""
+def test_loopback_in_any_spelling_the_proxy_port_rebinding_and_udp_are_never_reached(
+    site: int,
+) -> None:
+    """Regression for what holds: loopback as ::ffff:127.0.0.1, 0x7f.1, 2130706433, [::1], by fetch,
+    keepalive, beacon, EventSource, object, srcdoc, CSS, WebSockets from page and worker; the
+    proxy's own port (not an open relay for the page); a name that rebinds to 10.0.0.1 between the
+    router and the proxy; a name with a loopback answer among public ones; WebTransport and WebRTC
+    over UDP. Nothing is connected to, nothing dialled but the public fixture address."""
     log, backend, _ = _visit(site, "/loopback")
     assert TCP.connections == 0 and UDP.count == 0
     assert {address for address, _ in backend.connects} == {PUBLIC}
     assert {host for host, _ in log.admitted} <= {"browser.test", "rebind.test"}
-    assert any(refusal.host == "rebind.test" for refusal in log.refused)  # the second answer was checked
+    # the second answer was checked
+    assert any(refusal.host == "rebind.test" for refusal in log.refused)
 
 
 def test_one_malformed_request_head_does_not_kill_the_proxy() -> None:
-    """A port urlsplit cannot read raises ValueError out of PolicyProxy._handle; anyio's listener then ends and
-    the pool's proxy is gone for every later call (the pool never restarts it). The proxy must answer 400 and
-    go on serving."""
+    """A port urlsplit cannot read raises ValueError out of PolicyProxy._handle; anyio's listener
+    then ends and the pool's proxy is gone for every later call (the pool never restarts it). The
+    proxy must answer 400 and go on serving."""
     fetcher, _ = _engine(1)
     proxy = PolicyProxy(fetcher)
     proxy.expect("http", "browser.test", 80)
@@ -243,7 +260,9 @@ def test_one_malformed_request_head_does_not_kill_the_proxy() -> None:
     async def run() -> None:
         async with anyio.create_task_group() as group:
             port = await group.start(proxy.serve)
-            answers.append(await ask(port, b"GET http://browser.test:99999/ HTTP/1.1\r\nHost: x\r\n\r\n"))
+            answers.append(
+                await ask(port, b"GET http://browser.test:99999/ HTTP/1.1\r\nHost: x\r\n\r\n")
+            )
             answers.append(await ask(port, b"CONNECT browser.test:\xb2 HTTP/1.1\r\n\r\n"))
             answers.append(await ask(port, b"CONNECT evil.test:443 HTTP/1.1\r\n\r\n"))
             group.cancel_scope.cancel()

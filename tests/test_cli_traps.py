@@ -53,7 +53,17 @@ def test_ctrl_c_stops_a_crawl_cleanly_names_its_run_and_the_run_resumes(tmp_path
         assert line.endswith(f"continue it with: netglean call resume_run --run-id {run_id}")
         site.gate.open()
         resumed = subprocess.run(
-            [sys.executable, "-m", "netglean", "call", "resume_run", "--run-id", run_id, *data, *LOCAL],
+            [
+                sys.executable,
+                "-m",
+                "netglean",
+                "call",
+                "resume_run",
+                "--run-id",
+                run_id,
+                *data,
+                *LOCAL,
+            ],
             cwd=PROJECT,
             capture_output=True,
             text=True,
@@ -74,11 +84,16 @@ def site() -> Iterator[str]:
     from tests.support.feed_site import FEED_APP
     from tests.support.fixture_site import serve
 
-    article = "<html><head><title>Tides</title></head><body><article><h1>Tides</h1><p>{}</p></article>"
+    article = (
+        "<html><head><title>Tides</title></head><body><article><h1>Tides</h1><p>{}</p></article>"
+    )
     app = Starlette(
         routes=[
             Route("/robots.txt", lambda request: PlainTextResponse("", status_code=404)),
-            Route("/tides", lambda request: HTMLResponse(article.format("The sea comes in twice a day. " * 20))),
+            Route(
+                "/tides",
+                lambda request: HTMLResponse(article.format("The sea comes in twice a day. " * 20)),
+            ),
             Mount("/", app=FEED_APP),
         ]
     )
@@ -106,24 +121,36 @@ def test_the_url_comes_first_as_every_peer_takes_it(
     assert out.startswith("Tides\n") and "twice a day" in out
 
 
-def test_a_list_flag_takes_a_json_array_or_repeats(site: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_list_flag_takes_a_json_array_or_repeats(
+    site: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     urls = [f"{site}/tides", f"{site}/feeds/news"]
     for spelled in (["--urls", json.dumps(urls)], ["--urls", urls[0], "--urls", urls[1]]):
         code, out, err = _run(capsys, "call", "batch_scrape", *spelled, "--envelope")
         assert code == 0, err
         assert [entry["url"] for entry in json.loads(out)["payload"]["results"]] == urls
-    code, out, err = _run(capsys, "call", "batch_scrape", "--urls", json.dumps(urls[:1]), "--urls", urls[1])
+    code, out, err = _run(
+        capsys, "call", "batch_scrape", "--urls", json.dumps(urls[:1]), "--urls", urls[1]
+    )
     assert code == 0, err
 
 
-def test_at_file_reads_any_flag_from_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_at_file_reads_any_flag_from_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     definition = tmp_path / "definition.json"
     definition.write_text(_definition("https://harbour.test/news/"))
     markdown, number = tmp_path / "draft.md", tmp_path / "first.txt"
     markdown.write_text("[a](https://a.test)\n")
     number.write_text("7\n")
     code, out, err = _run(
-        capsys, "call", "generate_citations", "--markdown", f"@{markdown}", "--first-number", f"@{number}"
+        capsys,
+        "call",
+        "generate_citations",
+        "--markdown",
+        f"@{markdown}",
+        "--first-number",
+        f"@{number}",
     )
     assert code == 0 and out.startswith("a [7]"), err
     data = ["--data-dir", str(tmp_path / "data")]
@@ -132,10 +159,14 @@ def test_at_file_reads_any_flag_from_a_file(tmp_path: Path, capsys: pytest.Captu
         "--definition", f"@{definition}", "--envelope", *data,
     )  # fmt: skip
     assert code == 0, err
-    assert json.loads(out)["payload"]["project"]["definition"]["config"]["channel"]["url"].endswith("/news/")
+    assert json.loads(out)["payload"]["project"]["definition"]["config"]["channel"]["url"].endswith(
+        "/news/"
+    )
 
 
-def test_a_value_that_begins_with_a_dash_is_its_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_value_that_begins_with_a_dash_is_its_flags(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = ["--data-dir", str(tmp_path / "data")]
     for name in ("alpha", "beta"):
         definition = _definition(f"https://{name}.test/")
@@ -143,10 +174,15 @@ def test_a_value_that_begins_with_a_dash_is_its_flags(tmp_path: Path, capsys: py
                     "--definition", definition, *data)[0] == 0  # fmt: skip
     code, out, err = _run(capsys, "call", "list_projects", "--sort", "-name", "--envelope", *data)
     assert code == 0, err
-    assert [project["name"] for project in json.loads(out)["payload"]["projects"]] == ["beta", "alpha"]
+    assert [project["name"] for project in json.loads(out)["payload"]["projects"]] == [
+        "beta",
+        "alpha",
+    ]
 
 
-def test_project_id_takes_the_projects_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_project_id_takes_the_projects_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = ["--data-dir", str(tmp_path / "data")]
     definition = _definition("https://harbour.test/")
     code, out, _ = _run(
@@ -154,12 +190,16 @@ def test_project_id_takes_the_projects_name(tmp_path: Path, capsys: pytest.Captu
         "--definition", definition, "--envelope", *data,
     )  # fmt: skip
     project_id = json.loads(out)["payload"]["project"]["project_id"]
-    code, out, err = _run(capsys, "call", "get_project", "--project-id", "harbour news", "--envelope", *data)
+    code, out, err = _run(
+        capsys, "call", "get_project", "--project-id", "harbour news", "--envelope", *data
+    )
     assert code == 0, err
     assert json.loads(out)["payload"]["project"]["project_id"] == project_id
     code, out, err = _run(capsys, "call", "get_project", "--project-id", "harbor news", *data)
     assert code == 2 and out == ""
-    assert err.startswith("netglean call get_project: --project-id: no project has the id or name 'harbor news'")
+    assert err.startswith(
+        "netglean call get_project: --project-id: no project has the id or name 'harbor news'"
+    )
     assert "did you mean 'harbour news'?" in err
 
 

@@ -32,8 +32,12 @@ APPLIES = (
 
 def test_every_applicable_scenario_passes(tmp_path: Path) -> None:
     if not (NODE.exists() and CLI.exists()):
-        pytest.fail("the conformance suite is not installed: run `npm ci --prefix tests/conformance`")
-    version = subprocess.run([str(NODE), "--version"], capture_output=True, text=True, check=True).stdout
+        pytest.fail(
+            "the conformance suite is not installed: run `npm ci --prefix tests/conformance`"
+        )
+    version = subprocess.run(
+        [str(NODE), "--version"], capture_output=True, text=True, check=True
+    ).stdout
     assert version.startswith("v22."), f"the conformance suite needs Node.js 22, found {version}"
     with HttpServer() as server:
         done = subprocess.run(

@@ -1,4 +1,5 @@
-"""The generated docs site: complete (every tool, resource, prompt, setting) and, in Chromium, link-clean."""
+"""The generated docs site: complete (every tool, resource, prompt, setting) and, in Chromium,
+link-clean."""
 
 from __future__ import annotations
 
@@ -38,14 +39,17 @@ def test_docs_cover_every_tool_resource_prompt_and_setting(registry: Registry) -
     settings = (DOCS / "settings.html").read_text()
     for setting in SETTINGS:
         assert setting.env in settings and setting.flag in settings
-    # Defaults as JSON (issue 19): what a person would type in a config file or an environment variable.
+    # Defaults as JSON (issue 19): what a person would type in a config file or an environment
+    # variable.
     assert (
         "<code>false</code>" in settings
         and "<code>False</code>" not in settings
         and "<code>None</code>" not in settings
     )
     readability = (DOCS / "readability.html").read_text()
-    assert all(f'id="{check}"' in readability for check in ("vary_accept", "negotiated_response", "webmcp"))
+    assert all(
+        f'id="{check}"' in readability for check in ("vary_accept", "negotiated_response", "webmcp")
+    )
     graph = (DOCS / "graph.svg").read_text()
     for name in registry.tools:
         assert f'href="tools/{name}.html"' in graph
@@ -95,22 +99,29 @@ GRAPH_CHECK = """() => {
   }
   return [...problems];
 }"""
-"""Every edge of the next-step graph (issue 19): none runs through a box other than its ends', each ends on its
-target (its arrowhead touches the target's box), and none is missing."""
+"""Every edge of the next-step graph (issue 19): none runs through a box other than its ends', each
+ends on its target (its arrowhead touches the target's box), and none is missing."""
 
 
 def _chromium() -> str:
-    found = os.environ.get("NETGLEAN_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    found = (
+        os.environ.get("NETGLEAN_CHROMIUM")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+    )
     if not found:
-        pytest.fail("Chromium is required for the docs browser test: apt-get install chromium (see .ci/run)")
+        pytest.fail(
+            "Chromium is required for the docs browser test: apt-get install chromium (see .ci/run)"
+        )
     return found
 
 
 @pytest.mark.browser
 @pytest.mark.timeout(600)  # some 200 pages in one Chromium: generous on a loaded machine
 def test_every_page_renders_and_every_link_resolves_in_chromium(closed_port: int) -> None:
-    """In a Chromium fenced as netglean fences its own (pool.FLAGS: no DNS of its own, nothing it calls out to by
-    itself), its proxy a closed port: the docs are files, and nothing they ask of the network gets anywhere."""
+    """In a Chromium fenced as netglean fences its own (pool.FLAGS: no DNS of its own, nothing it
+    calls out to by itself), its proxy a closed port: the docs are files, and nothing they ask of
+    the network gets anywhere."""
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
@@ -121,14 +132,25 @@ def test_every_page_renders_and_every_link_resolves_in_chromium(closed_port: int
     with sync_playwright() as playwright, serve() as live:
         browser = playwright.chromium.launch(
             executable_path=_chromium(),
-            args=[f"--proxy-server=http://127.0.0.1:{closed_port}", *pool.FLAGS, "--no-sandbox", "--disable-gpu"],
+            args=[
+                f"--proxy-server=http://127.0.0.1:{closed_port}",
+                *pool.FLAGS,
+                "--no-sandbox",
+                "--disable-gpu",
+            ],
         )
         probe = browser.new_page()
-        with pytest.raises(PlaywrightError, match="ERR_PROXY_CONNECTION_FAILED"):  # the fence holds, loopback too
+        # the fence holds, loopback too
+        with pytest.raises(PlaywrightError, match="ERR_PROXY_CONNECTION_FAILED"):
             probe.goto(f"http://127.0.0.1:{live}/page")
         probe.close()
         page = browser.new_page()
-        page.on("console", lambda message: console_errors.append(message.text) if message.type == "error" else None)
+        page.on(
+            "console",
+            lambda message: (
+                console_errors.append(message.text) if message.type == "error" else None
+            ),
+        )
         page.on("requestfailed", lambda request: broken.append(f"failed to load {request.url}"))
         queue = [p.resolve() for p in pages]
         while queue:
@@ -139,11 +161,12 @@ def test_every_page_renders_and_every_link_resolves_in_chromium(closed_port: int
             page.goto(path.as_uri())
             assert page.title(), f"{path} has no title"
             assert page.locator("main h1").count() == 1, f"{path} has no heading"
-            assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui"), (
-                "CSS not applied"
-            )
+            assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith(
+                "system-ui"
+            ), "CSS not applied"
             hrefs = page.eval_on_selector_all(
-                "a[href]", "els => els.map(e => new URL(e.getAttribute('href'), document.baseURI).href)"
+                "a[href]",
+                "els => els.map(e => new URL(e.getAttribute('href'), document.baseURI).href)",
             )
             for href in hrefs:
                 target, fragment = urldefrag(href)
@@ -157,15 +180,22 @@ def test_every_page_renders_and_every_link_resolves_in_chromium(closed_port: int
                 if fragment and local.suffix == ".html":
                     page_text = local.read_text()
                     if f'id="{fragment}"' not in page_text:
-                        broken.append(f"{path.relative_to(DOCS)} -> #{fragment} missing in {local.name}")
+                        broken.append(
+                            f"{path.relative_to(DOCS)} -> #{fragment} missing in {local.name}"
+                        )
                 if local.suffix == ".html":
                     queue.append(local.resolve())
         graph = page.goto((DOCS / "index.html").as_uri())
         assert graph is not None
         box = page.locator("figure.graph svg").bounding_box()
-        assert box is not None and box["width"] > 200 and box["height"] > 40, "graph picture did not render"
-        assert not page.evaluate(GRAPH_CHECK), "the next-step graph has edges through boxes or off their targets"
-        # The check sees a crossing: a box put on an edge's middle is reported (else it would prove nothing).
+        assert box is not None and box["width"] > 200 and box["height"] > 40, (
+            "graph picture did not render"
+        )
+        assert not page.evaluate(GRAPH_CHECK), (
+            "the next-step graph has edges through boxes or off their targets"
+        )
+        # The check sees a crossing: a box put on an edge's middle is reported (else it would prove
+        # nothing).
         page.evaluate(
             """() => {
               const ns = "http://www.w3.org/2000/svg";
@@ -199,13 +229,16 @@ def test_every_page_renders_and_every_link_resolves_in_chromium(closed_port: int
         )
         assert page.locator("#search-count").text_content().endswith(f"of {total} tools")
         browser.close()
-    assert {p.resolve() for p in pages} <= visited, "some pages are not reachable by links from the others"
+    assert {p.resolve() for p in pages} <= visited, (
+        "some pages are not reachable by links from the others"
+    )
     assert not broken, broken
     assert not console_errors, console_errors
 
 
 def test_a_tool_page_lists_each_next_step_once(registry: Registry) -> None:
-    """The tool itself is a declared next step of some (scan_url's after an unreachable site): listed once."""
+    """The tool itself is a declared next step of some (scan_url's after an unreachable site):
+    listed once."""
     for name in registry.tools:
         page = (DOCS / "tools" / f"{name}.html").read_text()
         steps = page.split("<h2>Next step</h2>", 1)[1].split("</ul>", 1)[0]

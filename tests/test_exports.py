@@ -1,10 +1,11 @@
-"""The runtime's public surface is pinned: ``netglean.__all__`` is exactly what the package face serves, and changing
-either is a deliberate act.
+"""The runtime's public surface is pinned: ``netglean.__all__`` is exactly what the package face
+serves, and changing either is a deliberate act.
 
-The face is read from the package itself, never from a list copied here: the names its lazy table (``_HOMES``)
-serves through ``__getattr__``, and the names its own source binds at the top level — definitions, and re-exports
-from netglean's modules — less what is private (``_name``), the module protocol's own (``__all__``, ``__getattr__``,
-``__dir__``) and the helpers it imports from elsewhere (``importlib``, ``typing``).
+The face is read from the package itself, never from a list copied here: the names its lazy table
+(``_HOMES``) serves through ``__getattr__``, and the names its own source binds at the top level —
+definitions, and re-exports from netglean's modules — less what is private (``_name``), the module
+protocol's own (``__all__``, ``__getattr__``, ``__dir__``) and the helpers it imports from elsewhere
+(``importlib``, ``typing``).
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ MODULE_PROTOCOL = {"__all__", "__getattr__", "__dir__"}
 
 
 def _bound_by_the_package() -> set[str]:
-    """The names netglean/__init__.py binds at its top level, except imports from outside netglean (the names an
-    ``if TYPE_CHECKING:`` block imports are for type checkers: the lazy table serves them)."""
+    """The names netglean/__init__.py binds at its top level, except imports from outside netglean
+    (the names an ``if TYPE_CHECKING:`` block imports are for type checkers: the lazy table serves
+    them)."""
     names: set[str] = set()
     for node in ast.parse(inspect.getsource(netglean)).body:
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "netglean":
@@ -39,7 +41,11 @@ def _bound_by_the_package() -> set[str]:
 
 def _face() -> set[str]:
     lazy = set(netglean._HOMES)
-    own = {name for name in _bound_by_the_package() if not (name.startswith("_") and not name.endswith("__"))}
+    own = {
+        name
+        for name in _bound_by_the_package()
+        if not (name.startswith("_") and not name.endswith("__"))
+    }
     return lazy | (own - MODULE_PROTOCOL)
 
 
@@ -65,16 +71,17 @@ def test_a_name_the_face_does_not_serve_is_an_attribute_error() -> None:
 
 
 def test_a_star_import_brings_exactly_all_and_the_bare_import_nothing_heavy() -> None:
-    """``from netglean import *`` resolves every lazy name; ``import netglean`` alone loads none of them (a reader
-    process starts without pydantic and the rest of the runtime)."""
+    """``from netglean import *`` resolves every lazy name; ``import netglean`` alone loads none of
+    them (a reader process starts without pydantic and the rest of the runtime)."""
     script = (
-        "import sys, netglean\n"
-        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in {'netglean', 'pydantic', 'mcp', 'selectolax'})\n"
-        "namespace = {}\n"
-        "exec('from netglean import *', namespace)\n"
-        "print(loaded, sorted(set(namespace) - {'__builtins__'}) == sorted(netglean.__all__))\n"
+        "import sys, netglean\nloaded = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'netglean', 'pydantic', 'mcp', 'selectolax'})\nnamespace = {}\nexec('from netglean "
+        "import *', namespace)\nprint(loaded, sorted(set(namespace) - {'__builtins__'}) == "
+        "sorted(netglean.__all__))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
     assert done.stdout.strip() == "['netglean', 'netglean._version'] True", done.stderr
 
 

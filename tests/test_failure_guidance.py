@@ -1,5 +1,6 @@
-"""A tool's own advice after a failure comes from its catalog entry, and so do the detail fields its failures carry
-beside the error (failure_payload); the runner's table says only what fits any tool."""
+"""A tool's own advice after a failure comes from its catalog entry, and so do the detail fields its
+failures carry beside the error (failure_payload); the runner's table says only what fits any
+tool."""
 
 from __future__ import annotations
 
@@ -27,35 +28,47 @@ def project(tmp_path: Path) -> Path:
 
 def test_guidance_is_keyed_by_a_real_error_code(project: Path) -> None:
     edit(project, APPLY, "  no_items: >-", "  no_item: >-")
-    assert_problem(project, APPLY, line_of(project, APPLY, "no_item:"), "'no_item' is not an error code")
+    assert_problem(
+        project, APPLY, line_of(project, APPLY, "no_item:"), "'no_item' is not an error code"
+    )
 
 
 def test_guidance_names_only_real_tools(project: Path) -> None:
     edit(project, APPLY, "inspect the page with inspect_url", "inspect the page with inspect_page")
-    assert_problem(project, APPLY, line_of(project, APPLY, "no_items:"), "'inspect_page' is no tool")
+    assert_problem(
+        project, APPLY, line_of(project, APPLY, "no_items:"), "'inspect_page' is no tool"
+    )
 
 
 def test_a_description_names_only_real_tools(project: Path) -> None:
     edit(project, APPLY, "Pagination is followed when the config asks.", "Then call check_feed.")
-    assert_problem(project, APPLY, line_of(project, APPLY, "description:"), "'check_feed' is no tool")
+    assert_problem(
+        project, APPLY, line_of(project, APPLY, "description:"), "'check_feed' is no tool"
+    )
 
 
 def test_the_registry_carries_each_tools_guidance(registry: Registry) -> None:
     apply = registry.tools["apply_config"].failure_guidance
-    assert set(apply) == {"invalid_config", "no_items", "not_available"} and "inspect_url" in apply["no_items"]
+    assert (
+        set(apply) == {"invalid_config", "no_items", "not_available"}
+        and "inspect_url" in apply["no_items"]
+    )
     assert registry.tools["get_version"].failure_guidance == {}
     for spec in registry.tools.values():
         assert set(spec.failure_guidance) <= set(ERROR_CODES), spec.name
 
 
 def test_the_generic_table_names_no_tool(registry: Registry) -> None:
-    """Which tool to call instead is the catalog's to say; the runner's own sentences fit any tool."""
+    """Which tool to call instead is the catalog's to say; the runner's own sentences fit any
+    tool."""
     guidance = " ".join(facts.guidance for facts in CODES.values())
     words = set(re.findall(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", guidance))
     assert not words & set(registry.tools)
 
 
-def _fail(registry: Registry, settings: Settings, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+def _fail(
+    registry: Registry, settings: Settings, name: str, arguments: dict[str, Any]
+) -> dict[str, Any]:
     async def run() -> dict[str, Any]:
         runner = build_runner(registry, settings)
         try:
@@ -69,7 +82,9 @@ def _fail(registry: Registry, settings: Settings, name: str, arguments: dict[str
     return envelope
 
 
-def test_a_failure_is_guided_by_the_tools_catalog_entry_first(registry: Registry, settings: Settings) -> None:
+def test_a_failure_is_guided_by_the_tools_catalog_entry_first(
+    registry: Registry, settings: Settings
+) -> None:
     config = {
         "channel": {"url": "https://example.org/news"},
         "selectors": {"items": {"selector": "li"}, "title": {"selector": "a"}},
@@ -90,8 +105,18 @@ def test_a_failure_payload_names_detail_fields_only(project: Path) -> None:
     edit(project, APPLY, "failure_payload:\n  type: object\n  properties:\n",
          "failure_payload:\n  type: object\n"
          "  required: [item_count]\n  properties:\n    error: {type: object}\n")  # fmt: skip
-    assert_problem(project, APPLY, line_of(project, APPLY, "required: [item_count]"), "states its properties only")
-    assert_problem(project, APPLY, line_of(project, APPLY, "error: {type: object}"), "error is the envelope's own")
+    assert_problem(
+        project,
+        APPLY,
+        line_of(project, APPLY, "required: [item_count]"),
+        "states its properties only",
+    )
+    assert_problem(
+        project,
+        APPLY,
+        line_of(project, APPLY, "error: {type: object}"),
+        "error is the envelope's own",
+    )
 
 
 def test_a_failed_examples_payload_names_failure_payload_fields(project: Path) -> None:
@@ -101,13 +126,26 @@ def test_a_failed_examples_payload_names_failure_payload_fields(project: Path) -
         "      payload_includes:\n        errors:",
         "      payload_includes:\n        pages: 1\n        errors:",
     )
-    assert_problem(project, APPLY, line_of(project, APPLY, "pages: 1"), "'pages' is not a failure_payload property")
+    assert_problem(
+        project,
+        APPLY,
+        line_of(project, APPLY, "pages: 1"),
+        "'pages' is not a failure_payload property",
+    )
 
 
 def test_the_published_failure_branch_holds_the_failure_payload(registry: Registry) -> None:
     apply = registry.tools["apply_config"]
-    assert apply.failure_payload == ("item_count", "errors", "more_errors", "warnings", "more_warnings")
-    failed = next(b for b in apply.output_schema["oneOf"] if b["properties"]["ok"] == {"const": False})
+    assert apply.failure_payload == (
+        "item_count",
+        "errors",
+        "more_errors",
+        "warnings",
+        "more_warnings",
+    )
+    failed = next(
+        b for b in apply.output_schema["oneOf"] if b["properties"]["ok"] == {"const": False}
+    )
     assert set(failed["properties"]["payload"]["properties"]) == {
         "error",
         "item_count",
@@ -125,22 +163,33 @@ VALIDATE = "catalog/tools/feeds/validate_config.yaml"
 
 def test_exactly_one_of_names_optional_arguments_of_the_tool(project: Path) -> None:
     edit(project, VALIDATE, "exactly_one_of: [[config, yaml]]", "exactly_one_of: [[config, yml]]")
-    assert_problem(project, VALIDATE, line_of(project, VALIDATE, "exactly_one_of:"), "'yml' is no argument")
+    assert_problem(
+        project, VALIDATE, line_of(project, VALIDATE, "exactly_one_of:"), "'yml' is no argument"
+    )
 
 
 def test_a_root_oneof_in_an_input_is_refused_for_exactly_one_of(project: Path) -> None:
-    """Function-calling clients refuse composition at an input's root, so the catalog says it another way."""
+    """Function-calling clients refuse composition at an input's root, so the catalog says it
+    another way."""
     edit(project, VALIDATE, "  additionalProperties: false\noutput:",
          "  additionalProperties: false\n  oneOf:\n"
          "    - required: [config]\n    - required: [yaml]\noutput:")  # fmt: skip
-    assert_problem(project, VALIDATE, line_of(project, VALIDATE, "  oneOf:"), "name the arguments a call gives")
+    assert_problem(
+        project, VALIDATE, line_of(project, VALIDATE, "  oneOf:"), "name the arguments a call gives"
+    )
 
 
-def test_the_runner_asks_for_exactly_one_of_each_group(registry: Registry, settings: Settings) -> None:
+def test_the_runner_asks_for_exactly_one_of_each_group(
+    registry: Registry, settings: Settings
+) -> None:
     neither = _fail(registry, settings, "validate_config", {})
     both = _fail(registry, settings, "validate_config", {"config": {}, "yaml": "a: 1"})
     assert neither["payload"]["error"]["detail"]["errors"] == [
-        {"argument": "", "pointer": "", "problem": "give exactly one of config or yaml; the call gives none of them"}
+        {
+            "argument": "",
+            "pointer": "",
+            "problem": "give exactly one of config or yaml; the call gives none of them",
+        }
     ]
     assert both["payload"]["error"]["detail"]["errors"] == [
         {
@@ -150,17 +199,21 @@ def test_the_runner_asks_for_exactly_one_of_each_group(registry: Registry, setti
         }
     ]
     assert neither["next_step"] == both["next_step"] == "validate_config"
-    assert "errors" not in neither["payload"]  # an argument problem is not a config's (payload.errors is)
+    # an argument problem is not a config's (payload.errors is)
+    assert "errors" not in neither["payload"]
 
 
 def test_without_the_browser_extra_rendering_names_the_extra_and_auto_reads_over_http(
     registry: Registry, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Playwright is the browser extra (netglean[browser]): an install without it serves every other tool,
-    strategy auto reads pages over HTTP, and asking for the browser names the extra to install."""
+    """Playwright is the browser extra (netglean[browser]): an install without it serves every other
+    tool, strategy auto reads pages over HTTP, and asking for the browser names the extra to
+    install."""
     from netglean.browser import pool
 
-    monkeypatch.setattr(pool.importlib.util, "find_spec", lambda name: None if name == "playwright" else object())
+    monkeypatch.setattr(
+        pool.importlib.util, "find_spec", lambda name: None if name == "playwright" else object()
+    )
     config = {
         "channel": {"url": "https://example.org/news"},
         "selectors": {"items": {"selector": "li"}, "title": {"selector": "a"}},

@@ -1,4 +1,5 @@
-"""The fetch layer: the network policy (SSRF matrix), redirects, caps, deadlines, robots.txt, budget, charsets."""
+"""The fetch layer: the network policy (SSRF matrix), redirects, caps, deadlines, robots.txt,
+budget, charsets."""
 
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ def _fetch(
     reachable: Collection[str] = (),
     **kwargs: Any,
 ) -> tuple[Page | ToolError, LoopbackBackend]:
-    """One fetch by a fresh fetcher: ``names`` (else NAMES) for DNS, ``reachable`` private addresses routed too."""
+    """One fetch by a fresh fetcher: ``names`` (else NAMES) for DNS, ``reachable`` private addresses
+    routed too."""
     backend = LoopbackBackend(port, reachable=reachable)
 
     async def run() -> Page | ToolError:
@@ -79,7 +81,9 @@ def _text(page: Page) -> str:
 
 
 def _error(result: Page | ToolError, code: str) -> ToolError:
-    assert isinstance(result, ToolError), f"expected {code}, got a page from {getattr(result, 'url', '?')}"
+    assert isinstance(result, ToolError), (
+        f"expected {code}, got a page from {getattr(result, 'url', '?')}"
+    )
     assert result.code == code, f"expected {code}, got {result.code}: {result.message}"
     return result
 
@@ -119,18 +123,28 @@ def test_non_global_addresses_are_refused_and_never_contacted(port: int, url: st
 
 
 @pytest.mark.parametrize(
-    "target", ["http://127.0.0.1/", "http://169.254.169.254/", "http://rebind.test/", "http://[::ffff:10.0.0.1]/"]
+    "target",
+    [
+        "http://127.0.0.1/",
+        "http://169.254.169.254/",
+        "http://rebind.test/",
+        "http://[::ffff:10.0.0.1]/",
+    ],
 )
 def test_every_redirect_hop_is_checked_again(port: int, target: str) -> None:
-    result, backend = _fetch(port, f"http://site.test/redirect?to={target}", _policy(obey_robots=False))
+    result, backend = _fetch(
+        port, f"http://site.test/redirect?to={target}", _policy(obey_robots=False)
+    )
     _error(result, "blocked_address")
     assert backend.connects == [(PUBLIC, 80)]  # only the first, public hop was ever connected
 
 
-MAPPED_LOOPBACK = str(ipaddress.ip_address("::ffff:127.0.0.1"))  # how this Python spells it: the pinned address
+# how this Python spells it: the pinned address
+MAPPED_LOOPBACK = str(ipaddress.ip_address("::ffff:127.0.0.1"))
 MAPPED_METADATA = str(ipaddress.ip_address("::ffff:169.254.169.254"))
-# A redirect to an IP literal, in every spelling: the address it reaches (so the dialler can record it),
-# whether the private switch lets it through, and, for a spelling httpx will not even parse, None.
+# A redirect to an IP literal, in every spelling: the address it reaches (so the dialler can record
+# it), whether the private switch lets it through, and, for a spelling httpx will not even parse,
+# None.
 LITERAL_TARGETS: dict[str, tuple[str | None, bool]] = {
     "127.0.0.1": ("127.0.0.1", True),
     "2130706433": ("127.0.0.1", True),
@@ -146,7 +160,8 @@ LITERAL_TARGETS: dict[str, tuple[str | None, bool]] = {
     "[::FFFF:7F00:1]": (MAPPED_LOOPBACK, True),
     "[64:ff9b::7f00:1]": ("64:ff9b::7f00:1", True),
     "[2002:7f00:1::]": ("2002:7f00:1::", True),
-    "[::7f00:1]": ("::7f00:1", False),  # the deprecated IPv4-compatible form: reserved, not loopback
+    # the deprecated IPv4-compatible form: reserved, not loopback
+    "[::7f00:1]": ("::7f00:1", False),
     "169.254.169.254": ("169.254.169.254", False),
     "2852039166": ("169.254.169.254", False),
     "0xa9fea9fe": ("169.254.169.254", False),
@@ -168,30 +183,45 @@ _REACHABLE = {address for address, _ in LITERAL_TARGETS.values() if address}
 
 @pytest.mark.parametrize("private", [False, True], ids=["off", "private"])
 @pytest.mark.parametrize("target", LITERAL_TARGETS)
-def test_ip_literal_redirect_targets_in_every_spelling(port: int, target: str, private: bool) -> None:
+def test_ip_literal_redirect_targets_in_every_spelling(
+    port: int, target: str, private: bool
+) -> None:
     address, loopback = LITERAL_TARGETS[target]
     url = f"http://site.test/redirect?to={quote(f'http://{target}/page')}"
-    result, backend = _fetch(port, url, _policy(obey_robots=False, allow_private_hosts=private), reachable=_REACHABLE)
+    result, backend = _fetch(
+        port, url, _policy(obey_robots=False, allow_private_hosts=private), reachable=_REACHABLE
+    )
     if private and loopback:
         assert isinstance(result, Page) and b"Hello fixture" in result.body
-        assert backend.connects == [(PUBLIC, 80), (address, 80)]  # the literal went through the dialler too
+        # the literal went through the dialler too
+        assert backend.connects == [(PUBLIC, 80), (address, 80)]
     else:
-        assert isinstance(result, ToolError) and result.code == ("bad_url" if address is None else "blocked_address")
+        assert isinstance(result, ToolError) and result.code == (
+            "bad_url" if address is None else "blocked_address"
+        )
         assert backend.connects == [(PUBLIC, 80)]  # only the first, public hop was ever connected
 
 
 @pytest.mark.parametrize("private", [False, True], ids=["off", "private"])
-@pytest.mark.parametrize("second", ["127.0.0.1", "10.0.0.5", "169.254.169.254", "fd00:ec2::254", "0.0.0.0"])
-def test_a_name_that_rebinds_between_redirect_hops_is_checked_on_the_hop(port: int, second: str, private: bool) -> None:
+@pytest.mark.parametrize(
+    "second", ["127.0.0.1", "10.0.0.5", "169.254.169.254", "fd00:ec2::254", "0.0.0.0"]
+)
+def test_a_name_that_rebinds_between_redirect_hops_is_checked_on_the_hop(
+    port: int, second: str, private: bool
+) -> None:
     names = {"flip.test": [[PUBLIC], [second]]}
     policy = _policy(allow_private_hosts=private)
-    result, backend = _fetch(port, "http://flip.test/redirect?to=/page", policy, names=names, reachable={second})
-    if private and second in {"127.0.0.1", "10.0.0.5"}:  # allowed; the hop may reuse the first hop's connection
+    result, backend = _fetch(
+        port, "http://flip.test/redirect?to=/page", policy, names=names, reachable={second}
+    )
+    # allowed; the hop may reuse the first hop's connection
+    if private and second in {"127.0.0.1", "10.0.0.5"}:
         assert isinstance(result, Page) and result.url == "http://flip.test/page"
         assert set(backend.connects) <= {(PUBLIC, 80), (second, 80)}
     else:
         assert _error(result, "blocked_address").detail["address"] == second
-        assert set(backend.connects) == {(PUBLIC, 80)}  # robots.txt and the first hop went to the first answer
+        # robots.txt and the first hop went to the first answer
+        assert set(backend.connects) == {(PUBLIC, 80)}
 
 
 @pytest.mark.parametrize("unreadable_allows", [False, True], ids=["strict", "unreadable-allows"])
@@ -203,12 +233,17 @@ def test_a_robots_txt_redirected_to_a_private_address_is_checked_before_it_is_re
     policy = _policy(allow_private_hosts=private, robots_unreadable_allows=unreadable_allows)
     result, backend = _fetch(port, f"http://{site}/page", policy, reachable={"::1"})
     contacted = {address for address, _ in backend.connects}
-    if private and "meta" not in site:  # the moved robots.txt is read (there a 404: everything allowed)
+    # the moved robots.txt is read (there a 404: everything allowed)
+    if private and "meta" not in site:
         assert isinstance(result, Page) and contacted > {PUBLIC}
     elif unreadable_allows:
-        assert isinstance(result, Page) and b"Hello fixture" in result.body and contacted == {PUBLIC}
+        assert (
+            isinstance(result, Page) and b"Hello fixture" in result.body and contacted == {PUBLIC}
+        )
     else:
-        assert _error(result, "robots_disallowed").detail["verdict"] == "unreadable" and contacted == {PUBLIC}
+        assert _error(result, "robots_disallowed").detail[
+            "verdict"
+        ] == "unreadable" and contacted == {PUBLIC}
 
 
 def test_the_operator_switch_allows_private_hosts(port: int) -> None:
@@ -217,8 +252,8 @@ def test_the_operator_switch_allows_private_hosts(port: int) -> None:
     assert backend.connects and all(host == "127.0.0.1" for host, _ in backend.connects)
 
 
-# Each name resolves to one address; the backend routes every address to the fixture site, so a verdict
-# of "fetched" is a real fetch and "refused" is proven by no connect at all.
+# Each name resolves to one address; the backend routes every address to the fixture site, so a
+# verdict of "fetched" is a real fetch and "refused" is proven by no connect at all.
 SWITCHED_NAMES = {
     "loop.test": "127.0.0.1",
     "ten.test": "10.0.0.5",
@@ -242,8 +277,14 @@ SWITCHED_NAMES = {
 SWITCHES = {
     "off": {},
     "private": {"allow_private_hosts": True},
-    "listed": {"allow_private_targets": "169.254.0.0/16, fe80::/10, 100.64.0.0/10, Staging.test, named-meta.test"},
-    "exact": {"allow_private_targets": "169.254.169.254,fd00:ec2::254/128", "allow_private_hosts": True},
+    "listed": {
+        "allow_private_targets": "169.254.0.0/16, fe80::/10, 100.64.0.0/10, Staging.test, "
+        "named-meta.test"
+    },
+    "exact": {
+        "allow_private_targets": "169.254.169.254,fd00:ec2::254/128",
+        "allow_private_hosts": True,
+    },
 }
 # Which names each operator setting lets through (all others are refused and never contacted).
 FETCHED = {
@@ -258,12 +299,16 @@ FETCHED = {
 @pytest.mark.parametrize("switch", SWITCHES)
 @pytest.mark.parametrize("name", SWITCHED_NAMES)
 def test_the_ssrf_matrix_under_the_operator_switches(port: int, name: str, switch: str) -> None:
-    settings = Settings.load({"host_interval": 0.0, "ignore_robots": True, **SWITCHES[switch]}, environ={})
+    settings = Settings.load(
+        {"host_interval": 0.0, "ignore_robots": True, **SWITCHES[switch]}, environ={}
+    )
     address = SWITCHED_NAMES[name]
     backend = LoopbackBackend(port, reachable=set(SWITCHED_NAMES.values()))
 
     async def run() -> Page | ToolError:
-        fetcher = Fetcher(FetchPolicy.from_settings(settings), resolver=FakeDNS({name: [address]}), dial=backend)
+        fetcher = Fetcher(
+            FetchPolicy.from_settings(settings), resolver=FakeDNS({name: [address]}), dial=backend
+        )
         try:
             return await fetcher.fetch(f"http://{name}/page")
         except ToolError as error:
@@ -281,8 +326,12 @@ def test_the_ssrf_matrix_under_the_operator_switches(port: int, name: str, switc
 
 
 def test_metadata_refusals_say_so(port: int) -> None:
-    error = _error(_fetch(port, "http://meta.test/", _policy(allow_private_hosts=True))[0], "blocked_address")
-    assert error.detail["reason"] == "a cloud metadata endpoint" and "169.254.169.254" in error.message
+    error = _error(
+        _fetch(port, "http://meta.test/", _policy(allow_private_hosts=True))[0], "blocked_address"
+    )
+    assert (
+        error.detail["reason"] == "a cloud metadata endpoint" and "169.254.169.254" in error.message
+    )
 
 
 @pytest.mark.parametrize("listed", ["10.0.0.0/33", "10.1.2.3/16", "fd00::/129", "bad..name/8"])
@@ -343,7 +392,9 @@ def test_international_names_are_resolved_checked_and_pinned_in_their_ascii_form
     assert page.body == b"xn--bcher-kva.test"
 
 
-@pytest.mark.parametrize("spelling", ["2130706433", "0x7f.1", "017700000001", "127.1", "0x7f000001"])
+@pytest.mark.parametrize(
+    "spelling", ["2130706433", "0x7f.1", "017700000001", "127.1", "0x7f000001"]
+)
 def test_ipv4_literals_are_spelled_canonically(spelling: str) -> None:
     assert str(parse_url(f"http://{spelling}:8080/x?q=1")) == "http://127.0.0.1:8080/x?q=1"
 
@@ -352,10 +403,14 @@ def test_redirects_are_followed_and_recorded_up_to_the_cap(port: int) -> None:
     result, _ = _fetch(port, "http://site.test/chain/3", _policy(obey_robots=False))
     assert isinstance(result, Page) and result.url == "http://site.test/chain/0"
     assert [hop.status for hop in result.redirects] == [301, 301, 301]
-    error = _error(_fetch(port, "http://site.test/chain/9", _policy(obey_robots=False))[0], "too_many_redirects")
+    error = _error(
+        _fetch(port, "http://site.test/chain/9", _policy(obey_robots=False))[0],
+        "too_many_redirects",
+    )
     assert len(error.detail["redirects"]) == 6
     fewer = _fetch(port, "http://site.test/chain/3", _policy(obey_robots=False), max_redirects=1)[0]
-    assert len(_error(fewer, "too_many_redirects").detail["redirects"]) == 2  # a caller may ask for fewer
+    # a caller may ask for fewer
+    assert len(_error(fewer, "too_many_redirects").detail["redirects"]) == 2
     more = _fetch(port, "http://site.test/chain/9", _policy(obey_robots=False), max_redirects=50)[0]
     assert len(_error(more, "too_many_redirects").detail["redirects"]) == 6  # never for more
 
@@ -373,7 +428,10 @@ def test_size_caps_compressed_decompressed_and_tool_tightened(port: int) -> None
 
 
 def test_a_slow_drip_cannot_outlast_the_total_deadline(port: int) -> None:
-    error = _error(_fetch(port, "http://site.test/drip", _policy(obey_robots=False, total_timeout=1.0))[0], "timeout")
+    error = _error(
+        _fetch(port, "http://site.test/drip", _policy(obey_robots=False, total_timeout=1.0))[0],
+        "timeout",
+    )
     assert error.retryable
 
 
@@ -424,7 +482,8 @@ def test_http_errors(port: int) -> None:
 
 
 def test_robots_txt_is_obeyed(port: int) -> None:
-    assert isinstance(_fetch(port, "http://robots-block.test/page")[0], Page)  # allowed for netglean
+    # allowed for netglean
+    assert isinstance(_fetch(port, "http://robots-block.test/page")[0], Page)
     _error(_fetch(port, "http://robots-block.test/private")[0], "robots_disallowed")
     _error(_fetch(port, "http://robots-all.test/page")[0], "robots_disallowed")
     assert isinstance(_fetch(port, "http://site.test/page")[0], Page)  # 404 robots.txt: allowed
@@ -434,16 +493,31 @@ def test_robots_txt_is_obeyed(port: int) -> None:
     ("start", "robots"),
     [
         ("http://robots-block.test/redirect?to=/private", "http://robots-block.test/robots.txt"),
-        ("http://site.test/redirect?to=http://robots-block.test/private", "http://robots-block.test/robots.txt"),
-        ("http://site.test/redirect?to=http://robots-all.test/page&code=301", "http://robots-all.test/robots.txt"),
-        ("http://site.test/chain-to?to=http://robots-block.test/private", "http://robots-block.test/robots.txt"),
+        (
+            "http://site.test/redirect?to=http://robots-block.test/private",
+            "http://robots-block.test/robots.txt",
+        ),
+        (
+            "http://site.test/redirect?to=http://robots-all.test/page&code=301",
+            "http://robots-all.test/robots.txt",
+        ),
+        (
+            "http://site.test/chain-to?to=http://robots-block.test/private",
+            "http://robots-block.test/robots.txt",
+        ),
         # a disallowed hop in the middle, between allowed ones
         (
             f"http://site.test/redirect?to={quote('http://robots-block.test/private-hop?to=http://site.test/page')}",
             "http://robots-block.test/robots.txt",
         ),
     ],
-    ids=["same-origin", "cross-origin", "everything-disallowed", "after-two-hops", "disallowed-middle-hop"],
+    ids=[
+        "same-origin",
+        "cross-origin",
+        "everything-disallowed",
+        "after-two-hops",
+        "disallowed-middle-hop",
+    ],
 )
 def test_robots_txt_is_obeyed_on_every_redirect_hop(port: int, start: str, robots: str) -> None:
     error = _error(_fetch(port, start)[0], "robots_disallowed")
@@ -451,15 +525,19 @@ def test_robots_txt_is_obeyed_on_every_redirect_hop(port: int, start: str, robot
 
 
 def test_every_robots_group_the_policy_names_is_obeyed(port: int) -> None:
-    """A wire profile adds its seed's group (Rebilder's rebilder-ars): a path any obeyed group disallows is refused,
-    naming the group; here rebilder-ars falls under robots.txt's '*', which disallows everything."""
+    """A wire profile adds its seed's group (Rebilder's rebilder-ars): a path any obeyed group
+    disallows is refused, naming the group; here rebilder-ars falls under robots.txt's '*', which
+    disallows everything."""
     both = _policy(robots_agents=("netglean", "rebilder-ars"))
     error = _error(_fetch(port, "http://robots-block.test/page", both)[0], "robots_disallowed")
     assert error.message.endswith("for rebilder-ars")
-    assert isinstance(_fetch(port, "http://site.test/page", both)[0], Page)  # 404 robots.txt: allowed for all
+    # 404 robots.txt: allowed for all
+    assert isinstance(_fetch(port, "http://site.test/page", both)[0], Page)
 
 
-def test_plain_http_is_refused_before_any_connection_when_the_policy_is_https_only(port: int) -> None:
+def test_plain_http_is_refused_before_any_connection_when_the_policy_is_https_only(
+    port: int,
+) -> None:
     result, backend = _fetch(port, "http://site.test/page", _policy(allow_http=False))
     error = _error(result, "operator_policy")
     assert error.detail == {"setting": "allow_http"} and backend.connects == []
@@ -468,15 +546,23 @@ def test_plain_http_is_refused_before_any_connection_when_the_policy_is_https_on
 def test_unreadable_robots_means_do_not_fetch_unless_the_operator_says(port: int) -> None:
     error = _error(_fetch(port, "http://robots-500.test/page")[0], "robots_disallowed")
     assert "503" in error.message
-    assert isinstance(_fetch(port, "http://robots-500.test/page", _policy(robots_unreadable_allows=True))[0], Page)
-    assert isinstance(_fetch(port, "http://robots-all.test/page", _policy(obey_robots=False))[0], Page)
+    assert isinstance(
+        _fetch(port, "http://robots-500.test/page", _policy(robots_unreadable_allows=True))[0], Page
+    )
+    assert isinstance(
+        _fetch(port, "http://robots-all.test/page", _policy(obey_robots=False))[0], Page
+    )
 
 
 def test_the_session_budget(port: int) -> None:
     backend = LoopbackBackend(port)
 
     async def run() -> list[str]:
-        fetcher = Fetcher(_policy(obey_robots=False, session_budget=2), resolver=FakeDNS(dict(NAMES)), dial=backend)
+        fetcher = Fetcher(
+            _policy(obey_robots=False, session_budget=2),
+            resolver=FakeDNS(dict(NAMES)),
+            dial=backend,
+        )
         outcomes = []
         for _ in range(3):
             try:
@@ -520,13 +606,21 @@ def test_pages_held_count_against_the_memory_budget_until_they_are_let_go(port: 
             await fetch()
             held.append(second)
             del second
-            await anyio.to_thread.run_sync(held.clear)  # pages let go in another thread give their room back too
+            # pages let go in another thread give their room back too
+            await anyio.to_thread.run_sync(held.clear)
             await fetch()
             return outcomes
         finally:
             await fetcher.aclose()
 
-    assert anyio.run(run) == ["ok", "ok", "unavailable (retryable)", "ok", "unavailable (retryable)", "ok"]
+    assert anyio.run(run) == [
+        "ok",
+        "ok",
+        "unavailable (retryable)",
+        "ok",
+        "unavailable (retryable)",
+        "ok",
+    ]
 
 
 def test_a_fetch_cancelled_while_it_waits_for_room_leaves_nothing_behind(port: int) -> None:
@@ -536,10 +630,12 @@ def test_a_fetch_cancelled_while_it_waits_for_room_leaves_nothing_behind(port: i
         fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=LoopbackBackend(port))
         try:
             first = await fetcher.fetch("http://site.test/page")
-            with anyio.move_on_after(0.2) as waited:  # its caller gives up on a fetch waiting for room
+            # its caller gives up on a fetch waiting for room
+            with anyio.move_on_after(0.2) as waited:
                 await fetcher.fetch("http://site.test/page")
             del first
-            again = await fetcher.fetch("http://site.test/page")  # not queued behind the one that left
+            # not queued behind the one that left
+            again = await fetcher.fetch("http://site.test/page")
             return waited.cancelled_caught, fetcher.memory.held, isinstance(again, Page)
         finally:
             await fetcher.aclose()
@@ -548,8 +644,12 @@ def test_a_fetch_cancelled_while_it_waits_for_room_leaves_nothing_behind(port: i
 
 
 def test_every_way_a_fetch_ends_gives_its_bytes_back(port: int) -> None:
-    policy = _budgeted(  # 5 s: each fetch here ends well within it on a busy machine, and the 20 s drip never does
-        fetch_memory_budget=30_000_000, fetch_memory_wait=0.2, fetch_total_timeout=5.0, ignore_robots=False
+    # 5 s: each fetch here ends well within it on a busy machine, and the 20 s drip never does
+    policy = _budgeted(
+        fetch_memory_budget=30_000_000,
+        fetch_memory_wait=0.2,
+        fetch_total_timeout=5.0,
+        ignore_robots=False,
     )
     ends = {
         "/huge-unannounced": "too_large",  # mid-body, past the cap as sent
@@ -565,7 +665,8 @@ def test_every_way_a_fetch_ends_gives_its_bytes_back(port: int) -> None:
     async def run() -> tuple[dict[str, str], int, int]:
         fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=LoopbackBackend(port))
         outcomes: dict[str, str] = {}
-        kept: list[ToolError] = []  # errors kept (as a handler may), with the tracebacks that hold the read's frames
+        # errors kept (as a handler may), with the tracebacks that hold the read's frames
+        kept: list[ToolError] = []
         try:
             for path in ends:
                 try:
@@ -576,7 +677,8 @@ def test_every_way_a_fetch_ends_gives_its_bytes_back(port: int) -> None:
                     kept.append(error)
             with anyio.move_on_after(0.3):  # the caller gives up on a half-read body
                 await fetcher.fetch("http://site.test/drip")
-            await fetcher.robots_verdict("http://robots-block.test/page")  # robots.txt bodies are read and let go
+            # robots.txt bodies are read and let go
+            await fetcher.robots_verdict("http://robots-block.test/page")
             robots = await fetcher.fetch("http://robots-block.test/page", error_pages=True)
             holding = fetcher.memory.held
             del robots
@@ -604,7 +706,9 @@ def test_bodies_waiting_for_room_never_deadlock(port: int, gzip: bool) -> None:
         sizes: list[int] = []
 
         async def one() -> None:
-            page = await fetcher.fetch(f"http://site.test/slow-unannounced{'?gzip=1' if gzip else ''}")
+            page = await fetcher.fetch(
+                f"http://site.test/slow-unannounced{'?gzip=1' if gzip else ''}"
+            )
             sizes.append(len(page.body))
 
         try:
@@ -628,7 +732,11 @@ def test_a_body_larger_than_the_whole_budget_is_too_large(port: int) -> None:
 def test_charsets_and_sniffing(port: int) -> None:
     policy = _policy(obey_robots=False)
     latin = _fetch(port, "http://site.test/latin1", policy)[0]
-    assert isinstance(latin, Page) and _text(latin) == "<p>café</p>" and latin.media_type == "text/html"
+    assert (
+        isinstance(latin, Page)
+        and _text(latin) == "<p>café</p>"
+        and latin.media_type == "text/html"
+    )
     meta = _fetch(port, "http://site.test/meta-charset", policy)[0]
     assert isinstance(meta, Page) and "naïve “quotes”" in _text(meta)
     assert Page("u", "u", 200, {}, b"<!DOCTYPE html><p>x").media_type == "text/html"
@@ -648,20 +756,30 @@ NOT_WHATWG = [
 def _html(label: str | None, where: str, body: bytes) -> Page:
     if where == "header":
         return Page("u", "u", 200, {"content-type": f"text/html; charset={label}"}, body)
-    return Page("u", "u", 200, {"content-type": "text/html"}, f'<meta charset="{label}">'.encode() + body)
+    return Page(
+        "u", "u", 200, {"content-type": "text/html"}, f'<meta charset="{label}">'.encode() + body
+    )
 
 
 @pytest.mark.parametrize("where", ["header", "meta"])
 @pytest.mark.parametrize("label", NOT_WHATWG)
-def test_a_label_that_is_not_a_whatwg_encoding_is_ignored_and_sniffing_goes_on(label: str, where: str) -> None:
+def test_a_label_that_is_not_a_whatwg_encoding_is_ignored_and_sniffing_goes_on(
+    label: str, where: str
+) -> None:
     page = _html(label, where, "<p>café, naïve “quotes”</p>".encode())
-    assert _text(page) == page.body.decode("utf-8")  # no Python codec was asked: the page reads as a browser shows it
-    ascii_body = ("abc\u00e9" * 2_000).encode("punycode")  # valid punycode: decoded as such, it would differ
-    assert _text(_html(label, where, ascii_body)) == _html(label, where, ascii_body).body.decode("ascii")
+    # no Python codec was asked: the page reads as a browser shows it
+    assert _text(page) == page.body.decode("utf-8")
+    # valid punycode: decoded as such, it would differ
+    ascii_body = ("abc\u00e9" * 2_000).encode("punycode")
+    assert _text(_html(label, where, ascii_body)) == _html(label, where, ascii_body).body.decode(
+        "ascii"
+    )
 
 
 def test_an_unknown_header_label_falls_back_to_the_meta_charset() -> None:
-    body = '<meta charset="windows-1252"><p>na\u00efve \u201cquotes\u201d</p>'.encode("windows-1252")
+    body = '<meta charset="windows-1252"><p>na\u00efve \u201cquotes\u201d</p>'.encode(
+        "windows-1252"
+    )
     page = Page("u", "u", 200, {"content-type": "text/html; charset=punycode"}, body)
     assert "naïve “quotes”" in _text(page)
 
@@ -669,21 +787,26 @@ def test_an_unknown_header_label_falls_back_to_the_meta_charset() -> None:
 @pytest.mark.parametrize(
     ("label", "where", "body", "text"),
     [
-        ("iso-8859-1", "header", b"\x93q\x94", "\u201cq\u201d"),  # WHATWG reads latin-1 labels as windows-1252
+        # WHATWG reads latin-1 labels as windows-1252
+        ("iso-8859-1", "header", b"\x93q\x94", "\u201cq\u201d"),
         ("LATIN1", "meta", b"\x93q\x94", "\u201cq\u201d"),
         ("utf8", "header", "é".encode(), "é"),
         (" UTF-8 ", "header", "é".encode(), "é"),
         ("x-sjis", "header", "日本".encode("cp932"), "日本"),
         ("ks_c_5601-1987", "header", "한국".encode("cp949"), "한국"),
         ("gb2312", "meta", "中文".encode("gbk"), "中文"),
-        ("iso-2022-kr", "header", b"\x1b$)C\x0e!!\x0f", "\ufffd"),  # the replacement encoding: one U+FFFD
+        # the replacement encoding: one U+FFFD
+        ("iso-2022-kr", "header", b"\x1b$)C\x0e!!\x0f", "\ufffd"),
         ("x-user-defined", "header", b"\x80", "\uf780"),
         ("x-user-defined", "meta", b"\x93", "\u201c"),  # in <meta>: windows-1252, as HTML says
-        ("utf-16le", "meta", "é".encode(), "é"),  # a <meta> cannot declare UTF-16 (it would not be readable): UTF-8
+        # a <meta> cannot declare UTF-16 (it would not be readable): UTF-8
+        ("utf-16le", "meta", "é".encode(), "é"),
         ("utf-16le", "header", "é".encode("utf-16-le"), "é"),
     ],
 )
-def test_whatwg_labels_decode_as_browsers_do(label: str, where: str, body: bytes, text: str) -> None:
+def test_whatwg_labels_decode_as_browsers_do(
+    label: str, where: str, body: bytes, text: str
+) -> None:
     page = _html(label, where, body)
     assert _text(page).endswith(text)
 
@@ -716,12 +839,14 @@ def test_the_robots_cache_expires_and_is_bounded() -> None:
     cache.put("http://a", readable)
     cache.put("http://b", unreadable)
     now[0] = 11.0
-    assert cache.get("http://a") is readable and cache.get("http://b") is None  # an outage is asked again soon
+    # an outage is asked again soon
+    assert cache.get("http://a") is readable and cache.get("http://b") is None
     now[0] = 101.0
     assert cache.get("http://a") is None  # a day-old robots.txt (here: 100 s) is read again
     for origin in ("http://c", "http://d", "http://e"):
         cache.put(origin, readable)
-    assert cache.get("http://c") is None and cache.get("http://e") is readable  # least recently used dropped
+    # least recently used dropped
+    assert cache.get("http://c") is None and cache.get("http://e") is readable
 
 
 @pytest.fixture(scope="module")
@@ -733,12 +858,16 @@ def tls_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, An
         yield tls_port, tls
 
 
-def _fetch_tls(tls_site: tuple[int, Any], url: str, policy: FetchPolicy, plain_port: int = 0) -> Page | ToolError:
+def _fetch_tls(
+    tls_site: tuple[int, Any], url: str, policy: FetchPolicy, plain_port: int = 0
+) -> Page | ToolError:
     tls_port, tls = tls_site
     backend = LoopbackBackend(plain_port or tls_port, tls_port=tls_port)
 
     async def run() -> Page | ToolError:
-        fetcher = Fetcher(policy, resolver=FakeDNS(dict(NAMES)), dial=backend, ssl_context=tls.client_context())
+        fetcher = Fetcher(
+            policy, resolver=FakeDNS(dict(NAMES)), dial=backend, ssl_context=tls.client_context()
+        )
         try:
             return await fetcher.fetch(url)
         except ToolError as error:
@@ -749,10 +878,12 @@ def _fetch_tls(tls_site: tuple[int, Any], url: str, policy: FetchPolicy, plain_p
     return anyio.run(run)
 
 
-def test_tls_to_a_pinned_address_keeps_sni_and_the_certificate_check(tls_site: tuple[int, Any]) -> None:
+def test_tls_to_a_pinned_address_keeps_sni_and_the_certificate_check(
+    tls_site: tuple[int, Any],
+) -> None:
     page = _fetch_tls(tls_site, "https://site.test/echo-host", _policy(obey_robots=False))
-    # The socket went to the pinned address (127.0.0.1 via the double) while TLS verified site.test's
-    # certificate against the hostname: SNI and certificate checking survive the pin.
+    # The socket went to the pinned address (127.0.0.1 via the double) while TLS verified
+    # site.test's certificate against the hostname: SNI and certificate checking survive the pin.
     assert isinstance(page, Page) and page.body == b"site.test"
 
 
@@ -763,8 +894,12 @@ def test_an_https_to_http_redirect_is_refused_unless_the_operator_allows_it(
     refused = _fetch_tls(tls_site, url, _policy(obey_robots=False), plain_port=port)
     error = _error(refused, "scheme_downgrade")
     assert error.detail == {"from": url, "to": "http://site.test/page"}
-    allowed = _fetch_tls(tls_site, url, _policy(obey_robots=False, allow_https_downgrade=True), plain_port=port)
-    assert isinstance(allowed, Page) and allowed.downgraded and allowed.url == "http://site.test/page"
+    allowed = _fetch_tls(
+        tls_site, url, _policy(obey_robots=False, allow_https_downgrade=True), plain_port=port
+    )
+    assert (
+        isinstance(allowed, Page) and allowed.downgraded and allowed.url == "http://site.test/page"
+    )
     assert b"Hello fixture" in allowed.body
 
 
@@ -790,14 +925,16 @@ def test_per_host_state_is_bounded(port: int, monkeypatch: pytest.MonkeyPatch) -
 
 
 class _Counted:
-    """A site that counts the requests it gets, by path: its robots.txt answers slowly, as a cold origin's might,
-    so every fetch of a batch asks for it while the first read is still in flight."""
+    """A site that counts the requests it gets, by path: its robots.txt answers slowly, as a cold
+    origin's might, so every fetch of a batch asks for it while the first read is still in
+    flight."""
 
     def __init__(self, robots_status: int = 200, *, hold_first_robots: bool = False) -> None:
         self.paths: list[str] = []
         self.robots_status = robots_status
         self.hold_first_robots = hold_first_robots
-        """Answer the first robots.txt never: it is held until its client goes (a read a test cancels)."""
+        """Answer the first robots.txt never: it is held until its client goes (a read a test
+        cancels)."""
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         from starlette.responses import PlainTextResponse
@@ -805,20 +942,28 @@ class _Counted:
         if scope["type"] != "http":
             return
         self.paths.append(scope["path"])
-        if scope["path"] == "/robots.txt" and self.hold_first_robots and self.paths.count("/robots.txt") == 1:
+        if (
+            scope["path"] == "/robots.txt"
+            and self.hold_first_robots
+            and self.paths.count("/robots.txt") == 1
+        ):
             while (await receive())["type"] != "http.disconnect":
                 pass
             return
         if scope["path"] == "/robots.txt":
-            await anyio.sleep(0.2)  # not a timing assertion: only widens the window the batch's fetches share
-            response = PlainTextResponse("User-agent: *\nAllow: /\n", status_code=self.robots_status)
+            # not a timing assertion: only widens the window the batch's fetches share
+            await anyio.sleep(0.2)
+            response = PlainTextResponse(
+                "User-agent: *\nAllow: /\n", status_code=self.robots_status
+            )
         else:
             response = PlainTextResponse(f"page {scope['path']}")
         await response(scope, receive, send)
 
 
 def _batch(port: int, urls: list[str], policy: FetchPolicy) -> list[str]:
-    """Fetch ``urls`` at once with one fresh fetcher; what each ended as (ok or its error code), in order."""
+    """Fetch ``urls`` at once with one fresh fetcher; what each ended as (ok or its error code), in
+    order."""
     backend = LoopbackBackend(port)
 
     async def run() -> list[str]:
@@ -854,8 +999,8 @@ def test_robots_txt_is_read_once_for_a_batch_on_a_cold_origin() -> None:
 
 @pytest.mark.parametrize(("budget", "pages"), [(4, 3), (3, 2)])
 def test_the_budget_counts_one_robots_read_per_origin(budget: int, pages: int) -> None:
-    """Three URLs on a cold origin cost four requests: robots.txt once, then the pages (a budget of three used to
-    go on three reads of robots.txt and read no page at all)."""
+    """Three URLs on a cold origin cost four requests: robots.txt once, then the pages (a budget of
+    three used to go on three reads of robots.txt and read no page at all)."""
     site = _Counted()
     with serve(app=site) as port:
         urls = [f"http://site.test/page/{n}" for n in range(3)]
@@ -865,14 +1010,18 @@ def test_the_budget_counts_one_robots_read_per_origin(budget: int, pages: int) -
 
 
 def test_a_robots_read_that_ends_without_an_answer_is_not_handed_on() -> None:
-    """The fetch reading robots.txt is cancelled (its call's deadline) while two others wait for its answer: they
-    read for themselves, one read for both, and nothing the cancelled read did closes the origin."""
-    site = _Counted(hold_first_robots=True)  # the first read reaches the site, and is cancelled, never answered
+    """The fetch reading robots.txt is cancelled (its call's deadline) while two others wait for its
+    answer: they read for themselves, one read for both, and nothing the cancelled read did closes
+    the origin."""
+    # the first read reaches the site, and is cancelled, never answered
+    site = _Counted(hold_first_robots=True)
     with serve(app=site) as port:
         backend = LoopbackBackend(port)
 
         async def run() -> list[str]:
-            fetcher = Fetcher(_policy(host_concurrency=4), resolver=FakeDNS(dict(NAMES)), dial=backend)
+            fetcher = Fetcher(
+                _policy(host_concurrency=4), resolver=FakeDNS(dict(NAMES)), dial=backend
+            )
             outcomes = ["cancelled", "", ""]
 
             async def one(index: int) -> None:
@@ -896,7 +1045,10 @@ def test_a_robots_read_that_ends_without_an_answer_is_not_handed_on() -> None:
                     reading = fetcher._robots._reading["http://site.test"]
                     group.start_soon(one, 1)
                     group.start_soon(one, 2)
-                    while reading.done.statistics().tasks_waiting < 2 or "/robots.txt" not in site.paths:
+                    while (
+                        reading.done.statistics().tasks_waiting < 2
+                        or "/robots.txt" not in site.paths
+                    ):
                         await anyio.sleep(0.01)
                     first.cancel()
                 return outcomes
@@ -905,21 +1057,26 @@ def test_a_robots_read_that_ends_without_an_answer_is_not_handed_on() -> None:
 
         outcomes = anyio.run(run)
     assert outcomes == ["cancelled", "ok", "ok"]
-    assert site.paths.count("/robots.txt") == 2  # the cancelled read, and the one both waiting fetches shared
+    # the cancelled read, and the one both waiting fetches shared
+    assert site.paths.count("/robots.txt") == 2
 
 
 def test_an_unreadable_robots_txt_is_one_read_shared_by_the_batch() -> None:
-    """robots.txt answering 503 is an answer (do not fetch), handed to the fetches waiting for it; the cache keeps it
-    for unreadable_ttl only (test_the_robots_cache_expires_and_is_bounded)."""
+    """robots.txt answering 503 is an answer (do not fetch), handed to the fetches waiting for it;
+    the cache keeps it for unreadable_ttl only (test_the_robots_cache_expires_and_is_bounded)."""
     site = _Counted(robots_status=503)
     with serve(app=site) as port:
-        outcomes = _batch(port, [f"http://site.test/page/{n}" for n in range(3)], _policy(host_concurrency=3))
+        outcomes = _batch(
+            port, [f"http://site.test/page/{n}" for n in range(3)], _policy(host_concurrency=3)
+        )
     assert outcomes == ["robots_disallowed"] * 3 and site.paths == ["/robots.txt"]
 
 
-def test_a_robots_read_the_site_never_answers_fails_its_fetches_and_is_not_cached(closed_port: int) -> None:
-    """No answer is no verdict: the fetches waiting for the read fail with it (unreachable, retryable), not as a
-    robots.txt refusal kept for five minutes, and the next fetch asks again."""
+def test_a_robots_read_the_site_never_answers_fails_its_fetches_and_is_not_cached(
+    closed_port: int,
+) -> None:
+    """No answer is no verdict: the fetches waiting for the read fail with it (unreachable,
+    retryable), not as a robots.txt refusal kept for five minutes, and the next fetch asks again."""
     backend = LoopbackBackend(closed_port)
 
     async def run() -> tuple[list[str], str]:
@@ -947,15 +1104,20 @@ def test_a_robots_read_the_site_never_answers_fails_its_fetches_and_is_not_cache
 
     outcomes, later = anyio.run(run)
     assert outcomes == ["unreachable"] * 3
-    assert later == "1 2 unreachable True"  # one read shared by the three; the next fetch asked again
+    # one read shared by the three; the next fetch asked again
+    assert later == "1 2 unreachable True"
 
 
-# For a person trying a local site (issue 19) ---------------------------------------------------------------------
+# For a person trying a local site (issue 19) ------------------------------------------------------
 
 
-def test_a_refused_private_host_names_the_operators_switch_and_a_metadata_one_does_not(port: int) -> None:
+def test_a_refused_private_host_names_the_operators_switch_and_a_metadata_one_does_not(
+    port: int,
+) -> None:
     loopback, _ = _fetch(port, "http://rebind.test/page")
-    assert isinstance(loopback, BlockedAddress) and loopback.detail["setting"] == "allow_private_hosts"
+    assert (
+        isinstance(loopback, BlockedAddress) and loopback.detail["setting"] == "allow_private_hosts"
+    )
     assert "only the operator can: --allow-private-hosts, or --dev" in loopback.message
     assert "no tool argument can" in loopback.message
     metadata, _ = _fetch(port, "http://meta.test/latest/")
@@ -964,15 +1126,22 @@ def test_a_refused_private_host_names_the_operators_switch_and_a_metadata_one_do
 
 
 def test_dev_allows_private_hosts_and_spaces_them_not_but_public_ones_still() -> None:
-    policy = FetchPolicy.from_settings(Settings.load({"dev": True, "host_interval": 2.0}, environ={}))
+    policy = FetchPolicy.from_settings(
+        Settings.load({"dev": True, "host_interval": 2.0}, environ={})
+    )
     assert policy.allow_private_hosts and policy.unspaced_private
 
     async def intervals() -> tuple[float, float]:
-        fetcher = Fetcher(policy, resolver=FakeDNS({"local.test": ["127.0.0.1"], "public.test": [PUBLIC]}))
+        fetcher = Fetcher(
+            policy, resolver=FakeDNS({"local.test": ["127.0.0.1"], "public.test": [PUBLIC]})
+        )
         try:
             for host in ("local.test", "public.test"):
-                await fetcher._pin(parse_url(f"http://{host}/"))  # the address policy alone: nothing is fetched
-            return fetcher.interval(parse_url("http://local.test/")), fetcher.interval(parse_url("http://public.test/"))
+                # the address policy alone: nothing is fetched
+                await fetcher._pin(parse_url(f"http://{host}/"))
+            return fetcher.interval(parse_url("http://local.test/")), fetcher.interval(
+                parse_url("http://public.test/")
+            )
         finally:
             await fetcher.aclose()
 
@@ -981,10 +1150,13 @@ def test_dev_allows_private_hosts_and_spaces_them_not_but_public_ones_still() ->
     assert not plain.allow_private_hosts and not plain.unspaced_private
 
 
-def test_a_sites_crawl_delay_spaces_every_request_robots_txt_included_as_the_site_sees_them(port: int) -> None:
-    """Crawl-delay 2 on a host the operator does not space (host_interval 0, as --dev leaves a local site): the
-    page after robots.txt waited for nothing (they arrived 1-4 ms apart), as the interval in force was the one
-    known when robots.txt was asked for. Timed where the site receives the requests, never by a call's duration."""
+def test_a_sites_crawl_delay_spaces_every_request_robots_txt_included_as_the_site_sees_them(
+    port: int,
+) -> None:
+    """Crawl-delay 2 on a host the operator does not space (host_interval 0, as --dev leaves a local
+    site): the page after robots.txt waited for nothing (they arrived 1-4 ms apart), as the interval
+    in force was the one known when robots.txt was asked for. Timed where the site receives the
+    requests, never by a call's duration."""
     ARRIVALS.clear()
     backend = LoopbackBackend(port)
 
@@ -999,4 +1171,5 @@ def test_a_sites_crawl_delay_spaces_every_request_robots_txt_included_as_the_sit
     anyio.run(run)
     assert [path for path, _ in ARRIVALS] == ["/robots.txt", "/page", "/page"]
     gaps = [later - earlier for (_, earlier), (_, later) in itertools.pairwise(ARRIVALS)]
-    assert all(gap >= 1.5 for gap in gaps), gaps  # 2 s asked, started apart; what the network adds is shared
+    # 2 s asked, started apart; what the network adds is shared
+    assert all(gap >= 1.5 for gap in gaps), gaps

@@ -50,7 +50,8 @@ def guarded() -> Iterator[HttpServer]:
 
 @pytest.fixture(scope="module")
 def capped() -> Iterator[HttpServer]:
-    """One call in flight per client, and a body may take a minute: a stalled request holds the slot."""
+    """One call in flight per client, and a body may take a minute: a stalled request holds the
+    slot."""
     running = HttpServer("--max-client-calls", "1", "--request-timeout", "60")
     yield running
     running.stop()
@@ -74,7 +75,8 @@ def few() -> Iterator[HttpServer]:
 
 def _connect(server: HttpServer) -> socket.socket:
     host, port = server.base.removeprefix("http://").rsplit(":", 1)
-    return socket.create_connection((host, int(port)), timeout=15)  # every read below: closed within 15 s or fail
+    # every read below: closed within 15 s or fail
+    return socket.create_connection((host, int(port)), timeout=15)
 
 
 def _read_to_close(sock: socket.socket) -> bytes:
@@ -92,10 +94,13 @@ def _post(base: str, tool: str, body: Any = None, **kwargs: Any) -> httpx.Respon
 
 
 def test_rest_call_returns_the_envelope(server: HttpServer) -> None:
-    response = _post(server.base, "generate_citations", {"markdown": "[a](https://a.test)", "heading": ""})
+    response = _post(
+        server.base, "generate_citations", {"markdown": "[a](https://a.test)", "heading": ""}
+    )
     assert response.status_code == 200 and response.headers["content-type"] == "application/json"
     assert response.json()["payload"]["markdown"] == "a [1]\n\n[1]: https://a.test\n"
-    assert httpx.post(f"{server.base}/v1/tools/get_version").json()["ok"] is True  # empty body: no arguments
+    # empty body: no arguments
+    assert httpx.post(f"{server.base}/v1/tools/get_version").json()["ok"] is True
 
 
 @pytest.mark.parametrize(
@@ -109,9 +114,13 @@ def test_rest_call_returns_the_envelope(server: HttpServer) -> None:
         (b'{"markdown": "x"}', "text/plain", 415, "unsupported_media_type"),
     ],
 )
-def test_rest_status_mapping(server: HttpServer, body: bytes, content_type: str, status: int, code: str) -> None:
+def test_rest_status_mapping(
+    server: HttpServer, body: bytes, content_type: str, status: int, code: str
+) -> None:
     response = httpx.post(
-        f"{server.base}/v1/tools/generate_citations", content=body, headers={"content-type": content_type}
+        f"{server.base}/v1/tools/generate_citations",
+        content=body,
+        headers={"content-type": content_type},
     )
     assert response.status_code == status
     data = response.json()
@@ -121,7 +130,10 @@ def test_rest_status_mapping(server: HttpServer, body: bytes, content_type: str,
 
 def test_unknown_tool_is_404_naming_the_closest_and_wrong_method_405(server: HttpServer) -> None:
     assert _post(server.base, "nope", {}).json() == {
-        "error": {"code": "unknown_tool", "message": "There is no tool by that name. (GET /v1/tools lists them.)"}
+        "error": {
+            "code": "unknown_tool",
+            "message": "There is no tool by that name. (GET /v1/tools lists them.)",
+        }
     }
     assert _post(server.base, "scrap", {}).json()["error"]["message"] == (
         "There is no tool by that name. Did you mean scrape? (GET /v1/tools lists them.)"
@@ -146,9 +158,14 @@ def test_the_root_is_a_landing_page_and_v1_tools_lists_the_tools(server: HttpSer
     names = [tool["name"] for tool in listed]
     assert names == sorted(names) and "scrape" in names and len(names) == len(set(names))
     scrape = next(tool for tool in listed if tool["name"] == "scrape")
-    assert scrape["call"] == scrape["schema"] == f"{server.base}/v1/tools/scrape" and scrape["title"]
+    assert (
+        scrape["call"] == scrape["schema"] == f"{server.base}/v1/tools/scrape" and scrape["title"]
+    )
     described = httpx.get(scrape["schema"]).json()
-    assert described["input_schema"]["properties"]["url"] and described["output_schema"]["type"] == "object"
+    assert (
+        described["input_schema"]["properties"]["url"]
+        and described["output_schema"]["type"] == "object"
+    )
     assert httpx.get(scrape["docs"]).status_code == 200
 
 
@@ -159,7 +176,8 @@ def test_serve_says_where_its_docs_are(server: HttpServer) -> None:
 def test_openapi_docs_and_health(server: HttpServer) -> None:
     document = httpx.get(f"{server.base}/openapi.json").json()
     assert document == json.loads((PROJECT / "netglean/generated/openapi.json").read_text())
-    assert set(document["paths"]["/"]["get"]["responses"]["200"]["content"]) == {"text/html"}  # the landing page
+    # the landing page
+    assert set(document["paths"]["/"]["get"]["responses"]["200"]["content"]) == {"text/html"}
     assert "netglean" in httpx.get(f"{server.base}/docs/").text
     assert httpx.get(f"{server.base}/docs/tools/get_version.html").status_code == 200
     assert httpx.get(f"{server.base}/healthz").json()["status"] == "ok"
@@ -173,9 +191,14 @@ def test_foreign_host_and_origin_are_refused(server: HttpServer, path: str) -> N
     method = "GET" if path == "/healthz" else "POST"
     host = httpx.request(method, server.base + path, headers={"host": "evil.example:80"}, json={})
     assert host.status_code == 421
-    origin = httpx.request(method, server.base + path, headers={"origin": "http://evil.example"}, json={})
+    origin = httpx.request(
+        method, server.base + path, headers={"origin": "http://evil.example"}, json={}
+    )
     assert origin.status_code == 403 and origin.json()["error"]["code"] == "forbidden_origin"
-    assert httpx.request(method, server.base + path, headers={"origin": "null"}, json={}).status_code == 403
+    assert (
+        httpx.request(method, server.base + path, headers={"origin": "null"}, json={}).status_code
+        == 403
+    )
 
 
 def test_local_origins_are_accepted(server: HttpServer) -> None:
@@ -192,9 +215,16 @@ def test_token_is_required_and_compared_whole(guarded: HttpServer) -> None:
         {"authorization": f"Bearer {TOKEN}x"},
     ):
         response = _post(guarded.base, "get_version", {}, headers=headers)
-        assert response.status_code == 401 and response.headers["www-authenticate"].startswith("Bearer")
+        assert response.status_code == 401 and response.headers["www-authenticate"].startswith(
+            "Bearer"
+        )
         assert TOKEN not in response.text
-    assert httpx.post(f"{guarded.base}/mcp", json={}, headers={"accept": "application/json"}).status_code == 401
+    assert (
+        httpx.post(
+            f"{guarded.base}/mcp", json={}, headers={"accept": "application/json"}
+        ).status_code
+        == 401
+    )
     ok = _post(guarded.base, "get_version", {}, headers={"authorization": f"Bearer {TOKEN}"})
     assert ok.status_code == 200 and ok.json()["ok"] is True
     assert httpx.get(f"{guarded.base}/healthz").status_code == 200  # liveness never needs the token
@@ -236,7 +266,8 @@ def test_slow_body_gets_408_and_a_busy_client_gets_429(guarded: HttpServer) -> N
         # The stalled request occupies this client's only slot (max-client-calls 1).
         busy = _post(guarded.base, "get_version", {}, headers={"authorization": f"Bearer {TOKEN}"})
         assert busy.status_code == 429 and busy.headers["retry-after"] == "1"
-        assert "its cap (max_client_calls = 1)" in busy.json()["error"]["message"]  # which cap, and its setting
+        # which cap, and its setting
+        assert "its cap (max_client_calls = 1)" in busy.json()["error"]["message"]
         sock.settimeout(10)
         answer = b""
         while b"request_timeout" not in answer and (chunk := sock.recv(4096)):
@@ -244,18 +275,26 @@ def test_slow_body_gets_408_and_a_busy_client_gets_429(guarded: HttpServer) -> N
         assert answer.startswith(b"HTTP/1.1 408") and b"request_timeout" in answer
     finally:
         sock.close()
-    assert _post(guarded.base, "get_version", {}, headers={"authorization": f"Bearer {TOKEN}"}).status_code == 200
+    assert (
+        _post(
+            guarded.base, "get_version", {}, headers={"authorization": f"Bearer {TOKEN}"}
+        ).status_code
+        == 200
+    )
 
 
 def _until(status: int, request: Any, deadline: float = 10) -> None:
-    """Repeat ``request`` until it answers ``status`` (a wait bounded by ``deadline`` seconds, not a timing)."""
+    """Repeat ``request`` until it answers ``status`` (a wait bounded by ``deadline`` seconds, not a
+    timing)."""
     until = time.monotonic() + deadline
     while (found := request().status_code) != status:
         assert time.monotonic() < until, f"still {found}, not {status}"
         threading.Event().wait(0.05)
 
 
-def test_the_in_flight_cap_is_the_peers_whatever_session_or_address_the_client_claims(capped: HttpServer) -> None:
+def test_the_in_flight_cap_is_the_peers_whatever_session_or_address_the_client_claims(
+    capped: HttpServer,
+) -> None:
     def plain() -> httpx.Response:
         return _post(capped.base, "get_version", {})
 
@@ -266,7 +305,10 @@ def test_the_in_flight_cap_is_the_peers_whatever_session_or_address_the_client_c
             claimed = {"mcp-session-id": uuid.uuid4().hex}
             assert _post(capped.base, "get_version", {}, headers=claimed).status_code == 429
             assert httpx.post(f"{capped.base}/mcp", json={}, headers=claimed).status_code == 429
-            forwarded = {"x-forwarded-for": f"198.51.100.{uuid.uuid4().int % 250}", "forwarded": "for=192.0.2.9"}
+            forwarded = {
+                "x-forwarded-for": f"198.51.100.{uuid.uuid4().int % 250}",
+                "forwarded": "for=192.0.2.9",
+            }
             assert _post(capped.base, "get_version", {}, headers=forwarded).status_code == 429
     finally:
         sock.close()
@@ -274,7 +316,8 @@ def test_the_in_flight_cap_is_the_peers_whatever_session_or_address_the_client_c
 
 
 def test_headers_that_dribble_in_get_408_and_the_connection_is_closed(hasty: HttpServer) -> None:
-    """Slowloris: a byte of header every 0.2 s, forever. The server ends it at its header deadline."""
+    """Slowloris: a byte of header every 0.2 s, forever. The server ends it at its header
+    deadline."""
     sock = _connect(hasty)
     sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
     sock.settimeout(0.2)
@@ -299,21 +342,26 @@ def test_headers_that_dribble_in_get_408_and_the_connection_is_closed(hasty: Htt
     assert answer.startswith(b"HTTP/1.1 408") and b'"code": "request_timeout"' in answer
 
 
-def test_a_connection_that_never_speaks_is_closed_and_one_that_does_is_served(hasty: HttpServer) -> None:
+def test_a_connection_that_never_speaks_is_closed_and_one_that_does_is_served(
+    hasty: HttpServer,
+) -> None:
     silent = _connect(hasty)
     assert _read_to_close(silent) == b""  # closed without a word: it never began a request
     silent.close()
     sock = _connect(hasty)
     request = "POST /v1/tools/get_version HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n"
     sock.sendall(request.encode())
-    threading.Event().wait(1.5)  # the body comes after the header deadline: that is the body's deadline, not this
+    # the body comes after the header deadline: that is the body's deadline, not this
+    threading.Event().wait(1.5)
     sock.sendall(b"{}")
     answer = _read_to_close(sock)  # the response, then (idle past the deadline) the close
     sock.close()
     assert answer.startswith(b"HTTP/1.1 200") and b'"ok":true' in answer
 
 
-def test_connections_past_the_per_address_cap_get_429_and_a_freed_slot_is_reused(few: HttpServer) -> None:
+def test_connections_past_the_per_address_cap_get_429_and_a_freed_slot_is_reused(
+    few: HttpServer,
+) -> None:
     held = [_connect(few) for _ in range(3)]
     try:
         refused = _connect(few)
@@ -321,7 +369,8 @@ def test_connections_past_the_per_address_cap_get_429_and_a_freed_slot_is_reused
         refused.close()
         assert answer.startswith(b"HTTP/1.1 429") and b"retry-after: 1" in answer.lower()
         assert b'"code": "too_many_requests"' in answer
-        assert b"it holds 3, its cap (max_client_connections = 3)" in answer  # which cap, and its setting
+        # which cap, and its setting
+        assert b"it holds 3, its cap (max_client_connections = 3)" in answer
         held.pop().close()
         _until(200, lambda: httpx.get(f"{few.base}/healthz"))  # once the server has seen the close
     finally:
@@ -331,14 +380,29 @@ def test_connections_past_the_per_address_cap_get_429_and_a_freed_slot_is_reused
 
 def test_tokens_and_bodies_never_reach_the_log(guarded: HttpServer) -> None:
     marker = "body-marker-3c7e"
-    _post(guarded.base, "generate_citations", {"markdown": marker}, headers={"authorization": f"Bearer {TOKEN}"})
-    _post(guarded.base, "generate_citations", {"markdown": marker}, headers={"authorization": "Bearer wrong"})
+    _post(
+        guarded.base,
+        "generate_citations",
+        {"markdown": marker},
+        headers={"authorization": f"Bearer {TOKEN}"},
+    )
+    _post(
+        guarded.base,
+        "generate_citations",
+        {"markdown": marker},
+        headers={"authorization": "Bearer wrong"},
+    )
     assert "DEBUG" in guarded.stderr or "INFO" in guarded.stderr  # logging was on
-    assert TOKEN not in guarded.stderr and marker not in guarded.stderr and "wrong" not in guarded.stderr
+    assert (
+        TOKEN not in guarded.stderr
+        and marker not in guarded.stderr
+        and "wrong" not in guarded.stderr
+    )
 
 
 def test_query_strings_never_reach_the_log() -> None:
-    """A URL's query (a token, a feed secret) is redacted in every line, uvicorn's access log included."""
+    """A URL's query (a token, a feed secret) is redacted in every line, uvicorn's access log
+    included."""
     with HttpServer("--log-level", "info") as running:
         for method, path in (
             ("POST", "/v1/tools/get_version?token=QS1"),
@@ -348,10 +412,12 @@ def test_query_strings_never_reach_the_log() -> None:
             ("POST", "/mcp?session=QS6"),
             ("GET", "/missing?a=QS7"),
         ):
-            httpx.request(method, running.base + path, json={}, timeout=30)  # a first call builds its tool
+            # a first call builds its tool
+            httpx.request(method, running.base + path, json={}, timeout=30)
     written = running.stderr + running.stdout
     assert "QS" not in written
-    assert '"POST /v1/tools/get_version?*** HTTP/1.1" 200' in written  # the access log was on, and redacted
+    # the access log was on, and redacted
+    assert '"POST /v1/tools/get_version?*** HTTP/1.1" 200' in written
 
 
 def test_binding_beyond_loopback_needs_a_token() -> None:
@@ -371,7 +437,9 @@ def test_binding_beyond_loopback_needs_a_token() -> None:
 def test_graceful_shutdown_finishes_in_flight_calls(lab: Path) -> None:
     running = HttpServer("--log-level", "debug", cwd=lab, env=lab_environment(lab))
     results: list[httpx.Response] = []
-    call = threading.Thread(target=lambda: results.append(_post(running.base, "misbehave", {"mode": "nap"})))
+    call = threading.Thread(
+        target=lambda: results.append(_post(running.base, "misbehave", {"mode": "nap"}))
+    )
     call.start()
     while "call misbehave" not in running.stderr and call.is_alive():
         threading.Event().wait(0.02)  # until the tool is running (it naps 1.5 s)
@@ -379,7 +447,9 @@ def test_graceful_shutdown_finishes_in_flight_calls(lab: Path) -> None:
     # uvicorn finishes in-flight requests, then re-raises SIGTERM so the parent sees a signal exit.
     assert running.stop() == -signal.SIGTERM
     call.join(10)
-    assert results and results[0].status_code == 200 and results[0].json()["payload"] == {"fine": True}
+    assert (
+        results and results[0].status_code == 200 and results[0].json()["payload"] == {"fine": True}
+    )
 
 
 _MCP = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
@@ -397,11 +467,19 @@ def _mcp_session(base: str) -> dict[str, str]:
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
     }
     session = httpx.post(f"{base}/mcp", headers=_MCP, json=initialize).headers["mcp-session-id"]
     headers = _MCP | {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
-    httpx.post(f"{base}/mcp", headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+    httpx.post(
+        f"{base}/mcp",
+        headers=headers,
+        json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+    )
     return headers
 
 
@@ -420,8 +498,12 @@ def _background(target: Any) -> threading.Thread:
     return thread
 
 
-def test_calls_still_running_when_the_grace_ends_get_unavailable_and_the_log_one_line(lab: Path) -> None:
-    running = HttpServer("--log-level", "debug", "--shutdown-grace", "1", cwd=lab, env=lab_environment(lab))
+def test_calls_still_running_when_the_grace_ends_get_unavailable_and_the_log_one_line(
+    lab: Path,
+) -> None:
+    running = HttpServer(
+        "--log-level", "debug", "--shutdown-grace", "1", cwd=lab, env=lab_environment(lab)
+    )
     headers = _mcp_session(running.base)
     results: dict[str, Any] = {}
 
@@ -432,8 +514,14 @@ def test_calls_still_running_when_the_grace_ends_get_unavailable_and_the_log_one
                 pass
 
     threads = [
-        _background(lambda: results.update(rest=_post(running.base, "misbehave", {"mode": "sleep"}))),
-        _background(lambda: results.update(mcp=httpx.post(f"{running.base}/mcp", headers=headers, json=_SLEEP))),
+        _background(
+            lambda: results.update(rest=_post(running.base, "misbehave", {"mode": "sleep"}))
+        ),
+        _background(
+            lambda: results.update(
+                mcp=httpx.post(f"{running.base}/mcp", headers=headers, json=_SLEEP)
+            )
+        ),
         _background(listen),
     ]
     until = time.monotonic() + 20
@@ -447,20 +535,32 @@ def test_calls_still_running_when_the_grace_ends_get_unavailable_and_the_log_one
     rest = results["rest"]
     assert rest.status_code == 503 and rest.headers["content-type"] == "application/json"
     assert rest.json()["ok"] is False and rest.json()["next_step"] == "misbehave"
-    assert rest.json()["payload"]["error"]["code"] == "unavailable" and rest.json()["payload"]["error"]["retryable"]
+    assert (
+        rest.json()["payload"]["error"]["code"] == "unavailable"
+        and rest.json()["payload"]["error"]["retryable"]
+    )
     answer = _sse_result(results["mcp"].text, 2)["result"]
-    assert answer["isError"] is True and answer["structuredContent"]["payload"]["error"]["code"] == "unavailable"
+    assert (
+        answer["isError"] is True
+        and answer["structuredContent"]["payload"]["error"]["code"] == "unavailable"
+    )
     lines = running.stderr.splitlines()
     assert [line for line in lines if "ERROR" in line or "Traceback" in line] == []
     assert len([line for line in lines if "end as unavailable" in line]) == 1
 
 
 def test_calls_that_arrive_during_shutdown_get_unavailable(lab: Path) -> None:
-    running = HttpServer("--log-level", "debug", "--shutdown-grace", "20", cwd=lab, env=lab_environment(lab))
+    running = HttpServer(
+        "--log-level", "debug", "--shutdown-grace", "20", cwd=lab, env=lab_environment(lab)
+    )
     late = _connect(running)
     body = b'{"mode": "fine"}'
-    late.sendall(b"POST /v1/tools/misbehave HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n")
-    late.sendall(b"Content-Length: %d\r\n\r\n" % len(body))  # headers in before the signal, the body after
+    late.sendall(
+        b"POST /v1/tools/misbehave HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+        b"application/json\r\n"
+    )
+    # headers in before the signal, the body after
+    late.sendall(b"Content-Length: %d\r\n\r\n" % len(body))
     running.process.send_signal(signal.SIGTERM)
     until = time.monotonic() + 20
     while "Shutting down" not in running.stderr:
@@ -482,18 +582,31 @@ def test_streams_are_resumable_with_last_event_id(server: HttpServer) -> None:
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
     }
     session = httpx.post(url, headers=headers, json=initialize).headers["mcp-session-id"]
     headers |= {"mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
     httpx.post(url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_version", "arguments": {}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "get_version", "arguments": {}},
+    }
     stream = httpx.post(url, headers=headers, json=call).text.replace("\r\n", "\n")
     priming, result = stream.split("\n\n")[:2]
-    assert priming.startswith("id: ") and "\ndata: \n" in priming + "\n" and "retry: 1000" in priming
+    assert (
+        priming.startswith("id: ") and "\ndata: \n" in priming + "\n" and "retry: 1000" in priming
+    )
     # A client that lost the stream after the priming event gets the result replayed.
     primed = priming.split("\n")[0].removeprefix("id: ")
-    with httpx.stream("GET", url, headers={**headers, "last-event-id": primed}, timeout=10) as replay:
+    with httpx.stream(
+        "GET", url, headers={**headers, "last-event-id": primed}, timeout=10
+    ) as replay:
         for line in replay.iter_lines():
             if line.startswith("data: {"):
                 assert json.loads(line.removeprefix("data: "))["id"] == 2
@@ -514,8 +627,12 @@ def test_event_store_is_bounded() -> None:
         for _ in range(5):
             await store.store_event("a", None)
         replayed: list[str] = []
-        assert await store.replay_events_after(first, lambda e: replayed.append(e.event_id)) is None  # evicted
-        assert await store.replay_events_after("not-a-number", lambda e: replayed.append(e.event_id)) is None
+        # evicted
+        assert await store.replay_events_after(first, lambda e: replayed.append(e.event_id)) is None
+        assert (
+            await store.replay_events_after("not-a-number", lambda e: replayed.append(e.event_id))
+            is None
+        )
         return replayed
 
     assert anyio.run(run) == []

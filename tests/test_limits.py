@@ -1,10 +1,12 @@
-"""Small inputs that used to freeze or exhaust the server, and deadlines that now hold: each case failed before.
+"""Small inputs that used to freeze or exhaust the server, and deadlines that now hold: each case
+failed before.
 
-A server with one real reader process (where a hostile page's reading can be stopped) reads a hostile site
-on 127.0.0.1: selectors that take minutes, a template that multiplies text, a backtracking pattern over many
-items, a page that never finishes arriving inside a batch, pagination to a local file. Its call deadline is
-short where a test is about running out of time, generous elsewhere. Every call must come back as a clean
-envelope, with what could be read kept, and the server must go on serving.
+A server with one real reader process (where a hostile page's reading can be stopped) reads a
+hostile site on 127.0.0.1: selectors that take minutes, a template that multiplies text, a
+backtracking pattern over many items, a page that never finishes arriving inside a batch, pagination
+to a local file. Its call deadline is short where a test is about running out of time, generous
+elsewhere. Every call must come back as a clean envelope, with what could be read kept, and the
+server must go on serving.
 """
 
 from __future__ import annotations
@@ -38,14 +40,19 @@ from tests.support.clients import SyncClient, open_client
 from tests.support.fixture_site import serve
 
 SHORT_CALL_TIMEOUT = 4.0
-"""The deadline of the server whose tests are about a call running out of time (a 60 s drip, a 57 s selector)."""
+"""The deadline of the server whose tests are about a call running out of time (a 60 s drip, a 57 s
+selector)."""
 GENEROUS_CALL_TIMEOUT = 60.0
-"""The deadline of the server whose tests must finish (a template bomb, 200 slow patterns): no loaded machine
-meets it by accident, so the bounds these tests check are the page allowance's, not the call's."""
+"""The deadline of the server whose tests must finish (a template bomb, 200 slow patterns): no
+loaded machine meets it by accident, so the bounds these tests check are the page allowance's, not
+the call's."""
 
 
 def _items(count: int, text: str = "Story") -> str:
-    return "".join(f'<li class="story"><a href="/story/{n}">{text} {n}</a><p>{text}</p></li>' for n in range(count))
+    return "".join(
+        f'<li class="story"><a href="/story/{n}">{text} {n}</a><p>{text}</p></li>'
+        for n in range(count)
+    )
 
 
 async def _listing(request: Request) -> Response:
@@ -57,7 +64,8 @@ async def _listing(request: Request) -> Response:
 
 
 async def _nested(request: Request) -> Response:
-    """600 nested divs: what a selector of nested :has() that finds nothing takes a minute over (lexbor, in C)."""
+    """600 nested divs: what a selector of nested :has() that finds nothing takes a minute over
+    (lexbor, in C)."""
     nest = f"{'<div>' * 600}<span>x</span>{'</div>' * 600}"
     return HTMLResponse(f"<html><body><ul><li class='story'><a href='/s'>Story</a>{nest}</li></ul>")
 
@@ -78,7 +86,12 @@ SITE = Starlette(
         Route("/listing", _listing),
         Route("/nested", _nested),
         Route("/drip", _drip),
-        Route("/page/{n}", lambda request: HTMLResponse(f"<html><body><article><h1>Page</h1>{'<p>Words.</p>' * 5}")),
+        Route(
+            "/page/{n}",
+            lambda request: HTMLResponse(
+                f"<html><body><article><h1>Page</h1>{'<p>Words.</p>' * 5}"
+            ),
+        ),
     ]
 )
 
@@ -127,10 +140,13 @@ def _still_serving(client: SyncClient, base: str) -> None:
     assert _call(client, "scrape", {"url": f"{base}/page/1"})["ok"]
 
 
-def _meanwhile(client: SyncClient, tool: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Call ``tool``, and while it works, get_version: the envelope of the first, and which answered first.
-    A server whose event loop is held by the first call's work (a thread in C code that keeps the GIL, a
-    pattern the regex module runs without releasing it) answers the second only after the first."""
+def _meanwhile(
+    client: SyncClient, tool: str, arguments: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """Call ``tool``, and while it works, get_version: the envelope of the first, and which answered
+    first. A server whose event loop is held by the first call's work (a thread in C code that keeps
+    the GIL, a pattern the regex module runs without releasing it) answers the second only after the
+    first."""
     order: list[str] = []
     answer: list[dict[str, Any]] = []
 
@@ -155,48 +171,74 @@ def test_a_selector_that_takes_minutes_ends_with_its_call_and_never_holds_the_se
     client, base = short
     config = _config(f"{base}/nested", description={"selector": "div:has(div:has(div:has(p)))"})
     envelope, order = _meanwhile(client, "apply_config", {"config": config})
-    assert order == ["get_version", "apply_config"]  # was: the server frozen for the selector's 57 s
+    # was: the server frozen for the selector's 57 s
+    assert order == ["get_version", "apply_config"]
     assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "timeout"
     _still_serving(client, base)
 
 
-def test_a_template_that_multiplies_text_stops_at_the_page_allowance(site: tuple[SyncClient, str]) -> None:
+def test_a_template_that_multiplies_text_stops_at_the_page_allowance(
+    site: tuple[SyncClient, str],
+) -> None:
     client, base = site
     bomb = {"name": "template", "string": "%{self}" * 2_000}
-    text = "x" * 60  # 120,000 characters an item once multiplied, cut to 100,000: 100 million for 1,000 items
-    config = _config(f"{base}/listing?count=1000&text={text}", description={"selector": "p", "post_process": [bomb]})
-    envelope = _call(client, "apply_config", {"config": config, "format": "json_feed", "limit": 1000})
+    # 120,000 characters an item once multiplied, cut to 100,000: 100 million for 1,000 items
+    text = "x" * 60
+    config = _config(
+        f"{base}/listing?count=1000&text={text}",
+        description={"selector": "p", "post_process": [bomb]},
+    )
+    envelope = _call(
+        client, "apply_config", {"config": config, "format": "json_feed", "limit": 1000}
+    )
     assert envelope["ok"], envelope["payload"]
-    described = sum(len(item.get("content_text", "")) for item in envelope["payload"]["feed"]["items"])
+    described = sum(
+        len(item.get("content_text", "")) for item in envelope["payload"]["feed"]["items"]
+    )
     assert described <= patterns.PAGE_CHARS
     _still_serving(client, base)
 
 
-def test_a_backtracking_pattern_over_many_items_is_bounded_per_page(site: tuple[SyncClient, str]) -> None:
+def test_a_backtracking_pattern_over_many_items_is_bounded_per_page(
+    site: tuple[SyncClient, str],
+) -> None:
     client, base = site
     bomb = {"name": "gsub", "pattern": "/(a|aa)+b/", "replacement": ""}
-    text = "a" * 40 + "c"  # each value runs into the 0.25 s limit: 200 of them were 50 s, on the event loop's GIL
-    config = _config(f"{base}/listing?count=200&text={text}", description={"selector": "p", "post_process": [bomb]})
-    envelope, order = _meanwhile(client, "apply_config", {"config": config, "format": "json_feed", "limit": 200})
+    # each value runs into the 0.25 s limit: 200 of them were 50 s, on the event loop's GIL
+    text = "a" * 40 + "c"
+    config = _config(
+        f"{base}/listing?count=200&text={text}",
+        description={"selector": "p", "post_process": [bomb]},
+    )
+    envelope, order = _meanwhile(
+        client, "apply_config", {"config": config, "format": "json_feed", "limit": 200}
+    )
     assert order == ["get_version", "apply_config"]
     assert envelope["ok"], envelope["payload"]
-    assert len(envelope["payload"]["feed"]["items"]) == 200  # the items are kept; the slow values are dropped
+    # the items are kept; the slow values are dropped
+    assert len(envelope["payload"]["feed"]["items"]) == 200
 
 
 def test_one_slow_page_does_not_cost_a_batch_its_other_pages(short: tuple[SyncClient, str]) -> None:
     client, base = short
     urls = [f"{base}/page/{n}" for n in range(3)] + [f"{base}/drip"]
     envelope = _call(client, "batch_scrape", {"urls": urls})
-    assert envelope["ok"], envelope["payload"]  # was a timeout envelope that lost the three pages read
+    # was a timeout envelope that lost the three pages read
+    assert envelope["ok"], envelope["payload"]
     results = envelope["payload"]["results"]
     assert [result["ok"] for result in results] == [True, True, True, False]
     assert results[3]["error"]["code"] == "timeout" and results[3]["error"]["retryable"] is True
-    assert envelope["next_step"] == "batch_scrape" and "1 ran out of time" in envelope["guidance"]  # retry them
+    # retry them
+    assert envelope["next_step"] == "batch_scrape" and "1 ran out of time" in envelope["guidance"]
 
 
-def test_a_crawl_out_of_time_answers_with_its_run_which_reads_on(short: tuple[SyncClient, str]) -> None:
+def test_a_crawl_out_of_time_answers_with_its_run_which_reads_on(
+    short: tuple[SyncClient, str],
+) -> None:
     client, base = short
-    envelope = _call(client, "batch_crawl", {"urls": [f"{base}/page/1", f"{base}/drip"], "max_depth": 0})
+    envelope = _call(
+        client, "batch_crawl", {"urls": [f"{base}/page/1", f"{base}/drip"], "max_depth": 0}
+    )
     assert envelope["ok"] and envelope["next_step"] == "get_run_status", envelope["payload"]
     run_id = envelope["payload"]["run"]["run_id"]
     status = envelope["payload"]["run"]
@@ -217,7 +259,8 @@ def test_a_later_page_that_cannot_be_read_ends_pagination_not_the_feed(
     config = _config(f"{base}/listing?count=3&next={after}")
     config["selectors"]["items"]["pagination"] = {"max_pages": 3}
     envelope = _call(client, "apply_config", {"config": config})
-    assert envelope["ok"], envelope["payload"]  # a file:// link used to fail the call and lose page 1
+    # a file:// link used to fail the call and lose page 1
+    assert envelope["ok"], envelope["payload"]
     payload = envelope["payload"]
     assert payload["item_count"] == 3 and payload["pages"] == 1
     assert payload["pagination_stopped"]["page"] == 2
@@ -228,19 +271,27 @@ def test_a_later_page_that_cannot_be_read_ends_pagination_not_the_feed(
 @pytest.mark.parametrize(
     ("pattern", "words"),
     [
-        ("(?:a{2000}){2000}", "stand for more than"),  # 18 bytes; the regex module made 1.16 GB of it
+        # 18 bytes; the regex module made 1.16 GB of it
+        ("(?:a{2000}){2000}", "stand for more than"),
         ("((((a{50}){50}){50}){50})", "stand for more than"),
         ("(" * 900 + "a" + ")" * 900, "nests groups deeper"),  # was internal_error: RecursionError
         ("x" * 5000, "characters; the limit is"),
     ],
 )
-def test_patterns_that_would_compile_into_too_much_are_refused_before_compiling(pattern: str, words: str) -> None:
-    config = _config("https://example.com/", description={"post_process": {"name": "gsub", "pattern": pattern}})
+def test_patterns_that_would_compile_into_too_much_are_refused_before_compiling(
+    pattern: str, words: str
+) -> None:
+    config = _config(
+        "https://example.com/", description={"post_process": {"name": "gsub", "pattern": pattern}}
+    )
     config["selectors"]["description"]["post_process"]["replacement"] = ""
     with pytest.raises(InvalidFeedConfig) as refused:
         feed_config.load(config)
     [problem] = refused.value.detail["errors"]
-    assert problem["path"] == "/selectors/description/post_process/pattern" and words in problem["message"]
+    assert (
+        problem["path"] == "/selectors/description/post_process/pattern"
+        and words in problem["message"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -257,7 +308,9 @@ def test_validate_config_reports_a_pattern_bomb_as_a_problem(site: tuple[SyncCli
     config = _config("https://example.com/", description={"selector": "p", "post_process": [step]})
     envelope = _call(client, "validate_config", {"config": config})
     assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "invalid_config"
-    assert envelope["payload"]["errors"][0]["path"] == "/selectors/description/post_process/0/pattern"
+    assert (
+        envelope["payload"]["errors"][0]["path"] == "/selectors/description/post_process/0/pattern"
+    )
 
 
 def test_every_text_a_feed_writes_is_escaped() -> None:
@@ -269,17 +322,37 @@ def test_every_text_a_feed_writes_is_escaped() -> None:
         "description": hostile,
         "author": hostile,
         "categories": [hostile, "R&D"],
-        "enclosure": {"url": f"https://example.com/e.mp3?a=1&b={hostile}", "type": f"audio/mpeg;{hostile}"},
+        "enclosure": {
+            "url": f"https://example.com/e.mp3?a=1&b={hostile}",
+            "type": f"audio/mpeg;{hostile}",
+        },
     }
-    channel = {"url": "https://example.com/?a=1&b=2", "title": hostile, "description": hostile, "language": hostile}
+    channel = {
+        "url": "https://example.com/?a=1&b=2",
+        "title": hostile,
+        "description": hostile,
+        "language": hostile,
+    }
     xml = rss(channel, [item], [{"href": f"/s.xsl?{hostile}", "type": "text/xsl"}])
     assert not feedparser.parse(xml).bozo
-    document = ElementTree.fromstring(xml.encode())  # every value reads back exactly as it was given
+    # every value reads back exactly as it was given
+    document = ElementTree.fromstring(xml.encode())
     channel_node, entry = document.find("channel"), document.find("channel/item")
     assert channel_node is not None and entry is not None
-    assert channel_node.findtext("title") == hostile and channel_node.findtext("link") == channel["url"]
-    assert channel_node.findtext("description") == hostile and channel_node.findtext("language") == hostile
-    for tag, value in (("title", hostile), ("link", item["url"]), ("description", hostile), ("guid", hostile)):
+    assert (
+        channel_node.findtext("title") == hostile
+        and channel_node.findtext("link") == channel["url"]
+    )
+    assert (
+        channel_node.findtext("description") == hostile
+        and channel_node.findtext("language") == hostile
+    )
+    for tag, value in (
+        ("title", hostile),
+        ("link", item["url"]),
+        ("description", hostile),
+        ("guid", hostile),
+    ):
         assert entry.findtext(tag) == value, tag
     assert entry.findtext("{http://purl.org/dc/elements/1.1/}creator") == hostile
     assert [node.text for node in entry.findall("category")] == [hostile, "R&D"]
@@ -289,8 +362,9 @@ def test_every_text_a_feed_writes_is_escaped() -> None:
 
 
 def test_a_pages_patterns_share_one_time_allowance(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each value may take REGEX_SECONDS, but a page's values together only GSUB_SECONDS: a clock that a
-    pattern's every run moves on by its limit shows how many runs a page gets (200 before: one per item)."""
+    """Each value may take REGEX_SECONDS, but a page's values together only GSUB_SECONDS: a clock
+    that a pattern's every run moves on by its limit shows how many runs a page gets (200 before:
+    one per item)."""
     from netglean.feeds.items import document, read_items
 
     now = [1000.0]
@@ -306,28 +380,37 @@ def test_a_pages_patterns_share_one_time_allowance(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(feed_steps, "ruby_regex", lambda pattern: Slow())
     bomb = {"name": "gsub", "pattern": "/(a|aa)+b/", "replacement": ""}
     config = _config("https://example.com/", description={"selector": "p", "post_process": [bomb]})
-    config["selectors"]["items"]["enhance"] = False  # else the item's own <p> stands in for a dropped value
-    items = read_items(document(f"<ul>{_items(200, 'a' * 40 + 'c')}</ul>", is_json=False), config, "https://e.com/")
+    # else the item's own <p> stands in for a dropped value
+    config["selectors"]["items"]["enhance"] = False
+    items = read_items(
+        document(f"<ul>{_items(200, 'a' * 40 + 'c')}</ul>", is_json=False), config, "https://e.com/"
+    )
     assert len(items) == 200 and not any("description" in item for item in items)
     assert len(runs) == patterns.GSUB_SECONDS / patterns.REGEX_SECONDS  # 8 runs, not 200
 
 
 @pytest.mark.parametrize("reader", ["read_items", "auto_items"])
 def test_items_nested_in_each_other_cost_work_in_proportion_to_the_page(reader: str) -> None:
-    """An item's own markup (items.enhance, auto_source's HTML items) was read with a query per item over all
-    it holds: 8,000 nested <article>s took 1.4 s (read_items) and 3.0 s (auto_items), 16,000 four times that."""
+    """An item's own markup (items.enhance, auto_source's HTML items) was read with a query per item
+    over all it holds: 8,000 nested <article>s took 1.4 s (read_items) and 3.0 s (auto_items),
+    16,000 four times that."""
     from netglean.feeds.auto import auto_items
     from netglean.feeds.items import read_items
     from tests.support.work_counting import work
 
     def page(n: int) -> str:
-        return "<article><p>Some words here</p>" * n + "<a href=/x>two words</a><time datetime=2026-01-01>"
+        return (
+            "<article><p>Some words here</p>" * n
+            + "<a href=/x>two words</a><time datetime=2026-01-01>"
+        )
 
     config = {"channel": {"url": "https://e.com/"}, "selectors": {"items": {"selector": "article"}}}
 
     def read(tree: Any) -> object:
         return (
-            read_items(tree, config, "https://e.com/") if reader == "read_items" else auto_items(tree, "https://e.com/")
+            read_items(tree, config, "https://e.com/")
+            if reader == "read_items"
+            else auto_items(tree, "https://e.com/")
         )
 
     small, _ = work(page(300), read)

@@ -1,5 +1,5 @@
-"""Logging set-up for every command: whatever a log line quotes, no URL's query string or fragment is written
-(the filter itself: tests/unit/core/test_logs.py)."""
+"""Logging set-up for every command: whatever a log line quotes, no URL's query string or fragment
+is written (the filter itself: tests/unit/core/test_logs.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from tests.support.paths import PROJECT
 
 
 def test_every_line_a_command_writes_is_redacted_tracebacks_included() -> None:
-    """netglean's own loggers (here the line a reader's replacement writes) go through the same filter."""
+    """netglean's own loggers (here the line a reader's replacement writes) go through the same
+    filter."""
     script = """
 import logging
 from netglean.cli.main import _settings, build_parser
@@ -26,10 +27,21 @@ logging.getLogger("uvicorn.access").info(
 )
 """
     done = subprocess.run(
-        [sys.executable, "-c", script], cwd=PROJECT, capture_output=True, text=True, timeout=60, check=True
+        [sys.executable, "-c", script],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     assert done.stdout == ""
     assert "https://a.test/p?*** replacing it" in done.stderr  # the query runs to the next space
-    assert "ValueError: could not read https://b.test/x?***#***" in done.stderr  # the traceback, redacted
+    # the traceback, redacted
+    assert "ValueError: could not read https://b.test/x?***#***" in done.stderr
     assert '"GET /x?*** HTTP/1.1" 200' in done.stderr
-    assert "S1" not in done.stderr and "S2" not in done.stderr and "S3" not in done.stderr and "S4" not in done.stderr
+    assert (
+        "S1" not in done.stderr
+        and "S2" not in done.stderr
+        and "S3" not in done.stderr
+        and "S4" not in done.stderr
+    )

@@ -16,7 +16,9 @@ from tests.support.paths import PROJECT
 
 
 def test_mcp_over_stdio_named_so() -> None:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "netglean", "mcp", "--transport", "stdio"])
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "netglean", "mcp", "--transport", "stdio"]
+    )
     with open_client(params) as client:
         assert "get_version" in {tool.name for tool in client.run("list_tools").tools}
         assert client.call("get_version", {}).structured_content["ok"] is True
@@ -25,13 +27,16 @@ def test_mcp_over_stdio_named_so() -> None:
 def test_mcp_over_http_on_the_port_given() -> None:
     with HttpServer(command=("mcp", "--transport", "http")) as server:
         assert server.base.startswith("http://127.0.0.1:")
-        transport = streamable_http_client(f"{server.base}/mcp", http_client=httpx2.AsyncClient(timeout=30))
+        transport = streamable_http_client(
+            f"{server.base}/mcp", http_client=httpx2.AsyncClient(timeout=30)
+        )
         with open_client(transport) as client:
             assert client.call("get_version", {}).structured_content["ok"] is True
 
 
 def test_an_http_setting_over_stdio_is_a_usage_error() -> None:
-    """A port given to the stdio server would be silently unused: it is refused, naming the transport it needs."""
+    """A port given to the stdio server would be silently unused: it is refused, naming the
+    transport it needs."""
     done = subprocess.run(
         [sys.executable, "-m", "netglean", "mcp", "--port", "8080"],
         check=False,
@@ -41,4 +46,6 @@ def test_an_http_setting_over_stdio_is_a_usage_error() -> None:
         text=True,
         timeout=60,
     )
-    assert done.returncode == 2 and "--port applies to --transport http only" in done.stderr, done.stderr
+    assert done.returncode == 2 and "--port applies to --transport http only" in done.stderr, (
+        done.stderr
+    )

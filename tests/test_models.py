@@ -1,4 +1,5 @@
-"""The generated models as handlers see them: the catalog's defaults, plain values, one model per input."""
+"""The generated models as handlers see them: the catalog's defaults, plain values, one model per
+input."""
 
 from __future__ import annotations
 
@@ -32,28 +33,37 @@ def test_every_default_is_the_catalogs_and_never_none(registry: Registry) -> Non
             field = model.model_fields[name]
             if "default" in prop:
                 assert field.default == prop["default"], (spec.name, name)
-                assert not _admits_none(field.annotation), f"{spec.name}.{name} has a default, so it is never None"
+                assert not _admits_none(field.annotation), (
+                    f"{spec.name}.{name} has a default, so it is never None"
+                )
 
 
 def test_constrained_strings_in_lists_are_plain_strings() -> None:
-    given = models.BatchScrapeInput.model_validate({"urls": ["https://example.org/a", "https://example.org/b"]})
+    given = models.BatchScrapeInput.model_validate(
+        {"urls": ["https://example.org/a", "https://example.org/b"]}
+    )
     assert given.urls == ["https://example.org/a", "https://example.org/b"]
     assert all(type(url) is str for url in given.urls)
-    crawl = models.CrawlInput.model_validate({"url": "https://example.org/", "include_patterns": ["*/blog/*"]})
+    crawl = models.CrawlInput.model_validate(
+        {"url": "https://example.org/", "include_patterns": ["*/blog/*"]}
+    )
     assert crawl.include_patterns == ["*/blog/*"]
     with pytest.raises(ValidationError):
         models.BatchScrapeInput.model_validate({"urls": ["x" * 4097]})
 
 
 def test_a_presence_rule_is_checked_on_one_model() -> None:
-    """A feed config's anyOf [required selectors] | [required auto_source] is one FeedConfig, not a union of
-    near-copies; the tools' "config or yaml" is the runner's (exactly_one_of), so their model is one model too."""
+    """A feed config's anyOf [required selectors] | [required auto_source] is one FeedConfig, not a
+    union of near-copies; the tools' "config or yaml" is the runner's (exactly_one_of), so their
+    model is one model too."""
     assert models.ApplyConfigInput.model_validate({"yaml": "channel: {}"}).limit is None
     assert set(models.FeedConfig.model_fields) >= {"selectors", "auto_source"}
     with pytest.raises(ValidationError):
         models.FeedConfig.model_validate({"channel": {"url": "https://example.org/"}})
     with pytest.raises(ValidationError):
-        models.BatchScrapeInput.model_validate({"urls": ["https://example.org/", "https://example.org/"]})
+        models.BatchScrapeInput.model_validate(
+            {"urls": ["https://example.org/", "https://example.org/"]}
+        )
 
 
 def test_a_payload_that_is_a_shared_schema_is_its_model() -> None:
@@ -71,13 +81,18 @@ def _defaulted(registry: Registry) -> set[str]:
 
 
 def _args_field(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "args":
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "args"
+    ):
         return node.attr
     return None
 
 
 def test_handlers_repeat_no_default(registry: Registry) -> None:
-    """No `args.max_chars or 20000`, no `args.heading if args.heading is not None else ...`: the model has it."""
+    """No `args.max_chars or 20000`, no `args.heading if args.heading is not None else ...`: the
+    model has it."""
     defaulted = _defaulted(registry)
     found = []
     for path in sorted(HANDLERS.glob("*.py")):

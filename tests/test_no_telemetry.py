@@ -1,10 +1,11 @@
-"""Zero telemetry, read off the source: no module outside the fetcher opens a connection or resolves a name.
+"""Zero telemetry, read off the source: no module outside the fetcher opens a connection or resolves
+a name.
 
-netglean contacts nothing but the targets it is asked to fetch, and (get_index_entry) the remote index the
-operator set, through the same fetcher. So a client library, a socket's connect, a name lookup or a urlopen
-anywhere else is a way out that no policy checks, and this test fails on it. The one other module that opens a
-connection is the browser's proxy, and only to the address the fetcher's address policy gave it
-(Fetcher.connect_target), which the test checks too.
+netglean contacts nothing but the targets it is asked to fetch, and (get_index_entry) the remote
+index the operator set, through the same fetcher. So a client library, a socket's connect, a name
+lookup or a urlopen anywhere else is a way out that no policy checks, and this test fails on it. The
+one other module that opens a connection is the browser's proxy, and only to the address the
+fetcher's address policy gave it (Fetcher.connect_target), which the test checks too.
 """
 
 from __future__ import annotations
@@ -63,7 +64,9 @@ PROXY = RUNTIME / "browser" / "proxy.py"
 
 
 def _runtime_modules() -> list[Path]:
-    return sorted(p for p in RUNTIME.rglob("*.py") if "generated" not in p.parts and FETCHER not in p.parents)
+    return sorted(
+        p for p in RUNTIME.rglob("*.py") if "generated" not in p.parts and FETCHER not in p.parents
+    )
 
 
 def _imports(tree: ast.AST) -> set[str]:
@@ -74,7 +77,11 @@ def _imports(tree: ast.AST) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
             found |= {f"{node.module}.{alias.name}" for alias in node.names}
-    return {name for name in found if any(name == m or name.startswith(f"{m}.") for m in NETWORK_MODULES)}
+    return {
+        name
+        for name in found
+        if any(name == m or name.startswith(f"{m}.") for m in NETWORK_MODULES)
+    }
 
 
 def _calls(tree: ast.AST) -> list[tuple[int, str]]:
@@ -82,7 +89,13 @@ def _calls(tree: ast.AST) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            name = (
+                func.attr
+                if isinstance(func, ast.Attribute)
+                else func.id
+                if isinstance(func, ast.Name)
+                else ""
+            )
             if name in OPENERS:
                 named.append((node.lineno, name))
     return named
@@ -92,7 +105,9 @@ def _calls(tree: ast.AST) -> list[tuple[int, str]]:
 def test_no_module_outside_the_fetcher_opens_a_connection(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     imported = _imports(tree) - LISTENERS.get(path, set())
-    assert not imported, f"{path.relative_to(PROJECT)} imports {sorted(imported)}: only netglean/net may"
+    assert not imported, (
+        f"{path.relative_to(PROJECT)} imports {sorted(imported)}: only netglean/net may"
+    )
     calls = _calls(tree)
     if path == PROXY:
         # The proxy connects only where the fetcher's address policy said, right after asking it.
@@ -103,7 +118,8 @@ def test_no_module_outside_the_fetcher_opens_a_connection(path: Path) -> None:
 
 
 def test_the_exemption_is_the_fetcher_alone() -> None:
-    """The test above reads real modules: the fetcher is among those it exempts, and the scan's among those read."""
+    """The test above reads real modules: the fetcher is among those it exempts, and the scan's
+    among those read."""
     read = {p.relative_to(RUNTIME).as_posix() for p in _runtime_modules()}
     assert {"scraping/scan.py", "handlers/readability.py", "read/readability/evidence.py"} <= read
     assert "net/fetcher.py" not in read

@@ -1,30 +1,34 @@
-"""Every published input schema stays inside what function-calling clients accept, so no client refuses a tool.
+"""Every published input schema stays inside what function-calling clients accept, so no client
+refuses a tool.
 
-The input schemas are published twice: as files (``netglean/generated/schemas/*.input.json``) and in the
-registry, which ``tools/list`` sends. Clients hand them to a model's function calling, and the strictest of
-those decide what is portable:
+The input schemas are published twice: as files (``netglean/generated/schemas/*.input.json``) and in
+the registry, which ``tools/list`` sends. Clients hand them to a model's function calling, and the
+strictest of those decide what is portable:
 
-- Gemini's function declarations take an OpenAPI 3.0 ``Schema``: ``type`` is one enum value (STRING, NUMBER,
-  INTEGER, BOOLEAN, ARRAY, OBJECT), so ``type: [string, integer]`` cannot be converted and the declaration is
-  refused; references are not resolved; ``enum`` applies to strings; ``anyOf`` is the one way to say "one of
-  these types"; there is no ``oneOf``, ``allOf``, ``not``, ``if``/``then``, ``const`` or tuple.
-- OpenAI's function calling takes JSON Schema, but ``parameters`` must be a ``type: object`` whose root has no
-  ``oneOf``, ``anyOf``, ``allOf``, ``not`` or ``enum``; strict mode likewise knows ``anyOf`` only.
+- Gemini's function declarations take an OpenAPI 3.0 ``Schema``: ``type`` is one enum value (STRING,
+  NUMBER, INTEGER, BOOLEAN, ARRAY, OBJECT), so ``type: [string, integer]`` cannot be converted and
+  the declaration is refused; references are not resolved; ``enum`` applies to strings; ``anyOf`` is
+  the one way to say "one of these types"; there is no ``oneOf``, ``allOf``, ``not``,
+  ``if``/``then``, ``const`` or tuple.
+- OpenAI's function calling takes JSON Schema, but ``parameters`` must be a ``type: object`` whose
+  root has no ``oneOf``, ``anyOf``, ``allOf``, ``not`` or ``enum``; strict mode likewise knows
+  ``anyOf`` only.
 
-So the rules, each checked at every schema inside an input (properties, array items, additionalProperties,
-anyOf branches):
+So the rules, each checked at every schema inside an input (properties, array items,
+additionalProperties, anyOf branches):
 
 1. The root is ``type: object`` with ``properties`` and no composition or enum beside them.
 2. No ``$ref``, ``$defs`` or other reference keywords: a declaration stands alone.
 3. ``type`` is a single string among string, number, integer, boolean, array, object; never a list.
 4. Every schema states its ``type``, except an ``anyOf`` whose branches each state one.
 5. ``enum`` stands on ``type: string`` and lists strings.
-6. Only these keywords: type, description, default, enum, properties, required, additionalProperties, items,
-   minItems, maxItems, uniqueItems, minimum, maximum, minLength, maxLength, pattern, anyOf (and the generator's
-   ``$comment`` at a file's root). ``additionalProperties`` and ``uniqueItems`` are outside Gemini's subset:
-   clients that convert to it drop them (as they must for every tool's ``additionalProperties: false``), which
-   loosens what the client checks, never what netglean checks: the runner validates every call against the
-   whole schema. What netglean cannot say within these rules it says in the description and checks itself
+6. Only these keywords: type, description, default, enum, properties, required,
+   additionalProperties, items, minItems, maxItems, uniqueItems, minimum, maximum, minLength,
+   maxLength, pattern, anyOf (and the generator's ``$comment`` at a file's root).
+   ``additionalProperties`` and ``uniqueItems`` are outside Gemini's subset: clients that convert to
+   it drop them (as they must for every tool's ``additionalProperties: false``), which loosens what
+   the client checks, never what netglean checks: the runner validates every call against the whole
+   schema. What netglean cannot say within these rules it says in the description and checks itself
    ("exactly one of config or yaml").
 7. ``required`` names declared properties, and a ``default`` is valid against its own schema.
 """
@@ -68,7 +72,8 @@ ROOT_FORBIDDEN = ("oneOf", "anyOf", "allOf", "not", "enum")
 
 
 def portability_problems(schema: Mapping[str, Any]) -> list[str]:
-    """Every way ``schema`` (a published input schema) breaks the rules above, each with its JSON pointer."""
+    """Every way ``schema`` (a published input schema) breaks the rules above, each with its JSON
+    pointer."""
     found = []
     if schema.get("type") != "object" or not isinstance(schema.get("properties"), dict):
         found.append("/: the root must be type: object with properties")
@@ -93,7 +98,9 @@ def _problems(schema: Any, pointer: str) -> Iterator[str]:
         yield f"{where}: no type (and no anyOf whose branches state one)"
     elif stated is not None and stated not in TYPES:
         yield f"{where}: type {stated!r} is not one of {sorted(TYPES)}"
-    if "enum" in schema and (stated != "string" or not all(isinstance(v, str) for v in schema["enum"])):
+    if "enum" in schema and (
+        stated != "string" or not all(isinstance(v, str) for v in schema["enum"])
+    ):
         yield f"{where}: enum stands on type: string and lists strings"
     properties = schema.get("properties", {})
     for name in schema.get("required", []):
@@ -135,7 +142,10 @@ def test_the_rules_catch_what_function_calling_clients_refuse() -> None:
     refused = {
         "type": "object",
         "properties": {
-            "parameters": {"type": "object", "additionalProperties": {"type": ["string", "integer"]}},
+            "parameters": {
+                "type": "object",
+                "additionalProperties": {"type": ["string", "integer"]},
+            },
             "format": {"enum": ["rss", "json_feed"]},
             "config": {"$ref": "#/$defs/FeedConfig"},
             "count": {"type": "integer", "const": 3, "default": "three"},
@@ -148,8 +158,8 @@ def test_the_rules_catch_what_function_calling_clients_refuse() -> None:
         "/oneOf: oneOf at the root",
         "/: 'oneOf' is not a portable keyword",
         "/: required names 'nothing', which is no property",
-        "/properties/parameters/additionalProperties: type is a list ['string', 'integer']; use anyOf with one "
-        "type per branch",
+        "/properties/parameters/additionalProperties: type is a list ['string', 'integer']; use "
+        "anyOf with one type per branch",
         "/properties/format: no type (and no anyOf whose branches state one)",
         "/properties/format: enum stands on type: string and lists strings",
         "/properties/config: '$ref' is not a portable keyword",

@@ -1,13 +1,14 @@
-"""Project runs across processes (issue 17: "kill -9 during a project run: restart, resume, rows exactly once"): a
-`netglean serve` killed (-9) in the middle of a project's run leaves the run interrupted; the server restarted on
-the same data directory resumes it — the run itself (resume_run), or a new run from its checkpoint (run_project
-with resume) — to exactly the rows the site holds, each once, counted once, and no page read twice but those in
-flight at the kill.
+"""Project runs across processes (issue 17: "kill -9 during a project run: restart, resume, rows
+exactly once"): a `netglean serve` killed (-9) in the middle of a project's run leaves the run
+interrupted; the server restarted on the same data directory resumes it — the run itself
+(resume_run), or a new run from its checkpoint (run_project with resume) — to exactly the rows the
+site holds, each once, counted once, and no page read twice but those in flight at the kill.
 
-The servers are child processes spoken to over REST; the sites run in this process and count every request: an
-extract project reads 500 listing pages of three rows each (its start URLs one ``{page}`` variable's values), a
-crawl project the 800-page tree of tests/support/run_site.py. A crawl project's run started from an interrupted
-one is killed too, and resumed itself on a third server: what it counts takes in the pages of both."""
+The servers are child processes spoken to over REST; the sites run in this process and count every
+request: an extract project reads 500 listing pages of three rows each (its start URLs one
+``{page}`` variable's values), a crawl project the 800-page tree of tests/support/run_site.py. A
+crawl project's run started from an interrupted one is killed too, and resumed itself on a third
+server: what it counts takes in the pages of both."""
 
 from __future__ import annotations
 
@@ -36,8 +37,8 @@ ROWS_PER_PAGE = 3
 WIDTH = 8
 """Pages a crawl reads at once (the servers' global_concurrency)."""
 CRAWL_IN_FLIGHT = WIDTH + 2 * JOURNAL_BACKLOG
-"""What a kill can make a resumed crawl read again: the pages being read, and those read but not yet in its
-journal (a crawl may be JOURNAL_BACKLOG visits ahead of it, and one write keeps as many)."""
+"""What a kill can make a resumed crawl read again: the pages being read, and those read but not yet
+in its journal (a crawl may be JOURNAL_BACKLOG visits ahead of it, and one write keeps as many)."""
 EXTRACT_IN_FLIGHT = 1
 """An extract project reads its start URLs one after another: at most one is in flight at a kill."""
 KILL_AFTER = 150
@@ -50,7 +51,8 @@ TREE = 800
 
 
 class ListingSite:
-    """``/list/{n}``: three rows keyed ``{n}-0`` .. ``{n}-2``, each with its value; every request counted by path."""
+    """``/list/{n}``: three rows keyed ``{n}-0`` .. ``{n}-2``, each with its value; every request
+    counted by path."""
 
     def __init__(self) -> None:
         self.requests: Counter[str] = Counter()
@@ -69,7 +71,9 @@ class ListingSite:
             f'<li class="row" data-key="{n}-{i}"><b class="value">{n * ROWS_PER_PAGE + i}</b></li>'
             for i in range(ROWS_PER_PAGE)
         )
-        return HTMLResponse(f"<html><head><title>Listing {n}</title></head><body><ul>{items}</ul></body></html>")
+        return HTMLResponse(
+            f"<html><head><title>Listing {n}</title></head><body><ul>{items}</ul></body></html>"
+        )
 
 
 EXTRACT = {
@@ -87,7 +91,9 @@ EXTRACT = {
         }
     ],
 }
-EXPECTED_ROWS = {f"{n}-{i}": n * ROWS_PER_PAGE + i for n in range(LISTINGS) for i in range(ROWS_PER_PAGE)}
+EXPECTED_ROWS = {
+    f"{n}-{i}": n * ROWS_PER_PAGE + i for n in range(LISTINGS) for i in range(ROWS_PER_PAGE)
+}
 
 
 def serve(data_dir: Path) -> HttpServer:
@@ -105,7 +111,9 @@ def serve(data_dir: Path) -> HttpServer:
 
 
 def call(server: HttpServer, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    answer: dict[str, Any] = httpx.post(f"{server.base}/v1/tools/{tool}", json=arguments, timeout=60).json()
+    answer: dict[str, Any] = httpx.post(
+        f"{server.base}/v1/tools/{tool}", json=arguments, timeout=60
+    ).json()
     return answer
 
 
@@ -123,7 +131,11 @@ def run_of(server: HttpServer, run_id: str) -> dict[str, Any]:
 
 def ended(server: HttpServer, run_id: str) -> dict[str, Any]:
     """The run once it has ended."""
-    until(lambda: run_of(server, run_id)["status"] not in ("queued", "running"), f"run {run_id} to end", BOUND)
+    until(
+        lambda: run_of(server, run_id)["status"] not in ("queued", "running"),
+        f"run {run_id} to end",
+        BOUND,
+    )
     return run_of(server, run_id)
 
 
@@ -135,7 +147,8 @@ def started(server: HttpServer, project_id: str, **arguments: Any) -> str:
 
 
 def result_of(server: HttpServer, run_id: str) -> dict[str, Any]:
-    """What the run answered (run_project's payload), and each of its visits, paged through get_run_result."""
+    """What the run answered (run_project's payload), and each of its visits, paged through
+    get_run_result."""
     visits: list[dict[str, Any]] = []
     page, result = 1, None
     while True:
@@ -156,7 +169,13 @@ def rows_of(server: HttpServer, project_id: str, dataset: str) -> list[dict[str,
         payload = ok(
             server,
             "get_project_data",
-            {"project_id": project_id, "dataset": dataset, "sort": "key", "page": page, "per_page": 200},
+            {
+                "project_id": project_id,
+                "dataset": dataset,
+                "sort": "key",
+                "page": page,
+                "per_page": 200,
+            },
         )
         found += payload["rows"]
         if not payload["has_more"]:
@@ -171,7 +190,8 @@ def rows_kept(server: HttpServer, project_id: str, dataset: str) -> int:
 
 
 def killed(server: HttpServer) -> None:
-    server.process.kill()  # -9: no shutdown, no interrupt_own; the run's owner lock goes with the process
+    # -9: no shutdown, no interrupt_own; the run's owner lock goes with the process
+    server.process.kill()
     server.process.wait(30)
 
 
@@ -180,8 +200,11 @@ def saved(server: HttpServer, arguments: dict[str, Any]) -> str:
     return project_id
 
 
-def killed_in_the_middle(data_dir: Path, arguments: dict[str, Any], dataset: str, rows: int) -> tuple[str, str]:
-    """A project saved and run on a server killed once ``rows`` of its rows are kept: (project id, run id)."""
+def killed_in_the_middle(
+    data_dir: Path, arguments: dict[str, Any], dataset: str, rows: int
+) -> tuple[str, str]:
+    """A project saved and run on a server killed once ``rows`` of its rows are kept: (project id,
+    run id)."""
     first = serve(data_dir)
     try:
         project_id = saved(first, arguments)
@@ -208,8 +231,8 @@ def summed(counts: Iterable[list[int]]) -> list[int]:
 def read_again(
     asked: Counter[str], before: Counter[str], pages: set[str], in_flight: int, kills: int = 1
 ) -> dict[str, int]:
-    """Every page asked for; those asked more than once (no more than ``in_flight`` a kill, each asked before the
-    last kill): them."""
+    """Every page asked for; those asked more than once (no more than ``in_flight`` a kill, each
+    asked before the last kill): them."""
     assert set(asked) == pages
     again = {path: count for path, count in asked.items() if count > 1}
     assert sum(asked.values()) - len(pages) <= in_flight * kills, again
@@ -219,7 +242,8 @@ def read_again(
 
 
 def resumed(server: HttpServer, project_id: str, run_id: str, how: str) -> str:
-    """The interrupted run resumed (``how``: resume_run, or a run_project with resume): the run that goes on."""
+    """The interrupted run resumed (``how``: resume_run, or a run_project with resume): the run that
+    goes on."""
     interrupted(server, run_id)
     if how == "resume_run":
         answer = call(server, "resume_run", {"run_id": run_id})
@@ -257,15 +281,25 @@ def extract_project(name: str, origin: str) -> dict[str, Any]:
 
 
 def assert_every_row_once(server: HttpServer, project_id: str, result: dict[str, Any]) -> None:
-    """The dataset holds each of the site's rows once; the run read every page once and counted each row once."""
+    """The dataset holds each of the site's rows once; the run read every page once and counted each
+    row once."""
     rows = rows_of(server, project_id, DATASET)
-    assert len(rows) == len(EXPECTED_ROWS) and {row["key"]: row["data"]["value"] for row in rows} == EXPECTED_ROWS
+    assert (
+        len(rows) == len(EXPECTED_ROWS)
+        and {row["key"]: row["data"]["value"] for row in rows} == EXPECTED_ROWS
+    )
     assert rows_kept(server, project_id, DATASET) == len(EXPECTED_ROWS)
     assert result["pages_read"] == LISTINGS and result["pages_failed"] == 0, result
-    assert result["datasets"] == {DATASET: {"new": len(EXPECTED_ROWS), "updated": 0, "unchanged": 0}}
+    assert result["datasets"] == {
+        DATASET: {"new": len(EXPECTED_ROWS), "updated": 0, "unchanged": 0}
+    }
     urls = [visit["url"] for visit in result["visits"]]
     assert len(urls) == LISTINGS and len(set(urls)) == LISTINGS
-    assert summed(visit["datasets"][DATASET] for visit in result["visits"]) == [len(EXPECTED_ROWS), 0, 0]
+    assert summed(visit["datasets"][DATASET] for visit in result["visits"]) == [
+        len(EXPECTED_ROWS),
+        0,
+        0,
+    ]
 
 
 @pytest.mark.parametrize("how", ["resume_run", "run_project resume"])
@@ -281,7 +315,11 @@ def test_an_extract_project_killed_in_its_middle_resumes_to_every_row_once(
     assert KILL_AFTER <= before.total() < LISTINGS, "the run was killed in its middle"
 
     with serve(tmp_path) as second:
-        assert KILL_AFTER * ROWS_PER_PAGE <= rows_kept(second, project_id, DATASET) < len(EXPECTED_ROWS)
+        assert (
+            KILL_AFTER * ROWS_PER_PAGE
+            <= rows_kept(second, project_id, DATASET)
+            < len(EXPECTED_ROWS)
+        )
         going_on = resumed(second, project_id, run_id, how)
         if how == "resume_run":
             result = succeeded(second, run_id, attempts=2)
@@ -289,7 +327,8 @@ def test_an_extract_project_killed_in_its_middle_resumes_to_every_row_once(
             assert going_on != run_id
             result = succeeded(second, going_on, attempts=1)
             assert result["started_from"] == run_id
-            assert run_of(second, run_id)["status"] == "interrupted"  # the run it started from is left as it was
+            # the run it started from is left as it was
+            assert run_of(second, run_id)["status"] == "interrupted"
         assert_every_row_once(second, project_id, result)
     asked = site.asked() - asked_earlier
     read_again(asked, before, {f"/list/{n}" for n in range(LISTINGS)}, EXTRACT_IN_FLIGHT)
@@ -303,7 +342,12 @@ def test_a_crawl_project_killed_in_its_middle_resumes_to_every_page_once(
     asked_earlier = site.asked("/tree/")
     arguments = {
         "name": f"the site ({how})",
-        "definition": {"url": "{origin}/tree/{size}/0", "max_pages": TREE, "max_depth": 20, "strategy": "http"},
+        "definition": {
+            "url": "{origin}/tree/{size}/0",
+            "max_pages": TREE,
+            "max_depth": 20,
+            "strategy": "http",
+        },
         "variables": {"origin": origin, "size": str(TREE)},
     }
     project_id, run_id = killed_in_the_middle(tmp_path, arguments, "pages", KILL_AFTER)
@@ -317,20 +361,25 @@ def test_a_crawl_project_killed_in_its_middle_resumes_to_every_page_once(
             result = succeeded(second, run_id, attempts=2)
             rows = rows_of(second, project_id, "pages")
     else:
-        # The run started from the interrupted one is killed in its own middle, then resumed itself: it holds the
-        # pages of both, and counts them all.
+        # The run started from the interrupted one is killed in its own middle, then resumed itself:
+        # it holds the pages of both, and counts them all.
         second = serve(tmp_path)
         try:
             going_on = resumed(second, project_id, run_id, how)
             assert going_on != run_id
-            until(lambda: rows_kept(second, project_id, "pages") >= 3 * KILL_AFTER, "more pages kept", BOUND)
+            until(
+                lambda: rows_kept(second, project_id, "pages") >= 3 * KILL_AFTER,
+                "more pages kept",
+                BOUND,
+            )
         finally:
             killed(second)
         kills += 1
         before = site.asked("/tree/") - asked_earlier
         assert before.total() < TREE, "the second crawl was killed in its middle"
         with serve(tmp_path) as third:
-            assert run_of(third, run_id)["status"] == "interrupted"  # the run it started from is left as it was
+            # the run it started from is left as it was
+            assert run_of(third, run_id)["status"] == "interrupted"
             resumed(third, project_id, going_on, "resume_run")
             result = succeeded(third, going_on, attempts=2)
             rows = rows_of(third, project_id, "pages")
@@ -338,7 +387,9 @@ def test_a_crawl_project_killed_in_its_middle_resumes_to_every_page_once(
     assert len(rows) == TREE and {row["data"]["url"] for row in rows} == pages
     assert {row["key"] for row in rows} == pages
     assert result["pages_read"] == TREE and result["pages_failed"] == 0, result
-    assert result["datasets"] == {"pages": {"new": TREE, "updated": 0, "unchanged": 0}}, result["datasets"]
+    assert result["datasets"] == {"pages": {"new": TREE, "updated": 0, "unchanged": 0}}, result[
+        "datasets"
+    ]
     read = [visit for visit in result["visits"] if visit.get("page")]
     assert len(read) == TREE and {visit["url"] for visit in read} == pages
     assert summed(visit["datasets"]["pages"] for visit in read) == [TREE, 0, 0]

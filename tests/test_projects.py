@@ -1,6 +1,6 @@
-"""Extract projects over MCP (issue 17's first tools): save with every definition problem named by its path, run as
-a background run over a shop served on 127.0.0.1, read rows back by filter, sort and page, and re-run after the shop
-changed: only what is new or changed is written."""
+"""Extract projects over MCP (issue 17's first tools): save with every definition problem named by
+its path, run as a background run over a shop served on 127.0.0.1, read rows back by filter, sort
+and page, and re-run after the shop changed: only what is new or changed is written."""
 
 from __future__ import annotations
 
@@ -33,8 +33,9 @@ SHOP: dict[str, list[tuple[str, str, str]]] = {}
 
 async def category(request: Request) -> HTMLResponse:
     items = "".join(
-        f'<li class="product" data-sku="{sku}"><h2>{title}</h2><span class="price">{price}</span>'
-        f'<a href="/p/{sku}">more</a><ul><li class="tag">{request.path_params["name"]}</li></ul></li>'
+        f'<li class="product" data-sku="{sku}"><h2>{title}</h2><span '
+        f'class="price">{price}</span><a href="/p/{sku}">more</a><ul><li '
+        f'class="tag">{request.path_params["name"]}</li></ul></li>'
         for sku, title, price in SHOP.get(request.path_params["name"], [])
     )
     return HTMLResponse(f"<html><body><ul class='products'>{items}</ul></body></html>")
@@ -43,7 +44,9 @@ async def category(request: Request) -> HTMLResponse:
 async def hostile(request: Request) -> HTMLResponse:
     """3,000 items, each nested 20 deep, whose text makes a backtracking pattern work hard."""
     opened = "".join(f"<b class=d{depth}>" for depth in range(20))
-    items = "".join(f"<section class=i>{opened}{n} {'a' * 28}c{'</b>' * 20}</section>" for n in range(3_000))
+    items = "".join(
+        f"<section class=i>{opened}{n} {'a' * 28}c{'</b>' * 20}</section>" for n in range(3_000)
+    )
     return HTMLResponse(f"<html><body>{items}</body></html>")
 
 
@@ -63,7 +66,12 @@ DEFINITION = {
                 {"key": "url", "type": "url", "selector": "a"},
             ],
         },
-        {"name": "tags", "parent": "products", "item_selector": "li.tag", "properties": [{"key": "tag"}]},
+        {
+            "name": "tags",
+            "parent": "products",
+            "item_selector": "li.tag",
+            "properties": [{"key": "tag"}],
+        },
     ],
 }
 
@@ -71,10 +79,16 @@ DEFINITION = {
 @pytest.fixture(scope="module")
 def shop(registry: Registry) -> Iterator[tuple[SyncClient, str]]:
     settings = dataclasses.replace(
-        Settings.load(environ=dict(os.environ)), allow_private_hosts=True, host_interval=0.0, read_workers=0
+        Settings.load(environ=dict(os.environ)),
+        allow_private_hosts=True,
+        host_interval=0.0,
+        read_workers=0,
     )
     runner = build_runner(registry, settings)
-    with serve(app=APP) as port, open_client(InMemoryTransport(build_server(runner)), runner) as client:
+    with (
+        serve(app=APP) as port,
+        open_client(InMemoryTransport(build_server(runner)), runner) as client,
+    ):
         yield client, f"http://127.0.0.1:{port}"
 
 
@@ -87,18 +101,28 @@ def _saved(client: SyncClient, name: str, origin: str) -> str:
     saved = _call(
         client,
         "save_project",
-        {"name": name, "definition": DEFINITION, "variables": {"origin": origin, "category": "kettles"}},
+        {
+            "name": name,
+            "definition": DEFINITION,
+            "variables": {"origin": origin, "category": "kettles"},
+        },
     )
     assert saved["ok"] is True and saved["payload"]["created"] is True, saved["payload"]
     return str(saved["payload"]["project"]["project_id"])
 
 
-def test_a_project_reads_its_rows_and_a_rerun_writes_only_what_changed(shop: tuple[SyncClient, str]) -> None:
+def test_a_project_reads_its_rows_and_a_rerun_writes_only_what_changed(
+    shop: tuple[SyncClient, str],
+) -> None:
     client, origin = shop
     SHOP["kettles"] = [("k1", "Steel kettle", "€ 24,50"), ("k2", "Glass kettle", "€ 31,00")]
     SHOP["mugs"] = [("m1", "Mug", "€ 4,00")]
     project_id = _saved(client, "kettles and mugs", origin)
-    first = _call(client, "run_project", {"project_id": project_id, "variables": {"category": ["kettles", "mugs"]}})
+    first = _call(
+        client,
+        "run_project",
+        {"project_id": project_id, "variables": {"category": ["kettles", "mugs"]}},
+    )
     assert first["ok"] is True, first["payload"]
     assert first["payload"]["pages_read"] == 2 and first["payload"]["datasets"]["products"] == {
         "new": 3, "updated": 0, "unchanged": 0,
@@ -109,7 +133,10 @@ def test_a_project_reads_its_rows_and_a_rerun_writes_only_what_changed(shop: tup
         "get_project_data",
         {"project_id": project_id, "dataset": "products", "filter": "price > 10", "sort": "-price"},
     )
-    assert [row["data"]["title"] for row in rows["payload"]["rows"]] == ["Glass kettle", "Steel kettle"]
+    assert [row["data"]["title"] for row in rows["payload"]["rows"]] == [
+        "Glass kettle",
+        "Steel kettle",
+    ]
     assert rows["payload"]["rows"][1]["data"] == {
         "sku": "k1",
         "title": "Steel kettle",
@@ -121,14 +148,17 @@ def test_a_project_reads_its_rows_and_a_rerun_writes_only_what_changed(shop: tup
         ("k2", "Glass kettle", "€ 31,00"),
         ("k3", "Copper kettle", "€ 80,00"),
     ]
-    again = _call(client, "run_project", {"project_id": project_id})  # the project's own variables: kettles only
+    # the project's own variables: kettles only
+    again = _call(client, "run_project", {"project_id": project_id})
     assert again["payload"]["datasets"]["products"] == {"new": 1, "updated": 1, "unchanged": 1}
     page = _call(
         client,
         "get_project_data",
         {"project_id": project_id, "dataset": "products", "sort": "sku", "per_page": 2, "page": 2},
     )
-    assert [row["key"] for row in page["payload"]["rows"]] == ["k3", "m1"] and page["payload"]["total"] == 4
+    assert [row["key"] for row in page["payload"]["rows"]] == ["k3", "m1"] and page["payload"][
+        "total"
+    ] == 4
     datasets = _call(client, "list_datasets", {"project_id": project_id})["payload"]["datasets"]
     assert [(d["name"], d["rows"], d.get("parent")) for d in datasets] == [
         ("products", 4, None),
@@ -152,10 +182,13 @@ FILTERED = {
     'title ~ "\\"BEST\\""': ["q1"],
     'title !~ "\'"': ["q1", "q3"],
 }
-"""Filters on numbers and on text with quotes, every operator, and the rows (by key) each selects."""
+"""Filters on numbers and on text with quotes, every operator, and the rows (by key) each
+selects."""
 
 
-def test_get_project_data_filters_numbers_and_quoted_text_with_every_operator(shop: tuple[SyncClient, str]) -> None:
+def test_get_project_data_filters_numbers_and_quoted_text_with_every_operator(
+    shop: tuple[SyncClient, str],
+) -> None:
     client, origin = shop
     SHOP["quoted"] = [
         ("q1", 'The "best" kettle', "€ 12,00"),
@@ -163,7 +196,9 @@ def test_get_project_data_filters_numbers_and_quoted_text_with_every_operator(sh
         ("q3", "Plain jug", "€ 40"),
     ]
     project_id = _saved(client, "quoted products", origin)
-    ran = _call(client, "run_project", {"project_id": project_id, "variables": {"category": ["quoted"]}})
+    ran = _call(
+        client, "run_project", {"project_id": project_id, "variables": {"category": ["quoted"]}}
+    )
     assert ran["ok"] is True and ran["payload"]["datasets"]["products"]["new"] == 3, ran["payload"]
     for text, keys in FILTERED.items():
         arguments = {"project_id": project_id, "dataset": "products", "filter": text, "sort": "sku"}
@@ -197,15 +232,26 @@ def test_every_problem_of_a_definition_is_named_by_its_path(shop: tuple[SyncClie
     ]
 
 
-def test_names_are_unique_and_projects_are_listed_found_and_deleted(shop: tuple[SyncClient, str]) -> None:
+def test_names_are_unique_and_projects_are_listed_found_and_deleted(
+    shop: tuple[SyncClient, str],
+) -> None:
     client, origin = shop
     project_id = _saved(client, "to list", origin)
     twice = _call(client, "save_project", {"name": "to list", "definition": DEFINITION})
-    assert twice["payload"]["error"]["code"] == "conflict" and "unique" in twice["payload"]["error"]["message"]
+    assert (
+        twice["payload"]["error"]["code"] == "conflict"
+        and "unique" in twice["payload"]["error"]["message"]
+    )
     listed = _call(client, "list_projects", {"filter": 'name = "to list"'})["payload"]
     assert [p["project_id"] for p in listed["projects"]] == [project_id] and listed["total"] == 1
-    renamed = _call(client, "save_project", {"project_id": project_id, "name": "listed", "definition": DEFINITION})
-    assert renamed["payload"]["created"] is False and renamed["payload"]["project"]["name"] == "listed"
+    renamed = _call(
+        client,
+        "save_project",
+        {"project_id": project_id, "name": "listed", "definition": DEFINITION},
+    )
+    assert (
+        renamed["payload"]["created"] is False and renamed["payload"]["project"]["name"] == "listed"
+    )
     bad = _call(client, "list_projects", {"filter": "name ~"})["payload"]["error"]
     assert bad["code"] == "invalid_query" and bad["detail"] == {
         "argument": "filter",
@@ -213,7 +259,9 @@ def test_names_are_unique_and_projects_are_listed_found_and_deleted(shop: tuple[
         "expected": bad["detail"]["expected"],
     }
     assert _call(client, "delete_project", {"project_id": project_id})["payload"]["deleted"] is True
-    assert _call(client, "delete_project", {"project_id": project_id})["payload"]["deleted"] is False
+    assert (
+        _call(client, "delete_project", {"project_id": project_id})["payload"]["deleted"] is False
+    )
     gone = _call(client, "get_project", {"project_id": project_id})
     assert gone["payload"]["error"]["code"] == "not_found" and gone["next_step"] == "list_projects"
 
@@ -221,7 +269,9 @@ def test_names_are_unique_and_projects_are_listed_found_and_deleted(shop: tuple[
 def test_a_missing_variable_and_an_unknown_dataset_are_named(shop: tuple[SyncClient, str]) -> None:
     client, origin = shop
     saved = _call(
-        client, "save_project", {"name": "no vars", "definition": DEFINITION, "variables": {"origin": origin}}
+        client,
+        "save_project",
+        {"name": "no vars", "definition": DEFINITION, "variables": {"origin": origin}},
     )
     project_id = saved["payload"]["project"]["project_id"]
     missing = _call(client, "run_project", {"project_id": project_id})
@@ -230,20 +280,26 @@ def test_a_missing_variable_and_an_unknown_dataset_are_named(shop: tuple[SyncCli
         and "'category'" in missing["payload"]["error"]["message"]
     )
     unknown = _call(client, "get_project_data", {"project_id": project_id, "dataset": "prices"})
-    assert unknown["payload"]["error"]["code"] == "not_found" and unknown["next_step"] == "list_datasets"
+    assert (
+        unknown["payload"]["error"]["code"] == "not_found"
+        and unknown["next_step"] == "list_datasets"
+    )
 
 
 def test_variables_whose_combinations_pass_the_cap_are_refused_before_any_url_is_built(
     shop: tuple[SyncClient, str],
 ) -> None:
-    """Three placeholders of 400 lines each (a 6 KB argument) make 64,000,000 start URLs: counted, not built."""
+    """Three placeholders of 400 lines each (a 6 KB argument) make 64,000,000 start URLs: counted,
+    not built."""
     client, origin = shop
     definition = {**DEFINITION, "start_urls": ["{origin}/c/{a}{b}{c}"]}
     saved = _call(client, "save_project", {"name": "multiplied", "definition": definition})
     lines = "\n".join(f"x{n}" for n in range(400))
     variables = {"origin": origin, "a": lines, "b": lines, "c": lines}
     refused = _call(
-        client, "run_project", {"project_id": saved["payload"]["project"]["project_id"], "variables": variables}
+        client,
+        "run_project",
+        {"project_id": saved["payload"]["project"]["project_id"], "variables": variables},
     )
     error = refused["payload"]["error"]
     assert error["code"] == "invalid_arguments" and error["detail"]["combinations"] == 400**3
@@ -274,13 +330,20 @@ def test_a_schedule_that_would_never_run_is_named(shop: tuple[SyncClient, str]) 
 
 
 def test_a_hostile_page_and_a_deep_definition_stay_bounded(shop: tuple[SyncClient, str]) -> None:
-    """A chain of 20 datasets, each inside the last, over a page of 3,000 items whose text makes a backtracking
-    pattern work hard: the page gives MAX_ROWS rows (of the 60,000 its items hold), the pattern's values are
-    dropped once the page's patterns have had their time, and the run ends with what it read."""
+    """A chain of 20 datasets, each inside the last, over a page of 3,000 items whose text makes a
+    backtracking pattern work hard: the page gives MAX_ROWS rows (of the 60,000 its items hold), the
+    pattern's values are dropped once the page's patterns have had their time, and the run ends with
+    what it read."""
     from netglean.read.datasets import MAX_ROWS
 
     client, origin = shop
-    datasets = [{"name": "d0", "item_selector": "section.i", "properties": [{"key": "n", "selector": ".d0"}]}]
+    datasets = [
+        {
+            "name": "d0",
+            "item_selector": "section.i",
+            "properties": [{"key": "n", "selector": ".d0"}],
+        }
+    ]
     datasets += [
         {
             "name": f"d{depth}",
@@ -289,7 +352,9 @@ def test_a_hostile_page_and_a_deep_definition_stay_bounded(shop: tuple[SyncClien
             "properties": [
                 {
                     "key": "text",
-                    "transformations": [{"name": "regex_replace", "pattern": "/(a|aa)+b/", "replacement": "x"}],
+                    "transformations": [
+                        {"name": "regex_replace", "pattern": "/(a|aa)+b/", "replacement": "x"}
+                    ],
                 }
             ],
         }
@@ -300,22 +365,31 @@ def test_a_hostile_page_and_a_deep_definition_stay_bounded(shop: tuple[SyncClien
         "save_project",
         {
             "name": "deep and hostile",  # the quarantine test keeps "hostile" for its own
-            "definition": {"start_urls": [f"{origin}/hostile"], "strategy": "http", "datasets": datasets},
+            "definition": {
+                "start_urls": [f"{origin}/hostile"],
+                "strategy": "http",
+                "datasets": datasets,
+            },
         },
     )
     assert saved["ok"] is True, saved["payload"]
     ran = _call(client, "run_project", {"project_id": saved["payload"]["project"]["project_id"]})
     assert ran["ok"] is True, ran["payload"]
     counts = ran["payload"]["datasets"]
-    assert sum(c["new"] for c in counts.values()) == MAX_ROWS and counts["d0"]["new"] > 0, ran["payload"]["failures"]
+    assert sum(c["new"] for c in counts.values()) == MAX_ROWS and counts["d0"]["new"] > 0, ran[
+        "payload"
+    ]["failures"]
     rows = _call(
         client,
         "get_project_data",
         {"project_id": saved["payload"]["project"]["project_id"], "dataset": "d1", "per_page": 200},
     )["payload"]["rows"]
-    # Some values were worked out before the page's patterns ran out of time, none after: no value is half done.
+    # Some values were worked out before the page's patterns ran out of time, none after: no value
+    # is half done.
     texts = [row["data"].get("text") for row in rows]
-    assert len(texts) == 200 and all(text is None or re.fullmatch(r"\d+ a{28}c", text) for text in texts)
+    assert len(texts) == 200 and all(
+        text is None or re.fullmatch(r"\d+ a{28}c", text) for text in texts
+    )
 
 
 @pytest.mark.parametrize(
@@ -334,27 +408,39 @@ def test_a_name_that_would_not_show_as_stored_is_refused_by_its_code_point(
     shop: tuple[SyncClient, str], name: str, refused: str
 ) -> None:
     client, _ = shop
-    envelope = _call(client, "save_project", {"name": name, "definition": {"url": "http://127.0.0.1/"}})
+    envelope = _call(
+        client, "save_project", {"name": name, "definition": {"url": "http://127.0.0.1/"}}
+    )
     error = envelope["payload"]["error"]
-    assert error["code"] == "invalid_arguments" and error["detail"]["errors"][0]["argument"] == "name"
+    assert (
+        error["code"] == "invalid_arguments" and error["detail"]["errors"][0]["argument"] == "name"
+    )
     assert f"argument 'name': {refused} is not among the characters it may hold" in error["message"]
     assert name not in json.dumps(envelope, ensure_ascii=False)
 
 
 def test_a_name_may_hold_what_cleaning_keeps_and_a_terminal_shows(registry: Registry) -> None:
-    """The name's pattern is the rule: a character is refused when cleaning third-party text would take it out, or
-    when it is not printable (a control, format, private-use or separator character, a space but U+0020)."""
-    allowed = re.compile(registry.tools["save_project"].input_schema["properties"]["name"]["pattern"][1:-1])
+    """The name's pattern is the rule: a character is refused when cleaning third-party text would
+    take it out, or when it is not printable (a control, format, private-use or separator character,
+    a space but U+0020)."""
+    allowed = re.compile(
+        registry.tools["save_project"].input_schema["properties"]["name"]["pattern"][1:-1]
+    )
     for point in [*range(0xD800), *range(0xE000, 0x110000)]:
         char = chr(point)
-        shown = char == " " or char.isprintable() or unicodedata.category(char) == "Cn"  # unassigned: shown as a box
-        assert (allowed.fullmatch(char) is not None) == (shown and sanitize(char) == char), f"U+{point:04X}"
+        # unassigned: shown as a box
+        shown = char == " " or char.isprintable() or unicodedata.category(char) == "Cn"
+        assert (allowed.fullmatch(char) is not None) == (shown and sanitize(char) == char), (
+            f"U+{point:04X}"
+        )
 
 
 def test_names_in_any_script_are_kept(shop: tuple[SyncClient, str]) -> None:
     client, _ = shop
     for name in ("Café Zoë", "日本語のプロジェクト", "Ελληνικά — shop ☕"):
-        envelope = _call(client, "save_project", {"name": name, "definition": {"url": "http://127.0.0.1/"}})
+        envelope = _call(
+            client, "save_project", {"name": name, "definition": {"url": "http://127.0.0.1/"}}
+        )
         assert envelope["ok"] and envelope["payload"]["project"]["name"] == name
 
 
@@ -365,7 +451,10 @@ def test_a_servers_default_project_is_taken_when_a_call_names_none(
     SHOP["bowls"] = [("b1", "Bowl", "€ 3,00")]
     project_id = _saved(client, "bowls by default", origin)
     refused = _call(client, "run_project", {})
-    assert refused["payload"]["error"]["code"] == "not_found" and refused["next_step"] == "list_projects"
+    assert (
+        refused["payload"]["error"]["code"] == "not_found"
+        and refused["next_step"] == "list_projects"
+    )
     assert "--project-id" in refused["payload"]["error"]["message"]
     settings = dataclasses.replace(
         Settings.load(environ=dict(os.environ)),
@@ -382,7 +471,8 @@ def test_a_servers_default_project_is_taken_when_a_call_names_none(
         rows = _call(defaulted, "get_project_data", {"dataset": "products"})["payload"]
         assert rows["project_id"] == project_id and [row["key"] for row in rows["rows"]] == ["b1"]
         logs = _call(defaulted, "get_logs", {})["payload"]["lines"]
-        assert logs and len({line["run_id"] for line in logs}) == 1, logs  # the default project's one run
+        # the default project's one run
+        assert logs and len({line["run_id"] for line in logs}) == 1, logs
         run_id = logs[0]["run_id"]
         both = _call(defaulted, "get_logs", {"run_id": run_id, "project_id": project_id})["payload"]
         assert {line["run_id"] for line in both["lines"]} == {run_id}
@@ -401,11 +491,18 @@ def test_datasets_are_listed_with_their_selectors_and_rtilas_collection_names_fi
 ) -> None:
     client, origin = shop
     SHOP["plates"] = [("p1", "Plate", "€ 5,00")]
-    definition = {**DEFINITION, "datasets": [{**DEFINITION["datasets"][0], "name": "Auto_Intercepted_Data"}]}
+    definition = {
+        **DEFINITION,
+        "datasets": [{**DEFINITION["datasets"][0], "name": "Auto_Intercepted_Data"}],
+    }
     saved = _call(
         client,
         "save_project",
-        {"name": "plates", "definition": definition, "variables": {"origin": origin, "category": "plates"}},
+        {
+            "name": "plates",
+            "definition": definition,
+            "variables": {"origin": origin, "category": "plates"},
+        },
     )
     project_id = saved["payload"]["project"]["project_id"]
     [listed] = _call(client, "list_datasets", {"project_id": project_id})["payload"]["datasets"]
@@ -413,12 +510,23 @@ def test_datasets_are_listed_with_their_selectors_and_rtilas_collection_names_fi
     assert listed["property_details"][1] == {"key": "title", "type": "text", "selector": "h2"}
     assert _call(client, "run_project", {"project_id": project_id})["ok"]
     for spelt in ("Auto_Intercepted_Data", "Auto Intercepted-Data"):
-        rows = _call(client, "get_project_data", {"project_id": project_id, "dataset": spelt})["payload"]
-        assert rows["dataset"] == "Auto_Intercepted_Data" and [r["key"] for r in rows["rows"]] == ["p1"], rows
+        rows = _call(client, "get_project_data", {"project_id": project_id, "dataset": spelt})[
+            "payload"
+        ]
+        assert rows["dataset"] == "Auto_Intercepted_Data" and [r["key"] for r in rows["rows"]] == [
+            "p1"
+        ], rows
 
 
-def test_build_project_says_there_is_no_builder_and_what_to_do_instead(shop: tuple[SyncClient, str]) -> None:
+def test_build_project_says_there_is_no_builder_and_what_to_do_instead(
+    shop: tuple[SyncClient, str],
+) -> None:
     client, _ = shop
-    refused = _call(client, "build_project", {"active_project_id": "x", "extra_args": ["--headful"]})
-    assert refused["payload"]["error"]["code"] == "not_available" and refused["next_step"] == "analyze_page"
+    refused = _call(
+        client, "build_project", {"active_project_id": "x", "extra_args": ["--headful"]}
+    )
+    assert (
+        refused["payload"]["error"]["code"] == "not_available"
+        and refused["next_step"] == "analyze_page"
+    )
     assert "save_project" in refused["guidance"]

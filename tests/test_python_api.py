@@ -23,7 +23,9 @@ def site() -> Iterator[str]:
 
 
 def _local() -> netglean.Settings:
-    return netglean.Settings.load({"allow_private_hosts": True, "host_interval": 0.0, "read_workers": 0})
+    return netglean.Settings.load(
+        {"allow_private_hosts": True, "host_interval": 0.0, "read_workers": 0}
+    )
 
 
 def test_the_api_surface_is_pinned_and_documented() -> None:
@@ -39,7 +41,9 @@ def test_the_api_surface_is_pinned_and_documented() -> None:
 def test_scrape_answers_a_typed_page(site: str) -> None:
     page = anyio.run(lambda: netglean.scrape(f"{site}/tree/3/0", settings=_local(), format="text"))
     assert isinstance(page, ScrapedPage)
-    assert page.title == "Tree page 0" and page.content is not None and "Words enough" in page.content
+    assert (
+        page.title == "Tree page 0" and page.content is not None and "Words enough" in page.content
+    )
 
 
 def test_one_client_serves_many_calls_and_waits_for_a_crawl(site: str) -> None:
@@ -51,7 +55,9 @@ def test_one_client_serves_many_calls_and_waits_for_a_crawl(site: str) -> None:
             return crawled, mapped.urls or [], [entry.url for entry in batch.results]
 
     crawled, mapped, batch = anyio.run(calls)
-    assert sorted(visit.url for visit in crawled.pages) == sorted(f"{site}/tree/7/{n}" for n in range(7))
+    assert sorted(visit.url for visit in crawled.pages) == sorted(
+        f"{site}/tree/7/{n}" for n in range(7)
+    )
     assert f"{site}/tree/7/1" in mapped and batch == [f"{site}/tree/7/1", f"{site}/tree/7/2"]
 
 
@@ -68,7 +74,8 @@ def test_the_operators_policy_holds_and_a_failure_raises_call_failed(site: str) 
 
 @pytest.mark.browser
 def test_the_operators_user_agent_goes_with_every_fetch_and_the_browser() -> None:
-    """--user-agent replaces netglean's own on plain fetches and in the browser; a call cannot change it."""
+    """--user-agent replaces netglean's own on plain fetches and in the browser; a call cannot
+    change it."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import HTMLResponse
@@ -78,10 +85,14 @@ def test_the_operators_user_agent_goes_with_every_fetch_and_the_browser() -> Non
 
     def echo(request: Request) -> HTMLResponse:
         said = request.headers.get("user-agent", "")
-        return HTMLResponse(f"<html><head><title>Agent</title></head><body><main><p>Sent by {said}.</p></main>")
+        return HTMLResponse(
+            f"<html><head><title>Agent</title></head><body><main><p>Sent by {said}.</p></main>"
+        )
 
     agent = "HarbourBot/1.0 (+https://harbour.test/bot)"
-    settings = netglean.Settings.load({"allow_private_hosts": True, "host_interval": 0.0, "user_agent": agent})
+    settings = netglean.Settings.load(
+        {"allow_private_hosts": True, "host_interval": 0.0, "user_agent": agent}
+    )
 
     async def both(url: str) -> tuple[str, str]:
         async with netglean.Client(settings) as client:

@@ -1,5 +1,5 @@
-"""Reading off the event loop: worker processes read what threads read; a dying worker costs one job, and a job
-whose caller stops waiting ends with its worker."""
+"""Reading off the event loop: worker processes read what threads read; a dying worker costs one
+job, and a job whose caller stops waiting ends with its worker."""
 
 from __future__ import annotations
 
@@ -18,16 +18,21 @@ from netglean.read.reading import HtmlReading, read_html
 from netglean.workers.pool import Readers, worker_count
 
 PAGE = (
-    "<html lang='en'><head><title>Tides</title><meta name='description' content='About tides'></head><body>"
-    "<nav><a href='/a'>Home</a></nav><article><h1>Tides</h1><p>The moon pulls the "
-    "<a href='/sea'>sea</a>.</p><p>Twice a day.</p></article><footer>Copyright</footer></body></html>"
+    "<html lang='en'><head><title>Tides</title><meta name='description' content='About "
+    "tides'></head><body><nav><a href='/a'>Home</a></nav><article><h1>Tides</h1><p>The moon "
+    "pulls the <a href='/sea'>sea</a>.</p><p>Twice a "
+    "day.</p></article><footer>Copyright</footer></body></html>"
 )
 
 
 async def _read(readers: Readers, url: str = "http://site.test/t") -> HtmlReading:
     document = Document(url, PAGE.encode(), "utf-8")
     return await readers.run(
-        read_jobs.read_page, document=document, fmt="markdown", main_content=True, frontier=LinkFilter("site.test")
+        read_jobs.read_page,
+        document=document,
+        fmt="markdown",
+        main_content=True,
+        frontier=LinkFilter("site.test"),
     )
 
 
@@ -45,7 +50,8 @@ def test_worker_processes_read_what_the_server_process_reads() -> None:
     async def run() -> list[HtmlReading]:
         await _warm(readers)
         results: list[HtmlReading] = []
-        async with anyio.create_task_group() as tasks:  # more pages than workers hold: some wait their turn
+        # more pages than workers hold: some wait their turn
+        async with anyio.create_task_group() as tasks:
             for n in range(9):
                 tasks.start_soon(lambda n=n: _collect(readers, n, results))
         return sorted(results, key=lambda reading: str(reading.metadata.get("url")))
@@ -55,7 +61,13 @@ def test_worker_processes_read_what_the_server_process_reads() -> None:
     finally:
         readers.close()
     expected = [
-        read_html(PAGE, f"http://site.test/{n}", fmt="markdown", main_content=True, frontier=LinkFilter("site.test"))
+        read_html(
+            PAGE,
+            f"http://site.test/{n}",
+            fmt="markdown",
+            main_content=True,
+            frontier=LinkFilter("site.test"),
+        )
         for n in range(9)
     ]
     assert pooled == sorted(expected, key=lambda reading: str(reading.metadata.get("url")))
@@ -96,8 +108,11 @@ def test_a_dying_worker_costs_the_page_it_was_reading_and_is_replaced() -> None:
     finally:
         readers.close()
     assert isinstance(first, ToolError) and first.code == "unsupported_content"
-    assert "http://site.test/0 stopped a reader process" in first.message and first.detail["url"].endswith("/0")
-    assert isinstance(second, HtmlReading) and "The moon pulls the" in second.content  # read by the new worker
+    assert "http://site.test/0 stopped a reader process" in first.message and first.detail[
+        "url"
+    ].endswith("/0")
+    # read by the new worker
+    assert isinstance(second, HtmlReading) and "The moon pulls the" in second.content
     assert "The moon pulls the" in later.content and readers._workers == []
 
 
@@ -116,7 +131,9 @@ def test_reading_errors_come_back_from_the_worker() -> None:
         await _warm(readers)
         with pytest.raises(ToolError) as refused:  # raised in the worker, raised here whole
             await readers.run(read_jobs.sitemap, body=b"not a sitemap", max_bytes=100)
-        assert refused.value.code == "unsupported_content" and "not a sitemap" in refused.value.message
+        assert (
+            refused.value.code == "unsupported_content" and "not a sitemap" in refused.value.message
+        )
         with pytest.raises(TypeError):
             await readers.run(read_jobs.sitemap, body=None, max_bytes=100)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="not a reader job"):
@@ -139,7 +156,8 @@ def test_reader_processes_that_cannot_be_reached_leave_reading_to_threads() -> N
             raise OSError("pipes cannot be watched here")
 
         loop.connect_write_pipe = refuse  # type: ignore[method-assign,assignment]
-        first = await _read(readers)  # starts the worker, whose pipes cannot be watched: read in a thread instead
+        # starts the worker, whose pipes cannot be watched: read in a thread instead
+        first = await _read(readers)
         assert readers.in_threads and not readers._workers
         assert first.content == (await _read(readers)).content
         return first
@@ -151,13 +169,16 @@ def test_reader_processes_that_cannot_be_reached_leave_reading_to_threads() -> N
     assert "The moon pulls the" in reading.content and not readers.warm
 
 
-def test_closing_while_workers_start_leaves_no_process_and_no_error(caplog: pytest.LogCaptureFixture) -> None:
+def test_closing_while_workers_start_leaves_no_process_and_no_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     readers = Readers(2)
 
     async def run() -> list[object]:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(_read, readers)
-            await anyio.lowlevel.checkpoint()  # the read has started the workers; their pipes are not watched yet
+            # the read has started the workers; their pipes are not watched yet
+            await anyio.lowlevel.checkpoint()
             workers = list(readers._workers)
             readers.close()
         await anyio.sleep(0.1)
@@ -176,7 +197,8 @@ def test_a_worker_on_a_job_its_caller_gave_up_on_is_replaced_at_once() -> None:
         [stuck] = readers._workers
         kill, killed = stuck.process.kill, []
         stuck.process.kill = lambda: (killed.append(True), kill())  # type: ignore[method-assign]
-        os.kill(stuck.process.pid, signal.SIGSTOP)  # it never answers again: a page that holds the parser
+        # it never answers again: a page that holds the parser
+        os.kill(stuck.process.pid, signal.SIGSTOP)
         with pytest.raises(TimeoutError), anyio.fail_after(0.2):  # the call's timeout
             await _read(readers)
         assert killed  # as the wait ended, not some seconds later

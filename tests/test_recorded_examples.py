@@ -1,6 +1,7 @@
-"""The docs' recorded examples are still what the tools answer: each runs again on the example site, on a fresh
-server, and its envelope must equal the one in catalog/recorded/ (ids, times and durations aside), and meet the
-example's expectation. The tool pages show exactly those envelopes."""
+"""The docs' recorded examples are still what the tools answer: each runs again on the example site,
+on a fresh server, and its envelope must equal the one in catalog/recorded/ (ids, times and
+durations aside), and meet the example's expectation. The tool pages show exactly those
+envelopes."""
 
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ def _marked(example: recorded.Example) -> Any:
     uses_browser = load_registry().tools[example.tool].handler.startswith(BROWSER_FAMILY)
     uses_browser = uses_browser or example.tool in DESCRIBES_CHROMIUM
     return pytest.param(
-        example, marks=[pytest.mark.browser] if uses_browser else [], id=f"{example.tool}-{example.title}"
+        example,
+        marks=[pytest.mark.browser] if uses_browser else [],
+        id=f"{example.tool}-{example.title}",
     )
 
 
@@ -46,26 +49,34 @@ def test_every_tool_has_a_recorded_success(registry: Registry) -> None:
 
 
 @pytest.mark.parametrize("example", [_marked(example) for example in EXAMPLES])
-def test_a_recorded_example_answers_as_recorded(site: recorded.Site, example: recorded.Example) -> None:
+def test_a_recorded_example_answers_as_recorded(
+    site: recorded.Site, example: recorded.Example
+) -> None:
     fresh = site.run(example)
     assert_matches_example(fresh["envelope"], example.expect)
     kept = recorded.recorded(example.tool).get(example.title)
     assert kept is not None, f"no recording: run {recorded.RECORD_COMMAND}"
     difference = recorded.differences(kept, fresh)
-    assert not difference, f"the answer changed; if that is meant, run {recorded.RECORD_COMMAND}\n{difference}"
+    assert not difference, (
+        f"the answer changed; if that is meant, run {recorded.RECORD_COMMAND}\n{difference}"
+    )
 
 
 def test_each_tool_page_shows_its_recorded_envelope() -> None:
     for example in EXAMPLES:
-        page = (PROJECT / "netglean" / "generated" / "docs" / "tools" / f"{example.tool}.html").read_text()
+        page = (
+            PROJECT / "netglean" / "generated" / "docs" / "tools" / f"{example.tool}.html"
+        ).read_text()
         envelope = recorded.recorded(example.tool)[example.title]["envelope"]
         shown = re.findall(r'<pre class="recorded">(.*?)</pre>', page, re.S)
-        assert str(escape(json.dumps(envelope, indent=2, ensure_ascii=False))) in shown, example.tool
+        assert str(escape(json.dumps(envelope, indent=2, ensure_ascii=False))) in shown, (
+            example.tool
+        )
 
 
 def test_only_what_changes_from_run_to_run_is_masked() -> None:
-    """Ids the store drew, times and durations; not a count or a flag of the same name, nor an id or a time the
-    site itself gave (a check's id, a tide's time, an item's published_at)."""
+    """Ids the store drew, times and durations; not a count or a flag of the same name, nor an id or
+    a time the site itself gave (a check's id, a tide's time, an item's published_at)."""
     answer = {
         "run_id": "ab12",
         "created": True,
@@ -92,5 +103,7 @@ def test_a_reference_to_nothing_names_the_call_it_points_into(site: recorded.Sit
         {"run_id": {"given": 0, "pointer": "/payload/run_id"}},
         {"ok": True, "next_step": "done"},
     )
-    with pytest.raises(recorded.Unfilled, match="given call 0 answered ok, with nothing at /payload/run_id"):
+    with pytest.raises(
+        recorded.Unfilled, match="given call 0 answered ok, with nothing at /payload/run_id"
+    ):
         site.run(example)

@@ -22,7 +22,9 @@ def test_server_identity_and_instructions(memory_client: SyncClient, registry: R
 def test_resources_and_templates_are_listed(memory_client: SyncClient) -> None:
     uris = {str(r.uri) for r in memory_client.run("list_resources").resources}
     assert {"netglean://policy", "netglean://tool-graph"} <= uris
-    templates = {t.uri_template for t in memory_client.run("list_resource_templates").resource_templates}
+    templates = {
+        t.uri_template for t in memory_client.run("list_resource_templates").resource_templates
+    }
     assert "netglean://tools/{name}" in templates
 
 
@@ -37,13 +39,19 @@ def test_policy_holds_only_booleans_and_numbers(memory_client: SyncClient) -> No
 def test_tool_graph_matches_the_registry(memory_client: SyncClient, registry: Registry) -> None:
     graph = json.loads(memory_client.run("read_resource", "netglean://tool-graph").contents[0].text)
     assert graph["edges"] == {name: list(spec.next_step) for name, spec in registry.tools.items()}
-    assert set(graph["entry_points"]) == {name for name, spec in registry.tools.items() if spec.entry_point}
+    assert set(graph["entry_points"]) == {
+        name for name, spec in registry.tools.items() if spec.entry_point
+    }
 
 
 def test_tool_spec_template(memory_client: SyncClient, registry: Registry) -> None:
-    spec = json.loads(memory_client.run("read_resource", "netglean://tools/generate_citations").contents[0].text)
+    spec = json.loads(
+        memory_client.run("read_resource", "netglean://tools/generate_citations").contents[0].text
+    )
     assert spec["input_schema"] == registry.tools["generate_citations"].input_schema
-    missing = json.loads(memory_client.run("read_resource", "netglean://tools/nope").contents[0].text)
+    missing = json.loads(
+        memory_client.run("read_resource", "netglean://tools/nope").contents[0].text
+    )
     assert "no tool named" in missing["error"] and "get_version" in missing["tools"]
 
 
@@ -76,10 +84,20 @@ def _json_resource(client: SyncClient, uri: str) -> tuple[str | None, object]:
 
 
 def test_html2rss_resources_under_their_own_addresses(memory_client: SyncClient) -> None:
-    """html2rss's four resources are served as its clients read them, beside netglean's own feed resources."""
+    """html2rss's four resources are served as its clients read them, beside netglean's own feed
+    resources."""
     uris = {str(r.uri) for r in memory_client.run("list_resources").resources}
-    assert {"html2rss://schema", "html2rss://extractors", "html2rss://strategies", "html2rss://runtime"} <= uris
-    assert {"netglean://feeds/config-schema", "netglean://feeds/extractors", "netglean://feeds/strategies"} <= uris
+    assert {
+        "html2rss://schema",
+        "html2rss://extractors",
+        "html2rss://strategies",
+        "html2rss://runtime",
+    } <= uris
+    assert {
+        "netglean://feeds/config-schema",
+        "netglean://feeds/extractors",
+        "netglean://feeds/strategies",
+    } <= uris
     mime, schema = _json_resource(memory_client, "html2rss://schema")
     assert mime == "application/json" and isinstance(schema, dict)
     assert schema == _json_resource(memory_client, "netglean://feeds/config-schema")[1]
@@ -89,23 +107,44 @@ def test_html2rss_resources_under_their_own_addresses(memory_client: SyncClient)
     _, strategies = _json_resource(memory_client, "html2rss://strategies")
     assert strategies == ["auto", "faraday", "botasaurus"]
     _, runtime = _json_resource(memory_client, "html2rss://runtime")
-    assert runtime == {"botasaurus_configured": pool.find_browser("") is not None}  # whether Chromium is there
+    # whether Chromium is there
+    assert runtime == {"botasaurus_configured": pool.find_browser("") is not None}
 
 
 def test_html2rss_prompts_under_their_hyphenated_names(memory_client: SyncClient) -> None:
     prompts = {p.name: p for p in memory_client.run("list_prompts").prompts}
-    assert {"scrape-webpage", "capture-feed-config", "feed_now", "feed_config_workflow", "cite_sources"} <= set(prompts)
+    assert {
+        "scrape-webpage",
+        "capture-feed-config",
+        "feed_now",
+        "feed_config_workflow",
+        "cite_sources",
+    } <= set(prompts)
     for name in ("scrape-webpage", "capture-feed-config"):
         [argument] = prompts[name].arguments or []
         assert (argument.name, argument.required) == ("url", True)
     scrape = memory_client.run("get_prompt", "scrape-webpage", {"url": "https://example.com/news"})
     text = scrape.messages[0].content.text
-    assert "scrape_url once with url https://example.com/news and strategy auto" in text and "inspect_url" in text
-    capture = memory_client.run("get_prompt", "capture-feed-config", {"url": "https://example.com/news"})
+    assert (
+        "scrape_url once with url https://example.com/news and strategy auto" in text
+        and "inspect_url" in text
+    )
+    capture = memory_client.run(
+        "get_prompt", "capture-feed-config", {"url": "https://example.com/news"}
+    )
     steps = capture.messages[0].content.text
-    order = [steps.index(tool) for tool in ("capture_config", "inspect_url", "validate_config", "apply_config")]
+    order = [
+        steps.index(tool)
+        for tool in ("capture_config", "inspect_url", "validate_config", "apply_config")
+    ]
     assert order == sorted(order) and "payload.item_count" in steps
-    for key in ("registry.id", "directory.topics", "directory.title", "channel.title", "directory.summary"):
+    for key in (
+        "registry.id",
+        "directory.topics",
+        "directory.title",
+        "channel.title",
+        "directory.summary",
+    ):
         assert key in steps
     with pytest.raises(MCPError, match="needs the argument 'url'"):
         memory_client.run("get_prompt", "capture-feed-config", {})
@@ -123,10 +162,14 @@ def test_html2rss_prompts_under_their_hyphenated_names(memory_client: SyncClient
     ],
 )  # fmt: skip
 def test_rtilas_prompts_walk_through_netglean_tools(
-    memory_client: SyncClient, registry: Registry, prompt: str, arguments: dict[str, str], tools: list[str]
+    memory_client: SyncClient,
+    registry: Registry,
+    prompt: str,
+    arguments: dict[str, str],
+    tools: list[str],
 ) -> None:
-    """RTILA's three prompts, under netglean's names: each takes the seed's arguments (the first required) and names
-    netglean's tools in the order a model calls them."""
+    """RTILA's three prompts, under netglean's names: each takes the seed's arguments (the first
+    required) and names netglean's tools in the order a model calls them."""
     listed = {p.name: p for p in memory_client.run("list_prompts").prompts}[prompt]
     assert [a.required for a in listed.arguments or []] == [True, False]
     text = memory_client.run("get_prompt", prompt, arguments).messages[0].content.text

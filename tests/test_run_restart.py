@@ -1,9 +1,10 @@
-"""Runs across processes: a `netglean serve` killed (-9) in the middle of a 2,000-page crawl leaves the run
-interrupted, and the restarted server resumes it to exactly the site's pages, none read twice but those in flight
-at the kill; two servers on one data directory write runs at once and each sees every run of both.
+"""Runs across processes: a `netglean serve` killed (-9) in the middle of a 2,000-page crawl leaves
+the run interrupted, and the restarted server resumes it to exactly the site's pages, none read
+twice but those in flight at the kill; two servers on one data directory write runs at once and each
+sees every run of both.
 
-The servers are child processes spoken to over REST; the site (tests/support/run_site.py) runs in this process
-and counts every request."""
+The servers are child processes spoken to over REST; the site (tests/support/run_site.py) runs in
+this process and counts every request."""
 
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ from tests.support.run_site import SITE_PAGES, RunSite, serve_run_site
 WIDTH = 8
 """Pages a crawl reads at once (the servers' global_concurrency)."""
 READ_AGAIN = WIDTH + 2 * JOURNAL_BACKLOG
-"""The most pages a kill can make the resumed crawl read again: those being read, and those read but not yet in
-the journal (the crawl may be JOURNAL_BACKLOG visits ahead of its writer, and one write keeps as many)."""
+"""The most pages a kill can make the resumed crawl read again: those being read, and those read but
+not yet in the journal (the crawl may be JOURNAL_BACKLOG visits ahead of its writer, and one write
+keeps as many)."""
 BOUND = 180.0
 """Seconds a crawl of the 2,000-page site may take before the test fails (it takes seconds)."""
 
@@ -46,7 +48,9 @@ def serve(data_dir: Path, *flags: str) -> HttpServer:
 
 
 def call(server: HttpServer, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    answer: dict[str, Any] = httpx.post(f"{server.base}/v1/tools/{tool}", json=arguments, timeout=60).json()
+    answer: dict[str, Any] = httpx.post(
+        f"{server.base}/v1/tools/{tool}", json=arguments, timeout=60
+    ).json()
     return answer
 
 
@@ -94,7 +98,8 @@ def test_a_crawl_whose_server_was_killed_resumes_to_every_page_once(
         run_id = start(first, "crawl", crawl)
         until(lambda: run_of(first, run_id)["done"] >= 300, "300 pages read", BOUND)
     finally:
-        first.process.kill()  # -9: no shutdown, no interrupt_own; the run's owner lock goes with the process
+        # -9: no shutdown, no interrupt_own; the run's owner lock goes with the process
+        first.process.kill()
         first.process.wait(30)
     before = site.asked("/p/")
     assert 300 <= sum(before.values()) < SITE_PAGES, "the crawl was killed in its middle"
@@ -103,20 +108,32 @@ def test_a_crawl_whose_server_was_killed_resumes_to_every_page_once(
         run = run_of(second, run_id)
         assert run["status"] == "interrupted" and run["resumable"] and run["attempts"] == 1, run
         resumed = call(second, "resume_run", {"run_id": run_id})
-        assert resumed["ok"] and resumed["payload"]["run"]["status"] in ("queued", "running"), resumed
-        until(lambda: run_of(second, run_id)["status"] not in ("queued", "running"), "the resumed crawl to end", BOUND)
+        assert resumed["ok"] and resumed["payload"]["run"]["status"] in ("queued", "running"), (
+            resumed
+        )
+        until(
+            lambda: run_of(second, run_id)["status"] not in ("queued", "running"),
+            "the resumed crawl to end",
+            BOUND,
+        )
         run = run_of(second, run_id)
-        assert run["status"] == "succeeded" and run["attempts"] == 2 and run["done"] == SITE_PAGES, run
+        assert (
+            run["status"] == "succeeded" and run["attempts"] == 2 and run["done"] == SITE_PAGES
+        ), run
         urls = [visit["url"] for visit in items(second, run_id)]
     assert len(urls) == SITE_PAGES and set(urls) == {f"{origin}/p/{n}" for n in range(SITE_PAGES)}
     asked = site.asked("/p/")
     assert set(asked) == {f"/p/{n}" for n in range(SITE_PAGES)}
     again = {path: count for path, count in asked.items() if count > 1}
-    assert sum(asked.values()) - SITE_PAGES <= READ_AGAIN and all(count == 2 for count in again.values()), again
+    assert sum(asked.values()) - SITE_PAGES <= READ_AGAIN and all(
+        count == 2 for count in again.values()
+    ), again
     assert set(again) <= set(before)  # only pages the killed server had asked for were asked again
 
 
-def test_two_servers_on_one_data_directory_keep_every_run_of_both(served: tuple[RunSite, int], tmp_path: Path) -> None:
+def test_two_servers_on_one_data_directory_keep_every_run_of_both(
+    served: tuple[RunSite, int], tmp_path: Path
+) -> None:
     site, port = served
     origin = f"http://127.0.0.1:{port}"
     with ExitStack() as stack, ThreadPoolExecutor(8) as pool:
@@ -129,7 +146,9 @@ def test_two_servers_on_one_data_directory_keep_every_run_of_both(served: tuple[
         ]
         runs = list(pool.map(lambda job: start(job[0], "crawl", job[1]), arguments))
         batch = start(
-            two, "batch_crawl", {"urls": [f"{origin}/tree/{n}/0" for n in (39, 40)], "max_depth": 10, "max_pages": 100}
+            two,
+            "batch_crawl",
+            {"urls": [f"{origin}/tree/{n}/0" for n in (39, 40)], "max_depth": 10, "max_pages": 100},
         )
 
         def listed(server: HttpServer) -> dict[str, str]:
@@ -144,9 +163,12 @@ def test_two_servers_on_one_data_directory_keep_every_run_of_both(served: tuple[
         for (server, job), run_id in zip(arguments, runs, strict=True):
             other = two if server is one else one
             size = int(job["url"].split("/")[-2])
-            urls = [visit["url"] for visit in items(other, run_id)]  # read through the server that did not run it
+            # read through the server that did not run it
+            urls = [visit["url"] for visit in items(other, run_id)]
             assert sorted(urls) == sorted(f"{origin}/tree/{size}/{n}" for n in range(size))
         assert len(items(one, batch)) == 39 + 40
-        counts = call(two, "list_runs", {"tool": ["crawl"], "status": ["succeeded"]})["payload"]["total"]
+        counts = call(two, "list_runs", {"tool": ["crawl"], "status": ["succeeded"]})["payload"][
+            "total"
+        ]
         assert counts == len(runs)
     assert all(count == 1 for count in site.asked("/tree/").values())

@@ -1,4 +1,5 @@
-"""schemathesis against a running `netglean serve`, from the generated openapi.json, every default check."""
+"""schemathesis against a running `netglean serve`, from the generated openapi.json, every default
+check."""
 
 from __future__ import annotations
 
@@ -16,9 +17,14 @@ TOKEN = "tok-schemathesis-81b2"
 
 
 @pytest.mark.timeout(1860)  # the run's own bound is 1800 s, which only a hang passes
-@pytest.mark.parametrize("examples", [25, pytest.param(100, marks=pytest.mark.slow)], ids=["fast", "full"])
-def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(examples: int, tmp_path: Path) -> None:
-    """At two depths: 25 examples an operation in the fast set, 100 in the slow set (-m slow), which CI runs too."""
+@pytest.mark.parametrize(
+    "examples", [25, pytest.param(100, marks=pytest.mark.slow)], ids=["fast", "full"]
+)
+def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(
+    examples: int, tmp_path: Path
+) -> None:
+    """At two depths: 25 examples an operation in the fast set, 100 in the slow set (-m slow), which
+    CI runs too."""
     with HttpServer(env={"NETGLEAN_TOKEN": TOKEN}) as server:
         done = subprocess.run(
             [
@@ -32,7 +38,8 @@ def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(examples: i
                 "--seed",
                 "20261130",
                 "--request-timeout",
-                "120",  # a generous deadline: st's own 10 s failed a batch_scrape call on a busy machine
+                # a generous deadline: st's own 10 s failed a batch_scrape call on a busy machine
+                "120",
                 "--header",
                 f"Authorization: Bearer {TOKEN}",
                 "--report-dir",
@@ -47,5 +54,7 @@ def test_the_rest_api_keeps_every_promise_its_openapi_document_makes(examples: i
     assert "No issues found" in done.stdout
     document = PROJECT / "netglean/generated/openapi.json"
     paths = json.loads(document.read_text())["paths"]
-    operations = sum(len(methods) for methods in paths.values())  # each tool's POST and GET, lists, health, landing
-    assert f"Tested: {operations}" in done.stdout  # every operation in the document, every tool among them
+    # each tool's POST and GET, lists, health, landing
+    operations = sum(len(methods) for methods in paths.values())
+    # every operation in the document, every tool among them
+    assert f"Tested: {operations}" in done.stdout

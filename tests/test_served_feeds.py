@@ -1,8 +1,9 @@
-"""Feed projects served by a real `netglean serve` (issue 17): read back with feedparser and as JSON Feed,
-revalidated (304), kept when a refresh fails, behind their secret when the server requires a token (and the
-secret never logged); and the scheduler: a scheduled project runs by itself, a missed schedule runs once (across
-a restart too), and a project never has two scheduled runs at once. Everything is on 127.0.0.1. A server stopped
-gracefully exits by SIGTERM (uvicorn raises it again once it has finished)."""
+"""Feed projects served by a real `netglean serve` (issue 17): read back with feedparser and as JSON
+Feed, revalidated (304), kept when a refresh fails, behind their secret when the server requires a
+token (and the secret never logged); and the scheduler: a scheduled project runs by itself, a missed
+schedule runs once (across a restart too), and a project never has two scheduled runs at once.
+Everything is on 127.0.0.1. A server stopped gracefully exits by SIGTERM (uvicorn raises it again
+once it has finished)."""
 
 from __future__ import annotations
 
@@ -46,10 +47,13 @@ async def news(request: Request) -> Response:
         while not GATE.is_set():
             await anyio.sleep(0.02)
     items = "".join(
-        f'<article class="post"><h2><a href="/a/{slug}">{title}</a></h2><p class="summary">About {title}.</p></article>'
+        f'<article class="post"><h2><a href="/a/{slug}">{title}</a></h2><p class="summary">About '
+        f"{title}.</p></article>"
         for slug, title in NEWS
     )
-    return HTMLResponse(f"<html><head><title>News</title></head><body><main>{items}</main></body></html>")
+    return HTMLResponse(
+        f"<html><head><title>News</title></head><body><main>{items}</main></body></html>"
+    )
 
 
 APP = Starlette(routes=[Route("/news", news), Route("/slow", news)])
@@ -77,9 +81,13 @@ def plain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
         yield running
 
 
-def _call(server: HttpServer, tool: str, arguments: dict[str, Any], token: str = "") -> dict[str, Any]:
+def _call(
+    server: HttpServer, tool: str, arguments: dict[str, Any], token: str = ""
+) -> dict[str, Any]:
     headers = {"authorization": f"Bearer {token}"} if token else {}
-    answer = httpx.post(f"{server.base}/v1/tools/{tool}", json=arguments, headers=headers, timeout=60)
+    answer = httpx.post(
+        f"{server.base}/v1/tools/{tool}", json=arguments, headers=headers, timeout=60
+    )
     envelope: dict[str, Any] = answer.json()
     return envelope
 
@@ -107,7 +115,9 @@ def _get(server: HttpServer, path: str, **kwargs: Any) -> httpx.Response:
     return httpx.get(server.base + path, timeout=30, **kwargs)
 
 
-def test_a_feed_project_is_served_as_rss_and_json_feed_and_revalidated(plain: HttpServer, origin: str) -> None:
+def test_a_feed_project_is_served_as_rss_and_json_feed_and_revalidated(
+    plain: HttpServer, origin: str
+) -> None:
     project = _saved(plain, {"name": "the news", "definition": {"config": _config(origin)}})
     urls = project["feed_urls"]
     assert urls == {"rss": "/feeds/the%20news.xml", "json": "/feeds/the%20news.json"}
@@ -116,7 +126,10 @@ def test_a_feed_project_is_served_as_rss_and_json_feed_and_revalidated(plain: Ht
     assert _call(plain, "run_project", {"project_id": project["project_id"]})["ok"] is True
 
     served = _get(plain, urls["rss"])
-    assert served.status_code == 200 and served.headers["content-type"] == "application/rss+xml; charset=utf-8"
+    assert (
+        served.status_code == 200
+        and served.headers["content-type"] == "application/rss+xml; charset=utf-8"
+    )
     parsed = feedparser.parse(served.content)
     assert not parsed.bozo and parsed.version == "rss20" and parsed.feed.title == "The news"
     assert [entry.title for entry in parsed.entries] == ["First", "Second"]
@@ -124,13 +137,27 @@ def test_a_feed_project_is_served_as_rss_and_json_feed_and_revalidated(plain: Ht
     etag, modified = served.headers["etag"], served.headers["last-modified"]
     assert etag.startswith('"') and modified.endswith(" GMT")
 
-    for condition in ({"if-none-match": etag}, {"if-none-match": f'"other", W/{etag}'}, {"if-none-match": "*"}):
+    for condition in (
+        {"if-none-match": etag},
+        {"if-none-match": f'"other", W/{etag}'},
+        {"if-none-match": "*"},
+    ):
         again = _get(plain, urls["rss"], headers=condition)
-        assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == etag, condition
+        assert (
+            again.status_code == 304 and again.content == b"" and again.headers["etag"] == etag
+        ), condition
     assert _get(plain, urls["rss"], headers={"if-modified-since": modified}).status_code == 304
-    # If-None-Match decides when both come; an older date, or one that cannot be read, is a full answer.
-    assert _get(plain, urls["rss"], headers={"if-none-match": '"other"', "if-modified-since": modified}).is_success
-    assert _get(plain, urls["rss"], headers={"if-modified-since": formatdate(0, usegmt=True)}).status_code == 200
+    # If-None-Match decides when both come; an older date, or one that cannot be read, is a full
+    # answer.
+    assert _get(
+        plain, urls["rss"], headers={"if-none-match": '"other"', "if-modified-since": modified}
+    ).is_success
+    assert (
+        _get(
+            plain, urls["rss"], headers={"if-modified-since": formatdate(0, usegmt=True)}
+        ).status_code
+        == 200
+    )
     assert _get(plain, urls["rss"], headers={"if-modified-since": "yesterday"}).status_code == 200
     head = httpx.head(plain.base + urls["rss"], timeout=30)
     assert head.status_code == 200 and head.content == b"" and head.headers["etag"] == etag
@@ -147,7 +174,13 @@ def test_a_feed_project_is_served_as_rss_and_json_feed_and_revalidated(plain: Ht
 
 def test_only_a_feed_project_has_a_feed(plain: HttpServer, origin: str) -> None:
     _saved(plain, {"name": "a crawl", "definition": {"url": f"{origin}/news", "max_pages": 1}})
-    for path in ("/feeds/a%20crawl.xml", "/feeds/nobody.xml", "/feeds/nobody.json", "/feeds/.xml", "/feeds/x.txt"):
+    for path in (
+        "/feeds/a%20crawl.xml",
+        "/feeds/nobody.xml",
+        "/feeds/nobody.json",
+        "/feeds/.xml",
+        "/feeds/x.txt",
+    ):
         answer = _get(plain, path)
         assert answer.status_code == 404 and answer.text == "No feed here.\n", path
 
@@ -167,11 +200,16 @@ def test_a_failed_refresh_keeps_serving_the_last_good_feed(plain: HttpServer, or
     assert after.status_code == 200 and after.content == before.content
     assert after.headers["etag"] == before.headers["etag"]
     assert _get(plain, rss, headers={"if-none-match": before.headers["etag"]}).status_code == 304
-    until(lambda: "'fragile news': a refresh failed" in plain.stderr, "the failed refresh in the server's log")
+    until(
+        lambda: "'fragile news': a refresh failed" in plain.stderr,
+        "the failed refresh in the server's log",
+    )
 
 
 def test_a_feed_being_built_is_503_with_retry_after(plain: HttpServer, origin: str) -> None:
-    project = _saved(plain, {"name": "slow news", "definition": {"config": _config(origin, "/slow")}})
+    project = _saved(
+        plain, {"name": "slow news", "definition": {"config": _config(origin, "/slow")}}
+    )
     GATE.clear()
     try:
         started = _call(plain, "run_project", {"project_id": project["project_id"], "wait": False})
@@ -183,12 +221,19 @@ def test_a_feed_being_built_is_503_with_retry_after(plain: HttpServer, origin: s
     until(lambda: _get(plain, project["feed_urls"]["rss"]).status_code == 200, "the first feed")
 
 
-def test_with_a_token_a_feed_takes_its_secret_and_the_secret_is_never_logged(tmp_path: Path, origin: str) -> None:
+def test_with_a_token_a_feed_takes_its_secret_and_the_secret_is_never_logged(
+    tmp_path: Path, origin: str
+) -> None:
     with _server(tmp_path, env={"NETGLEAN_TOKEN": TOKEN}) as guarded:
-        project = _saved(guarded, {"name": "private news", "definition": {"config": _config(origin)}}, TOKEN)
+        project = _saved(
+            guarded, {"name": "private news", "definition": {"config": _config(origin)}}, TOKEN
+        )
         secret = project["feed_urls"]["rss"].split("?secret=", 1)[1]
         assert project["feed_urls"]["json"].endswith(f"?secret={secret}") and len(secret) == 32
-        assert _call(guarded, "run_project", {"project_id": project["project_id"]}, TOKEN)["ok"] is True
+        assert (
+            _call(guarded, "run_project", {"project_id": project["project_id"]}, TOKEN)["ok"]
+            is True
+        )
         path = "/feeds/private%20news.xml"
         bearer = {"authorization": f"Bearer {TOKEN}"}
         refused = [
@@ -202,15 +247,18 @@ def test_with_a_token_a_feed_takes_its_secret_and_the_secret_is_never_logged(tmp
         assert served.status_code == 200 and feedparser.parse(served.content).entries
         assert served.headers["cache-control"] == "private, no-cache"
         assert _get(guarded, project["feed_urls"]["json"]).status_code == 200
-        revalidated = _get(guarded, project["feed_urls"]["rss"], headers={"if-none-match": served.headers["etag"]})
+        revalidated = _get(
+            guarded, project["feed_urls"]["rss"], headers={"if-none-match": served.headers["etag"]}
+        )
         assert revalidated.status_code == 304
-        assert _get(guarded, "/v1/tools/get_version").status_code != 200  # the token still guards the tools
+        # the token still guards the tools
+        assert _get(guarded, "/v1/tools/get_version").status_code != 200
     assert guarded.stop() == -signal.SIGTERM
     assert secret not in guarded.stderr and TOKEN not in guarded.stderr
     assert "/feeds/private%20news.xml?***" in guarded.stderr  # the access log, its query hidden
 
 
-# The scheduler ----------------------------------------------------------------------------------------------------
+# The scheduler ------------------------------------------------------------------------------------
 
 
 def _runs(server: HttpServer) -> list[dict[str, Any]]:
@@ -224,7 +272,8 @@ def _looks(server: HttpServer) -> int:
 
 
 def _after_looks(server: HttpServer, more: int = 3) -> list[dict[str, Any]]:
-    """The runs once the scheduler has looked ``more`` times again (whatever it was going to start, it has)."""
+    """The runs once the scheduler has looked ``more`` times again (whatever it was going to start,
+    it has)."""
     seen = _looks(server)
     until(lambda: _looks(server) >= seen + more, f"{more} more looks of the scheduler")
     return _runs(server)
@@ -250,7 +299,12 @@ def test_a_scheduled_project_runs_by_itself_once_per_due_time_and_never_twice_at
 ) -> None:
     with _server(tmp_path, "--schedule-tick", "0.05") as first:
         project = _saved(
-            first, {"name": "scheduled news", "definition": {"config": _config(origin, "/slow")}, "schedule": "5m"}
+            first,
+            {
+                "name": "scheduled news",
+                "definition": {"config": _config(origin, "/slow")},
+                "schedule": "5m",
+            },
         )
         project_id = project["project_id"]
         # Never run: an interval schedule is due at once.
@@ -262,13 +316,16 @@ def test_a_scheduled_project_runs_by_itself_once_per_due_time_and_never_twice_at
         GATE.clear()  # the next run stays working until the gate opens
         try:
             _move_back(tmp_path, project_id, 3600)  # twelve due times missed
-            working = until(lambda: [r for r in _runs(first) if r["status"] in ("queued", "running")], "a run")
+            working = until(
+                lambda: [r for r in _runs(first) if r["status"] in ("queued", "running")], "a run"
+            )
             _move_back(tmp_path, project_id, 3600)  # due again, while that run works
             runs = _after_looks(first)
             assert len(runs) == 2 and runs[0]["run_id"] == working[0]["run_id"]
         finally:
             GATE.set()
-        # Its run ended and the project is due (that run counts as an hour old): one run, not one per due time.
+        # Its run ended and the project is due (that run counts as an hour old): one run, not one
+        # per due time.
         until(lambda: _finished(_runs(first), 3), "the run after the working one ended")
         assert len(_after_looks(first)) == 3
     assert first.stop() == -signal.SIGTERM and "Traceback" not in first.stderr
@@ -280,13 +337,20 @@ def test_a_scheduled_project_runs_by_itself_once_per_due_time_and_never_twice_at
     assert second.stop() == -signal.SIGTERM and "Traceback" not in second.stderr
 
 
-def test_the_scheduler_leaves_a_project_whose_run_a_client_started(tmp_path: Path, origin: str) -> None:
-    """A run a client started (queued or working) keeps the schedule from starting another beside it."""
+def test_the_scheduler_leaves_a_project_whose_run_a_client_started(
+    tmp_path: Path, origin: str
+) -> None:
+    """A run a client started (queued or working) keeps the schedule from starting another beside
+    it."""
     with _server(tmp_path, "--schedule-tick", "0.05") as server:
-        project = _saved(server, {"name": "busy news", "definition": {"config": _config(origin, "/slow")}})
+        project = _saved(
+            server, {"name": "busy news", "definition": {"config": _config(origin, "/slow")}}
+        )
         GATE.clear()
         try:
-            started = _call(server, "run_project", {"project_id": project["project_id"], "wait": False})
+            started = _call(
+                server, "run_project", {"project_id": project["project_id"], "wait": False}
+            )
             assert started["ok"] is True
             _saved(
                 server,
@@ -298,35 +362,55 @@ def test_the_scheduler_leaves_a_project_whose_run_a_client_started(tmp_path: Pat
                 },
             )
             _move_back(tmp_path, project["project_id"], 3600)
-            assert [run["run_id"] for run in _after_looks(server)] == [started["payload"]["run"]["run_id"]]
+            assert [run["run_id"] for run in _after_looks(server)] == [
+                started["payload"]["run"]["run_id"]
+            ]
         finally:
             GATE.set()
     assert server.stop() == -signal.SIGTERM
 
 
-def test_a_scheduled_run_cancelled_before_it_began_is_not_started_again(tmp_path: Path, origin: str) -> None:
-    """One run at a time: the scheduled run waits queued behind a client's, and is cancelled there. It was that due
-    time's run all the same; the next is five minutes on."""
+def test_a_scheduled_run_cancelled_before_it_began_is_not_started_again(
+    tmp_path: Path, origin: str
+) -> None:
+    """One run at a time: the scheduled run waits queued behind a client's, and is cancelled there.
+    It was that due time's run all the same; the next is five minutes on."""
     with _server(tmp_path, "--schedule-tick", "0.05", "--max-runs", "1") as server:
-        holder = _saved(server, {"name": "holder", "definition": {"config": _config(origin, "/slow")}})
+        holder = _saved(
+            server, {"name": "holder", "definition": {"config": _config(origin, "/slow")}}
+        )
         GATE.clear()
         try:
-            assert _call(server, "run_project", {"project_id": holder["project_id"], "wait": False})["ok"] is True
-            _saved(server, {"name": "skipped", "definition": {"config": _config(origin)}, "schedule": "5m"})
+            assert (
+                _call(server, "run_project", {"project_id": holder["project_id"], "wait": False})[
+                    "ok"
+                ]
+                is True
+            )
+            _saved(
+                server,
+                {"name": "skipped", "definition": {"config": _config(origin)}, "schedule": "5m"},
+            )
             queued = until(
-                lambda: [r for r in _runs(server) if r.get("label") == "scheduled" and r["status"] == "queued"],
+                lambda: [
+                    r
+                    for r in _runs(server)
+                    if r.get("label") == "scheduled" and r["status"] == "queued"
+                ],
                 "the scheduled run, queued",
             )
             cancelled = _call(server, "cancel_run", {"run_id": queued[0]["run_id"]})
             assert cancelled["ok"] is True, cancelled["payload"]
             scheduled = [r for r in _after_looks(server) if r.get("label") == "scheduled"]
-            assert [(r["run_id"], r["status"]) for r in scheduled] == [(queued[0]["run_id"], "cancelled")]
+            assert [(r["run_id"], r["status"]) for r in scheduled] == [
+                (queued[0]["run_id"], "cancelled")
+            ]
         finally:
             GATE.set()
     assert server.stop() == -signal.SIGTERM
 
 
-# Where a feed is found --------------------------------------------------------------------------------------------
+# Where a feed is found ----------------------------------------------------------------------------
 
 
 def test_a_served_feeds_address_is_absolute_and_shown_at_start_and_on_the_landing_page(
@@ -345,13 +429,22 @@ def test_a_served_feeds_address_is_absolute_and_shown_at_start_and_on_the_landin
         assert f"<code>{again.base}/feeds/the%20news.xml</code>" in _get(again, "/").text
 
 
-def test_with_a_token_the_start_up_line_and_landing_page_never_show_a_feeds_secret(tmp_path: Path, origin: str) -> None:
+def test_with_a_token_the_start_up_line_and_landing_page_never_show_a_feeds_secret(
+    tmp_path: Path, origin: str
+) -> None:
     with _server(tmp_path, env={"NETGLEAN_TOKEN": TOKEN}) as guarded:
-        project = _saved(guarded, {"name": "private news", "definition": {"config": _config(origin)}}, TOKEN)
+        project = _saved(
+            guarded, {"name": "private news", "definition": {"config": _config(origin)}}, TOKEN
+        )
         secret = project["feed_urls"]["rss"].split("?secret=", 1)[1]
     with _server(tmp_path, env={"NETGLEAN_TOKEN": TOKEN}) as again:
-        said = f"feed private news: {again.base}/feeds/private%20news.xml?secret=… (get_project shows it)"
+        said = (
+            f"feed private news: {again.base}/feeds/private%20news.xml?secret=… (get_project "
+            "shows it)"
+        )
         until(lambda: said in again.stderr, "the feed named at start")
-        landing = httpx.get(again.base + "/", headers={"authorization": f"Bearer {TOKEN}"}, timeout=30).text
+        landing = httpx.get(
+            again.base + "/", headers={"authorization": f"Bearer {TOKEN}"}, timeout=30
+        ).text
         assert "private news" in landing and secret not in landing
     assert secret not in again.stderr

@@ -1,9 +1,10 @@
 """Each session spends its own request budget, sessions are capped per client and in all, and an
 error code means one thing at every entry point.
 
-The budget used to be one per server process, never reset: under `netglean serve` every client together
-spent it until a restart, and one client could spend it for all. And a page over the fetch cap shared the
-code ``too_large`` with arguments over the argument cap, so REST answered it 413 "send smaller arguments".
+The budget used to be one per server process, never reset: under `netglean serve` every client
+together spent it until a restart, and one client could spend it for all. And a page over the fetch
+cap shared the code ``too_large`` with arguments over the argument cap, so REST answered it 413
+"send smaller arguments".
 
 One client opening MCP sessions in a loop took every one the server would hold (10,000 in about
 a minute, some 400 MiB), and every other client got 503 for up to 30 minutes: each client address
@@ -77,11 +78,13 @@ def test_each_mcp_session_and_each_peer_has_its_own_budget(site: int) -> None:
 
     try:
         codes = []
-        for _ in range(2):  # two MCP sessions (2025 clients), one after the other: each gets its request
+        # two MCP sessions (2025 clients), one after the other: each gets its request
+        for _ in range(2):
             with open_client(Client(f"{running.base}/mcp", mode="legacy")) as session:
                 codes += [scrape(session), scrape(session)]
         assert codes == ["ok", "budget_exhausted", "ok", "budget_exhausted"]
-        # Without a session (REST, 2026 clients) the peer address is the client: its own budget, shared by them.
+        # Without a session (REST, 2026 clients) the peer address is the client: its own budget,
+        # shared by them.
         rest = httpx.post(f"{running.base}/v1/tools/scrape", json={"url": url}).json()
         assert rest["ok"] is True
         with open_client(Client(f"{running.base}/mcp")) as stateless:
@@ -93,11 +96,18 @@ def test_each_mcp_session_and_each_peer_has_its_own_budget(site: int) -> None:
 def test_a_page_past_the_fetch_cap_is_a_fact_and_arguments_past_theirs_a_refusal(site: int) -> None:
     running = _server(site, "--fetch-max-bytes", "1000", "--max-argument-bytes", "200")
     try:
-        huge = httpx.post(f"{running.base}/v1/tools/scrape", json={"url": f"http://127.0.0.1:{site}/huge"})
+        huge = httpx.post(
+            f"{running.base}/v1/tools/scrape", json={"url": f"http://127.0.0.1:{site}/huge"}
+        )
         assert huge.status_code == 200 and huge.json()["payload"]["error"]["code"] == "too_large"
         assert "document" in huge.json()["guidance"]
-        long = httpx.post(f"{running.base}/v1/tools/scrape", json={"url": f"http://127.0.0.1:{site}/" + "x" * 400})
-        assert long.status_code == 413 and long.json()["payload"]["error"]["code"] == "arguments_too_large"
+        long = httpx.post(
+            f"{running.base}/v1/tools/scrape", json={"url": f"http://127.0.0.1:{site}/" + "x" * 400}
+        )
+        assert (
+            long.status_code == 413
+            and long.json()["payload"]["error"]["code"] == "arguments_too_large"
+        )
     finally:
         running.stop()
 
@@ -205,7 +215,8 @@ def test_sessions_in_use_stay_open_and_the_refusal_names_the_cap_that_was_met() 
                 status, retry, data, message = _refusal(three.initialize())
                 assert (status, retry, data) == (503, "5", {"setting": "max_sessions", "limit": 3})
                 assert "max_sessions = 3" in message
-            # Once the server has seen their stream end, their session is idle: it goes for a new one.
+            # Once the server has seen their stream end, their session is idle: it goes for a new
+            # one.
             until(lambda: three.initialize().status_code == 200, "their stream's end to be seen")
             assert two.ping(theirs) == 404
             assert [one.ping(first), one.ping(second)] == [200, 200]

@@ -1,13 +1,15 @@
-"""install_snippet's installs work: each rendered template runs as a real server on 127.0.0.1 in front of a fixture
-site (HTML pages and their markdown twins in a temporary directory) and answers agents and browsers as promised.
+"""install_snippet's installs work: each rendered template runs as a real server on 127.0.0.1 in
+front of a fixture site (HTML pages and their markdown twins in a temporary directory) and answers
+agents and browsers as promised.
 
-FastAPI (uvicorn), Flask (werkzeug), Django (wsgiref), nginx (Debian's, unprivileged), Express and Fastify (the
-Node the project installs, with tests/conformance's node_modules) and the Cloudflare Worker (its module behind a
-small Node server, ASSETS and the origin stubbed) are asked the same questions over HTTP. The Next.js middleware is
-syntax-checked by Node and run against a stand-in for next/server, since Next.js itself is too heavy to install.
+FastAPI (uvicorn), Flask (werkzeug), Django (wsgiref), nginx (Debian's, unprivileged), Express and
+Fastify (the Node the project installs, with tests/conformance's node_modules) and the Cloudflare
+Worker (its module behind a small Node server, ASSETS and the origin stubbed) are asked the same
+questions over HTTP. The Next.js middleware is syntax-checked by Node and run against a stand-in for
+next/server, since Next.js itself is too heavy to install.
 
-Every install is rendered with a site name and summary full of quotes, backslashes, newlines and template braces:
-the code only runs when each value was escaped for its language.
+Every install is rendered with a site name and summary full of quotes, backslashes, newlines and
+template braces: the code only runs when each value was escaped for its language.
 """
 
 from __future__ import annotations
@@ -57,8 +59,8 @@ PAGES = {
     "/guide/index.html": "guide/index.html",
     "/plain": "plain.html",
 }
-"""The fixture site's HTML pages, by path: every way a page's URL is written (/x, /x/, /x.html, /x/index.html);
-/plain has no markdown twin."""
+"""The fixture site's HTML pages, by path: every way a page's URL is written (/x, /x/, /x.html,
+/x/index.html); /plain has no markdown twin."""
 TWINS = {
     "index.md": "# Home\n\nWelcome.\n",
     "about.md": "# About\n\nWe sell tea.\n",
@@ -66,8 +68,8 @@ TWINS = {
     "tea.md": "# Tea\n\nOolong.\n",
     "guide/index.md": "# Guide\n\nSteep it for three minutes.\n",
 }
-"""The twins, named as the install steps say (about.md, or about/index.md, for /about, /about/, /about.html and
-/about/index.html)."""
+"""The twins, named as the install steps say (about.md, or about/index.md, for /about, /about/,
+/about.html and /about/index.html)."""
 FORMS = (
     ("/about", "about.md", "/about.md"),
     ("/docs/", "docs/index.md", "/docs.md"),
@@ -81,8 +83,8 @@ FORMS = (
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 NODE_MODULES = TESTS / "conformance" / "node_modules"
 NODE = NODE_MODULES / ".bin" / "node"
-"""The Node.js tests/conformance pins (22), as the conformance suite runs on: not whatever node is on PATH
-(Debian 12's Node 18 has no global crypto, which the JavaScript installs use)."""
+"""The Node.js tests/conformance pins (22), as the conformance suite runs on: not whatever node is
+on PATH (Debian 12's Node 18 has no global crypto, which the JavaScript installs use)."""
 
 
 def _options(framework: str, root: Path, port: int) -> Any:
@@ -118,7 +120,8 @@ def _site(root: Path) -> Path:
     return root
 
 
-# The fixture apps: each serves PAGES from html/ and a 404 for anything else, with the rendered install in front.
+# The fixture apps: each serves PAGES from html/ and a 404 for anything else, with the rendered
+# install in front.
 
 FASTAPI_APP = """\
 from pathlib import Path
@@ -282,7 +285,16 @@ def _start(framework: str, root: Path, port: int) -> list[str]:
     pages = json.dumps(PAGES)
     if framework == "fastapi":
         (root / "app.py").write_text(FASTAPI_APP.format(pages=PAGES))
-        return [sys.executable, "-m", "uvicorn", "app:app", "--host", "127.0.0.1", "--port", str(port)]
+        return [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "app:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ]
     if framework == "flask":
         (root / "app.py").write_text(FLASK_APP.format(pages=PAGES))
         return [sys.executable, "app.py", str(port)]
@@ -304,7 +316,9 @@ def _start(framework: str, root: Path, port: int) -> list[str]:
     assert framework == "nginx"
     conf = (root / "netglean-agent.conf").read_text()
     assert "    listen 80;\n" in conf
-    (root / "netglean-agent.conf").write_text(conf.replace("    listen 80;\n", f"    listen 127.0.0.1:{port};\n"))
+    (root / "netglean-agent.conf").write_text(
+        conf.replace("    listen 80;\n", f"    listen 127.0.0.1:{port};\n")
+    )
     (root / "logs").mkdir()
     (root / "tmp").mkdir()
     # As root, nginx's workers would drop to nobody, who cannot read pytest's temporary directories.
@@ -318,8 +332,11 @@ SERVED = ("fastapi", "flask", "django", "nginx", "express", "fastify", "cloudfla
 
 
 @contextmanager
-def _serving(framework: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Snippet]]:
-    """(framework, base URL, the rendered install) for a running install in front of the fixture site."""
+def _serving(
+    framework: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str, Snippet]]:
+    """(framework, base URL, the rendered install) for a running install in front of the fixture
+    site."""
     root = _site(tmp_path_factory.mktemp(framework))
     port = installs.free_port()
     snippet = render(framework, _options(framework, root, port))
@@ -328,7 +345,9 @@ def _serving(framework: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     log = root / "server.log"
     environment = {"PATH": "/usr/bin:/bin", "NODE_PATH": str(NODE_MODULES), "PYTHONPATH": str(root)}
     with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=root, stdout=out, stderr=subprocess.STDOUT, env=environment)
+        process = subprocess.Popen(
+            command, cwd=root, stdout=out, stderr=subprocess.STDOUT, env=environment
+        )
     try:
         installs.wait(port, process, log)
         yield framework, f"http://127.0.0.1:{port}", snippet
@@ -366,7 +385,9 @@ def _raw(base: str, path: str) -> tuple[int, bytes]:
 
 
 def _varies(response: httpx.Response) -> bool:
-    return "accept" in [name.strip().lower() for name in response.headers.get("vary", "").split(",")]
+    return "accept" in [
+        name.strip().lower() for name in response.headers.get("vary", "").split(",")
+    ]
 
 
 def test_an_agent_gets_the_markdown_twin(served: tuple[str, str, Snippet]) -> None:
@@ -381,11 +402,17 @@ def test_an_agent_gets_the_markdown_twin(served: tuple[str, str, Snippet]) -> No
         assert "link" not in response.headers
 
 
-def test_every_form_of_a_page_s_url_finds_the_twin_the_steps_name(served: tuple[str, str, Snippet]) -> None:
-    """/x, /x/, /x.html and /x/index.html: the twin the install steps tell the user to write is what an agent gets,
-    and the Link header a browser gets names a URL that serves it (found by issue 31: nginx named /x.html.md)."""
+def test_every_form_of_a_page_s_url_finds_the_twin_the_steps_name(
+    served: tuple[str, str, Snippet],
+) -> None:
+    """/x, /x/, /x.html and /x/index.html: the twin the install steps tell the user to write is what
+    an agent gets, and the Link header a browser gets names a URL that serves it (found by issue 31:
+    nginx named /x.html.md)."""
     framework, base, snippet = served
-    assert any("about.md (or about/index.md) for /about, /about/, /about.html and" in step for step in snippet.steps)
+    assert any(
+        "about.md (or about/index.md) for /about, /about/, /about.html and" in step
+        for step in snippet.steps
+    )
     for path, twin, url in FORMS:
         agent = _get(base, path, accept=AGENT)
         assert agent.status_code == 200 and agent.text == TWINS[twin], (framework, path, agent.text)
@@ -412,10 +439,12 @@ def test_a_page_without_a_twin_is_the_apps(served: tuple[str, str, Snippet]) -> 
     framework, base, _ = served
     response = _get(base, "/plain", accept=AGENT)
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/html")
-    if framework != "nginx":  # nginx names a twin for every page: it cannot look for the file when it adds Link
+    # nginx names a twin for every page: it cannot look for the file when it adds Link
+    if framework != "nginx":
         assert "link" not in response.headers
     assert _get(base, "/missing", accept=AGENT).status_code == 404
-    assert _get(base, "/" + "a" * 300, accept=AGENT).status_code == 404  # a name too long for the file system
+    # a name too long for the file system
+    assert _get(base, "/" + "a" * 300, accept=AGENT).status_code == 404
 
 
 @pytest.mark.parametrize(
@@ -434,17 +463,25 @@ def test_a_page_without_a_twin_is_the_apps(served: tuple[str, str, Snippet]) -> 
         ("TEXT/MARKDOWN; charset=utf-8, text/html;q=0.9", True),
     ],
 )
-def test_markdown_is_chosen_by_q_value(served: tuple[str, str, Snippet], accept: str, markdown: bool) -> None:
+def test_markdown_is_chosen_by_q_value(
+    served: tuple[str, str, Snippet], accept: str, markdown: bool
+) -> None:
     _, base, _ = served
     response = _get(base, "/about", accept=accept)
     assert response.status_code == 200
-    assert response.headers["content-type"].startswith("text/markdown" if markdown else "text/html"), accept
+    assert response.headers["content-type"].startswith(
+        "text/markdown" if markdown else "text/html"
+    ), accept
     assert _varies(response)
 
 
 def test_a_direct_get_of_the_twin(served: tuple[str, str, Snippet]) -> None:
     _, base, _ = served
-    for path, twin in (("/about.md", "about.md"), ("/docs.md", "docs/index.md"), ("/index.md", "index.md")):
+    for path, twin in (
+        ("/about.md", "about.md"),
+        ("/docs.md", "docs/index.md"),
+        ("/index.md", "index.md"),
+    ):
         response = _get(base, path, accept=BROWSER)
         assert response.status_code == 200, path
         assert response.headers["content-type"].startswith("text/markdown"), path
@@ -459,7 +496,10 @@ def test_llms_txt(served: tuple[str, str, Snippet]) -> None:
     assert response.text == snippet.llms_txt
     name = " ".join(HOSTILE.split())
     assert response.text.startswith(f"# {name}\n\n> Loose-leaf tea;")
-    assert f"- [Home \\[start\\]]({base}/index.md)\n- [About]({base}/about.md): Who we are.\n" in response.text
+    assert (
+        f"- [Home \\[start\\]]({base}/index.md)\n- [About]({base}/about.md): Who we are.\n"
+        in response.text
+    )
     assert f"- [Tea]({base}/tea.md)\n- [Guide]({base}/guide.md)\n" in response.text
 
 
@@ -477,8 +517,9 @@ def test_validators_give_304(served: tuple[str, str, Snippet]) -> None:
 
 
 def test_html_validators_where_the_install_adds_them(served: tuple[str, str, Snippet]) -> None:
-    """Flask and Django get a strong ETag for HTML that is not streamed; Express and nginx have their own; the ASGI
-    middleware, Fastify and the Worker leave HTML validators to the app (they would have to hold the whole body)."""
+    """Flask and Django get a strong ETag for HTML that is not streamed; Express and nginx have
+    their own; the ASGI middleware, Fastify and the Worker leave HTML validators to the app (they
+    would have to hold the whole body)."""
     framework, base, _ = served
     first = _get(base, "/about", accept=BROWSER)
     if framework not in ("flask", "django", "express", "nginx"):
@@ -556,7 +597,11 @@ def test_nextjs_middleware(tmp_path: Path) -> None:
     assert source.path == "middleware.js" and source.language == "javascript"
     (tmp_path / "middleware.mjs").write_text(source.content)
     checked = subprocess.run(
-        [NODE, "--check", "middleware.mjs"], cwd=tmp_path, capture_output=True, text=True, check=False
+        [NODE, "--check", "middleware.mjs"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert checked.returncode == 0, checked.stderr
     (tmp_path / "node_modules" / "next").mkdir(parents=True)
@@ -565,11 +610,24 @@ def test_nextjs_middleware(tmp_path: Path) -> None:
         '{"type": "module", "exports": {"./server": "./server.js"}}'
     )
     (tmp_path / "run.mjs").write_text(NEXT_RUN)
-    cases = [["/about", AGENT, ""], ["/about", BROWSER, ""], ["/", AGENT, ""], ["/docs/about.md", BROWSER, ""]]
-    cases += [["/tea.html", AGENT, ""], ["/guide/index.html", AGENT, ""], ["/guide/index.html", BROWSER, ""]]
+    cases = [
+        ["/about", AGENT, ""],
+        ["/about", BROWSER, ""],
+        ["/", AGENT, ""],
+        ["/docs/about.md", BROWSER, ""],
+    ]
+    cases += [
+        ["/tea.html", AGENT, ""],
+        ["/guide/index.html", AGENT, ""],
+        ["/guide/index.html", BROWSER, ""],
+    ]
     cases += [["/llms.txt", BROWSER, ""], ["/%2e%2e/secret", AGENT, ""], ["/a/..%2fb", AGENT, ""]]
     ran = subprocess.run(
-        [NODE, "run.mjs", json.dumps(cases)], cwd=tmp_path, capture_output=True, text=True, check=False
+        [NODE, "run.mjs", json.dumps(cases)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert ran.returncode == 0, ran.stderr
     out = json.loads(ran.stdout)
@@ -579,18 +637,30 @@ def test_nextjs_middleware(tmp_path: Path) -> None:
     browser = out[f"/about {BROWSER} "]["headers"]
     assert "x-middleware-next" in browser and browser["vary"] == "Accept"
     assert browser["link"] == LINK.format("/about.md")
-    assert out[f"/ {AGENT} "]["headers"]["x-middleware-rewrite"] == "https://example.org/markdown/index.md"
-    assert out[f"/tea.html {AGENT} "]["headers"]["x-middleware-rewrite"] == "https://example.org/markdown/tea.md"
+    assert (
+        out[f"/ {AGENT} "]["headers"]["x-middleware-rewrite"]
+        == "https://example.org/markdown/index.md"
+    )
+    assert (
+        out[f"/tea.html {AGENT} "]["headers"]["x-middleware-rewrite"]
+        == "https://example.org/markdown/tea.md"
+    )
     guide = out[f"/guide/index.html {AGENT} "]["headers"]
     assert guide["x-middleware-rewrite"] == "https://example.org/markdown/guide.md"
     assert out[f"/guide/index.html {BROWSER} "]["headers"]["link"] == LINK.format("/guide.md")
     direct = out[f"/docs/about.md {BROWSER} "]["headers"]
-    assert direct["x-middleware-rewrite"] == "https://example.org/markdown/docs/about.md" and "vary" not in direct
+    assert (
+        direct["x-middleware-rewrite"] == "https://example.org/markdown/docs/about.md"
+        and "vary" not in direct
+    )
     llms = out[f"/llms.txt {BROWSER} "]
-    assert llms["body"] == snippet.llms_txt and llms["headers"]["content-type"].startswith("text/plain")
+    assert llms["body"] == snippet.llms_txt and llms["headers"]["content-type"].startswith(
+        "text/plain"
+    )
     # The URL resolves %2e%2e; an encoded slash in a segment names no file at all.
     assert (
-        out[f"/%2e%2e/secret {AGENT} "]["headers"]["x-middleware-rewrite"] == "https://example.org/markdown/secret.md"
+        out[f"/%2e%2e/secret {AGENT} "]["headers"]["x-middleware-rewrite"]
+        == "https://example.org/markdown/secret.md"
     )
     assert "x-middleware-next" in out[f"/a/..%2fb {AGENT} "]["headers"]
     tag = llms["headers"]["etag"]
@@ -620,10 +690,16 @@ def test_every_framework_renders_from_its_own_template() -> None:
 
 
 def test_the_schema_patterns_are_the_options_own() -> None:
-    schema = yaml.safe_load((PROJECT / "catalog/tools/snippets/install_snippet.yaml").read_text())["input"]
+    schema = yaml.safe_load((PROJECT / "catalog/tools/snippets/install_snippet.yaml").read_text())[
+        "input"
+    ]
     properties = schema["properties"]
     assert properties["site_url"]["pattern"] == inputs.SITE_URL
-    assert properties["markdown_dir"]["pattern"] == properties["html_root"]["pattern"] == inputs.DIRECTORY
+    assert (
+        properties["markdown_dir"]["pattern"]
+        == properties["html_root"]["pattern"]
+        == inputs.DIRECTORY
+    )
     assert properties["pages"]["items"]["properties"]["path"]["pattern"] == inputs.PAGE_PATH
 
 
@@ -634,7 +710,8 @@ def test_python_installs_compile_whatever_the_site_is_called() -> None:
         (llms,) = (
             node.value
             for node in module.body
-            if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["LLMS_TXT"]
+            if isinstance(node, ast.Assign)
+            and [ast.unparse(t) for t in node.targets] == ["LLMS_TXT"]
         )
         assert isinstance(llms, ast.Call) and isinstance(llms.func, ast.Attribute)
         text = ast.literal_eval(llms.func.value)
@@ -648,7 +725,9 @@ def test_javascript_installs_parse_whatever_the_site_is_called(tmp_path: Path) -
         common = framework in ("express", "fastify", "shopify_app_proxy")
         file = tmp_path / f"{framework}.{'cjs' if common else 'mjs'}"
         file.write_text(source.content)
-        checked = subprocess.run([NODE, "--check", str(file)], capture_output=True, text=True, check=False)
+        checked = subprocess.run(
+            [NODE, "--check", str(file)], capture_output=True, text=True, check=False
+        )
         assert checked.returncode == 0, (framework, checked.stderr)
 
 
@@ -661,14 +740,48 @@ def test_javascript_installs_parse_whatever_the_site_is_called(tmp_path: Path) -
         ("flask", {"site_name": "x", "site_url": "ftp://example.org"}, "site_url"),
         ("flask", {"site_name": "x", "site_url": "https://user:pw@example.org"}, "site_url"),
         ("flask", {"site_name": "x", "site_url": "https://example.org/?q=1"}, "site_url"),
-        ("nginx", {"site_name": "x", "site_url": "https://example.org", "markdown_dir": "/srv/$site"}, "markdown_dir"),
-        ("nginx", {"site_name": "x", "site_url": "https://example.org", "html_root": "/srv/a b"}, "html_root"),
-        ("flask", {"site_name": "x", "site_url": "https://e.org", "pages": [{"path": "about", "title": "A"}]}, "pages"),
-        ("flask", {"site_name": "x", "site_url": "https://e.org", "pages": [{"path": "/a)b", "title": "A"}]}, "pages"),
-        ("flask", {"site_name": "x", "site_url": "https://e.org", "pages": [{"path": "/a", "title": "\t"}]}, "pages"),
+        (
+            "nginx",
+            {"site_name": "x", "site_url": "https://example.org", "markdown_dir": "/srv/$site"},
+            "markdown_dir",
+        ),
+        (
+            "nginx",
+            {"site_name": "x", "site_url": "https://example.org", "html_root": "/srv/a b"},
+            "html_root",
+        ),
+        (
+            "flask",
+            {
+                "site_name": "x",
+                "site_url": "https://e.org",
+                "pages": [{"path": "about", "title": "A"}],
+            },
+            "pages",
+        ),
+        (
+            "flask",
+            {
+                "site_name": "x",
+                "site_url": "https://e.org",
+                "pages": [{"path": "/a)b", "title": "A"}],
+            },
+            "pages",
+        ),
+        (
+            "flask",
+            {
+                "site_name": "x",
+                "site_url": "https://e.org",
+                "pages": [{"path": "/a", "title": "\t"}],
+            },
+            "pages",
+        ),
     ],
 )
-def test_wrong_options_name_the_argument(framework: str, given: dict[str, Any], argument: str) -> None:
+def test_wrong_options_name_the_argument(
+    framework: str, given: dict[str, Any], argument: str
+) -> None:
     with pytest.raises(InvalidArguments) as raised:
         options(framework, given)
     assert raised.value.detail["errors"][0]["argument"] == argument
@@ -676,15 +789,26 @@ def test_wrong_options_name_the_argument(framework: str, given: dict[str, Any], 
 
 
 def test_defaults() -> None:
-    flask = options("flask", {"site_name": "Tea", "site_url": "HTTPS://Example.org/shop/", "summary": "Good tea."})
+    flask = options(
+        "flask",
+        {"site_name": "Tea", "site_url": "HTTPS://Example.org/shop/", "summary": "Good tea."},
+    )
     assert flask.site_url == "https://Example.org/shop" and flask.markdown_dir == "markdown"
     assert render("flask", flask).llms_txt == (
-        "# Tea\n\n> Good tea.\n\n## Pages\n\n- [Tea](https://Example.org/shop/index.md): Good tea.\n"
+        "# Tea\n\n> Good tea.\n\n## Pages\n\n- [Tea](https://Example.org/shop/index.md): Good "
+        "tea.\n"
     )
-    nginx = options("nginx", {"site_name": "Tea", "site_url": "https://example.org", "html_root": "/srv/html/"})
+    nginx = options(
+        "nginx", {"site_name": "Tea", "site_url": "https://example.org", "html_root": "/srv/html/"}
+    )
     assert (nginx.markdown_dir, nginx.html_root) == ("/var/www/markdown", "/srv/html")
-    assert [f.path for f in render("nginx", nginx).files] == ["netglean-agent.conf", "/var/www/markdown/llms.txt"]
-    ignored = options("flask", {"site_name": "Tea", "site_url": "https://example.org", "html_root": "/srv/html"})
+    assert [f.path for f in render("nginx", nginx).files] == [
+        "netglean-agent.conf",
+        "/var/www/markdown/llms.txt",
+    ]
+    ignored = options(
+        "flask", {"site_name": "Tea", "site_url": "https://example.org", "html_root": "/srv/html"}
+    )
     assert ignored.html_root == "/var/www/html"
 
 
@@ -709,10 +833,18 @@ def test_the_tool(registry: Registry, settings: Settings) -> None:
     assert ok["ok"] is True and ok["next_step"] == "scan_url"
     payload = ok["payload"]
     assert [f["path"] for f in payload["files"]] == ["netglean_agent.py"]
-    assert payload["twins"] == [{"path": "/about/", "file": "about.md", "markdown_url": "/about.md"}]
+    assert payload["twins"] == [
+        {"path": "/about/", "file": "about.md", "markdown_url": "/about.md"}
+    ]
     assert any("If-None-Match" in check["command"] for check in payload["verify"])
     wrong = anyio.run(
-        call, {"framework": "nginx", "site_name": "Tea", "site_url": "https://example.org", "markdown_dir": "a;b"}
+        call,
+        {
+            "framework": "nginx",
+            "site_name": "Tea",
+            "site_url": "https://example.org",
+            "markdown_dir": "a;b",
+        },
     )
     assert wrong["ok"] is False and wrong["payload"]["error"]["code"] == "invalid_arguments"
     assert "install_snippet again" in wrong["guidance"]
@@ -732,14 +864,19 @@ def test_the_package_face_is_pinned() -> None:
         "options",
         "render",
     ]
-    probe = "import sys, netglean.snippets, netglean.handlers.snippets; print('jinja2' in sys.modules)"
+    probe = (
+        "import sys, netglean.snippets, netglean.handlers.snippets; print('jinja2' in sys.modules)"
+    )
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert ran.stdout.strip() == "False"
 
 
-def test_a_scan_of_every_form_of_page_finds_what_the_install_installs(served: tuple[str, str, Snippet]) -> None:
-    """Every served install (Next.js runs only against a stand-in) applied to the site and each form of its pages'
-    URLs scanned: markdown on negotiation, Vary, the alternate it names, llms.txt, cache headers."""
+def test_a_scan_of_every_form_of_page_finds_what_the_install_installs(
+    served: tuple[str, str, Snippet],
+) -> None:
+    """Every served install (Next.js runs only against a stand-in) applied to the site and each form
+    of its pages' URLs scanned: markdown on negotiation, Vary, the alternate it names, llms.txt,
+    cache headers."""
     from netglean.generated.readability import TABLE
     from netglean.net.fetcher import Fetcher
     from netglean.net.policy import FetchPolicy
@@ -747,7 +884,9 @@ def test_a_scan_of_every_form_of_page_finds_what_the_install_installs(served: tu
     from netglean.workers.pool import Readers
 
     framework, base, _ = served
-    settings = Settings.load({"allow_private_hosts": True, "host_interval": 0.0, "fetch_only_hosts": "127.0.0.1"})
+    settings = Settings.load(
+        {"allow_private_hosts": True, "host_interval": 0.0, "fetch_only_hosts": "127.0.0.1"}
+    )
 
     async def scanned(url: str) -> dict[str, Any]:
         fetcher = Fetcher(FetchPolicy.from_settings(settings))
@@ -756,21 +895,40 @@ def test_a_scan_of_every_form_of_page_finds_what_the_install_installs(served: tu
         finally:
             await fetcher.aclose()
 
-    installed = {"negotiated_response", "vary_accept", "declared_alternates", "llms_txt", "cache_validators"}
+    installed = {
+        "negotiated_response",
+        "vary_accept",
+        "declared_alternates",
+        "llms_txt",
+        "cache_validators",
+    }
     for path, _, _ in FORMS:
         result = anyio.run(scanned, base + path)
-        checks = {check["id"]: check for dimension in result["dimensions"] for check in dimension["checks"]}
+        checks = {
+            check["id"]: check
+            for dimension in result["dimensions"]
+            for check in dimension["checks"]
+        }
         passed = {name for name, check in checks.items() if check["status"] == "pass"}
-        assert installed <= passed, (framework, path, {name: checks[name]["summary"] for name in installed - passed})
+        assert installed <= passed, (
+            framework,
+            path,
+            {name: checks[name]["summary"] for name in installed - passed},
+        )
 
 
 SHOPIFY_SECRET = "shpss_test_secret_4f1c"
 
 
 def _shopify_signed(path: str, **extra: str) -> str:
-    """``path`` with the query Shopify's App Proxy adds, signed as Shopify signs it (hex HMAC-SHA256 of the sorted
-    key=value pairs, concatenated, keyed with the app's API secret)."""
-    params = {"shop": "kettles.myshopify.com", "path_prefix": "/apps/agent", "timestamp": "1733400000", **extra}
+    """``path`` with the query Shopify's App Proxy adds, signed as Shopify signs it (hex HMAC-SHA256
+    of the sorted key=value pairs, concatenated, keyed with the app's API secret)."""
+    params = {
+        "shop": "kettles.myshopify.com",
+        "path_prefix": "/apps/agent",
+        "timestamp": "1733400000",
+        **extra,
+    }
     message = "".join(f"{key}={value}" for key, value in sorted(params.items()))
     signature = hmac.new(SHOPIFY_SECRET.encode(), message.encode(), hashlib.sha256).hexdigest()
     return f"{path}?{urlencode({**params, 'signature': signature})}"
@@ -788,7 +946,11 @@ def shopify(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Sni
     environment = {"PATH": "/usr/bin:/bin", "SHOPIFY_API_SECRET": SHOPIFY_SECRET, "PORT": str(port)}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [NODE, "agent-proxy.js"], cwd=root, stdout=out, stderr=subprocess.STDOUT, env=environment
+            [NODE, "agent-proxy.js"],
+            cwd=root,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=environment,
         )
     try:
         installs.wait(port, process, log)
@@ -798,15 +960,20 @@ def shopify(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Sni
         process.wait(timeout=10)
 
 
-def test_a_shopify_app_proxy_serves_llms_txt_and_twins_to_signed_requests(shopify: tuple[str, Snippet]) -> None:
+def test_a_shopify_app_proxy_serves_llms_txt_and_twins_to_signed_requests(
+    shopify: tuple[str, Snippet],
+) -> None:
     base, snippet = shopify
     llms = _get(base, _shopify_signed("/agent-proxy/llms.txt"))
     assert llms.status_code == 200 and llms.text == snippet.llms_txt
-    assert "(https://kettles.example/apps/agent/index.md)" in llms.text  # linked through the store's proxy path
+    # linked through the store's proxy path
+    assert "(https://kettles.example/apps/agent/index.md)" in llms.text
     twin = _get(base, _shopify_signed("/agent-proxy/about.md"))
     assert twin.status_code == 200 and twin.text == TWINS["about.md"]
     assert twin.headers["content-type"].startswith("text/markdown") and twin.headers["etag"]
-    again = _get(base, _shopify_signed("/agent-proxy/about.md"), **{"If-None-Match": twin.headers["etag"]})
+    again = _get(
+        base, _shopify_signed("/agent-proxy/about.md"), **{"If-None-Match": twin.headers["etag"]}
+    )
     assert again.status_code == 304
     negotiated = _get(base, _shopify_signed("/agent-proxy/docs/"), Accept=AGENT)
     assert negotiated.status_code == 200 and negotiated.text == TWINS["docs/index.md"]
@@ -818,17 +985,27 @@ def test_a_shopify_app_proxy_serves_llms_txt_and_twins_to_signed_requests(shopif
     [
         "/agent-proxy/llms.txt",
         "/agent-proxy/llms.txt?shop=kettles.myshopify.com&signature=00",
-        "/agent-proxy/llms.txt?" + "shop=other.myshopify.com&" + _shopify_signed("").split("&", 1)[1],
+        "/agent-proxy/llms.txt?"
+        + "shop=other.myshopify.com&"
+        + _shopify_signed("").split("&", 1)[1],
     ],
     ids=["unsigned", "wrong-signature", "changed-after-signing"],
 )
-def test_a_shopify_app_proxy_refuses_what_shopify_did_not_sign(shopify: tuple[str, Snippet], path: str) -> None:
+def test_a_shopify_app_proxy_refuses_what_shopify_did_not_sign(
+    shopify: tuple[str, Snippet], path: str
+) -> None:
     base, _ = shopify
     assert _get(base, path).status_code == 401
 
 
 @pytest.mark.parametrize(
-    "path", ["/agent-proxy/escape.md", "/agent-proxy/%2e%2e/secret.md", "/agent-proxy/plain.md", "/llms.txt"]
+    "path",
+    [
+        "/agent-proxy/escape.md",
+        "/agent-proxy/%2e%2e/secret.md",
+        "/agent-proxy/plain.md",
+        "/llms.txt",
+    ],
 )
 def test_a_shopify_app_proxy_serves_nothing_else(shopify: tuple[str, Snippet], path: str) -> None:
     base, _ = shopify

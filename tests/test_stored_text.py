@@ -1,6 +1,7 @@
-"""What a caller stored or sent (a project's name, its labels and variables, a tool's arguments) is third-party
-text when it is read back: the local tools that repeat it, their errors and the project resources give it cleaned,
-so a steered model cannot plant a fake frame marker, hidden text or a direction override for a later session."""
+"""What a caller stored or sent (a project's name, its labels and variables, a tool's arguments) is
+third-party text when it is read back: the local tools that repeat it, their errors and the project
+resources give it cleaned, so a steered model cannot plant a fake frame marker, hidden text or a
+direction override for a later session."""
 
 from __future__ import annotations
 
@@ -30,21 +31,24 @@ OLD_PROJECT = "0123456789abcdef0123456789abcdef"
 
 @dataclasses.dataclass
 class Stored:
-    """A client of a server with its own store, and a way to put a project in that store as an older netglean
-    would have kept it."""
+    """A client of a server with its own store, and a way to put a project in that store as an older
+    netglean would have kept it."""
 
     client: SyncClient
     plant: Callable[[str], None]
 
 
 @pytest.fixture(scope="module")
-def stored(registry: Registry, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stored]:
+def stored(
+    registry: Registry, settings: Settings, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Stored]:
     data_dir = tmp_path_factory.mktemp("stored-text")
     runner = build_runner(registry, dataclasses.replace(settings, data_dir=str(data_dir)))
     with open_client(InMemoryTransport(build_server(runner)), runner) as session:
 
         def plant(project_id: str) -> None:
-            """A project saved under the planted name before names were checked: the store holds it as it was."""
+            """A project saved under the planted name before names were checked: the store holds it
+            as it was."""
             old = Project(
                 id=project_id,
                 name=PLANTED + project_id,
@@ -93,14 +97,20 @@ def _assert_clean(texts: list[str]) -> None:
                 "definition": {
                     "start_urls": ["http://127.0.0.1/{q}"],
                     "datasets": [
-                        {"name": "rows", "item_selector": "li", "properties": [{"key": "t", "name": PLANTED}]}
+                        {
+                            "name": "rows",
+                            "item_selector": "li",
+                            "properties": [{"key": "t", "name": PLANTED}],
+                        }
                     ],
                 },
             },
         ),
     ],
 )
-def test_local_tools_give_stored_text_back_cleaned(client: SyncClient, tool: str, arguments: dict[str, Any]) -> None:
+def test_local_tools_give_stored_text_back_cleaned(
+    client: SyncClient, tool: str, arguments: dict[str, Any]
+) -> None:
     result = client.call(tool, arguments)
     assert result.structured_content["ok"], result.structured_content
     _assert_clean(_read_back(result))
@@ -116,13 +126,21 @@ def test_local_tools_give_stored_text_back_cleaned(client: SyncClient, tool: str
                 "name": "bad selector",
                 "definition": {
                     "start_urls": ["http://127.0.0.1/"],
-                    "datasets": [{"name": "rows", "item_selector": f"{PLANTED} [[", "properties": [{"key": "t"}]}],
+                    "datasets": [
+                        {
+                            "name": "rows",
+                            "item_selector": f"{PLANTED} [[",
+                            "properties": [{"key": "t"}],
+                        }
+                    ],
                 },
             },
         ),
     ],
 )
-def test_errors_repeat_an_argument_cleaned(client: SyncClient, tool: str, arguments: dict[str, Any]) -> None:
+def test_errors_repeat_an_argument_cleaned(
+    client: SyncClient, tool: str, arguments: dict[str, Any]
+) -> None:
     result = client.call(tool, arguments)
     assert not result.structured_content["ok"]
     _assert_clean(_read_back(result))
@@ -137,7 +155,9 @@ def test_project_resources_give_stored_text_back_cleaned(client: SyncClient, uri
 def test_an_old_project_with_a_planted_name_is_still_listed_and_deleted(stored: Stored) -> None:
     doomed = "f" * 32
     stored.plant(doomed)
-    listed = stored.client.call("list_projects", {"per_page": 200}).structured_content["payload"]["projects"]
+    listed = stored.client.call("list_projects", {"per_page": 200}).structured_content["payload"][
+        "projects"
+    ]
     assert doomed in {project["project_id"] for project in listed}
     deleted = stored.client.call("delete_project", {"project_id": doomed}).structured_content
     assert deleted["ok"] and deleted["payload"]["deleted"]

@@ -1,11 +1,13 @@
-"""The installed wheel works without the checkout: built from the project, installed into a fresh virtual environment
-outside it, and served as `netglean mcp` from a directory that is not the checkout, with no PYTHONPATH.
+"""The installed wheel works without the checkout: built from the project, installed into a fresh
+virtual environment outside it, and served as `netglean mcp` from a directory that is not the
+checkout, with no PYTHONPATH.
 
-Offline, as every test is: ``uv build --offline`` builds with the hatchling that ``uv sync`` left in uv's cache when
-it installed the project, and the fresh environment sees, besides the wheel, only the distributions the wheel
-declares it needs (its METADATA's Requires-Dist, and theirs, as installed for the tests), linked into a folder of
-their own that a .pth file puts on its path: a module the runtime imports but the wheel does not declare fails here,
-even though the tests' own environment has it.
+Offline, as every test is: ``uv build --offline`` builds with the hatchling that ``uv sync`` left in
+uv's cache when it installed the project, and the fresh environment sees, besides the wheel, only
+the distributions the wheel declares it needs (its METADATA's Requires-Dist, and theirs, as
+installed for the tests), linked into a folder of their own that a .pth file puts on its path: a
+module the runtime imports but the wheel does not declare fails here, even though the tests' own
+environment has it.
 """
 
 from __future__ import annotations
@@ -53,11 +55,14 @@ def _requires(wheel: Path) -> list[str]:
     """What the wheel itself declares it needs (its METADATA's Requires-Dist)."""
     with zipfile.ZipFile(wheel) as archive:
         [name] = [name for name in archive.namelist() if name.endswith(".dist-info/METADATA")]
-        return email.parser.BytesParser().parsebytes(archive.read(name)).get_all("Requires-Dist") or []
+        return (
+            email.parser.BytesParser().parsebytes(archive.read(name)).get_all("Requires-Dist") or []
+        )
 
 
 def _closure(requires: list[str]) -> list[metadata.Distribution]:
-    """The installed distributions ``requires`` names, and those they need in turn (markers and extras honoured)."""
+    """The installed distributions ``requires`` names, and those they need in turn (markers and
+    extras honoured)."""
     found: dict[str, metadata.Distribution] = {}
     walked: set[tuple[str, str]] = set()
     pending = [(line, "") for line in requires]
@@ -77,10 +82,13 @@ def _closure(requires: list[str]) -> list[metadata.Distribution]:
 
 
 def _link_distributions(dists: list[metadata.Distribution], folder: Path) -> None:
-    """Each distribution's top-level modules and metadata, linked into ``folder`` from where the tests have them."""
+    """Each distribution's top-level modules and metadata, linked into ``folder`` from where the
+    tests have them."""
     folder.mkdir()
     for dist in dists:
-        assert dist.files is not None, f"{dist.metadata['Name']} has no RECORD: cannot tell its files"
+        assert dist.files is not None, (
+            f"{dist.metadata['Name']} has no RECORD: cannot tell its files"
+        )
         for top in {file.parts[0] for file in dist.files if file.parts[0] != ".."}:
             source = Path(str(dist.locate_file(top)))
             target = folder / top
@@ -90,7 +98,8 @@ def _link_distributions(dists: list[metadata.Distribution], folder: Path) -> Non
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
-    """A fresh environment outside the checkout with the wheel installed, and a directory to run it from."""
+    """A fresh environment outside the checkout with the wheel installed, and a directory to run it
+    from."""
     root = tmp_path_factory.mktemp("wheel")
     offline = {**os.environ, **OFFLINE}
     build = subprocess.run(
@@ -102,7 +111,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
         check=False,
     )
     assert build.returncode == 0, (
-        "uv build --offline failed (it needs hatchling in uv's cache, which `uv sync` puts there):\n" + build.stderr
+        "uv build --offline failed (it needs hatchling in uv's cache, which `uv sync` puts "
+        "there):\n" + build.stderr
     )
     [wheel] = (root / "dist").glob("netglean-*.whl")
     environment = root / "env"
@@ -131,8 +141,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
 
 
 def _environment(home: Path) -> dict[str, str]:
-    """What the installed server is started with: no PYTHONPATH, nothing of the tests' virtual environment (not
-    even on PATH), and only 127.0.0.1 reachable, as everywhere in the tests."""
+    """What the installed server is started with: no PYTHONPATH, nothing of the tests' virtual
+    environment (not even on PATH), and only 127.0.0.1 reachable, as everywhere in the tests."""
     path = os.pathsep.join(
         entry
         for entry in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
@@ -141,7 +151,9 @@ def _environment(home: Path) -> dict[str, str]:
     return {"PATH": path, "HOME": str(home), "NETGLEAN_FETCH_ONLY_HOSTS": "127.0.0.1"}
 
 
-def test_the_installed_package_is_imported_from_the_environment_not_the_checkout(installed: tuple[Path, Path]) -> None:
+def test_the_installed_package_is_imported_from_the_environment_not_the_checkout(
+    installed: tuple[Path, Path],
+) -> None:
     environment, elsewhere = installed
     script = (
         "import sys, netglean, netglean.generated.registry as r, netglean.handlers.pages\n"
@@ -164,7 +176,9 @@ def test_the_installed_package_is_imported_from_the_environment_not_the_checkout
     assert int(tools) == len(load_registry().tools)
 
 
-def test_netglean_mcp_from_the_wheel_lists_every_tool_and_scrapes_a_page(installed: tuple[Path, Path]) -> None:
+def test_netglean_mcp_from_the_wheel_lists_every_tool_and_scrapes_a_page(
+    installed: tuple[Path, Path],
+) -> None:
     environment, elsewhere = installed
     params = StdioServerParameters(
         command=str(environment / "bin" / "netglean"),
@@ -179,15 +193,22 @@ def test_netglean_mcp_from_the_wheel_lists_every_tool_and_scrapes_a_page(install
         envelope = result.structured_content
         assert envelope["ok"] is True and result.is_error is False, envelope
         assert envelope["payload"]["url"] == f"http://127.0.0.1:{port}/article"
-        assert envelope["payload"]["content"].startswith("# How Tides Work")  # read by the installed readers
+        # read by the installed readers
+        assert envelope["payload"]["content"].startswith("# How Tides Work")
         assert "BEGIN UNTRUSTED CONTENT" in result.content[0].text
-        graph = client.run("read_resource", "netglean://tool-graph")  # read from the installed generated package
+        # read from the installed generated package
+        graph = client.run("read_resource", "netglean://tool-graph")
         assert "scrape" in graph.contents[0].text
-        # The install templates are package data: rendered from the installed wheel, and the scale it scores by.
+        # The install templates are package data: rendered from the installed wheel, and the scale
+        # it scores by.
         snippet = client.call(
-            "install_snippet", {"framework": "nginx", "site_name": "Docs", "site_url": "https://d.example"}
+            "install_snippet",
+            {"framework": "nginx", "site_name": "Docs", "site_url": "https://d.example"},
         )
-        assert snippet.structured_content["ok"] is True and snippet.structured_content["payload"]["files"]
+        assert (
+            snippet.structured_content["ok"] is True
+            and snippet.structured_content["payload"]["files"]
+        )
         explained = client.call("explain_check", {"check_id": "vary_accept"}).structured_content
         assert explained["ok"] is True and explained["payload"]["weight"] == 3
 
@@ -197,7 +218,17 @@ def test_the_wheel_is_netglean_alone_with_its_generated_files(installed: tuple[P
     wheels = list((environment.parent / "dist").glob("netglean-*.whl"))
     assert len(wheels) == 1
     names = zipfile.ZipFile(wheels[0]).namelist()
-    assert {name.split("/")[0] for name in names} == {"netglean", f"{wheels[0].name.split('-py')[0]}.dist-info"}
-    assert "netglean/generated/openapi.json" in names and "netglean/generated/docs/index.html" in names
-    assert "netglean/handlers/pages.py" in names and not [name for name in names if "__pycache__" in name]
-    assert "netglean/snippets/templates/nginx.conf.j2" in names and "netglean/generated/readability.py" in names
+    assert {name.split("/")[0] for name in names} == {
+        "netglean",
+        f"{wheels[0].name.split('-py')[0]}.dist-info",
+    }
+    assert (
+        "netglean/generated/openapi.json" in names and "netglean/generated/docs/index.html" in names
+    )
+    assert "netglean/handlers/pages.py" in names and not [
+        name for name in names if "__pycache__" in name
+    ]
+    assert (
+        "netglean/snippets/templates/nginx.conf.j2" in names
+        and "netglean/generated/readability.py" in names
+    )

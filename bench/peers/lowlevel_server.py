@@ -21,11 +21,15 @@ async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
 
 
 async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text='{"version": "0.0.1"}')])
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text='{"version": "0.0.1"}')]
+    )
 
 
 async def main() -> None:
-    server = Server("minimal-lowlevel", version="0.0.1", on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server(
+        "minimal-lowlevel", version="0.0.1", on_list_tools=list_tools, on_call_tool=call_tool
+    )
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 

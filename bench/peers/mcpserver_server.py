@@ -1,4 +1,5 @@
-"""Peer for the stdio benchmarks: a minimal one-tool MCPServer (the SDK 2.x successor of FastMCP)."""
+"""Peer for the stdio benchmarks: a minimal one-tool MCPServer (the SDK 2.x successor of
+FastMCP)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
-"""The XHR and fetch requests a page makes while it loads, as inspect_url (strategy browser) and analyze_page
-report them: method, URL with its secrets redacted, status, content type, and for JSON a bounded sample.
+"""The XHR and fetch requests a page makes while it loads, as inspect_url (strategy browser) and
+analyze_page report them: method, URL with its secrets redacted, status, content type, and for JSON
+a bounded sample.
 
-A single-page app loads its items from an endpoint; naming that endpoint (and what its answer looks like) lets an
-agent read the data directly next time. Query values whose names say they are secrets (token, key, signature,
-session …) and any userinfo are never reported.
+A single-page app loads its items from an endpoint; naming that endpoint (and what its answer looks
+like) lets an agent read the data directly next time. Query values whose names say they are secrets
+(token, key, signature, session …) and any userinfo are never reported.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from netglean.read.json_shape import items_path, sample, shape
 MAX_REQUESTS = 50
 """The most requests one capture keeps (the first ones: a page's data comes early)."""
 SAMPLE_BYTES = 256 * 1024
-"""The largest JSON answer a capture reads for its sample; a larger one is described by its size alone."""
+"""The largest JSON answer a capture reads for its sample; a larger one is described by its size
+alone."""
 WAIT = 2.0
 """Seconds the capture waits, at the end, for the answers it is still reading."""
 _SECRET = re.compile(
@@ -32,8 +34,9 @@ _SECRET = re.compile(
 
 
 def redacted_url(url: str) -> str:
-    """``url`` without userinfo or fragment, and the values of parameters whose names look secret replaced:
-    query parameters (split on ``&`` and ``;``) and path parameters (``/cart;jsessionid=…``)."""
+    """``url`` without userinfo or fragment, and the values of parameters whose names look secret
+    replaced: query parameters (split on ``&`` and ``;``) and path parameters
+    (``/cart;jsessionid=…``)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     netloc = f"[{host}]" if ":" in host else host
@@ -49,7 +52,9 @@ _PATH_PARAMETER = re.compile(r";([^;/=]*)(=[^;/]*)?")
 
 def _hidden(match: re.Match[str]) -> str:
     name = match.group(1)
-    return f";{name}={REDACTED}" if _SECRET.search(name) or match.group(2) is None else match.group(0)
+    return (
+        f";{name}={REDACTED}" if _SECRET.search(name) or match.group(2) is None else match.group(0)
+    )
 
 
 def _pair(pair: str) -> str:
@@ -86,7 +91,8 @@ class Captured:
 
 
 def describe_json(value: Any) -> dict[str, Any]:
-    """A JSON answer as a capture describes it: its shape, the pointer and length of its items, a sample."""
+    """A JSON answer as a capture describes it: its shape, the pointer and length of its items, a
+    sample."""
     found = items_path(value)
     summary: dict[str, Any] = {"shape": shape(value), "sample": sample(value)}
     if found is not None:
@@ -102,9 +108,9 @@ class Capture:
         self._reading: set[asyncio.Task[None]] = set()
 
         def answered(response: Any) -> None:  # Playwright takes functions, not builtins
-            if response.request.resource_type in {"xhr", "fetch"} and len(self._kept) + len(self._reading) < (
-                MAX_REQUESTS
-            ):
+            if response.request.resource_type in {"xhr", "fetch"} and len(self._kept) + len(
+                self._reading
+            ) < (MAX_REQUESTS):
                 task = asyncio.get_running_loop().create_task(self._record(response))
                 self._reading.add(task)
                 task.add_done_callback(self._reading.discard)
@@ -117,14 +123,19 @@ class Capture:
         size: int | None = None
         summary: dict[str, Any] | None = None
         if media == "application/json" or media.endswith("+json"):
-            with contextlib.suppress(Exception):  # an answer the page let go of, or not JSON after all
+            # an answer the page let go of, or not JSON after all
+            with contextlib.suppress(Exception):
                 declared = int(response.headers.get("content-length") or 0)
                 if declared <= SAMPLE_BYTES:
                     body = await response.body()
                     size = len(body)
                     if size <= SAMPLE_BYTES:
                         summary = describe_json(json.loads(body))
-        self._kept.append(Captured(request.method, redacted_url(response.url), response.status, media, size, summary))
+        self._kept.append(
+            Captured(
+                request.method, redacted_url(response.url), response.status, media, size, summary
+            )
+        )
 
     async def finished(self) -> tuple[Captured, ...]:
         """What was captured, once the answers being read are read (WAIT seconds at most)."""

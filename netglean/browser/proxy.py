@@ -1,15 +1,17 @@
-"""The browser's only way out: a forward proxy on 127.0.0.1 that admits each connection under the address policy.
+"""The browser's only way out: a forward proxy on 127.0.0.1 that admits each connection under the
+address policy.
 
-Route interception is not a boundary (a service worker's fetches and a worker's WebSockets never reach it), so the
-browser is started with this proxy as its only route to the network and its own DNS disabled
-(netglean.browser.pool). For each connection the browser asks for (``CONNECT host:port`` for TLS and WebSockets,
-an absolute-form request for plain http), the proxy asks the fetcher where it may go (``Fetcher.connect_target``:
-the host resolved, every address checked and the connection pinned, the fetcher's one implementation of the
-policy), connects there, and only then passes bytes; anything refused is answered 403 and logged nowhere a page
-could read it. Only what a page's router asked for passes (scheme, host and port): a tunnel only to a TLS origin,
-and a plain-http request only with robots.txt asked for its path (the hops of a redirect and a download link,
-which no router sees). A plain-http connection carries one request: a browser that keeps it open for another
-host must come back through the policy.
+Route interception is not a boundary (a service worker's fetches and a worker's WebSockets never
+reach it), so the browser is started with this proxy as its only route to the network and its own
+DNS disabled (netglean.browser.pool). For each connection the browser asks for (``CONNECT
+host:port`` for TLS and WebSockets, an absolute-form request for plain http), the proxy asks the
+fetcher where it may go (``Fetcher.connect_target``: the host resolved, every address checked and
+the connection pinned, the fetcher's one implementation of the policy), connects there, and only
+then passes bytes; anything refused is answered 403 and logged nowhere a page could read it. Only
+what a page's router asked for passes (scheme, host and port): a tunnel only to a TLS origin, and a
+plain-http request only with robots.txt asked for its path (the hops of a redirect and a download
+link, which no router sees). A plain-http connection carries one request: a browser that keeps it
+open for another host must come back through the policy.
 """
 
 from __future__ import annotations
@@ -31,13 +33,17 @@ if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
 
 HEAD_LIMIT = 64 * 1024
-"""The most bytes of request head the proxy reads before it refuses: a browser's heads are a few kilobytes."""
+"""The most bytes of request head the proxy reads before it refuses: a browser's heads are a few
+kilobytes."""
 CHUNK = 64 * 1024
 CONNECT_TIMEOUT = 10.0
 HEAD_TIMEOUT = 10.0
-"""Seconds a connection may take to say where it goes: a head sent a byte at a time holds nothing for long."""
+"""Seconds a connection may take to say where it goes: a head sent a byte at a time holds nothing
+for long."""
 EXPECTED = 10_000
-_HOP_HEADERS = frozenset({b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"})
+_HOP_HEADERS = frozenset(
+    {b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"}
+)
 
 
 @dataclass
@@ -50,7 +56,8 @@ class Refusal:
     error: ToolError | None = None
     """The refusal as the policy worded it (a render whose page was refused reports it)."""
     unasked: bool = False
-    """Refused because no page asked for the host: Chromium's own calls home, or a redirect no router saw."""
+    """Refused because no page asked for the host: Chromium's own calls home, or a redirect no
+    router saw."""
 
 
 @dataclass
@@ -60,7 +67,8 @@ class ProxyLog:
     admitted: list[tuple[str, int]] = field(default_factory=list)
     refused: list[Refusal] = field(default_factory=list)
     refusals: int = 0
-    """Refusals ever logged (the list keeps the newest): a navigation asks for those made since it began."""
+    """Refusals ever logged (the list keeps the newest): a navigation asks for those made since it
+    began."""
     limit: int = 1_000
 
     def admit(self, host: str, port: int) -> None:
@@ -84,17 +92,20 @@ class PolicyProxy:
         self._expected: OrderedDict[tuple[str, str, int], Fetcher] = OrderedDict()
 
     def expect(self, scheme: str, host: str, port: int, fetcher: Fetcher | None = None) -> None:
-        """Let connections to ``host``:``port`` through (still under the address policy) for ``scheme``: a page's
-        router admitted a request there, under ``fetcher`` (the call's view: its robots.txt rule), which the proxy
-        then asks too. Anything no page asked for (the browser calling home, a worker's socket to a host or port
-        the page never named, a tunnel to a plain-http port) is refused. The newest EXPECTED are kept."""
+        """Let connections to ``host``:``port`` through (still under the address policy) for
+        ``scheme``: a page's router admitted a request there, under ``fetcher`` (the call's view:
+        its robots.txt rule), which the proxy then asks too. Anything no page asked for (the browser
+        calling home, a worker's socket to a host or port the page never named, a tunnel to a
+        plain-http port) is refused. The newest EXPECTED are kept."""
         key = (scheme, host.strip("[]").lower(), port)
         self._expected[key] = fetcher or self._fetcher
         self._expected.move_to_end(key)
         while len(self._expected) > EXPECTED:
             self._expected.popitem(last=False)
 
-    async def serve(self, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED) -> None:
+    async def serve(
+        self, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
         """Listen on 127.0.0.1 (a free port, given to ``task_status``) until cancelled."""
         listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
         self._listener = listener
@@ -112,7 +123,12 @@ class PolicyProxy:
                 return
             try:
                 await self._handle(client, head, rest)
-            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            except (
+                anyio.EndOfStream,
+                anyio.BrokenResourceError,
+                anyio.ClosedResourceError,
+                OSError,
+            ):
                 return
             except Exception:  # a head nobody could parse: refused, and the proxy serves on
                 await _answer(client, 400, "Bad Request")
@@ -137,11 +153,13 @@ class PolicyProxy:
         unasked = asked is None
         fetcher = asked or self._fetcher
         try:
-            # A tunnel only to a TLS origin a page asked for (a ws:// socket tunnelled to a plain-http port is not);
-            # a plain-http request is checked whole, path and all, as a fetch is: robots.txt holds for redirects and
-            # downloads, which no router sees.
+            # A tunnel only to a TLS origin a page asked for (a ws:// socket tunnelled to a
+            # plain-http port is not); a plain-http request is checked whole, path and all, as a
+            # fetch is: robots.txt holds for redirects and downloads, which no router sees.
             if unasked:
-                raise BlockedAddress(f"{host}:{port} was asked for by no page of this call", detail={"host": host})
+                raise BlockedAddress(
+                    f"{host}:{port} was asked for by no page of this call", detail={"host": host}
+                )
             if not tunnel:
                 await fetcher.admit(parse_url(target))
             address, dial_port = await fetcher.connect_target(host, port)
@@ -167,19 +185,30 @@ class PolicyProxy:
             parts = urlsplit(target)
             path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
             headers = [line for line in header_block.split(b"\r\n") if line]
-            kept = [line for line in headers if line.split(b":", 1)[0].strip().lower() not in _HOP_HEADERS]
-            forwarded = f"{method} {path} {version}\r\n".encode("latin-1") + b"".join(h + b"\r\n" for h in kept)
+            kept = [
+                line
+                for line in headers
+                if line.split(b":", 1)[0].strip().lower() not in _HOP_HEADERS
+            ]
+            forwarded = f"{method} {path} {version}\r\n".encode("latin-1") + b"".join(
+                h + b"\r\n" for h in kept
+            )
             await upstream.send(forwarded + b"Connection: close\r\n\r\n")
             body = _content_length(kept)
             await _forward_body(client, upstream, rest, body)
-            await self._relay_response(upstream, client, target, fetcher)  # the one answer, then the connection ends
+            # the one answer, then the connection ends
+            await self._relay_response(upstream, client, target, fetcher)
 
-    async def _relay_response(self, upstream: ByteStream, client: ByteStream, target: str, fetcher: Fetcher) -> None:
-        """The answer passed back whole; a redirect's Location is expected first, under the fetcher that asked
-        for ``target`` (Playwright routes no redirect hop, so no router would): where a page may be led, the
-        policy still decides when the browser goes there."""
+    async def _relay_response(
+        self, upstream: ByteStream, client: ByteStream, target: str, fetcher: Fetcher
+    ) -> None:
+        """The answer passed back whole; a redirect's Location is expected first, under the fetcher
+        that asked for ``target`` (Playwright routes no redirect hop, so no router would): where a
+        page may be led, the policy still decides when the browser goes there."""
         head = b""
-        with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+        with contextlib.suppress(
+            anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError
+        ):
             while b"\r\n\r\n" not in head and len(head) < HEAD_LIMIT:
                 head += await upstream.receive(CHUNK)
         location = _redirect_location(head)
@@ -187,7 +216,12 @@ class PolicyProxy:
             with contextlib.suppress(ValueError, ToolError):
                 led = parse_url(urljoin(target, location))
                 if led.scheme in {"http", "https"}:
-                    self.expect(led.scheme, led.host, led.port or (443 if led.scheme == "https" else 80), fetcher)
+                    self.expect(
+                        led.scheme,
+                        led.host,
+                        led.port or (443 if led.scheme == "https" else 80),
+                        fetcher,
+                    )
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
             if head:
                 await client.send(head)
@@ -227,7 +261,8 @@ def _content_length(headers: list[bytes]) -> int:
 
 
 async def _forward_body(client: ByteStream, upstream: ByteStream, rest: bytes, length: int) -> None:
-    """Exactly the request's declared body: bytes after it would be a second request, which is not passed on."""
+    """Exactly the request's declared body: bytes after it would be a second request, which is not
+    passed on."""
     sent = rest[:length]
     if sent:
         await upstream.send(sent)
@@ -238,7 +273,9 @@ async def _forward_body(client: ByteStream, upstream: ByteStream, rest: bytes, l
         left -= len(chunk)
 
 
-_REDIRECT = re.compile(rb"HTTP/1\.[01] 30[12378]\b[^\r\n]*\r\n(?:[^\r\n]*\r\n)*?location:[ \t]*([^\r\n]+)", re.I)
+_REDIRECT = re.compile(
+    rb"HTTP/1\.[01] 30[12378]\b[^\r\n]*\r\n(?:[^\r\n]*\r\n)*?location:[ \t]*([^\r\n]+)", re.I
+)
 
 
 def _redirect_location(head: bytes) -> str | None:
@@ -249,7 +286,9 @@ def _redirect_location(head: bytes) -> str | None:
 
 
 async def _pipe(source: ByteStream, sink: ByteStream) -> None:
-    with contextlib.suppress(anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+    with contextlib.suppress(
+        anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError
+    ):
         while True:
             await sink.send(await source.receive(CHUNK))
 
@@ -268,4 +307,6 @@ async def _splice(one: SocketStream, other: SocketStream) -> None:
 
 async def _answer(client: ByteStream, status: int, reason: str) -> None:
     with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-        await client.send(f"HTTP/1.1 {status} {reason}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
+        await client.send(
+            f"HTTP/1.1 {status} {reason}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode()
+        )

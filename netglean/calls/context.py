@@ -26,14 +26,14 @@ if TYPE_CHECKING:
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 
 RESPONSE_RESERVE = 0.2
-"""Share of the time a call has left that a tool returning partial results keeps for answering (at least a
-second, at most half)."""
+"""Share of the time a call has left that a tool returning partial results keeps for answering (at
+least a second, at most half)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Services:
-    """What one server holds for every call: the fetcher (pins, robots.txt, politeness and memory are shared),
-    the reader processes, and a request budget per session."""
+    """What one server holds for every call: the fetcher (pins, robots.txt, politeness and memory
+    are shared), the reader processes, and a request budget per session."""
 
     settings: Settings
     registry: Registry
@@ -53,8 +53,8 @@ class Services:
 
 
 class Context:
-    """One call's view of the services: its session's fetcher, the readers, the runs, and its progress channel;
-    ``run`` is the background run the call works as, when it is one."""
+    """One call's view of the services: its session's fetcher, the readers, the runs, and its
+    progress channel; ``run`` is the background run the call works as, when it is one."""
 
     __slots__ = (
         "_progress",
@@ -89,16 +89,18 @@ class Context:
         self._progress = progress
 
     def work_until(self) -> float:
-        """When a tool that can answer with what it has (a batch, a crawl, a paged feed) must stop working so the
-        answer still beats the call's deadline; anyio time, inf when the call has no deadline. Call it from the
-        handler itself: the deadline is its task's."""
+        """When a tool that can answer with what it has (a batch, a crawl, a paged feed) must stop
+        working so the answer still beats the call's deadline; anyio time, inf when the call has no
+        deadline. Call it from the handler itself: the deadline is its task's."""
         deadline = anyio.current_effective_deadline()
         if deadline == math.inf:
             return deadline
         left = max(deadline - anyio.current_time(), 0.0)
         return deadline - min(max(1.0, RESPONSE_RESERVE * left), left / 2)
 
-    async def report(self, done: float, total: float | None = None, message: str | None = None) -> None:
+    async def report(
+        self, done: float, total: float | None = None, message: str | None = None
+    ) -> None:
         """Tell the client how far a long call has got; nothing happens when it did not ask."""
         if self._progress is not None:
             await self._progress(done, total, message)

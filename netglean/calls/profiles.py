@@ -1,11 +1,12 @@
 """Wire profiles at run time: a seed's names for netglean's tools, and the shape its clients read.
 
-The generator checked each profile (catalog/profiles/NAME.yaml) and wrote what the runtime applies into the
-generated registry (``PROFILES``, and which of them collide, ``PROFILE_CONFLICTS``). Two places apply it, both on
-the one call path: the runner takes a profiled tool's arguments as the seed names them (``ToolWire.arguments_in``),
-and the MCP entry point answers in the seed's shape (``ToolWire.answer``): its structuredContent
-projected from netglean's envelope, its text block, its failures as results or JSON-RPC errors.
-netglean's envelope stays the default: a name no profile serves answers as it always has.
+The generator checked each profile (catalog/profiles/NAME.yaml) and wrote what the runtime applies
+into the generated registry (``PROFILES``, and which of them collide, ``PROFILE_CONFLICTS``). Two
+places apply it, both on the one call path: the runner takes a profiled tool's arguments as the seed
+names them (``ToolWire.arguments_in``), and the MCP entry point answers in the seed's shape
+(``ToolWire.answer``): its structuredContent projected from netglean's envelope, its text block, its
+failures as results or JSON-RPC errors. netglean's envelope stays the default: a name no profile
+serves answers as it always has.
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ _ABSENT = object()
 
 
 def _parts(pointer: str) -> list[str]:
-    return [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]] if pointer else []
+    return (
+        [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+        if pointer
+        else []
+    )
 
 
 def value_at(document: Any, pointer: str) -> Any:
@@ -50,7 +55,8 @@ def _step(current: Any, part: str) -> Any:
 
 
 def values_at(document: Any, pointer: str) -> list[Any]:
-    """The values at a JSON pointer whose ``*`` tokens stand for every item of an array, flattened in order."""
+    """The values at a JSON pointer whose ``*`` tokens stand for every item of an array, flattened
+    in order."""
     found = [document]
     for part in _parts(pointer):
         below: list[Any] = []
@@ -64,18 +70,23 @@ def values_at(document: Any, pointer: str) -> list[Any]:
 
 
 def _value(envelope: Mapping[str, Any], source: Any) -> Any:
-    """A value of the seed's result, from its source in the profile (a pointer, const, map or when)."""
+    """A value of the seed's result, from its source in the profile (a pointer, const, map or
+    when)."""
     if isinstance(source, str):
         return value_at(envelope, source)
     if "const" in source:
         return source["const"]
     if "each" in source:
         found = value_at(envelope, source["each"])
-        return [project(item, source["as"]) for item in found] if isinstance(found, list) else _ABSENT
+        return (
+            [project(item, source["as"]) for item in found] if isinstance(found, list) else _ABSENT
+        )
     if "map" in source:
         found = value_at(envelope, source["from"])
         return source["map"].get(found, found) if isinstance(found, str) else found
-    return _value(envelope, source["then"] if _conditions_hold(envelope, source["when"]) else source["else"])
+    return _value(
+        envelope, source["then"] if _conditions_hold(envelope, source["when"]) else source["else"]
+    )
 
 
 def _conditions_hold(envelope: Mapping[str, Any], when: Mapping[str, Any]) -> bool:
@@ -84,14 +95,18 @@ def _conditions_hold(envelope: Mapping[str, Any], when: Mapping[str, Any]) -> bo
 
 
 def project(envelope: Mapping[str, Any], projection: Any) -> dict[str, Any] | None:
-    """structuredContent as ``projection`` makes it of netglean's envelope (None: no structuredContent)."""
+    """structuredContent as ``projection`` makes it of netglean's envelope (None: no
+    structuredContent)."""
     if projection == "envelope":
         return dict(envelope)
     if projection == "none":
         return None
     if "when" in projection:
         return project(
-            envelope, projection["then"] if _conditions_hold(envelope, projection["when"]) else projection["else"]
+            envelope,
+            projection["then"]
+            if _conditions_hold(envelope, projection["when"])
+            else projection["else"],
         )
     start = value_at(envelope, projection.get("from", ""))
     made = {k: v for k, v in start.items() if "keep" not in projection or k in projection["keep"]}
@@ -100,7 +115,8 @@ def project(envelope: Mapping[str, Any], projection: Any) -> dict[str, Any] | No
         *path, last = _parts(target)
         parent = made
         for part in path:
-            parent[part] = dict(parent[part])  # copied on the way down: netglean's envelope is not changed
+            # copied on the way down: netglean's envelope is not changed
+            parent[part] = dict(parent[part])
             parent = parent[part]
         if value is _ABSENT:
             parent.pop(last, None)
@@ -129,8 +145,9 @@ class SeedResponse:
 
 @dataclass(frozen=True, slots=True)
 class _Filling:
-    """What a text block is made from: netglean's envelope, the seed's result, the call's arguments as the seed
-    gave them, netglean's own text (made only when asked for) and the source the call read."""
+    """What a text block is made from: netglean's envelope, the seed's result, the call's arguments
+    as the seed gave them, netglean's own text (made only when asked for) and the source the call
+    read."""
 
     envelope: Mapping[str, Any]
     structured: Mapping[str, Any] | None
@@ -153,15 +170,16 @@ class ToolWire:
     result: Any
     errors: Mapping[str, Mapping[str, Any]]
     failed_when: tuple[Mapping[str, Any], ...] = ()
-    """Successes of netglean's the seed answers as failures (isError): the envelope's values, and the answer."""
+    """Successes of netglean's the seed answers as failures (isError): the envelope's values, and
+    the answer."""
     quarantine: Mapping[str, Any] | None = None
     """The seed's own untrusted frame, for a template whose frame is seed."""
     _checks: dict[str, SchemaValidator] = field(default_factory=dict, compare=False, repr=False)
 
     def arguments_in(self, arguments: Any) -> tuple[Any, tuple[str, ...]]:
-        """The call's arguments as netglean's tool takes them (the seed's names renamed, the seed's defaults given),
-        and the seed's arguments it gave that are accepted without being applied. A not-applied argument of the
-        wrong type is invalid, as any argument is."""
+        """The call's arguments as netglean's tool takes them (the seed's names renamed, the seed's
+        defaults given), and the seed's arguments it gave that are accepted without being applied. A
+        not-applied argument of the wrong type is invalid, as any argument is."""
         if not isinstance(arguments, Mapping):
             return arguments, ()
         given, unapplied = dict(arguments), []
@@ -186,11 +204,15 @@ class ToolWire:
                 problems.append(Problem(f"/{name}", name, f"argument '{name}' is required"))
             if name in given:
                 value = given.pop(name)
-                given[own] = rule.get("values", {}).get(value, value) if isinstance(value, str) else value
+                given[own] = (
+                    rule.get("values", {}).get(value, value) if isinstance(value, str) else value
+                )
             elif own not in given and "default" in rule:
                 given[own] = rule["default"]
         if problems:
-            message = f"invalid arguments for {self.name}: " + "; ".join(p.message for p in problems)
+            message = f"invalid arguments for {self.name}: " + "; ".join(
+                p.message for p in problems
+            )
             raise InvalidArguments(message, detail={"errors": [p.as_dict() for p in problems]})
         return given, tuple(unapplied)
 
@@ -201,12 +223,17 @@ class ToolWire:
         netglean_text: Callable[[], str],
         source: str | None,
     ) -> SeedResponse:
-        """The call's answer as the seed's client reads it; a failure the seed answers as a JSON-RPC error raises
-        ``JsonRpcFailure``."""
+        """The call's answer as the seed's client reads it; a failure the seed answers as a JSON-RPC
+        error raises ``JsonRpcFailure``."""
         ok = bool(envelope["ok"])
         projection, text = self.result, self.text
         failed = (
-            next((rule for rule in self.failed_when if _conditions_hold(envelope, rule["when"])), None) if ok else None
+            next(
+                (rule for rule in self.failed_when if _conditions_hold(envelope, rule["when"])),
+                None,
+            )
+            if ok
+            else None
         )
         if failed is not None:
             structured = project(envelope, failed.get("result", "none"))
@@ -239,14 +266,22 @@ class ToolWire:
         if "each" in form:
             arrays = values_at(filling.envelope, form["each"])
             items = [item for found in arrays if isinstance(found, list) for item in found]
-            written = [_fill_template(form["template"], item, skip=form.get("skip_empty", False)) for item in items]
-            head = _fill_template(form.get("head", ""), filling.envelope, skip=form.get("skip_empty", False))
+            written = [
+                _fill_template(form["template"], item, skip=form.get("skip_empty", False))
+                for item in items
+            ]
+            head = _fill_template(
+                form.get("head", ""), filling.envelope, skip=form.get("skip_empty", False)
+            )
             filled = str(form.get("join", "\n\n")).join(filter(None, [head, *written]))
         else:
-            filled = _fill_template(form["template"], filling.envelope, skip=form.get("skip_empty", False))
+            filled = _fill_template(
+                form["template"], filling.envelope, skip=form.get("skip_empty", False)
+            )
         if form.get("frame") == "netglean":
             return untrusted.frame(filling.source or self.name, filled, cleaned=True)
-        if form.get("frame") == "seed" and self.quarantine is not None:  # the generator saw that it is there
+        # the generator saw that it is there
+        if form.get("frame") == "seed" and self.quarantine is not None:
             seed = self.quarantine
             named = filling.arguments.get(seed.get("source_argument", ""))
             return untrusted.frame_as(
@@ -264,7 +299,8 @@ class ToolWire:
 
 
 def _keys_renamed(item: Any, keys: Mapping[str, str]) -> Any:
-    """An item of an array argument with the seed's keys as netglean's (where it does not give netglean's)."""
+    """An item of an array argument with the seed's keys as netglean's (where it does not give
+    netglean's)."""
     if not isinstance(item, Mapping):
         return item
     renamed = dict(item)
@@ -275,8 +311,8 @@ def _keys_renamed(item: Any, keys: Mapping[str, str]) -> Any:
 
 
 def _fill_template(template: str, document: Any, *, skip: bool) -> str:
-    """``template`` with its placeholders filled from ``document``; with ``skip``, without the lines whose
-    placeholders all find nothing."""
+    """``template`` with its placeholders filled from ``document``; with ``skip``, without the lines
+    whose placeholders all find nothing."""
     if not skip:
         return _PLACEHOLDER.sub(lambda m: _shown(value_at(document, m.group(1))), template)
     kept = []
@@ -347,9 +383,10 @@ def refusal(chosen: Iterable[str], conflicts: Iterable[Mapping[str, Any]]) -> st
 
 
 def seed_environment(profiles: Iterable[Profile], environ: Mapping[str, str]) -> dict[str, str]:
-    """``environ`` with each setting the profiles' seeds' variables give as its ``NETGLEAN_`` variable, where that
-    is not set already (the seed's spelling of a value translated, a number clamped, a refused value the default
-    where the seed falls back), and the profiles' defaults where neither is."""
+    """``environ`` with each setting the profiles' seeds' variables give as its ``NETGLEAN_``
+    variable, where that is not set already (the seed's spelling of a value translated, a number
+    clamped, a refused value the default where the seed falls back), and the profiles' defaults
+    where neither is."""
     translated = dict(environ)
     for profile in profiles:
         for variable, rule in profile.environment.items():
@@ -371,8 +408,8 @@ def _spelt(value: Any) -> str:
 
 
 def _seed_value(rule: Mapping[str, Any], given: str) -> tuple[str, bool]:
-    """What the seed's variable set to ``given`` means as the setting's variable, and whether it fell back to the
-    default (a value the setting refuses, where the seed falls back)."""
+    """What the seed's variable set to ``given`` means as the setting's variable, and whether it
+    fell back to the default (a value the setting refuses, where the seed falls back)."""
     raw = given.strip()
     meant = rule.get("values", {}).get(raw.lower(), raw)
     setting = next(s for s in SETTINGS if s.name == rule["setting"])
@@ -393,21 +430,32 @@ def _seed_value(rule: Mapping[str, Any], given: str) -> tuple[str, bool]:
 
 
 def start_notices(profiles: Iterable[Profile], environ: Mapping[str, str]) -> list[str]:
-    """What an operator who turned ``profiles`` on is told at start: what a profile gives up, and each variable of
-    a seed's that is set and not used."""
+    """What an operator who turned ``profiles`` on is told at start: what a profile gives up, and
+    each variable of a seed's that is set and not used."""
     said = []
     for profile in profiles:
         if profile.unframed:
             said.append(f"netglean: --compat {profile.name}: {profile.unframed}")
         for variable, rule in profile.environment.items():
             if "not_applied" in rule and environ.get(variable):
-                said.append(f"netglean: {variable} is set and not used ({profile.name} profile): {rule['not_applied']}")
-            elif "setting" in rule and variable in environ and _seed_value(rule, environ[variable])[1]:
+                said.append(
+                    f"netglean: {variable} is set and not used ({profile.name} profile): "
+                    f"{rule['not_applied']}"
+                )
+            elif (
+                "setting" in rule
+                and variable in environ
+                and _seed_value(rule, environ[variable])[1]
+            ):
                 default = _spelt(rule["default"])
-                said.append(f"netglean: {variable} is no value {profile.title} takes; {default} is used, as it does")
+                said.append(
+                    f"netglean: {variable} is no value {profile.title} takes; {default} is used, "
+                    "as it does"
+                )
     return said
 
 
 def policy_of(profiles: Iterable[Profile]) -> dict[str, Any]:
-    """The network-policy settings the profiles tighten (one profile at most: with another they are refused)."""
+    """The network-policy settings the profiles tighten (one profile at most: with another they are
+    refused)."""
     return {name: value for profile in profiles for name, value in profile.policy.items()}

@@ -37,14 +37,16 @@ class ToolSpec:
     next_step: tuple[str, ...]
     examples: tuple[Mapping[str, Any], ...]
     failure_guidance: Mapping[str, str] = field(default_factory=dict)
-    """The tool's own advice after a failure, by error code (from its catalog entry; none in an older registry)."""
+    """The tool's own advice after a failure, by error code (from its catalog entry; none in an
+    older registry)."""
     failure_payload: tuple[str, ...] = ()
-    """The fields of a failure's detail its payload also carries beside ``error`` (the catalog's failure_payload)."""
+    """The fields of a failure's detail its payload also carries beside ``error`` (the catalog's
+    failure_payload)."""
     exactly_one_of: tuple[tuple[str, ...], ...] = ()
     """Groups of arguments of which a call gives exactly one each (the catalog's exactly_one_of)."""
     alias_of: str | None = None
-    """For a seed's name of the tool (a profile's): the netglean tool it names, whose spec a call runs (its runs, next
-    steps, errors)."""
+    """For a seed's name of the tool (a profile's): the netglean tool it names, whose spec a call
+    runs (its runs, next steps, errors)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +59,8 @@ class ResourceSpec:
     mime_type: str
     handler: str
     variables: Mapping[str, str] = field(default_factory=dict)
-    """A seed's address's variables, each with the handler's it stands for (a profile spells them its own way)."""
+    """A seed's address's variables, each with the handler's it stands for (a profile spells them
+    its own way)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +98,8 @@ class Registry:
     prompts: Mapping[str, PromptSpec]
     graph: Mapping[str, Any]
     package: str = "netglean.generated"
-    """The generated package the registry belongs to: its command-line tables, schemas and docs are beside it."""
+    """The generated package the registry belongs to: its command-line tables, schemas and docs are
+    beside it."""
     profiles: Mapping[str, Profile] = field(default_factory=dict)
     """The wire profiles its catalog declares, by the word ``compat`` takes."""
     conflicts: tuple[Mapping[str, Any], ...] = ()
@@ -109,20 +113,24 @@ class Registry:
 
     @property
     def folder(self) -> Path:
-        """Where the generated package's files are (the docs site the HTTP server serves, the schemas)."""
+        """Where the generated package's files are (the docs site the HTTP server serves, the
+        schemas)."""
         return Path(importlib.import_module(self.package).__file__ or "").resolve().parent
 
     def with_profiles(self, names: Iterable[str]) -> Registry:
-        """This registry serving the wire profiles ``names`` (the operator's ``compat``): each seed's tool, resource
-        and prompt names answer as the netglean ones they name (a name of netglean's own is answered in the seed's
-        shape; another is listed after netglean's own), the server announces a seed's identity where its profile
-        gives one. Profiles that collide are refused, saying why."""
+        """This registry serving the wire profiles ``names`` (the operator's ``compat``): each
+        seed's tool, resource and prompt names answer as the netglean ones they name (a name of
+        netglean's own is answered in the seed's shape; another is listed after netglean's own), the
+        server announces a seed's identity where its profile gives one. Profiles that collide are
+        refused, saying why."""
         chosen = list(dict.fromkeys(names))
         if not chosen:
             return self
         unknown = [name for name in chosen if name not in self.profiles]
         if unknown:
-            raise ConfigurationError(f"compat: {self.package} has no profile {', '.join(map(repr, unknown))}")
+            raise ConfigurationError(
+                f"compat: {self.package} has no profile {', '.join(map(repr, unknown))}"
+            )
         refused = refusal(chosen, self.conflicts)
         if refused:
             raise ConfigurationError(f"compat: {refused}")
@@ -180,7 +188,9 @@ class Registry:
                 graph=module.GRAPH,
                 package=module.__name__.rpartition(".")[0],
                 # A registry generated before profiles came has none.
-                profiles={n: Profile.from_table(t) for n, t in getattr(module, "PROFILES", {}).items()},
+                profiles={
+                    n: Profile.from_table(t) for n, t in getattr(module, "PROFILES", {}).items()
+                },
                 conflicts=tuple(getattr(module, "PROFILE_CONFLICTS", ())),
             )
         except (AttributeError, TypeError, KeyError) as exc:
@@ -190,9 +200,12 @@ class Registry:
 
 
 def _tool_alias(spec: ToolSpec, name: str, server: str) -> ToolSpec:
-    """``spec`` under ``server``'s ``name``: a call of it runs ``spec`` (``alias_of``), so its run record and next
-    steps are netglean's tool's."""
-    description = f"{server}'s name for netglean's {spec.name}, the same tool (its next steps name netglean's tools)."
+    """``spec`` under ``server``'s ``name``: a call of it runs ``spec`` (``alias_of``), so its run
+    record and next steps are netglean's tool's."""
+    description = (
+        f"{server}'s name for netglean's {spec.name}, the same tool (its next steps name "
+        "netglean's tools)."
+    )
     return replace(
         spec,
         name=name,
@@ -203,14 +216,16 @@ def _tool_alias(spec: ToolSpec, name: str, server: str) -> ToolSpec:
 
 
 def _resource_alias(spec: ResourceSpec, address: str, server: str) -> ResourceSpec:
-    """``spec`` at ``server``'s ``address``: a template's variables, in order, stand for netglean's (the catalog
-    checks there are as many), however the seed spells them."""
+    """``spec`` at ``server``'s ``address``: a template's variables, in order, stand for netglean's
+    (the catalog checks there are as many), however the seed spells them."""
     own = spec.uri or spec.uri_template
     spelt = re.findall(r"\{([A-Za-z_]+)\}", address)
     description = f"{server}'s address for netglean's {own}, the same resource."
     return replace(
         spec,
-        variables=dict(zip(spelt, re.findall(r"\{([a-z_]+)\}", spec.uri_template or ""), strict=True)),
+        variables=dict(
+            zip(spelt, re.findall(r"\{([a-z_]+)\}", spec.uri_template or ""), strict=True)
+        ),
         title=f"{spec.title} ({server}'s address)",
         description=f"{description} {spec.description}",
         uri=address if spec.uri is not None else None,
@@ -231,7 +246,9 @@ def load_registry(module_name: str = REGISTRY_MODULE) -> Registry:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ConfigurationError(f"cannot import the generated registry {module_name!r}: {exc}") from exc
+        raise ConfigurationError(
+            f"cannot import the generated registry {module_name!r}: {exc}"
+        ) from exc
     return Registry.from_module(module)
 
 
@@ -241,4 +258,6 @@ def resolve(reference: str) -> Any:
     try:
         return getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
-        raise ConfigurationError(f"registry names {reference!r}, which cannot be imported: {exc}") from exc
+        raise ConfigurationError(
+            f"registry names {reference!r}, which cannot be imported: {exc}"
+        ) from exc

@@ -33,11 +33,15 @@ class ResourceBody:
 
 def _template_pattern(template: str) -> re.Pattern[str]:
     parts = re.split(r"\{([A-Za-z_]+)\}", template)
-    regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/?#]+)" for i, p in enumerate(parts))
+    regex = "".join(
+        re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/?#]+)" for i, p in enumerate(parts)
+    )
     return re.compile(f"^{regex}$")
 
 
-async def read_resource(specs: tuple[ResourceSpec, ...], context: Context, uri: str) -> ResourceBody:
+async def read_resource(
+    specs: tuple[ResourceSpec, ...], context: Context, uri: str
+) -> ResourceBody:
     """Find the resource (or template) matching ``uri`` and run its handler."""
     for spec in specs:
         variables: dict[str, str] | None = None
@@ -45,14 +49,23 @@ async def read_resource(specs: tuple[ResourceSpec, ...], context: Context, uri: 
             variables = {}
         elif spec.uri_template is not None:
             match = _template_pattern(spec.uri_template).match(uri)
-            variables = {spec.variables.get(k, k): v for k, v in match.groupdict().items()} if match else None
+            variables = (
+                {spec.variables.get(k, k): v for k, v in match.groupdict().items()}
+                if match
+                else None
+            )
         if variables is None:
             continue
         handler: ResourceHandler = resolve(spec.handler)
         body = await handler(context, **variables)
-        if not isinstance(body, str):  # a project's or a run's fields, as a caller stored them: cleaned as tools' are
+        # a project's or a run's fields, as a caller stored them: cleaned as tools' are
+        if not isinstance(body, str):
             body = untrusted.clean_tree(body)
-        text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False, indent=2, sort_keys=True)
+        text = (
+            body
+            if isinstance(body, str)
+            else json.dumps(body, ensure_ascii=False, indent=2, sort_keys=True)
+        )
         return ResourceBody(uri, spec.mime_type, text)
     raise ResourceNotFound(uri)
 

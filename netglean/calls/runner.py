@@ -26,7 +26,15 @@ from netglean.calls.context import Context, Progress, Services
 from netglean.calls.registry import ToolSpec, resolve
 from netglean.calls.runs import RunScope, describe_run, stored_envelope
 from netglean.core import untrusted
-from netglean.core.envelope import DONE, Envelope, Guidance, Outcome, failure, failure_field_schemas, say
+from netglean.core.envelope import (
+    DONE,
+    Envelope,
+    Guidance,
+    Outcome,
+    failure,
+    failure_field_schemas,
+    say,
+)
 from netglean.core.errors import (
     CODES,
     ArgumentsTooLarge,
@@ -66,14 +74,18 @@ class _Compiled:
         self.inputs = SchemaValidator(spec.input_schema)
         self.outputs = SchemaValidator(spec.output_schema)
         fields = failure_field_schemas(spec.output_schema)
-        self.beside = {name: SchemaValidator(fields[name]) for name in spec.failure_payload if name in fields}
-        """The detail fields a failure also carries beside ``error``, each with the schema it must meet there."""
+        self.beside = {
+            name: SchemaValidator(fields[name]) for name in spec.failure_payload if name in fields
+        }
+        """The detail fields a failure also carries beside ``error``, each with the schema it must
+        meet there."""
         self.input_model: type[BaseModel] = resolve(spec.input_model)
         self.handler: Handler = resolve(spec.handler)
 
 
 WARM_UP_QUIET = 0.25
-"""Seconds without a call after which a server builds its tools ahead of their first calls (ToolRunner.warm_up)."""
+"""Seconds without a call after which a server builds its tools ahead of their first calls
+(ToolRunner.warm_up)."""
 
 
 class ToolRunner:
@@ -85,7 +97,8 @@ class ToolRunner:
         self._building: dict[str, threading.Lock] = {}
         self._limit: anyio.Semaphore | None = None
         self._in_flight = 0
-        self._last_call = time.monotonic()  # quiet is counted from the start too: a first call comes first
+        # quiet is counted from the start too: a first call comes first
+        self._last_call = time.monotonic()
         self._draining = False
         self._running: set[anyio.CancelScope] = set()
         services.runs.bind(self._run_tool)
@@ -134,8 +147,9 @@ class ToolRunner:
             await anyio.sleep(quiet)
 
     async def drain(self, grace: float) -> int:
-        """Shutting down: calls from now on end at once as `unavailable` (retryable: another server can take
-        them); those running get ``grace`` seconds to finish, then end so too. Returns how many were cut off."""
+        """Shutting down: calls from now on end at once as `unavailable` (retryable: another server
+        can take them); those running get ``grace`` seconds to finish, then end so too. Returns how
+        many were cut off."""
         self._draining = True
         with anyio.move_on_after(grace):
             while self._running:
@@ -147,7 +161,8 @@ class ToolRunner:
 
     @contextmanager
     def _stoppable(self) -> Iterator[None]:
-        """Run a call so that drain() can end it: an Unavailable, like a call that comes while draining."""
+        """Run a call so that drain() can end it: an Unavailable, like a call that comes while
+        draining."""
         if self._draining:
             raise Unavailable("the server is shutting down")
         with anyio.CancelScope() as scope:
@@ -160,7 +175,8 @@ class ToolRunner:
             raise Unavailable("the server shut down before the call finished")
 
     def spec(self, name: str) -> ToolSpec:
-        """The spec a call of ``name`` runs: a seed's name's (a profile's) is the netglean tool's it names."""
+        """The spec a call of ``name`` runs: a seed's name's (a profile's) is the netglean tool's it
+        names."""
         try:
             spec = self.registry.tools[name]
         except KeyError:
@@ -192,10 +208,10 @@ class ToolRunner:
     async def call(
         self, name: str, arguments: Any, progress: Progress | None = None, *, session: str = ""
     ) -> tuple[Envelope, str | None]:
-        """Run tool ``name`` on ``arguments`` (anything but an object is invalid) for ``session`` (whose budget its
-        fetches spend); return the envelope and the source of any third-party content. A name a served profile
-        answers takes the seed's arguments (``ToolWire.arguments_in``); those it accepts without applying are named
-        in the guidance."""
+        """Run tool ``name`` on ``arguments`` (anything but an object is invalid) for ``session``
+        (whose budget its fetches spend); return the envelope and the source of any third-party
+        content. A name a served profile answers takes the seed's arguments
+        (``ToolWire.arguments_in``); those it accepts without applying are named in the guidance."""
         spec = self.spec(name)
         wire = self.registry.wires.get(name)
         if wire is None:
@@ -206,7 +222,10 @@ class ToolRunner:
             return self._fail(spec, error), None
         envelope, source = await self._call(spec, name, arguments, progress, session)
         if unapplied:
-            said = f"Accepted and not applied here: {', '.join(unapplied)} (the {wire.profile} profile says why)."
+            said = (
+                f"Accepted and not applied here: {', '.join(unapplied)} (the {wire.profile} "
+                "profile says why)."
+            )
             envelope = dataclasses.replace(envelope, guidance=f"{envelope.guidance} {said}")
         return envelope, source
 
@@ -227,7 +246,8 @@ class ToolRunner:
                     compiled = await self._build_tool(spec)
                 model = self._validate(spec, compiled, arguments)
                 left = timeout - (anyio.current_time() - started)
-                if spec.execution == "async":  # a run: it takes no call slot, and goes on past the call
+                # a run: it takes no call slot, and goes on past the call
+                if spec.execution == "async":
                     with anyio.fail_after(left):
                         return await self._start_run(
                             spec, compiled, model, arguments, progress=progress, session=session
@@ -264,21 +284,28 @@ class ToolRunner:
         progress: Progress | None,
         session: str,
     ) -> tuple[Envelope, str | None]:
-        """Start the call as a background run and wait for it as long as it asks, within the call's deadline
-        (less the share kept for answering): its result when it ends in time, else the run."""
+        """Start the call as a background run and wait for it as long as it asks, within the call's
+        deadline (less the share kept for answering): its result when it ends in time, else the
+        run."""
         runs = self.services.runs
         # A transport that hosts no runs (an embedding's own): the run lives as long as the call,
         # which waits for it.
         async with runs.hosted_here() as only_now:
-            run = await runs.start(spec.name, dict(arguments), session=session, label=getattr(model, "label", None))
+            run = await runs.start(
+                spec.name, dict(arguments), session=session, label=getattr(model, "label", None)
+            )
             if getattr(model, "wait", False) or only_now:
                 run = await runs.wait_for_call(run.id, getattr(model, "timeout_ms", None), progress)
-        if only_now and not run.finished:  # it ended with the hosting: interrupted, as the answer says
+        # it ended with the hosting: interrupted, as the answer says
+        if only_now and not run.finished:
             run = await runs.get(run.id)
         return await self.run_response(spec, compiled, run)
 
-    async def run_response(self, spec: ToolSpec, compiled: _Compiled, run: Run) -> tuple[Envelope, str | None]:
-        """A run's answer to the call that started it: the run's own envelope once it has one, else the run."""
+    async def run_response(
+        self, spec: ToolSpec, compiled: _Compiled, run: Run
+    ) -> tuple[Envelope, str | None]:
+        """A run's answer to the call that started it: the run's own envelope once it has one, else
+        the run."""
         if run.has_result:
             stored = await self.services.runs.store.result(run.id)
             if stored is not None:
@@ -286,17 +313,20 @@ class ToolRunner:
                 return stored_envelope(text), source
         if run.finished:
             guidance = say(
-                "The run (payload.run.run_id) ended without a result (payload.run.status says how): get_run_status"
-                " says more, and resume_run continues it."
+                "The run (payload.run.run_id) ended without a result (payload.run.status says "
+                "how): get_run_status says more, and resume_run continues it."
             )
         else:
             guidance = say(
-                "The run (payload.run.run_id) goes on in the background ({done} done so far): get_run_status follows"
-                " it, and get_run_result reads its result once it has finished.",
+                "The run (payload.run.run_id) goes on in the background ({done} done so far): "
+                "get_run_status follows it, and get_run_result reads its result once it has "
+                "finished.",
                 done=run.done,
             )
         source = f"run {run.id}"
-        outcome = Outcome({"run": describe_run(run)}, next_step="get_run_status", guidance=guidance, source=source)
+        outcome = Outcome(
+            {"run": describe_run(run)}, next_step="get_run_status", guidance=guidance, source=source
+        )
         return self._finish(spec, compiled, outcome), source
 
     async def run_response_for(self, run: Run) -> tuple[Envelope, str | None]:
@@ -305,7 +335,9 @@ class ToolRunner:
         spec = self.spec(run.tool)
         return await self.run_response(spec, await self._build_tool(spec), run)
 
-    async def _run_tool(self, run: Run, scope: RunScope, report: Progress) -> tuple[Envelope, str | None]:
+    async def _run_tool(
+        self, run: Run, scope: RunScope, report: Progress
+    ) -> tuple[Envelope, str | None]:
         """One run's work: the call path without a call's deadline or slot (the run has its own)."""
         spec = self.spec(run.tool)
         try:
@@ -317,11 +349,15 @@ class ToolRunner:
             return self._fail(spec, error), None
         except Exception as exc:
             log.exception("run %s of %s raised", run.id, run.tool)
-            return self._fail(spec, HandlerCrashed(f"{run.tool} failed: {type(exc).__name__}")), None
+            return self._fail(
+                spec, HandlerCrashed(f"{run.tool} failed: {type(exc).__name__}")
+            ), None
 
     def _validate(self, spec: ToolSpec, compiled: _Compiled, arguments: Any) -> BaseModel:
         if not isinstance(arguments, Mapping):
-            problem = Problem("", "", f"the arguments must be a JSON object, not {json_type(arguments)}")
+            problem = Problem(
+                "", "", f"the arguments must be a JSON object, not {json_type(arguments)}"
+            )
             raise InvalidArguments(problem.message, detail={"errors": [problem.as_dict()]})
         size = len(json.dumps(arguments, ensure_ascii=False, default=str).encode())
         if size > self.settings.max_argument_bytes:
@@ -329,7 +365,9 @@ class ToolRunner:
                 f"arguments are {size} bytes; the limit is {self.settings.max_argument_bytes}",
                 detail={"bytes": size, "limit": self.settings.max_argument_bytes},
             )
-        problems = compiled.inputs.problems(arguments) + choice_problems(spec.exactly_one_of, arguments)
+        problems = compiled.inputs.problems(arguments) + choice_problems(
+            spec.exactly_one_of, arguments
+        )
         if not problems:
             try:
                 return compiled.input_model.model_validate(arguments)
@@ -348,75 +386,107 @@ class ToolRunner:
 
     def _finish(self, spec: ToolSpec, compiled: _Compiled, outcome: Outcome) -> Envelope:
         if not isinstance(outcome, Outcome):
-            raise HandlerContractError(f"{spec.name} returned {type(outcome).__name__}, not an Outcome")
+            raise HandlerContractError(
+                f"{spec.name} returned {type(outcome).__name__}, not an Outcome"
+            )
         payload = outcome.payload
         data = (
             payload.model_dump(mode="json", by_alias=True, exclude_none=True)
             if isinstance(payload, BaseModel)
             else dict(payload)
         )
-        # Every payload is cleaned: a target-origin tool's is what a target chose, and a local tool's is what a
-        # caller chose (names, labels, variables, arguments), read back into another caller's context.
+        # Every payload is cleaned: a target-origin tool's is what a target chose, and a local
+        # tool's is what a caller chose (names, labels, variables, arguments), read back into
+        # another caller's context.
         data, notice, guidance = untrusted.clean_tree(data), "", outcome.guidance
         if spec.origin == "target":
             notice = untrusted.PAYLOAD_NOTICE
             if guidance and not isinstance(guidance, Guidance):
                 raise HandlerContractError(
-                    f"{spec.name} gave plain-string guidance; a target-origin tool builds it with netglean.say"
+                    f"{spec.name} gave plain-string guidance; a target-origin tool builds it "
+                    "with netglean.say"
                 )
-        elif guidance and not isinstance(guidance, Guidance):  # a local tool's own sentence may name what it read
+        # a local tool's own sentence may name what it read
+        elif guidance and not isinstance(guidance, Guidance):
             guidance = untrusted.clean(guidance)
         next_step = outcome.next_step or spec.next_step[0]
         if next_step not in spec.next_step:
             raise HandlerContractError(
-                f"{spec.name} chose next step {next_step!r}, which its catalog entry does not declare"
+                f"{spec.name} chose next step {next_step!r}, which its catalog entry does not "
+                "declare"
             )
         # what JSON cannot hold (a date, a NaN, bytes) would break every entry point's answer after
         # validation
         try:
             written = json.dumps(data, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
-            raise HandlerContractError(f"{spec.name} produced a payload that is not JSON: {exc}") from None
-        guidance = str(guidance) or _default_guidance(next_step)  # a plain str: what validators and JSON take
+            raise HandlerContractError(
+                f"{spec.name} produced a payload that is not JSON: {exc}"
+            ) from None
+        # a plain str: what validators and JSON take
+        guidance = str(guidance) or _default_guidance(next_step)
         envelope = Envelope(True, next_step, guidance, data, notice, written)
         if not compiled.outputs.is_valid(envelope.as_dict()):
             problems = compiled.outputs.problems(envelope.as_dict())
-            log.error("tool %s broke its output schema: %s", spec.name, "; ".join(p.message for p in problems))
-            raise HandlerContractError(f"{spec.name} produced a result that breaks its declared output schema")
+            log.error(
+                "tool %s broke its output schema: %s",
+                spec.name,
+                "; ".join(p.message for p in problems),
+            )
+            raise HandlerContractError(
+                f"{spec.name} produced a result that breaks its declared output schema"
+            )
         return envelope
 
     def _fail(self, spec: ToolSpec, error: ToolError) -> Envelope:
         if isinstance(error, HandlerContractError):
             log.error("%s", error.message)
-        # The catalog's words for this tool first (netglean's own text, like the code's), then the code's.
-        guidance = spec.failure_guidance.get(error.code) or CODES[error.code].guidance.format(tool=spec.name)
+        # The catalog's words for this tool first (netglean's own text, like the code's), then the
+        # code's.
+        guidance = spec.failure_guidance.get(error.code) or CODES[error.code].guidance.format(
+            tool=spec.name
+        )
         next_step = error.next_step if error.next_step in spec.next_step else spec.name
         compiled = self._compiled.get(spec.name)
         checks = compiled.beside if compiled is not None else {}
-        # A detail field goes beside the error when it is what the tool declares there: another code's detail may
-        # hold a field of the same name and another shape (invalid_arguments' errors are not a config's).
+        # A detail field goes beside the error when it is what the tool declares there: another
+        # code's detail may hold a field of the same name and another shape (invalid_arguments'
+        # errors are not a config's).
         beside = {
             name: value
             for name, check in checks.items()
             if name in error.detail and check.is_valid(value := error.detail[name])
         }
-        # A refusal can quote what a target chose (a redirect chain, a final URL) or what a caller did (an argument,
-        # a stored name): cleaned like any payload.
+        # A refusal can quote what a target chose (a redirect chain, a final URL) or what a caller
+        # did (an argument, a stored name): cleaned like any payload.
         notice = untrusted.PAYLOAD_NOTICE if spec.origin == "target" else ""
-        envelope = failure(error, next_step=next_step, guidance=guidance, notice=notice, beside=beside)
+        envelope = failure(
+            error, next_step=next_step, guidance=guidance, notice=notice, beside=beside
+        )
         return dataclasses.replace(envelope, payload=untrusted.clean_tree(envelope.payload))
 
-    def render_text(self, name: str, envelope: Envelope, source: str | None, screenshots: int = 0) -> str:
+    def render_text(
+        self, name: str, envelope: Envelope, source: str | None, screenshots: int = 0
+    ) -> str:
         """The text block: the envelope as JSON, with third-party payloads quarantined (and the
         ``screenshots`` of the source's page that an entry point sends beside it named as such in
         the frame's notice)."""
         spec = self.spec(name)
-        control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
-        # No indent: CPython's C encoder only runs without one (indenting a 1 MB batch result costs ~10 ms).
-        content = envelope.payload_json or json.dumps(envelope.payload, ensure_ascii=False)  # cleaned already
-        if spec.origin != "target":  # the envelope as JSON, its payload written once (by the runner, as a check)
+        control = {
+            "ok": envelope.ok,
+            "next_step": envelope.next_step,
+            "guidance": envelope.guidance,
+        }
+        # No indent: CPython's C encoder only runs without one (indenting a 1 MB batch result costs
+        # ~10 ms).
+        # cleaned already
+        content = envelope.payload_json or json.dumps(envelope.payload, ensure_ascii=False)
+        # the envelope as JSON, its payload written once (by the runner, as a check)
+        if spec.origin != "target":
             return json.dumps(control, ensure_ascii=False)[:-1] + ', "payload": ' + content + "}"
-        framed = untrusted.frame(source or spec.name, content, cleaned=True, screenshots=screenshots)
+        framed = untrusted.frame(
+            source or spec.name, content, cleaned=True, screenshots=screenshots
+        )
         return json.dumps(control, ensure_ascii=False) + "\n" + framed
 
 
@@ -425,8 +495,12 @@ def _default_guidance(next_step: str) -> str:
 
 
 def _pydantic_problem(error: Mapping[str, Any]) -> Problem:
-    """A model's objection as a problem, quoted as briefly as the schema's (a name or value the caller chose is
-    cut by ``quote_name`` and ``shorten_message``)."""
+    """A model's objection as a problem, quoted as briefly as the schema's (a name or value the
+    caller chose is cut by ``quote_name`` and ``shorten_message``)."""
     parts = [quote_name(str(p)) for p in error.get("loc", ())]
     where = ".".join(parts)
-    return Problem("/" + "/".join(parts), where, shorten_message(f"argument '{where}': {error.get('msg', 'invalid')}"))
+    return Problem(
+        "/" + "/".join(parts),
+        where,
+        shorten_message(f"argument '{where}': {error.get('msg', 'invalid')}"),
+    )

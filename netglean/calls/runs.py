@@ -1,5 +1,6 @@
-"""Background runs: a tool whose catalog entry says ``execution: async`` works as a run, kept in the run store,
-that outlives the call that started it, its client and (as an interrupted, resumable run) its server process.
+"""Background runs: a tool whose catalog entry says ``execution: async`` works as a run, kept in the
+run store, that outlives the call that started it, its client and (as an interrupted, resumable run)
+its server process.
 
 The transport that serves (stdio, HTTP, a command-line call) hosts the runs (``Runs.hosting``):
 their tasks live in its task group, not in any call's. A call starts a run and waits for it as long
@@ -38,7 +39,8 @@ log = logging.getLogger("netglean.calls.runs")
 
 Progress = Callable[[float, float | None, str | None], Awaitable[None]]
 Execute = Callable[[Run, "RunScope", Progress], Awaitable[tuple[Envelope, str | None]]]
-"""Runs one run's tool (the runner's call path, without a call's deadline): its envelope and source."""
+"""Runs one run's tool (the runner's call path, without a call's deadline): its envelope and
+source."""
 
 CANCEL_GRACE = 5.0
 """Seconds a graceful cancel waits for a run to stop at a page boundary before it is forced."""
@@ -47,15 +49,17 @@ POLL = 0.25
 PROGRESS_EVERY = 0.5
 """Least seconds between two progress writes of one run (the last one is always written)."""
 QUEUED_PER_SLOT = 25
-"""Runs one server holds (working and queued) per run slot (max_runs); past that, a new run is refused as
-unavailable (retryable) rather than queued without end."""
+"""Runs one server holds (working and queued) per run slot (max_runs); past that, a new run is
+refused as unavailable (retryable) rather than queued without end."""
 SWEEP_EVERY = 3600.0
 """Seconds between two prunings of the runs past the operator's retention."""
 LOST_SWEEP_EVERY = 10.0
-"""Seconds between two looks for this process's runs whose end could not be written (a write each)."""
+"""Seconds between two looks for this process's runs whose end could not be written (a write
+each)."""
 
 _CALLS_RUNS: ContextVar[set[str] | None] = ContextVar("netglean_calls_runs", default=None)
-"""The runs started (or resumed) by the call that hosts runs for itself (Runs.hosted_here): they end with it."""
+"""The runs started (or resumed) by the call that hosts runs for itself (Runs.hosted_here): they end
+with it."""
 _NOTED_RUNS: ContextVar[list[str] | None] = ContextVar("netglean_noted_runs", default=None)
 """The runs started (or resumed) in a block of ``Runs.noting``, for a transport that names them
 afterwards."""
@@ -63,14 +67,16 @@ afterwards."""
 
 @dataclass(slots=True)
 class RunScope:
-    """What a handler working as a run may use besides its Context: the run's id, the store it writes its
-    checkpoint and items to, its log, and the event a graceful cancel sets (stop at the next page)."""
+    """What a handler working as a run may use besides its Context: the run's id, the store it
+    writes its checkpoint and items to, its log, and the event a graceful cancel sets (stop at the
+    next page)."""
 
     id: str
     store: RunStore
     stop: anyio.Event = field(default_factory=anyio.Event)
     current: str | None = None
-    """What the run did last (a crawl's last URL): written with its next progress, shown inside the frame."""
+    """What the run did last (a crawl's last URL): written with its next progress, shown inside the
+    frame."""
 
     async def log(self, level: str, message: str) -> None:
         await self.store.log(self.id, level, message)
@@ -87,9 +93,11 @@ class _Active:
     listeners: set[Progress] = field(default_factory=set)
     written: float = 0.0
     asked_at: float = 0.0
-    """When a graceful cancel another process asked was begun here (it is forced CANCEL_GRACE later)."""
+    """When a graceful cancel another process asked was begun here (it is forced CANCEL_GRACE
+    later)."""
     reported: tuple[int, int | None] | None = None
-    """The run's last progress (done, total), written to the store at most every PROGRESS_EVERY and at its end."""
+    """The run's last progress (done, total), written to the store at most every PROGRESS_EVERY and
+    at its end."""
     stored: tuple[int, int | None] | None = None
 
 
@@ -109,9 +117,9 @@ class Runs:
         hosting is theirs."""
         self._call_ended: anyio.Event | None = None
         self._resuming = anyio.Lock()
-        """Resumes here go one at a time, each seeing the run as the one before left it: two that both read it
-        before either requeued it would swap their tasks in _active, and the task that found another's there would
-        give way to none (the run left queued for good)."""
+        """Resumes here go one at a time, each seeing the run as the one before left it: two that
+        both read it before either requeued it would swap their tasks in _active, and the task that
+        found another's there would give way to none (the run left queued for good)."""
 
     def bind(self, execute: Execute) -> None:
         self._execute = execute
@@ -155,7 +163,10 @@ class Runs:
                     tasks.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
-                await self._sweep(store.interrupt_own, "interrupted by the server's stop (resume_run continues them)")
+                await self._sweep(
+                    store.interrupt_own,
+                    "interrupted by the server's stop (resume_run continues them)",
+                )
 
     @asynccontextmanager
     async def hosted_here(self) -> AsyncIterator[bool]:
@@ -184,7 +195,8 @@ class Runs:
 
     @asynccontextmanager
     async def _shared(self) -> AsyncIterator[None]:
-        """hosting() for the first of the calls that host runs for themselves, until the last of them has ended."""
+        """hosting() for the first of the calls that host runs for themselves, until the last of
+        them has ended."""
         if self.hosted:
             yield
             return
@@ -197,7 +209,8 @@ class Runs:
                     await self._call_ended.wait()
 
     async def _end_calls_runs(self, ours: set[str]) -> None:
-        """The runs of a call that hosted them, still going at its end, stop as at a server's stop: interrupted."""
+        """The runs of a call that hosted them, still going at its end, stop as at a server's stop:
+        interrupted."""
         going = {run_id for run_id in ours if run_id in self._active}
         if not going:
             return
@@ -205,10 +218,14 @@ class Runs:
             self._active[run_id].cancel.cancel()  # not forced: the run writes no end of its own
         others = tuple(run_id for run_id in self._active if run_id not in going)
         with anyio.CancelScope(shield=True):
-            await self._sweep(lambda: self.store.interrupt_own(keep=others), "ended with the call that hosted them")
+            await self._sweep(
+                lambda: self.store.interrupt_own(keep=others),
+                "ended with the call that hosted them",
+            )
 
     async def _sweep(self, sweep: Callable[[], Awaitable[int]], what: str) -> int:
-        """One of the store's sweeps, whose failure (a busy or full store) is logged: a later round tries again."""
+        """One of the store's sweeps, whose failure (a busy or full store) is logged: a later round
+        tries again."""
         try:
             swept = await sweep()
         except ToolError as exc:
@@ -222,9 +239,10 @@ class Runs:
         return swept
 
     async def _keep(self) -> None:
-        """Carry out cancels other processes asked of this one's runs (forcing a graceful one after CANCEL_GRACE),
-        mark interrupted this process's runs it lost track of (their end could not be written), and prune what
-        retention lets go; a store that fails here is logged and tried again, never the end of hosting."""
+        """Carry out cancels other processes asked of this one's runs (forcing a graceful one after
+        CANCEL_GRACE), mark interrupted this process's runs it lost track of (their end could not be
+        written), and prune what retention lets go; a store that fails here is logged and tried
+        again, never the end of hosting."""
         pruned_at = swept_at = -math.inf
         while True:
             try:
@@ -238,31 +256,42 @@ class Runs:
                     pruned = await self.store.prune(time.time() - days * 86_400)
                     if pruned:
                         log.info("pruned %d run(s) finished more than %g day(s) ago", pruned, days)
-            except ToolError as exc:  # a busy or full store: the next round tries again; the server goes on
+            # a busy or full store: the next round tries again; the server goes on
+            except ToolError as exc:
                 log.warning("the run store could not be read or pruned: %s", exc.message)
-            except OSError as exc:  # an owner's lock file that cannot be opened (permissions): the same
+            # an owner's lock file that cannot be opened (permissions): the same
+            except OSError as exc:
                 log.warning("the run store's owner locks could not be read: %s", exc)
             if time.monotonic() - swept_at > LOST_SWEEP_EVERY:
                 swept_at = time.monotonic()
-                await self._sweep(lambda: self.store.interrupt_own(keep=tuple(self._active)), "lost track of")
+                await self._sweep(
+                    lambda: self.store.interrupt_own(keep=tuple(self._active)), "lost track of"
+                )
             await anyio.sleep(POLL * 2)
 
     async def _carry_out(self, active: _Active, run: Run) -> None:
         """A cancel another process asked of this one's run, as cancel() does it here."""
         if run.status == "queued":
             await self._cancel_queued(active)
-        elif run.cancel == "force" or (active.asked_at and time.monotonic() - active.asked_at > CANCEL_GRACE):
+        elif run.cancel == "force" or (
+            active.asked_at and time.monotonic() - active.asked_at > CANCEL_GRACE
+        ):
             self._tasks_cancel(active, force=True)
         elif not active.scope.stop.is_set():
             active.asked_at = time.monotonic()
             self._tasks_cancel(active, force=False)
 
-    async def start(self, tool: str, arguments: dict[str, Any], *, session: str, label: str | None) -> Run:
+    async def start(
+        self, tool: str, arguments: dict[str, Any], *, session: str, label: str | None
+    ) -> Run:
         most = self._settings.max_runs * QUEUED_PER_SLOT
         if len(self._active) >= most:
-            raise Unavailable(f"this server holds {most} runs already (working or queued); start this one later")
+            raise Unavailable(
+                f"this server holds {most} runs already (working or queued); start this one later"
+            )
         run_id = uuid.uuid4().hex
-        active = self._held(run_id)  # before the row: the lost-track sweep never takes a run being made
+        # before the row: the lost-track sweep never takes a run being made
+        active = self._held(run_id)
         try:
             run = await self.store.create(run_id, tool, arguments, label, session)
         except BaseException:
@@ -284,8 +313,8 @@ class Runs:
     @staticmethod
     @contextmanager
     def noting() -> Iterator[list[str]]:
-        """The ids of the runs started or resumed in the block, in order: the command line names a run
-        Ctrl-C interrupted, and how to resume it."""
+        """The ids of the runs started or resumed in the block, in order: the command line names a
+        run Ctrl-C interrupted, and how to resume it."""
         noted: list[str] = []
         token = _NOTED_RUNS.set(noted)
         try:
@@ -295,7 +324,9 @@ class Runs:
 
     def _hosting_now(self) -> tuple[TaskGroup, anyio.Semaphore, Execute]:
         if self._tasks is None or self._slots is None or self._execute is None:
-            raise Unavailable("this server is not hosting background runs (it is starting or stopping)")
+            raise Unavailable(
+                "this server is not hosting background runs (it is starting or stopping)"
+            )
         return self._tasks, self._slots, self._execute
 
     def _held(self, run_id: str) -> _Active:
@@ -311,7 +342,8 @@ class Runs:
 
     def _launch(self, active: _Active) -> None:
         try:
-            tasks, slots, execute = self._hosting_now()  # hosting may have ended while the run's row was written
+            # hosting may have ended while the run's row was written
+            tasks, slots, execute = self._hosting_now()
         except Unavailable:
             self._active.pop(active.scope.id, None)
             raise
@@ -321,7 +353,8 @@ class Runs:
         scope, store = active.scope, self.store
         try:
             async with slots:
-                if self._active.get(scope.id) is not active:  # cancelled while queued and resumed: resume_run's task
+                # cancelled while queued and resumed: resume_run's task
+                if self._active.get(scope.id) is not active:
                     return
                 run = await store.claim(scope.id)
                 if run is None:  # cancelled while it waited its turn
@@ -334,25 +367,35 @@ class Runs:
                     await self._write_progress(active)
                 if envelope is None:
                     if active.forced:
-                        await store.finish(scope.id, "cancelled", error=("cancelled", "the run was cancelled"))
+                        await store.finish(
+                            scope.id, "cancelled", error=("cancelled", "the run was cancelled")
+                        )
                         await scope.log("info", "cancelled (forced)")
                     return  # the server is stopping: hosting() marks the run interrupted
                 error = envelope.payload.get("error", {}) if not envelope.ok else {}
-                status = "cancelled" if scope.stop.is_set() else "succeeded" if envelope.ok else "failed"
+                status = (
+                    "cancelled" if scope.stop.is_set() else "succeeded" if envelope.ok else "failed"
+                )
                 await store.finish(
                     scope.id,
                     status,
                     result=_envelope_json(envelope),
                     source=source,
-                    error=(error.get("code", "tool_error"), error.get("message", "")) if error else None,
+                    error=(error.get("code", "tool_error"), error.get("message", ""))
+                    if error
+                    else None,
                 )
                 await scope.log("info" if envelope.ok else "error", f"{run.tool} {status}")
-        except ToolError as exc:  # the store failed under the run: interrupted (resumable), now or by the sweep
+        # the store failed under the run: interrupted (resumable), now or by the sweep
+        except ToolError as exc:
             log.error("run %s: %s", scope.id, exc.message)
             await self._ended(scope.id, "interrupted", None)
-        except Exception:  # never the server's end: the run fails, now or (marked interrupted) by the sweep
+        # never the server's end: the run fails, now or (marked interrupted) by the sweep
+        except Exception:
             log.exception("run %s failed outside its tool", scope.id)
-            await self._ended(scope.id, "failed", ("internal_error", "the run failed inside the server"))
+            await self._ended(
+                scope.id, "failed", ("internal_error", "the run failed inside the server")
+            )
         finally:
             active.done.set()
             if self._active.get(scope.id) is active:
@@ -362,7 +405,9 @@ class Runs:
         try:
             await self.store.finish(run_id, status, error=error)
         except ToolError:  # the store still fails: _keep's sweep marks it interrupted once it can
-            log.warning("run %s could not be marked %s; it will be marked interrupted", run_id, status)
+            log.warning(
+                "run %s could not be marked %s; it will be marked interrupted", run_id, status
+            )
 
     def _reporter(self, active: _Active) -> Progress:
         async def report(done: float, total: float | None, message: str | None) -> None:
@@ -381,8 +426,9 @@ class Runs:
         return report
 
     async def _write_progress(self, active: _Active) -> None:
-        """The last progress reported, unless written already: ``stored`` only once the write is made, so a write
-        that a forced stop cancels (waiting for a busy store) is made at the run's end."""
+        """The last progress reported, unless written already: ``stored`` only once the write is
+        made, so a write that a forced stop cancels (waiting for a busy store) is made at the run's
+        end."""
         reported = active.reported
         if reported is not None and reported != active.stored:
             await self.store.progress(active.scope.id, *reported, active.scope.current)
@@ -391,17 +437,24 @@ class Runs:
     async def get(self, run_id: str) -> Run:
         run = await self.store.get(run_id)
         if run is None:
-            raise RunNotFound(f"no run {run_id} in this server's run store (an id from another store, or pruned)")
+            raise RunNotFound(
+                f"no run {run_id} in this server's run store (an id from another store, or pruned)"
+            )
         return run
 
-    async def wait_for_call(self, run_id: str, timeout_ms: int | None, progress: Progress | None) -> Run:
-        """wait() as a call does: at most ``timeout_ms``, never past the call's deadline less the share kept for
-        answering."""
+    async def wait_for_call(
+        self, run_id: str, timeout_ms: int | None, progress: Progress | None
+    ) -> Run:
+        """wait() as a call does: at most ``timeout_ms``, never past the call's deadline less the
+        share kept for answering."""
         most = self._settings.call_timeout * (1 - RESPONSE_RESERVE)
-        return await self.wait(run_id, most if timeout_ms is None else min(timeout_ms / 1000, most), progress)
+        return await self.wait(
+            run_id, most if timeout_ms is None else min(timeout_ms / 1000, most), progress
+        )
 
     async def wait(self, run_id: str, seconds: float, progress: Progress | None = None) -> Run:
-        """The run once it has finished, or as it stands after ``seconds``; ``progress`` hears its progress."""
+        """The run once it has finished, or as it stands after ``seconds``; ``progress`` hears its
+        progress."""
         active = self._active.get(run_id)
         with anyio.move_on_after(seconds):
             if active is not None:
@@ -418,14 +471,16 @@ class Runs:
         return await self.get(run_id)
 
     async def cancel(self, run_id: str, *, force: bool) -> Run:
-        """Stop a run: gracefully (at its next page, its result so far kept) unless ``force``; the final status
-        within CANCEL_GRACE seconds when the run is this process's, else as soon as its process sees the ask."""
+        """Stop a run: gracefully (at its next page, its result so far kept) unless ``force``; the
+        final status within CANCEL_GRACE seconds when the run is this process's, else as soon as its
+        process sees the ask."""
         run = await self.get(run_id)
         if run.finished:
             return run
         active = self._active.get(run_id)
         if active is None:
-            await self.store.ask_cancel(run_id, "force" if force else "graceful")  # its process carries it out
+            # its process carries it out
+            await self.store.ask_cancel(run_id, "force" if force else "graceful")
             return await self.wait(run_id, CANCEL_GRACE)
         if run.status == "queued":
             await self._cancel_queued(active)
@@ -441,8 +496,11 @@ class Runs:
 
     async def _cancel_queued(self, active: _Active) -> None:
         run_id = active.scope.id
-        await self.store.finish(run_id, "cancelled", error=("cancelled", "the run was cancelled before it began"))
-        self._tasks_cancel(active, force=True)  # its task may have claimed it since: it stops at once
+        await self.store.finish(
+            run_id, "cancelled", error=("cancelled", "the run was cancelled before it began")
+        )
+        # its task may have claimed it since: it stops at once
+        self._tasks_cancel(active, force=True)
 
     @staticmethod
     def _tasks_cancel(active: _Active, *, force: bool) -> None:
@@ -452,17 +510,22 @@ class Runs:
             active.cancel.cancel()
 
     async def resume(self, run_id: str, *, retry_failed: bool, session: str) -> tuple[Run, bool]:
-        """Continue a run from its checkpoint (an interrupted, cancelled or failed one; a succeeded one only to
-        retry what failed), as the same run, spending ``session``'s budget; and whether it was continued (a run
-        still working, or succeeded with nothing to retry, is left as it is: asking twice is harmless)."""
-        async with self._resuming:  # other processes' resumes are kept apart by the store's one step
+        """Continue a run from its checkpoint (an interrupted, cancelled or failed one; a succeeded
+        one only to retry what failed), as the same run, spending ``session``'s budget; and whether
+        it was continued (a run still working, or succeeded with nothing to retry, is left as it is:
+        asking twice is harmless)."""
+        # other processes' resumes are kept apart by the store's one step
+        async with self._resuming:
             run = await self.get(run_id)
             if run_id in self._active and not run.finished:  # still this process's, working
                 return run, False
-            before = self._active.get(run_id)  # a task cancelled while queued, still waiting its turn: it gives way
+            # a task cancelled while queued, still waiting its turn: it gives way
+            before = self._active.get(run_id)
             active = self._held(run_id)  # not hosting: refused before anything is written
             try:
-                resumed, forgotten = await self.store.requeue(run_id, session=session, retry_failed=retry_failed)
+                resumed, forgotten = await self.store.requeue(
+                    run_id, session=session, retry_failed=retry_failed
+                )
             except BaseException:
                 self._give_back(run_id, before)
                 raise
@@ -470,7 +533,9 @@ class Runs:
                 self._give_back(run_id, before)
                 return await self.get(run_id), False
             if forgotten:
-                await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
+                await self.store.log(
+                    run_id, "info", f"{forgotten} failed visit(s) will be read again"
+                )
             self._launch(active)
             self._of_call(run_id)
             return resumed, True
@@ -482,7 +547,11 @@ def format_time(epoch: float) -> str: ...
 def format_time(epoch: float | None) -> str | None: ...
 def format_time(epoch: float | None) -> str | None:
     """An epoch time as the run tools show it: ISO 8601, UTC, milliseconds."""
-    return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
+    return (
+        None
+        if epoch is None
+        else datetime.fromtimestamp(epoch, UTC).isoformat(timespec="milliseconds")
+    )
 
 
 def describe_run(run: Run) -> dict[str, Any]:
@@ -506,12 +575,17 @@ def describe_run(run: Run) -> dict[str, Any]:
     }
     if run.error_code:
         retryable = run.status in RESUMABLE
-        shown["error"] = {"code": run.error_code, "message": run.error_message or "", "retryable": retryable}
+        shown["error"] = {
+            "code": run.error_code,
+            "message": run.error_message or "",
+            "retryable": retryable,
+        }
     return {key: value for key, value in shown.items() if value is not None}
 
 
 def _envelope_json(envelope: Envelope) -> str:
-    """The envelope as the store keeps it: the runner's own JSON of the payload, not written twice."""
+    """The envelope as the store keeps it: the runner's own JSON of the payload, not written
+    twice."""
     control = {"ok": envelope.ok, "next_step": envelope.next_step, "guidance": envelope.guidance}
     if envelope.notice:
         control["notice"] = envelope.notice
@@ -521,4 +595,6 @@ def _envelope_json(envelope: Envelope) -> str:
 
 def stored_envelope(text: str) -> Envelope:
     data = json.loads(text)
-    return Envelope(data["ok"], data["next_step"], data["guidance"], data["payload"], data.get("notice", ""))
+    return Envelope(
+        data["ok"], data["next_step"], data["guidance"], data["payload"], data.get("notice", "")
+    )

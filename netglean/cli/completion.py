@@ -1,5 +1,6 @@
-"""Shell completion for `netglean` (bash, zsh, fish), written from the same tables the parser is built from: the
-commands, the catalog's tools (netglean.generated.cli) with their flags and choices, and the operator settings."""
+"""Shell completion for `netglean` (bash, zsh, fish), written from the same tables the parser is
+built from: the commands, the catalog's tools (netglean.generated.cli) with their flags and choices,
+and the operator settings."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ SHELLS = ("bash", "zsh", "fish")
 
 @functools.cache
 def _project_commands() -> dict[str, str]:
-    """`netglean project`'s subcommands and their help, read off the parser netglean.cli.projects builds."""
+    """`netglean project`'s subcommands and their help, read off the parser netglean.cli.projects
+    builds."""
     parser = argparse.ArgumentParser()
     projects.add_commands(parser)
     action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -55,8 +57,13 @@ def _tool_flags(command: Mapping[str, Any]) -> list[str]:
 
 
 def _file_flags(command: Mapping[str, Any]) -> list[str]:
-    """The flags whose value may be @FILE (a string read from a file): a value begun with @ completes a file name."""
-    return [option["flag"] for option in command["options"] if option["type"] == "string" and not option["choices"]]
+    """The flags whose value may be @FILE (a string read from a file): a value begun with @
+    completes a file name."""
+    return [
+        option["flag"]
+        for option in command["options"]
+        if option["type"] == "string" and not option["choices"]
+    ]
 
 
 def _choices(commands: Mapping[str, Any]) -> Iterator[tuple[str, str, list[str]]]:
@@ -68,7 +75,8 @@ def _choices(commands: Mapping[str, Any]) -> Iterator[tuple[str, str, list[str]]
 
 
 def script(shell: str, commands: Mapping[str, Any]) -> str:
-    """The completion script for ``shell`` over the tools ``commands`` (the generated COMMANDS table)."""
+    """The completion script for ``shell`` over the tools ``commands`` (the generated COMMANDS
+    table)."""
     return {"bash": _bash, "zsh": _zsh, "fish": _fish}[shell](commands)
 
 
@@ -78,10 +86,13 @@ def _bash(commands: Mapping[str, Any]) -> str:
         for name, command in sorted(commands.items())
     )
     choices = "".join(
-        f'        {name}:{flag}) COMPREPLY=($(compgen -W {shlex.quote(" ".join(values))} -- "$cur")); return ;;\n'
+        f"        {name}:{flag}) COMPREPLY=($(compgen -W {shlex.quote(' '.join(values))} -- "
+        '"$cur")); return ;;\n'
         for name, flag, values in _choices(commands)
     )
-    files = "|".join(sorted({flag for command in commands.values() for flag in _file_flags(command)}))
+    files = "|".join(
+        sorted({flag for command in commands.values() for flag in _file_flags(command)})
+    )
     first_words = shlex.quote(" ".join([*COMMANDS, "--help", "--version"]))
     return f"""# netglean completion for bash: source it
 # (or save it in ~/.local/share/bash-completion/completions/)
@@ -123,7 +134,8 @@ complete -F _netglean netglean
 def _zsh(commands: Mapping[str, Any]) -> str:
     tools = " ".join(sorted(commands))
     cases = "".join(
-        f"        {name}) compadd -- {' '.join(shlex.quote(flag) for flag in _tool_flags(command))} ;;\n"
+        f"        {name}) compadd -- "
+        f"{' '.join(shlex.quote(flag) for flag in _tool_flags(command))} ;;\n"
         for name, command in sorted(commands.items())
     )
     choices = "".join(
@@ -161,25 +173,40 @@ def _fish(commands: Mapping[str, Any]) -> str:
         "complete -c netglean -f",
     ]
     for name, help_text in COMMANDS.items():
-        lines.append(f"complete -c netglean -n __fish_use_subcommand -a {name} -d {shlex.quote(help_text)}")
+        lines.append(
+            f"complete -c netglean -n __fish_use_subcommand -a {name} -d {shlex.quote(help_text)}"
+        )
     for name, command in sorted(commands.items()):
         lines.append(
-            f"complete -c netglean -n '__fish_seen_subcommand_from call; and not __fish_seen_subcommand_from"
-            f" {' '.join(sorted(commands))}' -a {name} -d {shlex.quote(command['help'])}"
+            "complete -c netglean -n '__fish_seen_subcommand_from call; and not "
+            f"__fish_seen_subcommand_from {' '.join(sorted(commands))}' -a {name} -d "
+            f"{shlex.quote(command['help'])}"
         )
         for option in command["options"]:
-            given = f" -x -a {shlex.quote(' '.join(map(str, option['choices'])))}" if option["choices"] else ""
+            given = (
+                f" -x -a {shlex.quote(' '.join(map(str, option['choices'])))}"
+                if option["choices"]
+                else ""
+            )
             lines.append(
-                f"complete -c netglean -n '__fish_seen_subcommand_from {name}' -l {option['flag'].removeprefix('--')}"
-                f"{given}"
+                f"complete -c netglean -n '__fish_seen_subcommand_from {name}' -l "
+                f"{option['flag'].removeprefix('--')}{given}"
             )
     for name, help_text in _project_commands().items():
         lines.append(
-            f"complete -c netglean -n '__fish_seen_subcommand_from project; and not __fish_seen_subcommand_from"
-            f" {' '.join(_project_commands())}' -a {name} -d {shlex.quote(help_text)}"
+            "complete -c netglean -n '__fish_seen_subcommand_from project; and not "
+            f"__fish_seen_subcommand_from {' '.join(_project_commands())}' -a {name} -d "
+            f"{shlex.quote(help_text)}"
         )
     for flag in _setting_flags(True):
-        lines.append(f"complete -c netglean -n '__fish_seen_subcommand_from serve mcp' -l {flag.removeprefix('--')}")
-    lines.append("complete -c netglean -n '__fish_seen_subcommand_from mcp' -l transport -x -a 'stdio http'")
-    lines.append("complete -c netglean -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'")
+        lines.append(
+            "complete -c netglean -n '__fish_seen_subcommand_from serve mcp' -l "
+            f"{flag.removeprefix('--')}"
+        )
+    lines.append(
+        "complete -c netglean -n '__fish_seen_subcommand_from mcp' -l transport -x -a 'stdio http'"
+    )
+    lines.append(
+        "complete -c netglean -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'"
+    )
     return "\n".join(lines) + "\n"

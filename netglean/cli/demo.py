@@ -16,8 +16,10 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 
 _SAMPLE = (
-    "netglean speaks the [Model Context Protocol](https://modelcontextprotocol.io) and validates with "
-    '[JSON Schema](https://json-schema.org "JSON Schema"). The [MCP spec](https://modelcontextprotocol.io) '
+    "netglean speaks the [Model Context Protocol](https://modelcontextprotocol.io) and validates "
+    "with "
+    '[JSON Schema](https://json-schema.org "JSON Schema"). The [MCP '
+    "spec](https://modelcontextprotocol.io) "
     "is cited once; `[code](spans)` stay as they are."
 )
 
@@ -43,9 +45,11 @@ def _show(title: str, value: Any) -> None:
 
 
 async def run_demo() -> int:
-    # The whole environment, not the SDK's default few variables: the operator's NETGLEAN_* settings (the data
-    # directory among them) are the demo server's too.
-    server = StdioServerParameters(command=sys.executable, args=["-m", "netglean", "mcp"], env=dict(os.environ))
+    # The whole environment, not the SDK's default few variables: the operator's NETGLEAN_* settings
+    # (the data directory among them) are the demo server's too.
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "netglean", "mcp"], env=dict(os.environ)
+    )
     async with Client(server, mode="legacy") as client:
         info = client.server_info
         _show(
@@ -65,19 +69,27 @@ async def run_demo() -> int:
         _show("tools/call get_version", version.structured_content)
         cited = await client.call_tool("generate_citations", {"markdown": _SAMPLE})
         _show(
-            "tools/call generate_citations -> payload.markdown", (cited.structured_content or {})["payload"]["markdown"]
+            "tools/call generate_citations -> payload.markdown",
+            (cited.structured_content or {})["payload"]["markdown"],
         )
-        wrong = await client.call_tool("generate_citations", {"markdown": _SAMPLE, "max_refs": "50"})
+        wrong = await client.call_tool(
+            "generate_citations", {"markdown": _SAMPLE, "max_refs": "50"}
+        )
         _show(
             f"tools/call with an unknown argument (isError={wrong.is_error})",
             (wrong.structured_content or {})["payload"],
         )
-        for extractor in ("atribute", "attribute"):  # a feed config (html2rss format) checked: no network needed
-            checked = await client.call_tool("validate_config", {"yaml": _FEED.replace("{extractor}", extractor)})
+        # a feed config (html2rss format) checked: no network needed
+        for extractor in ("atribute", "attribute"):
+            checked = await client.call_tool(
+                "validate_config", {"yaml": _FEED.replace("{extractor}", extractor)}
+            )
             payload = (checked.structured_content or {})["payload"]
             _show(
-                f"tools/call validate_config, extractor {extractor!r} -> isError={checked.is_error}",
-                payload.get("errors") or f"next step: {(checked.structured_content or {})['next_step']}",
+                f"tools/call validate_config, extractor {extractor!r} -> "
+                f"isError={checked.is_error}",
+                payload.get("errors")
+                or f"next step: {(checked.structured_content or {})['next_step']}",
             )
     print("\nAll of the above went through the stdio server with the official MCP client.")
     return 0

@@ -1,5 +1,5 @@
-"""The `netglean` command: mcp (stdio server), serve (HTTP), call (any catalog tool), project (the store's projects),
-gen (the generator), demo."""
+"""The `netglean` command: mcp (stdio server), serve (HTTP), call (any catalog tool), project (the
+store's projects), gen (the generator), demo."""
 
 from __future__ import annotations
 
@@ -29,27 +29,32 @@ if TYPE_CHECKING:
 
 
 def _runner(settings: Settings) -> ToolRunner:
-    """The runner each command serves or calls: the settings' registry, the protocol versions this SDK speaks
-    (imported here, not at start: the CLI's other commands never load the runtime)."""
+    """The runner each command serves or calls: the settings' registry, the protocol versions this
+    SDK speaks (imported here, not at start: the CLI's other commands never load the runtime)."""
     from netglean.app import build_runner
     from netglean.calls.registry import load_registry
     from netglean.serve.versions import supported_versions
 
-    return build_runner(load_registry(settings.registry), settings, protocol_versions=supported_versions)
+    return build_runner(
+        load_registry(settings.registry), settings, protocol_versions=supported_versions
+    )
 
 
 def _add_settings(
     parser: argparse.ArgumentParser, http: bool = False, http_note: str = "", server: bool = False
 ) -> None:
-    """The operator settings as flags; the HTTP ones only where ``http``, their help ending with ``http_note``, and
-    a server's defaults only where ``server``."""
+    """The operator settings as flags; the HTTP ones only where ``http``, their help ending with
+    ``http_note``, and a server's defaults only where ``server``."""
     group = parser.add_argument_group("operator settings (also NETGLEAN_* environment variables)")
     for setting in SETTINGS:
         if (setting.http and not http) or (setting.server and not server):
             continue
         said = f"{setting.help}{http_note if setting.http else ''}"
-        # A list setting's items are checked by Settings.load: argparse would take the whole list for one choice.
-        extra: dict[str, Any] = {"choices": setting.choices} if setting.choices and not setting.several else {}
+        # A list setting's items are checked by Settings.load: argparse would take the whole list
+        # for one choice.
+        extra: dict[str, Any] = (
+            {"choices": setting.choices} if setting.choices and not setting.several else {}
+        )
         if setting.kind is bool:
             group.add_argument(
                 setting.flag,
@@ -57,7 +62,8 @@ def _add_settings(
                 dest=setting.name,
                 action=argparse.BooleanOptionalAction,
                 default=None,
-                help=f"{said} (default {'on' if setting.default else 'off'}; env {setting.env}=1 or 0)",
+                help=f"{said} (default {'on' if setting.default else 'off'}; env {setting.env}=1 "
+                "or 0)",
             )
         else:
             default = "unset" if setting.secret else setting.default
@@ -73,22 +79,25 @@ def _add_settings(
 
 
 DEV_WARNING = (
-    "netglean: --dev is on: loopback and private hosts are allowed and fetched without spacing. That is for trying"
-    " netglean on your own machine, and unsafe for an agent reading untrusted pages: they could lead it to your"
-    " local services."
+    "netglean: --dev is on: loopback and private hosts are allowed and fetched without spacing. "
+    "That is for trying netglean on your own machine, and unsafe for an agent reading untrusted "
+    "pages: they could lead it to your local services."
 )
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    """The operator's settings: flags, then NETGLEAN_* variables, then, for the wire profiles they turn on, the
-    variables those profiles' seeds read (html2rss's LOG_LEVEL), then the defaults."""
-    serving = args.command in {"mcp", "serve"}  # a server's defaults are its flags; a call's are its tool's
+    """The operator's settings: flags, then NETGLEAN_* variables, then, for the wire profiles they
+    turn on, the variables those profiles' seeds read (html2rss's LOG_LEVEL), then the defaults."""
+    # a server's defaults are its flags; a call's are its tool's
+    serving = args.command in {"mcp", "serve"}
     overrides = {s.name: getattr(args, s.name, None) for s in SETTINGS if serving or not s.server}
     settings = Settings.load(overrides)
     if settings.compat_sets:
         from netglean.calls.profiles import seed_environment
 
-        settings = Settings.load(overrides, environ=seed_environment(_profiles(settings), os.environ))
+        settings = Settings.load(
+            overrides, environ=seed_environment(_profiles(settings), os.environ)
+        )
     configure(settings.log_level)
     if settings.dev:
         print(DEV_WARNING, file=sys.stderr)
@@ -96,8 +105,8 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def _profiles(settings: Settings) -> list[Profile]:
-    """The wire profiles the settings turn on that the registry has (one it has not is refused as the server
-    starts, naming it)."""
+    """The wire profiles the settings turn on that the registry has (one it has not is refused as
+    the server starts, naming it)."""
     from netglean.calls.registry import load_registry
 
     known = load_registry(settings.registry).profiles
@@ -105,7 +114,8 @@ def _profiles(settings: Settings) -> list[Profile]:
 
 
 def _say_what_profiles_change(settings: Settings) -> None:
-    """Tell the operator of a server what its profiles give up, and which seed variables set are not used."""
+    """Tell the operator of a server what its profiles give up, and which seed variables set are not
+    used."""
     from netglean.calls.profiles import start_notices
 
     for line in start_notices(_profiles(settings), os.environ):
@@ -177,20 +187,23 @@ def _items(parse: Callable[[str], Any]) -> Callable[[str], Any]:
 
 
 def _commands(registry: str) -> dict[str, Any]:
-    """The option tables of `netglean call`, generated beside ``registry`` (a tool pack's, or netglean's own)."""
+    """The option tables of `netglean call`, generated beside ``registry`` (a tool pack's, or
+    netglean's own)."""
     import importlib
 
     package = registry.rpartition(".")[0]
     try:
         commands: dict[str, Any] = importlib.import_module(f"{package}.cli").COMMANDS
     except (ImportError, AttributeError) as exc:
-        raise ConfigurationError(f"cannot read the command tables of {package!r}: {exc}; run `netglean gen`") from exc
+        raise ConfigurationError(
+            f"cannot read the command tables of {package!r}: {exc}; run `netglean gen`"
+        ) from exc
     return commands
 
 
 def _registry_named(argv: Sequence[str]) -> str:
-    """The registry a command line names (--registry, else NETGLEAN_REGISTRY), read before the parser is built:
-    its tool commands are the parser's."""
+    """The registry a command line names (--registry, else NETGLEAN_REGISTRY), read before the
+    parser is built: its tool commands are the parser's."""
     for n, arg in enumerate(argv):
         if arg == "--registry" and n + 1 < len(argv):
             return argv[n + 1]
@@ -200,8 +213,8 @@ def _registry_named(argv: Sequence[str]) -> str:
 
 
 def _option_help(option: dict[str, Any]) -> str:
-    """A tool flag's help: its description, then whether it is required, its default (as JSON: false, not False)
-    and its range; argparse lists the choices itself."""
+    """A tool flag's help: its description, then whether it is required, its default (as JSON:
+    false, not False) and its range; argparse lists the choices itself."""
     said = [option["help"].rstrip(".")] if option["help"] else []
     facts = ["required"] if option["required"] else []
     if option.get("default") is not None:
@@ -219,7 +232,8 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
             name,
             help=command["help"],
             description=command["description"],
-            usage=f"netglean call {name} [flags of {name}] [--envelope | --text] [-o FILE] [operator settings]",
+            usage=f"netglean call {name} [flags of {name}] [--envelope | --text] [-o FILE] "
+            "[operator settings]",
         )
         parser.add_argument(
             JSON_FLAG,
@@ -249,7 +263,11 @@ def _add_tool_commands(subparsers: Any, registry: str) -> None:
         )
         arguments = parser.add_argument_group(f"flags of {name}")
         for option in command["options"]:
-            kwargs: dict[str, Any] = {"dest": option["name"], "help": _option_help(option), "default": None}
+            kwargs: dict[str, Any] = {
+                "dest": option["name"],
+                "help": _option_help(option),
+                "default": None,
+            }
             if option["type"] == "boolean":
                 kwargs["action"] = argparse.BooleanOptionalAction
             elif option["type"] == "array":
@@ -284,11 +302,14 @@ def _call(args: argparse.Namespace) -> int:
         value = getattr(args, option["name"])
         if value is not None and option["type"] == "array":
             # an array flag takes its items one a flag or as one JSON array, or both
-            value = [item for given in value for item in (given if isinstance(given, list) else [given])]
+            value = [
+                item for given in value for item in (given if isinstance(given, list) else [given])
+            ]
         if value is not None:
             arguments[option["name"]] = value
     runner = _runner(settings)
-    runner.services.runs.prepare()  # a data directory it cannot use is the operator's one-line error, not the tool's
+    # a data directory it cannot use is the operator's one-line error, not the tool's
+    runner.services.runs.prepare()
 
     progress = output.TerminalProgress()
 
@@ -329,7 +350,8 @@ def _call(args: argparse.Namespace) -> int:
         print(f"netglean call {args._tool}: stopped (Ctrl-C)", file=sys.stderr)
         for run_id in started:
             print(
-                f"run {run_id} is interrupted; continue it with: netglean call resume_run --run-id {run_id}",
+                f"run {run_id} is interrupted; continue it with: netglean call resume_run "
+                f"--run-id {run_id}",
                 file=sys.stderr,
             )
         return 130
@@ -374,8 +396,10 @@ def _show(
     """Print a call's answer as its flags ask; the exit status."""
     prog = getattr(args, "_prog", f"netglean call {args._tool}")  # the command the person typed
     spec = command.get("output") or {}  # the tool's catalog `cli` entry: its content field or table
-    for_a_person = not (args._text or args._envelope)  # the tool's content (or its failure), not its envelope
-    # Arguments the tool's schema refuses are the call's usage, as argparse's own errors are: exit 2, in any mode.
+    # the tool's content (or its failure), not its envelope
+    for_a_person = not (args._text or args._envelope)
+    # Arguments the tool's schema refuses are the call's usage, as argparse's own errors are: exit
+    # 2, in any mode.
     usage_error = not envelope.ok and envelope.payload["error"]["code"] == "invalid_arguments"
     written: str | None
     if args._text:
@@ -393,7 +417,9 @@ def _show(
             print(f"{prog}: {line}", file=sys.stderr)
     if written is not None and args._output:
         try:
-            Path(args._output).write_text(written + ("" if written.endswith("\n") else "\n"), encoding="utf-8")
+            Path(args._output).write_text(
+                written + ("" if written.endswith("\n") else "\n"), encoding="utf-8"
+            )
         except OSError as exc:
             print(f"{prog}: cannot write {args._output}: {exc.strerror or exc}", file=sys.stderr)
             return 2
@@ -420,7 +446,9 @@ def _feed(args: argparse.Namespace) -> int:
     settings = _settings(args)
     runner = _runner(settings)
     command = _commands(settings.registry)["apply_config"]
-    drafting = {"url": args.url} | ({"items_selector": args.items_selector} if args.items_selector else {})
+    drafting = {"url": args.url} | (
+        {"items_selector": args.items_selector} if args.items_selector else {}
+    )
 
     async def feed_once() -> int:
         try:
@@ -432,7 +460,10 @@ def _feed(args: argparse.Namespace) -> int:
                 try:
                     args.save_config.write_text(draft.payload["yaml"], encoding="utf-8")
                 except OSError as exc:
-                    print(f"netglean feed: cannot write {args.save_config}: {exc.strerror or exc}", file=sys.stderr)
+                    print(
+                        f"netglean feed: cannot write {args.save_config}: {exc.strerror or exc}",
+                        file=sys.stderr,
+                    )
                     return 2
             rendered = {"config": draft.payload["config"], "format": args.format}
             envelope, source = await runner.call("apply_config", rendered)
@@ -444,8 +475,9 @@ def _feed(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    """The MCP server over stdio (what clients launch), or over streamable HTTP as `netglean serve` serves it: the
-    start command of servers whose clients run `SERVER mcp --transport stdio|http --port N` (html2rss)."""
+    """The MCP server over stdio (what clients launch), or over streamable HTTP as `netglean serve`
+    serves it: the start command of servers whose clients run `SERVER mcp --transport stdio|http
+    --port N` (html2rss)."""
     import anyio
 
     if args.transport == "http":
@@ -459,7 +491,8 @@ def _mcp(args: argparse.Namespace) -> int:
     settings = _settings(args)
     runner = _runner(settings)
     _say_what_profiles_change(settings)
-    runner.services.runs.prepare()  # before the first frame: a bad data directory stops the start, naming it
+    # before the first frame: a bad data directory stops the start, naming it
+    runner.services.runs.prepare()
     anyio.run(serve_stdio, runner)
     return 0
 
@@ -493,29 +526,36 @@ def _demo(args: argparse.Namespace) -> int:
     return anyio.run(run_demo)
 
 
-def build_parser(with_tools: bool = True, registry: str = "netglean.generated.registry") -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="netglean", description="Web tools for AI agents over MCP, REST and the CLI.")
+def build_parser(
+    with_tools: bool = True, registry: str = "netglean.generated.registry"
+) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="netglean", description="Web tools for AI agents over MCP, REST and the CLI."
+    )
     parser.add_argument("--version", action="version", version=f"netglean {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     mcp = commands.add_parser(
         "mcp",
-        help="serve MCP over stdin/stdout (what MCP clients launch), or over HTTP with --transport http",
+        help="serve MCP over stdin/stdout (what MCP clients launch), or over HTTP with "
+        "--transport http",
         usage="netglean mcp [--transport stdio|http] [--port N] [operator settings]",
     )
     mcp.add_argument(
         "--transport",
         choices=("stdio", "http"),
         default="stdio",
-        help="stdio (the default): JSON-RPC on stdin/stdout; http: streamable HTTP at /mcp, as `netglean serve` "
-        "serves it (with its REST API and docs), on 127.0.0.1 unless --host and a token say otherwise",
+        help="stdio (the default): JSON-RPC on stdin/stdout; http: streamable HTTP at /mcp, as "
+        "`netglean serve` serves it (with its REST API and docs), on 127.0.0.1 unless --host and "
+        "a token say otherwise",
     )
     _add_settings(mcp, http=True, http_note=" (with --transport http)", server=True)
     mcp.set_defaults(handler=_mcp)
 
     serve = commands.add_parser(
         "serve",
-        help="serve MCP over streamable HTTP at /mcp and the REST API at /v1/tools/NAME (loopback by default)",
+        help="serve MCP over streamable HTTP at /mcp and the REST API at /v1/tools/NAME (loopback "
+        "by default)",
         usage="netglean serve [operator settings]",
     )
     _add_settings(serve, http=True, server=True)
@@ -523,33 +563,61 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
 
     call = commands.add_parser(
         "call",
-        help="call one catalog tool and print its result for a person (its content or table; --envelope: the JSON)",
+        help="call one catalog tool and print its result for a person (its content or table; "
+        "--envelope: the JSON)",
     )
-    # A private dest: a tool's own argument may be named tool (list_runs' is), and would overwrite it.
+    # A private dest: a tool's own argument may be named tool (list_runs' is), and would overwrite
+    # it.
     tools = call.add_subparsers(dest="_tool", required=True, metavar="TOOL")
     if with_tools:
         _add_tool_commands(tools, registry)
     call.set_defaults(handler=_call)
 
     for tool in SHORTCUTS:  # spelled out as `call TOOL --url URL` before parsing (see _spelled_out)
-        commands.add_parser(tool, add_help=False, help=f"netglean call {tool} --url URL, given the URL first")
+        commands.add_parser(
+            tool, add_help=False, help=f"netglean call {tool} --url URL, given the URL first"
+        )
 
     feed = commands.add_parser(
         "feed",
-        help="a listing page to a feed in one command: capture_config drafts the config, apply_config renders it",
-        usage="netglean feed URL [--format rss|json_feed] [--save-config FILE] [-o FILE] [operator settings]",
+        help="a listing page to a feed in one command: capture_config drafts the config, "
+        "apply_config renders it",
+        usage="netglean feed URL [--format rss|json_feed] [--save-config FILE] [-o FILE] [operator "
+        "settings]",
     )
-    feed.add_argument("url", metavar="URL", help="the listing page (a blog's index, a news section)")
-    feed.add_argument("--format", choices=("rss", "json_feed"), default="rss", help="the feed's format (default rss)")
-    feed.add_argument("--items-selector", help="the CSS selector of one item, when the draft picks the wrong ones")
-    feed.add_argument("--save-config", metavar="FILE", type=Path, help="also write the drafted config (YAML) to FILE")
-    feed.add_argument("-o", OUTPUT_FLAG, dest="_output", metavar="FILE", help="write the feed to FILE, not stdout")
-    feed.add_argument(ENVELOPE_FLAG, dest="_envelope", action="store_true", help="print apply_config's JSON envelope")
+    feed.add_argument(
+        "url", metavar="URL", help="the listing page (a blog's index, a news section)"
+    )
+    feed.add_argument(
+        "--format",
+        choices=("rss", "json_feed"),
+        default="rss",
+        help="the feed's format (default rss)",
+    )
+    feed.add_argument(
+        "--items-selector", help="the CSS selector of one item, when the draft picks the wrong ones"
+    )
+    feed.add_argument(
+        "--save-config",
+        metavar="FILE",
+        type=Path,
+        help="also write the drafted config (YAML) to FILE",
+    )
+    feed.add_argument(
+        "-o", OUTPUT_FLAG, dest="_output", metavar="FILE", help="write the feed to FILE, not stdout"
+    )
+    feed.add_argument(
+        ENVELOPE_FLAG,
+        dest="_envelope",
+        action="store_true",
+        help="print apply_config's JSON envelope",
+    )
     feed.set_defaults(handler=_feed, _text=False, _tool="apply_config", _prog="netglean feed")
     _add_settings(feed)
 
     project = commands.add_parser(
-        "project", help="the store's projects: list, show, run, and export or import them as YAML files"
+        "project",
+        help="the store's projects: list, show, run, and export or import them as YAML files",
     )
     for command in projects.add_commands(project):
         _add_settings(command)
@@ -557,10 +625,14 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
 
     # `gen` is parsed by the generator itself (see main); listed here for --help.
     commands.add_parser(
-        "gen", add_help=False, help="validate catalog/ and regenerate netglean/generated (--check: compare only)"
+        "gen",
+        add_help=False,
+        help="validate catalog/ and regenerate netglean/generated (--check: compare only)",
     )
 
-    demo = commands.add_parser("demo", help="start the stdio server with the official client, call tools, show results")
+    demo = commands.add_parser(
+        "demo", help="start the stdio server with the official client, call tools, show results"
+    )
     demo.set_defaults(handler=_demo)
 
     completion = commands.add_parser(
@@ -572,7 +644,8 @@ def build_parser(with_tools: bool = True, registry: str = "netglean.generated.re
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command ``argv`` names; everything it prints is cleaned for a terminal (``output.TerminalText``)."""
+    """Run the command ``argv`` names; everything it prints is cleaned for a terminal
+    (``output.TerminalText``)."""
     with output.terminal_streams():
         return _main(list(sys.argv[1:] if argv is None else argv))
 
@@ -581,8 +654,12 @@ def _main(argv: list[str]) -> int:
     if argv[:1] == ["gen"]:
         try:
             from codegen.main import main as generate
-        except ImportError:  # an installed netglean: the catalog and its generator live in a checkout
-            print("netglean gen runs in a netglean checkout (with the gen extra): it reads catalog/", file=sys.stderr)
+        # an installed netglean: the catalog and its generator live in a checkout
+        except ImportError:
+            print(
+                "netglean gen runs in a netglean checkout (with the gen extra): it reads catalog/",
+                file=sys.stderr,
+            )
             return 2
         return generate(argv[1:])
     try:
@@ -603,7 +680,8 @@ def _main(argv: list[str]) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # `netglean call … | head`: the reader left; say nothing more, to nobody
+    # `netglean call … | head`: the reader left; say nothing more, to nobody
+    except BrokenPipeError:
         sys.stdout = Path(os.devnull).open("w")  # noqa: SIM115  # what the interpreter's exit flush writes to
         return 141
 
@@ -626,7 +704,13 @@ def _with_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
         depth, command = depth + 1, inner
     head, rest = argv[:depth], argv[depth:]
     known = command._option_string_actions
-    if argv[:1] == ["call"] and depth == 2 and rest[:1] and not rest[0].startswith("-") and "--url" in known:
+    if (
+        argv[:1] == ["call"]
+        and depth == 2
+        and rest[:1]
+        and not rest[0].startswith("-")
+        and "--url" in known
+    ):
         rest = ["--url", *rest]
     taking_a_value = {flag for flag, action in known.items() if action.nargs is None}
     joined: list[str] = []
@@ -634,7 +718,12 @@ def _with_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     while n < len(rest):
         given = rest[n]
         after = rest[n + 1] if n + 1 < len(rest) else ""
-        if given in taking_a_value and len(after) > 1 and after.startswith("-") and not _a_flag(after, known):
+        if (
+            given in taking_a_value
+            and len(after) > 1
+            and after.startswith("-")
+            and not _a_flag(after, known)
+        ):
             joined.append(f"{given}={after}")
             n += 2
             continue
@@ -649,8 +738,11 @@ def _a_flag(given: str, known: Mapping[str, argparse.Action]) -> bool:
     return name in known or (name.startswith("--") and any(flag.startswith(name) for flag in known))
 
 
-def _unknown_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: list[str]) -> int:
-    """Flags the command does not take, each with the closest one it does take (``--uri``: ``--url``)."""
+def _unknown_flags(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: list[str]
+) -> int:
+    """Flags the command does not take, each with the closest one it does take (``--uri``:
+    ``--url``)."""
     import difflib  # only a mistake pays for it
 
     command = _subparser(parser, args.command)
@@ -660,7 +752,10 @@ def _unknown_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, un
     prog = command.prog if command is not None else parser.prog
     for flag in (given.split("=")[0] for given in unknown if given.startswith("-")):
         closest = difflib.get_close_matches(flag, known, n=1)
-        print(f"{prog}: unknown flag {flag}" + (f" (did you mean {closest[0]}?)" if closest else ""), file=sys.stderr)
+        print(
+            f"{prog}: unknown flag {flag}" + (f" (did you mean {closest[0]}?)" if closest else ""),
+            file=sys.stderr,
+        )
     if not any(given.startswith("-") for given in unknown):
         print(f"{prog}: unexpected arguments: {' '.join(unknown)}", file=sys.stderr)
     print(f"{prog} --help lists what it takes", file=sys.stderr)
@@ -668,8 +763,8 @@ def _unknown_flags(parser: argparse.ArgumentParser, args: argparse.Namespace, un
 
 
 def _unknown_name(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
-    """A command, or a tool after `call`, that does not exist, with the closest that does; argparse would list
-    every choice (39 tools) or, for a flag before any command, ask for the command."""
+    """A command, or a tool after `call`, that does not exist, with the closest that does; argparse
+    would list every choice (39 tools) or, for a flag before any command, ask for the command."""
     commands = _choices(parser)
     given, known, prog = (argv[0], commands, parser.prog) if argv else ("", [], "")
     if argv[:1] == ["call"] and len(argv) > 1 and (call := _subparser(parser, "call")) is not None:
@@ -679,20 +774,29 @@ def _unknown_name(parser: argparse.ArgumentParser, argv: list[str]) -> str | Non
     import difflib  # only a mistake pays for it
 
     if given.startswith("-") and prog != parser.prog:
-        return f"{prog}: the tool comes first: netglean call TOOL {given} … ({prog} --help lists the tools)"
+        return (
+            f"{prog}: the tool comes first: netglean call TOOL {given} … ({prog} --help lists "
+            "the tools)"
+        )
     what = "flag" if given.startswith("-") else ("tool" if prog != parser.prog else "command")
     closest = difflib.get_close_matches(given, known, n=1)
     hint = f"did you mean {closest[0]}? " if closest and what != "flag" else ""
-    return f"{prog}: no {what} {given} ({hint}{prog} --help lists the {'tools' if what == 'tool' else 'commands'})"
+    return (
+        f"{prog}: no {what} {given} ({hint}{prog} --help lists the "
+        f"{'tools' if what == 'tool' else 'commands'})"
+    )
 
 
 def _choices(parser: argparse.ArgumentParser) -> list[str]:
-    actions = (action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    actions = (
+        action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+    )
     return [name for action in actions for name in action.choices]
 
 
 def _subparser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser | None:
-    """The subcommand ``name`` of ``parser`` (argparse keeps them in its subparsers action's choices)."""
+    """The subcommand ``name`` of ``parser`` (argparse keeps them in its subparsers action's
+    choices)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction) and name in action.choices:
             found: argparse.ArgumentParser = action.choices[name]

@@ -1,5 +1,6 @@
-"""What `netglean call` prints for a person: a tool's content as it is (markdown, RSS, YAML), or its rows as a
-table, as the tool's catalog entry says (its `cli` key); the JSON envelope stays --envelope's."""
+"""What `netglean call` prints for a person: a tool's content as it is (markdown, RSS, YAML), or its
+rows as a table, as the tool's catalog entry says (its `cli` key); the JSON envelope stays
+--envelope's."""
 
 from __future__ import annotations
 
@@ -16,36 +17,53 @@ from typing import Any, TextIO
 from netglean.core.untrusted import sanitize
 
 MAX_CELL = 60
-"""Characters a table cell shows (the last column's whole): a long title or URL is cut with an ellipsis (the
-envelope has it whole)."""
+"""Characters a table cell shows (the last column's whole): a long title or URL is cut with an
+ellipsis (the envelope has it whole)."""
 _PLACEHOLDER = re.compile(r"\{([\w.|]+)\}")
 
 
 def render_payload(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
-    """The payload as the tool's cli entry shows it: its first content field present, else its summary line and
-    its table."""
+    """The payload as the tool's cli entry shows it: its first content field present, else its
+    summary line and its table."""
     for name in spec.get("content", ()):
         value = payload.get(name)
         if value is not None:
-            return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+            return (
+                value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+            )
     table = spec.get("table")
     if table is None:
         return json.dumps(dict(payload), indent=2, ensure_ascii=False)
     summary = spec.get("summary")
-    lines = [_PLACEHOLDER.sub(lambda m: _text(_value(payload, m[1])) or "-", summary)] if summary else []
+    lines = (
+        [_PLACEHOLDER.sub(lambda m: _text(_value(payload, m[1])) or "-", summary)]
+        if summary
+        else []
+    )
     rows = _value(payload, table["rows"])
-    lines.append(_table(rows if isinstance(rows, list) else [], table["columns"], table["rows"].rsplit(".", 1)[-1]))
+    lines.append(
+        _table(
+            rows if isinstance(rows, list) else [],
+            table["columns"],
+            table["rows"].rsplit(".", 1)[-1],
+        )
+    )
     return "\n".join(lines)
 
 
 def row_errors(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> list[str]:
-    """A line for each table row that failed, its URL, code and message: what a table's code column cannot say."""
+    """A line for each table row that failed, its URL, code and message: what a table's code column
+    cannot say."""
     table = spec.get("table")
     rows = _value(payload, table["rows"]) if table else None
     return [
         ": ".join(
             str(part)
-            for part in (row.get("url"), row["error"].get("code", "error"), row["error"].get("message"))
+            for part in (
+                row.get("url"),
+                row["error"].get("code", "error"),
+                row["error"].get("message"),
+            )
             if part
         )
         for row in (rows if isinstance(rows, list) else [])
@@ -59,7 +77,8 @@ def is_failure(payload: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
 
 
 def describe_failure(payload: Mapping[str, Any]) -> str:
-    """A failed call in a line or a few: its code and message, then each problem an invalid argument had."""
+    """A failed call in a line or a few: its code and message, then each problem an invalid argument
+    had."""
     error = payload.get("error") or {}
     lines = [f"{error.get('code', 'error')}: {error.get('message', '')}"]
     for problem in (error.get("detail") or {}).get("errors", [])[:20]:
@@ -67,7 +86,8 @@ def describe_failure(payload: Mapping[str, Any]) -> str:
         said = problem.get("message", problem.get("problem", ""))
         if said not in lines[0]:  # a lone problem is the message already
             lines.append(f"  {where}: {said}")
-    for warning in payload.get("warnings") or []:  # validate_config's: ignored keys, beside the errors
+    # validate_config's: ignored keys, beside the errors
+    for warning in payload.get("warnings") or []:
         lines.append(f"  warning {warning.get('path', '')}: {warning.get('message', '')}")
     return "\n".join(lines)
 
@@ -93,38 +113,48 @@ def _cell(item: Any, column: str, whole: bool = False) -> str:
 
 
 def _table(rows: Sequence[Any], columns: Sequence[str], named: str) -> str:
-    """Rows under a header, columns padded to their widest cell; a row that is a string is its first column."""
+    """Rows under a header, columns padded to their widest cell; a row that is a string is its first
+    column."""
     if not rows:
         return f"no {named}"
     last = len(columns) - 1
     cells = [
-        [_cell(row if isinstance(row, Mapping) else {columns[0]: row}, c, n == last) for n, c in enumerate(columns)]
+        [
+            _cell(row if isinstance(row, Mapping) else {columns[0]: row}, c, n == last)
+            for n, c in enumerate(columns)
+        ]
         for row in rows
     ]
-    headers = [column.split("|", 1)[0].rsplit(".", 1)[-1] for column in columns]  # page.status is headed status
+    # page.status is headed status
+    headers = [column.split("|", 1)[0].rsplit(".", 1)[-1] for column in columns]
     widths = [max(len(h), *(len(line[n]) for line in cells)) for n, h in enumerate(headers)]
     lines = ["  ".join(c.ljust(widths[n]) for n, c in enumerate(headers)).rstrip()]
-    lines += ["  ".join(cell.ljust(widths[n]) for n, cell in enumerate(line)).rstrip() for line in cells]
+    lines += [
+        "  ".join(cell.ljust(widths[n]) for n, cell in enumerate(line)).rstrip() for line in cells
+    ]
     return "\n".join(lines)
 
 
 def for_terminal(text: str) -> str:
-    """``text`` as a terminal may show it: escape sequences, C0 controls but line breaks and tabs, DEL, C1 controls,
-    bidi controls and isolates, zero-width and other invisible format characters and tag characters removed (as
-    from third-party text), and carriage returns, with which what follows would overwrite a line, too."""
+    """``text`` as a terminal may show it: escape sequences, C0 controls but line breaks and tabs,
+    DEL, C1 controls, bidi controls and isolates, zero-width and other invisible format characters
+    and tag characters removed (as from third-party text), and carriage returns, with which what
+    follows would overwrite a line, too."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "")
     return sanitize(text)
 
 
 class TerminalText(io.TextIOBase):
-    """A stream that writes ``for_terminal`` of all it is given: what the command line prints passes here, whatever
-    printed it (a table, a tool's content, an error quoting an argument or a file's name, argparse, a log line)."""
+    """A stream that writes ``for_terminal`` of all it is given: what the command line prints passes
+    here, whatever printed it (a table, a tool's content, an error quoting an argument or a file's
+    name, argparse, a log line)."""
 
     def __init__(self, stream: TextIO) -> None:
         super().__init__()
         self.stream = stream
-        """The stream written to, for what draws with control characters of its own (the progress line)."""
+        """The stream written to, for what draws with control characters of its own (the progress
+        line)."""
 
     def write(self, text: str) -> int:
         self.stream.write(for_terminal(text))
@@ -149,8 +179,8 @@ class TerminalText(io.TextIOBase):
 
 @contextmanager
 def terminal_streams() -> Iterator[None]:
-    """stdout and stderr through ``TerminalText`` while a command runs (put back after, unless the command pointed
-    one elsewhere, as at a closed pipe)."""
+    """stdout and stderr through ``TerminalText`` while a command runs (put back after, unless the
+    command pointed one elsewhere, as at a closed pipe)."""
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = TerminalText(sys.stdout), TerminalText(sys.stderr)
     try:
@@ -163,12 +193,14 @@ def terminal_streams() -> Iterator[None]:
 
 
 class TerminalProgress:
-    """The progress events a call reports (those MCP clients get: pages read, queued, failed) as one line redrawn
-    on a terminal's stderr, at most ten times a second; nothing at all when stderr is no terminal."""
+    """The progress events a call reports (those MCP clients get: pages read, queued, failed) as one
+    line redrawn on a terminal's stderr, at most ten times a second; nothing at all when stderr is
+    no terminal."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         stream = stream or sys.stderr
-        self._stream = stream.stream if isinstance(stream, TerminalText) else stream  # it draws with \r itself
+        # it draws with \r itself
+        self._stream = stream.stream if isinstance(stream, TerminalText) else stream
         self._on = stream.isatty()
         self._drawn = 0.0
         self._shown = False

@@ -1,10 +1,11 @@
-"""`netglean project list|show|run|export|import`: the store's projects from a shell, through the tools an agent
-calls (list_projects, get_project, list_datasets, run_project, save_project), so the command line and MCP cannot
-disagree about what a project is or what makes one valid.
+"""`netglean project list|show|run|export|import`: the store's projects from a shell, through the
+tools an agent calls (list_projects, get_project, list_datasets, run_project, save_project), so the
+command line and MCP cannot disagree about what a project is or what makes one valid.
 
-A project file is YAML holding save_project's own arguments (``project_id``, ``name``, ``kind``, ``variables``,
-``definition``, and whatever a kind adds, such as ``schedule``): the file imports as exported, each problem's path
-is a path in the file, and projects can live in git. The feed's secret is never written.
+A project file is YAML holding save_project's own arguments (``project_id``, ``name``, ``kind``,
+``variables``, ``definition``, and whatever a kind adds, such as ``schedule``): the file imports as
+exported, each problem's path is a path in the file, and projects can live in git. The feed's secret
+is never written.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ if TYPE_CHECKING:
 
 PROJECT_ID = re.compile(r"[0-9a-f]{32}")
 EXPORTED = ("project_id", "name", "kind", "schedule", "variables", "definition")
-"""What a project file holds, in this order (``schedule`` when the project has one): save_project's arguments, so
-a file imports as it was exported. Never the feed's secret."""
+"""What a project file holds, in this order (``schedule`` when the project has one): save_project's
+arguments, so a file imports as it was exported. Never the feed's secret."""
 PER_PAGE = 200
 """list_projects' largest page."""
 CANDIDATES = 5
@@ -38,7 +39,8 @@ CANDIDATES = 5
 
 
 class _Stop(Exception):
-    """Ends a project command: the lines it writes to stderr, and its exit status. Never leaves this module."""
+    """Ends a project command: the lines it writes to stderr, and its exit status. Never leaves this
+    module."""
 
     def __init__(self, *lines: str, status: int = 1) -> None:
         super().__init__(*lines)
@@ -70,18 +72,27 @@ def _variable(text: str) -> tuple[str, str]:
 
 
 def add_commands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
-    """The project subcommands under ``parser``; returned for the caller to add its operator settings to each."""
+    """The project subcommands under ``parser``; returned for the caller to add its operator
+    settings to each."""
     commands = parser.add_subparsers(dest="project_command", required=True, metavar="COMMAND")
     named: dict[str, Any] = {"metavar": "PROJECT", "help": "the project's id or exact name"}
 
     listing = commands.add_parser("list", help="a table of the store's projects")
-    listing.add_argument("--filter", help='as list_projects\' filter: name ~ "shop" && kind = "extract"')
-    listing.add_argument("--sort", help="as list_projects' sort: fields, -field descending (default -updated)")
+    listing.add_argument(
+        "--filter", help='as list_projects\' filter: name ~ "shop" && kind = "extract"'
+    )
+    listing.add_argument(
+        "--sort", help="as list_projects' sort: fields, -field descending (default -updated)"
+    )
 
-    show = commands.add_parser("show", help="a project's definition, variables and the rows each dataset holds")
+    show = commands.add_parser(
+        "show", help="a project's definition, variables and the rows each dataset holds"
+    )
     show.add_argument("project", **named)
 
-    run = commands.add_parser("run", help="run a project and print what it read (exit 1 when the run failed)")
+    run = commands.add_parser(
+        "run", help="run a project and print what it read (exit 1 when the run failed)"
+    )
     run.add_argument("project", **named)
     run.add_argument(
         "--var",
@@ -90,23 +101,33 @@ def add_commands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParse
         type=_variable,
         action="append",
         default=[],
-        help="a variable over the project's default; a name given twice gets both values (a URL each)",
+        help="a variable over the project's default; a name given twice gets both values (a URL "
+        "each)",
     )
 
     export = commands.add_parser("export", help="write a project as YAML (to stdout, or -o FILE)")
     export.add_argument("project", nargs="?", **named)
-    export.add_argument("--all", action="store_true", help="every project, a file each in -o DIR, named after it")
-    export.add_argument("-o", "--output", type=Path, metavar="PATH", help="the file (with --all, the folder)")
+    export.add_argument(
+        "--all", action="store_true", help="every project, a file each in -o DIR, named after it"
+    )
+    export.add_argument(
+        "-o", "--output", type=Path, metavar="PATH", help="the file (with --all, the folder)"
+    )
 
     imports = commands.add_parser(
-        "import", help="save projects from YAML files (or folders of them): all are checked before any is saved"
+        "import",
+        help="save projects from YAML files (or folders of them): all are checked before any is "
+        "saved",
     )
-    imports.add_argument("files", nargs="+", type=Path, metavar="PATH", help="a project file, or a folder of them")
+    imports.add_argument(
+        "files", nargs="+", type=Path, metavar="PATH", help="a project file, or a folder of them"
+    )
     return [listing, show, run, export, imports]
 
 
 def run_command(args: argparse.Namespace, runner: ToolRunner) -> int:
-    """Run the project subcommand ``args`` names on ``runner``; its exit status (an error is a line on stderr)."""
+    """Run the project subcommand ``args`` names on ``runner``; its exit status (an error is a line
+    on stderr)."""
     import anyio
 
     command = _COMMANDS[args.project_command]
@@ -142,7 +163,9 @@ async def _projects(runner: ToolRunner, **listing: str) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     page = 1
     while True:
-        payload = await _payload(runner, "list_projects", {**listing, "page": page, "per_page": PER_PAGE})
+        payload = await _payload(
+            runner, "list_projects", {**listing, "page": page, "per_page": PER_PAGE}
+        )
         found += payload["projects"]
         if not payload["has_more"]:
             return found
@@ -156,7 +179,9 @@ def _quoted(text: str) -> str:
 
 async def _project_named(runner: ToolRunner, name: str) -> dict[str, Any] | None:
     """The project of this exact name (names are unique in a store), if any."""
-    payload = await _payload(runner, "list_projects", {"filter": f"name = {_quoted(name)}", "per_page": 1})
+    payload = await _payload(
+        runner, "list_projects", {"filter": f"name = {_quoted(name)}", "per_page": 1}
+    )
     return payload["projects"][0] if payload["projects"] else None
 
 
@@ -179,8 +204,8 @@ async def _resolve(runner: ToolRunner, wanted: str) -> dict[str, Any]:
             if by_name is not None and by_name["project_id"] != wanted:
                 twin = by_name["project_id"]
                 raise _Stop(
-                    f"{wanted!r} is ambiguous: the id of {by_id['name']!r}, and the name of project {twin}"
-                    f" (give {twin} for that one; rename it to reach the other)"
+                    f"{wanted!r} is ambiguous: the id of {by_id['name']!r}, and the name of "
+                    f"project {twin} (give {twin} for that one; rename it to reach the other)"
                 )
             return by_id
         if envelope.payload["error"]["code"] != "not_found":
@@ -195,12 +220,17 @@ async def _resolve(runner: ToolRunner, wanted: str) -> dict[str, Any]:
     near = [name for name in names if wanted.casefold() in name.casefold()]
     near += difflib.get_close_matches(wanted, names, n=CANDIDATES)
     suggested = list(dict.fromkeys(near))[:CANDIDATES]
-    hint = f"did you mean {', '.join(map(repr, suggested))}?" if suggested else "netglean project list names them"
+    hint = (
+        f"did you mean {', '.join(map(repr, suggested))}?"
+        if suggested
+        else "netglean project list names them"
+    )
     raise _Stop(f"no project has the id or name {wanted!r}; {hint}")
 
 
 def _sort_keys(value: Any) -> Any:
-    """``value`` with every mapping's keys in order, at every depth: one project always writes the same file."""
+    """``value`` with every mapping's keys in order, at every depth: one project always writes the
+    same file."""
     if isinstance(value, dict):
         return {key: _sort_keys(value[key]) for key in sorted(value)}
     if isinstance(value, list):
@@ -225,15 +255,21 @@ def _when(iso: str) -> str:
 
 
 def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
-    """Rows under a header, columns padded; a cell is one line (an old store's name may hold a line break)."""
+    """Rows under a header, columns padded; a cell is one line (an old store's name may hold a line
+    break)."""
     rows = [tuple(" ".join(cell.split()) for cell in row) for row in rows]
     widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header))]
-    lines = ("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in [header, *rows])
+    lines = (
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        for row in [header, *rows]
+    )
     return "\n".join(line.rstrip() for line in lines)
 
 
 async def _list(args: argparse.Namespace, runner: ToolRunner) -> int:
-    listing = {key: value for key in ("filter", "sort") if (value := getattr(args, key)) is not None}
+    listing = {
+        key: value for key in ("filter", "sort") if (value := getattr(args, key)) is not None
+    }
     projects = await _projects(runner, **listing)
     rows = [(p["project_id"], p["name"], p["kind"], _when(p["updated"])) for p in projects]
     print(_table(("ID", "NAME", "KIND", "UPDATED (UTC)"), rows))
@@ -264,12 +300,17 @@ async def _run(args: argparse.Namespace, runner: ToolRunner) -> int:
         given: dict[str, list[str]] = {}
         for name, value in args.variables:
             given.setdefault(name, []).append(value)
-        arguments["variables"] = {name: values[0] if len(values) == 1 else values for name, values in given.items()}
+        arguments["variables"] = {
+            name: values[0] if len(values) == 1 else values for name, values in given.items()
+        }
     runs = runner.services.runs
     async with runs.hosting():
         envelope, _ = await runner.call("run_project", arguments)
-        if envelope.ok and "run" in envelope.payload:  # the call's deadline came first: the run goes on till it ends
-            envelope, _ = await runner.run_response_for(await runs.wait(envelope.payload["run"]["run_id"], math.inf))
+        # the call's deadline came first: the run goes on till it ends
+        if envelope.ok and "run" in envelope.payload:
+            envelope, _ = await runner.run_response_for(
+                await runs.wait(envelope.payload["run"]["run_id"], math.inf)
+            )
     if not envelope.ok:
         raise _Stop(_said(envelope.payload["error"]))
     outcome = envelope.payload
@@ -280,23 +321,32 @@ async def _run(args: argparse.Namespace, runner: ToolRunner) -> int:
             f"the run {run['run_id']} ended {run['status']} without a result{why}"
             f" (netglean call resume_run --run-id {run['run_id']} continues it)"
         )
-    print(f"{project['name']}: read {outcome['pages_read']} page(s), {outcome['pages_failed']} failed")
+    print(
+        f"{project['name']}: read {outcome['pages_read']} page(s), {outcome['pages_failed']} failed"
+    )
     for name, counts in outcome["datasets"].items():
-        print(f"  {name}: {counts['new']} new, {counts['updated']} updated, {counts['unchanged']} unchanged")
+        print(
+            f"  {name}: {counts['new']} new, {counts['updated']} updated, {counts['unchanged']} "
+            "unchanged"
+        )
     for failure in outcome["failures"]:
-        print(f"  failed {failure['url']}: {failure['error']['code']}: {failure['error']['message']}")
+        print(
+            f"  failed {failure['url']}: {failure['error']['code']}: {failure['error']['message']}"
+        )
     if outcome["pages_failed"] > len(outcome["failures"]):
         print(f"  and {outcome['pages_failed'] - len(outcome['failures'])} more failed page(s)")
     return 0
 
 
 def _file_names(projects: list[dict[str, Any]]) -> list[str]:
-    """A file name for each project: its name made safe for any filesystem, with the id added where two names would
-    make the same file (on a filesystem blind to case too), or one makes none."""
+    """A file name for each project: its name made safe for any filesystem, with the id added where
+    two names would make the same file (on a filesystem blind to case too), or one makes none."""
     slugs = [re.sub(r"[^\w.-]+", "-", project["name"]).strip("-.")[:100] for project in projects]
     taken = Counter(slug.casefold() for slug in slugs)
     return [
-        f"{slug}.yaml" if slug and taken[slug.casefold()] == 1 else f"{slug}-{project['project_id']}.yaml".lstrip("-")
+        f"{slug}.yaml"
+        if slug and taken[slug.casefold()] == 1
+        else f"{slug}-{project['project_id']}.yaml".lstrip("-")
         for project, slug in zip(projects, slugs, strict=True)
     ]
 
@@ -309,7 +359,8 @@ def _write(path: Path, text: str) -> None:
 
 
 async def _export(args: argparse.Namespace, runner: ToolRunner) -> int:
-    if args.all == (args.project is not None) or (args.all and args.output is None):  # one, or --all to a folder
+    # one, or --all to a folder
+    if args.all == (args.project is not None) or (args.all and args.output is None):
         raise _Stop("name one PROJECT, or give --all with -o DIR", status=2)
     if not args.all:
         text = _yaml(_document(await _resolve(runner, args.project)))
@@ -359,7 +410,10 @@ def _read(path: Path) -> dict[str, Any]:
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         raise _Stop(f"{path}: not YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
     if not isinstance(document, dict):
-        raise _Stop(f"{path}: not a project: a project file is a mapping (project_id, name, kind, definition, …)")
+        raise _Stop(
+            f"{path}: not a project: a project file is a mapping (project_id, name, kind, "
+            "definition, …)"
+        )
     try:
         return dict(json.loads(json.dumps(document, allow_nan=False)))
     except (TypeError, ValueError) as exc:
@@ -371,26 +425,36 @@ def _refusal(path: Path, error: dict[str, Any]) -> list[str]:
     problems = (error.get("detail") or {}).get("errors")
     if not problems:
         return [f"{path}: {_said(error)}"]
-    return [f"{path}: {p.get('pointer') or '/' + p.get('argument', '')}: {p['problem']}" for p in problems]
+    return [
+        f"{path}: {p.get('pointer') or '/' + p.get('argument', '')}: {p['problem']}"
+        for p in problems
+    ]
 
 
-async def _check_documents(runner: ToolRunner, documents: list[tuple[Path, dict[str, Any]]]) -> list[str]:
-    """Every problem saving ``documents`` would meet, none saved: each is saved by save_project itself into a
-    scratch store (its whole validation, whatever the kind, and names unique among the files), then its name is
-    looked for in the real store (held by another project, it would stop the import halfway)."""
+async def _check_documents(
+    runner: ToolRunner, documents: list[tuple[Path, dict[str, Any]]]
+) -> list[str]:
+    """Every problem saving ``documents`` would meet, none saved: each is saved by save_project
+    itself into a scratch store (its whole validation, whatever the kind, and names unique among the
+    files), then its name is looked for in the real store (held by another project, it would stop
+    the import halfway)."""
     from netglean.app import build_runner
 
     problems: list[str] = []
     held: dict[str, Path] = {}
     with tempfile.TemporaryDirectory(prefix="netglean-import-") as scratch:
-        scratch_settings = dataclasses.replace(runner.settings, data_dir=scratch, store="")  # SQLite
+        # SQLite
+        scratch_settings = dataclasses.replace(runner.settings, data_dir=scratch, store="")
         trial = build_runner(runner.registry, scratch_settings)
         try:
             for path, document in documents:
                 project_id = document.get("project_id")
                 if isinstance(project_id, str):
                     if project_id in held:
-                        problems.append(f"{path}: /project_id: {held[project_id]} holds the project of this id too")
+                        problems.append(
+                            f"{path}: /project_id: {held[project_id]} holds the project of this "
+                            "id too"
+                        )
                         continue
                     held[project_id] = path
                 envelope, _ = await trial.call("save_project", document)
@@ -400,8 +464,9 @@ async def _check_documents(runner: ToolRunner, documents: list[tuple[Path, dict[
                 other = await _project_named(runner, document["name"])
                 if other is not None and other["project_id"] != project_id:
                     problems.append(
-                        f"{path}: /name: the store's project {other['project_id']} is named {document['name']!r}"
-                        " (give the file that project_id to update it, or another name)"
+                        f"{path}: /name: the store's project {other['project_id']} is named "
+                        f"{document['name']!r} (give the file that project_id to update it, or "
+                        "another name)"
                     )
         finally:
             await trial.services.aclose()
@@ -422,7 +487,10 @@ async def _import(args: argparse.Namespace, runner: ToolRunner) -> int:
     for done, (path, document) in enumerate(documents):
         envelope, _ = await runner.call("save_project", document)
         if not envelope.ok:
-            raise _Stop(*_refusal(path, envelope.payload["error"]), f"imported {done} of {len(documents)} file(s)")
+            raise _Stop(
+                *_refusal(path, envelope.payload["error"]),
+                f"imported {done} of {len(documents)} file(s)",
+            )
         saved = envelope.payload["project"]
         verb = "created" if envelope.payload["created"] else "updated"
         print(f"{verb} {saved['project_id']} {saved['name']!r} from {path}")

@@ -1,5 +1,6 @@
-"""The flags `netglean call TOOL` owns, apart from the tool's own: the generator (codegen.cli_table) spells a
-tool argument that would clash with one of them --arg-NAME, so it reads them here, not from the CLI."""
+"""The flags `netglean call TOOL` owns, apart from the tool's own: the generator (codegen.cli_table)
+spells a tool argument that would clash with one of them --arg-NAME, so it reads them here, not from
+the CLI."""
 
 from __future__ import annotations
 
@@ -13,7 +14,13 @@ OUTPUT_FLAG = "--output-file"
 
 
 def reserved_flags() -> frozenset[str]:
-    """Every flag `netglean call TOOL` gives a meaning of its own: help, the output switches, the settings (but a
-    server's defaults, which a call does not take: its tool's flag of that name is the tool's)."""
-    settings = (flag for setting in SETTINGS if not setting.server for flag in (setting.flag, *setting.old_flags))
+    """Every flag `netglean call TOOL` gives a meaning of its own: help, the output switches, the
+    settings (but a server's defaults, which a call does not take: its tool's flag of that name is
+    the tool's)."""
+    settings = (
+        flag
+        for setting in SETTINGS
+        if not setting.server
+        for flag in (setting.flag, *setting.old_flags)
+    )
     return frozenset({"--help", JSON_FLAG, TEXT_FLAG, ENVELOPE_FLAG, OUTPUT_FLAG, *settings})

@@ -64,10 +64,12 @@ class ErrorCode:
 
     sentence: str
     """What a log notification says of the failure: our own words, never the error's message (a log
-    notification stands outside the untrusted frame, and a message can quote what a target chose)."""
+    notification stands outside the untrusted frame, and a message can quote what a target
+    chose)."""
     guidance: str = _READ_THE_ERROR
-    """What to do next, for any tool ({tool} names it): a tool's catalog entry may say better for itself
-    (``failure_guidance``), and which tool to call instead is the catalog's to say, never this."""
+    """What to do next, for any tool ({tool} names it): a tool's catalog entry may say better for
+    itself (``failure_guidance``), and which tool to call instead is the catalog's to say, never
+    this."""
     retryable: bool = False
     """Whether the same call could succeed later, unless ``retryable_when`` says it depends."""
     retryable_when: str = ""
@@ -78,12 +80,10 @@ class ErrorCode:
     log_level: Literal["info", "warning", "error"] = "info"
     """The level a failed call is logged at to MCP clients that asked for logs."""
     quote_free: bool = False
-    """The message quotes nothing a target chose (at most the caller's own argument): the only codes a
-    target-origin tool's JSON-RPC error (a wire profile's) may carry netglean's message for."""
+    """The message quotes nothing a target chose (at most the caller's own argument): the only codes
+    a target-origin tool's JSON-RPC error (a wire profile's) may carry netglean's message for."""
 
 
-# The sentences wrap at 100 columns, which ruff's 120 would undo.
-# fmt: off
 CODES: dict[str, ErrorCode] = {
     "action_failed": ErrorCode(
         "A browser action did not happen.",
@@ -186,7 +186,6 @@ CODES: dict[str, ErrorCode] = {
     "unreachable": ErrorCode("The target could not be reached.", retryable=True),
     "unsupported_content": ErrorCode("The target sent content the tool cannot read."),
 }
-# fmt: on
 """Every code an error envelope may carry, with its facts; each ToolError class names one."""
 
 ERROR_CODES: tuple[str, ...] = tuple(sorted(CODES))
@@ -206,17 +205,23 @@ class ToolError(NetgleanError):
         """A class naming a code the table does not hold fails at import, not in a failing call."""
         super().__init_subclass__(**kwargs)
         if cls.code not in CODES:
-            raise TypeError(f"{cls.__name__}.code {cls.code!r} is not in netglean.core.errors.CODES")
+            raise TypeError(
+                f"{cls.__name__}.code {cls.code!r} is not in netglean.core.errors.CODES"
+            )
 
-    def __init__(self, message: str, *, detail: Mapping[str, Any] | None = None, next_step: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, detail: Mapping[str, Any] | None = None, next_step: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.detail: dict[str, Any] = dict(detail or {})
         self.next_step = next_step
-        """A better next tool than retrying this one (used when the tool's catalog entry declares it)."""
+        """A better next tool than retrying this one (used when the tool's catalog entry declares
+        it)."""
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled whole (detail and next step kept): reader processes raise these and the server re-raises them."""
+        """Pickled whole (detail and next step kept): reader processes raise these and the server
+        re-raises them."""
         return _rebuilt, (type(self), self.message, self.detail, self.next_step, self.__dict__)
 
     @property
@@ -232,8 +237,8 @@ class InvalidArguments(ToolError):
 
 
 class ArgumentsTooLarge(ToolError):
-    """The call's own arguments are past the operator's cap: the caller's fault (REST 413), unlike a document
-    past the fetch cap (ResponseTooLarge, too_large), which is a fact about the world."""
+    """The call's own arguments are past the operator's cap: the caller's fault (REST 413), unlike a
+    document past the fetch cap (ResponseTooLarge, too_large), which is a fact about the world."""
 
     code = "arguments_too_large"
 
@@ -277,8 +282,8 @@ class SchemeDowngrade(PolicyRefusal):
 
 
 class OperatorPolicy(PolicyRefusal):
-    """An argument asks for more than the operator allows (``detail.setting`` names the setting): arguments may
-    only tighten the operator's policy, never loosen it."""
+    """An argument asks for more than the operator allows (``detail.setting`` names the setting):
+    arguments may only tighten the operator's policy, never loosen it."""
 
     code = "operator_policy"
 
@@ -306,7 +311,9 @@ class ResponseTooLarge(FetchError):
 class HttpStatus(FetchError):
     code = "http_status"
 
-    def __init__(self, message: str, *, status: int, detail: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, message: str, *, status: int, detail: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(message, detail={"status": status, **(detail or {})})
         self.status = status
 
@@ -320,14 +327,15 @@ class UnsupportedContent(FetchError):
 
 
 class Blocked(FetchError):
-    """The target answered with a bot wall or WAF challenge instead of its page (``detail.signals`` says what was
-    seen): its text is not the content asked for."""
+    """The target answered with a bot wall or WAF challenge instead of its page (``detail.signals``
+    says what was seen): its text is not the content asked for."""
 
     code = "blocked"
 
 
 class InvalidFeedConfig(ToolError):
-    """A feed config that breaks the html2rss format; ``detail.errors`` lists each problem with its path."""
+    """A feed config that breaks the html2rss format; ``detail.errors`` lists each problem with its
+    path."""
 
     code = "invalid_config"
 
@@ -339,27 +347,30 @@ class NoItems(ToolError):
 
 
 class ActionFailed(ToolError):
-    """A browser action (interact) the page did not let happen: no element for its selector in time, an element
-    that does not take it. Said in netglean's words (the action, the caller's selector), never the page's."""
+    """A browser action (interact) the page did not let happen: no element for its selector in time,
+    an element that does not take it. Said in netglean's words (the action, the caller's selector),
+    never the page's."""
 
     code = "action_failed"
 
 
 class NotAvailable(ToolError):
-    """Something this server cannot do: render without a Chromium, run a script the operator has not allowed."""
+    """Something this server cannot do: render without a Chromium, run a script the operator has not
+    allowed."""
 
     code = "not_available"
 
 
 class Unavailable(ToolError):
-    """The server cannot do the work now (it is shutting down, or holds too much in flight); the same call
-    can succeed later, here or on another server."""
+    """The server cannot do the work now (it is shutting down, or holds too much in flight); the
+    same call can succeed later, here or on another server."""
 
     code = "unavailable"
 
 
 class RunNotFound(ToolError):
-    """A run id this server's store does not hold (never made here, or past the operator's retention)."""
+    """A run id this server's store does not hold (never made here, or past the operator's
+    retention)."""
 
     code = "not_found"
 
@@ -377,15 +388,15 @@ class CheckNotFound(ToolError):
 
 
 class InvalidProject(ToolError):
-    """A project definition its schema allows but that cannot run (a selector no reader can use, an unknown parent
-    dataset); ``detail.errors`` lists each problem with its path."""
+    """A project definition its schema allows but that cannot run (a selector no reader can use, an
+    unknown parent dataset); ``detail.errors`` lists each problem with its path."""
 
     code = "invalid_config"
 
 
 class InvalidQuery(ToolError):
-    """A data tool's filter or sort that cannot be read: ``detail`` names the argument, the position and what was
-    expected there."""
+    """A data tool's filter or sort that cannot be read: ``detail`` names the argument, the position
+    and what was expected there."""
 
     code = "invalid_query"
 
@@ -397,14 +408,15 @@ class NameTaken(ToolError):
 
 
 class AmbiguousName(ToolError):
-    """A project name that matches several projects but for case; ``detail.project_ids`` lists them."""
+    """A project name that matches several projects but for case; ``detail.project_ids`` lists
+    them."""
 
     code = "conflict"
 
 
 class StoreFailure(ToolError):
-    """The run store could not take a write (its disk is full, it became read-only): nothing it had committed
-    is lost, and the same call can succeed once the operator makes room."""
+    """The run store could not take a write (its disk is full, it became read-only): nothing it had
+    committed is lost, and the same call can succeed once the operator makes room."""
 
     code = "store_error"
 
@@ -414,7 +426,11 @@ class ConfigurationError(NetgleanError):
 
 
 def _rebuilt(
-    cls: type[ToolError], message: str, detail: dict[str, Any], next_step: str | None, state: dict[str, Any]
+    cls: type[ToolError],
+    message: str,
+    detail: dict[str, Any],
+    next_step: str | None,
+    state: dict[str, Any],
 ) -> ToolError:
     error = ToolError.__new__(cls)
     ToolError.__init__(error, message, detail=detail, next_step=next_step)

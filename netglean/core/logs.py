@@ -1,4 +1,5 @@
-"""Logging for every command: one handler on stderr, and no URL's query string or fragment in any line.
+"""Logging for every command: one handler on stderr, and no URL's query string or fragment in any
+line.
 
 A query can carry a token or a feed secret, and log lines quote URLs: uvicorn's access log, a
 page a reader process was replaced on, an exception's message in a traceback. Every record
@@ -17,14 +18,18 @@ REDACTED = "***"
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 _URL_TAIL = re.compile(r"(/[^\s\"'<>?#]*)([?#][^\s\"<>]*?)(?='?(?:[\s\"<>]|$))")
-"""A path (anything from a slash on) and the query and/or fragment right after it, to the next blank, double
-quote or angle bracket: a query may hold an apostrophe (RFC 3986 allows it unencoded), so one ends the query
-only where it closes a quoted URL, right before a blank or the end."""
+"""A path (anything from a slash on) and the query and/or fragment right after it, to the next
+blank, double quote or angle bracket: a query may hold an apostrophe (RFC 3986 allows it unencoded),
+so one ends the query only where it closes a quoted URL, right before a blank or the end."""
 
 
 def _hidden(match: re.Match[str]) -> str:
     query, mark, fragment = match.group(2).partition("#")
-    return match.group(1) + (query[0] + REDACTED if len(query) > 1 else query) + (mark + REDACTED if fragment else mark)
+    return (
+        match.group(1)
+        + (query[0] + REDACTED if len(query) > 1 else query)
+        + (mark + REDACTED if fragment else mark)
+    )
 
 
 def redact(text: str) -> str:
@@ -42,7 +47,8 @@ class RedactQueries(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         try:
             message = record.getMessage()
-        except Exception:  # arguments that do not fit: written as given (redacted), not raised at the caller
+        # arguments that do not fit: written as given (redacted), not raised at the caller
+        except Exception:
             message = f"{record.msg} {record.args}"
         record.msg = redact(message)
         record.args = None

@@ -54,6 +54,7 @@ def status_for(ok: bool, error_code: str | None) -> int:
 
 
 def refusal_body(status: int, reason: str = "") -> dict[str, Any]:
-    """The refusal for ``status``; ``reason`` says what exactly was wrong, after the status's own sentence."""
+    """The refusal for ``status``; ``reason`` says what exactly was wrong, after the status's own
+    sentence."""
     code, message = REFUSALS[status]
     return {"error": {"code": code, "message": f"{message} {reason}".strip()}}

@@ -1,7 +1,8 @@
-"""A project's schedule: an interval (``30m``, ``6h``, ``1d``) or a five-field cron expression, in UTC.
+"""A project's schedule: an interval (``30m``, ``6h``, ``1d``) or a five-field cron expression, in
+UTC.
 
-One parser serves save_project (which refuses a schedule that cannot be read or runs too often) and the
-scheduler (which asks when a schedule next falls due)."""
+One parser serves save_project (which refuses a schedule that cannot be read or runs too often) and
+the scheduler (which asks when a schedule next falls due)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,15 @@ from dataclasses import dataclass
 from netglean.core.errors import InvalidProject
 
 SHORTEST = 5 * 60
-"""The shortest gap between two scheduled runs, in seconds: a schedule is for refreshing, not for polling."""
-_INTERVAL = re.compile(r"^\s*(?:every\s+)?(\d{1,6})\s*(m|min|minutes?|h|hours?|d|days?)\s*$", re.IGNORECASE)
+"""The shortest gap between two scheduled runs, in seconds: a schedule is for refreshing, not for
+polling."""
+_INTERVAL = re.compile(
+    r"^\s*(?:every\s+)?(\d{1,6})\s*(m|min|minutes?|h|hours?|d|days?)\s*$", re.IGNORECASE
+)
 _UNIT = {"m": 60, "h": 3600, "d": 86400}
 _GAPS_CHECKED = 50
-"""Cron firings looked at to find a schedule's shortest gap (a day of */5 has 288; the first 50 show it)."""
+"""Cron firings looked at to find a schedule's shortest gap (a day of */5 has 288; the first 50 show
+it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,9 +31,9 @@ class Schedule:
     """The interval in seconds, for an interval; None for a cron expression."""
 
     def next_after(self, after: float, last: float | None) -> float:
-        """When the schedule next falls due after ``after`` (epoch seconds), the last run having been at ``last``:
-        an interval counts from the last run (now, if never run: a new schedule starts at once); cron from
-        ``after``."""
+        """When the schedule next falls due after ``after`` (epoch seconds), the last run having
+        been at ``last``: an interval counts from the last run (now, if never run: a new schedule
+        starts at once); cron from ``after``."""
         if self.every is not None:
             return after if last is None else last + self.every
         from croniter import croniter
@@ -51,13 +56,16 @@ def parse_schedule(text: str, *, at_least: float = SHORTEST) -> Schedule:
     due, too frequent)."""
     match = _INTERVAL.match(text)
     if match is not None:
-        schedule = Schedule(text.strip(), float(int(match.group(1)) * _UNIT[match.group(2)[0].lower()]))
+        schedule = Schedule(
+            text.strip(), float(int(match.group(1)) * _UNIT[match.group(2)[0].lower()])
+        )
     else:
         schedule = _cron(text)
     gap = schedule.shortest_gap()
     if gap < at_least:
         raise InvalidProject(
-            f"schedule: {schedule.text!r} would run every {_minutes(gap)}; the least is {_minutes(at_least)}",
+            f"schedule: {schedule.text!r} would run every {_minutes(gap)}; the least is "
+            f"{_minutes(at_least)}",
             detail={"argument": "schedule"},
         )
     return schedule
@@ -70,7 +78,8 @@ def _cron(text: str) -> Schedule:
     fields = text.split()
     if len(fields) != 5 or not croniter.is_valid(" ".join(fields)):
         raise InvalidProject(
-            f"schedule: {text[:100]!r} is neither an interval (30m, 6h, 1d) nor a five-field cron expression",
+            f"schedule: {text[:100]!r} is neither an interval (30m, 6h, 1d) nor a five-field "
+            "cron expression",
             detail={"argument": "schedule"},
         )
     schedule = Schedule(" ".join(fields), None)

@@ -18,7 +18,14 @@ from typing import Any, TypeVar
 import jsonschema_rs
 
 _Reported = TypeVar("_Reported")
-_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+_JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,8 +41,8 @@ class Problem:
 
 
 MAX_REPORTED = 20
-"""Most problems one error spells out; the rest are counted. 80,000 unknown keys fit the argument cap, and
-the answer naming them all would be larger than the request."""
+"""Most problems one error spells out; the rest are counted. 80,000 unknown keys fit the argument
+cap, and the answer naming them all would be larger than the request."""
 
 
 def report_problems(problems: Sequence[_Reported]) -> tuple[list[_Reported], int]:
@@ -48,15 +55,16 @@ def json_type(value: Any) -> str:
 
 
 QUOTED_CHARS = 80
-"""Most characters of a value (or of a name the caller chose) an error message quotes: a 100,000-character string
-or a 101-URL array must not come back whole, in the message and again in its detail."""
+"""Most characters of a value (or of a name the caller chose) an error message quotes: a
+100,000-character string or a 101-URL array must not come back whole, in the message and again in
+its detail."""
 MESSAGE_CHARS = 240
 """Most characters of one problem's sentence, whatever the validator wrote."""
 
 
 def quote_value(value: Any) -> str:
-    """``value`` as an error quotes it: its JSON, cut after QUOTED_CHARS characters, then how much there was
-    (``["https://a.test/1", "https://a.test/2", … (101 items)``)."""
+    """``value`` as an error quotes it: its JSON, cut after QUOTED_CHARS characters, then how much
+    there was (``["https://a.test/1", "https://a.test/2", … (101 items)``)."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     if len(text) <= QUOTED_CHARS:
         return text
@@ -65,14 +73,22 @@ def quote_value(value: Any) -> str:
 
 def quote_name(name: str) -> str:
     """A key the caller chose (an unknown argument's name), quoted as briefly as a value."""
-    return name if len(name) <= QUOTED_CHARS else f"{name[:QUOTED_CHARS]}… ({_count(len(name), 'character')})"
+    return (
+        name
+        if len(name) <= QUOTED_CHARS
+        else f"{name[:QUOTED_CHARS]}… ({_count(len(name), 'character')})"
+    )
 
 
 def shorten_message(message: str) -> str:
-    """A sentence cut to MESSAGE_CHARS, keeping its start and its end (where a validator says what is wrong)."""
+    """A sentence cut to MESSAGE_CHARS, keeping its start and its end (where a validator says what
+    is wrong)."""
     if len(message) <= MESSAGE_CHARS:
         return message
-    return f"{message[:QUOTED_CHARS]}… ({_count(len(message), 'character')}) …{message[-QUOTED_CHARS:]}"
+    return (
+        f"{message[:QUOTED_CHARS]}… ({_count(len(message), 'character')}) "
+        f"…{message[-QUOTED_CHARS:]}"
+    )
 
 
 def _size(value: Any, text: str) -> str:
@@ -94,7 +110,11 @@ def _pointer(parts: list[str | int]) -> str:
 def _dotted(parts: list[str | int]) -> str:
     out = ""
     for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{quote_name(part)}" if out else quote_name(part))
+        out += (
+            f"[{part}]"
+            if isinstance(part, int)
+            else (f".{quote_name(part)}" if out else quote_name(part))
+        )
     return out
 
 
@@ -107,10 +127,16 @@ def _describe(error: jsonschema_rs.ValidationError) -> list[Problem]:
         return [problem for inner in _closest(error, kind.context) for problem in _describe(inner)]
     if isinstance(kind, kinds.Required):
         full = [*parts, kind.property]
-        return [Problem(_pointer(full), _dotted(full), f"missing required argument '{_dotted(full)}'")]
+        return [
+            Problem(_pointer(full), _dotted(full), f"missing required argument '{_dotted(full)}'")
+        ]
     if isinstance(kind, kinds.AdditionalProperties):
         return [
-            Problem(_pointer([*parts, key]), _dotted([*parts, key]), f"unknown argument '{_dotted([*parts, key])}'")
+            Problem(
+                _pointer([*parts, key]),
+                _dotted([*parts, key]),
+                f"unknown argument '{_dotted([*parts, key])}'",
+            )
             for key in kind.unexpected
         ]
     where = _dotted(parts)
@@ -121,39 +147,63 @@ def _describe(error: jsonschema_rs.ValidationError) -> list[Problem]:
             Problem(
                 _pointer(parts),
                 where,
-                f"{subject} must be {wanted}, got {json_type(error.instance)} {quote_value(error.instance)}",
+                f"{subject} must be {wanted}, got {json_type(error.instance)} "
+                f"{quote_value(error.instance)}",
             )
         ]
-    if isinstance(kind, kinds.Pattern) and (refused := _refused_character(kind.pattern, error.instance)):
-        return [Problem(_pointer(parts), where, f"{subject}: {refused} is not among the characters it may hold")]
+    if isinstance(kind, kinds.Pattern) and (
+        refused := _refused_character(kind.pattern, error.instance)
+    ):
+        return [
+            Problem(
+                _pointer(parts),
+                where,
+                f"{subject}: {refused} is not among the characters it may hold",
+            )
+        ]
     return [
-        Problem(_pointer(parts), where, shorten_message(f"{subject}: {_quoted_briefly(error.message, error.instance)}"))
+        Problem(
+            _pointer(parts),
+            where,
+            shorten_message(f"{subject}: {_quoted_briefly(error.message, error.instance)}"),
+        )
     ]
 
 
 _ONE_CLASS = re.compile(r"\^(\[(?:\\.|[^\]\\])+\])[*+]\$")
 """A pattern that allows strings of one class of characters, ``^[...]*$`` or ``^[...]+$``."""
-_UNNAMED = {"Cc": "a control character", "Co": "a private-use character", "Cn": "unassigned", "Cs": "a surrogate"}
+_UNNAMED = {
+    "Cc": "a control character",
+    "Co": "a private-use character",
+    "Cn": "unassigned",
+    "Cs": "a surrogate",
+}
 """What a character Unicode gives no name is, by its general category."""
 
 
 def _refused_character(pattern: str, instance: Any) -> str | None:
-    """The first character of ``instance`` that a pattern allowing one class of characters refuses, named by its
-    code point: quoting the value would show nothing where that is a control or an invisible character."""
+    """The first character of ``instance`` that a pattern allowing one class of characters refuses,
+    named by its code point: quoting the value would show nothing where that is a control or an
+    invisible character."""
     shape = _ONE_CLASS.fullmatch(pattern)
-    allowed = _character_class(shape[1]) if shape is not None and isinstance(instance, str) else None
+    allowed = (
+        _character_class(shape[1]) if shape is not None and isinstance(instance, str) else None
+    )
     if allowed is None:
         return None
     char = next((char for char in instance if allowed.fullmatch(char) is None), None)
     if char is None:
         return None
-    named = unicodedata.name(char, "").lower() or _UNNAMED.get(unicodedata.category(char), "unassigned")
+    named = unicodedata.name(char, "").lower() or _UNNAMED.get(
+        unicodedata.category(char), "unassigned"
+    )
     return f"U+{ord(char):04X} ({named})"
 
 
 @functools.lru_cache(maxsize=64)
 def _character_class(written: str) -> re.Pattern[str] | None:
-    """The class as Python reads it; None where its syntax is the schema's own (then the message quotes the value)."""
+    """The class as Python reads it; None where its syntax is the schema's own (then the message
+    quotes the value)."""
     try:
         return re.compile(written)
     except re.error:
@@ -163,9 +213,10 @@ def _character_class(written: str) -> re.Pattern[str] | None:
 def _closest(
     error: jsonschema_rs.ValidationError, branches: list[list[jsonschema_rs.ValidationError]]
 ) -> list[jsonschema_rs.ValidationError]:
-    """The errors of the choice the value came closest to: the fewest problems with the value itself (a missing
-    or unknown key, a wrong type), then the most inside it (the keys it shares with the choice). An extract
-    definition whose datasets are wrong is told about its datasets, not that it is no crawl."""
+    """The errors of the choice the value came closest to: the fewest problems with the value itself
+    (a missing or unknown key, a wrong type), then the most inside it (the keys it shares with the
+    choice). An extract definition whose datasets are wrong is told about its datasets, not that it
+    is no crawl."""
     at = list(error.instance_path)
 
     def distance(branch: list[jsonschema_rs.ValidationError]) -> tuple[int, int]:
@@ -176,8 +227,8 @@ def _closest(
 
 
 def _quoted_briefly(message: str, instance: Any) -> str:
-    """The validator's message with the value it quotes cut short (``quote_value``); where the validator spelt the value
-    some other way, ``shorten_message`` still cuts the sentence."""
+    """The validator's message with the value it quotes cut short (``quote_value``); where the
+    validator spelt the value some other way, ``shorten_message`` still cuts the sentence."""
     for ascii_only in (False, True):
         written = json.dumps(instance, ensure_ascii=ascii_only, separators=(",", ":"), default=str)
         if len(written) > QUOTED_CHARS and written in message:
@@ -203,7 +254,8 @@ class SchemaValidator:
         if self._validator.is_valid(instance):
             return []
         errors = self._validator.iter_errors(instance)
-        found = dict.fromkeys(problem for error in errors for problem in _describe(error))  # ordered, hashed once
+        # ordered, hashed once
+        found = dict.fromkeys(problem for error in errors for problem in _describe(error))
         return sorted(found, key=lambda p: p.pointer)
 
     def hint(self) -> str:
@@ -211,17 +263,25 @@ class SchemaValidator:
         return f"expected arguments: {', '.join(self._allowed)}" if self._allowed else ""
 
 
-def choice_problems(groups: tuple[tuple[str, ...], ...], arguments: Mapping[str, Any]) -> list[Problem]:
-    """A call must give exactly one argument of each group (a feed config as config or as yaml): the input schema
-    cannot say so, since function-calling clients refuse a oneOf at its root."""
+def choice_problems(
+    groups: tuple[tuple[str, ...], ...], arguments: Mapping[str, Any]
+) -> list[Problem]:
+    """A call must give exactly one argument of each group (a feed config as config or as yaml): the
+    input schema cannot say so, since function-calling clients refuse a oneOf at its root."""
     found = []
     for group in groups:
         given = [name for name in group if name in arguments]
         choice = " or ".join(group)
         if not given:
-            found.append(Problem("", "", f"give exactly one of {choice}; the call gives none of them"))
+            found.append(
+                Problem("", "", f"give exactly one of {choice}; the call gives none of them")
+            )
         elif len(given) > 1:
             found.append(
-                Problem(f"/{given[1]}", given[1], f"give exactly one of {choice}, not {' and '.join(given)} together")
+                Problem(
+                    f"/{given[1]}",
+                    given[1],
+                    f"give exactly one of {choice}, not {' and '.join(given)} together",
+                )
             )
     return found

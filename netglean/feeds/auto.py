@@ -24,10 +24,27 @@ from netglean.read.page_meta import JSON_LD
 from netglean.read.page_signals import css_ident, group_selector, item_groups
 
 SCRAPERS = ("schema", "json_state", "semantic_html", "html", "sitemap")
-_ARTICLE_TYPES = {"Article", "NewsArticle", "BlogPosting", "Report", "TechArticle", "Event", "JobPosting", "Product"}
+_ARTICLE_TYPES = {
+    "Article",
+    "NewsArticle",
+    "BlogPosting",
+    "Report",
+    "TechArticle",
+    "Event",
+    "JobPosting",
+    "Product",
+}
 _TITLE_KEYS = ("title", "headline", "name")
 _URL_KEYS = ("url", "href", "link", "permalink", "slug", "path")
-_DATE_KEYS = ("datePublished", "published_at", "publishedAt", "date", "pubDate", "createdAt", "created_at")
+_DATE_KEYS = (
+    "datePublished",
+    "published_at",
+    "publishedAt",
+    "date",
+    "pubDate",
+    "createdAt",
+    "created_at",
+)
 _DESCRIPTION_KEYS = ("description", "excerpt", "summary", "teaser", "abstract")
 
 
@@ -40,13 +57,15 @@ def auto_items(
     drops: Counter[str] | None = None,
     found_by: list[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """The page's items as the detectors find them, cleaned up; what cleanup left out is counted in ``drops``, and
-    the detectors that found candidates are named in ``found_by`` (html2rss's scraper eligibility)."""
+    """The page's items as the detectors find them, cleaned up; what cleanup left out is counted in
+    ``drops``, and the detectors that found candidates are named in ``found_by`` (html2rss's scraper
+    eligibility)."""
     scrapers = (auto_source or {}).get("scraper") or {}
     cleanup = (auto_source or {}).get("cleanup") or {}
     found: list[dict[str, Any]] = []
     hints = MarkupHints(tree)  # its first query comes after strip_code, the one change to the tree
-    base = document_base(tree, page_url)  # links resolve as the page's do; cleanup still compares with the page
+    # links resolve as the page's do; cleanup still compares with the page
+    base = document_base(tree, page_url)
     for name in SCRAPERS:
         if (scrapers.get(name) or {}).get("enabled", True) is False:
             continue
@@ -73,8 +92,9 @@ def auto_items(
 def _cleanup(
     items: list[dict[str, Any]], page_url: str, cleanup: Mapping[str, Any], drops: Counter[str]
 ) -> list[dict[str, Any]]:
-    """One item per URL (the first detector's wins), own-site links only unless asked, titles long enough; each
-    candidate left out is counted in ``drops`` under why (catalog/schemas/AdmissionDrops.yaml names them)."""
+    """One item per URL (the first detector's wins), own-site links only unless asked, titles long
+    enough; each candidate left out is counted in ``drops`` under why
+    (catalog/schemas/AdmissionDrops.yaml names them)."""
     keep_other_domains = bool(cleanup.get("keep_different_domain", False))
     min_words = int(cleanup.get("min_words_title", 2))
     home = urlsplit(page_url).hostname or ""
@@ -92,7 +112,10 @@ def _cleanup(
         elif url.rstrip("/") == page_url.rstrip("/"):
             drops["same_page"] += 1
         elif (
-            not keep_other_domains and host != home and not host.endswith("." + home) and not home.endswith("." + host)
+            not keep_other_domains
+            and host != home
+            and not host.endswith("." + home)
+            and not home.endswith("." + host)
         ):
             drops["other_site"] += 1
         elif len(title.split()) < min_words:
@@ -111,11 +134,14 @@ _BY_RUBY = rf"^\s*(?i:{_BY_WORDS})\s+"
 
 
 def _item(title: Any, url: Any, page_url: str, time_zone: str, **extra: Any) -> dict[str, Any]:
-    """A candidate item: its title and absolute http(s) URL, "" for what it lacks (``_cleanup`` counts those and
-    leaves them out), then what else its source says."""
+    """A candidate item: its title and absolute http(s) URL, "" for what it lacks (``_cleanup``
+    counts those and leaves them out), then what else its source says."""
     title_text = " ".join(sanitize(str(title or "")).split())
     link = urljoin(page_url, str(url).strip()) if url else ""
-    item: dict[str, Any] = {"title": title_text[:300], "url": link if link.startswith(("http://", "https://")) else ""}
+    item: dict[str, Any] = {
+        "title": title_text[:300],
+        "url": link if link.startswith(("http://", "https://")) else "",
+    }
     if not item["title"] or not item["url"]:
         return item
     description = extra.get("description")
@@ -175,7 +201,9 @@ def _json_state(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]
     """Lists of objects that look like articles inside __NEXT_DATA__ / Nuxt state scripts."""
     found: list[dict[str, Any]] = []
     for data in script_json(
-        tree, "script#__NEXT_DATA__, script#__NUXT_DATA__, script[type='application/json']", 5_000_000
+        tree,
+        "script#__NEXT_DATA__, script#__NUXT_DATA__, script[type='application/json']",
+        5_000_000,
     ):
         for array in (node for node in _walk(data) if isinstance(node, list)):
             rows = [row for row in array if isinstance(row, dict)]
@@ -185,25 +213,34 @@ def _json_state(tree: Any, page_url: str, time_zone: str) -> list[dict[str, Any]
                 title = next((row[k] for k in _TITLE_KEYS if isinstance(row.get(k), str)), None)
                 url = next((row[k] for k in _URL_KEYS if isinstance(row.get(k), str)), None)
                 if title is None or url is None:
-                    continue  # a row without both is some other state (a menu, settings), not a candidate item
+                    # a row without both is some other state (a menu, settings), not a candidate
+                    # item
+                    continue
                 entry = _item(
                     title,
                     url,
                     page_url,
                     time_zone,
-                    description=next((row[k] for k in _DESCRIPTION_KEYS if isinstance(row.get(k), str)), None),
-                    published=next((row[k] for k in _DATE_KEYS if isinstance(row.get(k), str)), None),
+                    description=next(
+                        (row[k] for k in _DESCRIPTION_KEYS if isinstance(row.get(k), str)), None
+                    ),
+                    published=next(
+                        (row[k] for k in _DATE_KEYS if isinstance(row.get(k), str)), None
+                    ),
                 )
                 found.append(entry)
     return found
 
 
-def _from_nodes(hints: MarkupHints, nodes: Any, page_url: str, time_zone: str) -> list[dict[str, Any]]:
+def _from_nodes(
+    hints: MarkupHints, nodes: Any, page_url: str, time_zone: str
+) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for node in nodes:
         href = hints.hint(node, "url")
         if not href:
-            found.append(_item(None, None, page_url, time_zone))  # a candidate without a link: counted, left out
+            # a candidate without a link: counted, left out
+            found.append(_item(None, None, page_url, time_zone))
             continue
         entry = _item(
             hints.hint(node, "title"),
@@ -273,12 +310,15 @@ def _name(value: Any) -> str | None:
 def draft_config(
     tree: Any, page_url: str, title: str | None, language: str | None
 ) -> tuple[dict[str, Any], int] | None:
-    """A config for the page's best listing (its repeated structure), and how many items it finds; None if none."""
+    """A config for the page's best listing (its repeated structure), and how many items it finds;
+    None if none."""
     for group in item_groups(tree):
         selector = group_selector(group, tree)
         if selector is None:
             continue
-        config = _draft(page_url, title, language, {"items": {"selector": selector, "enhance": True}})
+        config = _draft(
+            page_url, title, language, {"items": {"selector": selector, "enhance": True}}
+        )
         config["selectors"].update(_field_selectors(group.nodes))
         return config, len(tree.css(selector))
     return None
@@ -287,9 +327,12 @@ def draft_config(
 def hinted_config(
     tree: Any, page_url: str, items_selector: str, title: str | None, language: str | None
 ) -> dict[str, Any]:
-    """A config whose items are what ``items_selector`` (checked, in html2rss's CSS) finds, its field selectors read
-    off those items; only the items selector (and enhance) when it finds none."""
-    config = _draft(page_url, title, language, {"items": {"selector": items_selector, "enhance": True}})
+    """A config whose items are what ``items_selector`` (checked, in html2rss's CSS) finds, its
+    field selectors read off those items; only the items selector (and enhance) when it finds
+    none."""
+    config = _draft(
+        page_url, title, language, {"items": {"selector": items_selector, "enhance": True}}
+    )
     nodes = tuple(tree.css(lexbor_selector(items_selector)))
     if nodes:
         config["selectors"].update(_field_selectors(nodes))
@@ -297,33 +340,41 @@ def hinted_config(
 
 
 def auto_source_config(page_url: str, title: str | None, language: str | None) -> dict[str, Any]:
-    """A config that leaves finding the items to detection (auto_source): the draft of a page without a repeated
-    structure to write selectors for."""
+    """A config that leaves finding the items to detection (auto_source): the draft of a page
+    without a repeated structure to write selectors for."""
     config = _draft(page_url, title, language, None)
     config["auto_source"] = {}
     return config
 
 
-def _draft(page_url: str, title: str | None, language: str | None, selectors: dict[str, Any] | None) -> dict[str, Any]:
+def _draft(
+    page_url: str, title: str | None, language: str | None, selectors: dict[str, Any] | None
+) -> dict[str, Any]:
     channel: dict[str, Any] = {"url": page_url, "time_zone": "UTC", "ttl": 360}
     if title:
         channel["title"] = title
     if language:
         channel["language"] = language
-    return {"channel": channel, "selectors": selectors} if selectors is not None else {"channel": channel}
+    return (
+        {"channel": channel, "selectors": selectors}
+        if selectors is not None
+        else {"channel": channel}
+    )
 
 
 def _field_selectors(items: tuple[Any, ...]) -> dict[str, Any]:
-    """Field selectors read off the first item: heading or link text for the title, the link, date, image,
-    summary. A title's text is every element its selector finds (as html2rss reads it), so the title takes
-    the first candidate that finds one element in each of the first items: a heading, the first link's
-    classes, any link."""
+    """Field selectors read off the first item: heading or link text for the title, the link, date,
+    image, summary. A title's text is every element its selector finds (as html2rss reads it), so
+    the title takes the first candidate that finds one element in each of the first items: a
+    heading, the first link's classes, any link."""
     item = items[0]
     fields: dict[str, Any] = {}
     link = "a[href]" if item.tag != "a" else None
     candidates = [h for h in ("h1", "h2", "h3", "h4", "h5", "h6") if item.css_first(h) is not None]
     if link is not None and (first := item.css_first(link)) is not None:
-        classes = "".join(f".{c}" for c in (first.attributes.get("class") or "").split() if css_ident(c) == c)
+        classes = "".join(
+            f".{c}" for c in (first.attributes.get("class") or "").split() if css_ident(c) == c
+        )
         candidates += [f"a{classes}[href]", link] if classes else [link]
     sample = items[:10]
     title = next((c for c in candidates if all(len(node.css(c)) == 1 for node in sample)), None)
@@ -344,22 +395,34 @@ def _field_selectors(items: tuple[Any, ...]) -> dict[str, Any]:
             "attribute": "src",
             "post_process": [{"name": "parse_uri"}],
         }
-    # A byline paragraph is the author's, never glued into the summary: the summary is named by its own classes.
+    # A byline paragraph is the author's, never glued into the summary: the summary is named by its
+    # own classes.
     summary = next((p for p in item.css("p") if not p.css_matches(BYLINE)), None)
     if summary is not None:
         fields["description"] = {"selector": _own_selector(summary, "p"), "extractor": "text"}
     if (byline := item.css_first(AUTHOR) or item.css_first(BYLINE)) is not None:
-        named = byline.css_matches(AUTHOR)  # a classless <span itemprop=author> is named by AUTHOR, not the byline
-        fields["author"] = {"selector": _own_selector(byline, AUTHOR if named else BYLINE), "extractor": "text"}
-        if _BY.match(byline.text(deep=True, separator=" ").strip()):  # "By Ana Ruiz": the feed names Ana Ruiz
-            fields["author"]["post_process"] = [{"name": "gsub", "pattern": _BY_RUBY, "replacement": ""}]
+        # a classless <span itemprop=author> is named by AUTHOR, not the byline
+        named = byline.css_matches(AUTHOR)
+        fields["author"] = {
+            "selector": _own_selector(byline, AUTHOR if named else BYLINE),
+            "extractor": "text",
+        }
+        # "By Ana Ruiz": the feed names Ana Ruiz
+        if _BY.match(byline.text(deep=True, separator=" ").strip()):
+            fields["author"]["post_process"] = [
+                {"name": "gsub", "pattern": _BY_RUBY, "replacement": ""}
+            ]
     if tags := next((one for one in TAGS.split(", ") if item.css_first(one) is not None), None):
         fields["tags"] = {"selector": tags, "extractor": "text"}
-        fields["categories"] = ["tags"]  # html2rss: each element the tags selector finds is one category
+        # html2rss: each element the tags selector finds is one category
+        fields["categories"] = ["tags"]
     return fields
 
 
 def _own_selector(node: Any, fallback: str) -> str:
-    """The selector of ``node`` by its tag and classes (what the draft names it by), else ``fallback``."""
-    classes = "".join(f".{c}" for c in (node.attributes.get("class") or "").split() if css_ident(c) == c)
+    """The selector of ``node`` by its tag and classes (what the draft names it by), else
+    ``fallback``."""
+    classes = "".join(
+        f".{c}" for c in (node.attributes.get("class") or "").split() if css_ident(c) == c
+    )
     return f"{node.tag}{classes}" if classes else fallback

@@ -25,25 +25,35 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from netglean.core.validation import MAX_REPORTED, json_type, quote_name, quote_value, shorten_message
+from netglean.core.validation import (
+    MAX_REPORTED,
+    json_type,
+    quote_name,
+    quote_value,
+    shorten_message,
+)
 from netglean.feeds import steps as feed_steps
 from netglean.feeds.problems import Problem, invalid, json_pointer
 from netglean.feeds.selectors import selector_problem
 
-SCHEMA_FILE = Path(__file__).resolve().parents[1] / "generated" / "schemas" / "shared" / "FeedConfig.json"
+SCHEMA_FILE = (
+    Path(__file__).resolve().parents[1] / "generated" / "schemas" / "shared" / "FeedConfig.json"
+)
 RESERVED_SELECTORS = frozenset({"items", "categories", "guid"})
 EXTRACTORS: dict[str, str] = {
-    "attribute": "The first element's value of the attribute named by `attribute` (src, datetime, data-*...).",
+    "attribute": "The first element's value of the attribute named by `attribute` (src, "
+    "datetime, data-*...).",
     "href": "The first element's href attribute, made absolute against the page URL.",
-    "html": "The outer HTML of every element the selector finds, joined and sanitised (no scripts, styles, "
-    "handlers or frames; URLs made absolute).",
+    "html": "The outer HTML of every element the selector finds, joined and sanitised (no "
+    "scripts, styles, handlers or frames; URLs made absolute).",
     "static": "The fixed value given as `static`; no element is read.",
-    "text": "The text of every element the selector finds, joined by a space, whitespace collapsed (the default).",
+    "text": "The text of every element the selector finds, joined by a space, whitespace "
+    "collapsed (the default).",
 }
 """The extractors a field may name, alphabetically, each with what it takes."""
 STRATEGIES: dict[str, str] = {
-    "auto": "Plain HTTP through netglean's fetcher; the page is rendered in the server's browser when it gives no "
-    "items over HTTP (a single-page app's listing).",
+    "auto": "Plain HTTP through netglean's fetcher; the page is rendered in the server's browser "
+    "when it gives no items over HTTP (a single-page app's listing).",
     "faraday": "Plain HTTP through netglean's fetcher, never rendered.",
     "botasaurus": "Rendered in the server's browser (Chromium, inside the same network policy).",
     "browserless": "Rendered in the server's browser (Chromium, inside the same network policy).",
@@ -52,8 +62,8 @@ STRATEGIES: dict[str, str] = {
 DEFAULT_STRATEGY = "faraday"
 """What a config that names no strategy gets, as in html2rss: plain HTTP."""
 MCP_STRATEGIES = ("auto", "faraday", "botasaurus")
-"""The strategies html2rss's MCP server publishes (html2rss://strategies): browserless is a strategy of configs it
-does not offer to MCP clients, and local_file is never one."""
+"""The strategies html2rss's MCP server publishes (html2rss://strategies): browserless is a strategy
+of configs it does not offer to MCP clients, and local_file is never one."""
 _PARAMETER = re.compile(r"%<(\w+)>s")
 
 
@@ -73,15 +83,20 @@ def _validator() -> Any:
 def problems(config: Any) -> list[Problem]:
     """Everything wrong with ``config``, schema first, then what only running it would reveal."""
     if not isinstance(config, dict):
-        return [Problem("", f"a config is a mapping (channel, selectors, ...), not {type(config).__name__}")]
+        return [
+            Problem(
+                "", f"a config is a mapping (channel, selectors, ...), not {type(config).__name__}"
+            )
+        ]
     found = [_explain(error) for error in _validator().iter_errors(config)]
     found = sorted(set(found), key=lambda p: (p.path, p.message))
     return found or _semantic_problems(config)
 
 
 def without_unknown_keys(config: Any) -> tuple[Any, list[Problem]]:
-    """``config`` without the keys the format does not name (html2rss ignores them, and so does netglean), and a
-    warning for each, at the key's own pointer and with the closest key that is named there."""
+    """``config`` without the keys the format does not name (html2rss ignores them, and so does
+    netglean), and a warning for each, at the key's own pointer and with the closest key that is
+    named there."""
     found: list[Problem] = []
     kept = _known(config, config_schema(), "", found)
     return kept, sorted(found, key=lambda p: p.path)
@@ -94,15 +109,20 @@ class Loaded:
     config: dict[str, Any]
     """The config as it runs: only the keys the format names, its parameters filled in."""
     warnings: tuple[Problem, ...]
-    """The keys left out (unknown to the format), and a url argument the config's own channel.url overrides."""
+    """The keys left out (unknown to the format), and a url argument the config's own channel.url
+    overrides."""
 
 
-def load(config: Any, parameters: dict[str, Any] | None = None, *, url: str | None = None) -> Loaded:
-    """A checked config with its parameters filled in, or InvalidFeedConfig listing every problem (and the
-    warnings). ``url`` stands in for a missing channel.url, as html2rss's apply_config takes it."""
+def load(
+    config: Any, parameters: dict[str, Any] | None = None, *, url: str | None = None
+) -> Loaded:
+    """A checked config with its parameters filled in, or InvalidFeedConfig listing every problem
+    (and the warnings). ``url`` stands in for a missing channel.url, as html2rss's apply_config
+    takes it."""
     config, own = _with_url(config, url)
     kept, unknown = without_unknown_keys(config)
-    # A parameterised channel.url is compared with the url argument once its parameters are filled in.
+    # A parameterised channel.url is compared with the url argument once its parameters are filled
+    # in.
     compared = url if own is not None and url is not None and not _PARAMETER.search(own) else None
     warnings = (*unknown, *_url_note(own, compared))
     found = problems(kept)
@@ -113,7 +133,8 @@ def load(config: Any, parameters: dict[str, Any] | None = None, *, url: str | No
         if name not in values:
             problem = Problem(
                 json_pointer(["parameters", name]),
-                f"the config has no parameter {quote_value(name)} (it has: {_names(sorted(values))})",
+                f"the config has no parameter {quote_value(name)} (it has: "
+                f"{_names(sorted(values))})",
             )
             raise invalid([problem], warnings)
         values[name] = value
@@ -126,15 +147,21 @@ def load(config: Any, parameters: dict[str, Any] | None = None, *, url: str | No
         warnings = (*warnings, *_url_note(channel_url, url))
     if not re.match(r"https?://", channel_url, re.IGNORECASE):
         problem = Problem(
-            "/channel/url", f"{quote_value(channel_url)} is not an http(s) URL; tools never read local files"
+            "/channel/url",
+            f"{quote_value(channel_url)} is not an http(s) URL; tools never read local files",
         )
         raise invalid([problem], warnings)
     return Loaded(dict(filled), warnings)
 
 
 def _with_url(config: Any, url: str | None) -> tuple[Any, str | None]:
-    """``config`` with ``url`` as its channel.url when it has none, and its own channel.url when it has one."""
-    if url is None or not isinstance(config, dict) or not isinstance(config.get("channel", {}), dict):
+    """``config`` with ``url`` as its channel.url when it has none, and its own channel.url when it
+    has one."""
+    if (
+        url is None
+        or not isinstance(config, dict)
+        or not isinstance(config.get("channel", {}), dict)
+    ):
         return config, None
     channel = config.get("channel", {})
     if "url" not in channel:
@@ -147,7 +174,10 @@ def _url_note(own: str | None, url: str | None) -> tuple[Problem, ...]:
     """A warning when the config's own channel.url, the page it reads, is not the url argument."""
     if own is None or url is None or own == url:
         return ()
-    note = "the config's own channel.url is read, not the url argument, which stands in only for a missing one"
+    note = (
+        "the config's own channel.url is read, not the url argument, which stands in only for a "
+        "missing one"
+    )
     return (Problem("/channel/url", note),)
 
 
@@ -160,8 +190,8 @@ def _names(names: list[str]) -> str:
 
 
 def _known(value: Any, schema: dict[str, Any], path: str, found: list[Problem]) -> Any:
-    """``value`` without the keys ``schema`` does not name, each added to ``found`` as a warning. Of a oneOf or
-    anyOf, the branch meant for the value's JSON type is the one whose keys count."""
+    """``value`` without the keys ``schema`` does not name, each added to ``found`` as a warning. Of
+    a oneOf or anyOf, the branch meant for the value's JSON type is the one whose keys count."""
     schema = _resolved(schema)
     for keyword in ("oneOf", "anyOf"):
         branch = next((b for b in schema.get(keyword, ()) if _meant_for(_resolved(b), value)), None)
@@ -197,7 +227,8 @@ def _resolved(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _meant_for(schema: dict[str, Any], value: Any) -> bool:
-    """Whether ``schema`` states the JSON type ``value`` has (a schema that states none is meant for any)."""
+    """Whether ``schema`` states the JSON type ``value`` has (a schema that states none is meant for
+    any)."""
     stated = schema.get("type")
     if stated is None:
         return True
@@ -210,7 +241,10 @@ def _meant_for(schema: dict[str, Any], value: Any) -> bool:
 
 
 def _unknown_key(key: str, path: str, known: list[str]) -> str:
-    said = f"{quote_value(key)} is not a key of {_named(path)}, so it is ignored (as html2rss ignores it)"
+    said = (
+        f"{quote_value(key)} is not a key of {_named(path)}, so it is ignored (as html2rss "
+        "ignores it)"
+    )
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
     if close:
         return f"{said}; did you mean {close[0]!r}?"
@@ -224,7 +258,9 @@ def _fill(value: Any, values: dict[str, Any], warnings: tuple[Problem, ...], pat
         def replace(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in values:
-                raise invalid([Problem(path, f"%<{quote_name(name)}>s names no parameter")], warnings)
+                raise invalid(
+                    [Problem(path, f"%<{quote_name(name)}>s names no parameter")], warnings
+                )
             return str(values[name])
 
         return _PARAMETER.sub(replace, value)
@@ -243,7 +279,11 @@ def _explain(error: Any) -> Problem:
         return Problem("", "a config needs selectors (with items) or auto_source")
     if error.context:
         # The branch the value was meant for: not one that merely wanted another type here.
-        meant = [e for e in error.context if e.validator != "type" or len(e.absolute_path) > len(error.absolute_path)]
+        meant = [
+            e
+            for e in error.context
+            if e.validator != "type" or len(e.absolute_path) > len(error.absolute_path)
+        ]
         inner = best_match(meant or error.context, key=lambda e: -len(e.absolute_path))
         if inner is not None and len(inner.absolute_path) >= len(error.absolute_path):
             return _explain(inner)
@@ -262,23 +302,30 @@ def _explain(error: Any) -> Problem:
         return Problem(path, f"{subject} {name!r}" + (f": {hint}" if hint else ""))
     if kind == "enum":
         choices = ", ".join(str(c) for c in error.validator_value)
-        return Problem(path, f"{quote_value(value)} is not allowed for {where}; use one of: {choices}")
+        return Problem(
+            path, f"{quote_value(value)} is not allowed for {where}; use one of: {choices}"
+        )
     if kind == "type":
         expected = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
-        return Problem(path, f"{where} must be {_article(expected)}, not {_json_type(value)} {quote_value(value)}")
+        return Problem(
+            path,
+            f"{where} must be {_article(expected)}, not {_json_type(value)} {quote_value(value)}",
+        )
     if kind in {"minimum", "maximum", "exclusiveMinimum", "minLength", "maxLength"}:
         return Problem(path, shorten_message(f"{where}: {_quoted_briefly(error.message, value)}"))
     return Problem(path, shorten_message(_quoted_briefly(error.message, value)))
 
 
 def _quoted_briefly(message: str, value: Any) -> str:
-    """jsonschema's message with the value it quotes (as Python writes it) cut short by ``quote_value``."""
+    """jsonschema's message with the value it quotes (as Python writes it) cut short by
+    ``quote_value``."""
     return message.replace(repr(value), quote_value(value), 1)
 
 
 def _named(path: str) -> str:
-    """What a message calls the value at ``path``: its key, or an item as list[n] (post_process[0])."""
+    """What a message calls the value at ``path``: its key, or an item as list[n]
+    (post_process[0])."""
     if not path:
         return "the config"
     parts = path.split("/")
@@ -291,42 +338,62 @@ def _article(kind: str) -> str:
 
 
 def _json_type(value: Any) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean", int: "an integer"}.get(
-        type(value), type(value).__name__
-    )
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "an integer",
+    }.get(type(value), type(value).__name__)
 
 
 def _semantic_problems(config: dict[str, Any]) -> list[Problem]:
     found: list[Problem] = []
     if "local_file_path" in (config.get("request") or {}):
         hint = "the tools never read local files (html2rss's CLI reads a fixture with --input)"
-        found.append(Problem("/request/local_file_path", f"a local file cannot be the page: {hint}"))
+        found.append(
+            Problem("/request/local_file_path", f"a local file cannot be the page: {hint}")
+        )
     zone = config["channel"].get("time_zone")
     if zone and not _known_zone(zone):
         found.append(
-            Problem("/channel/time_zone", f"{quote_value(zone)} is not a known IANA time zone (like Europe/Berlin)")
+            Problem(
+                "/channel/time_zone",
+                f"{quote_value(zone)} is not a known IANA time zone (like Europe/Berlin)",
+            )
         )
     selectors: dict[str, Any] = config.get("selectors") or {}
     found.extend(_selector_problems(selectors))
     if "url" in selectors and "link" in selectors:
-        found.append(Problem("/selectors/link", "give url or link, not both: link is html2rss's older name for url"))
+        found.append(
+            Problem(
+                "/selectors/link",
+                "give url or link, not both: link is html2rss's older name for url",
+            )
+        )
     fields = {name for name in selectors if name not in RESERVED_SELECTORS}
     for listing in ("categories", "guid"):
         for index, name in enumerate(selectors.get(listing) or []):
             if name not in fields:
                 found.append(
-                    Problem(f"/selectors/{listing}/{index}", f"{quote_value(name)} names no field of the selectors")
+                    Problem(
+                        f"/selectors/{listing}/{index}",
+                        f"{quote_value(name)} names no field of the selectors",
+                    )
                 )
     for name in sorted(fields):
         steps = selectors[name].get("post_process") or []
         for index, step in enumerate(steps if isinstance(steps, list) else [steps]):
-            path = json_pointer(["selectors", name, "post_process"]) + (f"/{index}" if isinstance(steps, list) else "")
+            path = json_pointer(["selectors", name, "post_process"]) + (
+                f"/{index}" if isinstance(steps, list) else ""
+            )
             found.extend(_step_problems(step, path, fields))
     return found
 
 
 def _selector_problems(selectors: dict[str, Any]) -> list[Problem]:
-    """Selectors lexbor cannot read, even after the rewrite of Nokogiri's additions (:first, :eq(n)...)."""
+    """Selectors lexbor cannot read, even after the rewrite of Nokogiri's additions (:first,
+    :eq(n)...)."""
     items = (selectors.get("items") or {}).get("selector")
     if not isinstance(items, str):
         return []
@@ -354,14 +421,30 @@ def _step_problems(step: dict[str, Any], path: str, fields: set[str]) -> list[Pr
         try:
             ruby_regex(step["pattern"])
         except regex.error as exc:
-            found.append(Problem(f"{path}/pattern", shorten_message(f"the pattern does not compile: {exc}")))
+            found.append(
+                Problem(f"{path}/pattern", shorten_message(f"the pattern does not compile: {exc}"))
+            )
     if step["name"] == "template":
         for match in feed_steps.TEMPLATE_REFERENCE.finditer(step["string"]):
             name = match.group(1) or match.group(2)
             if name != "self" and name not in fields:
-                found.append(Problem(f"{path}/string", f"the template names {quote_value(name)}, which is no field"))
-    if step["name"] == "parse_time" and step.get("time_zone") and not _known_zone(step["time_zone"]):
-        found.append(Problem(f"{path}/time_zone", f"{quote_value(step['time_zone'])} is not a known IANA time zone"))
+                found.append(
+                    Problem(
+                        f"{path}/string",
+                        f"the template names {quote_value(name)}, which is no field",
+                    )
+                )
+    if (
+        step["name"] == "parse_time"
+        and step.get("time_zone")
+        and not _known_zone(step["time_zone"])
+    ):
+        found.append(
+            Problem(
+                f"{path}/time_zone",
+                f"{quote_value(step['time_zone'])} is not a known IANA time zone",
+            )
+        )
     return found
 
 

@@ -1,5 +1,5 @@
-"""What a listing item's own markup says its fields are, read for all items of a page at once (items.enhance,
-auto_source's HTML items)."""
+"""What a listing item's own markup says its fields are, read for all items of a page at once
+(items.enhance, auto_source's HTML items)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ AUTHOR = "[rel~=author], [itemprop=author], .author"
 """The element that holds an item's author's name alone."""
 BYLINE = f"{AUTHOR}, .byline"
 """An item's byline: its author's name (with a date, a "By"), never part of its summary."""
-TAGS = "a[rel~=tag], a[rel~=category], .tags a, .categories a, [itemprop=keywords], .tags li, .categories li"
+TAGS = (
+    "a[rel~=tag], a[rel~=category], .tags a, .categories a, [itemprop=keywords], .tags li, "
+    ".categories li"
+)
 """An item's categories: tag and category links, keyword lists."""
 MAX_CATEGORIES = 10
 _HINTS = {
@@ -29,14 +32,15 @@ _HINTS = {
 
 
 class MarkupHints:
-    """What items' own markup says their fields are, as written: the title is an item's first heading's text
-    (else its link's), the url its link, the description its first paragraph that is no byline, published_at
-    its first time[datetime], the image its first img[src], the author the element of its name (else its
-    byline), the categories its tag links or tag list. Read by items.enhance and by auto_source's HTML items.
+    """What items' own markup says their fields are, as written: the title is an item's first
+    heading's text (else its link's), the url its link, the description its first paragraph that is
+    no byline, published_at its first time[datetime], the image its first img[src], the author the
+    element of its name (else its byline), the categories its tag links or tag list. Read by
+    items.enhance and by auto_source's HTML items.
 
-    Each kind of element is found once over the whole tree, each item's first one by one climb from every
-    match, and each element's text is read once: items nested in one another (8,000 nested <article>s)
-    cost what items side by side do, where a query per item read every item below it."""
+    Each kind of element is found once over the whole tree, each item's first one by one climb from
+    every match, and each element's text is read once: items nested in one another (8,000 nested
+    <article>s) cost what items side by side do, where a query per item read every item below it."""
 
     def __init__(self, tree: Any) -> None:
         self._tree = tree
@@ -55,7 +59,11 @@ class MarkupHints:
             found = self._inside(node, "paragraph") if name == "description" else self._author(node)
             return self._text(found) if found is not None else None
         found = self._inside(node, "time" if name == "published_at" else "image")
-        return found.attributes.get("datetime" if name == "published_at" else "src") if found is not None else None
+        return (
+            found.attributes.get("datetime" if name == "published_at" else "src")
+            if found is not None
+            else None
+        )
 
     def categories(self, node: Any) -> list[str]:
         """The texts of the item's tag links, at most MAX_CATEGORIES, each once."""
@@ -63,11 +71,17 @@ class MarkupHints:
             self._tags = {}
             for match in self._tree.css(TAGS):
                 above = match.parent
-                # An ancestor that holds MAX_CATEGORIES already has those of every item above it too: stop there.
-                while above is not None and len(self._tags.setdefault(above.mem_id, [])) < MAX_CATEGORIES:
+                # An ancestor that holds MAX_CATEGORIES already has those of every item above it
+                # too: stop there.
+                while (
+                    above is not None
+                    and len(self._tags.setdefault(above.mem_id, [])) < MAX_CATEGORIES
+                ):
                     self._tags[above.mem_id].append(match)
                     above = above.parent
-        texts = (" ".join(sanitize(self._text(tag)).split()) for tag in self._tags.get(node.mem_id, []))
+        texts = (
+            " ".join(sanitize(self._text(tag)).split()) for tag in self._tags.get(node.mem_id, [])
+        )
         return list(dict.fromkeys(text[:100] for text in texts if text))
 
     def _author(self, node: Any) -> Any | None:
@@ -75,11 +89,13 @@ class MarkupHints:
         return self._inside(node, "author") or self._inside(node, "byline")
 
     def _inside(self, node: Any, kind: str) -> Any | None:
-        """The first element of ``kind`` below ``node``, in document order (``node`` itself is not below it)."""
+        """The first element of ``kind`` below ``node``, in document order (``node`` itself is not
+        below it)."""
         firsts = self._first.get(kind)
         if firsts is None:
             firsts = self._first[kind] = {}
-            for match in self._tree.css(_HINTS[kind]):  # document order: the first match to reach a node is its first
+            # document order: the first match to reach a node is its first
+            for match in self._tree.css(_HINTS[kind]):
                 above = match.parent
                 while above is not None and above.mem_id not in firsts:
                     firsts[above.mem_id] = match

@@ -1,8 +1,10 @@
-"""What the feed tools ask reader processes to do with a listing page's bytes (netglean.workers runs them).
+"""What the feed tools ask reader processes to do with a listing page's bytes (netglean.workers runs
+them).
 
 Parsing a listing, running a config's selectors, patterns and templates over it, detecting items and
 drafting configs all read third-party input with work a config can make large, so each runs where a
-call's deadline can end it. Jobs take keyword arguments, return plain data, and raise netglean's errors.
+call's deadline can end it. Jobs take keyword arguments, return plain data, and raise netglean's
+errors.
 """
 
 from __future__ import annotations
@@ -36,11 +38,15 @@ def _listing(document: Document) -> tuple[Any, bool]:
     url, media_type = document.url, document.media_type
     is_json = media_type in JSON_TYPES or media_type.endswith("+json")
     if not is_json and media_type not in _LISTING_TYPES:
-        raise UnsupportedContent(f"{url} is {media_type}, not a page with items", detail={"url": url})
+        raise UnsupportedContent(
+            f"{url} is {media_type}, not a page with items", detail={"url": url}
+        )
     try:
         return parsed(document.text(), is_json=is_json), is_json
     except ValueError as exc:
-        raise UnsupportedContent(f"{url} says it is JSON but cannot be read: {exc}", detail={"url": url}) from None
+        raise UnsupportedContent(
+            f"{url} says it is JSON but cannot be read: {exc}", detail={"url": url}
+        ) from None
 
 
 def _title(tree: Any, url: str) -> str | None:
@@ -50,25 +56,32 @@ def _title(tree: Any, url: str) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Listed:
-    """A listing page's title, its items, and how many candidate items were left out, by why (the reasons
-    catalog/schemas/AdmissionDrops.yaml names)."""
+    """A listing page's title, its items, and how many candidate items were left out, by why (the
+    reasons catalog/schemas/AdmissionDrops.yaml names)."""
 
     title: str | None
     items: list[dict[str, Any]]
     drops: dict[str, int]
     scrapers: tuple[str, ...] = ()
-    """The detectors that found candidate items (without a selector; html2rss's scraper eligibility)."""
+    """The detectors that found candidate items (without a selector; html2rss's scraper
+    eligibility)."""
 
 
 def listing_items(*, document: Document, items_selector: str | None, deadline: float) -> Listed:
-    """A listing page's title and items, found by ``items_selector`` or by detection (scrape_url, inspect_url)."""
+    """A listing page's title and items, found by ``items_selector`` or by detection (scrape_url,
+    inspect_url)."""
     url = document.url
     tree, is_json = _listing(document)
     title = _title(tree, url) if not is_json else None
     drops: Counter[str] = Counter()
     if not items_selector:
         found_by: list[str] = []
-        return Listed(title, auto_items(tree, url, drops=drops, found_by=found_by), dict(drops), tuple(found_by))
+        return Listed(
+            title,
+            auto_items(tree, url, drops=drops, found_by=found_by),
+            dict(drops),
+            tuple(found_by),
+        )
     config = {
         "channel": {"url": url, "time_zone": "UTC"},
         "selectors": {"items": {"selector": items_selector, "enhance": True}},
@@ -86,19 +99,25 @@ class Draft:
     drops: dict[str, int]
 
 
-def draft_feed(*, document: Document, items_selector: str | None = None, deadline: float = math.inf) -> Draft:
-    """A draft feed config for a listing page (capture_config): its items selector ``items_selector`` when given,
-    else the page's repeated structure, else detection (auto_source) for a page without one; counted by running
-    it over the page, as apply_config would."""
+def draft_feed(
+    *, document: Document, items_selector: str | None = None, deadline: float = math.inf
+) -> Draft:
+    """A draft feed config for a listing page (capture_config): its items selector
+    ``items_selector`` when given, else the page's repeated structure, else detection (auto_source)
+    for a page without one; counted by running it over the page, as apply_config would."""
     url = document.url
     tree, is_json = _listing(document)
     if is_json:
         raise UnsupportedContent(
-            f"{url} is JSON: write its config by hand (items selector like 'array > object')", detail={"url": url}
+            f"{url} is JSON: write its config by hand (items selector like 'array > object')",
+            detail={"url": url},
         )
     metadata = page_metadata(tree, url)
     title, language = metadata.get("title"), metadata.get("language")
-    title, language = (title if isinstance(title, str) else None), (language if isinstance(language, str) else None)
+    title, language = (
+        (title if isinstance(title, str) else None),
+        (language if isinstance(language, str) else None),
+    )
     if items_selector:
         config = hinted_config(tree, url, items_selector, title, language)
     else:
@@ -116,8 +135,9 @@ def draft_feed(*, document: Document, items_selector: str | None = None, deadlin
 
 @dataclass(frozen=True, slots=True)
 class FeedPage:
-    """One page of a feed: its items, its title (when asked for), the next page's URL ("" for none), and how many
-    elements its items selector found (0 when detection read the page), items or not."""
+    """One page of a feed: its items, its title (when asked for), the next page's URL ("" for none),
+    and how many elements its items selector found (0 when detection read the page), items or
+    not."""
 
     items: list[dict[str, Any]]
     title: str | None
@@ -128,7 +148,8 @@ class FeedPage:
 def feed_page(
     *, document: Document, config: Mapping[str, Any], want_title: bool, deadline: float = math.inf
 ) -> FeedPage:
-    """A checked feed config's items on one page (apply_config); its patterns stop by ``deadline``."""
+    """A checked feed config's items on one page (apply_config); its patterns stop by
+    ``deadline``."""
     url = document.url
     tree, is_json = _listing(document)
     title = (_title(tree, url) or url) if want_title and not is_json else None
@@ -148,6 +169,8 @@ def _next_page(tree: Any, url: str, pagination: Mapping[str, Any]) -> str:
     from urllib.parse import urljoin
 
     selector = pagination.get("selector")
-    link = tree.css_first(lexbor_selector(selector) if selector else "a[rel~=next], link[rel~=next]")
+    link = tree.css_first(
+        lexbor_selector(selector) if selector else "a[rel~=next], link[rel~=next]"
+    )
     href = link.attributes.get("href") if link is not None else None
     return urljoin(document_base(tree, url), href) if href else ""

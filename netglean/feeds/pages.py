@@ -1,9 +1,10 @@
-"""Reading listing pages for the feed tools: one page's items or a draft config (scrape_url, capture_config), and a
-config's pages followed through their pagination (apply_config) — each page fetched under the policy (or rendered
-in the browser, as the strategy says) and read in a reader process.
+"""Reading listing pages for the feed tools: one page's items or a draft config (scrape_url,
+capture_config), and a config's pages followed through their pagination (apply_config) — each page
+fetched under the policy (or rendered in the browser, as the strategy says) and read in a reader
+process.
 
-``auto`` reads over plain HTTP and renders only when the page gives no items where some are expected: a
-single-page app's listing is an empty mount point until its scripts run.
+``auto`` reads over plain HTTP and renders only when the page gives no items where some are
+expected: a single-page app's listing is an empty mount point until its scripts run.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ class Listing:
     strategy: str = "http"
     """How the page was read: over plain HTTP, or rendered in the browser."""
     scrapers: tuple[str, ...] = ()
-    """The detectors that found candidate items, when the items were detected (not found by a selector)."""
+    """The detectors that found candidate items, when the items were detected (not found by a
+    selector)."""
 
 
 async def listing(
@@ -56,7 +58,8 @@ async def listing(
     strategy: str = "auto",
     browser: BrowserPool | None = None,
 ) -> Listing:
-    """A listing page's items, found by ``items_selector`` or by detection; ``auto`` renders a page without any."""
+    """A listing page's items, found by ``items_selector`` or by detection; ``auto`` renders a page
+    without any."""
 
     async def read(page: Page) -> Listing:
         return await page_listing(readers, page, items_selector)
@@ -84,7 +87,8 @@ class Drafted:
     """Where the page was found, after redirects."""
     draft: feed_jobs.Draft
     strategy: str
-    """How the page was read (http or browser); a draft from a rendered page names a browser strategy itself."""
+    """How the page was read (http or browser); a draft from a rendered page names a browser
+    strategy itself."""
 
 
 async def draft(
@@ -96,9 +100,9 @@ async def draft(
     strategy: str = "auto",
     browser: BrowserPool | None = None,
 ) -> Drafted:
-    """A draft config for the page (by ``items_selector`` when given) with its counts; ``auto`` renders a page
-    whose draft finds no items, and a draft written from a rendered page says ``strategy: browserless``, so
-    apply_config renders it too."""
+    """A draft config for the page (by ``items_selector`` when given) with its counts; ``auto``
+    renders a page whose draft finds no items, and a draft written from a rendered page says
+    ``strategy: browserless``, so apply_config renders it too."""
 
     async def read(page: Page) -> tuple[str, feed_jobs.Draft]:
         drafted = await readers.run(
@@ -110,7 +114,12 @@ async def draft(
         return page.url, drafted
 
     (found_at, drafted), served = await read_by_strategy(
-        page_strategy(strategy), fetcher, browser, url, read, lacking=lambda found: not found[1].articles_count
+        page_strategy(strategy),
+        fetcher,
+        browser,
+        url,
+        read,
+        lacking=lambda found: not found[1].articles_count,
     )
     if served == "browser":
         config = {**drafted.config, "strategy": "browserless"}
@@ -121,13 +130,16 @@ async def draft(
 async def load(
     config: Any, text: str | None, parameters: dict[str, Any] | None, url: str | None = None
 ) -> feed_config.Loaded:
-    """A config (an object, or YAML) parsed and checked, in a worker thread: YAML, schemas and patterns are CPU
-    work, bounded but not for the event loop. ``url`` stands in for a missing channel.url."""
+    """A config (an object, or YAML) parsed and checked, in a worker thread: YAML, schemas and
+    patterns are CPU work, bounded but not for the event loop. ``url`` stands in for a missing
+    channel.url."""
     if (config is None) == (text is None):
         raise InvalidArguments("give exactly one of config (an object) or yaml (its text)")
 
     def checked() -> feed_config.Loaded:
-        return feed_config.load(parse_yaml(text) if text is not None else config, parameters, url=url)
+        return feed_config.load(
+            parse_yaml(text) if text is not None else config, parameters, url=url
+        )
 
     return await anyio.to_thread.run_sync(checked, abandon_on_cancel=True)
 
@@ -146,8 +158,9 @@ class PaginationStop:
 
 @dataclass(slots=True)
 class FeedRun:
-    """What a config read: its channel (titled from the first page when it names no title), the items of every
-    page in order, how many pages, and where the pagination stopped early, if it did."""
+    """What a config read: its channel (titled from the first page when it names no title), the
+    items of every page in order, how many pages, and where the pagination stopped early, if it
+    did."""
 
     url: str
     """Where the first page was found, after redirects."""
@@ -171,19 +184,26 @@ async def read_feed(
     strategy: str | None = None,
     browser: BrowserPool | None = None,
 ) -> FeedRun:
-    """The config's pages, from its channel URL through its pagination, read as ``strategy`` (else the config's
-    own strategy) says; under ``auto`` a first page without items is rendered, and so are the pages after it. A
-    later page that cannot be read (another scheme, a blocked address, a failure, or not before ``stop_by``) ends
-    the pagination, not the feed."""
+    """The config's pages, from its channel URL through its pagination, read as ``strategy`` (else
+    the config's own strategy) says; under ``auto`` a first page without items is rendered, and so
+    are the pages after it. A later page that cannot be read (another scheme, a blocked address, a
+    failure, or not before ``stop_by``) ends the pagination, not the feed."""
     how = page_strategy(strategy or config.get("strategy", feed_config.DEFAULT_STRATEGY))
     channel = dict(config["channel"])
     selectors = config.get("selectors")
     pagination = (selectors or {}).get("items", {}).get("pagination") if selectors else None
-    request = config.get("request") or {}  # the config's own limits: they may only lower the operator's
+    # the config's own limits: they may only lower the operator's
+    request = config.get("request") or {}
     allowed = (pagination.get("max_pages", DEFAULT_PAGES) if pagination is not None else 1) or 1
     allowed = min(allowed, request.get("max_requests", allowed))
     (first_url, first), served = await _page(
-        fetcher, readers, config, channel["url"], want_title=not channel.get("title"), strategy=how, browser=browser
+        fetcher,
+        readers,
+        config,
+        channel["url"],
+        want_title=not channel.get("title"),
+        strategy=how,
+        browser=browser,
     )
     if first.title:
         channel["title"] = first.title
@@ -194,7 +214,13 @@ async def read_feed(
         with anyio.CancelScope(deadline=stop_by) as waited:
             try:
                 (_, later), _ = await _page(
-                    fetcher, readers, config, url, want_title=False, strategy=served, browser=browser
+                    fetcher,
+                    readers,
+                    config,
+                    url,
+                    want_title=False,
+                    strategy=served,
+                    browser=browser,
                 )
             except ToolError as error:
                 run.stopped = PaginationStop(run.pages + 1, url, error.code, error.message)
@@ -242,16 +268,22 @@ async def build_feed(
     """The config's feed (apply_config's, a feed project's): its pages read (read_feed), its items
     each id once, the first ``limit`` of them (every one without) written in ``formats`` ("rss",
     "json_feed")."""
-    run = await read_feed(fetcher, readers, config, stop_by=stop_by, strategy=strategy, browser=browser)
+    run = await read_feed(
+        fetcher, readers, config, stop_by=stop_by, strategy=strategy, browser=browser
+    )
     found = unique(run.items)
     over = len(found) - limit if limit and len(found) > limit else 0
 
     def written() -> tuple[str | None, dict[str, Any] | None, int, int]:
         """Up to 10 million characters written and escaped, so off the event loop."""
         items, cut = within_output_cap(found[:limit])
-        document = rss(run.channel, items, config.get("stylesheets") or ()) if "rss" in formats else None
+        document = (
+            rss(run.channel, items, config.get("stylesheets") or ()) if "rss" in formats else None
+        )
         feed = json_feed(run.channel, items) if "json_feed" in formats else None
-        count = count_items(document) if document is not None else len((feed or {}).get("items", ()))
+        count = (
+            count_items(document) if document is not None else len((feed or {}).get("items", ()))
+        )
         return document, feed, count, cut
 
     document, feed, count, cut = await anyio.to_thread.run_sync(written)

@@ -61,24 +61,31 @@ def apply_column(
     columns: Columns,
     allowance: Allowance | None = None,
 ) -> list[Value]:
-    """The steps over one field's values for every item: each step is prepared once (patterns compiled, zones
-    found), not once per item. A value that is None when a step other than a template meets it ends its chain;
-    ``columns`` gives the other fields a template names (None for a field there is none of). Every step's
-    output spends ``allowance`` (a fresh page's when none is given)."""
+    """The steps over one field's values for every item: each step is prepared once (patterns
+    compiled, zones found), not once per item. A value that is None when a step other than a
+    template meets it ends its chain; ``columns`` gives the other fields a template names (None for
+    a field there is none of). Every step's output spends ``allowance`` (a fresh page's when none is
+    given)."""
     allowance = allowance or Allowance.for_page()
     ended: set[int] = set()
     for step in steps:
-        if step["name"] == "template":  # builds a value from other fields, even where this one is empty
-            values = allowance.take(_template(step["string"], values, columns, ended, allowance.chars))
+        # builds a value from other fields, even where this one is empty
+        if step["name"] == "template":
+            values = allowance.take(
+                _template(step["string"], values, columns, ended, allowance.chars)
+            )
             continue
-        work = _STEPS[step["name"]](step, base_url=base_url, time_zone=time_zone, allowance=allowance)
+        work = _STEPS[step["name"]](
+            step, base_url=base_url, time_zone=time_zone, allowance=allowance
+        )
         ended.update(n for n, value in enumerate(values) if value is None)
         values = allowance.take([None if value is None else work(value) for value in values])
     return values
 
 
 def parse_time(raw: Value, time_zone: str) -> datetime | None:
-    """A date as pages write it, made aware in ``time_zone`` when it names none; None when unreadable."""
+    """A date as pages write it, made aware in ``time_zone`` when it names none; None when
+    unreadable."""
     value = _read_time(raw, ZoneInfo(time_zone)) if raw else None
     return value if isinstance(value, datetime) else None
 
@@ -92,7 +99,8 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 
 def rfc822(stamp: datetime) -> str:
-    """RFC 822 date-time with a numeric zone (English names whatever the locale), as email.utils writes it."""
+    """RFC 822 date-time with a numeric zone (English names whatever the locale), as email.utils
+    writes it."""
     offset = stamp.utcoffset()
     minutes = int(offset.total_seconds()) // 60 if offset is not None else 0
     sign = "-" if minutes < 0 else "+"
@@ -113,10 +121,13 @@ def _gsub(step: Mapping[str, Any], *, allowance: Allowance, **_: Any) -> Work:
     return work
 
 
-def _template(string: str, values: list[Value], columns: Columns, ended: set[int], room: int) -> list[Value]:
-    """``%<name>s`` and ``%{name}`` filled from each item's fields (``self`` is the value so far); once the
-    values built pass ``room`` characters in all, the rest are not built."""
-    pieces = TEMPLATE_REFERENCE.split(string)  # literal, then the two name groups and a literal, repeated
+def _template(
+    string: str, values: list[Value], columns: Columns, ended: set[int], room: int
+) -> list[Value]:
+    """``%<name>s`` and ``%{name}`` filled from each item's fields (``self`` is the value so far);
+    once the values built pass ``room`` characters in all, the rest are not built."""
+    # literal, then the two name groups and a literal, repeated
+    pieces = TEMPLATE_REFERENCE.split(string)
     count = len(values)
     parts: list[list[str]] = []
     for k in range(0, len(pieces), 3):
@@ -127,7 +138,8 @@ def _template(string: str, values: list[Value], columns: Columns, ended: set[int
             column = values if name == "self" else columns(name)
             parts.append([""] * count if column is None else [text_of(value) for value in column])
     filled: list[Value] = []
-    for texts in zip(*parts, strict=True):  # a value past the cap is never built whole: its parts are cut first
+    # a value past the cap is never built whole: its parts are cut first
+    for texts in zip(*parts, strict=True):
         if room <= 0:
             filled.append(None)
             continue
@@ -170,7 +182,8 @@ def _parse_time(step: Mapping[str, Any], *, time_zone: str, **_: Any) -> Work:
 def _read_time(value: Value, zone: ZoneInfo) -> Value:
     if isinstance(value, datetime):
         return value
-    text = text_of(value).strip()[:256]  # a date is short; a whole page handed to the fuzzy parser is not one
+    # a date is short; a whole page handed to the fuzzy parser is not one
+    text = text_of(value).strip()[:256]
     try:  # ISO 8601, the common case (datetime attributes, APIs), at C speed
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
         return parsed.replace(tzinfo=zone) if parsed.tzinfo is None else parsed
@@ -180,7 +193,8 @@ def _read_time(value: Value, zone: ZoneInfo) -> Value:
 
     try:
         today = datetime.now(zone).replace(hour=0, minute=0, second=0, microsecond=0, tzinfo=None)
-        parsed = parser.parse(text, fuzzy=True, default=today)  # missing parts: today, as Ruby's Time.parse
+        # missing parts: today, as Ruby's Time.parse
+        parsed = parser.parse(text, fuzzy=True, default=today)
     except (ValueError, OverflowError):
         return None
     return parsed.replace(tzinfo=zone) if parsed.tzinfo is None else parsed
@@ -204,21 +218,26 @@ def _cleaner() -> Any:
 
 
 def _single_spaced(html: str) -> str:
-    """ASCII whitespace runs made one space and the ends trimmed, as html2rss's sanitize_html leaves markup;
-    the common case, nothing to change, is found by six scans at memory speed instead of a regex pass."""
+    """ASCII whitespace runs made one space and the ends trimmed, as html2rss's sanitize_html leaves
+    markup; the common case, nothing to change, is found by six scans at memory speed instead of a
+    regex pass."""
     if "  " in html or "\n" in html or "\t" in html or "\r" in html or "\f" in html or "\v" in html:
         html = _WHITESPACE.sub(" ", html)
     return html.strip(" ")
 
 
 def sanitize_html(markup: str, base_url: str) -> str:
-    """Markup a feed reader can show safely: no scripts, styles, handlers or frames; URLs absolute."""
+    """Markup a feed reader can show safely: no scripts, styles, handlers or frames; URLs
+    absolute."""
     clean = _single_spaced(_cleaner().clean(markup))
-    if "href=" not in clean and "src=" not in clean and "poster=" not in clean:  # three scans beat one regex
+    # three scans beat one regex
+    if "href=" not in clean and "src=" not in clean and "poster=" not in clean:
         return clean
-    # nh3 keeps relative URLs (and writes every attribute double-quoted): make them absolute afterwards,
-    # which costs far less than a Python callback for every attribute.
-    return _URL_ATTRIBUTE.sub(lambda m: f'{m.group(1)}="{absolute_url(base_url, m.group(2))}"', clean)
+    # nh3 keeps relative URLs (and writes every attribute double-quoted): make them absolute
+    # afterwards, which costs far less than a Python callback for every attribute.
+    return _URL_ATTRIBUTE.sub(
+        lambda m: f'{m.group(1)}="{absolute_url(base_url, m.group(2))}"', clean
+    )
 
 
 def _html_to_markdown(step: Mapping[str, Any], *, base_url: str, **_: Any) -> Work:
@@ -249,11 +268,13 @@ def _parse_uri(step: Mapping[str, Any], *, base_url: str, **_: Any) -> Work:
 
 
 def absolute_url(base_url: str, url: str) -> str:
-    """``url`` against ``base_url``; absolute http(s) URLs are taken as they are, without re-parsing."""
+    """``url`` against ``base_url``; absolute http(s) URLs are taken as they are, without
+    re-parsing."""
     url = url.strip()
     if url.startswith(("https://", "http://")):
         return url
-    if url.startswith("/") and not url.startswith("//") and "\\" not in url and "/." not in url:  # root-relative
+    # root-relative
+    if url.startswith("/") and not url.startswith("//") and "\\" not in url and "/." not in url:
         return _origin(base_url) + url
     return urljoin(base_url, url)
 

@@ -258,7 +258,9 @@ class _JsonSchemaRuntimeValidationBase(BaseModel):
                     )
                 )
             case dict() | _Mapping() as object_:
-                if not (isinstance(right, dict) or isinstance(right, _Mapping)) or len(object_) != len(right):
+                if not (
+                    isinstance(right, dict) or isinstance(right, _Mapping)
+                ) or len(object_) != len(right):
                     return False
                 return all(
                     key in right and cls._json_schema_unique_items_equal(item, right[key])
@@ -515,7 +517,9 @@ class ApplyConfigInput(BaseModel):
     """
     Values for the config's parameters (text, numbers or booleans), overriding their defaults.
     """
-    strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"] | None = None
+    strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"] | None = (
+        None
+    )
     """
     How to request the pages (html2rss's names or netglean's: http is faraday, browser is browserless), overriding the config's own strategy (without it, the config's strategy; a config that names none is read over plain HTTP, faraday, as html2rss reads it).
     """
@@ -1872,7 +1876,9 @@ class EngineInfoInput(BaseModel):
     )
 
 
-ExcludePattern = TypeAliasType("ExcludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)])
+ExcludePattern = TypeAliasType(
+    "ExcludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)]
+)
 
 
 class ExplainCheckInput(BaseModel):
@@ -2726,7 +2732,9 @@ class Image(BaseModel):
     width: Annotated[int, Field(ge=0)]
 
 
-IncludePattern = TypeAliasType("IncludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)])
+IncludePattern = TypeAliasType(
+    "IncludePattern", Annotated[StrictStr, Field(max_length=200, min_length=1)]
+)
 
 
 class IndexedScan(BaseModel):
@@ -2863,7 +2871,9 @@ class InspectUrlOutput(BaseModel):
     """
     The same as downgraded, under html2rss's name.
     """
-    scraper_eligibility: list[Literal["schema", "json_state", "semantic_html", "html", "sitemap"]] | None = None
+    scraper_eligibility: list[Literal["schema", "json_state", "semantic_html", "html", "sitemap"]] | None = (
+        None
+    )
     """
     html2rss's auto-source scrapers that find candidate items on the page (HTML answers only), in the order their answers are trusted: schema (schema.org JSON-LD), json_state (Next.js or Nuxt state), semantic_html (<article> elements), html (the most repeated linked structure), sitemap; empty when none does.
     """
@@ -2901,13 +2911,15 @@ class InstallSnippetInput(BaseModel):
     """
     What serves the site: nextjs (middleware.js), express or fastify (a Node module), cloudflare_worker (a Worker in front of the origin, twins as static assets), fastapi (ASGI middleware, Starlette too), flask, django (middleware), nginx (a server block serving static HTML), shopify_app_proxy (a Node server behind a Shopify App Proxy: twins and llms.txt under the store's /apps/agent, requests Shopify signed only).
     """
-    html_root: Annotated[StrictStr | None, Field(max_length=500, min_length=1, pattern="^[A-Za-z0-9._~+@/-]+$")] = None
+    html_root: Annotated[
+        StrictStr | None, Field(max_length=500, min_length=1, pattern="^[A-Za-z0-9._~+@/-]+$")
+    ] = None
     """
     nginx only (ignored otherwise) - where the HTML pages are, the server's root (default /var/www/html).
     """
-    markdown_dir: Annotated[StrictStr | None, Field(max_length=500, min_length=1, pattern="^[A-Za-z0-9._~+@/-]+$")] = (
-        None
-    )
+    markdown_dir: Annotated[
+        StrictStr | None, Field(max_length=500, min_length=1, pattern="^[A-Za-z0-9._~+@/-]+$")
+    ] = None
     """
     Where the markdown twins are (letters, digits and ._~+@/- only). For fastapi, flask, django, express and fastify a directory, relative to the app's working directory or absolute (default markdown); for nextjs and cloudflare_worker a folder of the static assets, such as public/markdown for markdown (default markdown); for nginx a directory, relative to nginx's prefix or absolute (default /var/www/markdown).
     """
@@ -3356,7 +3368,9 @@ class Page(BaseModel):
     """
     What the page holds, after its link.
     """
-    path: Annotated[StrictStr, Field(max_length=2000, min_length=1, pattern="^/[A-Za-z0-9._~!*'+,;=:@%/-]*$")]
+    path: Annotated[
+        StrictStr, Field(max_length=2000, min_length=1, pattern="^/[A-Za-z0-9._~!*'+,;=:@%/-]*$")
+    ]
     """
     The page's URL path, such as /pricing (RFC 3986 characters but parentheses).
     """

@@ -1,5 +1,6 @@
-"""The browser tools: actions on a page (interact), a page's structure (analyze_page) and an endpoint's answer
-(analyze_api_endpoint), all in the server's Chromium under the call's network policy."""
+"""The browser tools: actions on a page (interact), a page's structure (analyze_page) and an
+endpoint's answer (analyze_api_endpoint), all in the server's Chromium under the call's network
+policy."""
 
 from __future__ import annotations
 
@@ -91,12 +92,15 @@ async def interact(args: InteractInput, ctx: Context) -> Outcome:
     )
     if failed is not None:
         guidance = say(
-            "Action {index} failed (payload.steps[{index}].error says why) and ended the list; the page as it was"
-            " then is in payload.content. Fix that action and call interact again.",
+            "Action {index} failed (payload.steps[{index}].error says why) and ended the list; "
+            "the page as it was then is in payload.content. Fix that action and call interact "
+            "again.",
             index=failed,
         )
         return Outcome(payload, next_step="interact", guidance=guidance, source=args.url)
-    guidance = say("{count} action(s) done; the final page is in payload.content.", count=len(steps))
+    guidance = say(
+        "{count} action(s) done; the final page is in payload.content.", count=len(steps)
+    )
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)
 
 
@@ -105,8 +109,8 @@ CRAWLBERG_ACTIONS = {"wait": "wait_for", "executeJs": "evaluate"}
 
 
 def _action(given: ActionInput) -> Action:
-    """One action as the browser carries it out, Crawlberg's names taken too (``wait`` with ``milliseconds``,
-    ``executeJs``)."""
+    """One action as the browser carries it out, Crawlberg's names taken too (``wait`` with
+    ``milliseconds``, ``executeJs``)."""
     return Action(
         action=CRAWLBERG_ACTIONS.get(given.action, given.action),
         selector=given.selector,
@@ -132,18 +136,23 @@ async def analyze_page(args: AnalyzePageInput, ctx: Context) -> Outcome:
     payload = AnalyzePageOutput.model_validate(report)
     features = payload.features
     if payload.waf.detected:
-        guidance = say("A WAF or captcha answered (payload.waf), not the page; netglean does not get past it.")
+        guidance = say(
+            "A WAF or captcha answered (payload.waf), not the page; netglean does not get past it."
+        )
         return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)
     if features.loads_data_by_xhr:
         guidance = say(
-            "The page loads its data by XHR or fetch ({count} request(s) in payload.requests): analyze_api_endpoint"
-            " describes an endpoint, which may be read directly.",
+            "The page loads its data by XHR or fetch ({count} request(s) in payload.requests): "
+            "analyze_api_endpoint describes an endpoint, which may be read directly.",
             count=len(payload.requests),
         )
-        return Outcome(payload, next_step="analyze_api_endpoint", guidance=guidance, source=args.url)
+        return Outcome(
+            payload, next_step="analyze_api_endpoint", guidance=guidance, source=args.url
+        )
     if payload.item_selectors:
         guidance = say(
-            "{count} candidate item selector(s) in payload.item_selectors: capture_config drafts a feed from them.",
+            "{count} candidate item selector(s) in payload.item_selectors: capture_config drafts "
+            "a feed from them.",
             count=len(payload.item_selectors),
         )
         return Outcome(payload, next_step="capture_config", guidance=guidance, source=args.url)
@@ -173,7 +182,12 @@ async def analyze_api_endpoint(args: AnalyzeApiEndpointInput, ctx: Context) -> O
     elif payload.json_ is not None:
         guidance = say("A JSON answer (payload.json describes its shape).")
     elif payload.text_sample is not None:
-        guidance = say("Not a JSON answer (payload.content_type says what it is; payload.text_sample shows it).")
+        guidance = say(
+            "Not a JSON answer (payload.content_type says what it is; payload.text_sample shows "
+            "it)."
+        )
     else:
-        guidance = say("Neither JSON nor text (payload.content_type says what it is): download identifies it.")
+        guidance = say(
+            "Neither JSON nor text (payload.content_type says what it is): download identifies it."
+        )
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)

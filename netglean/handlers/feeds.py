@@ -1,4 +1,5 @@
-"""Feeds from listing pages: articles now (scrape_url), or a durable html2rss config (capture, validate, apply)."""
+"""Feeds from listing pages: articles now (scrape_url), or a durable html2rss config (capture,
+validate, apply)."""
 
 from __future__ import annotations
 
@@ -36,10 +37,18 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
     _check_items_selector(args.items_selector)
     try:
         found = await listing(
-            ctx.fetcher, ctx.readers, args.url, args.items_selector, strategy=args.strategy, browser=ctx.browser
+            ctx.fetcher,
+            ctx.readers,
+            args.url,
+            args.items_selector,
+            strategy=args.strategy,
+            browser=ctx.browser,
         )
-    except UnsupportedContent as error:  # no retry reads it: inspect_url says what the URL is instead
-        raise UnsupportedContent(error.message, detail=error.detail, next_step="inspect_url") from error
+    # no retry reads it: inspect_url says what the URL is instead
+    except UnsupportedContent as error:
+        raise UnsupportedContent(
+            error.message, detail=error.detail, next_step="inspect_url"
+        ) from error
     limit = args.limit
     payload = ScrapeUrlOutput(
         url=found.url,
@@ -53,16 +62,23 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
         admission_drops=AdmissionDrops.model_validate(found.drops) if found.drops else None,
     )
     if not found.items:
-        guidance = say("No items found: inspect_url says what the page is (a bot wall, a single article, a feed).")
+        guidance = say(
+            "No items found: inspect_url says what the page is (a bot wall, a single article, a "
+            "feed)."
+        )
         return Outcome(payload, next_step="inspect_url", guidance=guidance, source=args.url)
     if len(found.items) > limit:
         guidance = say(
-            "{count} items ({more} more beyond the limit). For a feed that can be re-run, use capture_config.",
+            "{count} items ({more} more beyond the limit). For a feed that can be re-run, use "
+            "capture_config.",
             count=limit,
             more=len(found.items) - limit,
         )
     else:
-        guidance = say("{count} items. For a feed that can be re-run, use capture_config.", count=len(found.items))
+        guidance = say(
+            "{count} items. For a feed that can be re-run, use capture_config.",
+            count=len(found.items),
+        )
     return Outcome(payload, next_step=DONE, guidance=guidance, source=args.url)
 
 
@@ -73,24 +89,32 @@ def _pagination_stopped(stop: PaginationStop | None) -> PaginationStopped | None
 
 
 def _check_items_selector(items_selector: str | None) -> None:
-    """The items_selector hint is the items selector of the config scrape_url or capture_config builds: one it
-    cannot use is a config's problem (invalid_config, naming why), not a schema's."""
+    """The items_selector hint is the items selector of the config scrape_url or capture_config
+    builds: one it cannot use is a config's problem (invalid_config, naming why), not a schema's."""
     if items_selector and (problem := selector_problem(items_selector)) is not None:
         raise InvalidFeedConfig(
-            f"items_selector: {problem}", detail={"errors": [{"path": "/items_selector", "message": problem}]}
+            f"items_selector: {problem}",
+            detail={"errors": [{"path": "/items_selector", "message": problem}]},
         )
 
 
 async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
     _check_items_selector(args.items_selector)
     found = await draft(
-        ctx.fetcher, ctx.readers, args.url, args.items_selector, strategy=args.strategy, browser=ctx.browser
+        ctx.fetcher,
+        ctx.readers,
+        args.url,
+        args.items_selector,
+        strategy=args.strategy,
+        browser=ctx.browser,
     )
     url, drafted = found.url, found.draft
     config, count = drafted.config, drafted.articles_count
     written = config.get("selectors") or {}  # none in a draft that leaves the items to auto_source
     selectors = {
-        name: spec["selector"] for name, spec in written.items() if isinstance(spec, dict) and spec.get("selector")
+        name: spec["selector"]
+        for name, spec in written.items()
+        if isinstance(spec, dict) and spec.get("selector")
     }
     payload = CaptureConfigOutput(
         url=url,
@@ -106,26 +130,35 @@ async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
     )
     if count == 0:
         guidance = (
-            say("The draft's items selector (the hint) finds no items here: inspect_url says what the page holds.")
+            say(
+                "The draft's items selector (the hint) finds no items here: inspect_url says "
+                "what the page holds."
+            )
             if args.items_selector
-            else say("A draft, but it finds no items on the page: inspect_url says what the page is.")
+            else say(
+                "A draft, but it finds no items on the page: inspect_url says what the page is."
+            )
         )
         return Outcome(payload, next_step="inspect_url", guidance=guidance, source=args.url)
     if "selectors" not in config:
         guidance = say(
-            "No repeated structure to write selectors for: the draft leaves finding the {count} items to detection"
-            " (auto_source). Check it with validate_config, then run it with apply_config.",
+            "No repeated structure to write selectors for: the draft leaves finding the {count} "
+            "items to detection (auto_source). Check it with validate_config, then run it with "
+            "apply_config.",
             count=count,
         )
     else:
         guidance = say(
-            "The draft finds {count} items. Check it with validate_config, then run it with apply_config.", count=count
+            "The draft finds {count} items. Check it with validate_config, then run it with "
+            "apply_config.",
+            count=count,
         )
     return Outcome(payload, next_step="validate_config", guidance=guidance, source=args.url)
 
 
 async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
-    loaded = await load(args.config, args.yaml, args.parameters)  # a config that cannot be read: invalid_config
+    # a config that cannot be read: invalid_config
+    loaded = await load(args.config, args.yaml, args.parameters)
     config = loaded.config
     browser = config.get("strategy") in BROWSER
     warnings, more = _warnings(loaded.warnings)
@@ -139,10 +172,15 @@ async def validate_config(args: ValidateConfigInput, ctx: Context) -> Outcome:
     )
     parts = [say("Valid. Run it with apply_config.")]
     if browser and not ctx.browser.installed:
-        parts = [say("Valid, but its strategy needs a rendering browser, which this server has not got.")]
+        parts = [
+            say("Valid, but its strategy needs a rendering browser, which this server has not got.")
+        ]
     if loaded.warnings:
         parts.append(
-            say("{count} key(s) the format does not know were ignored (payload.warnings).", count=len(loaded.warnings))
+            say(
+                "{count} key(s) the format does not know were ignored (payload.warnings).",
+                count=len(loaded.warnings),
+            )
         )
     return Outcome(payload, next_step="apply_config", guidance=Guidance(" ".join(parts)))
 
@@ -188,25 +226,37 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
     if run.stopped is not None:
         parts.append(
             say(
-                "Page {page} could not be read, so pagination stopped there (payload.pagination_stopped says why).",
+                "Page {page} could not be read, so pagination stopped there "
+                "(payload.pagination_stopped says why).",
                 page=run.pages + 1,
             )
         )
     if over:
         parts.append(
             say(
-                "{over} more were found beyond the limit of {limit} and left out (payload.items_over_limit).",
+                "{over} more were found beyond the limit of {limit} and left out "
+                "(payload.items_over_limit).",
                 over=over,
                 limit=args.limit or 0,
             )
         )
     if cut:
         parts.append(
-            say("{cut} more were left out, past the most text one feed may carry (payload.items_cut).", cut=cut)
+            say(
+                "{cut} more were left out, past the most text one feed may carry "
+                "(payload.items_cut).",
+                cut=cut,
+            )
         )
     if loaded.warnings:
-        parts.append(say("{count} warning(s) about the config in payload.warnings.", count=len(loaded.warnings)))
-    # the notice names what the call was asked to read: the config's page, and a url argument it overrode
+        parts.append(
+            say(
+                "{count} warning(s) about the config in payload.warnings.",
+                count=len(loaded.warnings),
+            )
+        )
+    # the notice names what the call was asked to read: the config's page, and a url argument it
+    # overrode
     source = ", ".join(dict.fromkeys(url for url in (config["channel"]["url"], args.url) if url))
     return Outcome(payload, next_step=DONE, guidance=Guidance(" ".join(parts)), source=source)
 
@@ -218,8 +268,9 @@ def _warnings(found: Sequence[Problem]) -> tuple[list[ConfigProblem], int | None
 
 
 def _no_items(config: dict[str, Any], run: FeedRun) -> NoItems:
-    """No items, said as it happened: detection found none, the items selector matched nothing, or it matched
-    elements that gave no item. Counts and the config's own selector only: nothing the page wrote."""
+    """No items, said as it happened: detection found none, the items selector matched nothing, or
+    it matched elements that gave no item. Counts and the config's own selector only: nothing the
+    page wrote."""
     selector = ((config.get("selectors") or {}).get("items") or {}).get("selector")
     where = "there" if run.pages == 1 else f"on its {run.pages} pages"
     if selector is None:
@@ -228,8 +279,8 @@ def _no_items(config: dict[str, Any], run: FeedRun) -> NoItems:
         why = f"its items selector {quote_value(selector)} matches nothing {where}"
     else:
         why = (
-            f"its items selector {quote_value(selector)} matched {run.matched} element(s) {where}, but none gave an item"
-            " with a title or link"
+            f"its items selector {quote_value(selector)} matched {run.matched} element(s) "
+            f"{where}, but none gave an item with a title or link"
         )
     return NoItems(
         f"the config found no items on {run.url}: {why}",
@@ -252,7 +303,9 @@ async def read_extractors(ctx: Context) -> dict[str, Any]:
     return {
         "extractors": feed_config.EXTRACTORS,
         "post_processors": steps["properties"]["name"]["enum"],
-        "post_processor_arguments": {k: v["description"] for k, v in steps["properties"].items() if k != "name"},
+        "post_processor_arguments": {
+            k: v["description"] for k, v in steps["properties"].items() if k != "name"
+        },
     }
 
 
@@ -270,14 +323,14 @@ async def read_extractor_names(ctx: Context) -> list[str]:
 
 
 async def read_mcp_strategies(ctx: Context) -> list[str]:
-    """html2rss://strategies: the strategies the tools take under html2rss's names (html2rss://runtime says
-    whether a browser one can run)."""
+    """html2rss://strategies: the strategies the tools take under html2rss's names
+    (html2rss://runtime says whether a browser one can run)."""
     return list(feed_config.MCP_STRATEGIES)
 
 
 async def read_runtime(ctx: Context) -> dict[str, bool]:
-    """html2rss://runtime, booleans only: whether the browser strategies can render (a Chromium is installed);
-    never where it is."""
+    """html2rss://runtime, booleans only: whether the browser strategies can render (a Chromium is
+    installed); never where it is."""
     return {"botasaurus_configured": ctx.browser.installed}
 
 

@@ -7,7 +7,12 @@ from typing import Any
 from netglean._version import __version__
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome
-from netglean.generated.models import EngineInfoInput, EngineInfoOutput, GetVersionInput, GetVersionOutput
+from netglean.generated.models import (
+    EngineInfoInput,
+    EngineInfoOutput,
+    GetVersionInput,
+    GetVersionOutput,
+)
 from netglean.store.open import data_dir
 
 
@@ -34,7 +39,8 @@ async def read_engine_info(ctx: Context) -> dict[str, Any]:
 
 
 async def _engine_facts(ctx: Context) -> EngineInfoOutput:
-    """What the server runs with: the operator's own facts (the data directory among them), never a secret."""
+    """What the server runs with: the operator's own facts (the data directory among them), never a
+    secret."""
     store = ctx.runs.store
     settings = ctx.settings
     runs = await store.counts()

@@ -1,4 +1,5 @@
-"""Pages: one read (scrape), many at once (batch_scrape), a document identified without its bytes (download)."""
+"""Pages: one read (scrape), many at once (batch_scrape), a document identified without its bytes
+(download)."""
 
 from __future__ import annotations
 
@@ -49,14 +50,26 @@ def scrape_payload(read: PageRead, include_links: bool) -> ScrapedPage:
 
 def item_error(error: ToolError) -> ItemError:
     """A part's failure, as a batch or a crawl reports it beside the parts that succeeded."""
-    return ItemError(code=error.code, message=error.message, retryable=error.retryable, detail=error.detail or None)
+    return ItemError(
+        code=error.code,
+        message=error.message,
+        retryable=error.retryable,
+        detail=error.detail or None,
+    )
 
 
 async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
     start, links = args.start_index, with_links(args.format, args.include_links)
     strategy = page_strategy(args.strategy, use_browser=args.use_browser)
-    how = Reading(args.format, args.main_content, args.max_chars, links, strategy=strategy, link_style=args.links)
+    how = Reading(
+        args.format,
+        args.main_content,
+        args.max_chars,
+        links,
+        strategy=strategy,
+        link_style=args.links,
+    )
     read = await read_page(fetcher, ctx.readers, args.url, start, how, browser=ctx.browser)
     payload, total = scrape_payload(read, links), read.total_chars
     if read.next_start is not None:
@@ -65,19 +78,29 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
             more=total - read.next_start,
             next=read.next_start,
         )
-        return Outcome(payload, next_step="scrape", guidance=_unless_readerable(read, guidance), source=args.url)
+        return Outcome(
+            payload,
+            next_step="scrape",
+            guidance=_unless_readerable(read, guidance),
+            source=args.url,
+        )
     if start >= total and total:
         guidance = say(
-            "start_index {start} is past the end ({total} characters); nothing more to read.", start=start, total=total
+            "start_index {start} is past the end ({total} characters); nothing more to read.",
+            start=start,
+            total=total,
         )
     elif read.whole:
         guidance = say("The whole content has been returned.")
     else:
         guidance = say(
-            "This is all the main content found, and it may be incomplete: the page holds more article text"
-            " than main-content selection kept. scrape with main_content false returns every block."
+            "This is all the main content found, and it may be incomplete: the page holds more "
+            "article text than main-content selection kept. scrape with main_content false "
+            "returns every block."
         )
-    return Outcome(payload, next_step=DONE, guidance=_unless_readerable(read, guidance), source=args.url)
+    return Outcome(
+        payload, next_step=DONE, guidance=_unless_readerable(read, guidance), source=args.url
+    )
 
 
 def _unless_readerable(read: PageRead, guidance: Guidance) -> Guidance:
@@ -85,9 +108,9 @@ def _unless_readerable(read: PageRead, guidance: Guidance) -> Guidance:
     if read.readerable is not False:
         return guidance
     warning = say(
-        "The page has little or no article text (a short page, a home page, a listing, a search or a form): the"
-        " content is a best guess at its main part. scrape with main_content false returns every block; map lists"
-        " its links."
+        "The page has little or no article text (a short page, a home page, a listing, a search "
+        "or a form): the content is a best guess at its main part. scrape with main_content "
+        "false returns every block; map lists its links."
     )
     return Guidance(f"{warning} {guidance}")
 
@@ -98,7 +121,14 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
     links = with_links(args.format, args.include_links)
     strategy = page_strategy(args.strategy)
-    how = Reading(args.format, args.main_content, args.max_chars, links, strategy=strategy, link_style=args.links)
+    how = Reading(
+        args.format,
+        args.main_content,
+        args.max_chars,
+        links,
+        strategy=strategy,
+        link_style=args.links,
+    )
     reads = await read_pages(
         fetcher, ctx.readers, urls, how, stop_by=ctx.work_until(), width=width, browser=ctx.browser
     )
@@ -115,16 +145,16 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
     next_step = "scrape" if longer else DONE
     if longer:
         guidance = say(
-            "{read} of {total} pages read. {long} were longer than max_chars: scrape them one by one with start_index"
-            " to read on.",
+            "{read} of {total} pages read. {long} were longer than max_chars: scrape them one by "
+            "one with start_index to read on.",
             read=done,
             total=total,
             long=longer,
         )
     elif late := sum(1 for read in reads if isinstance(read, ToolError) and read.code == "timeout"):
         guidance = say(
-            "{read} of {total} pages read; {late} ran out of time (timeout, retryable): call batch_scrape again with"
-            " those URLs, or fewer at once.",
+            "{read} of {total} pages read; {late} ran out of time (timeout, retryable): call "
+            "batch_scrape again with those URLs, or fewer at once.",
             read=done,
             total=total,
             late=late,
@@ -132,8 +162,8 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
         next_step = "batch_scrape"
     elif walls:
         guidance = say(
-            "{read} of {total} pages read; {walls} answered with a bot wall or challenge page (blocked), not the page:"
-            " inspect_url says more about one.",
+            "{read} of {total} pages read; {walls} answered with a bot wall or challenge page "
+            "(blocked), not the page: inspect_url says more about one.",
             read=done,
             total=total,
             walls=walls,
@@ -151,7 +181,9 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
 
 async def download(args: DownloadInput, ctx: Context) -> Outcome:
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
-    facts = await document_facts(fetcher, ctx.readers, args.url, size_cap(args.max_size, ctx.fetcher))
+    facts = await document_facts(
+        fetcher, ctx.readers, args.url, size_cap(args.max_size, ctx.fetcher)
+    )
     payload = DownloadOutput(
         url=args.url,
         final_url=facts.final_url,
@@ -164,5 +196,7 @@ async def download(args: DownloadInput, ctx: Context) -> Outcome:
         filename=facts.filename,
         page=PageMetadata.model_validate(facts.page) if facts.page else None,
     )
-    guidance = say("{size} bytes read; payload.mime_type and payload.filename say what it is.", size=facts.size)
+    guidance = say(
+        "{size} bytes read; payload.mime_type and payload.filename say what it is.", size=facts.size
+    )
     return Outcome(payload, guidance=guidance, source=args.url)

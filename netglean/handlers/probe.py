@@ -1,4 +1,5 @@
-"""Probes: what a URL is before reading it (inspect_url), and what agents get next to browsers (compare_agent_view)."""
+"""Probes: what a URL is before reading it (inspect_url), and what agents get next to browsers
+(compare_agent_view)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ SAMPLE_ENDPOINTS = 10
 
 
 async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
-    rendered = page_strategy(args.strategy) == "browser"  # auto is a cheap diagnostic over HTTP, as html2rss's
+    # auto is a cheap diagnostic over HTTP, as html2rss's
+    rendered = page_strategy(args.strategy) == "browser"
     found = await inspect(ctx.fetcher, ctx.readers, args.url, ctx.browser if rendered else None)
     page, source = found.page, args.url
     asked = {
@@ -65,7 +67,9 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
             "feeds": found.feeds,
             "alternate_feeds": alternate,
             "json_feeds": [
-                {k: v for k, v in feed.items() if k != "type"} for feed in found.feeds if feed["type"] == "json"
+                {k: v for k, v in feed.items() if k != "type"}
+                for feed in found.feeds
+                if feed["type"] == "json"
             ],
             "articles_count": count if listed is not None else None,
             "admission_drops": listed.drops if listed is not None and listed.drops else None,
@@ -82,46 +86,57 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
     )
     if surface is not None:
         guidance = say(
-            "This is a challenge or block page, not the content (payload.blocked_surface says which); netglean does"
-            " not bypass it, and scrape_url would read the same wall."
+            "This is a challenge or block page, not the content (payload.blocked_surface says "
+            "which); netglean does not bypass it, and scrape_url would read the same wall."
         )
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     if found.feeds:
         guidance = say(
-            "The page announces {count} feed(s) of its own (payload.alternate_feeds, payload.json_feeds), not fetched"
-            " here, so unverified: download one to see that it answers, and read it instead if it does.",
+            "The page announces {count} feed(s) of its own (payload.alternate_feeds, "
+            "payload.json_feeds), not fetched here, so unverified: download one to see that it "
+            "answers, and read it instead if it does.",
             count=len(found.feeds),
         )
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     if page.status >= 400:
-        guidance = say("The server answered HTTP {status}: another read would get the same.", status=page.status)
+        guidance = say(
+            "The server answered HTTP {status}: another read would get the same.",
+            status=page.status,
+        )
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
-    if not found.html:  # scrape_url reads items from HTML pages: on anything else it would fail, and be retried
+    # scrape_url reads items from HTML pages: on anything else it would fail, and be retried
+    if not found.html:
         guidance = (
             say("The URL is a feed itself (payload.content_type says which): read it as it is.")
             if found.feed
             else say(
-                "Not an HTML page (payload.content_type says what it is), so no listing to detect items on: download"
-                " identifies a document, scrape reads a text one (a JSON listing takes scrape_url's items_selector)."
+                "Not an HTML page (payload.content_type says what it is), so no listing to "
+                "detect items on: download identifies a document, scrape reads a text one (a "
+                "JSON listing takes scrape_url's items_selector)."
             )
         )
         return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     if count or found.listed:
         guidance = say(
-            "{count} articles found: capture_config drafts a feed config for them (scrape_url reads them now).",
+            "{count} articles found: capture_config drafts a feed config for them (scrape_url "
+            "reads them now).",
             count=count or found.listed,
         )
         return Outcome(payload, next_step="capture_config", source=source, guidance=guidance)
-    guidance = say("No articles found and no feed announced: scrape_url reads the page as a listing.")
+    guidance = say(
+        "No articles found and no feed announced: scrape_url reads the page as a listing."
+    )
     return Outcome(payload, next_step="scrape_url", source=source, guidance=guidance)
 
 
 def _xhr_capture(found: Inspection) -> dict[str, Any] | None:
-    """What the rendered page asked for by XHR and fetch: how many, the first few (URLs redacted), and the most
-    items one JSON answer held (a listing's data endpoint)."""
+    """What the rendered page asked for by XHR and fetch: how many, the first few (URLs redacted),
+    and the most items one JSON answer held (a listing's data endpoint)."""
     if found.requests is None:
         return None
-    counts = [request.json.get("items_count", 0) for request in found.requests if request.json is not None]
+    counts = [
+        request.json.get("items_count", 0) for request in found.requests if request.json is not None
+    ]
     return {
         "count": len(found.requests),
         "sample_endpoints": [request.as_dict() for request in found.requests[:SAMPLE_ENDPOINTS]],
@@ -132,7 +147,11 @@ def _xhr_capture(found: Inspection) -> dict[str, Any] | None:
 def _side(seen: View, excerpt_chars: int) -> FetchView:
     if seen.page is None:
         error = seen.error
-        failed = ItemError(code=error.code, message=error.message, retryable=error.retryable) if error else None
+        failed = (
+            ItemError(code=error.code, message=error.message, retryable=error.retryable)
+            if error
+            else None
+        )
         return FetchView(accept=seen.accept, error=failed)
     return FetchView(
         accept=seen.accept,
@@ -147,7 +166,8 @@ def _side(seen: View, excerpt_chars: int) -> FetchView:
 
 
 def _divergence(both: Comparison) -> Divergence:
-    """How the answers differ, as facts: netglean's own words and numbers, whatever the target sent."""
+    """How the answers differ, as facts: netglean's own words and numbers, whatever the target
+    sent."""
     agent, browser = both.agent.page, both.browser.page
     if agent is None or browser is None:
         return Divergence(kind="one_failed")
@@ -190,10 +210,14 @@ async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outco
     if agent.page is not None and browser.page is not None:
         negotiated, identical = both.negotiated, agent.page.body == browser.page.body
         guidance = (
-            say("The site negotiates: agents get their own answer (payload.agent.content_type says which).")
+            say(
+                "The site negotiates: agents get their own answer (payload.agent.content_type "
+                "says which)."
+            )
             if both.negotiated
             else say(
-                "No content negotiation: agents and browsers get the same kind of answer; scrape extracts the text."
+                "No content negotiation: agents and browsers get the same kind of answer; scrape "
+                "extracts the text."
             )
         )
     else:
@@ -206,7 +230,9 @@ async def compare_agent_view(args: CompareAgentViewInput, ctx: Context) -> Outco
     parts = urlsplit(args.url)
     payload = CompareAgentViewOutput(
         url=args.url,
-        target=ComparedTarget(url=args.url, origin=f"{parts.scheme}://{parts.netloc}".lower(), vantage=args.vantage),
+        target=ComparedTarget(
+            url=args.url, origin=f"{parts.scheme}://{parts.netloc}".lower(), vantage=args.vantage
+        ),
         agent=_side(agent, args.excerpt_chars),
         browser=_side(browser, args.excerpt_chars),
         cost=cost,

@@ -1,4 +1,5 @@
-"""Projects: saved extract jobs (save, get, list, delete), their datasets and rows, and their runs."""
+"""Projects: saved extract jobs (save, get, list, delete), their datasets and rows, and their
+runs."""
 
 from __future__ import annotations
 
@@ -94,7 +95,8 @@ def _shown(project: Project, settings: Settings) -> dict[str, Any]:
 
 
 def _paging(page: int, per_page: int, total: int) -> dict[str, Any]:
-    """Where a page of a listing stands: its number and size, how many match, whether a later page holds more."""
+    """Where a page of a listing stands: its number and size, how many match, whether a later page
+    holds more."""
     return {"page": page, "per_page": per_page, "total": total, "has_more": page * per_page < total}
 
 
@@ -103,8 +105,8 @@ def _choose_project(ctx: Context, project_id: str | None) -> str:
     chosen = project_id or ctx.settings.project_id
     if not chosen:
         raise ProjectNotFound(
-            "no project_id given, and this server has no default project (its operator sets --project-id): "
-            "list_projects names the projects",
+            "no project_id given, and this server has no default project (its operator sets "
+            "--project-id): list_projects names the projects",
             next_step="list_projects",
         )
     return chosen
@@ -113,7 +115,9 @@ def _choose_project(ctx: Context, project_id: str | None) -> str:
 async def _project(ctx: Context, project_id: str) -> Project:
     project = await ctx.runs.store.project(project_id)
     if project is None:
-        raise ProjectNotFound(f"no project {project_id} in this server's store", next_step="list_projects")
+        raise ProjectNotFound(
+            f"no project {project_id} in this server's store", next_step="list_projects"
+        )
     return project
 
 
@@ -122,7 +126,11 @@ async def save_project(args: SaveProjectInput, ctx: Context) -> Outcome:
     definition = args.definition.model_dump(mode="json", exclude_none=True)
     checked = await check_definition(definition, args.kind, variables)
     ttl = checked.ttl
-    schedule = parse_schedule(args.schedule, at_least=max(SHORTEST, ttl * 60)).text if args.schedule else None
+    schedule = (
+        parse_schedule(args.schedule, at_least=max(SHORTEST, ttl * 60)).text
+        if args.schedule
+        else None
+    )
     kept, created = await save(
         ctx.runs.store,
         checked,
@@ -160,7 +168,9 @@ async def list_projects(args: ListProjectsInput, ctx: Context) -> Outcome:
 
 async def delete_project(args: DeleteProjectInput, ctx: Context) -> Outcome:
     deleted = await ctx.runs.store.delete_project(args.project_id)
-    guidance = say("Deleted, with its rows.") if deleted else say("No such project: nothing to delete.")
+    guidance = (
+        say("Deleted, with its rows.") if deleted else say("No such project: nothing to delete.")
+    )
     payload = DeleteProjectOutput(project_id=args.project_id, deleted=deleted)
     return Outcome(payload, next_step=DONE, guidance=guidance)
 
@@ -188,13 +198,21 @@ async def list_datasets(args: ListDatasetsInput, ctx: Context) -> Outcome:
 
 
 async def _rows(
-    ctx: Context, project: Project, dataset: str, *, filter_: str, sort: str, page: int, per_page: int
+    ctx: Context,
+    project: Project,
+    dataset: str,
+    *,
+    filter_: str,
+    sort: str,
+    page: int,
+    per_page: int,
 ) -> GetProjectDataOutput:
     """One page of a dataset's rows, as get_project_data and the data resource show it."""
     dataset = dataset_named(project, dataset)
     if dataset not in {declared["name"] for declared in datasets_of(project)}:
         raise ProjectNotFound(
-            f"dataset: the project has no dataset {quote_value(dataset)} (list_datasets names them)",
+            f"dataset: the project has no dataset {quote_value(dataset)} (list_datasets names "
+            "them)",
             detail={"argument": "dataset"},
             next_step="list_datasets",
         )
@@ -289,8 +307,11 @@ async def get_logs(args: GetLogsInput, ctx: Context) -> Outcome:
         if await store.get(args.run_id) is None:
             raise RunNotFound(f"no run {args.run_id} in this server's store", next_step="list_runs")
         run_ids, source = [args.run_id], f"run {args.run_id}"
-        if args.project_id is not None:  # both filter: the run's lines, if it is a run of the project
-            runs, _ = await store.project_runs(args.project_id, statuses=(), offset=0, limit=LOGGED_RUNS)
+        # both filter: the run's lines, if it is a run of the project
+        if args.project_id is not None:
+            runs, _ = await store.project_runs(
+                args.project_id, statuses=(), offset=0, limit=LOGGED_RUNS
+            )
             run_ids = run_ids if args.run_id in {run.id for run in runs} else []
     elif args.project_id is not None or ctx.settings.project_id:
         project = await _project(ctx, args.project_id or ctx.settings.project_id)
@@ -305,7 +326,12 @@ async def get_logs(args: GetLogsInput, ctx: Context) -> Outcome:
     )
     # The store holds a line's level as text; the model checks it against the schema's literals.
     log = [
-        Line(run_id=run_id, at=format_time(line.at), level=cast(Any, line.level), message=line.message)
+        Line(
+            run_id=run_id,
+            at=format_time(line.at),
+            level=cast(Any, line.level),
+            message=line.message,
+        )
         for run_id, line in lines
     ]
     has_more = args.page * args.per_page < total
@@ -343,7 +369,9 @@ async def read_project(ctx: Context, project_id: str) -> dict[str, Any]:
 
 async def read_project_config(ctx: Context, project_id: str) -> dict[str, Any]:
     project = await _resource_project(ctx, f"netglean://projects/{project_id}/config", project_id)
-    return _config(project, summary_only=False).model_dump(mode="json", by_alias=True, exclude_none=True)
+    return _config(project, summary_only=False).model_dump(
+        mode="json", by_alias=True, exclude_none=True
+    )
 
 
 async def read_project_datasets(ctx: Context, project_id: str) -> dict[str, Any]:
@@ -361,9 +389,13 @@ async def read_project_data(ctx: Context, project_id: str, dataset: str) -> str:
     return frame_resource(uri, rows.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
-async def _run(project: Project, args: RunProjectInput | RunProjectByNameInput, ctx: Context) -> Outcome:
+async def _run(
+    project: Project, args: RunProjectInput | RunProjectByNameInput, ctx: Context
+) -> Outcome:
     if ctx.run is None:
-        raise HandlerContractError("a project runs as a background run (execution: async), and this call is none")
+        raise HandlerContractError(
+            "a project runs as a background run (execution: async), and this call is none"
+        )
     ran = await run_of_project(
         ctx.fetcher,
         ctx.readers,
@@ -408,14 +440,16 @@ async def _run(project: Project, args: RunProjectInput | RunProjectByNameInput, 
         failed=len(found.failures),
         new=new,
     )
-    return Outcome(payload, next_step="get_project_data", guidance=guidance, source=f"project {project.id}")
+    return Outcome(
+        payload, next_step="get_project_data", guidance=guidance, source=f"project {project.id}"
+    )
 
 
 async def build_project(args: BuildProjectInput, ctx: Context) -> Outcome:
     """RTILA's builder is a browser for a person to record a project in; this server has none."""
     raise NotAvailable(
-        "this server has no project builder: a project is a definition save_project stores (analyze_page finds "
-        "the selectors), not a recording",
+        "this server has no project builder: a project is a definition save_project stores "
+        "(analyze_page finds the selectors), not a recording",
         next_step="analyze_page",
     )
 
@@ -429,8 +463,8 @@ async def run_project_by_name(args: RunProjectByNameInput, ctx: Context) -> Outc
 
 
 async def _find_by_name(ctx: Context, name: str) -> Project:
-    """The project of that exact name, else the one project whose name matches but for case; several such are
-    an error that lists them."""
+    """The project of that exact name, else the one project whose name matches but for case; several
+    such are an error that lists them."""
     store = ctx.runs.store
     exact = await store.projects_named(name)
     if exact:
@@ -440,12 +474,14 @@ async def _find_by_name(ctx: Context, name: str) -> Project:
         return alike[0]
     if not alike:
         raise ProjectNotFound(
-            f"name: no project is named {quote_value(name)} in this server's store (list_projects names them)",
+            f"name: no project is named {quote_value(name)} in this server's store "
+            "(list_projects names them)",
             detail={"argument": "name"},
             next_step="list_projects",
         )
     raise AmbiguousName(
-        f"name: {len(alike)} projects are named {quote_value(name)} but for case; run_project takes one of their ids",
+        f"name: {len(alike)} projects are named {quote_value(name)} but for case; run_project "
+        "takes one of their ids",
         detail={"argument": "name", "project_ids": [p.id for p in alike]},
         next_step="run_project",
     )

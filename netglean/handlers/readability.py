@@ -1,6 +1,6 @@
-"""Agent readability: a page scanned and scored (scan_url), a site's pages as a run (scan_site), a check explained
-(explain_check), a domain's past scans (get_index_entry). The scale itself is the catalog's (catalog/readability/),
-generated into netglean.generated.readability."""
+"""Agent readability: a page scanned and scored (scan_url), a site's pages as a run (scan_site), a
+check explained (explain_check), a domain's past scans (get_index_entry). The scale itself is the
+catalog's (catalog/readability/), generated into netglean.generated.readability."""
 
 from __future__ import annotations
 
@@ -56,18 +56,25 @@ if TYPE_CHECKING:
     from netglean.net.fetcher import Fetcher
 
 PAGE_SECONDS = 120
-"""The most one page of a site's scan may take (its fetches, and the score in a reader process that is replaced when
-it runs past): a page built to be slow fails alone, as timeout."""
+"""The most one page of a site's scan may take (its fetches, and the score in a reader process that
+is replaced when it runs past): a page built to be slow fails alone, as timeout."""
 MAX_SITE_SCANS = 10_000
-"""More than a run can have scanned (max_pages is 500, each page once): a resumed run reads all it kept."""
+"""More than a run can have scanned (max_pages is 500, each page once): a resumed run reads all it
+kept."""
 REMOTE_MAX_BYTES = 262_144
 """The most of a remote index's answer read: one domain's entry."""
-AFTER_UNSCORED = {"unreachable": "scan_url", "robots_disallows_scanner": DONE, "robots_unavailable": DONE}
-"""What follows a page that could not be scored, by reason; else compare_agent_view shows what was answered."""
+AFTER_UNSCORED = {
+    "unreachable": "scan_url",
+    "robots_disallows_scanner": DONE,
+    "robots_unavailable": DONE,
+}
+"""What follows a page that could not be scored, by reason; else compare_agent_view shows what was
+answered."""
 
 
 def domain_of(given: str) -> str:
-    """The host an index entry is kept under: lower case, IDNA, no port or final dot; a URL is read for its host."""
+    """The host an index entry is kept under: lower case, IDNA, no port or final dot; a URL is read
+    for its host."""
     try:
         host = urlsplit(given.strip()).hostname if "://" in given else given.strip().split("/")[0]
         if host and host.count(":") == 1 and not host.startswith("["):
@@ -76,11 +83,16 @@ def domain_of(given: str) -> str:
     except (UnicodeError, ValueError):
         domain = ""
     if not domain or any(not (c.isalnum() or c in "-._:") for c in domain):
-        raise BadUrl(f"{len(given)} characters that are no host name (example.com)", detail={"argument": "domain"})
+        raise BadUrl(
+            f"{len(given)} characters that are no host name (example.com)",
+            detail={"argument": "domain"},
+        )
     return domain
 
 
-async def _record(ctx: Context, domain: str, url: str, scanned: Scan, run_id: str | None = None) -> ScanRecord:
+async def _record(
+    ctx: Context, domain: str, url: str, scanned: Scan, run_id: str | None = None
+) -> ScanRecord:
     result = scanned.result
     record = ScanRecord(
         id=uuid.uuid4().hex,
@@ -100,10 +112,13 @@ async def _record(ctx: Context, domain: str, url: str, scanned: Scan, run_id: st
 
 
 def _scan_guidance(result: dict[str, Any]) -> tuple[str, Guidance]:
-    """The next step and what to say of a result: its grade and its first fix, in the catalog's words (the scale
-    is netglean's own text; nothing of the page is said outside the frame)."""
+    """The next step and what to say of a result: its grade and its first fix, in the catalog's
+    words (the scale is netglean's own text; nothing of the page is said outside the frame)."""
     if result["outcome"] == "opt_out":
-        return DONE, say("robots.txt closes this page to assistants (opt_out): it is not scored, as its owner asked.")
+        return DONE, say(
+            "robots.txt closes this page to assistants (opt_out): it is not scored, as its owner "
+            "asked."
+        )
     if result["outcome"] == "unscored":
         outcome = TABLE["outcomes"]["unscored"][result["reason"]]
         told = say("Not scored (payload.result.reason says why).")
@@ -120,8 +135,9 @@ def _scan_guidance(result: dict[str, Any]) -> tuple[str, Guidance]:
         points=first["points"],
     )
     return "install_snippet", Guidance(
-        f"{graded} grade {result['grade']}. {more} {first['title']} ({first['effort']}). explain_check says how to"
-        " close a check; install_snippet writes the install for a framework."
+        f"{graded} grade {result['grade']}. {more} {first['title']} ({first['effort']}). "
+        "explain_check says how to close a check; install_snippet writes the install for a "
+        "framework."
     )
 
 
@@ -131,7 +147,8 @@ async def scan_url(args: ScanUrlInput, ctx: Context) -> Outcome:
     scanned = await scan(fetcher, ctx.readers, args.url, TABLE, well_known=args.well_known)
     record = await _record(ctx, domain, args.url, scanned)
     next_step, guidance = _scan_guidance(scanned.result)
-    payload = {  # a mapping, not a model: the result's nulls (no grade, no reason) are part of its shape
+    # a mapping, not a model: the result's nulls (no grade, no reason) are part of its shape
+    payload = {
         "url": args.url,
         "scan_id": record.id,
         "requests": scanned.requests,
@@ -143,7 +160,8 @@ async def scan_url(args: ScanUrlInput, ctx: Context) -> Outcome:
 
 
 async def _site_urls(args: ScanSiteInput, fetcher: Fetcher, ctx: Context) -> tuple[list[str], int]:
-    """The pages to scan, within max_pages, and how many were found: the sitemap's, else what map finds."""
+    """The pages to scan, within max_pages, and how many were found: the sitemap's, else what map
+    finds."""
     home = urlsplit(args.url).hostname
     if args.sitemap is not None:
         listed = await read_sitemaps(fetcher, ctx.readers, [args.sitemap], args.max_pages * 4)
@@ -169,7 +187,8 @@ async def scan_site(args: ScanSiteInput, ctx: Context) -> Outcome:
     fetcher = ctx.fetcher.obeying_robots().spending(counted)
     urls, found = await _site_urls(args, fetcher, ctx)
     kept, _ = await run.store.scans(run_id=run.id, limit=MAX_SITE_SCANS)
-    earlier = {record.url: record for record in kept}  # a resumed run skips the pages it already scanned
+    # a resumed run skips the pages it already scanned
+    earlier = {record.url: record for record in kept}
     records: list[ScanRecord] = []
     errors: dict[str, ToolError] = {}
     for done, url in enumerate(urls):
@@ -188,12 +207,16 @@ async def scan_site(args: ScanSiteInput, ctx: Context) -> Outcome:
             errors[url] = CallTimeout(f"scanning the page took longer than {PAGE_SECONDS} s")
             continue
         except (StoreFailure, Unavailable, BudgetExhausted):
-            raise  # the run's, not the page's: it fails, resumable (a budget is spent for every page alike)
+            # the run's, not the page's: it fails, resumable (a budget is spent for every page
+            # alike)
+            raise
         except ToolError as error:
             errors[url] = error
             continue
         records.append(await _record(ctx, domain, url, scanned, run.id))
-    return _site_report(args, urls, found=found, records=records, errors=errors, requests=counted.spent)
+    return _site_report(
+        args, urls, found=found, records=records, errors=errors, requests=counted.spent
+    )
 
 
 def _site_report(
@@ -210,7 +233,9 @@ def _site_report(
     for url in urls:
         if url in errors:
             error = errors[url]
-            pages.append(SitePage(url=url, outcome="unscored", reason=error.code, error=item_error(error)))
+            pages.append(
+                SitePage(url=url, outcome="unscored", reason=error.code, error=item_error(error))
+            )
         elif url in by_url:
             record = by_url[url]
             pages.append(
@@ -232,7 +257,8 @@ def _site_report(
         found=found,
         scanned=len(records),
         requests=requests,
-        median_score=statistics.median_low(scores) if scores else None,  # absent when no page was scored
+        # absent when no page was scored
+        median_score=statistics.median_low(scores) if scores else None,
         grades=dict(sorted(grades.items())),
         pages=pages,
         fixes=[
@@ -253,14 +279,16 @@ def _site_report(
         told = say("No page of the site could be scanned.")
         return Outcome(payload, next_step="scan_url", guidance=told, source=args.url)
     told = say(
-        "{scanned} pages scanned, {scored} scored (median {median} of 100); {fixes} fixes across the site are"
-        " ranked in payload.fixes.",
+        "{scanned} pages scanned, {scored} scored (median {median} of 100); {fixes} fixes across "
+        "the site are ranked in payload.fixes.",
         scanned=len(records),
         scored=len(scores),
         median=payload.median_score or 0,
         fixes=len(fixes),
     )
-    return Outcome(payload, next_step="install_snippet" if fixes else DONE, guidance=told, source=args.url)
+    return Outcome(
+        payload, next_step="install_snippet" if fixes else DONE, guidance=told, source=args.url
+    )
 
 
 async def explain_check(args: ExplainCheckInput, ctx: Context) -> Outcome:
@@ -272,7 +300,9 @@ async def explain_check(args: ExplainCheckInput, ctx: Context) -> Outcome:
             next_step="explain_check",
         )
     check = entry["kind"] == "check"
-    dimension = next(d for d in TABLE["dimensions"] if d["id"] == entry["dimension"]) if check else {}
+    dimension = (
+        next(d for d in TABLE["dimensions"] if d["id"] == entry["dimension"]) if check else {}
+    )
     payload = ExplainCheckOutput(
         id=entry["id"],
         kind=entry["kind"],
@@ -296,7 +326,9 @@ def _indexed(record: ScanRecord) -> IndexedScan:
     return IndexedScan(
         scan_id=record.id,
         url=record.url,
-        scanned_at=datetime.fromtimestamp(record.scanned_at, UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        scanned_at=datetime.fromtimestamp(record.scanned_at, UTC)
+        .isoformat(timespec="seconds")
+        .replace("+00:00", "Z"),
         outcome=record.outcome,  # type: ignore[arg-type]  # the scorer's outcomes are the schema's
         reason=record.reason,
         grade=record.grade,
@@ -308,12 +340,17 @@ def _indexed(record: ScanRecord) -> IndexedScan:
 
 
 async def _remote(ctx: Context, domain: str) -> RemoteIndexEntry:
-    """The operator's remote index asked about ``domain``, and nothing else: a GET that carries only the domain."""
+    """The operator's remote index asked about ``domain``, and nothing else: a GET that carries only
+    the domain."""
     url = f"{ctx.settings.index_url.rstrip('/')}/{quote(domain)}"
     try:
         # No redirect is followed: one would carry the domain to wherever the index pointed it.
         page = await ctx.fetcher.fetch(
-            url, accept="application/json", max_bytes=REMOTE_MAX_BYTES, error_pages=True, max_redirects=0
+            url,
+            accept="application/json",
+            max_bytes=REMOTE_MAX_BYTES,
+            error_pages=True,
+            max_redirects=0,
         )
     except ToolError as error:
         return RemoteIndexEntry(url=url, error=item_error(error))

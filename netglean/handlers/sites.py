@@ -1,4 +1,5 @@
-"""Sites: their URLs (map), and what breadth-first crawls from one or more start URLs read (crawl, batch_crawl)."""
+"""Sites: their URLs (map), and what breadth-first crawls from one or more start URLs read (crawl,
+batch_crawl)."""
 
 from __future__ import annotations
 
@@ -158,11 +159,18 @@ async def map_site(args: MapInput, ctx: Context) -> Outcome:
     )
     if found.found > limit:
         guidance = say(
-            "{count} URL(s) found (more than {limit}; raise limit or search).", count=len(found.urls), limit=limit
+            "{count} URL(s) found (more than {limit}; raise limit or search).",
+            count=len(found.urls),
+            limit=limit,
         )
     else:
         guidance = say("{count} URL(s) found.", count=len(found.urls))
-    return Outcome(payload, next_step="batch_scrape" if found.urls else DONE, guidance=guidance, source=args.url)
+    return Outcome(
+        payload,
+        next_step="batch_scrape" if found.urls else DONE,
+        guidance=guidance,
+        source=args.url,
+    )
 
 
 async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
@@ -170,35 +178,38 @@ async def crawl_site(args: CrawlInput, ctx: Context) -> Outcome:
     next_step = "get_run_result" if answer.unreturned else DONE
     if result.stopped == "cancelled":
         guidance = say(
-            "Read {count} page(s) before the run was cancelled; {left} link(s) were left unvisited: resume_run"
-            " continues it.",
+            "Read {count} page(s) before the run was cancelled; {left} link(s) were left "
+            "unvisited: resume_run continues it.",
             count=result.read,
             left=result.unvisited,
         )
     elif result.stopped == "max_pages":
         guidance = say(
-            "Read {count} page(s); pages gave {left} more link(s) once max_pages URLs were queued: raise max_pages"
-            " or narrow include_patterns.",
+            "Read {count} page(s); pages gave {left} more link(s) once max_pages URLs were "
+            "queued: raise max_pages or narrow include_patterns.",
             count=result.read,
             left=result.links_dropped,
         )
     elif result.stopped == "links_per_page":
         guidance = say(
-            "Read {count} page(s); {left} link(s) were left because a page held more than {most} the crawl wanted:"
-            " narrow include_patterns, or crawl from those pages' sections.",
+            "Read {count} page(s); {left} link(s) were left because a page held more than {most} "
+            "the crawl wanted: narrow include_patterns, or crawl from those pages' sections.",
             count=result.read,
             left=result.links_dropped,
             most=LINKS_PER_PAGE,
         )
     elif not result.read and result.blocked:
-        guidance = say("The start page answered with a bot wall or challenge page (blocked): inspect_url says more.")
+        guidance = say(
+            "The start page answered with a bot wall or challenge page (blocked): inspect_url "
+            "says more."
+        )
         next_step = "inspect_url"
     else:
         guidance = say("Read {count} page(s).", count=result.read)
     if answer.unreturned:
         more = say(
-            "This answer holds the first {shown} visit(s); get_run_result with payload.run_id pages through all"
-            " {total}.",
+            "This answer holds the first {shown} visit(s); get_run_result with payload.run_id "
+            "pages through all {total}.",
             shown=len(answer.pages),
             total=len(answer.pages) + answer.unreturned,
         )
@@ -221,26 +232,41 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     async def one(index: int, seed: str) -> None:
         async def report(count: int, most: int, url: str) -> None:
             visited[index] = count
-            await ctx.report(sum(visited), most * len(seeds), f"visited {sum(visited)} URLs from {len(seeds)} seeds")
+            await ctx.report(
+                sum(visited),
+                most * len(seeds),
+                f"visited {sum(visited)} URLs from {len(seeds)} seeds",
+            )
 
         try:
             parse_url(seed)  # a malformed seed is that seed's error, before any request
             async with room:
                 journal = run_journal(run, index, plan.reading.include_links)
                 result = await crawl(
-                    fetcher, ctx.readers, seed, plan, journal=journal, report=report, stop=run.stop, browser=ctx.browser
+                    fetcher,
+                    ctx.readers,
+                    seed,
+                    plan,
+                    journal=journal,
+                    report=report,
+                    stop=run.stop,
+                    browser=ctx.browser,
                 )
-        except (StoreFailure, Unavailable) as error:  # the run's, not the seed's: it fails, resumable
+        # the run's, not the seed's: it fails, resumable
+        except (StoreFailure, Unavailable) as error:
             unkept.append(error)
             return
         except ToolError as error:
-            crawls[index] = SiteCrawl(url=seed, pages=[], read=0, failed=1, truncated=False, error=item_error(error))
+            crawls[index] = SiteCrawl(
+                url=seed, pages=[], read=0, failed=1, truncated=False, error=item_error(error)
+            )
             return
         crawls[index] = await _crawl_report(result, run, index, RESPONSE_CHARS // len(seeds))
         results.append(result)
 
     unkept: list[ToolError] = []
-    async with anyio.create_task_group() as tasks:  # output in seed order; politeness per host is the fetcher's
+    # output in seed order; politeness per host is the fetcher's
+    async with anyio.create_task_group() as tasks:
         for index, seed in enumerate(seeds):
             tasks.start_soon(one, index, seed)
     if unkept:
@@ -257,18 +283,21 @@ async def batch_crawl(args: BatchCrawlInput, ctx: Context) -> Outcome:
     )
 
 
-def _batch_guidance(results: list[Crawl], seeds: int, total: int, walls: int, unreturned: int) -> Guidance:
+def _batch_guidance(
+    results: list[Crawl], seeds: int, total: int, walls: int, unreturned: int
+) -> Guidance:
     cancelled = sum(1 for result in results if result.stopped == "cancelled")
     if cancelled:
         told = say(
-            "Read {count} page(s) from {seeds} seed(s) before the run was cancelled: resume_run continues it.",
+            "Read {count} page(s) from {seeds} seed(s) before the run was cancelled: resume_run "
+            "continues it.",
             count=total,
             seeds=seeds,
         )
     elif walls:
         told = say(
-            "Read {count} page(s) from {seeds} seed(s); {walls} page(s) answered with a bot wall or challenge page"
-            " (blocked): inspect_url says more about one.",
+            "Read {count} page(s) from {seeds} seed(s); {walls} page(s) answered with a bot wall "
+            "or challenge page (blocked): inspect_url says more about one.",
             count=total,
             seeds=seeds,
             walls=walls,
@@ -278,7 +307,8 @@ def _batch_guidance(results: list[Crawl], seeds: int, total: int, walls: int, un
     if not unreturned:
         return told
     more = say(
-        "{left} visit(s) are left out of this answer: get_run_result with a crawl's run_id pages through them all.",
+        "{left} visit(s) are left out of this answer: get_run_result with a crawl's run_id pages "
+        "through them all.",
         left=unreturned,
     )
     return Guidance(f"{told} {more}")

@@ -27,7 +27,10 @@ async def install_snippet(args: InstallSnippetInput, ctx: Context) -> Outcome:
     return Outcome(
         InstallSnippetOutput(
             framework=snippet.framework,
-            files=[SnippetFile(path=f.path, language=f.language, content=f.content) for f in snippet.files],
+            files=[
+                SnippetFile(path=f.path, language=f.language, content=f.content)
+                for f in snippet.files
+            ],
             steps=list(snippet.steps),
             verify=[SnippetCheck(command=c.command, expect=c.expect) for c in snippet.verify],
             markdown_dir=checked.markdown_dir,
@@ -36,8 +39,9 @@ async def install_snippet(args: InstallSnippetInput, ctx: Context) -> Outcome:
         ),
         next_step="scan_url",
         guidance=say(
-            "Add the {files} file(s) as the steps say, write a markdown twin for each page (payload.twins), then run "
-            "the payload.verify commands against the deployed site; scan_url scores it again.",
+            "Add the {files} file(s) as the steps say, write a markdown twin for each page "
+            "(payload.twins), then run the payload.verify commands against the deployed site; "
+            "scan_url scores it again.",
             files=len(snippet.files),
         ),
     )

@@ -18,14 +18,18 @@ async def generate_citations(args: GenerateCitationsInput, ctx: Context) -> Outc
     work = partial(cite, args.markdown, heading=args.heading, first_number=args.first_number)
     result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
     guidance = (
-        f"Cited {len(result.references)} source(s); the reference list is at the end of payload.markdown."
+        f"Cited {len(result.references)} source(s); the reference list is at the end of "
+        "payload.markdown."
         if result.references
         else "The text has no links, so it came back unchanged."
     )
     return Outcome(
         GenerateCitationsOutput(
             markdown=result.markdown,
-            references=[Reference(number=r.number, url=r.url, title=r.title, text=r.text) for r in result.references],
+            references=[
+                Reference(number=r.number, url=r.url, title=r.title, text=r.text)
+                for r in result.references
+            ],
             citation_count=result.citation_count,
         ),
         guidance=guidance,

@@ -52,20 +52,29 @@ METADATA: frozenset[IPAddress] = frozenset(
 
 _PRIVATE: tuple[IPNetwork, ...] = tuple(
     ipaddress.ip_network(network)
-    for network in ("127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "::1/128", "fc00::/7")
+    for network in (
+        "127.0.0.0/8",
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "::1/128",
+        "fc00::/7",
+    )
 )
 """What ``allow_private_hosts`` opens: loopback and the private ranges (RFC 1918, unique-local)."""
 
 
 @functools.lru_cache(maxsize=4096)
 def literal_ip(host: str) -> IPAddress | None:
-    """The address ``host`` spells literally (brackets, BSD IPv4 forms, zone ids), or None for a name."""
+    """The address ``host`` spells literally (brackets, BSD IPv4 forms, zone ids), or None for a
+    name."""
     text = host.strip().strip("[]").split("%", 1)[0]
     try:
         return ipaddress.ip_address(text)
     except ValueError:
         pass
-    if text and not any(char.isspace() for char in text):  # glibc's inet_aton ignores what follows a space
+    # glibc's inet_aton ignores what follows a space
+    if text and not any(char.isspace() for char in text):
         try:
             return ipaddress.IPv4Address(socket.inet_aton(text))
         except OSError:
@@ -118,14 +127,16 @@ def _contains(networks: tuple[IPNetwork, ...], ip: IPAddress) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Targets:
-    """Hosts and networks beyond the public ones that the operator listed (``allow_private_targets``)."""
+    """Hosts and networks beyond the public ones that the operator listed
+    (``allow_private_targets``)."""
 
     hosts: frozenset[str] = frozenset()
     networks: tuple[IPNetwork, ...] = ()
 
     @classmethod
     def parse(cls, listed: str) -> Targets:
-        """``listed``: comma-separated hostnames, addresses and CIDRs; ``ValueError`` names a bad entry."""
+        """``listed``: comma-separated hostnames, addresses and CIDRs; ``ValueError`` names a bad
+        entry."""
         hosts: set[str] = set()
         networks: list[IPNetwork] = []
         for raw in listed.split(","):
@@ -139,32 +150,42 @@ class Targets:
                 try:
                     networks.append(ipaddress.ip_network(entry))
                 except ValueError as exc:
-                    raise ValueError(f"{raw.strip()!r} is not a network in CIDR form: {exc}") from None
+                    raise ValueError(
+                        f"{raw.strip()!r} is not a network in CIDR form: {exc}"
+                    ) from None
             elif entry.isascii():
                 hosts.add(entry)
             else:
                 try:
-                    hosts.add(entry.encode("idna").decode("ascii"))  # names are compared in their ASCII form
+                    # names are compared in their ASCII form
+                    hosts.add(entry.encode("idna").decode("ascii"))
                 except UnicodeError:
-                    raise ValueError(f"{raw.strip()!r} is not a hostname, address or network") from None
+                    raise ValueError(
+                        f"{raw.strip()!r} is not a hostname, address or network"
+                    ) from None
         return cls(frozenset(hosts), tuple(networks))
 
 
 def private_range(ip: IPAddress) -> bool:
-    """Whether ``ip`` (or the address it embeds) is in what ``allow_private_hosts`` opens: loopback, RFC 1918,
-    unique-local; never link-local or a cloud metadata endpoint."""
+    """Whether ``ip`` (or the address it embeds) is in what ``allow_private_hosts`` opens: loopback,
+    RFC 1918, unique-local; never link-local or a cloud metadata endpoint."""
     reached = _final_address(ip)
     return not any(address in METADATA for address in reached) and _contains(_PRIVATE, reached[-1])
 
 
-def refusal(host: str, ip: IPAddress, *, private: bool = False, listed: Targets = Targets()) -> str | None:
+def refusal(
+    host: str, ip: IPAddress, *, private: bool = False, listed: Targets = Targets()
+) -> str | None:
     """Why ``host`` must not be reached at ``ip`` (a short reason), or None when it may be.
 
-    ``private`` is the operator's ``allow_private_hosts``; ``listed`` their ``allow_private_targets``.
+    ``private`` is the operator's ``allow_private_hosts``; ``listed`` their
+    ``allow_private_targets``.
     """
     reached = _final_address(ip)
     if any(address in METADATA for address in reached):
-        exact = any(n.num_addresses == 1 and _contains((n,), a) for n in listed.networks for a in reached)
+        exact = any(
+            n.num_addresses == 1 and _contains((n,), a) for n in listed.networks for a in reached
+        )
         return None if exact else "a cloud metadata endpoint"
     reason = why_not_global(ip)
     if reason is None:

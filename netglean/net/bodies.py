@@ -1,5 +1,6 @@
-"""A response body read under the policy's caps: as sent, after decompression (decoded here, bounded, never by a
-library that inflates a bomb in one go), and within the server's memory budget."""
+"""A response body read under the policy's caps: as sent, after decompression (decoded here,
+bounded, never by a library that inflates a bomb in one go), and within the server's memory
+budget."""
 
 from __future__ import annotations
 
@@ -20,10 +21,13 @@ async def read_body(
     memory: MemoryBudget,
     url: str,
 ) -> tuple[bytes, Lease]:
-    """The body, read under both caps, with its reservation in ``memory`` (all of it taken before the first byte)."""
+    """The body, read under both caps, with its reservation in ``memory`` (all of it taken before
+    the first byte)."""
     declared = headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
-        raise ResponseTooLarge(f"the response is {declared} bytes; the limit is {cap}", detail={"limit": cap})
+        raise ResponseTooLarge(
+            f"the response is {declared} bytes; the limit is {cap}", detail={"limit": cap}
+        )
     encoding = headers.get("content-encoding", "identity").strip().lower()
     if encoding in {"gzip", "x-gzip"}:
         decoder: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -35,7 +39,8 @@ async def read_body(
         raise UnsupportedContent(f"unsupported content-encoding {encoding!r}")
     limit = min(decoded_cap, memory.size)  # no body may be larger than the whole budget
     passed = "decompresses past" if decoder is not None else "passed"
-    # A body sent as is decodes to what it declares (aiohttp reads no further), else to at most the cap.
+    # A body sent as is decodes to what it declares (aiohttp reads no further), else to at most the
+    # cap.
     most = min(int(declared) if declared.isdigit() else cap, limit) if decoder is None else limit
     lease = await memory.reserve(most, url)
     try:
@@ -53,9 +58,13 @@ async def read_body(
                 except zlib.error as exc:
                     raise UnsupportedContent(f"the {encoding} body is corrupt: {exc}") from exc
                 if decoder.unconsumed_tail:  # more output is waiting than the cap leaves room for
-                    raise ResponseTooLarge(f"the response {passed} {limit} bytes", detail={"limit": limit})
+                    raise ResponseTooLarge(
+                        f"the response {passed} {limit} bytes", detail={"limit": limit}
+                    )
             if len(body) > limit or len(body) > lease.amount:
-                raise ResponseTooLarge(f"the response {passed} {limit} bytes", detail={"limit": limit})
+                raise ResponseTooLarge(
+                    f"the response {passed} {limit} bytes", detail={"limit": limit}
+                )
         lease.shrink(len(body))
         return bytes(body), lease
     except BaseException:

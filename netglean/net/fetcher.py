@@ -2,11 +2,11 @@
 
 For each hop (the first request and every redirect) the URL is admitted: its host resolved and EVERY
 address checked (netglean.net.addresses), the connection pinned to the checked address, robots.txt
-read (once per origin however many fetches ask at once, then cached) and obeyed. The request then goes
-through the transport (netglean.net.transport, aiohttp) under the limiter's spacing and caps and the
-session's budget, which robots.txt reads spend too; its body is read under the caps and the memory
-budget (netglean.net.bodies); connect, read and total deadlines hold even against a server that drips
-one byte at a time.
+read (once per origin however many fetches ask at once, then cached) and obeyed. The request then
+goes through the transport (netglean.net.transport, aiohttp) under the limiter's spacing and caps
+and the session's budget, which robots.txt reads spend too; its body is read under the caps and the
+memory budget (netglean.net.bodies); connect, read and total deadlines hold even against a server
+that drips one byte at a time.
 
 One Fetcher serves a whole server: pins, robots.txt, politeness and memory are shared. Each session
 spends its own budget through ``spending(budget)``, a view that shares everything else.
@@ -72,8 +72,8 @@ async def system_resolve(host: str, port: int) -> list[str]:
 ROBOTS_MAX_BYTES = 512 * 1024
 """The most of robots.txt read: RFC 9309 asks crawlers to read at least 500 KiB."""
 ROBOTS_RESPONSES = 64
-"""Origins whose robots.txt answer (its text) a fetcher keeps for scans: the rules of thousands are kept, the
-text of a few (at most ROBOTS_ANSWERS x ROBOTS_MAX_BYTES)."""
+"""Origins whose robots.txt answer (its text) a fetcher keeps for scans: the rules of thousands are
+kept, the text of a few (at most ROBOTS_ANSWERS x ROBOTS_MAX_BYTES)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +88,8 @@ class _Ask:
 
 
 class _Carrier:
-    """The transport, made on first use (importing aiohttp costs ~100 ms that listing tools need never pay),
-    and shared by every view of a fetcher."""
+    """The transport, made on first use (importing aiohttp costs ~100 ms that listing tools need
+    never pay), and shared by every view of a fetcher."""
 
     def __init__(self, make: Callable[[], Transport]) -> None:
         self._make = make
@@ -146,12 +146,15 @@ class Fetcher:
     ) -> None:
         self.policy = policy
         self._resolve = resolver
-        # Per host (its ASCII form): the checked address connections are pinned to. Bounded: dropping an
-        # old pin can only make a later connect refuse ("not checked"), never skip the check.
+        # Per host (its ASCII form): the checked address connections are pinned to. Bounded:
+        # dropping an old pin can only make a later connect refuse ("not checked"), never skip the
+        # check.
         self._pins: OrderedDict[str, str] = OrderedDict()
         self._verdicts: OrderedDict[tuple[str, str], str | None] = OrderedDict()
         self._dial = dial
-        self._carrier = _Carrier(lambda: transport or _aiohttp(policy, self._pins, dial, ssl_context))
+        self._carrier = _Carrier(
+            lambda: transport or _aiohttp(policy, self._pins, dial, ssl_context)
+        )
         self.limiter = limiter or HostLimiter(policy.host_concurrency, policy.global_concurrency)
         self.budget: Budget = budget or SessionBudget(policy.session_budget)
         self._robots = RobotsCache()
@@ -159,14 +162,16 @@ class Fetcher:
         self.memory = MemoryBudget(policy.memory_budget, policy.memory_wait)
 
     def spending(self, budget: Budget) -> Fetcher:
-        """This fetcher, its requests counted against ``budget``: pins, robots.txt, limits and memory shared."""
+        """This fetcher, its requests counted against ``budget``: pins, robots.txt, limits and
+        memory shared."""
         view = copy.copy(self)
         view.budget = budget
         return view
 
     def obeying_robots(self) -> Fetcher:
-        """This fetcher obeying robots.txt even where the operator lets fetches ignore it: a call may tighten the
-        policy, never loosen it (pins, robots.txt cache, limits, memory and budget shared)."""
+        """This fetcher obeying robots.txt even where the operator lets fetches ignore it: a call
+        may tighten the policy, never loosen it (pins, robots.txt cache, limits, memory and budget
+        shared)."""
         if self.policy.obey_robots:
             return self
         view = copy.copy(self)
@@ -201,12 +206,15 @@ class Fetcher:
 
         A 4xx/5xx answer raises ``HttpStatus`` unless ``error_pages``: then it is returned like any
         page, for tools that diagnose what a server sends (a challenge page is often a 403).
-        ``headers`` (a feed config's) are sent too, except those netglean itself decides: the
-        Host, its honest User-Agent, encodings, framing and connection headers. ``max_redirects`` and
+        ``headers`` (a feed config's) are sent too, except those netglean itself decides: the Host,
+        its honest User-Agent, encodings, framing and connection headers. ``max_redirects`` and
         ``timeout`` (seconds in all) may only lower the operator's limits.
         """
         cap = min(max_bytes or self.policy.max_bytes, self.policy.max_bytes)
-        hops = min(self.policy.max_redirects, self.policy.max_redirects if max_redirects is None else max_redirects)
+        hops = min(
+            self.policy.max_redirects,
+            self.policy.max_redirects if max_redirects is None else max_redirects,
+        )
         deadline = min(self.policy.total_timeout, timeout or self.policy.total_timeout)
         try:
             with anyio.fail_after(deadline):
@@ -214,24 +222,30 @@ class Fetcher:
                 ask = _Ask(accept, cap, error_pages, allowed_headers(headers or {}), hops)
                 return await self._follow(url, ask)
         except TimeoutError:
-            raise FetchTimeout(f"fetching {url} took longer than {deadline:g} s", detail={"url": url}) from None
+            raise FetchTimeout(
+                f"fetching {url} took longer than {deadline:g} s", detail={"url": url}
+            ) from None
 
     async def admit(self, url: httpx.URL) -> None:
-        """What every hop passes before a request: the address policy (the host resolved, every address checked,
-        connections pinned to the first), then robots.txt. Any transport, a browser's too, may ask it."""
+        """What every hop passes before a request: the address policy (the host resolved, every
+        address checked, connections pinned to the first), then robots.txt. Any transport, a
+        browser's too, may ask it."""
         await self.ready()
         if url.scheme == "http" and not self.policy.allow_http:
             raise OperatorPolicy(
-                f"{url} is plain http, and the operator fetches https URLs only", detail={"setting": "allow_http"}
+                f"{url} is plain http, and the operator fetches https URLs only",
+                detail={"setting": "allow_http"},
             )
-        await self._pin(url)  # the address policy first: a refused host is never asked for robots.txt
+        # the address policy first: a refused host is never asked for robots.txt
+        await self._pin(url)
         if self.policy.obey_robots:
             await self._check_robots(url)
 
     async def connect_target(self, host: str, port: int) -> tuple[str, int]:
-        """Where a connection to ``host``:``port`` may go under the address policy: the host resolved, every address
-        checked, the connection pinned to the first; the (address, port) to connect to. What the browser's proxy
-        asks before it opens any connection (robots.txt is asked per request, by the browser's router)."""
+        """Where a connection to ``host``:``port`` may go under the address policy: the host
+        resolved, every address checked, the connection pinned to the first; the (address, port) to
+        connect to. What the browser's proxy asks before it opens any connection (robots.txt is
+        asked per request, by the browser's router)."""
         if not 0 < port < 65536:
             raise BadUrl(f"port {port} is not a port")
         await self.ready()
@@ -245,16 +259,20 @@ class Fetcher:
         downgraded = False
         for _ in range(ask.max_redirects + 1):
             await self.admit(current)
-            # A config's headers (a token, a cookie) go to its page's origin only, never where it redirects.
+            # A config's headers (a token, a cookie) go to its page's origin only, never where it
+            # redirects.
             extra = ask.headers if (current.scheme, current.host, current.port) == origin else None
-            response_status, headers, body, lease = await self._get(current, ask.accept, ask.cap, extra)
+            response_status, headers, body, lease = await self._get(
+                current, ask.accept, ask.cap, extra
+            )
             location = headers.get("location")
             if response_status in REDIRECTS and location:
                 target = redirect_target(current, location)
                 if current.scheme == "https" and target.scheme == "http":
                     if not self.policy.allow_https_downgrade:
                         raise SchemeDowngrade(
-                            f"{current} redirects to plain http ({target}); the operator does not allow downgrades",
+                            f"{current} redirects to plain http ({target}); the operator does "
+                            "not allow downgrades",
                             detail={"from": str(current), "to": str(target)},
                         )
                     downgraded = True
@@ -265,16 +283,28 @@ class Fetcher:
                 if lease is not None:
                     lease.release()  # now, not when the traceback that holds it is let go
                 raise HttpStatus(
-                    f"{current} answered HTTP {response_status}", status=response_status, detail={"url": str(current)}
+                    f"{current} answered HTTP {response_status}",
+                    status=response_status,
+                    detail={"url": str(current)},
                 )
-            return Page(url, str(current), response_status, headers, body, tuple(hops), downgraded, lease=lease)
+            return Page(
+                url,
+                str(current),
+                response_status,
+                headers,
+                body,
+                tuple(hops),
+                downgraded,
+                lease=lease,
+            )
         raise TooManyRedirects(
             f"more than {ask.max_redirects} redirects from {url}",
             detail={"redirects": [hop.url for hop in hops]},
         )
 
     async def robots_verdict(self, url: str) -> str:
-        """What robots.txt says of ``url`` for netglean: allowed, disallowed, unreadable, or ignored (operator)."""
+        """What robots.txt says of ``url`` for netglean: allowed, disallowed, unreadable, or ignored
+        (operator)."""
         if not self.policy.obey_robots:
             return "ignored"
         await self.ready()
@@ -287,7 +317,8 @@ class Fetcher:
         return "allowed"
 
     async def sitemaps(self, url: str) -> list[str]:
-        """The Sitemap: lines of the robots.txt of ``url``'s origin (read under the whole policy, then cached)."""
+        """The Sitemap: lines of the robots.txt of ``url``'s origin (read under the whole policy,
+        then cached)."""
         await self.ready()
         parsed = parse_url(url)
         await self._pin(parsed)
@@ -298,11 +329,13 @@ class Fetcher:
         return await self._robots.read_once(origin, lambda: self._read_robots(origin))
 
     def interval(self, url: httpx.URL) -> float:
-        """The least seconds between two requests to ``url``'s host: the operator's spacing, or robots.txt's
-        Crawl-delay when it asks for more (a browser's requests are spaced by the same rule)."""
+        """The least seconds between two requests to ``url``'s host: the operator's spacing, or
+        robots.txt's Crawl-delay when it asks for more (a browser's requests are spaced by the same
+        rule)."""
         robots = self._robots.get(f"{url.scheme}://{url.netloc.decode('ascii')}")
         delay = robots.crawl_delay() if robots else 0.0
-        if self.policy.unspaced_private:  # --dev: the operator's own machine is not spaced (robots.txt still is)
+        # --dev: the operator's own machine is not spaced (robots.txt still is)
+        if self.policy.unspaced_private:
             pinned = literal_ip(self._pins.get(pin_key(url.raw_host.decode("ascii")), ""))
             if pinned is not None and private_range(pinned):
                 return delay
@@ -324,9 +357,10 @@ class Fetcher:
             )
 
     async def robots_answer(self, url: str) -> tuple[Robots, RobotsResponse]:
-        """robots.txt of ``url``'s origin and its answer (text and headers), for a scan's evidence: the cached ones
-        when both are, else read now, within the operator's total timeout, and cached (the address policy first).
-        The answers are kept apart from the rules, for the last ROBOTS_ANSWERS origins only."""
+        """robots.txt of ``url``'s origin and its answer (text and headers), for a scan's evidence:
+        the cached ones when both are, else read now, within the operator's total timeout, and
+        cached (the address policy first). The answers are kept apart from the rules, for the last
+        ROBOTS_ANSWERS origins only."""
         await self.ready()
         parsed = parse_url(url)
         await self._pin(parsed)
@@ -353,54 +387,74 @@ class Fetcher:
         return (await self._read_robots_response(origin))[0]
 
     async def _read_robots_response(self, origin: str) -> tuple[Robots, RobotsResponse]:
-        """robots.txt of ``origin`` read and parsed, and what the origin answered (its text, for a scan)."""
+        """robots.txt of ``origin`` read and parsed, and what the origin answered (its text, for a
+        scan)."""
         import protego
 
         robots_url = parse_url(f"{origin}/robots.txt")
         agents = self.policy.robots_agents
         try:
             for _ in range(self.policy.max_redirects + 1):
-                status, headers, body, lease = await self._get(robots_url, "text/plain", ROBOTS_MAX_BYTES)
+                status, headers, body, lease = await self._get(
+                    robots_url, "text/plain", ROBOTS_MAX_BYTES
+                )
                 if status in REDIRECTS and headers.get("location"):
                     robots_url = redirect_target(robots_url, headers["location"])
                     if robots_url.scheme == "http" and not self.policy.allow_http:
-                        raise BadUrl(f"robots.txt redirects to plain http ({robots_url}), which is not fetched")
+                        raise BadUrl(
+                            f"robots.txt redirects to plain http ({robots_url}), which is not "
+                            "fetched"
+                        )
                     await self._pin(robots_url)
                     continue
                 break
         except (ResponseTooLarge, UnsupportedContent, BlockedAddress, BadUrl) as failure:
             # An answer: nothing there is fetched (cached for a while, see RobotsCache).
-            unread = RobotsResponse(str(robots_url), None, {}, "", 0, (failure.code, failure.message))
-            return Robots(None, self.policy.robots_unreadable_allows, "could not be read", agents), unread
-        # Unreachable and FetchTimeout go on: no answer is no verdict, so the fetch fails as it (retryable), nothing
-        # is cached, and the next fetch asks again instead of finding the origin closed for minutes.
+            unread = RobotsResponse(
+                str(robots_url), None, {}, "", 0, (failure.code, failure.message)
+            )
+            return Robots(
+                None, self.policy.robots_unreadable_allows, "could not be read", agents
+            ), unread
+        # Unreachable and FetchTimeout go on: no answer is no verdict, so the fetch fails as it
+        # (retryable), nothing is cached, and the next fetch asks again instead of finding the
+        # origin closed for minutes.
         try:
             text = decode(body, None)
             answer = RobotsResponse(str(robots_url), status, dict(headers), text, len(body))
             if 400 <= status < 500:
-                return Robots(None, True, agents=agents), answer  # no robots.txt: everything is allowed
+                # no robots.txt: everything is allowed
+                return Robots(None, True, agents=agents), answer
             if status >= 500 or status in REDIRECTS:
-                return Robots(None, self.policy.robots_unreadable_allows, f"answered HTTP {status}", agents), answer
+                return Robots(
+                    None, self.policy.robots_unreadable_allows, f"answered HTTP {status}", agents
+                ), answer
             return Robots(protego.Protego.parse(text), None, agents=agents), answer
         finally:
             if lease is not None:
-                lease.release()  # what robots.txt says is kept, parsed (its text only for a scan's evidence)
+                # what robots.txt says is kept, parsed (its text only for a scan's evidence)
+                lease.release()
 
     async def _get(
         self, url: httpx.URL, accept: str, cap: int, extra: Mapping[str, str] | None = None
     ) -> tuple[int, dict[str, str], bytes, Lease | None]:
-        """One request to an already admitted host, no redirects: budget, politeness, bounded body and its lease."""
+        """One request to an already admitted host, no redirects: budget, politeness, bounded body
+        and its lease."""
         self.budget.spend()
         async with self.limiter.slot(url.host, self.interval(url)):
-            started = time.perf_counter()  # once the politeness wait is over: the request's own time
-            async with self._carrier.get().get(str(url), {"accept": accept, **(extra or {})}) as response:
+            # once the politeness wait is over: the request's own time
+            started = time.perf_counter()
+            async with self._carrier.get().get(
+                str(url), {"accept": accept, **(extra or {})}
+            ) as response:
                 return await self._answer(url, response, cap, started)
 
     async def _answer(
         self, url: httpx.URL, response: Response, cap: int, started: float
     ) -> tuple[int, dict[str, str], bytes, Lease | None]:
-        """One answer read: no body for a redirect, else the bounded body and its lease; logged for the operator
-        (--log-level info: what was fetched, never shown to a model; query strings redacted)."""
+        """One answer read: no body for a redirect, else the bounded body and its lease; logged for
+        the operator (--log-level info: what was fetched, never shown to a model; query strings
+        redacted)."""
         if response.status in REDIRECTS:
             log.info("GET %s -> %d (redirect)", url, response.status)
             return response.status, response.headers, b"", None
@@ -422,7 +476,8 @@ class Fetcher:
         port = url.port or (443 if url.scheme == "https" else 80)
         if self.policy.only_hosts and host not in self.policy.only_hosts:
             raise BlockedAddress(
-                f"{host} is not among the hosts the operator allows", detail={"host": host, "reason": "not allowed"}
+                f"{host} is not among the hosts the operator allows",
+                detail={"host": host, "reason": "not allowed"},
             )
         literal = literal_ip(host)
         addresses = [str(literal)] if literal else await self._resolve(host, port)
@@ -432,12 +487,14 @@ class Fetcher:
             reason = self._verdict(host, address)
             if reason:
                 ip = literal_ip(address)
-                switch = ip is not None and private_range(ip)  # what the operator could open; no argument can
+                # what the operator could open; no argument can
+                switch = ip is not None and private_range(ip)
                 raise BlockedAddress(
-                    f"{host} resolves to {address}, which is {reason}; the operator's policy does not allow it"
+                    f"{host} resolves to {address}, which is {reason}; the operator's policy "
+                    "does not allow it"
                     + (
-                        " (only the operator can: --allow-private-hosts, or --dev to try netglean on their own"
-                        " machine; no tool argument can)"
+                        " (only the operator can: --allow-private-hosts, or --dev to try "
+                        "netglean on their own machine; no tool argument can)"
                         if switch
                         else ""
                     ),
@@ -450,8 +507,9 @@ class Fetcher:
             self._pins.popitem(last=False)
 
     def _verdict(self, host: str, address: str) -> str | None:
-        """Why the policy refuses ``host`` at ``address``, or None; remembered, as the policy never changes and
-        reading addresses with the ipaddress module was a sixth of a fetch's CPU on a site read page by page."""
+        """Why the policy refuses ``host`` at ``address``, or None; remembered, as the policy never
+        changes and reading addresses with the ipaddress module was a sixth of a fetch's CPU on a
+        site read page by page."""
         key = (host, address)
         if key in self._verdicts:
             self._verdicts.move_to_end(key)
@@ -469,7 +527,9 @@ class Fetcher:
         return reason
 
 
-def _aiohttp(policy: FetchPolicy, pins: Mapping[str, str], dial: Dial, ssl_context: ssl.SSLContext | None) -> Transport:
+def _aiohttp(
+    policy: FetchPolicy, pins: Mapping[str, str], dial: Dial, ssl_context: ssl.SSLContext | None
+) -> Transport:
     from netglean.net.transport import AiohttpTransport
 
     return AiohttpTransport(policy, pins, dial=dial, ssl_context=ssl_context)

@@ -1,4 +1,5 @@
-"""One server-wide budget of decoded response bytes held at once, and the lease each body holds in it."""
+"""One server-wide budget of decoded response bytes held at once, and the lease each body holds in
+it."""
 
 from __future__ import annotations
 
@@ -47,18 +48,21 @@ class MemoryBudget:
             return Lease(self, amount)
         waiter = _Waiter(amount)
         self._waiting.append(waiter)
-        self._grant()  # bytes given back since _settle, while nobody was waiting, woke nobody: count them now
+        # bytes given back since _settle, while nobody was waiting, woke nobody: count them now
+        self._grant()
         try:
             with anyio.move_on_after(self.wait):
                 await waiter.granted.wait()
-        except BaseException:  # cancelled (the fetch's deadline, or its caller): withdraw, granted or not
+        # cancelled (the fetch's deadline, or its caller): withdraw, granted or not
+        except BaseException:
             self._withdraw(waiter)
             raise
         if not waiter.granted.is_set():
             self._withdraw(waiter)
             raise Unavailable(
-                f"no room for the response of {url} within {self.wait:g} s: the pages this server holds and "
-                f"reads fill its memory budget ({self.size} bytes); try again shortly",
+                f"no room for the response of {url} within {self.wait:g} s: the pages this "
+                f"server holds and reads fill its memory budget ({self.size} bytes); try again "
+                "shortly",
                 detail={"url": url, "memory_budget": self.size},
             )
         return Lease(self, amount)
@@ -71,11 +75,13 @@ class MemoryBudget:
             self._grant()  # those behind it may fit now
 
     def _give_back(self, amount: int) -> None:
-        """Return bytes from any thread: queued, then counted (and waiters served) on the event loop. The loop is
-        woken only for a waiter: waking it for every page let go cost two system calls a page (its self-pipe)."""
+        """Return bytes from any thread: queued, then counted (and waiters served) on the event
+        loop. The loop is woken only for a waiter: waking it for every page let go cost two system
+        calls a page (its self-pipe)."""
         self._returned.append(amount)
         if self._waiting and self._loop is not None:
-            with contextlib.suppress(RuntimeError):  # a closed loop: the next reservation counts what came back
+            # a closed loop: the next reservation counts what came back
+            with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._grant)
 
     def _settle(self) -> None:
@@ -97,7 +103,8 @@ class _Waiter:
 
 
 class Lease:
-    """The bytes one body holds in the ``MemoryBudget``: given back when shrunk, released, or dropped with its page."""
+    """The bytes one body holds in the ``MemoryBudget``: given back when shrunk, released, or
+    dropped with its page."""
 
     __slots__ = ("_budget", "amount")
 

@@ -43,10 +43,13 @@ class Page:
 
     @property
     def charset(self) -> str | None:
-        match = re.search(r"charset=[\"']?([\w.:-]+)", self.headers.get("content-type", ""), re.IGNORECASE)
+        match = re.search(
+            r"charset=[\"']?([\w.:-]+)", self.headers.get("content-type", ""), re.IGNORECASE
+        )
         return match.group(1).lower() if match else None
 
     @property
     def document(self) -> Document:
-        """The body as reader jobs take it (netglean.read.jobs): decoded there, off the event loop."""
+        """The body as reader jobs take it (netglean.read.jobs): decoded there, off the event
+        loop."""
         return Document(self.url, self.body, self.charset, self.media_type)

@@ -1,4 +1,5 @@
-"""The operator's network policy, fixed at start-up: what every fetch obeys, and what tools may only ask less of."""
+"""The operator's network policy, fixed at start-up: what every fetch obeys, and what tools may only
+ask less of."""
 
 from __future__ import annotations
 
@@ -39,14 +40,17 @@ class FetchPolicy:
     session_budget: int
     only_hosts: frozenset[str] = frozenset()
     unspaced_private: bool = False
-    """--dev: fetches to loopback and private addresses are not spaced by host_interval (robots.txt's Crawl-delay
-    still holds)."""
+    """--dev: fetches to loopback and private addresses are not spaced by host_interval
+    (robots.txt's Crawl-delay still holds)."""
     user_agent: str = USER_AGENT
-    """The User-Agent fetches and the browser send (the operator's --user-agent, else netglean's own)."""
+    """The User-Agent fetches and the browser send (the operator's --user-agent, else netglean's
+    own)."""
     private_targets: Targets = field(default_factory=Targets)
-    """The hosts and networks of ``allow_private_targets``, read once (netglean.net.addresses says what they open)."""
+    """The hosts and networks of ``allow_private_targets``, read once (netglean.net.addresses says
+    what they open)."""
     robots_agents: tuple[str, ...] = (ROBOTS_AGENT,)
-    """The robots.txt groups obeyed (netglean's, and those a wire profile adds: Rebilder's rebilder-ars)."""
+    """The robots.txt groups obeyed (netglean's, and those a wire profile adds: Rebilder's
+    rebilder-ars)."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> FetchPolicy:
@@ -73,7 +77,9 @@ class FetchPolicy:
             global_concurrency=settings.global_concurrency,
             session_budget=settings.session_budget,
             only_hosts=frozenset(
-                h.strip().lower().strip("[]") for h in settings.fetch_only_hosts.split(",") if h.strip()
+                h.strip().lower().strip("[]")
+                for h in settings.fetch_only_hosts.split(",")
+                if h.strip()
             ),
             private_targets=private_targets,
             unspaced_private=settings.dev,

@@ -1,6 +1,6 @@
-"""How often and how much netglean asks of the sites it reads: the limiter that spaces and caps requests, and the
-budget a session spends. Both are Protocols, so a distributed worker can keep them in a shared backend; these are
-the in-process ones.
+"""How often and how much netglean asks of the sites it reads: the limiter that spaces and caps
+requests, and the budget a session spends. Both are Protocols, so a distributed worker can keep them
+in a shared backend; these are the in-process ones.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ class Limiter(Protocol):
     """Spaces and caps the requests to one host, and to all hosts together."""
 
     def slot(self, host: str, interval: float) -> AbstractAsyncContextManager[None]:
-        """Held for one request to ``host``, which starts at least ``interval`` seconds after the one before."""
+        """Held for one request to ``host``, which starts at least ``interval`` seconds after the
+        one before."""
         ...
 
 
@@ -45,9 +46,10 @@ class _Host:
 
 
 class HostLimiter:
-    """At most ``per_host`` requests in flight to one host, ``overall`` to all, and each host's requests spaced:
-    a request starts ``interval`` seconds after the one before at least, ``interval`` being the one known when it
-    asks (robots.txt's Crawl-delay, read by the request before, spaces the next one too)."""
+    """At most ``per_host`` requests in flight to one host, ``overall`` to all, and each host's
+    requests spaced: a request starts ``interval`` seconds after the one before at least,
+    ``interval`` being the one known when it asks (robots.txt's Crawl-delay, read by the request
+    before, spaces the next one too)."""
 
     def __init__(self, per_host: int, overall: int) -> None:
         self._per_host = per_host
@@ -114,7 +116,8 @@ class SessionBudget:
 
 
 class CountedBudget:
-    """A budget, counting what one piece of work (a comparison, a scan) spends of it: that work's cost."""
+    """A budget, counting what one piece of work (a comparison, a scan) spends of it: that work's
+    cost."""
 
     def __init__(self, budget: Budget) -> None:
         self._budget = budget
@@ -126,8 +129,9 @@ class CountedBudget:
 
 
 class SessionBudgets:
-    """A budget per session, made on its first request: one client's requests never spend another's. Bounded like
-    every per-key table here: a session not heard of in TRACKED others starts afresh if it comes back."""
+    """A budget per session, made on its first request: one client's requests never spend another's.
+    Bounded like every per-key table here: a session not heard of in TRACKED others starts afresh if
+    it comes back."""
 
     def __init__(self, limit: int) -> None:
         self._limit = limit

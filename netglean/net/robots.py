@@ -1,5 +1,5 @@
-"""robots.txt as netglean obeys it: parsed (protego), read once per origin however many fetches ask at once, and
-cached per origin, bounded and expiring."""
+"""robots.txt as netglean obeys it: parsed (protego), read once per origin however many fetches ask
+at once, and cached per origin, bounded and expiring."""
 
 from __future__ import annotations
 
@@ -27,14 +27,19 @@ class RobotsResponse:
     text: str
     size: int
     failure: tuple[str, str] | None = None
-    """(error code, message) when the read ended in an answer that was no robots.txt (too large, not text)."""
+    """(error code, message) when the read ended in an answer that was no robots.txt (too large, not
+    text)."""
 
 
 class Robots:
     """A parsed robots.txt, or a verdict for every path when it was missing or unreadable."""
 
     def __init__(
-        self, parser: Any | None, everything: bool | None, reason: str = "", agents: tuple[str, ...] = (ROBOTS_AGENT,)
+        self,
+        parser: Any | None,
+        everything: bool | None,
+        reason: str = "",
+        agents: tuple[str, ...] = (ROBOTS_AGENT,),
     ) -> None:
         self.parser = parser
         self.everything = everything
@@ -62,13 +67,15 @@ class Robots:
 
 @dataclass
 class _Reading:
-    """One robots.txt read in flight, which every fetch to its origin that comes meanwhile waits for."""
+    """One robots.txt read in flight, which every fetch to its origin that comes meanwhile waits
+    for."""
 
     done: anyio.Event = field(default_factory=anyio.Event)
     robots: Robots | None = None
     """What the read found; None when it ended without an answer."""
     failure: FetchError | None = None
-    """Why the site gave no answer (the connection failed or timed out): the waiting fetches fail with it too."""
+    """Why the site gave no answer (the connection failed or timed out): the waiting fetches fail
+    with it too."""
 
 
 class RobotsCache:
@@ -103,21 +110,26 @@ class RobotsCache:
 
     def put(self, origin: str, robots: Robots) -> None:
         unreadable = robots.parser is None and robots.reason
-        self._items[origin] = (self._clock() + (self._unreadable_ttl if unreadable else self._ttl), robots)
+        self._items[origin] = (
+            self._clock() + (self._unreadable_ttl if unreadable else self._ttl),
+            robots,
+        )
         self._items.move_to_end(origin)
         while len(self._items) > self._size:
             self._items.popitem(last=False)
 
     async def read_once(self, origin: str, read: Callable[[], Awaitable[Robots]]) -> Robots:
-        """The cached robots.txt of ``origin``, else the one ``read`` in flight for it, else ``read()`` (cached).
+        """The cached robots.txt of ``origin``, else the one ``read`` in flight for it, else
+        ``read()`` (cached).
 
-        A batch of URLs on one cold origin starts its fetches at once: each used to read robots.txt itself, so
-        four URLs made four reads and spent four requests of the session's budget before the first page. Now
-        the first fetch reads and the others wait for its answer. What an unreadable robots.txt (5xx) means is
-        an answer, cached for ``unreadable_ttl``. A read the site gave no answer to (a FetchError: the
-        connection failed or timed out) fails every fetch that waited for it and is not cached, so the next
-        fetch asks again. A read that ended for its own caller's reasons (that session's budget was spent, its
-        call was cancelled) is neither cached nor handed on: the waiting fetches read for themselves.
+        A batch of URLs on one cold origin starts its fetches at once: each used to read robots.txt
+        itself, so four URLs made four reads and spent four requests of the session's budget before
+        the first page. Now the first fetch reads and the others wait for its answer. What an
+        unreadable robots.txt (5xx) means is an answer, cached for ``unreadable_ttl``. A read the
+        site gave no answer to (a FetchError: the connection failed or timed out) fails every fetch
+        that waited for it and is not cached, so the next fetch asks again. A read that ended for
+        its own caller's reasons (that session's budget was spent, its call was cancelled) is
+        neither cached nor handed on: the waiting fetches read for themselves.
         """
         while True:
             robots = self.get(origin)
@@ -127,7 +139,8 @@ class RobotsCache:
             if reading is not None:
                 await reading.done.wait()
                 if reading.failure is not None:
-                    raise copy.copy(reading.failure)  # each waiter raises its own: tracebacks are per raise
+                    # each waiter raises its own: tracebacks are per raise
+                    raise copy.copy(reading.failure)
                 if reading.robots is not None:
                     return reading.robots
                 continue

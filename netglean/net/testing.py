@@ -1,5 +1,6 @@
-"""A test double for the fetch layer, shipped as httpx ships MockTransport: DNS answers a real server cannot
-give, and connects that stay on 127.0.0.1. Pass them to ``Fetcher(resolver=..., dial=...)``.
+"""A test double for the fetch layer, shipped as httpx ships MockTransport: DNS answers a real
+server cannot give, and connects that stay on 127.0.0.1. Pass them to ``Fetcher(resolver=...,
+dial=...)``.
 
 ``FakeDNS`` answers names with any addresses a test wants (a public name that resolves
 to 127.0.0.1, answers that mix public and private). ``LoopbackBackend`` sits under the
@@ -39,9 +40,12 @@ class FakeDNS:
 
 
 class LoopbackBackend:
-    """The fetcher's ``dial``: a connection to a checked address goes to the fixture site instead."""
+    """The fetcher's ``dial``: a connection to a checked address goes to the fixture site
+    instead."""
 
-    def __init__(self, fixture_port: int, tls_port: int | None = None, reachable: Collection[str] = ()) -> None:
+    def __init__(
+        self, fixture_port: int, tls_port: int | None = None, reachable: Collection[str] = ()
+    ) -> None:
         self._port = fixture_port
         self._tls_port = tls_port  # where connections to port 443 go, when a TLS fixture runs too
         self._reachable = {PUBLIC, "127.0.0.1", *reachable}
@@ -50,5 +54,7 @@ class LoopbackBackend:
     def __call__(self, address: str, port: int) -> tuple[str, int]:
         self.connects.append((address, port))
         if address not in self._reachable:
-            raise AssertionError(f"a test tried to connect to {address}:{port}; only the fixture site is allowed")
+            raise AssertionError(
+                f"a test tried to connect to {address}:{port}; only the fixture site is allowed"
+            )
         return "127.0.0.1", self._tls_port if port == 443 and self._tls_port else self._port

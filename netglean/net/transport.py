@@ -1,10 +1,11 @@
-"""HTTP as aiohttp carries it: the one module that imports aiohttp (about ten times less work per request than
-httpx on the same pages, measured in bench/).
+"""HTTP as aiohttp carries it: the one module that imports aiohttp (about ten times less work per
+request than httpx on the same pages, measured in bench/).
 
-Connections go to the address the fetcher checked for a host, through aiohttp's resolver hook (literal IP hosts
-too), so DNS cannot answer differently a moment later, while the Host header and TLS SNI stay the URL's.
-Decompression is left to the fetcher (bounded), cookies are never kept, and neither proxies nor .netrc from the
-environment apply. aiohttp's errors become netglean's here and nowhere else.
+Connections go to the address the fetcher checked for a host, through aiohttp's resolver hook
+(literal IP hosts too), so DNS cannot answer differently a moment later, while the Host header and
+TLS SNI stay the URL's. Decompression is left to the fetcher (bounded), cookies are never kept, and
+neither proxies nor .netrc from the environment apply. aiohttp's errors become netglean's here and
+nowhere else.
 """
 
 from __future__ import annotations
@@ -28,13 +29,16 @@ from netglean.net.wire import Dial, direct
 
 
 class _PinnedResolver(AbstractResolver):
-    """aiohttp's resolver, answering only with the address the fetcher checked for the host: the pin."""
+    """aiohttp's resolver, answering only with the address the fetcher checked for the host: the
+    pin."""
 
     def __init__(self, pins: Mapping[str, str], dial: Dial) -> None:
         self._pins = pins
         self._dial = dial
 
-    async def resolve(self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET) -> list[Any]:
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[Any]:
         address = self._pins.get(pin_key(host))
         if address is None:
             raise BlockedAddress(f"refusing to connect to {host}: it was not checked")
@@ -55,20 +59,26 @@ class _PinnedResolver(AbstractResolver):
 
 
 class _PinnedConnector(aiohttp.TCPConnector):
-    """aiohttp's connector, asking the pinned resolver for IP-literal hosts as well as names: aiohttp connects to a
-    literal host without asking its resolver, and routed through it every connection goes where ``dial`` says,
-    so an unchecked literal is refused like an unchecked name."""
+    """aiohttp's connector, asking the pinned resolver for IP-literal hosts as well as names:
+    aiohttp connects to a literal host without asking its resolver, and routed through it every
+    connection goes where ``dial`` says, so an unchecked literal is refused like an unchecked
+    name."""
 
-    async def _resolve_host(self, host: str, port: int, traces: Sequence[Trace] | None = None) -> list[ResolveResult]:
+    async def _resolve_host(
+        self, host: str, port: int, traces: Sequence[Trace] | None = None
+    ) -> list[ResolveResult]:
         return await self._resolver.resolve(host, port, family=self._family)
 
 
 class _AiohttpResponse:
-    """One aiohttp response as a wire.Response: its body's chunks, with aiohttp's errors translated."""
+    """One aiohttp response as a wire.Response: its body's chunks, with aiohttp's errors
+    translated."""
 
     def __init__(self, response: aiohttp.ClientResponse, url: str) -> None:
         self.status = response.status
-        self.headers = {name.lower(): ", ".join(response.headers.getall(name)) for name in response.headers}
+        self.headers = {
+            name.lower(): ", ".join(response.headers.getall(name)) for name in response.headers
+        }
         self._response = response
         self._url = url
 
@@ -81,10 +91,16 @@ class _AiohttpResponse:
 
 
 class AiohttpTransport:
-    """A wire.Transport on one aiohttp session, made on the first request inside the running event loop."""
+    """A wire.Transport on one aiohttp session, made on the first request inside the running event
+    loop."""
 
     def __init__(
-        self, policy: FetchPolicy, pins: Mapping[str, str], *, dial: Dial = direct, ssl_context: ssl.SSLContext | None
+        self,
+        policy: FetchPolicy,
+        pins: Mapping[str, str],
+        *,
+        dial: Dial = direct,
+        ssl_context: ssl.SSLContext | None,
     ) -> None:
         self._policy = policy
         self._pins = pins
@@ -110,7 +126,9 @@ class AiohttpTransport:
                 cookie_jar=aiohttp.DummyCookieJar(),
                 trust_env=False,
                 timeout=aiohttp.ClientTimeout(
-                    total=None, sock_connect=self._policy.connect_timeout, sock_read=self._policy.read_timeout
+                    total=None,
+                    sock_connect=self._policy.connect_timeout,
+                    sock_read=self._policy.read_timeout,
                 ),
                 headers={"user-agent": self._policy.user_agent, "accept-encoding": "gzip, deflate"},
             )
@@ -119,7 +137,9 @@ class AiohttpTransport:
     @asynccontextmanager
     async def get(self, url: str, headers: Mapping[str, str]) -> AsyncIterator[_AiohttpResponse]:
         with _translated(url):
-            request = self._client().get(yarl.URL(url, encoded=True), headers=dict(headers), allow_redirects=False)
+            request = self._client().get(
+                yarl.URL(url, encoded=True), headers=dict(headers), allow_redirects=False
+            )
             async with request as response:
                 yield _AiohttpResponse(response, url)
 
@@ -129,8 +149,8 @@ class AiohttpTransport:
 
 
 class _translated:
-    """aiohttp's connect and read timeouts and its connection errors, as netglean's (the total deadline is the
-    fetcher's own)."""
+    """aiohttp's connect and read timeouts and its connection errors, as netglean's (the total
+    deadline is the fetcher's own)."""
 
     def __init__(self, url: str) -> None:
         self._url = url
@@ -138,13 +158,18 @@ class _translated:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _: object) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, _: object
+    ) -> None:
         if isinstance(error, TimeoutError):
             raise FetchTimeout(
-                f"{self._url} did not answer in time ({type(error).__name__})", detail={"url": self._url}
+                f"{self._url} did not answer in time ({type(error).__name__})",
+                detail={"url": self._url},
             ) from error
         if isinstance(error, aiohttp.ClientError | OSError):
-            raise Unreachable(f"could not read {self._url}: {_reason(error)}", detail={"url": self._url}) from error
+            raise Unreachable(
+                f"could not read {self._url}: {_reason(error)}", detail={"url": self._url}
+            ) from error
 
 
 def _reason(exc: BaseException) -> str:

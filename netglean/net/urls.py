@@ -1,4 +1,5 @@
-"""URLs and request headers as the fetcher takes them: parsed (httpx.URL), refused when unusable, with reasons."""
+"""URLs and request headers as the fetcher takes them: parsed (httpx.URL), refused when unusable,
+with reasons."""
 
 from __future__ import annotations
 
@@ -23,21 +24,28 @@ _OWN_HEADERS = frozenset(
 
 
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 field names
-_BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # no line breaks or controls smuggled into a request
+# no line breaks or controls smuggled into a request
+_BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
 def allowed_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return {
         name.lower(): value
         for name, value in headers.items()
-        if name.lower() not in _OWN_HEADERS and _TOKEN.fullmatch(name) and not _BAD_VALUE.search(value)
+        if name.lower() not in _OWN_HEADERS
+        and _TOKEN.fullmatch(name)
+        and not _BAD_VALUE.search(value)
     }
 
 
 def _brief(text: str) -> str:
-    """``text`` (a URL, a scheme) as a refusal quotes it, as briefly as core.validation quotes an argument: its first
-    characters and how many there were."""
-    return repr(text) if len(text) <= QUOTED_CHARS else f"{text[:QUOTED_CHARS]!r}… ({len(text)} characters)"
+    """``text`` (a URL, a scheme) as a refusal quotes it, as briefly as core.validation quotes an
+    argument: its first characters and how many there were."""
+    return (
+        repr(text)
+        if len(text) <= QUOTED_CHARS
+        else f"{text[:QUOTED_CHARS]!r}… ({len(text)} characters)"
+    )
 
 
 def parse_url(url: str) -> httpx.URL:
@@ -49,7 +57,9 @@ def parse_url(url: str) -> httpx.URL:
     except (httpx.InvalidURL, TypeError) as exc:
         raise BadUrl(shorten_message(f"not a URL: {_brief(url)} ({exc})")) from exc
     if parsed.scheme not in {"http", "https"}:
-        scheme = (_brief(parsed.scheme) if len(parsed.scheme) > QUOTED_CHARS else parsed.scheme) or "a relative URL"
+        scheme = (
+            _brief(parsed.scheme) if len(parsed.scheme) > QUOTED_CHARS else parsed.scheme
+        ) or "a relative URL"
         raise BadUrl(f"only http and https URLs are fetched, not {scheme}: {_brief(url)}")
     if not parsed.host:
         raise BadUrl(f"the URL has no host: {_brief(url)}")
@@ -64,13 +74,16 @@ def parse_url(url: str) -> httpx.URL:
 
 
 def redirect_target(current: httpx.URL, location: str) -> httpx.URL:
-    """Where a Location header points from ``current``, or ``BadUrl`` (a target's header is untrusted input)."""
+    """Where a Location header points from ``current``, or ``BadUrl`` (a target's header is
+    untrusted input)."""
     import httpx
 
     try:
         joined = current.join(location)
     except (httpx.InvalidURL, TypeError, ValueError) as exc:
-        raise BadUrl(f"{current} redirects to something that is not a URL", detail={"from": str(current)}) from exc
+        raise BadUrl(
+            f"{current} redirects to something that is not a URL", detail={"from": str(current)}
+        ) from exc
     return parse_url(str(joined))
 
 

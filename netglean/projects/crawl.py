@@ -36,7 +36,9 @@ class PagesJournal(RunJournal):
     keeps it), so a run that holds the visit (after a restart, or started from this run) counts it.
     """
 
-    def __init__(self, run: RunHandle, part: int, links: bool, body: VisitBody, project_id: str) -> None:
+    def __init__(
+        self, run: RunHandle, part: int, links: bool, body: VisitBody, project_id: str
+    ) -> None:
         super().__init__(run, part, links, body)
         self._project_id = project_id
 
@@ -49,7 +51,9 @@ class PagesJournal(RunJournal):
             return visits
 
         rows = [page_row(visit) for visit in read]
-        await self._run.store.write_rows(self._project_id, self._run.id, {PAGES: rows}, visits=counted)
+        await self._run.store.write_rows(
+            self._project_id, self._run.id, {PAGES: rows}, visits=counted
+        )
 
 
 async def run_crawl(

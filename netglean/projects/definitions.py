@@ -55,8 +55,13 @@ def invalid(problems: list[Problem]) -> InvalidProject:
     detail."""
     first = problems[0]
     more = f"; and {len(problems) - 1} more problem(s)" if len(problems) > 1 else ""
-    errors = [{"argument": "definition", "pointer": p.path, "problem": p.message} for p in problems[:SHOWN_PROBLEMS]]
-    return InvalidProject(f"definition: {first.path}: {first.message}{more}", detail={"errors": errors})
+    errors = [
+        {"argument": "definition", "pointer": p.path, "problem": p.message}
+        for p in problems[:SHOWN_PROBLEMS]
+    ]
+    return InvalidProject(
+        f"definition: {first.path}: {first.message}{more}", detail={"errors": errors}
+    )
 
 
 def parameters(variables: dict[str, Any]) -> dict[str, Any]:
@@ -68,7 +73,9 @@ def parameters(variables: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def checked(definition: dict[str, Any], kind: str | None, variables: dict[str, Any]) -> Checked:
+async def checked(
+    definition: dict[str, Any], kind: str | None, variables: dict[str, Any]
+) -> Checked:
     """The definition fit to save, of the kind asked (None: the kind its shape says); InvalidProject
     naming every problem otherwise."""
     found = kind_of(definition)
@@ -97,14 +104,18 @@ def definition_problems(definition: dict[str, Any]) -> list[Problem]:
         try:
             empty.css(text)
         except Exception:  # lexbor's own words name nothing useful: say what it is
-            problems.append(Problem(path, f"{quote_value(text)} is not a CSS selector netglean can read"))
+            problems.append(
+                Problem(path, f"{quote_value(text)} is not a CSS selector netglean can read")
+            )
 
     datasets = definition["datasets"]
     names = [d["name"] for d in datasets]
     for index, dataset in enumerate(datasets):
         where_ = f"/definition/datasets/{index}"
         if dataset["name"] in names[:index]:
-            problems.append(Problem(f"{where_}/name", f"dataset {dataset['name']!r} is named twice"))
+            problems.append(
+                Problem(f"{where_}/name", f"dataset {dataset['name']!r} is named twice")
+            )
         selector(dataset["item_selector"], f"{where_}/item_selector")
         parent = dataset.get("parent")
         if parent is not None and parent not in names:
@@ -168,14 +179,21 @@ async def _feed_checked(definition: dict[str, Any], variables: dict[str, Any]) -
         raise invalid([Problem("/definition", message)])
     try:
         if "yaml" in definition:
-            config = await anyio.to_thread.run_sync(parse_yaml, definition["yaml"], abandon_on_cancel=True)
+            config = await anyio.to_thread.run_sync(
+                parse_yaml, definition["yaml"], abandon_on_cancel=True
+            )
         else:
             config = definition["config"]
         loaded = await load(config, None, parameters(variables))
     except InvalidFeedConfig as error:
         found = error.detail.get("errors") or [{"path": "/", "message": error.message}]
         raise invalid(
-            [Problem("/definition/config" + (e["path"] if e["path"] != "/" else ""), e["message"]) for e in found]
+            [
+                Problem(
+                    "/definition/config" + (e["path"] if e["path"] != "/" else ""), e["message"]
+                )
+                for e in found
+            ]
         ) from error
     ttl = loaded.config["channel"].get("ttl") or 0
     return Checked({"config": config}, "feed", int(ttl))

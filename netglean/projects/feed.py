@@ -60,7 +60,9 @@ async def refresh_feed(
         )
         if not built.items:
             url = built.run.url
-            raise NoItems(f"the feed config found no items on {url}", detail={"url": url, "item_count": 0})
+            raise NoItems(
+                f"the feed config found no items on {url}", detail={"url": url, "item_count": 0}
+            )
         feed = await anyio.to_thread.run_sync(lambda: json.dumps(built.json, ensure_ascii=False))
     except ToolError as error:
         log.warning(

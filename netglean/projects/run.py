@@ -43,7 +43,9 @@ class Ran:
     started_from: str | None
 
 
-async def adopt_earlier_run(run: ProjectRunHandle, project: Project, resume: bool, retry_failed: bool) -> str | None:
+async def adopt_earlier_run(
+    run: ProjectRunHandle, project: Project, resume: bool, retry_failed: bool
+) -> str | None:
     """The earlier run of the project this one starts from, when asked and there is one: resume
     takes an interrupted, cancelled or failed run's checkpoint (its failed pages too, unless
     retry_failed), retry_failed alone the latest finished run's but its failed pages, so only those
@@ -112,5 +114,7 @@ async def run_project(
             browser=browser,
         )
     else:
-        found = await refresh_feed(fetcher, readers, run.store, project, values, run_id=run.id, browser=browser)
+        found = await refresh_feed(
+            fetcher, readers, run.store, project, values, run_id=run.id, browser=browser
+        )
     return Ran(found, earlier)

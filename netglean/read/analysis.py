@@ -1,11 +1,11 @@
-"""What a rendered page is made of, for analyze_page: its framework and how it renders, its pagination, the
-selectors of its repeated items (with counts and a sample), its forms and tables as data, and whether a WAF or
-captcha answered.
+"""What a rendered page is made of, for analyze_page: its framework and how it renders, its
+pagination, the selectors of its repeated items (with counts and a sample), its forms and tables as
+data, and whether a WAF or captcha answered.
 
-Everything here is read off the page's markup (and the plain-HTTP answer beside it, to tell a page its scripts
-build from one its server sends whole); what only a browser can see (the requests it made, whether scrolling
-loads more) comes from netglean.browser. Every count and selector is netglean's; every text is the page's, and
-goes inside the untrusted frame.
+Everything here is read off the page's markup (and the plain-HTTP answer beside it, to tell a page
+its scripts build from one its server sends whole); what only a browser can see (the requests it
+made, whether scrolling loads more) comes from netglean.browser. Every count and selector is
+netglean's; every text is the page's, and goes inside the untrusted frame.
 """
 
 from __future__ import annotations
@@ -38,11 +38,18 @@ _FRAMEWORKS = (
     ("jquery", re.compile(r"jquery(?:[.-][\d.]+)?(?:\.min)?\.js", re.IGNORECASE)),
 )
 _PAGER = re.compile(r"pagination|pager|paginate|page-numbers", re.IGNORECASE)
-_MORE = re.compile(r"^\s*(?:load|show|view|see)\s+more\b|^\s*more\s+(?:results|items|posts|stories)\b", re.IGNORECASE)
-_CAPTCHA = re.compile(r"g-recaptcha|h-captcha|hcaptcha\.com|cf-turnstile|recaptcha/api\.js", re.IGNORECASE)
+_MORE = re.compile(
+    r"^\s*(?:load|show|view|see)\s+more\b|^\s*more\s+(?:results|items|posts|stories)\b",
+    re.IGNORECASE,
+)
+_CAPTCHA = re.compile(
+    r"g-recaptcha|h-captcha|hcaptcha\.com|cf-turnstile|recaptcha/api\.js", re.IGNORECASE
+)
 
 
-def analysis(*, markup: str, url: str, status: int, headers: dict[str, str], http_markup: str | None) -> dict[str, Any]:
+def analysis(
+    *, markup: str, url: str, status: int, headers: dict[str, str], http_markup: str | None
+) -> dict[str, Any]:
     """The page's analysis (analyze_page's payload, less what the browser saw)."""
     tree = parse_html(markup)
     base = document_base(tree, url)
@@ -58,7 +65,11 @@ def analysis(*, markup: str, url: str, status: int, headers: dict[str, str], htt
         },
         "item_selectors": _item_selectors(tree),
         "forms": [_form(form, base) for form in tree.css("form")[:MAX_FORMS]],
-        "tables": [_table(table) for table in tree.css("table")[:MAX_TABLES] if table.css_first("tr") is not None],
+        "tables": [
+            _table(table)
+            for table in tree.css("table")[:MAX_TABLES]
+            if table.css_first("tr") is not None
+        ],
         "waf": {
             "detected": blocked_surface(signals) is not None or captcha,
             "signals": signals + (["captcha"] if captcha and "captcha" not in signals else []),
@@ -77,8 +88,8 @@ def _text_chars(tree: Any) -> int:
 
 
 def _rendering(http_markup: str | None, rendered_chars: int) -> str:
-    """client: the plain-HTTP answer holds under half the rendered text (its scripts build the page); server: it
-    holds it already; unknown: it could not be read."""
+    """client: the plain-HTTP answer holds under half the rendered text (its scripts build the
+    page); server: it holds it already; unknown: it could not be read."""
     if http_markup is None:
         return "unknown"
     plain = _text_chars(parse_html(http_markup))
@@ -106,13 +117,17 @@ def _describe_element(node: Any) -> str:
     ident = node.attributes.get("id")
     if ident and re.fullmatch(r"[A-Za-z][\w-]*", ident):
         return f"{node.tag}#{ident}"
-    classes = [c for c in (node.attributes.get("class") or "").split() if re.fullmatch(r"[A-Za-z_][\w-]*", c)][:2]
+    classes = [
+        c
+        for c in (node.attributes.get("class") or "").split()
+        if re.fullmatch(r"[A-Za-z_][\w-]*", c)
+    ][:2]
     return str(node.tag) + "".join(f".{c}" for c in classes)
 
 
 def _item_selectors(tree: Any) -> list[dict[str, Any]]:
-    """The page's repeated items (alike siblings that each hold a link), largest first: the selector that finds
-    each group, how many it finds, and the first items' text."""
+    """The page's repeated items (alike siblings that each hold a link), largest first: the selector
+    that finds each group, how many it finds, and the first items' text."""
     found: list[dict[str, Any]] = []
     seen: set[str] = set()
     for group in item_groups(tree):
@@ -120,7 +135,10 @@ def _item_selectors(tree: Any) -> list[dict[str, Any]]:
         if selector is None or selector in seen:
             continue
         seen.add(selector)
-        sample = [" ".join((node.text(separator=" ") or "").split())[:SAMPLE_CHARS] for node in group.nodes[:3]]
+        sample = [
+            " ".join((node.text(separator=" ") or "").split())[:SAMPLE_CHARS]
+            for node in group.nodes[:3]
+        ]
         found.append({"selector": selector, "count": len(group.nodes), "sample": sample})
         if len(found) == MAX_SELECTORS:
             break
@@ -134,7 +152,9 @@ def _form(form: Any, base: str) -> dict[str, Any]:
     }
     fields = []
     for field in form.css("input, select, textarea")[:MAX_FIELDS]:
-        kind = field.tag if field.tag != "input" else (field.attributes.get("type") or "text").lower()
+        kind = (
+            field.tag if field.tag != "input" else (field.attributes.get("type") or "text").lower()
+        )
         if kind in {"hidden", "submit", "button", "image", "reset"}:
             continue
         described: dict[str, Any] = {
@@ -147,7 +167,8 @@ def _form(form: Any, base: str) -> dict[str, Any]:
             described["label"] = label
         if field.tag == "select":
             described["options"] = [
-                option.attributes.get("value") or (option.text() or "").strip() for option in field.css("option")[:20]
+                option.attributes.get("value") or (option.text() or "").strip()
+                for option in field.css("option")[:20]
             ]
         fields.append(described)
     return {
@@ -164,11 +185,21 @@ def _table(table: Any) -> dict[str, Any]:
         cells = [" ".join((cell.text() or "").split())[:CELL_CHARS] for cell in row.css("th, td")]
         if cells:
             rows.append(cells)
-    head = table.css_first("thead tr") or (table.css_first("tr") if table.css_first("tr th") is not None else None)
-    headers = [" ".join((cell.text() or "").split())[:CELL_CHARS] for cell in head.css("th, td")] if head else []
+    head = table.css_first("thead tr") or (
+        table.css_first("tr") if table.css_first("tr th") is not None else None
+    )
+    headers = (
+        [" ".join((cell.text() or "").split())[:CELL_CHARS] for cell in head.css("th, td")]
+        if head
+        else []
+    )
     body = rows[1:] if headers and rows and rows[0] == headers else rows
     caption = table.css_first("caption")
-    described: dict[str, Any] = {"headers": headers, "rows": body[:MAX_ROWS], "row_count": len(body)}
+    described: dict[str, Any] = {
+        "headers": headers,
+        "rows": body[:MAX_ROWS],
+        "row_count": len(body),
+    }
     if caption is not None:
         described["caption"] = " ".join((caption.text() or "").split())[:CELL_CHARS]
     return described

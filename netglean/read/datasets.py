@@ -1,11 +1,13 @@
-"""Rows from a page, as an extract project's datasets define them (issue 17): each dataset's items found by its
-item selector (inside each item of its parent dataset, when it has one), each property read off an item by its
-selector and type, then its transformations, and each row keyed for incremental runs.
+"""Rows from a page, as an extract project's datasets define them (issue 17): each dataset's items
+found by its item selector (inside each item of its parent dataset, when it has one), each property
+read off an item by its selector and type, then its transformations, and each row keyed for
+incremental runs.
 
-A dataset definition has been checked before it reaches here (its selectors readable by lexbor, its patterns
-bounded): what can still go wrong is the page's, and it is bounded too: MAX_ROWS a page, all datasets together;
-MAX_VALUE characters a value; and, as for a feed's steps, the page's allowance (netglean.read.patterns): the
-characters all its values may produce, and the time all its regular expressions may run.
+A dataset definition has been checked before it reaches here (its selectors readable by lexbor, its
+patterns bounded): what can still go wrong is the page's, and it is bounded too: MAX_ROWS a page,
+all datasets together; MAX_VALUE characters a value; and, as for a feed's steps, the page's
+allowance (netglean.read.patterns): the characters all its values may produce, and the time all its
+regular expressions may run.
 """
 
 from __future__ import annotations
@@ -40,8 +42,11 @@ TRANSFORMATIONS = (
 _NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:[ ,.\u00a0\u202f]\d{3})+|\d+)(?:[.,]\d+)?")
 
 
-def extract(tree: Any, url: str, datasets: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
-    """Every dataset's rows on the page, parents before their children: (dataset, key, properties)."""
+def extract(
+    tree: Any, url: str, datasets: Sequence[Mapping[str, Any]]
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every dataset's rows on the page, parents before their children: (dataset, key,
+    properties)."""
     base = document_base(tree, url)
     allowance = Allowance.for_page()
     rows: list[tuple[str, str, dict[str, Any]]] = []
@@ -54,8 +59,13 @@ def extract(tree: Any, url: str, datasets: Sequence[Mapping[str, Any]]) -> list[
             for node in scope.css(dataset["item_selector"]):
                 if len(rows) >= MAX_ROWS:
                     break
-                values = allowance.take([_value(node, prop, base, allowance) for prop in dataset["properties"]])
-                data = {prop["key"]: value for prop, value in zip(dataset["properties"], values, strict=True)}
+                values = allowance.take(
+                    [_value(node, prop, base, allowance) for prop in dataset["properties"]]
+                )
+                data = {
+                    prop["key"]: value
+                    for prop, value in zip(dataset["properties"], values, strict=True)
+                }
                 if parent:
                     data["_parent"] = parent_key
                 key = _key(data, dataset.get("key"))
@@ -66,13 +76,15 @@ def extract(tree: Any, url: str, datasets: Sequence[Mapping[str, Any]]) -> list[
 
 
 def _parents_first(datasets: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The datasets, each after its parent (a checked definition has no cycle and no unknown parent)."""
+    """The datasets, each after its parent (a checked definition has no cycle and no unknown
+    parent)."""
     ordered: list[Mapping[str, Any]] = []
     placed: set[str] = set()
     waiting = list(datasets)
     while waiting:
         ready = [d for d in waiting if not d.get("parent") or d["parent"] in placed]
-        if not ready:  # an unknown or circular parent: left out, as the checked definition never has one
+        # an unknown or circular parent: left out, as the checked definition never has one
+        if not ready:
             break
         for dataset in ready:
             ordered.append(dataset)
@@ -100,8 +112,11 @@ def _value(item: Any, prop: Mapping[str, Any], base: str, allowance: Allowance) 
     elif kind == "attribute":
         raw = node.attributes.get(prop.get("attribute") or "")
     elif kind == "url":
-        raw = node.attributes.get(prop.get("attribute") or ("src" if node.tag in {"img", "source"} else "href"))
-    elif kind == "date" and node.attributes.get("datetime"):  # <time datetime>: the machine's date, not the words
+        raw = node.attributes.get(
+            prop.get("attribute") or ("src" if node.tag in {"img", "source"} else "href")
+        )
+    # <time datetime>: the machine's date, not the words
+    elif kind == "date" and node.attributes.get("datetime"):
         raw = node.attributes.get("datetime")
     else:
         raw = node.text(separator=" ")
@@ -143,7 +158,8 @@ def _transform(value: Any, step: Mapping[str, Any], base: str, allowance: Allowa
 
 @functools.lru_cache(maxsize=256)
 def _compile_pattern(pattern: str, replacement: str) -> tuple[Any, Callable[[Any], str]]:
-    """A regex_replace step's pattern and replacement, compiled once for every value of a page (and of the next)."""
+    """A regex_replace step's pattern and replacement, compiled once for every value of a page (and
+    of the next)."""
     return ruby_regex(pattern), ruby_replacement(replacement)
 
 
@@ -158,14 +174,18 @@ def _typed(value: Any, kind: str, base: str) -> Any:
 
 
 def _number(text: str) -> int | float | None:
-    """The first number in ``text``: thousands grouped by space, comma or dot, decimals after a comma or a dot
-    (``1.234,50`` and ``1,234.50`` are both 1234.5)."""
+    """The first number in ``text``: thousands grouped by space, comma or dot, decimals after a
+    comma or a dot (``1.234,50`` and ``1,234.50`` are both 1234.5)."""
     found = _NUMBER.search(text)
     if found is None:
         return None
     digits = re.sub(r"[ \u00a0\u202f]", "", found.group())
     last = max(digits.rfind(","), digits.rfind("."))
-    whole, fraction = (digits[:last], digits[last + 1 :]) if last >= 0 and len(digits) - last - 1 != 3 else (digits, "")
+    whole, fraction = (
+        (digits[:last], digits[last + 1 :])
+        if last >= 0 and len(digits) - last - 1 != 3
+        else (digits, "")
+    )
     whole = re.sub(r"[,.]", "", whole)
     if fraction:
         return float(f"{whole}.{fraction}")
@@ -174,8 +194,9 @@ def _number(text: str) -> int | float | None:
 
 
 def _date(text: str) -> str | None:
-    """``text`` as an ISO 8601 date-time (UTC when it names no zone), or None when it is no date. ISO text (a
-    ``<time datetime>``, a parse_date step's output) is read as it is: the fuzzy parser is ten times slower."""
+    """``text`` as an ISO 8601 date-time (UTC when it names no zone), or None when it is no date.
+    ISO text (a ``<time datetime>``, a parse_date step's output) is read as it is: the fuzzy parser
+    is ten times slower."""
     from dateutil import parser
 
     try:

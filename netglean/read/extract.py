@@ -1,9 +1,10 @@
-"""From an HTML page to the content a model wants: main-content selection, then blocks, then a format.
+"""From an HTML page to the content a model wants: main-content selection, then blocks, then a
+format.
 
 Pipeline: drop what is never content (scripts, styles, embeds, form controls); pick the main content
-(netglean.read.main_content: paragraphs scored into their containers, Readability's method); walk it into blocks
-(headings, paragraphs, lists, quotes, code, tables, images), their inline content as markdown or plain text.
-netglean.read.render writes the blocks as markdown, text, html or json.
+(netglean.read.main_content: paragraphs scored into their containers, Readability's method); walk it
+into blocks (headings, paragraphs, lists, quotes, code, tables, images), their inline content as
+markdown or plain text. netglean.read.render writes the blocks as markdown, text, html or json.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from netglean.core.untrusted import sanitize
 from netglean.read.html_tree import BLOCK_ELEMENTS, document_base, flat_text, with_ancestors
 from netglean.read.main_content import EMBEDDED_POSTS, found_article, readerable, select
 
-_NEVER = "script, style, noscript, template, svg, canvas, iframe, object, embed, button, select, input, textarea"
+_NEVER = (
+    "script, style, noscript, template, svg, canvas, iframe, object, embed, button, select, "
+    "input, textarea"
+)
 _NEVER_TAGS = frozenset(_NEVER.split(", "))
 _BLOCK_TAGS = {
     "p",
@@ -38,20 +42,33 @@ _BLOCK_TAGS = {
     "hr",
     "dl",
 }
-_FLOW_TAGS = {"address", "article", "aside", "details", "div", "footer", "header", "main", "nav", "section"}
-"""Containers a browser lays out as blocks: one holding another is walked, so sibling divs are paragraphs of
-their own rather than one run of inline text whose edge words merge ("Read nextThe last ferry")."""
+_FLOW_TAGS = {
+    "address",
+    "article",
+    "aside",
+    "details",
+    "div",
+    "footer",
+    "header",
+    "main",
+    "nav",
+    "section",
+}
+"""Containers a browser lays out as blocks: one holding another is walked, so sibling divs are
+paragraphs of their own rather than one run of inline text whose edge words merge ("Read nextThe
+last ferry")."""
 _HOLDS_BLOCKS = ", ".join(sorted(_BLOCK_TAGS | _FLOW_TAGS))
 MAX_BLOCK_DEPTH = 100
 MAX_INLINE_DEPTH = 40
-"""Nesting past which elements are read as their plain text. Real pages nest a few dozen levels; a hostile
-one can nest thousands in a few kilobytes, and every level here is a Python frame."""
+"""Nesting past which elements are read as their plain text. Real pages nest a few dozen levels; a
+hostile one can nest thousands in a few kilobytes, and every level here is a Python frame."""
 _SPACES = re.compile(r"[ \t\r\f\v]{2,}|[\t\r\f\v]")
-"""Runs of blanks other than newlines, squeezed to one space (a lone space is left as it is: matching every
-space costs a regex match a word)."""
+"""Runs of blanks other than newlines, squeezed to one space (a lone space is left as it is:
+matching every space costs a regex match a word)."""
 _BREAK_MARK = "\x00"
-"""A <br> until blanks are squeezed, then a markdown hard break: written as two spaces and a newline at once,
-the squeeze took one of the spaces and left a soft break. Page text never holds it: sanitize removes NUL."""
+"""A <br> until blanks are squeezed, then a markdown hard break: written as two spaces and a newline
+at once, the squeeze took one of the spaces and left a soft break. Page text never holds it:
+sanitize removes NUL."""
 _BREAK = re.compile(r"[ ]*\x00[ ]*")
 _BLOCK_MARK = "\x01"
 """A block element's edge met inside inline content (a paragraph in a list item or a quote, a div in
@@ -78,14 +95,15 @@ class Extraction:
     blocks: list[Block] = field(default_factory=list)
     links: list[dict[str, str]] = field(default_factory=list)
     plain: bool = False
-    """Inline content is plain text, not markdown (render writes text and html only from such blocks)."""
+    """Inline content is plain text, not markdown (render writes text and html only from such
+    blocks)."""
     link_style: str = "inline"
     """How the markdown blocks write links (LINK_STYLES)."""
     references: dict[str, int] = field(default_factory=dict)
     """The URLs cited "[n]" (link_style references), with their numbers, in order."""
     readerable: bool | None = None
-    """Whether the page reads as an article (asked only when main content is): if not, its main content is a
-    best guess at a page that has none."""
+    """Whether the page reads as an article (asked only when main content is): if not, its main
+    content is a best guess at a page that has none."""
     byline: str | None = None
     """The byline found in the page's markup, left out of the content."""
     whole: bool = True
@@ -99,9 +117,10 @@ def _clean(text: str) -> str:
 
 
 def _inline(node: Any, scope: _Scope, depth: int = 0) -> str:
-    """A node's inline content: text, links, emphasis, code, line breaks, as markdown or (``scope.plain``) plain
-    text. Text is sanitised where it is read and blanks are squeezed once, at the top (``depth`` 0): a nest of
-    inline elements is not re-scanned at every level (1 MB of text 40 levels down had taken a second)."""
+    """A node's inline content: text, links, emphasis, code, line breaks, as markdown or
+    (``scope.plain``) plain text. Text is sanitised where it is read and blanks are squeezed once,
+    at the top (``depth`` 0): a nest of inline elements is not re-scanned at every level (1 MB of
+    text 40 levels down had taken a second)."""
     if depth > MAX_INLINE_DEPTH:
         return sanitize(flat_text(node))
     parts: list[str] = []
@@ -123,9 +142,9 @@ def _squeeze_spaces(joined: str, scope: _Scope) -> str:
 
 
 def _inline_one(node: Any, scope: _Scope, depth: int = 0) -> str:
-    """One inline node (and what it contains), ``depth`` levels inside the block. Plain text is written as it is
-    read, not by taking marks out of markdown: a link's text holding brackets, or a star in the page's own text,
-    would be misread."""
+    """One inline node (and what it contains), ``depth`` levels inside the block. Plain text is
+    written as it is read, not by taking marks out of markdown: a link's text holding brackets, or a
+    star in the page's own text, would be misread."""
     tag = node.tag
     if tag == "-text":
         return sanitize(str(node.text_content or ""))
@@ -134,7 +153,9 @@ def _inline_one(node: Any, scope: _Scope, depth: int = 0) -> str:
         href = (node.attributes.get("href") or "").strip()
         if href and not href.lower().startswith(("javascript:", "data:", "#")):
             url = urljoin(scope.base_url, href)
-            scope.links.append({"url": url, "text": " ".join(text.replace(_BREAK_MARK, " ").split())})
+            scope.links.append(
+                {"url": url, "text": " ".join(text.replace(_BREAK_MARK, " ").split())}
+            )
             if text and not scope.plain:
                 text = _link(text, sanitize(url), scope)
         return f"{head}{text}{tail}"
@@ -204,7 +225,8 @@ def _quote(node: Any, scope: _Scope) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Scope:
-    """What a walk asks of the elements below its root, answered for all of them before it starts."""
+    """What a walk asks of the elements below its root, answered for all of them before it
+    starts."""
 
     base_url: str
     plain: bool
@@ -214,7 +236,8 @@ class _Scope:
     out: Extraction
     """The extraction being written: its link style and the references cited so far."""
     blocks: set[int]
-    """Elements that are, or hold, a block element (was a css_first query per container: O(subtree) each)."""
+    """Elements that are, or hold, a block element (was a css_first query per container: O(subtree)
+    each)."""
     tables: set[int]
     """Elements holding a table: a table among them is a layout table."""
 
@@ -226,7 +249,8 @@ def _scope(root: Any, base_url: str, out: Extraction) -> _Scope:
 
 
 def _rows(table: Any) -> Iterator[Any]:
-    """A table's own rows: its tr children and those of its thead, tbody and tfoot, never a nested table's."""
+    """A table's own rows: its tr children and those of its thead, tbody and tfoot, never a nested
+    table's."""
     for part in table.iter():
         if part.tag == "tr":
             yield part
@@ -240,8 +264,8 @@ def _cells(row: Any) -> Iterator[Any]:
 
 
 def _layout(table: Any, scope: _Scope, out: Extraction, depth: int) -> None:
-    """A table that holds tables lays the page out: its cells are read in order as containers, so the tables
-    they hold (and the text around them) are blocks of their own, each read once."""
+    """A table that holds tables lays the page out: its cells are read in order as containers, so
+    the tables they hold (and the text around them) are blocks of their own, each read once."""
     for row in _rows(table):
         _row(row, scope, out, depth)
 
@@ -282,7 +306,8 @@ def _items(node: Any, scope: _Scope) -> tuple[str, ...]:
 
 
 def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
-    """Append ``node``'s blocks to ``out``. Containers past MAX_BLOCK_DEPTH are one paragraph of their text."""
+    """Append ``node``'s blocks to ``out``. Containers past MAX_BLOCK_DEPTH are one paragraph of
+    their text."""
     base_url = scope.base_url
     child = node.child
     while child is not None:
@@ -312,8 +337,11 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
         elif tag == "table" and child.mem_id in scope.tables and depth < MAX_BLOCK_DEPTH:
             _layout(child, scope, out, depth)
         elif tag == "table":
-            # A data table, or one nested past MAX_BLOCK_DEPTH: each of its own cells is one read of its text.
-            rows = tuple(tuple(_clean(flat_text(cell)) for cell in _cells(tr)) for tr in _rows(child))
+            # A data table, or one nested past MAX_BLOCK_DEPTH: each of its own cells is one read of
+            # its text.
+            rows = tuple(
+                tuple(_clean(flat_text(cell)) for cell in _cells(tr)) for tr in _rows(child)
+            )
             rows = tuple(row for row in rows if any(row))
             if rows:
                 out.blocks.append(Block("table", "", rows=rows))
@@ -327,8 +355,11 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
         elif tag == "hr":
             out.blocks.append(Block("rule", ""))
         elif tag in {"tbody", "thead", "tfoot", "tr"} and depth < MAX_BLOCK_DEPTH:
-            # Rows outside their table: the main content can be a table's rows (a chosen cell's siblings).
-            for row in (child,) if tag == "tr" else (part for part in child.iter() if part.tag == "tr"):
+            # Rows outside their table: the main content can be a table's rows (a chosen cell's
+            # siblings).
+            for row in (
+                (child,) if tag == "tr" else (part for part in child.iter() if part.tag == "tr")
+            ):
                 _row(row, scope, out, depth)
         elif depth >= MAX_BLOCK_DEPTH:
             text = _clean(flat_text(child))
@@ -337,13 +368,29 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
         elif child.mem_id in scope.blocks:
             _walk(child, scope, out, depth + 1)  # a container: its blocks are inside
         else:
-            # Inline content sitting directly in a container (a bare link, a span): gather the run of such
-            # siblings into one paragraph, so links are kept and the text is not split word by word.
+            # Inline content sitting directly in a container (a bare link, a span): gather the run
+            # of such siblings into one paragraph, so links are kept and the text is not split word
+            # by word.
             run = [child]
             while (
                 child.next is not None
                 and child.next.tag not in _BLOCK_TAGS
-                and (child.next.tag in {"-text", "a", "span", "strong", "b", "em", "i", "code", "br", "img", "small"})
+                and (
+                    child.next.tag
+                    in {
+                        "-text",
+                        "a",
+                        "span",
+                        "strong",
+                        "b",
+                        "em",
+                        "i",
+                        "code",
+                        "br",
+                        "img",
+                        "small",
+                    }
+                )
             ):
                 child = child.next
                 run.append(child)
@@ -354,11 +401,16 @@ def _walk(node: Any, scope: _Scope, out: Extraction, depth: int = 0) -> None:
 
 
 def extract(
-    tree: Any, page_url: str, main_content: bool = True, plain: bool = False, link_style: str = "inline"
+    tree: Any,
+    page_url: str,
+    main_content: bool = True,
+    plain: bool = False,
+    link_style: str = "inline",
 ) -> Extraction:
-    """The blocks of the page at ``page_url``, links resolved against its base URL, their inline content as
-    markdown (its links written as ``link_style`` says: LINK_STYLES) or, with ``plain``, as plain text (what the text
-    and html formats write). Prunes ``tree`` as it goes: read metadata and links from it first."""
+    """The blocks of the page at ``page_url``, links resolved against its base URL, their inline
+    content as markdown (its links written as ``link_style`` says: LINK_STYLES) or, with ``plain``,
+    as plain text (what the text and html formats write). Prunes ``tree`` as it goes: read metadata
+    and links from it first."""
     base_url = document_base(tree, page_url)
     title_node = tree.css_first("title")
     title = _clean(title_node.text()) if title_node is not None else None
@@ -383,10 +435,11 @@ def extract(
 
 
 _DATE_WORDS = frozenset(
-    "january february march april may june july august september october november december jan feb mar apr jun "
-    "jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu "
-    "thur thurs fri sat sun posted published updated last modified on at date am pm a.m p.m et edt est ct cdt cst "
-    "mt mdt mst pt pdt pst gmt utc bst cet cest ago hour hours minute minutes day days".split()
+    "january february march april may june july august september october november december jan "
+    "feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday "
+    "saturday sunday mon tue tues wed thu thur thurs fri sat sun posted published updated last "
+    "modified on at date am pm a.m p.m et edt est ct cdt cst mt mdt mst pt pdt pst gmt utc bst "
+    "cet cest ago hour hours minute minutes day days".split()
 )
 _DATE_TOKEN = re.compile(r"[^\s,|•·/:–—-]+")
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)?")
@@ -397,8 +450,15 @@ def _without_datelines(blocks: list[Block]) -> list[Block]:
     """The blocks without the date lines above the article's first long paragraph ("Published: 24
     July 2012 at 7:37 AM ET", "Posted on July 18th, 2012"): the date is the page's metadata, not a
     line of its text."""
-    first = next((n for n, b in enumerate(blocks) if b.kind == "paragraph" and len(b.text) >= 140), len(blocks))
-    return [b for n, b in enumerate(blocks) if n >= first or b.kind != "paragraph" or not _dateline(b.text)]
+    first = next(
+        (n for n, b in enumerate(blocks) if b.kind == "paragraph" and len(b.text) >= 140),
+        len(blocks),
+    )
+    return [
+        b
+        for n, b in enumerate(blocks)
+        if n >= first or b.kind != "paragraph" or not _dateline(b.text)
+    ]
 
 
 def _dateline(text: str) -> bool:

@@ -1,9 +1,11 @@
-"""What the page tools ask reader processes to do with the bytes they fetched (netglean.workers runs them).
+"""What the page tools ask reader processes to do with the bytes they fetched (netglean.workers runs
+them).
 
 Every job here reads third-party input — decoding, parsing, extraction, diagnoses, links, sitemaps —
 so every one runs where a call's deadline can end it: a worker process that is replaced when its
 caller stops waiting. Jobs take keyword arguments and return plain data (what pickles), and raise
-netglean's errors, which reach the caller as they were raised. (The feed jobs are netglean.feeds.jobs.)
+netglean's errors, which reach the caller as they were raised. (The feed jobs are
+netglean.feeds.jobs.)
 """
 
 from __future__ import annotations
@@ -55,9 +57,9 @@ def read_page(
     status: int = 200,
     headers: Mapping[str, str] | None = None,
 ) -> HtmlReading:
-    """An HTML page as the page tools return it: metadata, links, the content in ``fmt`` (``limit`` characters of
-    it from ``start``; markdown's links written as ``link_style`` says), and whether the answer (``status``,
-    ``headers``) is a bot wall."""
+    """An HTML page as the page tools return it: metadata, links, the content in ``fmt`` (``limit``
+    characters of it from ``start``; markdown's links written as ``link_style`` says), and whether
+    the answer (``status``, ``headers``) is a bot wall."""
     return read_html(
         document.text(),
         document.url,
@@ -101,14 +103,15 @@ class Diagnosis:
     wall: list[str]
     """The signs, when they make the answer the wall (scrape's rule: reading.walled), else empty."""
     sst_stats: dict[str, int] | None = None
-    """An HTML page's simplified semantic tree, as built (page_signals.semantic_tree); None for anything else."""
+    """An HTML page's simplified semantic tree, as built (page_signals.semantic_tree); None for
+    anything else."""
     sst: dict[str, Any] | None = None
     """The tree itself: its node count, whether it is degraded, its candidate segments."""
 
 
 def diagnosis(*, document: Document, status: int, headers: Mapping[str, str]) -> Diagnosis:
-    """A page's announced feeds, item counts, bot-wall signs and whether they make it a wall, from one parse
-    (inspect_url)."""
+    """A page's announced feeds, item counts, bot-wall signs and whether they make it a wall, from
+    one parse (inspect_url)."""
     markup = document.text() if document.media_type in HTML_TYPES else ""
     tree = parse_html(markup) if markup else None
     signals = bot_wall(status, headers, markup)
@@ -127,7 +130,8 @@ def page_links(*, document: Document, wanted: LinkFilter) -> Taken:
 
 
 def sitemap(*, body: bytes, max_bytes: int, wanted: LinkFilter | None = None) -> Sitemap:
-    """The URLs a sitemap lists; those ``wanted`` takes, when given (an index's sitemaps are all kept)."""
+    """The URLs a sitemap lists; those ``wanted`` takes, when given (an index's sitemaps are all
+    kept)."""
     read = read_sitemap(body, max_bytes)
     if wanted is None or read.is_index:
         return read
@@ -149,8 +153,11 @@ def page_analysis(
     )
 
 
-def dataset_rows(*, document: Document, datasets: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
-    """An extract project's rows on one page: (dataset, key, properties), parents before their children."""
+def dataset_rows(
+    *, document: Document, datasets: list[dict[str, Any]]
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """An extract project's rows on one page: (dataset, key, properties), parents before their
+    children."""
     from netglean.read.datasets import extract
 
     return extract(parse_html(document.text()), document.url, datasets)
@@ -164,7 +171,8 @@ def markdown_copy(*, agent: Probe, browser: Probe | None, url: str) -> str | Non
 
 
 def readability_score(*, evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
-    """A scan's result from its evidence: the pure score, run where a hostile page's parse can be cut off."""
+    """A scan's result from its evidence: the pure score, run where a hostile page's parse can be
+    cut off."""
     from netglean.read.readability.score import score
 
     return score(evidence, table)

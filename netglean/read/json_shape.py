@@ -1,8 +1,10 @@
-"""What a JSON document looks like, briefly: its keys and their types, array lengths, and a bounded sample.
+"""What a JSON document looks like, briefly: its keys and their types, array lengths, and a bounded
+sample.
 
-analyze_page describes the XHR and fetch answers a page loads its items from, and analyze_api_endpoint describes
-one endpoint's answer, in the same terms: enough to write a config's selectors or a client without reading the
-whole document (which may be megabytes) into a model's context.
+analyze_page describes the XHR and fetch answers a page loads its items from, and
+analyze_api_endpoint describes one endpoint's answer, in the same terms: enough to write a config's
+selectors or a client without reading the whole document (which may be megabytes) into a model's
+context.
 """
 
 from __future__ import annotations
@@ -67,8 +69,8 @@ def type_name(value: Any) -> str:
 
 
 def shape(value: Any, depth: int = 0) -> dict[str, Any]:
-    """``value``'s shape: its type; an object's keys (the first MAX_KEYS) with theirs; an array's length and the
-    shape of its first item."""
+    """``value``'s shape: its type; an object's keys (the first MAX_KEYS) with theirs; an array's
+    length and the shape of its first item."""
     kind = type_name(value)
     described: dict[str, Any] = {"type": kind}
     if depth >= MAX_DEPTH:
@@ -86,8 +88,8 @@ def shape(value: Any, depth: int = 0) -> dict[str, Any]:
 
 
 def sample(value: Any, depth: int = 0) -> Any:
-    """``value`` cut down: strings to SAMPLE_STRING characters, arrays to SAMPLE_ITEMS items, objects to MAX_KEYS
-    keys, nothing deeper than MAX_DEPTH."""
+    """``value`` cut down: strings to SAMPLE_STRING characters, arrays to SAMPLE_ITEMS items,
+    objects to MAX_KEYS keys, nothing deeper than MAX_DEPTH."""
     if isinstance(value, str):
         return value if len(value) <= SAMPLE_STRING else value[:SAMPLE_STRING] + "…"
     if depth >= MAX_DEPTH and isinstance(value, dict | list):
@@ -100,10 +102,14 @@ def sample(value: Any, depth: int = 0) -> Any:
 
 
 def items_path(value: Any, depth: int = 0) -> tuple[str, int] | None:
-    """Where the document keeps its list of items: the JSON pointer of its longest array of objects and its length
-    (``("", n)`` for a top-level array), or None when it has none."""
+    """Where the document keeps its list of items: the JSON pointer of its longest array of objects
+    and its length (``("", n)`` for a top-level array), or None when it has none."""
     if isinstance(value, list):
-        return ("", len(value)) if value and all(isinstance(item, dict) for item in value[:5]) else None
+        return (
+            ("", len(value))
+            if value and all(isinstance(item, dict) for item in value[:5])
+            else None
+        )
     if not isinstance(value, dict) or depth >= MAX_DEPTH:
         return None
     best: tuple[str, int] | None = None
@@ -115,8 +121,8 @@ def items_path(value: Any, depth: int = 0) -> tuple[str, int] | None:
 
 
 def pagination_hints(value: Any, depth: int = 0) -> list[str]:
-    """The JSON pointers of keys that look like pagination (next, cursor, page, total, has_more …), shallowest
-    first, at most ten."""
+    """The JSON pointers of keys that look like pagination (next, cursor, page, total, has_more …),
+    shallowest first, at most ten."""
     if not isinstance(value, dict) or depth >= MAX_DEPTH:
         return []
     found = [_pointer(key) for key in value if str(key).lower().replace("-", "") in PAGINATION_KEYS]

@@ -1,8 +1,8 @@
-"""A page's links, and which of them a crawl or a map takes: the site's, those its patterns allow, once each, and
-no more than a bound however many the page holds.
+"""A page's links, and which of them a crawl or a map takes: the site's, those its patterns allow,
+once each, and no more than a bound however many the page holds.
 
-This runs in the reader process that parses the page, so a page of 60,000 links costs the server's event loop
-the few links taken, never the whole list."""
+This runs in the reader process that parses the page, so a page of 60,000 links costs the server's
+event loop the few links taken, never the whole list."""
 
 from __future__ import annotations
 
@@ -16,13 +16,13 @@ from urllib.parse import urldefrag, urljoin, urlsplit, urlunsplit
 from netglean.read.html_tree import document_base
 
 LINKS_PER_PAGE = 1_000
-"""The most links one page adds to a crawl (its first ones, in document order, that the crawl wants), and the
-most of its content's links a page tool lists."""
+"""The most links one page adds to a crawl (its first ones, in document order, that the crawl
+wants), and the most of its content's links a page tool lists."""
 
 
 def page_links(tree: Any, page_url: str) -> list[str]:
-    """Every http(s) link of the page at ``page_url``, absolute (against its base URL) and without fragment, in
-    document order, once each."""
+    """Every http(s) link of the page at ``page_url``, absolute (against its base URL) and without
+    fragment, in document order, once each."""
     base_url = document_base(tree, page_url)
     found: dict[str, None] = {}
     for anchor in tree.css("a[href]"):
@@ -43,20 +43,25 @@ def same_site(url: str, origin_host: str) -> bool:
 
 
 def normalize_url(url: str) -> str:
-    """``url`` without its fragment, scheme and host in lower case, an empty path as /: one spelling of it."""
+    """``url`` without its fragment, scheme and host in lower case, an empty path as /: one spelling
+    of it."""
     parts = urlsplit(url)
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, ""))
+    return urlunsplit(
+        (parts.scheme.lower(), parts.netloc.lower(), parts.path or "/", parts.query, "")
+    )
 
 
 normal = lru_cache(maxsize=65_536)(normalize_url)
-"""``normalize_url``, cached: a crawl meets the same links (a site's navigation) on every page, and spelling them was a
-tenth of its time. A URL met once (a page's canonical URL) is spelled without it, so as not to fill the cache."""
+"""``normalize_url``, cached: a crawl meets the same links (a site's navigation) on every page, and
+spelling them was a tenth of its time. A URL met once (a page's canonical URL) is spelled without
+it, so as not to fill the cache."""
 
 
 @dataclass(frozen=True, slots=True)
 class LinkFilter:
-    """Which links a crawl (or a map) follows: on the start URL's site (when it stays there), matching one of
-    ``include`` (when there are any) and none of ``exclude``, containing ``search`` (in lower case)."""
+    """Which links a crawl (or a map) follows: on the start URL's site (when it stays there),
+    matching one of ``include`` (when there are any) and none of ``exclude``, containing ``search``
+    (in lower case)."""
 
     home: str
     """The start URL's host."""
@@ -78,8 +83,8 @@ class LinkFilter:
 
 
 def content_links(found: Iterable[dict[str, str]]) -> tuple[list[dict[str, str]], int]:
-    """The content's links as a page tool lists them: each URL once (with the last text it had), the first
-    LINKS_PER_PAGE of them; and how many more there were."""
+    """The content's links as a page tool lists them: each URL once (with the last text it had), the
+    first LINKS_PER_PAGE of them; and how many more there were."""
     every = list({link["url"]: link for link in found}.values())
     return every[:LINKS_PER_PAGE], max(0, len(every) - LINKS_PER_PAGE)
 
@@ -95,7 +100,8 @@ class Taken:
 
 
 def take(links: Iterable[str], wanted: LinkFilter) -> Taken:
-    """The links ``wanted`` follows, each spelled once (``normal``) and once only, in order, up to its bound."""
+    """The links ``wanted`` follows, each spelled once (``normal``) and once only, in order, up to
+    its bound."""
     taken: dict[str, None] = {}
     dropped: set[str] = set()
     of = 0

@@ -1,25 +1,28 @@
-"""Which part of a page is its main content: score paragraphs into their containers, take the best container and
-the siblings that belong with it, then clean what it holds.
+"""Which part of a page is its main content: score paragraphs into their containers, take the best
+container and the siblings that belong with it, then clean what it holds.
 
-The method is Readability's (the Firefox Reader View extractor; readability-lxml is a port of its ancestor),
-written here for lexbor trees so it runs at several times the speed of the Python libraries that do the same job
-(README, "Main content"). In outline:
+The method is Readability's (the Firefox Reader View extractor; readability-lxml is a port of its
+ancestor), written here for lexbor trees so it runs at several times the speed of the Python
+libraries that do the same job (README, "Main content"). In outline:
 
-- Drop what is never read: hidden elements, bylines, and, on the first attempt, elements whose class or id says
-  they are page furniture (comments, sidebars, menus) unless it also says they hold content ("sidebar-content").
-- Score every paragraph-like element (p, td, pre, a section, a div of inline content, a run of inline content in a
-  div) by its length and commas, and pass the score up to five ancestors, less at each level. A container's own
-  class and id weigh for or against it; its score is cut by the share of its text inside links.
-- Take the best container, move up while its parent scores nearly as well, and keep the siblings that score near
-  it or read as prose.
-- Clean it: remove blocks (divs, lists, tables, forms) that read as furniture by their links, images, inputs and
-  headings; share bars; headings marked as furniture.
-- If cleaning took most of it, clean again round the block that holds the article. If what is left is short, try
-  again with the rules relaxed one at a time, keeping a longer attempt only when it finds the same article again,
-  a little wider (``select``: the ladder).
+- Drop what is never read: hidden elements, bylines, and, on the first attempt, elements whose class
+  or id says they are page furniture (comments, sidebars, menus) unless it also says they hold
+  content ("sidebar-content").
+- Score every paragraph-like element (p, td, pre, a section, a div of inline content, a run of
+  inline content in a div) by its length and commas, and pass the score up to five ancestors, less
+  at each level. A container's own class and id weigh for or against it; its score is cut by the
+  share of its text inside links.
+- Take the best container, move up while its parent scores nearly as well, and keep the siblings
+  that score near it or read as prose.
+- Clean it: remove blocks (divs, lists, tables, forms) that read as furniture by their links,
+  images, inputs and headings; share bars; headings marked as furniture.
+- If cleaning took most of it, clean again round the block that holds the article. If what is left
+  is short, try again with the rules relaxed one at a time, keeping a longer attempt only when it
+  finds the same article again, a little wider (``select``: the ladder).
 
-Every measure comes from one walk of the tree per attempt (at most eight), so a page nested thousands deep costs
-work in proportion to its size; attempts run on clones of the page, so each starts from the page as it was.
+Every measure comes from one walk of the tree per attempt (at most eight), so a page nested
+thousands deep costs work in proportion to its size; attempts run on clones of the page, so each
+starts from the page as it was.
 """
 
 from __future__ import annotations
@@ -34,16 +37,18 @@ from typing import Any
 from netglean.read.html_tree import TextMeasure, flat_text
 
 Attributes = dict[str, str | None]
-"""An element's attributes, as lexbor gives them (a value is None for an attribute written without one)."""
+"""An element's attributes, as lexbor gives them (a value is None for an attribute written without
+one)."""
 
 _UNLIKELY = re.compile(
-    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|"
-    r"menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|"
-    r"pagination|pager|popup|yom-remote|newsletter|cookie|outbrain|taboola",
+    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|newsletter|cookie|outbrain|taboola",
     re.IGNORECASE,
 )
-"""Class and id words of page furniture, matched anywhere in the names (so "comment-list", "page-sidebar")."""
-_CAPTION = re.compile(r"(?!tag-|category-)(?:[a-z0-9]+[-_]){0,3}(?:caption|credit)s?(?:[-_][a-z]+)?")
+"""Class and id words of page furniture, matched anywhere in the names (so "comment-list",
+"page-sidebar")."""
+_CAPTION = re.compile(
+    r"(?!tag-|category-)(?:[a-z0-9]+[-_]){0,3}(?:caption|credit)s?(?:[-_][a-z]+)?"
+)
 """A class or id that names a caption or credit ("wp-caption-text", "photo-credit",
 "image-caption"), matched whole: WordPress names a post "tag-tax-credits" after its tags."""
 _CLUTTER = re.compile(
@@ -58,19 +63,22 @@ _CLUTTER = re.compile(
 _POST_WRAPPER = re.compile(r"(?:^|\s)(?:hentry|entry|post|type-post|post-\d+)(?:\s|$)", re.I)
 """What a blog post's own wrapper is named, beside the tags and categories it is named after."""
 EMBEDDED_POSTS = (
-    "blockquote.twitter-tweet, blockquote.twitter-video, blockquote.instagram-media, blockquote.tiktok-embed, "
-    "blockquote.bluesky-embed, blockquote.mastodon-embed, blockquote.reddit-embed-bq, blockquote.reddit-card, "
-    "blockquote.text-post-media, div.fb-post"
+    "blockquote.twitter-tweet, blockquote.twitter-video, blockquote.instagram-media, "
+    "blockquote.tiktok-embed, blockquote.bluesky-embed, blockquote.mastodon-embed, "
+    "blockquote.reddit-embed-bq, blockquote.reddit-card, blockquote.text-post-media, div.fb-post"
 )
 """How the social networks' embed codes mark a post (each stays a quote until their script runs)."""
 _COMMENTS = re.compile(r"comment|disqus|replies|respond|shoutbox|remark", re.IGNORECASE)
 """Class and id words of a comment thread: readers' words, never the article, however long."""
 _MAYBE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
-"""Words that keep an element the furniture words would drop: "sidebar-content", "main-column" hold content."""
-_POSITIVE = re.compile(r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story", re.I)
+"""Words that keep an element the furniture words would drop: "sidebar-content", "main-column" hold
+content."""
+_POSITIVE = re.compile(
+    r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story", re.I
+)
 _NEGATIVE = re.compile(
-    r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|"
-    r"outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
+    r"-ad-|hidden|^hid$| hid$| hid |^hid "
+    r"|banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
     re.IGNORECASE,
 )
 _BYLINE = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNORECASE)
@@ -81,7 +89,9 @@ _COMMAS = re.compile("[,\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c]")
 _SENTENCE_END = re.compile(r"\.( |$)")
 _HASH_ONLY = re.compile(r"^#.+")
 
-_UNLIKELY_ROLES = frozenset({"menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog"})
+_UNLIKELY_ROLES = frozenset(
+    {"menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog"}
+)
 _FURNITURE_TAGS = frozenset({"nav", "aside", "footer"})
 """Dropped before scoring on every attempt: what they hold is never the article's own text."""
 _BLOCKS = frozenset({"blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul"})
@@ -91,7 +101,18 @@ _EMPTY_DROPPED = frozenset({"div", "section", "header", "h1", "h2", "h3", "h4", 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _EMBEDS = frozenset({"object", "embed", "iframe", "video", "audio"})
 _ALWAYS_DROPPED = frozenset(
-    {"object", "embed", "footer", "link", "aside", "iframe", "input", "textarea", "select", "button"}
+    {
+        "object",
+        "embed",
+        "footer",
+        "link",
+        "aside",
+        "iframe",
+        "input",
+        "textarea",
+        "select",
+        "button",
+    }
 )
 """Removed from the chosen content whatever they hold."""
 _CLEANED = frozenset({"div", "ul", "ol", "table", "form", "fieldset", "section"})
@@ -128,7 +149,8 @@ _INLINE = frozenset("a span strong b em i cite abbr small font address".split())
 _PROSE = frozenset({"p", "li", "td", "dd", "blockquote"})
 NAMES_READ = 1_000
 MIN_CHARS = 500
-"""Content shorter than this after cleaning sends the selection round again with its rules relaxed."""
+"""Content shorter than this after cleaning sends the selection round again with its rules
+relaxed."""
 CANDIDATES = 5
 CLUTTER_SHARE = 4
 """Clutter by its name is at most a quarter of the content: more is the content, whatever it is
@@ -151,10 +173,12 @@ ARTICLE_LONG_TEXT = 400
 """Characters of long paragraphs the chosen content holds that make it an article, whatever
 Readability's test says (it looks for <p> alone: a post written as divs of text fails it)."""
 
-# Tallies, one list per element: text characters, commas, characters inside links, then what cleaning
-# counts, the characters of long paragraphs (what the page's article is made of, to check the content
-# holds it) and of comments.
-_CHARS, _COMMA, _LINK, _P, _IMG, _LI, _INPUT, _EMBED, _HEAD, _LIST, _BLOCK, _TABLE, _DATA, _ROWS = range(14)
+# Tallies, one list per element: text characters, commas, characters inside links, then what
+# cleaning counts, the characters of long paragraphs (what the page's article is made of, to check
+# the content holds it) and of comments.
+_CHARS, _COMMA, _LINK, _P, _IMG, _LI, _INPUT, _EMBED, _HEAD, _LIST, _BLOCK, _TABLE, _DATA, _ROWS = (
+    range(14)
+)
 _LONG, _THREAD = 14, 15
 _WIDTH = 16
 _DATA_PARTS = frozenset({"th", "thead", "tfoot", "colgroup", "col", "caption"})
@@ -162,8 +186,9 @@ _DATA_PARTS = frozenset({"th", "thead", "tfoot", "colgroup", "col", "caption"})
 
 @dataclass(slots=True)
 class _Rules:
-    """What one attempt applies, and which of its rules changed anything: relaxing a rule that changed nothing
-    would repeat the attempt exactly, so the next attempt relaxes the next rule too."""
+    """What one attempt applies, and which of its rules changed anything: relaxing a rule that
+    changed nothing would repeat the attempt exactly, so the next attempt relaxes the next rule
+    too."""
 
     strip_unlikely: bool = True
     weigh_classes: bool = True
@@ -176,8 +201,8 @@ class _Rules:
     cleaned: bool = False
 
     def relaxed(self) -> _Rules | None:
-        """The next attempt's rules (Readability's order: furniture words, then class weights, then cleaning),
-        or None when nothing is left to relax."""
+        """The next attempt's rules (Readability's order: furniture words, then class weights, then
+        cleaning), or None when nothing is left to relax."""
         strip, weigh, clean = self.strip_unlikely, self.weigh_classes, self.clean
         changed = (self.stripped, self.weighed, self.cleaned)
         flags = [strip, weigh, clean]
@@ -191,8 +216,8 @@ class _Rules:
 
 @dataclass(frozen=True, slots=True)
 class MainContent:
-    """The element holding a page's main content and nothing else, in ``tree``: a clone of the page the selection
-    was asked about (the page itself is left as it was), pruned to it."""
+    """The element holding a page's main content and nothing else, in ``tree``: a clone of the page
+    the selection was asked about (the page itself is left as it was), pruned to it."""
 
     tree: Any
     root: Any
@@ -223,20 +248,29 @@ class MainContent:
 
 
 def _names(attributes: Attributes) -> str:
-    """An element's class and id as the furniture and weight words are looked for in them: no real page names an
-    element in more than NAMES_READ characters, and a hostile one could make every search read megabytes."""
-    return f"{(attributes.get('class') or '')[:NAMES_READ]} {(attributes.get('id') or '')[:NAMES_READ]}"
+    """An element's class and id as the furniture and weight words are looked for in them: no real
+    page names an element in more than NAMES_READ characters, and a hostile one could make every
+    search read megabytes."""
+    return (
+        f"{(attributes.get('class') or '')[:NAMES_READ]} "
+        f"{(attributes.get('id') or '')[:NAMES_READ]}"
+    )
 
 
 def is_hidden(attributes: Mapping[str, str | None], tag: str) -> bool:
-    """Whether a browser would not show the element: hidden, aria-hidden, styled out of sight, a closed dialog.
-    Its text is never content (hidden text is how a page speaks to a model behind its reader's back)."""
+    """Whether a browser would not show the element: hidden, aria-hidden, styled out of sight, a
+    closed dialog. Its text is never content (hidden text is how a page speaks to a model behind its
+    reader's back)."""
     if "hidden" in attributes or (tag == "dialog" and "open" not in attributes):
         return True
     if (attributes.get("aria-hidden") or "").strip().lower() == "true":
         return "fallback-image" not in (attributes.get("class") or "")
     style = attributes.get("style")
-    return style is not None and ("none" in style or "hidden" in style) and _HIDDEN_STYLE.search(style) is not None
+    return (
+        style is not None
+        and ("none" in style or "hidden" in style)
+        and _HIDDEN_STYLE.search(style) is not None
+    )
 
 
 def _class_weight(attributes: Attributes, rules: _Rules) -> int:
@@ -257,7 +291,8 @@ def _class_weight(attributes: Attributes, rules: _Rules) -> int:
 
 @dataclass
 class _Walk:
-    """One walk of a subtree: every element's tally, the elements dropped on the way, and what scoring needs."""
+    """One walk of a subtree: every element's tally, the elements dropped on the way, and what
+    scoring needs."""
 
     tallies: dict[int, list[int]] = field(default_factory=dict)
     texts: dict[int, tuple[int, int]] = field(default_factory=dict)
@@ -266,17 +301,20 @@ class _Walk:
     paragraph_divs: set[int] = field(default_factory=set)
     """Divs holding no block: scored, and kept as siblings, as paragraphs."""
     scored: list[tuple[list[int], tuple[Any, ...]]] = field(default_factory=list)
-    """What scores the containers above it, with those containers, nearest first: each paragraph-like element's
-    tally and its five nearest ancestors; each run of inline content in a container div, the div and its four."""
+    """What scores the containers above it, with those containers, nearest first: each
+    paragraph-like element's tally and its five nearest ancestors; each run of inline content in a
+    container div, the div and its four."""
     byline: Any = None
-    """The first short element marked as the byline: dropped from the content, its visible text reported."""
+    """The first short element marked as the byline: dropped from the content, its visible text
+    reported."""
     byline_tally: list[int] = field(default_factory=list)
     """What the byline held, added back if it turns out to be a name mentioned in a paragraph."""
     byline_line: list[int] = field(default_factory=list)
     """The elements above the byline (by mem_id, nearest first) that may hold the rest of its line
     ("By", a date), which goes with it."""
     items: dict[int, bool] = field(default_factory=dict)
-    """Whether each element asked about is a listing's item (``_is_item``), by mem_id: each is asked once."""
+    """Whether each element asked about is a listing's item (``_is_item``), by mem_id: each is asked
+    once."""
     largest_guess: int = 0
     captions: list[Any] = field(default_factory=list)
     """The captions and credits the cleaning walk took, and their characters: put back when they are
@@ -287,14 +325,15 @@ class _Walk:
 
 
 def _walk(root: Any, enter: Any, leave: Any) -> _Walk:
-    """Tally ``root``'s subtree in one post-order pass. ``enter(node, walk)`` gives an element's attributes, or
-    None to drop it before reading it (its subtree is not read); ``leave(node, attributes, tally, walk, flags,
-    above)`` says whether to drop it once its children are counted (``above``: the frames of the elements above
-    it, the nearest last). Dropped elements add nothing to the tallies above them, nor to what is scored."""
+    """Tally ``root``'s subtree in one post-order pass. ``enter(node, walk)`` gives an element's
+    attributes, or None to drop it before reading it (its subtree is not read); ``leave(node,
+    attributes, tally, walk, flags, above)`` says whether to drop it once its children are counted
+    (``above``: the frames of the elements above it, the nearest last). Dropped elements add nothing
+    to the tallies above them, nor to what is scored."""
     walk = _Walk()
     tallies, texts = walk.tallies, walk.texts
-    # Frames: [element, next child to read, its tally, flags (inside a figure, inside code), its attributes, how
-    # much had been scored when it was entered].
+    # Frames: [element, next child to read, its tally, flags (inside a figure, inside code), its
+    # attributes, how much had been scored when it was entered].
     stack: list[list[Any]] = [[root, root.child, [0] * _WIDTH, 0, root.attributes, 0]]
     while stack:
         frame = stack[-1]
@@ -306,7 +345,12 @@ def _walk(root: Any, enter: Any, leave: Any) -> _Walk:
                 text = child.text_content
                 words = text.split() if text else None
                 if words:
-                    chars = sum(map(len, words)) + len(words) - 1 + (text[0].isspace() or text[-1].isspace())
+                    chars = (
+                        sum(map(len, words))
+                        + len(words)
+                        - 1
+                        + (text[0].isspace() or text[-1].isspace())
+                    )
                     commas = text.count(",") if text.isascii() else len(_COMMAS.findall(text))
                     texts[child.mem_id] = (chars, commas)
                     tally[_CHARS] += chars
@@ -363,7 +407,10 @@ def _grab_rules(rules: _Rules, posts: set[int]) -> tuple[Any, Any]:
         if rules.strip_unlikely and node.mem_id not in posts:
             names = _names(attributes)
             if (attributes.get("role") or "") in _UNLIKELY_ROLES or (
-                len(names) > 1 and tag != "a" and _UNLIKELY.search(names) and not _MAYBE.search(names)
+                len(names) > 1
+                and tag != "a"
+                and _UNLIKELY.search(names)
+                and not _MAYBE.search(names)
             ):
                 walk.dropped.append(node)
                 rules.stripped = True
@@ -371,7 +418,12 @@ def _grab_rules(rules: _Rules, posts: set[int]) -> tuple[Any, Any]:
         return attributes
 
     def leave(  # noqa: PLR0917  # the walk's one step, called for every element: positional for speed
-        node: Any, attributes: Attributes, tally: list[int], walk: _Walk, flags: int, above: list[list[Any]]
+        node: Any,
+        attributes: Attributes,
+        tally: list[int],
+        walk: _Walk,
+        flags: int,
+        above: list[list[Any]],
     ) -> bool:
         tag = node.tag
         _count(tag, attributes, tally)
@@ -450,8 +502,9 @@ def _marks_byline(attributes: Attributes) -> bool:
 
 
 def _in_listing_item(node: Any, items: dict[int, bool]) -> bool:
-    """Whether the element is inside one of a run of alike items with titles (a listing's stories, a thread's
-    comments): there each item's author is its own, not the page's byline, so none is dropped."""
+    """Whether the element is inside one of a run of alike items with titles (a listing's stories, a
+    thread's comments): there each item's author is its own, not the page's byline, so none is
+    dropped."""
     for above in _ancestors(node, 4):
         found = items.get(above.mem_id)
         if found is None:
@@ -462,9 +515,9 @@ def _in_listing_item(node: Any, items: dict[int, bool]) -> bool:
 
 
 def _is_item(node: Any) -> bool:
-    """One of a run of at least three alike elements (a tag and class of items) around a title of its own: two
-    alike are an article and its "read next" teaser. Every look is bounded, so a page of nested candidates costs
-    work in proportion to its size."""
+    """One of a run of at least three alike elements (a tag and class of items) around a title of
+    its own: two alike are an article and its "read next" teaser. Every look is bounded, so a page
+    of nested candidates costs work in proportion to its size."""
     shape = (node.tag, node.attributes.get("class"))
     if not (node.tag in {"article", "li"} or _ITEM.search(shape[1] or "")):
         return False
@@ -473,10 +526,12 @@ def _is_item(node: Any) -> bool:
 
 
 def _alike_siblings(node: Any, step: str, shape: tuple[str, str | None]) -> int:
-    """How many of the next two elements on one side (past a little whitespace and comments) are alike."""
+    """How many of the next two elements on one side (past a little whitespace and comments) are
+    alike."""
     count, sibling = 0, getattr(node, step)
     while count < 2:
-        for _ in range(3):  # past the whitespace and a comment between items; a flood of them is no listing
+        # past the whitespace and a comment between items; a flood of them is no listing
+        for _ in range(3):
             if sibling is None or not sibling.tag.startswith("-"):  # lexbor: "-text", "-comment"
                 break
             sibling = getattr(sibling, step)
@@ -487,12 +542,14 @@ def _alike_siblings(node: Any, step: str, shape: tuple[str, str | None]) -> int:
 
 
 def _has_title(node: Any) -> bool:
-    """A heading within the item's first 40 nodes, two levels down at most (an item's title is near its top)."""
+    """A heading within the item's first 40 nodes, two levels down at most (an item's title is near
+    its top)."""
     looked, level = 0, [node]
     for _ in range(2):
         below = []
         for element in level:
-            for child in _all_children(element):  # text and comments counted too: a flood of them ends the look
+            # text and comments counted too: a flood of them ends the look
+            for child in _all_children(element):
                 looked += 1
                 if looked > 40:
                     return False
@@ -528,16 +585,17 @@ def _count(tag: str, attributes: Attributes, tally: list[int]) -> None:
     elif tag == "tr":
         tally[_ROWS] += 1
     elif tag in {"pre", "div"} and tally[_CHARS] >= READERABLE_MIN_CHARS and not tally[_BLOCK]:
-        tally[_LONG] = tally[_CHARS]  # a div of inline text (lines broken with <br>) is a paragraph too
+        # a div of inline text (lines broken with <br>) is a paragraph too
+        tally[_LONG] = tally[_CHARS]
     elif tag in _DATA_PARTS:
         tally[_DATA] += 1
 
 
 def _inline_runs(node: Any, walk: _Walk) -> Iterator[list[int]]:
-    """The tallies of each run of inline content among a container div's children (text, and elements holding no
-    block): what a browser lays out as one paragraph. A section or heading in a run is scored as itself too;
-    counting it once (as Readability does) was measured: the development set's mean fell (buzzfeed-1 1.000 ->
-    0.934)."""
+    """The tallies of each run of inline content among a container div's children (text, and
+    elements holding no block): what a browser lays out as one paragraph. A section or heading in a
+    run is scored as itself too; counting it once (as Readability does) was measured: the
+    development set's mean fell (buzzfeed-1 1.000 -> 0.934)."""
     run: list[int] | None = None
     child = node.child
     while child is not None:
@@ -563,7 +621,12 @@ def _inline_runs(node: Any, walk: _Walk) -> Iterator[list[int]]:
 
 def _ancestors(node: Any, levels: int) -> Iterator[Any]:
     node = node.parent
-    while levels and node is not None and node.tag not in {"html", None} and not node.tag.startswith("-"):
+    while (
+        levels
+        and node is not None
+        and node.tag not in {"html", None}
+        and not node.tag.startswith("-")
+    ):
         yield node
         node = node.parent
         levels -= 1
@@ -601,7 +664,11 @@ def _link_density(tally: list[int] | None) -> float:
 
 
 def _element_children(node: Any) -> Iterator[Any]:
-    return (child for child in _all_children(node) if child.tag is not None and not child.tag.startswith("-"))
+    return (
+        child
+        for child in _all_children(node)
+        if child.tag is not None and not child.tag.startswith("-")
+    )
 
 
 def _all_children(node: Any) -> Iterator[Any]:
@@ -615,7 +682,10 @@ def _top(scores: dict[int, list[Any]], walk: _Walk, tree: Any) -> tuple[Any, flo
     """The best container and its score, moved up where its parent belongs with it."""
     tallies = walk.tallies
     ranked = sorted(
-        ((entry[0] * (1 - _link_density(tallies.get(key))), entry[1]) for key, entry in scores.items()),
+        (
+            (entry[0] * (1 - _link_density(tallies.get(key))), entry[1])
+            for key, entry in scores.items()
+        ),
         key=lambda pair: -pair[0],
     )[:CANDIDATES]
     body = tree.body
@@ -625,10 +695,15 @@ def _top(scores: dict[int, list[Any]], walk: _Walk, tree: Any) -> tuple[Any, flo
 
     def score_of(node: Any) -> float | None:
         entry = scores.get(node.mem_id)
-        return entry[0] * (1 - _link_density(tallies.get(node.mem_id))) if entry is not None else None
+        return (
+            entry[0] * (1 - _link_density(tallies.get(node.mem_id))) if entry is not None else None
+        )
 
-    # Several near-best candidates under one ancestor: that ancestor is the content (a story split in columns).
-    close = [node for score, node in ranked[1:] if score / best_score >= 0.75] if best_score > 0 else []
+    # Several near-best candidates under one ancestor: that ancestor is the content (a story split
+    # in columns).
+    close = (
+        [node for score, node in ranked[1:] if score / best_score >= 0.75] if best_score > 0 else []
+    )
     if len(close) >= 3:
         close_ids = [{a.mem_id for a in _ancestors(node, 1_000)} for node in close]
         for ancestor in _ancestors(top, 1_000):
@@ -637,7 +712,8 @@ def _top(scores: dict[int, list[Any]], walk: _Walk, tree: Any) -> tuple[Any, flo
             if sum(ancestor.mem_id in ids for ids in close_ids) >= 3:
                 top = ancestor
                 break
-    # A parent scoring better than the candidate, before scores fall away, holds more of the content.
+    # A parent scoring better than the candidate, before scores fall away, holds more of the
+    # content.
     last = score_of(top) or best_score
     threshold = last / 3
     for parent in _ancestors(top, 1_000):
@@ -652,14 +728,17 @@ def _top(scores: dict[int, list[Any]], walk: _Walk, tree: Any) -> tuple[Any, flo
             top = parent
             break
         last = parent_score
-    # An only child: its parent is the same content, and the parent's siblings are the ones to weigh.
+    # An only child: its parent is the same content, and the parent's siblings are the ones to
+    # weigh.
     parent = top.parent
     while parent is not None and parent.tag != "body" and len(list(_element_children(parent))) == 1:
         top, parent = parent, parent.parent
     return top, score_of(top) or best_score
 
 
-def _with_siblings(top: Any, top_score: float, scores: dict[int, list[Any]], walk: _Walk) -> list[Any]:
+def _with_siblings(
+    top: Any, top_score: float, scores: dict[int, list[Any]], walk: _Walk
+) -> list[Any]:
     """The top candidate and the siblings that belong with it: those scoring near it, and prose."""
     parent = top.parent
     if parent is None or top.tag == "body":
@@ -675,22 +754,32 @@ def _with_siblings(top: Any, top_score: float, scores: dict[int, list[Any]], wal
         tally = tallies.get(sibling.mem_id)
         if tally is None:
             continue
-        bonus = top_score * 0.2 if top_class and sibling.attributes.get("class") == top_class else 0.0
+        bonus = (
+            top_score * 0.2 if top_class and sibling.attributes.get("class") == top_class else 0.0
+        )
         entry = scores.get(sibling.mem_id)
         if entry is not None and entry[0] * (1 - _link_density(tally)) + bonus >= threshold:
             kept.append(sibling)
         elif sibling.tag == "p" or sibling.mem_id in walk.paragraph_divs:
             density, chars = _link_density(tally), tally[_CHARS]
             prose = chars > 80 and density < 0.25
-            if prose or (0 < chars < 80 and density == 0 and _SENTENCE_END.search(" ".join(sibling.text().split()))):
+            if prose or (
+                0 < chars < 80
+                and density == 0
+                and _SENTENCE_END.search(" ".join(sibling.text().split()))
+            ):
                 kept.append(sibling)
     return kept
 
 
 def _data_table(attributes: Attributes, tally: list[int]) -> bool:
-    """Whether a table holds data (kept whole) rather than laying the page out: tables that hold tables lay it
-    out; a summary, headers, a caption or ten rows say data."""
-    if attributes.get("role") == "presentation" or attributes.get("datatable") == "0" or tally[_TABLE]:
+    """Whether a table holds data (kept whole) rather than laying the page out: tables that hold
+    tables lay it out; a summary, headers, a caption or ten rows say data."""
+    if (
+        attributes.get("role") == "presentation"
+        or attributes.get("datatable") == "0"
+        or tally[_TABLE]
+    ):
         return False
     return bool(attributes.get("summary")) or bool(tally[_DATA]) or tally[_ROWS] >= 10
 
@@ -711,7 +800,12 @@ def _clean_rules(rules: _Rules, roots: set[int], content: int, posts: set[int]) 
         return attributes
 
     def leave(  # noqa: PLR0917  # the walk's one step, called for every element: positional for speed
-        node: Any, attributes: Attributes, tally: list[int], walk: _Walk, flags: int, above: list[list[Any]]
+        node: Any,
+        attributes: Attributes,
+        tally: list[int],
+        walk: _Walk,
+        flags: int,
+        above: list[list[Any]],
     ) -> bool:
         tag = node.tag
         _count(tag, attributes, tally)
@@ -779,9 +873,11 @@ def _caption(tag: str, names: str, tally: list[int], flags: int, beside: list[in
     return bool(flags & 1 or tally[_IMG] or beside[_IMG]) or tally[_CHARS] < CAPTION_CHARS
 
 
-def _furniture(tag: str, attributes: Attributes, tally: list[int], flags: int, rules: _Rules) -> bool:
-    """Whether a block inside the content reads as furniture: by its class, or, when it is short on commas, by its
-    links, images, inputs, list items and headings."""
+def _furniture(
+    tag: str, attributes: Attributes, tally: list[int], flags: int, rules: _Rules
+) -> bool:
+    """Whether a block inside the content reads as furniture: by its class, or, when it is short on
+    commas, by its links, images, inputs, list items and headings."""
     weight = _class_weight(attributes, rules)
     if weight < 0:
         return True
@@ -839,7 +935,8 @@ def _attempt(tree: Any, rules: _Rules, embeds: bool = False) -> MainContent:
     enter, leave = _grab_rules(rules, posts)
     walk = _walk(body, enter, leave)
     byline = None
-    for node in walk.dropped:  # in the order dropped: what the byline held out of sight is gone before it is read
+    # in the order dropped: what the byline held out of sight is gone before it is read
+    for node in walk.dropped:
         if node is walk.byline:
             lines = (" ".join(line.split()) for line in flat_text(node, "\n").splitlines())
             byline = "\n".join(line for line in lines if line)
@@ -907,7 +1004,8 @@ def select(tree: Any, embeds: bool | None = None) -> MainContent:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        if embeds is None:  # whether the page embeds posts (most have none: no attempt looks for them then)
+        # whether the page embeds posts (most have none: no attempt looks for them then)
+        if embeds is None:
             embeds = tree.css_first(EMBEDDED_POSTS) is not None
         best: MainContent | None = None
         rules: _Rules | None = _Rules()
@@ -950,18 +1048,20 @@ def _widens(found: MainContent, best: MainContent) -> bool:
 
 
 def found_article(found: MainContent) -> bool:
-    """Whether the content selection found reads as an article although the page fails ``readerable``:
-    its long paragraphs (divs of text and lines broken with <br> too) hold ARTICLE_LONG_TEXT
-    characters, or it holds MIN_CHARS of text little of it in links (a news story written in
-    one-sentence paragraphs, each too short for Readability's test; a listing's text is its links)."""
+    """Whether the content selection found reads as an article although the page fails
+    ``readerable``: its long paragraphs (divs of text and lines broken with <br> too) hold
+    ARTICLE_LONG_TEXT characters, or it holds MIN_CHARS of text little of it in links (a news story
+    written in one-sentence paragraphs, each too short for Readability's test; a listing's text is
+    its links)."""
     if found.kept_long_text >= ARTICLE_LONG_TEXT:
         return True
     return found.chars >= MIN_CHARS and found.link_chars * ARTICLE_LINKS < found.chars
 
 
 def readerable(tree: Any) -> bool:
-    """Whether the page reads as an article at all: enough long, visible paragraphs outside page furniture. A page
-    that is not (a home page, a search form, a list of links) has no main content to return."""
+    """Whether the page reads as an article at all: enough long, visible paragraphs outside page
+    furniture. A page that is not (a home page, a search form, a list of links) has no main content
+    to return."""
     score = 0.0
     nodes = tree.css("p, pre, article")
     seen = {node.mem_id for node in nodes}
@@ -969,7 +1069,8 @@ def readerable(tree: Any) -> bool:
         if br.parent.mem_id not in seen:
             seen.add(br.parent.mem_id)
             nodes.append(br.parent)
-    # Nested candidates (articles, divs of lines) are measured from their parts: each character read once.
+    # Nested candidates (articles, divs of lines) are measured from their parts: each character read
+    # once.
     length = TextMeasure(nodes, lambda text: len(" ".join(text.split())), add, 0)
     for node in nodes:
         attributes = node.attributes

@@ -1,9 +1,10 @@
-"""What a web page says about itself: title, description, language, canonical URL, site, author, dates,
-OpenGraph properties and JSON-LD objects. All of it is third-party text: sanitised and bounded.
+"""What a web page says about itself: title, description, language, canonical URL, site, author,
+dates, OpenGraph properties and JSON-LD objects. All of it is third-party text: sanitised and
+bounded.
 
-Where a page says a thing several ways, the order of preference is Readability's (Firefox Reader View's, so a page
-written for it reads the same here): the page's JSON-LD article first, then Dublin Core, OpenGraph, the plain meta
-names, Twitter's and Parse.ly's; the <title> element last."""
+Where a page says a thing several ways, the order of preference is Readability's (Firefox Reader
+View's, so a page written for it reads the same here): the page's JSON-LD article first, then Dublin
+Core, OpenGraph, the plain meta names, Twitter's and Parse.ly's; the <title> element last."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from netglean.read.html_tree import document_base, script_json
 JSON_LD = 'script[type="application/ld+json"]'
 """Where a page keeps its JSON-LD."""
 _PROPERTY = re.compile(
-    r"\s*(article|dc|dcterm|og|twitter)\s*:\s*(author|creator|description|published_time|title|site_name)\s*", re.I
+    r"\s*(article|dc|dcterm|og|twitter)\s*:\s*(author|creator|description|published_time|title|site_name)\s*",
+    re.I,
 )
 """A meta property naming a field; one property attribute may hold several, separated by spaces."""
 _NAME = re.compile(
@@ -27,10 +29,10 @@ _NAME = re.compile(
 )
 """A meta name naming a field ("DC.creator", "parsely-author", "twitter:title")."""
 _ARTICLE_TYPES = frozenset(
-    "Article AdvertiserContentArticle NewsArticle AnalysisNewsArticle AskPublicNewsArticle BackgroundNewsArticle "
-    "OpinionNewsArticle ReportageNewsArticle ReviewNewsArticle Report SatiricalArticle ScholarlyArticle "
-    "MedicalScholarlyArticle SocialMediaPosting BlogPosting LiveBlogPosting DiscussionForumPosting TechArticle "
-    "APIReference".split()
+    "Article AdvertiserContentArticle NewsArticle AnalysisNewsArticle AskPublicNewsArticle "
+    "BackgroundNewsArticle OpinionNewsArticle ReportageNewsArticle ReviewNewsArticle Report "
+    "SatiricalArticle ScholarlyArticle MedicalScholarlyArticle SocialMediaPosting BlogPosting "
+    "LiveBlogPosting DiscussionForumPosting TechArticle APIReference".split()
 )
 """schema.org types whose JSON-LD describes the page's article."""
 _PREFERRED = {
@@ -54,10 +56,11 @@ def _clean(value: str | None, limit: int = 500) -> str | None:
 
 
 def page_metadata(tree: Any, page_url: str) -> dict[str, Any]:
-    """The page's own description of itself (its canonical URL resolved against its base URL); keys are present
-    only when the page gives a value."""
+    """The page's own description of itself (its canonical URL resolved against its base URL); keys
+    are present only when the page gives a value."""
     base_url = document_base(tree, page_url)
-    metas: dict[str, str] = {}  # a field's meta key ("og:title", "author") -> the first non-empty content
+    # a field's meta key ("og:title", "author") -> the first non-empty content
+    metas: dict[str, str] = {}
     for node in tree.css("meta"):
         content = node.attributes.get("content")
         if not content:
@@ -81,10 +84,14 @@ def page_metadata(tree: Any, page_url: str) -> dict[str, Any]:
     article = _article(json_ld, title_node.text() if title_node else None)
     article_author = metas.get("article:author")
     found = {
-        "title": _clean(article.get("title") or meta("title") or (title_node.text() if title_node else None)),
+        "title": _clean(
+            article.get("title") or meta("title") or (title_node.text() if title_node else None)
+        ),
         "description": _clean(article.get("description") or meta("description"), 1000),
         "language": _clean(html_node.attributes.get("lang") if html_node else None, 35),
-        "canonical": _clean(urljoin(base_url, canonical.attributes.get("href") or "") if canonical else None, 2048),
+        "canonical": _clean(
+            urljoin(base_url, canonical.attributes.get("href") or "") if canonical else None, 2048
+        ),
         "site_name": _clean(article.get("site_name") or meta("site_name")),
         "author": _clean(
             article.get("author")
@@ -93,8 +100,17 @@ def page_metadata(tree: Any, page_url: str) -> dict[str, Any]:
         ),
         "published": _clean(
             _publication_date(meta("published"), article.get("published"))
-            or next((metas[key] for key in ("datepublished", "date", "pubdate") if metas.get(key)), None)
-            or next((item["datePublished"] for item in json_ld if isinstance(item.get("datePublished"), str)), None)
+            or next(
+                (metas[key] for key in ("datepublished", "date", "pubdate") if metas.get(key)), None
+            )
+            or next(
+                (
+                    item["datePublished"]
+                    for item in json_ld
+                    if isinstance(item.get("datePublished"), str)
+                ),
+                None,
+            )
             or (time_node.attributes.get("datetime") if time_node else None),
             64,
         ),
@@ -105,8 +121,8 @@ def page_metadata(tree: Any, page_url: str) -> dict[str, Any]:
 
 
 def _publication_date(declared: str | None, described: str | None) -> str | None:
-    """The JSON-LD article's date before the meta tag's (Readability's order), unless the meta tag says the same
-    date more precisely (with the time of day)."""
+    """The JSON-LD article's date before the meta tag's (Readability's order), unless the meta tag
+    says the same date more precisely (with the time of day)."""
     if declared and described and declared.strip().startswith(described.strip()):
         return declared
     return described or declared
@@ -139,7 +155,8 @@ def byline(text: str) -> str | None:
     else:
         return None
     name = _SEPARATOR.split(name, maxsplit=1)[0]
-    if (digit := re.search(r"\d", name)) is not None:  # a date: the name ends before it and its month
+    # a date: the name ends before it and its month
+    if (digit := re.search(r"\d", name)) is not None:
         words = name[: digit.start()].split()
         while words and _MONTH.fullmatch(words[-1]):
             words.pop()
@@ -156,7 +173,8 @@ def _is_url(text: str) -> bool:
 
 
 def _article(json_ld: list[dict[str, Any]], page_title: str | None) -> dict[str, str]:
-    """What the page's schema.org article object says: title, author(s), description, site, publication date."""
+    """What the page's schema.org article object says: title, author(s), description, site,
+    publication date."""
     for item in json_ld:
         kinds = item.get("@type")
         kinds = kinds if isinstance(kinds, list) else [kinds]
@@ -164,9 +182,12 @@ def _article(json_ld: list[dict[str, Any]], page_title: str | None) -> dict[str,
             continue
         found: dict[str, str] = {}
         name, headline = item.get("name"), item.get("headline")
-        titles = [value.strip() for value in (name, headline) if isinstance(value, str) and value.strip()]
+        titles = [
+            value.strip() for value in (name, headline) if isinstance(value, str) and value.strip()
+        ]
         if titles:
-            # Both given and different: the one nearer the page's <title> names the article, the other a section.
+            # Both given and different: the one nearer the page's <title> names the article, the
+            # other a section.
             found["title"] = max(titles, key=lambda title: _overlap(title, page_title or ""))
         author = _names(item.get("author"))
         if author:
@@ -184,7 +205,9 @@ def _article(json_ld: list[dict[str, Any]], page_title: str | None) -> dict[str,
 def _names(value: Any) -> str | None:
     """A JSON-LD author as text: a person's name, or several joined with commas."""
     people = value if isinstance(value, list) else [value]
-    names = [p["name"].strip() for p in people if isinstance(p, dict) and isinstance(p.get("name"), str)]
+    names = [
+        p["name"].strip() for p in people if isinstance(p, dict) and isinstance(p.get("name"), str)
+    ]
     names = [name for name in names if name]
     return ", ".join(names) if names else None
 
@@ -205,11 +228,14 @@ def _opengraph(tree: Any) -> dict[str, str]:
 
 
 def _json_ld(tree: Any, limit: int = 10) -> list[dict[str, Any]]:
-    """The page's JSON-LD objects (top level and @graph members), at most ``limit``; broken blocks are skipped."""
+    """The page's JSON-LD objects (top level and @graph members), at most ``limit``; broken blocks
+    are skipped."""
     found: list[dict[str, Any]] = []
     for data in script_json(tree, JSON_LD, 200_000):
         for item in data if isinstance(data, list) else [data]:
             if isinstance(item, dict):
                 graph = item.get("@graph")
-                found.extend(g for g in (graph if isinstance(graph, list) else [item]) if isinstance(g, dict))
+                found.extend(
+                    g for g in (graph if isinstance(graph, list) else [item]) if isinstance(g, dict)
+                )
     return found[:limit]

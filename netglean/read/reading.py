@@ -1,5 +1,5 @@
-"""A page's HTML to what the page tools return, from one parse: metadata, links, the content rendered and sliced,
-and whether the page is a bot wall rather than content.
+"""A page's HTML to what the page tools return, from one parse: metadata, links, the content
+rendered and sliced, and whether the page is a bot wall rather than content.
 
 This is the CPU-bound half of reading a page, kept free of I/O so it can run off the event
 loop, and so the benchmark's in-process floor times exactly what the server does per page.
@@ -20,14 +20,16 @@ from netglean.read.page_signals import bot_wall
 from netglean.read.render import PLAIN_FORMATS, Slice, format_blocks, text_slice
 
 WALL_STATUSES = frozenset({401, 403, 429, 503})
-"""The statuses bot walls and WAF challenges answer with: with any sign of one, the answer is the wall."""
+"""The statuses bot walls and WAF challenges answer with: with any sign of one, the answer is the
+wall."""
 WALL_TEXT = 1_500
-"""Characters of readable text (the whole page's, navigation included) under which a page that answered 2xx and
-carries signs of a wall is the wall. Challenge and block pages are small (Cloudflare's block page is ~900
-characters); a page that embeds a captcha in its comment form, or names DataDome or a turnstile, carries its own
-text, and stays content."""
+"""Characters of readable text (the whole page's, navigation included) under which a page that
+answered 2xx and carries signs of a wall is the wall. Challenge and block pages are small
+(Cloudflare's block page is ~900 characters); a page that embeds a captcha in its comment form, or
+names DataDome or a turnstile, carries its own text, and stays content."""
 _CONCLUSIVE = frozenset({"cloudflare-challenge-header"})
-"""Signs that are walls whatever the page says: the vendor's own header marking the answer a challenge."""
+"""Signs that are walls whatever the page says: the vendor's own header marking the answer a
+challenge."""
 _PARAGRAPHS = re.compile(r"\n\s*\n")
 
 
@@ -38,10 +40,11 @@ class HtmlReading:
     """This slice of the formatted content (all of it unless a limit was given)."""
     title: str | None
     links: list[dict[str, str]]
-    """The links of the content (what ``include_links`` returns): each once, the first LINKS_PER_PAGE."""
+    """The links of the content (what ``include_links`` returns): each once, the first
+    LINKS_PER_PAGE."""
     frontier: list[str]
-    """The links of the page a crawl follows, navigation included (those its filter takes); empty unless asked
-    for."""
+    """The links of the page a crawl follows, navigation included (those its filter takes); empty
+    unless asked for."""
     start_index: int = 0
     total_chars: int = 0
     next_start: int | None = None
@@ -75,13 +78,16 @@ def read_html(
     taken = take(page_links(tree, url), frontier) if frontier is not None else None
     metadata = page_metadata(tree, url)  # before extraction, which prunes the tree
     signals = bot_wall(status, headers or {}, html)
-    style = link_style if fmt == "markdown" else "inline"  # json's blocks keep theirs: it lists them too
+    # json's blocks keep theirs: it lists them too
+    style = link_style if fmt == "markdown" else "inline"
     plain = fmt in PLAIN_FORMATS
     extraction = extract(tree, url, main_content=main_content, plain=plain, link_style=style)
     if "author" not in metadata and extraction.byline and (author := byline(extraction.byline)):
         metadata["author"] = author
     text = format_blocks(extraction, fmt, start, limit)
-    wall = signals_if_wall(signals, status, html, url, whole=extraction if not main_content else None)
+    wall = signals_if_wall(
+        signals, status, html, url, whole=extraction if not main_content else None
+    )
     links, unlisted = content_links(extraction.links)
     return HtmlReading(
         metadata,
@@ -101,11 +107,12 @@ def read_html(
 
 
 def is_wall(signals: Sequence[str], status: int, text_chars: int) -> bool:
-    """Whether an answer with these bot-wall ``signals`` is the wall, not the page: on a wall's status, or with a
-    conclusive sign, it is; on any other answer only when the page holds little text of its own (WALL_TEXT).
+    """Whether an answer with these bot-wall ``signals`` is the wall, not the page: on a wall's
+    status, or with a conclusive sign, it is; on any other answer only when the page holds little
+    text of its own (WALL_TEXT).
 
-    Signs are read from the raw markup, so a page can carry one without being a wall: a reCAPTCHA in its comment
-    form, an article naming a vendor. A wall never carries an article."""
+    Signs are read from the raw markup, so a page can carry one without being a wall: a reCAPTCHA in
+    its comment form, an article naming a vendor. A wall never carries an article."""
     if not signals:
         return False
     if status in WALL_STATUSES or _CONCLUSIVE.intersection(signals):
@@ -116,9 +123,10 @@ def is_wall(signals: Sequence[str], status: int, text_chars: int) -> bool:
 def signals_if_wall(
     signals: Sequence[str], status: int, html: str, url: str, *, whole: Extraction | None = None
 ) -> tuple[str, ...]:
-    """``signals`` (``bot_wall``'s, for this answer) when is_wall says they make the answer the wall, else (): the
-    one rule every tool that reports a wall applies. The page's whole text (``whole``, its extraction with
-    navigation kept, else read from ``html``) is measured only when the rule needs it."""
+    """``signals`` (``bot_wall``'s, for this answer) when is_wall says they make the answer the
+    wall, else (): the one rule every tool that reports a wall applies. The page's whole text
+    (``whole``, its extraction with navigation kept, else read from ``html``) is measured only when
+    the rule needs it."""
     if not signals:
         return ()
     if status in WALL_STATUSES or _CONCLUSIVE.intersection(signals):
@@ -130,15 +138,19 @@ def signals_if_wall(
 
 def _text_chars(blocks: Sequence[Block]) -> int:
     return sum(
-        len(block.text) + sum(map(len, block.items)) + sum(len(cell) for row in block.rows for cell in row)
+        len(block.text)
+        + sum(map(len, block.items))
+        + sum(len(cell) for row in block.rows for cell in row)
         for block in blocks
     )
 
 
 def read_text(text: str, *, fmt: str, start: int = 0, limit: int | None = None) -> Slice:
-    """A text body as the page tools return it: as it is, or for json its paragraphs (split at blank lines) as
-    paragraph blocks."""
+    """A text body as the page tools return it: as it is, or for json its paragraphs (split at blank
+    lines) as paragraph blocks."""
     if fmt != "json":
         return text_slice(text, start, limit)
-    paragraphs = [Block("paragraph", part.strip()) for part in _PARAGRAPHS.split(text) if part.strip()]
+    paragraphs = [
+        Block("paragraph", part.strip()) for part in _PARAGRAPHS.split(text) if part.strip()
+    ]
     return format_blocks(Extraction(None, paragraphs), fmt, start, limit)

@@ -1,6 +1,6 @@
-"""The blocks of an extraction (netglean.read.extract) written as markdown, text, html or json, in time
-proportional to the blocks, and cut into the slices the page tools return: characters of the text formats, whole
-blocks of json (every slice parses)."""
+"""The blocks of an extraction (netglean.read.extract) written as markdown, text, html or json, in
+time proportional to the blocks, and cut into the slices the page tools return: characters of the
+text formats, whole blocks of json (every slice parses)."""
 
 from __future__ import annotations
 
@@ -15,13 +15,15 @@ from typing import Any
 from netglean.read.extract import Block, Extraction
 
 _PART_WIDTH = 10**6
-"""A part number no split reaches, as wide as any it does: a piece is sized with it, then numbered."""
+"""A part number no split reaches, as wide as any it does: a piece is sized with it, then
+numbered."""
 
 
 @dataclass(frozen=True, slots=True)
 class Slice:
-    """One slice of a page's formatted content: where it starts and where the next one does, in characters of
-    the whole (for json, the whole JSON array of blocks; a json slice starts and ends between blocks)."""
+    """One slice of a page's formatted content: where it starts and where the next one does, in
+    characters of the whole (for json, the whole JSON array of blocks; a json slice starts and ends
+    between blocks)."""
 
     content: str
     start_index: int
@@ -36,7 +38,9 @@ PLAIN_FORMATS = frozenset({"text", "html"})
 def render(extraction: Extraction, fmt: str) -> str:
     """The blocks as markdown, text, html or json (a JSON array of typed blocks)."""
     if extraction.plain != (fmt in PLAIN_FORMATS):
-        raise ValueError(f"{fmt} is written from {'plain' if fmt in PLAIN_FORMATS else 'markdown'} blocks")
+        raise ValueError(
+            f"{fmt} is written from {'plain' if fmt in PLAIN_FORMATS else 'markdown'} blocks"
+        )
     if fmt == "json":
         return "[" + ",".join(json_pieces(extraction.blocks, math.inf)) + "]"
     if fmt == "html":
@@ -60,9 +64,12 @@ def _definition(url: str, number: int) -> str:
 
 
 def format_blocks(extraction: Extraction, fmt: str, start: int, limit: int | None) -> Slice:
-    """``limit`` characters of the blocks in ``fmt`` from ``start`` (all of them when ``limit`` is None)."""
+    """``limit`` characters of the blocks in ``fmt`` from ``start`` (all of them when ``limit`` is
+    None)."""
     if fmt == "json":
-        return json_slice(json_pieces(extraction.blocks, math.inf if limit is None else limit - 2), start, limit)
+        return json_slice(
+            json_pieces(extraction.blocks, math.inf if limit is None else limit - 2), start, limit
+        )
     return text_slice(render(extraction, fmt), start, limit)
 
 
@@ -73,8 +80,9 @@ def text_slice(text: str, start: int, limit: int | None) -> Slice:
 
 
 def json_pieces(blocks: Iterable[Block], room: float) -> list[str]:
-    """Each block as a JSON object of at most ``room`` characters: a longer block is split into parts of the same
-    type, its rows, items or text shared out and each part numbered ("part": 1, 2, ...), so no slice cuts JSON."""
+    """Each block as a JSON object of at most ``room`` characters: a longer block is split into
+    parts of the same type, its rows, items or text shared out and each part numbered ("part": 1, 2,
+    ...), so no slice cuts JSON."""
     pieces: list[str] = []
     for block in blocks:
         data = _block_json(block)
@@ -84,13 +92,17 @@ def json_pieces(blocks: Iterable[Block], room: float) -> list[str]:
             continue
         parts: list[dict[str, Any]] = []
         _split({**data, "part": _PART_WIDTH}, room, parts)
-        pieces += (json.dumps({**part, "part": number}, ensure_ascii=False) for number, part in enumerate(parts, 1))
+        pieces += (
+            json.dumps({**part, "part": number}, ensure_ascii=False)
+            for number, part in enumerate(parts, 1)
+        )
     return pieces
 
 
 def _split(data: dict[str, Any], room: float, parts: list[dict[str, Any]]) -> None:
-    """``data`` as parts that each fit ``room``, in order, by halving what it holds: its rows or items while
-    there are two or more, else the text of its one item, its one row's cells, its one cell, or its text."""
+    """``data`` as parts that each fit ``room``, in order, by halving what it holds: its rows or
+    items while there are two or more, else the text of its one item, its one row's cells, its one
+    cell, or its text."""
     if len(json.dumps(data, ensure_ascii=False)) <= room:
         parts.append(data)
         return
@@ -107,13 +119,23 @@ def _split(data: dict[str, Any], room: float, parts: list[dict[str, Any]]) -> No
         halves = [{**data, "rows": [rows[0][:half]]}, {**data, "rows": [rows[0][half:]]}]
     elif rows and len(rows[0][0]) > 1:
         cell = rows[0][0]
-        halves = [{**data, "rows": [[cell[: len(cell) // 2]]]}, {**data, "rows": [[cell[len(cell) // 2 :]]]}]
+        halves = [
+            {**data, "rows": [[cell[: len(cell) // 2]]]},
+            {**data, "rows": [[cell[len(cell) // 2 :]]]},
+        ]
     elif items and len(items[0]) > 1 and len(items[0]) >= len(text):
         item = items[0]
-        halves = [{**data, "items": [item[: len(item) // 2]]}, {**data, "items": [item[len(item) // 2 :]]}]
+        halves = [
+            {**data, "items": [item[: len(item) // 2]]},
+            {**data, "items": [item[len(item) // 2 :]]},
+        ]
     elif len(text) > 1:
-        halves = [{**data, "text": text[: len(text) // 2]}, {**data, "text": text[len(text) // 2 :]}]
-    else:  # nothing left to share out: the smallest part there is (room is far wider than one character)
+        halves = [
+            {**data, "text": text[: len(text) // 2]},
+            {**data, "text": text[len(text) // 2 :]},
+        ]
+    # nothing left to share out: the smallest part there is (room is far wider than one character)
+    else:
         parts.append(data)
         return
     for half_data in halves:
@@ -121,9 +143,10 @@ def _split(data: dict[str, Any], room: float, parts: list[dict[str, Any]]) -> No
 
 
 def json_slice(pieces: Sequence[str], start: int, limit: int | None) -> Slice:
-    """The pieces as one JSON array, ``[p0,p1,...]``, sliced: from the piece ``start`` falls in, as many whole
-    pieces as ``limit`` characters hold with their brackets (at least one). Piece k begins at the bracket or
-    comma before it, so offsets are characters of the whole array and the first slice starts at 0."""
+    """The pieces as one JSON array, ``[p0,p1,...]``, sliced: from the piece ``start`` falls in, as
+    many whole pieces as ``limit`` characters hold with their brackets (at least one). Piece k
+    begins at the bracket or comma before it, so offsets are characters of the whole array and the
+    first slice starts at 0."""
     offsets, at = [], 0
     for piece in pieces:
         offsets.append(at)
@@ -133,7 +156,9 @@ def json_slice(pieces: Sequence[str], start: int, limit: int | None) -> Slice:
         return Slice("[]", start, total)
     first = max(bisect.bisect_right(offsets, start) - 1, 0)
     end, size = first, 2
-    while end < len(pieces) and (end == first or limit is None or size + len(pieces[end]) + 1 <= limit):
+    while end < len(pieces) and (
+        end == first or limit is None or size + len(pieces[end]) + 1 <= limit
+    ):
         size += len(pieces[end]) + (end > first)
         end += 1
     content = "[" + ",".join(pieces[first:end]) + "]"
@@ -158,18 +183,23 @@ def _block_markdown(block: Block, cited: dict[str, int]) -> str:
         return f"{'#' * block.level} {block.text}"
     if block.kind == "list":
         return "\n".join(
-            f"{index}. {item}" if block.level else f"- {item}" for index, item in enumerate(block.items, 1)
+            f"{index}. {item}" if block.level else f"- {item}"
+            for index, item in enumerate(block.items, 1)
         )
     if block.kind == "quote":  # its paragraphs apart, each line marked
         return "\n".join(f"> {line}" if line else ">" for line in block.text.split("\n"))
     if block.kind == "code":
         return f"```\n{block.text}\n```"
     if block.kind == "table":
-        # The header row gives the columns; shorter rows below read as if padded (GFM), so they are not: padding
-        # every row to the widest made a row of 4,000 cells over 4,000 short rows 48 MB of markdown.
+        # The header row gives the columns; shorter rows below read as if padded (GFM), so they are
+        # not: padding every row to the widest made a row of 4,000 cells over 4,000 short rows 48 MB
+        # of markdown.
         header, *body = block.rows
         width = max(len(row) for row in block.rows)
-        lines = ["| " + " | ".join((*header, *[""] * (width - len(header)))) + " |", "|" + " --- |" * width]
+        lines = [
+            "| " + " | ".join((*header, *[""] * (width - len(header)))) + " |",
+            "|" + " --- |" * width,
+        ]
         lines += ["| " + " | ".join(row) + " |" for row in body]
         return "\n".join(lines)
     if block.kind == "image":
@@ -205,11 +235,18 @@ def _block_html(block: Block) -> str:
         paragraphs = block.text.split("\n\n")
         if len(paragraphs) == 1:
             return f"<blockquote>{escape(block.text)}</blockquote>"
-        return "<blockquote>" + "".join(f"<p>{escape(part)}</p>" for part in paragraphs) + "</blockquote>"
+        return (
+            "<blockquote>"
+            + "".join(f"<p>{escape(part)}</p>" for part in paragraphs)
+            + "</blockquote>"
+        )
     if block.kind == "code":
         return f"<pre>{escape(block.text)}</pre>"
     if block.kind == "table":
-        rows = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in block.rows)
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>"
+            for row in block.rows
+        )
         return f"<table>{rows}</table>"
     if block.kind == "image":
         return f'<img alt="{escape(block.text)}" src="{escape(block.items[0])}">'

@@ -35,16 +35,21 @@ def read_sitemap(body: bytes, max_bytes: int) -> Sitemap:
         except zlib.error as exc:
             raise UnsupportedContent(f"a gzip sitemap is corrupt: {exc}") from exc
         if inflater.unconsumed_tail:
-            raise ResponseTooLarge(f"a sitemap inflates past {max_bytes} bytes", detail={"limit": max_bytes})
+            raise ResponseTooLarge(
+                f"a sitemap inflates past {max_bytes} bytes", detail={"limit": max_bytes}
+            )
     if b"<loc" not in body.lower() and b"<urlset" not in body.lower() and not _INDEX.search(body):
         raise UnsupportedContent("not a sitemap: no <urlset>, <sitemapindex> or <loc>")
-    locations = tuple(html.unescape(raw.decode("utf-8", "replace")).strip() for raw in _locations(body))
+    locations = tuple(
+        html.unescape(raw.decode("utf-8", "replace")).strip() for raw in _locations(body)
+    )
     return Sitemap(bool(_INDEX.search(body[:4096])), locations, len(locations))
 
 
 def _locations(body: bytes) -> list[bytes]:
-    """Each <loc>'s text, up to MAX_LOCATION_BYTES, found in one pass over the tags: a pattern that looked
-    ahead of every <loc> for its end took ~4,096 steps per unclosed <loc>, minutes for a hostile sitemap."""
+    """Each <loc>'s text, up to MAX_LOCATION_BYTES, found in one pass over the tags: a pattern that
+    looked ahead of every <loc> for its end took ~4,096 steps per unclosed <loc>, minutes for a
+    hostile sitemap."""
     found: list[bytes] = []
     start = -1
     for tag in _LOC_TAG.finditer(body):

@@ -1,5 +1,6 @@
-"""Reading many pages at once, as batch_scrape does: at most ``width`` at a time (the fetcher's per-host and global
-limits apply too), each page's failure its own, and every page not read by the time to answer in marked late."""
+"""Reading many pages at once, as batch_scrape does: at most ``width`` at a time (the fetcher's
+per-host and global limits apply too), each page's failure its own, and every page not read by the
+time to answer in marked late."""
 
 from __future__ import annotations
 
@@ -32,8 +33,9 @@ async def read_pages(
     width: int,
     browser: BrowserPool | None = None,
 ) -> list[PageRead | ToolError]:
-    """Each URL's page, or why it could not be read, in the order given, ``width`` at a time; nothing is started
-    after ``stop_by``; ``browser`` renders the pages ``how.strategy`` asks it to."""
+    """Each URL's page, or why it could not be read, in the order given, ``width`` at a time;
+    nothing is started after ``stop_by``; ``browser`` renders the pages ``how.strategy`` asks it
+    to."""
     results: list[PageRead | ToolError] = [FetchTimeout(LATE) for _ in urls]
     room = anyio.CapacityLimiter(width)
 
@@ -46,7 +48,8 @@ async def read_pages(
                 results[index] = FetchTimeout(LATE, detail={"url": url})
         except ToolError as error:
             results[index] = error
-        except Exception:  # one broken page must not sink the batch; the runner logs nothing for it otherwise
+        # one broken page must not sink the batch; the runner logs nothing for it otherwise
+        except Exception:
             log.exception("reading %s for a batch failed", url)
             results[index] = HandlerCrashed("reading this URL failed inside the server")
 

@@ -1,8 +1,10 @@
-"""The browser tools' engines: a list of actions on one page (interact), a page's analysis (analyze_page) and an
-endpoint's answer (analyze_api_endpoint), each in a fresh browser context under the call's fetcher.
+"""The browser tools' engines: a list of actions on one page (interact), a page's analysis
+(analyze_page) and an endpoint's answer (analyze_api_endpoint), each in a fresh browser context
+under the call's fetcher.
 
-What the page shows at a scrape action, and at the end, is read as scrape reads any page (a reader process, the
-same extraction and slicing); what an analysis reads off the markup runs there too (netglean.read.analysis).
+What the page shows at a scrape action, and at the end, is read as scrape reads any page (a reader
+process, the same extraction and slicing); what an analysis reads off the markup runs there too
+(netglean.read.analysis).
 """
 
 from __future__ import annotations
@@ -48,18 +50,22 @@ _ENDPOINT_HEADERS = frozenset(
         "vary",
     }
 )
-"""The answer headers analyze_api_endpoint reports: what says how to read and page an API, never a cookie."""
-_PAGE_PARAMETERS = frozenset({"page", "p", "offset", "start", "skip", "cursor", "after", "before", "limit", "per_page"})
+"""The answer headers analyze_api_endpoint reports: what says how to read and page an API, never a
+cookie."""
+_PAGE_PARAMETERS = frozenset(
+    {"page", "p", "offset", "start", "skip", "cursor", "after", "before", "limit", "per_page"}
+)
 
 
 async def _pool(browser: BrowserPool | None, fetcher: Fetcher, url: str) -> BrowserPool:
-    """The browser to open ``url`` in, once the policy admits it: a refused page never starts a browser."""
+    """The browser to open ``url`` in, once the policy admits it: a refused page never starts a
+    browser."""
     await fetcher.ready()  # before the URL is read: the fetch layer loads in a worker thread
     await fetcher.admit(parse_url(url))
     if browser is None or not browser.installed:
         raise NotAvailable(
-            "no Chromium to drive: the operator installs one (apt-get install chromium) or names it with "
-            "--browser-path",
+            "no Chromium to drive: the operator installs one (apt-get install chromium) or names "
+            "it with --browser-path",
             detail={"argument": "url"},
         )
     return browser
@@ -86,7 +92,8 @@ async def interact(
     allow_evaluate: bool,
     action_timeout: float,
 ) -> Interaction:
-    """``url`` loaded, each action carried out until one fails, and the page read at every scrape and at the end."""
+    """``url`` loaded, each action carried out until one fails, and the page read at every scrape
+    and at the end."""
     pool = await _pool(browser, fetcher, url)
     refused: list[ToolError] = []
     async with pool.page(fetcher, refused) as page:
@@ -111,15 +118,22 @@ async def interact(
             limit=max_chars,
         )
 
-    scraped = {step.index: await read(step.url, step.html) for step in done.steps if step.html is not None}
+    scraped = {
+        step.index: await read(step.url, step.html) for step in done.steps if step.html is not None
+    }
     return Interaction(done, scraped, await read(done.final_url, done.final_html))
 
 
-async def analyze(fetcher: Fetcher, readers: Readers, browser: BrowserPool | None, url: str) -> dict[str, Any]:
-    """The page rendered (its XHR and fetch requests kept, scrolled once to see whether it grows) and analysed,
-    beside its plain-HTTP answer (which tells a page its scripts build from one sent whole)."""
+async def analyze(
+    fetcher: Fetcher, readers: Readers, browser: BrowserPool | None, url: str
+) -> dict[str, Any]:
+    """The page rendered (its XHR and fetch requests kept, scrolled once to see whether it grows)
+    and analysed, beside its plain-HTTP answer (which tells a page its scripts build from one sent
+    whole)."""
     pool = await _pool(browser, fetcher, url)
-    rendered = await pool.render(fetcher, url, timeout=fetcher.policy.total_timeout, capture=True, scroll=True)
+    rendered = await pool.render(
+        fetcher, url, timeout=fetcher.policy.total_timeout, capture=True, scroll=True
+    )
     http_document = None
     try:
         plain = await fetcher.fetch(url, error_pages=True)
@@ -150,9 +164,12 @@ async def analyze(fetcher: Fetcher, readers: Readers, browser: BrowserPool | Non
     }
 
 
-async def analyze_endpoint(fetcher: Fetcher, browser: BrowserPool | None, url: str) -> dict[str, Any]:
-    """An endpoint's answer in a browser context: status, the headers that say how to read and page it, its
-    content type, and for JSON its shape, where its items are, a sample, and what looks like pagination."""
+async def analyze_endpoint(
+    fetcher: Fetcher, browser: BrowserPool | None, url: str
+) -> dict[str, Any]:
+    """An endpoint's answer in a browser context: status, the headers that say how to read and page
+    it, its content type, and for JSON its shape, where its items are, a sample, and what looks like
+    pagination."""
     pool = await _pool(browser, fetcher, url)
     answered = await pool.answer(fetcher, url, timeout=fetcher.policy.total_timeout)
     media = answered.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -165,9 +182,15 @@ async def analyze_endpoint(fetcher: Fetcher, browser: BrowserPool | None, url: s
         "status": answered.status,
         "content_type": media,
         "bytes": size,
-        "headers": {name: value for name, value in answered.headers.items() if name in _ENDPOINT_HEADERS},
+        "headers": {
+            name: value for name, value in answered.headers.items() if name in _ENDPOINT_HEADERS
+        },
     }
-    hints = [f"query parameter {name}" for name in _query_names(answered.final_url) if name in _PAGE_PARAMETERS]
+    hints = [
+        f"query parameter {name}"
+        for name in _query_names(answered.final_url)
+        if name in _PAGE_PARAMETERS
+    ]
     if re.search(r"rel=\"?next\b", answered.headers.get("link", "")):
         hints.append("Link header rel=next")
     counted = ("x-total-count", "x-total-pages", "x-next-page")

@@ -1,9 +1,10 @@
-"""Crawling a site breadth-first from a start URL: depth and page bounds, glob include/exclude, canonical URLs
-read once, each page's failure kept as that page's.
+"""Crawling a site breadth-first from a start URL: depth and page bounds, glob include/exclude,
+canonical URLs read once, each page's failure kept as that page's.
 
-A crawl writes each visit to its journal as it goes (the run store, for a crawl run as a background run): the
-visit and the links it queued together, so a crawl stopped at any point — cancelled, or its process killed —
-resumes from its journal without reading a page twice or losing one, and pages never pile up in memory."""
+A crawl writes each visit to its journal as it goes (the run store, for a crawl run as a background
+run): the visit and the links it queued together, so a crawl stopped at any point — cancelled, or
+its process killed — resumes from its journal without reading a page twice or losing one, and pages
+never pile up in memory."""
 
 from __future__ import annotations
 
@@ -45,13 +46,17 @@ class CrawlPlan:
     """Pages read at once (the operator's global concurrency, or the batch's share of it)."""
 
     def links(self, seed: str) -> LinkFilter:
-        """The links a crawl from ``seed`` follows (taken in the reader process that reads each page)."""
+        """The links a crawl from ``seed`` follows (taken in the reader process that reads each
+        page)."""
         home = urlsplit(seed).hostname or ""
-        return LinkFilter(home, stay_on_domain=self.stay_on_domain, include=self.include, exclude=self.exclude)
+        return LinkFilter(
+            home, stay_on_domain=self.stay_on_domain, include=self.include, exclude=self.exclude
+        )
 
 
 def globs(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
-    """Glob patterns (* and ?) matched against the whole URL; never a model's own regular expression."""
+    """Glob patterns (* and ?) matched against the whole URL; never a model's own regular
+    expression."""
     return tuple(re.compile(fnmatch.translate(pattern)) for pattern in patterns)
 
 
@@ -65,13 +70,14 @@ class Visit:
     duplicate_of: str | None = None
     error: ToolError | None = None
     links_dropped: int = 0
-    """Links of the page the crawl wanted but did not queue (LINKS_PER_PAGE passed, or max_pages queued)."""
+    """Links of the page the crawl wanted but did not queue (LINKS_PER_PAGE passed, or max_pages
+    queued)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
-    """A visit as the journal gets it: the visit, its place in breadth order, the canonical URL of the page it read
-    (when it read one), and the links it queued."""
+    """A visit as the journal gets it: the visit, its place in breadth order, the canonical URL of
+    the page it read (when it read one), and the links it queued."""
 
     visit: Visit
     seq: int
@@ -80,15 +86,16 @@ class Recorded:
 
 
 class Journal(Protocol):
-    """Where a crawl keeps what it has done, and what it has still to do: the crawl holds a bounded part of that
-    in memory and asks its journal for the rest."""
+    """Where a crawl keeps what it has done, and what it has still to do: the crawl holds a bounded
+    part of that in memory and asks its journal for the rest."""
 
     async def start(self, seed: str) -> Checkpoint:
         """The crawl's state so far (nothing visited and the seed queued, for a new crawl)."""
         ...
 
     async def queued_after(self, seq: int, limit: int) -> list[Queued]:
-        """The URLs queued after ``seq`` and not visited yet, in order; at most ``limit`` of them."""
+        """The URLs queued after ``seq`` and not visited yet, in order; at most ``limit`` of
+        them."""
         ...
 
     async def known_urls(self, urls: Sequence[str]) -> set[str]:
@@ -105,7 +112,8 @@ class Journal(Protocol):
 
 
 class MemoryJournal:
-    """A journal in memory: the visits of one crawl in order, for a crawl that no run store holds."""
+    """A journal in memory: the visits of one crawl in order, for a crawl that no run store
+    holds."""
 
     def __init__(self) -> None:
         self.visits: list[Visit] = []
@@ -161,11 +169,11 @@ class Crawl:
     unvisited: int = 0
     """URLs queued but left unvisited."""
     links_dropped: int = 0
-    """Links wanted but never queued, each time a page gave one: past LINKS_PER_PAGE of one page, or once the crawl
-    had queued max_pages URLs (it never visits more)."""
+    """Links wanted but never queued, each time a page gave one: past LINKS_PER_PAGE of one page, or
+    once the crawl had queued max_pages URLs (it never visits more)."""
     stopped: str | None = None
-    """Why links were left: max_pages, links_per_page, or cancelled (the run was cancelled, or its server
-    stopped)."""
+    """Why links were left: max_pages, links_per_page, or cancelled (the run was cancelled, or its
+    server stopped)."""
 
     @property
     def truncated(self) -> bool:
@@ -174,7 +182,8 @@ class Crawl:
 
 @dataclass(slots=True)
 class _Slot:
-    """A page being read ahead of its turn: its outcome waits here until the crawl reaches it in breadth order."""
+    """A page being read ahead of its turn: its outcome waits here until the crawl reaches it in
+    breadth order."""
 
     entry: Queued
     done: anyio.Event = field(default_factory=anyio.Event)
@@ -182,7 +191,9 @@ class _Slot:
     error: ToolError | None = None
 
 
-async def _read(fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Reading, browser: BrowserPool | None) -> None:
+async def _read(
+    fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Reading, browser: BrowserPool | None
+) -> None:
     try:
         slot.read = await read_page(fetcher, readers, slot.entry.url, 0, reading, browser=browser)
     except ToolError as error:
@@ -192,22 +203,26 @@ async def _read(fetcher: Fetcher, readers: Readers, slot: _Slot, reading: Readin
 
 
 JOURNAL_BACKLOG = 16
-"""Visits a crawl may be ahead of its journal (and the most one write keeps): reading goes on while the writer
-keeps them. What a crash or a forced stop can make a resume read again: these twice over, and the pages in flight."""
+"""Visits a crawl may be ahead of its journal (and the most one write keeps): reading goes on while
+the writer keeps them. What a crash or a forced stop can make a resume read again: these twice over,
+and the pages in flight."""
 IN_MEMORY = 10_000
-"""The most URLs a crawl holds in memory of those it has still to visit, and of those it has queued or read: past
-it, its journal holds them and is asked, so a crawl's memory stays the same however many pages it reads."""
+"""The most URLs a crawl holds in memory of those it has still to visit, and of those it has queued
+or read: past it, its journal holds them and is asked, so a crawl's memory stays the same however
+many pages it reads."""
 
 
 @dataclass(slots=True)
 class _Writer:
-    """The crawl's journal writer: it takes what the crawl has visited, in order, as many at a time as are there."""
+    """The crawl's journal writer: it takes what the crawl has visited, in order, as many at a time
+    as are there."""
 
     journal: Journal
     report: Report
     most: int
     kept: int
-    """Visits in the journal: the progress reported is theirs (what a resume would not read again)."""
+    """Visits in the journal: the progress reported is theirs (what a resume would not read
+    again)."""
     done: anyio.Event = field(default_factory=anyio.Event)
     error: ToolError | None = None
     _wrote: anyio.Event | None = None
@@ -245,9 +260,9 @@ class _Writer:
 
 @dataclass(slots=True)
 class _Frontier:
-    """What a crawl has still to visit, and what it has queued and read: in memory up to IN_MEMORY URLs each, in
-    the journal past that. Memory is let go only once the journal keeps every visit made (``writer`` caught up),
-    so memory and journal together always hold all of it."""
+    """What a crawl has still to visit, and what it has queued and read: in memory up to IN_MEMORY
+    URLs each, in the journal past that. Memory is let go only once the journal keeps every visit
+    made (``writer`` caught up), so memory and journal together always hold all of it."""
 
     journal: Journal
     writer: _Writer
@@ -267,10 +282,15 @@ class _Frontier:
     """``seen`` and ``canonical`` hold every URL queued and read: the journal need not be asked."""
 
     @classmethod
-    async def start(cls, journal: Journal, writer: _Writer, seed: str, max_pages: int) -> tuple[_Frontier, Checkpoint]:
+    async def start(
+        cls, journal: Journal, writer: _Writer, seed: str, max_pages: int
+    ) -> tuple[_Frontier, Checkpoint]:
         state = await journal.start(seed)
-        frontier = cls(journal, writer, max(0, max_pages - state.queued), state.queued, state.waiting)
-        if state.queued == 1 and state.visited == 0:  # a new crawl: memory holds everything there is
+        frontier = cls(
+            journal, writer, max(0, max_pages - state.queued), state.queued, state.waiting
+        )
+        # a new crawl: memory holds everything there is
+        if state.queued == 1 and state.visited == 0:
             frontier.seen.add(seed)
             frontier.whole_memory = True
         await frontier._load()
@@ -283,21 +303,23 @@ class _Frontier:
         self.whole_queue = len(taken) < IN_MEMORY
 
     def next(self) -> Queued | None:
-        """The next URL to visit that memory holds, or None: memory holds none (``load`` may find more)."""
+        """The next URL to visit that memory holds, or None: memory holds none (``load`` may find
+        more)."""
         if not self.queue:
             return None
         self.waiting -= 1
         return self.queue.popleft()
 
     async def load(self, visits: int) -> None:
-        """The next URLs waiting in the journal taken into memory, once it keeps the ``visits`` made so far (those
-        it has not been given yet queued links that memory does not hold)."""
+        """The next URLs waiting in the journal taken into memory, once it keeps the ``visits`` made
+        so far (those it has not been given yet queued links that memory does not hold)."""
         if not self.queue and not self.whole_queue:
             await self.writer.caught_up(visits)
             await self._load()
 
     async def forget(self, visits: int) -> None:
-        """Let memory go once it holds more than IN_MEMORY URLs (the journal keeping them all first)."""
+        """Let memory go once it holds more than IN_MEMORY URLs (the journal keeping them all
+        first)."""
         if len(self.seen) + len(self.canonical) > IN_MEMORY:
             await self.writer.caught_up(visits)
             self.seen.clear()
@@ -316,12 +338,13 @@ class _Frontier:
         self.canonical[canonical] = url
 
     async def add(self, links: Sequence[str], depth: int) -> tuple[list[Queued], int]:
-        """The links not queued before, queued (in memory too, while every waiting URL is there) while there is
-        room; and how many were new but found no room."""
+        """The links not queued before, queued (in memory too, while every waiting URL is there)
+        while there is room; and how many were new but found no room."""
         new = [link for link in links if link not in self.seen]
         if new and not self.whole_memory:
             known = await self.journal.known_urls(new)
-            self.seen.update(known)  # a site's navigation, met again on the next page, is not asked for again
+            # a site's navigation, met again on the next page, is not asked for again
+            self.seen.update(known)
             new = [link for link in new if link not in known]
         taken = new[: self.room]
         queued = [Queued(self.next_seq + index, url, depth) for index, url in enumerate(taken)]
@@ -333,7 +356,8 @@ class _Frontier:
             self.queue.extend(queued)
             self.last = queued[-1].seq if queued else self.last
         else:
-            self.whole_queue = False  # these wait in the journal, taken from there once memory holds none
+            # these wait in the journal, taken from there once memory holds none
+            self.whole_queue = False
         return queued, len(new) - len(taken)
 
     def put_back(self, entries: Sequence[Queued]) -> None:
@@ -353,12 +377,13 @@ async def crawl(
     stop: anyio.Event | None = None,
     browser: BrowserPool | None = None,
 ) -> Crawl:
-    """Breadth-first from ``seed`` (or from where ``journal`` says an earlier attempt stopped): each page read once
-    (canonical URLs de-duplicated), failures kept per page, nothing started once ``stop`` is set (the pages being
-    read then are waited for and kept: a graceful stop reads no page twice; a forced one cancels the crawl). Up to
-    ``plan.width`` pages are read at once, ahead of their turn, and taken in queue order, so the visits, the depths
-    and the bounds are those of reading one at a time; politeness per host is the fetcher's. What the crawl holds
-    in memory is bounded (_Frontier), whatever the site."""
+    """Breadth-first from ``seed`` (or from where ``journal`` says an earlier attempt stopped): each
+    page read once (canonical URLs de-duplicated), failures kept per page, nothing started once
+    ``stop`` is set (the pages being read then are waited for and kept: a graceful stop reads no
+    page twice; a forced one cancels the crawl). Up to ``plan.width`` pages are read at once, ahead
+    of their turn, and taken in queue order, so the visits, the depths and the bounds are those of
+    reading one at a time; politeness per host is the fetcher's. What the crawl holds in memory is
+    bounded (_Frontier), whatever the site."""
     reading = replace(plan.reading, frontier=plan.links(seed))
     window: deque[_Slot] = deque()
     halt = stop or anyio.Event()
@@ -373,7 +398,8 @@ async def crawl(
 
         async def fill() -> None:
             while len(window) < plan.width and result.visited + len(window) < plan.max_pages:
-                if sent == result.visited:  # the journal has been given every visit: it can be asked for more
+                # the journal has been given every visit: it can be asked for more
+                if sent == result.visited:
                     await frontier.load(sent)
                 entry = frontier.next()
                 if entry is None:
@@ -384,7 +410,8 @@ async def crawl(
 
         if not halt.is_set():
             await fill()
-        while window:  # once stopped, no page is begun; the pages being read are waited for and kept
+        # once stopped, no page is begun; the pages being read are waited for and kept
+        while window:
             slot = window[0]
             await slot.done.wait()
             window.popleft()
@@ -421,10 +448,12 @@ async def crawl(
                 await fill()  # what the journal alone holds can be taken now
         send.close()
         await writer.done.wait()  # every visit made is in the journal before the crawl answers
-        tasks.cancel_scope.cancel()  # pages read ahead of a stop are left: they are counted unvisited
+        # pages read ahead of a stop are left: they are counted unvisited
+        tasks.cancel_scope.cancel()
     if writer.error is not None:
         raise writer.error
-    frontier.put_back([slot.entry for slot in window])  # a failed write leaves pages read ahead unvisited
+    # a failed write leaves pages read ahead unvisited
+    frontier.put_back([slot.entry for slot in window])
     result.unvisited = frontier.waiting
     if halt.is_set() and frontier.waiting:
         result.stopped = "cancelled"

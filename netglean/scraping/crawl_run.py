@@ -124,7 +124,10 @@ class RunJournal:
         if visit.error is not None:
             line = ("warning", f"failed {visit.url}: {visit.error.code}")
         elif visit.duplicate_of is not None:
-            line = ("debug", f"{visit.url} has the canonical URL of {visit.duplicate_of}, read already")
+            line = (
+                "debug",
+                f"{visit.url} has the canonical URL of {visit.duplicate_of}, read already",
+            )
         else:
             line = ("debug", f"read {visit.url}")
         return Visited(
@@ -152,8 +155,11 @@ async def crawl_as_run(
     browser: BrowserPool | None = None,
 ) -> Crawl:
     """A crawl from ``args.url`` as the run ``run``, its visits kept by ``journal`` (part 0)."""
-    parse_url(args.url)  # a start URL that can never be fetched is the call's error, not a failed page
+    # a start URL that can never be fetched is the call's error, not a failed page
+    parse_url(args.url)
     robots = robots_fetcher(fetcher, args.respect_robots_txt)
     plan = crawl_plan(args, width=concurrency(None, fetcher, most=args.max_pages))
     kept = journal(run, 0, plan.reading.include_links)
-    return await crawl(robots, readers, args.url, plan, journal=kept, report=report, stop=stop, browser=browser)
+    return await crawl(
+        robots, readers, args.url, plan, journal=kept, report=report, stop=stop, browser=browser
+    )

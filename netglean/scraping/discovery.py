@@ -1,7 +1,7 @@
-"""A site's URLs, as map finds them: the page's own links, then its sitemaps (robots.txt's Sitemap: lines and
-/sitemap.xml, indexes followed, at most MAX_SITEMAPS read), filtered and capped. The page's links are those of
-the page as the strategy reads it: ``auto`` renders a JavaScript shell with no links, whose navigation its
-scripts build, and a bot wall a browser may pass."""
+"""A site's URLs, as map finds them: the page's own links, then its sitemaps (robots.txt's Sitemap:
+lines and /sitemap.xml, indexes followed, at most MAX_SITEMAPS read), filtered and capped. The
+page's links are those of the page as the strategy reads it: ``auto`` renders a JavaScript shell
+with no links, whose navigation its scripts build, and a bot wall a browser may pass."""
 
 from __future__ import annotations
 
@@ -50,10 +50,15 @@ class SitemapUrls:
 
 
 async def read_sitemaps(
-    fetcher: Fetcher, readers: Readers, pending: list[str], most: int, wanted: LinkFilter | None = None
+    fetcher: Fetcher,
+    readers: Readers,
+    pending: list[str],
+    most: int,
+    wanted: LinkFilter | None = None,
 ) -> SitemapUrls:
-    """The locations the sitemaps ``pending`` list (those ``wanted`` takes, when given; indexes followed, at most
-    MAX_SITEMAPS read), until there are ``most``. A missing or broken sitemap is skipped: it fails nothing."""
+    """The locations the sitemaps ``pending`` list (those ``wanted`` takes, when given; indexes
+    followed, at most MAX_SITEMAPS read), until there are ``most``. A missing or broken sitemap is
+    skipped: it fails nothing."""
     listed: list[str] = []
     read: list[str] = []
     count = 0
@@ -66,7 +71,10 @@ async def read_sitemaps(
         try:
             fetched = await fetcher.fetch(sitemap_url, accept=SITEMAP_ACCEPT)
             sitemap = await readers.run(
-                read_jobs.sitemap, body=fetched.body, max_bytes=fetcher.policy.max_decoded_bytes, wanted=wanted
+                read_jobs.sitemap,
+                body=fetched.body,
+                max_bytes=fetcher.policy.max_decoded_bytes,
+                wanted=wanted,
             )
         except ToolError:
             read.pop()
@@ -90,15 +98,23 @@ async def discover(
 ) -> Discovery:
     def wanted(page_url: str) -> LinkFilter:
         return LinkFilter(
-            urlsplit(page_url).hostname or "", stay_on_domain=same_domain, search=search.lower(), most=limit
+            urlsplit(page_url).hostname or "",
+            stay_on_domain=same_domain,
+            search=search.lower(),
+            most=limit,
         )
 
     async def links_of(page: Page) -> tuple[Page, Taken, bool]:
         if page.media_type not in HTML:
             return page, Taken([]), False
-        linked = await readers.run(read_jobs.page_links, document=page.document, wanted=wanted(page.url))
+        linked = await readers.run(
+            read_jobs.page_links, document=page.document, wanted=wanted(page.url)
+        )
         walled = await readers.run(
-            read_jobs.wall_signals, document=page.document, status=page.status, headers=dict(page.headers)
+            read_jobs.wall_signals,
+            document=page.document,
+            status=page.status,
+            headers=dict(page.headers),
         )
         return page, linked, bool(walled)
 
@@ -107,7 +123,9 @@ async def discover(
         page, linked, walled = found
         return walled or (not linked.of and javascript_shell(page.body))
 
-    (page, linked, _), served = await read_by_strategy(strategy, fetcher, browser, url, links_of, lacking=lacking)
+    (page, linked, _), served = await read_by_strategy(
+        strategy, fetcher, browser, url, links_of, lacking=lacking
+    )
     listed = SitemapUrls([], [], 0)
     if include_sitemaps:
         origin = f"{urlsplit(page.url).scheme}://{urlsplit(page.url).netloc}"
@@ -115,6 +133,9 @@ async def discover(
         listed = await read_sitemaps(
             fetcher, readers, pending, limit * 4, wanted=replace(wanted(page.url), most=limit * 4)
         )
-    # Filtered in the reader processes: what is left here is bounded by limit, however many links there were.
+    # Filtered in the reader processes: what is left here is bounded by limit, however many links
+    # there were.
     keep = list(dict.fromkeys([*linked.links, *listed.urls]))
-    return Discovery(keep[:limit], len(keep) + linked.dropped, listed.read, linked.of, listed.listed, served)
+    return Discovery(
+        keep[:limit], len(keep) + linked.dropped, listed.read, linked.of, listed.listed, served
+    )

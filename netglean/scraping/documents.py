@@ -1,5 +1,5 @@
-"""What a document is, without returning its bytes (download): where it was found, its type, size, suggested
-filename and SHA-256, and for an HTML page what it says about itself."""
+"""What a document is, without returning its bytes (download): where it was found, its type, size,
+suggested filename and SHA-256, and for an HTML page what it says about itself."""
 
 from __future__ import annotations
 
@@ -34,15 +34,22 @@ class DocumentFacts:
     """An HTML page's metadata (empty for other documents)."""
 
 
-async def document_facts(fetcher: Fetcher, readers: Readers, url: str, max_size: int | None) -> DocumentFacts:
-    """What the document at ``url`` is; one larger than ``max_size`` bytes, as sent or decompressed, is refused."""
+async def document_facts(
+    fetcher: Fetcher, readers: Readers, url: str, max_size: int | None
+) -> DocumentFacts:
+    """What the document at ``url`` is; one larger than ``max_size`` bytes, as sent or decompressed,
+    is refused."""
     page = await fetcher.fetch(url, accept="*/*", max_bytes=max_size)
     if max_size is not None and len(page.body) > max_size:
         raise ResponseTooLarge(
             f"the document decompresses to {len(page.body)} bytes; max_size is {max_size}",
             detail={"limit": max_size, "size": len(page.body)},
         )
-    metadata = await readers.run(read_jobs.page_facts, document=page.document) if page.media_type in HTML else {}
+    metadata = (
+        await readers.run(read_jobs.page_facts, document=page.document)
+        if page.media_type in HTML
+        else {}
+    )
     return DocumentFacts(
         final_url=page.url,
         status=page.status,
@@ -56,10 +63,13 @@ async def document_facts(fetcher: Fetcher, readers: Readers, url: str, max_size:
 
 
 def filename(page: Page) -> str:
-    """The server's suggested filename (RFC 6266, RFC 5987 first), else the URL's last path segment."""
+    """The server's suggested filename (RFC 6266, RFC 5987 first), else the URL's last path
+    segment."""
     disposition = page.headers.get("content-disposition", "")
     extended = re.search(r"filename\*\s*=\s*[\w-]+'[\w-]*'([^;]+)", disposition, re.IGNORECASE)
-    plain = re.search(r'filename\s*=\s*"([^"]*)"|filename\s*=\s*([^;]+)', disposition, re.IGNORECASE)
+    plain = re.search(
+        r'filename\s*=\s*"([^"]*)"|filename\s*=\s*([^;]+)', disposition, re.IGNORECASE
+    )
     if extended:
         name = unquote(extended.group(1).strip())
     elif plain:

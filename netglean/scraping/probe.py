@@ -1,5 +1,5 @@
-"""What a URL is, before reading it: one fetch diagnosed (inspect_url), and the answers an agent and a browser get
-side by side (compare_agent_view)."""
+"""What a URL is, before reading it: one fetch diagnosed (inspect_url), and the answers an agent and
+a browser get side by side (compare_agent_view)."""
 
 from __future__ import annotations
 
@@ -20,22 +20,25 @@ if TYPE_CHECKING:
     from netglean.net.page import Page
     from netglean.workers.pool import Readers
 
-FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/feed+json"})
+FEED_TYPES = frozenset(
+    {"application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/feed+json"}
+)
 """Media types that say the answer is a feed."""
 _XML_TYPES = frozenset({"application/xml", "text/xml"})
 _FEED_ROOTS = (b"<rss", b"<feed", b"<rdf:rdf")
 
 
 def vantage_fetcher(vantage: str, fetcher: Fetcher) -> Fetcher:
-    """The fetcher a probe from ``vantage`` reads with. public: robots.txt read and obeyed, even where the operator
-    ignores it (an argument may tighten the policy). self (a claim to operate the origin, skipping robots.txt) is
-    refused unless the operator already ignores robots.txt, where it changes nothing: no argument loosens it."""
+    """The fetcher a probe from ``vantage`` reads with. public: robots.txt read and obeyed, even
+    where the operator ignores it (an argument may tighten the policy). self (a claim to operate the
+    origin, skipping robots.txt) is refused unless the operator already ignores robots.txt, where it
+    changes nothing: no argument loosens it."""
     if vantage == "public":
         return fetcher.obeying_robots()
     if fetcher.policy.obey_robots:
         raise OperatorPolicy(
-            "vantage 'self' would skip robots.txt; only the operator can do that (ignore_robots), and this one "
-            "has not, so robots.txt is read and obeyed",
+            "vantage 'self' would skip robots.txt; only the operator can do that "
+            "(ignore_robots), and this one has not, so robots.txt is read and obeyed",
             detail={"setting": "ignore_robots", "argument": "vantage"},
         )
     return fetcher
@@ -52,7 +55,8 @@ class Inspection:
     signals: list[str] = field(default_factory=list)
     """Every sign of a challenge or block page seen (an ordinary page can carry some)."""
     wall: list[str] = field(default_factory=list)
-    """The signs, when they make the answer a wall by scrape's rule (netglean.read.reading.walled)."""
+    """The signs, when they make the answer a wall by scrape's rule
+    (netglean.read.reading.walled)."""
     requests: tuple[Captured, ...] | None = None
     """The XHR and fetch requests the page made while it loaded, when it was rendered."""
     sst_stats: dict[str, int] | None = None
@@ -62,7 +66,8 @@ class Inspection:
 
     @property
     def blocked_surface(self) -> str | None:
-        """Which bot wall or interstitial answered, by name, when one did (not merely left a sign)."""
+        """Which bot wall or interstitial answered, by name, when one did (not merely left a
+        sign)."""
         return blocked_surface(self.wall)
 
     @property
@@ -72,7 +77,8 @@ class Inspection:
 
     @property
     def feed(self) -> bool:
-        """Whether the answer is a feed itself: typed as one, or plain XML whose root is rss, feed or rdf:RDF."""
+        """Whether the answer is a feed itself: typed as one, or plain XML whose root is rss, feed
+        or rdf:RDF."""
         if self.page is None:
             return False
         if self.page.media_type in FEED_TYPES:
@@ -82,20 +88,25 @@ class Inspection:
 
     @property
     def listed(self) -> int:
-        """Items the page lists: its largest group of alike linked siblings, else its articles when 3 or more."""
+        """Items the page lists: its largest group of alike linked siblings, else its articles when
+        3 or more."""
         articles = self.counts.get("articles", 0)
         return self.counts.get("repeated_items", 0) or (articles if articles >= 3 else 0)
 
 
-async def inspect(fetcher: Fetcher, readers: Readers, url: str, browser: BrowserPool | None = None) -> Inspection:
-    """One fetch of ``url`` diagnosed; with ``browser``, the page rendered there instead, and the XHR and fetch
-    requests it made while loading."""
+async def inspect(
+    fetcher: Fetcher, readers: Readers, url: str, browser: BrowserPool | None = None
+) -> Inspection:
+    """One fetch of ``url`` diagnosed; with ``browser``, the page rendered there instead, and the
+    XHR and fetch requests it made while loading."""
     verdict = await fetcher.robots_verdict(url)
     if verdict in {"disallowed", "unreadable"}:
         return Inspection(verdict)
     requests = None
     if browser is not None:
-        rendered = await browser.render(fetcher, url, timeout=fetcher.policy.total_timeout, capture=True)
+        rendered = await browser.render(
+            fetcher, url, timeout=fetcher.policy.total_timeout, capture=True
+        )
         page, requests = rendered.as_page(), rendered.requests
     else:
         page = await fetcher.fetch(url, error_pages=True)
@@ -147,42 +158,55 @@ class Comparison:
     agent: View
     browser: View
     requests: int = 0
-    """Requests the comparison made to the target, robots.txt's included when it was the one to read it."""
+    """Requests the comparison made to the target, robots.txt's included when it was the one to read
+    it."""
 
     @property
     def negotiated(self) -> bool:
-        """The server answered by Accept: another media type for agents, markdown or plain text for them, or other
-        bytes from a server whose Vary header names Accept."""
+        """The server answered by Accept: another media type for agents, markdown or plain text for
+        them, or other bytes from a server whose Vary header names Accept."""
         agent, browser = self.agent.page, self.browser.page
         if agent is None or browser is None:
             return False
-        if agent.media_type != browser.media_type or agent.media_type in {"text/markdown", "text/plain"}:
+        if agent.media_type != browser.media_type or agent.media_type in {
+            "text/markdown",
+            "text/plain",
+        }:
             return True
         varies = any(
-            "accept" in {part.strip().lower() for part in side.vary.split(",")} for side in (self.agent, self.browser)
+            "accept" in {part.strip().lower() for part in side.vary.split(",")}
+            for side in (self.agent, self.browser)
         )
         return varies and agent.body != browser.body
 
     def differences(self) -> list[str]:
-        """How the two answers differ, in words (third-party values quoted: inside the frame only)."""
+        """How the two answers differ, in words (third-party values quoted: inside the frame
+        only)."""
         agent, browser = self.agent.page, self.browser.page
         if agent is None or browser is None:
-            failed, error = ("agent", self.agent.error) if agent is None else ("browser", self.browser.error)
+            failed, error = (
+                ("agent", self.agent.error) if agent is None else ("browser", self.browser.error)
+            )
             return [f"the {failed} request failed: {error.message if error else 'unknown'}"]
         found = []
         if agent.media_type != browser.media_type:
-            found.append(f"content type: {agent.media_type} for agents, {browser.media_type} for browsers")
+            found.append(
+                f"content type: {agent.media_type} for agents, {browser.media_type} for browsers"
+            )
         if agent.status != browser.status:
             found.append(f"status: {agent.status} for agents, {browser.status} for browsers")
         if agent.url != browser.url:
             found.append(f"final URL: {agent.url} for agents, {browser.url} for browsers")
         if agent.body != browser.body:
-            found.append(f"size: {len(agent.body)} bytes for agents, {len(browser.body)} for browsers")
+            found.append(
+                f"size: {len(agent.body)} bytes for agents, {len(browser.body)} for browsers"
+            )
         return found
 
 
 async def compare(fetcher: Fetcher, readers: Readers, url: str) -> Comparison:
-    """The same URL asked for as an agent (preferring markdown), then as a browser, under the whole policy."""
+    """The same URL asked for as an agent (preferring markdown), then as a browser, under the whole
+    policy."""
     counted = CountedBudget(fetcher.budget)
     spending = fetcher.spending(counted)
     agent = await view(spending, readers, url, AGENT_ACCEPT)

@@ -1,10 +1,11 @@
-"""A page scanned for agent readability: its evidence gathered once, under the whole policy, then scored.
+"""A page scanned for agent readability: its evidence gathered once, under the whole policy, then
+scored.
 
 A cold scan asks at most five things of the site: robots.txt, the page as an agent and as a browser
 (the Accept header is the only difference), /llms.txt, and the markdown alternate the page declares
 when the agent did not already get markdown. The well-known agent endpoints are asked only when the
-caller wants them (``well_known``). Every request goes through the fetcher: address policy, robots.txt,
-politeness and the session's budget.
+caller wants them (``well_known``). Every request goes through the fetcher: address policy,
+robots.txt, politeness and the session's budget.
 """
 
 from __future__ import annotations
@@ -40,12 +41,22 @@ if TYPE_CHECKING:
 WELL_KNOWN = {
     "agent_skills": ("/.well-known/agent-skills/index.json", "application/json"),
     "api_catalog": ("/.well-known/api-catalog", "application/linkset+json, application/json;q=0.9"),
-    "mcp_server_card": ("/.well-known/mcp/server-card.json", "application/mcp-server-card+json, application/json"),
+    "mcp_server_card": (
+        "/.well-known/mcp/server-card.json",
+        "application/mcp-server-card+json, application/json",
+    ),
     "oauth_authorization_server": ("/.well-known/oauth-authorization-server", "application/json"),
     "oauth_protected_resource": ("/.well-known/oauth-protected-resource", "application/json"),
 }
-"""The well-known agent endpoints a scan asks for when asked to, by the name the evidence keeps them under."""
-_TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml", "application/linkset+json")
+"""The well-known agent endpoints a scan asks for when asked to, by the name the evidence keeps them
+under."""
+_TEXT_TYPES = (
+    "text/",
+    "application/json",
+    "application/xml",
+    "application/xhtml+xml",
+    "application/linkset+json",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +65,8 @@ class Scan:
     evidence_hash: str
     result: dict[str, Any]
     requests: int
-    """Requests the scan made to the site, robots.txt's included when this scan was the one to read it."""
+    """Requests the scan made to the site, robots.txt's included when this scan was the one to read
+    it."""
 
 
 def _textual(media_type: str) -> bool:
@@ -72,7 +84,9 @@ def _text_of(page: Page) -> str:
     return ""
 
 
-def _probe(url: str, accept: str, page: Page | None = None, error: ToolError | None = None) -> Probe:
+def _probe(
+    url: str, accept: str, page: Page | None = None, error: ToolError | None = None
+) -> Probe:
     if page is None:
         redirects = error.detail.get("redirects", []) if error is not None else []
         return Probe(
@@ -100,9 +114,9 @@ def _probe(url: str, accept: str, page: Page | None = None, error: ToolError | N
 
 
 async def _ask(fetcher: Fetcher, url: str, accept: str) -> tuple[Probe, Page | None]:
-    """One probe: the answer whatever its status, or the failure that stood for it (a refusal of the address
-    policy is evidence too: a page may declare an alternate, or redirect, where the policy does not go; only a spent
-    budget ends the scan)."""
+    """One probe: the answer whatever its status, or the failure that stood for it (a refusal of the
+    address policy is evidence too: a page may declare an alternate, or redirect, where the policy
+    does not go; only a spent budget ends the scan)."""
     try:
         page = await fetcher.fetch(url, accept=accept, error_pages=True)
     except BudgetExhausted:
@@ -130,8 +144,9 @@ def _robots_probe(answer: RobotsResponse | None, url: str, error: ToolError | No
 
 
 def _verdict(robots: Robots | None, url: str, obeyed: bool) -> str:
-    """What robots.txt says of ``url`` for netglean, as the score reads it: a robots.txt that could not be read is
-    unreadable even where the operator lets fetches go on then (the score cannot be given without it)."""
+    """What robots.txt says of ``url`` for netglean, as the score reads it: a robots.txt that could
+    not be read is unreadable even where the operator lets fetches go on then (the score cannot be
+    given without it)."""
     if not obeyed:
         return "ignored"
     if robots is None or (robots.parser is None and robots.reason):
@@ -139,7 +154,9 @@ def _verdict(robots: Robots | None, url: str, obeyed: bool) -> str:
     return "allowed" if robots.allows(url) else "disallowed"
 
 
-async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bool = False) -> tuple[Evidence, int]:
+async def gather(
+    fetcher: Fetcher, readers: Readers, url: str, *, well_known: bool = False
+) -> tuple[Evidence, int]:
     """The evidence of ``url``, and how many requests gathering it took."""
     counted = CountedBudget(fetcher.budget)
     spending = fetcher.spending(counted)
@@ -152,7 +169,9 @@ async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bo
         robots, answer = await spending.robots_answer(url)
     except FetchError as failed:
         robots_error = failed
-    verdict = _verdict(robots, url, fetcher.policy.obey_robots) if robots_error is None else "unreadable"
+    verdict = (
+        _verdict(robots, url, fetcher.policy.obey_robots) if robots_error is None else "unreadable"
+    )
     evidence = Evidence(
         format=FORMAT,
         url=url,
@@ -174,8 +193,11 @@ async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bo
     evidence["browser"], _ = await _ask(spending, url, BROWSER_ACCEPT)
     silent = agent_probe["error"]
     if silent is not None and silent["code"] in {"unreachable", "timeout"}:
-        return evidence, counted.spent  # the site is not answering: asking it for more only spends the budget
-    copy = await readers.run(read_jobs.markdown_copy, agent=agent_probe, browser=evidence["browser"], url=url)
+        # the site is not answering: asking it for more only spends the budget
+        return evidence, counted.spent
+    copy = await readers.run(
+        read_jobs.markdown_copy, agent=agent_probe, browser=evidence["browser"], url=url
+    )
     if copy is not None:
         evidence["alternate"], _ = await _ask(spending, copy, AGENT_ACCEPT)
     evidence["llms_txt"], _ = await _ask(spending, f"{origin}/llms.txt", ASSET_ACCEPT)
@@ -187,9 +209,15 @@ async def gather(fetcher: Fetcher, readers: Readers, url: str, *, well_known: bo
 
 
 async def scan(
-    fetcher: Fetcher, readers: Readers, url: str, table: Mapping[str, Any], *, well_known: bool = False
+    fetcher: Fetcher,
+    readers: Readers,
+    url: str,
+    table: Mapping[str, Any],
+    *,
+    well_known: bool = False,
 ) -> Scan:
-    """``url`` scanned: its evidence gathered, then scored in a reader process (the score parses the page)."""
+    """``url`` scanned: its evidence gathered, then scored in a reader process (the score parses the
+    page)."""
     evidence, requests = await gather(fetcher, readers, url, well_known=well_known)
     result = await readers.run(read_jobs.readability_score, evidence=evidence, table=table)
     return Scan(evidence, evidence_hash(evidence), result, requests)
@@ -214,8 +242,8 @@ class RankedFix:
 
 
 def site_fixes(results: list[dict[str, Any]]) -> list[RankedFix]:
-    """The fixes of a site's scored pages, one per check: the points it would gain summed over the pages short of
-    it, ranked by that, then by effort, then by check."""
+    """The fixes of a site's scored pages, one per check: the points it would gain summed over the
+    pages short of it, ranked by that, then by effort, then by check."""
     first: dict[str, dict[str, Any]] = {}
     pages: dict[str, int] = {}
     points: dict[str, float] = {}

@@ -1,4 +1,5 @@
-"""uvicorn, fitted to the front: what a connection may do before it has sent a request, and shutting down.
+"""uvicorn, fitted to the front: what a connection may do before it has sent a request, and shutting
+down.
 
 ASGI middleware sees a request only once its headers are parsed, and uvicorn's h11 protocol waits
 for them without end: a client sending a header byte a second holds a connection open for good
@@ -42,32 +43,41 @@ log = logging.getLogger("netglean.http")
 
 def _response(status: str, code: str, message: str, *headers: str) -> bytes:
     body = json.dumps({"error": {"code": code, "message": message}}).encode()
-    head = [f"HTTP/1.1 {status}", "content-type: application/json", f"content-length: {len(body)}", *headers]
+    head = [
+        f"HTTP/1.1 {status}",
+        "content-type: application/json",
+        f"content-length: {len(body)}",
+        *headers,
+    ]
     return ("\r\n".join([*head, "connection: close"]) + "\r\n\r\n").encode() + body
 
 
-HEADERS_TOO_SLOW = _response("408 Request Timeout", "request_timeout", "The request headers did not arrive in time.")
+HEADERS_TOO_SLOW = _response(
+    "408 Request Timeout", "request_timeout", "The request headers did not arrive in time."
+)
 
 
 def _too_many_connections(most: int) -> bytes:
     return _response(
         "429 Too Many Requests",
         "too_many_requests",
-        f"Too many connections open from this address: it holds {most}, its cap (max_client_connections ="
-        f" {most}); close one or retry shortly.",
+        f"Too many connections open from this address: it holds {most}, its cap "
+        f"(max_client_connections = {most}); close one or retry shortly.",
         "retry-after: 1",
     )
 
 
 class FrontProtocol(H11Protocol):
-    """uvicorn's h11 protocol with the header deadline and the per-address cap (see the module docstring)."""
+    """uvicorn's h11 protocol with the header deadline and the per-address cap (see the module
+    docstring)."""
 
     header_timeout: ClassVar[float]
     max_per_peer: ClassVar[int]
     too_many: ClassVar[bytes]
     """The answer to a connection past ``max_per_peer``, naming the cap and its setting."""
     open_by_peer: ClassVar[Counter[str]]
-    """This server's open connections by peer address (each server gets its own subclass: front_protocol)."""
+    """This server's open connections by peer address (each server gets its own subclass:
+    front_protocol)."""
 
     _peer = ""
     _counted = False
@@ -112,7 +122,11 @@ class FrontProtocol(H11Protocol):
         if serving or self.transport.is_closing():
             return  # its headers came: the Guard's deadlines hold from here
         began = bool(self.conn.trailing_data[0])
-        log.info("closed a connection from %s: no request headers within %g s", self._peer, self.header_timeout)
+        log.info(
+            "closed a connection from %s: no request headers within %g s",
+            self._peer,
+            self.header_timeout,
+        )
         if began:
             self.transport.write(HEADERS_TOO_SLOW)
         self.transport.close()
@@ -131,31 +145,38 @@ def front_protocol(settings: Settings) -> type[FrontProtocol]:
 
 
 class DrainingServer(uvicorn.Server):
-    """uvicorn's server, whose shutdown runs ``drain`` alongside its own (see the module docstring)."""
+    """uvicorn's server, whose shutdown runs ``drain`` alongside its own (see the module
+    docstring)."""
 
-    def __init__(self, config: uvicorn.Config, drain: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    def __init__(
+        self, config: uvicorn.Config, drain: Callable[[], Coroutine[Any, Any, None]]
+    ) -> None:
         super().__init__(config)
         self._drain = drain
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(self._drain)  # it runs before any request is read again: no call slips past it
+            # it runs before any request is read again: no call slips past it
+            tasks.start_soon(self._drain)
             await super().shutdown(sockets)
-            tasks.cancel_scope.cancel()  # uvicorn's backstop came first: what the drain still awaits is gone
+            # uvicorn's backstop came first: what the drain still awaits is gone
+            tasks.cancel_scope.cancel()
 
 
 def check_listenable(host: str, port: int) -> None:
-    """Refuse to start, in one line, when ``host``:``port`` cannot be listened on (a port in use, an address this
-    machine does not have): uvicorn would log it and exit with a traceback of its own."""
+    """Refuse to start, in one line, when ``host``:``port`` cannot be listened on (a port in use, an
+    address this machine does not have): uvicorn would log it and exit with a traceback of its
+    own."""
     if port == 0:
         return
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a TIME_WAIT port is free
+        # as uvicorn binds: a TIME_WAIT port is free
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError as exc:
             raise ConfigurationError(
-                f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server on that port? --port picks"
-                " another; 0 takes a free one)"
+                f"cannot listen on {host}:{port}: {exc.strerror or exc} (another server on that "
+                "port? --port picks another; 0 takes a free one)"
             ) from None

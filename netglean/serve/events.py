@@ -28,8 +28,11 @@ class BoundedEventStore(EventStore):
             self._events.popitem(last=False)
         return str(event)
 
-    async def replay_events_after(self, last_event_id: EventId, send_callback: EventCallback) -> StreamId | None:
-        """Send the events of ``last_event_id``'s stream that came after it; None if it is unknown or gone."""
+    async def replay_events_after(
+        self, last_event_id: EventId, send_callback: EventCallback
+    ) -> StreamId | None:
+        """Send the events of ``last_event_id``'s stream that came after it; None if it is unknown
+        or gone."""
         try:
             last = int(last_event_id)
         except ValueError:

@@ -79,7 +79,11 @@ class Admission:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Admission:
-        names = set(LOOPBACK_NAMES) if is_loopback(settings.host) or is_wildcard(settings.host) else set()
+        names = (
+            set(LOOPBACK_NAMES)
+            if is_loopback(settings.host) or is_wildcard(settings.host)
+            else set()
+        )
         if not is_wildcard(settings.host):
             names.add(_split_host(settings.host)[0])
         exact: set[str] = set()
@@ -101,11 +105,14 @@ class Admission:
             return True
         if not header:
             return False
-        return _split_host(header)[0] in self.hostnames or header.strip().lower() in self.exact_hosts
+        return (
+            _split_host(header)[0] in self.hostnames or header.strip().lower() in self.exact_hosts
+        )
 
     def origin_allowed(self, header: str | None) -> bool:
         if header is None:
-            return True  # not a browser, or a same-origin navigation: nothing to defend against here
+            # not a browser, or a same-origin navigation: nothing to defend against here
+            return True
         origin = header.strip().rstrip("/").lower()
         if origin in self.origins:
             return True
@@ -139,7 +146,9 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
+        }
         path: str = scope.get("path", "")
         status = self._admit(headers, path)
         if status:
@@ -176,10 +185,14 @@ class Guard:
             return 403
         if self._token and path.startswith(PROTECTED_PREFIXES):
             scheme, _, given = headers.get("authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self._token):
+            if scheme.lower() != "bearer" or not hmac.compare_digest(
+                given.strip().encode(), self._token
+            ):
                 return 401
         length = headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.settings.max_body_bytes):
+        if length is not None and (
+            not length.isdigit() or int(length) > self.settings.max_body_bytes
+        ):
             return 413
         return 0
 
@@ -188,8 +201,11 @@ class Guard:
         for stream in list(self._streams):
             stream.cancel()
 
-    async def _stream(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
-        """Serve a standalone stream until its client goes or end_streams() ends it with its closing chunk."""
+    async def _stream(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
+        """Serve a standalone stream until its client goes or end_streams() ends it with its closing
+        chunk."""
         body_open = False
 
         async def watched_send(message: Message) -> None:
@@ -206,7 +222,9 @@ class Guard:
         if stream.cancelled_caught and body_open:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-    async def _forward(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+    async def _forward(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]
+    ) -> None:
         """Run the app with the body capped in size and time; answer 413/408 if it overruns."""
         limit = self.settings.max_body_bytes
         deadline = anyio.current_time() + self.settings.request_timeout
@@ -248,7 +266,9 @@ class Guard:
             await _refuse(send, refused[0])
 
 
-async def _refuse(send: Send, status: int, extra_headers: dict[str, str] | None = None, reason: str = "") -> None:
+async def _refuse(
+    send: Send, status: int, extra_headers: dict[str, str] | None = None, reason: str = ""
+) -> None:
     body = json.dumps(refusal_body(status, reason)).encode()
     headers: list[tuple[bytes, bytes]] = [
         (b"content-type", b"application/json"),

@@ -1,5 +1,6 @@
-"""`netglean serve`: one ASGI app with MCP over streamable HTTP, the REST API, the feed projects' feeds, the docs
-and a health check; and, while it serves, the scheduler of projects with a schedule (netglean.calls.scheduler).
+"""`netglean serve`: one ASGI app with MCP over streamable HTTP, the REST API, the feed projects'
+feeds, the docs and a health check; and, while it serves, the scheduler of projects with a schedule
+(netglean.calls.scheduler).
 
 Both entry points share one ToolRunner, so validation, deadlines, the concurrency cap
 and the envelope are the same as over stdio. The Guard in front of everything
@@ -51,10 +52,12 @@ def _refusal(status: int, reason: str = "") -> JSONResponse:
 
 
 class _RejectBadIds:
-    """POST /mcp: a request whose id is neither a string nor an integer gets -32600 with ``id: null``.
+    """POST /mcp: a request whose id is neither a string nor an integer gets -32600 with ``id:
+    null``.
 
-    The SDK would take it for a notification, answer 202 and never reply (netglean.serve.jsonrpc). The
-    body is read once more here, before the SDK reads it: ~0.4 µs for a typical call, ~0.07 ms a MB.
+    The SDK would take it for a notification, answer 202 and never reply (netglean.serve.jsonrpc).
+    The body is read once more here, before the SDK reads it: ~0.4 µs for a typical call, ~0.07 ms a
+    MB.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -78,8 +81,12 @@ class _RejectBadIds:
         except ValueError:
             raw = None  # the SDK answers what is not JSON itself
         if has_bad_id(raw):
-            answer = error(None, mcp_types.INVALID_REQUEST, BAD_ID).model_dump_json(by_alias=True, exclude_unset=True)
-            await Response(answer, status_code=400, media_type="application/json")(scope, receive, send)
+            answer = error(None, mcp_types.INVALID_REQUEST, BAD_ID).model_dump_json(
+                by_alias=True, exclude_unset=True
+            )
+            await Response(answer, status_code=400, media_type="application/json")(
+                scope, receive, send
+            )
             return
         replayed = False
 
@@ -119,18 +126,25 @@ def build_app(runner: ToolRunner) -> Guard:
 
     def unknown(name: str) -> Response:
         closest = closest_tool(name, registry.tools)
-        return _refusal(404, (f"Did you mean {closest}? " if closest else "") + "(GET /v1/tools lists them.)")
+        return _refusal(
+            404, (f"Did you mean {closest}? " if closest else "") + "(GET /v1/tools lists them.)"
+        )
 
     async def call_tool(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in registry.tools:
             return unknown(name)
-        media_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+        media_type = (
+            request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+        )
         if media_type != "application/json":
             return _refusal(415)
         body = await request.body()
-        try:  # pydantic's reader, as the MCP transports use: it also bounds nesting, which json.loads does not
-            arguments: Any = from_json(body) if body else {}  # only no body at all means no arguments
+        # pydantic's reader, as the MCP transports use: it also bounds nesting, which json.loads
+        # does not
+        try:
+            # only no body at all means no arguments
+            arguments: Any = from_json(body) if body else {}
         except ValueError as exc:
             return _refusal(400, f"Where it breaks: {exc}.")
         envelope, _ = await runner.call(name, arguments, session=peer_session(request))
@@ -155,7 +169,9 @@ def build_app(runner: ToolRunner) -> Guard:
         except ToolError as exc:  # a busy or broken store: the page without its feeds, saying why
             log.warning("the landing page could not list the served feeds: %s", exc.message)
             feeds = None
-        return HTMLResponse(landing_page(registry.tools, base(request), bool(settings.token), feeds))
+        return HTMLResponse(
+            landing_page(registry.tools, base(request), bool(settings.token), feeds)
+        )
 
     async def openapi(request: Request) -> Response:
         return FileResponse(generated / "openapi.json", media_type="application/json")
@@ -166,7 +182,11 @@ def build_app(runner: ToolRunner) -> Guard:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
-            async with runner.services.runs.hosting(), manager.run(), anyio.create_task_group() as background:
+            async with (
+                runner.services.runs.hosting(),
+                manager.run(),
+                anyio.create_task_group() as background,
+            ):
                 background.start_soon(runner.warm_up)
                 background.start_soon(Scheduler(runner).run)
                 yield
@@ -181,7 +201,11 @@ def build_app(runner: ToolRunner) -> Guard:
             Route("/v1/tools", list_tools, methods=["GET"]),
             # One route for both methods: a 405 then lists them both in its Allow header.
             Route("/v1/tools/{name}", tool, methods=["GET", "POST"]),
-            Route("/feeds/{file:path}", feed_endpoint(runner.services.runs, bool(settings.token)), methods=["GET"]),
+            Route(
+                "/feeds/{file:path}",
+                feed_endpoint(runner.services.runs, bool(settings.token)),
+                methods=["GET"],
+            ),
             Route("/openapi.json", openapi, methods=["GET"]),
             Route("/healthz", health, methods=["GET"]),
             Mount("/docs", StaticFiles(directory=generated / "docs", html=True), name="docs"),
@@ -192,7 +216,8 @@ def build_app(runner: ToolRunner) -> Guard:
 
 
 async def _say_feeds(runner: ToolRunner, base: str) -> None:
-    """The feeds this server serves, on stderr at start: their addresses are what a person subscribes to."""
+    """The feeds this server serves, on stderr at start: their addresses are what a person
+    subscribes to."""
     try:
         feeds, total = await served_feeds(runner.services.runs, runner.settings, base, SHOWN)
     except ToolError as exc:
@@ -206,11 +231,12 @@ async def _say_feeds(runner: ToolRunner, base: str) -> None:
 
 
 def check_binding(settings: Settings) -> None:
-    """Refuse to listen beyond loopback without a token: anyone who can reach the port could use the tools."""
+    """Refuse to listen beyond loopback without a token: anyone who can reach the port could use the
+    tools."""
     if not is_loopback(settings.host) and not settings.token:
         raise ConfigurationError(
-            f"refusing to listen on {settings.host} without a bearer token: set NETGLEAN_TOKEN (or --token), "
-            "or bind 127.0.0.1"
+            f"refusing to listen on {settings.host} without a bearer token: set NETGLEAN_TOKEN "
+            "(or --token), or bind 127.0.0.1"
         )
 
 
@@ -224,8 +250,9 @@ async def serve_http(runner: ToolRunner) -> None:
     check_binding(settings)
     check_listenable(settings.host, settings.port)
     runner.services.runs.prepare()
-    # sse-starlette (the SDK's SSE responses) cuts every stream the moment the signal comes, so calls in flight
-    # would lose their results; here the drain ends them, the calls first (netglean.serve.connections).
+    # sse-starlette (the SDK's SSE responses) cuts every stream the moment the signal comes, so
+    # calls in flight would lose their results; here the drain ends them, the calls first
+    # (netglean.serve.connections).
     AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]
     app = build_app(runner)
 
@@ -233,22 +260,30 @@ async def serve_http(runner: ToolRunner) -> None:
         cut = await runner.drain(settings.shutdown_grace)
         if cut:
             grace = settings.shutdown_grace
-            log.warning("shutting down: %d call(s) still running after the %g s grace end as unavailable", cut, grace)
+            log.warning(
+                "shutting down: %d call(s) still running after the %g s grace end as unavailable",
+                cut,
+                grace,
+            )
         app.end_streams()
 
     config = uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
-        http=front_protocol(settings),  # header deadline and per-address connection cap (netglean.serve.connections)
+        # header deadline and per-address connection cap (netglean.serve.connections)
+        http=front_protocol(settings),
         ws="none",
         log_level=settings.log_level,
-        log_config=None,  # uvicorn's lines go through netglean.core.logs like every other: to stderr, redacted
-        # The grace is the drain's (DrainingServer); uvicorn's deadline (whole seconds) is a later backstop.
+        # uvicorn's lines go through netglean.core.logs like every other: to stderr, redacted
+        log_config=None,
+        # The grace is the drain's (DrainingServer); uvicorn's deadline (whole seconds) is a later
+        # backstop.
         timeout_graceful_shutdown=math.ceil(settings.shutdown_grace) + 2,
         server_header=False,
-        # The client is the socket's peer: X-Forwarded-For (which uvicorn trusts from loopback by default) would
-        # let any local client name itself anew on every request and so slip the per-client caps.
+        # The client is the socket's peer: X-Forwarded-For (which uvicorn trusts from loopback by
+        # default) would let any local client name itself anew on every request and so slip the
+        # per-client caps.
         proxy_headers=False,
         lifespan="on",
     )

@@ -17,11 +17,15 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 from pydantic_core import from_json
 
-BAD_ID = "Invalid request: an id must be a string or an integer (a notification has no id member at all)"
+BAD_ID = (
+    "Invalid request: an id must be a string or an integer (a notification has no id member at all)"
+)
 
 
 def error(request_id: Any, code: int, message: str) -> types.JSONRPCError:
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+    return types.JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message)
+    )
 
 
 def _usable_id(value: Any) -> bool:
@@ -44,17 +48,28 @@ def classify(line: bytes) -> SessionMessage | None:
     try:
         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError as invalid:
-        unreadable = next((problem["msg"] for problem in invalid.errors() if problem["type"] == "json_invalid"), None)
+        unreadable = next(
+            (problem["msg"] for problem in invalid.errors() if problem["type"] == "json_invalid"),
+            None,
+        )
     else:
-        # Only a would-be notification is read again: what validated as a request or a response has a good id.
+        # Only a would-be notification is read again: what validated as a request or a response has
+        # a good id.
         if isinstance(message, types.JSONRPCNotification) and has_bad_id(from_json(line)):
             return _answer(None, types.INVALID_REQUEST, BAD_ID)
         return SessionMessage(message)
-    if unreadable is not None:  # pydantic's reader also bounds nesting, which json.loads would take to the stack's end
-        return _answer(None, types.PARSE_ERROR, f"Parse error: the line is not valid JSON ({unreadable})")
+    # pydantic's reader also bounds nesting, which json.loads would take to the stack's end
+    if unreadable is not None:
+        return _answer(
+            None, types.PARSE_ERROR, f"Parse error: the line is not valid JSON ({unreadable})"
+        )
     raw = from_json(line)  # JSON that pydantic has just read
     if isinstance(raw, list):
-        return _answer(None, types.INVALID_REQUEST, "Invalid request: JSON-RPC batches are not supported by MCP")
+        return _answer(
+            None,
+            types.INVALID_REQUEST,
+            "Invalid request: JSON-RPC batches are not supported by MCP",
+        )
     request_id = raw.get("id") if isinstance(raw, dict) else None
     return _answer(
         request_id if _usable_id(request_id) else None,

@@ -21,7 +21,8 @@ def closest_tool(name: str, tools: Mapping[str, ToolSpec]) -> str | None:
 
 
 def tool_list(tools: Mapping[str, ToolSpec], base: str) -> dict[str, Any]:
-    """GET /v1/tools: each tool by name, what it does, how it runs, and where its schemas and its call are."""
+    """GET /v1/tools: each tool by name, what it does, how it runs, and where its schemas and its
+    call are."""
     return {
         "tools": [
             {
@@ -55,19 +56,26 @@ def tool_description(spec: ToolSpec, base: str) -> dict[str, Any]:
 
 
 def client_configs(base: str) -> dict[str, Any]:
-    """How MCP clients reach this server over HTTP (VS Code, Cursor), and Claude Desktop, which launches stdio."""
+    """How MCP clients reach this server over HTTP (VS Code, Cursor), and Claude Desktop, which
+    launches stdio."""
     mcp = f"{base}/mcp"
     return {
         "VS Code (.vscode/mcp.json)": {"servers": {"netglean": {"type": "http", "url": mcp}}},
         "Cursor (~/.cursor/mcp.json)": {"mcpServers": {"netglean": {"url": mcp}}},
-        "Claude Desktop (claude_desktop_config.json), which launches netglean over stdio, installed": {
-            "mcpServers": {"netglean": {"command": "netglean", "args": ["mcp"]}}
-        },
+        "Claude Desktop (claude_desktop_config.json), which launches netglean over stdio, "
+        "installed": {"mcpServers": {"netglean": {"command": "netglean", "args": ["mcp"]}}},
         "Claude Desktop, from a checkout": {
             "mcpServers": {
                 "netglean": {
                     "command": "uv",
-                    "args": ["--directory", "/path/to/netglean", "run", "--no-dev", "netglean", "mcp"],
+                    "args": [
+                        "--directory",
+                        "/path/to/netglean",
+                        "run",
+                        "--no-dev",
+                        "netglean",
+                        "mcp",
+                    ],
                 }
             }
         },
@@ -75,22 +83,27 @@ def client_configs(base: str) -> dict[str, Any]:
 
 
 def landing_page(
-    tools: Mapping[str, ToolSpec], base: str, token: bool, feeds: tuple[list[tuple[str, str]], int] | None
+    tools: Mapping[str, ToolSpec],
+    base: str,
+    token: bool,
+    feeds: tuple[list[tuple[str, str]], int] | None,
 ) -> str:
-    """GET /: a small page that says what this server is and links to everything else it serves, its feeds
-    among them (``feeds``: the first ones by name with their addresses, and how many; None when the store could
-    not say)."""
+    """GET /: a small page that says what this server is and links to everything else it serves, its
+    feeds among them (``feeds``: the first ones by name with their addresses, and how many; None
+    when the store could not say)."""
     configs = "".join(
         f"<h3>{html.escape(client)}</h3><pre>{_json_text(config)}</pre>"
         for client, config in client_configs(base).items()
     )
     rows = "".join(
-        f'<tr><td><a href="/docs/tools/{html.escape(spec.name)}.html"><code>{html.escape(spec.name)}</code></a></td>'
+        "<tr><td><a "
+        f'href="/docs/tools/{html.escape(spec.name)}.html"><code>{html.escape(spec.name)}</code></a></td>'
         f"<td>{html.escape(spec.title)}</td></tr>"
         for spec in sorted(tools.values(), key=lambda spec: spec.name)
     )
     token_note = (
-        "<p>This server asks for a bearer token: send <code>Authorization: Bearer …</code> with every request.</p>"
+        "<p>This server asks for a bearer token: send <code>Authorization: Bearer …</code> with "
+        "every request.</p>"
         if token
         else ""
     )
@@ -136,16 +149,25 @@ def _json_text(value: object) -> str:
 def _feeds_section(feeds: tuple[list[tuple[str, str]], int] | None) -> str:
     """The served feeds as a table of names and addresses a feed reader subscribes to."""
     if feeds is None:
-        return "<p>The store could not be read just now, so the feeds are not listed: reload shortly.</p>"
+        return (
+            "<p>The store could not be read just now, so the feeds are not listed: reload "
+            "shortly.</p>"
+        )
     listed, total = feeds
     if not listed:
         return (
             "<p>No feeds yet. A feed project (save_project with kind feed) is served here at "
-            "<code>/feeds/NAME.xml</code> (RSS 2.0) and <code>/feeds/NAME.json</code> (JSON Feed).</p>"
+            "<code>/feeds/NAME.xml</code> (RSS 2.0) and <code>/feeds/NAME.json</code> (JSON "
+            "Feed).</p>"
         )
     rows = "".join(
-        f"<tr><td>{html.escape(name)}</td><td><code>{html.escape(address)}</code></td></tr>" for name, address in listed
+        f"<tr><td>{html.escape(name)}</td><td><code>{html.escape(address)}</code></td></tr>"
+        for name, address in listed
     )
-    more = f"<p>And {total - len(listed)} more; list_projects lists them all.</p>" if total > len(listed) else ""
+    more = (
+        f"<p>And {total - len(listed)} more; list_projects lists them all.</p>"
+        if total > len(listed)
+        else ""
+    )
     head = "<thead><tr><th>Project</th><th>RSS (JSON Feed: .json)</th></tr></thead>"
     return f"<table>{head}<tbody>{rows}</tbody></table>{more}"

@@ -30,16 +30,19 @@ RESOURCE_NOT_FOUND = -32002
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 UNTRUSTED_IMAGE = {"netglean/untrusted": True}
-"""The ``_meta`` of an image block: a screenshot of a third-party page, data and never instructions, as the frame's
-notice says of it too (the block itself stands outside the frame)."""
+"""The ``_meta`` of an image block: a screenshot of a third-party page, data and never instructions,
+as the frame's notice says of it too (the block itself stands outside the frame)."""
 
 
 def image_blocks(envelope: Envelope) -> tuple[Envelope, list[types.ImageContent]]:
-    """A payload's images (catalog/schemas/Image.yaml) as MCP image content: each one's base64 leaves the payload
-    (a model reads the image, not its base64 in the text), ``content_index`` says which block holds it, and each
-    block is marked untrusted (``UNTRUSTED_IMAGE``); the envelope's notice says that the images are third-party."""
+    """A payload's images (catalog/schemas/Image.yaml) as MCP image content: each one's base64
+    leaves the payload (a model reads the image, not its base64 in the text), ``content_index`` says
+    which block holds it, and each block is marked untrusted (``UNTRUSTED_IMAGE``); the envelope's
+    notice says that the images are third-party."""
     images = envelope.payload.get("images")
-    if not isinstance(images, list) or not any(isinstance(image, dict) and "data" in image for image in images):
+    if not isinstance(images, list) or not any(
+        isinstance(image, dict) and "data" in image for image in images
+    ):
         return envelope, []
     blocks: list[types.ImageContent] = []
     kept = []
@@ -48,23 +51,30 @@ def image_blocks(envelope: Envelope) -> tuple[Envelope, list[types.ImageContent]
         if "data" in image:
             blocks.append(
                 types.ImageContent(
-                    type="image", data=image["data"], mime_type=image["mime_type"], _meta=dict(UNTRUSTED_IMAGE)
+                    type="image",
+                    data=image["data"],
+                    mime_type=image["mime_type"],
+                    _meta=dict(UNTRUSTED_IMAGE),
                 )
             )
             shown["content_index"] = len(blocks)
         kept.append(shown)
     payload = {**envelope.payload, "images": kept}
-    notice = " ".join(filter(None, (envelope.notice, untrusted.SCREENSHOTS_NOTICE.format(count=len(blocks)))))
+    notice = " ".join(
+        filter(None, (envelope.notice, untrusted.SCREENSHOTS_NOTICE.format(count=len(blocks))))
+    )
     return dataclasses.replace(envelope, payload=payload, payload_json=None, notice=notice), blocks
 
 
 def peer_session(request: Any) -> str:
-    """The budget a client without a session spends: its address's (a REST client, a 2026 MCP client)."""
+    """The budget a client without a session spends: its address's (a REST client, a 2026 MCP
+    client)."""
     return f"peer:{request.client.host if request.client else '?'}"
 
 
 def _tool(spec: ToolSpec, wire: ToolWire | None) -> types.Tool:
-    """The tool as listed: under a profile that serves its name, with the schemas the seed's client reads."""
+    """The tool as listed: under a profile that serves its name, with the schemas the seed's client
+    reads."""
     hints = spec.annotations
     output_schema = spec.output_schema if wire is None else wire.output_schema
     return types.Tool(
@@ -80,20 +90,30 @@ def _tool(spec: ToolSpec, wire: ToolWire | None) -> types.Tool:
             idempotent_hint=hints["idempotent"],
             open_world_hint=hints["open_world"],
         ),
-        # A run may be asked for as a task (2025-11-25); the SDK leaves this out of what a 2026 client sees.
-        execution=types.ToolExecution(task_support="optional") if spec.execution == "async" else None,
+        # A run may be asked for as a task (2025-11-25); the SDK leaves this out of what a 2026
+        # client sees.
+        execution=types.ToolExecution(task_support="optional")
+        if spec.execution == "async"
+        else None,
     )
 
 
 def build_server(runner: ToolRunner) -> Server[Any]:
-    """A low-level SDK server whose every list is built once and whose calls go through ``runner``."""
+    """A low-level SDK server whose every list is built once and whose calls go through
+    ``runner``."""
     registry = runner.registry
     tools = types.ListToolsResult(
         tools=[_tool(spec, registry.wires.get(spec.name)) for spec in registry.tools.values()]
     )
     resources = types.ListResourcesResult(
         resources=[
-            types.Resource(name=r.name, title=r.title, uri=r.uri, description=r.description, mime_type=r.mime_type)
+            types.Resource(
+                name=r.name,
+                title=r.title,
+                uri=r.uri,
+                description=r.description,
+                mime_type=r.mime_type,
+            )
             for r in registry.resources
             if r.uri is not None
         ]
@@ -118,7 +138,9 @@ def build_server(runner: ToolRunner) -> Server[Any]:
                 title=p.title,
                 description=p.description,
                 arguments=[
-                    types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                    types.PromptArgument(
+                        name=a.name, description=a.description, required=a.required
+                    )
                     for a in p.arguments
                 ],
             )
@@ -127,8 +149,8 @@ def build_server(runner: ToolRunner) -> Server[Any]:
     )
 
     # logging/setLevel holds for the connection. The SDK builds a session object per request, so the
-    # connection is known by its initialize parameters (one unhashable object per connection): by id,
-    # with the entry dropped when that object is collected.
+    # connection is known by its initialize parameters (one unhashable object per connection): by
+    # id, with the entry dropped when that object is collected.
     log_levels: dict[int, str] = {}
 
     async def set_logging_level(
@@ -141,8 +163,11 @@ def build_server(runner: ToolRunner) -> Server[Any]:
             log_levels[id(connection)] = params.level
         return types.EmptyResult()
 
-    async def report_failure(ctx: ServerRequestContext[Any], tool: str, error: dict[str, Any]) -> None:
-        """Tell a client that asked for logs that a call failed, at the failure's level, in our own words only.
+    async def report_failure(
+        ctx: ServerRequestContext[Any], tool: str, error: dict[str, Any]
+    ) -> None:
+        """Tell a client that asked for logs that a call failed, at the failure's level, in our own
+        words only.
 
         2025-era clients ask with logging/setLevel; from 2026-07-28 a request opts in through its
         _meta, which the SDK checks itself when the message is sent.
@@ -162,7 +187,9 @@ def build_server(runner: ToolRunner) -> Server[Any]:
         }
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MCPDeprecationWarning)
-            await ctx.session.send_log_message(level, data, logger="netglean", related_request_id=ctx.request_id)
+            await ctx.session.send_log_message(
+                level, data, logger="netglean", related_request_id=ctx.request_id
+            )
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -170,9 +197,9 @@ def build_server(runner: ToolRunner) -> Server[Any]:
         return tools
 
     def session_of(ctx: ServerRequestContext[Any]) -> str:
-        """Whose request budget a call spends. Over HTTP, an MCP session's (its id is the server's, checked by the
-        SDK on every request), else the peer address's, as for REST (2026 clients keep no session); over stdio
-        the one client's."""
+        """Whose request budget a call spends. Over HTTP, an MCP session's (its id is the server's,
+        checked by the SDK on every request), else the peer address's, as for REST (2026 clients
+        keep no session); over stdio the one client's."""
         request = getattr(ctx, "request", None)
         if request is None:
             return "local"
@@ -181,7 +208,9 @@ def build_server(runner: ToolRunner) -> Server[Any]:
             return f"mcp:{session}"
         return peer_session(request)
 
-    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         try:
             # An omitted `arguments` in MCP means "no arguments".
             envelope, source = await runner.call(
@@ -200,7 +229,9 @@ def build_server(runner: ToolRunner) -> Server[Any]:
             text = runner.render_text(params.name, envelope, source, len(images))
             structured: dict[str, Any] | None = envelope.as_dict()
             is_error = not envelope.ok
-        else:  # a seed's shape, from netglean's envelope (its text too, where the profile keeps netglean's)
+        # a seed's shape, from netglean's envelope (its text too, where the profile keeps
+        # netglean's)
+        else:
             try:
                 answer = wire.answer(
                     envelope.as_dict(),
@@ -227,15 +258,22 @@ def build_server(runner: ToolRunner) -> Server[Any]:
     ) -> types.ListResourceTemplatesResult:
         return templates
 
-    async def read(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         try:
-            body = await read_resource(registry.resources, Context(runner.services), str(params.uri))
+            body = await read_resource(
+                registry.resources, Context(runner.services), str(params.uri)
+            )
         except ResourceNotFound:
             raise MCPError(RESOURCE_NOT_FOUND, f"Resource not found: {params.uri}") from None
-        except ToolError as error:  # the run store failed under a runs resource: our words, its code
+        # the run store failed under a runs resource: our words, its code
+        except ToolError as error:
             raise MCPError(types.INTERNAL_ERROR, CODES[error.code].sentence) from None
         return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=body.uri, mime_type=body.mime_type, text=body.text)]
+            contents=[
+                types.TextResourceContents(uri=body.uri, mime_type=body.mime_type, text=body.text)
+            ]
         )
 
     async def list_prompts(
@@ -243,7 +281,9 @@ def build_server(runner: ToolRunner) -> Server[Any]:
     ) -> types.ListPromptsResult:
         return prompts
 
-    async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    async def get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
         spec = registry.prompts.get(params.name)
         if spec is None:
             raise MCPError(types.INVALID_PARAMS, f"Unknown prompt: {params.name!r}")
@@ -259,7 +299,8 @@ def build_server(runner: ToolRunner) -> Server[Any]:
             ],
         )
 
-    # Logging is deprecated from protocol 2026-07-28 on but still what 2025 clients use; the SDK warns on use.
+    # Logging is deprecated from protocol 2026-07-28 on but still what 2025 clients use; the SDK
+    # warns on use.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MCPDeprecationWarning)
         server: Server[Any] = Server(

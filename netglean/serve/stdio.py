@@ -26,7 +26,8 @@ from netglean.serve.jsonrpc import classify
 
 
 def _claim_standard_streams() -> tuple[BinaryIO, BinaryIO, Any]:
-    """Private duplicates of fd 0/1 for the wire; fd 0 -> /dev/null, fd 1 -> stderr until released."""
+    """Private duplicates of fd 0/1 for the wire; fd 0 -> /dev/null, fd 1 -> stderr until
+    released."""
     wire_in = os.fdopen(os.dup(0), "rb")
     wire_out = os.fdopen(os.dup(1), "wb", buffering=0)
     saved = (os.dup(0), os.dup(1))
@@ -49,7 +50,10 @@ def _claim_standard_streams() -> tuple[BinaryIO, BinaryIO, Any]:
 async def stdio_streams(
     stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
 ) -> AsyncIterator[
-    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+    tuple[
+        MemoryObjectReceiveStream[SessionMessage | Exception],
+        MemoryObjectSendStream[SessionMessage],
+    ]
 ]:
     release = None
     if stdin is None or stdout is None:

@@ -1,4 +1,5 @@
-"""The run store: every background run, its log, its checkpoint and its result, kept across processes.
+"""The run store: every background run, its log, its checkpoint and its result, kept across
+processes.
 
 Tools and the runs manager see only its interface: the Protocols of netglean.store.base (one per
 concern; ``RunStore`` is all of them) and the filter language of netglean.store.filters (a tree,

@@ -62,8 +62,8 @@ class LogLine:
 
 @dataclass(frozen=True, slots=True)
 class Item:
-    """One stored piece of a run's result (a crawl's visit): ``part`` is which list it belongs to (a seed of a
-    batch_crawl), ``seq`` its place there."""
+    """One stored piece of a run's result (a crawl's visit): ``part`` is which list it belongs to (a
+    seed of a batch_crawl), ``seq`` its place there."""
 
     part: int
     seq: int
@@ -83,8 +83,8 @@ class Queued:
 
 @dataclass(frozen=True, slots=True)
 class Checkpoint:
-    """Where a crawl stands in the store: how many URLs it has queued (seqs 0 to ``queued`` - 1) and how many of
-    those wait to be visited; its visits counted."""
+    """Where a crawl stands in the store: how many URLs it has queued (seqs 0 to ``queued`` - 1) and
+    how many of those wait to be visited; its visits counted."""
 
     queued: int
     waiting: int
@@ -97,7 +97,8 @@ class Checkpoint:
 
 @dataclass(frozen=True, slots=True)
 class Visited:
-    """One visit as a crawl records it: the item to keep, and the links it queued (written together)."""
+    """One visit as a crawl records it: the item to keep, and the links it queued (written
+    together)."""
 
     seq: int
     body: dict[str, Any]
@@ -114,7 +115,8 @@ class Visited:
 
 @dataclass(frozen=True, slots=True)
 class Project:
-    """A saved job: its definition (the kind's own arguments), its variables' defaults, its schedule."""
+    """A saved job: its definition (the kind's own arguments), its variables' defaults, its
+    schedule."""
 
     id: str
     name: str
@@ -123,14 +125,16 @@ class Project:
     variables: dict[str, Any]
     schedule: str | None
     secret: str
-    """The feed URL's secret (a feed reader cannot send a bearer token): shown by get_project, never logged."""
+    """The feed URL's secret (a feed reader cannot send a bearer token): shown by get_project, never
+    logged."""
     created_at: float
     updated_at: float
 
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One row of a dataset: its properties, the run that last wrote them, when it was first and last written."""
+    """One row of a dataset: its properties, the run that last wrote them, when it was first and
+    last written."""
 
     dataset: str
     key: str
@@ -142,7 +146,8 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """What writing a run's rows did: rows new to the dataset, changed, and the same as already kept."""
+    """What writing a run's rows did: rows new to the dataset, changed, and the same as already
+    kept."""
 
     new: int = 0
     updated: int = 0
@@ -153,8 +158,8 @@ class Written:
 
 @dataclass(frozen=True, slots=True)
 class ProjectFeed:
-    """A feed project's feed as served: the last good one (None before any), and the last refresh that failed
-    after it (when it failed, and why in netglean's words)."""
+    """A feed project's feed as served: the last good one (None before any), and the last refresh
+    that failed after it (when it failed, and why in netglean's words)."""
 
     run_id: str | None
     rss: str | None
@@ -167,8 +172,8 @@ class ProjectFeed:
 
 @dataclass(frozen=True, slots=True)
 class ScanRecord:
-    """One scan in the local index: where and when, its outcome and score, its result whole (the evidence is
-    kept beside it, read with ``scan_evidence``)."""
+    """One scan in the local index: where and when, its outcome and score, its result whole (the
+    evidence is kept beside it, read with ``scan_evidence``)."""
 
     id: str
     domain: str
@@ -196,23 +201,35 @@ class RunRecords(Protocol):
     async def get(self, run_id: str) -> Run | None: ...
 
     async def list_runs(
-        self, *, statuses: Sequence[str], tools: Sequence[str], offset: int, limit: int, session: str | None = None
+        self,
+        *,
+        statuses: Sequence[str],
+        tools: Sequence[str],
+        offset: int,
+        limit: int,
+        session: str | None = None,
     ) -> tuple[list[Run], int]:
         """A page of the runs, newest first (only ``session``'s, when given), and how many."""
         ...
 
     async def claim(self, run_id: str) -> Run | None:
-        """Take a queued run for this process (running); None when another took it or it is no longer queued."""
+        """Take a queued run for this process (running); None when another took it or it is no
+        longer queued."""
         ...
 
-    async def requeue(self, run_id: str, *, session: str, retry_failed: bool) -> tuple[Run | None, int]:
-        """Resume a run, as one step: queued again, owned by this process, spending ``session``'s budget, its
-        result, error and cancel cleared, and (``retry_failed``) its failed visits dropped so they are read again;
-        with how many were dropped. None when the run is not (or no longer) resumable: working (another resume
-        came first), or succeeded with nothing to retry."""
+    async def requeue(
+        self, run_id: str, *, session: str, retry_failed: bool
+    ) -> tuple[Run | None, int]:
+        """Resume a run, as one step: queued again, owned by this process, spending ``session``'s
+        budget, its result, error and cancel cleared, and (``retry_failed``) its failed visits
+        dropped so they are read again; with how many were dropped. None when the run is not (or no
+        longer) resumable: working (another resume came first), or succeeded with nothing to
+        retry."""
         ...
 
-    async def progress(self, run_id: str, done: int, total: int | None, current: str | None) -> None: ...
+    async def progress(
+        self, run_id: str, done: int, total: int | None, current: str | None
+    ) -> None: ...
 
     async def finish(
         self,
@@ -223,7 +240,8 @@ class RunRecords(Protocol):
         source: str | None = None,
         error: tuple[str, str] | None = None,
     ) -> Run | None:
-        """End an active run; an ended one is left as it is (a cancel that came after its end, say)."""
+        """End an active run; an ended one is left as it is (a cancel that came after its end,
+        say)."""
         ...
 
     async def result(self, run_id: str) -> tuple[str, str | None] | None:
@@ -234,16 +252,18 @@ class RunRecords(Protocol):
 
     async def log(self, run_id: str, level: str, message: str) -> None: ...
 
-    async def log_lines(self, run_id: str, *, levels: Sequence[str], tail_chars: int) -> tuple[list[LogLine], int]:
-        """The last lines at ``levels`` that fit ``tail_chars``, oldest first, and how many lines were left out; a
-        latest line longer than ``tail_chars`` alone comes cut to its end."""
+    async def log_lines(
+        self, run_id: str, *, levels: Sequence[str], tail_chars: int
+    ) -> tuple[list[LogLine], int]:
+        """The last lines at ``levels`` that fit ``tail_chars``, oldest first, and how many lines
+        were left out; a latest line longer than ``tail_chars`` alone comes cut to its end."""
         ...
 
     async def run_logs(
         self, run_ids: Sequence[str], *, levels: Sequence[str], offset: int, limit: int
     ) -> tuple[list[tuple[str, LogLine]], int]:
-        """Log lines of the runs, newest first (with each line's run), at ``levels`` (every level when empty);
-        and how many."""
+        """Log lines of the runs, newest first (with each line's run), at ``levels`` (every level
+        when empty); and how many."""
         ...
 
     async def interrupt_orphans(self) -> int:
@@ -251,13 +271,13 @@ class RunRecords(Protocol):
         ...
 
     async def interrupt_own(self, keep: Sequence[str] = ()) -> int:
-        """This process's active runs, but those in ``keep``, are ``interrupted`` (resumable): it stops, or lost
-        track of them (a write of their end that failed)."""
+        """This process's active runs, but those in ``keep``, are ``interrupted`` (resumable): it
+        stops, or lost track of them (a write of their end that failed)."""
         ...
 
     async def prune(self, older_than: float) -> int:
-        """Delete the finished runs that finished before ``older_than`` (epoch seconds), and the evidence of the scans
-        made before it (their index entries stay); how many runs."""
+        """Delete the finished runs that finished before ``older_than`` (epoch seconds), and the
+        evidence of the scans made before it (their index entries stay); how many runs."""
         ...
 
     async def counts(self) -> dict[str, int]:
@@ -276,7 +296,8 @@ class CrawlJournal(Protocol):
         ...
 
     async def queued_after(self, run_id: str, part: int, seq: int, limit: int) -> list[Queued]:
-        """The crawl's URLs queued after ``seq`` and not visited yet, in order; at most ``limit``."""
+        """The crawl's URLs queued after ``seq`` and not visited yet, in order; at most
+        ``limit``."""
         ...
 
     async def known_urls(self, run_id: str, part: int, urls: Sequence[str]) -> set[str]:
@@ -288,16 +309,20 @@ class CrawlJournal(Protocol):
         ...
 
     async def record_visits(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
-        """Keep a crawl's next visits, each with the links it queued and its log line, in one transaction."""
+        """Keep a crawl's next visits, each with the links it queued and its log line, in one
+        transaction."""
         ...
 
-    async def items(self, run_id: str, *, offset: int, limit: int, part: int | None = None) -> tuple[list[Item], int]:
+    async def items(
+        self, run_id: str, *, offset: int, limit: int, part: int | None = None
+    ) -> tuple[list[Item], int]:
         """A run's items in order (of one part only, when given), and how many there are."""
         ...
 
     async def adopt(self, run_id: str, earlier: str, *, failed: bool) -> int:
-        """Give ``run_id`` (not begun) the checkpoint of ``earlier``, a run of the same job: its queued URLs and
-        its visits (``failed`` ones too, or not, so they are read again); how many visits it took."""
+        """Give ``run_id`` (not begun) the checkpoint of ``earlier``, a run of the same job: its
+        queued URLs and its visits (``failed`` ones too, or not, so they are read again); how many
+        visits it took."""
         ...
 
 
@@ -305,8 +330,8 @@ class ProjectRecords(Protocol):
     """Saved projects, their runs and the rows of their datasets."""
 
     async def save_project(self, project: Project) -> Project:
-        """Create the project, or replace the one of its id (its name stays unique: InvalidArguments if another
-        project has it); the project as kept."""
+        """Create the project, or replace the one of its id (its name stays unique: InvalidArguments
+        if another project has it); the project as kept."""
         ...
 
     async def project(self, project_id: str) -> Project | None: ...
@@ -338,9 +363,10 @@ class ProjectRecords(Protocol):
         visits: Callable[[dict[str, Written]], Sequence[Visited]] = lambda _: (),
         part: int = 0,
     ) -> dict[str, Written]:
-        """Keep ``rows`` (key, data) by dataset, and the run's visits that read them (``visits`` makes them from
-        what was written), in one transaction, so a run resumed after a crash neither loses nor counts twice what
-        a page gave: a new key is added, a known one updated when its data changed and left alone when not."""
+        """Keep ``rows`` (key, data) by dataset, and the run's visits that read them (``visits``
+        makes them from what was written), in one transaction, so a run resumed after a crash
+        neither loses nor counts twice what a page gave: a new key is added, a known one updated
+        when its data changed and left alone when not."""
         ...
 
     async def link_run(self, project_id: str, run_id: str) -> None:
@@ -350,7 +376,8 @@ class ProjectRecords(Protocol):
     async def project_runs(
         self, project_id: str, *, statuses: Sequence[str], offset: int, limit: int
     ) -> tuple[list[Run], int]:
-        """The project's runs at ``statuses`` (every status when empty), newest first; and how many."""
+        """The project's runs at ``statuses`` (every status when empty), newest first; and how
+        many."""
         ...
 
     async def rows(
@@ -377,10 +404,13 @@ class ServedFeeds(Protocol):
     """Feed projects' feeds as netglean serve serves them: the last good one, the last failure."""
 
     async def feed_projects(self, limit: int) -> tuple[list[Project], int]:
-        """The first ``limit`` feed projects by name (the feeds netglean serve serves), and how many there are."""
+        """The first ``limit`` feed projects by name (the feeds netglean serve serves), and how many
+        there are."""
         ...
 
-    async def keep_feed(self, project_id: str, run_id: str, rss: str, json_feed: str, etag: str) -> None:
+    async def keep_feed(
+        self, project_id: str, run_id: str, rss: str, json_feed: str, etag: str
+    ) -> None:
         """The project's new good feed, replacing the last (and the failure noted since)."""
         ...
 
@@ -399,14 +429,19 @@ class ScanIndex(Protocol):
         ...
 
     async def scans(
-        self, *, domain: str | None = None, run_id: str | None = None, offset: int = 0, limit: int = 50
+        self,
+        *,
+        domain: str | None = None,
+        run_id: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
     ) -> tuple[list[ScanRecord], int]:
         """A domain's scans, or a run's, latest first, and how many there are."""
         ...
 
     async def scan_evidence(self, scan_id: str) -> bytes | None:
-        """A scan's evidence as recorded (canonical JSON), or None for no such scan (or one pruned past the
-        retention, whose index entry is kept without it)."""
+        """A scan's evidence as recorded (canonical JSON), or None for no such scan (or one pruned
+        past the retention, whose index entry is kept without it)."""
         ...
 
 
@@ -418,7 +453,8 @@ class RunStore(RunRecords, CrawlJournal, ProjectRecords, ServedFeeds, ScanIndex,
 
     @property
     def location(self) -> str:
-        """Where the store's file is (a path), for the operator's messages (engine_info names its folder)."""
+        """Where the store's file is (a path), for the operator's messages (engine_info names its
+        folder)."""
         ...
 
     @property

@@ -11,14 +11,16 @@ A filter compares fields with values and joins the comparisons (PocketBase's sha
 - operators: ``=`` ``!=`` ``>`` ``>=`` ``<`` ``<=``, and ``~`` / ``!~`` (contains / does not
   contain, case-insensitive for ASCII); ``= null`` and ``!= null`` test for a missing value; a
   missing value is unequal to every value.
-- values: strings in double or single quotes (backslash escapes the quote and itself), numbers, ``true``,
-  ``false``, ``null``. A whole number is exact and 64 bits (``-9223372036854775808`` to
-  ``9223372036854775807``); one with a point or an exponent is a double (to about ``1.8e308``).
-  A number beyond either is refused, naming it, rather than compared as another; ``~`` looks
-  for a whole number of any length.
-- ``&&`` binds tighter than ``||``; parentheses group; at most MAX_TERMS comparisons and MAX_DEPTH nested groups.
+- values: strings in double or single quotes (backslash escapes the quote and itself), numbers,
+  ``true``, ``false``, ``null``. A whole number is exact and 64 bits (``-9223372036854775808`` to
+  ``9223372036854775807``); one with a point or an exponent is a double (to about ``1.8e308``). A
+  number beyond either is refused, naming it, rather than compared as another; ``~`` looks for a
+  whole number of any length.
+- ``&&`` binds tighter than ``||``; parentheses group; at most MAX_TERMS comparisons and MAX_DEPTH
+  nested groups.
 
-A sort is fields separated by commas, each ascending or with a leading ``-`` descending (``-created,name``).
+A sort is fields separated by commas, each ascending or with a leading ``-`` descending
+(``-created,name``).
 
 The tree (``Compare``, ``And``, ``Or``; ``Sort``) names fields and holds values, never a query
 language's text: each backend compiles it, binding every value and JSON path as a parameter
@@ -129,7 +131,8 @@ def parse_sort(text: str, fields: Fields, default: str) -> tuple[Sort, ...]:
     names = [name.strip() for name in wanted.split(",")]
     if len(names) > MAX_SORT_FIELDS:
         raise InvalidQuery(
-            f"sort: at most {MAX_SORT_FIELDS} fields", detail={"argument": "sort", "expected": "fewer fields"}
+            f"sort: at most {MAX_SORT_FIELDS} fields",
+            detail={"argument": "sort", "expected": "fewer fields"},
         )
     for name in names:
         descending = name.startswith("-")
@@ -234,7 +237,11 @@ class _Parser:
         length."""
         token = self._peek()
         if token is None:
-            raise _problem(self.text, len(self.text), "a value (a quoted string, a number, true, false or null)")
+            raise _problem(
+                self.text,
+                len(self.text),
+                "a value (a quoted string, a number, true, false or null)",
+            )
         kind, text, at = token
         self.at += 1
         if kind == "string":
@@ -246,7 +253,9 @@ class _Parser:
             return text == "true"
         if kind == "word" and text == "null":
             return None
-        raise _problem(self.text, at, "a value (a quoted string, a number, true, false or null)", found=text)
+        raise _problem(
+            self.text, at, "a value (a quoted string, a number, true, false or null)", found=text
+        )
 
     def _number(self, text: str, at: int) -> int | float:
         """A number token's value: a whole number exactly (not through a double, which rounds past
@@ -272,7 +281,9 @@ class _Parser:
 
 def _problem(text: str, at: int, expected: str, *, found: str | None = None) -> InvalidQuery:
     seen = (
-        f"found {found[:40]!r}" if found is not None else ("the end" if at >= len(text) else f"{text[at : at + 20]!r}")
+        f"found {found[:40]!r}"
+        if found is not None
+        else ("the end" if at >= len(text) else f"{text[at : at + 20]!r}")
     )
     return InvalidQuery(
         f"filter: at position {at}, expected {expected} ({seen})",

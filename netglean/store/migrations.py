@@ -1,6 +1,6 @@
-"""The store's schema, as the steps that build it: step N takes a store from version N-1 to N (SQLite's
-``user_version``; PostgreSQL's ``store_version`` table). A step is never edited once released; a
-change is a new step, written in each backend's dialect."""
+"""The store's schema, as the steps that build it: step N takes a store from version N-1 to N
+(SQLite's ``user_version``; PostgreSQL's ``store_version`` table). A step is never edited once
+released; a change is a new step, written in each backend's dialect."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             depth INTEGER NOT NULL,
             PRIMARY KEY (run_id, part, seq)
         ) WITHOUT ROWID""",
-        # A rowid table, its key a unique index: its rows hold a page each (kilobytes), too large for WITHOUT ROWID.
+        # A rowid table, its key a unique index: its rows hold a page each (kilobytes), too large
+        # for WITHOUT ROWID.
         """CREATE TABLE run_items (
             run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
             part INTEGER NOT NULL,
@@ -71,8 +72,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             updated_at REAL NOT NULL
         )""",
         "CREATE INDEX projects_by_updated ON projects (updated_at DESC, id)",
-        # A row's data is JSON (its properties); its key (a declared property's value, or its content's hash) makes
-        # a re-run write only what is new or changed.
+        # A row's data is JSON (its properties); its key (a declared property's value, or its
+        # content's hash) makes a re-run write only what is new or changed.
         """CREATE TABLE dataset_rows (
             project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
             dataset TEXT NOT NULL,
@@ -83,18 +84,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             updated_at REAL NOT NULL
         )""",
         "CREATE UNIQUE INDEX dataset_rows_key ON dataset_rows (project_id, dataset, key)",
-        "CREATE INDEX dataset_rows_by_created ON dataset_rows (project_id, dataset, created_at DESC)",
+        "CREATE INDEX dataset_rows_by_created ON dataset_rows (project_id, dataset, created_at "
+        "DESC)",
     ),
     (
-        # The runs of a project (run_project_by_name's arguments name no id): its latest, to resume or retry; its
-        # logs. A run outlives its project's deletion, the link does not.
+        # The runs of a project (run_project_by_name's arguments name no id): its latest, to resume
+        # or retry; its logs. A run outlives its project's deletion, the link does not.
         """CREATE TABLE project_runs (
             project_id TEXT NOT NULL REFERENCES projects (id) ON DELETE CASCADE,
             run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
             PRIMARY KEY (project_id, run_id)
         ) WITHOUT ROWID""",
         "CREATE INDEX project_runs_by_run ON project_runs (run_id)",
-        # A feed project's last good feed, as served at /feeds/{name}: a failed refresh keeps it and says why.
+        # A feed project's last good feed, as served at /feeds/{name}: a failed refresh keeps it and
+        # says why.
         """CREATE TABLE project_feeds (
             project_id TEXT PRIMARY KEY REFERENCES projects (id) ON DELETE CASCADE,
             run_id TEXT,
@@ -107,8 +110,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     (
-        # The local index of scans (scan_url, scan_site; get_index_entry reads it): each scan's result, and its
-        # evidence (canonical JSON, zlib-compressed) so a scan can be scored again.
+        # The local index of scans (scan_url, scan_site; get_index_entry reads it): each scan's
+        # result, and its evidence (canonical JSON, zlib-compressed) so a scan can be scored again.
         """CREATE TABLE scans (
             id TEXT PRIMARY KEY,
             domain TEXT NOT NULL,
@@ -127,11 +130,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX scans_by_run ON scans (run_id)",
     ),
     (
-        # A crawl holds a bounded part of its frontier in memory and asks the store for the rest: whether a URL is
-        # queued already, at which URL a page of a canonical URL was read. A visit counts the links its page gave
-        # that the crawl did not queue.
+        # A crawl holds a bounded part of its frontier in memory and asks the store for the rest:
+        # whether a URL is queued already, at which URL a page of a canonical URL was read. A visit
+        # counts the links its page gave that the crawl did not queue.
         "CREATE INDEX run_frontier_by_url ON run_frontier (run_id, part, url)",
-        "CREATE INDEX run_items_by_canonical ON run_items (run_id, part, canonical, seq) WHERE canonical IS NOT NULL",
+        "CREATE INDEX run_items_by_canonical ON run_items (run_id, part, canonical, seq) WHERE "
+        "canonical IS NOT NULL",
         "ALTER TABLE run_items ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0",
     ),
 )
@@ -217,7 +221,8 @@ POSTGRESQL_MIGRATIONS: tuple[tuple[str, ...], ...] = (
             updated_at {_TIME} NOT NULL
         )""",
         "CREATE UNIQUE INDEX dataset_rows_key ON dataset_rows (project_id, dataset, key)",
-        "CREATE INDEX dataset_rows_by_created ON dataset_rows (project_id, dataset, created_at DESC)",
+        "CREATE INDEX dataset_rows_by_created ON dataset_rows (project_id, dataset, created_at "
+        "DESC)",
     ),
     (
         f"""CREATE TABLE project_runs (
@@ -257,7 +262,8 @@ POSTGRESQL_MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     (
         "CREATE INDEX run_frontier_by_url ON run_frontier (run_id, part, url)",
-        "CREATE INDEX run_items_by_canonical ON run_items (run_id, part, canonical, seq) WHERE canonical IS NOT NULL",
+        "CREATE INDEX run_items_by_canonical ON run_items (run_id, part, canonical, seq) WHERE "
+        "canonical IS NOT NULL",
         "ALTER TABLE run_items ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0",
     ),
 )

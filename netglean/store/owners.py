@@ -1,5 +1,6 @@
-"""Which processes are alive, told by file locks the kernel lets go of when a process dies (kill -9 included):
-a run whose owner's lock can be taken was left by a dead process, whatever became of its process id."""
+"""Which processes are alive, told by file locks the kernel lets go of when a process dies (kill -9
+included): a run whose owner's lock can be taken was left by a dead process, whatever became of its
+process id."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ class Owners:
             return True
         try:
             fd = os.open(self._path(owner), os.O_RDWR)
-        except (FileNotFoundError, ValueError):  # ValueError: an owner id with a NUL, from a damaged row
+        # ValueError: an owner id with a NUL, from a damaged row
+        except (FileNotFoundError, ValueError):
             return False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -1,10 +1,10 @@
 """The embedded run store: one SQLite database in WAL mode under the operator's data directory.
 
-WAL lets readers go on while a writer writes, and several processes (a stdio server per client, plus `serve`)
-share one file: writes take SQLite's lock in turn (``BEGIN IMMEDIATE``, waiting up to ``BUSY_WAIT``). Each
-connection is used by one thread at a time (its own limiter), so the event loop never waits on the disk.
-``synchronous=NORMAL``: a process killed at any point loses nothing committed; a power cut may lose the last
-commits, never the database.
+WAL lets readers go on while a writer writes, and several processes (a stdio server per client, plus
+`serve`) share one file: writes take SQLite's lock in turn (``BEGIN IMMEDIATE``, waiting up to
+``BUSY_WAIT``). Each connection is used by one thread at a time (its own limiter), so the event loop
+never waits on the disk. ``synchronous=NORMAL``: a process killed at any point loses nothing
+committed; a power cut may lose the last commits, never the database.
 """
 
 from __future__ import annotations
@@ -54,8 +54,9 @@ BUSY_WAIT = 10.0
 """Seconds a write waits for another process's write to end before the call fails as unavailable."""
 
 _RUN_COLUMNS = (
-    "id, tool, arguments, label, session, status, owner, done, total, current, created_at, started_at, updated_at,"
-    " finished_at, error_code, error_message, attempts, cancel, result IS NOT NULL"
+    "id, tool, arguments, label, session, status, owner, done, total, current, created_at, "
+    "started_at, updated_at, finished_at, error_code, error_message, attempts, cancel, result IS "
+    "NOT NULL"
 )
 
 
@@ -85,14 +86,26 @@ def _run(row: tuple[Any, ...]) -> Run:
 
 _PROJECT_COLUMNS = "id, name, kind, definition, variables, schedule, secret, created_at, updated_at"
 _ROWS = (
-    "(SELECT project_id, dataset, key, run_id, data, created_at AS created, updated_at AS updated FROM dataset_rows)"
+    "(SELECT project_id, dataset, key, run_id, data, created_at AS created, updated_at AS "
+    "updated FROM dataset_rows)"
 )
-"""The rows as a filter sees them: run_id, created and updated by those names, and data (their JSON)."""
+"""The rows as a filter sees them: run_id, created and updated by those names, and data (their
+JSON)."""
 
 
 def _project(row: tuple[Any, ...]) -> Project:
     pid, name, kind, definition, variables, schedule, secret, created, updated = row
-    return Project(pid, name, kind, json.loads(definition), json.loads(variables), schedule, secret, created, updated)
+    return Project(
+        pid,
+        name,
+        kind,
+        json.loads(definition),
+        json.loads(variables),
+        schedule,
+        secret,
+        created,
+        updated,
+    )
 
 
 def _marks(count: int) -> str:
@@ -100,8 +113,12 @@ def _marks(count: int) -> str:
 
 
 _MARKS_AT_ONCE = 500
-"""Values one IN (...) list takes: SQLite builds before 3.32 take at most 999 parameters a statement."""
-_UNVISITED = "NOT EXISTS (SELECT 1 FROM run_items i WHERE i.run_id = f.run_id AND i.part = f.part AND i.seq = f.seq)"
+"""Values one IN (...) list takes: SQLite builds before 3.32 take at most 999 parameters a
+statement."""
+_UNVISITED = (
+    "NOT EXISTS (SELECT 1 FROM run_items i WHERE i.run_id = f.run_id AND i.part = f.part AND "
+    "i.seq = f.seq)"
+)
 """A frontier row (as f) that no visit has taken."""
 
 
@@ -140,13 +157,16 @@ class _Connection:
         try:
             yield self.db
         except BaseException:
-            if self.db.in_transaction:  # SQLite rolls some failures (a full disk among them) back itself
+            # SQLite rolls some failures (a full disk among them) back itself
+            if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
 
 
-_DISK_FULL = "the run store's disk is full; nothing it had committed is lost (the operator must free space)"
+_DISK_FULL = (
+    "the run store's disk is full; nothing it had committed is lost (the operator must free space)"
+)
 
 
 def _no_room(exc: sqlite3.Error) -> bool:
@@ -157,7 +177,8 @@ def _no_room(exc: sqlite3.Error) -> bool:
 
 
 def _failure(exc: sqlite3.Error, path: Path) -> Exception:
-    """What a database error means to a caller, in words that hold no path (the operator's log has it)."""
+    """What a database error means to a caller, in words that hold no path (the operator's log has
+    it)."""
     code = getattr(exc, "sqlite_errorcode", None)
     log.error("run store %s: %s", path, exc)
     if _no_room(exc):
@@ -188,18 +209,18 @@ class SqliteStore:
 
     @classmethod
     def open(cls, folder: Path) -> SqliteStore:
-        """The store in ``folder``, created and brought to the current schema; refuses, naming the path and what to
-        do, a folder it cannot write, a file that is no store, and a store from a newer netglean.
-        On a full disk a current store opens read-only: SQLite cannot even read it for writing when
-        its -shm cannot grow."""
+        """The store in ``folder``, created and brought to the current schema; refuses, naming the
+        path and what to do, a folder it cannot write, a file that is no store, and a store from a
+        newer netglean. On a full disk a current store opens read-only: SQLite cannot even read it
+        for writing when its -shm cannot grow."""
         path = folder / FILE_NAME
         try:
             folder.mkdir(parents=True, exist_ok=True)
             return cls._open_migrated(folder)
         except OSError as exc:
             raise ConfigurationError(
-                f"cannot write the run store folder {folder} ({exc.strerror}): give netglean write access to it, "
-                "or choose another with --data-dir (NETGLEAN_DATA_DIR)"
+                f"cannot write the run store folder {folder} ({exc.strerror}): give netglean "
+                "write access to it, or choose another with --data-dir (NETGLEAN_DATA_DIR)"
             ) from None
         except sqlite3.Error as exc:
             if not _no_room(exc):
@@ -249,8 +270,9 @@ class SqliteStore:
         version: int = db.execute("PRAGMA user_version").fetchone()[0]
         if version > len(MIGRATIONS):
             raise ConfigurationError(
-                f"the run store {self._path} was made by a newer netglean (schema {version}; this one knows up "
-                f"to {len(MIGRATIONS)}): upgrade netglean, or choose another folder with --data-dir"
+                f"the run store {self._path} was made by a newer netglean (schema {version}; "
+                f"this one knows up to {len(MIGRATIONS)}): upgrade netglean, or choose another "
+                "folder with --data-dir"
             )
         return version
 
@@ -262,7 +284,8 @@ class SqliteStore:
             for step in MIGRATIONS[version:]:
                 for statement in step:
                     db.execute(statement)
-            if version < len(MIGRATIONS):  # a current store is not written to at all: it opens on a full disk
+            # a current store is not written to at all: it opens on a full disk
+            if version < len(MIGRATIONS):
                 db.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
         db.execute("SELECT count(*) FROM runs").fetchone()  # a damaged file fails here, at start-up
 
@@ -274,7 +297,9 @@ class SqliteStore:
     def owner(self) -> str:
         return self._owners.id
 
-    async def _do(self, connection: _Connection, work: Callable[[sqlite3.Connection], T], *, write: bool) -> T:
+    async def _do(
+        self, connection: _Connection, work: Callable[[sqlite3.Connection], T], *, write: bool
+    ) -> T:
         def run() -> T:
             try:
                 if write:
@@ -332,14 +357,25 @@ class SqliteStore:
         row = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE id = ?", (run_id,)).fetchone()
         return _run(row) if row else None
 
-    async def create(self, run_id: str, tool: str, arguments: dict[str, Any], label: str | None, session: str) -> Run:
+    async def create(
+        self, run_id: str, tool: str, arguments: dict[str, Any], label: str | None, session: str
+    ) -> Run:
         now = time.time()
 
         def work(db: sqlite3.Connection) -> Run:
             db.execute(
-                "INSERT INTO runs (id, tool, arguments, label, session, status, owner, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
-                (run_id, tool, json.dumps(arguments, ensure_ascii=False), label, session, self.owner, now, now),
+                "INSERT INTO runs (id, tool, arguments, label, session, status, owner, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
+                (
+                    run_id,
+                    tool,
+                    json.dumps(arguments, ensure_ascii=False),
+                    label,
+                    session,
+                    self.owner,
+                    now,
+                    now,
+                ),
             )
             return self._one(db, run_id)  # type: ignore[return-value]  # just written
 
@@ -360,7 +396,13 @@ class SqliteStore:
             await self.interrupt_orphans()
 
     async def list_runs(
-        self, *, statuses: Sequence[str], tools: Sequence[str], offset: int, limit: int, session: str | None = None
+        self,
+        *,
+        statuses: Sequence[str],
+        tools: Sequence[str],
+        offset: int,
+        limit: int,
+        session: str | None = None,
     ) -> tuple[list[Run], int]:
         where, values = ([f"tool IN ({_marks(len(tools))})"], list(tools)) if tools else ([], [])
         if session is not None:
@@ -368,10 +410,17 @@ class SqliteStore:
         return await self._runs(where, values, statuses=statuses, offset=offset, limit=limit)
 
     async def _runs(
-        self, where: list[str], values: list[Any], *, statuses: Sequence[str], offset: int, limit: int
+        self,
+        where: list[str],
+        values: list[Any],
+        *,
+        statuses: Sequence[str],
+        offset: int,
+        limit: int,
     ) -> tuple[list[Run], int]:
-        """A page of the runs that meet every condition of ``where`` (and have one of ``statuses``, when given),
-        newest first, the dead processes' runs first marked interrupted; and how many."""
+        """A page of the runs that meet every condition of ``where`` (and have one of ``statuses``,
+        when given), newest first, the dead processes' runs first marked interrupted; and how
+        many."""
         await self._mark_orphans()
         if statuses:
             where, values = [*where, f"status IN ({_marks(len(statuses))})"], [*values, *statuses]
@@ -380,7 +429,8 @@ class SqliteStore:
         def work(db: sqlite3.Connection) -> tuple[list[Run], int]:
             total = db.execute(f"SELECT count(*) FROM runs WHERE {clause}", values).fetchone()[0]
             rows = db.execute(
-                f"SELECT {_RUN_COLUMNS} FROM runs WHERE {clause} ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE {clause} ORDER BY created_at DESC, id "
+                "LIMIT ? OFFSET ?",
                 [*values, limit, offset],
             ).fetchall()
             return [_run(row) for row in rows], total
@@ -400,7 +450,9 @@ class SqliteStore:
 
         return await self._write(work)
 
-    async def requeue(self, run_id: str, *, session: str, retry_failed: bool) -> tuple[Run | None, int]:
+    async def requeue(
+        self, run_id: str, *, session: str, retry_failed: bool
+    ) -> tuple[Run | None, int]:
         now = time.time()
 
         def work(db: sqlite3.Connection) -> tuple[Run | None, int]:
@@ -410,19 +462,24 @@ class SqliteStore:
                 return None, 0
             forgotten = 0
             if retry_failed:
-                forgotten = db.execute("DELETE FROM run_items WHERE run_id = ? AND kind = 'failed'", (run_id,)).rowcount
+                forgotten = db.execute(
+                    "DELETE FROM run_items WHERE run_id = ? AND kind = 'failed'", (run_id,)
+                ).rowcount
                 if not forgotten and status == "succeeded":  # nothing to retry: left as it is
                     return None, 0
             db.execute(
-                "UPDATE runs SET status = 'queued', owner = ?, session = ?, updated_at = ?, finished_at = NULL,"
-                " error_code = NULL, error_message = NULL, cancel = NULL, result = NULL, source = NULL WHERE id = ?",
+                "UPDATE runs SET status = 'queued', owner = ?, session = ?, updated_at = ?, "
+                "finished_at = NULL, error_code = NULL, error_message = NULL, cancel = NULL, "
+                "result = NULL, source = NULL WHERE id = ?",
                 (self.owner, session, now, run_id),
             )
             return self._one(db, run_id), forgotten
 
         return await self._write(work)
 
-    async def progress(self, run_id: str, done: int, total: int | None, current: str | None) -> None:
+    async def progress(
+        self, run_id: str, done: int, total: int | None, current: str | None
+    ) -> None:
         now = time.time()
         await self._write(
             lambda db: db.execute(
@@ -445,8 +502,9 @@ class SqliteStore:
 
         def work(db: sqlite3.Connection) -> Run | None:
             db.execute(
-                "UPDATE runs SET status = ?, finished_at = ?, updated_at = ?, result = ?, source = ?, error_code = ?,"
-                f" error_message = ?, cancel = NULL WHERE id = ? AND status IN ({_marks(len(ACTIVE))})",
+                "UPDATE runs SET status = ?, finished_at = ?, updated_at = ?, result = ?, "
+                "source = ?, error_code = ?, error_message = ?, cancel = NULL WHERE id = ? AND "
+                f"status IN ({_marks(len(ACTIVE))})",
                 (status, now, now, result, source, code, message, run_id, *ACTIVE),
             )
             return self._one(db, run_id)
@@ -455,7 +513,9 @@ class SqliteStore:
 
     async def result(self, run_id: str) -> tuple[str, str | None] | None:
         row = await self._read(
-            lambda db: db.execute("SELECT result, source FROM runs WHERE id = ?", (run_id,)).fetchone()
+            lambda db: db.execute(
+                "SELECT result, source FROM runs WHERE id = ?", (run_id,)
+            ).fetchone()
         )
         return (row[0], row[1]) if row and row[0] is not None else None
 
@@ -473,18 +533,23 @@ class SqliteStore:
         now = time.time()
         await self._write(lambda db: _log_line(db, run_id, level, message, now))
 
-    async def log_lines(self, run_id: str, *, levels: Sequence[str], tail_chars: int) -> tuple[list[LogLine], int]:
+    async def log_lines(
+        self, run_id: str, *, levels: Sequence[str], tail_chars: int
+    ) -> tuple[list[LogLine], int]:
         def work(db: sqlite3.Connection) -> tuple[list[LogLine], int]:
             rows = db.execute(
-                f"SELECT seq, at, level, message FROM run_log WHERE run_id = ? AND level IN ({_marks(len(levels))})"
-                " ORDER BY seq DESC",
+                "SELECT seq, at, level, message FROM run_log WHERE run_id = ? AND level IN "
+                f"({_marks(len(levels))}) ORDER BY seq DESC",
                 (run_id, *levels),
             )
             kept: list[LogLine] = []
             used = left = 0
             for seq, at, level, message in rows:
-                if not kept and not left and len(message) > tail_chars:  # the latest line alone: its end, cut
-                    kept.append(LogLine(seq, at, level, "…" + message[len(message) - tail_chars + 1 :]))
+                # the latest line alone: its end, cut
+                if not kept and not left and len(message) > tail_chars:
+                    kept.append(
+                        LogLine(seq, at, level, "…" + message[len(message) - tail_chars + 1 :])
+                    )
                     used = tail_chars
                     continue
                 if left or used + len(message) > tail_chars:
@@ -499,16 +564,20 @@ class SqliteStore:
     async def checkpoint(self, run_id: str, part: int) -> Checkpoint:
         def work(db: sqlite3.Connection) -> Checkpoint:
             queued = db.execute(
-                "SELECT coalesce(max(seq) + 1, 0), count(*) FROM run_frontier WHERE run_id = ? AND part = ?",
+                "SELECT coalesce(max(seq) + 1, 0), count(*) FROM run_frontier WHERE run_id = ? "
+                "AND part = ?",
                 (run_id, part),
             ).fetchone()
             visited, read, failed, dropped = db.execute(
-                "SELECT count(*), coalesce(sum(kind = 'read'), 0), coalesce(sum(kind = 'failed'), 0),"
-                " coalesce(sum(dropped), 0) FROM run_items WHERE run_id = ? AND part = ?",
+                "SELECT count(*), coalesce(sum(kind = 'read'), 0), coalesce(sum(kind = "
+                "'failed'), 0), coalesce(sum(dropped), 0) FROM run_items WHERE run_id = ? AND "
+                "part = ?",
                 (run_id, part),
             ).fetchone()
             waiting = db.execute(
-                f"SELECT count(*) FROM run_frontier f WHERE run_id = ? AND part = ? AND {_UNVISITED}", (run_id, part)
+                "SELECT count(*) FROM run_frontier f WHERE run_id = ? AND part = ? AND "
+                f"{_UNVISITED}",
+                (run_id, part),
             ).fetchone()[0]
             return Checkpoint(queued[0], waiting, visited, read, failed, dropped)
 
@@ -516,14 +585,16 @@ class SqliteStore:
 
     async def seed(self, run_id: str, part: int, url: str) -> None:
         await self._write(
-            lambda db: db.execute("INSERT OR IGNORE INTO run_frontier VALUES (?, ?, 0, ?, 0)", (run_id, part, url))
+            lambda db: db.execute(
+                "INSERT OR IGNORE INTO run_frontier VALUES (?, ?, 0, ?, 0)", (run_id, part, url)
+            )
         )
 
     async def queued_after(self, run_id: str, part: int, seq: int, limit: int) -> list[Queued]:
         def work(db: sqlite3.Connection) -> list[Queued]:
             rows = db.execute(
-                "SELECT seq, url, depth FROM run_frontier f WHERE run_id = ? AND part = ? AND seq > ?"
-                f" AND {_UNVISITED} ORDER BY seq LIMIT ?",
+                "SELECT seq, url, depth FROM run_frontier f WHERE run_id = ? AND part = ? AND "
+                f"seq > ? AND {_UNVISITED} ORDER BY seq LIMIT ?",
                 (run_id, part, seq, limit),
             )
             return [Queued(*row) for row in rows]
@@ -538,7 +609,8 @@ class SqliteStore:
                 known.update(
                     row[0]
                     for row in db.execute(
-                        f"SELECT url FROM run_frontier WHERE run_id = ? AND part = ? AND url IN ({_marks(len(chunk))})",
+                        "SELECT url FROM run_frontier WHERE run_id = ? AND part = ? AND url IN "
+                        f"({_marks(len(chunk))})",
                         (run_id, part, *chunk),
                     )
                 )
@@ -549,8 +621,8 @@ class SqliteStore:
     async def read_at(self, run_id: str, part: int, canonical: str) -> str | None:
         def work(db: sqlite3.Connection) -> str | None:
             row = db.execute(
-                "SELECT url FROM run_items WHERE run_id = ? AND part = ? AND canonical = ? AND kind = 'read'"
-                " ORDER BY seq LIMIT 1",
+                "SELECT url FROM run_items WHERE run_id = ? AND part = ? AND canonical = ? AND "
+                "kind = 'read' ORDER BY seq LIMIT 1",
                 (run_id, part, canonical),
             ).fetchone()
             return None if row is None else str(row[0])
@@ -560,13 +632,22 @@ class SqliteStore:
     async def record_visits(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
         await self._write(_visits_writer(run_id, part, visits))
 
-    async def items(self, run_id: str, *, offset: int, limit: int, part: int | None = None) -> tuple[list[Item], int]:
-        where, values = ("run_id = ?", (run_id,)) if part is None else ("run_id = ? AND part = ?", (run_id, part))
+    async def items(
+        self, run_id: str, *, offset: int, limit: int, part: int | None = None
+    ) -> tuple[list[Item], int]:
+        where, values = (
+            ("run_id = ?", (run_id,))
+            if part is None
+            else ("run_id = ? AND part = ?", (run_id, part))
+        )
 
         def work(db: sqlite3.Connection) -> tuple[list[Item], int]:
-            total = db.execute(f"SELECT count(*) FROM run_items WHERE {where}", values).fetchone()[0]
+            total = db.execute(f"SELECT count(*) FROM run_items WHERE {where}", values).fetchone()[
+                0
+            ]
             rows = db.execute(
-                f"SELECT part, seq, body FROM run_items WHERE {where} ORDER BY part, seq LIMIT ? OFFSET ?",
+                f"SELECT part, seq, body FROM run_items WHERE {where} ORDER BY part, seq LIMIT ? "
+                "OFFSET ?",
                 (*values, limit, offset),
             ).fetchall()
             return [Item(part, seq, json.loads(body), len(body)) for part, seq, body in rows], total
@@ -578,7 +659,8 @@ class SqliteStore:
             lambda db: [
                 row[0]
                 for row in db.execute(
-                    f"SELECT DISTINCT owner FROM runs WHERE status IN ({_marks(len(ACTIVE))})", ACTIVE
+                    f"SELECT DISTINCT owner FROM runs WHERE status IN ({_marks(len(ACTIVE))})",
+                    ACTIVE,
                 )
             ]
         )
@@ -594,8 +676,8 @@ class SqliteStore:
 
         def work(db: sqlite3.Connection) -> int:
             return db.execute(
-                "UPDATE runs SET status = 'interrupted', finished_at = ?, updated_at = ?, cancel = NULL"
-                f" WHERE owner IS ? AND status IN ({_marks(len(ACTIVE))}){kept}",
+                "UPDATE runs SET status = 'interrupted', finished_at = ?, updated_at = ?, "
+                f"cancel = NULL WHERE owner IS ? AND status IN ({_marks(len(ACTIVE))}){kept}",
                 (now, now, owner, *ACTIVE, *keep),
             ).rowcount
 
@@ -603,11 +685,16 @@ class SqliteStore:
 
     async def prune(self, older_than: float) -> int:
         def work(db: sqlite3.Connection) -> int:
-            # A scan's evidence goes with its retention; its index entry (grade, score) stays, for the history.
-            db.execute("UPDATE scans SET evidence = X'' WHERE scanned_at < ? AND evidence != X''", (older_than,))
+            # A scan's evidence goes with its retention; its index entry (grade, score) stays, for
+            # the history.
+            db.execute(
+                "UPDATE scans SET evidence = X'' WHERE scanned_at < ? AND evidence != X''",
+                (older_than,),
+            )
             return int(
                 db.execute(
-                    f"DELETE FROM runs WHERE status IN ({_marks(len(FINISHED))}) AND finished_at < ?",
+                    f"DELETE FROM runs WHERE status IN ({_marks(len(FINISHED))}) AND finished_at "
+                    "< ?",
                     (*FINISHED, older_than),
                 ).rowcount
             )
@@ -615,21 +702,27 @@ class SqliteStore:
         return await self._write(work)
 
     async def counts(self) -> dict[str, int]:
-        rows = await self._read(lambda db: db.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall())
+        rows = await self._read(
+            lambda db: db.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall()
+        )
         return dict(rows)
 
     async def save_project(self, project: Project) -> Project:
         def work(db: sqlite3.Connection) -> Project:
-            taken = db.execute("SELECT id FROM projects WHERE name = ? AND id != ?", (project.name, project.id))
+            taken = db.execute(
+                "SELECT id FROM projects WHERE name = ? AND id != ?", (project.name, project.id)
+            )
             if taken.fetchone() is not None:
                 raise NameTaken(
-                    f"name: another project is named {project.name[:80]!r}; names are unique in a store",
+                    f"name: another project is named {project.name[:80]!r}; names are unique in "
+                    "a store",
                     detail={"argument": "name"},
                 )
             db.execute(
-                "INSERT INTO projects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET"
-                " name = excluded.name, kind = excluded.kind, definition = excluded.definition,"
-                " variables = excluded.variables, schedule = excluded.schedule, updated_at = excluded.updated_at",
+                "INSERT INTO projects VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO "
+                "UPDATE SET name = excluded.name, kind = excluded.kind, definition = "
+                "excluded.definition, variables = excluded.variables, schedule = "
+                "excluded.schedule, updated_at = excluded.updated_at",
                 (
                     project.id,
                     project.name,
@@ -643,21 +736,26 @@ class SqliteStore:
                 ),
             )
             return _project(
-                db.execute(f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?", (project.id,)).fetchone()
+                db.execute(
+                    f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?", (project.id,)
+                ).fetchone()
             )
 
         return await self._write(work)
 
     async def project(self, project_id: str) -> Project | None:
         row = await self._read(
-            lambda db: db.execute(f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?", (project_id,)).fetchone()
+            lambda db: db.execute(
+                f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE id = ?", (project_id,)
+            ).fetchone()
         )
         return _project(row) if row else None
 
     async def projects_named(self, name: str) -> list[Project]:
         rows = await self._read(
             lambda db: db.execute(
-                f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE name = ? ORDER BY created_at", (name,)
+                f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE name = ? ORDER BY created_at",
+                (name,),
             ).fetchall()
         )
         return [_project(row) for row in rows]
@@ -666,7 +764,9 @@ class SqliteStore:
         def work(db: sqlite3.Connection) -> tuple[list[Project], int]:
             total = db.execute("SELECT count(*) FROM projects WHERE kind = 'feed'").fetchone()[0]
             rows = db.execute(
-                f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE kind = 'feed' ORDER BY name LIMIT ?", (limit,)
+                f"SELECT {_PROJECT_COLUMNS} FROM projects WHERE kind = 'feed' ORDER BY name "
+                "LIMIT ?",
+                (limit,),
             ).fetchall()
             return [_project(row) for row in rows], int(total)
 
@@ -719,7 +819,8 @@ class SqliteStore:
 
         def work(db: sqlite3.Connection) -> dict[str, Written]:
             written = {
-                dataset: _store_rows(db, project_id, dataset, run_id, kept, now=now) for dataset, kept in rows.items()
+                dataset: _store_rows(db, project_id, dataset, run_id, kept, now=now)
+                for dataset, kept in rows.items()
             }
             _visits_writer(run_id, part, visits(written))(db)
             return written
@@ -728,7 +829,9 @@ class SqliteStore:
 
     async def link_run(self, project_id: str, run_id: str) -> None:
         await self._write(
-            lambda db: db.execute("INSERT OR IGNORE INTO project_runs VALUES (?, ?)", (project_id, run_id))
+            lambda db: db.execute(
+                "INSERT OR IGNORE INTO project_runs VALUES (?, ?)", (project_id, run_id)
+            )
         )
 
     async def project_runs(
@@ -742,18 +845,21 @@ class SqliteStore:
 
         def work(db: sqlite3.Connection) -> int:
             db.execute(
-                "INSERT OR IGNORE INTO run_frontier SELECT ?, part, seq, url, depth FROM run_frontier WHERE run_id = ?",
+                "INSERT OR IGNORE INTO run_frontier SELECT ?, part, seq, url, depth FROM "
+                "run_frontier WHERE run_id = ?",
                 (run_id, earlier),
             )
             return db.execute(
-                "INSERT OR IGNORE INTO run_items"
-                f" SELECT ?, part, seq, kind, url, canonical, body, dropped FROM run_items WHERE run_id = ?{kinds}",
+                "INSERT OR IGNORE INTO run_items SELECT ?, part, seq, kind, url, canonical, "
+                f"body, dropped FROM run_items WHERE run_id = ?{kinds}",
                 (run_id, earlier),
             ).rowcount
 
         return await self._write(work)
 
-    async def keep_feed(self, project_id: str, run_id: str, rss: str, json_feed: str, etag: str) -> None:
+    async def keep_feed(
+        self, project_id: str, run_id: str, rss: str, json_feed: str, etag: str
+    ) -> None:
         now = time.time()
         await self._write(
             lambda db: db.execute(
@@ -766,8 +872,9 @@ class SqliteStore:
         now = time.time()
         await self._write(
             lambda db: db.execute(
-                "INSERT INTO project_feeds (project_id, failed_at, failure) VALUES (?, ?, ?) ON CONFLICT (project_id)"
-                " DO UPDATE SET failed_at = excluded.failed_at, failure = excluded.failure",
+                "INSERT INTO project_feeds (project_id, failed_at, failure) VALUES (?, ?, ?) ON "
+                "CONFLICT (project_id) DO UPDATE SET failed_at = excluded.failed_at, failure = "
+                "excluded.failure",
                 (project_id, now, message),
             )
         )
@@ -775,7 +882,8 @@ class SqliteStore:
     async def project_feed(self, project_id: str) -> ProjectFeed | None:
         row = await self._read(
             lambda db: db.execute(
-                "SELECT run_id, rss, json, etag, built_at, failed_at, failure FROM project_feeds WHERE project_id = ?",
+                "SELECT run_id, rss, json, etag, built_at, failed_at, failure FROM project_feeds "
+                "WHERE project_id = ?",
                 (project_id,),
             ).fetchone()
         )
@@ -799,7 +907,9 @@ class SqliteStore:
                 " ORDER BY at DESC, run_id, seq DESC LIMIT ? OFFSET ?",
                 [*values, limit, offset],
             ).fetchall()
-            return [(run, LogLine(seq, at, level, message)) for run, seq, at, level, message in found], total
+            return [
+                (run, LogLine(seq, at, level, message)) for run, seq, at, level, message in found
+            ], total
 
         return await self._read(work)
 
@@ -824,12 +934,15 @@ class SqliteStore:
                 f" ORDER BY {by} LIMIT ? OFFSET ?",
                 [*values, *ordering.params, limit, offset],
             ).fetchall()
-            # A page short of its limit holds the last match, so it says how many there are: the count is a second
-            # pass over every row the filter reads (half the time of a filtered page of a large dataset).
+            # A page short of its limit holds the last match, so it says how many there are: the
+            # count is a second pass over every row the filter reads (half the time of a filtered
+            # page of a large dataset).
             if len(found) < limit and (found or not offset):
                 total = offset + len(found)
             else:
-                total = db.execute(f"SELECT count(*) FROM {_ROWS} WHERE {scope}", values).fetchone()[0]
+                total = db.execute(
+                    f"SELECT count(*) FROM {_ROWS} WHERE {scope}", values
+                ).fetchone()[0]
             return [Row(d, k, r, json.loads(data), c, u) for d, k, r, data, c, u in found], total
 
         return await self._read(work)
@@ -837,7 +950,8 @@ class SqliteStore:
     async def datasets(self, project_id: str) -> dict[str, int]:
         rows = await self._read(
             lambda db: db.execute(
-                "SELECT dataset, count(*) FROM dataset_rows WHERE project_id = ? GROUP BY dataset ORDER BY dataset",
+                "SELECT dataset, count(*) FROM dataset_rows WHERE project_id = ? GROUP BY "
+                "dataset ORDER BY dataset",
                 (project_id,),
             ).fetchall()
         )
@@ -858,18 +972,28 @@ class SqliteStore:
             zlib.compress(evidence),
             scan.run_id,
         )
-        await self._write(lambda db: db.execute(f"INSERT INTO scans VALUES ({_marks(len(row))})", row))
+        await self._write(
+            lambda db: db.execute(f"INSERT INTO scans VALUES ({_marks(len(row))})", row)
+        )
 
     async def scans(
-        self, *, domain: str | None = None, run_id: str | None = None, offset: int = 0, limit: int = 50
+        self,
+        *,
+        domain: str | None = None,
+        run_id: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
     ) -> tuple[list[ScanRecord], int]:
-        clause, values = ("domain = ?", [domain]) if domain is not None else ("run_id = ?", [run_id])
+        clause, values = (
+            ("domain = ?", [domain]) if domain is not None else ("run_id = ?", [run_id])
+        )
 
         def work(db: sqlite3.Connection) -> tuple[list[ScanRecord], int]:
             total = db.execute(f"SELECT count(*) FROM scans WHERE {clause}", values).fetchone()[0]
             found = db.execute(
-                "SELECT id, domain, url, scanned_at, outcome, reason, grade, score, evidence_hash, result, run_id"
-                f" FROM scans WHERE {clause} ORDER BY scanned_at DESC, id LIMIT ? OFFSET ?",
+                "SELECT id, domain, url, scanned_at, outcome, reason, grade, score, "
+                f"evidence_hash, result, run_id FROM scans WHERE {clause} ORDER BY scanned_at "
+                "DESC, id LIMIT ? OFFSET ?",
                 [*values, limit, offset],
             ).fetchall()
             return [_scan_record(row) for row in found], total
@@ -877,7 +1001,9 @@ class SqliteStore:
         return await self._read(work)
 
     async def scan_evidence(self, scan_id: str) -> bytes | None:
-        row = await self._read(lambda db: db.execute("SELECT evidence FROM scans WHERE id = ?", (scan_id,)).fetchone())
+        row = await self._read(
+            lambda db: db.execute("SELECT evidence FROM scans WHERE id = ?", (scan_id,)).fetchone()
+        )
         return zlib.decompress(row[0]) if row and row[0] else None
 
     def close(self) -> None:
@@ -887,18 +1013,52 @@ class SqliteStore:
 
 
 def _scan_record(row: tuple[Any, ...]) -> ScanRecord:
-    scan_id, domain, url, scanned_at, outcome, reason, grade, score, evidence_hash, result, run_id = row
+    (
+        scan_id,
+        domain,
+        url,
+        scanned_at,
+        outcome,
+        reason,
+        grade,
+        score,
+        evidence_hash,
+        result,
+        run_id,
+    ) = row
     return ScanRecord(
-        scan_id, domain, url, scanned_at, outcome, reason, grade, score, evidence_hash, json.loads(result), run_id
+        scan_id,
+        domain,
+        url,
+        scanned_at,
+        outcome,
+        reason,
+        grade,
+        score,
+        evidence_hash,
+        json.loads(result),
+        run_id,
     )
 
 
-def _visits_writer(run_id: str, part: int, visits: Sequence[Visited]) -> Callable[[sqlite3.Connection], None]:
-    """What writing a run's visits does inside a transaction: each visit, the links it queued, its log line."""
+def _visits_writer(
+    run_id: str, part: int, visits: Sequence[Visited]
+) -> Callable[[sqlite3.Connection], None]:
+    """What writing a run's visits does inside a transaction: each visit, the links it queued, its
+    log line."""
     now = time.time()
     kinds = ["read" if v.read else "failed" if v.failed else "duplicate" for v in visits]
     rows = [
-        (run_id, part, v.seq, kind, v.url, v.canonical, json.dumps(v.body, ensure_ascii=False), v.dropped)
+        (
+            run_id,
+            part,
+            v.seq,
+            kind,
+            v.url,
+            v.canonical,
+            json.dumps(v.body, ensure_ascii=False),
+            v.dropped,
+        )
         for v, kind in zip(visits, kinds, strict=True)
     ]
     links = [(run_id, part, link.seq, link.url, link.depth) for v in visits for link in v.links]
@@ -922,7 +1082,8 @@ def _store_rows(
     *,
     now: float,
 ) -> Written:
-    """Rows written by key: new ones added, changed ones updated, the same ones left alone; counted."""
+    """Rows written by key: new ones added, changed ones updated, the same ones left alone;
+    counted."""
     each: list[int] = []
     for key, data in rows:
         text = json.dumps(data, ensure_ascii=False, sort_keys=True)
@@ -950,23 +1111,27 @@ def _store_rows(
 
 def _log_line(db: sqlite3.Connection, run_id: str, level: str, message: str, now: float) -> None:
     """One more line of a run's log; every TRIM_EVERY lines, the lines past LOG_LINES_STORED go."""
-    seq = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM run_log WHERE run_id = ?", (run_id,)).fetchone()[0]
+    seq = db.execute(
+        "SELECT coalesce(max(seq), 0) + 1 FROM run_log WHERE run_id = ?", (run_id,)
+    ).fetchone()[0]
     db.execute("INSERT INTO run_log VALUES (?, ?, ?, ?, ?)", (run_id, seq, now, level, message))
     if seq > LOG_LINES_STORED and seq % TRIM_EVERY == 0:
-        db.execute("DELETE FROM run_log WHERE run_id = ? AND seq <= ?", (run_id, seq - LOG_LINES_STORED))
+        db.execute(
+            "DELETE FROM run_log WHERE run_id = ? AND seq <= ?", (run_id, seq - LOG_LINES_STORED)
+        )
 
 
 def _unusable(path: Path, exc: sqlite3.Error) -> str:
     code = getattr(exc, "sqlite_errorcode", None)
     if code in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
         return (
-            f"{path} is not a usable run store ({exc}): move it aside (netglean then starts a new, empty store "
-            "there) or choose another folder with --data-dir"
+            f"{path} is not a usable run store ({exc}): move it aside (netglean then starts a "
+            "new, empty store there) or choose another folder with --data-dir"
         )
     if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
         return (
-            f"cannot write the run store {path} ({exc}): give netglean write access to its folder, or choose "
-            "another with --data-dir (NETGLEAN_DATA_DIR)"
+            f"cannot write the run store {path} ({exc}): give netglean write access to its "
+            "folder, or choose another with --data-dir (NETGLEAN_DATA_DIR)"
         )
     if _no_room(exc):
         return _full_disk(path)
@@ -974,4 +1139,7 @@ def _unusable(path: Path, exc: sqlite3.Error) -> str:
 
 
 def _full_disk(path: Path) -> str:
-    return f"the disk of the run store {path} is full: free space, or choose another folder with --data-dir"
+    return (
+        f"the disk of the run store {path} is full: free space, or choose another folder with "
+        "--data-dir"
+    )

@@ -107,7 +107,9 @@ def _blocks(markdown: str) -> list[_Block]:
         indented = line.startswith(("    ", "\t"))
         if indented and previous_blank and not in_list and stripped:
             end = index
-            while end < len(lines) and (lines[end].startswith(("    ", "\t")) or not lines[end].strip()):
+            while end < len(lines) and (
+                lines[end].startswith(("    ", "\t")) or not lines[end].strip()
+            ):
                 end += 1
             while end > index and not lines[end - 1].strip():
                 end -= 1
@@ -137,8 +139,12 @@ def _definitions(blocks: list[_Block]) -> dict[str, tuple[str, str | None]]:
         for match in _definition_matches(block.text):
             label = normalize_label(match.group("label"))
             url = match.group("angle") if match.group("angle") is not None else match.group("bare")
-            title = next((match.group(g) for g in ("dq", "sq", "pq") if match.group(g) is not None), None)
-            found.setdefault(label, (_unescape(url), _unescape(title) if title is not None else None))
+            title = next(
+                (match.group(g) for g in ("dq", "sq", "pq") if match.group(g) is not None), None
+            )
+            found.setdefault(
+                label, (_unescape(url), _unescape(title) if title is not None else None)
+            )
     return found
 
 
@@ -182,7 +188,8 @@ def _escaped(text: str, index: int) -> bool:
 
 
 def _bracket_pairs(text: str, spans: dict[int, int]) -> dict[int, int]:
-    """Index of each ``[`` -> index of its matching ``]`` (escapes and code spans skipped), in one pass."""
+    """Index of each ``[`` -> index of its matching ``]`` (escapes and code spans skipped), in one
+    pass."""
     pairs: dict[int, int] = {}
     stack: list[int] = []
     index = 0
@@ -205,7 +212,8 @@ def _bracket_pairs(text: str, spans: dict[int, int]) -> dict[int, int]:
 _MAX_DESTINATION = 8192
 _MAX_PAREN_DEPTH = 32
 _TITLE = re.compile(
-    r"[ \t\n]+(?:\"((?:\\.|[^\"\\]){0,2048})\"|'((?:\\.|[^'\\]){0,2048})'|\(((?:\\.|[^()\\]){0,2048})\))"
+    r"[ "
+    r"\t\n]+(?:\"((?:\\.|[^\"\\]){0,2048})\"|'((?:\\.|[^'\\]){0,2048})'|\(((?:\\.|[^()\\]){0,2048})\))"
 )
 
 
@@ -292,7 +300,9 @@ def _parse_link(
     return None
 
 
-def _rewrite(text: str, definitions: dict[str, tuple[str, str | None]], numbering: _Numbering, used: set[str]) -> str:
+def _rewrite(
+    text: str, definitions: dict[str, tuple[str, str | None]], numbering: _Numbering, used: set[str]
+) -> str:
     spans = _code_spans(text)
     pairs = _bracket_pairs(text, spans)
     out: list[str] = []
@@ -332,7 +342,11 @@ def _rewrite(text: str, definitions: dict[str, tuple[str, str | None]], numberin
 
 
 def _definition_line(reference: Reference) -> str:
-    url = f"<{reference.url}>" if not reference.url or re.search(r"[\s()<>]", reference.url) else reference.url
+    url = (
+        f"<{reference.url}>"
+        if not reference.url or re.search(r"[\s()<>]", reference.url)
+        else reference.url
+    )
     line = f"[{reference.number}]: {url}"
     if reference.title is not None:
         escaped = reference.title.replace("\\", "\\\\").replace('"', '\\"')
@@ -369,4 +383,6 @@ def cite(markdown: str, heading: str = "References", first_number: int = 1) -> C
     if heading.strip():
         parts += [f"## {heading.strip()}", ""]
     parts += [_definition_line(r) for r in numbering.references]
-    return Citations("\n".join(parts).lstrip("\n") + "\n", tuple(numbering.references), numbering.count)
+    return Citations(
+        "\n".join(parts).lstrip("\n") + "\n", tuple(numbering.references), numbering.count
+    )

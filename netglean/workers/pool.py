@@ -1,5 +1,5 @@
-"""Where third-party bytes are read (the reader jobs of netglean.read.jobs, netglean.feeds.jobs): worker
-processes when the operator allows some.
+"""Where third-party bytes are read (the reader jobs of netglean.read.jobs, netglean.feeds.jobs):
+worker processes when the operator allows some.
 
 Reading a page is CPU work that mostly holds the GIL, so in one process a batch reads no
 faster than one CPU allows, and the fetching, framing and reading take turns. Worker
@@ -104,7 +104,8 @@ class _Worker(asyncio.Protocol):
                 return
             try:
                 message = pickle.loads(self.buffer[header.size : end])
-            except Exception as exc:  # an exception class that cannot be rebuilt here: its message still is
+            # an exception class that cannot be rebuilt here: its message still is
+            except Exception as exc:
                 message = (False, RuntimeError(f"the reader's answer could not be read: {exc}"))
             del self.buffer[:end]
             self.pool._on_reply(self, message)
@@ -114,7 +115,10 @@ class _Worker(asyncio.Protocol):
 
     def stop(self) -> None:
         """End the process; each pipe is closed by its transport, or here when it never got one."""
-        for transport, pipe in ((self.writer, self.process.stdin), (self.reader, self.process.stdout)):
+        for transport, pipe in (
+            (self.writer, self.process.stdin),
+            (self.reader, self.process.stdout),
+        ):
             try:
                 if transport is not None:
                     transport.close()
@@ -144,7 +148,8 @@ class Readers:
 
     @property
     def in_threads(self) -> bool:
-        """Whether jobs run in threads, where nothing stops them: no worker processes allowed, or none can run."""
+        """Whether jobs run in threads, where nothing stops them: no worker processes allowed, or
+        none can run."""
         return self._processes < 1 or self._broken
 
     def start(self) -> None:
@@ -158,12 +163,14 @@ class Readers:
             self._start()
 
     async def run(self, job: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """``job`` (a reader job: one named in the ``__all__`` of a module of read_worker.JOB_MODULES) on
-        ``kwargs``, in a worker process; what it returns or raises. If the caller stops waiting, the worker
-        reading the job is replaced, so the work ends with the wait."""
+        """``job`` (a reader job: one named in the ``__all__`` of a module of
+        read_worker.JOB_MODULES) on ``kwargs``, in a worker process; what it returns or raises. If
+        the caller stops waiting, the worker reading the job is replaced, so the work ends with the
+        wait."""
         if args:
             raise TypeError("reader jobs take keyword arguments only")
-        read_worker.job(f"{job.__module__}:{job.__name__}")  # a function no reader process would run is refused here
+        # a function no reader process would run is refused here
+        read_worker.job(f"{job.__module__}:{job.__name__}")
         self.start()
         if self.in_threads:
             threaded: T = await _in_thread(job, kwargs)
@@ -176,7 +183,8 @@ class Readers:
             result: T = await queued.future
             return result
         finally:
-            if queued.future.cancelled():  # the caller stopped waiting: so does the reading, if it started
+            # the caller stopped waiting: so does the reading, if it started
+            if queued.future.cancelled():
                 self._end_abandoned()
 
     def _start(self) -> None:
@@ -237,15 +245,18 @@ class Readers:
         self._dispatch()
 
     def _end_abandoned(self) -> None:
-        """Replace every worker reading a job nobody waits for any more: it must not go on working for nobody."""
+        """Replace every worker reading a job nobody waits for any more: it must not go on working
+        for nobody."""
         for worker in list(self._workers):
             if worker.jobs and worker.jobs[0].future.cancelled() and not worker.killed:
                 log.info("a reader process was on a job its caller gave up; replacing it")
                 worker.killed = True
-                worker.process.kill()  # its pipe closes: _lost sends the jobs queued behind elsewhere, starts another
+                # its pipe closes: _lost sends the jobs queued behind elsewhere, starts another
+                worker.process.kill()
 
     def _on_worker_lost(self, worker: _Worker) -> None:
-        """A worker's output ended: it died. Its page fails, the page queued behind it goes elsewhere."""
+        """A worker's output ended: it died. Its page fails, the page queued behind it goes
+        elsewhere."""
         if worker not in self._workers:
             return  # stopped on purpose
         self._workers.remove(worker)
@@ -258,7 +269,8 @@ class Readers:
                 url = str(getattr(reading.arguments.get("document"), "url", None) or "a document")
                 reading.future.set_exception(
                     UnsupportedContent(
-                        f"reading {url} stopped a reader process; it cannot be read", detail={"url": url}
+                        f"reading {url} stopped a reader process; it cannot be read",
+                        detail={"url": url},
                     )
                 )
             self._waiting.extendleft(reversed(worker.jobs))
@@ -266,14 +278,18 @@ class Readers:
             if not abandoned:
                 log.error("a reader process died; starting another")
             self._start()
-        elif not self._workers:  # none ever started: this machine cannot run them, so threads read from now on
-            log.error("reader processes cannot start (exit status %s); reading in threads", worker.process.returncode)
+        # none ever started: this machine cannot run them, so threads read from now on
+        elif not self._workers:
+            log.error(
+                "reader processes cannot start (exit status %s); reading in threads",
+                worker.process.returncode,
+            )
             self._fall_back_to_threads()
         self._dispatch()
 
     def _fall_back_to_threads(self) -> None:
-        """No worker can run here: every job waiting, or already sent to a worker, is read in a thread, and so is
-        every later one."""
+        """No worker can run here: every job waiting, or already sent to a worker, is read in a
+        thread, and so is every later one."""
         self._broken = True
         workers, self._workers = self._workers, []
         jobs = [job for worker in workers for job in worker.jobs] + list(self._waiting)
@@ -310,12 +326,15 @@ class Readers:
 
 
 async def _in_thread(work: Callable[..., Any], arguments: dict[str, Any]) -> Any:
-    return await anyio.to_thread.run_sync(partial(work, **arguments), abandon_on_cancel=True, limiter=_thread_limiter())
+    return await anyio.to_thread.run_sync(
+        partial(work, **arguments), abandon_on_cancel=True, limiter=_thread_limiter()
+    )
 
 
 def _thread_limiter() -> anyio.CapacityLimiter:
-    """Threads reading at once, per event loop: parsing releases the GIL and the rest holds it, so one
-    per CPU is the most that helps (more only take turns, and each page finishes later for it)."""
+    """Threads reading at once, per event loop: parsing releases the GIL and the rest holds it, so
+    one per CPU is the most that helps (more only take turns, and each page finishes later for
+    it)."""
     try:
         return _THREADS.get()
     except LookupError:

@@ -1,9 +1,10 @@
-"""html2rss's MCP reference (``../shared/seeds/000_2ab941c0339dd281.txt``), the parts about durable feed configs:
-validate_config and apply_config as its clients call them, its result envelope, its html2rss:// resources and its
-prompts, each checked for what the reference documents, over MCP against listing pages on 127.0.0.1.
+"""html2rss's MCP reference (``../shared/seeds/000_2ab941c0339dd281.txt``), the parts about durable
+feed configs: validate_config and apply_config as its clients call them, its result envelope, its
+html2rss:// resources and its prompts, each checked for what the reference documents, over MCP
+against listing pages on 127.0.0.1.
 
-Written from the reference, not from netglean: the argument names, the fields a client reads (payload.errors,
-payload.rss, payload.item_count), isError and next_step are the reference's.
+Written from the reference, not from netglean: the argument names, the fields a client reads
+(payload.errors, payload.rss, payload.item_count), isError and next_step are the reference's.
 """
 
 from __future__ import annotations
@@ -32,15 +33,27 @@ from tests.support.clients import SyncClient, open_client
 from tests.support.feed_site import FEED_APP, FIXTURES
 from tests.support.fixture_site import serve
 
-NEXT_STEPS = {"done", "inspect_url", "validate_config", "apply_config", "scrape_url", "capture_config", "read_runtime"}
+NEXT_STEPS = {
+    "done",
+    "inspect_url",
+    "validate_config",
+    "apply_config",
+    "scrape_url",
+    "capture_config",
+    "read_runtime",
+}
 """The reference: "next_step is one of" these."""
 LONG = 150
 """Items on the long listing: more than any cap a client did not ask for."""
 
 
 async def long_listing(request: Request) -> HTMLResponse:
-    items = "".join(f'<li class="post"><a href="/post/{n}">Post number {n}</a></li>' for n in range(LONG))
-    return HTMLResponse(f"<html><head><title>Long</title></head><body><ul>{items}</ul></body></html>")
+    items = "".join(
+        f'<li class="post"><a href="/post/{n}">Post number {n}</a></li>' for n in range(LONG)
+    )
+    return HTMLResponse(
+        f"<html><head><title>Long</title></head><body><ul>{items}</ul></body></html>"
+    )
 
 
 SITE = Starlette(routes=[Route("/long", long_listing), Mount("/", app=FEED_APP)])
@@ -48,12 +61,19 @@ SITE = Starlette(routes=[Route("/long", long_listing), Mount("/", app=FEED_APP)]
 
 @pytest.fixture(scope="module")
 def seed(registry: Registry) -> Iterator[tuple[SyncClient, str]]:
-    """A client of a server that may read 127.0.0.1 (the operator's switch), and the listing site's origin."""
+    """A client of a server that may read 127.0.0.1 (the operator's switch), and the listing site's
+    origin."""
     settings = dataclasses.replace(
-        Settings.load(environ=dict(os.environ)), allow_private_hosts=True, host_interval=0.0, read_workers=0
+        Settings.load(environ=dict(os.environ)),
+        allow_private_hosts=True,
+        host_interval=0.0,
+        read_workers=0,
     )
     runner = build_runner(registry, settings)
-    with serve(app=SITE) as port, open_client(InMemoryTransport(build_server(runner)), runner) as client:
+    with (
+        serve(app=SITE) as port,
+        open_client(InMemoryTransport(build_server(runner)), runner) as client,
+    ):
         yield client, f"http://127.0.0.1:{port}"
 
 
@@ -79,7 +99,7 @@ def _config(origin: str, **more: Any) -> dict[str, Any]:
     }
 
 
-# --- validate_config ------------------------------------------------------------------------------------------
+# --- validate_config ------------------------------------------------------------------------------
 
 
 def test_validate_config_a_valid_config_leads_to_apply_config(seed: tuple[SyncClient, str]) -> None:
@@ -96,7 +116,9 @@ def test_validate_config_on_a_text_block_that_is_the_envelope(seed: tuple[SyncCl
     assert json.loads(result.content[0].text) == result.structured_content
 
 
-def test_validate_config_a_schema_failure_is_is_error_with_payload_errors(seed: tuple[SyncClient, str]) -> None:
+def test_validate_config_a_schema_failure_is_is_error_with_payload_errors(
+    seed: tuple[SyncClient, str],
+) -> None:
     client, origin = seed
     broken = _config(origin)
     broken["selectors"]["title"]["extractor"] = "txt"
@@ -109,7 +131,9 @@ def test_validate_config_a_schema_failure_is_is_error_with_payload_errors(seed: 
     assert failed and envelope["payload"]["errors"] and envelope["next_step"] == "validate_config"
 
 
-@pytest.mark.parametrize("arguments", [{}, {"config": {"channel": {}}, "yaml": "channel: {}"}], ids=["neither", "both"])
+@pytest.mark.parametrize(
+    "arguments", [{}, {"config": {"channel": {}}, "yaml": "channel: {}"}], ids=["neither", "both"]
+)
 def test_validate_config_neither_or_both_sources_lead_back_to_validate_config(
     seed: tuple[SyncClient, str], arguments: dict[str, Any]
 ) -> None:
@@ -119,59 +143,96 @@ def test_validate_config_neither_or_both_sources_lead_back_to_validate_config(
 
 @pytest.mark.parametrize("tool", ["validate_config", "apply_config"])
 def test_local_file_strategy_and_path_are_rejected(seed: tuple[SyncClient, str], tool: str) -> None:
-    """The reference: validate_config / apply_config reject strategy: local_file and request.local_file_path."""
+    """The reference: validate_config / apply_config reject strategy: local_file and
+    request.local_file_path."""
     client, origin = seed
-    for config in (_config(origin, strategy="local_file"), _config(origin, request={"local_file_path": "x.html"})):
-        arguments = {"config": config, **({"url": f"{origin}/feeds/paged"} if tool == "apply_config" else {})}
+    for config in (
+        _config(origin, strategy="local_file"),
+        _config(origin, request={"local_file_path": "x.html"}),
+    ):
+        arguments = {
+            "config": config,
+            **({"url": f"{origin}/feeds/paged"} if tool == "apply_config" else {}),
+        }
         failed, envelope = _call(client, tool, arguments)
         assert failed and envelope["payload"]["errors"], envelope
 
 
-def test_the_html2rss_configs_rewrite_of_the_capture_prompt_validates(seed: tuple[SyncClient, str]) -> None:
-    """capture-feed-config: registry.id, directory.topics (non-empty), directory.title, channel.title mirrored,
-    directory.summary optional and at most 160 characters, an explicit channel url."""
+def test_the_html2rss_configs_rewrite_of_the_capture_prompt_validates(
+    seed: tuple[SyncClient, str],
+) -> None:
+    """capture-feed-config: registry.id, directory.topics (non-empty), directory.title,
+    channel.title mirrored, directory.summary optional and at most 160 characters, an explicit
+    channel url."""
     client, origin = seed
     directory = {"title": "Posts", "topics": ["news"], "summary": "The latest posts."}
     rewritten = _config(origin, registry={"id": "example-posts"}, directory=directory)
     failed, envelope = _call(client, "validate_config", {"config": rewritten})
     assert not failed and envelope["next_step"] == "apply_config"
-    for wrong in ({**directory, "topics": []}, {**directory, "summary": "x" * 161}, {"topics": ["news"]}):
-        failed, envelope = _call(client, "validate_config", {"config": {**rewritten, "directory": wrong}})
+    for wrong in (
+        {**directory, "topics": []},
+        {**directory, "summary": "x" * 161},
+        {"topics": ["news"]},
+    ):
+        failed, envelope = _call(
+            client, "validate_config", {"config": {**rewritten, "directory": wrong}}
+        )
         assert failed and envelope["payload"]["errors"]
 
 
-# --- apply_config ---------------------------------------------------------------------------------------------
+# --- apply_config ---------------------------------------------------------------------------------
 
 
-def test_apply_config_returns_rss_and_an_item_count_from_its_items(seed: tuple[SyncClient, str]) -> None:
+def test_apply_config_returns_rss_and_an_item_count_from_its_items(
+    seed: tuple[SyncClient, str],
+) -> None:
     client, origin = seed
-    text = (FIXTURES / "news.yml").read_text(encoding="utf-8").replace("%<port>s", origin.rsplit(":", 1)[1])
+    text = (
+        (FIXTURES / "news.yml")
+        .read_text(encoding="utf-8")
+        .replace("%<port>s", origin.rsplit(":", 1)[1])
+    )
     failed, envelope = _call(client, "apply_config", {"url": f"{origin}/feeds/news", "yaml": text})
     assert not failed and envelope["ok"] is True
     payload = envelope["payload"]
     parsed = feedparser.parse(payload["rss"])
     assert not parsed.bozo and parsed.version == "rss20"
-    assert payload["item_count"] == len(parsed.entries) == len(re.findall(r"<item>", payload["rss"])) == 5
+    assert (
+        payload["item_count"]
+        == len(parsed.entries)
+        == len(re.findall(r"<item>", payload["rss"]))
+        == 5
+    )
 
 
 def test_apply_config_url_populates_a_missing_channel_url(seed: tuple[SyncClient, str]) -> None:
     client, origin = seed
     config = _config(origin)
     del config["channel"]["url"]
-    failed, envelope = _call(client, "apply_config", {"url": f"{origin}/feeds/paged", "config": config})
+    failed, envelope = _call(
+        client, "apply_config", {"url": f"{origin}/feeds/paged", "config": config}
+    )
     assert not failed and envelope["payload"]["item_count"] == 3
     assert f"<link>{origin}/feeds/paged</link>" in envelope["payload"]["rss"]
 
 
-def test_apply_config_zero_items_is_is_error_leading_to_inspect_url(seed: tuple[SyncClient, str]) -> None:
+def test_apply_config_zero_items_is_is_error_leading_to_inspect_url(
+    seed: tuple[SyncClient, str],
+) -> None:
     client, origin = seed
     config = _config(origin)
     config["selectors"]["items"]["selector"] = "div.nothing-here"
-    failed, envelope = _call(client, "apply_config", {"url": f"{origin}/feeds/paged", "config": config})
-    assert failed and envelope["payload"]["item_count"] == 0 and envelope["next_step"] == "inspect_url"
+    failed, envelope = _call(
+        client, "apply_config", {"url": f"{origin}/feeds/paged", "config": config}
+    )
+    assert (
+        failed and envelope["payload"]["item_count"] == 0 and envelope["next_step"] == "inspect_url"
+    )
 
 
-def test_apply_config_keeps_every_item_it_was_not_asked_to_cut(seed: tuple[SyncClient, str]) -> None:
+def test_apply_config_keeps_every_item_it_was_not_asked_to_cut(
+    seed: tuple[SyncClient, str],
+) -> None:
     """The reference's apply_config takes no limit: a long listing's feed holds every item."""
     client, origin = seed
     config = {
@@ -187,13 +248,17 @@ def test_apply_config_keeps_every_item_it_was_not_asked_to_cut(seed: tuple[SyncC
     assert len(feedparser.parse(envelope["payload"]["rss"]).entries) == LONG
 
 
-def test_apply_config_an_invalid_config_is_is_error_with_payload_errors(seed: tuple[SyncClient, str]) -> None:
+def test_apply_config_an_invalid_config_is_is_error_with_payload_errors(
+    seed: tuple[SyncClient, str],
+) -> None:
     client, origin = seed
-    failed, envelope = _call(client, "apply_config", {"url": f"{origin}/feeds/paged", "config": {"selectors": {}}})
+    failed, envelope = _call(
+        client, "apply_config", {"url": f"{origin}/feeds/paged", "config": {"selectors": {}}}
+    )
     assert failed and envelope["payload"]["errors"]
 
 
-# --- resources ------------------------------------------------------------------------------------------------
+# --- resources ------------------------------------------------------------------------------------
 
 
 def _resource(client: SyncClient, uri: str) -> Any:
@@ -205,17 +270,27 @@ def _resource(client: SyncClient, uri: str) -> Any:
 def test_resources_under_the_html2rss_scheme(seed: tuple[SyncClient, str]) -> None:
     client, _ = seed
     schema = _resource(client, "html2rss://schema")
-    assert schema["type"] == "object" and {"channel", "selectors", "request", "strategy"} <= set(schema["properties"])
+    assert schema["type"] == "object" and {"channel", "selectors", "request", "strategy"} <= set(
+        schema["properties"]
+    )
     extractors = _resource(client, "html2rss://extractors")
-    assert extractors == sorted(extractors) and {"attribute", "html", "href", "text", "static"} <= set(extractors)
+    assert extractors == sorted(extractors) and {
+        "attribute",
+        "html",
+        "href",
+        "text",
+        "static",
+    } <= set(extractors)
     strategies = _resource(client, "html2rss://strategies")
     assert strategies == ["auto", "faraday", "botasaurus"] and "local_file" not in strategies
     runtime = _resource(client, "html2rss://runtime")
     assert isinstance(runtime["botasaurus_configured"], bool)
-    assert all(isinstance(value, bool) for value in runtime.values()), "booleans only: never the scraper URL"
+    assert all(isinstance(value, bool) for value in runtime.values()), (
+        "booleans only: never the scraper URL"
+    )
 
 
-# --- prompts --------------------------------------------------------------------------------------------------
+# --- prompts --------------------------------------------------------------------------------------
 
 
 def test_the_scrape_webpage_prompt(seed: tuple[SyncClient, str]) -> None:
@@ -223,9 +298,14 @@ def test_the_scrape_webpage_prompt(seed: tuple[SyncClient, str]) -> None:
     listed = {p.name: p for p in client.run("list_prompts").prompts}
     [argument] = listed["scrape-webpage"].arguments or []
     assert argument.name == "url" and argument.required
-    text = client.run("get_prompt", "scrape-webpage", {"url": "https://example.com/"}).messages[0].content.text
+    text = (
+        client.run("get_prompt", "scrape-webpage", {"url": "https://example.com/"})
+        .messages[0]
+        .content.text
+    )
     assert "scrape_url" in text and "strategy auto" in text and "inspect_url" in text
-    assert text.index("scrape_url") < text.index("inspect_url")  # inspect only if the scrape is weak
+    # inspect only if the scrape is weak
+    assert text.index("scrape_url") < text.index("inspect_url")
 
 
 def test_the_capture_feed_config_prompt(seed: tuple[SyncClient, str]) -> None:
@@ -233,16 +313,36 @@ def test_the_capture_feed_config_prompt(seed: tuple[SyncClient, str]) -> None:
     listed = {p.name: p for p in client.run("list_prompts").prompts}
     [argument] = listed["capture-feed-config"].arguments or []
     assert argument.name == "url" and argument.required
-    text = client.run("get_prompt", "capture-feed-config", {"url": "https://example.com/"}).messages[0].content.text
+    text = (
+        client.run("get_prompt", "capture-feed-config", {"url": "https://example.com/"})
+        .messages[0]
+        .content.text
+    )
     steps = re.split(r"^\s*\d\. ", text, flags=re.MULTILINE)[1:]
-    assert len(steps) == len(TOOLS) and all(tool in step for tool, step in zip(TOOLS, steps, strict=True)), steps
+    assert len(steps) == len(TOOLS) and all(
+        tool in step for tool, step in zip(TOOLS, steps, strict=True)
+    ), steps
     for words in ("payload.yaml", "enhance: true", "isError", "zero items", "payload.item_count"):
         assert words in text, words
-    # the seed's step 1 checks two fields capture_config answers with: the count, and whether selectors were written
-    assert "payload.articles_count and payload.has_selectors" in " ".join(steps[0].split()), steps[0]
-    workflow = client.run("get_prompt", "feed_config_workflow", {"url": "https://example.com/"}).messages[0]
-    assert "payload.articles_count and payload.has_selectors" in " ".join(workflow.content.text.split())
-    for key in ("registry.id", "directory.topics", "directory.title", "channel.title", "directory.summary", "160"):
+    # the seed's step 1 checks two fields capture_config answers with: the count, and whether
+    # selectors were written
+    assert "payload.articles_count and payload.has_selectors" in " ".join(steps[0].split()), steps[
+        0
+    ]
+    workflow = client.run(
+        "get_prompt", "feed_config_workflow", {"url": "https://example.com/"}
+    ).messages[0]
+    assert "payload.articles_count and payload.has_selectors" in " ".join(
+        workflow.content.text.split()
+    )
+    for key in (
+        "registry.id",
+        "directory.topics",
+        "directory.title",
+        "channel.title",
+        "directory.summary",
+        "160",
+    ):
         assert key in text, key
 
 
@@ -251,7 +351,12 @@ TOOLS = ("capture_config", "inspect_url", "validate_config", "apply_config")
 
 
 def test_scrape_url_takes_a_limit_above_netglean_old_bound(seed: tuple[SyncClient, str]) -> None:
-    """The reference sets no bound on limit (netglean's was 200, so a client asking more got invalid_arguments)."""
+    """The reference sets no bound on limit (netglean's was 200, so a client asking more got
+    invalid_arguments)."""
     client, origin = seed
     failed, envelope = _call(client, "scrape_url", {"url": f"{origin}/long", "limit": 500})
-    assert not failed and envelope["payload"]["total"] == LONG and len(envelope["payload"]["items"]) == LONG
+    assert (
+        not failed
+        and envelope["payload"]["total"] == LONG
+        and len(envelope["payload"]["items"]) == LONG
+    )

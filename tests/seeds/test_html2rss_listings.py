@@ -1,6 +1,7 @@
-"""html2rss's page tools as its MCP reference documents them (/work/shared/seeds, html2rss): scrape_url, inspect_url
-and capture_config called over MCP with the seed's argument names, checked for the seed's result fields, isError and
-next_step. Pages are served on 127.0.0.1 (plain HTTP and TLS) under public-looking names the fetch double routes."""
+"""html2rss's page tools as its MCP reference documents them (/work/shared/seeds, html2rss):
+scrape_url, inspect_url and capture_config called over MCP with the seed's argument names, checked
+for the seed's result fields, isError and next_step. Pages are served on 127.0.0.1 (plain HTTP and
+TLS) under public-looking names the fetch double routes."""
 
 from __future__ import annotations
 
@@ -30,8 +31,16 @@ from tests.support.fixture_site import serve
 SITE = "http://site.test"
 
 STORIES = [
-    ("/news/storm-closes-the-port", "Storm closes the port for two days", "2026-11-29T07:30:00+01:00"),
-    ("/news/ferry-timetable-changes", "Ferry timetable changes for winter", "2026-11-28T09:00:00+01:00"),
+    (
+        "/news/storm-closes-the-port",
+        "Storm closes the port for two days",
+        "2026-11-29T07:30:00+01:00",
+    ),
+    (
+        "/news/ferry-timetable-changes",
+        "Ferry timetable changes for winter",
+        "2026-11-28T09:00:00+01:00",
+    ),
     ("/news/new-lighthouse-keeper", "A new lighthouse keeper starts", "2026-11-27T12:00:00+01:00"),
     ("/news/harbour-dredging-done", "Harbour dredging is finished", "2026-11-26T16:45:00+01:00"),
 ]
@@ -39,7 +48,8 @@ STORIES = [
 
 def _story(path: str, title: str, when: str) -> str:
     return (
-        f'<li class="story"><h2><a href="{path}">{title}</a></h2><time datetime="{when}">{when[:10]}</time>'
+        f'<li class="story"><h2><a href="{path}">{title}</a></h2><time '
+        f'datetime="{when}">{when[:10]}</time>'
         f"<p>What happened at the harbour: {title.lower()}.</p></li>"
     )
 
@@ -51,33 +61,45 @@ LISTING = (
     '<main><ul class="stories">'
     + "".join(_story(*story) for story in STORIES)
     + _story(*STORIES[0])  # the same story again (a "most read" repeat): a duplicate
-    + _story("https://partner.example/story", "A partner's story on their own site", "2026-11-25T08:00:00+01:00")
+    + _story(
+        "https://partner.example/story",
+        "A partner's story on their own site",
+        "2026-11-25T08:00:00+01:00",
+    )
     + "</ul></main></body></html>"
 )
 FEEDS = (
     "<!doctype html><html><head><title>Harbour Blog</title>"
     '<link rel="alternate" type="application/rss+xml" title="Harbour Blog RSS" href="/feed/">'
-    '<link rel="alternate" type="application/atom+xml" title="Harbour Blog Atom" href="/feed/atom/">'
+    '<link rel="alternate" type="application/atom+xml" title="Harbour Blog Atom" '
+    'href="/feed/atom/">'
     '<link rel="alternate" type="application/json" href="http://site.test/wp-json/wp/v2/pages/12">'
-    '<link rel="alternate" type="application/feed+json" title="Harbour Blog JSON Feed" href="/feed.json">'
+    '<link rel="alternate" type="application/feed+json" title="Harbour Blog JSON Feed" '
+    'href="/feed.json">'
     "</head><body><main><h1>Welcome aboard</h1><p>Posts are in the feeds.</p></main></body></html>"
 )
 WEAK = (
-    "<!doctype html><html><head><title>About the harbour</title></head><body><main><h1>About us</h1>"
-    '<p>We have run the ferries since 1921. <a href="/contact">Write to us</a>.</p></main></body></html>'
+    "<!doctype html><html><head><title>About the harbour</title></head><body><main><h1>About "
+    "us</h1>"
+    '<p>We have run the ferries since 1921. <a href="/contact">Write to '
+    "us</a>.</p></main></body></html>"
 )
 WALL = (
-    "<!doctype html><html><head><title>Just a moment...</title></head>"
-    "<body><div id='cf-chl-widget'></div><p>Checking your browser before accessing site.test.</p></body></html>"
+    "<!doctype html><html><head><title>Just a moment...</title></head><body><div "
+    "id='cf-chl-widget'></div><p>Checking your browser before accessing "
+    "site.test.</p></body></html>"
 )
 
-SIGNS = (  # a listing that names walls in passing: a noscript notice, a script comment, articles quoting a challenge
-    "<!doctype html><html><head><title>Harbour Wire</title><script>/* turnstile off */</script></head><body>"
-    "<noscript>Please enable JavaScript and cookies to comment.</noscript><main>"
+# a listing that names walls in passing: a noscript notice, a script comment, articles quoting a
+# challenge
+SIGNS = (
+    "<!doctype html><html><head><title>Harbour Wire</title><script>/* turnstile off "
+    "*/</script></head><body><noscript>Please enable JavaScript and cookies to "
+    "comment.</noscript><main>"
     + "".join(
-        f"<article><h2><a href='/wire/{n}'>Wire story {n} from the harbour</a></h2><p>Checking your browser is"
-        f" what a wall says; story {n} tells of the ferries instead.</p><div class='challenge-platform'></div>"
-        "</article>"
+        f"<article><h2><a href='/wire/{n}'>Wire story {n} from the harbour</a></h2><p>Checking "
+        f"your browser is what a wall says; story {n} tells of the ferries instead.</p><div "
+        "class='challenge-platform'></div></article>"
         for n in range(30)
     )
     + "</main></body></html>"
@@ -96,7 +118,10 @@ async def _page(request: Request) -> Response:
     if request.url.path == "/report.pdf":
         return Response(b"%PDF-1.7\n%\xe2\xe3\n1 0 obj <<>> endobj", media_type="application/pdf")
     if request.url.path == "/feed.rss":
-        return Response(b"<?xml version='1.0'?><rss version='2.0'><channel/></rss>", media_type="application/xml")
+        return Response(
+            b"<?xml version='1.0'?><rss version='2.0'><channel/></rss>",
+            media_type="application/xml",
+        )
     pages = {"/news": LISTING, "/blog": FEEDS, "/about": WEAK, "/wire": SIGNS, "/odd": NOT_FEEDS}
     return HTMLResponse(pages.get(request.url.path, "<h1>Not found</h1>"), status_code=200)
 
@@ -128,10 +153,14 @@ def ports(tls: tls_fixture.TestTLS) -> Iterator[tuple[int, int]]:
         yield plain, secure
 
 
-def _client(registry: Registry, settings: Settings, tls: tls_fixture.TestTLS, ports: tuple[int, int]) -> Any:
-    """An MCP client whose server reads site.test (a public-looking name) from the fixture site, under the
-    operator policy ``settings`` say."""
-    policy = dataclasses.replace(FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset())
+def _client(
+    registry: Registry, settings: Settings, tls: tls_fixture.TestTLS, ports: tuple[int, int]
+) -> Any:
+    """An MCP client whose server reads site.test (a public-looking name) from the fixture site,
+    under the operator policy ``settings`` say."""
+    policy = dataclasses.replace(
+        FetchPolicy.from_settings(settings), host_interval=0.0, only_hosts=frozenset()
+    )
     fetcher = Fetcher(
         policy,
         resolver=FakeDNS({"site.test": [PUBLIC]}),
@@ -155,12 +184,15 @@ def downgrading(
     registry: Registry, settings: Settings, tls: tls_fixture.TestTLS, ports: tuple[int, int]
 ) -> Iterator[SyncClient]:
     """A server whose operator allows https -> http redirects (allow_https_downgrade)."""
-    with _client(registry, dataclasses.replace(settings, allow_https_downgrade=True), tls, ports) as session:
+    with _client(
+        registry, dataclasses.replace(settings, allow_https_downgrade=True), tls, ports
+    ) as session:
         yield session
 
 
 def _call(client: SyncClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The envelope, checked as the seed promises every call: ok, next_step, guidance, payload; isError is not ok."""
+    """The envelope, checked as the seed promises every call: ok, next_step, guidance, payload;
+    isError is not ok."""
     result = client.call(tool, arguments)
     envelope: dict[str, Any] = result.structured_content
     assert {"ok", "next_step", "guidance", "payload"} <= set(envelope), envelope
@@ -186,29 +218,41 @@ def test_scrape_url_returns_the_listings_articles_as_json_feed_items(client: Syn
     payload = envelope["payload"]
     assert [item["title"] for item in payload["items"]] == [title for _, title, _ in STORIES]
     first = payload["items"][0]
-    assert first["url"] == f"{SITE}{STORIES[0][0]}" and first["published_at"] == "2026-11-29T07:30:00+01:00"
-    assert first["description"] == "What happened at the harbour: storm closes the port for two days."
+    assert (
+        first["url"] == f"{SITE}{STORIES[0][0]}"
+        and first["published_at"] == "2026-11-29T07:30:00+01:00"
+    )
+    assert (
+        first["description"] == "What happened at the harbour: storm closes the port for two days."
+    )
     assert payload["total"] == 4 and payload["channel_title"] == "Harbour News"
     assert payload["requested_strategy"] == "auto"  # the default
 
 
 def test_scrape_url_reports_why_candidate_items_were_dropped(client: SyncClient) -> None:
     payload = _call(client, "scrape_url", {"url": f"{SITE}/news"})["payload"]
-    # the repeated story and the partner's (another site's) story were candidates, left out by cleanup
+    # the repeated story and the partner's (another site's) story were candidates, left out by
+    # cleanup
     assert payload["admission_drops"] == {"duplicate": 1, "other_site": 1}
 
 
 def test_scrape_url_limit_and_items_selector(client: SyncClient) -> None:
     limited = _call(client, "scrape_url", {"url": f"{SITE}/news", "limit": 2})["payload"]
     assert len(limited["items"]) == 2 and limited["total"] == 4
-    hinted = _call(client, "scrape_url", {"url": f"{SITE}/news", "items_selector": "ul.stories > li.story"})
+    hinted = _call(
+        client, "scrape_url", {"url": f"{SITE}/news", "items_selector": "ul.stories > li.story"}
+    )
     assert hinted["ok"] is True and hinted["payload"]["total"] == 6  # the hint's items, as they are
     assert hinted["payload"]["items"][0]["title"] == STORIES[0][1]
 
 
 def test_scrape_url_with_no_items_is_still_a_success(client: SyncClient) -> None:
     envelope = _call(client, "scrape_url", {"url": f"{SITE}/about"})
-    assert envelope["ok"] is True and envelope["payload"]["items"] == [] and envelope["payload"]["total"] == 0
+    assert (
+        envelope["ok"] is True
+        and envelope["payload"]["items"] == []
+        and envelope["payload"]["total"] == 0
+    )
     assert envelope["next_step"] == "inspect_url"
 
 
@@ -223,9 +267,12 @@ def test_inspect_url_lists_only_rss_and_atom_as_alternate_feeds(client: SyncClie
         {"url": f"{SITE}/feed/", "type": "rss", "title": "Harbour Blog RSS"},
         {"url": f"{SITE}/feed/atom/", "type": "atom", "title": "Harbour Blog Atom"},
     ]  # WordPress's application/json REST link is no feed
-    assert payload["json_feeds"] == [{"url": f"{SITE}/feed.json", "title": "Harbour Blog JSON Feed"}]
+    assert payload["json_feeds"] == [
+        {"url": f"{SITE}/feed.json", "title": "Harbour Blog JSON Feed"}
+    ]
     assert all("wp-json" not in feed["url"] for feed in payload["feeds"])
-    assert "unverified" in envelope["guidance"]  # announced, not fetched: it may answer 404 (issue 19)
+    # announced, not fetched: it may answer 404 (issue 19)
+    assert "unverified" in envelope["guidance"]
 
 
 def test_inspect_url_diagnoses_a_listing(client: SyncClient) -> None:
@@ -234,13 +281,21 @@ def test_inspect_url_diagnoses_a_listing(client: SyncClient) -> None:
     assert payload["requested_url"] == f"{SITE}/news" and payload["final_url"] == f"{SITE}/news"
     assert payload["status"] == 200 and payload["scheme_downgrade"] is False
     assert payload["alternate_feeds"] == [] and "blocked_surface" not in payload
-    assert payload["articles_count"] == 4 and payload["admission_drops"] == {"duplicate": 1, "other_site": 1}
+    assert payload["articles_count"] == 4 and payload["admission_drops"] == {
+        "duplicate": 1,
+        "other_site": 1,
+    }
     assert envelope["next_step"] == "capture_config"  # articles were found
     assert payload["content_type"] == "text/html" and payload["html_response"] is True
-    assert payload["scraper_eligibility"] == ["html"]  # the stories are a repeated linked structure, nothing else
-    assert payload["sst_stats"]["links"] == 3 + 6 and payload["sst_stats"]["stripped"] == 0  # menu, stories
+    # the stories are a repeated linked structure, nothing else
+    assert payload["scraper_eligibility"] == ["html"]
+    # menu, stories
+    assert payload["sst_stats"]["links"] == 3 + 6 and payload["sst_stats"]["stripped"] == 0
     assert payload["sst"]["segment_stats"] == {"segments": 1, "cards": 6, "largest": 6}
-    assert payload["sst"]["node_count"] == payload["sst_stats"]["elements"] and payload["sst"]["degraded"] is False
+    assert (
+        payload["sst"]["node_count"] == payload["sst_stats"]["elements"]
+        and payload["sst"]["degraded"] is False
+    )
 
 
 def test_inspect_url_on_a_weak_page_points_to_scrape_url(client: SyncClient) -> None:
@@ -255,21 +310,31 @@ def test_inspect_url_names_the_bot_wall(client: SyncClient) -> None:
     assert envelope["ok"] is True and payload["status"] == 403
     assert payload["blocked_surface"] == "cloudflare-challenge"
     assert payload["articles_count"] == 0
-    # netglean's own choice past the seed: a wall ends the inspection (scrape_url would read the same wall)
+    # netglean's own choice past the seed: a wall ends the inspection (scrape_url would read the
+    # same wall)
     assert envelope["next_step"] == "done"
 
 
-def test_inspect_url_reads_a_listing_that_names_walls_in_passing_as_a_listing(client: SyncClient) -> None:
-    """Signs of a wall on a page of its own text are facts (bot_wall_signals), not a wall: scrape's rule."""
+def test_inspect_url_reads_a_listing_that_names_walls_in_passing_as_a_listing(
+    client: SyncClient,
+) -> None:
+    """Signs of a wall on a page of its own text are facts (bot_wall_signals), not a wall: scrape's
+    rule."""
     envelope = _call(client, "inspect_url", {"url": f"{SITE}/wire"})
     payload = envelope["payload"]
-    assert payload["articles_count"] == 30 and "blocked_surface" not in payload and payload["bot_wall"] is False
+    assert (
+        payload["articles_count"] == 30
+        and "blocked_surface" not in payload
+        and payload["bot_wall"] is False
+    )
     assert {"browser-check", "captcha", "cloudflare-challenge"} <= set(payload["bot_wall_signals"])
     assert envelope["next_step"] == "capture_config" and "challenge" not in envelope["guidance"]
     assert _call(client, "scrape_url", {"url": f"{SITE}/wire"})["payload"]["total"] == 30
 
 
-def test_inspect_url_lists_only_http_feeds_resolved_against_the_base_url(client: SyncClient) -> None:
+def test_inspect_url_lists_only_http_feeds_resolved_against_the_base_url(
+    client: SyncClient,
+) -> None:
     envelope = _call(client, "inspect_url", {"url": f"{SITE}/odd"})
     payload = envelope["payload"]
     assert payload["alternate_feeds"] == [{"url": f"{SITE}/sub/a.rss", "type": "rss"}]
@@ -280,27 +345,43 @@ def test_inspect_url_lists_only_http_feeds_resolved_against_the_base_url(client:
 def test_inspect_url_on_what_is_no_html_page_is_done(client: SyncClient) -> None:
     """scrape_url would refuse a PDF: sending the agent there would loop."""
     pdf = _call(client, "inspect_url", {"url": f"{SITE}/report.pdf"})
-    assert pdf["ok"] is True and pdf["next_step"] == "done" and pdf["payload"]["html_response"] is False
-    assert not {"scraper_eligibility", "sst_stats", "sst"} & set(pdf["payload"])  # an HTML page's facts
+    assert (
+        pdf["ok"] is True
+        and pdf["next_step"] == "done"
+        and pdf["payload"]["html_response"] is False
+    )
+    # an HTML page's facts
+    assert not {"scraper_eligibility", "sst_stats", "sst"} & set(pdf["payload"])
     assert "download identifies a document" in pdf["guidance"]
     feed = _call(client, "inspect_url", {"url": f"{SITE}/feed.rss"})
     assert feed["next_step"] == "done" and "a feed itself" in feed["guidance"]
 
 
-def test_scrape_url_on_what_it_cannot_read_does_not_send_the_agent_back_to_itself(client: SyncClient) -> None:
+def test_scrape_url_on_what_it_cannot_read_does_not_send_the_agent_back_to_itself(
+    client: SyncClient,
+) -> None:
     envelope = _call(client, "scrape_url", {"url": f"{SITE}/report.pdf"})
     assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "unsupported_content"
-    assert envelope["next_step"] == "inspect_url" and "download identifies a document" in envelope["guidance"]
+    assert (
+        envelope["next_step"] == "inspect_url"
+        and "download identifies a document" in envelope["guidance"]
+    )
 
 
-def test_inspect_url_reports_an_https_to_http_redirect_the_operator_allows(downgrading: SyncClient) -> None:
+def test_inspect_url_reports_an_https_to_http_redirect_the_operator_allows(
+    downgrading: SyncClient,
+) -> None:
     payload = _call(downgrading, "inspect_url", {"url": "https://site.test/moved"})["payload"]
-    assert payload["requested_url"] == "https://site.test/moved" and payload["final_url"] == f"{SITE}/news"
+    assert (
+        payload["requested_url"] == "https://site.test/moved"
+        and payload["final_url"] == f"{SITE}/news"
+    )
     assert payload["scheme_downgrade"] is True and payload["status"] == 200
 
 
 def test_an_https_to_http_redirect_is_refused_by_default(client: SyncClient) -> None:
-    """netglean's policy: a downgrade is refused unless the operator allows it; the refusal says so."""
+    """netglean's policy: a downgrade is refused unless the operator allows it; the refusal says
+    so."""
     envelope = _call(client, "inspect_url", {"url": "https://site.test/moved"})
     assert envelope["ok"] is False and envelope["payload"]["error"]["code"] == "scheme_downgrade"
 
@@ -324,8 +405,13 @@ def test_capture_config_drafts_a_config_for_a_listing(client: SyncClient) -> Non
 
 
 def test_capture_config_takes_an_items_selector_hint(client: SyncClient) -> None:
-    payload = _call(client, "capture_config", {"url": f"{SITE}/news", "items_selector": "li.story"})["payload"]
-    assert payload["config"]["selectors"]["items"]["selector"] == "li.story" and payload["has_selectors"] is True
+    payload = _call(
+        client, "capture_config", {"url": f"{SITE}/news", "items_selector": "li.story"}
+    )["payload"]
+    assert (
+        payload["config"]["selectors"]["items"]["selector"] == "li.story"
+        and payload["has_selectors"] is True
+    )
     assert payload["articles_count"] == 5
     unreadable = _call(client, "capture_config", {"url": f"{SITE}/news", "items_selector": "li[["})
     assert unreadable["ok"] is False and unreadable["payload"]["error"]["code"] == "invalid_config"
@@ -355,16 +441,25 @@ def test_faraday_is_plain_http_like_auto(client: SyncClient, tool: str) -> None:
 def test_a_browser_strategy_renders_the_page_in_the_servers_browser(
     client: SyncClient, tool: str, strategy: str
 ) -> None:
-    """The listing is the same rendered (it needs no script): what the tools find in it is the same too."""
+    """The listing is the same rendered (it needs no script): what the tools find in it is the same
+    too."""
     plain = _call(client, tool, {"url": f"{SITE}/news"})["payload"]
     envelope = _call(client, tool, {"url": f"{SITE}/news", "strategy": strategy})
     payload = envelope["payload"]
     assert envelope["ok"] is True and payload["requested_strategy"] == strategy
     assert payload["selected_strategy"] == "browser" and plain["selected_strategy"] == "http"
     if tool == "scrape_url":
-        assert [item["url"] for item in payload["items"]] == [item["url"] for item in plain["items"]]
+        assert [item["url"] for item in payload["items"]] == [
+            item["url"] for item in plain["items"]
+        ]
     elif tool == "capture_config":
-        assert payload["articles_count"] == plain["articles_count"] and payload["config"]["strategy"] == "browserless"
+        assert (
+            payload["articles_count"] == plain["articles_count"]
+            and payload["config"]["strategy"] == "browserless"
+        )
         assert "strategy" not in plain["config"]
     else:
-        assert payload["articles_count"] == plain["articles_count"] and payload["xhr_capture"]["count"] == 0
+        assert (
+            payload["articles_count"] == plain["articles_count"]
+            and payload["xhr_capture"]["count"] == 0
+        )

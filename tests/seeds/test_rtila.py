@@ -57,19 +57,25 @@ TOOLS = {
     )
 }
 TEMPLATES = {"rtila://runs/{runId}"} | {
-    f"rtila://projects/{{projectId}}{below}" for below in ("", "/config", "/datasets", "/data/{dataset}")
+    f"rtila://projects/{{projectId}}{below}"
+    for below in ("", "/config", "/datasets", "/data/{dataset}")
 }
 PRODUCTS = "".join(
-    f'<li class="product" data-sku="s{n}"><h2>Kettle {n}</h2><a href="/p/{n}">more</a></li>' for n in range(3)
+    f'<li class="product" data-sku="s{n}"><h2>Kettle {n}</h2><a href="/p/{n}">more</a></li>'
+    for n in range(3)
 )
 
 
 async def shop(request: Request) -> Response:
-    return HTMLResponse(f"<html><head><title>Shop</title></head><body><ul>{PRODUCTS}</ul></body></html>")
+    return HTMLResponse(
+        f"<html><head><title>Shop</title></head><body><ul>{PRODUCTS}</ul></body></html>"
+    )
 
 
 async def api(request: Request) -> Response:
-    return JSONResponse({"items": [{"id": n, "name": f"Kettle {n}"} for n in range(3)], "next": "/api?page=2"})
+    return JSONResponse(
+        {"items": [{"id": n, "name": f"Kettle {n}"} for n in range(3)], "next": "/api?page=2"}
+    )
 
 
 async def slow(request: Request) -> Response:
@@ -107,13 +113,17 @@ def rtila(
     }
     if request.param == "stdio":
         command = [sys.executable, "-m", "netglean", "mcp", "--transport", "stdio", *flags]
-        params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(Path.cwd()))
+        params = StdioServerParameters(
+            command=command[0], args=command[1:], env=env, cwd=str(Path.cwd())
+        )
         with open_client(params) as client:
             _save_project(client, origin)
             yield client
         return
     with HttpServer(*flags, env=env, command=("mcp", "--transport", "http")) as server:
-        transport = streamable_http_client(f"{server.base}/mcp", http_client=httpx2.AsyncClient(timeout=60))
+        transport = streamable_http_client(
+            f"{server.base}/mcp", http_client=httpx2.AsyncClient(timeout=60)
+        )
         with open_client(transport) as client:
             _save_project(client, origin)
             yield client
@@ -130,10 +140,14 @@ def _save_project(client: SyncClient, origin: str) -> None:
             {"key": "title", "type": "text", "selector": "h2"},
         ]}],
     }  # fmt: skip
-    saved = client.call("save_project", {"name": "kettles", "project_id": PROJECT_ID, "definition": definition})
+    saved = client.call(
+        "save_project", {"name": "kettles", "project_id": PROJECT_ID, "definition": definition}
+    )
     assert saved.structured_content["ok"], saved.structured_content
     slow = {**definition, "start_urls": [f"{origin}/slow/{n}" for n in range(20)]}
-    assert client.call("save_project", {"name": "slow kettles", "definition": slow}).structured_content["ok"]
+    assert client.call(
+        "save_project", {"name": "slow kettles", "definition": slow}
+    ).structured_content["ok"]
 
 
 def _call(client: SyncClient, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -147,7 +161,10 @@ def _call(client: SyncClient, tool: str, arguments: dict[str, Any]) -> dict[str,
 def _ended(client: SyncClient, run_id: str) -> dict[str, Any]:
     """Poll rtila_get_run_status as the seed's async contract says, until the run is not running."""
     return until(
-        lambda: (s := _call(client, "rtila_get_run_status", {"run_id": run_id}))["status"] != "running" and s,
+        lambda: (
+            (s := _call(client, "rtila_get_run_status", {"run_id": run_id}))["status"] != "running"
+            and s
+        ),
         f"run {run_id} to end",
         bound=180,
     )
@@ -172,7 +189,9 @@ def test_rtilas_tools_resources_and_prompts_are_listed_under_its_names(rtila: Sy
     )
     assert {"settings", "browser_profile_config", "show_instance"} <= set(page)
     run = tools["rtila_run_project"].input_schema
-    assert run["properties"]["timeout_ms"]["default"] == 1800000 and "project_id" not in run.get("required", [])
+    assert run["properties"]["timeout_ms"]["default"] == 1800000 and "project_id" not in run.get(
+        "required", []
+    )
     optional = {
         "session_id",
         "variables",
@@ -186,17 +205,24 @@ def test_rtilas_tools_resources_and_prompts_are_listed_under_its_names(rtila: Sy
     assert tools["rtila_get_run_log"].input_schema["properties"]["tail_chars"]["default"] == 8000
     data = tools["rtila_get_project_data"].input_schema
     assert data["required"] == ["dataset"] and data["properties"]["per_page"]["default"] == 50
-    assert data["properties"]["per_page"]["maximum"] == 200 and data["properties"]["sort"]["default"] == "-created"
+    assert (
+        data["properties"]["per_page"]["maximum"] == 200
+        and data["properties"]["sort"]["default"] == "-created"
+    )
     projects = tools["rtila_list_projects"].input_schema["properties"]
     assert (projects["per_page"]["default"], projects["sort"]["default"]) == (50, "-updated")
-    assert {"WARN", "ERROR", "CRITICAL"} <= set(tools["rtila_get_logs"].input_schema["properties"]["level"]["enum"])
+    assert {"WARN", "ERROR", "CRITICAL"} <= set(
+        tools["rtila_get_logs"].input_schema["properties"]["level"]["enum"]
+    )
     templates = {t.uri_template for t in rtila.run("list_resource_templates").resource_templates}
     assert templates >= TEMPLATES
     assert {"rtila://projects", "rtila://runs", "rtila://engine/info"} <= {
         str(r.uri) for r in rtila.run("list_resources").resources
     }
     prompts = {p.name: p for p in rtila.run("list_prompts").prompts}
-    assert {"rtila_build_scraper", "rtila_optimize_selector", "rtila_explain_dataset"} <= set(prompts)
+    assert {"rtila_build_scraper", "rtila_optimize_selector", "rtila_explain_dataset"} <= set(
+        prompts
+    )
 
 
 @pytest.mark.parametrize(
@@ -238,14 +264,17 @@ def test_arguments_the_schema_refuses_are_a_json_rpc_invalid_params_naming_them(
 
 
 @pytest.mark.browser
-def test_analyze_page_answers_a_run_id_at_once_and_the_run_tools_follow_it(rtila: SyncClient, origin: str) -> None:
+def test_analyze_page_answers_a_run_id_at_once_and_the_run_tools_follow_it(
+    rtila: SyncClient, origin: str
+) -> None:
     started = _call(
         rtila,
         "rtila_analyze_page",
         {"url": f"{origin}/shop", "settings": {"humanoidEnabled": True}, "show_instance": False},
     )
     assert started["status"] == "running" and len(started["run_id"]) == 32
-    assert "settings" in started["guidance"] and "show_instance" in started["guidance"]  # named, never silent
+    # named, never silent
+    assert "settings" in started["guidance"] and "show_instance" in started["guidance"]
     status = _ended(rtila, started["run_id"])
     assert status["status"] == "succeeded", status
     assert (status["exit_code"], status["run_id"]) == (0, started["run_id"])
@@ -255,14 +284,20 @@ def test_analyze_page_answers_a_run_id_at_once_and_the_run_tools_follow_it(rtila
     assert result["result_available"] is True and result["stdout_truncated"] is False
     assert result["result"]["item_selectors"][0]["count"] == 3
     log = _call(rtila, "rtila_get_run_log", {"run_id": started["run_id"], "tail_chars": 100})
-    assert isinstance(log["stdout"], str) and isinstance(log["stderr"], str) and len(log["stdout"]) <= 100
+    assert (
+        isinstance(log["stdout"], str)
+        and isinstance(log["stderr"], str)
+        and len(log["stdout"]) <= 100
+    )
     runs = _call(rtila, "rtila_list_runs", {})["runs"]
     assert started["run_id"] in {run["run_id"] for run in runs}
     assert {run["status"] for run in runs} <= {"running", "succeeded", "failed"}
 
 
 @pytest.mark.browser
-def test_analyze_api_endpoint_with_wait_answers_its_report_inline(rtila: SyncClient, origin: str) -> None:
+def test_analyze_api_endpoint_with_wait_answers_its_report_inline(
+    rtila: SyncClient, origin: str
+) -> None:
     report = _call(
         rtila,
         "rtila_analyze_api_endpoint",
@@ -311,7 +346,8 @@ def test_run_project_by_name_resolves_the_exact_name(rtila: SyncClient) -> None:
         {"name": "kettles", "resume": False, "retry_failed": False},
     )
     assert _ended(rtila, started["run_id"])["status"] == "succeeded"
-    missing = _call(rtila, "rtila_run_project_by_name", {"name": "no such project"})  # resolved by the run
+    # resolved by the run
+    missing = _call(rtila, "rtila_run_project_by_name", {"name": "no such project"})
     failed = _ended(rtila, missing["run_id"])
     assert failed["status"] == "failed" and "no project is named" in failed["error"], failed
 
@@ -324,7 +360,9 @@ def test_a_cancelled_run_is_failed_and_says_it_was_cancelled(rtila: SyncClient) 
 
 
 def test_build_project_is_an_error_saying_what_to_do_instead(rtila: SyncClient) -> None:
-    answer = rtila.call("rtila_build_project", {"active_project_id": PROJECT_ID, "extra_args": [], "wait": False})
+    answer = rtila.call(
+        "rtila_build_project", {"active_project_id": PROJECT_ID, "extra_args": [], "wait": False}
+    )
     assert answer.is_error is True
     assert answer.structured_content["code"] == "not_available"
     assert "save_project" in answer.structured_content["error"]
@@ -340,23 +378,31 @@ def test_an_unknown_run_is_an_error_result(rtila: SyncClient) -> None:
 
 def test_the_data_tools_answer_rtilas_fields(rtila: SyncClient) -> None:
     _call(rtila, "rtila_run_project", {"wait": True})
-    projects = _call(rtila, "rtila_list_projects", {"filter": 'name ~ "kettles"', "sort": "name", "page": 1})
+    projects = _call(
+        rtila, "rtila_list_projects", {"filter": 'name ~ "kettles"', "sort": "name", "page": 1}
+    )
     assert projects["per_page"] == 50 and PROJECT_ID in {p["id"] for p in projects["projects"]}
     project = _call(rtila, "rtila_get_project", {"project_id": PROJECT_ID})
     assert (project["id"], project["name"]) == (PROJECT_ID, "kettles")
     config = _call(rtila, "rtila_get_project_config", {"project_id": PROJECT_ID})
     assert config["datasets"][0]["name"] == "products" and config["definition"]["start_urls"]
-    summary = _call(rtila, "rtila_get_project_config", {"project_id": PROJECT_ID, "summary_only": True})
+    summary = _call(
+        rtila, "rtila_get_project_config", {"project_id": PROJECT_ID, "summary_only": True}
+    )
     assert summary["summary"]["datasets"][0]["properties"] == ["sku", "title"]
     [dataset] = _call(rtila, "rtila_list_datasets", {"project_id": PROJECT_ID})["datasets"]
     assert (dataset["name"], dataset["item_selector"]) == ("products", "li.product")
     assert dataset["properties"][1] == {"key": "title", "type": "text", "selector": "h2"}
-    rows = _call(rtila, "rtila_get_project_data", {"dataset": "products", "sort": "sku", "per_page": 2})
+    rows = _call(
+        rtila, "rtila_get_project_data", {"dataset": "products", "sort": "sku", "per_page": 2}
+    )
     assert rows["per_page"] == 2 and rows["total"] == 3
     shown = [(row["id"], row["sku"], row["title"]) for row in rows["rows"]]
     assert shown == [("s0", "s0", "Kettle 0"), ("s1", "s1", "Kettle 1")]
     assert rows["rows"][0]["created"] and rows["rows"][0]["run_id"]
-    filtered = _call(rtila, "rtila_get_project_data", {"dataset": "products", "filter": 'title ~ "2"'})
+    filtered = _call(
+        rtila, "rtila_get_project_data", {"dataset": "products", "filter": 'title ~ "2"'}
+    )
     assert [row["sku"] for row in filtered["rows"]] == ["s2"] and filtered["per_page"] == 50
 
 
@@ -413,5 +459,7 @@ def test_prompts_take_rtilas_arguments(rtila: SyncClient) -> None:
     assert "https://example.com/products" in scraper.messages[0].content.text
     selector = rtila.run("get_prompt", "rtila_optimize_selector", {"selector": "li.product"})
     assert "li.product" in selector.messages[0].content.text
-    dataset = rtila.run("get_prompt", "rtila_explain_dataset", {"dataset": "products", "project_id": PROJECT_ID})
+    dataset = rtila.run(
+        "get_prompt", "rtila_explain_dataset", {"dataset": "products", "project_id": PROJECT_ID}
+    )
     assert "products" in dataset.messages[0].content.text

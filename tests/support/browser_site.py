@@ -1,13 +1,15 @@
 """Pages that need a browser, served on 127.0.0.1 for tests/test_browser.py,
 tests/test_browser_tools.py and tests/test_browser_strategies.py: a single-page app that builds its
-article from a fetch, a React-like listing built from static files and a JSON API, an infinite-scroll
-listing, a form, a static article, a page that tries every way out of the network policy, a page that
-registers a service worker (served over TLS: the API exists in secure contexts only) whose own
-requests try to leave, a wall that clears once JavaScript runs, and a page that never finishes loading.
+article from a fetch, a React-like listing built from static files and a JSON API, an
+infinite-scroll listing, a form, a static article, a page that tries every way out of the network
+policy, a page that registers a service worker (served over TLS: the API exists in secure contexts
+only) whose own requests try to leave, a wall that clears once JavaScript runs, and a page that
+never finishes loading.
 
-Every "forbidden" address here is one the tests' policy refuses: ``evil.test`` resolves (by the tests' DNS) to a
-private address, and ``FORBIDDEN`` is filled in with a real 127.0.0.1 server that counts the connections it gets,
-so a request that slipped past the proxy would show as a count, not just as a missing log line.
+Every "forbidden" address here is one the tests' policy refuses: ``evil.test`` resolves (by the
+tests' DNS) to a private address, and ``FORBIDDEN`` is filled in with a real 127.0.0.1 server that
+counts the connections it gets, so a request that slipped past the proxy would show as a count, not
+just as a missing log line.
 """
 
 from __future__ import annotations
@@ -18,13 +20,19 @@ import threading
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.responses import (
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 
 
 class ConnectionCounter:
-    """A TCP server on 127.0.0.1 that counts the connections it accepts and answers none: a request that went
-    around the browser's proxy shows here as a count."""
+    """A TCP server on 127.0.0.1 that counts the connections it accepts and answers none: a request
+    that went around the browser's proxy shows here as a count."""
 
     def __init__(self) -> None:
         self.socket = socket.create_server(("127.0.0.1", 0))
@@ -42,7 +50,10 @@ class ConnectionCounter:
             connection.close()
 
 
-PARAGRAPH = "The harbour wall was built in 1820, rebuilt after the storm of 1953, and raised again in 2004. "
+PARAGRAPH = (
+    "The harbour wall was built in 1820, rebuilt after the storm of 1953, and raised again in "
+    "2004. "
+)
 SPA = """<!doctype html><html><head><title>Harbour app</title></head><body><div id="root"></div>
 <script>
 fetch('/api/story').then(r => r.json()).then(story => {
@@ -51,8 +62,10 @@ fetch('/api/story').then(r => r.json()).then(story => {
 });
 </script></body></html>"""
 STATIC = (
-    "<!doctype html><html><head><title>Static</title><script>var analytics = 1;</script></head><body><article>"
-    "<h1>The wall</h1>" + f"<p>{PARAGRAPH * 3}</p>" * 4 + "</article></body></html>"
+    "<!doctype html><html><head><title>Static</title><script>var analytics = "
+    "1;</script></head><body><article><h1>The wall</h1>"
+    + f"<p>{PARAGRAPH * 3}</p>" * 4
+    + "</article></body></html>"
 )
 TRICKS = (
     """<!doctype html><html><head><title>Tricks</title>
@@ -190,7 +203,9 @@ async def spa(request: Request) -> Response:
 
 
 async def story(request: Request) -> Response:
-    return JSONResponse({"title": "The harbour wall", "paragraphs": [PARAGRAPH * 3 for _ in range(4)]})
+    return JSONResponse(
+        {"title": "The harbour wall", "paragraphs": [PARAGRAPH * 3 for _ in range(4)]}
+    )
 
 
 async def static(request: Request) -> Response:
@@ -239,11 +254,15 @@ async def endless(request: Request) -> Response:
 
 
 async def attachment(request: Request) -> Response:
-    return Response(b"%PDF-1.4", media_type="application/pdf", headers={"content-disposition": "attachment"})
+    return Response(
+        b"%PDF-1.4", media_type="application/pdf", headers={"content-disposition": "attachment"}
+    )
 
 
 async def plain(request: Request) -> Response:
-    return Response(STATIC.replace("<script>var analytics = 1;</script>", ""), media_type="text/html")
+    return Response(
+        STATIC.replace("<script>var analytics = 1;</script>", ""), media_type="text/html"
+    )
 
 
 async def listing(request: Request) -> Response:
@@ -251,14 +270,21 @@ async def listing(request: Request) -> Response:
 
 
 async def script(request: Request) -> Response:
-    return Response(VENDOR_JS if request.path_params["name"] == "vendor" else APP_JS, media_type="text/javascript")
+    return Response(
+        VENDOR_JS if request.path_params["name"] == "vendor" else APP_JS,
+        media_type="text/javascript",
+    )
 
 
 async def items(request: Request) -> Response:
     page = int(request.query_params.get("page", "1"))
     chosen = STORIES[(page - 1) * 10 : page * 10]
     found = [
-        {"title": title, "url": f"/stories/{(page - 1) * 10 + n + 1}", "summary": f"{title}: {PARAGRAPH}"}
+        {
+            "title": title,
+            "url": f"/stories/{(page - 1) * 10 + n + 1}",
+            "summary": f"{title}: {PARAGRAPH}",
+        }
         for n, title in enumerate(chosen)
     ]
     following = f"/api/items?page={page + 1}" if page * 10 < len(STORIES) else None

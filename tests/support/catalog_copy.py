@@ -1,5 +1,5 @@
-"""A copy of the checkout's catalog and handlers to break on purpose: catalog tests edit the copy and assert the
-problem the generator reports, with its file and line."""
+"""A copy of the checkout's catalog and handlers to break on purpose: catalog tests edit the copy
+and assert the problem the generator reports, with its file and line."""
 
 from __future__ import annotations
 
@@ -16,12 +16,17 @@ from tests.support.paths import PROJECT
 def copy_project(into: Path) -> Path:
     """``into`` holding ``catalog/`` and ``handlers/`` as the checkout has them."""
     shutil.copytree(PROJECT / "catalog", into / "catalog")
-    shutil.copytree(PROJECT / "netglean" / "handlers", into / "handlers", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        PROJECT / "netglean" / "handlers",
+        into / "handlers",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     return into
 
 
 def edit(project: Path, relative: str, old: str, new: str) -> None:
-    """Replace the first ``old`` in a copied file; the test's premise fails loudly if the text moved."""
+    """Replace the first ``old`` in a copied file; the test's premise fails loudly if the text
+    moved."""
     path = project / relative
     text = path.read_text()
     assert old in text, f"fixture text not found in {relative}: {old!r}"

@@ -1,4 +1,5 @@
-"""The official MCP client made callable from plain (and hypothesis) tests: a session in a background loop."""
+"""The official MCP client made callable from plain (and hypothesis) tests: a session in a
+background loop."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ took its fallback path). A server that exits ends the wait at once: its stdio cl
 
 @dataclass
 class SyncClient:
-    """An MCP client session living in a background event loop, callable from plain (hypothesis) tests."""
+    """An MCP client session living in a background event loop, callable from plain (hypothesis)
+    tests."""
 
     portal: BlockingPortal
     client: Client
@@ -33,7 +35,9 @@ class SyncClient:
         return self.portal.call(getattr(self.client, method), *args)
 
 
-def open_client(server: Any, runner: ToolRunner | None = None) -> AbstractContextManager[SyncClient]:
+def open_client(
+    server: Any, runner: ToolRunner | None = None
+) -> AbstractContextManager[SyncClient]:
     """A client session; an in-process server's ``runner`` hosts its runs in the session's own loop,
     as a transport does, and is closed there at the end."""
 
@@ -41,7 +45,11 @@ def open_client(server: Any, runner: ToolRunner | None = None) -> AbstractContex
     def session() -> Iterator[SyncClient]:
         with start_blocking_portal() as portal:
             client = server if isinstance(server, Client) else Client(server)
-            hosting = portal.wrap_async_context_manager(runner.services.runs.hosting()) if runner else nullcontext()
+            hosting = (
+                portal.wrap_async_context_manager(runner.services.runs.hosting())
+                if runner
+                else nullcontext()
+            )
             try:
                 with hosting, portal.wrap_async_context_manager(client):
                     yield SyncClient(portal, client)

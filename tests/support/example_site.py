@@ -1,11 +1,11 @@
-"""The docs' example site: a small harbour newspaper, ``http://harbour.test``, that the catalog's recorded examples
-run against (tests/support/recorded.py). Every tool has something real to do here: articles to read, a news
-listing with bylines, tags and pictures to turn into a feed, a sitemap to map, a CSV to download, a tide API a
-page fills itself from, a form to fill in, and a live page that answers slowly the first time, so that a run can
-be cancelled while it waits and resumed after.
+"""The docs' example site: a small harbour newspaper, ``http://harbour.test``, that the catalog's
+recorded examples run against (tests/support/recorded.py). Every tool has something real to do here:
+articles to read, a news listing with bylines, tags and pictures to turn into a feed, a sitemap to
+map, a CSV to download, a tide API a page fills itself from, a form to fill in, and a live page that
+answers slowly the first time, so that a run can be cancelled while it waits and resumed after.
 
-The names resolve (by the tests' DNS) to a public-looking address that the loopback dial sends here, so the
-recorded URLs carry no port and the recordings do not change from one run to the next.
+The names resolve (by the tests' DNS) to a public-looking address that the loopback dial sends here,
+so the recorded URLs carry no port and the recordings do not change from one run to the next.
 """
 
 from __future__ import annotations
@@ -29,14 +29,16 @@ STORIES = {
         "author": "Mara Quinn",
         "date": "2026-11-28T09:30:00+00:00",
         "tags": ["Harbour", "Sailing"],
-        "summary": "Forty new berths for visiting yachts open on Saturday, with water and power at every finger.",
+        "summary": "Forty new berths for visiting yachts open on Saturday, with water and power "
+        "at every finger.",
         "body": [
-            "The harbour trust opened its new visitor pontoon on the east quay on Saturday morning, adding forty "
-            "berths for yachts of up to fourteen metres.",
-            "Every finger pontoon has fresh water and shore power, and the showers in the old fish market have "
-            "been rebuilt. Berths can be booked on VHF channel 80 or at the harbour office.",
-            "Harbour master Ines Okafor said the pontoon would stay in the water all winter, the first time "
-            "visitors have been able to stay after October.",
+            "The harbour trust opened its new visitor pontoon on the east quay on Saturday "
+            "morning, adding forty berths for yachts of up to fourteen metres.",
+            "Every finger pontoon has fresh water and shore power, and the showers in the old "
+            "fish market have been rebuilt. Berths can be booked on VHF channel 80 or at the "
+            "harbour office.",
+            "Harbour master Ines Okafor said the pontoon would stay in the water all winter, the "
+            "first time visitors have been able to stay after October.",
         ],
     },
     "ferry-timetable-changes": {
@@ -44,11 +46,13 @@ STORIES = {
         "author": "Tom Reyes",
         "date": "2026-11-26T16:00:00+00:00",
         "tags": ["Ferries"],
-        "summary": "Four crossings a day instead of six from Monday, with the last boat leaving the island at 17:40.",
+        "summary": "Four crossings a day instead of six from Monday, with the last boat leaving "
+        "the island at 17:40.",
         "body": [
-            "The island ferry moves to its winter timetable on Monday, with four crossings a day instead of six.",
-            "The first boat leaves the mainland at 07:15 and the last leaves the island at 17:40. Bicycles still "
-            "travel free; cars must be booked a day ahead.",
+            "The island ferry moves to its winter timetable on Monday, with four crossings a day "
+            "instead of six.",
+            "The first boat leaves the mainland at 07:15 and the last leaves the island at "
+            "17:40. Bicycles still travel free; cars must be booked a day ahead.",
         ],
     },
     "lifeboat-open-day": {
@@ -56,11 +60,12 @@ STORIES = {
         "author": "Mara Quinn",
         "date": "2026-11-21T08:00:00+00:00",
         "tags": ["Lifeboat", "Events"],
-        "summary": "The crew show the new all-weather boat and rescue drills on the slipway from ten until four.",
+        "summary": "The crew show the new all-weather boat and rescue drills on the slipway from "
+        "ten until four.",
         "body": [
             "The lifeboat station opens to visitors on Sunday from ten until four.",
-            "The crew will launch the new all-weather boat at noon and run a rescue drill off the slipway at two. "
-            "Children can try on the kit and steer the station's simulator.",
+            "The crew will launch the new all-weather boat at noon and run a rescue drill off "
+            "the slipway at two. Children can try on the kit and steer the station's simulator.",
         ],
     },
 }
@@ -73,9 +78,11 @@ TIDES = [
 ]
 LIVE_PATH = "/live"
 _LIVE_DELAY = 20.0
-"""How long the live page takes the first time it is asked: long enough to cancel the run reading it."""
+"""How long the live page takes the first time it is asked: long enough to cancel the run reading
+it."""
 LIVE_ASKED = threading.Event()
-"""Set once the live page's first request has arrived: a run reading it is waiting now, ready to be cancelled."""
+"""Set once the live page's first request has arrived: a run reading it is waiting now, ready to be
+cancelled."""
 
 
 def reset() -> None:
@@ -86,7 +93,8 @@ def reset() -> None:
 
 def _page(title: str, main: str, head: str = "") -> HTMLResponse:
     nav = "".join(
-        f'<a href="{href}">{label}</a> ' for href, label in (("/", "Home"), ("/news/", "News"), ("/about", "About"))
+        f'<a href="{href}">{label}</a> '
+        for href, label in (("/", "Home"), ("/news/", "News"), ("/about", "About"))
     )
     return HTMLResponse(
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{escape(title)} | "
@@ -99,7 +107,9 @@ def _page(title: str, main: str, head: str = "") -> HTMLResponse:
 
 
 async def home(request: Request) -> Response:
-    items = "".join(f'<li><a href="/news/{slug}">{escape(s["title"])}</a></li>' for slug, s in STORIES.items())
+    items = "".join(
+        f'<li><a href="/news/{slug}">{escape(s["title"])}</a></li>' for slug, s in STORIES.items()
+    )
     return _page(
         "Home",
         "<h1>Harbour Gazette</h1><p>News from the quay, the ferries and the lifeboat station, "
@@ -161,7 +171,8 @@ async def about(request: Request) -> Response:
 
 
 async def tides(request: Request) -> Response:
-    """A page that fills its table from the tide API with a script: what the browser tools are for."""
+    """A page that fills its table from the tide API with a script: what the browser tools are
+    for."""
     return _page(
         "Tides",
         "<h1>Today's tides</h1><table id='tides'><tr><th>Time</th><th>Tide</th><th>Height</th>"
@@ -197,13 +208,16 @@ async def image(request: Request) -> Response:
 
 
 async def live(request: Request) -> Response:
-    """Slow the first time it is asked (a run reading it can be cancelled meanwhile), at once after that."""
+    """Slow the first time it is asked (a run reading it can be cancelled meanwhile), at once after
+    that."""
     state = request.app.state
     if not getattr(state, "live_answered", False):
         state.live_answered = True
         LIVE_ASKED.set()
         await anyio.sleep(_LIVE_DELAY)
-    return _page("Live", "<h1>Live from the quay</h1><p>The ferry is alongside; the tide is making.</p>")
+    return _page(
+        "Live", "<h1>Live from the quay</h1><p>The ferry is alongside; the tide is making.</p>"
+    )
 
 
 async def robots(request: Request) -> Response:
@@ -212,7 +226,10 @@ async def robots(request: Request) -> Response:
 
 async def sitemap(request: Request) -> Response:
     urls = "".join(f"<url><loc>{ORIGIN}{path}</loc></url>" for path in PAGES)
-    body = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
+    body = (
+        '<?xml version="1.0" encoding="UTF-8"?><urlset '
+        f'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
+    )
     return Response(body, media_type="application/xml")
 
 

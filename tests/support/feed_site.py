@@ -1,5 +1,6 @@
-"""Listing pages for the feed tools, served on 127.0.0.1: news, blog, releases, jobs, a JSON API, and pages
-whose items only detection finds (Next.js state, JSON-LD, a sitemap), a paged listing and a bot-wall page."""
+"""Listing pages for the feed tools, served on 127.0.0.1: news, blog, releases, jobs, a JSON API,
+and pages whose items only detection finds (Next.js state, JSON-LD, a sitemap), a paged listing and
+a bot-wall page."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ async def api(request: Request) -> Response:
 
 
 async def deep_api(request: Request) -> Response:
-    """A JSON API answer nested past what netglean reads (and, at 20,000 levels, past what the stack holds)."""
+    """A JSON API answer nested past what netglean reads (and, at 20,000 levels, past what the stack
+    holds)."""
     depth = int(request.query_params.get("depth", "20000"))
     return Response("[" * depth + "]" * depth, media_type="application/json")
 
@@ -36,7 +38,8 @@ async def deep_api(request: Request) -> Response:
 async def paged(request: Request) -> Response:
     number = int(request.query_params.get("page", "1"))
     items = "".join(
-        f'<li class="entry"><a href="/feeds/post/{number}-{i}">Post {i} of page {number}</a></li>' for i in range(3)
+        f'<li class="entry"><a href="/feeds/post/{number}-{i}">Post {i} of page {number}</a></li>'
+        for i in range(3)
     )
     more = f'<a rel="next" href="/feeds/paged?page={number + 1}">Older</a>' if number < 3 else ""
     return HTMLResponse(f"<html><body><ul class='entries'>{items}</ul>{more}</body></html>")
@@ -45,9 +48,16 @@ async def paged(request: Request) -> Response:
 async def sitemap(request: Request) -> Response:
     urls = "".join(
         f"<url><loc>http://127.0.0.1:{request.url.port}/guides/{slug}</loc><lastmod>2026-11-{day}</lastmod></url>"
-        for slug, day in (("reading-tide-tables", 20), ("spring-and-neap", 21), ("tidal-streams", 22))
+        for slug, day in (
+            ("reading-tide-tables", 20),
+            ("spring-and-neap", 21),
+            ("tidal-streams", 22),
+        )
     )
-    body = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
+    body = (
+        '<?xml version="1.0" encoding="UTF-8"?><urlset '
+        f'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>'
+    )
     return Response(body, media_type="application/xml")
 
 
@@ -63,7 +73,8 @@ async def headers(request: Request) -> Response:
 
 async def empty(request: Request) -> Response:
     return HTMLResponse(
-        "<html><head><title>Just a moment...</title></head><body><p>Checking your browser</p></body></html>"
+        "<html><head><title>Just a moment...</title></head><body><p>Checking your "
+        "browser</p></body></html>"
     )
 
 

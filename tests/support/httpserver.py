@@ -17,10 +17,15 @@ _LISTENING = re.compile(r"netglean serving on (http://\S+?) ")
 
 
 class HttpServer:
-    """``netglean serve`` (or ``command``, e.g. ``("mcp", "--transport", "http")``) on a free port."""
+    """``netglean serve`` (or ``command``, e.g. ``("mcp", "--transport", "http")``) on a free
+    port."""
 
     def __init__(
-        self, *args: str, env: Mapping[str, str] | None = None, cwd: Path = PROJECT, command: Sequence[str] = ("serve",)
+        self,
+        *args: str,
+        env: Mapping[str, str] | None = None,
+        cwd: Path = PROJECT,
+        command: Sequence[str] = ("serve",),
     ) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "netglean", *command, "--port", "0", *args],
@@ -39,7 +44,8 @@ class HttpServer:
         self._pump_thread.start()
         self._stdout_thread = threading.Thread(target=self._pump_stdout, daemon=True)
         self._stdout_thread.start()
-        # generous: start-up on a busy machine is slow; a server that exits ends the wait at once (_pump)
+        # generous: start-up on a busy machine is slow; a server that exits ends the wait at once
+        # (_pump)
         if not self._ready.wait(120) or not self.base:
             self.process.kill()
             raise AssertionError("netglean serve did not start:\n" + "".join(self._stderr))

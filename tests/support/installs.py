@@ -1,4 +1,5 @@
-"""A rendered install_snippet written out and served: what the snippet tests and the scan tests run."""
+"""A rendered install_snippet written out and served: what the snippet tests and the scan tests
+run."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ def free_port() -> int:
 
 
 def write(snippet: Snippet, root: Path) -> None:
-    """The install's files, under ``root`` unless a file's path is absolute (nginx's directories)."""
+    """The install's files, under ``root`` unless a file's path is absolute (nginx's
+    directories)."""
     for file in snippet.files:
         target = Path(file.path) if Path(file.path).is_absolute() else root / file.path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -25,7 +27,8 @@ def write(snippet: Snippet, root: Path) -> None:
 
 
 def wait(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
-    """Until the served install listens on ``port``; its log in the failure when it exits or never listens."""
+    """Until the served install listens on ``port``; its log in the failure when it exits or never
+    listens."""
     deadline = time.monotonic() + 120  # generous: an exit is reported at once
     while time.monotonic() < deadline:
         if process.poll() is not None:

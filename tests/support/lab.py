@@ -1,6 +1,6 @@
-"""A tool pack with test tools, built the way a tool author would build one outside netglean: its own catalog,
-handlers and generated package (`netglean gen --package generated --handlers-package handlers`), served with
-``NETGLEAN_REGISTRY=generated.registry``.
+"""A tool pack with test tools, built the way a tool author would build one outside netglean: its
+own catalog, handlers and generated package (`netglean gen --package generated --handlers-package
+handlers`), served with ``NETGLEAN_REGISTRY=generated.registry``.
 
 Tools: shout (local, integer argument, next step page_echo), page_echo (target origin:
 returns third-party text; "plain guidance" makes it break the guidance rule), misbehave (breaks
@@ -148,18 +148,29 @@ def make_lab(root: Path) -> Path:
     (root / "catalog/tools/lab/page_echo.yaml").write_text(PAGE_ECHO)
     (root / "catalog/tools/lab/misbehave.yaml").write_text(MISBEHAVE)
     (root / "handlers/lab.py").write_text(HANDLER)
-    (root / "catalog/tools/broken").mkdir()  # a family of its own: its handler module cannot be imported
+    # a family of its own: its handler module cannot be imported
+    (root / "catalog/tools/broken").mkdir()
     (root / "catalog/tools/broken/broken_import.yaml").write_text(
-        MISBEHAVE.replace("name: misbehave", "name: broken_import").replace("lab.misbehave", "broken.broken_import")
+        MISBEHAVE.replace("name: misbehave", "name: broken_import").replace(
+            "lab.misbehave", "broken.broken_import"
+        )
     )
     (root / "handlers/broken.py").write_text(
         "import no_such_module\n\n\nasync def broken_import(args, ctx):\n    pass\n"
     )
-    args = ["--catalog", str(root / "catalog"), "--handlers", str(root / "handlers"), "--out", str(root / "generated")]
+    args = [
+        "--catalog",
+        str(root / "catalog"),
+        "--handlers",
+        str(root / "handlers"),
+        "--out",
+        str(root / "generated"),
+    ]
     assert gen_main([*args, "--package", "generated", "--handlers-package", "handlers"]) == 0
     return root
 
 
 def lab_environment(root: Path) -> dict[str, str]:
-    """What a server needs to serve the lab: its packages importable, and its registry the one served."""
+    """What a server needs to serve the lab: its packages importable, and its registry the one
+    served."""
     return {"PYTHONPATH": str(root), "NETGLEAN_REGISTRY": "generated.registry"}

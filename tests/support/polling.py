@@ -1,4 +1,5 @@
-"""Waiting without timing assertions: poll until something holds, within a generous overall bound."""
+"""Waiting without timing assertions: poll until something holds, within a generous overall
+bound."""
 
 from __future__ import annotations
 

@@ -14,7 +14,9 @@ from typing import Any
 
 
 class RawServer:
-    def __init__(self, cwd: Path, env: Mapping[str, str] | None = None, args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, cwd: Path, env: Mapping[str, str] | None = None, args: tuple[str, ...] = ()
+    ) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "netglean", "mcp", *args],
             cwd=cwd,
@@ -27,7 +29,8 @@ class RawServer:
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self) -> None:
-        """Every stdout line, then b"" once stdout closes: a server that exits is reported at once."""
+        """Every stdout line, then b"" once stdout closes: a server that exits is reported at
+        once."""
         assert self.process.stdout is not None
         for line in self.process.stdout:
             self._lines.put(line)
@@ -42,8 +45,8 @@ class RawServer:
         self.send_raw(json.dumps(message).encode() + b"\n")
 
     def receive(self, timeout: float = 120) -> dict[str, Any]:
-        """The next frame; the bound is generous (the first answer waits for start-up on a busy machine),
-        and a server that exited fails at once with its stderr."""
+        """The next frame; the bound is generous (the first answer waits for start-up on a busy
+        machine), and a server that exited fails at once with its stderr."""
         try:
             line = self._lines.get(timeout=timeout)
         except Empty:
@@ -52,7 +55,9 @@ class RawServer:
             self._lines.put(b"")  # the next receive fails at once too
             assert self.process.stderr is not None
             code = self.process.wait()
-            raise AssertionError(f"the server exited ({code}):\n{self.process.stderr.read().decode()}")
+            raise AssertionError(
+                f"the server exited ({code}):\n{self.process.stderr.read().decode()}"
+            )
         return json.loads(line)  # every stdout line must be one JSON-RPC frame
 
     def initialize(self) -> dict[str, Any]:

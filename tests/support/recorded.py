@@ -1,12 +1,14 @@
-"""The catalog's recorded examples, run against the docs' example site (tests/support/example_site.py).
+"""The catalog's recorded examples, run against the docs' example site
+(tests/support/example_site.py).
 
-``uv run python -m tests.support.recorded`` generates the runtime from the catalog as it stands (recordings
-aside, so an example runs on the tools as they are now), runs every example marked ``recorded: true``, writes
-what each tool answered to ``catalog/recorded/TOOL.json`` and generates again, docs pages and all. ``--check``
-compares instead of writing, as tests/test_recorded_examples.py does. Each example gets a fresh
-server with an empty store and the default policy, on the tests' DNS and loopback dial, so the site is
-``http://harbour.test`` with no port. Only the values that differ from one run to the next are masked when
-comparing (``VOLATILE``): run ids, times, durations.
+``uv run python -m tests.support.recorded`` generates the runtime from the catalog as it stands
+(recordings aside, so an example runs on the tools as they are now), runs every example marked
+``recorded: true``, writes what each tool answered to ``catalog/recorded/TOOL.json`` and generates
+again, docs pages and all. ``--check`` compares instead of writing, as
+tests/test_recorded_examples.py does. Each example gets a fresh server with an empty store and the
+default policy, on the tests' DNS and loopback dial, so the site is ``http://harbour.test`` with no
+port. Only the values that differ from one run to the next are masked when comparing (``VOLATILE``):
+run ids, times, durations.
 """
 
 from __future__ import annotations
@@ -59,10 +61,11 @@ VOLATILE = frozenset(
     }
     | {"data_dir", "catalog_hash"}
 )
-"""Keys whose text changes from one run to the next (an id the store drew, a time, the temporary data directory)
-or with every catalog edit (its hash): masked when comparing. Only their text is: a count or a flag under the
-same name (a dataset's updated rows, save_project's created) is compared. Found by running every example twice
-and diffing the answers; ``ms`` (an action's duration) is the one number masked."""
+"""Keys whose text changes from one run to the next (an id the store drew, a time, the temporary
+data directory) or with every catalog edit (its hash): masked when comparing. Only their text is: a
+count or a flag under the same name (a dataset's updated rows, save_project's created) is compared.
+Found by running every example twice and diffing the answers; ``ms`` (an action's duration) is the
+one number masked."""
 DURATIONS = frozenset({"ms"})
 
 
@@ -76,10 +79,17 @@ class Example:
 
 
 def examples() -> list[Example]:
-    """The recorded examples, as the catalog states them now (its recordings unread: they are what is made)."""
+    """The recorded examples, as the catalog states them now (its recordings unread: they are what
+    is made)."""
     catalog = load_catalog(CATALOG, HANDLERS, recorded=False)
     return [
-        Example(tool.name, example["title"], tuple(example.get("given", ())), example["arguments"], example["expect"])
+        Example(
+            tool.name,
+            example["title"],
+            tuple(example.get("given", ())),
+            example["arguments"],
+            example["expect"],
+        )
         for tool in catalog.tools
         for example in tool.examples
         if example.get("recorded")
@@ -98,9 +108,14 @@ def _filled(template: Any, envelopes: list[dict[str, Any]]) -> Any:
             for part in template["pointer"].lstrip("/").split("/"):
                 value = value[int(part)] if isinstance(value, list) else value[part]
         except (KeyError, IndexError, TypeError, ValueError):
-            answered = envelope.get("payload", {}).get("error", {}).get("code") if not envelope.get("ok") else "ok"
+            answered = (
+                envelope.get("payload", {}).get("error", {}).get("code")
+                if not envelope.get("ok")
+                else "ok"
+            )
             raise Unfilled(
-                f"given call {template['given']} answered {answered}, with nothing at {template['pointer']}"
+                f"given call {template['given']} answered {answered}, with nothing at "
+                f"{template['pointer']}"
             ) from None
         return value
     if isinstance(template, dict):
@@ -119,7 +134,9 @@ class Site:
     @contextmanager
     def server(self) -> Iterator[SyncClient]:
         with tempfile.TemporaryDirectory(prefix="netglean-recorded-") as data_dir:
-            settings = Settings.load({"data_dir": data_dir, "host_interval": 0.0, "read_workers": 0}, environ={})
+            settings = Settings.load(
+                {"data_dir": data_dir, "host_interval": 0.0, "read_workers": 0}, environ={}
+            )
             fetcher = Fetcher(
                 FetchPolicy.from_settings(settings),
                 resolver=FakeDNS({example_site.HOST: [PUBLIC]}),
@@ -141,11 +158,13 @@ class Site:
                     arguments = _filled(call["arguments"], envelopes)
                     envelopes.append(client.call(call["tool"], arguments).structured_content)
                     given.append({"tool": call["tool"], "arguments": arguments})
-                    if example_site.LIVE_PATH in json.dumps(arguments):  # its run waits on the live page from now on
+                    # its run waits on the live page from now on
+                    if example_site.LIVE_PATH in json.dumps(arguments):
                         example_site.LIVE_ASKED.wait(10)
                 arguments = _filled(example.arguments, envelopes)
                 envelope = client.call(example.tool, arguments).structured_content
-            except Unfilled as exc:  # raised past the session, not wrapped in its task group's exception group
+            # raised past the session, not wrapped in its task group's exception group
+            except Unfilled as exc:
                 unfilled = exc
         if unfilled is not None:
             raise unfilled
@@ -167,8 +186,8 @@ def site(registry: Registry | None = None) -> Iterator[Site]:
 
 
 def masked(value: Any, key: str = "") -> Any:
-    """``value`` with what changes from run to run (by its key: ``VOLATILE``, ``DURATIONS``) replaced by its type's
-    name."""
+    """``value`` with what changes from run to run (by its key: ``VOLATILE``, ``DURATIONS``)
+    replaced by its type's name."""
     if isinstance(value, dict):
         return {k: masked(v, k) for k, v in value.items()}
     if isinstance(value, list):
@@ -179,8 +198,11 @@ def masked(value: Any, key: str = "") -> Any:
 
 
 def differences(kept: dict[str, Any] | None, fresh: dict[str, Any]) -> str:
-    """A unified diff of the recording and a fresh run, volatile values masked; empty when they agree."""
-    before, after = (json.dumps(masked(e), indent=1, ensure_ascii=False).splitlines() for e in (kept, fresh))
+    """A unified diff of the recording and a fresh run, volatile values masked; empty when they
+    agree."""
+    before, after = (
+        json.dumps(masked(e), indent=1, ensure_ascii=False).splitlines() for e in (kept, fresh)
+    )
     return "\n".join(difflib.unified_diff(before, after, "recorded", "now", n=1, lineterm=""))
 
 
@@ -195,11 +217,14 @@ def write(recordings: dict[str, list[dict[str, Any]]]) -> None:
     for tool, entries in sorted(recordings.items()):
         document = {"recorded_by": RECORD_COMMAND, "tool": tool, "examples": entries}
         path_of(tool).parent.mkdir(exist_ok=True)
-        path_of(tool).write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        path_of(tool).write_text(
+            json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
 
 
 def recorded(tool: str) -> dict[str, dict[str, Any]]:
-    """What ``catalog/recorded/TOOL.json`` holds, by example title (empty when nothing is recorded)."""
+    """What ``catalog/recorded/TOOL.json`` holds, by example title (empty when nothing is
+    recorded)."""
     try:
         document = json.loads(path_of(tool).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -208,12 +233,20 @@ def recorded(tool: str) -> dict[str, dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.support.recorded", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="compare with the recordings instead of writing them")
-    parser.add_argument("tools", nargs="*", help="only these tools (default: every recorded example)")
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.support.recorded", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="compare with the recordings instead of writing them"
+    )
+    parser.add_argument(
+        "tools", nargs="*", help="only these tools (default: every recorded example)"
+    )
     args = parser.parse_args(argv)
     if not args.check:
-        write_generated(render(load_catalog(CATALOG, HANDLERS, recorded=False), Packages()), GENERATED)
+        write_generated(
+            render(load_catalog(CATALOG, HANDLERS, recorded=False), Packages()), GENERATED
+        )
     chosen = [e for e in examples() if not args.tools or e.tool in args.tools]
     recordings: dict[str, list[dict[str, Any]]] = {}
     differing = 0
@@ -222,18 +255,29 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 entry = example_site_server.run(example)
             except Unfilled as exc:
-                print(f"{example.tool}: '{example.title}': {exc}; nothing was written", file=sys.stderr)
+                print(
+                    f"{example.tool}: '{example.title}': {exc}; nothing was written",
+                    file=sys.stderr,
+                )
                 return 1
             envelope = entry["envelope"]
             seen = (envelope["ok"], envelope["next_step"])
             if seen != (example.expect["ok"], example.expect["next_step"]):
-                print(f"{example.tool}: '{example.title}' answered ok={seen[0]} next_step={seen[1]}", file=sys.stderr)
+                print(
+                    f"{example.tool}: '{example.title}' answered ok={seen[0]} next_step={seen[1]}",
+                    file=sys.stderr,
+                )
             kept = recorded(example.tool).get(example.title)
             difference = differences(kept, entry)  # ids and times aside
             if args.check and difference:
                 differing += 1
-                print(f"{example.tool}: '{example.title}' differs from its recording:\n{difference}", file=sys.stderr)
-            recordings.setdefault(example.tool, []).append(kept if kept is not None and not difference else entry)
+                print(
+                    f"{example.tool}: '{example.title}' differs from its recording:\n{difference}",
+                    file=sys.stderr,
+                )
+            recordings.setdefault(example.tool, []).append(
+                kept if kept is not None and not difference else entry
+            )
     if args.tools:
         for tool in {path.stem for path in (CATALOG / FOLDER).glob("*.json")} - set(recordings):
             recordings[tool] = list(recorded(tool).values())

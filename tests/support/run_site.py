@@ -1,12 +1,14 @@
-"""Sites for the background-run tests, on 127.0.0.1: trees of pages of any size (BFS from page 0 reaches them all),
-pages that wait at a gate the test opens, pages too long for one answer, a page that fails once, and a count of
-every request, so a test can tell which pages a crawl read and how often.
+"""Sites for the background-run tests, on 127.0.0.1: trees of pages of any size (BFS from page 0
+reaches them all), pages that wait at a gate the test opens, pages too long for one answer, a page
+that fails once, and a count of every request, so a test can tell which pages a crawl read and how
+often.
 
-``/tree/{size}/{n}`` links to pages 2n+1 and 2n+2 below ``size``; ``/gated/{size}/{n}`` is the same tree whose pages
-from 2 on wait at the gate; ``/big/{size}/{n}`` holds ~19,000 characters of text per page; ``/flaky/{key}`` links to
-``/flaky/{key}/page``, which fails (503) on its first request and answers on the next, and to
-``/flaky/{key}/steady``, which always answers; ``/long`` is one page with a 50,000-character text and title.
-``/p/{n}`` is the 2,000-page site the restart tests crawl from another process.
+``/tree/{size}/{n}`` links to pages 2n+1 and 2n+2 below ``size``; ``/gated/{size}/{n}`` is the same
+tree whose pages from 2 on wait at the gate; ``/big/{size}/{n}`` holds ~19,000 characters of text
+per page; ``/flaky/{key}`` links to ``/flaky/{key}/page``, which fails (503) on its first request
+and answers on the next, and to ``/flaky/{key}/steady``, which always answers; ``/long`` is one page
+with a 50,000-character text and title. ``/p/{n}`` is the 2,000-page site the restart tests crawl
+from another process.
 """
 
 from __future__ import annotations
@@ -26,15 +28,18 @@ from tests.support.fixture_site import serve
 
 WORDS = "Words enough to make this page's main content, and a few more of them besides. "
 LONG_TEXT = 50_000
-"""Characters of /long's text (and of its title): more than get_run_result's 20,000-character cut."""
+"""Characters of /long's text (and of its title): more than get_run_result's 20,000-character
+cut."""
 BIG_TEXT = 19_000
-"""Characters of text on each /big page (max_chars is at most 20,000): 22 of them pass a crawl's 400,000."""
+"""Characters of text on each /big page (max_chars is at most 20,000): 22 of them pass a crawl's
+400,000."""
 SITE_PAGES = 2_000
 """Pages of /p/{n}: page n links to 5n+1 .. 5n+5 (those below 2,000), and back to 0 and n-1."""
 
 
 class Gate:
-    """Where gated pages wait: shut until the test lets some through (``allow``) or opens it (``open``)."""
+    """Where gated pages wait: shut until the test lets some through (``allow``) or opens it
+    (``open``)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -64,8 +69,8 @@ class Gate:
             return False
 
     async def passing(self, request: Request) -> bool:
-        """Wait to be let through (True), or until the client has gone (False): ``waiting`` counts live requests
-        only, so a cancelled crawl's page is not taken for the next crawl's."""
+        """Wait to be let through (True), or until the client has gone (False): ``waiting`` counts
+        live requests only, so a cancelled crawl's page is not taken for the next crawl's."""
         with self._lock:
             self.waiting += 1
         try:
@@ -118,7 +123,9 @@ class RunSite:
     def asked(self, prefix: str) -> Counter[str]:
         """The requests made for paths under ``prefix``."""
         with self._lock:
-            return Counter({path: count for path, count in self.requests.items() if path.startswith(prefix)})
+            return Counter(
+                {path: count for path, count in self.requests.items() if path.startswith(prefix)}
+            )
 
     async def tree(self, request: Request) -> Response:
         self._count(request)
@@ -166,7 +173,8 @@ class RunSite:
 
 @contextmanager
 def serve_run_site() -> Iterator[tuple[RunSite, int]]:
-    """The site on a free 127.0.0.1 port; its gate is opened at the end, so no request is left waiting."""
+    """The site on a free 127.0.0.1 port; its gate is opened at the end, so no request is left
+    waiting."""
     site = RunSite()
     with serve(app=site.app) as port:
         try:

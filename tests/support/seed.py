@@ -1,4 +1,5 @@
-"""The seed every property test draws from: fixed, so a run can be replayed, and printed in the report's header."""
+"""The seed every property test draws from: fixed, so a run can be replayed, and printed in the
+report's header."""
 
 from __future__ import annotations
 

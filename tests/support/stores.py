@@ -40,7 +40,9 @@ def _throwaway_cluster() -> str:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    started = subprocess.run([str(script), "start", folder, str(port)], capture_output=True, text=True, check=False)
+    started = subprocess.run(
+        [str(script), "start", folder, str(port)], capture_output=True, text=True, check=False
+    )
     if started.returncode != 0:
         shutil.rmtree(folder, ignore_errors=True)
         pytest.fail(

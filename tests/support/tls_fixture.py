@@ -1,4 +1,5 @@
-"""A throwaway certificate authority and a certificate for site.test, for the fixture site over TLS."""
+"""A throwaway certificate authority and a certificate for site.test, for the fixture site over
+TLS."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ class TestTLS:
     ca_file: Path
 
     def client_context(self) -> ssl.SSLContext:
-        """Trusts only the test CA, and checks hostnames: a certificate for site.test must be presented."""
+        """Trusts only the test CA, and checks hostnames: a certificate for site.test must be
+        presented."""
         return ssl.create_default_context(cafile=str(self.ca_file))
 
     def spki_sha256(self) -> str:
@@ -66,6 +68,10 @@ def make_tls(folder: Path, hostname: str = "site.test") -> TestTLS:
     paths.cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     paths.ca_file.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
     paths.key_file.write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
     )
     return paths

@@ -1,10 +1,12 @@
-"""A registry of toy tools built in code, and services that stand in for the network and the reader processes: what
-the unit tests of netglean.calls run the call path on without codegen, a server or a socket.
+"""A registry of toy tools built in code, and services that stand in for the network and the reader
+processes: what the unit tests of netglean.calls run the call path on without codegen, a server or a
+socket.
 
-Tools: ``shout`` (local; a string and a bounded integer; next step ``page_echo`` or done), ``page_echo`` (target
-origin: its payload is third-party text), ``misbehave`` (local: breaks the handler contract in the way asked for)
-and ``hold`` (local: waits until the test lets it go, counting the calls inside it at once). Handlers and input
-models are found by reference (``tests.support.toy_tools:shout``), as the generated registry names real ones.
+Tools: ``shout`` (local; a string and a bounded integer; next step ``page_echo`` or done),
+``page_echo`` (target origin: its payload is third-party text), ``misbehave`` (local: breaks the
+handler contract in the way asked for) and ``hold`` (local: waits until the test lets it go,
+counting the calls inside it at once). Handlers and input models are found by reference
+(``tests.support.toy_tools:shout``), as the generated registry names real ones.
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ import anyio
 from pydantic import BaseModel, ConfigDict
 
 from netglean.calls.context import Context, Services
-from netglean.calls.registry import PromptArgument, PromptSpec, Registry, ResourceSpec, ServerSpec, ToolSpec
+from netglean.calls.registry import (
+    PromptArgument,
+    PromptSpec,
+    Registry,
+    ResourceSpec,
+    ServerSpec,
+    ToolSpec,
+)
 from netglean.calls.runner import ToolRunner
 from netglean.calls.runs import Runs
 from netglean.core.envelope import DONE, Outcome, envelope_schema, say
@@ -56,8 +65,11 @@ async def shout(args: ShoutInput, ctx: Context) -> Outcome:
 
 
 async def page_echo(args: PageEchoInput, ctx: Context) -> Outcome:
-    if args.text == "plain guidance":  # what a target-origin tool may not do: guidance say() did not build
-        return Outcome({"content": args.text}, guidance=f"echoed {args.text}", source="https://pages.example/a")
+    # what a target-origin tool may not do: guidance say() did not build
+    if args.text == "plain guidance":
+        return Outcome(
+            {"content": args.text}, guidance=f"echoed {args.text}", source="https://pages.example/a"
+        )
     if args.text == "refuse":  # a refusal quoting what a target chose
         raise Unreachable("https://pages.example/\u202egnp.exe\x1b[2J could not be reached")
     payload: dict[str, Any] = {"content": args.text}
@@ -101,7 +113,8 @@ class _Fine(BaseModel):
 
 @dataclasses.dataclass
 class Gate:
-    """What ``hold`` waits on: calls inside it now, the most there were at once, and the event that lets them go."""
+    """What ``hold`` waits on: calls inside it now, the most there were at once, and the event that
+    lets them go."""
 
     inside: int = 0
     most: int = 0
@@ -154,7 +167,12 @@ def _tool(
         handler=f"{HERE}:{name}",
         input_model=f"{HERE}:{model}",
         entry_point=True,
-        annotations={"read_only": True, "destructive": False, "idempotent": True, "open_world": origin == "target"},
+        annotations={
+            "read_only": True,
+            "destructive": False,
+            "idempotent": True,
+            "open_world": origin == "target",
+        },
         execution="sync",
         input_schema=input_schema,
         output_schema=envelope_schema(name, payload, next_step, origin, failure_payload),
@@ -169,7 +187,10 @@ TOOLS = (
         "shout",
         {
             "type": "object",
-            "properties": {"text": {"type": "string"}, "times": {"type": "integer", "minimum": 1, "maximum": 5}},
+            "properties": {
+                "text": {"type": "string"},
+                "times": {"type": "integer", "minimum": 1, "maximum": 5},
+            },
             "required": ["text"],
             "additionalProperties": False,
         },
@@ -181,13 +202,19 @@ TOOLS = (
         "page_echo",
         {
             "type": "object",
-            "properties": {"text": {"type": "string"}, "quotes": {"type": "array", "items": {"type": "string"}}},
+            "properties": {
+                "text": {"type": "string"},
+                "quotes": {"type": "array", "items": {"type": "string"}},
+            },
             "required": ["text"],
             "additionalProperties": False,
         },
         {
             "type": "object",
-            "properties": {"content": {"type": "string"}, "quotes": {"type": "array", "items": {"type": "string"}}},
+            "properties": {
+                "content": {"type": "string"},
+                "quotes": {"type": "array", "items": {"type": "string"}},
+            },
             "required": ["content"],
             "additionalProperties": False,
         },
@@ -208,7 +235,9 @@ TOOLS = (
         model="MisbehaveInput",
         failure_payload={"count": {"type": "integer", "minimum": 0}},
     ),
-    _tool("hold", {"type": "object", "additionalProperties": False}, _FINE, (DONE,), model="HoldInput"),
+    _tool(
+        "hold", {"type": "object", "additionalProperties": False}, _FINE, (DONE,), model="HoldInput"
+    ),
 )
 
 
@@ -222,15 +251,29 @@ async def tool_resource(ctx: Context, name: str) -> str:
 
 def toy_registry() -> Registry:
     return Registry(
-        server=ServerSpec("toys", "Toys", "Toy tools for the call path's tests.", "Call shout first.", None),
+        server=ServerSpec(
+            "toys", "Toys", "Toy tools for the call path's tests.", "Call shout first.", None
+        ),
         catalog_hash="toy",
         tools={spec.name: spec for spec in TOOLS},
         resources=(
             ResourceSpec(
-                "policy", "Policy", "Settings.", "toy://policy", None, "application/json", f"{HERE}:policy_resource"
+                "policy",
+                "Policy",
+                "Settings.",
+                "toy://policy",
+                None,
+                "application/json",
+                f"{HERE}:policy_resource",
             ),
             ResourceSpec(
-                "tool", "Tool", "One tool.", None, "toy://tools/{name}", "text/plain", f"{HERE}:tool_resource"
+                "tool",
+                "Tool",
+                "One tool.",
+                None,
+                "toy://tools/{name}",
+                "text/plain",
+                f"{HERE}:tool_resource",
             ),
         ),
         prompts={
@@ -238,7 +281,10 @@ def toy_registry() -> Registry:
                 "greet",
                 "Greet",
                 "Greet someone.",
-                (PromptArgument("who", "Whom.", True, None), PromptArgument("tone", "How.", False, "warmly")),
+                (
+                    PromptArgument("who", "Whom.", True, None),
+                    PromptArgument("tone", "How.", False, "warmly"),
+                ),
                 (("user", "Greet $who $tone; it costs $$5."),),
             )
         },

@@ -1,10 +1,10 @@
 """Work counted, not timed: a lexbor tree whose nodes count what the code reading them touches.
 
 A step from one node to another (``child``, ``next``, ``parent``, an item of ``iter()``) costs one;
-a call that walks a subtree in C (``text``, ``css``, ``css_first``, ``traverse``) costs the number of
-nodes in that subtree, which is what lexbor walks in the worst case. A reader that touches each node
-a bounded number of times does work in proportion to the page; one that reads nested subtrees again
-at every level does n² or n³.
+a call that walks a subtree in C (``text``, ``css``, ``css_first``, ``traverse``) costs the number
+of nodes in that subtree, which is what lexbor walks in the worst case. A reader that touches each
+node a bounded number of times does work in proportion to the page; one that reads nested subtrees
+again at every level does n² or n³.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ class Counted:
         return _Node(node, self)
 
     def scan(self, node: Any) -> None:
-        self.work += self._sizes.get(node.mem_id, self.nodes)  # the document node, above the root: everything
+        # the document node, above the root: everything
+        self.work += self._sizes.get(node.mem_id, self.nodes)
 
     def wrap(self, node: Any) -> Any:
         return None if node is None else _Node(node, self)
@@ -101,7 +102,8 @@ class _Node:
     def __init__(self, node: Any, count: Counted) -> None:
         self._node, self._count = node, count
 
-    def __getattr__(self, name: str) -> Any:  # tag, mem_id, attributes, text_content, decompose…: no walk
+    # tag, mem_id, attributes, text_content, decompose…: no walk
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._node, name)
 
     @property

@@ -18,7 +18,13 @@ from netglean.read.readability.evidence import Evidence, Probe
 from netglean.read.readability.facts import PARITY, Node, differences, read_path, view
 from netglean.read.readability.kinds import RECOGNISED, node_of_kind, shown_byline_and_date
 from netglean.read.readability.markup import SPACES
-from netglean.read.readability.page import HeaderLink, Page, Representation, copy_facts, header_links
+from netglean.read.readability.page import (
+    HeaderLink,
+    Page,
+    Representation,
+    copy_facts,
+    header_links,
+)
 
 DIMENSIONS: dict[str, dict[str, int]] = {
     "retrievability": {"reachable": 11, "robots_policy": 10, "render_independence": 7},
@@ -30,7 +36,11 @@ DIMENSIONS: dict[str, dict[str, int]] = {
     },
     "fact_coverage": {"core_facts": 14, "context_cost": 6},
     "fact_position": {"first_fact_offset": 5, "front_window": 5},
-    "structured_data": {"structured_data_present": 2, "required_properties": 3, "text_agreement": 1},
+    "structured_data": {
+        "structured_data_present": 2,
+        "required_properties": 3,
+        "text_agreement": 1,
+    },
     "contract_discovery": {
         "canonical": 4,
         "cache_validators": 2,
@@ -79,7 +89,17 @@ ENDPOINT_TYPES = frozenset(
     "application/openapi+json application/yaml text/calendar".split()
 )
 ENDPOINT_RELS = frozenset({"service-desc", "service-doc", "api", "describedby", "ucp", "mcp"})
-ENDPOINT_PATHS = ("/api", "/mcp", "/graphql", "/openapi", "/.well-known/", ".json", ".ics", ".rss", ".atom")
+ENDPOINT_PATHS = (
+    "/api",
+    "/mcp",
+    "/graphql",
+    "/openapi",
+    "/.well-known/",
+    ".json",
+    ".ics",
+    ".rss",
+    ".atom",
+)
 """Where an llms.txt link goes when it is a machine endpoint."""
 BLOCKS = frozenset({"li", "dt", "dd", "p", "td", "th", "div"})
 SHOWN_AS = {"author": "its byline", "published": "its <time>"}
@@ -88,11 +108,7 @@ DIGITS = "0123456789"
 """The elements each of which holds one labelled fact in HTML (definitions)."""
 
 _QUANTITY = re.compile(
-    rf"[$£€¥][{SPACES}]?[0-9][0-9,]*+(?:\.[0-9]++)?"
-    rf"|[0-9][0-9,]*+(?:\.[0-9]++)?[{SPACES}]?%"
-    rf"|[0-9][0-9,]*+(?:\.[0-9]++)?[{SPACES}]?(?:kg|g|lb|lbs|oz|mm|cm|m|km|mi|in|ft|ml|l|kb|mb|gb|tb|hz|w|kw|v"
-    r"|°c|°f|hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|months?|years?)\b"
-    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}",
+    rf"[$£€¥][{SPACES}]?[0-9][0-9,]*+(?:\.[0-9]++)?|[0-9][0-9,]*+(?:\.[0-9]++)?[{SPACES}]?%|[0-9][0-9,]*+(?:\.[0-9]++)?[{SPACES}]?(?:kg|g|lb|lbs|oz|mm|cm|m|km|mi|in|ft|ml|l|kb|mb|gb|tb|hz|w|kw|v|°c|°f|hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|months?|years?)\b|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}",
     re.I | re.A,
 )
 """ARS's quantity: an amount after a currency sign, a percentage, a number with a unit, an ISO date.
@@ -102,8 +118,8 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _QUANTITY_START = re.compile(r"[$£€¥0-9]")
 _RUN = re.compile(r"[0-9,]*")
 _DEFINITION = re.compile(
-    rf"^[{SPACES}]*(?:[-*+][{SPACES}]+)?(?:\*\*)?[A-Za-z][A-Za-z0-9 /&'()-]{{1,40}}(?:\*\*)?[{SPACES}]*:"
-    rf"[{SPACES}]*[^{SPACES}]"
+    rf"^[{SPACES}]*(?:[-*+][{SPACES}]+)?(?:\*\*)?[A-Za-z][A-Za-z0-9 "
+    rf"/&'()-]{{1,40}}(?:\*\*)?[{SPACES}]*:[{SPACES}]*[^{SPACES}]"
 )
 _ALIGNMENT = re.compile(rf"\|[{SPACES}:|-]+\|\Z")
 _MARKDOWN_LINK = re.compile(r"\[[^\]\n]{1,200}\]\(([^)" + SPACES + r"]{1,500})\)")
@@ -165,7 +181,8 @@ def reachable(page: Page, evidence: Evidence) -> Verdict:
         compared = "a browser's request ended at another address (an Accept-conditional redirect)"
     return Verdict(
         points,
-        f"the agent's request was answered 2xx {f'after {hops} redirect(s)' if hops else 'directly'}; {compared}",
+        "the agent's request was answered 2xx "
+        f"{f'after {hops} redirect(s)' if hops else 'directly'}; {compared}",
         {"redirects": hops, "same_address": same if page.browser is not None else None},
         None
         if same or page.browser is None
@@ -285,7 +302,10 @@ def _facts_fix(page: Page, missing: Sequence[str], where: str) -> str:
 
 def negotiated_response(page: Page, evidence: Evidence) -> Verdict:
     agent = page.agent
-    shown: dict[str, Any] = {"content_type": agent.media_type, "body_is_html": agent.looks_like_html}
+    shown: dict[str, Any] = {
+        "content_type": agent.media_type,
+        "body_is_html": agent.looks_like_html,
+    }
     linked = page.linked
     if linked is not None:
         shown["linked_copy"] = {"url": linked.url, "status": linked.status}
@@ -329,11 +349,14 @@ def declared_alternates(page: Page, evidence: Evidence) -> Verdict:
             0,
             "the markdown copy the page links to did not load",
             {"linked_copy": linked.url, "problem": linked.reason},
-            f"The markdown copy the page links to did not load ({linked.reason}): fix the file or the link.",
+            f"The markdown copy the page links to did not load ({linked.reason}): fix the file "
+            "or the link.",
         )
     found = _typed_alternates(page)
     if found:
-        return Verdict(3, "the page declares an alternate representation", {"alternates": found[:20]})
+        return Verdict(
+            3, "the page declares an alternate representation", {"alternates": found[:20]}
+        )
     return Verdict(0, "the page declares no typed alternate (Link header or <link rel=alternate>)")
 
 
@@ -368,7 +391,9 @@ def substance_parity(page: Page, evidence: Evidence) -> Verdict:
     compared, different = differences(copy, shown)
     detail: dict[str, Any] = {"compared": compared}
     if different:
-        detail["values"] = {k: {"copy": copy.given[k], "page": sorted(shown.stated[k])} for k in different}
+        detail["values"] = {
+            k: {"copy": copy.given[k], "page": sorted(shown.stated[k])} for k in different
+        }
     if not compared:
         return Verdict(
             0,
@@ -383,7 +408,9 @@ def substance_parity(page: Page, evidence: Evidence) -> Verdict:
             detail,
             "Build the machine copy and the page from one source, so their values agree.",
         )
-    return Verdict(3, "the machine copy and the page agree on the key facts they both state", detail)
+    return Verdict(
+        3, "the machine copy and the page agree on the key facts they both state", detail
+    )
 
 
 # Fact coverage
@@ -421,7 +448,12 @@ def core_facts(page: Page, evidence: Evidence) -> Verdict:
     missing = [kind for kind in page.profile.core if kind not in found]
     shown = {
         "facts": {
-            f.kind: {"value": f.value, "from": f.source, "offset": f.offset, "corroborated": f.corroborated}
+            f.kind: {
+                "value": f.value,
+                "from": f.source,
+                "offset": f.offset,
+                "corroborated": f.corroborated,
+            }
             for f in page.facts
         },
         "missing": missing,
@@ -431,9 +463,15 @@ def core_facts(page: Page, evidence: Evidence) -> Verdict:
     if missing:
         fix = _facts_fix(page, missing, "in what agents receive (and in the JSON-LD)")
     elif math.coverage < 100:
-        fix = "Say each core fact both in the visible text and in the JSON-LD: a fact said once earns half."
+        fix = (
+            "Say each core fact both in the visible text and in the JSON-LD: a fact said once "
+            "earns half."
+        )
     else:
-        fix = "Serve agents a markdown copy that leads with the facts, or trim the page: its size dilutes them."
+        fix = (
+            "Serve agents a markdown copy that leads with the facts, or trim the page: its size "
+            "dilutes them."
+        )
     return Verdict(
         points,
         f"the page states {math.core} of the {len(page.profile.core)} core facts of its kind",
@@ -478,7 +516,9 @@ def front_window(page: Page, evidence: Evidence) -> Verdict:
     size = max(WINDOW_FLOOR, page.agent.bytes // WINDOW_DIVISOR)
     offsets = _core_offsets(page)
     if not offsets:
-        return Verdict(0, "no core fact was found in what the agent receives", {"window_bytes": size})
+        return Verdict(
+            0, "no core fact was found in what the agent receives", {"window_bytes": size}
+        )
     inside = sum(1 for offset in offsets if offset < size)
     share = 100 * inside // len(offsets)
     return Verdict(
@@ -501,7 +541,12 @@ def structured_data_present(page: Page, evidence: Evidence) -> Verdict:
     blocks, parsed = html.ld.blocks, html.ld.parsed
     from_ld = 0 if not blocks else 2 if parsed == blocks else 1 if parsed else 0
     points = max(from_ld, 2 if microdata or rdfa else 0)
-    shown = {"json_ld_blocks": blocks, "json_ld_parsed": parsed, "microdata": microdata, "rdfa": rdfa}
+    shown = {
+        "json_ld_blocks": blocks,
+        "json_ld_parsed": parsed,
+        "microdata": microdata,
+        "rdfa": rdfa,
+    }
     if points == 2:
         return Verdict(2, "the page carries structured data that parses", shown)
     if blocks > parsed:
@@ -528,7 +573,8 @@ def required_properties(page: Page, evidence: Evidence) -> Verdict:
             0,
             "no JSON-LD item has a schema.org type ARS recognises",
             {"required": list(required)},
-            f"Give the page a JSON-LD item of a schema.org type for its kind, with {', '.join(required)}.",
+            "Give the page a JSON-LD item of a schema.org type for its kind, with "
+            f"{', '.join(required)}.",
         )
     met = [path for path in required if read_path(node, path) is not None]
     missing = [path for path in required if path not in met]
@@ -560,7 +606,9 @@ def text_agreement(page: Page, evidence: Evidence) -> Verdict:
             "warn",
             "The structured data and the visible page give different values for a key fact.",
         )
-        detail["values"] = {k: {"json_ld": declared.given[k], "page": sorted(shown.stated[k])} for k in different}
+        detail["values"] = {
+            k: {"json_ld": declared.given[k], "page": sorted(shown.stated[k])} for k in different
+        }
         return Verdict(
             0,
             "the structured data and the visible page disagree on a key fact",
@@ -611,7 +659,8 @@ def canonical(page: Page, evidence: Evidence) -> Verdict:
         points,
         "the page names no canonical URL"
         if html_said is None
-        else "the page names a canonical URL" + ("" if points == 4 else ", not in full or not the same for agents"),
+        else "the page names a canonical URL"
+        + ("" if points == 4 else ", not in full or not the same for agents"),
         {"canonical": html_said, "canonical_for_agents": agent_said},
         fix,
     )
@@ -622,8 +671,14 @@ def cache_validators(page: Page, evidence: Evidence) -> Verdict:
     directives = _tokens(control)
     lifetime = any((m := _MAX_AGE.match(d)) is not None and int(m.group(1)) > 0 for d in directives)
     revalidate = "no-cache" in directives or "must-revalidate" in directives
-    validator = _header(page.agent, "etag") is not None or _header(page.agent, "last-modified") is not None
-    sane = control is not None and "no-store" not in directives and (lifetime or (revalidate and validator))
+    validator = (
+        _header(page.agent, "etag") is not None or _header(page.agent, "last-modified") is not None
+    )
+    sane = (
+        control is not None
+        and "no-store" not in directives
+        and (lifetime or (revalidate and validator))
+    )
     shown = {
         "cache_control": control,
         "etag": _header(page.agent, "etag"),
@@ -631,7 +686,10 @@ def cache_validators(page: Page, evidence: Evidence) -> Verdict:
     }
     fix = None
     if not sane and not validator:
-        fix = "Send Cache-Control with a lifetime, and an ETag or Last-Modified (answer If-None-Match with 304)."
+        fix = (
+            "Send Cache-Control with a lifetime, and an ETag or Last-Modified (answer "
+            "If-None-Match with 304)."
+        )
     elif not sane:
         fix = "Send Cache-Control with a lifetime (max-age), or no-cache with the validator."
     elif not validator:
@@ -678,7 +736,9 @@ def machine_endpoint(page: Page, evidence: Evidence) -> Verdict:
             found.append("Link header")
     markup = page.structural.markup if page.structural is not None else None
     for tag in markup.links if markup is not None else ():
-        if tag.href is not None and (ENDPOINT_RELS.intersection(tag.rel) or tag.type in ENDPOINT_TYPES):
+        if tag.href is not None and (
+            ENDPOINT_RELS.intersection(tag.rel) or tag.type in ENDPOINT_TYPES
+        ):
             found.append("<link>")
     llms = _ok_body(evidence["llms_txt"])
     for listed in _MARKDOWN_LINK.finditer(llms or ""):
@@ -697,9 +757,9 @@ def machine_endpoint(page: Page, evidence: Evidence) -> Verdict:
 
 
 def quantity_matches(text: str) -> list[str]:
-    """Every quantity of ``text``, left to right as a regular expression's scan finds them, in linear
-    time: when the first digit of a run of digits and commas starts none, no later digit of that run
-    does (each reads the same rest of the run) but for a date whose year ends the run."""
+    """Every quantity of ``text``, left to right as a regular expression's scan finds them, in
+    linear time: when the first digit of a run of digits and commas starts none, no later digit of
+    that run does (each reads the same rest of the run) but for a date whose year ends the run."""
     found = []
     at = 0
     while (start := _QUANTITY_START.search(text, at)) is not None:
@@ -719,7 +779,10 @@ def quantity_matches(text: str) -> list[str]:
 
 
 def quantities(page: Page, evidence: Evidence) -> Verdict:
-    found = {re.sub(f"[{SPACES}]+", "", quantity.lower()) for quantity in quantity_matches(page.agent.text)}
+    found = {
+        re.sub(f"[{SPACES}]+", "", quantity.lower())
+        for quantity in quantity_matches(page.agent.text)
+    }
     return Verdict(
         at_least(QUANTITY_BANDS, len(found)),
         f"what the agent receives states {len(found)} distinct quantities (12 earn full points)",
@@ -746,7 +809,9 @@ def _segments(rep: Representation) -> list[str]:
                 by_block.setdefault(at, []).append(text.text)
                 break
             at = elements[at].parent
-    return [re.sub(f"[{SPACES}]+", " ", " ".join(parts)).strip(SPACES) for parts in by_block.values()]
+    return [
+        re.sub(f"[{SPACES}]+", " ", " ".join(parts)).strip(SPACES) for parts in by_block.values()
+    ]
 
 
 def definitions(page: Page, evidence: Evidence) -> Verdict:

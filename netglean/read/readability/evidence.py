@@ -1,8 +1,8 @@
 """The evidence a scan gathers, as one JSON document: what was asked, and what each answer was.
 
-Everything the score depends on is in the document and nothing else is: the score is a function of it.
-Volatile headers (a date, a cookie, a request id) are left out when an answer is recorded, so two scans
-of an unchanged site have the same document, and the same hash.
+Everything the score depends on is in the document and nothing else is: the score is a function of
+it. Volatile headers (a date, a cookie, a request id) are left out when an answer is recorded, so
+two scans of an unchanged site have the same document, and the same hash.
 """
 
 from __future__ import annotations
@@ -43,17 +43,27 @@ VOLATILE_HEADERS = frozenset(
         "x-served-by",
     }
 )
-"""Headers that change from one answer to the next with nothing on the page changed: never evidence. So are those
-named like them (VOLATILE_SUFFIXES). A page whose body changes on each answer (a CSP nonce, a token) still has a
-new hash each time: that is the page, not the answer's envelope."""
-VOLATILE_SUFFIXES = ("-request-id", "-requestid", "-trace-id", "-traceid", "-cache-status", "-cache", "-timer", "-id")
-"""Header name endings of request ids, traces and cache hits (x-fastly-request-id, cf-cache-status, fly-request-id,
-x-vercel-cache...), which say which request it was, not what the page is."""
+"""Headers that change from one answer to the next with nothing on the page changed: never evidence.
+So are those named like them (VOLATILE_SUFFIXES). A page whose body changes on each answer (a CSP
+nonce, a token) still has a new hash each time: that is the page, not the answer's envelope."""
+VOLATILE_SUFFIXES = (
+    "-request-id",
+    "-requestid",
+    "-trace-id",
+    "-traceid",
+    "-cache-status",
+    "-cache",
+    "-timer",
+    "-id",
+)
+"""Header name endings of request ids, traces and cache hits (x-fastly-request-id, cf-cache-status,
+fly-request-id, x-vercel-cache...), which say which request it was, not what the page is."""
 
 
 class Failure(TypedDict):
     code: str
-    """netglean's error code: unreachable, timeout, too_many_redirects, too_large, blocked_address..."""
+    """netglean's error code: unreachable, timeout, too_many_redirects, too_large,
+    blocked_address..."""
     message: str
 
 
@@ -75,8 +85,8 @@ class Probe(TypedDict):
     """The answer's headers, names in lower case, volatile ones left out."""
     redirects: list[Hop]
     body: str
-    """The body decoded as text (charset, BOM, <meta charset>, UTF-8, windows-1252); a PDF's as UTF-8
-    (ARS reads a PDF's text there); empty for any other answer that is not text."""
+    """The body decoded as text (charset, BOM, <meta charset>, UTF-8, windows-1252); a PDF's as
+    UTF-8 (ARS reads a PDF's text there); empty for any other answer that is not text."""
     bytes: int
     """The body's size on the wire after decompression, in bytes."""
     error: Failure | None
@@ -89,8 +99,8 @@ class Evidence(TypedDict):
     vantage: str
     """public (robots.txt obeyed) or self (the operator ignores robots.txt)."""
     robots: Probe | None
-    """/robots.txt of the page's origin (always asked: where the operator ignores it, it is still evidence);
-    None only in evidence written by hand."""
+    """/robots.txt of the page's origin (always asked: where the operator ignores it, it is still
+    evidence); None only in evidence written by hand."""
     robots_verdict: str
     """What robots.txt says of the page for netglean: allowed, disallowed, unreadable or ignored."""
     agent: Probe | None
@@ -100,8 +110,9 @@ class Evidence(TypedDict):
     llms_txt: Probe | None
     """/llms.txt of the page's origin."""
     alternate: Probe | None
-    """The markdown copy the page declares (Link header or <link rel=alternate>) on its own origin, asked for
-    with the agent Accept when the agent probe got no machine copy (ARS 0.3's one extra request)."""
+    """The markdown copy the page declares (Link header or <link rel=alternate>) on its own origin,
+    asked for with the agent Accept when the agent probe got no machine copy (ARS 0.3's one extra
+    request)."""
     ucp: Probe | None
     """/.well-known/ucp of the page's origin (ARS asks it of every site: a machine endpoint)."""
     well_known: dict[str, Probe]
@@ -112,7 +123,8 @@ class Evidence(TypedDict):
 
 
 def media_type(probe: Probe | None) -> str:
-    """The media type an answer declares, lower case without parameters ("" when none, or no answer)."""
+    """The media type an answer declares, lower case without parameters ("" when none, or no
+    answer)."""
     if probe is None:
         return ""
     return probe["headers"].get("content-type", "").split(";")[0].strip().lower()

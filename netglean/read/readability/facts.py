@@ -50,7 +50,9 @@ UNPRICED = "unpriced"
 
 SOURCES = ("json_ld", "microdata", "meta", "html_text", "negotiated")
 """Where a fact is read, in the order that breaks a tie between two at the same offset."""
-PRESENCE = frozenset({"shipping", "returns", "hours", "service_area", "eligibility", "question_answer", "item_link"})
+PRESENCE = frozenset(
+    {"shipping", "returns", "hours", "service_area", "eligibility", "question_answer", "item_link"}
+)
 """Facts that are only said or not: every source gives them the value "declared"."""
 
 JSON_LD_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -168,7 +170,9 @@ _DATE_SLASH = re.compile(r"([0-9]{4})/([0-9]{2})/([0-9]{2})")
 _DATE_DAY_MONTH = re.compile(r"([0-9]{1,2}) ([A-Za-z]{3,9}) ([0-9]{4})\Z")
 _DATE_MONTH_DAY = re.compile(r"([A-Za-z]{3,9}) ([0-9]{1,2}), ([0-9]{4})\Z")
 _DURATION_ISO = re.compile(r"P(?:([0-9]+)D)?(?:T(?:([0-9]+)H)?(?:([0-9]+)M)?)?\Z")
-_DURATION_WORDS = re.compile(rf"([0-9]{{1,4}}){_SPACE}?(min|mins|minute|minutes|h|hr|hrs|hour|hours)\b", re.I | re.A)
+_DURATION_WORDS = re.compile(
+    rf"([0-9]{{1,4}}){_SPACE}?(min|mins|minute|minutes|h|hr|hrs|hour|hours)\b", re.I | re.A
+)
 _EMAIL = re.compile(rf"[^{SPACES}@]+@[^{SPACES}@]+\.[^{SPACES}@]+\Z")
 _SKU = re.compile(rf"\bsku[:{SPACES}]+([A-Za-z0-9][A-Za-z0-9._-]{{2,31}})\b", re.I | re.A)
 _CLOCK = re.compile(r"[0-9]{1,2}[:.][0-9]{2}|[0-9]{1,2}" + _SPACE + r"?(?:am|pm)")
@@ -257,7 +261,9 @@ def json_ld(blocks: Sequence[tuple[str, int]]) -> JsonLd:
 
 def _types(value: dict[str, Any]) -> tuple[str, ...]:
     declared = value.get("@type")
-    listed = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else []
+    listed = (
+        [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else []
+    )
     return tuple(re.sub(r"^https?://schema\.org/", "", t) for t in listed if isinstance(t, str))
 
 
@@ -314,7 +320,8 @@ def _js_number(value: float) -> str | None:
 
 
 def read_path(node: Node, path: str) -> str | None:
-    """The first value at a dotted path of a node (``offers.price`` reads every offer), as a string."""
+    """The first value at a dotted path of a node (``offers.price`` reads every offer), as a
+    string."""
     frontier: list[Any] = [node.value]
     for key in path.split("."):
         following: list[Any] = []
@@ -409,12 +416,16 @@ def absolute_url(href: str, base: str, *, fragment: bool = True) -> str | None:
         default = {"http": 80, "https": 443}[scheme]
         netloc = host if port is None or port == default else f"{host}:{port}"
         if parts.username is not None:
-            credentials = parts.username + (f":{parts.password}" if parts.password is not None else "")
+            credentials = parts.username + (
+                f":{parts.password}" if parts.password is not None else ""
+            )
             netloc = f"{credentials}@{netloc}"
         path = quote(parts.path or "/", safe="/%!$&'()*+,;=:@-._~[]\\^|")
         query = quote(parts.query, safe="/%!$&'()*+,;=:@-._~?[]\\^`{|}")
         return urlunsplit((scheme, netloc, path, query, parts.fragment if fragment else ""))
-    return urlunsplit((scheme, parts.netloc, parts.path, parts.query, parts.fragment if fragment else ""))
+    return urlunsplit(
+        (scheme, parts.netloc, parts.path, parts.query, parts.fragment if fragment else "")
+    )
 
 
 def origin_of(url: str) -> str:
@@ -427,7 +438,8 @@ def origin_of(url: str) -> str:
 
 
 def normalise(kind: str, raw: str, reading: Reading) -> tuple[str, bool] | None:
-    """A value of ``kind`` as facts are compared: (value, qualified), or None when ``raw`` is none."""
+    """A value of ``kind`` as facts are compared: (value, qualified), or None when ``raw`` is
+    none."""
     if kind in PRESENCE:
         return DECLARED, False
     if kind == "title":
@@ -465,7 +477,9 @@ def normalise(kind: str, raw: str, reading: Reading) -> tuple[str, bool] | None:
 # Reading facts
 
 
-def read_facts(markup: Markup | None, body: str, nodes: Sequence[Node], reading: Reading) -> list[Fact]:
+def read_facts(
+    markup: Markup | None, body: str, nodes: Sequence[Node], reading: Reading
+) -> list[Fact]:
     """The facts wanted that a representation states: from its JSON-LD ``nodes``, then from its
     ``markup`` when it is HTML, else from its ``body`` as markdown or text."""
     facts: list[Fact] = []
@@ -513,7 +527,9 @@ def _from_markup(markup: Markup, reading: Reading, put: Put, facts: list[Fact]) 
     title = next((i for i, e in enumerate(elements) if e.tag == "title"), None)
     if title is not None:
         put("title", markup.element_text(title), "html_text", elements[title].offset)
-    heading = next((i for i, e in enumerate(elements) if e.tag == "h1" and e.excluded is None), None)
+    heading = next(
+        (i for i, e in enumerate(elements) if e.tag == "h1" and e.excluded is None), None
+    )
     if heading is not None:
         put("title", markup.element_text(heading), "html_text", elements[heading].offset)
     for meta in markup.metas:
@@ -526,7 +542,12 @@ def _from_markup(markup: Markup, reading: Reading, put: Put, facts: list[Fact]) 
         if kind is not None:
             attrs = element.attrs
             raw = attrs.get("content", attrs.get("datetime", attrs.get("href")))
-            put(kind, raw if raw is not None else markup.element_text(index), "microdata", element.offset)
+            put(
+                kind,
+                raw if raw is not None else markup.element_text(index),
+                "microdata",
+                element.offset,
+            )
     _from_texts(markup, reading, put, facts)
     _from_links(markup, reading, put)
     _from_shapes(markup, put)
@@ -540,7 +561,9 @@ def _from_texts(markup: Markup, reading: Reading, put: Put, facts: list[Fact]) -
             money = parse_money(phrase, reading.currency)
             if money is not None:
                 priced = f"{money.currency} {money.amount}"
-                add(facts, reading, Fact("price", priced, "html_text", text.offset, money.qualified))
+                add(
+                    facts, reading, Fact("price", priced, "html_text", text.offset, money.qualified)
+                )
                 add(facts, reading, Fact("currency", money.currency, "html_text", text.offset))
         lowered = text.text.lower()
         if any(phrase in lowered for phrase in NO_PRICE):
@@ -590,7 +613,9 @@ def _from_links(markup: Markup, reading: Reading, put: Put) -> None:
                 put("phone", href[4:], "html_text", element.offset)
             elif href.lower().startswith("mailto:"):
                 put("email", href, "html_text", element.offset)
-            elif is_action(markup.element_text(index, ACTION_CHARS)[:ACTION_CHARS], reading.lexicon):
+            elif is_action(
+                markup.element_text(index, ACTION_CHARS)[:ACTION_CHARS], reading.lexicon
+            ):
                 put("primary_action_url", href, "html_text", element.offset)
         elif element.tag == "form" and "action" in element.attrs:
             words = markup.element_text(index, ACTION_CHARS)[:ACTION_CHARS]
@@ -625,7 +650,12 @@ def largest_link_group(markup: Markup, origin: str) -> tuple[int, int, bool]:
     chrome: dict[int, bool] = {}
     for element in elements:
         href = element.attrs.get("href")
-        if element.tag != "a" or element.excluded is not None or href is None or href.startswith("#"):
+        if (
+            element.tag != "a"
+            or element.excluded is not None
+            or href is None
+            or href.startswith("#")
+        ):
             continue
         parent = elements[element.parent] if element.parent >= 0 else None
         container = parent.parent if parent is not None and parent.parent >= 0 else element.parent
@@ -733,7 +763,9 @@ def _from_text(body: str, reading: Reading, put: Put, facts: list[Fact]) -> None
         money = parse_money(phrase, reading.currency)
         if money is not None:
             priced = f"{money.currency} {money.amount}"
-            add(facts, reading, Fact("price", priced, "negotiated", offsets.at(at), money.qualified))
+            add(
+                facts, reading, Fact("price", priced, "negotiated", offsets.at(at), money.qualified)
+            )
             add(facts, reading, Fact("currency", money.currency, "negotiated", offsets.at(at)))
     lowered = body.lower()
     if any(phrase in lowered for phrase in NO_PRICE):
@@ -784,7 +816,11 @@ class _ByteOffsets:
 def _earlier(a: Fact, b: Fact) -> bool:
     """Whether ``a`` is the better statement of a fact than ``b``: earlier, then by source, then by
     value."""
-    return (a.offset, SOURCES.index(a.source), a.value) < (b.offset, SOURCES.index(b.source), b.value)
+    return (a.offset, SOURCES.index(a.source), a.value) < (
+        b.offset,
+        SOURCES.index(b.source),
+        b.value,
+    )
 
 
 def merge(agent: Sequence[Fact], html: Sequence[Fact]) -> list[Merged]:
@@ -830,7 +866,9 @@ PARITY = ("price", "currency", "availability", "title")
 """The facts two representations are compared on (never a description or free text)."""
 
 
-def differences(left: View, right: View, kinds: Sequence[str] = PARITY) -> tuple[list[str], list[str]]:
+def differences(
+    left: View, right: View, kinds: Sequence[str] = PARITY
+) -> tuple[list[str], list[str]]:
     """(kinds compared, kinds that differ): compared when both state it; different when the value
     ``left`` gives is none of those ``right`` states."""
     compared = [kind for kind in kinds if kind in left.given and right.stated.get(kind)]

@@ -47,17 +47,18 @@ TYPES: dict[str, str] = {
     ),
     **dict.fromkeys("FAQPage QAPage".split(), "faq"),
     **dict.fromkeys(
-        "Dataset DataCatalog DigitalDocument TextDigitalDocument APIReference WebAPI Legislation HowTo "
-        "Report Manuscript".split(),
+        "Dataset DataCatalog DigitalDocument TextDigitalDocument APIReference WebAPI Legislation "
+        "HowTo Report Manuscript".split(),
         "document",
     ),
 }
 """schema.org types by the kind of page they make (ARS's table)."""
 RECOGNISED = frozenset(
-    "Thing WebPage WebSite AboutPage ContactPage ProfilePage ItemPage Organization Corporation NGO "
-    "GovernmentOrganization EducationalOrganization Person BreadcrumbList Offer AggregateOffer "
-    "PostalAddress ImageObject VideoObject SiteNavigationElement Brand Review AggregateRating "
-    "Question Answer MerchantReturnPolicy OfferShippingDetails SearchAction ReadAction OrderAction".split()
+    "Thing WebPage WebSite AboutPage ContactPage ProfilePage ItemPage Organization Corporation "
+    "NGO GovernmentOrganization EducationalOrganization Person BreadcrumbList Offer "
+    "AggregateOffer PostalAddress ImageObject VideoObject SiteNavigationElement Brand Review "
+    "AggregateRating Question Answer MerchantReturnPolicy OfferShippingDetails SearchAction "
+    "ReadAction OrderAction".split()
 ) | frozenset(TYPES)
 """Every type ARS knows (a page of unknown kind earns required_properties with one of them)."""
 OG_TYPES = {

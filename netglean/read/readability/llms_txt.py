@@ -1,13 +1,13 @@
 """An llms.txt read against llmstxt.org's structure: what it holds and which of the rules it breaks.
 
 The rules, in the file's order: an H1 with the site's or project's name (the only required part); an
-optional blockquote summary; optional detail (paragraphs, lists) without headings; then sections under H2
-headings, each a markdown list of ``[name](url)`` links with optional ``: notes``. A section named
-"Optional" holds links an agent may skip when its context is short.
+optional blockquote summary; optional detail (paragraphs, lists) without headings; then sections
+under H2 headings, each a markdown list of ``[name](url)`` links with optional ``: notes``. A
+section named "Optional" holds links an agent may skip when its context is short.
 
-The file is third-party text. What it says (title, summary, names, URLs, notes) is kept, bounded, for
-the caller to frame; a problem is named by an id and a message of ours, with a line number, and never
-quotes the file, so problems may be shown outside the untrusted frame.
+The file is third-party text. What it says (title, summary, names, URLs, notes) is kept, bounded,
+for the caller to frame; a problem is named by an id and a message of ours, with a line number, and
+never quotes the file, so problems may be shown outside the untrusted frame.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ MAX_SECTIONS = 200
 MAX_LINKS = 2_000
 """Links kept over all sections; more are counted, not kept."""
 MAX_LINE_CHARS = 4_096
-"""The most of one line read (a longer line is a long link's note or no markdown structure at all)."""
+"""The most of one line read (a longer line is a long link's note or no markdown structure at
+all)."""
 _TEXT_LIMIT = 1_000
 _URL_LIMIT = 2_048
 
@@ -46,7 +47,8 @@ _MESSAGES = {
     "missing_h1": "there is no H1 title, the one part llmstxt.org requires",
     "h1_not_first": "the H1 title is not the first thing in the file",
     "multiple_h1": "there is more than one H1 heading",
-    "deep_heading": "a heading deeper than H2 (file lists go under H2 headings, detail takes no headings)",
+    "deep_heading": "a heading deeper than H2 (file lists go under H2 headings, detail takes no "
+    "headings)",
     "non_link_item": "a list item in a file list is not a markdown link [name](url)",
     "relative_url": "a link's URL is relative, not absolute",
     "invalid_url": "a link's URL is not a valid http(s) URL",
@@ -94,12 +96,14 @@ class LlmsTxt:
 
     @property
     def valid(self) -> bool:
-        """Whether it is an llms.txt at all: markdown with its H1 title (other rules may still be broken)."""
+        """Whether it is an llms.txt at all: markdown with its H1 title (other rules may still be
+        broken)."""
         return not any(problem.id in FATAL for problem in self.problems)
 
 
 class _Problems:
-    """Problems by id, each with the line it was first seen on and a count, in the order first seen."""
+    """Problems by id, each with the line it was first seen on and a count, in the order first
+    seen."""
 
     def __init__(self) -> None:
         self._first: dict[str, int | None] = {}
@@ -110,19 +114,23 @@ class _Problems:
         self._count[problem_id] = self._count.get(problem_id, 0) + 1
 
     def frozen(self) -> tuple[Problem, ...]:
-        return tuple(Problem(key, _MESSAGES[key], line, self._count[key]) for key, line in self._first.items())
+        return tuple(
+            Problem(key, _MESSAGES[key], line, self._count[key])
+            for key, line in self._first.items()
+        )
 
 
 class _Sections:
-    """The H2 sections as they are read: at most MAX_SECTIONS kept, at most MAX_LINKS links in all; every link
-    and every section without one counted all the same."""
+    """The H2 sections as they are read: at most MAX_SECTIONS kept, at most MAX_LINKS links in all;
+    every link and every section without one counted all the same."""
 
     def __init__(self, problems: _Problems) -> None:
         self.kept: list[Section] = []
         self.links = 0
         self.started = False
         self._problems = problems
-        self._name, self._line, self._links, self._count = "", 0, list[Link](), 0  # the section being read
+        # the section being read
+        self._name, self._line, self._links, self._count = "", 0, list[Link](), 0
 
     def start(self, name: str, line: int) -> None:
         self.close()
@@ -141,11 +149,14 @@ class _Sections:
         if not self._count:
             self._problems.add("empty_section", self._line)
         if len(self.kept) < MAX_SECTIONS:
-            self.kept.append(Section(self._name, self._name.strip().lower() == "optional", tuple(self._links)))
+            self.kept.append(
+                Section(self._name, self._name.strip().lower() == "optional", tuple(self._links))
+            )
 
 
 def parse_llms_txt(text: str, content_type: str | None = None) -> LlmsTxt:
-    """``text`` (an /llms.txt answer's body, ``content_type`` its Content-Type) read against llmstxt.org."""
+    """``text`` (an /llms.txt answer's body, ``content_type`` its Content-Type) read against
+    llmstxt.org."""
     problems = _Problems()
     media_type = (content_type or "").split(";")[0].strip().lower()
     if not text.strip():
@@ -154,11 +165,15 @@ def parse_llms_txt(text: str, content_type: str | None = None) -> LlmsTxt:
     if media_type in HTML_TYPES or _HTML_START.match(text[:1024]):
         problems.add("html", None)
         return LlmsTxt(None, None, (), 0, problems.frozen())
-    read = text if len(text) <= MAX_CHARS else text[: text.rfind("\n", 0, MAX_CHARS) + 1 or MAX_CHARS]
-    lines = read.lstrip("\ufeff").splitlines()  # whole lines only: a cut one would read as a broken item
+    read = (
+        text if len(text) <= MAX_CHARS else text[: text.rfind("\n", 0, MAX_CHARS) + 1 or MAX_CHARS]
+    )
+    # whole lines only: a cut one would read as a broken item
+    lines = read.lstrip("\ufeff").splitlines()
     if len(text) > MAX_CHARS or len(lines) > MAX_LINES:
         problems.add("truncated", None)
-    # A line is read as far as MAX_LINE_CHARS: the patterns below are linear only within a bounded line.
+    # A line is read as far as MAX_LINE_CHARS: the patterns below are linear only within a bounded
+    # line.
     lines = [line[:MAX_LINE_CHARS] for line in lines[:MAX_LINES]]
 
     title: str | None = None
@@ -166,7 +181,8 @@ def parse_llms_txt(text: str, content_type: str | None = None) -> LlmsTxt:
     sections = _Sections(problems)
     seen_content = False  # anything before the H1, which must come first
     in_summary = False  # just after the H1, where the blockquote summary goes
-    fence: str | None = None  # the fence of the code block being read, whose lines are no markdown structure
+    # the fence of the code block being read, whose lines are no markdown structure
+    fence: str | None = None
     for number, line in enumerate(lines, 1):
         if fence is not None:
             if line.lstrip().startswith(fence):
@@ -217,12 +233,18 @@ def parse_llms_txt(text: str, content_type: str | None = None) -> LlmsTxt:
 
 
 def _heading(line: str, following: str) -> tuple[int, str]:
-    """The heading ``line`` is (its level and text; level 0 when it is none): ATX (``# Title``), or setext H1
-    (a line underlined with ``=``; setext H2 is left out, its underline being a thematic break's too)."""
+    """The heading ``line`` is (its level and text; level 0 when it is none): ATX (``# Title``), or
+    setext H1 (a line underlined with ``=``; setext H2 is left out, its underline being a thematic
+    break's too)."""
     atx = _HEADING.match(line)
     if atx:
         return len(atx[1]), _CLOSING_HASHES.sub("", atx[2] or "").strip()
-    if line.strip() and _SETEXT_H1.match(following) and not _LIST_ITEM.match(line) and not _BLOCKQUOTE.match(line):
+    if (
+        line.strip()
+        and _SETEXT_H1.match(following)
+        and not _LIST_ITEM.match(line)
+        and not _BLOCKQUOTE.match(line)
+    ):
         return 1, line.strip()
     return 0, ""
 

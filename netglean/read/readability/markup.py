@@ -34,14 +34,18 @@ from dataclasses import dataclass, field
 
 from netglean.read.main_content import is_hidden
 
-SPACES = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029"
+SPACES = (
+    "\t\n\x0b\x0c\r "
+    "\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029"
+)
 SPACES += "\u202f\u205f\u3000\ufeff"
 """The characters ARS (JavaScript's \\s and trim) treats as blank."""
 _BLANKS = re.compile(f"[{SPACES}]+")
 MAX_DEPTH = 256
 """Open elements nested deeper than this hold nothing (they are kept, not opened)."""
 TEXT_READ = 8_192
-"""Characters of an element's text read at most (a name, a price, a link's words are far shorter)."""
+"""Characters of an element's text read at most (a name, a price, a link's words are far
+shorter)."""
 
 VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 RAW_TEXT = frozenset({"script", "style"})
@@ -60,8 +64,8 @@ IMPLIED_ENDS: dict[str, frozenset[str]] = {
 }
 """What a start tag closes while it is the innermost open element."""
 CLOSE_P = frozenset(
-    "address article aside blockquote details div dl fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 "
-    "header hr main nav ol p pre section table ul".split()
+    "address article aside blockquote details div dl fieldset figcaption figure footer form h1 "
+    "h2 h3 h4 h5 h6 header hr main nav ol p pre section table ul".split()
 )
 """Start tags that close an open ``p``."""
 NAMED = {
@@ -173,7 +177,8 @@ class Markup:
     metas: list[Meta] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     joined: str = ""
-    """The counted texts joined by one space: the page's counted text before its blanks are folded."""
+    """The counted texts joined by one space: the page's counted text before its blanks are
+    folded."""
     begins: list[int] = field(default_factory=list)
     """For each text index (and one past the last), where in ``joined`` the counted text from it on
     begins."""
@@ -186,14 +191,15 @@ class Markup:
         return collapse(self.joined)
 
     def element_text(self, index: int, limit: int = TEXT_READ) -> str:
-        """The counted text inside an element, blanks folded (at most ``limit`` characters of it read)."""
+        """The counted text inside an element, blanks folded (at most ``limit`` characters of it
+        read)."""
         element = self.elements[index]
         begin, end = self.begins[element.first_text], self.ends[element.end_text]
         return collapse(self.joined[begin : min(end, begin + limit)]) if begin < end else ""
 
     def element_text_end(self, index: int) -> str:
-        """The last characters of an element's counted text (its end, where a question mark is looked
-        for)."""
+        """The last characters of an element's counted text (its end, where a question mark is
+        looked for)."""
         element = self.elements[index]
         begin, end = self.begins[element.first_text], self.ends[element.end_text]
         return collapse(self.joined[max(begin, end - TEXT_READ) : end]) if begin < end else ""
@@ -257,7 +263,9 @@ def _start_tag(html: str, start: int) -> tuple[str, dict[str, str], bool, int]:
             quote = html[at] if at < size else ""
             if quote in {'"', "'"}:
                 close = html.find(quote, at + 1)
-                value, at = (html[at + 1 :], size) if close < 0 else (html[at + 1 : close], close + 1)
+                value, at = (
+                    (html[at + 1 :], size) if close < 0 else (html[at + 1 : close], close + 1)
+                )
             else:
                 bare = _BARE_VALUE.match(html, at)
                 assert bare is not None
@@ -281,7 +289,9 @@ def _side_tables(markup: Markup, element: Element) -> None:
     elif element.tag == "link":
         rel = tuple(dict.fromkeys(token for token in attrs.get("rel", "").lower().split() if token))
         kind = attrs.get("type")
-        markup.links.append(Link(rel, attrs.get("href"), kind.lower() if kind is not None else None))
+        markup.links.append(
+            Link(rel, attrs.get("href"), kind.lower() if kind is not None else None)
+        )
 
 
 def tokenize(html: str) -> Markup:
@@ -303,7 +313,9 @@ def tokenize(html: str) -> Markup:
             parent = stack[-1] if stack else -1
             raw = html[start:end]
             excluded = elements[parent].excluded if parent >= 0 else None
-            texts.append(Text(decode_entities(raw) if decode else raw, offsets.at(start), parent, excluded))
+            texts.append(
+                Text(decode_entities(raw) if decode else raw, offsets.at(start), parent, excluded)
+            )
 
     at = text_start = 0
     while True:
@@ -316,7 +328,9 @@ def tokenize(html: str) -> Markup:
             continue
         add_text(text_start, lt, True)
         if after == "!":
-            close = html.find("-->", lt + 4) if html.startswith("<!--", lt) else html.find(">", lt + 2)
+            close = (
+                html.find("-->", lt + 4) if html.startswith("<!--", lt) else html.find(">", lt + 2)
+            )
             at = size if close < 0 else close + (3 if html.startswith("<!--", lt) else 1)
         elif after == "/":
             close = html.find(">", lt + 2)

@@ -19,18 +19,35 @@ from netglean.read.readability.markup import SPACES
 
 ISO_4217 = frozenset(
     (
-        "AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD BTN BWP BYN BZD CAD "
-        "CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP "
-        "GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK "
-        "LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD OMR "
-        "PAB PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL "
-        "THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES VND VUV WST XAF XAG XAU XCD XCG "
-        "XDR XOF XPD XPF XPT YER ZAR ZMW ZWG"
+        "AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BOV BRL BSD "
+        "BTN BWP BYN BZD CAD CDF CHE CHF CHW CLF CLP CNY COP COU CRC CUP CVE CZK DJF DKK DOP DZD "
+        "EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD "
+        "IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL "
+        "MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN "
+        "PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN "
+        "SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD USN UYI UYU UYW UZS VED VES "
+        "VND VUV WST XAF XAG XAU XCD XCG XDR XOF XPD XPF XPT YER ZAR ZMW ZWG"
     ).split()
 )
-ZERO_DECIMAL = frozenset("BIF CLP DJF GNF ISK JPY KMF KRW MGA PYG RWF UGX VND VUV XAF XOF XPF".split())
+ZERO_DECIMAL = frozenset(
+    "BIF CLP DJF GNF ISK JPY KMF KRW MGA PYG RWF UGX VND VUV XAF XOF XPF".split()
+)
 THREE_DECIMAL = frozenset("BHD IQD JOD KWD LYD OMR TND".split())
-DOLLARS = ("USD", "CAD", "AUD", "NZD", "SGD", "HKD", "MXN", "TWD", "BRL", "ARS", "CLP", "COP", "UYU")
+DOLLARS = (
+    "USD",
+    "CAD",
+    "AUD",
+    "NZD",
+    "SGD",
+    "HKD",
+    "MXN",
+    "TWD",
+    "BRL",
+    "ARS",
+    "CLP",
+    "COP",
+    "UYU",
+)
 SIGNS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "US$": ("USD", ()), "CA$": ("CAD", ()), "C$": ("CAD", ()), "AU$": ("AUD", ()),
     "A$": ("AUD", ()), "NZ$": ("NZD", ()), "HK$": ("HKD", ()), "NT$": ("TWD", ()),
@@ -41,7 +58,8 @@ SIGNS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "₡": ("CRC", ()), "₸": ("KZT", ()), "₾": ("GEL", ()), "฿": ("THB", ()), "zł": ("PLN", ()),
     "Kč": ("CZK", ()),
 }  # fmt: skip
-"""Currency signs: what each means alone, and the codes the page's currency may choose among instead."""
+"""Currency signs: what each means alone, and the codes the page's currency may choose among
+instead."""
 _SIGNS_LONGEST_FIRST = sorted(SIGNS, key=len, reverse=True)
 PREFIXES = (
     "starting from", "starting at", "prices from", "priced from", "as little as", "as much as",
@@ -64,8 +82,8 @@ _TO = re.compile(" to ", re.IGNORECASE)
 # Phrases in a text (ARS's scanner): a sign then a number, a number then a sign or code, a code then
 # a number.
 PHRASE_SIGNS = "$€£¥₹₩₪₫₴₦₱฿₺"
-"""Single characters that may open a price phrase (longer signs such as kr are read through codes and
-parse_money)."""
+"""Single characters that may open a price phrase (longer signs such as kr are read through codes
+and parse_money)."""
 DIGITS = "0123456789"
 RUN_SEPARATORS = ".,'’ \xa0\u202f"
 PHRASE_PREFIXES = (
@@ -75,7 +93,9 @@ PHRASE_PREFIXES = (
 JOINERS = ("—", "–", "-", " to ")
 SCAN_CHARS = 400_000
 """Characters of a text searched for prices."""
-_CANDIDATE = re.compile(rf"[{PHRASE_SIGNS}]|(?<=[^0-9.,'’ \xa0\u202f])[0-9]|(?<![A-Za-z])[A-Z](?=[A-Z][A-Z])")
+_CANDIDATE = re.compile(
+    rf"[{PHRASE_SIGNS}]|(?<=[^0-9.,'’ \xa0\u202f])[0-9]|(?<![A-Za-z])[A-Z](?=[A-Z][A-Z])"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +112,8 @@ def minor_digits(code: str) -> int:
 
 
 def _at(text: str, index: int) -> str:
-    """The character at ``index``, or "" past either end (which is in every string, as in JavaScript's
-    includes)."""
+    """The character at ``index``, or "" past either end (which is in every string, as in
+    JavaScript's includes)."""
     return text[index] if 0 <= index < len(text) else ""
 
 
@@ -101,7 +121,10 @@ def _grouped(parts: list[str]) -> bool:
     """1-3 digits not starting with 0, then groups of exactly 3."""
     first = parts[0] if parts else ""
     return (
-        len(parts) >= 2 and 1 <= len(first) <= 3 and not first.startswith("0") and all(len(p) == 3 for p in parts[1:])
+        len(parts) >= 2
+        and 1 <= len(first) <= 3
+        and not first.startswith("0")
+        and all(len(p) == 3 for p in parts[1:])
     )
 
 
@@ -272,8 +295,8 @@ def _range(text: str) -> tuple[str, str] | None:
 
 
 def parse_money(text: str, currency: str | None = None) -> Money | None:
-    """The price ``text`` states, read with the page's ``currency`` (an ISO code, or None); None when
-    unsure."""
+    """The price ``text`` states, read with the page's ``currency`` (an ISO code, or None); None
+    when unsure."""
     if not text or len(text) > MAX_PHRASE:
         return None
     text = re.sub(" {2,}", " ", _SPACES.sub(" ", text)).strip(" \ufeff\u2028\u2029")
@@ -350,8 +373,8 @@ def _phrase_end(text: str, start: int, limit: int) -> int | None:
 
 
 def money_phrases(text: str) -> list[tuple[str, int]]:
-    """The price-shaped phrases of ``text`` (its first SCAN_CHARS characters) and where each starts: a
-    sign or code next to a number, with a qualifier before it ("from $9") and a range's second end
+    """The price-shaped phrases of ``text`` (its first SCAN_CHARS characters) and where each starts:
+    a sign or code next to a number, with a qualifier before it ("from $9") and a range's second end
     ("$148 - $198")."""
     limit = min(len(text), SCAN_CHARS)
     found: list[tuple[str, int]] = []

@@ -37,7 +37,9 @@ from netglean.read.reading import signals_if_wall
 
 HTML_HEAD = 1_024
 """Characters of a body looked at to tell whether it is HTML whatever its Content-Type says."""
-POLICY_CODES = frozenset({"bad_url", "blocked_address", "robots_disallowed", "scheme_downgrade", "operator_policy"})
+POLICY_CODES = frozenset(
+    {"bad_url", "blocked_address", "robots_disallowed", "scheme_downgrade", "operator_policy"}
+)
 """Failures that are refusals (netglean's policy, robots.txt): nothing was observed."""
 
 
@@ -91,7 +93,8 @@ def has_response(probe: Probe | None) -> bool:
 
 
 def represent(probe: Probe, read: Representation | None = None) -> Representation:
-    """An answered probe as ARS reads it (its markup that of ``read`` when that is the same body)."""
+    """An answered probe as ARS reads it (its markup that of ``read`` when that is the same
+    body)."""
     kind = _kind(media_type(probe))
     body = probe["body"]
     html = looks_like_html(body)
@@ -172,7 +175,12 @@ def link_header(value: str) -> list[HeaderLink]:
 
 def header_links(*representations: Representation | None) -> list[HeaderLink]:
     """The links of the answers' Link headers, in order."""
-    return [link for rep in representations if rep is not None for link in link_header(rep.headers.get("link", ""))]
+    return [
+        link
+        for rep in representations
+        if rep is not None
+        for link in link_header(rep.headers.get("link", ""))
+    ]
 
 
 def _markdown_type(kind: str | None) -> bool:
@@ -211,7 +219,9 @@ def alternate_target(agent: Probe | None, browser: Probe | None, url: str) -> st
     return _alternate(agent, agent_rep, browser_rep, url)
 
 
-def _alternate(agent: Probe, agent_rep: Representation, browser_rep: Representation | None, url: str) -> str | None:
+def _alternate(
+    agent: Probe, agent_rep: Representation, browser_rep: Representation | None, url: str
+) -> str | None:
     if agent_rep.machine_copy:
         return None
     origin = origin_of(url)
@@ -344,11 +354,20 @@ def _code(value: str | None) -> str | None:
 
 def profile_of(kind: str, table: Mapping[str, Any]) -> Profile:
     entry = table["page_kinds"][kind]
-    return Profile(kind, tuple(entry["core_facts"]), tuple(entry["extended_facts"]), int(entry["reference_bytes"]))
+    return Profile(
+        kind,
+        tuple(entry["core_facts"]),
+        tuple(entry["extended_facts"]),
+        int(entry["reference_bytes"]),
+    )
 
 
 def read_page(
-    evidence: Evidence, agent: Probe, browser: Probe | None, policy: Policy, table: Mapping[str, Any]
+    evidence: Evidence,
+    agent: Probe,
+    browser: Probe | None,
+    policy: Policy,
+    table: Mapping[str, Any],
 ) -> Page:
     """The page of a scored scan: ``agent`` is its agent probe (2xx), ``browser`` its browser probe
     when that got an answer."""
@@ -379,15 +398,24 @@ def read_page(
         policy=policy,
         titles={fact: entry["title"] for fact, entry in table["facts"].items()},
     )
-    page.agent_facts = read_facts(agent_rep.markup, agent_rep.body, agent_rep.ld.nodes, page.reading(agent_rep.url))
+    page.agent_facts = read_facts(
+        agent_rep.markup, agent_rep.body, agent_rep.ld.nodes, page.reading(agent_rep.url)
+    )
     if browser_rep is not None and _same(browser_rep, agent_rep):
         page.browser_facts = list(page.agent_facts)  # the same answer states the same facts
     elif browser_rep is not None:
         page.browser_facts = read_facts(
-            browser_rep.markup, browser_rep.body, browser_rep.ld.nodes, page.reading(browser_rep.url)
+            browser_rep.markup,
+            browser_rep.body,
+            browser_rep.ld.nodes,
+            page.reading(browser_rep.url),
         )
     page.structural_facts = (
-        page.agent_facts if structural is agent_rep else page.browser_facts if structural is browser_rep else []
+        page.agent_facts
+        if structural is agent_rep
+        else page.browser_facts
+        if structural is browser_rep
+        else []
     )
     page.facts = merge(page.agent_facts, page.structural_facts)
     if not page.negotiated:

@@ -77,7 +77,8 @@ def readable(evidence: Evidence) -> bool:
 
 
 def score(evidence: Evidence, table: Mapping[str, Any]) -> dict[str, Any]:
-    """The result of ``evidence`` on the readability scale ``table`` (the catalog's, as generated)."""
+    """The result of ``evidence`` on the readability scale ``table`` (the catalog's, as
+    generated)."""
     _agrees(table)
     result: dict[str, Any] = {
         "format": FORMAT,
@@ -134,7 +135,11 @@ def unscored_reason(evidence: Evidence, said: Policy) -> str | None:
     if len(agent["redirects"]) > MAX_REDIRECTS:
         return "too_many_redirects"
     browser = evidence["browser"]
-    if browser is not None and browser["error"] is not None and browser["error"]["code"] == "too_large":
+    if (
+        browser is not None
+        and browser["error"] is not None
+        and browser["error"]["code"] == "too_large"
+    ):
         return "truncated_evidence"
     return None
 
@@ -143,7 +148,8 @@ def _training_flag() -> dict[str, str]:
     return {
         "id": "training_opt_out",
         "severity": "info",
-        "summary": "robots.txt blocks AI training crawlers and lets assistants in: that does not change the score.",
+        "summary": "robots.txt blocks AI training crawlers and lets assistants in: that does not "
+        "change the score.",
     }
 
 
@@ -152,10 +158,14 @@ def _agrees(table: Mapping[str, Any]) -> None:
     rules lie)."""
     declared = {d["id"]: {c["id"]: c["weight"] for c in d["checks"]} for d in table["dimensions"]}
     if declared != DIMENSIONS:
-        raise ValueError("the readability table's checks or weights are not the ones score() implements")
+        raise ValueError(
+            "the readability table's checks or weights are not the ones score() implements"
+        )
 
 
-def _scored(result: dict[str, Any], page: Page, evidence: Evidence, table: Mapping[str, Any]) -> None:
+def _scored(
+    result: dict[str, Any], page: Page, evidence: Evidence, table: Mapping[str, Any]
+) -> None:
     split = {"measured": [0, 0], "heuristic": [0, 0]}
     verdicts: dict[str, tuple[dict[str, Any], dict[str, Any], Verdict]] = {}
     for dimension in table["dimensions"]:
@@ -198,7 +208,9 @@ def _scored(result: dict[str, Any], page: Page, evidence: Evidence, table: Mappi
         split={basis: {"weight": w, "points": p} for basis, (w, p) in split.items()},
         context_cost=_context_cost(page),
         fixes=fixes(verdicts, earned, result["dimensions"]),
-        flags=sorted([*result["flags"], *_page_flags(page, evidence)], key=lambda f: FLAGS.index(f["id"])),
+        flags=sorted(
+            [*result["flags"], *_page_flags(page, evidence)], key=lambda f: FLAGS.index(f["id"])
+        ),
     )
 
 
@@ -260,7 +272,8 @@ def _page_flags(page: Page, evidence: Evidence) -> list[dict[str, str]]:
             {
                 "id": "paywalled",
                 "severity": "info",
-                "summary": f"The page says it is behind a paywall ({paywall}): what was shown is scored.",
+                "summary": f"The page says it is behind a paywall ({paywall}): what was shown is "
+                "scored.",
             }
         )
     return flags

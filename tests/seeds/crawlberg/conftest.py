@@ -1,5 +1,6 @@
-"""A Crawlberg client of `netglean mcp --compat crawlberg` (stdio) and of `netglean serve --compat crawlberg`
-(streamable HTTP at /mcp, as `crawlberg serve` mounts it), and the site its tools read (site.py) on 127.0.0.1."""
+"""A Crawlberg client of `netglean mcp --compat crawlberg` (stdio) and of `netglean serve --compat
+crawlberg` (streamable HTTP at /mcp, as `crawlberg serve` mounts it), and the site its tools read
+(site.py) on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ INTERNAL_ERROR = -32603
 
 @dataclass
 class Crawlberg:
-    """What a client written for Crawlberg reads, and nothing else: the text block (markdown, or with format json
-    pretty-printed JSON), and a failure as a JSON-RPC error's code and message. ``origin`` is the fixture site's."""
+    """What a client written for Crawlberg reads, and nothing else: the text block (markdown, or
+    with format json pretty-printed JSON), and a failure as a JSON-RPC error's code and message.
+    ``origin`` is the fixture site's."""
 
     client: SyncClient
     origin: str
@@ -57,7 +59,7 @@ def site() -> Iterator[str]:
 
 @pytest.fixture(scope="module", params=TRANSPORTS)
 def crawlberg(request: pytest.FixtureRequest, site: str) -> Iterator[Crawlberg]:
-    """Crawlberg's server as its clients start it: `crawlberg mcp` (stdio) is `netglean mcp --compat crawlberg`;
-    `crawlberg serve` is `netglean serve --compat crawlberg`, its MCP at /mcp."""
+    """Crawlberg's server as its clients start it: `crawlberg mcp` (stdio) is `netglean mcp --compat
+    crawlberg`; `crawlberg serve` is `netglean serve --compat crawlberg`, its MCP at /mcp."""
     with seed_client("crawlberg", request.param, http_command=("serve",)) as client:
         yield Crawlberg(client, site)

@@ -1,6 +1,7 @@
-"""Crawlberg's server as its reference documents it, beside its tools: the identity and instructions it announces,
-the nine tools with their arguments, get_version, generate_citations, and the error table (JSON-RPC invalid_params
-for an invalid URL or config, internal_error with Crawlberg's messages)."""
+"""Crawlberg's server as its reference documents it, beside its tools: the identity and instructions
+it announces, the nine tools with their arguments, get_version, generate_citations, and the error
+table (JSON-RPC invalid_params for an invalid URL or config, internal_error with Crawlberg's
+messages)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,10 @@ ARGUMENTS = {
     "crawl": ({"url"}, {"url", "max_depth", "max_pages", "format", "stay_on_domain"}),
     "map": ({"url"}, {"url", "limit", "search", "respect_robots_txt", "format"}),
     "batch_scrape": ({"urls"}, {"urls", "format", "concurrency"}),
-    "batch_crawl": ({"urls"}, {"urls", "max_depth", "max_pages", "format", "stay_on_domain", "concurrency"}),
+    "batch_crawl": (
+        {"urls"},
+        {"urls", "max_depth", "max_pages", "format", "stay_on_domain", "concurrency"},
+    ),
     "download": ({"url"}, {"url", "max_size"}),
     "interact": ({"url", "actions"}, {"url", "actions"}),
     "generate_citations": ({"markdown"}, {"markdown"}),
@@ -61,11 +65,14 @@ def test_get_version_returns_the_version(crawlberg: Crawlberg) -> None:
     assert json.loads(text) == {"version": __version__}
 
 
-def test_generate_citations_numbers_the_links_with_references_at_the_end(crawlberg: Crawlberg) -> None:
+def test_generate_citations_numbers_the_links_with_references_at_the_end(
+    crawlberg: Crawlberg,
+) -> None:
     given = "Read [the tides](https://tides.example/) and [the ferries](https://ferries.example/)."
     text = crawlberg.text("generate_citations", {"markdown": given})
     assert text == (
-        "Read the tides [1] and the ferries [2].\n\n[1]: https://tides.example/\n[2]: https://ferries.example/\n"
+        "Read the tides [1] and the ferries [2].\n\n[1]: https://tides.example/\n[2]: "
+        "https://ferries.example/\n"
     )
 
 
@@ -109,7 +116,10 @@ def test_a_timeout_is_internal_error_request_timed_out(site: str) -> None:
     """The operator's fetch deadline (one second here) passes before the slow page answers."""
     with seed_client("crawlberg", "stdio", env={"NETGLEAN_FETCH_TOTAL_TIMEOUT": "1"}) as client:
         slow = Crawlberg(client, site)
-        assert slow.error("scrape", {"url": slow.url("/slow")}) == (INTERNAL_ERROR, "Request timed out")
+        assert slow.error("scrape", {"url": slow.url("/slow")}) == (
+            INTERNAL_ERROR,
+            "Request timed out",
+        )
 
 
 def test_the_operator_is_told_what_the_profile_gives_up() -> None:
@@ -128,11 +138,16 @@ def test_the_operator_is_told_what_the_profile_gives_up() -> None:
 
 
 def test_a_crawl_outlasting_the_call_answers_with_its_run(site: str) -> None:
-    """The server's call deadline (six seconds here) comes before the slow page answers: the crawl goes on as a
-    run, and the answer says which, in markdown and in JSON."""
+    """The server's call deadline (six seconds here) comes before the slow page answers: the crawl
+    goes on as a run, and the answer says which, in markdown and in JSON."""
     with seed_client("crawlberg", "stdio", env={"NETGLEAN_CALL_TIMEOUT": "6"}) as client:
         slow = Crawlberg(client, site)
         text = slow.text("crawl", {"url": slow.url("/slower")})
-        assert re.search(r"\n- Still running: run [0-9a-f]{32} \(running\); get_run_result reads it when done", text)
+        assert re.search(
+            r"\n- Still running: run [0-9a-f]{32} \(running\); get_run_result reads it when done",
+            text,
+        )
         result = slow.json("crawl", {"url": slow.url("/slower"), "format": "json"})
-        assert result["run"]["status"] == "running" and re.fullmatch("[0-9a-f]{32}", result["run"]["run_id"])
+        assert result["run"]["status"] == "running" and re.fullmatch(
+            "[0-9a-f]{32}", result["run"]["run_id"]
+        )

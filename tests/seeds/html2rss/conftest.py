@@ -1,5 +1,5 @@
-"""An html2rss client of `netglean mcp --compat html2rss`, over stdio and over streamable HTTP, and the site its
-tools read (tests/seeds/html2rss/site.py) on 127.0.0.1."""
+"""An html2rss client of `netglean mcp --compat html2rss`, over stdio and over streamable HTTP, and
+the site its tools read (tests/seeds/html2rss/site.py) on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -15,15 +15,24 @@ from tests.support.clients import SyncClient
 from tests.support.fixture_site import serve
 from tests.support.seed_servers import TRANSPORTS, seed_client
 
-NEXT_STEPS = {"done", "inspect_url", "validate_config", "apply_config", "scrape_url", "capture_config", "read_runtime"}
+NEXT_STEPS = {
+    "done",
+    "inspect_url",
+    "validate_config",
+    "apply_config",
+    "scrape_url",
+    "capture_config",
+    "read_runtime",
+}
 """The reference: "next_step is one of" these."""
 
 
 @dataclass
 class Html2rss:
-    """What a client written for html2rss reads, and nothing else: the text block parsed as JSON ("every tool
-    returns the same JSON object in both the text content and structuredContent"), isError ("matches ok: false"),
-    resources as JSON, prompts' text. ``origin`` is the fixture site's."""
+    """What a client written for html2rss reads, and nothing else: the text block parsed as JSON
+    ("every tool returns the same JSON object in both the text content and structuredContent"),
+    isError ("matches ok: false"), resources as JSON, prompts' text. ``origin`` is the fixture
+    site's."""
 
     client: SyncClient
     origin: str
@@ -32,7 +41,9 @@ class Html2rss:
         """isError and the envelope, checked as the reference describes every result."""
         result = self.client.call(tool, arguments)
         envelope: dict[str, Any] = json.loads(result.content[0].text)
-        assert envelope == result.structured_content, "the same JSON object in the text and structuredContent"
+        assert envelope == result.structured_content, (
+            "the same JSON object in the text and structuredContent"
+        )
         assert {"ok", "next_step", "guidance", "payload"} <= set(envelope), envelope
         assert result.is_error is (envelope["ok"] is False), envelope
         assert envelope["next_step"] in NEXT_STEPS, envelope["next_step"]
@@ -58,7 +69,8 @@ def site() -> Iterator[str]:
 
 @pytest.fixture(scope="module", params=TRANSPORTS)
 def html2rss(request: pytest.FixtureRequest, site: str) -> Iterator[Html2rss]:
-    """`netglean mcp --compat html2rss` as html2rss's clients start it (stdio, or --transport http), reading the
-    site on 127.0.0.1 (the operator allows loopback: tests.support.seed_servers.LOCAL_SITE)."""
+    """`netglean mcp --compat html2rss` as html2rss's clients start it (stdio, or --transport http),
+    reading the site on 127.0.0.1 (the operator allows loopback:
+    tests.support.seed_servers.LOCAL_SITE)."""
     with seed_client("html2rss", request.param) as client:
         yield Html2rss(client, site)

@@ -1,5 +1,5 @@
-"""Resources and prompts (netglean.calls.resources): a resource found by its URI or template, its body as text, and a
-prompt's arguments inserted as data."""
+"""Resources and prompts (netglean.calls.resources): a resource found by its URI or template, its
+body as text, and a prompt's arguments inserted as data."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ import anyio
 import pytest
 
 from netglean.calls.context import Context
-from netglean.calls.resources import PromptError, ResourceBody, ResourceNotFound, read_resource, render_prompt
+from netglean.calls.resources import (
+    PromptError,
+    ResourceBody,
+    ResourceNotFound,
+    read_resource,
+    render_prompt,
+)
 from tests.support.toy_tools import toy_registry, toy_services
 
 
@@ -25,7 +31,9 @@ def test_a_resource_is_read_by_its_uri_and_a_mapping_written_as_sorted_json() ->
 
 
 def test_a_template_fills_its_variables_from_the_uri() -> None:
-    assert _read("toy://tools/shout") == ResourceBody("toy://tools/shout", "text/plain", "tool shout")
+    assert _read("toy://tools/shout") == ResourceBody(
+        "toy://tools/shout", "text/plain", "tool shout"
+    )
 
 
 @pytest.mark.parametrize(
@@ -41,7 +49,9 @@ GREET = toy_registry().prompts["greet"]
 
 def test_a_prompt_fills_its_arguments_and_defaults() -> None:
     assert render_prompt(GREET, {"who": "Ana"}) == [("user", "Greet Ana warmly; it costs $5.")]
-    assert render_prompt(GREET, {"who": "Ana", "tone": "briskly"}) == [("user", "Greet Ana briskly; it costs $5.")]
+    assert render_prompt(GREET, {"who": "Ana", "tone": "briskly"}) == [
+        ("user", "Greet Ana briskly; it costs $5.")
+    ]
 
 
 def test_argument_values_are_inserted_as_data_never_expanded() -> None:

@@ -1,4 +1,5 @@
-"""When a schedule falls due: from the latest run (a missed stretch is one due time), else from the save."""
+"""When a schedule falls due: from the latest run (a missed stretch is one due time), else from the
+save."""
 
 from __future__ import annotations
 

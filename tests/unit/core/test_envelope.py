@@ -1,5 +1,5 @@
-"""The result envelope (netglean.core.envelope): the published schema every result is checked against, error
-envelopes, and guidance that can only be netglean's own words."""
+"""The result envelope (netglean.core.envelope): the published schema every result is checked
+against, error envelopes, and guidance that can only be netglean's own words."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ PAYLOAD = {"type": "object", "properties": {"words": {"type": "integer"}}, "requ
 
 def _validator(origin: str = "local") -> Draft202012Validator:
     schema = envelope_schema("word_count", PAYLOAD, ["scrape", DONE], origin)
-    Draft202012Validator.check_schema(schema)  # the published document is JSON Schema 2020-12 itself
+    # the published document is JSON Schema 2020-12 itself
+    Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
 
@@ -51,15 +52,21 @@ def test_a_failure_carries_exactly_one_published_error() -> None:
     assert not validator.is_valid(_envelope(ok=False, payload=_error(code="made_up")))
     assert not validator.is_valid(_envelope(ok=False, payload=_error(hint="x")))
     assert not validator.is_valid(_envelope(ok=False, payload={**_error(), "words": 3}))
-    assert not validator.is_valid(_envelope(ok=False, payload={"words": 3}))  # a payload is no failure
+    # a payload is no failure
+    assert not validator.is_valid(_envelope(ok=False, payload={"words": 3}))
 
 
 def test_the_next_step_is_a_declared_edge_or_the_tool_itself() -> None:
     validator = _validator()
-    for step in ("scrape", DONE, "word_count"):  # the tool itself: a failed call is called again, corrected
+    # the tool itself: a failed call is called again, corrected
+    for step in ("scrape", DONE, "word_count"):
         assert validator.is_valid(_envelope(next_step=step)), step
     assert not validator.is_valid(_envelope(next_step="crawl"))
-    assert envelope_schema("t", PAYLOAD, ["b", "a", "b"])["properties"]["next_step"]["enum"] == ["a", "b", "t"]
+    assert envelope_schema("t", PAYLOAD, ["b", "a", "b"])["properties"]["next_step"]["enum"] == [
+        "a",
+        "b",
+        "t",
+    ]
 
 
 def test_only_a_target_origin_result_carries_the_notice_and_must() -> None:
@@ -67,12 +74,14 @@ def test_only_a_target_origin_result_carries_the_notice_and_must() -> None:
     notice = {UNTRUSTED_NOTICE_KEY: "third-party data"}
     assert local.is_valid(_envelope()) and not local.is_valid(_envelope(**notice))
     assert target.is_valid(_envelope(**notice)) and not target.is_valid(_envelope())
-    assert not local.is_valid(_envelope(extra=1)) and not target.is_valid(_envelope(extra=1, **notice))
+    assert not local.is_valid(_envelope(extra=1)) and not target.is_valid(
+        _envelope(extra=1, **notice)
+    )
 
 
 def test_a_target_origin_error_message_and_detail_are_marked_untrusted() -> None:
-    """A refusal can quote what a target chose (a redirect's URL): the schema says so, and the shared error
-    schema is not changed by saying it."""
+    """A refusal can quote what a target chose (a redirect's URL): the schema says so, and the
+    shared error schema is not changed by saying it."""
     target = envelope_schema("scrape", PAYLOAD, [DONE], "target")
     error = target["oneOf"][1]["properties"]["payload"]["properties"]["error"]["properties"]
     assert error["message"]["x-untrusted"] is True and error["detail"]["x-untrusted"] is True
@@ -81,7 +90,9 @@ def test_a_target_origin_error_message_and_detail_are_marked_untrusted() -> None
 
 
 def test_failure_is_an_envelope_a_model_can_act_on() -> None:
-    error = HttpStatus("https://a.test/ answered 503", status=503, detail={"url": "https://a.test/"})
+    error = HttpStatus(
+        "https://a.test/ answered 503", status=503, detail={"url": "https://a.test/"}
+    )
     envelope = failure(error, next_step="scrape", guidance="Try again shortly.")
     assert envelope.as_dict() == {
         "ok": False,
@@ -97,9 +108,14 @@ def test_failure_is_an_envelope_a_model_can_act_on() -> None:
         },
     }
     assert _validator().is_valid(envelope.as_dict() | {"next_step": DONE})
-    noticed = failure(Unreachable("down"), next_step="scrape", guidance="", notice="third-party data")
+    noticed = failure(
+        Unreachable("down"), next_step="scrape", guidance="", notice="third-party data"
+    )
     assert noticed.as_dict()[UNTRUSTED_NOTICE_KEY] == "third-party data"
-    assert UNTRUSTED_NOTICE_KEY not in failure(InvalidArguments("x"), next_step="s", guidance="").as_dict()
+    assert (
+        UNTRUSTED_NOTICE_KEY
+        not in failure(InvalidArguments("x"), next_step="s", guidance="").as_dict()
+    )
 
 
 def test_envelopes_compare_by_what_they_say_not_by_their_written_json() -> None:

@@ -1,6 +1,6 @@
-"""The exception tree (netglean.core.errors): one root, one published code each, retry facts as fields, the tree in
-the docstring the tree in the code, and every tool error pickled whole (reader processes raise them, the server
-raises them again)."""
+"""The exception tree (netglean.core.errors): one root, one published code each, retry facts as
+fields, the tree in the docstring the tree in the code, and every tool error pickled whole (reader
+processes raise them, the server raises them again)."""
 
 from __future__ import annotations
 
@@ -26,8 +26,14 @@ TOOL_ERRORS = [ToolError, *_below(ToolError)]
 
 def _made(cls: type[ToolError]) -> ToolError:
     if cls is HttpStatus:
-        return HttpStatus("https://a.test/ answered 503", status=503, detail={"url": "https://a.test/"})
-    return cls(f"{cls.__name__} happened", detail={"url": "https://a.test/", "tries": [1, 2]}, next_step="scrape")
+        return HttpStatus(
+            "https://a.test/ answered 503", status=503, detail={"url": "https://a.test/"}
+        )
+    return cls(
+        f"{cls.__name__} happened",
+        detail={"url": "https://a.test/", "tries": [1, 2]},
+        next_step="scrape",
+    )
 
 
 @pytest.mark.parametrize("cls", TOOL_ERRORS, ids=lambda cls: cls.__name__)
@@ -36,7 +42,11 @@ def test_every_tool_error_pickles_whole(cls: type[ToolError]) -> None:
     error.seen_by = "a reader process"  # type: ignore[attr-defined]  # what a raiser adds comes along too
     again = pickle.loads(pickle.dumps(error))
     assert type(again) is cls
-    assert (again.message, again.detail, again.next_step) == (error.message, error.detail, error.next_step)
+    assert (again.message, again.detail, again.next_step) == (
+        error.message,
+        error.detail,
+        error.next_step,
+    )
     assert (again.code, again.retryable, str(again), again.args) == (
         error.code,
         error.retryable,
@@ -49,7 +59,11 @@ def test_every_tool_error_pickles_whole(cls: type[ToolError]) -> None:
 def test_an_http_status_keeps_its_status_and_says_from_it_whether_to_retry() -> None:
     for status, retryable in ((404, False), (403, False), (429, True), (500, True), (503, True)):
         error = pickle.loads(pickle.dumps(HttpStatus("x", status=status)))
-        assert (error.status, error.detail["status"], error.retryable) == (status, status, retryable)
+        assert (error.status, error.detail["status"], error.retryable) == (
+            status,
+            status,
+            retryable,
+        )
 
 
 def test_every_code_is_published_and_every_error_has_one_root() -> None:
@@ -58,7 +72,9 @@ def test_every_code_is_published_and_every_error_has_one_root() -> None:
     assert {cls.code for cls in TOOL_ERRORS} == set(ERROR_CODES)
     for cls in TOOL_ERRORS:
         assert issubclass(cls, NetgleanError)
-    assert issubclass(errors.ConfigurationError, NetgleanError) and not issubclass(errors.ConfigurationError, ToolError)
+    assert issubclass(errors.ConfigurationError, NetgleanError) and not issubclass(
+        errors.ConfigurationError, ToolError
+    )
 
 
 def test_policy_refusals_are_never_retried_and_transport_failures_apart() -> None:
@@ -76,8 +92,8 @@ _DRAWN = re.compile(r"^([│ ]*(?:[├└]── )?\w+)(.*)$")
 
 
 def _drawn_from_the_classes(cls: type[NetgleanError], glyphs: str = "") -> Iterator[str]:
-    """Each class below ``cls`` as the docstring draws it: the tree's glyphs, the name, the code a class
-    sets itself."""
+    """Each class below ``cls`` as the docstring draws it: the tree's glyphs, the name, the code a
+    class sets itself."""
     below = cls.__subclasses__()
     for position, sub in enumerate(below):
         last = position == len(below) - 1
@@ -87,8 +103,8 @@ def _drawn_from_the_classes(cls: type[NetgleanError], glyphs: str = "") -> Itera
 
 
 def test_the_tree_in_the_docstring_is_the_tree_in_the_code() -> None:
-    """The module's docstring draws the tree, glyph for glyph; a class moved or added without redrawing it,
-    or a code changed, shows here (the text after ' - ' is the drawing's own)."""
+    """The module's docstring draws the tree, glyph for glyph; a class moved or added without
+    redrawing it, or a code changed, shows here (the text after ' - ' is the drawing's own)."""
     drawing = (errors.__doc__ or "").split("::\n\n", 1)[1].split("\n\n", 1)[0]
     drawn = []
     for line in drawing.splitlines():

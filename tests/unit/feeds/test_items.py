@@ -1,5 +1,5 @@
-"""Reading a listing's items (netglean.feeds.items): fields scoped to each item, categories, enhancement, links, and
-third-party text and markup made safe."""
+"""Reading a listing's items (netglean.feeds.items): fields scoped to each item, categories,
+enhancement, links, and third-party text and markup made safe."""
 
 from __future__ import annotations
 
@@ -23,7 +23,10 @@ def test_categories_take_each_element_and_older_date_names_and_enhancement_apply
         "selectors": {
             "items": {"selector": "li.post"},
             "title": {"selector": "h2"},
-            "tags": {"selector": ".tag", "post_process": [{"name": "template", "string": "#%{self}"}]},
+            "tags": {
+                "selector": ".tag",
+                "post_process": [{"name": "template", "string": "#%{self}"}],
+            },
             "kind": {
                 "selector": ".tag",
                 "post_process": [{"name": "gsub", "pattern": "/^(.)/", "replacement": "~\\1"}],
@@ -33,12 +36,17 @@ def test_categories_take_each_element_and_older_date_names_and_enhancement_apply
         },
     }
     first, second = read_items(document(TAGGED, is_json=False), config, "https://example.com/")
-    # one category per element the field finds, post-processed one by one; a template reads the item whole
+    # one category per element the field finds, post-processed one by one; a template reads the item
+    # whole
     assert first["categories"] == ["~Sea", "~salt", "~sea", "#Sea salt sea"]
     assert second["categories"] == ["~Tides", "#Tides"]
-    assert first["published_at"] == "2026-11-02T08:00:00+00:00"  # updated (or pubDate) stands in for published_at
-    # enhance is on unless a config turns it off, as in html2rss: the url and description come from the markup
-    assert first["url"] == "https://example.com/p/1" and first["description"] == "The opening words."
+    # updated (or pubDate) stands in for published_at
+    assert first["published_at"] == "2026-11-02T08:00:00+00:00"
+    # enhance is on unless a config turns it off, as in html2rss: the url and description come from
+    # the markup
+    assert (
+        first["url"] == "https://example.com/p/1" and first["description"] == "The opening words."
+    )
     config["selectors"]["items"]["enhance"] = False
     plain, _ = read_items(document(TAGGED, is_json=False), config, "https://example.com/")
     assert "url" not in plain and "description" not in plain
@@ -90,12 +98,14 @@ LISTING = """<nav><a href="/n1" class="t">Nav one</a></nav>
     ],
 )
 def test_fields_are_what_a_query_scoped_to_each_item_finds(items: str, field: str) -> None:
-    """Each field selector runs once over the page; every item still gets the matches inside it (not itself,
-    as Nokogiri's item.css), with nested items, an item matching the field and matches outside any item."""
+    """Each field selector runs once over the page; every item still gets the matches inside it (not
+    itself, as Nokogiri's item.css), with nested items, an item matching the field and matches
+    outside any item."""
     config = {
         "channel": {"url": "https://example.com/"},
         "selectors": {
-            "items": {"selector": items, "enhance": False},  # what the selectors find, nothing added
+            # what the selectors find, nothing added
+            "items": {"selector": items, "enhance": False},
             "title": {"selector": field},
             "description": {"selector": "a"},  # a second field over the same items
             "guid": ["title", "description"],
@@ -108,7 +118,8 @@ def test_fields_are_what_a_query_scoped_to_each_item_finds(items: str, field: st
         for node in nodes[::-1] if order == "reverse" else nodes:
             texts = {}
             for name, selector in (("title", field), ("description", "a")):
-                inside = [found for found in node.css(selector) if found.mem_id != node.mem_id]  # lexbor: self too
+                # lexbor: self too
+                inside = [found for found in node.css(selector) if found.mem_id != node.mem_id]
                 raw = " ".join(found.text(deep=True, separator=" ") for found in inside)
                 text = " ".join(sanitize(raw).split())
                 if text:
@@ -116,7 +127,9 @@ def test_fields_are_what_a_query_scoped_to_each_item_finds(items: str, field: st
             if texts:
                 expected.append(texts)
         found = read_items(document(LISTING, is_json=False), config, "https://example.com/")
-        assert [{k: item[k] for k in ("title", "description") if k in item} for item in found] == expected
+        assert [
+            {k: item[k] for k in ("title", "description") if k in item} for item in found
+        ] == expected
 
 
 def test_extracted_text_and_attributes_lose_controls_and_keep_their_place() -> None:
@@ -132,17 +145,19 @@ def test_extracted_text_and_attributes_lose_controls_and_keep_their_place() -> N
     found = read_items(document(LISTING, is_json=False), config, "https://example.com/")
     assert [(i.get("title"), i.get("author"), i.get("url")) for i in found] == [
         ("one", "tab\there", "https://example.com/a"),  # the bidi override is gone
-        ("two", "line\nbreak", None),  # the control character too; the item without a span has no fields at all
-        ("three 0;title", "0;x", None),  # a zero-width space leaves one space; an escape never spans two items
+        # the control character too; the item without a span has no fields at all
+        ("two", "line\nbreak", None),
+        # a zero-width space leaves one space; an escape never spans two items
+        ("three 0;title", "0;x", None),
         ("four", "y", None),
     ]
 
 
 def test_link_stands_in_for_url_and_enhance_fills_what_the_config_leaves_out() -> None:
     page = (
-        '<div class="c"><h2 itemprop="headline">Tide tables</h2><a class="go" href="/t">more</a>'
-        '<time datetime="2026-11-29T08:00:00">today</time><img src="/t.png"><p>Twice a day.</p></div>'
-        '<div class="c"><a href="/u">Undertow</a></div>'
+        '<div class="c"><h2 itemprop="headline">Tide tables</h2><a class="go" '
+        'href="/t">more</a><time datetime="2026-11-29T08:00:00">today</time><img '
+        'src="/t.png"><p>Twice a day.</p></div><div class="c"><a href="/u">Undertow</a></div>'
     )
     config = {
         "channel": {"url": "https://example.com/", "time_zone": "Europe/Berlin"},
@@ -152,16 +167,22 @@ def test_link_stands_in_for_url_and_enhance_fills_what_the_config_leaves_out() -
         },
     }
     first, second = read_items(document(page, is_json=False), config, "https://example.com/news/")
-    assert first["url"] == "https://example.com/t" and first["title"] == "Tide tables"  # link, then enhance
-    assert first["published_at"] == "2026-11-29T08:00:00+01:00" and first["image"] == "https://example.com/t.png"
+    # link, then enhance
+    assert first["url"] == "https://example.com/t" and first["title"] == "Tide tables"
+    assert (
+        first["published_at"] == "2026-11-29T08:00:00+01:00"
+        and first["image"] == "https://example.com/t.png"
+    )
     assert first["description"] == "Twice a day."
-    assert second["url"] == "https://example.com/u" and second["title"] == "Undertow"  # no link: enhance finds one
+    # no link: enhance finds one
+    assert second["url"] == "https://example.com/u" and second["title"] == "Undertow"
 
 
 def test_html_extracted_from_a_page_is_always_made_safe() -> None:
     tree = document(
-        '<ul><li><a href="/a">A</a><div class="d" onclick="x()"><script>evil()</script><img src="/i.png">'
-        '<iframe src="https://evil.example/"></iframe>Body <a href="javascript:alert(1)">j</a></div></li></ul>',
+        '<ul><li><a href="/a">A</a><div class="d" onclick="x()"><script>evil()</script><img '
+        'src="/i.png"><iframe src="https://evil.example/"></iframe>Body <a '
+        'href="javascript:alert(1)">j</a></div></li></ul>',
         is_json=False,
     )
     config = {
@@ -174,27 +195,40 @@ def test_html_extracted_from_a_page_is_always_made_safe() -> None:
     }
     [item] = read_items(tree, config, "https://example.com/list/")
     assert item["description"] == (  # the element itself too, as html2rss's html extractor gives it
-        '<div><img src="https://example.com/i.png">Body <a rel="nofollow noopener noreferrer">j</a></div>'
+        '<div><img src="https://example.com/i.png">Body <a rel="nofollow noopener '
+        'noreferrer">j</a></div>'
     )
-    assert item["title"] == "A j"  # every link the title's selector finds, as html2rss's text extractor reads
+    # every link the title's selector finds, as html2rss's text extractor reads
+    assert item["title"] == "A j"
 
 
 def test_an_item_with_nothing_to_show_is_left_out_and_counted() -> None:
     from collections import Counter
 
-    page = '<ul><li class="row"><a href="/a">Shown</a></li><li class="row"><img alt=""></li><li class="row"> </li></ul>'
-    config = {"channel": {"url": "https://example.com/"}, "selectors": {"items": {"selector": "li.row"}}}
+    page = (
+        '<ul><li class="row"><a href="/a">Shown</a></li><li class="row"><img alt=""></li><li '
+        'class="row"> </li></ul>'
+    )
+    config = {
+        "channel": {"url": "https://example.com/"},
+        "selectors": {"items": {"selector": "li.row"}},
+    }
     drops: Counter[str] = Counter()
     [shown] = read_items(document(page, is_json=False), config, "https://example.com/", drops=drops)
     assert shown["title"] == "Shown" and drops == {"empty": 2}
 
 
 def test_item_links_resolve_against_the_documents_base_url() -> None:
-    """Found by review: items resolved links against the page URL while the page's own links used <base href>."""
+    """Found by review: items resolved links against the page URL while the page's own links used
+    <base href>."""
     page = '<head><base href="https://cdn.example.com/news/"></head><body>' + TAGGED + "</body>"
     config: dict[str, Any] = {
         "channel": {"url": "https://example.com/list"},
-        "selectors": {"items": {"selector": "li.post"}, "title": {"selector": "h2"}, "link": {"selector": "a"}},
+        "selectors": {
+            "items": {"selector": "li.post"},
+            "title": {"selector": "h2"},
+            "link": {"selector": "a"},
+        },
     }
     first, _ = read_items(document(page, is_json=False), config, "https://example.com/list")
     assert first["url"] == "https://cdn.example.com/p/1"  # /p/1 against the base's host

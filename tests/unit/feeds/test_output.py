@@ -1,4 +1,5 @@
-"""Feed output (netglean.feeds.output): RSS escaped, dated in the channel's zone and read by feedparser."""
+"""Feed output (netglean.feeds.output): RSS escaped, dated in the channel's zone and read by
+feedparser."""
 
 from __future__ import annotations
 
@@ -23,14 +24,21 @@ def test_rss_output_is_escaped_dated_in_the_channel_zone_and_accepted_by_feedpar
             "enclosure": {"url": "https://example.com/t.mp3", "type": "audio/mpeg"},
         }
     ]
-    channel = {"url": "https://example.com/", "title": "Harbour", "time_zone": "Europe/Berlin", "ttl": 60}
+    channel = {
+        "url": "https://example.com/",
+        "title": "Harbour",
+        "time_zone": "Europe/Berlin",
+        "ttl": 60,
+    }
     xml = rss(channel, items)
     assert count_items(xml) == 1 and "<pubDate>Sun, 29 Nov 2026 08:30:00 +0100</pubDate>" in xml
     parsed = feedparser.parse(xml)
     assert not parsed.bozo, parsed.get("bozo_exception")
     entry = parsed.entries[0]
     assert entry.title == "Tides & <currents>" and entry.link == "https://example.com/t?a=1&b=2"
-    assert entry.id == "abc" and entry.enclosures[0]["type"] == "audio/mpeg" and entry.author == "Ana"
+    assert (
+        entry.id == "abc" and entry.enclosures[0]["type"] == "audio/mpeg" and entry.author == "Ana"
+    )
     assert [t.term for t in entry.tags] == ["sea", "sea2"]
 
 
@@ -43,14 +51,27 @@ def test_rss_output_is_escaped_dated_in_the_channel_zone_and_accepted_by_feedpar
     ],
 )
 def test_rss_dates_in_any_zone_and_text_xml_cannot_hold(zone: str, date: str) -> None:
-    item = {"id": "a\x01b", "title": "Bell\x07 \ud800\ufffe tolls", "published_at": "2026-11-29T07:30:00+00:00"}
-    xml = rss({"url": "https://example.com/", "time_zone": zone}, [item], [{"href": "/s.xsl?\x01>x"}])
-    assert f"<pubDate>{date}</pubDate>" in xml and "<title>Bell  tolls</title>" in xml and ">ab</guid>" in xml
-    assert '<?xml-stylesheet href="/s.xsl?&gt;x"?>' in xml  # a stripped control cannot close the instruction
+    item = {
+        "id": "a\x01b",
+        "title": "Bell\x07 \ud800\ufffe tolls",
+        "published_at": "2026-11-29T07:30:00+00:00",
+    }
+    xml = rss(
+        {"url": "https://example.com/", "time_zone": zone}, [item], [{"href": "/s.xsl?\x01>x"}]
+    )
+    assert (
+        f"<pubDate>{date}</pubDate>" in xml
+        and "<title>Bell  tolls</title>" in xml
+        and ">ab</guid>" in xml
+    )
+    # a stripped control cannot close the instruction
+    assert '<?xml-stylesheet href="/s.xsl?&gt;x"?>' in xml
     assert not feedparser.parse(xml).bozo
 
 
-def test_an_items_image_is_in_the_rss_as_media_content_and_as_its_enclosure_when_it_has_none() -> None:
+def test_an_items_image_is_in_the_rss_as_media_content_and_as_its_enclosure_when_it_has_none() -> (
+    None
+):
     """Found as a new user would: JSON Feed kept an item's image and RSS dropped it."""
     items = [
         {"id": "a", "title": "Kettle", "image": "https://example.com/img/kettle.jpg?w=600"},
@@ -69,8 +90,11 @@ def test_an_items_image_is_in_the_rss_as_media_content_and_as_its_enclosure_when
         ("https://example.com/img/kettle.jpg?w=600", "image/jpeg")
     ]
     assert podcast.media_content[0]["url"] == "https://example.com/cover"
-    assert [e["type"] for e in podcast.enclosures] == ["audio/mpeg"]  # its own enclosure stays the one
-    assert "xmlns:media" not in rss({"url": "https://example.com/"}, [{"id": "c", "title": "No image"}])
+    # its own enclosure stays the one
+    assert [e["type"] for e in podcast.enclosures] == ["audio/mpeg"]
+    assert "xmlns:media" not in rss(
+        {"url": "https://example.com/"}, [{"id": "c", "title": "No image"}]
+    )
 
 
 MARKUP = "Q&A <b>bold</b> ]]> \"quoted\" 'single' </category><category>injected&amp;"
@@ -78,7 +102,12 @@ MARKUP = "Q&A <b>bold</b> ]]> \"quoted\" 'single' </category><category>injected&
 
 
 def test_every_text_of_the_feed_is_escaped_so_xml_reads_it_as_written() -> None:
-    channel = {"url": "https://example.com/?a=1&b=<2>", "title": MARKUP, "description": MARKUP, "image": MARKUP}
+    channel = {
+        "url": "https://example.com/?a=1&b=<2>",
+        "title": MARKUP,
+        "description": MARKUP,
+        "image": MARKUP,
+    }
     item = {
         "id": MARKUP,
         "title": MARKUP,
@@ -86,13 +115,21 @@ def test_every_text_of_the_feed_is_escaped_so_xml_reads_it_as_written() -> None:
         "description": MARKUP,
         "author": MARKUP,
         "categories": [MARKUP, "sea & sky", "<plain>"],
-        "enclosure": {"url": 'https://example.com/e.mp3?a=1&b="2"', "type": "audio/mpeg", "length": 3},
+        "enclosure": {
+            "url": 'https://example.com/e.mp3?a=1&b="2"',
+            "type": "audio/mpeg",
+            "length": 3,
+        },
         "image": "https://example.com/i.jpg?a=1&b=<2>",
     }
     root = ElementTree.fromstring(rss(channel, [item]))
     read = root.find("channel")
     assert read is not None
-    assert [read.findtext(tag) for tag in ("title", "link", "description")] == [MARKUP, channel["url"], MARKUP]
+    assert [read.findtext(tag) for tag in ("title", "link", "description")] == [
+        MARKUP,
+        channel["url"],
+        MARKUP,
+    ]
     assert read.findtext("image/url") == MARKUP
     (entry,) = read.findall("item")
     assert [category.text for category in entry.findall("category")] == item["categories"]

@@ -1,5 +1,5 @@
-"""Feed selectors (netglean.feeds.selectors): html2rss's CSS dialect (Nokogiri's :first, :contains, :eq, > a from the
-item) and its JSON pages' key selectors, read as html2rss reads them."""
+"""Feed selectors (netglean.feeds.selectors): html2rss's CSS dialect (Nokogiri's :first, :contains,
+:eq, > a from the item) and its JSON pages' key selectors, read as html2rss reads them."""
 
 from __future__ import annotations
 
@@ -11,17 +11,23 @@ from netglean.feeds.selectors import lexbor_selector
 
 
 def test_json_keys_may_hold_any_identifier_character() -> None:
-    """Found by the contract fuzzer: a JSON page's key selector was cut at · or €, which lexbor then refused."""
+    """Found by the contract fuzzer: a JSON page's key selector was cut at · or €, which lexbor then
+    refused."""
     assert lexbor_selector("col·leccions > array > object", json_keys=True) == (
         '[data-k="col·leccions"] > array > object'
     )
     page = document('{"col·leccions": [{"preu€": "3", "title": "Pa"}]}', is_json=True)
     config = {
         "channel": {"url": "https://e.com/"},
-        "selectors": {"items": {"selector": "col·leccions > array > object"}, "title": {"selector": "preu€"}},
+        "selectors": {
+            "items": {"selector": "col·leccions > array > object"},
+            "title": {"selector": "preu€"},
+        },
     }
     assert feed_config.problems(config) == []
-    assert [item["title"] for item in read_items(page, config, "https://e.com/", is_json=True)] == ["3"]
+    assert [item["title"] for item in read_items(page, config, "https://e.com/", is_json=True)] == [
+        "3"
+    ]
 
 
 STORY = """<ul><li class="story"><a href="/1">one</a><div><a href="/2">two</a></div>
@@ -40,9 +46,12 @@ STORY = """<ul><li class="story"><a href="/1">one</a><div><a href="/2">two</a></
         ("p:contains(Other words)", "text", "Other words"),
         ("a:eq(2)", "text", "three"),
         ("span:gt(1)", "text", "s2"),
-        (":first", "text", "one two"),  # no type: the first child of its parent (the item is not in itself)
-        ("a", "text", "one two three"),  # every match, as html2rss's text extractor reads a node set
-        ("a, div > a", "text", "one two three"),  # a node two alternatives find counts once, as in Nokogiri
+        # no type: the first child of its parent (the item is not in itself)
+        (":first", "text", "one two"),
+        # every match, as html2rss's text extractor reads a node set
+        ("a", "text", "one two three"),
+        # a node two alternatives find counts once, as in Nokogiri
+        ("a, div > a", "text", "one two three"),
         ("span", "html", "<span>s1</span><span>s2</span>"),  # outer HTML of every match
     ],
 )
@@ -60,8 +69,14 @@ def test_selectors_are_read_in_html2rss_dialect(selector: str, extractor: str, v
 
 
 def test_json_selectors_match_html2rss_markup_even_for_html_element_names() -> None:
-    tree = document('{"items": [{"image": {"url": "/i.png"}, "link": "/p", "title": "T", "p": 1}]}', is_json=True)
-    assert lexbor_selector("items > array > object", json_keys=True) == '[data-k="items"] > array > object'
+    tree = document(
+        '{"items": [{"image": {"url": "/i.png"}, "link": "/p", "title": "T", "p": 1}]}',
+        is_json=True,
+    )
+    assert (
+        lexbor_selector("items > array > object", json_keys=True)
+        == '[data-k="items"] > array > object'
+    )
     config = {
         "channel": {"url": "https://example.com/"},
         "selectors": {

@@ -1,4 +1,5 @@
-"""The fetcher's politeness (netglean.net.fetcher), on an in-memory site: the spacing each request is held to."""
+"""The fetcher's politeness (netglean.net.fetcher), on an in-memory site: the spacing each request
+is held to."""
 
 from __future__ import annotations
 
@@ -26,17 +27,22 @@ class _Answer:
 
 
 class _Site:
-    """A transport whose robots.txt asks for ``crawl_delay`` seconds (none if None); every other page is a page."""
+    """A transport whose robots.txt asks for ``crawl_delay`` seconds (none if None); every other
+    page is a page."""
 
     def __init__(self, crawl_delay: float | None) -> None:
-        self._robots = "User-agent: *\nAllow: /\n" + (f"Crawl-delay: {crawl_delay:g}\n" if crawl_delay else "")
+        self._robots = "User-agent: *\nAllow: /\n" + (
+            f"Crawl-delay: {crawl_delay:g}\n" if crawl_delay else ""
+        )
 
     @asynccontextmanager
     async def get(self, url: str, headers: Mapping[str, str]) -> AsyncIterator[_Answer]:
         if url.endswith("/robots.txt"):
             yield _Answer(200, {"content-type": "text/plain"}, self._robots.encode())
         else:
-            yield _Answer(200, {"content-type": "text/html"}, b"<html><body><p>A page.</p></body></html>")
+            yield _Answer(
+                200, {"content-type": "text/html"}, b"<html><body><p>A page.</p></body></html>"
+            )
 
     def prepare(self) -> None:
         return None
@@ -58,15 +64,21 @@ class _Slots:
 
 
 def _intervals(host_interval: float, crawl_delay: float | None, pages: int = 2) -> list[float]:
-    """The interval asked for each request (robots.txt's first) when ``pages`` pages of one host are fetched."""
+    """The interval asked for each request (robots.txt's first) when ``pages`` pages of one host are
+    fetched."""
     policy = dataclasses.replace(
-        FetchPolicy.from_settings(Settings.load(environ={})), host_interval=host_interval, only_hosts=frozenset()
+        FetchPolicy.from_settings(Settings.load(environ={})),
+        host_interval=host_interval,
+        only_hosts=frozenset(),
     )
     slots = _Slots()
 
     async def run() -> None:
         fetcher = Fetcher(
-            policy, resolver=FakeDNS({"site.test": [PUBLIC]}), transport=_Site(crawl_delay), limiter=slots
+            policy,
+            resolver=FakeDNS({"site.test": [PUBLIC]}),
+            transport=_Site(crawl_delay),
+            limiter=slots,
         )
         for n in range(pages):
             await fetcher.fetch(f"http://site.test/{n}")

@@ -1,5 +1,5 @@
-"""The politeness limiter (netglean.net.politeness): each host's requests spaced by the interval known when each one
-asks, on a clock the test moves (no request, no sleeping)."""
+"""The politeness limiter (netglean.net.politeness): each host's requests spaced by the interval
+known when each one asks, on a clock the test moves (no request, no sleeping)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from netglean.net.politeness import HostLimiter
 
 
 class Clock:
-    """time.monotonic and anyio.sleep for the limiter: sleeping moves the clock, and each wait is kept."""
+    """time.monotonic and anyio.sleep for the limiter: sleeping moves the clock, and each wait is
+    kept."""
 
     def __init__(self) -> None:
         self.now = 100.0
@@ -34,7 +35,8 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 
 def _starts(clock: Clock, asked: list[tuple[str, float]], took: float = 0.0) -> list[float]:
-    """When each request (host, interval), asked one after another, starts; each takes ``took`` seconds."""
+    """When each request (host, interval), asked one after another, starts; each takes ``took``
+    seconds."""
     limiter = HostLimiter(per_host=2, overall=4)
     starts: list[float] = []
 
@@ -49,8 +51,9 @@ def _starts(clock: Clock, asked: list[tuple[str, float]], took: float = 0.0) -> 
 
 
 def test_a_request_waits_the_interval_it_asks_with_after_the_one_before(clock: Clock) -> None:
-    """robots.txt is read with the operator's spacing (none, under --dev); its Crawl-delay of 2 s then spaces the
-    page after it from the robots.txt request itself, not only the pages after that."""
+    """robots.txt is read with the operator's spacing (none, under --dev); its Crawl-delay of 2 s
+    then spaces the page after it from the robots.txt request itself, not only the pages after
+    that."""
     assert _starts(clock, [("h.test", 0.0), ("h.test", 2.0), ("h.test", 2.0)]) == [0.0, 2.0, 4.0]
 
 
@@ -64,7 +67,8 @@ def test_other_hosts_are_not_spaced_by_a_host_they_do_not_share(clock: Clock) ->
 
 
 def test_a_free_slot_is_taken_without_a_round_of_the_event_loop() -> None:
-    """A crawl asks for a slot each request: with places free, no other task runs before it has one."""
+    """A crawl asks for a slot each request: with places free, no other task runs before it has
+    one."""
     limiter = HostLimiter(per_host=2, overall=4)
     ran: list[str] = []
 

@@ -1,5 +1,5 @@
-"""Request strategies: every name a client sends (netglean's, html2rss's, Crawlberg's use_browser) means one of
-auto, http or browser."""
+"""Request strategies: every name a client sends (netglean's, html2rss's, Crawlberg's use_browser)
+means one of auto, http or browser."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""An extract project's datasets read off a page (netglean/read/datasets.py): items by selector, typed
-properties, transformations in order, parent datasets, and keys for incremental runs."""
+"""An extract project's datasets read off a page (netglean/read/datasets.py): items by selector,
+typed properties, transformations in order, parent datasets, and keys for incremental runs."""
 
 from __future__ import annotations
 
@@ -79,7 +79,11 @@ def test_a_child_dataset_is_read_inside_each_parent_item_and_names_it() -> None:
 
 def test_a_dataset_takes_at_most_max_rows_from_a_page() -> None:
     page = "<ul>" + "<li>x</li>" * (MAX_ROWS + 5) + "</ul>"
-    rows = extract(parse_html(page), "https://a.test/", [{"name": "d", "item_selector": "li", "properties": []}])
+    rows = extract(
+        parse_html(page),
+        "https://a.test/",
+        [{"name": "d", "item_selector": "li", "properties": []}],
+    )
     assert len(rows) == MAX_ROWS
 
 

@@ -1,5 +1,6 @@
-"""Fetched bodies (netglean.read.document): their media type sniffed, their text decoded as a browser decodes it —
-the BOM, the declared charset, <meta charset>, UTF-8, windows-1252 — with only the Encoding Standard's labels."""
+"""Fetched bodies (netglean.read.document): their media type sniffed, their text decoded as a
+browser decodes it — the BOM, the declared charset, <meta charset>, UTF-8, windows-1252 — with only
+the Encoding Standard's labels."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from netglean.read.document import Document, decode, sniff
 @pytest.mark.parametrize(
     ("body", "declared", "text"),
     [
-        (b"\xef\xbb\xbfcaf\xc3\xa9", "windows-1252", "café"),  # a BOM wins over the declared charset
+        # a BOM wins over the declared charset
+        (b"\xef\xbb\xbfcaf\xc3\xa9", "windows-1252", "café"),
         (b"\xff\xfe" + "tide".encode("utf-16-le"), None, "tide"),
         (b"\xfe\xff" + "tide".encode("utf-16-be"), "utf-8", "tide"),
         ("café".encode("latin-1"), "ISO-8859-1", "café"),
@@ -32,11 +34,17 @@ def test_the_bom_then_the_declared_charset(body: bytes, declared: str | None, te
     [
         ("<meta charset='windows-1251'>\xef".encode("latin-1"), "<meta charset='windows-1251'>п"),
         (
-            '<meta http-equiv="Content-Type" content="text/html; charset=koi8-r">\xc1'.encode("latin-1"),
+            '<meta http-equiv="Content-Type" content="text/html; charset=koi8-r">\xc1'.encode(
+                "latin-1"
+            ),
             '<meta http-equiv="Content-Type" content="text/html; charset=koi8-r">а',
         ),
-        ("<META CHARSET=utf-16le>café".encode(), "<META CHARSET=utf-16le>café"),  # a page in UTF-16 has a BOM
-        ("<meta charset=x-user-defined>\x93".encode("latin-1"), "<meta charset=x-user-defined>\u201c"),
+        # a page in UTF-16 has a BOM
+        ("<META CHARSET=utf-16le>café".encode(), "<META CHARSET=utf-16le>café"),
+        (
+            "<meta charset=x-user-defined>\x93".encode("latin-1"),
+            "<meta charset=x-user-defined>\u201c",
+        ),
     ],
 )
 def test_then_the_pages_own_meta_charset(body: bytes, text: str) -> None:
@@ -48,10 +56,12 @@ def test_a_meta_charset_past_the_first_4_kb_is_not_looked_for() -> None:
     assert decode(body, None).endswith("\xc1")  # not UTF-8: windows-1252
 
 
-@pytest.mark.parametrize("label", ["rot13", "punycode", "idna", "base64", "zlib", "utf-7", "cp500", "undefined"])
+@pytest.mark.parametrize(
+    "label", ["rot13", "punycode", "idna", "base64", "zlib", "utf-7", "cp500", "undefined"]
+)
 def test_labels_that_are_no_web_encoding_are_ignored(label: str) -> None:
-    """Python knows these labels; no browser does (punycode is quadratic, idna raises, utf-7 and EBCDIC turn markup
-    into other markup). They are skipped, and sniffing goes on."""
+    """Python knows these labels; no browser does (punycode is quadratic, idna raises, utf-7 and
+    EBCDIC turn markup into other markup). They are skipped, and sniffing goes on."""
     assert decode("café <b>".encode(), label) == "café <b>"
     assert decode(f'<meta charset="{label}">café'.encode(), None).endswith("café")
 
@@ -62,7 +72,8 @@ def test_without_any_charset_utf8_then_windows_1252() -> None:
 
 
 def test_encodings_that_decode_to_the_replacement_character() -> None:
-    """ISO-2022-KR, HZ and kin are the Encoding Standard's "replacement": one U+FFFD for the whole body."""
+    """ISO-2022-KR, HZ and kin are the Encoding Standard's "replacement": one U+FFFD for the whole
+    body."""
     assert decode(b"\x1b$)C any bytes", "iso-2022-kr") == "\ufffd"
     assert decode(b"", "hz-gb-2312") == ""
 

@@ -1,5 +1,5 @@
-"""The shared parse (netglean.read.html_tree): climbing to ancestors once, measuring nested text once, and JSON a
-page carries read only up to a bounded depth."""
+"""The shared parse (netglean.read.html_tree): climbing to ancestors once, measuring nested text
+once, and JSON a page carries read only up to a bounded depth."""
 
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ TREE = "<div id=a><p id=b><span id=c>x</span></p><p id=d>y</p></div><p id=e>z</p
 
 
 def _named(tree: object, ids: set[int]) -> list[str]:
-    return sorted(node.attributes.get("id") or node.tag for node in tree.root.traverse() if node.mem_id in ids)  # type: ignore[attr-defined]
+    return sorted(
+        node.attributes.get("id") or node.tag for node in tree.root.traverse() if node.mem_id in ids
+    )  # type: ignore[attr-defined]
 
 
 def test_with_ancestors_holds_the_nodes_and_everything_above_them() -> None:
@@ -34,7 +36,8 @@ def test_with_ancestors_holds_the_nodes_and_everything_above_them() -> None:
 
 
 def test_with_ancestors_climbs_a_deep_page_once() -> None:
-    """Every node of a 3,000-deep nest climbs to the top: each climb stops where an earlier one has been."""
+    """Every node of a 3,000-deep nest climbs to the top: each climb stops where an earlier one has
+    been."""
 
     def climb(n: int) -> tuple[int, int]:
         return work("<div>" * n, lambda tree: with_ancestors(tree.css("div")))
@@ -49,7 +52,9 @@ def test_text_measure_is_each_nodes_whole_text_however_the_chosen_nodes_nest() -
     pieces = ["<div>", "</div>", "<p>", "</p>", "<b>", "</b>", "ab", " ", "cde", "<br>"]
     for _ in range(40):
         tree = parse_html("".join(rng.choice(pieces) for _ in range(rng.randint(1, 80))))
-        elements = [node for node in tree.root.traverse() if node.tag and not node.tag.startswith("-")]
+        elements = [
+            node for node in tree.root.traverse() if node.tag and not node.tag.startswith("-")
+        ]
         chosen = [node for node in elements if rng.random() < 0.5]
         measure = TextMeasure(chosen, len, operator.add, 0)
         for node in rng.sample(elements, len(elements)):
@@ -80,25 +85,33 @@ def test_broken_json_is_a_value_error() -> None:
 
 def test_script_blocks_are_read_up_to_a_length_and_broken_ones_skipped() -> None:
     tree = parse_html(
-        '<script type="application/ld+json">{"a": 1}</script><script type="application/ld+json">{bad</script>'
-        '<script type="application/ld+json">{"b": "' + "x" * 50 + '"}</script><script>{"c": 3}</script>'
+        '<script type="application/ld+json">{"a": 1}</script><script '
+        'type="application/ld+json">{bad</script><script type="application/ld+json">{"b": "'
+        + "x" * 50
+        + '"}</script><script>{"c": 3}</script>'
     )
     selector = 'script[type="application/ld+json"]'
     assert list(script_json(tree, selector, 1_000)) == [{"a": 1}, {"b": "x" * 50}]
-    assert list(script_json(tree, selector, 20)) == [{"a": 1}]  # the long one, cut, no longer parses
+    # the long one, cut, no longer parses
+    assert list(script_json(tree, selector, 20)) == [{"a": 1}]
 
 
 @pytest.mark.parametrize(
     ("head", "base"),
     [
         ("<base href='http://site.test/sub/'>", "http://site.test/sub/"),
-        ("<base href='sub/'><base href='/other/'>", "http://site.test/dir/sub/"),  # the first, against the page
-        ("<base target=_blank><base href='/sub/'>", "http://site.test/sub/"),  # the first with an href
-        ("<base href='javascript:alert(1)'>", "http://site.test/dir/page"),  # not http(s): the page's own URL
+        # the first, against the page
+        ("<base href='sub/'><base href='/other/'>", "http://site.test/dir/sub/"),
+        # the first with an href
+        ("<base target=_blank><base href='/sub/'>", "http://site.test/sub/"),
+        # not http(s): the page's own URL
+        ("<base href='javascript:alert(1)'>", "http://site.test/dir/page"),
         ("<base href='  '>", "http://site.test/dir/page"),
         ("", "http://site.test/dir/page"),
     ],
 )
-def test_the_document_base_is_the_heads_first_base_href_when_it_is_http(head: str, base: str) -> None:
+def test_the_document_base_is_the_heads_first_base_href_when_it_is_http(
+    head: str, base: str
+) -> None:
     tree = parse_html(f"<html><head>{head}</head><body><a href=x>x</a></body></html>")
     assert document_base(tree, "http://site.test/dir/page") == base

@@ -1,5 +1,5 @@
-"""What a page says about itself (netglean.read.page_meta): each field from where pages put it, in order of
-preference, sanitised and bounded; a field is present only when the page gives it."""
+"""What a page says about itself (netglean.read.page_meta): each field from where pages put it, in
+order of preference, sanitised and bounded; a field is present only when the page gives it."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ PAGE = """<html lang=" en-GB "><head><title> Tide\u202e  tables </title>
 def test_every_field_from_where_pages_put_it() -> None:
     assert page_metadata(parse_html(PAGE), BASE) == {
         "title": "Tide tables for the harbour",  # og:title before <title>
-        "description": "When the water comes and goes.",  # an empty description gives way to og:description
+        # an empty description gives way to og:description
+        "description": "When the water comes and goes.",
         "language": "en-GB",
         "canonical": "https://harbour.test/news/tides?page=1",  # absolute
         "site_name": "Harbour News",
@@ -57,12 +58,16 @@ def test_a_page_that_says_nothing_gives_nothing() -> None:
     ("head", "published"),
     [
         (
-            '<meta property="article:published_time" content="2026-01-02"><meta name="date" content="2025">',
+            '<meta property="article:published_time" content="2026-01-02"><meta name="date" '
+            'content="2025">',
             "2026-01-02",
         ),
         ('<meta name="date" content="2026-01-03"><time datetime="2020">x</time>', "2026-01-03"),
         ('<meta name="pubdate" content="2026-01-04">', "2026-01-04"),
-        ('<time datetime="2026-01-05T08:00">x</time><time datetime="2020">y</time>', "2026-01-05T08:00"),
+        (
+            '<time datetime="2026-01-05T08:00">x</time><time datetime="2020">y</time>',
+            "2026-01-05T08:00",
+        ),
     ],
 )
 def test_the_publication_date_in_order_of_preference(head: str, published: str) -> None:
@@ -70,7 +75,10 @@ def test_the_publication_date_in_order_of_preference(head: str, published: str) 
 
 
 def test_the_title_falls_back_to_the_title_element_cleaned() -> None:
-    assert page_metadata(parse_html("<title> Tide\u202e \n tables </title>"), BASE)["title"] == "Tide tables"
+    assert (
+        page_metadata(parse_html("<title> Tide\u202e \n tables </title>"), BASE)["title"]
+        == "Tide tables"
+    )
 
 
 def test_every_field_is_bounded() -> None:
@@ -84,7 +92,9 @@ def test_every_field_is_bounded() -> None:
         + "]</script>"
     )
     found = page_metadata(parse_html(page), BASE)
-    assert [len(found[key]) for key in ("title", "description", "author", "published", "language")] == [
+    assert [
+        len(found[key]) for key in ("title", "description", "author", "published", "language")
+    ] == [
         500,
         1000,
         500,
@@ -102,12 +112,15 @@ def test_the_tree_is_read_not_changed() -> None:
 
 
 def test_opengraph_keys_are_sanitised_bounded_and_first_one_wins() -> None:
-    """Found by this test, as a bug: a key that cleaned to nothing was kept as sent (a 100,000-character key of
-    zero-width spaces came back whole), and first-one-wins compared raw keys, so a look-alike with a hidden character
-    replaced the first value."""
+    """Found by this test, as a bug: a key that cleaned to nothing was kept as sent (a
+    100,000-character key of zero-width spaces came back whole), and first-one-wins compared raw
+    keys, so a look-alike with a hidden character replaced the first value."""
     hidden = '<meta property="og:' + "\u200b" * 100_000 + '" content="v">'
     assert page_metadata(parse_html(hidden), BASE).get("opengraph", {}) == {}
-    twice = '<meta property="og:title" content="First"><meta property="og:ti\u200btle" content="Second">'
+    twice = (
+        '<meta property="og:title" content="First"><meta property="og:ti\u200btle" '
+        'content="Second">'
+    )
     assert page_metadata(parse_html(twice), BASE)["opengraph"] == {"title": "First"}
 
 
@@ -122,38 +135,58 @@ ARTICLE_LD = """<script type="application/ld+json">
 
 
 def test_the_pages_json_ld_article_comes_first_cdata_and_all() -> None:
-    """Readability's order: a schema.org article's own fields before any meta tag; its headline or name, whichever
-    is nearer the <title>; all of its authors; the CDATA wrapper some pages put around the JSON is not JSON."""
+    """Readability's order: a schema.org article's own fields before any meta tag; its headline or
+    name, whichever is nearer the <title>; all of its authors; the CDATA wrapper some pages put
+    around the JSON is not JSON."""
     head = (
-        "<title>Tide tables for 2027 | Harbour</title><meta property='og:title' content='OG title'>"
-        "<meta name='author' content='Meta Author'><meta property='og:site_name' content='Harbour News'>"
-        f"<meta name='description' content='Meta description'>{ARTICLE_LD}"
+        "<title>Tide tables for 2027 | Harbour</title><meta property='og:title' content='OG "
+        "title'><meta name='author' content='Meta Author'><meta property='og:site_name' "
+        f"content='Harbour News'><meta name='description' content='Meta description'>{ARTICLE_LD}"
     )
     found = page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE)
     assert (found["title"], found["author"]) == ("Tide tables for 2027", "Ana Lopes, Ben Ng")
-    assert (found["description"], found["site_name"]) == ("When the water comes and goes next year.", "Harbour Press")
+    assert (found["description"], found["site_name"]) == (
+        "When the water comes and goes next year.",
+        "Harbour Press",
+    )
     assert found["published"] == "2026-11-30"
 
 
 @pytest.mark.parametrize(
     ("head", "field", "value"),
     [
-        ("<meta name='author' content='Plain'><meta name='DC.creator' content='Dublin Core'>", "author", "Dublin Core"),
+        (
+            "<meta name='author' content='Plain'><meta name='DC.creator' content='Dublin Core'>",
+            "author",
+            "Dublin Core",
+        ),
         ("<meta name='parsely-author' content='Parsely'>", "author", "Parsely"),
-        ("<meta property='article:author' content='https://social.test/ana'>", "author", None),  # a URL, not a name
+        # a URL, not a name
+        ("<meta property='article:author' content='https://social.test/ana'>", "author", None),
         ("<meta property='article:author' content='Ana Lopes'>", "author", "Ana Lopes"),
-        ("<meta property='dc:title og:title' content='Both at once'><title>Element</title>", "title", "Both at once"),
-        ("<meta name='twitter:title' content='Twitter'><meta property='og:title' content='OG'>", "title", "OG"),
+        (
+            "<meta property='dc:title og:title' content='Both at once'><title>Element</title>",
+            "title",
+            "Both at once",
+        ),
+        (
+            "<meta name='twitter:title' content='Twitter'><meta property='og:title' content='OG'>",
+            "title",
+            "OG",
+        ),
         ("<meta name='parsely-title' content='Parsely title'>", "title", "Parsely title"),
         ("<meta name='parsely-pub-date' content='2026-02-03'>", "published", "2026-02-03"),
         (
-            "<meta name='twitter:description' content='Tw'><meta name='dcterm:description' content='DC'>",
+            "<meta name='twitter:description' content='Tw'><meta name='dcterm:description' "
+            "content='DC'>",
             "description",
             "DC",
         ),
     ],
 )
-def test_each_field_prefers_the_keys_readability_does(head: str, field: str, value: str | None) -> None:
+def test_each_field_prefers_the_keys_readability_does(
+    head: str, field: str, value: str | None
+) -> None:
     assert page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE).get(field) == value
 
 
@@ -162,7 +195,9 @@ def test_a_byline_in_the_markup_names_the_author_when_the_metadata_does_not() ->
     page = f"<article><h1>Tides</h1><p class='byline'>By Ana Lopes</p>{story}</article>"
     read = read_html(page, BASE, fmt="markdown", main_content=True)
     assert read.metadata["author"] == "Ana Lopes" and "Ana Lopes" not in read.content
-    named = read_html(f"<meta name='author' content='Ben Ng'>{page}", BASE, fmt="markdown", main_content=True)
+    named = read_html(
+        f"<meta name='author' content='Ben Ng'>{page}", BASE, fmt="markdown", main_content=True
+    )
     assert named.metadata["author"] == "Ben Ng"
 
 
@@ -198,4 +233,7 @@ def test_the_articles_date_comes_before_the_meta_tags_unless_that_says_it_more_p
     declared: str, published: str
 ) -> None:
     head = f"<meta property='article:published_time' content='{declared}'>{ARTICLE_LD}"
-    assert page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE)["published"] == published
+    assert (
+        page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE)["published"]
+        == published
+    )

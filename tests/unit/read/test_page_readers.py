@@ -1,5 +1,6 @@
-"""The page readers besides extraction (metadata, signals, links) on hostile pages: deep, wide, many attributes.
-Work is counted, never timed: doubling the page at most doubles it, and it stays a few units a node."""
+"""The page readers besides extraction (metadata, signals, links) on hostile pages: deep, wide, many
+attributes. Work is counted, never timed: doubling the page at most doubles it, and it stays a few
+units a node."""
 
 from __future__ import annotations
 
@@ -15,26 +16,34 @@ from netglean.read.page_signals import candidate_items, feeds, item_groups
 from tests.support.work_counting import work
 
 PER_NODE = 12
-"""Each reader runs a handful of queries over the whole tree and climbs from the nodes they find once
-(2-7 units a node on the pages below)."""
+"""Each reader runs a handful of queries over the whole tree and climbs from the nodes they find
+once (2-7 units a node on the pages below)."""
 
 
 def _nested_listings(n: int) -> str:
-    """A listing whose first item holds the next listing, n deep: every level is a group of three linked items."""
+    """A listing whose first item holds the next listing, n deep: every level is a group of three
+    linked items."""
     page = ""
     for _ in range(n):
-        page = f"<div><div><a href=/a>x</a>{page}</div><div><a href=/b>y</a></div><div><a href=/c>z</a></div></div>"
+        page = (
+            f"<div><div><a href=/a>x</a>{page}</div><div><a href=/b>y</a></div><div><a "
+            "href=/c>z</a></div></div>"
+        )
     return page
 
 
 def test_nested_listings_are_ranked_in_work_in_proportion_to_the_page() -> None:
-    """Groups are ranked by the text of their items, and nested groups hold each other's items: each group read
-    its items' text again (work grew with the square of the nesting)."""
+    """Groups are ranked by the text of their items, and nested groups hold each other's items: each
+    group read its items' text again (work grew with the square of the nesting)."""
     small, _ = work(_nested_listings(150), item_groups)
     large, nodes = work(_nested_listings(300), item_groups)
     assert large <= 2.1 * small and large <= PER_NODE * nodes, (small, large, nodes)
-    groups = item_groups(parse_html(_nested_listings(3)))  # alike in size: the one with more text first
-    assert [(len(group.nodes), sum(len(node.text(deep=True)) for node in group.nodes)) for group in groups] == [
+    # alike in size: the one with more text first
+    groups = item_groups(parse_html(_nested_listings(3)))
+    assert [
+        (len(group.nodes), sum(len(node.text(deep=True)) for node in group.nodes))
+        for group in groups
+    ] == [
         (3, 9),
         (3, 6),
         (3, 3),
@@ -47,10 +56,15 @@ PAGES: dict[str, Callable[[int], str]] = {
     "deep links through tables": lambda n: "<a href=/x>link<table><tr><td>" * n,
     "wide siblings": lambda n: "<div>" + "<div class=item><a href=/p>words</a></div>" * (50 * n),
     "many metadata": lambda n: (
-        '<meta property="og:t" content="v"><link rel=alternate type=application/rss+xml href=/f>' * (20 * n)
+        '<meta property="og:t" content="v"><link rel=alternate type=application/rss+xml href=/f>'
+        * (20 * n)
     ),
-    "many JSON-LD blocks": lambda n: '<script type="application/ld+json">{"@type": "Thing"}</script>' * (10 * n),
-    "many classes": lambda n: '<div class="' + " ".join(f"c{i}" for i in range(50 * n)) + '"><a href=/>x</a></div>' * 3,
+    "many JSON-LD blocks": lambda n: (
+        '<script type="application/ld+json">{"@type": "Thing"}</script>' * (10 * n)
+    ),
+    "many classes": lambda n: (
+        '<div class="' + " ".join(f"c{i}" for i in range(50 * n)) + '"><a href=/>x</a></div>' * 3
+    ),
 }
 READERS: dict[str, Callable[[Any], object]] = {
     "page_metadata": lambda tree: page_metadata(tree, "https://example.test/"),

@@ -1,5 +1,5 @@
-"""How a page's markup says to read it (netglean.read.page_signals): the feeds it announces, the signs of a bot wall,
-and the groups of alike linked siblings a listing is made of."""
+"""How a page's markup says to read it (netglean.read.page_signals): the feeds it announces, the
+signs of a bot wall, and the groups of alike linked siblings a listing is made of."""
 
 from __future__ import annotations
 
@@ -40,26 +40,31 @@ def test_announced_feeds_once_each_absolute_and_typed() -> None:
 
 
 def test_an_api_link_typed_application_json_is_no_feed() -> None:
-    """WordPress announces its REST route for every page as application/json: no title, a path that says no feed
-    (even on a host whose name does)."""
+    """WordPress announces its REST route for every page as application/json: no title, a path that
+    says no feed (even on a host whose name does)."""
     page = (
-        '<link rel="alternate" type="application/json" href="https://feedhouse.test/wp-json/wp/v2/posts/7">'
-        '<link rel="alternate" type="application/json" title="Feed" href="/wp-json/wp/v2/feed">'
+        '<link rel="alternate" type="application/json" '
+        'href="https://feedhouse.test/wp-json/wp/v2/posts/7"><link rel="alternate" '
+        'type="application/json" title="Feed" href="/wp-json/wp/v2/feed">'
     )
     assert feeds(parse_html(page), "https://feedhouse.test/") == []
 
 
 def test_only_the_heads_announcements_count() -> None:
     page = (
-        '<html><head><link rel="alternate" type="application/atom+xml" href="/atom"></head>'
-        '<body><p>Our feeds:</p><link rel="alternate" type="application/rss+xml" href="/in-the-body"></body></html>'
+        '<html><head><link rel="alternate" type="application/atom+xml" '
+        'href="/atom"></head><body><p>Our feeds:</p><link rel="alternate" '
+        'type="application/rss+xml" href="/in-the-body"></body></html>'
     )
-    assert feeds(parse_html(page), "https://harbour.test/") == [{"url": "https://harbour.test/atom", "type": "atom"}]
+    assert feeds(parse_html(page), "https://harbour.test/") == [
+        {"url": "https://harbour.test/atom", "type": "atom"}
+    ]
 
 
 def test_a_feeds_title_is_cut_short() -> None:
     [feed] = feeds(
-        parse_html(f'<link rel=alternate type=application/rss+xml href=/f title="{"t" * 500}">'), "https://a.test/"
+        parse_html(f'<link rel=alternate type=application/rss+xml href=/f title="{"t" * 500}">'),
+        "https://a.test/",
     )
     assert len(feed["title"]) == 200
 
@@ -75,13 +80,21 @@ def test_a_feeds_title_is_cut_short() -> None:
             ["cloudflare-403", "cloudflare-challenge-header"],
         ),
         (503, {"server": "AkamaiGHost"}, "", ["akamaighost-503"]),
-        (200, {"server": "cloudflare"}, "<p>An ordinary page</p>", []),  # served by a CDN is not blocked by it
-        (200, {}, '<div class="g-recaptcha"></div><p>Checking your browser</p>', ["browser-check", "captcha"]),
+        # served by a CDN is not blocked by it
+        (200, {"server": "cloudflare"}, "<p>An ordinary page</p>", []),
+        (
+            200,
+            {},
+            '<div class="g-recaptcha"></div><p>Checking your browser</p>',
+            ["browser-check", "captcha"],
+        ),
         (200, {}, "<p>Access Denied</p>" + "x" * 100 + "Reference #18.2f", ["akamai"]),
         (200, {}, "x" * 20_001 + "g-recaptcha", []),  # only the first 20 kB are read
     ],
 )
-def test_bot_wall_signals(status: int, headers: dict[str, str], markup: str, signals: list[str]) -> None:
+def test_bot_wall_signals(
+    status: int, headers: dict[str, str], markup: str, signals: list[str]
+) -> None:
     assert bot_wall(status, headers, markup) == signals
 
 
@@ -91,15 +104,22 @@ def test_bot_wall_signals(status: int, headers: dict[str, str], markup: str, sig
         ("<TITLE>JUST A MOMENT...</TITLE>", ["cloudflare-challenge"]),
         ("<p>Access DENIED</p> <b>reference #9</b>", ["akamai"]),
         ("<p>Enable JavaScript and Cookies to continue</p>", ["browser-check"]),
-        # Letters an ignore-case pattern takes for A to Z: the Kelvin sign, long s, dotless and dotted i.
+        # Letters an ignore-case pattern takes for A to Z: the Kelvin sign, long s, dotless and
+        # dotted i.
         ("<div id=\u212aeep>\u017felf: Ju\u017ft a moment...</div>", ["cloudflare-challenge"]),
         ("<div class='turnst\u0131le'></div>", ["captcha"]),
-        ("<p>_INCAPSULA_RESOURCE</p><p>PERIMETERX</p><p>\u0130ncapsula \u0130ncident</p>", ["incapsula", "perimeterx"]),
-        ("<div class='g-recaptcha'>caf\u00e9 \u2019</div>", ["captcha"]),  # other non-ASCII text around
+        (
+            "<p>_INCAPSULA_RESOURCE</p><p>PERIMETERX</p><p>\u0130ncapsula \u0130ncident</p>",
+            ["incapsula", "perimeterx"],
+        ),
+        # other non-ASCII text around
+        ("<div class='g-recaptcha'>caf\u00e9 \u2019</div>", ["captcha"]),
         ("<p>Datadome</p>" + "\u00e9" * 19_990 + "<p>turnstile</p>", ["datadome"]),
     ],
 )
-def test_bot_wall_markup_is_matched_whatever_its_letter_case(markup: str, signals: list[str]) -> None:
+def test_bot_wall_markup_is_matched_whatever_its_letter_case(
+    markup: str, signals: list[str]
+) -> None:
     assert bot_wall(200, {}, markup) == signals
 
 
@@ -107,12 +127,17 @@ def test_bot_wall_markup_is_matched_whatever_its_letter_case(markup: str, signal
     ("signals", "surface"),
     [
         ([], None),
-        (["cloudflare-403", "cloudflare-challenge", "cloudflare-challenge-header"], "cloudflare-challenge"),
+        (
+            ["cloudflare-403", "cloudflare-challenge", "cloudflare-challenge-header"],
+            "cloudflare-challenge",
+        ),
         (["browser-check", "captcha"], "captcha"),  # the vendor's page before the generic words
         (["akamaighost-503"], "akamaighost-503"),  # only the headers said it
     ],
 )
-def test_the_blocked_surface_is_the_signal_that_names_the_wall(signals: list[str], surface: str | None) -> None:
+def test_the_blocked_surface_is_the_signal_that_names_the_wall(
+    signals: list[str], surface: str | None
+) -> None:
     assert blocked_surface(signals) == surface
 
 
@@ -133,7 +158,8 @@ def test_item_groups_are_alike_linked_siblings_outside_the_sites_chrome() -> Non
     groups = item_groups(parse_html(LISTING))
     assert [(group.tag, group.classes, len(group.nodes)) for group in groups] == [
         ("p", (), 4),  # largest first
-        ("li", ("big", "item"), 3),  # classes in any order are one shape; an item without a link is no item
+        # classes in any order are one shape; an item without a link is no item
+        ("li", ("big", "item"), 3),
     ]
     assert all(group.parent.tag in {"div", "ul"} for group in groups)
 
@@ -145,11 +171,15 @@ def test_a_group_needs_three_by_default() -> None:
 
 def test_candidate_items_count_articles_and_the_largest_group() -> None:
     assert candidate_items(parse_html(LISTING)) == {"articles": 2, "repeated_items": 4}
-    assert candidate_items(parse_html("<p>nothing listed</p>")) == {"articles": 0, "repeated_items": 0}
+    assert candidate_items(parse_html("<p>nothing listed</p>")) == {
+        "articles": 0,
+        "repeated_items": 0,
+    }
 
 
 def test_only_http_links_other_than_the_page_itself_are_feeds() -> None:
-    """A javascript: or data: link, or an empty or fragment-only href (which resolves to the page), is no feed."""
+    """A javascript: or data: link, or an empty or fragment-only href (which resolves to the page),
+    is no feed."""
     page = (
         "<head><link rel=alternate type=application/rss+xml href='javascript:void(0)'>"
         "<link rel=alternate type=application/rss+xml href='data:text/xml,<x/>'>"
@@ -159,34 +189,50 @@ def test_only_http_links_other_than_the_page_itself_are_feeds() -> None:
         "<link rel=alternate type=application/rss+xml href='ftp://harbour.test/rss'>"
         "<link rel=alternate type=application/rss+xml href='/rss'></head>"
     )
-    assert feeds(parse_html(page), "https://harbour.test/news/") == [{"url": "https://harbour.test/rss", "type": "rss"}]
+    assert feeds(parse_html(page), "https://harbour.test/news/") == [
+        {"url": "https://harbour.test/rss", "type": "rss"}
+    ]
 
 
 def test_feeds_resolve_against_the_documents_base_url() -> None:
-    page = "<head><base href='http://site.test/sub/'><link rel=alternate type=application/rss+xml href='a.rss'></head>"
-    assert feeds(parse_html(page), "http://site.test/") == [{"url": "http://site.test/sub/a.rss", "type": "rss"}]
+    page = (
+        "<head><base href='http://site.test/sub/'><link rel=alternate type=application/rss+xml "
+        "href='a.rss'></head>"
+    )
+    assert feeds(parse_html(page), "http://site.test/") == [
+        {"url": "http://site.test/sub/a.rss", "type": "rss"}
+    ]
 
 
 def test_the_semantic_tree_leaves_out_scripts_styles_and_embeds_with_what_they_hold() -> None:
-    """html2rss's SST: the page's elements without script, style, noscript, iframe and svg (and their insides);
-    its segments are the groups of alike linked siblings."""
+    """html2rss's SST: the page's elements without script, style, noscript, iframe and svg (and
+    their insides); its segments are the groups of alike linked siblings."""
     tree = parse_html(
-        "<html><head><title>T</title><style>p{}</style><script>var a = '<a href=/s>';</script></head><body>"
-        "<nav><a href='/'>Home</a></nav><ul>"
+        "<html><head><title>T</title><style>p{}</style><script>var a = '<a "
+        "href=/s>';</script></head><body><nav><a href='/'>Home</a></nav><ul>"
         + "".join(f"<li><a href='/{n}'>Story {n}</a></li>" for n in range(3))
-        + "</ul><svg><g><path/></g></svg><noscript><p>Enable it</p></noscript><iframe src='/ad'></iframe>"
-        "<p>Plain   words here.</p></body></html>"
+        + "</ul><svg><g><path/></g></svg><noscript><p>Enable it</p></noscript><iframe "
+        "src='/ad'></iframe><p>Plain   words here.</p></body></html>"
     )
     groups = item_groups(tree)
     built, sst = semantic_tree(tree, groups, deepest=100)
-    text = "Home Story 0 Story 1 Story 2 Plain words here."  # the body's text, its runs of blanks as one
+    # the body's text, its runs of blanks as one
+    text = "Home Story 0 Story 1 Story 2 Plain words here."
     assert built == {"elements": 22, "stripped": 8, "text_chars": len(text), "links": 4}
-    assert sst == {"node_count": 14, "degraded": False, "segment_stats": {"segments": 1, "cards": 3, "largest": 3}}
+    assert sst == {
+        "node_count": 14,
+        "degraded": False,
+        "segment_stats": {"segments": 1, "cards": 3, "largest": 3},
+    }
 
 
 def test_a_tree_nested_past_what_netglean_reads_as_structure_is_degraded() -> None:
     deep = "<html><body>" + "<div>" * 150 + "<p>Bottom</p>" + "</div>" * 150 + "</body></html>"
     _, sst = semantic_tree(parse_html(deep), [], deepest=100)
-    assert sst["degraded"] is True and sst["segment_stats"] == {"segments": 0, "cards": 0, "largest": 0}
+    assert sst["degraded"] is True and sst["segment_stats"] == {
+        "segments": 0,
+        "cards": 0,
+        "largest": 0,
+    }
     _, shallow = semantic_tree(parse_html("<p>x</p>"), [], deepest=100)
     assert shallow["degraded"] is False

@@ -1,4 +1,5 @@
-"""Prices read as ARS reads them: amounts in minor units, a currency only when the text says which."""
+"""Prices read as ARS reads them: amounts in minor units, a currency only when the text says
+which."""
 
 from __future__ import annotations
 
@@ -53,12 +54,16 @@ def test_what_could_mean_two_things_is_no_price(text: str, currency: str | None)
 
 def test_phrases_are_found_with_their_qualifier_and_range() -> None:
     text = "Now $149.00, was $199 - $249. Starting from EUR 39.00."
-    assert money_phrases(text) == [("$149.00", 4), ("$199 - $249", 17), ("Starting from EUR 39.00", 30)]
+    assert money_phrases(text) == [
+        ("$149.00", 4),
+        ("$199 - $249", 17),
+        ("Starting from EUR 39.00", 30),
+    ]
 
 
 def test_a_number_after_a_blank_or_opening_a_text_starts_no_phrase() -> None:
-    """ARS's scanner: a digit right after a space, a separator or the text's start opens nothing, so a
-    price written with its currency after ("39.00 EUR") is found only through the code."""
+    """ARS's scanner: a digit right after a space, a separator or the text's start opens nothing, so
+    a price written with its currency after ("39.00 EUR") is found only through the code."""
     assert money_phrases("39.00 EUR") == [("EUR", 6)]
     assert money_phrases("(39.00 EUR)") == [("39.00 EUR", 1)]
     assert parse_money("EUR") is None

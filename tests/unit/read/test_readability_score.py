@@ -1,5 +1,5 @@
-"""The agent-readability score (ARS 0.3): outcomes, every check at the edges of its bands, fixes, and the
-catalog's numbers held to ARS's published ones."""
+"""The agent-readability score (ARS 0.3): outcomes, every check at the edges of its bands, fixes,
+and the catalog's numbers held to ARS's published ones."""
 
 from __future__ import annotations
 
@@ -33,7 +33,9 @@ MAPPED = OPEN + "Sitemap: https://shop.example/sitemap.xml\n"
 def load_table() -> dict[str, Any]:
     """The readability table as codegen emits it: scale.yaml with the findings."""
     table = yaml.safe_load((ROOT / "catalog" / "readability" / "scale.yaml").read_text())
-    table["findings"] = yaml.safe_load((ROOT / "catalog" / "readability" / "findings.yaml").read_text())["findings"]
+    table["findings"] = yaml.safe_load(
+        (ROOT / "catalog" / "readability" / "findings.yaml").read_text()
+    )["findings"]
     return table
 
 
@@ -104,7 +106,9 @@ def evidence(
         robots_verdict=verdict,
         agent=agent if agent is not None else probe(url, html),
         browser=browser if browser is not None else probe(url, html),
-        llms_txt=llms_txt if llms_txt is not None else probe(f"{origin}/llms.txt", "gone", status=404),
+        llms_txt=llms_txt
+        if llms_txt is not None
+        else probe(f"{origin}/llms.txt", "gone", status=404),
         alternate=alternate,
         ucp=ucp if ucp is not None else probe(f"{origin}/.well-known/ucp", "gone", status=404),
         well_known={},
@@ -113,7 +117,9 @@ def evidence(
 
 
 def checks_of(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {check["id"]: check for dimension in result["dimensions"] for check in dimension["checks"]}
+    return {
+        check["id"]: check for dimension in result["dimensions"] for check in dimension["checks"]
+    }
 
 
 def points(ev: Evidence, check: str) -> int:
@@ -126,8 +132,8 @@ ORDER = [check["id"] for dimension in TABLE["dimensions"] for check in dimension
 
 
 def assert_consistent(result: dict[str, Any]) -> None:
-    """What every result must hold: the schema, sums, statuses, and fixes that together promise exactly the
-    points missing, each gap once."""
+    """What every result must hold: the schema, sums, statuses, and fixes that together promise
+    exactly the points missing, each gap once."""
     jsonschema.Draft202012Validator(SCHEMA).validate(result)
     if result["outcome"] != "scored":
         assert result["dimensions"] == [] and result["fixes"] == [] and result["score"] is None
@@ -141,16 +147,27 @@ def assert_consistent(result: dict[str, Any]) -> None:
     by_id = checks_of(result)
     for check in by_id.values():
         assert 0 <= check["points"] <= check["weight"]
-        expected = "pass" if check["points"] == check["weight"] else "fail" if check["points"] == 0 else "partial"
+        expected = (
+            "pass"
+            if check["points"] == check["weight"]
+            else "fail"
+            if check["points"] == 0
+            else "partial"
+        )
         assert check["status"] == expected
     claimed = [ident for fix in result["fixes"] for ident in (fix["check"], *fix["unlocks"])]
     assert sorted(claimed) == sorted(c["id"] for c in by_id.values() if c["status"] != "pass")
     for fix in result["fixes"]:
-        gaps = [by_id[ident]["weight"] - by_id[ident]["points"] for ident in (fix["check"], *fix["unlocks"])]
+        gaps = [
+            by_id[ident]["weight"] - by_id[ident]["points"]
+            for ident in (fix["check"], *fix["unlocks"])
+        ]
         assert fix["points"] == sum(gaps) > 0
     assert sum(fix["points"] for fix in result["fixes"]) == 100 - result["score"]
     efforts = ("config", "template", "engineering")
-    order = [(-f["points"], efforts.index(f["effort"]), ORDER.index(f["check"])) for f in result["fixes"]]
+    order = [
+        (-f["points"], efforts.index(f["effort"]), ORDER.index(f["check"])) for f in result["fixes"]
+    ]
     assert order == sorted(order)
     split = result["split"]
     assert (split["measured"]["weight"], split["heuristic"]["weight"]) == (63, 37)
@@ -171,13 +188,23 @@ ARS_WEIGHTS = {
     },
     "fact_coverage": {"core_facts": 14, "context_cost": 6},
     "fact_position": {"first_fact_offset": 5, "front_window": 5},
-    "structured_data": {"structured_data_present": 2, "required_properties": 3, "text_agreement": 1},
-    "contract_discovery": {"canonical": 4, "cache_validators": 2, "llms_txt": 1, "sitemap": 1, "machine_endpoint": 2},
+    "structured_data": {
+        "structured_data_present": 2,
+        "required_properties": 3,
+        "text_agreement": 1,
+    },
+    "contract_discovery": {
+        "canonical": 4,
+        "cache_validators": 2,
+        "llms_txt": 1,
+        "sitemap": 1,
+        "machine_endpoint": 2,
+    },
     "evidence_density": {"quantities": 4, "definitions": 2, "comparisons": 2},
 }
-"""ARS 0.3's weights (ruleset.ts WEIGHTS, check ids in netglean's spelling: structured-data.present is
-structured_data_present, fact-position.first-core-fact-offset is first_fact_offset), written here so that a
-weight moved in the catalog or the code fails a test."""
+"""ARS 0.3's weights (ruleset.ts WEIGHTS, check ids in netglean's spelling: structured-data.present
+is structured_data_present, fact-position.first-core-fact-offset is first_fact_offset), written here
+so that a weight moved in the catalog or the code fails a test."""
 ARS_HEURISTIC = {
     "render_independence",
     "substance_parity",
@@ -193,7 +220,10 @@ ARS_PROFILES = {
     "collection": ("title item_count item_link", "price availability description"),
     "article": ("title author published", "updated section description"),
     "place": ("org_name address hours phone", "email service_area primary_action_url description"),
-    "service": ("title price primary_action_url", "duration eligibility service_area description updated"),
+    "service": (
+        "title price primary_action_url",
+        "duration eligibility service_area description updated",
+    ),
     "faq": ("title question_answer", "updated description"),
     "document": ("title updated authority", "description primary_action_url section"),
     "unknown": ("title description primary_action_url", "updated org_name"),
@@ -202,12 +232,12 @@ ARS_REFERENCES = {
     "product": 8192, "collection": 16384, "article": 40960, "place": 8192, "service": 8192,
     "faq": 16384, "document": 24576, "unknown": 16384,
 }  # fmt: skip
-"""ARS's page-kind profiles (profiles.ts PROFILE_BY_KIND): core facts and extended facts, and (ARS_REFERENCES)
-the bytes a page of the kind reasonably costs."""
+"""ARS's page-kind profiles (profiles.ts PROFILE_BY_KIND): core facts and extended facts, and
+(ARS_REFERENCES) the bytes a page of the kind reasonably costs."""
 PUBLISHED_BANDS = [("A", 90), ("B", 75), ("C", 60), ("D", 40), ("F", 0)]
-"""ARS's grade bands as Rebilder publishes them (ruleset.ts BANDS: A 90-100, B 75-89, C 60-74, D 40-59, F 0-39;
-unchanged from ARS 0.2 to 0.3), written here rather than read from the catalog, so that a band moved in scale.yaml
-fails a test instead of changing every grade."""
+"""ARS's grade bands as Rebilder publishes them (ruleset.ts BANDS: A 90-100, B 75-89, C 60-74, D
+40-59, F 0-39; unchanged from ARS 0.2 to 0.3), written here rather than read from the catalog, so
+that a band moved in scale.yaml fails a test instead of changing every grade."""
 
 
 def test_the_scale_is_ars_0_3_with_its_published_weights_and_bases() -> None:
@@ -216,9 +246,14 @@ def test_the_scale_is_ars_0_3_with_its_published_weights_and_bases() -> None:
     assert declared == checks.DIMENSIONS == ARS_WEIGHTS
     assert [d["weight"] for d in TABLE["dimensions"]] == [28, 18, 20, 10, 6, 10, 8]
     assert set(checks.CHECKS) == {c for d in declared.values() for c in d}
-    heuristic = {c["id"] for d in TABLE["dimensions"] for c in d["checks"] if c["basis"] == "heuristic"}
+    heuristic = {
+        c["id"] for d in TABLE["dimensions"] for c in d["checks"] if c["basis"] == "heuristic"
+    }
     assert heuristic == ARS_HEURISTIC
-    assert sum(c["weight"] for d in TABLE["dimensions"] for c in d["checks"] if c["id"] in heuristic) == 37
+    assert (
+        sum(c["weight"] for d in TABLE["dimensions"] for c in d["checks"] if c["id"] in heuristic)
+        == 37
+    )
     for dimension in TABLE["dimensions"]:
         for check in dimension["checks"]:
             assert check["effort"] in {"config", "template", "engineering"}
@@ -227,12 +262,15 @@ def test_the_scale_is_ars_0_3_with_its_published_weights_and_bases() -> None:
 
 def test_the_page_kinds_are_ars_s_profiles() -> None:
     kinds = TABLE["page_kinds"]
-    profiles = {kind: (" ".join(e["core_facts"]), " ".join(e["extended_facts"])) for kind, e in kinds.items()}
+    profiles = {
+        kind: (" ".join(e["core_facts"]), " ".join(e["extended_facts"]))
+        for kind, e in kinds.items()
+    }
     assert profiles == ARS_PROFILES
     assert {kind: entry["reference_bytes"] for kind, entry in kinds.items()} == ARS_REFERENCES
-    assert {fact for entry in kinds.values() for fact in entry["core_facts"] + entry["extended_facts"]} == set(
-        TABLE["facts"]
-    )
+    assert {
+        fact for entry in kinds.values() for fact in entry["core_facts"] + entry["extended_facts"]
+    } == set(TABLE["facts"])
     assert list(TABLE["outcomes"]["unscored"]) == [
         "robots_unavailable",
         "robots_disallows_scanner",
@@ -257,7 +295,18 @@ def test_the_scale_s_grade_bands_are_ars_s_published_ones() -> None:
 
 @pytest.mark.parametrize(
     ("value", "grade"),
-    [(100, "A"), (90, "A"), (89, "B"), (75, "B"), (74, "C"), (60, "C"), (59, "D"), (40, "D"), (39, "F"), (0, "F")],
+    [
+        (100, "A"),
+        (90, "A"),
+        (89, "B"),
+        (75, "B"),
+        (74, "C"),
+        (60, "C"),
+        (59, "D"),
+        (40, "D"),
+        (39, "F"),
+        (0, "F"),
+    ],
 )
 def test_a_score_on_a_band_s_floor_is_in_that_band(value: int, grade: str) -> None:
     assert grade_of(value, TABLE["grades"]) == grade
@@ -276,7 +325,10 @@ def test_a_score_on_a_band_s_floor_is_in_that_band(value: int, grade: str) -> No
         (evidence(robots=probe(f"{ORIGIN}/robots.txt", "moved", status=301)), "robots_unavailable"),
         (evidence(robots=None, verdict="unreadable"), "robots_unavailable"),
         (evidence(verdict="unreadable"), "robots_unavailable"),
-        (evidence(robots="User-agent: netglean\nDisallow: /\n", verdict="disallowed"), "robots_disallows_scanner"),
+        (
+            evidence(robots="User-agent: netglean\nDisallow: /\n", verdict="disallowed"),
+            "robots_disallows_scanner",
+        ),
         (evidence(agent=probe(URL, error="unreachable")), "unreachable"),
         (evidence(agent=probe(URL, error="blocked_address")), "unreachable"),
         (evidence(agent=probe(URL, error="too_many_redirects")), "too_many_redirects"),
@@ -284,13 +336,16 @@ def test_a_score_on_a_band_s_floor_is_in_that_band(value: int, grade: str) -> No
         (evidence(agent=probe(URL, error="too_large")), "truncated_evidence"),
         (evidence(browser=probe(URL, error="too_large")), "truncated_evidence"),
         (evidence(agent=probe(URL, "missing", status=404)), "non_2xx"),
-        (evidence(agent=probe(URL, "no", status=406)), "non_2xx"),  # the browser's 200 does not make it scored
+        # the browser's 200 does not make it scored
+        (evidence(agent=probe(URL, "no", status=406)), "non_2xx"),
         (evidence(agent=probe(URL, "no", status=403)), "blocked_at_edge"),
         (evidence(agent=probe(URL, "slow down", status=429)), "blocked_at_edge"),
         (evidence(agent=probe(URL, "who?", status=401)), "blocked_at_edge"),
     ],
 )
-def test_each_unscored_reason_is_read_from_robots_txt_and_the_agent_s_answer(ev: Evidence, reason: str) -> None:
+def test_each_unscored_reason_is_read_from_robots_txt_and_the_agent_s_answer(
+    ev: Evidence, reason: str
+) -> None:
     result = score(ev, TABLE)
     assert (result["outcome"], result["reason"], result["grade"], result["page_kind"]) == (
         "unscored",
@@ -302,31 +357,48 @@ def test_each_unscored_reason_is_read_from_robots_txt_and_the_agent_s_answer(ev:
 
 
 def test_a_bot_wall_is_blocked_at_the_edge_whatever_its_status() -> None:
-    wall = "<html><head><title>Just a moment...</title></head><body><div id='cf-chl-widget'></div></body></html>"
-    challenged = probe(URL, wall, status=503, headers={"server": "cloudflare", "cf-mitigated": "challenge"})
-    for ev in (evidence(agent=challenged), evidence(agent=probe(URL, wall))):  # the second a 200 that is the wall
+    wall = (
+        "<html><head><title>Just a moment...</title></head><body><div "
+        "id='cf-chl-widget'></div></body></html>"
+    )
+    challenged = probe(
+        URL, wall, status=503, headers={"server": "cloudflare", "cf-mitigated": "challenge"}
+    )
+    # the second a 200 that is the wall
+    for ev in (evidence(agent=challenged), evidence(agent=probe(URL, wall))):
         result = score(ev, TABLE)
         assert (result["outcome"], result["reason"]) == ("unscored", "blocked_at_edge")
 
 
 def test_a_named_assistant_group_disallowing_the_page_is_an_opt_out() -> None:
-    result = score(evidence(robots="User-agent: ChatGPT-User\nUser-agent: Claude-User\nDisallow: /p/\n"), TABLE)
+    result = score(
+        evidence(robots="User-agent: ChatGPT-User\nUser-agent: Claude-User\nDisallow: /p/\n"), TABLE
+    )
     assert (result["outcome"], result["reason"], result["score"]) == ("opt_out", None, None)
     assert_consistent(result)
 
 
 def test_blocking_only_training_crawlers_scores_as_an_open_site_does() -> None:
-    training = "".join(f"User-agent: {bot}\nDisallow: /\n\n" for bot in ("GPTBot", "ClaudeBot", "Google-Extended"))
-    blocked, open_site = score(evidence(robots=training + OPEN), TABLE), score(evidence(robots=OPEN), TABLE)
+    training = "".join(
+        f"User-agent: {bot}\nDisallow: /\n\n" for bot in ("GPTBot", "ClaudeBot", "Google-Extended")
+    )
+    blocked, open_site = (
+        score(evidence(robots=training + OPEN), TABLE),
+        score(evidence(robots=OPEN), TABLE),
+    )
     assert blocked["outcome"] == open_site["outcome"] == "scored"
     assert blocked["score"] == open_site["score"]
     assert checks_of(blocked)["robots_policy"]["points"] == 9  # open, clean, no sitemap
-    assert [flag["id"] for flag in blocked["flags"]] == ["structured_data_divergence", "training_opt_out"]
+    assert [flag["id"] for flag in blocked["flags"]] == [
+        "structured_data_divergence",
+        "training_opt_out",
+    ]
 
 
 def test_a_blanket_disallow_is_scored_with_robots_at_zero_and_flagged() -> None:
-    """User-agent: * / Disallow: / names no assistant, so it is no opt-out: where netglean may read the page (the
-    operator's own site), the page is scored and the contradiction flagged; elsewhere netglean obeys it."""
+    """User-agent: * / Disallow: / names no assistant, so it is no opt-out: where netglean may read
+    the page (the operator's own site), the page is scored and the contradiction flagged; elsewhere
+    netglean obeys it."""
     blanket = "User-agent: *\nDisallow: /\n"
     ours = score(evidence(robots=blanket, verdict="ignored"), TABLE)
     assert ours["outcome"] == "scored" and checks_of(ours)["robots_policy"]["points"] == 0
@@ -365,7 +437,8 @@ def test_reachable_points() -> None:
     assert points(evidence(agent=probe(URL, PRODUCT_HTML, redirects=3)), "reachable") == 11
     elsewhere = probe(URL, PRODUCT_HTML, final_url=URL + "?view=html")
     assert points(evidence(browser=elsewhere), "reachable") == 8  # an Accept-conditional redirect
-    assert points(evidence(browser=probe(URL, error="timeout")), "reachable") == 8  # nothing to compare
+    # nothing to compare
+    assert points(evidence(browser=probe(URL, error="timeout")), "reachable") == 8
 
 
 SHOP = "https://shop.example/products/kettle"
@@ -378,12 +451,14 @@ def _kettle(body: str) -> str:
 @pytest.mark.parametrize(
     ("html", "expected"),
     [
-        (_kettle("<p>Now only $39.00</p><p>In stock</p>"), 7),  # title, price, currency, availability: 4 of 4
+        # title, price, currency, availability: 4 of 4
+        (_kettle("<p>Now only $39.00</p><p>In stock</p>"), 7),
         (_kettle("<p>Now only $39.00</p>"), 5),  # 3 of 4 (75%)
         (_kettle("<p>In stock</p>"), 3),  # 2 of 4
         (_kettle("<p>A kettle.</p>"), 1),  # 1 of 4
         ("<html><body><p>A kettle.</p></body></html>", 0),
-        ("<html><body><noscript>Turn scripts on.</noscript></body></html>", 1),  # the noscript floor
+        # the noscript floor
+        ("<html><body><noscript>Turn scripts on.</noscript></body></html>", 1),
     ],
 )
 def test_render_independence_bands(html: str, expected: int) -> None:
@@ -394,39 +469,67 @@ def test_render_independence_bands(html: str, expected: int) -> None:
 
 
 def _declaring(href: str) -> str:
-    return PRODUCT_HTML.replace("<style>", f'<link rel="alternate" type="text/markdown" href="{href}"><style>')
+    return PRODUCT_HTML.replace(
+        "<style>", f'<link rel="alternate" type="text/markdown" href="{href}"><style>'
+    )
 
 
 def test_negotiated_response_points() -> None:
     assert points(evidence(agent=markdown(PRODUCT_MD)), "negotiated_response") == 9
     plain = probe(URL, PRODUCT_MD, content_type="text/plain")
     assert points(evidence(agent=plain), "negotiated_response") == 9
-    assert points(evidence(agent=probe(URL, "{}", content_type="application/json")), "negotiated_response") == 9
+    assert (
+        points(
+            evidence(agent=probe(URL, "{}", content_type="application/json")), "negotiated_response"
+        )
+        == 9
+    )
     mislabelled = markdown(PRODUCT_HTML)  # typed markdown, but an HTML page
     assert points(evidence(agent=mislabelled), "negotiated_response") == 0
     assert points(evidence(), "negotiated_response") == 0
 
 
-def test_a_linked_markdown_copy_earns_six_when_it_loads_and_costs_its_link_when_it_does_not() -> None:
+def test_a_linked_markdown_copy_earns_six_when_it_loads_and_costs_its_link_when_it_does_not() -> (
+    None
+):
     html = _declaring("/p/trailrunner-2.md")
     copy = URL + ".md"
     loaded = checks_of(score(evidence(html, alternate=markdown(PRODUCT_MD, copy)), TABLE))
-    assert (loaded["negotiated_response"]["points"], loaded["declared_alternates"]["points"]) == (6, 3)
+    assert (loaded["negotiated_response"]["points"], loaded["declared_alternates"]["points"]) == (
+        6,
+        3,
+    )
     assert loaded["substance_parity"]["points"] == 3  # compared with the HTML
     assert loaded["vary_accept"]["points"] == 0  # only the page's own URL negotiating counts
     broken = checks_of(score(evidence(html, alternate=probe(copy, "no", status=404)), TABLE))
-    assert (broken["negotiated_response"]["points"], broken["declared_alternates"]["points"]) == (0, 0)
-    refused = checks_of(score(evidence(html, alternate=probe(copy, error="robots_disallowed")), TABLE))
-    assert (refused["negotiated_response"]["points"], refused["declared_alternates"]["points"]) == (0, 3)
+    assert (broken["negotiated_response"]["points"], broken["declared_alternates"]["points"]) == (
+        0,
+        0,
+    )
+    refused = checks_of(
+        score(evidence(html, alternate=probe(copy, error="robots_disallowed")), TABLE)
+    )
+    assert (refused["negotiated_response"]["points"], refused["declared_alternates"]["points"]) == (
+        0,
+        3,
+    )
     elsewhere = checks_of(score(evidence(_declaring("https://cdn.example/x.md")), TABLE))
-    assert (elsewhere["negotiated_response"]["points"], elsewhere["declared_alternates"]["points"]) == (0, 3)
+    assert (
+        elsewhere["negotiated_response"]["points"],
+        elsewhere["declared_alternates"]["points"],
+    ) == (0, 3)
 
 
 def test_declared_alternates_points() -> None:
     feed = {"link": '</feed.xml>; rel="alternate"; type="application/rss+xml"'}
-    assert points(evidence(agent=probe(URL, PRODUCT_HTML, headers=feed)), "declared_alternates") == 3
-    language = PRODUCT_HTML.replace("<style>", '<link rel="alternate" hreflang="de" href="/de/p"><style>')
-    assert points(evidence(language), "declared_alternates") == 0  # a language, not another representation
+    assert (
+        points(evidence(agent=probe(URL, PRODUCT_HTML, headers=feed)), "declared_alternates") == 3
+    )
+    language = PRODUCT_HTML.replace(
+        "<style>", '<link rel="alternate" hreflang="de" href="/de/p"><style>'
+    )
+    # a language, not another representation
+    assert points(evidence(language), "declared_alternates") == 0
     assert points(evidence(), "declared_alternates") == 0
 
 
@@ -435,7 +538,9 @@ def test_vary_accept_counts_only_once_the_page_negotiates() -> None:
     html = probe(URL, PRODUCT_HTML, headers=varied)
     html_only = evidence(agent=html, browser=html)
     assert points(html_only, "vary_accept") == 0
-    browser_says = evidence(agent=markdown(PRODUCT_MD), browser=probe(URL, PRODUCT_HTML, headers=varied))
+    browser_says = evidence(
+        agent=markdown(PRODUCT_MD), browser=probe(URL, PRODUCT_HTML, headers=varied)
+    )
     assert points(browser_says, "vary_accept") == 3
     silent = score(evidence(agent=markdown(PRODUCT_MD)), TABLE)
     assert checks_of(silent)["vary_accept"]["points"] == 0
@@ -447,7 +552,13 @@ def test_substance_parity_points() -> None:
     cheaper = PRODUCT_MD.replace("$149.00", "$139.00")
     assert points(evidence(agent=markdown(cheaper)), "substance_parity") == 0
     assert points(evidence(agent=markdown("Nothing to compare here.\n")), "substance_parity") == 0
-    assert points(evidence(agent=markdown(PRODUCT_MD), browser=probe(URL, error="timeout")), "substance_parity") == 0
+    assert (
+        points(
+            evidence(agent=markdown(PRODUCT_MD), browser=probe(URL, error="timeout")),
+            "substance_parity",
+        )
+        == 0
+    )
 
 
 # Fact coverage
@@ -465,7 +576,8 @@ KETTLE_LD = {
     },
 }
 KETTLE_HTML = (
-    f'<html><head><title>Kettle</title><script type="application/ld+json">{json.dumps(KETTLE_LD)}</script></head>'
+    "<html><head><title>Kettle</title><script "
+    f'type="application/ld+json">{json.dumps(KETTLE_LD)}</script></head>'
     "<body><h1>Kettle</h1><p>$10.00, in stock.</p></body></html>"
 )
 KETTLE_MD = "# Kettle\n\nPrice: $10.00\n\nIn stock\n\n"
@@ -483,7 +595,8 @@ def kettle(agent_text: str, html: str = KETTLE_HTML) -> Evidence:
 @pytest.mark.parametrize(
     ("size", "expected"),
     [
-        # 4 core facts, each corroborated by the HTML (100% credit); kept by facts per KiB: 4 x 1024 / size.
+        # 4 core facts, each corroborated by the HTML (100% credit); kept by facts per KiB: 4 x 1024
+        # / size.
         (2048, 14),  # 2 per KiB: 100% kept
         (2049, 12),  # 85%
         (4096, 12),
@@ -512,10 +625,20 @@ def test_core_facts_count_a_fact_said_once_for_half() -> None:
 
 @pytest.mark.parametrize(
     ("size", "expected"),
-    [(8273, 6), (8274, 5), (16465, 5), (16466, 3), (41041, 3), (41042, 1), (122961, 1), (122962, 0)],
+    [
+        (8273, 6),
+        (8274, 5),
+        (16465, 5),
+        (16466, 3),
+        (41041, 3),
+        (41042, 1),
+        (122961, 1),
+        (122962, 0),
+    ],
 )
 def test_context_cost_bands_against_the_kind_s_reference(size: int, expected: int) -> None:
-    """A product's reference is 8,192 bytes; the ratio is 100 x size // 8192 (100 up to 8,273 bytes)."""
+    """A product's reference is 8,192 bytes; the ratio is 100 x size // 8192 (100 up to 8,273
+    bytes)."""
     assert points(kettle(_sized(KETTLE_MD, size)), "context_cost") == expected
 
 
@@ -533,7 +656,11 @@ def test_first_fact_offset_bands(offset: int, expected: int) -> None:
 
 def test_no_core_fact_leaves_no_position_to_score() -> None:
     result = score(kettle("Nothing to say.\n", "<html><body><p>Nothing.</p></body></html>"), TABLE)
-    assert checks_of(result)["first_fact_offset"]["points"] == checks_of(result)["front_window"]["points"] == 0
+    assert (
+        checks_of(result)["first_fact_offset"]["points"]
+        == checks_of(result)["front_window"]["points"]
+        == 0
+    )
 
 
 @pytest.mark.parametrize(
@@ -546,11 +673,15 @@ def test_no_core_fact_leaves_no_position_to_score() -> None:
         ("x" * 3000 + "\n" + KETTLE_MD, 0),
         ("x" * 2046 + "\n# Kettle\n", 5),  # the window's last byte
         ("x" * 2047 + "\n# Kettle\n", 0),  # its first byte past
-        (_sized("x" * 4094 + "\n# Kettle\n", 20480), 5),  # a 20 KiB answer's window is a fifth of it: 4,096
+        # a 20 KiB answer's window is a fifth of it: 4,096
+        (_sized("x" * 4094 + "\n# Kettle\n", 20480), 5),
     ],
 )
 def test_front_window_bands(text: str, expected: int) -> None:
-    assert points(kettle(text, "<html><body><p>Nothing.</p></body></html>"), "front_window") == expected
+    assert (
+        points(kettle(text, "<html><body><p>Nothing.</p></body></html>"), "front_window")
+        == expected
+    )
 
 
 # Structured data
@@ -567,9 +698,14 @@ def _with_head(head: str, body: str = "<h1>Kettle</h1><p>$10.00, in stock.</p>")
 def test_structured_data_present_points() -> None:
     assert points(kettle(KETTLE_MD), "structured_data_present") == 2
     broken = '<script type="application/ld+json">{"@type": "Product",</script>'
-    assert points(kettle(KETTLE_MD, _with_head(_ld(KETTLE_LD) + broken)), "structured_data_present") == 1
+    assert (
+        points(kettle(KETTLE_MD, _with_head(_ld(KETTLE_LD) + broken)), "structured_data_present")
+        == 1
+    )
     assert points(kettle(KETTLE_MD, _with_head(broken)), "structured_data_present") == 0
-    microdata = _with_head("", '<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">K</h1></div>')
+    microdata = _with_head(
+        "", '<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">K</h1></div>'
+    )
     assert points(kettle(KETTLE_MD, microdata), "structured_data_present") == 2
     assert points(kettle(KETTLE_MD, _with_head("")), "structured_data_present") == 0
 
@@ -578,11 +714,13 @@ def test_structured_data_present_points() -> None:
     ("item", "expected"),
     [
         (KETTLE_LD, 3),  # 1 for a Product, 2 x 4/4
-        ({**KETTLE_LD, "offers": {"price": "10.00", "priceCurrency": "USD"}}, 3),  # 3/4: 2 x 0.75 = 1.5, half up
+        # 3/4: 2 x 0.75 = 1.5, half up
+        ({**KETTLE_LD, "offers": {"price": "10.00", "priceCurrency": "USD"}}, 3),
         ({**KETTLE_LD, "offers": {"price": "10.00"}}, 2),  # 2/4
         ({"@type": "Product", "name": "Kettle"}, 2),  # 1/4: 0.5, half up
         ({"@type": "Product"}, 1),
-        ({"@type": "Thing", "name": "Kettle"}, 2),  # no Product: any type ARS knows is scored, 1 + 2 x 1/4
+        # no Product: any type ARS knows is scored, 1 + 2 x 1/4
+        ({"@type": "Thing", "name": "Kettle"}, 2),
         ({"@type": "Gadget", "name": "Kettle"}, 0),  # a type ARS does not know
     ],
 )
@@ -614,7 +752,10 @@ def test_canonical_points() -> None:
     assert points(evidence(agent=markdown(PRODUCT_MD)), "canonical") == 3  # the markdown names none
     named = markdown(PRODUCT_MD, link=f'<{URL}>; rel="canonical"')
     assert points(evidence(agent=named), "canonical") == 4
-    other = score(evidence(agent=markdown(PRODUCT_MD, link='<https://shop.example/x>; rel="canonical"')), TABLE)
+    other = score(
+        evidence(agent=markdown(PRODUCT_MD, link='<https://shop.example/x>; rel="canonical"')),
+        TABLE,
+    )
     assert checks_of(other)["canonical"]["points"] == 3
     assert "canonical_mismatch" in [flag["id"] for flag in other["flags"]]
 
@@ -633,7 +774,10 @@ def test_canonical_points() -> None:
     ],
 )
 def test_cache_validators_points(headers: dict[str, str], expected: int) -> None:
-    assert points(evidence(agent=probe(URL, PRODUCT_HTML, headers=headers)), "cache_validators") == expected
+    assert (
+        points(evidence(agent=probe(URL, PRODUCT_HTML, headers=headers)), "cache_validators")
+        == expected
+    )
 
 
 @pytest.mark.parametrize(
@@ -659,20 +803,36 @@ def test_machine_endpoint_points() -> None:
     def declared(**parts: Any) -> int:
         return points(evidence(**parts), "machine_endpoint")
 
-    assert declared(agent=probe(URL, PRODUCT_HTML, headers={"link": '</openapi.json>; rel="service-desc"'})) == 2
-    feed = PRODUCT_HTML.replace("<style>", '<link rel="alternate" type="application/rss+xml" href="/feed"><style>')
+    assert (
+        declared(
+            agent=probe(URL, PRODUCT_HTML, headers={"link": '</openapi.json>; rel="service-desc"'})
+        )
+        == 2
+    )
+    feed = PRODUCT_HTML.replace(
+        "<style>", '<link rel="alternate" type="application/rss+xml" href="/feed"><style>'
+    )
     assert declared(html=feed) == 2
     assert declared(html=_declaring("/p/trailrunner-2.md")) == 0  # a markdown copy is no endpoint
     llms = probe(f"{ORIGIN}/llms.txt", "# Shop\n\n- [API](/api/docs)\n", content_type="text/plain")
     assert declared(llms_txt=llms) == 2
-    assert declared(ucp=probe(f"{ORIGIN}/.well-known/ucp", '{"version": 1}', content_type="application/json")) == 2
+    assert (
+        declared(
+            ucp=probe(
+                f"{ORIGIN}/.well-known/ucp", '{"version": 1}', content_type="application/json"
+            )
+        )
+        == 2
+    )
     assert declared() == 0
 
 
 # Evidence density
 
 
-@pytest.mark.parametrize(("count", "expected"), [(0, 0), (1, 1), (2, 1), (3, 2), (5, 2), (6, 3), (11, 3), (12, 4)])
+@pytest.mark.parametrize(
+    ("count", "expected"), [(0, 0), (1, 1), (2, 1), (3, 2), (5, 2), (6, 3), (11, 3), (12, 4)]
+)
 def test_quantities_bands(count: int, expected: int) -> None:
     text = KETTLE_MD + ", ".join(f"{n} kg" for n in range(1, count + 1)) + "\n"
     text = text.replace("$10.00", "ten dollars")  # the price is a quantity too
@@ -681,7 +841,8 @@ def test_quantities_bands(count: int, expected: int) -> None:
 
 def test_quantities_count_each_value_once_and_only_ars_s_units() -> None:
     assert points(kettle("5 kg, 5kg and 5 KG.\n"), "quantities") == 1
-    assert points(kettle("312 tonnes of grain.\n"), "quantities") == 0  # a tonne is no unit of ARS's
+    # a tonne is no unit of ARS's
+    assert points(kettle("312 tonnes of grain.\n"), "quantities") == 0
 
 
 @pytest.mark.parametrize(("count", "expected"), [(1, 0), (2, 1), (5, 1), (6, 2)])
@@ -695,9 +856,13 @@ def test_definitions_bands(count: int, expected: int) -> None:
 @pytest.mark.parametrize(("rows", "expected"), [(1, 0), (2, 1), (3, 2)])
 def test_comparisons_bands(rows: int, expected: int) -> None:
     cells = "".join(f"<tr><td>{n} L</td><td>{n} kg</td></tr>" for n in range(rows))
-    html = _kettle(f"<table><tr><th>Size</th><th>Weight</th></tr>{cells}<tr><td>single</td></tr></table>")
+    html = _kettle(
+        f"<table><tr><th>Size</th><th>Weight</th></tr>{cells}<tr><td>single</td></tr></table>"
+    )
     assert points(evidence(html, url=SHOP), "comparisons") == expected
-    piped = "| Size | Weight |\n| --- | --- |\n" + "".join(f"| {n} L | {n} kg |\n" for n in range(rows))
+    piped = "| Size | Weight |\n| --- | --- |\n" + "".join(
+        f"| {n} L | {n} kg |\n" for n in range(rows)
+    )
     assert points(kettle(piped), "comparisons") == expected
 
 
@@ -711,8 +876,15 @@ def _kind_of(html: str, url: str = "https://site.example/x") -> str:
 
 
 def test_page_kinds_from_types_og_type_the_path_and_shape() -> None:
-    prose = "<p>" + "Ferries run across the bay every hour, and the crossing takes forty minutes. " * 3 + "</p>"
-    assert _kind_of(_with_head(_ld({"@type": "NewsArticle", "headline": "Ferries"}), prose)) == "article"
+    prose = (
+        "<p>"
+        + "Ferries run across the bay every hour, and the crossing takes forty minutes. " * 3
+        + "</p>"
+    )
+    assert (
+        _kind_of(_with_head(_ld({"@type": "NewsArticle", "headline": "Ferries"}), prose))
+        == "article"
+    )
     graph = _ld({"@graph": [{"@type": "WebPage"}, {"@type": "Product"}, {"@type": "ItemList"}]})
     assert _kind_of(_with_head(graph, prose)) == "product"  # the first type that names a kind
     assert _kind_of(_with_head(_ld({"@type": "Restaurant", "name": "Grill"}), prose)) == "place"
@@ -725,12 +897,11 @@ def test_page_kinds_from_types_og_type_the_path_and_shape() -> None:
 
 
 NEWS = (
-    "<!doctype html><html><head><title>Pontoon opens | Harbour Gazette</title>"
-    "<meta name='description' content='News from the quay.'></head><body><main><article>"
-    "<h1>Pontoon opens</h1><p class='byline'>By <span class='author'>Mara Quinn</span>, "
-    "<time datetime='2026-11-28'>28 November</time></p>"
-    "<p>Forty berths for visiting yachts opened on Saturday on the east quay, each with water and power.</p>"
-    "</article></main></body></html>"
+    "<!doctype html><html><head><title>Pontoon opens | Harbour Gazette</title><meta "
+    "name='description' content='News from the quay.'></head><body><main><article><h1>Pontoon "
+    "opens</h1><p class='byline'>By <span class='author'>Mara Quinn</span>, <time "
+    "datetime='2026-11-28'>28 November</time></p><p>Forty berths for visiting yachts opened on "
+    "Saturday on the east quay, each with water and power.</p></article></main></body></html>"
 )
 
 
@@ -780,20 +951,37 @@ HIDDEN_LD = _ld(
     {
         "@type": "Product",
         "name": "Kettle",
-        "offers": {"price": "39.00", "priceCurrency": "EUR", "availability": "https://schema.org/InStock"},
+        "offers": {
+            "price": "39.00",
+            "priceCurrency": "EUR",
+            "availability": "https://schema.org/InStock",
+        },
     }
 )
-HIDDEN_FACTS = "<p>EUR 39.00 In stock. Hearth.</p><p>" + "A body of words about a kettle. " * 12 + "</p>"
+HIDDEN_FACTS = (
+    "<p>EUR 39.00 In stock. Hearth.</p><p>" + "A body of words about a kettle. " * 12 + "</p>"
+)
 
 
 @pytest.mark.parametrize(
-    "wrapper", ["<div hidden>{}</div>", "<div style='display:none'>{}</div>", "<div aria-hidden='true'>{}</div>"]
+    "wrapper",
+    [
+        "<div hidden>{}</div>",
+        "<div style='display:none'>{}</div>",
+        "<div aria-hidden='true'>{}</div>",
+    ],
 )
 def test_text_a_browser_does_not_show_states_no_fact(wrapper: str) -> None:
-    """Found by issue 31: page.py dropped only script, style, noscript and template, so a hidden div's text gave
-    facts, agreement and render independence (its price corroborated the JSON-LD's)."""
-    page = "<html><head><title>Kettle</title>{ld}</head><body><main><h1>Kettle</h1><p>A kettle.</p>{hidden}</main>"
-    plain = score(evidence(page.format(ld=HIDDEN_LD, hidden=""), url="https://site.example/kettle"), TABLE)
+    """Found by issue 31: page.py dropped only script, style, noscript and template, so a hidden
+    div's text gave facts, agreement and render independence (its price corroborated the
+    JSON-LD's)."""
+    page = (
+        "<html><head><title>Kettle</title>{ld}</head><body><main><h1>Kettle</h1><p>A "
+        "kettle.</p>{hidden}</main>"
+    )
+    plain = score(
+        evidence(page.format(ld=HIDDEN_LD, hidden=""), url="https://site.example/kettle"), TABLE
+    )
     stuffed = page.format(ld=HIDDEN_LD, hidden=wrapper.format(HIDDEN_FACTS))
     hidden = score(evidence(stuffed, url="https://site.example/kettle"), TABLE)
     assert (hidden["score"], hidden["page_kind"]) == (plain["score"], plain["page_kind"])
@@ -804,8 +992,9 @@ def test_text_a_browser_does_not_show_states_no_fact(wrapper: str) -> None:
 
 
 def test_a_fix_pays_only_what_applying_it_alone_gains() -> None:
-    """Found by issue 31: a page without a machine copy was offered Vary: Accept (+3) and substance parity (+3) as
-    fixes of their own, which pay nothing until the page serves markdown. They are the machine copy's fix now."""
+    """Found by issue 31: a page without a machine copy was offered Vary: Accept (+3) and substance
+    parity (+3) as fixes of their own, which pay nothing until the page serves markdown. They are
+    the machine copy's fix now."""
     plain = score(evidence(), TABLE)
     assert_consistent(plain)
     fixes = {fix["check"]: fix for fix in plain["fixes"]}
@@ -814,14 +1003,21 @@ def test_a_fix_pays_only_what_applying_it_alone_gains() -> None:
     assert fixes["negotiated_response"]["points"] == 9 + 3 + 3
     varied = {"vary": "Accept"}
     alone = score(
-        evidence(agent=probe(URL, PRODUCT_HTML, headers=varied), browser=probe(URL, PRODUCT_HTML, headers=varied)),
+        evidence(
+            agent=probe(URL, PRODUCT_HTML, headers=varied),
+            browser=probe(URL, PRODUCT_HTML, headers=varied),
+        ),
         TABLE,
     )
-    assert alone["score"] == plain["score"]  # sending Vary: Accept alone changes nothing, as the fix list said
+    # sending Vary: Accept alone changes nothing, as the fix list said
+    assert alone["score"] == plain["score"]
     assert alone["fixes"] == plain["fixes"]
-    served = score(evidence(agent=markdown(PRODUCT_MD)), TABLE)  # the machine copy itself, without Vary
+    # the machine copy itself, without Vary
+    served = score(evidence(agent=markdown(PRODUCT_MD)), TABLE)
     served_fixes = {fix["check"]: fix for fix in served["fixes"]}
-    assert served_fixes["vary_accept"]["points"] == 3 and served_fixes["vary_accept"]["unlocks"] == []
+    assert (
+        served_fixes["vary_accept"]["points"] == 3 and served_fixes["vary_accept"]["unlocks"] == []
+    )
 
 
 def test_a_linked_copy_unlocks_only_vary_under_the_negotiation_fix() -> None:
@@ -833,12 +1029,16 @@ def test_a_linked_copy_unlocks_only_vary_under_the_negotiation_fix() -> None:
 
 
 def test_no_core_fact_and_no_structured_data_list_their_dependents_under_them() -> None:
-    bare = score(evidence("<html><body><p>Hello.</p></body></html>", url="https://site.example/x"), TABLE)
+    bare = score(
+        evidence("<html><body><p>Hello.</p></body></html>", url="https://site.example/x"), TABLE
+    )
     assert_consistent(bare)
     fixes = {fix["check"]: fix for fix in bare["fixes"]}
     assert fixes["core_facts"]["unlocks"] == ["first_fact_offset", "front_window"]
     assert fixes["structured_data_present"]["unlocks"] == ["required_properties", "text_agreement"]
-    assert not {"first_fact_offset", "front_window", "required_properties", "text_agreement"} & set(fixes)
+    assert not {"first_fact_offset", "front_window", "required_properties", "text_agreement"} & set(
+        fixes
+    )
 
 
 # What every result holds
@@ -850,7 +1050,11 @@ def test_summaries_titles_and_fixes_never_carry_page_text() -> None:
         outside += [f"{fix['title']} {fix['fix']}" for fix in result["fixes"]]
         outside += [flag["summary"] for flag in result["flags"]]
         for text in outside:
-            assert "Trailrunner" not in text and "shop.example" not in text and "Outfitters" not in text
+            assert (
+                "Trailrunner" not in text
+                and "shop.example" not in text
+                and "Outfitters" not in text
+            )
 
 
 def test_the_same_evidence_gives_the_same_bytes() -> None:
@@ -868,7 +1072,11 @@ def test_a_json_ld_bomb_is_read_within_its_caps() -> None:
     deep: Any = {"@type": "Thing", "name": "leaf"}
     for _ in range(95):  # under the parser's depth limit, far past the checks'
         deep = {"@type": "Thing", "child": [deep]}
-    wide = {"@type": "Product", "name": "Bomb", "offers": [{"@type": "Offer", "price": str(n)} for n in range(60_000)]}
+    wide = {
+        "@type": "Product",
+        "name": "Bomb",
+        "offers": [{"@type": "Offer", "price": str(n)} for n in range(60_000)],
+    }
     assert len(json_ld([(json.dumps(deep), 0), (json.dumps(wide), 0)]).nodes) <= JSON_LD_NODES
     html = f"<html><head>{_ld(deep)}{_ld(wide)}</head><body><h1>Bomb</h1></body></html>"
     result = score(evidence(html, url="https://site.example/bomb"), TABLE)
@@ -878,7 +1086,9 @@ def test_a_json_ld_bomb_is_read_within_its_caps() -> None:
 
 def test_a_2_mib_page_with_many_links_is_scored_and_bounded() -> None:
     links = "".join(f'<a href="/l/{n}">link {n}</a> ' for n in range(20_000))
-    heads = "".join(f'<link rel="alternate" type="application/json" href="/j/{n}">' for n in range(5_000))
+    heads = "".join(
+        f'<link rel="alternate" type="application/json" href="/j/{n}">' for n in range(5_000)
+    )
     body = "<p>" + "A boot weighs 540 g and costs $149. " * 40_000 + "</p>"
     html = f"<html><head>{heads}</head><body><nav>{links}</nav><main>{body}</main></body></html>"
     assert len(html) > 2 * 1024 * 1024
@@ -890,14 +1100,18 @@ def test_a_2_mib_page_with_many_links_is_scored_and_bounded() -> None:
 
 @pytest.mark.timeout(60)
 def test_text_built_to_make_the_fact_patterns_backtrack_is_read_in_linear_time() -> None:
-    """Found by review: opening hours after a run of spaces were cubic, a price in a run of digits quadratic,
-    llms.txt's line patterns quadratic on a long line. Each such input is now far past where it took minutes, and
-    the scan is scored (pytest-timeout ends a hang)."""
+    """Found by review: opening hours after a run of spaces were cubic, a price in a run of digits
+    quadratic, llms.txt's line patterns quadratic on a long line. Each such input is now far past
+    where it took minutes, and the scan is scored (pytest-timeout ends a hang)."""
     place = {"@type": "LocalBusiness", "name": "Tea room"}
     body = f"<p>mon{' ' * 20_000}x</p><p>{'1' * 50_000}</p><p>€{'9' * 50_000}</p>"
-    html = f"<html><head>{_ld(place)}</head><body><main><h1>Tea room</h1>{body}</main></body></html>"
+    html = (
+        f"<html><head>{_ld(place)}</head><body><main><h1>Tea room</h1>{body}</main></body></html>"
+    )
     llms = probe(
-        f"{ORIGIN}/llms.txt", f"# Tea\n#{' ' * 1_000_000}x\n- [a]({' ' * 100_000}\n", content_type="text/plain"
+        f"{ORIGIN}/llms.txt",
+        f"# Tea\n#{' ' * 1_000_000}x\n- [a]({' ' * 100_000}\n",
+        content_type="text/plain",
     )
     result = score(evidence(html, llms_txt=llms), TABLE)
     assert result["outcome"] == "scored" and result["page_kind"] == "place"
@@ -918,19 +1132,38 @@ def test_real_pages_score_consistently(name: str) -> None:
 
 ARS_QUANTITY = re.compile(
     (
-        r"[$£€¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?%|\d[\d,]*(?:\.\d+)?\s?(?:kg|g|lb|lbs|oz|mm|cm|m|km|mi|in"
-        r"|ft|ml|l|kb|mb|gb|tb|hz|w|kw|v|°c|°f|hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|months?"
-        r"|years?)\b|\d{4}-\d{2}-\d{2}"
+        r"[$£€¥]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?%|\d[\d,]*(?:\.\d+)?\s?(?:kg|g|lb|lbs|oz|mm|cm|m|km|mi|in|ft|ml|l|kb|mb|gb|tb|hz|w|kw|v|°c|°f|hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|months?|years?)\b|\d{4}-\d{2}-\d{2}"
     ).replace(r"\s", f"[{SPACES}]"),
     re.I | re.A,
 )
-r"""ARS's quantity expression as score.ts writes it (quadratic on a long run of digits), JavaScript's \s (which
-takes in every Unicode blank) spelled out."""
+r"""ARS's quantity expression as score.ts writes it (quadratic on a long run of digits),
+JavaScript's \s (which takes in every Unicode blank) spelled out."""
 
 
 def test_quantities_are_found_as_ars_s_expression_finds_them() -> None:
-    pieces = ["1", "2", "0", ",", ".", "-", " ", "\xa0", "$", "€", "%", "kg", "m", "in", "s", "x", "°C", "2026-11-28"]
+    pieces = [
+        "1",
+        "2",
+        "0",
+        ",",
+        ".",
+        "-",
+        " ",
+        "\xa0",
+        "$",
+        "€",
+        "%",
+        "kg",
+        "m",
+        "in",
+        "s",
+        "x",
+        "°C",
+        "2026-11-28",
+    ]
     chance = random.Random(31)
     for _ in range(3_000):
         text = "".join(chance.choice(pieces) for _ in range(chance.randrange(1, 14)))
-        assert checks.quantity_matches(text) == [m.group(0) for m in ARS_QUANTITY.finditer(text)], text
+        assert checks.quantity_matches(text) == [m.group(0) for m in ARS_QUANTITY.finditer(text)], (
+            text
+        )

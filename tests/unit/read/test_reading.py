@@ -1,6 +1,7 @@
-"""A page to what the page tools return (netglean.read.reading): metadata read before extraction prunes the tree,
-the content in each format and its slices (json's whole blocks), the content's links and, when asked, every link
-of the page, and whether the page is a bot wall rather than content."""
+"""A page to what the page tools return (netglean.read.reading): metadata read before extraction
+prunes the tree, the content in each format and its slices (json's whole blocks), the content's
+links and, when asked, every link of the page, and whether the page is a bot wall rather than
+content."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from netglean.read.reading import WALL_TEXT, is_wall, read_html, read_text, sign
 URL = "https://harbour.test/news/tides"
 PAGE = (
     '<html lang="en"><head><title>Tides</title><meta name="description" content="About tides">'
-    '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Tides"}</script></head>'
+    '<script type="application/ld+json">{"@type": "NewsArticle", "headline": '
+    '"Tides"}</script></head>'
     '<body><nav><a href="/">Home</a> <a href="/about#team">About</a></nav>'
-    '<article><h1>Tides</h1><p>The moon pulls the <a href="/sea">sea</a> towards it, <b>twice</b> a day, as the earth '
+    '<article><h1>Tides</h1><p>The moon pulls the <a href="/sea">sea</a> towards it, '
+    "<b>twice</b> a day, as the earth "
     "turns beneath; the <code>range</code> is the height between high and low water.</p>\n"
     '<ul><li>Spring tides</li><li><a href="neap">Neap</a> tides</li></ul>\n'
     "<table><tr><th>Harbour</th><th>Range</th></tr><tr><td>Fundy</td><td>16 m</td></tr></table>\n"
@@ -26,12 +29,10 @@ PAGE = (
 def test_markdown() -> None:
     reading = read_html(PAGE, URL, fmt="markdown", main_content=True)
     assert reading.content == (
-        "# Tides\n\n"
-        "The moon pulls the [sea](https://harbour.test/sea) towards it, **twice** a day, as the earth turns beneath; "
-        "the `range` is the height between high and low water.\n\n"
-        "- Spring tides\n- [Neap](https://harbour.test/news/neap) tides\n\n"
-        "| Harbour | Range |\n| --- | --- |\n| Fundy | 16 m |\n\n"
-        "Heights <in metres> & more."
+        "# Tides\n\nThe moon pulls the [sea](https://harbour.test/sea) towards it, **twice** a "
+        "day, as the earth turns beneath; the `range` is the height between high and low "
+        "water.\n\n- Spring tides\n- [Neap](https://harbour.test/news/neap) tides\n\n| Harbour | "
+        "Range |\n| --- | --- |\n| Fundy | 16 m |\n\nHeights <in metres> & more."
     )
     assert reading.title == "Tides"
     assert reading.links == [
@@ -42,19 +43,40 @@ def test_markdown() -> None:
 
 def test_text_has_no_marks_and_html_is_escaped() -> None:
     text = read_html(PAGE, URL, fmt="text", main_content=True).content
-    assert text.startswith("Tides\n\nThe moon pulls the sea towards it, twice a day") and "range is the height" in text
-    assert "- Neap tides" in text and "Harbour\tRange\nFundy\t16 m" in text and "[" not in text and "*" not in text
+    assert (
+        text.startswith("Tides\n\nThe moon pulls the sea towards it, twice a day")
+        and "range is the height" in text
+    )
+    assert (
+        "- Neap tides" in text
+        and "Harbour\tRange\nFundy\t16 m" in text
+        and "[" not in text
+        and "*" not in text
+    )
     html = read_html(PAGE, URL, fmt="html", main_content=True).content
     assert html.startswith("<h1>Tides</h1>\n<p>The moon pulls the sea towards it, twice a day")
     assert "<p>Heights &lt;in metres&gt; &amp; more.</p>" in html
-    assert "<table><tr><td>Harbour</td><td>Range</td></tr><tr><td>Fundy</td><td>16 m</td></tr></table>" in html
+    assert (
+        "<table><tr><td>Harbour</td><td>Range</td></tr><tr><td>Fundy</td><td>16 m</td></tr></table>"
+        in html
+    )
 
 
 def test_json_is_the_blocks() -> None:
     reading = read_html(PAGE, URL, fmt="json", main_content=True)
     blocks = json.loads(reading.content)
-    assert reading.title == "Tides" and reading.total_chars == len(reading.content) and reading.next_start is None
-    assert [block["type"] for block in blocks] == ["heading", "paragraph", "list", "table", "paragraph"]
+    assert (
+        reading.title == "Tides"
+        and reading.total_chars == len(reading.content)
+        and reading.next_start is None
+    )
+    assert [block["type"] for block in blocks] == [
+        "heading",
+        "paragraph",
+        "list",
+        "table",
+        "paragraph",
+    ]
     assert blocks[0] == {"type": "heading", "text": "Tides", "level": 1}
     assert blocks[3]["rows"] == [["Harbour", "Range"], ["Fundy", "16 m"]]
 
@@ -85,19 +107,28 @@ def test_a_block_longer_than_a_slice_comes_in_numbered_parts_that_join_back() ->
     page = f'<p>{words}</p><table>{rows}</table><ul>{items}</ul><p>"quoted" \\ end</p>'
     blocks = [block for part in _json_slices(page, 200) for block in part]
     paragraphs = [block for block in blocks if block["type"] == "paragraph" and "part" in block]
-    assert [block["part"] for block in paragraphs] == list(range(1, len(paragraphs) + 1)) and len(paragraphs) > 5
+    assert [block["part"] for block in paragraphs] == list(range(1, len(paragraphs) + 1)) and len(
+        paragraphs
+    ) > 5
     assert "".join(str(block["text"]) for block in paragraphs) == words
     tables = [block for block in blocks if block["type"] == "table"]
-    assert [row for table in tables for row in table["rows"]] == [[f"harbour {n}", f"{n} m"] for n in range(60)]
+    assert [row for table in tables for row in table["rows"]] == [
+        [f"harbour {n}", f"{n} m"] for n in range(60)
+    ]
     lists = [block for block in blocks if block["type"] == "list"]
-    assert [item for block in lists for item in block["items"]] == [f"item {n} {'x' * 40}" for n in range(30)]
-    assert blocks[-1] == {"type": "paragraph", "text": '"quoted" \\ end'}  # no part: it fitted whole
+    assert [item for block in lists for item in block["items"]] == [
+        f"item {n} {'x' * 40}" for n in range(30)
+    ]
+    # no part: it fitted whole
+    assert blocks[-1] == {"type": "paragraph", "text": '"quoted" \\ end'}
 
 
 def test_a_json_slice_starts_at_the_block_its_index_falls_in_and_past_the_end_is_empty() -> None:
     first = read_html(PAGE, URL, fmt="json", main_content=False, limit=160)
     assert first.next_start is not None
-    inside = read_html(PAGE, URL, fmt="json", main_content=False, start=first.next_start + 3, limit=160)
+    inside = read_html(
+        PAGE, URL, fmt="json", main_content=False, start=first.next_start + 3, limit=160
+    )
     assert inside.start_index == first.next_start
     past = read_html(PAGE, URL, fmt="json", main_content=False, start=10**6, limit=160)
     assert (past.content, past.next_start) == ("[]", None)
@@ -106,12 +137,17 @@ def test_a_json_slice_starts_at_the_block_its_index_falls_in_and_past_the_end_is
 def test_metadata_is_read_from_the_whole_page() -> None:
     reading = read_html(PAGE, URL, fmt="markdown", main_content=True)
     assert reading.metadata["description"] == "About tides" and reading.metadata["language"] == "en"
-    assert reading.metadata["json_ld"] == [{"@type": "NewsArticle", "headline": "Tides"}]  # scripts are pruned later
+    # scripts are pruned later
+    assert reading.metadata["json_ld"] == [{"@type": "NewsArticle", "headline": "Tides"}]
 
 
-def test_the_frontier_is_every_link_the_filter_takes_navigation_included_and_only_when_asked() -> None:
+def test_the_frontier_is_every_link_the_filter_takes_navigation_included_and_only_when_asked() -> (
+    None
+):
     assert read_html(PAGE, URL, fmt="markdown", main_content=True).frontier == []
-    frontier = read_html(PAGE, URL, fmt="markdown", main_content=True, frontier=LinkFilter("harbour.test")).frontier
+    frontier = read_html(
+        PAGE, URL, fmt="markdown", main_content=True, frontier=LinkFilter("harbour.test")
+    ).frontier
     assert frontier == [
         "https://harbour.test/",
         "https://harbour.test/about",
@@ -121,29 +157,39 @@ def test_the_frontier_is_every_link_the_filter_takes_navigation_included_and_onl
 
 
 def test_a_line_break_stays_a_line_break_in_markdown() -> None:
-    """Found by this test, as a bug: the blank squeeze made the hard break's two spaces one: a soft break, which
-    markdown joins into the line."""
-    assert read_html("<p>High water<br>Low water</p>", URL, fmt="markdown", main_content=False).content == (
-        "High water  \nLow water"
-    )
+    """Found by this test, as a bug: the blank squeeze made the hard break's two spaces one: a soft
+    break, which markdown joins into the line."""
+    assert read_html(
+        "<p>High water<br>Low water</p>", URL, fmt="markdown", main_content=False
+    ).content == ("High water  \nLow water")
 
 
 def test_sibling_divs_do_not_run_their_words_together() -> None:
-    """Found by the quality gate's div page, as a bug: a container holding no p, list or table was read as inline
-    text, so the divs in it ran together and the words at their edges merged ('Read nextThe last ferry')."""
+    """Found by the quality gate's div page, as a bug: a container holding no p, list or table was
+    read as inline text, so the divs in it ran together and the words at their edges merged ('Read
+    nextThe last ferry')."""
     page = "<article><div>High water</div><div>Low water</div></article>"
-    assert read_html(page, URL, fmt="text", main_content=False).content.split() == ["High", "water", "Low", "water"]
+    assert read_html(page, URL, fmt="text", main_content=False).content.split() == [
+        "High",
+        "water",
+        "Low",
+        "water",
+    ]
 
 
 CHALLENGE = (
-    "<html><head><title>Just a moment...</title></head><body><div id='cf-chl-widget'></div>"
-    "<p>Checking if the site connection is secure. Enable JavaScript and cookies to continue.</p></body></html>"
+    "<html><head><title>Just a moment...</title></head><body><div "
+    "id='cf-chl-widget'></div><p>Checking if the site connection is secure. Enable JavaScript "
+    "and cookies to continue.</p></body></html>"
 )
 ARTICLE = (
-    "<html><head><title>Turnstiles</title><script src='https://www.google.com/recaptcha/api.js'></script></head>"
-    "<body><article><h1>How turnstiles count a crowd</h1>"
-    + "<p>A turnstile lets one person through at a time, and every turn is counted by the gate.</p>" * 20
-    + "<form><div class='g-recaptcha' data-sitekey='k'></div><textarea></textarea></form></article></body></html>"
+    "<html><head><title>Turnstiles</title><script "
+    "src='https://www.google.com/recaptcha/api.js'></script></head><body><article><h1>How "
+    "turnstiles count a crowd</h1>"
+    + "<p>A turnstile lets one person through at a time, and every turn is counted by the gate.</p>"
+    * 20
+    + "<form><div class='g-recaptcha' "
+    "data-sitekey='k'></div><textarea></textarea></form></article></body></html>"
 )
 
 
@@ -164,7 +210,9 @@ def test_the_wall_rule_weighs_the_status_the_header_and_the_text() -> None:
     assert is_wall(["captcha"], 403, 10_000) and is_wall(["cloudflare-403"], 403, 10_000)
     assert is_wall(["cloudflare-challenge-header"], 200, 10_000)  # the vendor says so itself
     assert not is_wall(["captcha"], 404, 10_000) and not is_wall([], 403, 0)
-    walled = read_html(ARTICLE, URL, fmt="text", main_content=True, headers={"cf-mitigated": "challenge"})
+    walled = read_html(
+        ARTICLE, URL, fmt="text", main_content=True, headers={"cf-mitigated": "challenge"}
+    )
     assert walled.wall == ("captcha", "cloudflare-challenge-header")
 
 
@@ -179,11 +227,17 @@ def test_a_text_body_is_its_paragraphs_as_json() -> None:
 
 def test_links_images_and_the_canonical_url_resolve_against_the_documents_base_url() -> None:
     page = (
-        "<html><head><base href='http://site.test/sub/'><link rel=canonical href='here'></head><body><article>"
-        "<p>Read <a href='a.html'>the story</a> and <a href='#top'>go up</a>.</p>"
-        "<p><img src='i.png' alt='A photo'></p></article></body></html>"
+        "<html><head><base href='http://site.test/sub/'><link rel=canonical "
+        "href='here'></head><body><article><p>Read <a href='a.html'>the story</a> and <a "
+        "href='#top'>go up</a>.</p><p><img src='i.png' alt='A photo'></p></article></body></html>"
     )
-    reading = read_html(page, "http://site.test/", fmt="markdown", main_content=False, frontier=LinkFilter("site.test"))
+    reading = read_html(
+        page,
+        "http://site.test/",
+        fmt="markdown",
+        main_content=False,
+        frontier=LinkFilter("site.test"),
+    )
     assert reading.links[0] == {"url": "http://site.test/sub/a.html", "text": "the story"}
     assert "(http://site.test/sub/i.png)" in reading.content
     assert reading.metadata["canonical"] == "http://site.test/sub/here"
@@ -191,13 +245,15 @@ def test_links_images_and_the_canonical_url_resolve_against_the_documents_base_u
 
 
 def test_a_listing_that_names_a_wall_in_passing_is_content() -> None:
-    """A noscript notice, a script comment naming a turnstile, articles quoting a challenge: signs, not a wall."""
+    """A noscript notice, a script comment naming a turnstile, articles quoting a challenge: signs,
+    not a wall."""
     listing = (
         "<html><head><script>/* no turnstile here */</script></head><body>"
         "<noscript>Please enable JavaScript and cookies to comment.</noscript><main>"
         + "".join(
-            f"<article><h2><a href='/n/{n}'>Story {n}</a></h2><p>Checking your browser is what a wall says; this"
-            f" story {n} tells of the harbour instead.</p><div class='challenge-platform'></div></article>"
+            f"<article><h2><a href='/n/{n}'>Story {n}</a></h2><p>Checking your browser is what a "
+            f"wall says; this story {n} tells of the harbour instead.</p><div "
+            "class='challenge-platform'></div></article>"
             for n in range(30)
         )
         + "</main></body></html>"
@@ -206,7 +262,8 @@ def test_a_listing_that_names_a_wall_in_passing_is_content() -> None:
     for main_content in (True, False):
         assert read_html(listing, URL, fmt="text", main_content=main_content).wall == ()
     assert signals_if_wall(bot_wall(200, {}, listing), 200, listing, URL) == ()
-    assert signals_if_wall(bot_wall(403, {}, listing), 403, listing, URL) != ()  # a wall's status: the signs count
+    # a wall's status: the signs count
+    assert signals_if_wall(bot_wall(403, {}, listing), 403, listing, URL) != ()
 
 
 def test_pictures_and_the_date_line_are_no_lines_of_the_text() -> None:
@@ -214,15 +271,23 @@ def test_pictures_and_the_date_line_are_no_lines_of_the_text() -> None:
     date line above the article ("Published: 24 November 2026 at 7:37 AM GMT"), which the metadata
     already gives. Markdown still shows the picture; a date inside the article (a timeline's) stays.
     """
-    story = "The moon pulls the sea towards it, twice a day, as the earth turns beneath; the range varies. " * 3
+    story = (
+        "The moon pulls the sea towards it, twice a day, as the earth turns beneath; the range "
+        "varies. " * 3
+    )
     page = (
-        "<article><h1>Tides</h1><p>Published: 24 November 2026 at 7:37 AM GMT | Updated 25 Nov. 2026</p>"
-        f"<p><img src='/chart.png' alt='A chart of the tides'></p><p>{story}</p>"
-        f"<p>The tide <img src='/icon.png' alt='rising arrow'> turns at noon.</p><p>3 March 1953</p><p>{story}</p>"
-        "</article>"
+        "<article><h1>Tides</h1><p>Published: 24 November 2026 at 7:37 AM GMT | Updated 25 Nov. "
+        f"2026</p><p><img src='/chart.png' alt='A chart of the tides'></p><p>{story}</p><p>The "
+        "tide <img src='/icon.png' alt='rising arrow'> turns at noon.</p><p>3 March "
+        f"1953</p><p>{story}</p></article>"
     )
     text = read_html(page, URL, fmt="text", main_content=True).content
-    assert text.startswith("Tides\n\nThe moon pulls") and "chart" not in text and "arrow" not in text
+    assert (
+        text.startswith("Tides\n\nThe moon pulls") and "chart" not in text and "arrow" not in text
+    )
     assert "The tide turns at noon.\n\n3 March 1953" in text
     markdown = read_html(page, URL, fmt="markdown", main_content=True).content
-    assert "![A chart of the tides](https://harbour.test/chart.png)" in markdown and "Published" not in markdown
+    assert (
+        "![A chart of the tides](https://harbour.test/chart.png)" in markdown
+        and "Published" not in markdown
+    )

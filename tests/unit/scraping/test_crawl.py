@@ -1,5 +1,6 @@
-"""The crawl engine (netglean.scraping.crawl) on an in-memory site: why a crawl stops, what it says it left, how it
-goes on from its journal, and that what it holds in memory is bounded whatever the site."""
+"""The crawl engine (netglean.scraping.crawl) on an in-memory site: why a crawl stops, what it says
+it left, how it goes on from its journal, and that what it holds in memory is bounded whatever the
+site."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ class _Answer:
 
 
 class Site:
-    """A transport that answers from a dict: /n links to /n+1 and /n+2, up to /20; robots.txt is missing."""
+    """A transport that answers from a dict: /n links to /n+1 and /n+2, up to /20; robots.txt is
+    missing."""
 
     def __init__(self) -> None:
         self.asked: list[str] = []
@@ -49,7 +51,9 @@ class Site:
             return
         n = int(path.strip("/") or 0)
         links = "".join(f"<a href='/{m}'>{m}</a>" for m in (n + 1, n + 2) if m <= 20)
-        page = f"<html><body><article><h1>Page {n}</h1><p>{WORDS}</p>{links}</article></body></html>"
+        page = (
+            f"<html><body><article><h1>Page {n}</h1><p>{WORDS}</p>{links}</article></body></html>"
+        )
         yield _Answer(200, {"content-type": "text/html"}, page.encode())
 
     def prepare(self) -> None:
@@ -62,7 +66,9 @@ class Site:
 @pytest.fixture
 def fetcher() -> Iterator[Fetcher]:
     policy = dataclasses.replace(
-        FetchPolicy.from_settings(Settings.load(environ={})), host_interval=0.0, only_hosts=frozenset()
+        FetchPolicy.from_settings(Settings.load(environ={})),
+        host_interval=0.0,
+        only_hosts=frozenset(),
     )
     yield Fetcher(policy, resolver=FakeDNS({"site.test": [PUBLIC]}), transport=Site())
 
@@ -84,9 +90,13 @@ async def _nothing(visited: int, most: int, url: str) -> None:
 
 
 def _crawl(
-    fetcher: Fetcher, plan: CrawlPlan, journal: MemoryJournal | None = None, stop_after: int | None = None
+    fetcher: Fetcher,
+    plan: CrawlPlan,
+    journal: MemoryJournal | None = None,
+    stop_after: int | None = None,
 ) -> tuple[Crawl, MemoryJournal]:
-    """The crawl and its journal; ``stop_after`` visits, it is stopped (as a graceful cancel stops it)."""
+    """The crawl and its journal; ``stop_after`` visits, it is stopped (as a graceful cancel stops
+    it)."""
     kept = journal or MemoryJournal()
     stop = anyio.Event()
 
@@ -95,20 +105,30 @@ def _crawl(
             stop.set()
 
     async def run() -> Crawl:
-        return await crawl(fetcher, Readers(0), "http://site.test/", plan, journal=kept, report=report, stop=stop)
+        return await crawl(
+            fetcher, Readers(0), "http://site.test/", plan, journal=kept, report=report, stop=stop
+        )
 
     return anyio.run(run), kept
 
 
 def test_a_crawl_that_reads_everything_did_not_stop(fetcher: Fetcher) -> None:
     result, _ = _crawl(fetcher, _plan())
-    assert result.read == 21 and result.stopped is None and result.unvisited == 0 and not result.truncated
+    assert (
+        result.read == 21
+        and result.stopped is None
+        and result.unvisited == 0
+        and not result.truncated
+    )
 
 
-def test_a_crawl_queues_no_more_urls_than_max_pages_and_counts_the_links_it_left(fetcher: Fetcher) -> None:
+def test_a_crawl_queues_no_more_urls_than_max_pages_and_counts_the_links_it_left(
+    fetcher: Fetcher,
+) -> None:
     result, journal = _crawl(fetcher, _plan(max_pages=3))
     assert (result.read, result.stopped, result.truncated) == (3, "max_pages", True)
-    # /3 and /4, found by /1 and /2 once three URLs were queued, are counted each time a page gives one, never kept
+    # /3 and /4, found by /1 and /2 once three URLs were queued, are counted each time a page gives
+    # one, never kept
     assert result.unvisited == 0 and result.links_dropped == 3
     assert [visit.links_dropped for visit in journal.visits] == [0, 1, 2]
 
@@ -118,13 +138,16 @@ def test_a_stopped_crawl_goes_on_from_its_journal_reading_each_page_once(fetcher
     site = Site()
     fetcher = _wide_fetcher(site)
     stopped, journal = _crawl(fetcher, _plan(), stop_after=5)
-    # the page begun before the stop came (reading goes on while a visit is written) is waited for and kept
+    # the page begun before the stop came (reading goes on while a visit is written) is waited for
+    # and kept
     assert (stopped.visited, stopped.stopped) == (6, "cancelled") and stopped.unvisited > 0
     resumed, _ = _crawl(fetcher, _plan(), journal=journal)
     assert (resumed.read, resumed.visited, resumed.stopped) == (whole.read, 21, None)
     pages = [url for url in site.asked if not url.endswith("/robots.txt")]
     assert sorted(pages) == sorted(set(pages)) and len(pages) == 21  # no page read twice, none lost
-    assert [v.url for v in journal.visits] == [f"http://site.test/{n}" if n else "http://site.test/" for n in range(21)]
+    assert [v.url for v in journal.visits] == [
+        f"http://site.test/{n}" if n else "http://site.test/" for n in range(21)
+    ]
 
 
 def test_a_resumed_crawl_keeps_its_bounds(fetcher: Fetcher) -> None:
@@ -132,11 +155,13 @@ def test_a_resumed_crawl_keeps_its_bounds(fetcher: Fetcher) -> None:
     resumed, _ = _crawl(fetcher, _plan(max_pages=8), journal=journal)
     assert (resumed.visited, resumed.stopped) == (8, "max_pages") and len(journal.visits) == 8
     whole, _ = _crawl(fetcher, _plan(max_pages=8))
-    assert resumed.links_dropped == whole.links_dropped > 0  # the attempt before the stop counted too
+    # the attempt before the stop counted too
+    assert resumed.links_dropped == whole.links_dropped > 0
 
 
 class _Held(Site):
-    """Site, each answer held a moment so that reads started together are seen in flight together."""
+    """Site, each answer held a moment so that reads started together are seen in flight
+    together."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -174,7 +199,10 @@ def test_pages_read_at_once_are_taken_in_breadth_order(bounds: dict[str, int]) -
     one, wide = _Held(), _Held()
     alone, alone_kept = _crawl(_wide_fetcher(one), _plan(width=1, **bounds))
     together, together_kept = _crawl(_wide_fetcher(wide), _plan(width=4, **bounds))
-    assert _visits(together_kept) == _visits(alone_kept) and (together.stopped, together.unvisited) == (
+    assert _visits(together_kept) == _visits(alone_kept) and (
+        together.stopped,
+        together.unvisited,
+    ) == (
         alone.stopped,
         alone.unvisited,
     )
@@ -184,9 +212,11 @@ def test_pages_read_at_once_are_taken_in_breadth_order(bounds: dict[str, int]) -
 def test_a_wide_crawl_stopped_keeps_the_pages_it_was_reading_and_begins_no_other() -> None:
     site = _Held()
     result, journal = _crawl(_wide_fetcher(site), _plan(width=4), stop_after=1)
-    # the start page's two links were being read when the stop came: both are kept, their own links left
+    # the start page's two links were being read when the stop came: both are kept, their own links
+    # left
     assert (result.visited, result.stopped) == (3, "cancelled") and len(journal.visits) == 3
-    assert result.unvisited == 2 and len(site.asked) == 4  # /3 and /4 left; robots.txt and the three pages asked
+    # /3 and /4 left; robots.txt and the three pages asked
+    assert result.unvisited == 2 and len(site.asked) == 4
 
 
 class Linked(Site):
@@ -213,18 +243,22 @@ class Linked(Site):
 
 def test_a_page_adds_its_first_thousand_wanted_links_and_the_crawl_counts_the_rest() -> None:
     many = [f"/{n}" for n in range(1, 1_201)]
-    pages: dict[str, tuple[list[str], str | None]] = {"/": (["http://elsewhere.test/", *many], None)}
+    pages: dict[str, tuple[list[str], str | None]] = {
+        "/": (["http://elsewhere.test/", *many], None)
+    }
     pages.update({link: ([], None) for link in many})
     result, journal = _crawl(_wide_fetcher(Linked(pages)), _plan(max_depth=1, width=8))
     assert LINKS_PER_PAGE == 1_000 and result.read == 1 + LINKS_PER_PAGE
-    # the page's first 1,000 same-site links are read (the other site's was never wanted); the last 200 are counted
+    # the page's first 1,000 same-site links are read (the other site's was never wanted); the last
+    # 200 are counted
     assert [visit.url for visit in journal.visits][-1] == "http://site.test/1000"
     assert (result.links_dropped, result.stopped, result.truncated) == (200, "links_per_page", True)
     assert journal.visits[0].links_dropped == 200
 
 
 class Counting(MemoryJournal):
-    """A MemoryJournal that counts how often the crawl asks it for what it no longer holds in memory."""
+    """A MemoryJournal that counts how often the crawl asks it for what it no longer holds in
+    memory."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -244,7 +278,8 @@ class Counting(MemoryJournal):
 
 
 def _tree(size: int) -> dict[str, tuple[list[str], str | None]]:
-    """Page /n links /2n+1, /2n+2, the start page, and /n/copy, a page whose canonical URL is /n's."""
+    """Page /n links /2n+1, /2n+2, the start page, and /n/copy, a page whose canonical URL is
+    /n's."""
     pages: dict[str, tuple[list[str], str | None]] = {}
     for n in range(size):
         children = [f"/{m}" for m in (2 * n + 1, 2 * n + 2) if m < size]
@@ -265,6 +300,10 @@ def test_a_crawl_past_what_it_holds_in_memory_asks_its_journal_and_visits_the_sa
     assert _visits(bounded_journal) == _visits(whole_journal) and len(whole_journal.visits) == 120
     duplicates = [(v.url, v.duplicate_of) for v in bounded_journal.visits if v.duplicate_of]
     assert duplicates == [(v.url, v.duplicate_of) for v in whole_journal.visits if v.duplicate_of]
-    assert len(duplicates) == 60 and (bounded.read, bounded.stopped) == (whole.read, None) == (60, None)
-    # memory held four URLs at most: the queue came back from the journal, and it was asked what was seen and read
+    assert len(duplicates) == 60 and (bounded.read, bounded.stopped) == (whole.read, None) == (
+        60,
+        None,
+    )
+    # memory held four URLs at most: the queue came back from the journal, and it was asked what was
+    # seen and read
     assert all(count > 1 for count in bounded_journal.asked.values()), bounded_journal.asked

@@ -1,5 +1,5 @@
-"""What a call may ask of the operator's policy (netglean.scraping.operator_limits): less is honoured,
-more refused by name."""
+"""What a call may ask of the operator's policy (netglean.scraping.operator_limits): less is
+honoured, more refused by name."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from netglean.scraping.operator_limits import concurrency, robots_fetcher, size_
 
 
 def _fetcher(**policy: object) -> Fetcher:
-    return Fetcher(dataclasses.replace(FetchPolicy.from_settings(Settings.load(environ={})), **policy))  # type: ignore[arg-type]
+    return Fetcher(
+        dataclasses.replace(FetchPolicy.from_settings(Settings.load(environ={})), **policy)
+    )  # type: ignore[arg-type]
 
 
 def test_concurrency_is_what_was_asked_up_to_the_operators_and_the_work() -> None:
@@ -39,9 +41,13 @@ def test_robots_txt_may_be_obeyed_by_a_call_never_ignored() -> None:
     assert robots_fetcher(obeying, None) is obeying and robots_fetcher(obeying, True) is obeying
     with pytest.raises(OperatorPolicy) as refused:
         robots_fetcher(obeying, False)
-    assert refused.value.detail["setting"] == "ignore_robots" and "NETGLEAN_IGNORE_ROBOTS" in refused.value.message
+    assert (
+        refused.value.detail["setting"] == "ignore_robots"
+        and "NETGLEAN_IGNORE_ROBOTS" in refused.value.message
+    )
     tightened = robots_fetcher(ignoring, True)
-    assert tightened.policy.obey_robots and not ignoring.policy.obey_robots  # a view: the server's stays as set
+    # a view: the server's stays as set
+    assert tightened.policy.obey_robots and not ignoring.policy.obey_robots
     assert robots_fetcher(ignoring, False) is ignoring
 
 
@@ -50,4 +56,7 @@ def test_a_size_cap_may_only_be_lower_than_the_operators() -> None:
     assert size_cap(None, fetcher) is None and size_cap(1_000, fetcher) == 1_000
     with pytest.raises(OperatorPolicy) as refused:
         size_cap(1_001, fetcher)
-    assert refused.value.detail["setting"] == "fetch_max_bytes" and refused.value.detail["operator_value"] == 1_000
+    assert (
+        refused.value.detail["setting"] == "fetch_max_bytes"
+        and refused.value.detail["operator_value"] == 1_000
+    )

@@ -1,5 +1,6 @@
-"""An extract project's start URLs (netglean.projects.extract.start_urls): every combination of its variables'
-values, counted before any is built, so no argument can make a run build more than it reads."""
+"""An extract project's start URLs (netglean.projects.extract.start_urls): every combination of its
+variables' values, counted before any is built, so no argument can make a run build more than it
+reads."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ def test_combinations_up_to_the_cap_are_built() -> None:
 
 
 def test_combinations_past_the_cap_are_refused_naming_the_variables_without_building_one() -> None:
-    """Five variables of 1,000 values each make 10**15 URLs: building them (what a run did before counting) would
-    take the whole machine's memory; counting them takes none."""
+    """Five variables of 1,000 values each make 10**15 URLs: building them (what a run did before
+    counting) would take the whole machine's memory; counting them takes none."""
     lines = "\n".join(f"v{n}" for n in range(1_000))
     names = ["a", "b", "c", "d", "e"]
     url = "https://shop.test/" + "/".join("{" + name + "}" for name in names)
@@ -39,7 +40,8 @@ def test_combinations_past_the_cap_are_refused_naming_the_variables_without_buil
     error = refused.value
     assert error.code == "invalid_arguments" and error.detail["argument"] == "variables"
     assert error.detail["combinations"] == 1_000**5 and error.detail["most"] == MAX_URLS
-    assert error.detail["values"] == dict.fromkeys(names, 1_000)  # the variables that multiply, not "unused"
+    # the variables that multiply, not "unused"
+    assert error.detail["values"] == dict.fromkeys(names, 1_000)
     assert "1,000,000,000,000,000 combinations" in error.message
     assert "1000 'a' x 1000 'b' x 1000 'c' x 1000 'd' x 1000 'e'" in error.message
 
@@ -50,7 +52,9 @@ def test_urls_past_the_cap_summed_over_start_urls_are_refused() -> None:
         start_urls(["https://a.test/{n}", "https://b.test/{n}"], {"n": half})
 
 
-def test_a_variable_neither_the_call_nor_the_project_gives_is_named_first_as_the_url_has_it() -> None:
+def test_a_variable_neither_the_call_nor_the_project_gives_is_named_first_as_the_url_has_it() -> (
+    None
+):
     with pytest.raises(InvalidProject) as missing:
         start_urls(["https://shop.test/{zone}/{area}"], {})
     assert "'zone'" in missing.value.message and missing.value.detail["missing"] == ["zone", "area"]

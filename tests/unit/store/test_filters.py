@@ -34,7 +34,12 @@ from tests.support.stores import open_store
 FIELDS = fields_of({"created": "created", "run": "run_id"}, properties=True)
 DATASET = "d"
 ROWS = [
-    (1, "r1", 1, {"name": "Scrape kit", "price": 12, "status": "new", "stock": None, "tags": "a_b"}),
+    (
+        1,
+        "r1",
+        1,
+        {"name": "Scrape kit", "price": 12, "status": "new", "stock": None, "tags": "a_b"},
+    ),
     (1, "r1", 2, {"name": "Crawler", "price": 8.5, "status": "sold", "stock": 3}),
     (1, "r2", 3, {"name": "scraper pro", "price": 40, "status": "new", "stock": 0, "fresh": True}),
     (1, "r2", 4, {"name": "100% cotton", "price": None, "status": "used"}),
@@ -103,7 +108,10 @@ def _names(db: RunStore, text: str, sort: str = "") -> list[str]:
         ('name !~ "scrape"', ["Crawler", "100% cotton"]),
         ("price > 10", ["Scrape kit", "scraper pro"]),
         ("price >= 8.5 && price <= 12", ["Scrape kit", "Crawler"]),
-        ('name~"scrape" && price>10 || status!="new"', ["Scrape kit", "Crawler", "scraper pro", "100% cotton"]),
+        (
+            'name~"scrape" && price>10 || status!="new"',
+            ["Scrape kit", "Crawler", "scraper pro", "100% cotton"],
+        ),
         ('name ~ "scrape" && (price > 20 || status = "sold")', ["scraper pro"]),
         ("stock = null", ["Scrape kit", "100% cotton"]),
         ("stock != null", ["Crawler", "scraper pro"]),
@@ -113,7 +121,8 @@ def _names(db: RunStore, text: str, sort: str = "") -> list[str]:
         ('tags ~ "a_b"', ["Scrape kit"]),
         ('name ~ "0% c"', ["100% cotton"]),
         ("status != 'new'", ["Crawler", "100% cotton"]),
-        ("price != 12", ["Crawler", "scraper pro", "100% cotton"]),  # a missing price is not 12 either
+        # a missing price is not 12 either
+        ("price != 12", ["Crawler", "scraper pro", "100% cotton"]),
         ('run = "r2"', ["scraper pro", "100% cotton"]),
         ('name = "Say \\"hi\\""', []),
         ("missing = null", ["Scrape kit", "Crawler", "scraper pro", "100% cotton"]),
@@ -125,7 +134,12 @@ def test_each_form_means_what_the_language_says(db: RunStore, text: str, names: 
 
 def test_sorts_by_several_fields_each_way(db: RunStore) -> None:
     assert _names(db, "price != null", "-price") == ["scraper pro", "Scrape kit", "Crawler"]
-    assert _names(db, "", "status,-created") == ["scraper pro", "Scrape kit", "Crawler", "100% cotton"]
+    assert _names(db, "", "status,-created") == [
+        "scraper pro",
+        "Scrape kit",
+        "Crawler",
+        "100% cotton",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -150,15 +164,25 @@ def test_a_filter_that_cannot_be_read_names_the_position_and_what_was_expected(
 ) -> None:
     with pytest.raises(InvalidQuery) as refused:
         parse_filter(text, FIELDS)
-    assert refused.value.detail["position"] == position and refused.value.detail["argument"] == "filter"
-    assert refused.value.detail["expected"].startswith(expected) and f"position {position}" in refused.value.message
+    assert (
+        refused.value.detail["position"] == position
+        and refused.value.detail["argument"] == "filter"
+    )
+    assert (
+        refused.value.detail["expected"].startswith(expected)
+        and f"position {position}" in refused.value.message
+    )
 
 
 def test_an_unknown_field_is_refused_where_fields_are_only_columns() -> None:
     columns_only = fields_of({"name": "name"}, properties=False)
     with pytest.raises(InvalidQuery) as refused:
         parse_filter('nmae = "x"', columns_only)
-    assert refused.value.detail == {"argument": "filter", "position": 0, "expected": "a field the data has"}
+    assert refused.value.detail == {
+        "argument": "filter",
+        "position": 0,
+        "expected": "a field the data has",
+    }
     with pytest.raises(InvalidQuery):
         parse_sort("-nmae", columns_only, "name")
 
@@ -228,8 +252,9 @@ def test_contains_looks_for_a_whole_number_of_any_length(db: RunStore) -> None:
 
 
 ALPHABET = st.sampled_from(
-    ["name", "price", "status", "run", "created", "x.y", "(", ")", "&&", "||", "=", "!=", ">", "<=", "~", "!~", '"',
-     "'", "\\", "10", "-2.5e3", "true", "null", ";", "--", "/*", "' OR 1=1 --", '" OR 1=1 --', "%", "_", " ", "$",
+    ["name", "price", "status", "run", "created", "x.y", "(", ")", "&&", "||", "=", "!=", ">",
+     "<=", "~", "!~", '"', "'", "\\", "10", "-2.5e3", "true", "null", ";", "--", "/*",
+     "' OR 1=1 --", '" OR 1=1 --', "%", "_", " ", "$",
      "DROP", "UNION SELECT", "?", "\x00", "é",
      "99999999999999999999", "9223372036854775807", "1e400", "-"]
 )  # fmt: skip
@@ -264,7 +289,9 @@ COMPARISON = st.builds(
 )
 FILTERS = st.recursive(
     COMPARISON,
-    lambda inner: st.builds(lambda a, j, b: f"({a} {j} {b})", inner, st.sampled_from(["&&", "||"]), inner),
+    lambda inner: st.builds(
+        lambda a, j, b: f"({a} {j} {b})", inner, st.sampled_from(["&&", "||"]), inner
+    ),
     max_leaves=12,
 )
 
@@ -283,8 +310,9 @@ def test_every_well_formed_filter_runs(db: RunStore, text: str) -> None:
     assert len(names) <= 4
 
 
-# What each filter selects, against a model of the language in Python: every operator, on numbers, on text with
-# quotes and backslashes, on missing values, combined; a value pasted into the SQL instead of bound shows here.
+# What each filter selects, against a model of the language in Python: every operator, on numbers,
+# on text with quotes and backslashes, on missing values, combined; a value pasted into the SQL
+# instead of bound shows here.
 
 MISSING = object()
 """A row without the property: SQLite's json_extract gives NULL, as for a JSON null."""
@@ -299,7 +327,12 @@ MODEL_ROWS = [
 OPERATORS = ["=", "!=", ">", ">=", "<", "<=", "~", "!~"]
 MODEL_FIELDS = ["name", "price", "status", "stock", "absent"]
 MODEL_VALUES: list[object] = sorted(
-    {value for row in MODEL_ROWS for value in row.values() if value is not None and not isinstance(value, bool)}
+    {
+        value
+        for row in MODEL_ROWS
+        for value in row.values()
+        if value is not None and not isinstance(value, bool)
+    }
     | {13, 1.5, 0.0, "o'brien", 'say "', "\\", "'", '"', "sold", "NEW"},
     key=repr,
 )
@@ -314,7 +347,8 @@ def model_db(backend: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 def _literal(value: object, quote: str = '"') -> str:
-    """``value`` as a filter writes it: a number as is, text quoted with its quote and backslashes escaped."""
+    """``value`` as a filter writes it: a number as is, text quoted with its quote and backslashes
+    escaped."""
     if value is None:
         return "null"
     if isinstance(value, str):
@@ -356,14 +390,18 @@ def _selected(db: RunStore, text: str) -> list[int]:
 
 
 @pytest.mark.parametrize("operator", OPERATORS)
-@pytest.mark.parametrize("value", [12, 8.5, -3, 0, "12", "O'Brien's \"best\" kit", 'say "sold"', "it's new"])
+@pytest.mark.parametrize(
+    "value", [12, 8.5, -3, 0, "12", "O'Brien's \"best\" kit", 'say "sold"', "it's new"]
+)
 def test_every_operator_selects_what_it_says_on_numbers_and_quoted_text(
     model_db: RunStore, operator: str, value: object
 ) -> None:
     for field in MODEL_FIELDS:
         for quote in "\"'":
             text = f"{field} {operator} {_literal(value, quote)}"
-            expected = [n for n, row in enumerate(MODEL_ROWS) if _holds(row, field, operator, value)]
+            expected = [
+                n for n, row in enumerate(MODEL_ROWS) if _holds(row, field, operator, value)
+            ]
             assert _selected(model_db, text) == expected, text
 
 
@@ -371,7 +409,9 @@ COMPARED = st.builds(
     lambda field, operator, value, quote: (field, operator, value, quote),
     st.sampled_from(MODEL_FIELDS),
     st.sampled_from(OPERATORS),
-    st.sampled_from([*MODEL_VALUES, None]) | st.integers(-50, 50) | st.text(alphabet="aB'\" 1_%\\", max_size=6),
+    st.sampled_from([*MODEL_VALUES, None])
+    | st.integers(-50, 50)
+    | st.text(alphabet="aB'\" 1_%\\", max_size=6),
     st.sampled_from("\"'"),
 ).filter(lambda term: term[2] is not None or term[1] in {"=", "!="})
 MODELLED = st.recursive(

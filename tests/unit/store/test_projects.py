@@ -24,7 +24,17 @@ ROW_FIELDS = fields_of(
 
 
 def _project(pid: str, name: str, kind: str = "extract", at: float = 1.0) -> Project:
-    return Project(pid, name, kind, {"start_urls": ["https://a.test/"]}, {"page": 1}, None, f"secret-{pid}", at, at)
+    return Project(
+        pid,
+        name,
+        kind,
+        {"start_urls": ["https://a.test/"]},
+        {"page": 1},
+        None,
+        f"secret-{pid}",
+        at,
+        at,
+    )
 
 
 def _clause(text: str, sort: str, fields: Any, default: str) -> dict[str, Any]:
@@ -34,14 +44,19 @@ def _clause(text: str, sort: str, fields: Any, default: str) -> dict[str, Any]:
 def test_a_project_is_kept_whole_and_its_name_stays_unique(store: RunStore) -> None:
     async def work() -> tuple[Project | None, list[Project]]:
         await store.save_project(_project("p1", "shop"))
-        await store.save_project(_project("p1", "shop", at=2.0))  # saved again: an update, not a second project
+        # saved again: an update, not a second project
+        await store.save_project(_project("p1", "shop", at=2.0))
         with pytest.raises(NameTaken) as taken:
             await store.save_project(_project("p2", "shop"))
         assert taken.value.detail == {"argument": "name"} and "unique" in taken.value.message
         return await store.project("p1"), await store.projects_named("shop")
 
     kept, named = anyio.run(work)
-    assert kept is not None and kept.definition == {"start_urls": ["https://a.test/"]} and kept.variables == {"page": 1}
+    assert (
+        kept is not None
+        and kept.definition == {"start_urls": ["https://a.test/"]}
+        and kept.variables == {"page": 1}
+    )
     assert kept.secret == "secret-p1" and kept.updated_at == 2.0 and [p.id for p in named] == ["p1"]
 
 
@@ -64,7 +79,11 @@ def test_projects_are_listed_by_the_filter_language_newest_first(store: RunStore
         for n, kind in enumerate(["extract", "feed", "crawl", "feed"]):
             await store.save_project(_project(f"p{n}", f"project {n}", kind, at=float(n)))
         shown = []
-        for text, sort, offset in [("", "", 0), ('kind = "feed"', "", 0), ('name ~ "project"', "name", 1)]:
+        for text, sort, offset in [
+            ("", "", 0),
+            ('kind = "feed"', "", 0),
+            ('name ~ "project"', "name", 1),
+        ]:
             found, total = await store.list_projects(
                 **_clause(text, sort, PROJECT_FIELDS, "-updated"), offset=offset, limit=2
             )
@@ -78,7 +97,9 @@ def test_rows_are_written_incrementally_by_key(store: RunStore) -> None:
     async def work() -> list[Any]:
         await store.save_project(_project("p1", "shop"))
         first = await store.write_rows(
-            "p1", "run1", {"products": [("a", {"name": "A", "price": 1}), ("b", {"name": "B", "price": 2})]}
+            "p1",
+            "run1",
+            {"products": [("a", {"name": "A", "price": 1}), ("b", {"name": "B", "price": 2})]},
         )
         again = await store.write_rows(
             "p1",
@@ -92,15 +113,27 @@ def test_rows_are_written_incrementally_by_key(store: RunStore) -> None:
             },
         )
         rows, total = await store.rows(
-            "p1", "products", **_clause("price >= 2", "-price", ROW_FIELDS, "-created"), offset=0, limit=10
+            "p1",
+            "products",
+            **_clause("price >= 2", "-price", ROW_FIELDS, "-created"),
+            offset=0,
+            limit=10,
         )
-        return [first, again, [(r.key, r.data["price"], r.run_id) for r in rows], total, await store.datasets("p1")]
+        return [
+            first,
+            again,
+            [(r.key, r.data["price"], r.run_id) for r in rows],
+            total,
+            await store.datasets("p1"),
+        ]
 
     first_written, again_written, rows, total, datasets = anyio.run(work)
     first, again = first_written["products"], again_written["products"]
     assert (first.new, first.updated, first.unchanged) == (2, 0, 0)
     assert (again.new, again.updated, again.unchanged) == (1, 1, 1)
-    assert rows == [("c", 5, "run2"), ("b", 3, "run2")] and total == 2 and datasets == {"products": 3}
+    assert (
+        rows == [("c", 5, "run2"), ("b", 3, "run2")] and total == 2 and datasets == {"products": 3}
+    )
 
 
 def test_rows_stay_in_their_project_and_go_with_it(store: RunStore) -> None:
@@ -117,7 +150,9 @@ def test_rows_stay_in_their_project_and_go_with_it(store: RunStore) -> None:
             limit=5,
         )
         deleted = await store.delete_project("p1")
-        _, after = await store.rows("p1", "d", **_clause("", "", ROW_FIELDS, "-created"), offset=0, limit=5)
+        _, after = await store.rows(
+            "p1", "d", **_clause("", "", ROW_FIELDS, "-created"), offset=0, limit=5
+        )
         return mine, after, deleted, await store.delete_project("p1")
 
     assert anyio.run(work) == (1, 0, True, False)
@@ -131,9 +166,21 @@ def test_a_pages_rows_and_its_visit_are_kept_together_and_a_later_run_can_take_t
         for run in ("r1", "r2"):
             await store.create(run, "run_project", {"project_id": "p1"}, None, "s")
             await store.link_run("p1", run)
-        read = Visited(0, {"url": "https://a.test/1"}, read=True, failed=False, canonical=None, url="https://a.test/1")
+        read = Visited(
+            0,
+            {"url": "https://a.test/1"},
+            read=True,
+            failed=False,
+            canonical=None,
+            url="https://a.test/1",
+        )
         failed = Visited(
-            1, {"url": "https://a.test/2"}, read=False, failed=True, canonical=None, url="https://a.test/2"
+            1,
+            {"url": "https://a.test/2"},
+            read=False,
+            failed=True,
+            canonical=None,
+            url="https://a.test/2",
         )
         await store.write_rows("p1", "r1", {"d": [("k", {"x": 1})]}, visits=lambda written: [read])
         await store.record_visits("r1", 0, [failed])
@@ -174,21 +221,29 @@ def test_a_feed_keeps_its_last_good_version_when_a_refresh_fails(store: RunStore
     before, good, failed = anyio.run(work)
     assert before is None and good is not None and failed is not None
     assert (good.rss, good.etag, good.failure) == ("<rss/>", '"e1"', None)
-    assert (failed.rss, failed.etag, failed.failure) == ("<rss/>", '"e1"', "blocked") and failed.failed_at
+    assert (failed.rss, failed.etag, failed.failure) == (
+        "<rss/>",
+        '"e1"',
+        "blocked",
+    ) and failed.failed_at
 
 
 def test_every_page_of_rows_says_how_many_match_whether_full_short_empty_or_past_the_end(
     store: RunStore,
 ) -> None:
-    """A page short of its limit gives the total without counting (it holds the last match); a full page, and one
-    past the end, count. Each way, the total is the number of rows the filter matches."""
+    """A page short of its limit gives the total without counting (it holds the last match); a full
+    page, and one past the end, count. Each way, the total is the number of rows the filter
+    matches."""
 
     async def work() -> list[tuple[list[str], int]]:
         await store.save_project(_project("p1", "shop"))
-        await store.write_rows("p1", "r", {"d": [(f"k{n}", {"n": n, "even": n % 2 == 0}) for n in range(7)]})
+        await store.write_rows(
+            "p1", "r", {"d": [(f"k{n}", {"n": n, "even": n % 2 == 0}) for n in range(7)]}
+        )
         shown = []
-        for text, offset in [("", 0), ("", 3), ("", 6), ("", 9), ("n > 0", 3), ("n > 0", 6), ("n > 9", 0),
-                             ("even = true", 0), ("even = true", 3), ("n = 4", 0), ("n = 4", 1)]:  # fmt: skip
+        pages = [("", 0), ("", 3), ("", 6), ("", 9), ("n > 0", 3), ("n > 0", 6), ("n > 9", 0),
+                 ("even = true", 0), ("even = true", 3), ("n = 4", 0), ("n = 4", 1)]  # fmt: skip
+        for text, offset in pages:
             found, total = await store.rows(
                 "p1", "d", **_clause(text, "n", ROW_FIELDS, "-created"), offset=offset, limit=3
             )

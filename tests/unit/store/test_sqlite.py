@@ -52,7 +52,7 @@ def _raw(folder: Path) -> sqlite3.Connection:
     return sqlite3.connect(folder / FILE_NAME, isolation_level=None)
 
 
-# Schema --------------------------------------------------------------------------------------------------------------
+# Schema -------------------------------------------------------------------------------------------
 
 
 def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -> None:
@@ -60,7 +60,9 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
     first = SqliteStore.open(folder)
 
     async def write() -> Run:
-        made = await first.create(RUN, "crawl", {"url": "http://site.test/", "max_pages": 5}, "mine", "session-1")
+        made = await first.create(
+            RUN, "crawl", {"url": "http://site.test/", "max_pages": 5}, "mine", "session-1"
+        )
         await first.log(RUN, "info", "started")
         await first.seed(RUN, 0, "http://site.test/")
         await first.record_visits(RUN, 0, [visit(0, links=(Queued(1, "http://site.test/1", 1),))])
@@ -68,11 +70,16 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
 
     made = run(write)
     first.close()
-    assert made.status == "queued" and made.arguments == {"url": "http://site.test/", "max_pages": 5}
+    assert made.status == "queued" and made.arguments == {
+        "url": "http://site.test/",
+        "max_pages": 5,
+    }
     with _raw(folder) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {
+            row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
     assert tables == {
         "runs",
         "run_log",
@@ -92,13 +99,19 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
             kept = await again.get(RUN)
             assert kept is not None and kept.label == "mine" and kept.session == "session-1"
             assert kept.arguments == made.arguments and kept.created_at == made.created_at
-            assert (await again.log_lines(RUN, levels=["info"], tail_chars=100))[0][0].message == "started"
+            assert (await again.log_lines(RUN, levels=["info"], tail_chars=100))[0][
+                0
+            ].message == "started"
             items, total = await again.items(RUN, offset=0, limit=10)
             assert total == 1 and items[0].body["url"] == "http://site.test/0"
             point = await again.checkpoint(RUN, 0)
             assert (point.queued, point.waiting, point.visited, point.read) == (2, 1, 1, 1)
-            assert [q.url for q in await again.queued_after(RUN, 0, -1, 10)] == ["http://site.test/1"]
-            seen = await again.known_urls(RUN, 0, ["http://site.test/", "http://site.test/1", "http://site.test/2"])
+            assert [q.url for q in await again.queued_after(RUN, 0, -1, 10)] == [
+                "http://site.test/1"
+            ]
+            seen = await again.known_urls(
+                RUN, 0, ["http://site.test/", "http://site.test/1", "http://site.test/2"]
+            )
             assert seen == {"http://site.test/", "http://site.test/1"}
 
         run(read)
@@ -108,14 +121,20 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
         assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
 
 
-def test_a_store_from_a_newer_netglean_is_refused_naming_it_and_left_as_it_is(tmp_path: Path) -> None:
+def test_a_store_from_a_newer_netglean_is_refused_naming_it_and_left_as_it_is(
+    tmp_path: Path,
+) -> None:
     SqliteStore.open(tmp_path).close()
     with _raw(tmp_path) as db:
         db.execute("PRAGMA user_version = 99")
     with pytest.raises(ConfigurationError) as refused:
         SqliteStore.open(tmp_path)
     message = str(refused.value)
-    assert str(tmp_path / FILE_NAME) in message and "newer netglean" in message and "schema 99" in message
+    assert (
+        str(tmp_path / FILE_NAME) in message
+        and "newer netglean" in message
+        and "schema 99" in message
+    )
     assert "upgrade netglean" in message and "--data-dir" in message
     with _raw(tmp_path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 99
@@ -139,7 +158,10 @@ def _corrupt(folder: Path) -> None:
 @pytest.mark.parametrize(
     ("damage", "said"),
     [
-        (lambda folder: (folder / FILE_NAME).write_bytes(b"not a database at all " * 500), "move it aside"),
+        (
+            lambda folder: (folder / FILE_NAME).write_bytes(b"not a database at all " * 500),
+            "move it aside",
+        ),
         (_corrupt, "move it aside"),
         (lambda folder: (folder / FILE_NAME).mkdir(), "cannot write the run store"),
     ],
@@ -151,7 +173,8 @@ def test_a_file_that_is_no_store_is_refused_naming_its_path(
     damage(tmp_path)
     path = tmp_path / FILE_NAME
     before = path.read_bytes() if path.is_file() else None
-    for _ in range(2):  # refused every time, the file as it was (to move aside), no owner lock left behind
+    # refused every time, the file as it was (to move aside), no owner lock left behind
+    for _ in range(2):
         with pytest.raises(ConfigurationError) as refused:
             SqliteStore.open(tmp_path)
         message = str(refused.value)
@@ -200,8 +223,8 @@ def _open_as_another_user(folder: Path) -> dict[str, str]:
 
 @pytest.fixture
 def readable_only() -> Iterator[Path]:
-    """A folder every user can read and enter but none but its owner (root, or the test's user) can write; not
-    under pytest's own temporary folders, which only their owner may enter."""
+    """A folder every user can read and enter but none but its owner (root, or the test's user) can
+    write; not under pytest's own temporary folders, which only their owner may enter."""
     folder = Path(tempfile.mkdtemp(prefix="netglean-readonly-"))
     try:
         yield folder
@@ -218,23 +241,30 @@ def test_a_folder_it_cannot_write_is_refused_naming_it(readable_only: Path) -> N
         inner.chmod(0o555)
     (existing / FILE_NAME).chmod(0o444)
     sub = _open_as_another_user(readable_only / "missing")  # a store folder it would have to make
-    assert "cannot write the run store folder" in sub["refused"] and str(readable_only / "missing") in sub["refused"]
-    store = _open_as_another_user(existing)  # a store someone else made, in a folder it cannot write
+    assert (
+        "cannot write the run store folder" in sub["refused"]
+        and str(readable_only / "missing") in sub["refused"]
+    )
+    # a store someone else made, in a folder it cannot write
+    store = _open_as_another_user(existing)
     assert "cannot write the run store" in store["refused"] and str(existing) in store["refused"]
     assert "--data-dir" in store["refused"]
 
 
-# A full disk -----------------------------------------------------------------------------------------------------
+# A full disk --------------------------------------------------------------------------------------
 
 
-def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(store: SqliteStore) -> None:
+def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(
+    store: SqliteStore,
+) -> None:
     db = store._writer.db
 
     async def work() -> None:
         await store.create(RUN, "crawl", {}, None, "")
         await store.log(RUN, "info", "before the disk filled")
         pages = db.execute("PRAGMA page_count").fetchone()[0]
-        db.execute(f"PRAGMA max_page_count = {pages + 8}")  # room for a few visits, then the disk is full
+        # room for a few visits, then the disk is full
+        db.execute(f"PRAGMA max_page_count = {pages + 8}")
         kept = 0
         with pytest.raises(StoreFailure) as full:
             for seq in range(10_000):
@@ -253,7 +283,10 @@ def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(sto
             failures.append(again.value)
         for failure in failures:
             assert failure.code == "store_error" and failure.retryable
-            assert "disk is full" in failure.message and "nothing it had committed is lost" in failure.message
+            assert (
+                "disk is full" in failure.message
+                and "nothing it had committed is lost" in failure.message
+            )
 
         async def as_before() -> None:
             items, total = await store.items(RUN, offset=0, limit=20_000)
@@ -268,7 +301,9 @@ def test_a_full_disk_fails_writes_as_store_error_and_loses_nothing_committed(sto
         await as_before()
         db.execute("PRAGMA max_page_count = 1073741823")  # room again: the same store takes writes
         await store.log(RUN, "info", "after")
-        assert (await store.log_lines(RUN, levels=["info"], tail_chars=100))[0][-1].message == "after"
+        assert (await store.log_lines(RUN, levels=["info"], tail_chars=100))[0][
+            -1
+        ].message == "after"
 
     run(work)
 
@@ -281,14 +316,15 @@ def test_opening_a_current_store_writes_nothing(tmp_path: Path) -> None:
     again = SqliteStore.open(tmp_path)
     try:
         wal = tmp_path / f"{FILE_NAME}-wal"
-        assert not wal.exists() or wal.stat().st_size == 0  # nothing written: nothing that needs room
+        # nothing written: nothing that needs room
+        assert not wal.exists() or wal.stat().st_size == 0
         assert (tmp_path / FILE_NAME).read_bytes() == before
         assert run(lambda: again.get(RUN)) is not None
     finally:
         again.close()
 
 
-# Runs left by a dead process ------------------------------------------------------------------------------------
+# Runs left by a dead process ----------------------------------------------------------------------
 
 _OWNER = """
 import sys
@@ -329,7 +365,9 @@ def test_runs_of_a_dead_process_are_interrupted_and_those_of_a_live_one_are_not(
             assert await store.interrupt_orphans() == 0
             theirs = await store.get("c" * 32)
             assert theirs is not None and theirs.status == "running" and theirs.owner == owner
-            _, total = await store.list_runs(statuses=["running", "queued"], tools=[], offset=0, limit=10)
+            _, total = await store.list_runs(
+                statuses=["running", "queued"], tools=[], offset=0, limit=10
+            )
             assert total == 3
 
         run(while_alive)
@@ -341,7 +379,9 @@ def test_runs_of_a_dead_process_are_interrupted_and_those_of_a_live_one_are_not(
         assert await store.interrupt_orphans() == 2
         for run_id in ("c" * 32, "d" * 32):
             left = await store.get(run_id)
-            assert left is not None and left.status == "interrupted" and left.finished_at is not None
+            assert (
+                left is not None and left.status == "interrupted" and left.finished_at is not None
+            )
         ours = await store.get(RUN)
         assert ours is not None and ours.status == "running"  # this process's own run goes on
         assert await store.interrupt_orphans() == 0
@@ -349,7 +389,8 @@ def test_runs_of_a_dead_process_are_interrupted_and_those_of_a_live_one_are_not(
         assert (await store.get(RUN)).status == "interrupted"  # type: ignore[union-attr]
 
     run(once_dead)
-    assert not (tmp_path / "owners" / f"{owner}.lock").exists()  # a dead owner's lock is cleared away
+    # a dead owner's lock is cleared away
+    assert not (tmp_path / "owners" / f"{owner}.lock").exists()
 
 
 def test_a_live_owner_in_this_process_is_not_taken_for_dead(tmp_path: Path) -> None:
@@ -362,25 +403,29 @@ def test_a_live_owner_in_this_process_is_not_taken_for_dead(tmp_path: Path) -> N
             assert await second.interrupt_orphans() == 0
             assert (await second.get(RUN)).status == "running"  # type: ignore[union-attr]
             first.close()
-            assert await second.interrupt_orphans() == 1  # a store that closed without interrupt_own
+            # a store that closed without interrupt_own
+            assert await second.interrupt_orphans() == 1
 
         run(work)
     finally:
         second.close()
 
 
-# Retention --------------------------------------------------------------------------------------------------------
+# Retention ----------------------------------------------------------------------------------------
 
 
-def test_a_store_of_earlier_steps_gains_the_scan_index_and_the_frontier_lookups_and_keeps_what_it_held(
+def test_an_earlier_store_gains_the_scan_index_and_frontier_lookups_and_keeps_what_it_held(
     tmp_path: Path,
 ) -> None:
     first = SqliteStore.open(tmp_path)
     run(lambda: first.create(RUN, "crawl", {"url": "http://site.test/"}, None, ""))
     run(lambda: first.seed(RUN, 0, "http://site.test/0"))
-    run(lambda: first.record_visits(RUN, 0, [visit(0, links=(Queued(1, "http://site.test/1", 1),))]))
+    run(
+        lambda: first.record_visits(RUN, 0, [visit(0, links=(Queued(1, "http://site.test/1", 1),))])
+    )
     first.close()
-    with _raw(tmp_path) as db:  # as a store of migration step 3 was: no scans table, no frontier lookups
+    # as a store of migration step 3 was: no scans table, no frontier lookups
+    with _raw(tmp_path) as db:
         db.execute("DROP TABLE scans")
         db.execute("DROP INDEX run_frontier_by_url")
         db.execute("DROP INDEX run_items_by_canonical")
@@ -393,29 +438,32 @@ def test_a_store_of_earlier_steps_gains_the_scan_index_and_the_frontier_lookups_
         assert run(lambda: again.scans(domain="shop.test"))[1] == 1
         point = run(lambda: again.checkpoint(RUN, 0))
         assert (point.queued, point.waiting, point.visited, point.dropped) == (2, 1, 1, 0)
-        assert run(lambda: again.known_urls(RUN, 0, ["http://site.test/1"])) == {"http://site.test/1"}
+        assert run(lambda: again.known_urls(RUN, 0, ["http://site.test/1"])) == {
+            "http://site.test/1"
+        }
         assert run(lambda: again.read_at(RUN, 0, "http://site.test/0")) == "http://site.test/0"
     finally:
         again.close()
     with _raw(tmp_path) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         plan = db.execute(
-            "EXPLAIN QUERY PLAN SELECT url FROM run_frontier WHERE run_id = ? AND part = ? AND url IN (?, ?)",
+            "EXPLAIN QUERY PLAN SELECT url FROM run_frontier WHERE run_id = ? AND part = ? AND "
+            "url IN (?, ?)",
             (RUN, 0, "a", "b"),
         ).fetchall()
         assert "run_frontier_by_url" in str(plan)  # a crawl's questions are answered from an index
         plan = db.execute(
-            "EXPLAIN QUERY PLAN SELECT url FROM run_items WHERE run_id = ? AND part = ? AND canonical = ?"
-            " AND kind = 'read' ORDER BY seq LIMIT 1",
+            "EXPLAIN QUERY PLAN SELECT url FROM run_items WHERE run_id = ? AND part = ? AND "
+            "canonical = ? AND kind = 'read' ORDER BY seq LIMIT 1",
             (RUN, 0, "a"),
         ).fetchall()
         assert "run_items_by_canonical" in str(plan)  # not a walk over every visit of the run
 
 
-# The log ----------------------------------------------------------------------------------------------------------
+# The log ------------------------------------------------------------------------------------------
 
 
-# Claims, cancels and checkpoints ----------------------------------------------------------------------------------
+# Claims, cancels and checkpoints ------------------------------------------------------------------
 
 
 def test_the_lock_of_a_store_that_closed_is_gone(tmp_path: Path) -> None:

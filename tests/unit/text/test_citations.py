@@ -1,4 +1,5 @@
-"""generate_citations' engine: every markdown construct the issue names, and text outside links kept intact."""
+"""generate_citations' engine: every markdown construct the issue names, and text outside links kept
+intact."""
 
 from __future__ import annotations
 
@@ -53,7 +54,13 @@ def test_code_spans_and_fenced_and_indented_code_are_untouched() -> None:
         "```md\n[e](f)\n```\n\n~~~~\n[g](h)\n~~~~\n\n    [i](j)\n\nBut [k](https://k.test).\n"
     )
     result = cite(text, heading="")
-    for untouched in ("`[a](b)`", "``[c](d) with ` inside``", "```md\n[e](f)\n```", "~~~~\n[g](h)\n~~~~", "    [i](j)"):
+    for untouched in (
+        "`[a](b)`",
+        "``[c](d) with ` inside``",
+        "```md\n[e](f)\n```",
+        "~~~~\n[g](h)\n~~~~",
+        "    [i](j)",
+    ):
         assert untouched in result.markdown
     assert [r.url for r in result.references] == ["https://k.test"]
 
@@ -70,7 +77,10 @@ def test_autolinks_and_email_autolinks() -> None:
 
 
 def test_escapes_nested_brackets_parentheses_and_angle_destinations() -> None:
-    result = cite(r"\[no](link) [a [nested] text](https://w.test/a_(b)) [sp](<https://s.test/a b>)", heading="")
+    result = cite(
+        r"\[no](link) [a [nested] text](https://w.test/a_(b)) [sp](<https://s.test/a b>)",
+        heading="",
+    )
     assert result.markdown.startswith(r"\[no](link) a [nested] text [1] sp [2]")
     assert [r.url for r in result.references] == ["https://w.test/a_(b)", "https://s.test/a b"]
     assert "[2]: <https://s.test/a b>" in result.markdown
@@ -92,7 +102,8 @@ def test_first_number_offsets_the_numbering() -> None:
     assert [r.number for r in result.references] == [7, 8]
 
 
-# Words carry text: a run of 4+ spaces at the start of the document would (rightly) make it an indented code block.
+# Words carry text: a run of 4+ spaces at the start of the document would (rightly) make it an
+# indented code block.
 _words = (
     st.text(alphabet=string.ascii_letters + string.digits + " ,;?é中", min_size=1, max_size=12)
     .map(str.strip)
@@ -132,5 +143,11 @@ def test_any_text_is_handled(text: str) -> None:
 
 
 def test_pathological_inputs_finish() -> None:
-    for hostile in ("[" * 50_000, "[a](" * 20_000, "`` ` " * 20_000, '[a](x "' * 20_000, "[x](" + "(" * 50_000):
+    for hostile in (
+        "[" * 50_000,
+        "[a](" * 20_000,
+        "`` ` " * 20_000,
+        '[a](x "' * 20_000,
+        "[x](" + "(" * 50_000,
+    ):
         assert cite(hostile).citation_count == 0
