@@ -237,7 +237,7 @@ async def apply_config(args: ApplyConfigInput, ctx: Context) -> Outcome:
                 "{over} more were found beyond the limit of {limit} and left out "
                 "(payload.items_over_limit).",
                 over=over,
-                limit=args.limit or 0,
+                limit=len(built.items) - over,
             )
         )
     if cut:
