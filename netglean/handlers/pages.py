@@ -58,11 +58,9 @@ def item_error(error: ToolError) -> ItemError:
     )
 
 
-async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
-    fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
-    start, links = args.start_index, with_links(args.format, args.include_links)
-    strategy = page_strategy(args.strategy, use_browser=args.use_browser)
-    how = Reading(
+def _reading(args: ScrapeInput | BatchScrapeInput, links: bool, strategy: str) -> Reading:
+    """How scrape and batch_scrape read each page: the same arguments mean the same reading."""
+    return Reading(
         args.format,
         args.main_content,
         args.max_chars,
@@ -70,6 +68,13 @@ async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
         strategy=strategy,
         link_style=args.links,
     )
+
+
+async def scrape(args: ScrapeInput, ctx: Context) -> Outcome:
+    fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
+    start, links = args.start_index, with_links(args.format, args.include_links)
+    strategy = page_strategy(args.strategy, use_browser=args.use_browser)
+    how = _reading(args, links, strategy)
     read = await read_page(fetcher, ctx.readers, args.url, start, how, browser=ctx.browser)
     payload, total = scrape_payload(read, links), read.total_chars
     if read.next_start is not None:
@@ -121,14 +126,7 @@ async def batch_scrape(args: BatchScrapeInput, ctx: Context) -> Outcome:
     fetcher = robots_fetcher(ctx.fetcher, args.respect_robots_txt)
     links = with_links(args.format, args.include_links)
     strategy = page_strategy(args.strategy)
-    how = Reading(
-        args.format,
-        args.main_content,
-        args.max_chars,
-        links,
-        strategy=strategy,
-        link_style=args.links,
-    )
+    how = _reading(args, links, strategy)
     reads = await read_pages(
         fetcher, ctx.readers, urls, how, stop_by=ctx.work_until(), width=width, browser=ctx.browser
     )
