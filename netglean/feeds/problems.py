@@ -18,6 +18,8 @@ from netglean.core.validation import quote_name, report_problems, shorten_messag
 
 @dataclass(frozen=True, slots=True)
 class Problem:
+    """One thing wrong with a config or a project's definition: where (a JSON pointer), and what."""
+
     path: str
     message: str
 

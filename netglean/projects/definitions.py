@@ -13,26 +13,15 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from netglean.core.errors import InvalidFeedConfig, InvalidProject, ToolError
-from netglean.core.validation import quote_value
+from netglean.core.validation import MAX_REPORTED, quote_value
 from netglean.feeds.config_yaml import parse_yaml
 from netglean.feeds.pages import load
+from netglean.feeds.problems import Problem
 from netglean.net.urls import parse_url
 from netglean.store.base import Project
 
 if TYPE_CHECKING:
     from netglean.store.base import RunStore
-
-SHOWN_PROBLEMS = 20
-"""The most problems one refusal lists."""
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with a definition: where (a JSON pointer into the call's arguments), and
-    what."""
-
-    path: str
-    message: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +40,13 @@ def kind_of(definition: dict[str, Any]) -> str:
 
 
 def invalid(problems: list[Problem]) -> InvalidProject:
-    """The refusal of a definition: its first problem in the message, the first SHOWN_PROBLEMS in
+    """The refusal of a definition: its first problem in the message, the first MAX_REPORTED in
     detail."""
     first = problems[0]
     more = f"; and {len(problems) - 1} more problem(s)" if len(problems) > 1 else ""
     errors = [
         {"argument": "definition", "pointer": p.path, "problem": p.message}
-        for p in problems[:SHOWN_PROBLEMS]
+        for p in problems[:MAX_REPORTED]
     ]
     return InvalidProject(
         f"definition: {first.path}: {first.message}{more}", detail={"errors": errors}
