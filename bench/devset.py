@@ -227,12 +227,12 @@ def _netglean_meta(html: str) -> dict[str, str | None]:
 
     found = read_html(html, PAGE_URL, fmt="text", main_content=True).metadata
     return {
-        "title": found.get("title"),
-        "byline": found.get("author"),
-        "lang": found.get("language"),
-        "excerpt": found.get("description"),
-        "siteName": found.get("site_name"),
-        "publishedTime": found.get("published"),
+        "title": found.title,
+        "byline": found.author,
+        "lang": found.language,
+        "excerpt": found.description,
+        "siteName": found.site_name,
+        "publishedTime": found.published,
     }
 
 

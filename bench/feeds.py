@@ -97,9 +97,7 @@ def _capture(html: str) -> int:
 
     tree = document(html, is_json=False)
     metadata = page_metadata(tree, CONFIG["channel"]["url"])
-    drafted = draft_config(
-        tree, CONFIG["channel"]["url"], metadata.get("title"), metadata.get("language")
-    )
+    drafted = draft_config(tree, CONFIG["channel"]["url"], metadata.title, metadata.language)
     assert drafted is not None
     yaml.safe_dump(drafted[0], sort_keys=False)
     return drafted[1]

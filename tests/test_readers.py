@@ -54,7 +54,7 @@ def test_worker_processes_read_what_the_server_process_reads() -> None:
         async with anyio.create_task_group() as tasks:
             for n in range(9):
                 tasks.start_soon(lambda n=n: _collect(readers, n, results))
-        return sorted(results, key=lambda reading: str(reading.metadata.get("url")))
+        return sorted(results, key=lambda reading: str(reading.metadata.canonical))
 
     try:
         pooled = anyio.run(run)
@@ -70,7 +70,7 @@ def test_worker_processes_read_what_the_server_process_reads() -> None:
         )
         for n in range(9)
     ]
-    assert pooled == sorted(expected, key=lambda reading: str(reading.metadata.get("url")))
+    assert pooled == sorted(expected, key=lambda reading: str(reading.metadata.canonical))
     assert "The moon pulls the [sea](http://site.test/sea)." in pooled[0].content
 
 

@@ -50,8 +50,7 @@ def _listing(document: Document) -> tuple[Any, bool]:
 
 
 def _title(tree: Any, url: str) -> str | None:
-    title = page_metadata(tree, url).get("title")
-    return title if isinstance(title, str) else None
+    return page_metadata(tree, url).title
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,11 +112,7 @@ def draft_feed(
             detail={"url": url},
         )
     metadata = page_metadata(tree, url)
-    title, language = metadata.get("title"), metadata.get("language")
-    title, language = (
-        (title if isinstance(title, str) else None),
-        (language if isinstance(language, str) else None),
-    )
+    title, language = metadata.title, metadata.language
     if items_selector:
         config = hinted_config(tree, url, items_selector, title, language)
     else:

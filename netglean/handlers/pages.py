@@ -20,6 +20,7 @@ from netglean.generated.models import (
     ScrapeInput,
 )
 from netglean.net.strategy import page_strategy
+from netglean.read.page_meta import PageMeta
 from netglean.scraping.batch import read_pages
 from netglean.scraping.documents import document_facts
 from netglean.scraping.operator_limits import concurrency, robots_fetcher, size_cap
@@ -39,12 +40,27 @@ def scrape_payload(read: PageRead, include_links: bool) -> ScrapedPage:
         start_index=read.start_index,
         next_start_index=read.next_start,
         total_chars=read.total_chars,
-        metadata=PageMetadata.model_validate(read.metadata),
+        metadata=page_metadata(read.metadata),
         readerable=read.readerable,
         selected_strategy=read.strategy,  # type: ignore[arg-type]  # http or browser, as read_page read it
-        links=[Link.model_validate(link) for link in read.links] if include_links else None,
+        links=[Link(url=ln.url, text=ln.text) for ln in read.links] if include_links else None,
         unlisted_links=read.links_unlisted or None,
         cost=Cost(bytes=read.bytes, chars=chars, approx_tokens=(chars + 3) // 4),
+    )
+
+
+def page_metadata(meta: PageMeta) -> PageMetadata:
+    """What a page says about itself, as scrape and download return it."""
+    return PageMetadata(
+        title=meta.title,
+        description=meta.description,
+        language=meta.language,
+        canonical=meta.canonical,
+        site_name=meta.site_name,
+        author=meta.author,
+        published=meta.published,
+        opengraph=meta.opengraph or None,
+        json_ld=meta.json_ld or None,
     )
 
 
@@ -192,7 +208,7 @@ async def download(args: DownloadInput, ctx: Context) -> Outcome:
         content_hash=f"sha256:{facts.sha256}",
         sha256=facts.sha256,
         filename=facts.filename,
-        page=PageMetadata.model_validate(facts.page) if facts.page else None,
+        page=page_metadata(facts.page) if facts.page is not None else None,
     )
     guidance = say(
         "{size} bytes read; payload.mime_type and payload.filename say what it is.", size=facts.size

@@ -17,6 +17,7 @@ from urllib.parse import urljoin
 
 from netglean.core.untrusted import sanitize
 from netglean.read.html_tree import BLOCK_ELEMENTS, document_base, flat_text, with_ancestors
+from netglean.read.links import ContentLink
 from netglean.read.main_content import EMBEDDED_POSTS, found_article, readerable, select
 
 _NEVER = (
@@ -93,7 +94,7 @@ class Block:
 class Extraction:
     title: str | None
     blocks: list[Block] = field(default_factory=list)
-    links: list[dict[str, str]] = field(default_factory=list)
+    links: list[ContentLink] = field(default_factory=list)
     plain: bool = False
     """Inline content is plain text, not markdown (render writes text and html only from such
     blocks)."""
@@ -153,9 +154,7 @@ def _inline_one(node: Any, scope: _Scope, depth: int = 0) -> str:
         href = (node.attributes.get("href") or "").strip()
         if href and not href.lower().startswith(("javascript:", "data:", "#")):
             url = urljoin(scope.base_url, href)
-            scope.links.append(
-                {"url": url, "text": " ".join(text.replace(_BREAK_MARK, " ").split())}
-            )
+            scope.links.append(ContentLink(url, " ".join(text.replace(_BREAK_MARK, " ").split())))
             if text and not scope.plain:
                 text = _link(text, sanitize(url), scope)
         return f"{head}{text}{tail}"
@@ -231,7 +230,7 @@ class _Scope:
     base_url: str
     plain: bool
     """Inline content written as plain text (the text and html formats) rather than markdown."""
-    links: list[dict[str, str]]
+    links: list[ContentLink]
     """The extraction's links, appended to as they are read."""
     out: Extraction
     """The extraction being written: its link style and the references cited so far."""

@@ -20,7 +20,7 @@ from netglean.read.extract import MAX_BLOCK_DEPTH
 from netglean.read.html_tree import parse_html
 from netglean.read.links import LinkFilter, Taken, take
 from netglean.read.links import page_links as links
-from netglean.read.page_meta import page_metadata
+from netglean.read.page_meta import PageMeta, page_metadata
 from netglean.read.page_signals import bot_wall, candidate_items, feeds, item_groups, semantic_tree
 from netglean.read.readability.evidence import Evidence, Probe
 from netglean.read.reading import HtmlReading, read_html, read_text, signals_if_wall
@@ -89,7 +89,7 @@ def plain_text(*, document: Document) -> str:
     return sanitize(document.text())
 
 
-def page_facts(*, document: Document) -> dict[str, Any]:
+def page_facts(*, document: Document) -> PageMeta:
     """What an HTML page says about itself (download's ``page``)."""
     return page_metadata(parse_html(document.text()), document.url)
 

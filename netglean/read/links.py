@@ -82,10 +82,18 @@ class LinkFilter:
         return not any(pattern.match(url) for pattern in self.exclude)
 
 
-def content_links(found: Iterable[dict[str, str]]) -> tuple[list[dict[str, str]], int]:
+@dataclass(frozen=True, slots=True)
+class ContentLink:
+    """A link of a page's content: where it goes, and its text."""
+
+    url: str
+    text: str
+
+
+def content_links(found: Iterable[ContentLink]) -> tuple[list[ContentLink], int]:
     """The content's links as a page tool lists them: each URL once (with the last text it had), the
     first LINKS_PER_PAGE of them; and how many more there were."""
-    every = list({link["url"]: link for link in found}.values())
+    every = list({link.url: link for link in found}.values())
     return every[:LINKS_PER_PAGE], max(0, len(every) - LINKS_PER_PAGE)
 
 

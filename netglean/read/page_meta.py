@@ -8,7 +8,9 @@ Core, OpenGraph, the plain meta names, Twitter's and Parse.ly's; the <title> ele
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -55,9 +57,23 @@ def _clean(value: str | None, limit: int = 500) -> str | None:
     return text[:limit] or None
 
 
-def page_metadata(tree: Any, page_url: str) -> dict[str, Any]:
-    """The page's own description of itself (its canonical URL resolved against its base URL); keys
-    are present only when the page gives a value."""
+@dataclass(frozen=True, slots=True)
+class PageMeta:
+    """What a page says about itself; a field is None (or empty) when the page does not say it."""
+
+    title: str | None = None
+    description: str | None = None
+    language: str | None = None
+    canonical: str | None = None
+    site_name: str | None = None
+    author: str | None = None
+    published: str | None = None
+    opengraph: dict[str, str] = dataclasses.field(default_factory=dict)
+    json_ld: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+
+def page_metadata(tree: Any, page_url: str) -> PageMeta:
+    """The page's own description of itself (its canonical URL resolved against its base URL)."""
     base_url = document_base(tree, page_url)
     # a field's meta key ("og:title", "author") -> the first non-empty content
     metas: dict[str, str] = {}
@@ -83,22 +99,22 @@ def page_metadata(tree: Any, page_url: str) -> dict[str, Any]:
     json_ld = _json_ld(tree)
     article = _article(json_ld, title_node.text() if title_node else None)
     article_author = metas.get("article:author")
-    found = {
-        "title": _clean(
+    return PageMeta(
+        title=_clean(
             article.get("title") or meta("title") or (title_node.text() if title_node else None)
         ),
-        "description": _clean(article.get("description") or meta("description"), 1000),
-        "language": _clean(html_node.attributes.get("lang") if html_node else None, 35),
-        "canonical": _clean(
+        description=_clean(article.get("description") or meta("description"), 1000),
+        language=_clean(html_node.attributes.get("lang") if html_node else None, 35),
+        canonical=_clean(
             urljoin(base_url, canonical.attributes.get("href") or "") if canonical else None, 2048
         ),
-        "site_name": _clean(article.get("site_name") or meta("site_name")),
-        "author": _clean(
+        site_name=_clean(article.get("site_name") or meta("site_name")),
+        author=_clean(
             article.get("author")
             or meta("author")
             or (article_author if article_author and not _is_url(article_author) else None)
         ),
-        "published": _clean(
+        published=_clean(
             _publication_date(meta("published"), article.get("published"))
             or next(
                 (metas[key] for key in ("datepublished", "date", "pubdate") if metas.get(key)), None
@@ -114,10 +130,9 @@ def page_metadata(tree: Any, page_url: str) -> dict[str, Any]:
             or (time_node.attributes.get("datetime") if time_node else None),
             64,
         ),
-        "opengraph": _opengraph(tree),
-        "json_ld": json_ld,
-    }
-    return {key: value for key, value in found.items() if value}
+        opengraph=_opengraph(tree),
+        json_ld=json_ld,
+    )
 
 
 def _publication_date(declared: str | None, described: str | None) -> str | None:

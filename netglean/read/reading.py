@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from netglean.read.extract import Block, Extraction, extract
 from netglean.read.html_tree import parse_html
-from netglean.read.links import LinkFilter, content_links, page_links, take
-from netglean.read.page_meta import byline, page_metadata
+from netglean.read.links import ContentLink, LinkFilter, content_links, page_links, take
+from netglean.read.page_meta import PageMeta, byline, page_metadata
 from netglean.read.page_signals import bot_wall
 from netglean.read.render import PLAIN_FORMATS, Slice, format_blocks, text_slice
 
@@ -35,11 +34,11 @@ _PARAGRAPHS = re.compile(r"\n\s*\n")
 
 @dataclass(frozen=True, slots=True)
 class HtmlReading:
-    metadata: dict[str, Any]
+    metadata: PageMeta
     content: str
     """This slice of the formatted content (all of it unless a limit was given)."""
     title: str | None
-    links: list[dict[str, str]]
+    links: list[ContentLink]
     """The links of the content (what ``include_links`` returns): each once, the first
     LINKS_PER_PAGE."""
     frontier: list[str]
@@ -82,8 +81,8 @@ def read_html(
     style = link_style if fmt == "markdown" else "inline"
     plain = fmt in PLAIN_FORMATS
     extraction = extract(tree, url, main_content=main_content, plain=plain, link_style=style)
-    if "author" not in metadata and extraction.byline and (author := byline(extraction.byline)):
-        metadata["author"] = author
+    if metadata.author is None and extraction.byline and (author := byline(extraction.byline)):
+        metadata = replace(metadata, author=author)
     text = format_blocks(extraction, fmt, start, limit)
     wall = signals_if_wall(
         signals, status, html, url, whole=extraction if not main_content else None

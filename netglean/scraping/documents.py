@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from netglean.core.errors import ResponseTooLarge
 from netglean.core.untrusted import sanitize
 from netglean.read import jobs as read_jobs
+from netglean.read.page_meta import PageMeta
 from netglean.scraping.pages import HTML
 
 if TYPE_CHECKING:
@@ -30,8 +31,8 @@ class DocumentFacts:
     size: int
     sha256: str
     filename: str
-    page: dict[str, Any] = field(default_factory=dict)
-    """An HTML page's metadata (empty for other documents)."""
+    page: PageMeta | None = None
+    """An HTML page's metadata, when it says anything (None for other documents)."""
 
 
 async def document_facts(
@@ -48,7 +49,7 @@ async def document_facts(
     metadata = (
         await readers.run(read_jobs.page_facts, document=page.document)
         if page.media_type in HTML
-        else {}
+        else PageMeta()
     )
     return DocumentFacts(
         final_url=page.url,
@@ -58,7 +59,7 @@ async def document_facts(
         size=len(page.body),
         sha256=hashlib.sha256(page.body).hexdigest(),
         filename=filename(page),
-        page=metadata,
+        page=metadata if metadata != PageMeta() else None,
     )
 
 

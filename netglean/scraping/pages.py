@@ -6,12 +6,13 @@ content."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from netglean.core.errors import Blocked, HttpStatus, NotAvailable, UnsupportedContent
 from netglean.read import jobs as read_jobs
 from netglean.read.document import HTML_TYPES, Document
-from netglean.read.links import LinkFilter
+from netglean.read.links import ContentLink, LinkFilter
+from netglean.read.page_meta import PageMeta
 from netglean.read.page_signals import bot_wall, javascript_shell
 from netglean.read.reading import WALL_STATUSES, HtmlReading
 
@@ -64,9 +65,9 @@ class PageRead:
     start_index: int
     total_chars: int
     bytes: int
-    metadata: dict[str, Any]
+    metadata: PageMeta
     title: str | None = None
-    links: list[dict[str, str]] = field(default_factory=list)
+    links: list[ContentLink] = field(default_factory=list)
     """The content's links, each once (when asked for)."""
     frontier: list[str] = field(default_factory=list)
     """The links of the page a crawl follows, navigation included: where it may go next (when asked
@@ -87,8 +88,7 @@ class PageRead:
 
     @property
     def canonical(self) -> str | None:
-        canonical = self.metadata.get("canonical")
-        return canonical if isinstance(canonical, str) else None
+        return self.metadata.canonical
 
 
 SHELL_CHARS = 200
@@ -265,7 +265,7 @@ async def _read_over_http(
             start_index=text.start_index,
             total_chars=text.total_chars,
             bytes=len(page.body),
-            metadata={},
+            metadata=PageMeta(),
             next_start=text.next_start,
         ), False
     raise UnsupportedContent(

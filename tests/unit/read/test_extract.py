@@ -13,6 +13,7 @@ from netglean.feeds import steps as feed_steps
 from netglean.read import extract as extraction
 from netglean.read.extract import extract
 from netglean.read.html_tree import parse_html
+from netglean.read.links import ContentLink
 from netglean.read.render import render
 from tests.support.paths import FIXTURES
 from tests.support.work_counting import Counted, work
@@ -185,7 +186,7 @@ def test_plain_text_is_written_as_read_whatever_brackets_and_stars_the_page_hold
     assert render(marked, "markdown").startswith(
         "See [the [1] note](https://e.test/x), [[edit]](https://e.test/y),"
     )
-    assert [link["url"] for link in plain.links] == [link["url"] for link in marked.links] and len(
+    assert [link.url for link in plain.links] == [link.url for link in marked.links] and len(
         plain.links
     ) == 4
     with pytest.raises(ValueError, match="plain"):
@@ -282,7 +283,7 @@ def test_blocks_keep_their_kind_level_items_rows_and_links() -> None:
         "https://harbour.test/news/c.png",
     )
     assert table.rows == (("Harbour", "Range"), ("Fundy", "16 m"))
-    assert extraction.links == [{"url": "https://harbour.test/moon", "text": "the moon"}]
+    assert extraction.links == [ContentLink("https://harbour.test/moon", "the moon")]
 
 
 def test_the_title_is_the_title_elements_cleaned() -> None:
@@ -338,7 +339,7 @@ def test_markdown_writes_links_in_the_style_asked(style: str, expected: str) -> 
         parse_html(LINKED), "https://e.test/", main_content=False, link_style=style
     )
     assert render(extraction, "markdown") == expected
-    assert [link["url"] for link in extraction.links][:2] == [
+    assert [link.url for link in extraction.links][:2] == [
         "https://e.test/wall",
         "https://e.test/pier",
     ]

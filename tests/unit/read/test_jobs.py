@@ -12,6 +12,7 @@ from netglean.core.errors import UnsupportedContent
 from netglean.read import jobs
 from netglean.read.document import Document
 from netglean.read.links import LinkFilter
+from netglean.read.page_meta import PageMeta
 
 PAGE = (
     "<html><head><title>Tides</title><link rel=alternate type=application/rss+xml "
@@ -55,7 +56,7 @@ def test_a_diagnosis_reports_a_walls_signs_and_whether_they_make_the_page_one() 
 
 
 def test_page_facts_links_and_plain_text() -> None:
-    assert jobs.page_facts(document=DOCUMENT) == {"title": "Tides"}
+    assert jobs.page_facts(document=DOCUMENT) == PageMeta(title="Tides")
     taken = jobs.page_links(
         document=DOCUMENT, wanted=LinkFilter("harbour.test", exclude=(re.compile(".*/b"),))
     )

@@ -10,6 +10,7 @@ import re
 from netglean.read.html_tree import parse_html
 from netglean.read.links import (
     LINKS_PER_PAGE,
+    ContentLink,
     LinkFilter,
     content_links,
     normal,
@@ -95,12 +96,12 @@ def test_a_filter_crosses_to_a_reader_process_whole() -> None:
 
 
 def test_a_pages_content_links_are_listed_once_each_up_to_the_bound_and_the_rest_counted() -> None:
-    found = [{"url": f"https://h.test/{n}", "text": f"link {n}"} for n in range(LINKS_PER_PAGE + 5)]
-    found.insert(1, {"url": "https://h.test/0", "text": "the same, again"})
+    found = [ContentLink(f"https://h.test/{n}", f"link {n}") for n in range(LINKS_PER_PAGE + 5)]
+    found.insert(1, ContentLink("https://h.test/0", "the same, again"))
     listed, unlisted = content_links(found)
     assert len(listed) == LINKS_PER_PAGE and unlisted == 5
     assert (
-        listed[0] == {"url": "https://h.test/0", "text": "the same, again"}
-        and listed[1]["url"] == "https://h.test/1"
+        listed[0] == ContentLink("https://h.test/0", "the same, again")
+        and listed[1].url == "https://h.test/1"
     )
     assert content_links(found[:3]) == (found[1:3], 0)

@@ -500,7 +500,7 @@ def test_the_byline_holds_only_text_a_reader_sees() -> None:
     page = f"<article><p class=byline>By Ann{hidden}<nav>Menu</nav></p><p>{TIDES}</p></article>"
     assert extract(parse_html(page), "https://e.test/").byline == "By Ann"
     reading = read_html(page, "https://e.test/", fmt="markdown", main_content=True)
-    assert reading.metadata["author"] == "Ann"
+    assert reading.metadata.author == "Ann"
 
 
 @pytest.mark.parametrize(
@@ -529,7 +529,7 @@ def test_a_bylines_whole_line_leaves_the_body_and_its_name_alone_is_the_author(l
     reading = read_html(page, "https://e.test/", fmt="text", main_content=True)
     assert reading.content.startswith("Harbour wall\n\nTides rise"), reading.content
     assert "2026" not in reading.content and "By" not in reading.content.replace("by", "")
-    assert reading.metadata["author"] == "Jane Doe"
+    assert reading.metadata.author == "Jane Doe"
 
 
 def test_an_author_named_inside_a_paragraph_is_prose_not_a_byline() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from netglean.read.html_tree import parse_html
-from netglean.read.page_meta import byline, page_metadata
+from netglean.read.page_meta import PageMeta, byline, page_metadata
 from netglean.read.reading import read_html
 
 BASE = "https://harbour.test/news/tides"
@@ -27,31 +27,31 @@ PAGE = """<html lang=" en-GB "><head><title> Tide\u202e  tables </title>
 
 
 def test_every_field_from_where_pages_put_it() -> None:
-    assert page_metadata(parse_html(PAGE), BASE) == {
-        "title": "Tide tables for the harbour",  # og:title before <title>
+    assert page_metadata(parse_html(PAGE), BASE) == PageMeta(
+        title="Tide tables for the harbour",  # og:title before <title>
         # an empty description gives way to og:description
-        "description": "When the water comes and goes.",
-        "language": "en-GB",
-        "canonical": "https://harbour.test/news/tides?page=1",  # absolute
-        "site_name": "Harbour News",
-        "author": "Ana Lopes",  # the escape is gone
-        "published": "2026-11-29",  # JSON-LD's datePublished before a <time>
-        "opengraph": {
+        description="When the water comes and goes.",
+        language="en-GB",
+        canonical="https://harbour.test/news/tides?page=1",  # absolute
+        site_name="Harbour News",
+        author="Ana Lopes",  # the escape is gone
+        published="2026-11-29",  # JSON-LD's datePublished before a <time>
+        opengraph={
             "title": "Tide tables for the harbour",
             "description": "When the water comes and goes.",
             "site_name": "Harbour News",
             "image": "/tides.png",  # the first of two, as written
         },
-        "json_ld": [  # @graph members and list items, objects only; the broken block skipped
+        json_ld=[  # @graph members and list items, objects only; the broken block skipped
             {"@type": "NewsArticle", "datePublished": "2026-11-29"},
             {"@type": "Person", "name": "Ana"},
             {"@type": "WebSite"},
         ],
-    }
+    )
 
 
 def test_a_page_that_says_nothing_gives_nothing() -> None:
-    assert page_metadata(parse_html("<p>Just words.</p>"), BASE) == {}
+    assert page_metadata(parse_html("<p>Just words.</p>"), BASE) == PageMeta()
 
 
 @pytest.mark.parametrize(
@@ -71,12 +71,12 @@ def test_a_page_that_says_nothing_gives_nothing() -> None:
     ],
 )
 def test_the_publication_date_in_order_of_preference(head: str, published: str) -> None:
-    assert page_metadata(parse_html(head), BASE)["published"] == published
+    assert page_metadata(parse_html(head), BASE).published == published
 
 
 def test_the_title_falls_back_to_the_title_element_cleaned() -> None:
     assert (
-        page_metadata(parse_html("<title> Tide\u202e \n tables </title>"), BASE)["title"]
+        page_metadata(parse_html("<title> Tide\u202e \n tables </title>"), BASE).title
         == "Tide tables"
     )
 
@@ -93,7 +93,8 @@ def test_every_field_is_bounded() -> None:
     )
     found = page_metadata(parse_html(page), BASE)
     assert [
-        len(found[key]) for key in ("title", "description", "author", "published", "language")
+        len(text or "")
+        for text in (found.title, found.description, found.author, found.published, found.language)
     ] == [
         500,
         1000,
@@ -101,7 +102,7 @@ def test_every_field_is_bounded() -> None:
         64,
         35,
     ]
-    assert len(found["opengraph"]) == 40 and len(found["json_ld"]) == 10
+    assert len(found.opengraph) == 40 and len(found.json_ld) == 10
 
 
 def test_the_tree_is_read_not_changed() -> None:
@@ -116,12 +117,12 @@ def test_opengraph_keys_are_sanitised_bounded_and_first_one_wins() -> None:
     100,000-character key of zero-width spaces came back whole), and first-one-wins compared raw
     keys, so a look-alike with a hidden character replaced the first value."""
     hidden = '<meta property="og:' + "\u200b" * 100_000 + '" content="v">'
-    assert page_metadata(parse_html(hidden), BASE).get("opengraph", {}) == {}
+    assert page_metadata(parse_html(hidden), BASE).opengraph == {}
     twice = (
         '<meta property="og:title" content="First"><meta property="og:ti\u200btle" '
         'content="Second">'
     )
-    assert page_metadata(parse_html(twice), BASE)["opengraph"] == {"title": "First"}
+    assert page_metadata(parse_html(twice), BASE).opengraph == {"title": "First"}
 
 
 ARTICLE_LD = """<script type="application/ld+json">
@@ -144,12 +145,12 @@ def test_the_pages_json_ld_article_comes_first_cdata_and_all() -> None:
         f"content='Harbour News'><meta name='description' content='Meta description'>{ARTICLE_LD}"
     )
     found = page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE)
-    assert (found["title"], found["author"]) == ("Tide tables for 2027", "Ana Lopes, Ben Ng")
-    assert (found["description"], found["site_name"]) == (
+    assert (found.title, found.author) == ("Tide tables for 2027", "Ana Lopes, Ben Ng")
+    assert (found.description, found.site_name) == (
         "When the water comes and goes next year.",
         "Harbour Press",
     )
-    assert found["published"] == "2026-11-30"
+    assert found.published == "2026-11-30"
 
 
 @pytest.mark.parametrize(
@@ -187,18 +188,19 @@ def test_the_pages_json_ld_article_comes_first_cdata_and_all() -> None:
 def test_each_field_prefers_the_keys_readability_does(
     head: str, field: str, value: str | None
 ) -> None:
-    assert page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE).get(field) == value
+    found = page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE)
+    assert getattr(found, field) == value
 
 
 def test_a_byline_in_the_markup_names_the_author_when_the_metadata_does_not() -> None:
     story = "<p>" + "Tides rise and fall twice a day because the moon pulls the sea. " * 10 + "</p>"
     page = f"<article><h1>Tides</h1><p class='byline'>By Ana Lopes</p>{story}</article>"
     read = read_html(page, BASE, fmt="markdown", main_content=True)
-    assert read.metadata["author"] == "Ana Lopes" and "Ana Lopes" not in read.content
+    assert read.metadata.author == "Ana Lopes" and "Ana Lopes" not in read.content
     named = read_html(
         f"<meta name='author' content='Ben Ng'>{page}", BASE, fmt="markdown", main_content=True
     )
-    assert named.metadata["author"] == "Ben Ng"
+    assert named.metadata.author == "Ben Ng"
 
 
 @pytest.mark.parametrize(
@@ -234,6 +236,5 @@ def test_the_articles_date_comes_before_the_meta_tags_unless_that_says_it_more_p
 ) -> None:
     head = f"<meta property='article:published_time' content='{declared}'>{ARTICLE_LD}"
     assert (
-        page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE)["published"]
-        == published
+        page_metadata(parse_html(f"<html><head>{head}</head></html>"), BASE).published == published
     )

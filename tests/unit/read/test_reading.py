@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from netglean.read.links import LinkFilter
+from netglean.read.links import ContentLink, LinkFilter
 from netglean.read.page_signals import bot_wall
 from netglean.read.reading import WALL_TEXT, is_wall, read_html, read_text, signals_if_wall
 
@@ -36,8 +36,8 @@ def test_markdown() -> None:
     )
     assert reading.title == "Tides"
     assert reading.links == [
-        {"url": "https://harbour.test/sea", "text": "sea"},
-        {"url": "https://harbour.test/news/neap", "text": "Neap"},
+        ContentLink("https://harbour.test/sea", "sea"),
+        ContentLink("https://harbour.test/news/neap", "Neap"),
     ]
 
 
@@ -136,9 +136,9 @@ def test_a_json_slice_starts_at_the_block_its_index_falls_in_and_past_the_end_is
 
 def test_metadata_is_read_from_the_whole_page() -> None:
     reading = read_html(PAGE, URL, fmt="markdown", main_content=True)
-    assert reading.metadata["description"] == "About tides" and reading.metadata["language"] == "en"
+    assert reading.metadata.description == "About tides" and reading.metadata.language == "en"
     # scripts are pruned later
-    assert reading.metadata["json_ld"] == [{"@type": "NewsArticle", "headline": "Tides"}]
+    assert reading.metadata.json_ld == [{"@type": "NewsArticle", "headline": "Tides"}]
 
 
 def test_the_frontier_is_every_link_the_filter_takes_navigation_included_and_only_when_asked() -> (
@@ -238,9 +238,9 @@ def test_links_images_and_the_canonical_url_resolve_against_the_documents_base_u
         main_content=False,
         frontier=LinkFilter("site.test"),
     )
-    assert reading.links[0] == {"url": "http://site.test/sub/a.html", "text": "the story"}
+    assert reading.links[0] == ContentLink("http://site.test/sub/a.html", "the story")
     assert "(http://site.test/sub/i.png)" in reading.content
-    assert reading.metadata["canonical"] == "http://site.test/sub/here"
+    assert reading.metadata.canonical == "http://site.test/sub/here"
     assert reading.frontier == ["http://site.test/sub/a.html", "http://site.test/sub/"]
 
 
