@@ -26,7 +26,7 @@ from netglean.read.html_tree import document_base
 from netglean.read.page_meta import page_metadata
 from netglean.read.patterns import Allowance
 
-__all__ = ["Draft", "FeedPage", "Listed", "draft_feed", "feed_page", "listing_items"]
+__all__ = ["Draft", "Drops", "FeedPage", "Listed", "draft_feed", "feed_page", "listing_items"]
 """The jobs, and what they return: all a reader process will run from this module."""
 
 JSON_TYPES = frozenset({"application/json", "application/feed+json", "text/json"})
@@ -54,13 +54,51 @@ def _title(tree: Any, url: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
+class Drops:
+    """Candidate items left out, by why (the reasons catalog/schemas/AdmissionDrops.yaml names)."""
+
+    duplicate: int = 0
+    empty: int = 0
+    no_link: int = 0
+    no_title: int = 0
+    other_site: int = 0
+    same_page: int = 0
+    short_title: int = 0
+
+    @classmethod
+    def counted(cls, drops: Counter[str]) -> Drops:
+        """The reasons the engine counted under their names (auto._cleanup, items.read_items)."""
+        return cls(
+            duplicate=drops["duplicate"],
+            empty=drops["empty"],
+            no_link=drops["no_link"],
+            no_title=drops["no_title"],
+            other_site=drops["other_site"],
+            same_page=drops["same_page"],
+            short_title=drops["short_title"],
+        )
+
+    @property
+    def total(self) -> int:
+        return (
+            self.duplicate
+            + self.empty
+            + self.no_link
+            + self.no_title
+            + self.other_site
+            + self.same_page
+            + self.short_title
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Listed:
     """A listing page's title, its items, and how many candidate items were left out, by why (the
     reasons catalog/schemas/AdmissionDrops.yaml names)."""
 
     title: str | None
     items: list[dict[str, Any]]
-    drops: dict[str, int]
+    drops: Drops
     scrapers: tuple[str, ...] = ()
     """The detectors that found candidate items (without a selector; html2rss's scraper
     eligibility)."""
@@ -78,7 +116,7 @@ def listing_items(*, document: Document, items_selector: str | None, deadline: f
         return Listed(
             title,
             auto_items(tree, url, drops=drops, found_by=found_by),
-            dict(drops),
+            Drops.counted(drops),
             tuple(found_by),
         )
     config = {
@@ -86,7 +124,7 @@ def listing_items(*, document: Document, items_selector: str | None, deadline: f
         "selectors": {"items": {"selector": items_selector, "enhance": True}},
     }
     items = read_items(tree, config, url, is_json, Allowance.for_page(deadline), drops=drops)
-    return Listed(title, items, dict(drops))
+    return Listed(title, items, Drops.counted(drops))
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +133,7 @@ class Draft:
 
     config: dict[str, Any]
     articles_count: int
-    drops: dict[str, int]
+    drops: Drops
 
 
 def draft_feed(
@@ -125,7 +163,7 @@ def draft_feed(
         drops["duplicate"] += len(found) - count
     else:
         count = len(auto_items(tree, url, config["auto_source"], drops=drops))
-    return Draft(config, count, {reason: n for reason, n in drops.items() if n})
+    return Draft(config, count, Drops.counted(drops))
 
 
 @dataclass(frozen=True, slots=True)

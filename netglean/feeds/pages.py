@@ -40,7 +40,7 @@ class Listing:
     """Where the page was found, after redirects."""
     title: str | None
     items: list[dict[str, Any]]
-    drops: dict[str, int]
+    drops: feed_jobs.Drops
     """Candidate items left out, by why (catalog/schemas/AdmissionDrops.yaml names them)."""
     strategy: str = "http"
     """How the page was read: over plain HTTP, or rendered in the browser."""

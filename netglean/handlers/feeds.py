@@ -13,6 +13,7 @@ from netglean.core.envelope import DONE, Guidance, Outcome, say
 from netglean.core.errors import InvalidFeedConfig, NoItems, ToolError, UnsupportedContent
 from netglean.core.validation import quote_name, quote_value, report_problems
 from netglean.feeds import config as feed_config
+from netglean.feeds.jobs import Drops
 from netglean.feeds.pages import FeedRun, PaginationStop, build_feed, draft, listing, load
 from netglean.feeds.problems import Problem, list_problems
 from netglean.feeds.selectors import selector_problem
@@ -31,6 +32,21 @@ from netglean.generated.models import (
     ValidateConfigOutput,
 )
 from netglean.net.strategy import BROWSER
+
+
+def admission_drops(drops: Drops) -> AdmissionDrops | None:
+    """The candidate items left out, by why, when any was (a reason none hit is absent)."""
+    if not drops.total:
+        return None
+    return AdmissionDrops(
+        duplicate=drops.duplicate or None,
+        empty=drops.empty or None,
+        no_link=drops.no_link or None,
+        no_title=drops.no_title or None,
+        other_site=drops.other_site or None,
+        same_page=drops.same_page or None,
+        short_title=drops.short_title or None,
+    )
 
 
 async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
@@ -59,7 +75,7 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
         source="selector" if args.items_selector else "auto",
         requested_strategy=args.strategy,
         selected_strategy=found.strategy,  # type: ignore[arg-type]  # http or browser, as listing read it
-        admission_drops=AdmissionDrops.model_validate(found.drops) if found.drops else None,
+        admission_drops=admission_drops(found.drops),
     )
     if not found.items:
         guidance = say(
@@ -126,7 +142,7 @@ async def capture_config(args: CaptureConfigInput, ctx: Context) -> Outcome:
         channel_title=config["channel"].get("title"),
         requested_strategy=args.strategy,
         selected_strategy=found.strategy,  # type: ignore[arg-type]  # http or browser, as draft read it
-        admission_drops=AdmissionDrops.model_validate(drafted.drops) if drafted.drops else None,
+        admission_drops=admission_drops(drafted.drops),
     )
     if count == 0:
         guidance = (

@@ -21,6 +21,7 @@ from netglean.generated.models import (
     InspectUrlOutput,
     ItemError,
 )
+from netglean.handlers.feeds import admission_drops
 from netglean.net.strategy import page_strategy
 from netglean.scraping.probe import Comparison, Inspection, View, compare, inspect, vantage_fetcher
 
@@ -72,7 +73,7 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
                 if feed["type"] == "json"
             ],
             "articles_count": count if listed is not None else None,
-            "admission_drops": listed.drops if listed is not None and listed.drops else None,
+            "admission_drops": admission_drops(listed.drops) if listed is not None else None,
             "articles": found.counts.get("articles"),
             "repeated_items": found.counts.get("repeated_items"),
             "bot_wall": surface is not None,
