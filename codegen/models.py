@@ -84,6 +84,11 @@ def render_models(catalog: Catalog, header: str) -> str:
         use_title_as_name=True,
         enum_field_as_literal=LiteralType.All,
         use_annotated=True,
+        # A field named for a Python keyword or builtin (json_, schema_: aliased to the wire's
+        # name) is built by its Python name, so a handler builds every payload with keyword
+        # arguments mypy checks. The published schemas carry the alias alone, and the runtime
+        # checks a call against them before any model sees it.
+        allow_population_by_field_name=True,
         field_constraints=True,
         use_schema_description=True,
         use_field_description=True,

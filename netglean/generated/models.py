@@ -291,6 +291,7 @@ class _JsonSchemaRuntimeValidationBase(BaseModel):
 class Action(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     action: Literal["navigate", "click", "type", "press", "select", "hover", "scroll", "wait_for", "screenshot", "scrape", "evaluate", "wait", "executeJs"]
     """
@@ -361,6 +362,7 @@ class AdmissionDrops(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     duplicate: Annotated[int | None, Field(ge=1)] = None
     """
@@ -395,6 +397,7 @@ class AdmissionDrops(BaseModel):
 class AlternateFeed(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     title: StrictStr | None = None
     type: Literal["rss", "atom"]
@@ -404,6 +407,7 @@ class AlternateFeed(BaseModel):
 class AnalyzeApiEndpointInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
     """
@@ -426,6 +430,7 @@ class AnalyzeApiEndpointInput(BaseModel):
 class AnalyzeApiEndpointOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     bytes: Annotated[int | None, Field(ge=0)] = None
     """
@@ -453,6 +458,7 @@ class AnalyzeApiEndpointOutput(BaseModel):
 class AnalyzePageInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     full_response: StrictBool = False
     """
@@ -479,6 +485,7 @@ class AnalyzePageInput(BaseModel):
 class AnalyzePageOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     features: Features
     final_url: StrictStr
@@ -500,6 +507,7 @@ class AnalyzePageOutput(BaseModel):
 class ApplyConfigInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     config: dict[str, Any] | None = None
     """
@@ -536,6 +544,7 @@ class ApplyConfigInput(BaseModel):
 class ApplyConfigOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     feed: dict[str, Any] | None = None
     """
@@ -591,6 +600,7 @@ class ArsFinding(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     basis: Literal["measured", "heuristic"]
     """
@@ -622,6 +632,7 @@ class ArsResult(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     context_cost: ContextCost | None
     """
@@ -692,6 +703,7 @@ class AutoSource(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     cleanup: Cleanup | None = None
     scraper: Scraper | None = None
@@ -700,6 +712,7 @@ class AutoSource(BaseModel):
 class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     __json_schema_unique_items__: ClassVar[tuple[tuple[object, ...], ...]] = (
         (("urls",),),
@@ -774,6 +787,7 @@ class BatchCrawlInput(_JsonSchemaRuntimeValidationBase):
 class BatchCrawlOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     crawls: list[SiteCrawl]
     """
@@ -784,6 +798,7 @@ class BatchCrawlOutput(BaseModel):
 class BatchEntry(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     error: ItemError | None = None
     """
@@ -800,6 +815,7 @@ class BatchEntry(BaseModel):
 class BatchScrapeInput(_JsonSchemaRuntimeValidationBase):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     __json_schema_unique_items__: ClassVar[tuple[tuple[object, ...], ...]] = (
         (("urls",),),
@@ -846,6 +862,7 @@ class BatchScrapeInput(_JsonSchemaRuntimeValidationBase):
 class BatchScrapeOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     failed: Annotated[int, Field(ge=0)]
     results: list[BatchEntry]
@@ -858,6 +875,7 @@ class BatchScrapeOutput(BaseModel):
 class BuildProjectInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     active_project_id: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
     """
@@ -876,6 +894,7 @@ class BuildProjectInput(BaseModel):
 class BuildProjectOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     project_id: StrictStr | None = None
 
@@ -883,6 +902,7 @@ class BuildProjectOutput(BaseModel):
 class CancelRunInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     force: StrictBool = False
     """
@@ -897,6 +917,7 @@ class CancelRunInput(BaseModel):
 class CancelRunOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     run: RunStatus
 
@@ -904,6 +925,7 @@ class CancelRunOutput(BaseModel):
 class CaptureConfigInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     items_selector: Annotated[StrictStr | None, Field(max_length=500, min_length=1)] = None
     """
@@ -922,6 +944,7 @@ class CaptureConfigInput(BaseModel):
 class CaptureConfigOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     admission_drops: AdmissionDrops | None = None
     """
@@ -972,6 +995,7 @@ class CapturedRequest(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     bytes: Annotated[int | None, Field(ge=0)] = None
     """
@@ -997,6 +1021,7 @@ class CatalogModels(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
 
 
@@ -1007,6 +1032,7 @@ class Channel(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     author: StrictStr | None = None
     description: StrictStr | None = None
@@ -1037,6 +1063,7 @@ class Channel(BaseModel):
 class Check(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     basis: Literal["measured", "heuristic"]
     """
@@ -1075,6 +1102,7 @@ class Check(BaseModel):
 class Cleanup(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     keep_different_domain: StrictBool | None = None
     min_words_title: Annotated[int | None, Field(ge=0)] = None
@@ -1083,6 +1111,7 @@ class Cleanup(BaseModel):
 class CompareAgentViewInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     excerpt_chars: Annotated[int, Field(ge=0, le=5000)] = 800
     """
@@ -1101,6 +1130,7 @@ class CompareAgentViewInput(BaseModel):
 class CompareAgentViewOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     agent: FetchView
     """
@@ -1155,6 +1185,7 @@ class ComparedTarget(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     origin: StrictStr
     """
@@ -1174,6 +1205,7 @@ class ComparisonCost(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     agent_tokens: Annotated[int | None, Field(ge=0)] = None
     """
@@ -1204,6 +1236,7 @@ class ConfigProblem(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     message: StrictStr
     """
@@ -1222,6 +1255,7 @@ class ContextCost(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     html_bytes: HtmlBytes | None
     """
@@ -1256,6 +1290,7 @@ class Cost(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     approx_tokens: Annotated[int, Field(ge=0)]
     """
@@ -1274,6 +1309,7 @@ class Cost(BaseModel):
 class CrawlInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     exclude_patterns: Annotated[list[ExcludePattern] | None, Field(max_length=20)] = None
     """
@@ -1340,6 +1376,7 @@ class CrawlInput(BaseModel):
 class CrawlVisit(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     depth: Annotated[int, Field(ge=0)]
     """
@@ -1371,6 +1408,7 @@ class CrawlVisit(BaseModel):
 class Dataset(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     name: StrictStr
     parent: StrictStr | None = None
@@ -1383,6 +1421,7 @@ class Dataset(BaseModel):
 class Dataset1(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     item_selector: StrictStr | None = None
     """
@@ -1405,6 +1444,7 @@ class Dataset1(BaseModel):
 class Dataset2(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     item_selector: Annotated[StrictStr, Field(max_length=2000, min_length=1)]
     """
@@ -1428,6 +1468,7 @@ class Dataset2(BaseModel):
 class Dataset3(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     item_selector: Annotated[StrictStr, Field(max_length=2000, min_length=1)]
     """
@@ -1451,6 +1492,7 @@ class Dataset3(BaseModel):
 class Datasets(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     new: Annotated[int, Field(ge=0)]
     unchanged: Annotated[int, Field(ge=0)]
@@ -1464,6 +1506,7 @@ class Definition(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     datasets: Annotated[list[Dataset2], Field(max_length=20, min_length=1)]
     start_urls: Annotated[list[StartUrl], Field(max_length=100, min_length=1)]
@@ -1480,6 +1523,7 @@ class Definition1(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     exclude_patterns: Annotated[list[ExcludePattern] | None, Field(max_length=20)] = None
     """
@@ -1538,6 +1582,7 @@ class Definition2(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     config: dict[str, Any] | None = None
     """
@@ -1556,6 +1601,7 @@ class Definition3(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     datasets: Annotated[list[Dataset3], Field(max_length=20, min_length=1)]
     start_urls: Annotated[list[StartUrl], Field(max_length=100, min_length=1)]
@@ -1572,6 +1618,7 @@ class Definition4(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     exclude_patterns: Annotated[list[ExcludePattern] | None, Field(max_length=20)] = None
     """
@@ -1630,6 +1677,7 @@ class Definition5(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     config: dict[str, Any] | None = None
     """
@@ -1644,6 +1692,7 @@ class Definition5(BaseModel):
 class DeleteProjectInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
     """
@@ -1654,6 +1703,7 @@ class DeleteProjectInput(BaseModel):
 class DeleteProjectOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     deleted: StrictBool
     """
@@ -1665,6 +1715,7 @@ class DeleteProjectOutput(BaseModel):
 class Dimension(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     checks: Annotated[list[Check], Field(max_length=22)]
     """
@@ -1695,6 +1746,7 @@ class Directory(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     summary: Annotated[StrictStr | None, Field(max_length=160)] = None
     """
@@ -1717,6 +1769,7 @@ class Divergence(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     body: StrictBool | None = None
     """
@@ -1747,6 +1800,7 @@ class Divergence(BaseModel):
 class DownloadInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     max_size: Annotated[int | None, Field(ge=1, le=104857600)] = None
     """
@@ -1765,6 +1819,7 @@ class DownloadInput(BaseModel):
 class DownloadOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     content_hash: Annotated[StrictStr, Field(pattern="^sha256:[0-9a-f]{64}$")]
     """
@@ -1811,6 +1866,7 @@ class DownloadOutput(BaseModel):
 class Enclosure(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     length: Annotated[int | None, Field(ge=0)] = None
     type: StrictStr
@@ -1824,6 +1880,7 @@ class EngineInfo(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     active_runs: Annotated[int | None, Field(ge=0)] = None
     """
@@ -1873,6 +1930,7 @@ class EngineInfo(BaseModel):
 class EngineInfoInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
 
 
@@ -1884,6 +1942,7 @@ ExcludePattern = TypeAliasType(
 class ExplainCheckInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     check_id: Annotated[StrictStr, Field(max_length=64, min_length=1)]
     """
@@ -1894,6 +1953,7 @@ class ExplainCheckInput(BaseModel):
 class ExplainCheckOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     basis: Literal["measured", "heuristic"] | None = None
     """
@@ -1947,6 +2007,7 @@ ExtraArg = TypeAliasType("ExtraArg", Annotated[StrictStr, Field(max_length=2000)
 class Failure(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     error: ItemError
     url: StrictStr
@@ -1955,6 +2016,7 @@ class Failure(BaseModel):
 class Features(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     frameworks: list[StrictStr]
     """
@@ -1982,6 +2044,7 @@ class Features(BaseModel):
 class Feed(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     title: StrictStr | None = None
     type: Literal["rss", "atom", "json"]
@@ -1996,6 +2059,7 @@ class FeedConfig(_JsonSchemaRuntimeValidationBase):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
 
     __json_schema_any_of_required_groups__: ClassVar[tuple[Any, ...]] = (
@@ -2050,6 +2114,7 @@ class FeedField(_JsonSchemaRuntimeValidationBase):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
 
     __json_schema_conditional_required__: ClassVar[tuple[Any, ...]] = (
@@ -2098,6 +2163,7 @@ class FeedItem(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     author: StrictStr | None = None
     categories: list[StrictStr] | None = None
@@ -2131,6 +2197,7 @@ class FeedPostProcess(_JsonSchemaRuntimeValidationBase):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
 
     __json_schema_conditional_required__: ClassVar[tuple[Any, ...]] = (
@@ -2188,6 +2255,7 @@ class FeedScraperSwitch(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     enabled: StrictBool | None = None
 
@@ -2199,6 +2267,7 @@ class FeedUrls(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     json_: Annotated[StrictStr, Field(alias="json")]
     rss: StrictStr
@@ -2211,6 +2280,7 @@ class FetchView(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     accept: StrictStr
     """
@@ -2253,6 +2323,7 @@ class FetchView(BaseModel):
 class FieldModel(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     label: StrictStr | None = None
     name: StrictStr
@@ -2264,6 +2335,7 @@ class FieldModel(BaseModel):
 class Fix(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     check: StrictStr
     """
@@ -2298,6 +2370,7 @@ class Fix(BaseModel):
 class Flag(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     id: Literal["substance_divergence", "structured_data_divergence", "robots_contradiction", "paywalled", "render_dependent", "training_opt_out", "vary_missing", "canonical_mismatch"]
     """
@@ -2316,6 +2389,7 @@ class Flag(BaseModel):
 class Form(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     action: StrictStr
     fields: list[FieldModel]
@@ -2326,6 +2400,7 @@ class Form(BaseModel):
 class GenerateCitationsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     first_number: Annotated[int, Field(ge=1, le=1000000)] = 1
     """
@@ -2344,6 +2419,7 @@ class GenerateCitationsInput(BaseModel):
 class GenerateCitationsOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     citation_count: Annotated[int, Field(ge=0)]
     """
@@ -2362,6 +2438,7 @@ class GenerateCitationsOutput(BaseModel):
 class GetIndexEntryInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     domain: Annotated[StrictStr, Field(max_length=253, min_length=1)]
     """
@@ -2380,6 +2457,7 @@ class GetIndexEntryInput(BaseModel):
 class GetIndexEntryOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     domain: StrictStr
     """
@@ -2406,6 +2484,7 @@ class GetIndexEntryOutput(BaseModel):
 class GetLogsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     level: Literal["debug", "info", "warning", "error"] = "info"
     """
@@ -2426,6 +2505,7 @@ class GetLogsInput(BaseModel):
 class GetLogsOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     has_more: StrictBool
     lines: list[Line]
@@ -2437,6 +2517,7 @@ class GetLogsOutput(BaseModel):
 class GetProjectConfigInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
     """
@@ -2451,6 +2532,7 @@ class GetProjectConfigInput(BaseModel):
 class GetProjectConfigOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     definition: dict[str, Any] | None = None
     """
@@ -2470,6 +2552,7 @@ class GetProjectConfigOutput(BaseModel):
 class GetProjectDataInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     dataset: Annotated[StrictStr, Field(max_length=200, min_length=1)]
     """
@@ -2494,6 +2577,7 @@ class GetProjectDataInput(BaseModel):
 class GetProjectDataOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     dataset: StrictStr
     has_more: StrictBool
@@ -2507,6 +2591,7 @@ class GetProjectDataOutput(BaseModel):
 class GetProjectInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
     """
@@ -2517,6 +2602,7 @@ class GetProjectInput(BaseModel):
 class GetProjectOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     project: Project
 
@@ -2524,6 +2610,7 @@ class GetProjectOutput(BaseModel):
 class GetRunLogInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     level: Literal["debug", "info", "warning", "error"] = "info"
     """
@@ -2542,6 +2629,7 @@ class GetRunLogInput(BaseModel):
 class GetRunLogOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     lines: list[RunLogLine]
     omitted: Annotated[int, Field(ge=0)]
@@ -2562,6 +2650,7 @@ class GetRunLogOutput(BaseModel):
 class GetRunResultInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     full_response: StrictBool = False
     """
@@ -2584,6 +2673,7 @@ class GetRunResultInput(BaseModel):
 class GetRunResultOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     cut_strings: Annotated[int, Field(ge=0)]
     """
@@ -2614,6 +2704,7 @@ class GetRunResultOutput(BaseModel):
 class GetRunStatusInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     run_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
     """
@@ -2624,6 +2715,7 @@ class GetRunStatusInput(BaseModel):
 class GetRunStatusOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     run: RunStatus
     stderr_tail: StrictStr | None = None
@@ -2635,12 +2727,14 @@ class GetRunStatusOutput(BaseModel):
 class GetVersionInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
 
 
 class GetVersionOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     catalog_hash: Annotated[StrictStr, Field(pattern="^[0-9a-f]{64}$")]
     """
@@ -2674,6 +2768,7 @@ class Heuristic(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     points: Annotated[int, Field(ge=0, le=100)]
     """
@@ -2688,6 +2783,7 @@ class Heuristic(BaseModel):
 class Html(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     enabled: StrictBool | None = None
     minimum_selector_frequency: Annotated[int | None, Field(ge=2)] = None
@@ -2713,6 +2809,7 @@ class Image(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     action: Annotated[int, Field(ge=0)]
     """
@@ -2744,6 +2841,7 @@ class IndexedScan(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     evidence_hash: StrictStr
     """
@@ -2781,6 +2879,7 @@ class IndexedScan(BaseModel):
 class InspectUrlInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     strategy: Literal["auto", "faraday", "botasaurus", "browserless", "http", "browser"] = "auto"
     """
@@ -2795,6 +2894,7 @@ class InspectUrlInput(BaseModel):
 class InspectUrlOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     admission_drops: AdmissionDrops | None = None
     """
@@ -2906,6 +3006,7 @@ class InspectUrlOutput(BaseModel):
 class InstallSnippetInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     framework: Literal["nextjs", "express", "fastify", "cloudflare_worker", "fastapi", "flask", "django", "nginx", "shopify_app_proxy"]
     """
@@ -2950,6 +3051,7 @@ class InstallSnippetInput(BaseModel):
 class InstallSnippetOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     files: list[SnippetFile]
     """
@@ -2984,6 +3086,7 @@ class InstallSnippetOutput(BaseModel):
 class InteractInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     actions: Annotated[list[Action], Field(max_length=50, min_length=1)]
     """
@@ -3010,6 +3113,7 @@ class InteractInput(BaseModel):
 class InteractOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     completed: StrictBool
     """
@@ -3057,6 +3161,7 @@ class ItemError(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     code: StrictStr
     """
@@ -3079,6 +3184,7 @@ class ItemError(BaseModel):
 class ItemSelector(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     count: Annotated[int, Field(ge=0)]
     sample: list[StrictStr]
@@ -3091,6 +3197,7 @@ class ItemSelector(BaseModel):
 class Items(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     enhance: StrictBool | None = None
     """
@@ -3110,6 +3217,7 @@ class Items(BaseModel):
 class Json(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     items_count: Annotated[int | None, Field(ge=0)] = None
     items_pointer: StrictStr | None = None
@@ -3124,6 +3232,7 @@ class Json1(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     items_count: Annotated[int | None, Field(ge=0)] = None
     """
@@ -3146,6 +3255,7 @@ class Json1(BaseModel):
 class JsonFeed(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     title: StrictStr | None = None
     url: StrictStr
@@ -3154,6 +3264,7 @@ class JsonFeed(BaseModel):
 class Line(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     at: StrictStr
     level: Literal["debug", "info", "warning", "error"]
@@ -3164,6 +3275,7 @@ class Line(BaseModel):
 class Link(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     text: StrictStr
     url: StrictStr
@@ -3172,6 +3284,7 @@ class Link(BaseModel):
 class ListDatasetsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     project_id: Annotated[StrictStr, Field(pattern="^[0-9a-f]{32}$")]
     """
@@ -3182,6 +3295,7 @@ class ListDatasetsInput(BaseModel):
 class ListDatasetsOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     datasets: list[Dataset1]
     project_id: StrictStr
@@ -3190,6 +3304,7 @@ class ListDatasetsOutput(BaseModel):
 class ListProjectsInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     filter: Annotated[StrictStr | None, Field(max_length=2000)] = None
     """
@@ -3206,6 +3321,7 @@ class ListProjectsInput(BaseModel):
 class ListProjectsOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     has_more: StrictBool
     page: Annotated[int, Field(ge=1)]
@@ -3217,6 +3333,7 @@ class ListProjectsOutput(BaseModel):
 class ListRunsInput(_JsonSchemaRuntimeValidationBase):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     __json_schema_unique_items__: ClassVar[tuple[tuple[object, ...], ...]] = (
         (("status",),),
@@ -3245,6 +3362,7 @@ class ListRunsInput(_JsonSchemaRuntimeValidationBase):
 class ListRunsOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     has_more: StrictBool
     page: Annotated[int, Field(ge=1)]
@@ -3256,6 +3374,7 @@ class ListRunsOutput(BaseModel):
 class MapInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     format: Literal["markdown", "json"] = "markdown"
     """
@@ -3294,6 +3413,7 @@ class MapInput(BaseModel):
 class MapOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     content: StrictStr | None = None
     """
@@ -3331,6 +3451,7 @@ class Measured(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     points: Annotated[int, Field(ge=0, le=100)]
     """
@@ -3363,6 +3484,7 @@ The machine representation's media type, as the server sent it.
 class Page(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     note: Annotated[StrictStr, Field(max_length=1000)] = ""
     """
@@ -3387,6 +3509,7 @@ class PageMetadata(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     author: StrictStr | None = None
     """
@@ -3429,6 +3552,7 @@ class PageMetadata(BaseModel):
 class Pagination(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     kind: Literal["links", "load_more", "infinite_scroll", "none"]
     next_url: StrictStr | None = None
@@ -3438,6 +3562,7 @@ class Pagination(BaseModel):
 class Pagination1(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     max_pages: Annotated[int | None, Field(ge=1, le=20)] = None
     selector: StrictStr | None = None
@@ -3453,6 +3578,7 @@ class PaginationStopped(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     code: StrictStr
     """
@@ -3469,6 +3595,7 @@ class PaginationStopped(BaseModel):
 class Parameters(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     default: StrictStr | int | float | StrictBool | None = None
     description: StrictStr | None = None
@@ -3482,6 +3609,7 @@ class Project(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     created: StrictStr
     """
@@ -3516,6 +3644,7 @@ class ProjectRunResult(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     datasets: dict[str, Datasets]
     """
@@ -3541,6 +3670,7 @@ class ProjectRunResult(BaseModel):
 class Property(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     attribute: Annotated[StrictStr | None, Field(max_length=100, min_length=1)] = None
     """
@@ -3562,6 +3692,7 @@ class Property(BaseModel):
 class Property1(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     attribute: Annotated[StrictStr | None, Field(max_length=100, min_length=1)] = None
     """
@@ -3583,6 +3714,7 @@ class Property1(BaseModel):
 class PropertyDetail(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     key: StrictStr
 
@@ -3594,6 +3726,7 @@ class Reference(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     number: Annotated[int, Field(ge=1)]
     """
@@ -3620,6 +3753,7 @@ class Registry(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     id: Annotated[StrictStr, Field(min_length=1)]
     """
@@ -3634,6 +3768,7 @@ class RemoteIndexEntry(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     entry: dict[str, Any] | None = None
     """
@@ -3653,6 +3788,7 @@ class RemoteIndexEntry(BaseModel):
 class Request(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     botasaurus: dict[str, Any] | None = None
     browserless: dict[str, Any] | None = None
@@ -3668,6 +3804,7 @@ class Request(BaseModel):
 class ResumeRunInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     retry_failed: StrictBool = False
     """
@@ -3690,6 +3827,7 @@ class ResumeRunInput(BaseModel):
 class ResumeRunOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     run: RunStatus
 
@@ -3697,6 +3835,7 @@ class ResumeRunOutput(BaseModel):
 class Row(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     created: StrictStr
     data: dict[str, Any]
@@ -3708,6 +3847,7 @@ class Row(BaseModel):
 class RunItem(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     item: dict[str, Any]
     """
@@ -3726,6 +3866,7 @@ class RunItem(BaseModel):
 class RunLogLine(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     at: StrictStr
     level: Literal["debug", "info", "warning", "error"]
@@ -3735,6 +3876,7 @@ class RunLogLine(BaseModel):
 class RunProjectByNameInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
     """
@@ -3769,6 +3911,7 @@ class RunProjectByNameInput(BaseModel):
 class RunProjectInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
     """
@@ -3807,6 +3950,7 @@ class RunStatus(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     attempts: Annotated[int, Field(ge=0)]
     """
@@ -3868,6 +4012,7 @@ RunsAdditionalProperty = TypeAliasType("RunsAdditionalProperty", Annotated[int, 
 class SaveProjectInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     definition: Definition3 | Definition4 | Definition5
     """
@@ -3905,6 +4050,7 @@ class SaveProjectInput(BaseModel):
 class SaveProjectOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     created: StrictBool
     """
@@ -3916,6 +4062,7 @@ class SaveProjectOutput(BaseModel):
 class ScanSiteInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     label: Annotated[StrictStr | None, Field(max_length=200, min_length=1)] = None
     """
@@ -3950,6 +4097,7 @@ class ScanSiteInput(BaseModel):
 class ScanSiteOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     fixes: list[SiteFix]
     """
@@ -3988,6 +4136,7 @@ class ScanSiteOutput(BaseModel):
 class ScanUrlInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     url: Annotated[StrictStr, Field(max_length=4096, min_length=1)]
     """
@@ -4006,6 +4155,7 @@ class ScanUrlInput(BaseModel):
 class ScanUrlOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     report: StrictStr
     """
@@ -4039,6 +4189,7 @@ The sum of the checks' points, rounded half up (null unless scored).
 class ScrapeInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     format: Literal["markdown", "text", "html", "json"] = "markdown"
     """
@@ -4085,6 +4236,7 @@ class ScrapeInput(BaseModel):
 class ScrapeUrlInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     items_selector: Annotated[StrictStr | None, Field(max_length=500, min_length=1)] = None
     """
@@ -4107,6 +4259,7 @@ class ScrapeUrlInput(BaseModel):
 class ScrapeUrlOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     admission_drops: AdmissionDrops | None = None
     """
@@ -4150,6 +4303,7 @@ class ScrapedPage(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     content: StrictStr
     """
@@ -4207,6 +4361,7 @@ class ScrapedPage(BaseModel):
 class Scraper(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     html: Html | None = None
     json_state: FeedScraperSwitch | None = None
@@ -4222,6 +4377,7 @@ class SegmentStats(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     cards: Annotated[int, Field(ge=0)]
     """
@@ -4244,6 +4400,7 @@ class Selectors(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     __annotations__ = {
         "__pydantic_extra__": Dict[str, FeedField],
@@ -4266,6 +4423,7 @@ class SiteCrawl(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     error: ItemError | None = None
     """
@@ -4313,6 +4471,7 @@ class SiteCrawl(BaseModel):
 class SiteFix(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     check: StrictStr
     """
@@ -4339,6 +4498,7 @@ class SiteFix(BaseModel):
 class SitePage(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     error: ItemError | None = None
     grade: StrictStr | None = None
@@ -4356,6 +4516,7 @@ class SitePage(BaseModel):
 class SnippetCheck(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     command: StrictStr
     expect: StrictStr
@@ -4364,6 +4525,7 @@ class SnippetCheck(BaseModel):
 class SnippetFile(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     content: StrictStr
     """
@@ -4382,6 +4544,7 @@ class SnippetFile(BaseModel):
 class SnippetTwin(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     file: StrictStr
     """
@@ -4400,6 +4563,7 @@ class SnippetTwin(BaseModel):
 class Sources(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     links: Annotated[int, Field(ge=0)]
     sitemaps: Annotated[int, Field(ge=0)]
@@ -4412,6 +4576,7 @@ class Split(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     heuristic: Heuristic
     """
@@ -4430,6 +4595,7 @@ class Sst(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     degraded: StrictBool
     """
@@ -4452,6 +4618,7 @@ class SstStats(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     elements: Annotated[int, Field(ge=0)]
     """
@@ -4477,6 +4644,7 @@ StartUrl = TypeAliasType("StartUrl", Annotated[StrictStr, Field(max_length=4096,
 class Step(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     action: StrictStr
     content: StrictStr | None = None
@@ -4518,6 +4686,7 @@ class Step(BaseModel):
 class Stylesheet(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     href: StrictStr
     media: StrictStr | None = None
@@ -4531,6 +4700,7 @@ class Summary(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     datasets: list[Dataset]
     start_urls: Annotated[int, Field(ge=0)]
@@ -4547,6 +4717,7 @@ class Summary(BaseModel):
 class Table(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     caption: StrictStr | None = None
     headers: list[StrictStr]
@@ -4566,6 +4737,7 @@ Topic = TypeAliasType("Topic", Annotated[StrictStr, Field(min_length=1)])
 class Transformation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     name: Literal["trim", "collapse_whitespace", "lowercase", "uppercase", "regex_replace", "parse_number", "absolute_url", "parse_date"]
     pattern: Annotated[StrictStr | None, Field(max_length=2000, min_length=1)] = None
@@ -4584,6 +4756,7 @@ Url = TypeAliasType("Url", Annotated[StrictStr, Field(max_length=4096, min_lengt
 class ValidateConfigInput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     config: dict[str, Any] | None = None
     """
@@ -4602,6 +4775,7 @@ class ValidateConfigInput(BaseModel):
 class ValidateConfigOutput(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     browser_required: StrictBool
     """
@@ -4635,6 +4809,7 @@ Value = TypeAliasType("Value", Annotated[StrictStr, Field(max_length=1000)])
 class Waf(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     detected: StrictBool
     signals: list[StrictStr]
@@ -4651,6 +4826,7 @@ class XhrCapture(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        populate_by_name=True,
     )
     candidate_articles: Annotated[int, Field(ge=0)]
     """
