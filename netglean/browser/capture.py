@@ -73,31 +73,28 @@ class Captured:
     content_type: str
     bytes: int | None = None
     """The answer's size, when it was read (JSON answers)."""
-    json: dict[str, Any] | None = None
+    json: JsonSummary | None = None
     """A JSON answer's shape, where its items are, and a bounded sample."""
 
-    def as_dict(self) -> dict[str, Any]:
-        described: dict[str, Any] = {
-            "method": self.method,
-            "url": self.url,
-            "status": self.status,
-            "content_type": self.content_type,
-        }
-        if self.bytes is not None:
-            described["bytes"] = self.bytes
-        if self.json is not None:
-            described["json"] = self.json
-        return described
+
+@dataclass(frozen=True, slots=True)
+class JsonSummary:
+    """A JSON answer as a capture describes it."""
+
+    shape: dict[str, Any]
+    sample: Any
+    """A bounded sample of the value (json_shape.sample)."""
+    items_pointer: str | None = None
+    """The JSON pointer of its items, when it holds a list of them."""
+    items_count: int | None = None
 
 
-def describe_json(value: Any) -> dict[str, Any]:
+def describe_json(value: Any) -> JsonSummary:
     """A JSON answer as a capture describes it: its shape, the pointer and length of its items, a
     sample."""
     found = items_path(value)
-    summary: dict[str, Any] = {"shape": shape(value), "sample": sample(value)}
-    if found is not None:
-        summary["items_pointer"], summary["items_count"] = found
-    return summary
+    pointer, count = found if found is not None else (None, None)
+    return JsonSummary(shape(value), sample(value), pointer, count)
 
 
 class Capture:
@@ -121,7 +118,7 @@ class Capture:
         request = response.request
         media = (response.headers.get("content-type") or "").split(";")[0].strip().lower()
         size: int | None = None
-        summary: dict[str, Any] | None = None
+        summary: JsonSummary | None = None
         if media == "application/json" or media.endswith("+json"):
             # an answer the page let go of, or not JSON after all
             with contextlib.suppress(Exception):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
 
 from netglean.core.untrusted import sanitize
@@ -23,7 +23,8 @@ from netglean.read.html_tree import document_base, script_json
 from netglean.read.page_meta import JSON_LD
 from netglean.read.page_signals import css_ident, group_selector, item_groups
 
-SCRAPERS = ("schema", "json_state", "semantic_html", "html", "sitemap")
+Scraper = Literal["schema", "json_state", "semantic_html", "html", "sitemap"]
+SCRAPERS: tuple[Scraper, ...] = ("schema", "json_state", "semantic_html", "html", "sitemap")
 _ARTICLE_TYPES = {
     "Article",
     "NewsArticle",
@@ -55,7 +56,7 @@ def auto_items(
     time_zone: str = "UTC",
     *,
     drops: Counter[str] | None = None,
-    found_by: list[str] | None = None,
+    found_by: list[Scraper] | None = None,
 ) -> list[dict[str, Any]]:
     """The page's items as the detectors find them, cleaned up; what cleanup left out is counted in
     ``drops``, and the detectors that found candidates are named in ``found_by`` (html2rss's scraper

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from netglean.core.errors import UnsupportedContent
-from netglean.feeds.auto import auto_items, auto_source_config, draft_config, hinted_config
+from netglean.feeds.auto import Scraper, auto_items, auto_source_config, draft_config, hinted_config
 from netglean.feeds.items import document as parsed
 from netglean.feeds.items import read_items
 from netglean.feeds.output import unique
@@ -99,7 +99,7 @@ class Listed:
     title: str | None
     items: list[dict[str, Any]]
     drops: Drops
-    scrapers: tuple[str, ...] = ()
+    scrapers: tuple[Scraper, ...] = ()
     """The detectors that found candidate items (without a selector; html2rss's scraper
     eligibility)."""
 
@@ -112,7 +112,7 @@ def listing_items(*, document: Document, items_selector: str | None, deadline: f
     title = _title(tree, url) if not is_json else None
     drops: Counter[str] = Counter()
     if not items_selector:
-        found_by: list[str] = []
+        found_by: list[Scraper] = []
         return Listed(
             title,
             auto_items(tree, url, drops=drops, found_by=found_by),

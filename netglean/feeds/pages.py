@@ -20,6 +20,7 @@ from netglean.browser.pool import read_by_strategy
 from netglean.core.errors import InvalidArguments, ToolError
 from netglean.feeds import config as feed_config
 from netglean.feeds import jobs as feed_jobs
+from netglean.feeds.auto import Scraper
 from netglean.feeds.config_yaml import parse_yaml
 from netglean.feeds.output import count_items, json_feed, rss, unique, within_output_cap
 from netglean.net.strategy import page_strategy
@@ -44,7 +45,7 @@ class Listing:
     """Candidate items left out, by why (catalog/schemas/AdmissionDrops.yaml names them)."""
     strategy: str = "http"
     """How the page was read: over plain HTTP, or rendered in the browser."""
-    scrapers: tuple[str, ...] = ()
+    scrapers: tuple[Scraper, ...] = ()
     """The detectors that found candidate items, when the items were detected (not found by a
     selector)."""
 

@@ -5,9 +5,11 @@ policy."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 from typing import Any
 
 from netglean.browser.actions import Action
+from netglean.browser.capture import Captured, JsonSummary
 from netglean.calls.context import Context
 from netglean.core.envelope import DONE, Outcome, say
 from netglean.generated.models import Action as ActionInput
@@ -16,13 +18,23 @@ from netglean.generated.models import (
     AnalyzeApiEndpointOutput,
     AnalyzePageInput,
     AnalyzePageOutput,
+    CapturedRequest,
+    Features,
+    FieldModel,
+    Form,
     Image,
     InteractInput,
     InteractOutput,
+    ItemSelector,
+    Json,
+    Json1,
+    Pagination,
     Step,
+    Table,
+    Waf,
 )
 from netglean.handlers.pages import item_error
-from netglean.scraping.browsing import analyze, analyze_endpoint
+from netglean.scraping.browsing import PageAnalysis, analyze, analyze_endpoint
 from netglean.scraping.browsing import interact as interaction
 
 CUT_CHARS = 20_000
@@ -129,11 +141,88 @@ def _action(given: ActionInput) -> Action:
     )
 
 
+def captured_request(request: Captured) -> CapturedRequest:
+    """An XHR or fetch request a page made, as analyze_page and inspect_url list it."""
+    summary = request.json
+    return CapturedRequest(
+        method=request.method,
+        url=request.url,
+        status=request.status,
+        content_type=request.content_type,
+        bytes=request.bytes,
+        json_=_captured_json(summary) if summary is not None else None,
+    )
+
+
+def _captured_json(summary: JsonSummary) -> Json1:
+    return Json1(
+        shape=summary.shape,
+        sample=summary.sample,
+        items_pointer=summary.items_pointer,
+        items_count=summary.items_count,
+    )
+
+
+def _analysis(report: PageAnalysis) -> AnalyzePageOutput:
+    markup = report.markup
+    pagination = report.pagination
+    return AnalyzePageOutput(
+        url=report.url,
+        final_url=report.final_url,
+        status=report.status,
+        features=Features(
+            frameworks=markup.features.frameworks,
+            rendering=markup.features.rendering,
+            text_chars=markup.features.text_chars,
+            pagination=Pagination(
+                kind=pagination.kind, next_url=pagination.next_url, selector=pagination.selector
+            ),
+            infinite_scroll=report.infinite_scroll,
+            loads_data_by_xhr=report.loads_data_by_xhr,
+        ),
+        item_selectors=[
+            ItemSelector(selector=found.selector, count=found.count, sample=found.sample)
+            for found in markup.item_selectors
+        ],
+        forms=[
+            Form(
+                action=form.action,
+                method=form.method,
+                selector=form.selector,
+                fields=[
+                    FieldModel(
+                        name=field.name,
+                        type=field.type,
+                        required=field.required,
+                        label=field.label,
+                        options=field.options,
+                    )
+                    for field in form.fields
+                ],
+            )
+            for form in markup.forms
+        ],
+        tables=[
+            Table(
+                headers=table.headers,
+                rows=table.rows,
+                row_count=table.row_count,
+                caption=table.caption,
+            )
+            for table in markup.tables
+        ],
+        waf=Waf(
+            detected=markup.waf.detected, signals=markup.waf.signals, surface=markup.waf.surface
+        ),
+        requests=[captured_request(request) for request in report.requests],
+    )
+
+
 async def analyze_page(args: AnalyzePageInput, ctx: Context) -> Outcome:
     report = await analyze(ctx.fetcher, ctx.readers, ctx.browser, args.url)
     if not args.full_response:
         report = _cut(report)
-    payload = AnalyzePageOutput.model_validate(report)
+    payload = _analysis(report)
     features = payload.features
     if payload.waf.detected:
         guidance = say(
@@ -161,19 +250,40 @@ async def analyze_page(args: AnalyzePageInput, ctx: Context) -> Outcome:
 
 
 def _cut(value: Any) -> Any:
-    """Strings over CUT_CHARS characters cut, all the way down."""
+    """Strings over CUT_CHARS characters cut, all the way down (dataclasses' fields too)."""
     if isinstance(value, str):
         return value if len(value) <= CUT_CHARS else value[:CUT_CHARS] + "…"
-    if isinstance(value, list):
-        return [_cut(item) for item in value]
+    if isinstance(value, list | tuple):
+        return type(value)(_cut(item) for item in value)
     if isinstance(value, dict):
         return {key: _cut(item) for key, item in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cut = {field.name: _cut(getattr(value, field.name)) for field in dataclasses.fields(value)}
+        return dataclasses.replace(value, **cut)
     return value
 
 
 async def analyze_api_endpoint(args: AnalyzeApiEndpointInput, ctx: Context) -> Outcome:
-    report = await analyze_endpoint(ctx.fetcher, ctx.browser, args.url)
-    payload = AnalyzeApiEndpointOutput.model_validate(report)
+    answer = await analyze_endpoint(ctx.fetcher, ctx.browser, args.url)
+    summary = answer.json
+    payload = AnalyzeApiEndpointOutput(
+        url=answer.url,
+        final_url=answer.final_url,
+        status=answer.status,
+        content_type=answer.content_type,
+        bytes=answer.bytes,
+        headers=answer.headers,
+        pagination_hints=answer.pagination_hints,
+        json_=Json(
+            shape=summary.shape,
+            sample=summary.sample,
+            items_pointer=summary.items_pointer,
+            items_count=summary.items_count,
+        )
+        if summary is not None
+        else None,
+        text_sample=answer.text_sample,
+    )
     if payload.json_ is not None and payload.json_.items_count:
         guidance = say(
             "A JSON answer with {count} item(s) (payload.json says where and what they hold).",

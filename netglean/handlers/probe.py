@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 from netglean.calls.context import Context
@@ -11,18 +11,27 @@ from netglean.core.envelope import DONE, Outcome, say
 from netglean.core.untrusted import PAYLOAD_NOTICE
 from netglean.feeds.pages import page_listing
 from netglean.generated.models import (
+    AlternateFeed,
     CompareAgentViewInput,
     CompareAgentViewOutput,
     ComparedTarget,
     ComparisonCost,
     Divergence,
+    Feed,
     FetchView,
     InspectUrlInput,
     InspectUrlOutput,
     ItemError,
+    JsonFeed,
+    SegmentStats,
+    Sst,
+    SstStats,
+    XhrCapture,
 )
+from netglean.handlers.browser import captured_request
 from netglean.handlers.feeds import admission_drops
 from netglean.net.strategy import page_strategy
+from netglean.read.page_signals import SemanticTree, TreeBuilt
 from netglean.scraping.probe import Comparison, Inspection, View, compare, inspect, vantage_fetcher
 
 SAMPLE_ENDPOINTS = 10
@@ -34,56 +43,56 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
     rendered = page_strategy(args.strategy) == "browser"
     found = await inspect(ctx.fetcher, ctx.readers, args.url, ctx.browser if rendered else None)
     page, source = found.page, args.url
-    asked = {
-        "url": args.url,
-        "requested_url": args.url,
-        "requested_strategy": args.strategy,
-        "selected_strategy": "browser" if rendered else "http",
-        "robots": found.robots,
-    }
+    selected: Literal["http", "browser"] = "browser" if rendered else "http"
     if page is None:
         guidance = say("robots.txt does not let netglean read this URL (payload.robots says why).")
-        return Outcome(
-            InspectUrlOutput.model_validate({**asked, "fetched": False}),
-            next_step=DONE,
-            source=source,
-            guidance=guidance,
+        payload = InspectUrlOutput(
+            url=args.url,
+            requested_url=args.url,
+            requested_strategy=args.strategy,
+            selected_strategy=selected,
+            robots=found.robots,
+            fetched=False,
         )
+        return Outcome(payload, next_step=DONE, source=source, guidance=guidance)
     listed = await page_listing(ctx.readers, page) if found.html else None
     count = len(listed.items) if listed is not None else 0
-    alternate = [feed for feed in found.feeds if feed["type"] != "json"]
     surface = found.blocked_surface
-    payload = InspectUrlOutput.model_validate(
-        {
-            **asked,
-            "fetched": True,
-            "final_url": page.url,
-            "redirects": [hop.url for hop in page.redirects],
-            "status": page.status,
-            "downgraded": page.downgraded,
-            "scheme_downgrade": page.downgraded,
-            "content_type": page.media_type,
-            "html_response": found.html,
-            "bytes": len(page.body),
-            "feeds": found.feeds,
-            "alternate_feeds": alternate,
-            "json_feeds": [
-                {k: v for k, v in feed.items() if k != "type"}
-                for feed in found.feeds
-                if feed["type"] == "json"
-            ],
-            "articles_count": count if listed is not None else None,
-            "admission_drops": admission_drops(listed.drops) if listed is not None else None,
-            "articles": found.counts.get("articles"),
-            "repeated_items": found.counts.get("repeated_items"),
-            "bot_wall": surface is not None,
-            "bot_wall_signals": found.signals,
-            "blocked_surface": surface,
-            "xhr_capture": _xhr_capture(found),
-            "scraper_eligibility": list(listed.scrapers) if listed is not None else None,
-            "sst_stats": found.sst_stats,
-            "sst": found.sst,
-        }
+    payload = InspectUrlOutput(
+        url=args.url,
+        requested_url=args.url,
+        requested_strategy=args.strategy,
+        selected_strategy=selected,
+        robots=found.robots,
+        fetched=True,
+        final_url=page.url,
+        redirects=[hop.url for hop in page.redirects],
+        status=page.status,
+        downgraded=page.downgraded,
+        scheme_downgrade=page.downgraded,
+        content_type=page.media_type,
+        html_response=found.html,
+        bytes=len(page.body),
+        feeds=[Feed(url=feed.url, type=feed.type, title=feed.title) for feed in found.feeds],
+        alternate_feeds=[
+            AlternateFeed(url=feed.url, type=feed.type, title=feed.title)
+            for feed in found.feeds
+            if feed.type != "json"
+        ],
+        json_feeds=[
+            JsonFeed(url=feed.url, title=feed.title) for feed in found.feeds if feed.type == "json"
+        ],
+        articles_count=count if listed is not None else None,
+        admission_drops=admission_drops(listed.drops) if listed is not None else None,
+        articles=found.counts.articles,
+        repeated_items=found.counts.repeated_items,
+        bot_wall=surface is not None,
+        bot_wall_signals=found.signals,
+        blocked_surface=surface,
+        xhr_capture=_xhr_capture(found),
+        scraper_eligibility=list(listed.scrapers) if listed is not None else None,
+        sst_stats=_tree_built(found.sst_stats) if found.sst_stats is not None else None,
+        sst=_semantic_tree(found.sst) if found.sst is not None else None,
     )
     if surface is not None:
         guidance = say(
@@ -130,19 +139,39 @@ async def inspect_url(args: InspectUrlInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step="scrape_url", source=source, guidance=guidance)
 
 
-def _xhr_capture(found: Inspection) -> dict[str, Any] | None:
+def _xhr_capture(found: Inspection) -> XhrCapture | None:
     """What the rendered page asked for by XHR and fetch: how many, the first few (URLs redacted),
     and the most items one JSON answer held (a listing's data endpoint)."""
     if found.requests is None:
         return None
     counts = [
-        request.json.get("items_count", 0) for request in found.requests if request.json is not None
+        request.json.items_count or 0 for request in found.requests if request.json is not None
     ]
-    return {
-        "count": len(found.requests),
-        "sample_endpoints": [request.as_dict() for request in found.requests[:SAMPLE_ENDPOINTS]],
-        "candidate_articles": max(counts, default=0),
-    }
+    return XhrCapture(
+        count=len(found.requests),
+        sample_endpoints=[captured_request(req) for req in found.requests[:SAMPLE_ENDPOINTS]],
+        candidate_articles=max(counts, default=0),
+    )
+
+
+def _tree_built(built: TreeBuilt) -> SstStats:
+    return SstStats(
+        elements=built.elements,
+        stripped=built.stripped,
+        text_chars=built.text_chars,
+        links=built.links,
+    )
+
+
+def _semantic_tree(tree: SemanticTree) -> Sst:
+    segments = tree.segment_stats
+    return Sst(
+        node_count=tree.node_count,
+        degraded=tree.degraded,
+        segment_stats=SegmentStats(
+            segments=segments.segments, cards=segments.cards, largest=segments.largest
+        ),
+    )
 
 
 def _side(seen: View, excerpt_chars: int) -> FetchView:

@@ -11,7 +11,8 @@ netglean's; every text is the page's, and goes inside the untrusted frame.
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 from urllib.parse import urljoin
 
 from netglean.read.html_tree import document_base, parse_html
@@ -47,35 +48,105 @@ _CAPTCHA = re.compile(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Pagination:
+    """How the page leads on."""
+
+    kind: Literal["links", "load_more", "infinite_scroll", "none"]
+    next_url: str | None = None
+    selector: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    frameworks: list[str]
+    rendering: Literal["client", "server", "unknown"]
+    text_chars: int
+    pagination: Pagination
+
+
+@dataclass(frozen=True, slots=True)
+class ItemSelector:
+    selector: str
+    count: int
+    sample: list[str]
+    """The first items' text."""
+
+
+@dataclass(frozen=True, slots=True)
+class FormField:
+    name: str
+    type: str
+    required: bool
+    label: str | None = None
+    options: list[str] | None = None
+    """A select's options' values."""
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    action: str
+    method: str
+    fields: list[FormField]
+    selector: str
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+    row_count: int
+    caption: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Waf:
+    detected: bool
+    signals: list[str]
+    surface: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """A page's analysis as read off its markup (analyze_page's payload, less what the browser
+    saw)."""
+
+    features: Features
+    item_selectors: list[ItemSelector]
+    forms: list[Form]
+    tables: list[Table]
+    waf: Waf
+
+
 def analysis(
     *, markup: str, url: str, status: int, headers: dict[str, str], http_markup: str | None
-) -> dict[str, Any]:
+) -> Analysis:
     """The page's analysis (analyze_page's payload, less what the browser saw)."""
     tree = parse_html(markup)
     base = document_base(tree, url)
     rendered_chars = _text_chars(tree)
     signals = bot_wall(status, headers, markup)
     captcha = bool(_CAPTCHA.search(markup))
-    return {
-        "features": {
-            "frameworks": [name for name, marks in _FRAMEWORKS if marks.search(markup)],
-            "rendering": _rendering(http_markup, rendered_chars),
-            "text_chars": rendered_chars,
-            "pagination": _pagination(tree, base),
-        },
-        "item_selectors": _item_selectors(tree),
-        "forms": [_form(form, base) for form in tree.css("form")[:MAX_FORMS]],
-        "tables": [
+    return Analysis(
+        features=Features(
+            frameworks=[name for name, marks in _FRAMEWORKS if marks.search(markup)],
+            rendering=_rendering(http_markup, rendered_chars),
+            text_chars=rendered_chars,
+            pagination=_pagination(tree, base),
+        ),
+        item_selectors=_item_selectors(tree),
+        forms=[_form(form, base) for form in tree.css("form")[:MAX_FORMS]],
+        tables=[
             _table(table)
             for table in tree.css("table")[:MAX_TABLES]
             if table.css_first("tr") is not None
         ],
-        "waf": {
-            "detected": blocked_surface(signals) is not None or captcha,
-            "signals": signals + (["captcha"] if captcha and "captcha" not in signals else []),
-            "surface": blocked_surface(signals),
-        },
-    }
+        waf=Waf(
+            detected=blocked_surface(signals) is not None or captcha,
+            signals=signals + (["captcha"] if captcha and "captcha" not in signals else []),
+            surface=blocked_surface(signals),
+        ),
+    )
 
 
 def _text_chars(tree: Any) -> int:
@@ -87,7 +158,9 @@ def _text_chars(tree: Any) -> int:
     return len(" ".join(body.text(separator=" ").split()))
 
 
-def _rendering(http_markup: str | None, rendered_chars: int) -> str:
+def _rendering(
+    http_markup: str | None, rendered_chars: int
+) -> Literal["client", "server", "unknown"]:
     """client: the plain-HTTP answer holds under half the rendered text (its scripts build the
     page); server: it holds it already; unknown: it could not be read."""
     if http_markup is None:
@@ -97,19 +170,19 @@ def _rendering(http_markup: str | None, rendered_chars: int) -> str:
     return "client" if gap > 200 and plain < rendered_chars * CLIENT_SHARE else "server"
 
 
-def _pagination(tree: Any, base: str) -> dict[str, Any]:
+def _pagination(tree: Any, base: str) -> Pagination:
     """How the page leads on: a rel=next link, a pager, a "load more" control, or nothing seen."""
     link = tree.css_first("a[rel~=next][href], link[rel~=next][href]")
     if link is not None:
-        return {"kind": "links", "next_url": urljoin(base, link.attributes.get("href") or "")}
+        return Pagination("links", next_url=urljoin(base, link.attributes.get("href") or ""))
     for node in tree.css("nav, ul, ol, div"):
         label = " ".join(node.attributes.get(name) or "" for name in ("class", "id", "aria-label"))
         if _PAGER.search(label) and node.css_first("a[href]") is not None:
-            return {"kind": "links", "selector": _describe_element(node)}
+            return Pagination("links", selector=_describe_element(node))
     for node in tree.css("button, a"):
         if _MORE.match(node.text() or ""):
-            return {"kind": "load_more", "selector": _describe_element(node)}
-    return {"kind": "none"}
+            return Pagination("load_more", selector=_describe_element(node))
+    return Pagination("none")
 
 
 def _describe_element(node: Any) -> str:
@@ -125,10 +198,10 @@ def _describe_element(node: Any) -> str:
     return str(node.tag) + "".join(f".{c}" for c in classes)
 
 
-def _item_selectors(tree: Any) -> list[dict[str, Any]]:
+def _item_selectors(tree: Any) -> list[ItemSelector]:
     """The page's repeated items (alike siblings that each hold a link), largest first: the selector
     that finds each group, how many it finds, and the first items' text."""
-    found: list[dict[str, Any]] = []
+    found: list[ItemSelector] = []
     seen: set[str] = set()
     for group in item_groups(tree):
         selector = group_selector(group, tree)
@@ -139,13 +212,13 @@ def _item_selectors(tree: Any) -> list[dict[str, Any]]:
             " ".join((node.text(separator=" ") or "").split())[:SAMPLE_CHARS]
             for node in group.nodes[:3]
         ]
-        found.append({"selector": selector, "count": len(group.nodes), "sample": sample})
+        found.append(ItemSelector(selector, len(group.nodes), sample))
         if len(found) == MAX_SELECTORS:
             break
     return found
 
 
-def _form(form: Any, base: str) -> dict[str, Any]:
+def _form(form: Any, base: str) -> Form:
     labels = {
         label.attributes.get("for"): " ".join((label.text() or "").split())[:SAMPLE_CHARS]
         for label in form.css("label[for]")
@@ -157,29 +230,32 @@ def _form(form: Any, base: str) -> dict[str, Any]:
         )
         if kind in {"hidden", "submit", "button", "image", "reset"}:
             continue
-        described: dict[str, Any] = {
-            "name": field.attributes.get("name") or field.attributes.get("id") or "",
-            "type": kind,
-            "required": "required" in field.attributes,
-        }
-        label = labels.get(field.attributes.get("id"))
-        if label:
-            described["label"] = label
-        if field.tag == "select":
-            described["options"] = [
+        options = (
+            [
                 option.attributes.get("value") or (option.text() or "").strip()
                 for option in field.css("option")[:20]
             ]
-        fields.append(described)
-    return {
-        "action": urljoin(base, form.attributes.get("action") or ""),
-        "method": (form.attributes.get("method") or "get").lower(),
-        "fields": fields,
-        "selector": _describe_element(form),
-    }
+            if field.tag == "select"
+            else None
+        )
+        fields.append(
+            FormField(
+                name=field.attributes.get("name") or field.attributes.get("id") or "",
+                type=kind,
+                required="required" in field.attributes,
+                label=labels.get(field.attributes.get("id")) or None,
+                options=options,
+            )
+        )
+    return Form(
+        action=urljoin(base, form.attributes.get("action") or ""),
+        method=(form.attributes.get("method") or "get").lower(),
+        fields=fields,
+        selector=_describe_element(form),
+    )
 
 
-def _table(table: Any) -> dict[str, Any]:
+def _table(table: Any) -> Table:
     rows = []
     for row in table.css("tr"):
         cells = [" ".join((cell.text() or "").split())[:CELL_CHARS] for cell in row.css("th, td")]
@@ -195,11 +271,11 @@ def _table(table: Any) -> dict[str, Any]:
     )
     body = rows[1:] if headers and rows and rows[0] == headers else rows
     caption = table.css_first("caption")
-    described: dict[str, Any] = {
-        "headers": headers,
-        "rows": body[:MAX_ROWS],
-        "row_count": len(body),
-    }
-    if caption is not None:
-        described["caption"] = " ".join((caption.text() or "").split())[:CELL_CHARS]
-    return described
+    return Table(
+        headers=headers,
+        rows=body[:MAX_ROWS],
+        row_count=len(body),
+        caption=" ".join((caption.text() or "").split())[:CELL_CHARS]
+        if caption is not None
+        else None,
+    )

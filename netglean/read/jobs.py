@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from netglean.core.untrusted import sanitize
 from netglean.read.document import HTML_TYPES, Document
@@ -21,11 +21,24 @@ from netglean.read.html_tree import parse_html
 from netglean.read.links import LinkFilter, Taken, take
 from netglean.read.links import page_links as links
 from netglean.read.page_meta import PageMeta, page_metadata
-from netglean.read.page_signals import bot_wall, candidate_items, feeds, item_groups, semantic_tree
+from netglean.read.page_signals import (
+    AnnouncedFeed,
+    ItemCounts,
+    SemanticTree,
+    TreeBuilt,
+    bot_wall,
+    candidate_items,
+    feeds,
+    item_groups,
+    semantic_tree,
+)
 from netglean.read.readability.evidence import Evidence, Probe
 from netglean.read.reading import HtmlReading, read_html, read_text, signals_if_wall
 from netglean.read.render import Slice
 from netglean.read.sitemaps import Sitemap, read_sitemap
+
+if TYPE_CHECKING:
+    from netglean.read.analysis import Analysis
 
 __all__ = [
     "Diagnosis",
@@ -96,16 +109,16 @@ def page_facts(*, document: Document) -> PageMeta:
 
 @dataclass(frozen=True, slots=True)
 class Diagnosis:
-    feeds: list[dict[str, str]]
-    counts: dict[str, int]
+    feeds: list[AnnouncedFeed]
+    counts: ItemCounts
     signals: list[str]
     """Every sign of a wall seen in the answer: facts, which an ordinary page can carry too."""
     wall: list[str]
     """The signs, when they make the answer the wall (scrape's rule: reading.walled), else empty."""
-    sst_stats: dict[str, int] | None = None
+    sst_stats: TreeBuilt | None = None
     """An HTML page's simplified semantic tree, as built (page_signals.semantic_tree); None for
     anything else."""
-    sst: dict[str, Any] | None = None
+    sst: SemanticTree | None = None
     """The tree itself: its node count, whether it is degraded, its candidate segments."""
 
 
@@ -117,7 +130,7 @@ def diagnosis(*, document: Document, status: int, headers: Mapping[str, str]) ->
     signals = bot_wall(status, headers, markup)
     wall = list(signals_if_wall(signals, status, markup, document.url))
     if tree is None:
-        return Diagnosis([], {"articles": 0, "repeated_items": 0}, signals, wall)
+        return Diagnosis([], ItemCounts(), signals, wall)
     groups = item_groups(tree)
     found, counts = feeds(tree, document.url), candidate_items(tree, groups)
     built, sst = semantic_tree(tree, groups, MAX_BLOCK_DEPTH)
@@ -140,7 +153,7 @@ def sitemap(*, body: bytes, max_bytes: int, wanted: LinkFilter | None = None) ->
 
 def page_analysis(
     *, document: Document, status: int, headers: Mapping[str, str], http_document: Document | None
-) -> dict[str, Any]:
+) -> Analysis:
     """A rendered page's analysis (analyze_page), beside its plain-HTTP answer when there is one."""
     from netglean.read.analysis import analysis
 

@@ -7,17 +7,29 @@ import operator
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from netglean.core.untrusted import sanitize
 from netglean.read.html_tree import TextMeasure, document_base, with_ancestors
 
-_FEED_TYPES = {
+FeedType = Literal["rss", "atom", "json"]
+_FEED_TYPES: dict[str, FeedType] = {
     "application/rss+xml": "rss",
     "application/atom+xml": "atom",
     "application/feed+json": "json",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class AnnouncedFeed:
+    """A feed a page's head announces."""
+
+    url: str
+    type: FeedType
+    title: str | None = None
+    """Its title attribute, sanitised, at most 200 characters."""
+
 
 # (signal name, pattern over the first 20 kB of markup, words one of which a match holds). Vendors'
 # interstitials name themselves.
@@ -112,7 +124,7 @@ def has_scripts(body: bytes) -> bool:
     return False
 
 
-def feeds(tree: Any, page_url: str) -> list[dict[str, str]]:
+def feeds(tree: Any, page_url: str) -> list[AnnouncedFeed]:
     """The RSS, Atom and JSON feeds a page at ``page_url`` announces with <link rel="alternate"> in
     its head (no guessed paths), resolved against its base URL.
 
@@ -121,7 +133,7 @@ def feeds(tree: Any, page_url: str) -> list[dict[str, str]]:
     application/feed+json, or application/json with a title or an address that says feed:
     WordPress's application/json link to its REST API is no feed."""
     base, page = document_base(tree, page_url), urldefrag(page_url).url
-    found: dict[str, dict[str, str]] = {}
+    found: dict[str, AnnouncedFeed] = {}
     for node in tree.css('head link[rel~="alternate"][href]'):
         media_type = (node.attributes.get("type") or "").split(";")[0].strip().lower()
         href = (node.attributes.get("href") or "").strip()
@@ -134,10 +146,7 @@ def feeds(tree: Any, page_url: str) -> list[dict[str, str]]:
             kind = "json"
         if kind is None:
             continue
-        entry = {"url": url, "type": kind}
-        if title:
-            entry["title"] = title[:200]
-        found.setdefault(url, entry)
+        found.setdefault(url, AnnouncedFeed(url, kind, title[:200] or None))
     return list(found.values())
 
 
@@ -276,33 +285,68 @@ def _in_page_chrome(node: Any, known: dict[int, bool]) -> bool:
     return inside
 
 
-def candidate_items(tree: Any, groups: list[ItemGroup] | None = None) -> dict[str, int]:
+@dataclass(frozen=True, slots=True)
+class ItemCounts:
+    articles: int = 0
+    """<article> elements on the page."""
+    repeated_items: int = 0
+    """The largest group of alike siblings that each hold a link (0 if none)."""
+
+
+def candidate_items(tree: Any, groups: list[ItemGroup] | None = None) -> ItemCounts:
     """How many articles the page marks up, and the largest group of alike siblings that each hold a
     link (of ``groups``, the page's item groups, when they are known already)."""
     groups = item_groups(tree) if groups is None else groups
-    return {
-        "articles": len(tree.css("article")),
-        "repeated_items": len(groups[0].nodes) if groups else 0,
-    }
+    return ItemCounts(len(tree.css("article")), len(groups[0].nodes) if groups else 0)
 
 
 SST_STRIPPED = ("script", "style", "noscript", "iframe", "svg")
 """What html2rss's simplified semantic tree (SST) leaves out of a page, with everything inside."""
 
 
+@dataclass(frozen=True, slots=True)
+class TreeBuilt:
+    """How the simplified semantic tree was built (html2rss's sst_stats)."""
+
+    elements: int
+    """Elements parsed."""
+    stripped: int
+    """Elements left out (SST_STRIPPED and what they hold)."""
+    text_chars: int
+    links: int
+
+
+@dataclass(frozen=True, slots=True)
+class Segments:
+    """The tree's candidate segments: its item groups."""
+
+    segments: int
+    cards: int
+    """Items in all the groups."""
+    largest: int
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticTree:
+    node_count: int
+    degraded: bool
+    """It nests deeper than netglean reads as blocks."""
+    segment_stats: Segments
+
+
 def semantic_tree(
     tree: Any, groups: list[ItemGroup], deepest: int
-) -> tuple[dict[str, int], dict[str, Any]]:
+) -> tuple[TreeBuilt, SemanticTree]:
     """The page as html2rss's simplified semantic tree sees it (its elements without SST_STRIPPED):
     how it was built (sst_stats: elements parsed and stripped, the tree's visible text and links)
     and the tree (node_count; degraded when it nests deeper than ``deepest`` levels, where netglean
     reads on as plain text; segment_stats: its candidate segments, ``groups``, the item groups of
     its linked alike siblings). It strips the tree: the last look at it."""
-    segments = {
-        "segments": len(groups),
-        "cards": sum(len(group.nodes) for group in groups),
-        "largest": len(groups[0].nodes) if groups else 0,
-    }
+    segments = Segments(
+        segments=len(groups),
+        cards=sum(len(group.nodes) for group in groups),
+        largest=len(groups[0].nodes) if groups else 0,
+    )
     parsed = len(tree.css("*"))
     tree.strip_tags(list(SST_STRIPPED), recursive=True)
     kept = len(tree.css("*"))
@@ -310,14 +354,14 @@ def semantic_tree(
     for node in tree.root.traverse() if tree.root is not None else ():
         depth[node.mem_id] = depth.get(node.parent.mem_id, 0) + 1 if node.parent is not None else 1
     text = tree.body.text(separator=" ") if tree.body is not None else ""
-    built = {
-        "elements": parsed,
-        "stripped": parsed - kept,
-        "text_chars": len(" ".join(text.split())),
-        "links": len(tree.css("a[href]")),
-    }
-    return built, {
-        "node_count": kept,
-        "degraded": max(depth.values(), default=0) > deepest,
-        "segment_stats": segments,
-    }
+    built = TreeBuilt(
+        elements=parsed,
+        stripped=parsed - kept,
+        text_chars=len(" ".join(text.split())),
+        links=len(tree.css("a[href]")),
+    )
+    return built, SemanticTree(
+        node_count=kept,
+        degraded=max(depth.values(), default=0) > deepest,
+        segment_stats=segments,
+    )

@@ -13,14 +13,15 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlsplit
 
 from netglean.browser.actions import Action, Performed, perform
-from netglean.browser.capture import describe_json
+from netglean.browser.capture import Captured, JsonSummary, describe_json
 from netglean.core.errors import NotAvailable, ToolError, UnsupportedContent
 from netglean.net.urls import parse_url
 from netglean.read import jobs as read_jobs
+from netglean.read.analysis import Analysis, Pagination
 from netglean.read.document import HTML_TYPES, Document
 from netglean.read.json_shape import pagination_hints
 
@@ -124,9 +125,26 @@ async def interact(
     return Interaction(done, scraped, await read(done.final_url, done.final_html))
 
 
+@dataclass(frozen=True, slots=True)
+class PageAnalysis:
+    """A rendered page's analysis: what its markup says (read.analysis), and what the browser saw
+    loading it."""
+
+    url: str
+    final_url: str
+    status: int
+    markup: Analysis
+    pagination: Pagination
+    """The markup's, unless it shows none and scrolling loaded more (infinite_scroll)."""
+    infinite_scroll: bool
+    loads_data_by_xhr: bool
+    """A request the page made answered JSON."""
+    requests: tuple[Captured, ...]
+
+
 async def analyze(
     fetcher: Fetcher, readers: Readers, browser: BrowserPool | None, url: str
-) -> dict[str, Any]:
+) -> PageAnalysis:
     """The page rendered (its XHR and fetch requests kept, scrolled once to see whether it grows)
     and analysed, beside its plain-HTTP answer (which tells a page its scripts build from one sent
     whole)."""
@@ -142,31 +160,50 @@ async def analyze(
     except ToolError:  # the comparison is lost, not the analysis
         http_document = None
     page = rendered.as_page()
-    found: dict[str, Any] = await readers.run(
+    found: Analysis = await readers.run(
         read_jobs.page_analysis,
         document=page.document,
         status=rendered.status,
         headers=dict(page.headers),
         http_document=http_document,
     )
-    features = found["features"]
-    features["infinite_scroll"] = bool(rendered.grew_on_scroll)
-    if rendered.grew_on_scroll and features["pagination"]["kind"] == "none":
-        features["pagination"] = {"kind": "infinite_scroll"}
-    json_requests = [request for request in rendered.requests if request.json is not None]
-    features["loads_data_by_xhr"] = bool(json_requests)
-    return {
-        "url": url,
-        "final_url": rendered.final_url,
-        "status": rendered.status,
-        **found,
-        "requests": [request.as_dict() for request in rendered.requests],
-    }
+    grew = bool(rendered.grew_on_scroll)
+    pagination = found.features.pagination
+    return PageAnalysis(
+        url=url,
+        final_url=rendered.final_url,
+        status=rendered.status,
+        markup=found,
+        pagination=Pagination("infinite_scroll")
+        if grew and pagination.kind == "none"
+        else pagination,
+        infinite_scroll=grew,
+        loads_data_by_xhr=any(request.json is not None for request in rendered.requests),
+        requests=tuple(rendered.requests),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointAnswer:
+    """An endpoint's answer as analyze_api_endpoint describes it."""
+
+    url: str
+    final_url: str
+    status: int
+    content_type: str
+    bytes: int | None
+    """Its size, read or declared (None when neither)."""
+    headers: dict[str, str]
+    """The headers that say how to read and page it (_ENDPOINT_HEADERS), never a cookie."""
+    pagination_hints: list[str]
+    json: JsonSummary | None = None
+    text_sample: str | None = None
+    """The first 500 bytes of an answer that is not JSON, decoded."""
 
 
 async def analyze_endpoint(
     fetcher: Fetcher, browser: BrowserPool | None, url: str
-) -> dict[str, Any]:
+) -> EndpointAnswer:
     """An endpoint's answer in a browser context: status, the headers that say how to read and page
     it, its content type, and for JSON its shape, where its items are, a sample, and what looks like
     pagination."""
@@ -176,16 +213,6 @@ async def analyze_endpoint(
     body = answered.body
     declared = answered.headers.get("content-length", "")
     size = len(body) if body is not None else (int(declared) if declared.isdigit() else None)
-    report: dict[str, Any] = {
-        "url": url,
-        "final_url": answered.final_url,
-        "status": answered.status,
-        "content_type": media,
-        "bytes": size,
-        "headers": {
-            name: value for name, value in answered.headers.items() if name in _ENDPOINT_HEADERS
-        },
-    }
     hints = [
         f"query parameter {name}"
         for name in _query_names(answered.final_url)
@@ -196,6 +223,7 @@ async def analyze_endpoint(
     counted = ("x-total-count", "x-total-pages", "x-next-page")
     hints += [f"header {name}" for name in counted if name in answered.headers]
     declared_json = media == "application/json" or media.endswith("+json")
+    summary, text_sample = None, None
     if body is not None and (declared_json or body.lstrip()[:1] in {b"{", b"["}):
         try:
             value = json.loads(body)
@@ -204,14 +232,25 @@ async def analyze_endpoint(
                 raise UnsupportedContent(
                     f"{url} says it is JSON but cannot be read as JSON", detail={"url": url}
                 ) from None
-            report["text_sample"] = body[:500].decode("utf-8", "replace")
+            text_sample = body[:500].decode("utf-8", "replace")
         else:
-            report["json"] = describe_json(value)
+            summary = describe_json(value)
             hints += [f"key {pointer}" for pointer in pagination_hints(value)]
     elif body is not None:
-        report["text_sample"] = body[:500].decode("utf-8", "replace")
-    report["pagination_hints"] = hints
-    return {key: value for key, value in report.items() if value is not None}
+        text_sample = body[:500].decode("utf-8", "replace")
+    return EndpointAnswer(
+        url=url,
+        final_url=answered.final_url,
+        status=answered.status,
+        content_type=media,
+        bytes=size,
+        headers={
+            name: value for name, value in answered.headers.items() if name in _ENDPOINT_HEADERS
+        },
+        pagination_hints=hints,
+        json=summary,
+        text_sample=text_sample,
+    )
 
 
 def _query_names(url: str) -> list[str]:

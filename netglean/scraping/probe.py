@@ -4,13 +4,19 @@ a browser get side by side (compare_agent_view)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal, cast, get_args
 
 from netglean.core.errors import OperatorPolicy, ToolError
 from netglean.net.politeness import CountedBudget
 from netglean.read import jobs as read_jobs
 from netglean.read.document import HTML_TYPES
-from netglean.read.page_signals import blocked_surface
+from netglean.read.page_signals import (
+    AnnouncedFeed,
+    ItemCounts,
+    SemanticTree,
+    TreeBuilt,
+    blocked_surface,
+)
 from netglean.read.readability.evidence import AGENT_ACCEPT, BROWSER_ACCEPT
 
 if TYPE_CHECKING:
@@ -44,14 +50,25 @@ def vantage_fetcher(vantage: str, fetcher: Fetcher) -> Fetcher:
     return fetcher
 
 
+RobotsVerdict = Literal["allowed", "disallowed", "unreadable", "ignored"]
+
+
+def _verdict(said: str) -> RobotsVerdict:
+    """The fetcher's word for what robots.txt says, as one of the four it gives."""
+    for verdict in get_args(RobotsVerdict):
+        if verdict == said:
+            return cast("RobotsVerdict", verdict)
+    raise ValueError(f"robots.txt verdict {said!r} is none of {get_args(RobotsVerdict)}")
+
+
 @dataclass(frozen=True, slots=True)
 class Inspection:
-    robots: str
+    robots: RobotsVerdict
     """What robots.txt says for netglean: allowed, disallowed, unreadable or ignored."""
     page: Page | None = None
     """The page, when robots.txt let it be fetched (error pages included)."""
-    feeds: list[dict[str, str]] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
+    feeds: list[AnnouncedFeed] = field(default_factory=list)
+    counts: ItemCounts = field(default_factory=ItemCounts)
     signals: list[str] = field(default_factory=list)
     """Every sign of a challenge or block page seen (an ordinary page can carry some)."""
     wall: list[str] = field(default_factory=list)
@@ -59,9 +76,9 @@ class Inspection:
     (netglean.read.reading.walled)."""
     requests: tuple[Captured, ...] | None = None
     """The XHR and fetch requests the page made while it loaded, when it was rendered."""
-    sst_stats: dict[str, int] | None = None
+    sst_stats: TreeBuilt | None = None
     """An HTML page's simplified semantic tree as built (html2rss's sst_stats)."""
-    sst: dict[str, Any] | None = None
+    sst: SemanticTree | None = None
     """The tree: its node count, whether it is degraded, its candidate segments (html2rss's sst)."""
 
     @property
@@ -90,8 +107,8 @@ class Inspection:
     def listed(self) -> int:
         """Items the page lists: its largest group of alike linked siblings, else its articles when
         3 or more."""
-        articles = self.counts.get("articles", 0)
-        return self.counts.get("repeated_items", 0) or (articles if articles >= 3 else 0)
+        articles = self.counts.articles
+        return self.counts.repeated_items or (articles if articles >= 3 else 0)
 
 
 async def inspect(
@@ -99,7 +116,7 @@ async def inspect(
 ) -> Inspection:
     """One fetch of ``url`` diagnosed; with ``browser``, the page rendered there instead, and the
     XHR and fetch requests it made while loading."""
-    verdict = await fetcher.robots_verdict(url)
+    verdict = _verdict(await fetcher.robots_verdict(url))
     if verdict in {"disallowed", "unreadable"}:
         return Inspection(verdict)
     requests = None

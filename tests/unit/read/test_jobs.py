@@ -13,6 +13,7 @@ from netglean.read import jobs
 from netglean.read.document import Document
 from netglean.read.links import LinkFilter
 from netglean.read.page_meta import PageMeta
+from netglean.read.page_signals import AnnouncedFeed, ItemCounts
 
 PAGE = (
     "<html><head><title>Tides</title><link rel=alternate type=application/rss+xml "
@@ -30,15 +31,16 @@ def test_the_jobs_are_what_the_module_names() -> None:
 
 def test_a_diagnosis_of_an_html_page_and_of_anything_else() -> None:
     diagnosis = jobs.diagnosis(document=DOCUMENT, status=200, headers={})
-    assert diagnosis.feeds == [{"url": "https://harbour.test/feed", "type": "rss"}]
-    assert diagnosis.counts == {"articles": 0, "repeated_items": 3} and diagnosis.signals == []
+    assert diagnosis.feeds == [AnnouncedFeed("https://harbour.test/feed", "rss")]
+    assert diagnosis.counts == ItemCounts(articles=0, repeated_items=3)
+    assert diagnosis.signals == []
     walled = jobs.diagnosis(document=DOCUMENT, status=403, headers={"cf-mitigated": "challenge"})
     assert walled.signals == walled.wall == ["cloudflare-challenge-header"]
     pdf = Document(
         "https://harbour.test/r.pdf", b"%PDF-1.7 <link rel=alternate>", None, "application/pdf"
     )
     nothing = jobs.diagnosis(document=pdf, status=200, headers={})
-    assert (nothing.feeds, nothing.counts) == ([], {"articles": 0, "repeated_items": 0})
+    assert (nothing.feeds, nothing.counts) == ([], ItemCounts(articles=0, repeated_items=0))
     assert pickle.loads(pickle.dumps(diagnosis)) == diagnosis
 
 

@@ -7,6 +7,11 @@ import pytest
 
 from netglean.read.html_tree import parse_html
 from netglean.read.page_signals import (
+    AnnouncedFeed,
+    ItemCounts,
+    Segments,
+    SemanticTree,
+    TreeBuilt,
     blocked_surface,
     bot_wall,
     candidate_items,
@@ -31,11 +36,11 @@ LINKS = """<link rel="alternate" type="application/rss+xml; charset=utf-8" href=
 
 def test_announced_feeds_once_each_absolute_and_typed() -> None:
     assert feeds(parse_html(LINKS), "https://harbour.test/news/") == [
-        {"url": "https://harbour.test/rss", "type": "rss", "title": "All stories"},
-        {"url": "https://harbour.test/atom", "type": "atom"},
-        {"url": "https://harbour.test/news/feed.json", "type": "json"},
-        {"url": "https://harbour.test/everything.json", "type": "json", "title": "JSON Feed"},
-        {"url": "https://harbour.test/feeds/all.json", "type": "json"},
+        AnnouncedFeed("https://harbour.test/rss", "rss", "All stories"),
+        AnnouncedFeed("https://harbour.test/atom", "atom"),
+        AnnouncedFeed("https://harbour.test/news/feed.json", "json"),
+        AnnouncedFeed("https://harbour.test/everything.json", "json", "JSON Feed"),
+        AnnouncedFeed("https://harbour.test/feeds/all.json", "json"),
     ]
 
 
@@ -57,7 +62,7 @@ def test_only_the_heads_announcements_count() -> None:
         'type="application/rss+xml" href="/in-the-body"></body></html>'
     )
     assert feeds(parse_html(page), "https://harbour.test/") == [
-        {"url": "https://harbour.test/atom", "type": "atom"}
+        AnnouncedFeed("https://harbour.test/atom", "atom")
     ]
 
 
@@ -66,7 +71,7 @@ def test_a_feeds_title_is_cut_short() -> None:
         parse_html(f'<link rel=alternate type=application/rss+xml href=/f title="{"t" * 500}">'),
         "https://a.test/",
     )
-    assert len(feed["title"]) == 200
+    assert len(feed.title or "") == 200
 
 
 @pytest.mark.parametrize(
@@ -170,11 +175,10 @@ def test_a_group_needs_three_by_default() -> None:
 
 
 def test_candidate_items_count_articles_and_the_largest_group() -> None:
-    assert candidate_items(parse_html(LISTING)) == {"articles": 2, "repeated_items": 4}
-    assert candidate_items(parse_html("<p>nothing listed</p>")) == {
-        "articles": 0,
-        "repeated_items": 0,
-    }
+    assert candidate_items(parse_html(LISTING)) == ItemCounts(articles=2, repeated_items=4)
+    assert candidate_items(parse_html("<p>nothing listed</p>")) == ItemCounts(
+        articles=0, repeated_items=0
+    )
 
 
 def test_only_http_links_other_than_the_page_itself_are_feeds() -> None:
@@ -190,7 +194,7 @@ def test_only_http_links_other_than_the_page_itself_are_feeds() -> None:
         "<link rel=alternate type=application/rss+xml href='/rss'></head>"
     )
     assert feeds(parse_html(page), "https://harbour.test/news/") == [
-        {"url": "https://harbour.test/rss", "type": "rss"}
+        AnnouncedFeed("https://harbour.test/rss", "rss")
     ]
 
 
@@ -200,7 +204,7 @@ def test_feeds_resolve_against_the_documents_base_url() -> None:
         "href='a.rss'></head>"
     )
     assert feeds(parse_html(page), "http://site.test/") == [
-        {"url": "http://site.test/sub/a.rss", "type": "rss"}
+        AnnouncedFeed("http://site.test/sub/a.rss", "rss")
     ]
 
 
@@ -218,21 +222,21 @@ def test_the_semantic_tree_leaves_out_scripts_styles_and_embeds_with_what_they_h
     built, sst = semantic_tree(tree, groups, deepest=100)
     # the body's text, its runs of blanks as one
     text = "Home Story 0 Story 1 Story 2 Plain words here."
-    assert built == {"elements": 22, "stripped": 8, "text_chars": len(text), "links": 4}
-    assert sst == {
-        "node_count": 14,
-        "degraded": False,
-        "segment_stats": {"segments": 1, "cards": 3, "largest": 3},
-    }
+    assert built == TreeBuilt(elements=22, stripped=8, text_chars=len(text), links=4)
+    assert sst == SemanticTree(
+        node_count=14,
+        degraded=False,
+        segment_stats=Segments(segments=1, cards=3, largest=3),
+    )
 
 
 def test_a_tree_nested_past_what_netglean_reads_as_structure_is_degraded() -> None:
     deep = "<html><body>" + "<div>" * 150 + "<p>Bottom</p>" + "</div>" * 150 + "</body></html>"
     _, sst = semantic_tree(parse_html(deep), [], deepest=100)
-    assert sst["degraded"] is True and sst["segment_stats"] == {
-        "segments": 0,
-        "cards": 0,
-        "largest": 0,
-    }
+    assert sst.degraded is True and sst.segment_stats == Segments(
+        segments=0,
+        cards=0,
+        largest=0,
+    )
     _, shallow = semantic_tree(parse_html("<p>x</p>"), [], deepest=100)
-    assert shallow["degraded"] is False
+    assert shallow.degraded is False
