@@ -3716,7 +3716,25 @@ class PropertyDetail(BaseModel):
         extra="forbid",
         populate_by_name=True,
     )
+    attribute: StrictStr | None = None
     key: StrictStr
+    name: StrictStr | None = None
+    selector: StrictStr | None = None
+    transformations: list[PropertyTransformation] | None = None
+    type: StrictStr | None = None
+    """
+    text, number, url, date, html or attribute (an extract project's; a crawl's or feed's property has none).
+    """
+
+
+class PropertyTransformation(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+    )
+    name: StrictStr
+    pattern: StrictStr | None = None
+    replacement: StrictStr | None = None
 
 
 class Reference(BaseModel):

@@ -4,7 +4,7 @@ runs."""
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from netglean.calls.context import Context
 from netglean.calls.resources import ResourceNotFound
@@ -24,10 +24,12 @@ from netglean.generated.models import (
     BuildProjectInput,
     CrawlInput,
     Dataset,
+    Dataset1,
     Datasets,
     DeleteProjectInput,
     DeleteProjectOutput,
     Failure,
+    FeedUrls,
     GetLogsInput,
     GetLogsOutput,
     GetProjectConfigInput,
@@ -35,20 +37,30 @@ from netglean.generated.models import (
     GetProjectDataInput,
     GetProjectDataOutput,
     GetProjectInput,
+    GetProjectOutput,
     ItemError,
     Line,
     ListDatasetsInput,
+    ListDatasetsOutput,
     ListProjectsInput,
+    ListProjectsOutput,
     ProjectRunResult,
+    PropertyDetail,
+    PropertyTransformation,
     Row,
     RunProjectByNameInput,
     RunProjectInput,
     SaveProjectInput,
+    SaveProjectOutput,
     Summary,
 )
+from netglean.generated.models import Definition as ExtractDefinition
+from netglean.generated.models import Definition1 as CrawlDefinition
+from netglean.generated.models import Definition2 as FeedDefinition
+from netglean.generated.models import Project as ProjectShown
 from netglean.handlers.runs import LOG_LEVELS, frame_resource
 from netglean.handlers.sites import visit_body
-from netglean.projects.datasets import dataset_named, datasets_of
+from netglean.projects.datasets import DeclaredProperty, dataset_named, datasets_of
 from netglean.projects.definitions import checked as check_definition
 from netglean.projects.definitions import save
 from netglean.projects.feed import feed_urls
@@ -70,6 +82,7 @@ ROW_FIELDS = fields_of(
     {"run_id": "run_id", "created": "created", "updated": "updated", "key": "key"},
     properties=True,
 )
+ProjectKind = Literal["extract", "crawl", "feed"]
 SHOWN_FAILURES = 20
 LOGGED_RUNS = 500
 """The latest runs of a project whose lines get_logs reads."""
@@ -77,27 +90,34 @@ RESOURCE_ROWS = 200
 PROJECT_ID = re.compile(r"[0-9a-f]{32}")
 
 
-def _shown(project: Project, settings: Settings) -> dict[str, Any]:
-    shown = {
-        "project_id": project.id,
-        "name": project.name,
-        "kind": project.kind,
-        "definition": project.definition,
-        "variables": project.variables,
-        "created": format_time(project.created_at),
-        "updated": format_time(project.updated_at),
-    }
-    if project.schedule is not None:
-        shown["schedule"] = project.schedule
+def _shown(project: Project, settings: Settings) -> ProjectShown:
+    kind, definition = _definition(project)
+    served = feed_urls(project, settings) if kind == "feed" else None
+    return ProjectShown(
+        project_id=project.id,
+        name=project.name,
+        kind=kind,
+        definition=definition,
+        variables=project.variables,
+        created=format_time(project.created_at),
+        updated=format_time(project.updated_at),
+        schedule=project.schedule,
+        feed_urls=FeedUrls(rss=served.rss, json_=served.json) if served is not None else None,
+    )
+
+
+def _definition(
+    project: Project,
+) -> tuple[ProjectKind, ExtractDefinition | CrawlDefinition | FeedDefinition]:
+    """A project's kind, and its definition as stored (the one save_project checked) read into the
+    model of its kind: the store holds it as JSON."""
+    if project.kind == "extract":
+        return "extract", ExtractDefinition.model_validate(project.definition)
+    if project.kind == "crawl":
+        return "crawl", CrawlDefinition.model_validate(project.definition)
     if project.kind == "feed":
-        shown["feed_urls"] = feed_urls(project, settings)
-    return shown
-
-
-def _paging(page: int, per_page: int, total: int) -> dict[str, Any]:
-    """Where a page of a listing stands: its number and size, how many match, whether a later page
-    holds more."""
-    return {"page": page, "per_page": per_page, "total": total, "has_more": page * per_page < total}
+        return "feed", FeedDefinition.model_validate(project.definition)
+    raise HandlerContractError(f"the store holds a project of no known kind: {project.kind!r}")
 
 
 def _choose_project(ctx: Context, project_id: str | None) -> str:
@@ -139,14 +159,15 @@ async def save_project(args: SaveProjectInput, ctx: Context) -> Outcome:
         variables=variables,
         schedule=schedule,
     )
-    payload = {"project": _shown(kept, ctx.settings), "created": created}
+    payload = SaveProjectOutput(project=_shown(kept, ctx.settings), created=created)
     guidance = say("Saved. run_project reads its pages into its datasets.")
     return Outcome(payload, next_step="run_project", guidance=guidance)
 
 
 async def get_project(args: GetProjectInput, ctx: Context) -> Outcome:
     project = await _project(ctx, args.project_id)
-    return Outcome({"project": _shown(project, ctx.settings)}, next_step="run_project")
+    payload = GetProjectOutput(project=_shown(project, ctx.settings))
+    return Outcome(payload, next_step="run_project")
 
 
 async def list_projects(args: ListProjectsInput, ctx: Context) -> Outcome:
@@ -158,10 +179,13 @@ async def list_projects(args: ListProjectsInput, ctx: Context) -> Outcome:
         offset=(args.page - 1) * args.per_page,
         limit=args.per_page,
     )
-    payload = {
-        "projects": [_shown(project, ctx.settings) for project in found],
-        **_paging(args.page, args.per_page, total),
-    }
+    payload = ListProjectsOutput(
+        projects=[_shown(project, ctx.settings) for project in found],
+        page=args.page,
+        per_page=args.per_page,
+        total=total,
+        has_more=args.page * args.per_page < total,
+    )
     guidance = say("{count} of {total} project(s).", count=len(found), total=total)
     return Outcome(payload, next_step="get_project" if found else DONE, guidance=guidance)
 
@@ -175,20 +199,41 @@ async def delete_project(args: DeleteProjectInput, ctx: Context) -> Outcome:
     return Outcome(payload, next_step=DONE, guidance=guidance)
 
 
-def _datasets(project: Project, counts: dict[str, int]) -> dict[str, Any]:
-    datasets = []
-    for dataset in datasets_of(project):
-        shown: dict[str, Any] = {
-            "name": dataset["name"],
-            "properties": [prop["key"] for prop in dataset["properties"]],
-            "property_details": [dict(prop) for prop in dataset["properties"]],
-            "rows": counts.get(dataset["name"], 0),
-        }
-        for optional in ("parent", "key", "item_selector"):
-            if dataset.get(optional):
-                shown[optional] = dataset[optional]
-        datasets.append(shown)
-    return {"project_id": project.id, "datasets": datasets}
+def _datasets(project: Project, counts: dict[str, int]) -> ListDatasetsOutput:
+    return ListDatasetsOutput(
+        project_id=project.id,
+        datasets=[
+            Dataset1(
+                name=dataset.name,
+                properties=[prop.key for prop in dataset.properties],
+                property_details=[_property(prop) for prop in dataset.properties],
+                rows=counts.get(dataset.name, 0),
+                parent=dataset.parent,
+                key=dataset.key,
+                item_selector=dataset.item_selector,
+            )
+            for dataset in datasets_of(project)
+        ],
+    )
+
+
+def _property(declared: DeclaredProperty) -> PropertyDetail:
+    steps = declared.transformations
+    return PropertyDetail(
+        key=declared.key,
+        name=declared.name,
+        type=declared.type,
+        selector=declared.selector,
+        attribute=declared.attribute,
+        transformations=[
+            PropertyTransformation(
+                name=step.name, pattern=step.pattern, replacement=step.replacement
+            )
+            for step in steps
+        ]
+        if steps is not None
+        else None,
+    )
 
 
 async def list_datasets(args: ListDatasetsInput, ctx: Context) -> Outcome:
@@ -209,7 +254,7 @@ async def _rows(
 ) -> GetProjectDataOutput:
     """One page of a dataset's rows, as get_project_data and the data resource show it."""
     dataset = dataset_named(project, dataset)
-    if dataset not in {declared["name"] for declared in datasets_of(project)}:
+    if dataset not in {declared.name for declared in datasets_of(project)}:
         raise ProjectNotFound(
             f"dataset: the project has no dataset {quote_value(dataset)} (list_datasets names "
             "them)",
@@ -276,9 +321,7 @@ def _config(project: Project, summary_only: bool) -> GetProjectConfigOutput:
             start_urls=len(definition.get("start_urls") or ()) or (1 if "url" in definition else 0),
             datasets=[
                 Dataset(
-                    name=d["name"],
-                    properties=[prop["key"] for prop in d["properties"]],
-                    parent=d.get("parent") or None,
+                    name=d.name, properties=[prop.key for prop in d.properties], parent=d.parent
                 )
                 for d in datasets_of(project)
             ],
@@ -359,12 +402,17 @@ async def read_projects(ctx: Context) -> dict[str, Any]:
     found, total = await ctx.runs.store.list_projects(
         where=None, order=parse_sort("", PROJECT_FIELDS, "-updated"), offset=0, limit=200
     )
-    return {"projects": [_shown(project, ctx.settings) for project in found], "total": total}
+    shown = [
+        _shown(project, ctx.settings).model_dump(mode="json", by_alias=True, exclude_none=True)
+        for project in found
+    ]
+    return {"projects": shown, "total": total}
 
 
 async def read_project(ctx: Context, project_id: str) -> dict[str, Any]:
     project = await _resource_project(ctx, f"netglean://projects/{project_id}", project_id)
-    return {"project": _shown(project, ctx.settings)}
+    shown = _shown(project, ctx.settings)
+    return {"project": shown.model_dump(mode="json", by_alias=True, exclude_none=True)}
 
 
 async def read_project_config(ctx: Context, project_id: str) -> dict[str, Any]:
@@ -376,14 +424,15 @@ async def read_project_config(ctx: Context, project_id: str) -> dict[str, Any]:
 
 async def read_project_datasets(ctx: Context, project_id: str) -> dict[str, Any]:
     project = await _resource_project(ctx, f"netglean://projects/{project_id}/datasets", project_id)
-    return _datasets(project, await ctx.runs.store.datasets(project.id))
+    datasets = _datasets(project, await ctx.runs.store.datasets(project.id))
+    return datasets.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 async def read_project_data(ctx: Context, project_id: str, dataset: str) -> str:
     uri = f"netglean://projects/{project_id}/data/{dataset}"
     project = await _resource_project(ctx, uri, project_id)
     dataset = dataset_named(project, dataset)
-    if dataset not in {declared["name"] for declared in datasets_of(project)}:
+    if dataset not in {declared.name for declared in datasets_of(project)}:
         raise ResourceNotFound(uri)
     rows = await _rows(ctx, project, dataset, filter_="", sort="", page=1, per_page=RESOURCE_ROWS)
     return frame_resource(uri, rows.model_dump(mode="json", by_alias=True, exclude_none=True))

@@ -4,6 +4,7 @@ feed's items), the names RTILA's collections give them, and a crawled page as a 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from netglean.store.base import Project, Visited
@@ -39,15 +40,68 @@ ITEM_PROPERTIES = (
 )
 
 
-def datasets_of(project: Project) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class Transformation:
+    name: str
+    pattern: str | None = None
+    replacement: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredProperty:
+    """A dataset's property as its definition declares it (a crawl's or feed's: its key alone)."""
+
+    key: str
+    name: str | None = None
+    type: str | None = None
+    selector: str | None = None
+    attribute: str | None = None
+    transformations: list[Transformation] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeclaredDataset:
+    name: str
+    properties: list[DeclaredProperty]
+    key: str | None = None
+    parent: str | None = None
+    item_selector: str | None = None
+
+
+def datasets_of(project: Project) -> list[DeclaredDataset]:
     """The project's datasets as its kind declares them: an extract project's own, a crawl's pages,
     a feed's items."""
     if project.kind == "extract":
-        declared: list[dict[str, Any]] = project.definition["datasets"]
-        return declared
+        return [_declared(dataset) for dataset in project.definition["datasets"]]
     if project.kind == "crawl":
-        return [{"name": PAGES, "key": "url", "properties": [{"key": k} for k in PAGE_PROPERTIES]}]
-    return [{"name": ITEMS, "key": "id", "properties": [{"key": k} for k in ITEM_PROPERTIES]}]
+        return [DeclaredDataset(PAGES, [DeclaredProperty(k) for k in PAGE_PROPERTIES], key="url")]
+    return [DeclaredDataset(ITEMS, [DeclaredProperty(k) for k in ITEM_PROPERTIES], key="id")]
+
+
+def _declared(dataset: dict[str, Any]) -> DeclaredDataset:
+    """An extract project's dataset as stored (its definition, which save_project checked)."""
+    return DeclaredDataset(
+        name=dataset["name"],
+        properties=[
+            DeclaredProperty(
+                key=prop["key"],
+                name=prop.get("name"),
+                type=prop.get("type"),
+                selector=prop.get("selector"),
+                attribute=prop.get("attribute"),
+                transformations=[
+                    Transformation(step["name"], step.get("pattern"), step.get("replacement"))
+                    for step in prop["transformations"]
+                ]
+                if "transformations" in prop
+                else None,
+            )
+            for prop in dataset["properties"]
+        ],
+        key=dataset.get("key") or None,
+        parent=dataset.get("parent") or None,
+        item_selector=dataset.get("item_selector") or None,
+    )
 
 
 def collection_name(dataset: str) -> str:
@@ -59,7 +113,7 @@ def collection_name(dataset: str) -> str:
 def dataset_named(project: Project, name: str) -> str:
     """The project's dataset a name stands for: its own, else the one RTILA's collection rule makes
     of it."""
-    declared = [d["name"] for d in datasets_of(project)]
+    declared = [d.name for d in datasets_of(project)]
     if name in declared:
         return name
     return next((own for own in declared if collection_name(own) == collection_name(name)), name)

@@ -8,6 +8,7 @@ import hashlib
 import json
 import logging
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -28,12 +29,20 @@ if TYPE_CHECKING:
 log = logging.getLogger("netglean.projects.feed")
 
 
-def feed_urls(project: Project, settings: Settings) -> dict[str, str]:
+@dataclass(frozen=True, slots=True)
+class FeedAddresses:
+    """Where ``netglean serve`` serves a feed project, as RSS and as JSON Feed."""
+
+    rss: str
+    json: str
+
+
+def feed_urls(project: Project, settings: Settings) -> FeedAddresses:
     """Where ``netglean serve`` serves a feed project, the address a feed reader subscribes to: by
     name, with its secret when the server requires a token (a feed reader cannot send one)."""
     path = settings.feed_address("/feeds/" + quote(project.name, safe=""))
     key = f"?secret={project.secret}" if settings.token else ""
-    return {"rss": f"{path}.xml{key}", "json": f"{path}.json{key}"}
+    return FeedAddresses(rss=f"{path}.xml{key}", json=f"{path}.json{key}")
 
 
 async def refresh_feed(
