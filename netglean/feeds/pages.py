@@ -36,11 +36,59 @@ DEFAULT_PAGES = 3
 
 
 @dataclass(frozen=True, slots=True)
+class Enclosure:
+    url: str
+    type: str
+    length: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ListedItem:
+    """One item of a listing page, as scrape_url shows it (catalog/schemas/FeedItem.yaml)."""
+
+    id: str
+    title: str | None = None
+    url: str | None = None
+    description: str | None = None
+    published_at: str | None = None
+    updated: str | None = None
+    author: str | None = None
+    image: str | None = None
+    categories: list[str] | None = None
+    enclosure: Enclosure | None = None
+
+
+_ITEM_KEYS = frozenset(ListedItem.__dataclass_fields__)
+
+
+def listed_item(item: Mapping[str, Any]) -> ListedItem:
+    """An item as the feed jobs hold it (a dict, as the feed writers take it), typed; a key that is
+    no item field is the engine's mistake, and fails here."""
+    if unknown := item.keys() - _ITEM_KEYS:
+        raise ValueError(f"a listed item holds keys no item has: {sorted(unknown)}")
+    enclosure = item.get("enclosure")
+    return ListedItem(
+        id=item["id"],
+        title=item.get("title"),
+        url=item.get("url"),
+        description=item.get("description"),
+        published_at=item.get("published_at"),
+        updated=item.get("updated"),
+        author=item.get("author"),
+        image=item.get("image"),
+        categories=item.get("categories"),
+        enclosure=Enclosure(enclosure["url"], enclosure["type"], enclosure.get("length"))
+        if enclosure is not None
+        else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Listing:
     url: str
     """Where the page was found, after redirects."""
     title: str | None
-    items: list[dict[str, Any]]
+    items: list[ListedItem]
     drops: feed_jobs.Drops
     """Candidate items left out, by why (catalog/schemas/AdmissionDrops.yaml names them)."""
     strategy: str = "http"
@@ -79,7 +127,8 @@ async def page_listing(readers: Readers, page: Page, items_selector: str | None 
         items_selector=items_selector,
         deadline=anyio.current_effective_deadline(),
     )
-    return Listing(page.url, found.title, found.items, found.drops, scrapers=found.scrapers)
+    items = [listed_item(item) for item in found.items]
+    return Listing(page.url, found.title, items, found.drops, scrapers=found.scrapers)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,15 @@ from netglean.core.errors import InvalidFeedConfig, NoItems, ToolError, Unsuppor
 from netglean.core.validation import quote_name, quote_value, report_problems
 from netglean.feeds import config as feed_config
 from netglean.feeds.jobs import Drops
-from netglean.feeds.pages import FeedRun, PaginationStop, build_feed, draft, listing, load
+from netglean.feeds.pages import (
+    FeedRun,
+    ListedItem,
+    PaginationStop,
+    build_feed,
+    draft,
+    listing,
+    load,
+)
 from netglean.feeds.problems import Problem, list_problems
 from netglean.feeds.selectors import selector_problem
 from netglean.generated.models import (
@@ -24,6 +32,7 @@ from netglean.generated.models import (
     CaptureConfigInput,
     CaptureConfigOutput,
     ConfigProblem,
+    Enclosure,
     FeedItem,
     PaginationStopped,
     ScrapeUrlInput,
@@ -49,6 +58,24 @@ def admission_drops(drops: Drops) -> AdmissionDrops | None:
     )
 
 
+def _feed_item(item: ListedItem) -> FeedItem:
+    enclosure = item.enclosure
+    return FeedItem(
+        id=item.id,
+        title=item.title,
+        url=item.url,
+        description=item.description,
+        published_at=item.published_at,
+        updated=item.updated,
+        author=item.author,
+        image=item.image,
+        categories=item.categories,
+        enclosure=Enclosure(url=enclosure.url, type=enclosure.type, length=enclosure.length)
+        if enclosure is not None
+        else None,
+    )
+
+
 async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
     _check_items_selector(args.items_selector)
     try:
@@ -70,7 +97,7 @@ async def scrape_url(args: ScrapeUrlInput, ctx: Context) -> Outcome:
         url=found.url,
         title=found.title or None,
         channel_title=found.title or None,
-        items=[FeedItem.model_validate(item) for item in found.items[:limit]],
+        items=[_feed_item(item) for item in found.items[:limit]],
         total=len(found.items),
         source="selector" if args.items_selector else "auto",
         requested_strategy=args.strategy,
