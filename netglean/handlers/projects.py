@@ -111,12 +111,22 @@ def _definition(
 ) -> tuple[ProjectKind, ExtractDefinition | CrawlDefinition | FeedDefinition]:
     """A project's kind, and its definition as stored (the one save_project checked) read into the
     model of its kind: the store holds it as JSON."""
+    kind = _kind(project)
+    if kind == "extract":
+        return kind, ExtractDefinition.model_validate(project.definition)
+    if kind == "crawl":
+        return kind, CrawlDefinition.model_validate(project.definition)
+    return kind, FeedDefinition.model_validate(project.definition)
+
+
+def _kind(project: Project) -> ProjectKind:
+    """The project's kind, one of the schema's (the store holds it as text)."""
     if project.kind == "extract":
-        return "extract", ExtractDefinition.model_validate(project.definition)
+        return "extract"
     if project.kind == "crawl":
-        return "crawl", CrawlDefinition.model_validate(project.definition)
+        return "crawl"
     if project.kind == "feed":
-        return "feed", FeedDefinition.model_validate(project.definition)
+        return "feed"
     raise HandlerContractError(f"the store holds a project of no known kind: {project.kind!r}")
 
 
@@ -331,7 +341,7 @@ def _config(project: Project, summary_only: bool) -> GetProjectConfigOutput:
     return GetProjectConfigOutput(
         project_id=project.id,
         name=project.name,
-        kind=project.kind,  # type: ignore[arg-type]  # one of the schema's kinds, typed str by the store
+        kind=_kind(project),
         variables=project.variables,
         schedule=project.schedule,
         definition=None if summary_only else definition,
@@ -461,7 +471,7 @@ async def _run(
     found = ran.found
     payload = ProjectRunResult(
         project_id=project.id,
-        kind=project.kind,  # type: ignore[arg-type]  # one of the schema's kinds, typed str by the store
+        kind=_kind(project),
         pages_read=found.pages_read,
         pages_failed=len(found.failures),
         datasets={
