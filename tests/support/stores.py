@@ -1,13 +1,17 @@
 """The store's backends as its test suite opens them (tests/unit/store): each test runs on every
 backend in BACKENDS; the tests themselves stay as they are.
 
-PostgreSQL is the server NETGLEAN_TEST_POSTGRESQL names (a URL), each store in a schema of its own;
-without the variable, each test process starts a throwaway cluster of its own with dev/postgresql
-(on a free loopback port, stopped when the process ends), as the tests start their other servers."""
+PostgreSQL is the server NETGLEAN_TEST_POSTGRESQL names (a URL; .ci/run starts one cluster for the
+whole run), or without the variable a throwaway cluster this test process starts with dev/postgresql
+(on a free loopback port, stopped when the process ends), as the tests start their other servers.
+Either way each test process works in a database of its own on it (created on first use, dropped
+when the process ends), so pytest-xdist's workers share one server without seeing each other's
+tables, and each store in a schema of its own there."""
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import hashlib
 import os
@@ -17,6 +21,7 @@ import sqlite3
 import subprocess
 import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -28,9 +33,27 @@ RUN = "a" * 32
 OTHER = "b" * 32
 
 
+@functools.cache
 def postgresql_server() -> str:
-    """The URL of the PostgreSQL server the tests use: the one named, or this process's own."""
-    return os.environ.get(POSTGRESQL, "") or _throwaway_cluster()
+    """The URL of this test process's own database on the PostgreSQL server the tests use (the one
+    named, or this process's throwaway cluster)."""
+    import psycopg
+
+    server = os.environ.get(POSTGRESQL, "") or _throwaway_cluster()
+    database = f"netglean_test_{os.getpid()}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+        admin.execute(f"CREATE DATABASE {database}")
+    atexit.register(_drop_database, server, database)
+    return urlsplit(server)._replace(path=f"/{database}").geturl()
+
+
+def _drop_database(server: str, database: str) -> None:
+    """Drops this process's database, with any connection a test left open to it."""
+    import psycopg
+
+    with contextlib.suppress(psycopg.Error), psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
 
 
 @functools.cache
