@@ -462,6 +462,9 @@ def serve(tls: tuple[Path, Path] | None = None, app: Any = None) -> Iterator[int
             log_level="error",
             lifespan="off",
             server_header=False,
+            # at the end, a request still in a slow handler (example_site's live page sleeps 20 s)
+            # is cancelled after a second; the thread.join below waited 10 s for it
+            timeout_graceful_shutdown=1,
             **tls_options,
         )
     )
