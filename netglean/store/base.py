@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from netglean.store.filters import Condition, Sort
 
@@ -111,6 +112,34 @@ class Visited:
     """A line of the run's log about the visit (level, message), kept with it."""
     dropped: int = 0
     """Links of the page the crawl wanted but did not queue."""
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A visit of a crawl shared by several workers, as one of them records it: the visit (its
+    ``links`` left empty: the store queues ``found``, giving each URL new to the crawl its seq) and
+    the URLs its page gave to follow, at ``depth``."""
+
+    visit: Visited
+    found: Sequence[str] = ()
+    depth: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """What recording a shared crawl's visit did: whether it was recorded (False: another worker,
+    whose claim this one's outlived, recorded the page first), the URLs it queued, and the URLs new
+    to the crawl it found no room for (max_pages queued already)."""
+
+    recorded: bool
+    queued: int = 0
+    dropped: int = 0
+
+
+def host_of(url: str) -> str:
+    """The host a URL's page is fetched from, as a shared crawl's host slices and the fleet's
+    politeness name it."""
+    return (urlsplit(url).hostname or "").lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,6 +355,68 @@ class CrawlJournal(Protocol):
         ...
 
 
+class SharedFrontier(Protocol):
+    """A crawl run's frontier worked by several processes at once (netglean.scraping.fleet): the
+    URLs waiting to be read are claimed in host slices, each claim a lease (renewed while its worker
+    works; a dead worker's claims expire and another worker takes them); a URL is queued once
+    (whoever found it) and its page recorded once (whoever read it), and the crawl's max_pages is
+    counted here, so it holds for the fleet. SQLite gives the same meaning within its single
+    writer; PostgreSQL claims with ``FOR UPDATE SKIP LOCKED``."""
+
+    async def share(self, run_id: str, part: int, url: str) -> None:
+        """Queue a shared crawl's start URL (seq 0, waiting), unless the crawl has begun
+        already."""
+        ...
+
+    async def claim_pages(
+        self, run_id: str, part: int, worker: str, most: int, lease: float
+    ) -> list[Queued]:
+        """Up to ``most`` waiting URLs of one host, in order, for ``worker`` for ``lease`` seconds:
+        none claimed by another worker whose lease holds; a host no other worker holds a claim on
+        first, so workers spread over hosts. Empty: none is free now (``waiting`` says whether any
+        is left)."""
+        ...
+
+    async def renew_claims(self, run_id: str, part: int, worker: str, lease: float) -> int:
+        """``worker``'s claims held ``lease`` seconds from now; how many it holds."""
+        ...
+
+    async def release_claims(self, run_id: str, part: int, worker: str) -> int:
+        """``worker``'s claims given up (it stops before reading them); how many."""
+        ...
+
+    async def record_claimed(
+        self, run_id: str, part: int, visits: Sequence[Found], *, max_pages: int
+    ) -> list[Kept]:
+        """Keep a shared crawl's visits, in one transaction: each page recorded once (a page
+        another worker recorded first is left as it was, and its links with it), no longer waiting;
+        the URLs it found that the crawl has not queued, queued while fewer than ``max_pages`` are
+        (their number counted here, for every worker)."""
+        ...
+
+    async def waiting(self, run_id: str, part: int) -> int:
+        """URLs a shared crawl has queued and not recorded yet (claimed or not)."""
+        ...
+
+
+class HostTurns(Protocol):
+    """Politeness for a fleet of processes sharing the store: each host's requests spaced and
+    capped for all of them (netglean.scraping.fleet.FleetLimiter over this)."""
+
+    async def take_turn(
+        self, host: str, holder: str, *, interval: float, per_host: int, lease: float
+    ) -> float | None:
+        """A request to ``host`` (``holder`` names it) in flight from now, for ``lease`` seconds
+        at most unless ended: the seconds to wait before it starts (``interval`` after the host's
+        request before); None, and nothing taken, when ``per_host`` requests are in flight to it
+        already."""
+        ...
+
+    async def end_turn(self, host: str, holder: str) -> None:
+        """The request ``holder`` is done: its place is free."""
+        ...
+
+
 class ProjectRecords(Protocol):
     """Saved projects, their runs and the rows of their datasets."""
 
@@ -445,7 +536,16 @@ class ScanIndex(Protocol):
         ...
 
 
-class RunStore(RunRecords, CrawlJournal, ProjectRecords, ServedFeeds, ScanIndex, Protocol):
+class RunStore(
+    RunRecords,
+    CrawlJournal,
+    SharedFrontier,
+    HostTurns,
+    ProjectRecords,
+    ServedFeeds,
+    ScanIndex,
+    Protocol,
+):
     """The whole store: every concern's Protocol (one backend class implements them all; a caller
     that needs one concern types against its Protocol). Every method may raise StoreFailure (a
     write the disk would not take) or Unavailable (the database stayed locked by another process

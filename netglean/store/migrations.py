@@ -138,6 +138,39 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "canonical IS NOT NULL",
         "ALTER TABLE run_items ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0",
     ),
+    (
+        # A crawl worked by several processes at once (netglean.scraping.fleet): the URLs it has
+        # queued are unique (a page is queued and recorded once, whoever found it); those waiting
+        # to be read are claimed in host slices, each claim a lease a dead worker's claims lose.
+        # Politeness across processes: each host's next turn and the requests in flight to it.
+        "DELETE FROM run_frontier WHERE EXISTS (SELECT 1 FROM run_frontier e WHERE e.run_id = "
+        "run_frontier.run_id AND e.part = run_frontier.part AND e.url = run_frontier.url AND "
+        "e.seq < run_frontier.seq)",
+        "DROP INDEX run_frontier_by_url",
+        "CREATE UNIQUE INDEX run_frontier_by_url ON run_frontier (run_id, part, url)",
+        """CREATE TABLE crawl_waiting (
+            run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            part INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            url TEXT NOT NULL,
+            depth INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            claimed_by TEXT,
+            lease_until REAL,
+            PRIMARY KEY (run_id, part, seq)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX crawl_waiting_by_host ON crawl_waiting (run_id, part, host, seq)",
+        """CREATE TABLE host_turns (
+            host TEXT PRIMARY KEY,
+            last_start REAL NOT NULL
+        ) WITHOUT ROWID""",
+        """CREATE TABLE host_slots (
+            host TEXT NOT NULL,
+            holder TEXT NOT NULL,
+            lease_until REAL NOT NULL,
+            PRIMARY KEY (host, holder)
+        ) WITHOUT ROWID""",
+    ),
 )
 
 _TEXT = 'TEXT COLLATE "C"'
@@ -265,6 +298,34 @@ POSTGRESQL_MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX run_items_by_canonical ON run_items (run_id, part, canonical, seq) WHERE "
         "canonical IS NOT NULL",
         "ALTER TABLE run_items ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0",
+    ),
+    (
+        "DELETE FROM run_frontier f USING run_frontier e WHERE e.run_id = f.run_id AND "
+        "e.part = f.part AND e.url = f.url AND e.seq < f.seq",
+        "DROP INDEX run_frontier_by_url",
+        "CREATE UNIQUE INDEX run_frontier_by_url ON run_frontier (run_id, part, url)",
+        f"""CREATE TABLE crawl_waiting (
+            run_id {_TEXT} NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+            part INTEGER NOT NULL,
+            seq BIGINT NOT NULL,
+            url {_TEXT} NOT NULL,
+            depth INTEGER NOT NULL,
+            host {_TEXT} NOT NULL,
+            claimed_by {_TEXT},
+            lease_until {_TIME},
+            PRIMARY KEY (run_id, part, seq)
+        )""",
+        "CREATE INDEX crawl_waiting_by_host ON crawl_waiting (run_id, part, host, seq)",
+        f"""CREATE TABLE host_turns (
+            host {_TEXT} PRIMARY KEY,
+            last_start {_TIME} NOT NULL
+        )""",
+        f"""CREATE TABLE host_slots (
+            host {_TEXT} NOT NULL,
+            holder {_TEXT} NOT NULL,
+            lease_until {_TIME} NOT NULL,
+            PRIMARY KEY (host, holder)
+        )""",
     ),
 )
 """The same steps in PostgreSQL's dialect, step for step (a step added to one is added to both);

@@ -36,7 +36,9 @@ from netglean.store.base import (
     RESUMABLE,
     TRIM_EVERY,
     Checkpoint,
+    Found,
     Item,
+    Kept,
     LogLine,
     Project,
     ProjectFeed,
@@ -46,6 +48,7 @@ from netglean.store.base import (
     ScanRecord,
     Visited,
     Written,
+    host_of,
 )
 from netglean.store.filters import Condition, Sort
 from netglean.store.migrations import POSTGRESQL_MIGRATIONS
@@ -658,6 +661,155 @@ class PostgresStore:
 
         await self._write(work)
 
+    async def share(self, run_id: str, part: int, url: str) -> None:
+        def work(db: Cursor) -> None:
+            added = db.execute(
+                "INSERT INTO run_frontier VALUES (%s, %s, 0, %s, 0) ON CONFLICT DO NOTHING",
+                (run_id, part, url),
+            ).rowcount
+            if added:
+                db.execute(
+                    "INSERT INTO crawl_waiting VALUES (%s, %s, 0, %s, 0, %s, NULL, NULL)",
+                    (run_id, part, url, host_of(url)),
+                )
+
+        await self._write(work)
+
+    async def claim_pages(
+        self, run_id: str, part: int, worker: str, most: int, lease: float
+    ) -> list[Queued]:
+        def work(db: Cursor) -> list[Queued]:
+            now = _now(db)
+            busy = [
+                row[0]
+                for row in db.execute(
+                    "SELECT DISTINCT host FROM crawl_waiting WHERE run_id = %s AND part = %s AND"
+                    " lease_until > %s AND claimed_by <> %s",
+                    (run_id, part, now, worker),
+                )
+            ]
+            free = "run_id = %s AND part = %s AND (lease_until IS NULL OR lease_until <= %s)"
+            # a host no other worker holds first; SKIP LOCKED passes what another claim is taking
+            first = (
+                db.execute(
+                    f"SELECT host FROM crawl_waiting WHERE {free} AND NOT host = ANY(%s)"
+                    " ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED",
+                    (run_id, part, now, busy),
+                ).fetchone()
+                or db.execute(
+                    f"SELECT host FROM crawl_waiting WHERE {free} ORDER BY seq LIMIT 1"
+                    " FOR UPDATE SKIP LOCKED",
+                    (run_id, part, now),
+                ).fetchone()
+            )
+            if first is None:
+                return []
+            rows = db.execute(
+                f"SELECT seq, url, depth FROM crawl_waiting WHERE {free} AND host = %s"
+                " ORDER BY seq LIMIT %s FOR UPDATE SKIP LOCKED",
+                (run_id, part, now, first[0], most),
+            ).fetchall()
+            db.execute(
+                "UPDATE crawl_waiting SET claimed_by = %s, lease_until = %s"
+                " WHERE run_id = %s AND part = %s AND seq = ANY(%s)",
+                (worker, now + lease, run_id, part, [row[0] for row in rows]),
+            )
+            return [Queued(*row) for row in rows]
+
+        return await self._write(work)
+
+    async def renew_claims(self, run_id: str, part: int, worker: str, lease: float) -> int:
+        def work(db: Cursor) -> int:
+            return db.execute(
+                "UPDATE crawl_waiting SET lease_until = %s WHERE run_id = %s AND part = %s"
+                " AND claimed_by = %s",
+                (_now(db) + lease, run_id, part, worker),
+            ).rowcount
+
+        return await self._write(work)
+
+    async def release_claims(self, run_id: str, part: int, worker: str) -> int:
+        return await self._write(
+            lambda db: (
+                db.execute(
+                    "UPDATE crawl_waiting SET claimed_by = NULL, lease_until = NULL"
+                    " WHERE run_id = %s AND part = %s AND claimed_by = %s",
+                    (run_id, part, worker),
+                ).rowcount
+            )
+        )
+
+    async def record_claimed(
+        self, run_id: str, part: int, visits: Sequence[Found], *, max_pages: int
+    ) -> list[Kept]:
+        now = time.time()
+
+        def work(db: Cursor) -> list[Kept]:
+            # the run's row held: the workers' visits take turns for the crawl's next seqs
+            db.execute("SELECT 1 FROM runs WHERE id = %s FOR UPDATE", (run_id,))
+            kept: list[Kept] = []
+            for found in visits:
+                v = found.visit
+                kind = "read" if v.read else "failed" if v.failed else "duplicate"
+                body = json.dumps(v.body, ensure_ascii=False)
+                recorded = db.execute(
+                    "INSERT INTO run_items VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+                    " ON CONFLICT (run_id, part, seq) DO NOTHING",
+                    (run_id, part, v.seq, kind, v.url, v.canonical, body, v.dropped),
+                ).rowcount
+                db.execute(
+                    "DELETE FROM crawl_waiting WHERE run_id = %s AND part = %s AND seq = %s",
+                    (run_id, part, v.seq),
+                )
+                if not recorded:
+                    kept.append(Kept(False))
+                    continue
+                kept.append(_queue_found(db, run_id, part, found, max_pages))
+                if v.log is not None:
+                    _log_line(db, run_id, *v.log, now)
+            self._grown(db, "journal", len(visits) + sum(k.queued for k in kept))
+            return kept
+
+        return await self._write(work)
+
+    async def waiting(self, run_id: str, part: int) -> int:
+        row = await self._read(
+            lambda db: db.execute(
+                "SELECT count(*) FROM crawl_waiting WHERE run_id = %s AND part = %s",
+                (run_id, part),
+            ).fetchone()
+        )
+        return int(row[0]) if row else 0
+
+    async def take_turn(
+        self, host: str, holder: str, *, interval: float, per_host: int, lease: float
+    ) -> float | None:
+        def work(db: Cursor) -> float | None:
+            db.execute(
+                "INSERT INTO host_turns VALUES (%s, '-infinity') ON CONFLICT DO NOTHING", (host,)
+            )
+            row = db.execute(
+                "SELECT last_start FROM host_turns WHERE host = %s FOR UPDATE", (host,)
+            ).fetchone()
+            now = _now(db)
+            db.execute("DELETE FROM host_slots WHERE host = %s AND lease_until <= %s", (host, now))
+            flying = db.execute("SELECT count(*) FROM host_slots WHERE host = %s", (host,))
+            if int((flying.fetchone() or (0,))[0]) >= per_host:
+                return None
+            start = max(now, float(row[0]) + interval) if row else now
+            db.execute("INSERT INTO host_slots VALUES (%s, %s, %s)", (host, holder, start + lease))
+            db.execute("UPDATE host_turns SET last_start = %s WHERE host = %s", (start, host))
+            return start - now
+
+        return await self._write(work)
+
+    async def end_turn(self, host: str, holder: str) -> None:
+        await self._write(
+            lambda db: db.execute(
+                "DELETE FROM host_slots WHERE host = %s AND holder = %s", (host, holder)
+            )
+        )
+
     async def items(
         self,
         run_id: str,
@@ -1150,6 +1302,56 @@ def _kept_rows(
             changed,
         )
     return Written(each.count(0), each.count(1), each.count(2), tuple(each))
+
+
+def _now(db: Cursor) -> float:
+    """The server's clock (epoch seconds): every worker's leases and turns are on one clock."""
+    row = db.execute("SELECT extract(epoch FROM clock_timestamp())::float8").fetchone()
+    return float(row[0]) if row else time.time()
+
+
+def _queue_found(db: Cursor, run_id: str, part: int, found: Found, max_pages: int) -> Kept:
+    """The URLs a shared crawl's visit found that the crawl has not queued, queued (and waiting)
+    while it has queued fewer than ``max_pages``; the run's row is held, so the count is every
+    worker's."""
+    urls = list(dict.fromkeys(found.found))
+    if not urls:
+        return Kept(True)
+    known = {
+        row[0]
+        for row in db.execute(
+            "SELECT url FROM run_frontier WHERE run_id = %s AND part = %s AND url = ANY(%s)",
+            (run_id, part, urls),
+        )
+    }
+    new = [url for url in urls if url not in known]
+    row = db.execute(
+        "SELECT coalesce(max(seq) + 1, 0) FROM run_frontier WHERE run_id = %s AND part = %s",
+        (run_id, part),
+    ).fetchone()
+    first = int(row[0]) if row else 0
+    taken = new[: max(0, max_pages - first)]
+    seqs = list(range(first, first + len(taken)))
+    if taken:
+        db.executemany(
+            "INSERT INTO run_frontier VALUES (%s, %s, %s, %s, %s)",
+            [(run_id, part, seq, url, found.depth) for seq, url in zip(seqs, taken, strict=True)],
+        )
+        db.executemany(
+            "INSERT INTO crawl_waiting VALUES (%s, %s, %s, %s, %s, %s, NULL, NULL)",
+            [
+                (run_id, part, seq, url, found.depth, host_of(url))
+                for seq, url in zip(seqs, taken, strict=True)
+            ],
+        )
+    dropped = len(new) - len(taken)
+    if dropped:
+        db.execute(
+            "UPDATE run_items SET dropped = dropped + %s WHERE run_id = %s AND part = %s"
+            " AND seq = %s",
+            (dropped, run_id, part, found.visit.seq),
+        )
+    return Kept(True, len(taken), dropped)
 
 
 def _log_line(db: Cursor, run_id: str, level: str, message: str, now: float) -> None:

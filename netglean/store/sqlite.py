@@ -29,7 +29,9 @@ from netglean.store.base import (
     RESUMABLE,
     TRIM_EVERY,
     Checkpoint,
+    Found,
     Item,
+    Kept,
     LogLine,
     Project,
     ProjectFeed,
@@ -39,6 +41,7 @@ from netglean.store.base import (
     ScanRecord,
     Visited,
     Written,
+    host_of,
 )
 from netglean.store.filters import Condition, Sort
 from netglean.store.migrations import MIGRATIONS
@@ -632,6 +635,142 @@ class SqliteStore:
     async def record_visits(self, run_id: str, part: int, visits: Sequence[Visited]) -> None:
         await self._write(_visits_writer(run_id, part, visits))
 
+    async def share(self, run_id: str, part: int, url: str) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            added = db.execute(
+                "INSERT OR IGNORE INTO run_frontier VALUES (?, ?, 0, ?, 0)", (run_id, part, url)
+            ).rowcount
+            if added:
+                db.execute(
+                    "INSERT INTO crawl_waiting VALUES (?, ?, 0, ?, 0, ?, NULL, NULL)",
+                    (run_id, part, url, host_of(url)),
+                )
+
+        await self._write(work)
+
+    async def claim_pages(
+        self, run_id: str, part: int, worker: str, most: int, lease: float
+    ) -> list[Queued]:
+        # One writer at a time (BEGIN IMMEDIATE): a claim reads and takes its URLs before any other
+        # claim can read them, as SKIP LOCKED lets PostgreSQL's claims pass each other.
+        def work(db: sqlite3.Connection) -> list[Queued]:
+            now = time.time()
+            free = "run_id = ? AND part = ? AND (lease_until IS NULL OR lease_until <= ?)"
+            busy = (
+                "SELECT host FROM crawl_waiting WHERE run_id = ? AND part = ? AND lease_until > ?"
+                " AND claimed_by != ?"
+            )
+            first = (
+                db.execute(
+                    f"SELECT host FROM crawl_waiting WHERE {free} AND host NOT IN ({busy})"
+                    " ORDER BY seq LIMIT 1",
+                    (run_id, part, now, run_id, part, now, worker),
+                ).fetchone()
+                or db.execute(
+                    f"SELECT host FROM crawl_waiting WHERE {free} ORDER BY seq LIMIT 1",
+                    (run_id, part, now),
+                ).fetchone()
+            )
+            if first is None:
+                return []
+            rows = db.execute(
+                f"SELECT seq, url, depth FROM crawl_waiting WHERE {free} AND host = ?"
+                " ORDER BY seq LIMIT ?",
+                (run_id, part, now, first[0], most),
+            ).fetchall()
+            db.executemany(
+                "UPDATE crawl_waiting SET claimed_by = ?, lease_until = ?"
+                " WHERE run_id = ? AND part = ? AND seq = ?",
+                [(worker, now + lease, run_id, part, row[0]) for row in rows],
+            )
+            return [Queued(*row) for row in rows]
+
+        return await self._write(work)
+
+    async def renew_claims(self, run_id: str, part: int, worker: str, lease: float) -> int:
+        return await self._write(
+            lambda db: (
+                db.execute(
+                    "UPDATE crawl_waiting SET lease_until = ? WHERE run_id = ? AND part = ?"
+                    " AND claimed_by = ?",
+                    (time.time() + lease, run_id, part, worker),
+                ).rowcount
+            )
+        )
+
+    async def release_claims(self, run_id: str, part: int, worker: str) -> int:
+        return await self._write(
+            lambda db: (
+                db.execute(
+                    "UPDATE crawl_waiting SET claimed_by = NULL, lease_until = NULL"
+                    " WHERE run_id = ? AND part = ? AND claimed_by = ?",
+                    (run_id, part, worker),
+                ).rowcount
+            )
+        )
+
+    async def record_claimed(
+        self, run_id: str, part: int, visits: Sequence[Found], *, max_pages: int
+    ) -> list[Kept]:
+        now = time.time()
+
+        def work(db: sqlite3.Connection) -> list[Kept]:
+            kept: list[Kept] = []
+            for found in visits:
+                v = found.visit
+                kind = "read" if v.read else "failed" if v.failed else "duplicate"
+                body = json.dumps(v.body, ensure_ascii=False)
+                recorded = db.execute(
+                    "INSERT OR IGNORE INTO run_items VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (run_id, part, v.seq, kind, v.url, v.canonical, body, v.dropped),
+                ).rowcount
+                db.execute(
+                    "DELETE FROM crawl_waiting WHERE run_id = ? AND part = ? AND seq = ?",
+                    (run_id, part, v.seq),
+                )
+                if not recorded:
+                    kept.append(Kept(False))
+                    continue
+                kept.append(_queue_found(db, run_id, part, found, max_pages))
+                if v.log is not None:
+                    _log_line(db, run_id, *v.log, now)
+            return kept
+
+        return await self._write(work)
+
+    async def waiting(self, run_id: str, part: int) -> int:
+        count: int = await self._read(
+            lambda db: db.execute(
+                "SELECT count(*) FROM crawl_waiting WHERE run_id = ? AND part = ?",
+                (run_id, part),
+            ).fetchone()[0]
+        )
+        return count
+
+    async def take_turn(
+        self, host: str, holder: str, *, interval: float, per_host: int, lease: float
+    ) -> float | None:
+        def work(db: sqlite3.Connection) -> float | None:
+            now = time.time()
+            row = db.execute("SELECT last_start FROM host_turns WHERE host = ?", (host,)).fetchone()
+            db.execute("DELETE FROM host_slots WHERE host = ? AND lease_until <= ?", (host, now))
+            flying = db.execute("SELECT count(*) FROM host_slots WHERE host = ?", (host,))
+            if flying.fetchone()[0] >= per_host:
+                return None
+            start = now if row is None else max(now, row[0] + interval)
+            db.execute("INSERT INTO host_slots VALUES (?, ?, ?)", (host, holder, start + lease))
+            db.execute("INSERT OR REPLACE INTO host_turns VALUES (?, ?)", (host, start))
+            return start - now
+
+        return await self._write(work)
+
+    async def end_turn(self, host: str, holder: str) -> None:
+        await self._write(
+            lambda db: db.execute(
+                "DELETE FROM host_slots WHERE host = ? AND holder = ?", (host, holder)
+            )
+        )
+
     async def items(
         self, run_id: str, *, offset: int, limit: int, part: int | None = None
     ) -> tuple[list[Item], int]:
@@ -1107,6 +1246,53 @@ def _store_rows(
         else:
             each.append(2)
     return Written(each.count(0), each.count(1), each.count(2), tuple(each))
+
+
+def _queue_found(
+    db: sqlite3.Connection, run_id: str, part: int, found: Found, max_pages: int
+) -> Kept:
+    """The URLs a shared crawl's visit found that the crawl has not queued, queued (and waiting)
+    while it has queued fewer than ``max_pages`` (the one writer's transaction: every worker's
+    count)."""
+    urls = list(dict.fromkeys(found.found))
+    if not urls:
+        return Kept(True)
+    known: set[str] = set()
+    for start in range(0, len(urls), _MARKS_AT_ONCE):
+        chunk = urls[start : start + _MARKS_AT_ONCE]
+        known.update(
+            row[0]
+            for row in db.execute(
+                "SELECT url FROM run_frontier WHERE run_id = ? AND part = ? AND url IN "
+                f"({_marks(len(chunk))})",
+                (run_id, part, *chunk),
+            )
+        )
+    new = [url for url in urls if url not in known]
+    first: int = db.execute(
+        "SELECT coalesce(max(seq) + 1, 0) FROM run_frontier WHERE run_id = ? AND part = ?",
+        (run_id, part),
+    ).fetchone()[0]
+    taken = new[: max(0, max_pages - first)]
+    seqs = range(first, first + len(taken))
+    db.executemany(
+        "INSERT INTO run_frontier VALUES (?, ?, ?, ?, ?)",
+        [(run_id, part, seq, url, found.depth) for seq, url in zip(seqs, taken, strict=True)],
+    )
+    db.executemany(
+        "INSERT INTO crawl_waiting VALUES (?, ?, ?, ?, ?, ?, NULL, NULL)",
+        [
+            (run_id, part, seq, url, found.depth, host_of(url))
+            for seq, url in zip(seqs, taken, strict=True)
+        ],
+    )
+    dropped = len(new) - len(taken)
+    if dropped:
+        db.execute(
+            "UPDATE run_items SET dropped = dropped + ? WHERE run_id = ? AND part = ? AND seq = ?",
+            (dropped, run_id, part, found.visit.seq),
+        )
+    return Kept(True, len(taken), dropped)
 
 
 def _log_line(db: sqlite3.Connection, run_id: str, level: str, message: str, now: float) -> None:

@@ -90,6 +90,9 @@ def test_a_new_store_is_built_from_empty_and_reopens_as_it_was(tmp_path: Path) -
         "project_runs",
         "project_feeds",
         "scans",
+        "crawl_waiting",
+        "host_turns",
+        "host_slots",
     }
 
     again = SqliteStore.open(folder)
@@ -414,6 +417,34 @@ def test_a_live_owner_in_this_process_is_not_taken_for_dead(tmp_path: Path) -> N
 # Retention ----------------------------------------------------------------------------------------
 
 
+def test_an_earlier_store_keeps_a_url_queued_twice_once_and_gains_shared_crawls(
+    tmp_path: Path,
+) -> None:
+    first = SqliteStore.open(tmp_path)
+    run(lambda: first.create(RUN, "crawl", {"url": "http://site.test/"}, None, ""))
+    run(lambda: first.seed(RUN, 0, "http://site.test/0"))
+    first.close()
+    # as a store of migration step 5 was: a URL could be queued twice
+    with _raw(tmp_path) as db:
+        for table in ("crawl_waiting", "host_turns", "host_slots"):
+            db.execute(f"DROP TABLE {table}")
+        db.execute("DROP INDEX run_frontier_by_url")
+        db.execute("CREATE INDEX run_frontier_by_url ON run_frontier (run_id, part, url)")
+        for seq in (1, 2):
+            db.execute(
+                "INSERT INTO run_frontier VALUES (?, 0, ?, 'http://site.test/1', 1)", (RUN, seq)
+            )
+        db.execute("PRAGMA user_version = 5")
+    again = SqliteStore.open(tmp_path)
+    try:
+        point = run(lambda: again.checkpoint(RUN, 0))
+        assert (point.queued, point.waiting) == (2, 2)  # seqs 0 and 1: the first kept
+        run(lambda: again.share(RUN, 1, "http://site.test/0"))
+        assert run(lambda: again.waiting(RUN, 1)) == 1
+    finally:
+        again.close()
+
+
 def test_an_earlier_store_gains_the_scan_index_and_frontier_lookups_and_keeps_what_it_held(
     tmp_path: Path,
 ) -> None:
@@ -424,9 +455,10 @@ def test_an_earlier_store_gains_the_scan_index_and_frontier_lookups_and_keeps_wh
         lambda: first.record_visits(RUN, 0, [visit(0, links=(Queued(1, "http://site.test/1", 1),))])
     )
     first.close()
-    # as a store of migration step 3 was: no scans table, no frontier lookups
+    # as a store of migration step 3 was: no scans table, no frontier lookups, no shared crawls
     with _raw(tmp_path) as db:
-        db.execute("DROP TABLE scans")
+        for table in ("crawl_waiting", "host_turns", "host_slots", "scans"):
+            db.execute(f"DROP TABLE {table}")
         db.execute("DROP INDEX run_frontier_by_url")
         db.execute("DROP INDEX run_items_by_canonical")
         db.execute("ALTER TABLE run_items DROP COLUMN dropped")
