@@ -3,15 +3,17 @@ call's arguments, its journal in the run store, and the crawl itself under the c
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from netglean.net.strategy import page_strategy
 from netglean.net.urls import parse_url
 from netglean.scraping.crawl import Crawl, CrawlPlan, Recorded, Report, Visit, crawl, globs
+from netglean.scraping.fleet import LEASE, Joined, join_crawl
 from netglean.scraping.operator_limits import concurrency, robots_fetcher
 from netglean.scraping.pages import Reading, with_links
-from netglean.store.base import Checkpoint, Queued, Visited
+from netglean.store.base import Checkpoint, Found, Kept, Queued, Visited
 
 if TYPE_CHECKING:
     import anyio
@@ -119,6 +121,10 @@ class RunJournal:
         """Write the visits (in one transaction)."""
         await self._run.store.record_visits(self._run.id, self._part, visits)
 
+    def shared(self, worker: str, max_pages: int) -> SharedRunJournal:
+        """This journal as ``worker``'s in a crawl shared by several processes."""
+        return SharedRunJournal(self, worker, max_pages)
+
     def _as_visited(self, recorded: Recorded) -> Visited:
         visit, page = recorded.visit, recorded.visit.page
         if visit.error is not None:
@@ -143,6 +149,48 @@ class RunJournal:
         )
 
 
+class SharedRunJournal:
+    """A crawl's journal in its run's store, for one of the workers sharing it
+    (netglean.scraping.fleet.SharedJournal): its claims named ``worker``, max_pages counted in the
+    store."""
+
+    def __init__(self, journal: RunJournal, worker: str, max_pages: int) -> None:
+        self._journal, self.worker, self._max_pages = journal, worker, max_pages
+        self._run, self._part = journal._run, journal._part
+
+    async def share(self, seed: str) -> None:
+        await self._run.store.share(self._run.id, self._part, seed)
+
+    async def claim(self, most: int, lease: float) -> list[Queued]:
+        return await self._run.store.claim_pages(self._run.id, self._part, self.worker, most, lease)
+
+    async def renew(self, lease: float) -> int:
+        return await self._run.store.renew_claims(self._run.id, self._part, self.worker, lease)
+
+    async def release(self) -> int:
+        return await self._run.store.release_claims(self._run.id, self._part, self.worker)
+
+    async def record(self, visits: Sequence[tuple[Recorded, Sequence[str]]]) -> list[Kept]:
+        found = [
+            Found(self._journal._as_visited(recorded), links, recorded.visit.depth + 1)
+            for recorded, links in visits
+        ]
+        kept = await self._run.store.record_claimed(
+            self._run.id, self._part, found, max_pages=self._max_pages
+        )
+        self._run.current = visits[-1][0].visit.url
+        return kept
+
+    async def waiting(self) -> int:
+        return await self._run.store.waiting(self._run.id, self._part)
+
+    async def read_at(self, canonical: str) -> str | None:
+        return await self._journal.read_at(canonical)
+
+    async def checkpoint(self) -> Checkpoint:
+        return await self._run.store.checkpoint(self._run.id, self._part)
+
+
 async def crawl_as_run(
     fetcher: Fetcher,
     readers: Readers,
@@ -162,4 +210,41 @@ async def crawl_as_run(
     kept = journal(run, 0, plan.reading.include_links)
     return await crawl(
         robots, readers, args.url, plan, journal=kept, report=report, stop=stop, browser=browser
+    )
+
+
+async def join_as_run(
+    fetcher: Fetcher,
+    readers: Readers,
+    args: SiteCrawlArguments,
+    run: RunHandle,
+    journal: JournalFor,
+    *,
+    report: Report,
+    stop: anyio.Event,
+    browser: BrowserPool | None = None,
+    worker: str | None = None,
+    lease: float = LEASE,
+) -> Joined:
+    """Join the crawl run ``run`` from ``args.url`` as one of the processes sharing it (its
+    frontier, seen set and max_pages in ``run.store``), and work it until nothing waits, the budget
+    is reached or ``stop`` is set (netglean.scraping.fleet.join_crawl); its visits kept by
+    ``journal`` (part 0) as crawl_as_run keeps them. ``worker`` names this process's claims (a new
+    name unless given); ``lease`` is how long they outlive it, should it die."""
+    parse_url(args.url)
+    robots = robots_fetcher(fetcher, args.respect_robots_txt)
+    plan = crawl_plan(args, width=concurrency(None, fetcher, most=args.max_pages))
+    kept = journal(run, 0, plan.reading.include_links).shared(
+        worker or uuid.uuid4().hex, plan.max_pages
+    )
+    return await join_crawl(
+        robots,
+        readers,
+        args.url,
+        plan,
+        journal=kept,
+        report=report,
+        stop=stop,
+        browser=browser,
+        lease=lease,
     )

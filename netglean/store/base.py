@@ -372,9 +372,9 @@ class SharedFrontier(Protocol):
         self, run_id: str, part: int, worker: str, most: int, lease: float
     ) -> list[Queued]:
         """Up to ``most`` waiting URLs of one host, in order, for ``worker`` for ``lease`` seconds:
-        none claimed by another worker whose lease holds; a host no other worker holds a claim on
-        first, so workers spread over hosts. Empty: none is free now (``waiting`` says whether any
-        is left)."""
+        none claimed by another worker whose lease holds; a host no worker holds a claim on first,
+        so workers (and one worker's claims) spread over hosts. Empty: none is free now
+        (``waiting`` says whether any is left)."""
         ...
 
     async def renew_claims(self, run_id: str, part: int, worker: str, lease: float) -> int:

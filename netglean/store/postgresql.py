@@ -684,12 +684,12 @@ class PostgresStore:
                 row[0]
                 for row in db.execute(
                     "SELECT DISTINCT host FROM crawl_waiting WHERE run_id = %s AND part = %s AND"
-                    " lease_until > %s AND claimed_by <> %s",
-                    (run_id, part, now, worker),
+                    " lease_until > %s",
+                    (run_id, part, now),
                 )
             ]
             free = "run_id = %s AND part = %s AND (lease_until IS NULL OR lease_until <= %s)"
-            # a host no other worker holds first; SKIP LOCKED passes what another claim is taking
+            # a host no worker holds first; SKIP LOCKED passes what another claim is taking
             first = (
                 db.execute(
                     f"SELECT host FROM crawl_waiting WHERE {free} AND NOT host = ANY(%s)"

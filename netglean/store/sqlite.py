@@ -658,13 +658,12 @@ class SqliteStore:
             free = "run_id = ? AND part = ? AND (lease_until IS NULL OR lease_until <= ?)"
             busy = (
                 "SELECT host FROM crawl_waiting WHERE run_id = ? AND part = ? AND lease_until > ?"
-                " AND claimed_by != ?"
             )
             first = (
                 db.execute(
                     f"SELECT host FROM crawl_waiting WHERE {free} AND host NOT IN ({busy})"
                     " ORDER BY seq LIMIT 1",
-                    (run_id, part, now, run_id, part, now, worker),
+                    (run_id, part, now, run_id, part, now),
                 ).fetchone()
                 or db.execute(
                     f"SELECT host FROM crawl_waiting WHERE {free} ORDER BY seq LIMIT 1",

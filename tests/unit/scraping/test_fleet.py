@@ -1,0 +1,145 @@
+"""A crawl worked by several workers through the store (netglean.scraping.fleet), on every backend:
+each page read and recorded once, the bounds held for all of them together, a stopped worker's
+claims given back; and the fleet's limiter spacing and capping one host's requests across workers.
+The processes apart: tests/test_fleet.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from netglean.scraping.crawl import CrawlPlan, Visit
+from netglean.scraping.crawl_run import RunJournal
+from netglean.scraping.fleet import FleetLimiter, Joined, join_crawl
+from netglean.store.base import RunStore
+from netglean.workers.pool import Readers
+from tests.support.stores import BACKENDS, RUN, open_store
+from tests.unit.scraping.test_crawl import Site, _Held, _plan, _wide_fetcher
+
+
+@dataclasses.dataclass
+class Handle:
+    id: str
+    store: RunStore
+    current: str | None = None
+
+
+def body(visit: Visit, links: bool) -> dict[str, Any]:
+    return {"url": visit.url, "depth": visit.depth, "read": visit.page is not None}
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunStore]:
+    opened = open_store(request.param, tmp_path)
+    anyio.run(lambda: opened.create(RUN, "crawl", {}, None, ""))
+    yield opened
+    opened.close()
+
+
+async def _nothing(visited: int, most: int, url: str) -> None:
+    return None
+
+
+def _work(
+    store: RunStore, site: Site, plan: CrawlPlan, workers: int, stop: anyio.Event | None = None
+) -> list[Joined]:
+    """``workers`` workers joining one crawl of ``site`` at once, each with its own fetcher."""
+    joined: list[Joined] = []
+
+    async def one(n: int) -> None:
+        journal = RunJournal(Handle(RUN, store), 0, False, body).shared(f"w{n}", plan.max_pages)
+        joined.append(
+            await join_crawl(
+                _wide_fetcher(site),
+                Readers(0),
+                "http://site.test/",
+                plan,
+                journal=journal,
+                report=_nothing,
+                stop=stop,
+            )
+        )
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tasks:
+            for n in range(workers):
+                tasks.start_soon(one, n)
+
+    anyio.run(main)
+    return joined
+
+
+def _urls(store: RunStore) -> list[str]:
+    items, _ = anyio.run(lambda: store.items(RUN, offset=0, limit=1_000))
+    return [item.body["url"] for item in items]
+
+
+def test_workers_sharing_a_crawl_read_and_record_each_page_once(store: RunStore) -> None:
+    site = _Held()
+    joined = _work(store, site, _plan(width=4), workers=3)
+    pages = [url for url in site.asked if not url.endswith("/robots.txt")]
+    assert sorted(pages) == sorted(set(pages)) and len(pages) == 21
+    urls = _urls(store)
+    assert sorted(urls) == sorted(set(urls)) and len(urls) == 21
+    assert sum(j.recorded for j in joined) == 21
+    for each in joined:
+        crawl = each.crawl
+        assert (crawl.read, crawl.visited, crawl.unvisited, crawl.stopped) == (21, 21, 0, None)
+
+
+@pytest.mark.parametrize(("bounds", "pages"), [({"max_pages": 7}, 7), ({"max_depth": 2}, 5)])
+def test_a_shared_crawls_bounds_hold_for_all_its_workers(
+    store: RunStore, bounds: dict[str, int], pages: int
+) -> None:
+    joined = _work(store, _Held(), _plan(width=4, **bounds), workers=3)
+    assert len(_urls(store)) == pages
+    depths = {
+        item.body["depth"] for item in anyio.run(lambda: store.items(RUN, offset=0, limit=50))[0]
+    }
+    assert max(depths) <= bounds.get("max_depth", 100)
+    if "max_pages" in bounds:
+        assert {j.crawl.stopped for j in joined} == {"max_pages"}
+
+
+def test_a_stopped_worker_gives_its_claims_back_and_another_finishes_the_crawl(
+    store: RunStore,
+) -> None:
+    stop = anyio.Event()
+    stop.set()  # stopped before it reads: it claims nothing, reads nothing
+    (first,) = _work(store, _Held(), _plan(width=4), workers=1, stop=stop)
+    assert (first.recorded, first.crawl.stopped, first.crawl.unvisited) == (0, "cancelled", 1)
+    (second,) = _work(store, _Held(), _plan(width=4), workers=1)
+    assert second.recorded == 21 and len(_urls(store)) == 21
+
+
+def test_the_fleets_limiter_spaces_and_caps_a_hosts_requests_across_workers(
+    store: RunStore,
+) -> None:
+    """Two limiters (two processes' fetchers) over one store: one request at a time to the host,
+    each starting after the one before plus the interval."""
+    spans: list[tuple[float, float]] = []
+
+    async def request(limiter: FleetLimiter) -> None:
+        async with limiter.slot("site.test", 0.1):
+            began = anyio.current_time()
+            await anyio.sleep(0.01)
+            spans.append((began, anyio.current_time()))
+
+    async def main() -> None:
+        limiters = [FleetLimiter(lambda: store, 1, 8, poll=0.005) for _ in range(2)]
+        async with anyio.create_task_group() as tasks:
+            for n in range(8):
+                tasks.start_soon(request, limiters[n % 2])
+
+    anyio.run(main)
+    spans.sort()
+    # never two at once; each begun the interval after the one before began (on the store's clock:
+    # a request begins when its wait ends, a round trip to the store apart)
+    assert all(end <= after for (_, end), (after, _) in itertools.pairwise(spans))
+    assert all(b - a >= 0.08 for (a, _), (b, _) in itertools.pairwise(spans))
