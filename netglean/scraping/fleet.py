@@ -40,7 +40,8 @@ LEASE = 60.0
 """Seconds a worker's claims hold unless renewed (every third of it while it works): how long the
 pages of a worker that died wait before another takes them back."""
 SLICE = 8
-"""URLs of one host a worker claims at a time."""
+"""URLs of one host a worker claims at a time, at most (no more than it reads at once: a worker
+holding a host's pages it cannot begin would keep them from the others)."""
 POLL = 0.2
 """Seconds a worker waits, when every waiting URL is claimed by others, before it asks again (their
 pages may queue more, or their claims run out)."""
@@ -157,7 +158,7 @@ async def join_crawl(
             while True:
                 while reading_now < plan.width and not halt.is_set():
                     if not claimed:
-                        claimed.extend(await journal.claim(max(SLICE, plan.width), lease))
+                        claimed.extend(await journal.claim(min(SLICE, plan.width), lease))
                         if not claimed:
                             break
                     entry = claimed.popleft()
@@ -215,8 +216,9 @@ class FleetLimiter:
     ``per_host`` requests in flight to one host from all of them, each starting ``interval`` after
     the host's request before (robots.txt's Crawl-delay too), through the store's host turns;
     ``overall`` requests at once from this process. A request's place is held ``lease`` seconds at
-    most (a process that dies frees it then). The store is asked for when first needed (``turns``),
-    as it opens lazily."""
+    most: a process that dies holding places keeps them from the fleet that long (the operator's
+    total timeout of a request is the least it should be). The store is asked for when first
+    needed (``turns``), as it opens lazily."""
 
     def __init__(
         self,
@@ -224,7 +226,7 @@ class FleetLimiter:
         per_host: int,
         overall: int,
         *,
-        lease: float = 300.0,
+        lease: float = 60.0,
         poll: float = 0.02,
     ) -> None:
         self._turns = turns
