@@ -20,6 +20,7 @@ from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.politeness import SessionBudgets
+from netglean.scraping.fleet import FleetLimiter
 from netglean.store.open import open_store
 from netglean.workers.pool import Readers, worker_count
 
@@ -37,7 +38,15 @@ def build_services(
     them)."""
     registry = registry.with_profiles(settings.compat_sets)
     settings = settings.tighten(registry.policy)
-    fetcher = fetcher or Fetcher(FetchPolicy.from_settings(settings))
+    policy = FetchPolicy.from_settings(settings)
+    runs = Runs(settings, lambda: open_store(settings.data_dir, settings.store))
+    # a store shared by a fleet (PostgreSQL): each host's spacing and cap hold for all of it
+    shared = (
+        FleetLimiter(lambda: runs.store, policy.host_concurrency, policy.global_concurrency)
+        if settings.store
+        else None
+    )
+    fetcher = fetcher or Fetcher(policy, limiter=shared)
     return Services(
         settings=settings,
         registry=registry,
@@ -47,7 +56,7 @@ def build_services(
             fetcher, path=settings.browser_path, contexts=settings.browser_contexts
         ),
         budgets=SessionBudgets(settings.session_budget),
-        runs=Runs(settings, lambda: open_store(settings.data_dir, settings.store)),
+        runs=runs,
         protocol_versions=protocol_versions,
     )
 

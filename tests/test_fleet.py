@@ -5,6 +5,7 @@ one finish, each page in the result once."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 import subprocess
@@ -17,6 +18,11 @@ from pathlib import Path
 import anyio
 import pytest
 
+from netglean.app import build_services
+from netglean.calls.registry import Registry
+from netglean.core.settings import Settings
+from netglean.net.politeness import HostLimiter
+from netglean.scraping.fleet import FleetLimiter
 from netglean.store.base import RunStore
 from tests.support.fleet import FleetSite
 from tests.support.paths import PROJECT
@@ -61,6 +67,17 @@ def _result(child: subprocess.Popen[str]) -> dict[str, int]:
 def _recorded_urls(store: RunStore) -> list[str]:
     items, _ = anyio.run(lambda: store.items(RUN, offset=0, limit=100_000))
     return [item.body["url"] for item in items]
+
+
+def test_a_server_on_a_shared_store_spaces_its_fetches_with_the_fleet(
+    registry: Registry, settings: Settings, tmp_path: Path
+) -> None:
+    alone = build_services(registry, settings)
+    shared = build_services(
+        registry, dataclasses.replace(settings, store=postgresql_url(tmp_path, fresh=False))
+    )
+    assert isinstance(alone.fetcher.limiter, HostLimiter)
+    assert isinstance(shared.fetcher.limiter, FleetLimiter)
 
 
 def test_one_hosts_requests_are_spaced_and_capped_across_worker_processes(
