@@ -48,6 +48,7 @@ def _worker(
          interval, per_host, width, name, "2"],
         cwd=PROJECT,
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
     )  # fmt: skip
     assert child.stdout is not None and child.stdout.readline() == "joined\n"
@@ -58,8 +59,8 @@ KILL = {"interval": "0.01", "per_host": "2", "width": "16"}
 
 
 def _result(child: subprocess.Popen[str]) -> dict[str, int]:
-    out, _ = child.communicate(timeout=300)
-    assert child.returncode == 0
+    out, err = child.communicate(timeout=300)
+    assert child.returncode == 0, err[-3000:]
     answer: dict[str, int] = json.loads(out.splitlines()[-1])
     return answer
 

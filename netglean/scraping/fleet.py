@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 import anyio
 
 from netglean.core.errors import ToolError
+from netglean.net.politeness import HostLimiter
 from netglean.read.links import normal, normalize_url
 from netglean.scraping.crawl import Crawl, CrawlPlan, Recorded, Report, Visit
 from netglean.scraping.pages import PageRead, read_page
@@ -215,10 +216,11 @@ class FleetLimiter:
     """The fetcher's Limiter (netglean.net.politeness) for processes sharing a store: at most
     ``per_host`` requests in flight to one host from all of them, each starting ``interval`` after
     the host's request before (robots.txt's Crawl-delay too), through the store's host turns;
-    ``overall`` requests at once from this process. A request's place is held ``lease`` seconds at
-    most: a process that dies holding places keeps them from the fleet that long (the operator's
-    total timeout of a request is the least it should be). The store is asked for when first
-    needed (``turns``), as it opens lazily."""
+    ``overall`` requests at once from this process, and ``per_host`` of them to one host (so only
+    those ask the store for a turn). A request's place is held ``lease`` seconds at most: a process
+    that dies holding places keeps them from the fleet that long (the operator's total timeout of a
+    request is the least it should be). The store is asked for when first needed (``turns``), as it
+    opens lazily."""
 
     def __init__(
         self,
@@ -227,25 +229,27 @@ class FleetLimiter:
         overall: int,
         *,
         lease: float = 60.0,
-        poll: float = 0.02,
+        poll: float = 0.005,
     ) -> None:
         self._turns = turns
         self._per_host = per_host
-        self._overall = anyio.Semaphore(overall)
+        self._here = HostLimiter(per_host, overall)
         self._lease = lease
         self._poll = poll
 
     @asynccontextmanager
     async def slot(self, host: str, interval: float) -> AsyncIterator[None]:
-        async with self._overall:
-            turns, holder = self._turns(), uuid.uuid4().hex
+        async with self._here.slot(host, 0.0):
+            turns, holder, pause = self._turns(), uuid.uuid4().hex, self._poll
             while True:
                 wait = await turns.take_turn(
                     host, holder, interval=interval, per_host=self._per_host, lease=self._lease
                 )
                 if wait is not None:
                     break
-                await anyio.sleep(self._poll)  # the host's places are all taken: a turn frees one
+                # the host's places are all taken by other processes: asked again, less often
+                await anyio.sleep(pause)
+                pause = min(pause * 2, POLL / 2)
             try:
                 if wait > 0:
                     await anyio.sleep(wait)

@@ -9,8 +9,10 @@ flight together are seen together.
 
 ``python -m tests.support.fleet STORE RUN SEED MAX_PAGES INTERVAL PER_HOST WIDTH WORKER LEASE``:
 one worker process joining the run's crawl (netglean.scraping.crawl_run.join_as_run), WIDTH pages
-read at once, with the fleet's politeness (FleetLimiter over the store; its claims and its places
-at a host held LEASE seconds);
+read at once, each visit kept as the crawl tool keeps it, with the fleet's politeness (FleetLimiter
+over the store; its claims and its places at a host held LEASE seconds); a folder for STORE runs
+the crawl embedded instead (crawl_as_run over SQLite, in this process alone). With
+NETGLEAN_FLEET_WAIT set, it waits for a line on stdin before it begins;
 it prints ``joined`` once it has the store, then one JSON line: the visits it recorded and the
 crawl as it left it."""
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import re
 import socket
 import sys
@@ -133,21 +136,23 @@ class _Run:
     current: str | None = None
 
 
-def _body(visit: Any, links: bool) -> dict[str, Any]:
-    return {"url": visit.url, "depth": visit.depth, "ok": visit.error is None}
-
-
 async def work(argv: list[str]) -> dict[str, Any]:
+    """One worker, as the module's docstring says; a folder for STORE: the embedded default (the
+    run's crawl in this one process, crawl_as_run over SQLite, its own HostLimiter)."""
+    import anyio
+
     from netglean.core.settings import Settings
+    from netglean.handlers.sites import run_journal
     from netglean.net.fetcher import Fetcher
     from netglean.net.policy import FetchPolicy
-    from netglean.scraping.crawl_run import RunJournal, join_as_run
+    from netglean.scraping.crawl_run import crawl_as_run, join_as_run
     from netglean.scraping.fleet import FleetLimiter
     from netglean.store.open import open_store
     from netglean.workers.pool import Readers
 
     store_url, run_id, seed, max_pages, interval, per_host, width, worker, lease = argv
-    store = open_store("", store_url)
+    embedded = not store_url.startswith("postgresql")
+    store = open_store(store_url, "") if embedded else open_store("", store_url)
     policy = dataclasses.replace(
         FetchPolicy.from_settings(Settings.load(environ={})),
         allow_private_hosts=True,
@@ -157,31 +162,44 @@ async def work(argv: list[str]) -> dict[str, Any]:
         global_concurrency=int(width),
         session_budget=10**9,
     )
-    limiter = FleetLimiter(lambda: store, int(per_host), int(width), lease=float(lease))
+    limiter = (
+        None
+        if embedded
+        else FleetLimiter(lambda: store, int(per_host), int(width), lease=float(lease))
+    )
     fetcher = Fetcher(policy, limiter=limiter)
     print("joined", flush=True)
-    import anyio
+    if os.environ.get("NETGLEAN_FLEET_WAIT"):
+        sys.stdin.readline()  # the benchmark starts every worker's clock at once
 
     async def report(visited: int, most: int, url: str) -> None:
         return None
 
+    arguments: Any = Arguments(seed, int(max_pages))
+    run = _Run(run_id, store)
     try:
-        joined = await join_as_run(
-            fetcher,
-            Readers(0),
-            Arguments(seed, int(max_pages)),  # type: ignore[arg-type]
-            _Run(run_id, store),
-            lambda run, part, links: RunJournal(run, part, links, _body),
-            report=report,
-            stop=anyio.Event(),
-            worker=worker,
-            lease=float(lease),
-        )
+        if embedded:
+            crawl = await crawl_as_run(
+                fetcher, Readers(0), arguments, run, run_journal, report=report, stop=anyio.Event()
+            )
+            recorded = crawl.visited
+        else:
+            joined = await join_as_run(
+                fetcher,
+                Readers(0),
+                arguments,
+                run,
+                run_journal,
+                report=report,
+                stop=anyio.Event(),
+                worker=worker,
+                lease=float(lease),
+            )
+            crawl, recorded = joined.crawl, joined.recorded
     finally:
         await fetcher.aclose()
         store.close()
-    crawl = joined.crawl
-    return {"recorded": joined.recorded, "visited": crawl.visited, "unvisited": crawl.unvisited}
+    return {"recorded": recorded, "visited": crawl.visited, "unvisited": crawl.unvisited}
 
 
 if __name__ == "__main__":
