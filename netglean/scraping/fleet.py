@@ -18,14 +18,14 @@ from __future__ import annotations
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 import anyio
 
-from netglean.core.errors import ToolError
+from netglean.core.errors import ToolError, Unavailable
 from netglean.net.politeness import HostLimiter
 from netglean.read.links import normal, normalize_url
 from netglean.scraping.crawl import Crawl, CrawlPlan, Recorded, Report, Visit
@@ -153,7 +153,9 @@ async def join_crawl(
             async def renew() -> None:
                 while True:
                     await anyio.sleep(lease / 3)
-                    await journal.renew(lease)
+                    # a renewal the store missed is tried again; the claims outlive two of them
+                    with suppress(Unavailable):
+                        await journal.renew(lease)
 
             tasks.start_soon(renew)
             while True:

@@ -74,6 +74,10 @@ _OWNERS = 0x6E67
 """The first key of every owner's advisory lock (the second is the owner's): netglean's locks."""
 _UNVISITED = """NOT EXISTS (SELECT 1 FROM run_items i WHERE i.run_id = f.run_id AND i.part =
     f.part AND i.seq = f.seq)"""
+_HELD = """(run_id, part, seq) IN (SELECT run_id, part, seq FROM crawl_waiting WHERE run_id = %s
+    AND part = %s AND claimed_by = %s FOR UPDATE SKIP LOCKED)"""
+"""A worker's claims, but those a visit being recorded holds: they are going (renewing or releasing
+them would wait for that write, which may be waiting for another of them: a deadlock)."""
 _RUN_COLUMNS = (
     "id, tool, arguments, label, session, status, owner, done, total, current, created_at,"
     " started_at, updated_at, finished_at, error_code, error_message, attempts, cancel,"
@@ -721,8 +725,7 @@ class PostgresStore:
     async def renew_claims(self, run_id: str, part: int, worker: str, lease: float) -> int:
         def work(db: Cursor) -> int:
             return db.execute(
-                "UPDATE crawl_waiting SET lease_until = %s WHERE run_id = %s AND part = %s"
-                " AND claimed_by = %s",
+                f"UPDATE crawl_waiting SET lease_until = %s WHERE {_HELD}",
                 (_now(db) + lease, run_id, part, worker),
             ).rowcount
 
@@ -732,8 +735,7 @@ class PostgresStore:
         return await self._write(
             lambda db: (
                 db.execute(
-                    "UPDATE crawl_waiting SET claimed_by = NULL, lease_until = NULL"
-                    " WHERE run_id = %s AND part = %s AND claimed_by = %s",
+                    f"UPDATE crawl_waiting SET claimed_by = NULL, lease_until = NULL WHERE {_HELD}",
                     (run_id, part, worker),
                 ).rowcount
             )

@@ -10,11 +10,13 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
 import anyio
+import pytest
 
 from netglean.store.base import Found, Kept, RunStore
 from tests.support.paths import PROJECT
@@ -207,3 +209,32 @@ def test_processes_claiming_at_once_are_never_given_the_same_page(
     every = [seq for each in claimed for seq in each]
     assert sorted(every) == list(range(1, pages))  # each page claimed, none twice
     assert all(claimed), "every process took a share"
+
+
+def test_a_renewal_passes_the_claims_a_visit_being_recorded_holds(
+    store: RunStore, backend: str, tmp_path: Path
+) -> None:
+    """A worker renews its claims while it records visits of them: the renewal must not wait for
+    that write (which may itself wait for a claim the renewal has locked: a deadlock)."""
+    if backend != "postgresql":
+        pytest.skip("SQLite has one writer: no two of its writes wait on each other")
+    import psycopg
+
+    async def setup() -> None:
+        await _shared(store, "http://a.test/1", "http://a.test/2")
+        assert len(await store.claim_pages(RUN, 0, "w", 5, HOUR)) == 2
+
+    run(setup)
+    with psycopg.connect(postgresql_url(tmp_path, fresh=False)) as recording:
+        # a visit of /2 being recorded: its claim's row held until the write commits
+        recording.execute("DELETE FROM crawl_waiting WHERE seq = 2")
+        renewed: list[int] = []
+        renewal = threading.Thread(
+            target=lambda: renewed.append(run(lambda: store.renew_claims(RUN, 0, "w", HOUR)))
+        )
+        renewal.start()
+        renewal.join(10)
+        waited = renewal.is_alive()
+        recording.rollback()
+        renewal.join()
+    assert not waited and renewed == [1]
