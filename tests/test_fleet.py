@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -39,20 +40,39 @@ def store(tmp_path: Path) -> Iterator[RunStore]:
     opened.close()
 
 
-def _worker(
-    url: str, site: FleetSite, pages: int, *, interval: str, per_host: str, width: str, name: str
-) -> subprocess.Popen[str]:
-    """A worker process joining the crawl; its claims held 2 s (a killed one's come back soon)."""
-    child = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.fleet", url, RUN, site.url(0), str(pages),
-         interval, per_host, width, name, "2"],
-        cwd=PROJECT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    assert child.stdout is not None and child.stdout.readline() == "joined\n"
-    return child
+def _workers(
+    url: str,
+    site: FleetSite,
+    pages: int,
+    names: list[str],
+    *,
+    interval: str,
+    per_host: str,
+    width: str,
+) -> list[subprocess.Popen[str]]:
+    """Worker processes joining the crawl, begun together once each has the store; their claims
+    held 2 s (a killed one's come back soon)."""
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.support.fleet", url, RUN, site.url(0), str(pages),
+             interval, per_host, width, name, "2"],
+            cwd=PROJECT,
+            env={**os.environ, "NETGLEAN_FLEET_WAIT": "1"},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in names
+    ]  # fmt: skip
+    for child in children:
+        assert child.stdout is not None and child.stdout.readline() == "joined\n"
+    for child in children:
+        assert child.stdin is not None
+        child.stdin.write("go\n")
+        child.stdin.close()
+        child.stdin = None  # communicate() has nothing more to send
+    return children
 
 
 KILL = {"interval": "0.01", "per_host": "2", "width": "16"}
@@ -88,10 +108,8 @@ def test_one_hosts_requests_are_spaced_and_capped_across_worker_processes(
     pages = 60
     site = FleetSite(pages=pages, hosts=1, hold=0.05)
     with site.serving():
-        workers = [
-            _worker(url, site, pages, interval="0.1", per_host="2", width="2", name=f"w{n}")
-            for n in range(3)
-        ]
+        names = ["w0", "w1", "w2"]
+        workers = _workers(url, site, pages, names, interval="0.1", per_host="2", width="2")
         results = [_result(child) for child in workers]
     assert sum(r["recorded"] for r in results) == pages
     # each process read some of the host's pages
@@ -117,14 +135,13 @@ def test_a_worker_killed_mid_crawl_leaves_its_pages_to_the_others_each_recorded_
     pages = 400
     site = FleetSite(pages=pages, hosts=3, hold=0.01)
     with site.serving():
-        doomed = _worker(url, site, pages, **KILL, name="doomed")
-        other = _worker(url, site, pages, **KILL, name="other")
+        doomed, other = _workers(url, site, pages, ["doomed", "other"], **KILL)
         deadline = time.monotonic() + 120
         while len(_recorded_urls(store)) < pages // 4 and time.monotonic() < deadline:
             time.sleep(0.1)
         doomed.send_signal(signal.SIGKILL)
         doomed.wait(timeout=30)
-        restarted = _worker(url, site, pages, **KILL, name="restarted")
+        (restarted,) = _workers(url, site, pages, ["restarted"], **KILL)
         results = [_result(other), _result(restarted)]
     urls = _recorded_urls(store)
     assert len(urls) == pages and len(set(urls)) == pages  # every page, once
