@@ -133,13 +133,11 @@ def _median(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pages", type=int, default=5_000)
-    parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+def measure(pages: int, repeats: int) -> dict[str, Any]:
+    """Every configuration ``repeats`` times on a site of ``pages`` pages; the medians, the
+    scaling ratios and the embedded ratio."""
     results: dict[str, Any] = {
-        "pages": args.pages,
+        "pages": pages,
         "hosts": HOSTS,
         "interval_s": INTERVAL,
         "per_host": PER_HOST,
@@ -151,10 +149,10 @@ def main() -> None:
     ]
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name, _, _ in configurations}
     # repeat by round, so that the machine's noise falls on every configuration alike
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         for name, workers, postgresql in configurations:
             with tempfile.TemporaryDirectory(prefix="netglean-fleet-") as folder:
-                runs[name].append(_one(workers, args.pages, Path(folder), postgresql))
+                runs[name].append(_one(workers, pages, Path(folder), postgresql))
             print(name, json.dumps(runs[name][-1]), flush=True)
     medians = {name: _median(each) for name, each in runs.items()}
     one = medians["postgresql_1_workers"]["pages_per_s"]
@@ -164,6 +162,15 @@ def main() -> None:
     }
     results["postgresql_1_over_sqlite"] = one / medians["sqlite_embedded"]["pages_per_s"]
     results["politeness_ceiling_pages_per_s"] = HOSTS / INTERVAL
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=5_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    results = measure(args.pages, args.repeats)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     print(json.dumps(results, indent=2))

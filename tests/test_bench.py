@@ -20,6 +20,7 @@ from bench import (
     browser,
     crawl,
     devset,
+    fleet,
     frontier,
     generator,
     projects,
@@ -304,6 +305,16 @@ def test_the_readability_benchmark_scores_its_pages_and_counts_cold_scans() -> N
         == [row["served"] for row in cold["scans"]]
         == [5, 6, 5]
     )
+
+
+def test_the_fleet_benchmark_crawls_the_site_embedded_and_with_each_count_of_workers() -> None:
+    figures = fleet.measure(pages=120, repeats=1)
+    assert set(figures["medians"]) == {
+        "sqlite_embedded", "postgresql_1_workers", "postgresql_2_workers", "postgresql_4_workers"
+    }  # fmt: skip
+    # each configuration fetched the whole site, each page once (no worker died)
+    assert all(m["fetched"] == 120 for m in figures["medians"].values())
+    assert figures["scaling"]["1_workers"] == 1.0
 
 
 def test_the_frontier_benchmark_crawls_pages_of_many_links_and_a_long_site(
