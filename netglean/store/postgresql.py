@@ -871,6 +871,8 @@ class PostgresStore:
                 "UPDATE scans SET evidence = '' WHERE scanned_at < %s AND evidence != ''",
                 (older_than,),
             )
+            # a host not asked of since: its next turn is due whenever it comes
+            db.execute("DELETE FROM host_turns WHERE last_start < %s", (older_than,))
             return db.execute(
                 "DELETE FROM runs WHERE status = ANY(%s) AND finished_at < %s",
                 (list(FINISHED), older_than),

@@ -829,6 +829,8 @@ class SqliteStore:
                 "UPDATE scans SET evidence = X'' WHERE scanned_at < ? AND evidence != X''",
                 (older_than,),
             )
+            # a host not asked of since: its next turn is due whenever it comes
+            db.execute("DELETE FROM host_turns WHERE last_start < ?", (older_than,))
             return int(
                 db.execute(
                     f"DELETE FROM runs WHERE status IN ({_marks(len(FINISHED))}) AND finished_at "

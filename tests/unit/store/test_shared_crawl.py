@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
@@ -20,7 +21,7 @@ import pytest
 
 from netglean.store.base import Found, Kept, RunStore
 from tests.support.paths import PROJECT
-from tests.support.stores import RUN, postgresql_url, visit
+from tests.support.stores import RUN, postgresql_url, rows_in, visit
 
 T = TypeVar("T")
 HOUR = 3600.0
@@ -150,6 +151,21 @@ def test_a_hosts_turns_are_spaced_and_capped_for_every_process(store: RunStore) 
         # a holder that died: its place is free once its lease is over
         assert await turn("c.test", "dead", interval=0.0, per_host=1, lease=0.0) == 0.0
         assert await turn("c.test", "next", interval=0.0, per_host=1, lease=HOUR) is not None
+
+    run(work)
+
+
+def test_prune_forgets_the_hosts_not_asked_of_since(
+    store: RunStore, backend: str, tmp_path: Path
+) -> None:
+    async def work() -> None:
+        for host in ("a.test", "b.test"):
+            assert await store.take_turn(host, host, interval=0.0, per_host=1, lease=HOUR) == 0.0
+            await store.end_turn(host, host)
+        await store.prune(time.time() - HOUR)
+        assert rows_in(backend, tmp_path, "host_turns") == 2  # asked of within the retention
+        await store.prune(time.time() + HOUR)
+        assert rows_in(backend, tmp_path, "host_turns") == 0
 
     run(work)
 
