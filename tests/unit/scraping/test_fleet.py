@@ -118,6 +118,37 @@ def test_a_stopped_worker_gives_its_claims_back_and_another_finishes_the_crawl(
     assert second.recorded == 21 and len(_urls(store)) == 21
 
 
+def test_a_worker_stopped_mid_crawl_records_what_it_read_and_frees_the_rest(
+    store: RunStore,
+) -> None:
+    stop = anyio.Event()
+
+    async def report(visited: int, most: int, url: str) -> None:
+        if visited >= 5:
+            stop.set()
+
+    async def main() -> Joined:
+        journal = RunJournal(Handle(RUN, store), 0, False, body).shared("stopped", 100_000)
+        return await join_crawl(
+            _wide_fetcher(_Held()),
+            Readers(0),
+            "http://site.test/",
+            _plan(width=4),
+            journal=journal,
+            report=report,
+            stop=stop,
+        )
+
+    joined = anyio.run(main)
+    crawl = joined.crawl
+    assert crawl.stopped == "cancelled" and crawl.unvisited > 0
+    assert joined.recorded == crawl.visited == len(_urls(store))  # what it read, it recorded
+    # nothing it left is still claimed: another worker takes all of it at once
+    free = anyio.run(lambda: store.claim_pages(RUN, 0, "next", 1_000, 60.0))
+    waiting = anyio.run(lambda: store.waiting(RUN, 0))
+    assert len(free) == waiting == crawl.unvisited
+
+
 def test_the_fleets_limiter_spaces_and_caps_a_hosts_requests_across_workers(
     store: RunStore,
 ) -> None:
