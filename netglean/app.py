@@ -4,7 +4,8 @@ the command line) builds here.
 
 Building is cheap: nothing here connects, starts a process or imports an HTTP client. The fetcher
 makes its transport on its first request, the readers start their processes on the runner's warm-up
-(or first job), and the run store opens when a transport starts hosting runs (or on its first use).
+(or first job), and the run store opens when a transport starts hosting runs (or on its first use);
+with run_workers on, so does the job queue that hands runs to `netglean worker` processes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from netglean.core.settings import Settings
 from netglean.net.fetcher import Fetcher
 from netglean.net.policy import FetchPolicy
 from netglean.net.politeness import SessionBudgets
+from netglean.queue import open_queue
 from netglean.scraping.fleet import FleetLimiter
 from netglean.store.open import open_store
 from netglean.workers.pool import Readers, worker_count
@@ -39,7 +41,11 @@ def build_services(
     registry = registry.with_profiles(settings.compat_sets)
     settings = settings.tighten(registry.policy)
     policy = FetchPolicy.from_settings(settings)
-    runs = Runs(settings, lambda: open_store(settings.data_dir, settings.store))
+    runs = Runs(
+        settings,
+        lambda: open_store(settings.data_dir, settings.store),
+        (lambda: open_queue(settings.store)) if settings.run_workers else None,
+    )
     # a store shared by a fleet (PostgreSQL): each host's spacing and cap hold for all of it
     shared = (
         FleetLimiter(lambda: runs.store, policy.host_concurrency, policy.global_concurrency)

@@ -7,6 +7,13 @@ their tasks live in its task group, not in any call's. A call starts a run and w
 as it asks (``wait``, ``timeout_ms``), within the call's own deadline; a wait that ends first leaves
 the run going. Another process's run (several servers may share one store) is seen, waited for and
 cancelled through the store.
+
+With ``run_workers`` on, a run is the fleet's: starting (or resuming) one writes it queued to the
+store and defers a job naming it (netglean.queue); a `netglean worker` takes the job and works the
+run here (``Runs.take``), through the same Execute a server's own runs go through. A crash between
+the two writes loses nothing: the fleet's tend (``Runs.tend``) defers a job for every run left
+queued without one, and for every run interrupted (its worker killed, or the database gone) that has
+attempts left, which its job then resumes from its checkpoint.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ from netglean.core.settings import Settings
 from netglean.store.base import RESUMABLE, Run
 
 if TYPE_CHECKING:
+    from netglean.calls.context import Services
+    from netglean.queue.jobs import JobQueue
     from netglean.store.base import RunStore
 
 log = logging.getLogger("netglean.calls.runs")
@@ -56,6 +65,25 @@ SWEEP_EVERY = 3600.0
 LOST_SWEEP_EVERY = 10.0
 """Seconds between two looks for this process's runs whose end could not be written (a write
 each)."""
+ATTEMPTS_BY_THE_FLEET = 10
+"""Attempts after which the fleet no longer resumes an interrupted run by itself (a run that kills
+its workers): resume_run still does."""
+QUEUED_WITHOUT_JOB = 30.0
+"""Seconds a run may stay queued before the fleet's tend defers a job for it (one already waiting
+makes that a no-op): longer than a start takes between its two writes."""
+TEND_PAGE = 500
+
+Join = Callable[[Run, "RunScope", "Services"], Awaitable[None]]
+"""A tool's way for one more process to help a running run of it (a crawl reading its shared
+frontier): it returns when there is nothing left for it to do."""
+JOINS: dict[str, Join] = {}
+"""The join function of each tool that has one (none unless registered: ``register_join``)."""
+
+
+def register_join(tool: str, join: Join) -> None:
+    """Let workers join running runs of ``tool`` (``Runs.ask_help``) through ``join``."""
+    JOINS[tool] = join
+
 
 _CALLS_RUNS: ContextVar[set[str] | None] = ContextVar("netglean_calls_runs", default=None)
 """The runs started (or resumed) by the call that hosts runs for itself (Runs.hosted_here): they end
@@ -104,10 +132,20 @@ class _Active:
 class Runs:
     """The runs one server hosts, and every run of its store."""
 
-    def __init__(self, settings: Settings, open_store: Callable[[], RunStore]) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        open_store: Callable[[], RunStore],
+        open_queue: Callable[[], JobQueue] | None = None,
+    ) -> None:
         self._settings = settings
         self._open_store = open_store
         self._store: RunStore | None = None
+        self._open_queue = open_queue
+        self._queue: JobQueue | None = None
+        self._lost: set[str] = set()
+        """Runs this process worked whose end could not be written (the store was gone): marked
+        interrupted once it answers (with run_workers on; else the lost-track sweep does it)."""
         self._tasks: TaskGroup | None = None
         self._active: dict[str, _Active] = {}
         self._slots: anyio.Semaphore | None = None
@@ -145,6 +183,19 @@ class Runs:
     def hosted(self) -> bool:
         return self._tasks is not None
 
+    @property
+    def dispatching(self) -> bool:
+        """Whether runs go to `netglean worker` processes (run_workers), not to this process."""
+        return self._open_queue is not None
+
+    @property
+    def queue(self) -> JobQueue:
+        if self._queue is None:
+            raise Unavailable(
+                "this server is not hosting background runs (it is starting or stopping)"
+            )
+        return self._queue
+
     @asynccontextmanager
     async def hosting(self) -> AsyncIterator[None]:
         """Work runs while the transport serves; at its end, the runs still going stop,
@@ -152,6 +203,10 @@ class Runs:
         store = self.store
         await self._sweep(store.interrupt_orphans, "left by a stopped process")
         self._slots = anyio.Semaphore(self._settings.max_runs)
+        if self._open_queue is not None:
+            queue = self._open_queue()
+            await queue.open()
+            self._queue = queue
         try:
             async with anyio.create_task_group() as tasks:
                 self._tasks = tasks
@@ -163,10 +218,15 @@ class Runs:
                     tasks.cancel_scope.cancel()
         finally:
             with anyio.CancelScope(shield=True):
-                await self._sweep(
-                    store.interrupt_own,
-                    "interrupted by the server's stop (resume_run continues them)",
-                )
+                if self._queue is None:
+                    await self._sweep(
+                        store.interrupt_own,
+                        "interrupted by the server's stop (resume_run continues them)",
+                    )
+                else:  # the runs it made are the fleet's: only those it worked stop
+                    await self._end_lost()
+                    queue, self._queue = self._queue, None
+                    await queue.close()
 
     @asynccontextmanager
     async def hosted_here(self) -> AsyncIterator[bool]:
@@ -264,9 +324,12 @@ class Runs:
                 log.warning("the run store's owner locks could not be read: %s", exc)
             if time.monotonic() - swept_at > LOST_SWEEP_EVERY:
                 swept_at = time.monotonic()
-                await self._sweep(
-                    lambda: self.store.interrupt_own(keep=tuple(self._active)), "lost track of"
-                )
+                if self.dispatching:
+                    await self._end_lost()
+                else:
+                    await self._sweep(
+                        lambda: self.store.interrupt_own(keep=tuple(self._active)), "lost track of"
+                    )
             await anyio.sleep(POLL * 2)
 
     async def _carry_out(self, active: _Active, run: Run) -> None:
@@ -284,6 +347,12 @@ class Runs:
     async def start(
         self, tool: str, arguments: dict[str, Any], *, session: str, label: str | None
     ) -> Run:
+        if self.dispatching:
+            queue = self.queue  # not hosting: refused before anything is written
+            run = await self.store.create(uuid.uuid4().hex, tool, arguments, label, session)
+            await self._hand_over(queue, run.id)
+            self._of_call(run.id)
+            return run
         most = self._settings.max_runs * QUEUED_PER_SLOT
         if len(self._active) >= most:
             raise Unavailable(
@@ -408,6 +477,8 @@ class Runs:
             log.warning(
                 "run %s could not be marked %s; it will be marked interrupted", run_id, status
             )
+            if self.dispatching:
+                self._lost.add(run_id)
 
     def _reporter(self, active: _Active) -> Progress:
         async def report(done: float, total: float | None, message: str | None) -> None:
@@ -481,6 +552,13 @@ class Runs:
         if active is None:
             # its process carries it out
             await self.store.ask_cancel(run_id, "force" if force else "graceful")
+            if run.status == "queued" and self.dispatching:  # no process holds it: the queue does
+                # a worker that claims it meanwhile sees the ask, and stops it at once
+                await self.store.finish(
+                    run_id,
+                    "cancelled",
+                    error=("cancelled", "the run was cancelled before it began"),
+                )
             return await self.wait(run_id, CANCEL_GRACE)
         if run.status == "queued":
             await self._cancel_queued(active)
@@ -514,6 +592,10 @@ class Runs:
         one only to retry what failed), as the same run, spending ``session``'s budget; and whether
         it was continued (a run still working, or succeeded with nothing to retry, is left as it is:
         asking twice is harmless)."""
+        if self.dispatching:
+            return await self._resume_by_the_fleet(
+                run_id, retry_failed=retry_failed, session=session
+            )
         # other processes' resumes are kept apart by the store's one step
         async with self._resuming:
             run = await self.get(run_id)
@@ -539,6 +621,113 @@ class Runs:
             self._launch(active)
             self._of_call(run_id)
             return resumed, True
+
+    async def _resume_by_the_fleet(
+        self, run_id: str, *, retry_failed: bool, session: str
+    ) -> tuple[Run, bool]:
+        queue = self.queue
+        resumed, forgotten = await self.store.requeue(
+            run_id, session=session, retry_failed=retry_failed
+        )
+        if resumed is None:
+            return await self.get(run_id), False
+        if forgotten:
+            await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
+        await self._hand_over(queue, run_id)
+        self._of_call(run_id)
+        return resumed, True
+
+    async def _hand_over(self, queue: JobQueue, run_id: str) -> None:
+        """A job for the run, just written queued. A queue that fails here is logged, not the
+        call's failure: the run waits in the store, and the fleet's tend defers its job."""
+        try:
+            await queue.defer_run(run_id)
+        except ToolError as exc:
+            log.warning("run %s: its job could not be queued yet: %s", run_id, exc.message)
+
+    async def take(self, run_id: str) -> None:
+        """Work a run the queue handed this worker (netglean.work_run): a queued one; an
+        interrupted one, with attempts left, resumed from its checkpoint (its worker was killed, or
+        the database went away under it); any other left alone (another worker has it, or it has
+        ended). A stop (the worker's, or its database gone) leaves it interrupted, its job queued
+        again for another worker."""
+        _, slots, execute = self._hosting_now()
+        run = await self.store.get(run_id)  # a dead worker's running run comes back interrupted
+        if run is not None and run.status == "interrupted":
+            if run.attempts >= ATTEMPTS_BY_THE_FLEET:
+                await self.store.log(
+                    run_id, "warning", f"interrupted {run.attempts} times: resume_run continues it"
+                )
+                return
+            run, _ = await self.store.requeue(run_id, session=run.session, retry_failed=False)
+            if run is not None:
+                await self.store.log(run_id, "info", "interrupted; resumed by a worker")
+        if run is None or run.status != "queued" or run_id in self._active:
+            return
+        active = self._held(run_id)
+        try:
+            await self._work(active, slots, execute)
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await self._ended(run_id, "interrupted", None)
+                if run_id not in self._lost:
+                    await self._hand_over(self.queue, run_id)
+            raise
+
+    async def _end_lost(self) -> None:
+        """The runs whose end could not be written, marked interrupted now if the store answers
+        (the fleet's tend then defers their jobs)."""
+        for run_id in list(self._lost):
+            try:
+                await self.store.finish(run_id, "interrupted")
+            except ToolError:
+                return  # still gone: the next round
+            self._lost.discard(run_id)
+
+    async def tend(self) -> int:
+        """The fleet's look (once across it per tick): the jobs of workers gone are dropped, the
+        runs of processes gone interrupted, and every run that should be worked and may have no job
+        gets one (a queueing lock per run makes a second a no-op); how many were deferred."""
+        queue = self.queue
+        dropped = await queue.drop_stalled()
+        if dropped:
+            log.info("dropped %d job(s) of workers gone; their runs are deferred again", dropped)
+        await self.store.interrupt_orphans()
+        deferred = 0
+        now = time.time()
+        for status in ("interrupted", "queued"):
+            seen = 0
+            while True:
+                runs, total = await self.store.list_runs(
+                    statuses=(status,), tools=(), offset=seen, limit=TEND_PAGE
+                )
+                for run in runs:
+                    waiting = status == "queued" and now - run.updated_at < QUEUED_WITHOUT_JOB
+                    if waiting or run.attempts >= ATTEMPTS_BY_THE_FLEET:
+                        continue
+                    deferred += await queue.defer_run(run.id)
+                seen += len(runs)
+                if not runs or seen >= total:
+                    break
+        if deferred:
+            log.info("the fleet's tend deferred %d run(s) that had no job", deferred)
+        return deferred
+
+    async def ask_help(self, run_id: str, workers: int) -> int:
+        """Ask ``workers`` more workers to join a running run (netglean.join_run); how many jobs
+        were deferred (none unless runs go to workers)."""
+        if not self.dispatching or workers < 1:
+            return 0
+        return await self.queue.defer_joins(run_id, workers)
+
+    async def join(self, run_id: str, services: Services) -> None:
+        """Help a running run along through its tool's join function (netglean.join_run); a run
+        that has ended, or whose tool has none, is left alone."""
+        run = await self.store.get(run_id)
+        join = JOINS.get(run.tool) if run is not None else None
+        if run is None or run.status != "running" or join is None:
+            return
+        await join(run, RunScope(run_id, self.store), services)
 
 
 @overload

@@ -9,11 +9,15 @@ passed while no server ran, the project runs once, and the next due time counts 
 project with a run queued or working is left until the run has ended, so the schedule never starts a
 second one beside it.
 
-Only ``serve`` schedules: a stdio server lives as long as its client's session, and each client
-would start one. Several ``serve`` processes sharing a store each look, and each sees the runs the
-others started as working (unless two look in the same instant). A scheduled run counts as the
-project's latest from the moment it is started, so one cancelled (or interrupted) before it began is
-that due time's run all the same: not started again at once.
+With ``run_workers`` on, the servers leave it to the workers: the fleet's periodic tend job
+(netglean.queue), once across the fleet at each tick, calls ``Scheduler.look``, and its runs go to
+the workers as any other.
+
+Otherwise, only ``serve`` schedules: a stdio server lives as long as its client's session, and each
+client would start one. Several ``serve`` processes sharing a store each look, and each sees the
+runs the others started as working (unless two look in the same instant). A scheduled run counts as
+the project's latest from the moment it is started, so one cancelled (or interrupted) before it
+began is that due time's run all the same: not started again at once.
 
 A scheduled run spends a budget of its own (session ``schedule:<project_id>:<time>``), as a new
 client session would: the operator's session_budget bounds one refresh, not every refresh there will
@@ -57,6 +61,9 @@ class Scheduler:
         # another tool pack's registry: nothing to run projects with
         if RUN_TOOL not in self._runner.registry.tools:
             log.debug("no scheduler: the registry has no %s", RUN_TOOL)
+            return
+        if self._runner.services.runs.dispatching:
+            log.debug("no scheduler here: the workers' tend looks for due projects")
             return
         while True:
             try:

@@ -1,5 +1,5 @@
-"""The `netglean` command: mcp (stdio server), serve (HTTP), call (any catalog tool), project (the
-store's projects), gen (the generator), demo."""
+"""The `netglean` command: mcp (stdio server), serve (HTTP), worker (runs from the job queue), call
+(any catalog tool), project (the store's projects), gen (the generator), demo."""
 
 from __future__ import annotations
 
@@ -509,6 +509,31 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _worker(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    import anyio
+
+    from netglean.serve.worker import serve_worker
+
+    settings = _settings(args)
+    if not settings.store:
+        raise ConfigurationError(
+            "netglean worker takes runs from the job queue in a PostgreSQL store: name it with "
+            "--store postgresql://… (NETGLEAN_STORE), as the servers that hand it runs do"
+        )
+    if args.concurrency is not None and args.concurrency < 1:
+        raise ConfigurationError(f"--concurrency: {args.concurrency} is below the minimum 1")
+    settings = dataclasses.replace(
+        settings, run_workers=True, max_runs=args.concurrency or settings.max_runs
+    )
+    runner = _runner(settings)
+    _say_what_profiles_change(settings)
+    runner.services.runs.prepare()  # a store it cannot open stops the start, naming it
+    anyio.run(serve_worker, runner)
+    return 0
+
+
 def _project(args: argparse.Namespace) -> int:
     return projects.run_command(args, _runner(_settings(args)))
 
@@ -560,6 +585,21 @@ def build_parser(
     )
     _add_settings(serve, http=True, server=True)
     serve.set_defaults(handler=_serve)
+
+    worker = commands.add_parser(
+        "worker",
+        help="work background runs that servers started with --run-workers hand over, through "
+        "the job queue in their PostgreSQL store",
+        usage="netglean worker --store postgresql://… [--concurrency N] [operator settings]",
+    )
+    worker.add_argument(
+        "--concurrency",
+        type=_number(int),
+        metavar="N",
+        help="runs this worker works at once (default: max_runs)",
+    )
+    _add_settings(worker)
+    worker.set_defaults(handler=_worker)
 
     call = commands.add_parser(
         "call",

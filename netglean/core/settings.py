@@ -567,6 +567,14 @@ SETTINGS: tuple[Setting, ...] = (
         0,
     ),
     Setting(
+        "run_workers",
+        bool,
+        False,
+        "Hand background runs to `netglean worker` processes (through a job queue in the "
+        "PostgreSQL store) instead of working them in this server; needs --store postgresql://…. "
+        "Due projects are then started by the workers, once across them.",
+    ),
+    Setting(
         "schedule_tick",
         float,
         30.0,
@@ -700,6 +708,7 @@ class Settings:
     robots_agents: str
     robots_unreadable_allows: bool
     run_retention_days: float
+    run_workers: bool
     schedule_tick: float
     session_budget: int
     session_id: str
@@ -726,6 +735,12 @@ class Settings:
             if given is not None:
                 setting.check(given, setting.flag)
                 values[setting.name] = given
+        if values["run_workers"] and not values["store"]:
+            raise ConfigurationError(
+                "--run-workers (NETGLEAN_RUN_WORKERS) hands runs to `netglean worker` processes, "
+                "which share a PostgreSQL store: name it with --store postgresql://… "
+                "(NETGLEAN_STORE)"
+            )
         return cls(**values)
 
     def feed_address(self, path: str, served_at: str = "") -> str:
