@@ -6,8 +6,8 @@ Job kinds (every one names a run; its truth is in the store):
   has at most one job waiting: deferring again (a resume, the fleet's tend) is a no-op then.
 - ``netglean.join_run`` (``run_id``): help a running run along; a run asks for N of them.
 - ``netglean.tend`` (periodic, every TEND_SECONDS): once across the fleet per tick (procrastinate
-  defers a periodic job once per tick, whichever worker's deferrer comes first, and the job's lock
-  keeps two from overlapping), the fleet's own look: runs without a job get one, projects whose
+  defers a periodic job once per tick, whichever worker's deferrer comes first, and an advisory
+  lock keeps two from overlapping), the fleet's own look: runs without a job get one, projects whose
   schedule is due start.
 
 A worker runs two procrastinate workers: one on RUNS (``concurrency`` jobs at once) and one on FLEET
@@ -19,6 +19,8 @@ worker stops when the database goes away (a failed heartbeat or notification lis
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -48,6 +50,8 @@ RESTART_AFTER = 2.0
 POOL_SIZE = 4
 SCHEMA_LOCK = 0x6E67_7170
 """The advisory lock that keeps two processes from applying procrastinate's schema at once."""
+TEND_LOCK = 0x6E67_7474
+"""The advisory lock one tend of the fleet holds at a time."""
 _CONNECTION_FAILURES = (exceptions.ConnectorException, psycopg.Error, OSError)
 
 
@@ -98,6 +102,18 @@ class JobQueue:
             if row is None or row[0] is None:
                 await connection.execute(schema.get_schema())
                 log.info("procrastinate's schema applied to the run store")
+
+    @asynccontextmanager
+    async def _alone(self) -> AsyncIterator[bool]:
+        """Whether this process holds the fleet's tend lock, for the block: a tend that outlasts
+        its tick is not overlapped by the next one (two looks at once could start a due project
+        twice). A session lock, on a connection of its own: a worker killed in a tend lets go of
+        it with its connection (a procrastinate job lock would stay held by the stalled job)."""
+        connection = await psycopg.AsyncConnection.connect(self._url, autocommit=True)
+        async with connection:
+            found = await connection.execute("SELECT pg_try_advisory_lock(%s)", (TEND_LOCK,))
+            row = await found.fetchone()
+            yield bool(row and row[0])
 
     def _opened(self) -> procrastinate.App:
         if self._app is None:
@@ -154,9 +170,11 @@ class JobQueue:
         app.task(name=JOIN, queue=RUNS, pass_context=False)(fleet.join)
 
         async def tend(timestamp: int) -> None:
-            await fleet.tend()
+            async with self._alone() as first:
+                if first:
+                    await fleet.tend()
 
-        task = app.task(name=TEND, queue=FLEET, lock="tend", queueing_lock="tend")(tend)
+        task = app.task(name=TEND, queue=FLEET, queueing_lock="tend")(tend)
         app.periodic(cron=f"*/{TEND_SECONDS} * * * * *", periodic_id="tend")(task)
         async with app.open_async():
             workers = [
