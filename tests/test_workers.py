@@ -19,11 +19,19 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 
+import anyio
 import pytest
 
+from netglean.app import build_runner
+from netglean.calls.context import Services
+from netglean.calls.registry import load_registry
+from netglean.calls.runs import JOINS, RunScope, register_join
 from netglean.cli.main import main
+from netglean.core.settings import Settings
 from netglean.queue.jobs import TEND_SECONDS
 from netglean.scraping.crawl import JOURNAL_BACKLOG
+from netglean.serve.worker import WorkerFleet
+from netglean.store.base import Run
 from tests.support.paths import PROJECT
 from tests.support.polling import until
 from tests.support.run_site import SITE_PAGES, RunSite, serve_run_site
@@ -289,3 +297,47 @@ def test_a_run_is_cancelled_from_the_server_queued_or_running(
             )
         site.gate.open()
     assert site.asked("/tree/5/") == {}  # the queued run was never worked
+
+
+def test_a_running_run_asks_for_workers_and_they_join_it_through_its_tool(
+    served: tuple[RunSite, int], store: str
+) -> None:
+    """The seam a shared crawl frontier plugs into: Runs.ask_help defers netglean.join_run jobs,
+    and a worker takes each to the join function registered for the run's tool (in this process:
+    the worker loop runs in it)."""
+    site, port = served
+    site.gate.shut()
+    settings = Settings.load(
+        {"store": store, "run_workers": True, "allow_private_hosts": True, "read_workers": 1}
+    )
+    runner = build_runner(load_registry(settings.registry), settings)
+    runs = runner.services.runs
+    joined: list[tuple[str, str]] = []
+
+    async def join(run: Run, scope: RunScope, services: Services) -> None:
+        joined.append((run.id, run.status))
+
+    async def scenario() -> None:
+        async with runs.hosting(), anyio.create_task_group() as tasks:
+            stopping = anyio.Event()
+            tasks.start_soon(runs.queue.work, WorkerFleet(runner), 2, stopping)
+            url = f"http://127.0.0.1:{port}/gated/30/0"
+            envelope, _ = await runner.call("crawl", {"url": url, "wait": False})
+            assert envelope.ok, envelope.payload
+            run_id = envelope.payload["run"]["run_id"]
+            while (await runs.get(run_id)).status != "running":
+                await anyio.sleep(0.05)
+            assert await runs.ask_help(run_id, 3) == 3
+            while len(joined) < 3:
+                await anyio.sleep(0.05)
+            await runs.cancel(run_id, force=True)
+            stopping.set()
+        assert joined == [(run_id, "running")] * 3
+
+    register_join("crawl", join)
+    try:
+        anyio.run(scenario)
+    finally:
+        JOINS.pop("crawl")
+        anyio.run(runner.services.aclose)
+        site.gate.open()

@@ -22,7 +22,7 @@ from netglean.calls.scheduler import RUN_TOOL, Scheduler
 log = logging.getLogger("netglean.serve.worker")
 
 
-class _Fleet:
+class WorkerFleet:
     """What this worker does with each job it takes (netglean.queue.Fleet)."""
 
     def __init__(self, runner: ToolRunner) -> None:
@@ -58,7 +58,7 @@ async def serve_worker(runner: ToolRunner) -> None:
                 file=sys.stderr,
                 flush=True,
             )
-            await runs.queue.work(_Fleet(runner), settings.max_runs, stopping)
+            await runs.queue.work(WorkerFleet(runner), settings.max_runs, stopping)
             background.cancel_scope.cancel()
     finally:
         await runner.services.aclose()
