@@ -295,7 +295,13 @@ def test_a_run_is_cancelled_from_the_server_queued_or_running(
             until(
                 lambda: run_of(server, gated)["status"] == "cancelled", "the crawl to be cancelled"
             )
-        site.gate.open()
+            site.gate.open()
+            resumed = call(server, "resume_run", {"run_id": gated})
+            assert resumed["ok"], resumed
+            until(lambda: run_of(server, gated)["status"] == "succeeded", "the resumed crawl's end")
+            log = call(server, "get_run_log", {"run_id": gated})
+        assert [line["message"] for line in log["payload"]["lines"]][-1] == "crawl succeeded"
+        assert any("started (attempt 2)" in line["message"] for line in log["payload"]["lines"])
     assert site.asked("/tree/5/") == {}  # the queued run was never worked
 
 
