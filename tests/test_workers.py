@@ -29,7 +29,6 @@ from netglean.calls.runs import JOINS, RunScope, register_join
 from netglean.cli.main import main
 from netglean.core.settings import Settings
 from netglean.queue.jobs import TEND_SECONDS
-from netglean.scraping.crawl import JOURNAL_BACKLOG
 from netglean.serve.worker import WorkerFleet
 from netglean.store.base import Run
 from tests.support.paths import PROJECT
@@ -48,8 +47,6 @@ from tests.support.workers import (
 )
 
 WIDTH = 8
-READ_AGAIN = WIDTH + 2 * JOURNAL_BACKLOG
-"""The most pages a crawl's interruption can make it read again (tests/test_run_restart.py)."""
 BOUND = 300.0
 """Seconds a test's runs may take before it fails (they take seconds; recovery waits for the
 fleet's next tend, every few seconds)."""
@@ -114,6 +111,7 @@ def test_two_workers_share_the_queued_runs_and_work_each_once(
     served: tuple[RunSite, int], store: str
 ) -> None:
     site, port = served
+    site.requests.clear()
     with ExitStack() as stack:
         server = stack.enter_context(dispatching_server(store, *POLICY))
         for _ in range(2):
@@ -138,6 +136,7 @@ def test_a_thousand_runs_queued_at_once_by_fifty_clients_are_each_worked_once(
     served: tuple[RunSite, int], store: str
 ) -> None:
     site, port = served
+    site.requests.clear()
     limits = ("--max-client-calls", "100", "--max-concurrent-calls", "64")
     with ExitStack() as stack, ThreadPoolExecutor(50) as clients:
         server = stack.enter_context(dispatching_server(store, *POLICY, *limits))
@@ -161,12 +160,18 @@ def _crawl_of_the_site(server_port: int) -> dict[str, object]:
     return {"url": f"http://127.0.0.1:{server_port}/p/0", "max_pages": SITE_PAGES, "max_depth": 10}
 
 
-def _every_page_once(site: RunSite, store: str, run: dict[str, object], urls: list[str]) -> None:
+def _every_page_once(
+    site: RunSite, store: str, run: dict[str, object], urls: list[str], recorded: list[str]
+) -> None:
+    """The crawl ended with every page of the site in its result once; the pages it had recorded
+    when its worker stopped (``recorded``) were not read again, and none more than twice (those in
+    flight at the stop); no run is left running."""
     origin = urls[0].rsplit("/p/", 1)[0]
     assert run["status"] == "succeeded" and run["done"] == SITE_PAGES, run
     assert len(urls) == SITE_PAGES and set(urls) == {f"{origin}/p/{n}" for n in range(SITE_PAGES)}
     asked = site.asked("/p/")
-    assert sum(asked.values()) - SITE_PAGES <= READ_AGAIN and set(asked.values()) <= {1, 2}
+    assert set(asked) == {f"/p/{n}" for n in range(SITE_PAGES)} and set(asked.values()) <= {1, 2}
+    assert recorded and all(asked[url.removeprefix(origin)] == 1 for url in recorded)
     assert query(store, "SELECT count(*) FROM runs WHERE status = 'running'") == [(0,)]
 
 
@@ -183,15 +188,15 @@ def test_a_crawl_whose_worker_was_killed_is_finished_by_the_fleet(
         until(lambda: run_of(server, run_id)["done"] >= 300, "300 pages read", BOUND)
         stack.enter_context(worker(store))
         first.kill()
-        killed_at = sum(site.asked("/p/").values())
-        assert killed_at < SITE_PAGES, "the worker was killed in the crawl's middle"
+        recorded = [visit["url"] for visit in items(server, run_id)]
+        assert len(recorded) < SITE_PAGES, "the worker was killed in the crawl's middle"
         stack.enter_context(worker(store))  # the killed one, started again
         until(lambda: run_of(server, run_id)["status"] != "running", "the run not to be running")
         until(lambda: finished(store, 1), "the resumed crawl to end", BOUND)
         run = run_of(server, run_id)
         urls = [visit["url"] for visit in items(server, run_id)]
     assert run["attempts"] >= 2, run
-    _every_page_once(site, store, run, urls)
+    _every_page_once(site, store, run, urls, recorded)
 
 
 @SLOW
@@ -208,11 +213,12 @@ def test_a_worker_stopped_by_sigterm_leaves_its_run_to_the_next(
         assert first.stop() == 0
         left = run_of(server, run_id)
         assert left["status"] in ("queued", "interrupted") and left["done"] < SITE_PAGES, left
+        recorded = [visit["url"] for visit in items(server, run_id)]
         stack.enter_context(worker(store))
         until(lambda: finished(store, 1), "the resumed crawl to end", BOUND)
         run = run_of(server, run_id)
         urls = [visit["url"] for visit in items(server, run_id)]
-    _every_page_once(site, store, run, urls)
+    _every_page_once(site, store, run, urls, recorded)
 
 
 @pytest.fixture
@@ -246,13 +252,14 @@ def test_workers_go_on_after_the_database_restarts_in_a_run(
         stack.enter_context(worker(store))
         run_id = start(server, "crawl", _crawl_of_the_site(port))
         until(lambda: run_of(server, run_id)["done"] >= 300, "300 pages read", BOUND)
+        recorded = [visit["url"] for visit in items(server, run_id)]  # at least these
         subprocess.run([script, "stop", str(folder)], check=True)
         assert sum(site.asked("/p/").values()) < SITE_PAGES, "the database stopped mid-crawl"
         subprocess.run([script, "start", str(folder), str(pg_port)], check=True)
         until(lambda: finished(store, 1), "the crawl to end after the restart", BOUND)
         run = run_of(server, run_id)
         urls = [visit["url"] for visit in items(server, run_id)]
-    _every_page_once(site, store, run, urls)
+    _every_page_once(site, store, run, urls, recorded)
 
 
 @SLOW
@@ -347,3 +354,24 @@ def test_a_running_run_asks_for_workers_and_they_join_it_through_its_tool(
         JOINS.pop("crawl")
         anyio.run(runner.services.aclose)
         site.gate.open()
+
+
+@SLOW
+def test_a_run_written_queued_without_its_job_is_worked_all_the_same(
+    served: tuple[RunSite, int], store: str
+) -> None:
+    """A server that dies between the run's row and its job (the two are not one transaction):
+    the fleet's tend finds the run queued with no job waiting and queues one."""
+    from netglean.store.postgresql import PostgresStore
+
+    _, port = served
+    writer = PostgresStore.open(store)  # its owner lock held: the run is not an orphan's
+    try:
+        url = f"http://127.0.0.1:{port}/tree/4/0"
+        anyio.run(writer.create, "c" * 32, "crawl", {"url": url}, None, "a session")
+        query(store, "UPDATE runs SET updated_at = updated_at - %s RETURNING id", (60.0,))
+        with worker(store):
+            until(lambda: finished(store, 1), "the run without a job to be worked", BOUND)
+        assert query(store, "SELECT status, attempts, done FROM runs") == [("succeeded", 1, 4)]
+    finally:
+        writer.close()

@@ -670,8 +670,8 @@ class Runs:
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await self._ended(run_id, "interrupted", None)
-                if run_id not in self._lost:
-                    await self._hand_over(self.queue, run_id)
+                if run_id not in self._lost and self._queue is not None:
+                    await self._hand_over(self._queue, run_id)
             raise
 
     async def _end_lost(self) -> None:
@@ -693,6 +693,7 @@ class Runs:
         if dropped:
             log.info("dropped %d job(s) of workers gone; their runs are deferred again", dropped)
         await self.store.interrupt_orphans()
+        waiting = await queue.waiting()
         deferred = 0
         now = time.time()
         for status in ("interrupted", "queued"):
@@ -702,8 +703,8 @@ class Runs:
                     statuses=(status,), tools=(), offset=seen, limit=TEND_PAGE
                 )
                 for run in runs:
-                    waiting = status == "queued" and now - run.updated_at < QUEUED_WITHOUT_JOB
-                    if waiting or run.attempts >= ATTEMPTS_BY_THE_FLEET:
+                    young = status == "queued" and now - run.updated_at < QUEUED_WITHOUT_JOB
+                    if young or run.id in waiting or run.attempts >= ATTEMPTS_BY_THE_FLEET:
                         continue
                     deferred += await queue.defer_run(run.id)
                 seen += len(runs)

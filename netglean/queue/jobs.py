@@ -131,6 +131,11 @@ class JobQueue:
             raise Unavailable(f"the job queue did not take the run's job ({exc})") from None
         return True
 
+    async def waiting(self) -> set[str]:
+        """The runs that have a job waiting to be taken (one query, however long the queue)."""
+        jobs = await self._opened().job_manager.list_jobs_async(task=WORK, status="todo")
+        return {str(job.task_kwargs.get("run_id")) for job in jobs}
+
     async def defer_joins(self, run_id: str, workers: int) -> int:
         """``workers`` jobs that join the run; how many were deferred."""
         deferrer = self._opened().configure_task(JOIN, queue=RUNS)
@@ -175,7 +180,8 @@ class JobQueue:
                     await fleet.tend()
 
         task = app.task(name=TEND, queue=FLEET, queueing_lock="tend")(tend)
-        app.periodic(cron=f"*/{TEND_SECONDS} * * * * *", periodic_id="tend")(task)
+        # croniter reads a sixth field as the seconds (the first is the minutes)
+        app.periodic(cron=f"* * * * * */{TEND_SECONDS}", periodic_id="tend")(task)
         async with app.open_async():
             workers = [
                 self._worker(app, RUNS, concurrency),
