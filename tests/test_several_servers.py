@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -48,13 +48,17 @@ class Fleet:
 
 
 @contextmanager
-def _fleet(tmp_path_factory: pytest.TempPathFactory, *options: str) -> Iterator[Fleet]:
+def _fleet(
+    tmp_path_factory: pytest.TempPathFactory,
+    *options: str,
+    environment: Mapping[str, str] | None = None,
+) -> Iterator[Fleet]:
     store = postgresql_url(tmp_path_factory.mktemp("fleet-store"), fresh=True)
-    environment = {**FUZZ_ENVIRONMENT, "NETGLEAN_STORE": store}
+    served = {**FUZZ_ENVIRONMENT, "NETGLEAN_STORE": store, **(environment or {})}
     with serve_run_site() as (_, port):
-        first = HttpServer(*options, env=environment)
+        first = HttpServer(*options, env=served)
         try:
-            second = HttpServer(*options, env=environment)
+            second = HttpServer(*options, env=served)
             try:
                 servers = (first.base.removeprefix("http://"), second.base.removeprefix("http://"))
                 with round_robin(servers, tmp_path_factory.mktemp("nginx")) as base:
@@ -398,3 +402,41 @@ def test_without_stateless_a_2025_session_is_lost_on_the_other_server(
             assert set(answers.by("tools/list") + answers.by("server/discover")) == set(
                 fleet.servers
             )
+
+
+def _scrape_as(fleet: Fleet, client: str, url: str) -> tuple[dict[str, Any], str]:
+    """A scrape over REST by ``client``, an address the proxy passes on (after one it was handed:
+    X-Forwarded-For, to which nginx adds the address it saw)."""
+    answer = httpx2.post(
+        f"{fleet.base}/v1/tools/scrape",
+        json={"url": url},
+        headers={"x-forwarded-for": client},
+        timeout=120,
+    )
+    return answer.json(), answer.headers[UPSTREAM_HEADER]
+
+
+def test_behind_trusted_proxies_each_client_spends_a_budget_of_its_own(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Without trusted_proxies every client is the proxy, and all of them spend one budget: one
+    client's crawl would leave the others budget_exhausted on every server. Named as a proxy, its
+    X-Forwarded-For names the client."""
+    budget = {"NETGLEAN_SESSION_BUDGET": "3", "NETGLEAN_TRUSTED_PROXIES": "127.0.0.1, ::1"}
+    with _fleet(tmp_path_factory, "--stateless", environment=budget) as fleet:
+        url = f"{fleet.site_base}/tree/3/0"
+        spent: set[str] = set()
+        for _ in range(40):  # 3 fetches a server, robots.txt included: far fewer calls than this
+            envelope, server = _scrape_as(fleet, "192.0.2.1", url)
+            if not envelope["ok"]:
+                assert envelope["payload"]["error"]["code"] == "budget_exhausted", envelope
+                spent.add(server)
+                if spent == set(fleet.servers):
+                    break
+        assert spent == set(fleet.servers)
+        answered = set()
+        for _ in fleet.servers:
+            envelope, server = _scrape_as(fleet, "192.0.2.2", url)
+            assert envelope["ok"] is True, envelope
+            answered.add(server)
+        assert answered == set(fleet.servers)

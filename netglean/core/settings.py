@@ -6,6 +6,7 @@ policy resource are all derived from ``SETTINGS``. Tool arguments never change t
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import re
@@ -122,6 +123,17 @@ class Setting:
         problem = self.rule(value) if self.rule is not None else None
         if problem:
             raise ConfigurationError(f"{origin}: {problem}")
+
+
+def _trusted_proxies(value: str) -> str | None:
+    """Each item an IP address or network, as uvicorn's proxy headers take them: anything else it
+    would take for a literal name that no peer ever has, and trust nobody, silently."""
+    for item in _split_list(value):
+        try:
+            ipaddress.ip_network(item) if "/" in item else ipaddress.ip_address(item)
+        except ValueError:
+            return f"{item!r} is no IP address or network (e.g. 10.0.0.5, 10.0.0.0/24, ::1)"
+    return None
 
 
 def _port(value: int) -> str | None:
@@ -645,6 +657,18 @@ SETTINGS: tuple[Setting, ...] = (
         secret=True,
     ),
     Setting(
+        "trusted_proxies",
+        str,
+        "",
+        "Addresses of the reverse proxies in front of netglean serve (IPs or networks, "
+        "comma-separated): a request from one of them is counted as the client its "
+        "X-Forwarded-For names (the last address not itself listed), for the per-client caps and "
+        "fetch budget. List only your proxies: anyone at a listed address can name any client.",
+        http=True,
+        several=True,
+        rule=_trusted_proxies,
+    ),
+    Setting(
         "user_agent",
         str,
         "",
@@ -717,6 +741,7 @@ class Settings:
     stateless: bool
     store: str
     token: str
+    trusted_proxies: str
     user_agent: str
 
     @classmethod

@@ -8,9 +8,10 @@ refusal is a small JSON body that says what was refused and never echoes the
 request back; no header value, token or body is ever logged.
 
 A client is its peer address: the one thing about a request it cannot choose. An
-Mcp-Session-Id is the client's to invent, and forwarding headers are not read
-(uvicorn's proxy headers are off), so neither can buy more slots. The bearer
-token cannot tell clients apart either: there is one per server, the same for all.
+Mcp-Session-Id is the client's to invent, and forwarding headers are read only from the
+operator's own proxies (trusted_proxies: uvicorn then puts the address X-Forwarded-For names
+in the peer's place), so neither can buy more slots. The bearer token cannot tell clients
+apart either: there is one per server, the same for all.
 
 On shutdown, once the tool calls are drained, ``end_streams`` ends the standalone /mcp
 streams (GET), which never end by themselves: each gets its closing chunk, where uvicorn

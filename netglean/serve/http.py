@@ -281,10 +281,11 @@ async def serve_http(runner: ToolRunner) -> None:
         # backstop.
         timeout_graceful_shutdown=math.ceil(settings.shutdown_grace) + 2,
         server_header=False,
-        # The client is the socket's peer: X-Forwarded-For (which uvicorn trusts from loopback by
-        # default) would let any local client name itself anew on every request and so slip the
-        # per-client caps.
-        proxy_headers=False,
+        # The client is the socket's peer, unless the peer is one of the operator's proxies: then
+        # the address X-Forwarded-For names. uvicorn's default (loopback trusted) would let any
+        # local client name itself anew on every request and so slip the per-client caps.
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=settings.trusted_proxies,  # comma-separated, as uvicorn takes them
         lifespan="on",
     )
     server = DrainingServer(config, drain)

@@ -38,6 +38,12 @@ def test_defaults_environment_and_flags_in_that_order() -> None:
         ({"NETGLEAN_CALL_TIMEOUT": "nan"}, "NETGLEAN_CALL_TIMEOUT: nan is not a finite number"),
         ({"NETGLEAN_HOST_INTERVAL": "NaN"}, "nan is not a finite number"),
         ({"NETGLEAN_RUN_RETENTION_DAYS": "-inf"}, "-inf is not a finite number"),
+        # uvicorn would take either for a name no peer has, and trust no proxy, silently
+        (
+            {"NETGLEAN_TRUSTED_PROXIES": "127.0.0.1, proxy.internal"},
+            "NETGLEAN_TRUSTED_PROXIES: 'proxy.internal' is no IP address or network",
+        ),
+        ({"NETGLEAN_TRUSTED_PROXIES": "10.0.0.5/24"}, "'10.0.0.5/24' is no IP address or network"),
     ],
 )
 def test_bad_values_name_the_variable(env: dict[str, str], fragment: str) -> None:
