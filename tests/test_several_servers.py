@@ -36,6 +36,10 @@ from tests.support.stores import postgresql_url
 CORE = "2025-11-25"
 MODERN = "2026-07-28"
 
+# A test may start two servers, nginx and (the process's first) a PostgreSQL cluster: generous on a
+# loaded machine.
+pytestmark = pytest.mark.timeout(600)
+
 
 @dataclass
 class Fleet:
