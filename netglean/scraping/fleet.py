@@ -192,6 +192,8 @@ async def join_crawl(
         with anyio.CancelScope(shield=True):
             await journal.release()
     state = await journal.checkpoint()
+    # the last word is the fleet's count: the run's progress is all its workers' pages
+    await report(state.visited, plan.max_pages, seed)
     return Joined(_crawl(seed, state, plan, stopped=halt.is_set()), recorded)
 
 
@@ -219,10 +221,10 @@ class FleetLimiter:
     ``per_host`` requests in flight to one host from all of them, each starting ``interval`` after
     the host's request before (robots.txt's Crawl-delay too), through the store's host turns;
     ``overall`` requests at once from this process, and ``per_host`` of them to one host (so only
-    those ask the store for a turn). A request's place is held ``lease`` seconds at most: a process
-    that dies holding places keeps them from the fleet that long (the operator's total timeout of a
-    request is the least it should be). The store is asked for when first needed (``turns``), as it
-    opens lazily."""
+    those ask the store for a turn). A request's place is held ``lease`` seconds and renewed every
+    third of it while the request is in flight: a process that dies holding places keeps them from
+    the fleet that long at most, well inside the others' fetch timeouts (their wait for a place is
+    part of it). The store is asked for when first needed (``turns``), as it opens lazily."""
 
     def __init__(
         self,
@@ -230,7 +232,7 @@ class FleetLimiter:
         per_host: int,
         overall: int,
         *,
-        lease: float = 60.0,
+        lease: float = 6.0,
         poll: float = 0.005,
     ) -> None:
         self._turns = turns
@@ -252,10 +254,27 @@ class FleetLimiter:
                 # the host's places are all taken by other processes: asked again, less often
                 await anyio.sleep(pause)
                 pause = min(pause * 2, POLL / 2)
+            failure: BaseException | None = None
             try:
-                if wait > 0:
-                    await anyio.sleep(wait)
-                yield
+                async with anyio.create_task_group() as renewing:
+                    renewing.start_soon(self._renew, turns, host, holder)
+                    try:
+                        if wait > 0:
+                            await anyio.sleep(wait)
+                        yield
+                    # the request's own error, raised below as it came (a task group would wrap it)
+                    except BaseException as error:
+                        failure = error
+                    renewing.cancel_scope.cancel()
             finally:
                 with anyio.CancelScope(shield=True):
                     await turns.end_turn(host, holder)
+            if failure is not None:
+                raise failure
+
+    async def _renew(self, turns: HostTurns, host: str, holder: str) -> None:
+        while True:
+            await anyio.sleep(self._lease / 3)
+            # a renewal the store missed is tried again; the place outlives two of them
+            with suppress(Unavailable):
+                await turns.renew_turn(host, holder, self._lease)

@@ -412,6 +412,10 @@ class HostTurns(Protocol):
         already."""
         ...
 
+    async def renew_turn(self, host: str, holder: str, lease: float) -> None:
+        """The request ``holder`` is still in flight: its place is held ``lease`` seconds more."""
+        ...
+
     async def end_turn(self, host: str, holder: str) -> None:
         """The request ``holder`` is done: its place is free."""
         ...

@@ -805,6 +805,15 @@ class PostgresStore:
 
         return await self._write(work)
 
+    async def renew_turn(self, host: str, holder: str, lease: float) -> None:
+        def work(db: Cursor) -> None:
+            db.execute(
+                "UPDATE host_slots SET lease_until = %s WHERE host = %s AND holder = %s",
+                (_now(db) + lease, host, holder),
+            )
+
+        await self._write(work)
+
     async def end_turn(self, host: str, holder: str) -> None:
         await self._write(
             lambda db: db.execute(

@@ -763,6 +763,14 @@ class SqliteStore:
 
         return await self._write(work)
 
+    async def renew_turn(self, host: str, holder: str, lease: float) -> None:
+        await self._write(
+            lambda db: db.execute(
+                "UPDATE host_slots SET lease_until = ? WHERE host = ? AND holder = ?",
+                (time.time() + lease, host, holder),
+            )
+        )
+
     async def end_turn(self, host: str, holder: str) -> None:
         await self._write(
             lambda db: db.execute(

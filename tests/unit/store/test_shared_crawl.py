@@ -155,6 +155,20 @@ def test_a_hosts_turns_are_spaced_and_capped_for_every_process(store: RunStore) 
     run(work)
 
 
+def test_a_renewed_place_outlives_its_first_lease(store: RunStore) -> None:
+    """A request still in flight renews its place (FleetLimiter, every third of its lease): the
+    host stays full for the others until it ends."""
+
+    async def work() -> None:
+        assert await store.take_turn("d.test", "slow", interval=0.0, per_host=1, lease=0.0) == 0.0
+        await store.renew_turn("d.test", "slow", HOUR)
+        assert await store.take_turn("d.test", "next", interval=0.0, per_host=1, lease=HOUR) is None
+        await store.end_turn("d.test", "slow")
+        assert await store.take_turn("d.test", "next", interval=0.0, per_host=1, lease=HOUR) == 0.0
+
+    run(work)
+
+
 def test_prune_forgets_the_hosts_not_asked_of_since(
     store: RunStore, backend: str, tmp_path: Path
 ) -> None:
