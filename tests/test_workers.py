@@ -200,6 +200,34 @@ def test_a_crawl_whose_worker_was_killed_is_finished_by_the_fleet(
 
 
 @SLOW
+def test_a_crawl_spread_over_two_workers_reads_each_page_once(
+    served: tuple[RunSite, int], store: str
+) -> None:
+    """--crawl-workers 2: the worker that takes the crawl asks one more to join it, and the two
+    read the run's frontier in the store; each page is read and kept once."""
+    site, port = served
+    site.requests.clear()
+    with ExitStack() as stack:
+        server = stack.enter_context(dispatching_server(store, *POLICY))
+        for _ in range(2):
+            stack.enter_context(worker(store, "--crawl-workers", "2"))
+        run_id = start(server, "crawl", _crawl_of_the_site(port))
+        until(lambda: finished(store, 1), "the crawl to end", BOUND)
+        run = run_of(server, run_id)
+        urls = [visit["url"] for visit in items(server, run_id)]
+        joined = query(
+            store,
+            "SELECT message FROM run_log WHERE run_id = %s AND message LIKE %s",
+            (run_id, "a worker that joined the crawl read %"),
+        )
+    assert run["status"] == "succeeded" and run["done"] == SITE_PAGES, run
+    assert len(urls) == SITE_PAGES == len(set(urls))
+    asked = site.asked("/p/")
+    assert set(asked) == {f"/p/{n}" for n in range(SITE_PAGES)} and set(asked.values()) == {1}
+    assert len(joined) == 1, "the second worker joined the crawl"
+
+
+@SLOW
 def test_a_worker_stopped_by_sigterm_leaves_its_run_to_the_next(
     served: tuple[RunSite, int], store: str
 ) -> None:

@@ -34,6 +34,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from netglean.calls.context import RESPONSE_RESERVE
+from netglean.calls.registry import resolve
 from netglean.core.envelope import Envelope
 from netglean.core.errors import RunNotFound, ToolError, Unavailable
 from netglean.core.settings import Settings
@@ -76,11 +77,12 @@ TEND_PAGE = 500
 Join = Callable[[Run, "RunScope", "Services"], Awaitable[None]]
 """A tool's way for one more process to help a running run of it (a crawl reading its shared
 frontier): it returns when there is nothing left for it to do."""
-JOINS: dict[str, Join] = {}
-"""The join function of each tool that has one (none unless registered: ``register_join``)."""
+JOINS: dict[str, Join | str] = {}
+"""The join function of each tool that has one (none unless registered: ``register_join``), or its
+``module:function`` reference, imported when a worker first joins a run of that tool."""
 
 
-def register_join(tool: str, join: Join) -> None:
+def register_join(tool: str, join: Join | str) -> None:
     """Let workers join running runs of ``tool`` (``Runs.ask_help``) through ``join``."""
     JOINS[tool] = join
 
@@ -728,6 +730,8 @@ class Runs:
         join = JOINS.get(run.tool) if run is not None else None
         if run is None or run.status != "running" or join is None:
             return
+        if isinstance(join, str):
+            join = JOINS[run.tool] = resolve(join)
         await join(run, RunScope(run_id, self.store), services)
 
 

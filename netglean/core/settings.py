@@ -304,6 +304,15 @@ SETTINGS: tuple[Setting, ...] = (
         several=True,
     ),
     Setting(
+        "crawl_workers",
+        int,
+        1,
+        "Workers one crawl run is spread over, with --run-workers: the worker that takes the run "
+        "asks this many less one to join it, and they share its frontier in the store (each page "
+        "read once; politeness and max_pages hold for all of them). 1 keeps a crawl in one worker.",
+        1,
+    ),
+    Setting(
         "data_dir",
         str,
         "",
@@ -695,6 +704,7 @@ class Settings:
     browser_path: str
     call_timeout: float
     compat: str
+    crawl_workers: int
     data_dir: str
     dev: bool
     fetch_connect_timeout: float

@@ -31,6 +31,7 @@ from netglean.scraping.crawl_run import (
     RunJournal,
     crawl_as_run,
     crawl_plan,
+    join_as_run,
 )
 from netglean.scraping.discovery import discover
 from netglean.scraping.operator_limits import concurrency, robots_fetcher
@@ -119,16 +120,31 @@ async def _crawled(args: CrawlInput, ctx: Context) -> tuple[Crawl, SiteCrawl]:
     async def report(visited: int, most: int, url: str) -> None:
         await ctx.report(visited, most, f"visited {visited} of at most {most} URLs")
 
-    result = await crawl_as_run(
-        ctx.fetcher,
-        ctx.readers,
-        args,
-        run,
-        run_journal,
-        report=report,
-        stop=run.stop,
-        browser=ctx.browser,
-    )
+    helpers = ctx.settings.crawl_workers - 1 if ctx.runs.dispatching else 0
+    if helpers:  # spread over workers: they share the frontier in the store (join_crawl)
+        await ctx.runs.ask_help(run.id, helpers)
+        joined = await join_as_run(
+            ctx.fetcher,
+            ctx.readers,
+            args,
+            run,
+            run_journal,
+            report=report,
+            stop=run.stop,
+            browser=ctx.browser,
+        )
+        result = joined.crawl
+    else:
+        result = await crawl_as_run(
+            ctx.fetcher,
+            ctx.readers,
+            args,
+            run,
+            run_journal,
+            report=report,
+            stop=run.stop,
+            browser=ctx.browser,
+        )
     return result, await _crawl_report(result, run, 0, RESPONSE_CHARS)
 
 

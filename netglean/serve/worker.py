@@ -17,9 +17,13 @@ import sys
 import anyio
 
 from netglean.calls.runner import ToolRunner
+from netglean.calls.runs import register_join
 from netglean.calls.scheduler import RUN_TOOL, Scheduler
 
 log = logging.getLogger("netglean.serve.worker")
+
+JOINS = {"crawl": "netglean.handlers._joins:join_crawl"}
+"""The tools whose runs more workers can join (--crawl-workers), and how: imported on first use."""
 
 
 class WorkerFleet:
@@ -44,6 +48,8 @@ class WorkerFleet:
 async def serve_worker(runner: ToolRunner) -> None:
     """Work runs until SIGTERM or SIGINT (see the module's docstring)."""
     runs, settings = runner.services.runs, runner.settings
+    for tool, join in JOINS.items():
+        register_join(tool, join)
     stopping = anyio.Event()
     # a line for each job and tick at info is procrastinate's debug: netglean's own lines say more
     if settings.log_level != "debug":
