@@ -19,6 +19,7 @@ READS_JSON = {
     ("projects.py", "_definition"): "a project's definition, stored as JSON",
     ("projects.py", "_run"): "a crawl project's stored definition, read as crawl's arguments",
     ("sites.py", "_fit_visits"): "a crawl's visits, stored as JSON",
+    ("_joins.py", "join_crawl"): "a crawl run's stored arguments, joined by one more worker",
 }
 """Where a handler reads a model out of JSON (model_validate), and what JSON it reads."""
 MAPPING_PAYLOADS = {
