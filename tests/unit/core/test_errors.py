@@ -93,8 +93,9 @@ _DRAWN = re.compile(r"^([│ ]*(?:[├└]── )?\w+)(.*)$")
 
 def _drawn_from_the_classes(cls: type[NetgleanError], glyphs: str = "") -> Iterator[str]:
     """Each class below ``cls`` as the docstring draws it: the tree's glyphs, the name, the code a
-    class sets itself."""
-    below = cls.__subclasses__()
+    class sets itself. Only the module's own: a subclass elsewhere (netglean.api's CallFailed) is
+    drawn where it is defined, and is among the subclasses only once its module is imported."""
+    below = [sub for sub in cls.__subclasses__() if sub.__module__ == errors.__name__]
     for position, sub in enumerate(below):
         last = position == len(below) - 1
         code = vars(sub).get("code", "")
