@@ -31,7 +31,6 @@ from netglean.scraping.crawl_run import (
     RunJournal,
     crawl_as_run,
     crawl_plan,
-    join_as_run,
 )
 from netglean.scraping.discovery import discover
 from netglean.scraping.operator_limits import concurrency, robots_fetcher
@@ -121,30 +120,19 @@ async def _crawled(args: CrawlInput, ctx: Context) -> tuple[Crawl, SiteCrawl]:
         await ctx.report(visited, most, f"visited {visited} of at most {most} URLs")
 
     helpers = ctx.settings.crawl_workers - 1 if ctx.runs.dispatching else 0
-    if helpers:  # spread over workers: they share the frontier in the store (join_crawl)
+    if helpers:  # spread over workers, who share the run's frontier in the store
         await ctx.runs.ask_help(run.id, helpers)
-        joined = await join_as_run(
-            ctx.fetcher,
-            ctx.readers,
-            args,
-            run,
-            run_journal,
-            report=report,
-            stop=run.stop,
-            browser=ctx.browser,
-        )
-        result = joined.crawl
-    else:
-        result = await crawl_as_run(
-            ctx.fetcher,
-            ctx.readers,
-            args,
-            run,
-            run_journal,
-            report=report,
-            stop=run.stop,
-            browser=ctx.browser,
-        )
+    result = await crawl_as_run(
+        ctx.fetcher,
+        ctx.readers,
+        args,
+        run,
+        run_journal,
+        report=report,
+        stop=run.stop,
+        browser=ctx.browser,
+        shared=helpers > 0,
+    )
     return result, await _crawl_report(result, run, 0, RESPONSE_CHARS)
 
 

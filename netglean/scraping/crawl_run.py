@@ -191,6 +191,14 @@ class SharedRunJournal:
         return await self._run.store.checkpoint(self._run.id, self._part)
 
 
+def _start(fetcher: Fetcher, args: SiteCrawlArguments) -> tuple[Fetcher, CrawlPlan]:
+    """The fetcher (robots.txt as ``args`` asks) and plan of a crawl run from ``args.url``."""
+    # a start URL that can never be fetched is the call's error, not a failed page
+    parse_url(args.url)
+    robots = robots_fetcher(fetcher, args.respect_robots_txt)
+    return robots, crawl_plan(args, width=concurrency(None, fetcher, most=args.max_pages))
+
+
 async def crawl_as_run(
     fetcher: Fetcher,
     readers: Readers,
@@ -201,12 +209,17 @@ async def crawl_as_run(
     report: Report,
     stop: anyio.Event,
     browser: BrowserPool | None = None,
+    shared: bool = False,
 ) -> Crawl:
-    """A crawl from ``args.url`` as the run ``run``, its visits kept by ``journal`` (part 0)."""
-    # a start URL that can never be fetched is the call's error, not a failed page
-    parse_url(args.url)
-    robots = robots_fetcher(fetcher, args.respect_robots_txt)
-    plan = crawl_plan(args, width=concurrency(None, fetcher, most=args.max_pages))
+    """A crawl from ``args.url`` as the run ``run``, its visits kept by ``journal`` (part 0). With
+    ``shared`` its frontier is the store's, for other workers to join (join_as_run): this process
+    works it as the first of them."""
+    if shared:
+        joined = await join_as_run(
+            fetcher, readers, args, run, journal, report=report, stop=stop, browser=browser
+        )
+        return joined.crawl
+    robots, plan = _start(fetcher, args)
     kept = journal(run, 0, plan.reading.include_links)
     return await crawl(
         robots, readers, args.url, plan, journal=kept, report=report, stop=stop, browser=browser
@@ -231,9 +244,7 @@ async def join_as_run(
     is reached or ``stop`` is set (netglean.scraping.fleet.join_crawl); its visits kept by
     ``journal`` (part 0) as crawl_as_run keeps them. ``worker`` names this process's claims (a new
     name unless given); ``lease`` is how long they outlive it, should it die."""
-    parse_url(args.url)
-    robots = robots_fetcher(fetcher, args.respect_robots_txt)
-    plan = crawl_plan(args, width=concurrency(None, fetcher, most=args.max_pages))
+    robots, plan = _start(fetcher, args)
     kept = journal(run, 0, plan.reading.include_links).shared(
         worker or uuid.uuid4().hex, plan.max_pages
     )
