@@ -607,19 +607,13 @@ class Runs:
             before = self._active.get(run_id)
             active = self._held(run_id)  # not hosting: refused before anything is written
             try:
-                resumed, forgotten = await self.store.requeue(
-                    run_id, session=session, retry_failed=retry_failed
-                )
+                resumed = await self._requeue(run_id, session=session, retry_failed=retry_failed)
             except BaseException:
                 self._give_back(run_id, before)
                 raise
             if resumed is None:
                 self._give_back(run_id, before)
                 return await self.get(run_id), False
-            if forgotten:
-                await self.store.log(
-                    run_id, "info", f"{forgotten} failed visit(s) will be read again"
-                )
             self._launch(active)
             self._of_call(run_id)
             return resumed, True
@@ -628,16 +622,22 @@ class Runs:
         self, run_id: str, *, retry_failed: bool, session: str
     ) -> tuple[Run, bool]:
         queue = self.queue
-        resumed, forgotten = await self.store.requeue(
-            run_id, session=session, retry_failed=retry_failed
-        )
+        resumed = await self._requeue(run_id, session=session, retry_failed=retry_failed)
         if resumed is None:
             return await self.get(run_id), False
-        if forgotten:
-            await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
         await self._hand_over(queue, run_id)
         self._of_call(run_id)
         return resumed, True
+
+    async def _requeue(self, run_id: str, *, session: str, retry_failed: bool) -> Run | None:
+        """The run queued again from its checkpoint (None when it is not to be continued), its log
+        saying how many failed visits will be read again."""
+        resumed, forgotten = await self.store.requeue(
+            run_id, session=session, retry_failed=retry_failed
+        )
+        if resumed is not None and forgotten:
+            await self.store.log(run_id, "info", f"{forgotten} failed visit(s) will be read again")
+        return resumed
 
     async def _hand_over(self, queue: JobQueue, run_id: str) -> None:
         """A job for the run, just written queued. A queue that fails here is logged, not the
